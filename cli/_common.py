@@ -1,0 +1,53 @@
+"""What every command shares: error handling, JSON output, a console."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+
+import click
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+@contextlib.contextmanager
+def itsa_errors():
+    """Turn an :class:`itsa.ItsaError` into one line on stderr and an exit code.
+
+    Bad input (:class:`itsa.InvalidInstance`) exits 2; any other itsa error
+    (an infeasible construction, a failed certificate) exits 1.
+    """
+    from itsa import InvalidInstance, ItsaError
+
+    try:
+        yield
+    except InvalidInstance as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except ItsaError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+
+
+def echo_json(obj) -> None:
+    """Print exactly one JSON object on stdout."""
+    click.echo(json.dumps(obj, indent=2))
+
+
+def warn(lines) -> None:
+    for line in lines:
+        click.echo(f"warning: {line}", err=True)
+
+
+def console():
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def fmt_users(instance, mask: int) -> str:
+    """``{(1,1), (2,1)}`` or ``∅``."""
+    labels = instance.labels(mask)
+    return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"

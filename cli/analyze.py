@@ -1,0 +1,106 @@
+"""``itsa analyze``: every quantity of the paper, the regime and the bounds."""
+
+import click
+
+from ._common import console, echo_json, fmt_users, itsa_errors, warn
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n).")
+@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
+              show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
+def analyze(path, as_json, detail, q_rule):
+    """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP."""
+    import itsa
+    from itsa.report import analysis_to_dict
+
+    with itsa_errors():
+        instance = itsa.load_instance(path)
+        result = itsa.analyze(instance, q_rule=q_rule)
+    warn(instance.warnings)
+    warn(instance.outside_assumptions())
+    if as_json:
+        echo_json(analysis_to_dict(result, detail=detail))
+    else:
+        render(result, detail)
+
+
+def render(a, detail: bool) -> None:
+    from rich.table import Table
+
+    inst, s = a.instance, a.sets
+    out = console()
+    summary = Table(title=f"itsa analyze: {inst.name or 'instance'}", show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column()
+    for key, val in [
+        ("servers V_u", str(list(inst.servers))),
+        ("U, K, M, N", f"{inst.U}, {inst.K}, {inst.M}, {inst.N}"),
+        ("|S̄|", str(s.S_bar.bit_count())),
+        ("a*", str(s.a_star)),
+        ("e*", str(s.e_star)),
+        ("regime", f"{a.regime}: {a.regime_reason}"),
+        ("R_X, R_Y", ">= 1, optimal (Theorem 1)"),
+        ("key rate lower", f"{a.key_rate_lower.value}  ({a.key_rate_lower.reason})"),
+        ("key rate upper", f"{_opt(a.key_rate_upper.value)}  ({a.key_rate_upper.reason})"),
+    ]:
+        summary.add_row(key, val)
+    out.print(summary)
+
+    sets = Table(title="Named sets")
+    sets.add_column("set", style="bold")
+    sets.add_column("users")
+    for key, mask in [("S_I", s.S_I), ("S̄", s.S_bar), ("Q_1", s.Q1), ("Q_2", s.Q2),
+                      (f"Q ({s.q_rule})", s.Q)]:
+        sets.add_row(key, fmt_users(inst, mask))
+    out.print(sets)
+
+    if a.lp is not None:
+        _render_lp(out, a)
+    if detail:
+        _render_configurations(out, a)
+
+
+def _render_lp(out, a) -> None:
+    from rich.table import Table
+
+    inst, lp = a.instance, a.lp
+    if not lp.feasible:
+        out.print(f"[bold red]Theorem-2 LP infeasible[/]: configuration {lp.empty_constraint} "
+                  "gives a constraint with no variable (D = K); b* and the upper bound are unknown.")
+        return
+    title = (f"Theorem-2 LP: b* = {lp.b_star} (certified: primal and dual feasible, "
+             f"both objectives {lp.dual_objective})")
+    table = Table(title=title)
+    for col in ("constraint Σ b >= 1 over", "configurations (u,m,n)", "slack", "dual", "binding"):
+        table.add_column(col)
+    for c in lp.constraints:
+        cfgs = ", ".join(f"({u},{m},{n})" for u, m, n in c.configurations[:6])
+        if len(c.configurations) > 6:
+            cfgs += f", … ({len(c.configurations)} in all)"
+        table.add_row(fmt_users(inst, c.users), cfgs, str(c.slack), str(c.dual), "yes" if c.binding else ("implied" if c.dominated else ""))
+    out.print(table)
+    out.print("b = " + ", ".join(f"b{inst.label(i)} = {v}" for i, v in lp.b.items()))
+
+
+def _render_configurations(out, a) -> None:
+    from rich.table import Table
+
+    from itsa.report import configurations_to_list
+
+    inst = a.instance
+    table = Table(title="Configurations (u, m, n)")
+    for col in ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical"):
+        table.add_column(col)
+    for row in configurations_to_list(a):
+        table.add_row(str(row["u"]), str(row["m"]), str(row["n"]),
+                      str(row["U_mn"]), str(row["F_mn"]),
+                      fmt_users(inst, inst.mask(map(tuple, row["D"]))), str(len(row["A"])),
+                      str(row["c"]), "yes" if row["critical"] else "")
+    out.print(table)
+
+
+def _opt(x) -> str:
+    return "unknown" if x is None else str(x)

@@ -1,0 +1,21 @@
+"""itsa: information-theoretic secure aggregation, analysed, built and verified exactly.
+
+Built on Li, Zhang, He, Caire, "Multi-Server Secure Aggregation with Arbitrary
+Collusion and Heterogeneous Security Constraints" (arXiv 2604.26391).
+"""
+
+from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
+from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
+from .instance import Instance
+from .instance_io import load_instance, parse_instance
+from .lp import LPConstraint, LPResult, theorem2_lp
+from .quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
+
+__all__ = [
+    "REGIMES", "Q_RULES",
+    "Instance", "load_instance", "parse_instance",
+    "Configurations", "SetQuantities", "configurations", "set_quantities",
+    "LPConstraint", "LPResult", "theorem2_lp",
+    "Analysis", "Bound", "analyze", "decide_regime",
+    "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
+]

@@ -1,0 +1,117 @@
+"""Regimes and bounds of Theorems 1 and 2, with the reason for each.
+
+MODEL.md §3. The regime is decided from ``e*``, ``a*``, ``|S̄|`` and ``|Q|``;
+each bound carries the sentence that justifies it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from .instance import Instance
+from .lp import LPResult, theorem2_lp
+from .quantities import Configurations, SetQuantities, configurations, set_quantities
+
+REGIMES = ("condition-1", "condition-2", "condition-3", "theorem-2")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A rate bound with the reason it holds. ``value`` is ``None`` when unknown."""
+
+    value: Fraction | None
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """Everything the paper defines for one instance, with its evidence.
+
+    Examples
+    --------
+    >>> from itsa import load_instance, analyze
+    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> a.e_star, a.a_star, a.regime, a.key_rate_upper.value
+    (2, 2, 'condition-2', Fraction(2, 1))
+    """
+
+    instance: Instance
+    configurations: Configurations
+    sets: SetQuantities
+    regime: str
+    regime_reason: str
+    R_X: Bound
+    R_Y: Bound
+    key_rate_lower: Bound
+    key_rate_upper: Bound
+    lp: LPResult | None
+
+    # Shortcuts to the named quantities.
+    @property
+    def S_I(self) -> int:
+        return self.sets.S_I
+
+    @property
+    def S_bar(self) -> int:
+        return self.sets.S_bar
+
+    @property
+    def a_star(self) -> int:
+        return self.sets.a_star
+
+    @property
+    def e_star(self) -> int:
+        return self.sets.e_star
+
+    @property
+    def Q(self) -> int:
+        return self.sets.Q
+
+
+def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
+    """The regime of Theorem 1 (conditions 1-3) or Theorem 2, with the reason."""
+    e, a, sb, q = sets.e_star, sets.a_star, sets.S_bar.bit_count(), sets.Q.bit_count()
+    if e >= K:
+        return "condition-1", f"e* = {e} >= K = {K} (Condition 1, read as e* >= K)"
+    if a <= sb - 1:
+        return "condition-2", f"e* = {e} <= K-1 = {K - 1} and a* = {a} <= |S̄|-1 = {sb - 1}"
+    if q <= K - 1:
+        return "condition-3", f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = {q} <= K-1 ({sets.q_rule} rule)"
+    return "theorem-2", f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = K = {K} ({sets.q_rule} rule)"
+
+
+def analyze(instance: Instance, q_rule: str = "union") -> Analysis:
+    """Compute every quantity, the regime, the bounds and (Theorem 2) the LP.
+
+    Parameters
+    ----------
+    instance : Instance
+    q_rule : {"union", "intersection"}
+        How ``Q_1`` and ``Q_2`` combine into ``Q`` (MODEL.md §6.1).
+
+    Notes
+    -----
+    Paper Theorems 1 and 2; MODEL.md §3. The printed converse
+    ``R_ZΣ >= min{e*, K-1}`` is reported as the paper's, unchecked here.
+    """
+    conf = configurations(instance)
+    sets = set_quantities(conf, q_rule)
+    K, e = instance.K, sets.e_star
+    regime, why = decide_regime(K, sets)
+    one = Bound(Fraction(1), "R_X >= 1 and R_Y >= 1 are optimal in every regime (Theorem 1)")
+    lower = Bound(Fraction(min(e, K - 1)), f"printed converse: R_ZΣ >= min{{e*, K-1}} = min{{{e}, {K - 1}}}")
+    lp = None
+    if regime == "condition-1":
+        upper = Bound(Fraction(K - 1), "Condition 1 scheme: K-1 independent key symbols")
+    elif regime in ("condition-2", "condition-3"):
+        upper = Bound(Fraction(e), f"{regime.capitalize()} scheme achieves e* = {e}")
+    else:
+        lp = theorem2_lp(conf)
+        if lp.feasible:
+            upper = Bound(e + lp.b_star, f"Theorem 2: e* + b* = {e} + {lp.b_star}")
+        else:
+            u, m, n = lp.empty_constraint
+            upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "
+                                f"({u},{m},{n}) has D = K and so a constraint with no variable")
+    return Analysis(instance, conf, sets, regime, why, one, one, lower, upper, lp)

@@ -1,0 +1,164 @@
+"""Reading instances from YAML (the public file format; see README).
+
+Every problem with the input becomes one :class:`InvalidInstance` whose
+message names the file and the place in it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from .bitset import mask_of
+from .exceptions import InvalidInstance
+from .instance import Instance
+
+TOP_KEYS = {"name", "servers", "security_sets", "collusion_sets"}
+GENERATOR_KEYS = {"subsets_of", "min_size", "max_size", "all_users_up_to"}
+MAX_FAMILY = 2_000_000
+
+
+def load_instance(path: str | Path) -> Instance:
+    """Read an instance from a YAML file.
+
+    Raises
+    ------
+    InvalidInstance
+        If the file is missing, unreadable, not YAML, or not a valid instance;
+        the message names the file.
+    """
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInstance(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInstance(f"{path}: cannot read: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidInstance(f"{path}: not valid YAML: {first}") from None
+    try:
+        return parse_instance(data, default_name=path.stem)
+    except InvalidInstance as exc:
+        raise InvalidInstance(f"{path}: {exc}") from None
+
+
+def parse_instance(data: Any, default_name: str | None = None) -> Instance:
+    """Build an :class:`Instance` from the parsed YAML structure.
+
+    Examples
+    --------
+    >>> inst = parse_instance({"servers": [2, 1, 1], "security_sets": ["all"],
+    ...                        "collusion_sets": {"all_users_up_to": 1}})
+    >>> inst.M, inst.N
+    (1, 5)
+    """
+    if not isinstance(data, dict):
+        raise InvalidInstance(f"the top level must be a mapping, not {_kind(data)}")
+    unknown = sorted(map(str, set(data) - TOP_KEYS))
+    if unknown:
+        raise InvalidInstance(f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
+    for key in ("servers", "security_sets", "collusion_sets"):
+        if key not in data:
+            raise InvalidInstance(f"missing key {key!r}")
+    name = data.get("name", default_name)
+    if name is not None and not isinstance(name, (str, int)):
+        raise InvalidInstance(f"name: must be a string, not {_kind(name)}")
+    servers = data["servers"]
+    if not isinstance(servers, list) or not servers:
+        raise InvalidInstance("servers: must be a non-empty list of user counts")
+    for u, v in enumerate(servers, 1):
+        if not _is_int(v):
+            raise InvalidInstance(f"servers: server {u}: {v!r} is not a whole number")
+        if v < 1:
+            raise InvalidInstance(f"servers: server {u} has {v} users; each server needs at least 1")
+    topo = Instance(tuple(servers), (0,), (0,))
+    warnings: list[str] = []
+    fams = [_family(data[key], key, topo, warnings) for key in ("security_sets", "collusion_sets")]
+    return Instance(topo.servers, fams[0], fams[1], None if name is None else str(name), tuple(warnings))
+
+
+def _family(spec: Any, where: str, topo: Instance, warnings: list[str]) -> tuple[int, ...]:
+    if isinstance(spec, list):
+        if not spec:
+            raise InvalidInstance(f"{where}: the family is empty")
+        return tuple(_set(s, f"{where}[{i}]", topo, warnings) for i, s in enumerate(spec))
+    if isinstance(spec, dict):
+        unknown = sorted(map(str, set(spec) - GENERATOR_KEYS))
+        if unknown:
+            raise InvalidInstance(f"{where}: unknown generator key {unknown[0]!r}")
+        if "all_users_up_to" in spec:
+            if set(spec) != {"all_users_up_to"}:
+                raise InvalidInstance(f"{where}: all_users_up_to takes no other keys")
+            t = _size(spec["all_users_up_to"], f"{where}.all_users_up_to")
+            return _generate(range(topo.K), 0, min(t, topo.K), where)
+        if "subsets_of" in spec:
+            base = _set(spec["subsets_of"], f"{where}.subsets_of", topo, warnings, allow_all=False)
+            idx = [i for i in range(topo.K) if base >> i & 1]
+            lo = _size(spec.get("min_size", 0), f"{where}.min_size")
+            hi = _size(spec.get("max_size", len(idx)), f"{where}.max_size")
+            if lo > hi:
+                raise InvalidInstance(f"{where}: min_size {lo} > max_size {hi}")
+            fam = _generate(idx, lo, min(hi, len(idx)), where)
+            if not fam:
+                raise InvalidInstance(f"{where}: no subset of {len(idx)} users has size in [{lo}, {hi}]")
+            return fam
+        raise InvalidInstance(f"{where}: a generator needs 'subsets_of' or 'all_users_up_to'")
+    raise InvalidInstance(f"{where}: a family is a list of sets or a generator mapping, not {_kind(spec)}")
+
+
+def _generate(idx, lo: int, hi: int, where: str) -> tuple[int, ...]:
+    """All subsets of ``idx`` with size in ``[lo, hi]``: by size, then lexicographically."""
+    from math import comb
+
+    total = sum(comb(len(idx), r) for r in range(lo, hi + 1))
+    if total > MAX_FAMILY:
+        raise InvalidInstance(f"{where}: the generator gives {total} sets (limit {MAX_FAMILY})")
+    return tuple(mask_of(c) for r in range(lo, hi + 1) for c in itertools.combinations(idx, r))
+
+
+def _set(spec: Any, where: str, topo: Instance, warnings: list[str], allow_all: bool = True) -> int:
+    if allow_all and spec == "all":
+        return topo.full_mask
+    if not isinstance(spec, list):
+        hint = " or the string 'all'" if allow_all else ""
+        raise InvalidInstance(f"{where}: a set is a list of users [u, v]{hint}, not {_kind(spec)}")
+    mask = 0
+    for j, user in enumerate(spec):
+        if not (isinstance(user, list) and len(user) == 2 and all(map(_is_int, user))):
+            raise InvalidInstance(f"{where}[{j}]: a user is a pair [u, v] of whole numbers, not {user!r}")
+        u, v = user
+        if not (1 <= u <= topo.U) or not (1 <= v <= topo.servers[u - 1]):
+            raise InvalidInstance(f"{where}[{j}]: user [{u}, {v}] is outside the topology "
+                                  f"(servers: {list(topo.servers)})")
+        bit = 1 << topo.index(u, v)
+        if mask & bit:
+            warnings.append(f"{where}: duplicate user [{u}, {v}] merged")
+        mask |= bit
+    return mask
+
+
+def _size(x: Any, where: str) -> int:
+    if not _is_int(x):
+        raise InvalidInstance(f"{where}: {x!r} is not a whole number")
+    if x < 0:
+        raise InvalidInstance(f"{where}: {x} is negative")
+    return x
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _kind(x: Any) -> str:
+    return "nothing" if x is None else f"a {type(x).__name__}"
+
+
+def dump_family(instance: Instance, masks) -> list[list[list[int]]]:
+    """Sets as sorted lists of ``[u, v]`` (the JSON/YAML form of a family)."""
+    return [[list(p) for p in instance.labels(m)] for m in masks]

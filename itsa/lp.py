@@ -1,0 +1,155 @@
+"""The Theorem-2 linear program for ``b*``, solved and then certified exactly.
+
+MODEL.md §3 **[R]**::
+
+    minimise   Σ_{(u,v) ∈ K \\ S̄} b_{u,v}
+    subject to Σ_{(i,j) ∈ K \\ D_{u,m,n}} b_{i,j} >= 1   for every critical (u,m,n)
+               0 <= b_{u,v} <= 1
+
+The floating-point solution of CBC (through pulp) is turned into fractions and
+then checked in exact arithmetic: primal feasibility, dual feasibility and
+equal objectives. Only a checked pair is returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .bitset import members, unpack
+from .exceptions import VerificationError
+from .quantities import Configurations
+
+Config = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class LPConstraint:
+    """One distinct constraint ``Σ_{i ∈ users} b_i >= 1``.
+
+    ``configurations`` lists every critical ``(u, m, n)`` (1-based) whose
+    ``K \\ D_{u,m,n}`` equals ``users``. ``dual`` is its exact dual value,
+    ``slack`` its exact slack at the primal solution (``None`` if infeasible).
+    ``dominated`` says another constraint's users are a proper subset of these,
+    so this one is implied by it.
+    """
+
+    users: int
+    configurations: tuple[Config, ...]
+    dual: Fraction | None = None
+    slack: Fraction | None = None
+    dominated: bool = False
+
+    @property
+    def binding(self) -> bool:
+        """Tight at the certified optimum and not implied by a smaller constraint."""
+        return self.slack == 0 and not self.dominated
+
+
+@dataclass(frozen=True)
+class LPResult:
+    """The Theorem-2 LP with its exact certificate.
+
+    When ``feasible`` is false, ``empty_constraint`` is a configuration whose
+    constraint has no variable (``D_{u,m,n} = K``) and ``b_star`` is ``None``.
+    """
+
+    variables: tuple[int, ...]
+    constraints: tuple[LPConstraint, ...]
+    feasible: bool
+    b: dict[int, Fraction] | None
+    b_star: Fraction | None
+    dual_objective: Fraction | None
+    empty_constraint: Config | None = None
+    solver: str = "CBC via pulp, certified in fractions"
+
+    def check(self) -> None:
+        """Re-check the certificate in exact arithmetic; raise if it fails."""
+        if not self.feasible:
+            return
+        b = self.b
+        if any(not (0 <= b[i] <= 1) for i in self.variables):
+            raise VerificationError("LP primal violates 0 <= b <= 1")
+        load = {i: Fraction(0) for i in self.variables}
+        for con in self.constraints:
+            lhs = sum((b[i] for i in members(con.users)), Fraction(0))
+            if lhs < 1 or lhs - 1 != con.slack:
+                raise VerificationError(f"LP primal violates constraint {con.configurations[0]}")
+            if con.dual is None or con.dual < 0:
+                raise VerificationError("LP dual value is negative")
+            for i in members(con.users):
+                load[i] += con.dual
+        # dual of  min 1·b, A b >= 1, b <= 1:  max Σy - Σz,  A^T y - z <= 1, y, z >= 0
+        z = {i: max(Fraction(0), load[i] - 1) for i in self.variables}
+        dual_obj = sum((c.dual for c in self.constraints), Fraction(0)) - sum(z.values(), Fraction(0))
+        primal_obj = sum((b[i] for i in self.variables), Fraction(0))
+        if primal_obj != self.b_star or dual_obj != self.dual_objective or primal_obj != dual_obj:
+            raise VerificationError(f"LP objectives disagree: primal {primal_obj}, dual {dual_obj}")
+
+
+def theorem2_lp(conf: Configurations) -> LPResult:
+    """Build, solve and certify the Theorem-2 LP of an instance.
+
+    Examples
+    --------
+    >>> from itsa import Instance, configurations
+    >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[(2, 1)]])
+    >>> theorem2_lp(configurations(inst)).b_star
+    Fraction(1, 1)
+    """
+    inst = conf.instance
+    variables = tuple(members(inst.full_mask & ~conf.S_bar))
+    groups: dict[int, list[Config]] = {}
+    crit = conf.critical
+    for (u, m, n), words in zip(np.argwhere(crit), conf.D[crit]):
+        rest = inst.full_mask & ~unpack(words)
+        groups.setdefault(rest, []).append((int(u) + 1, int(m) + 1, int(n) + 1))
+    plain = tuple(LPConstraint(users, tuple(cfgs), dominated=any(o != users and o & users == o for o in groups))
+                  for users, cfgs in sorted(groups.items()))
+    empty = next((c.configurations[0] for c in plain if c.users == 0), None)
+    if empty is not None:
+        return LPResult(variables, plain, False, None, None, None, empty)
+    x, y = _solve_floats(variables, plain)
+    for den in (1, 2, 6, 12, 60, 420, 2520, 27720, 10**6):
+        result = _exact(variables, plain, x, y, den)
+        if result is not None:
+            return result
+    raise VerificationError("could not certify the LP solution in exact arithmetic")
+
+
+def _solve_floats(variables, constraints):
+    import pulp
+
+    prob = pulp.LpProblem("theorem2", pulp.LpMinimize)
+    b = {i: pulp.LpVariable(f"b{i}", 0, 1) for i in variables}
+    prob += pulp.lpSum(b.values()) if b else 0
+    for k, con in enumerate(constraints):
+        prob += pulp.lpSum(b[i] for i in members(con.users)) >= 1, f"c{k}"
+    status = prob.solve(pulp.PULP_CBC_CMD(msg=False))
+    if pulp.LpStatus[status] != "Optimal":
+        raise VerificationError(f"the LP solver returned {pulp.LpStatus[status]}")
+    x = {i: float(v.value() or 0.0) for i, v in b.items()}
+    y = [float(prob.constraints[f"c{k}"].pi or 0.0) for k in range(len(constraints))]
+    return x, y
+
+
+def _exact(variables, constraints, x, y, den) -> LPResult | None:
+    b = {i: min(Fraction(1), max(Fraction(0), Fraction(v).limit_denominator(den))) for i, v in x.items()}
+    duals = [max(Fraction(0), Fraction(v).limit_denominator(den)) for v in y]
+    cons = tuple(LPConstraint(c.users, c.configurations, d,
+                              sum((b[i] for i in members(c.users)), Fraction(0)) - 1, c.dominated)
+                 for c, d in zip(constraints, duals))
+    load = {i: Fraction(0) for i in variables}
+    for c in cons:
+        for i in members(c.users):
+            load[i] += c.dual
+    dual_obj = sum(duals, Fraction(0)) - sum((max(Fraction(0), load[i] - 1) for i in variables), Fraction(0))
+    primal_obj = sum(b.values(), Fraction(0))
+    result = LPResult(variables, cons, True, b, primal_obj, dual_obj)
+    try:
+        result.check()
+    except VerificationError:
+        return None
+    return result

@@ -1,0 +1,143 @@
+"""The paper's combinatorial quantities, for every configuration ``(u, m, n)``.
+
+Definitions: MODEL.md §2 (paper Sec. II-A and IV-C3). All sets are bitmasks;
+the per-configuration work is vectorised over packed ``uint64`` words, so one
+code path serves every ``K``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .bitset import pack, popcount, union_reduce, unpack
+from .instance import Instance
+
+Q_RULES = ("union", "intersection")
+
+
+@dataclass(frozen=True, eq=False)
+class Configurations:
+    """Every configuration ``(u, m, n)`` of an instance, as arrays.
+
+    Arrays are indexed ``[u-1, m-1, n-1]``. ``in_U[u-1, m-1, n-1]`` says
+    whether server ``u`` is in ``U^(m,n)`` (it does not depend on the first
+    index of the configuration, only on ``(m, n)``), likewise ``in_F``.
+    """
+
+    instance: Instance
+    in_U: np.ndarray        # (U, M, N) bool: server u in U^(m,n)
+    in_F: np.ndarray        # (U, M, N) bool: server u in F^(m,n)
+    D: np.ndarray           # (U, M, N, W) uint64: D_{u,m,n}
+    D_size: np.ndarray      # (U, M, N) int
+    A_size: np.ndarray      # (U, M, N) int: |D ∩ S̄|
+    c: np.ndarray           # (U, M, N) int
+    S_I: int
+    S_bar: int
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.D_size.shape
+
+    @cached_property
+    def critical(self) -> np.ndarray:
+        """``|A_{u,m,n}| = |S̄|``: the configuration covers all of ``S̄``."""
+        return self.A_size == self.S_bar.bit_count()
+
+    def D_mask(self, u: int, m: int, n: int) -> int:
+        """``D_{u,m,n}`` as an int (1-based indices)."""
+        return unpack(self.D[u - 1, m - 1, n - 1])
+
+    def U_servers(self, m: int, n: int) -> list[int]:
+        """``U^(m,n)`` as sorted 1-based servers."""
+        return [u + 1 for u in np.flatnonzero(self.in_U[:, m - 1, n - 1])]
+
+    def F_servers(self, m: int, n: int) -> list[int]:
+        """``F^(m,n)`` as sorted 1-based servers."""
+        return [u + 1 for u in np.flatnonzero(self.in_F[:, m - 1, n - 1])]
+
+    def where(self, mask: np.ndarray) -> list[tuple[int, int, int]]:
+        """1-based ``(u, m, n)`` of the configurations selected by a boolean array."""
+        return [(int(u) + 1, int(m) + 1, int(n) + 1) for u, m, n in np.argwhere(mask)]
+
+    def union_of_D(self, mask: np.ndarray) -> int:
+        """Union of ``D_{u,m,n}`` over the configurations selected by ``mask``."""
+        return union_reduce(self.D[mask])
+
+
+@dataclass(frozen=True)
+class SetQuantities:
+    """``S_I``, ``S̄``, ``a*``, ``e*``, ``Q_1``, ``Q_2`` and ``Q`` (bitmasks)."""
+
+    S_I: int
+    S_bar: int
+    a_star: int
+    e_star: int
+    Q1: int
+    Q2: int
+    Q: int
+    q_rule: str
+
+
+def configurations(instance: Instance) -> Configurations:
+    """Compute ``U^(m,n)``, ``F^(m,n)``, ``D``, ``|A|`` and ``c`` for all configurations.
+
+    Notes
+    -----
+    MODEL.md §2: ``U^(m,n) = {u : S_m ∩ K_u ≠ ∅, (S_m ∪ T_n) ∩ K_u = K_u}``,
+    ``F^(m,n) = {u : S_m ∩ K_u = ∅, T_n ∩ K_u = K_u}``,
+    ``D_{u,m,n} = (S_m ∩ K_u) ∪ K_{U^(m,n)} ∪ T_n``,
+    ``c_{u,m,n} = |((S_m ∩ K_u) ∪ T_n) ∩ S̄| + |U^(m,n) \\ {u}|``.
+    """
+    K = instance.K
+    S = pack(instance.security_sets, K)          # (M, W)
+    T = pack(instance.collusion_sets, K)         # (N, W)
+    Ks = pack(instance.server_masks, K)          # (U, W)
+    U, M, N, W = instance.U, S.shape[0], T.shape[0], S.shape[1]
+
+    SK = S[None, :, :] & Ks[:, None, :]                       # (U, M, W): S_m ∩ K_u
+    has_S = SK.any(axis=-1)                                   # (U, M)
+    T_full = ((T[None, :, :] & Ks[:, None, :]) == Ks[:, None, :]).all(axis=-1)   # (U, N)
+    in_U = np.empty((U, M, N), dtype=bool)
+    KU = np.zeros((M, N, W), dtype=np.uint64)
+    for u in range(U):
+        cov = ((S[:, None, :] | T[None, :, :]) & Ks[u]) == Ks[u]
+        in_U[u] = has_S[u][:, None] & cov.all(axis=-1)
+        KU[in_U[u]] |= Ks[u]
+    in_F = (~has_S)[:, :, None] & T_full[:, None, :]
+
+    SKT = SK[:, :, None, :] | T[None, None, :, :]             # (U, M, N, W)
+    D = SKT | KU[None]
+    D_size = popcount(D)
+
+    full = (1 << K) - 1
+    explicit = union_reduce(S)
+    near = D_size == K - 1
+    missing = union_reduce(~D[near] & pack([full], K)[0]) if near.any() else 0
+    S_I = missing & ~explicit
+    S_bar = explicit | S_I
+    Sb = pack([S_bar], K)[0]
+
+    A_size = popcount(D & Sb)
+    n_U = in_U.sum(axis=0)                                    # (M, N)
+    c = popcount(SKT & Sb) + n_U[None] - in_U
+    return Configurations(instance, in_U, in_F, D, D_size, A_size, c, S_I, S_bar)
+
+
+def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities:
+    """Reduce the configuration arrays to the paper's named sets and numbers.
+
+    ``q_rule`` chooses how ``Q_1`` and ``Q_2`` combine (MODEL.md §6.1):
+    ``"union"`` gives ``Q_1 ∪ Q_2`` when ``Q_1 ≠ ∅`` and ``∅`` otherwise;
+    ``"intersection"`` gives ``Q_1 ∩ Q_2``.
+    """
+    if q_rule not in Q_RULES:
+        raise ValueError(f"q_rule must be one of {Q_RULES}, not {q_rule!r}")
+    a_star = int(conf.A_size.max())
+    e_star = int(conf.c.max())
+    Q1 = conf.union_of_D(conf.critical)
+    Q2 = conf.union_of_D(conf.c == e_star)
+    Q = (Q1 | Q2 if Q1 else 0) if q_rule == "union" else Q1 & Q2
+    return SetQuantities(conf.S_I, conf.S_bar, a_star, e_star, Q1, Q2, Q, q_rule)

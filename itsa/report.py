@@ -1,0 +1,107 @@
+"""Plain-data (JSON-ready) forms of itsa's results.
+
+Exact numbers become strings of fractions (``"7/2"``), user sets sorted lists
+of ``[u, v]``; nothing here formats for a terminal.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .analysis import Analysis
+from .instance import Instance
+from .lp import LPResult
+
+
+def frac(x: Fraction | int | None) -> str | None:
+    """``Fraction(7, 2) -> "7/2"``, ``2 -> "2"``, ``None -> None``."""
+    return None if x is None else str(Fraction(x))
+
+
+def users(instance: Instance, mask: int) -> list[list[int]]:
+    """A bitmask as a sorted list of ``[u, v]``."""
+    return [list(p) for p in instance.labels(mask)]
+
+
+def user_key(instance: Instance, i: int) -> str:
+    """``"u,v"``, the key of user ``i`` in JSON maps."""
+    u, v = instance.label(i)
+    return f"{u},{v}"
+
+
+def lp_to_dict(instance: Instance, lp: LPResult) -> dict[str, Any]:
+    return {
+        "feasible": lp.feasible,
+        "b_star": frac(lp.b_star),
+        "b": None if lp.b is None else {user_key(instance, i): frac(v) for i, v in lp.b.items()},
+        "dual": None if not lp.feasible else {
+            "objective": frac(lp.dual_objective),
+            "y": [frac(c.dual) for c in lp.constraints],
+        },
+        "empty_constraint": None if lp.empty_constraint is None else list(lp.empty_constraint),
+        "solver": lp.solver,
+        "constraints": [
+            {
+                "users": users(instance, c.users),
+                "configurations": [list(x) for x in c.configurations],
+                "dual": frac(c.dual),
+                "slack": frac(c.slack),
+                "dominated": c.dominated,
+                "binding": c.binding,
+            }
+            for c in lp.constraints
+        ],
+    }
+
+
+def configurations_to_list(a: Analysis) -> list[dict[str, Any]]:
+    """One object per configuration ``(u, m, n)``, 1-based, in index order."""
+    inst, conf = a.instance, a.configurations
+    out = []
+    for u, m, n in np.ndindex(*conf.shape):
+        D = conf.D_mask(u + 1, m + 1, n + 1)
+        out.append({
+            "u": u + 1, "m": m + 1, "n": n + 1,
+            "U_mn": conf.U_servers(m + 1, n + 1),
+            "F_mn": conf.F_servers(m + 1, n + 1),
+            "D": users(inst, D),
+            "A": users(inst, D & a.S_bar),
+            "c": int(conf.c[u, m, n]),
+            "critical": bool(conf.critical[u, m, n]),
+        })
+    return out
+
+
+def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
+    """The ``itsa analyze --json`` object."""
+    inst, s = a.instance, a.sets
+    d: dict[str, Any] = {
+        "name": inst.name,
+        "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
+        "servers": list(inst.servers),
+        "S_bar": users(inst, s.S_bar),
+        "S_I": users(inst, s.S_I),
+        "a_star": s.a_star,
+        "e_star": s.e_star,
+        "Q1": users(inst, s.Q1),
+        "Q2": users(inst, s.Q2),
+        "Q": users(inst, s.Q),
+        "q_rule": s.q_rule,
+        "regime": a.regime,
+        "regime_reason": a.regime_reason,
+        "R_X": frac(a.R_X.value),
+        "R_Y": frac(a.R_Y.value),
+        "key_rate_lower": frac(a.key_rate_lower.value),
+        "key_rate_lower_reason": a.key_rate_lower.reason,
+        "key_rate_upper": frac(a.key_rate_upper.value),
+        "key_rate_upper_reason": a.key_rate_upper.reason,
+        "lp": None if a.lp is None else lp_to_dict(inst, a.lp),
+        "outside_assumptions": inst.outside_assumptions(),
+        "warnings": list(inst.warnings),
+    }
+    if detail:
+        d["configurations"] = configurations_to_list(a)
+    return d
