@@ -8,11 +8,11 @@ from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
 from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
 from .instance import Instance
 from .instance_io import load_instance, parse_instance
-from .lp import LPConstraint, LPResult, theorem2_lp
+from .lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
 from .quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
 
 __all__ = [
-    "REGIMES", "Q_RULES",
+    "REGIMES", "Q_RULES", "LP_SOLVERS",
     "Instance", "load_instance", "parse_instance",
     "Configurations", "SetQuantities", "configurations", "set_quantities",
     "LPConstraint", "LPResult", "theorem2_lp",

@@ -81,7 +81,7 @@ def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
     return "theorem-2", f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = K = {K} ({sets.q_rule} rule)"
 
 
-def analyze(instance: Instance, q_rule: str = "union") -> Analysis:
+def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs") -> Analysis:
     """Compute every quantity, the regime, the bounds and (Theorem 2) the LP.
 
     Parameters
@@ -89,6 +89,8 @@ def analyze(instance: Instance, q_rule: str = "union") -> Analysis:
     instance : Instance
     q_rule : {"union", "intersection"}
         How ``Q_1`` and ``Q_2`` combine into ``Q`` (MODEL.md §6.1).
+    lp_solver : {"highs", "cbc"}
+        Floating-point solver whose answer the LP certificate then checks.
 
     Notes
     -----
@@ -107,7 +109,7 @@ def analyze(instance: Instance, q_rule: str = "union") -> Analysis:
     elif regime in ("condition-2", "condition-3"):
         upper = Bound(Fraction(e), f"{regime.capitalize()} scheme achieves e* = {e}")
     else:
-        lp = theorem2_lp(conf)
+        lp = theorem2_lp(conf, lp_solver)
         if lp.feasible:
             upper = Bound(e + lp.b_star, f"Theorem 2: e* + b* = {e} + {lp.b_star}")
         else:

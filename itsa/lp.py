@@ -6,7 +6,8 @@ MODEL.md §3 **[R]**::
     subject to Σ_{(i,j) ∈ K \\ D_{u,m,n}} b_{i,j} >= 1   for every critical (u,m,n)
                0 <= b_{u,v} <= 1
 
-The floating-point solution of CBC (through pulp) is turned into fractions and
+The floating-point solution of HiGHS (through SciPy) or CBC (through pulp) is
+turned into fractions and
 then checked in exact arithmetic: primal feasibility, dual feasibility and
 equal objectives. Only a checked pair is returned.
 """
@@ -23,6 +24,7 @@ from .exceptions import VerificationError
 from .quantities import Configurations
 
 Config = tuple[int, int, int]
+LP_SOLVERS = ("highs", "cbc")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class LPResult:
     b_star: Fraction | None
     dual_objective: Fraction | None
     empty_constraint: Config | None = None
-    solver: str = "CBC via pulp, certified in fractions"
+    solver: str = ""
 
     def check(self) -> None:
         """Re-check the certificate in exact arithmetic; raise if it fails."""
@@ -89,8 +91,15 @@ class LPResult:
             raise VerificationError(f"LP objectives disagree: primal {primal_obj}, dual {dual_obj}")
 
 
-def theorem2_lp(conf: Configurations) -> LPResult:
+def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
     """Build, solve and certify the Theorem-2 LP of an instance.
+
+    Parameters
+    ----------
+    conf : Configurations
+    solver : {"highs", "cbc"}
+        HiGHS through SciPy (default) or CBC through pulp. Either answer is
+        only a guess until :meth:`LPResult.check` certifies it in fractions.
 
     Examples
     --------
@@ -111,31 +120,58 @@ def theorem2_lp(conf: Configurations) -> LPResult:
     empty = next((c.configurations[0] for c in plain if c.users == 0), None)
     if empty is not None:
         return LPResult(variables, plain, False, None, None, None, empty)
-    x, y = _solve_floats(variables, plain)
+    if not plain:   # no critical configuration: nothing to cover
+        zero = {i: Fraction(0) for i in variables}
+        return LPResult(variables, (), True, zero, Fraction(0), Fraction(0), solver="none needed")
+    x, y = _solve_floats(variables, plain, solver)
     for den in (1, 2, 6, 12, 60, 420, 2520, 27720, 10**6):
-        result = _exact(variables, plain, x, y, den)
+        result = _exact(variables, plain, x, y, den, solver)
         if result is not None:
             return result
     raise VerificationError("could not certify the LP solution in exact arithmetic")
 
 
-def _solve_floats(variables, constraints):
+def _solve_floats(variables, constraints, solver: str):
+    """Float primal ``x`` (by variable) and duals ``y`` (by constraint)."""
+    if solver == "highs":
+        return _solve_highs(variables, constraints)
+    if solver == "cbc":
+        return _solve_cbc(variables, constraints)
+    raise ValueError(f"solver must be one of {LP_SOLVERS}, not {solver!r}")
+
+
+def _solve_highs(variables, constraints):
+    from scipy.optimize import linprog
+
+    col = {i: j for j, i in enumerate(variables)}
+    A = np.zeros((len(constraints), len(variables)))
+    for r, con in enumerate(constraints):
+        A[r, [col[i] for i in members(con.users)]] = -1.0
+    res = linprog(np.ones(len(variables)), A_ub=A, b_ub=-np.ones(len(constraints)),
+                  bounds=(0, 1), method="highs")
+    if res.status != 0:
+        raise VerificationError(f"the LP solver (HiGHS) returned status {res.status}: {res.message}")
+    return dict(zip(variables, res.x.tolist())), (-res.ineqlin.marginals).tolist()
+
+
+def _solve_cbc(variables, constraints):
     import pulp
 
     prob = pulp.LpProblem("theorem2", pulp.LpMinimize)
     b = {i: pulp.LpVariable(f"b{i}", 0, 1) for i in variables}
     prob += pulp.lpSum(b.values()) if b else 0
-    for k, con in enumerate(constraints):
-        prob += pulp.lpSum(b[i] for i in members(con.users)) >= 1, f"c{k}"
+    rows = []
+    for con in constraints:
+        row = pulp.lpSum(b[i] for i in members(con.users)) >= 1
+        prob += row
+        rows.append(row)
     status = prob.solve(pulp.PULP_CBC_CMD(msg=False))
     if pulp.LpStatus[status] != "Optimal":
-        raise VerificationError(f"the LP solver returned {pulp.LpStatus[status]}")
-    x = {i: float(v.value() or 0.0) for i, v in b.items()}
-    y = [float(prob.constraints[f"c{k}"].pi or 0.0) for k in range(len(constraints))]
-    return x, y
+        raise VerificationError(f"the LP solver (CBC) returned {pulp.LpStatus[status]}")
+    return {i: float(v.value() or 0.0) for i, v in b.items()}, [float(r.pi or 0.0) for r in rows]
 
 
-def _exact(variables, constraints, x, y, den) -> LPResult | None:
+def _exact(variables, constraints, x, y, den, solver) -> LPResult | None:
     b = {i: min(Fraction(1), max(Fraction(0), Fraction(v).limit_denominator(den))) for i, v in x.items()}
     duals = [max(Fraction(0), Fraction(v).limit_denominator(den)) for v in y]
     cons = tuple(LPConstraint(c.users, c.configurations, d,
@@ -147,7 +183,7 @@ def _exact(variables, constraints, x, y, den) -> LPResult | None:
             load[i] += c.dual
     dual_obj = sum(duals, Fraction(0)) - sum((max(Fraction(0), load[i] - 1) for i in variables), Fraction(0))
     primal_obj = sum(b.values(), Fraction(0))
-    result = LPResult(variables, cons, True, b, primal_obj, dual_obj)
+    result = LPResult(variables, cons, True, b, primal_obj, dual_obj, solver=f"{solver}, certified in fractions")
     try:
         result.check()
     except VerificationError:

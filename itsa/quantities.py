@@ -52,11 +52,11 @@ class Configurations:
 
     def U_servers(self, m: int, n: int) -> list[int]:
         """``U^(m,n)`` as sorted 1-based servers."""
-        return [u + 1 for u in np.flatnonzero(self.in_U[:, m - 1, n - 1])]
+        return [int(u) + 1 for u in np.flatnonzero(self.in_U[:, m - 1, n - 1])]
 
     def F_servers(self, m: int, n: int) -> list[int]:
         """``F^(m,n)`` as sorted 1-based servers."""
-        return [u + 1 for u in np.flatnonzero(self.in_F[:, m - 1, n - 1])]
+        return [int(u) + 1 for u in np.flatnonzero(self.in_F[:, m - 1, n - 1])]
 
     def where(self, mask: np.ndarray) -> list[tuple[int, int, int]]:
         """1-based ``(u, m, n)`` of the configurations selected by a boolean array."""

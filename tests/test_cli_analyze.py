@@ -1,0 +1,94 @@
+"""``itsa analyze`` through click's CliRunner: output, JSON and exit codes."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from itsa_cli import main
+
+from .conftest import INSTANCES
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+def test_analyze_example1_json():
+    res = run("analyze", INSTANCES / "example-1.yaml", "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["e_star"] == 2 and d["a_star"] == 2
+    assert d["S_I"] == [[1, 3]]
+    assert d["S_bar"] == [[1, 1], [1, 3], [2, 1]]
+    assert d["Q1"] == [] and d["Q"] == [] and d["q_rule"] == "union"
+    assert d["regime"] == "condition-2"
+    assert (d["R_X"], d["R_Y"], d["key_rate_lower"], d["key_rate_upper"]) == ("1", "1", "2", "2")
+    assert d["lp"] is None
+    assert {"name", "U", "K", "M", "N", "servers", "Q2"} <= d.keys()
+
+
+def test_analyze_example2_json_lp():
+    d = json.loads(run("analyze", INSTANCES / "example-2.yaml", "--json").stdout)
+    assert d["regime"] == "theorem-2"
+    assert d["key_rate_lower"] == "2" and d["key_rate_upper"] == "7/2"
+    lp = d["lp"]
+    assert lp["feasible"] and lp["b_star"] == "3/2"
+    assert lp["b"] == {"1,2": "0", "1,3": "1/2", "1,4": "1/2", "2,3": "0", "3,1": "1/2"}
+    binding = sorted(cfg for c in lp["constraints"] if c["binding"] for cfg in c["configurations"])
+    assert binding == [[1, 8, 21], [1, 8, 22], [1, 8, 23]]
+    assert lp["dual"]["objective"] == "3/2"
+
+
+def test_analyze_detail_lists_every_configuration():
+    d = json.loads(run("analyze", INSTANCES / "example-1.yaml", "--json", "--detail").stdout)
+    confs = d["configurations"]
+    assert len(confs) == 3 * 4 * 16
+    c = next(x for x in confs if (x["u"], x["m"], x["n"]) == (1, 4, 16))
+    assert c["U_mn"] == [2] and c["F_mn"] == [3]
+    assert c["A"] == [[1, 1], [2, 1]]
+
+
+def test_analyze_tables_and_q_rule():
+    res = run("analyze", INSTANCES / "example-2.yaml", "--q-rule", "intersection", "--detail")
+    assert res.exit_code == 0
+    for text in ("theorem-2", "b* = 3/2", "(1,8,21)", "intersection", "Configurations"):
+        assert text in res.stdout
+
+
+def test_infeasible_lp_prints_unknown_upper_bound():
+    d = json.loads(run("analyze", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--json").stdout)
+    assert d["key_rate_upper"] is None and d["lp"]["feasible"] is False
+    assert len(d["lp"]["empty_constraint"]) == 3
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("servers: [1, 1, 1]\nsecurity_sets: [all]\ncollusion_sets: [[]]\ncolour: red\n", "unknown key 'colour'"),
+    ("servers: [1, 1, 1]\nsecurity_sets: [[[5, 1]]]\ncollusion_sets: [[]]\n", "outside the topology"),
+    ("servers: [1, 0, 1]\nsecurity_sets: [all]\ncollusion_sets: [[]]\n", "server 2 has 0 users"),
+    ("servers: [1, 1, 1]\nsecurity_sets: [all]\ncollusion_sets: {subsets_of: [[1, 1]], max_size: -2}\n",
+     "max_size: -2 is negative"),
+    ("servers: [1, 1, 1]\nsecurity_sets: 7\ncollusion_sets: [[]]\n", "a family is a list"),
+    ("servers: [1, 1\n", "not valid YAML"),
+])
+def test_bad_input_exit_2_one_line(tmp_path, text, fragment):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    res = run("analyze", path, "--json")
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bad.yaml" in lines[0] and fragment in lines[0]
+
+
+def test_missing_file_exit_2():
+    res = run("analyze", "no/such/file.yaml")
+    assert res.exit_code == 2 and "no such file" in res.stderr
+
+
+def test_duplicate_user_warns_on_stderr(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("servers: [1, 1, 1]\nsecurity_sets: [[[1, 1], [1, 1]]]\ncollusion_sets: [[]]\n")
+    res = run("analyze", path, "--json")
+    assert res.exit_code == 0 and "duplicate user [1, 1]" in res.stderr
+    json.loads(res.stdout)
