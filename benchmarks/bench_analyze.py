@@ -39,9 +39,12 @@ def main() -> None:
     n_conf = inst.U * inst.M * inst.N
     print(f"instance: U={inst.U} K={inst.K} M={inst.M} N={inst.N}: {n_conf:,} configurations")
 
-    t0 = time.perf_counter()
-    sets = itsa.set_quantities(itsa.configurations(inst))
-    t_fast = time.perf_counter() - t0
+    runs = []
+    for _ in range(3):   # best of three: the first run also pays for page faults
+        t0 = time.perf_counter()
+        sets = itsa.set_quantities(itsa.configurations(inst))
+        runs.append(time.perf_counter() - t0)
+    t_fast = min(runs)
 
     S = [set(inst.labels(s)) for s in inst.security_sets]
     T = [set(inst.labels(t)) for t in inst.collusion_sets]
@@ -52,7 +55,7 @@ def main() -> None:
     assert (sets.a_star, sets.e_star) == (ref["a_star"], ref["e_star"])
     for key in ("S_I", "S_bar", "Q1", "Q2", "Q"):
         assert set(inst.labels(getattr(sets, key))) == ref[key], key
-    print(f"itsa (packed uint64, NumPy): {t_fast:8.3f} s")
+    print(f"itsa (packed uint64, NumPy): {t_fast:8.3f} s  (best of 3; first run {runs[0]:.3f} s)")
     print(f"plain frozensets, loop     : {t_plain:8.3f} s")
     print(f"speed-up                   : {t_plain / t_fast:8.1f}x  (results identical)")
 

@@ -70,7 +70,10 @@ def unpack(words: np.ndarray) -> int:
 
 def popcount(words: np.ndarray) -> np.ndarray:
     """Number of set bits of each packed set (sums over the last axis)."""
-    return np.bitwise_count(words).sum(axis=-1, dtype=np.int64)
+    counts = np.bitwise_count(words)
+    if counts.shape[-1] == 1:   # the common case K <= 64: no reduction needed
+        return counts[..., 0].astype(np.int64)
+    return counts.sum(axis=-1, dtype=np.int64)
 
 
 def union_reduce(words: np.ndarray) -> int:
