@@ -1,0 +1,432 @@
+"""Bounded search for the smallest verified linear key scheme of an instance.
+
+The search draws seeded *generic* key matrices over a list of *shapes* (which
+users carry keys, and with which rank) for ``d = 0, 1, 2, ...`` key symbols,
+scalar (``L = 1``) first, then ``L = 2`` for rates below the best scalar one.
+Every candidate passes a fast exact pre-filter (the group-rank criterion of
+:mod:`itsa.bounds`) and then :func:`itsa.verify.verify` (rank engine); only
+schemes that verify are returned. The first verified ``d`` is the smallest
+the search found; it is an *upper* bound on the optimal rate. A failure to
+find a scheme at some ``d`` proves nothing (generic draws over a few shapes,
+over one field): the result says so (``exhaustive`` is always ``False``).
+
+Shapes (``L = 1``), each drawn ``tries`` times with
+``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``:
+
+* ``all``: every user has a key;
+* ``sbar``: the paper's ``S̄``; ``sbar+x``: ``S̄ ∪ {x}`` for each ``x ∉ S̄``;
+* ``union``: ``∪ S_m``; ``union+x`` likewise;
+* ``random#j``: a random support of at least two users.
+
+Keys are generic over the support, one support user (the last) absorbs
+``-Σ`` of the others so that ``Σ Z = 0``. Then, for ``d >= 2``,
+``columns:...``: each key symbol ``j`` has its own support ``B_j`` (generic
+nonzero coefficients summing to 0 over ``B_j``); all multisets of supports
+when there are at most ``max_patterns``, else a seeded sample. These reach
+schemes such as ``Z_a = -Z_d = N_1``, ``Z_b = -Z_c = N_2`` that no single
+generic support gives.
+
+Shapes (``L = 2``): the same supports with full-rank ``2 x d`` keys; with
+rank-1 keys (a column times a row, the shape of the Theorem-2 scheme's
+fractional keys) for the users outside ``S̄``, for each single user, and for
+random subsets; and ``private``: rank-1 users own one private key symbol each,
+the others share the remaining symbols.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations_with_replacement
+from math import comb
+
+import flint
+
+from .bitset import members
+from .bounds import structures
+from .exceptions import ItsaError
+from .instance import Instance
+from .quantities import configurations
+from .scheme import Scheme
+from .verify import Verdict, verify
+
+#: Refuse instances with more source symbols than this (``K·L + d``).
+MAX_SOURCE_DIM = 60
+#: Default budget: candidate schemes drawn in all.
+DEFAULT_BUDGET = 20_000
+
+Progress = Callable[[int, int], None] | None
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One ``(L, d, shape)`` cell of the search: ``tries`` draws, found or not."""
+
+    L: int
+    d: int
+    shape: str
+    tries: int
+    found: bool
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of :func:`search_min_rate`.
+
+    ``scheme`` is the best verified scheme (``None`` if none was found) with
+    ``verdict`` its passing :class:`~itsa.verify.Verdict` and ``rate`` its
+    exact rate. ``attempts`` lists every ``(L, d, shape)`` cell tried;
+    ``candidates`` counts the schemes drawn, ``prefiltered`` those that passed
+    the fast criterion, ``verified`` those that :func:`verify` then accepted.
+    ``exhaustive`` is ``False``: the search is bounded (generic draws over a
+    list of shapes), so a missing scheme at some rate proves nothing.
+    ``complete`` says every planned cell was tried; otherwise ``limit`` says
+    which limit stopped the search.
+    """
+
+    field: int
+    seed: int
+    scheme: Scheme | None
+    rate: Fraction | None
+    verdict: Verdict | None
+    shape: str | None
+    L_values: tuple[int, ...]
+    d_values: dict = field(default_factory=dict)    # L -> tuple of d tried
+    attempts: tuple[Attempt, ...] = ()
+    candidates: int = 0
+    prefiltered: int = 0
+    verified: int = 0
+    exhaustive: bool = False
+    complete: bool = True
+    limit: str | None = None
+
+    @property
+    def found(self) -> bool:
+        return self.scheme is not None
+
+
+class _Checker:
+    """The exact group-rank security criterion of :mod:`itsa.bounds`, for one instance."""
+
+    def __init__(self, instance: Instance, q: int):
+        self.q = q
+        self.K = instance.K
+        checks = {}
+        for s in structures(instance):
+            P = tuple(g for g, p in zip(s.groups, s.pure) if p)
+            if not P:
+                continue
+            key = (s.T, P, s.all_pure)
+            checks.setdefault(key, (members(s.T), [members(g) for g in P], s.all_pure))
+        # most constraining first: fail fast
+        self.checks = sorted(checks.values(), key=lambda c: -len(c[1]))
+
+    def _rank(self, rows, d):
+        if not rows or d == 0:
+            return 0
+        return flint.nmod_mat(len(rows), d, [x for r in rows for x in r], self.q).rank()
+
+    def secure(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
+        q = self.q
+        zero = [[0] * d for _ in range(L)]
+        cacheT: dict[tuple, int] = {}
+        for T, P, all_pure in self.checks:
+            need = (len(P) - (1 if all_pure else 0)) * L
+            if need > d:
+                return False
+            zt = [r for i in T for r in keys.get(i, zero)]
+            tk = tuple(T)
+            if tk not in cacheT:
+                cacheT[tk] = self._rank(zt, d)
+            bp = []
+            for g in P:
+                acc = [[0] * d for _ in range(L)]
+                for i in g:
+                    for l, row in enumerate(keys.get(i, zero)):
+                        a = acc[l]
+                        for c, x in enumerate(row):
+                            a[c] = (a[c] + x) % q
+                bp.extend(acc)
+            if self._rank(bp + zt, d) - cacheT[tk] != need:
+                return False
+        return True
+
+
+def _generic(rng, q, L, d, support, rank1=frozenset(), private=False):
+    """Keys over ``support``: full-rank generic, or rank-1 (column x row) for ``rank1``."""
+    keys: dict[int, list[list[int]]] = {}
+    if len(support) < 2 or d == 0:
+        return {}
+    absorber = support[-1]
+    if private:
+        # rank-1 users own one private symbol each (the last columns); others share the rest
+        owners = [i for i in support if i in rank1 and i != absorber]
+        shared = d - len(owners)
+        if shared < 0:
+            return None
+        col = shared
+        for i in support[:-1]:
+            if i in owners:
+                c = [rng.randrange(q) for _ in range(L)]
+                keys[i] = [[c[l] if j == col else 0 for j in range(d)] for l in range(L)]
+                col += 1
+            else:
+                keys[i] = [[rng.randrange(q) if j < shared else 0 for j in range(d)] for _ in range(L)]
+    else:
+        for i in support[:-1]:
+            if i in rank1:
+                c = [rng.randrange(q) for _ in range(L)]
+                r = [rng.randrange(q) for _ in range(d)]
+                keys[i] = [[(c[l] * x) % q for x in r] for l in range(L)]
+            else:
+                keys[i] = [[rng.randrange(q) for _ in range(d)] for _ in range(L)]
+    keys[absorber] = [[(-sum(keys[i][l][c] for i in support[:-1])) % q for c in range(d)]
+                      for l in range(L)]
+    return keys
+
+
+def _supports(instance: Instance, rng_seed: str, n_random: int,
+              all_supports_up_to: int) -> list[tuple[str, list[int]]]:
+    conf = configurations(instance)
+    K = instance.K
+    allu = list(range(K))
+    sbar = members(conf.S_bar)
+    union = 0
+    for s in instance.security_sets:
+        union |= s
+    union = members(union)
+    out: list[tuple[str, list[int]]] = [("all", allu)]
+    seen = {tuple(allu)}
+
+    def add(name, sup):
+        sup = sorted(set(sup))
+        if len(sup) >= 2 and tuple(sup) not in seen:
+            seen.add(tuple(sup))
+            out.append((name, sup))
+
+    for base_name, base in (("sbar", sbar), ("union", union)):
+        add(base_name, base)
+        for x in allu:
+            if x not in base:
+                u, v = instance.label(x)
+                add(f"{base_name}+({u},{v})", base + [x])
+    if K <= all_supports_up_to:
+        rest = [m for m in range(1, 1 << K) if m.bit_count() >= 2]
+        rest.sort(key=lambda m: (-m.bit_count(), m))
+        for m in rest:
+            add("{" + ",".join(f"({u},{v})" for u, v in instance.labels(m)) + "}", members(m))
+        return out
+    rng = random.Random(f"{rng_seed}:supports")
+    for j in range(n_random):
+        size = rng.randint(2, K) if K >= 2 else 0
+        if size:
+            add(f"random#{j}", rng.sample(allu, size))
+    return out
+
+
+def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
+                    L_values: tuple[int, ...] = (1, 2), tries: int = 4, progress: Progress = None,
+                    n_random_supports: int = 4, budget: int = DEFAULT_BUDGET,
+                    all_supports_up_to: int = 6, max_patterns: int = 400,
+                    pattern_tries: int = 2) -> SearchResult:
+    """Smallest-rate verified scheme found by a bounded, seeded search.
+
+    Parameters
+    ----------
+    instance : Instance
+    field : int
+        Prime ``q`` of the schemes (larger fields make generic draws succeed more often).
+    seed : int
+        Everything random is drawn from ``random.Random(f"{seed}:...")``.
+    max_symbols : int, optional
+        Largest scalar ``d`` to try; default ``K - 1`` (the Condition-1 rate,
+        always achievable).
+    L_values : tuple of int
+        Subset of ``(1, 2)``: ``L = 2`` tries every ``d`` with ``d/2`` below
+        the best scalar rate (or below ``max_symbols + 1`` if none was found).
+    tries : int
+        Draws per ``(L, d, shape)`` cell.
+    progress : callable(done, total), optional
+        Called after each cell; ``total`` is the planned number of cells.
+    n_random_supports : int
+        Random supports added to the fixed list (when ``K > all_supports_up_to``).
+    all_supports_up_to : int
+        For ``K`` up to this, every support of at least two users is tried
+        (after the named ones, largest first) instead of random ones.
+    max_patterns : int
+        Scalar column-support patterns per ``d`` (all of them when there are
+        at most this many, else a seeded sample of this many), each drawn
+        ``pattern_tries`` times.
+    budget : int
+        Stop after this many candidate schemes (``limit`` says so).
+
+    Raises
+    ------
+    ItsaError
+        If ``K·L + d`` exceeds :data:`MAX_SOURCE_DIM` for the largest planned cell.
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> r = search_min_rate(load_instance("instances/homogeneous-U3-V2-t1.yaml"), field=31)
+    >>> r.rate, r.verdict.ok
+    (Fraction(4, 1), True)
+    """
+    K = instance.K
+    if any(L not in (1, 2) for L in L_values) or not L_values:
+        raise ValueError("L_values must be a non-empty subset of (1, 2)")
+    max_d = K - 1 if max_symbols is None else max_symbols
+    if max_d < 0:
+        raise ValueError("max_symbols must be >= 0")
+    biggest = max(K * L + (max_d + 1) * L for L in L_values)
+    if biggest > MAX_SOURCE_DIM:
+        raise ItsaError(f"search too large: K·L + d reaches {biggest} > {MAX_SOURCE_DIM} "
+                        f"(K = {K}, max_symbols = {max_d}, L in {tuple(L_values)})")
+    checker = _Checker(instance, field)
+    supports = _supports(instance, f"{seed}", n_random_supports, all_supports_up_to)
+    conf = configurations(instance)
+    sbar = set(members(conf.S_bar))
+
+    support_masks = [m for m in range(1, 1 << K) if m.bit_count() >= 2]
+
+    def column_patterns(d):
+        """Column supports for d key symbols: all multisets if few, else a seeded sample."""
+        n = len(support_masks)
+        total = comb(n + d - 1, d)
+        if total <= max_patterns:
+            pats = list(combinations_with_replacement(support_masks, d))
+        else:
+            rng = random.Random(f"{seed}:1:{d}:column-patterns")
+            seen = set()
+            pats = []
+            while len(pats) < max_patterns:
+                pat = tuple(sorted(rng.choice(support_masks) for _ in range(d)))
+                if pat not in seen:
+                    seen.add(pat)
+                    pats.append(pat)
+        out = []
+        for pat in pats:
+            if len(set(pat)) == 1:
+                continue        # one common support: already a support shape
+            name = "columns:" + "|".join(
+                "{" + ",".join(f"({u},{v})" for u, v in instance.labels(m)) + "}" for m in pat)
+            out.append((name, (lambda pat: lambda rng: _columns(rng, field, d, pat))(pat)))
+        return out
+
+    def shapes_L1(d):
+        if d == 0:
+            return [("zero", lambda rng: {})]
+        out = [(name, (lambda sup: lambda rng: _generic(rng, field, 1, d, sup))(sup))
+               for name, sup in supports]
+        if d >= 2:
+            out += column_patterns(d)
+        return out
+
+    def shapes_L2(d):
+        out = []
+
+        def mk(sup, rank1, private):
+            return lambda rng: _generic(rng, field, 2, d, sup, rank1, private)
+
+        for name, sup in supports:
+            out.append((f"{name}/full", mk(sup, frozenset(), False)))
+            outside = frozenset(i for i in sup if i not in sbar)
+            if outside:
+                out.append((f"{name}/rank1-outside-S̄", mk(sup, outside, False)))
+                out.append((f"{name}/private-outside-S̄", mk(sup, outside, True)))
+            for i in sup:
+                u, v = instance.label(i)
+                out.append((f"{name}/rank1-({u},{v})", mk(sup, frozenset([i]), False)))
+        rng = random.Random(f"{seed}:2:{d}:rank1-subsets")
+        for j in range(n_random_supports):
+            name, sup = supports[rng.randrange(len(supports))]
+            sub = frozenset(i for i in sup if rng.random() < 0.5)
+            if sub:
+                out.append((f"{name}/rank1-random#{j}", mk(sup, sub, False)))
+        return out
+
+    attempts: list[Attempt] = []
+    counts = {"cand": 0, "pre": 0, "ver": 0}
+    d_tried: dict[int, list[int]] = {}
+    best: tuple | None = None
+    limit = None
+    done = 0
+
+    def run_cell(L, d, name, draw):
+        nonlocal limit
+        n_draws = 1 if d == 0 else (pattern_tries if name.startswith("columns:") else tries)
+        for t in range(n_draws):
+            keys = draw(random.Random(f"{seed}:{L}:{d}:{name}:{t}"))
+            if keys is None:
+                continue
+            if counts["cand"] >= budget:
+                limit = f"budget of {budget} candidate schemes reached"
+                return None
+            counts["cand"] += 1
+            if not checker.secure(keys, L, d):
+                continue
+            counts["pre"] += 1
+            scheme = Scheme(field, L, d, keys, construction=f"search:{name}", seed=seed)
+            verdict = verify(instance, scheme, engine="rank")
+            if verdict.ok:
+                counts["ver"] += 1
+                return scheme, verdict
+        return None
+
+    def run_level(L, d, shapes, planned):
+        nonlocal done
+        d_tried.setdefault(L, []).append(d)
+        for name, draw in shapes:
+            res = run_cell(L, d, name, draw)
+            done += 1
+            if progress:
+                progress(done, max(planned, done))
+            attempts.append(Attempt(L, d, name, 1 if d == 0 else tries, res is not None))
+            if res is not None:
+                return res[0], res[1], name
+            if limit:
+                return None
+        return None
+
+    if 1 in L_values:
+        levels = [(d, shapes_L1(d)) for d in range(0, max_d + 1)]
+        planned = sum(len(sh) for _, sh in levels)
+        for d, shapes in levels:
+            best = run_level(1, d, shapes, planned)
+            if best or limit:
+                break
+    if 2 in L_values and not limit:
+        top = best[0].rate if best else Fraction(max_d + 1)
+        levels = [(d, shapes_L2(d)) for d in range(1, 2 * max_d + 2) if Fraction(d, 2) < top]
+        planned = done + sum(len(sh) for _, sh in levels)
+        for d, shapes in levels:
+            found = run_level(2, d, shapes, planned)
+            if found:
+                best = found
+                break
+            if limit:
+                break
+    scheme, verdict, shape = best if best else (None, None, None)
+    return SearchResult(field, seed, scheme, scheme.rate if scheme else None, verdict, shape,
+                        tuple(L_values), {L: tuple(v) for L, v in d_tried.items()}, tuple(attempts),
+                        counts["cand"], counts["pre"], counts["ver"], False, limit is None, limit)
+
+
+def _columns(rng, q, d, pattern):
+    """Scalar keys, column ``j`` supported on ``pattern[j]`` with generic entries summing to 0."""
+    keys: dict[int, list[list[int]]] = {}
+    for j, m in enumerate(pattern):
+        us = members(m)
+        vals = [rng.randrange(1, q) for _ in us[:-1]]
+        vals.append((-sum(vals)) % q)
+        for i, x in zip(us, vals):
+            keys.setdefault(i, [[0] * d])[0][j] = x
+    return keys
+
+
+def fast_secure(instance: Instance, scheme: Scheme) -> bool:
+    """The group-rank criterion alone (no correctness check); for cross-checks and speed."""
+    keys = {i: [list(r) for r in mat] for i, mat in scheme.keys}
+    return _Checker(instance, scheme.field).secure(keys, scheme.L, scheme.key_symbols)
