@@ -10,6 +10,7 @@ import click
 
 _COMMANDS = {
     "analyze": ("itsa_cli.analyze", "analyze"),
+    "draw": ("itsa_cli.draw", "draw"),
 }
 
 

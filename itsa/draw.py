@@ -1,0 +1,506 @@
+"""Pictures of an instance: the two-hop topology with one configuration highlighted.
+
+Servers sit on an inner circle joined by their broadcast links; each server's
+users ``(u, v)`` fan out around it. Users are coloured by their role in the
+security structure (in some ``S_m``, implicit ``S_I``, outside ``S̄``) and
+ringed when they are in ``Q``; one configuration ``(u, m, n)`` is overlaid:
+the eavesdropping server ``u`` and what it receives, the colluders ``T_n``,
+``S_m ∩ K_u`` and the servers of ``U^(m,n)`` and ``F^(m,n)``.
+
+matplotlib is imported lazily, inside the functions, so ``import itsa`` stays
+light; no pyplot global state is used (a bare :class:`matplotlib.figure.Figure`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import tempfile
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .analysis import Analysis
+from .exceptions import InvalidInstance
+from .instance import Instance
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+LAYOUTS = ("radial", "spring")
+FORMATS = ("png", "svg")
+
+Config = tuple[int, int, int]
+
+# Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
+EXPLICIT = "#E69F00"      # user in some S_m
+IMPLICIT = "#CC79A7"      # user in S_I
+OUTSIDE = "#E6E6E6"       # user outside S̄
+HALO_T = "#0072B2"        # colluder, in T_n
+HALO_S = "#009E73"        # in S_m ∩ K_u
+SERVER_U = "#F0E442"      # server in U^(m,n)
+SERVER_F = "#56B4E9"      # server in F^(m,n)
+SERVER_OTHER = "#FFFFFF"
+EAVESDROPPER = "#D55E00"  # server u, and the links it listens on
+LINK = "#A0A0A0"
+BROADCAST = "#4D4D4D"
+
+_DPI = 150
+_LEGEND_IN = 4.3     # width of the legend column, inches
+_NOTES_PT = 10.5     # font size of the text box under the plot
+_SEED = 7
+
+
+@dataclass(frozen=True)
+class DrawnFigure:
+    """What :func:`draw_instance` wrote, and which configuration it shows.
+
+    ``config`` is 1-based ``(u, m, n)``; ``default`` says it was chosen as the
+    first configuration, in index order, with ``c = e*``.
+    """
+
+    path: Path
+    format: str
+    layout: str
+    config: Config
+    c: int
+    e_star: int
+    critical: bool
+    default: bool
+    title: str
+
+
+def output_format(path: str | os.PathLike) -> str:
+    """The image format named by the extension of ``path`` (``"png"`` or ``"svg"``).
+
+    Raises :class:`InvalidInstance` for any other extension.
+
+    >>> output_format("figure.SVG")
+    'svg'
+    """
+    ext = Path(path).suffix.lower().lstrip(".")
+    if ext not in FORMATS:
+        raise InvalidInstance(f"cannot draw to {os.fspath(path)!r}: the extension must be "
+                              f".png or .svg, not {('.' + ext) if ext else 'none'}")
+    return ext
+
+
+def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config:
+    """Read and check a configuration ``"u,m,n"`` (1-based) against an instance.
+
+    Raises :class:`InvalidInstance` if ``spec`` is not three integers or one
+    of them is out of range.
+
+    >>> from itsa import load_instance
+    >>> parse_config("1,8,21", load_instance("instances/example-2.yaml"))
+    (1, 8, 21)
+    """
+    if isinstance(spec, str):
+        parts = [p.strip() for p in spec.strip().strip("()").split(",")]
+        try:
+            values = tuple(int(p) for p in parts)
+        except ValueError:
+            values = ()
+        if len(values) != 3 or len(parts) != 3:
+            raise InvalidInstance(f"configuration {spec!r}: expected three integers u,m,n "
+                                  "(1-based), e.g. 1,8,21")
+    else:
+        values = tuple(spec)
+        if len(values) != 3 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                       for x in values):
+            raise InvalidInstance(f"configuration {spec!r}: expected three integers (u, m, n)")
+    for name, x, hi, what in zip("umn", values, (instance.U, instance.M, instance.N),
+                                 ("server", "security set", "collusion set")):
+        if not 1 <= x <= hi:
+            raise InvalidInstance(f"configuration {values}: {name} = {x} is out of range; "
+                                  f"the {what} index runs 1..{hi}")
+    return values  # type: ignore[return-value]
+
+
+def default_config(analysis: Analysis) -> Config:
+    """The first configuration ``(u, m, n)``, in index order, with ``c_{u,m,n} = e*``."""
+    conf = analysis.configurations
+    return conf.where(conf.c == analysis.e_star)[0]
+
+
+def instance_figure(analysis: Analysis, config: str | Config | None = None,
+                    layout: str = "radial") -> tuple["Figure", DrawnFigure]:
+    """Build the figure (not saved); see :func:`draw_instance` for the parameters.
+
+    Returns the :class:`matplotlib.figure.Figure` and a :class:`DrawnFigure`
+    whose ``path`` and ``format`` are empty.
+    """
+    if layout not in LAYOUTS:
+        raise InvalidInstance(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
+    inst = analysis.instance
+    default = config is None
+    cfg = default_config(analysis) if default else parse_config(config, inst)
+    fig, title = _Painter(analysis, cfg, layout, default).paint()
+    u, m, n = cfg
+    conf = analysis.configurations
+    info = DrawnFigure(Path(), "", layout, cfg, int(conf.c[u - 1, m - 1, n - 1]),
+                       analysis.e_star, bool(conf.critical[u - 1, m - 1, n - 1]), default, title)
+    return fig, info
+
+
+def draw_instance(analysis: Analysis, path: str | os.PathLike,
+                  config: str | Config | None = None, layout: str = "radial") -> DrawnFigure:
+    """Draw the topology of an analysed instance, with one configuration, to PNG or SVG.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        From :func:`itsa.analyze`.
+    path : path-like
+        Output file; its extension (``.png`` or ``.svg``) picks the format. The
+        file appears whole or not at all (written beside it, then renamed).
+    config : str or (int, int, int), optional
+        The configuration ``(u, m, n)`` to highlight, 1-based, or ``"u,m,n"``.
+        Default: the first, in index order, with ``c_{u,m,n} = e*``.
+    layout : {"radial", "spring"}
+        ``radial``: servers on an inner circle, each one's users fanned out
+        around it on an outer circle. ``spring``: networkx's force-directed
+        layout, seeded. Both are deterministic.
+
+    Returns
+    -------
+    DrawnFigure
+        The written path and the configuration shown, with its ``c`` and
+        whether it is critical.
+
+    Raises
+    ------
+    InvalidInstance
+        Unsupported extension, bad ``config`` or ``layout``, unwritable path.
+
+    Notes
+    -----
+    The sets drawn are those of MODEL.md §2 (paper Sec. II-A): ``U^(m,n)``,
+    ``F^(m,n)``, ``S_I``, ``S̄``, ``c_{u,m,n}``, critical when
+    ``|A_{u,m,n}| = |S̄|``, and ``Q``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from itsa import load_instance, analyze
+    >>> a = analyze(load_instance("instances/example-2.yaml"))
+    >>> out = os.path.join(tempfile.mkdtemp(), "example-2.png")
+    >>> d = draw_instance(a, out, config="1,8,21")
+    >>> d.config, d.c, d.critical, os.path.getsize(out) > 0
+    ((1, 8, 21), 2, True, True)
+    """
+    fmt = output_format(path)
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise InvalidInstance(f"cannot write {os.fspath(path)!r}: "
+                              f"directory {os.fspath(path.parent)!r} does not exist")
+    fig, info = instance_figure(analysis, config, layout)
+    _save_atomically(fig, path, fmt, info.title)
+    return DrawnFigure(path, fmt, info.layout, info.config, info.c, info.e_star,
+                       info.critical, info.default, info.title)
+
+
+# -- saving -----------------------------------------------------------------
+
+def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
+    import matplotlib
+
+    meta = {"Title": title, "Date": None} if fmt == "svg" else {"Title": title, "Software": None}
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise InvalidInstance(f"cannot write {os.fspath(path)!r}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh, matplotlib.rc_context(
+                {"svg.hashsalt": "itsa", "svg.fonttype": "none"}):
+            fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# -- layouts ----------------------------------------------------------------
+
+def _graph(inst: Instance):
+    """The two-hop topology: nodes ``("s", u)`` and ``("k", i)``."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(("s", u) for u in range(1, inst.U + 1))
+    g.add_nodes_from(("k", i) for i in range(inst.K))
+    g.add_edges_from((("s", a), ("s", b)) for a in range(1, inst.U + 1)
+                     for b in range(a + 1, inst.U + 1))
+    g.add_edges_from((("k", i), ("s", inst.server_of(i))) for i in range(inst.K))
+    return g
+
+
+def _radial(inst: Instance) -> dict:
+    """Servers on a circle of radius 0.45 (server 1 on top, clockwise); users on
+    the unit circle, each server's users in a sector centred on it."""
+    K, U = inst.K, inst.U
+    weights = [max(v, K / (2 * U)) + 1 for v in inst.servers]   # +1: a gap slot
+    slot = 2 * math.pi / sum(weights)
+    pos, acc = {}, 0.0
+    for u, (v, w) in enumerate(zip(inst.servers, weights), 1):
+        centre = acc + w / 2
+        acc += w
+        ang = math.pi / 2 - slot * (centre - weights[0] / 2)
+        pos[("s", u)] = (0.45 * math.cos(ang), 0.45 * math.sin(ang))
+        for j in range(v):
+            a = math.pi / 2 - slot * (centre - weights[0] / 2 + j - (v - 1) / 2)
+            pos[("k", inst.index(u, j + 1))] = (math.cos(a), math.sin(a))
+    return pos
+
+
+def _positions(inst: Instance, layout: str) -> dict:
+    import networkx as nx
+
+    if layout == "radial":
+        return _radial(inst)
+    g = _graph(inst)
+    pos = nx.spring_layout(g, seed=_SEED, k=1.6 / math.sqrt(len(g)), iterations=300)
+    scale = max(math.hypot(x, y) for x, y in pos.values()) or 1.0
+    return {k: (float(x) / scale, float(y) / scale) for k, (x, y) in pos.items()}
+
+
+def _nearest(points: list[tuple[float, float]]) -> list[float]:
+    out = []
+    for i, (x, y) in enumerate(points):
+        out.append(min((math.hypot(x - a, y - b) for j, (a, b) in enumerate(points) if j != i),
+                       default=1.0))
+    return out
+
+
+# -- painting ---------------------------------------------------------------
+
+def _visible_len(text: str) -> int:
+    """Rough count of the characters mathtext shows (markup stripped)."""
+    return len(re.sub(r"\\[A-Za-z]+|[${}_^]", lambda t: "x" if len(t[0]) > 1 else "", text))
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    """Greedy word wrap by visible length; words never split (math has no spaces)."""
+    out, cur = [], ""
+    for word in line.split(" "):
+        trial = f"{cur} {word}" if cur else word
+        if cur and _visible_len(trial) > width:
+            out.append(cur)
+            cur = "      " + word
+        else:
+            cur = trial
+    return out + [cur]
+
+
+def _fmt_users(inst: Instance, mask: int) -> str:
+    if mask == inst.full_mask and inst.K > 3:
+        return f"all {inst.K} users"
+    labels = inst.labels(mask)
+    return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"
+
+
+def _fmt_servers(servers: list[int]) -> str:
+    return "{" + ", ".join(map(str, servers)) + "}" if servers else "∅"
+
+
+class _Painter:
+    """One figure: geometry in data units, sizes converted to points once."""
+
+    def __init__(self, analysis: Analysis, cfg: Config, layout: str, default: bool):
+        self.a, self.inst, self.cfg, self.layout, self.default = \
+            analysis, analysis.instance, cfg, layout, default
+        u, m, n = cfg
+        conf = analysis.configurations
+        self.c = int(conf.c[u - 1, m - 1, n - 1])
+        self.critical = bool(conf.critical[u - 1, m - 1, n - 1])
+        self.U_mn = conf.U_servers(m, n)
+        self.F_mn = conf.F_servers(m, n)
+        self.S_m = self.inst.security_sets[m - 1]
+        self.T_n = self.inst.collusion_sets[n - 1]
+        self.SK = self.S_m & self.inst.server_masks[u - 1]
+        self.D = conf.D_mask(u, m, n)
+
+    # sizes ------------------------------------------------------------------
+    def _axes_inches(self) -> float:
+        """Side of the square plot: grows with the number of nodes, within 7..12 in."""
+        return max(7.0, min(12.0, 0.2 * (self.inst.K + self.inst.U)))
+
+    def _geometry(self):
+        inst = self.inst
+        self.pos = _positions(inst, self.layout)
+        users = [self.pos[("k", i)] for i in range(inst.K)]
+        servers = [self.pos[("s", u)] for u in range(1, inst.U + 1)]
+        if self.layout == "radial":
+            gap = min(_nearest(users)) if inst.K > 1 else 1.0
+        else:   # tolerate a few crowded pairs rather than shrink every node
+            near = sorted(_nearest(users + servers))
+            gap = near[len(near) // 5]
+        self.r = min(0.09, 0.36 * gap)                       # user radius
+        s_gap = min(_nearest(servers)) if inst.U > 1 else 1.0
+        self.h = max(1.35 * self.r, min(0.12, 0.3 * s_gap))   # server half-size
+        self.halo = 1.38 * self.r
+        self.lim = 1.0 + self.halo + 0.04
+
+    def paint(self):
+        from matplotlib.figure import Figure
+
+        self._geometry()
+        inst = self.inst
+        notes = self._notes()
+        ax_in, legend_in = self._axes_inches(), _LEGEND_IN
+        title_in, pad = 0.95, 0.15
+        notes_in = 0.24 * len(notes) + 0.3
+        W, H = ax_in + legend_in + 2 * pad, ax_in + title_in + notes_in + pad
+        fig = Figure(figsize=(W, H), dpi=_DPI)
+        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_in / H))
+        ax.set_xlim(-self.lim, self.lim)
+        ax.set_ylim(-self.lim, self.lim)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+        self.ppu = ax_in * 72 / (2 * self.lim)               # points per data unit
+        self._edges(ax)
+        self._users(ax)
+        self._servers(ax)
+
+        u, m, n = self.cfg
+        title = f"{inst.name or 'instance'}: configuration (u, m, n) = ({u}, {m}, {n})"
+        rel = "= e*" if self.c == self.a.e_star else f"< e* = {self.a.e_star}"
+        sub = (f"$c_{{{u},{m},{n}}}$ = {self.c} {rel.replace('e*', '$e^*$')}, "
+               f"{'critical' if self.critical else 'not critical'}"
+               f"{' (first configuration attaining $e^*$)' if self.default else ''}"
+               f"  ·  layout {self.layout}")
+        fig.text(0.5, 1 - 0.32 / H, title, ha="center", va="center", fontsize=15,
+                 fontweight="bold")
+        fig.text(0.5, 1 - 0.7 / H, sub, ha="center", va="center", fontsize=12)
+        fig.text(pad / W, pad / H, "\n".join(notes), ha="left", va="bottom", fontsize=_NOTES_PT,
+                 linespacing=1.5, bbox=dict(boxstyle="round,pad=0.5", fc="#F7F7F7",
+                                           ec="#BBBBBB"))
+        self._legend(fig, (ax_in + 2 * pad) / W, 1 - title_in / H)
+        plain = f"{title}; c = {self.c} {rel}, {'critical' if self.critical else 'not critical'}"
+        return fig, plain
+
+    def _notes(self) -> list[str]:
+        inst, a = self.inst, self.a
+        u, m, n = self.cfg
+        sb = a.S_bar.bit_count()
+        lines = [
+            f"Eavesdropping server $u$ = {u};  colluders $T_{{{n}}}$ = {_fmt_users(inst, self.T_n)};"
+            f"  $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ = {_fmt_users(inst, self.SK)}",
+            f"$\\mathcal{{U}}^{{({m},{n})}}$ = {_fmt_servers(self.U_mn)};"
+            f"  $\\mathcal{{F}}^{{({m},{n})}}$ = {_fmt_servers(self.F_mn)};"
+            f"  $S_{{{m}}}$ = {_fmt_users(inst, self.S_m)}",
+            f"$D_{{{u},{m},{n}}}$ = {_fmt_users(inst, self.D)};"
+            f"  $A_{{{u},{m},{n}}}=D\\cap\\bar{{S}}$ = {_fmt_users(inst, self.D & a.S_bar)}",
+            f"$c_{{{u},{m},{n}}}$ = {self.c},  $e^*$ = {a.e_star},  $a^*$ = {a.a_star},"
+            f"  $|\\bar{{S}}|$ = {sb},  $|Q|$ = {a.Q.bit_count()} of K = {inst.K}:"
+            f"  {'critical' if self.critical else 'not critical'}"
+            f" ($|A|$ = {(self.D & a.S_bar).bit_count()}); regime {a.regime}",
+        ]
+        width_pt = (self._axes_inches() + _LEGEND_IN) * 72
+        return [w for line in lines for w in _wrap(line, int(width_pt / (0.6 * _NOTES_PT)))]
+
+    # drawing ----------------------------------------------------------------
+    def _edges(self, ax):
+        from matplotlib.collections import LineCollection
+
+        inst, pos, u = self.inst, self.pos, self.cfg[0]
+        plain, listen_bc, listen_up, bc = [], [], [], []
+        for i in range(inst.K):
+            s = inst.server_of(i)
+            seg = (pos[("k", i)], pos[("s", s)])
+            (listen_up if s == u else plain).append(seg)
+        for a in range(1, inst.U + 1):
+            for b in range(a + 1, inst.U + 1):
+                seg = (pos[("s", a)], pos[("s", b)])
+                (listen_bc if u in (a, b) else bc).append(seg)
+        ax.add_collection(LineCollection(plain, colors=LINK, linewidths=1.0, zorder=1))
+        ax.add_collection(LineCollection(bc, colors=BROADCAST, linewidths=1.8, zorder=1))
+        ax.add_collection(LineCollection(listen_up + listen_bc, colors=EAVESDROPPER,
+                                         linewidths=2.6, zorder=1))
+
+    def _users(self, ax):
+        from matplotlib.patches import Circle, Wedge
+
+        inst, a = self.inst, self.a
+        explicit = a.S_bar & ~a.S_I
+        longest = max(len(f"({x},{y})") for x, y in inst.users)
+        fs = max(4.0, min(13.0, 2.9 * self.r * self.ppu / longest))
+        for i in range(inst.K):
+            x, y = self.pos[("k", i)]
+            bit = 1 << i
+            in_t, in_s = bool(self.T_n & bit), bool(self.SK & bit)
+            if in_t and in_s:
+                ax.add_patch(Wedge((x, y), self.halo, 90, 270, fc=HALO_T, alpha=0.55, lw=0, zorder=2))
+                ax.add_patch(Wedge((x, y), self.halo, 270, 90, fc=HALO_S, alpha=0.55, lw=0, zorder=2))
+            elif in_t or in_s:
+                ax.add_patch(Circle((x, y), self.halo, fc=HALO_T if in_t else HALO_S,
+                                    alpha=0.55, lw=0, zorder=2))
+            fill = EXPLICIT if explicit & bit else IMPLICIT if a.S_I & bit else OUTSIDE
+            in_q = bool(a.Q & bit)
+            lw = max(1.8, 0.16 * self.r * self.ppu) if in_q else 0.8
+            ax.add_patch(Circle((x, y), self.r, fc=fill, ec="black" if in_q else "#777777",
+                                lw=lw, zorder=3))
+            uu, vv = inst.label(i)
+            ax.text(x, y, f"({uu},{vv})", ha="center", va="center", fontsize=fs, zorder=4)
+
+    def _servers(self, ax):
+        from matplotlib.patches import FancyBboxPatch
+
+        h, u = self.h, self.cfg[0]
+        fs = max(5.0, min(13.0, 0.42 * h * self.ppu))
+        for s in range(1, self.inst.U + 1):
+            x, y = self.pos[("s", s)]
+            fill = SERVER_U if s in self.U_mn else SERVER_F if s in self.F_mn else SERVER_OTHER
+            eav = s == u
+            ax.add_patch(FancyBboxPatch(
+                (x - h, y - h), 2 * h, 2 * h, boxstyle=f"round,pad=0,rounding_size={0.3 * h}",
+                fc=fill, ec=EAVESDROPPER if eav else "black", lw=4.0 if eav else 1.4, zorder=3))
+            ax.text(x, y, f"server\n{s}", ha="center", va="center", fontsize=fs,
+                    fontweight="bold", zorder=4, linespacing=1.1)
+
+    def _legend(self, fig, left: float, top: float):
+        from matplotlib.lines import Line2D
+
+        u, m, n = self.cfg
+
+        def dot(fc, ec="#777777", lw=0.8, ms=12, marker="o", alpha=1.0):
+            return Line2D([], [], ls="none", marker=marker, ms=ms, mfc=fc, mec=ec, mew=lw,
+                          alpha=alpha)
+
+        heads = set()
+
+        def head(text):
+            heads.add(text)
+            return Line2D([], [], ls="none"), text
+
+        entries = [
+            head("Users (fill: role)"),
+            (dot(EXPLICIT), "in some $S_m$ (explicit)"),
+            (dot(IMPLICIT), "implicit, in $S_I$"),
+            (dot(OUTSIDE), "outside $\\bar{S}$"),
+            (dot("white", "black", 2.6), "in $Q$ (thick outline)"),
+            head(f"Configuration ({u}, {m}, {n})"),
+            (dot(HALO_T, lw=0, ms=17, alpha=0.55), f"colluder, in $T_{{{n}}}$ (halo)"),
+            (dot(HALO_S, lw=0, ms=17, alpha=0.55), f"in $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ (halo)"),
+            (dot("white", EAVESDROPPER, 3.0, 16, "s"), f"eavesdropping server $u$ = {u}"),
+            (Line2D([], [], color=EAVESDROPPER, lw=2.6), f"what server {u} receives"),
+            (dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{({m},{n})}}$"),
+            (dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{({m},{n})}}$"),
+            (dot(SERVER_OTHER, "black", 1.2, 16, "s"), "other server"),
+            head("Links"),
+            (Line2D([], [], color=LINK, lw=1.0), "user to its server (hop 1)"),
+            (Line2D([], [], color=BROADCAST, lw=1.8), "server broadcast (hop 2)"),
+        ]
+        handles, labels = zip(*entries)
+        leg = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(left, top),
+                         frameon=False, fontsize=11, handlelength=1.6, borderaxespad=0.0,
+                         labelspacing=0.75)
+        for text in leg.get_texts():
+            if text.get_text() in heads:
+                text.set_fontweight("bold")

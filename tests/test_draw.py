@@ -1,0 +1,126 @@
+"""``itsa draw`` and :mod:`itsa.draw`: files written whole, the configuration shown, bad input."""
+
+import pytest
+from click.testing import CliRunner
+
+import itsa
+from itsa.draw import LAYOUTS, default_config, draw_instance, instance_figure, parse_config
+from itsa_cli import main
+
+from .conftest import INSTANCES
+
+EX2 = INSTANCES / "example-2.yaml"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+@pytest.fixture(scope="module")
+def analysis2():
+    return itsa.analyze(itsa.load_instance(EX2))
+
+
+def test_draw_png_example2(tmp_path):
+    out = tmp_path / "ex2.png"
+    res = run("draw", EX2, "-o", out)
+    assert res.exit_code == 0, res.output
+    data = out.read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 10_000
+    assert str(out) in res.stdout and "(1,2,5)" in res.stdout   # first config with c = e*
+    assert [p.name for p in tmp_path.iterdir()] == ["ex2.png"]  # no temp file left behind
+
+
+def test_draw_svg_names_instance_and_config(tmp_path):
+    out = tmp_path / "ex2.svg"
+    res = run("draw", EX2, "-o", out, "--config", "1,8,21", "--layout", "spring")
+    assert res.exit_code == 0, res.output
+    svg = out.read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "example-2: configuration (u, m, n) = (1, 8, 21)" in svg
+    assert "critical" in svg
+    assert "(1,8,21)" in res.stdout and "c = 2" in res.stdout and " critical" in res.stdout
+
+
+@pytest.mark.parametrize("config", ["1,8", "9,1,1", "a,b,c", "0,1,1", "1,9,1", "1,1,29",
+                                    "1,2,3,4", "1.5,1,1"])
+def test_bad_config_exit_2(tmp_path, config):
+    out = tmp_path / "bad.png"
+    res = run("draw", EX2, "-o", out, "--config", config)
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: configuration")
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["out.pdf", "out.txt", "out"])
+def test_unsupported_extension_exit_2(tmp_path, name):
+    res = run("draw", EX2, "-o", tmp_path / name)
+    assert res.exit_code == 2
+    assert res.stderr.count("\n") == 1 and ".png or .svg" in res.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_missing_directory_exit_2(tmp_path):
+    res = run("draw", EX2, "-o", tmp_path / "nowhere" / "x.png")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+
+
+def test_cli_layouts_match_library():
+    from itsa_cli.draw import draw as cmd
+
+    opt = next(p for p in cmd.params if p.name == "layout")
+    assert tuple(opt.type.choices) == LAYOUTS
+
+
+@pytest.mark.parametrize("path", ["example-1.yaml", "example-2.yaml"])
+def test_default_config_attains_e_star(path):
+    a = itsa.analyze(itsa.load_instance(INSTANCES / path))
+    _, info = instance_figure(a)
+    u, m, n = info.config
+    assert info.default and info.config == default_config(a)
+    assert info.c == a.e_star == int(a.configurations.c[u - 1, m - 1, n - 1])
+    # first in (u, m, n) index order
+    assert all(a.configurations.c[x - 1, y - 1, z - 1] < a.e_star
+               for x, y, z in a.configurations.where(a.configurations.c >= 0)
+               if (x, y, z) < info.config)
+
+
+def test_chosen_config_reports_c_and_critical(analysis2):
+    _, info = instance_figure(analysis2, (1, 8, 21))
+    assert (info.c, info.critical, info.default) == (2, True, False)
+    assert "(1, 8, 21)" in info.title and info.title.startswith("example-2")
+
+
+def test_parse_config_library_errors(analysis2):
+    inst = analysis2.instance
+    assert parse_config(" (1, 8, 21) ", inst) == (1, 8, 21)
+    for bad in ["1,8", "x,1,1", (1, 8), (True, 1, 1), (4, 1, 1)]:
+        with pytest.raises(itsa.InvalidInstance):
+            parse_config(bad, inst)
+
+
+def test_output_is_deterministic(tmp_path, analysis2):
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    draw_instance(analysis2, a, "1,8,21", layout="spring")
+    draw_instance(analysis2, b, "1,8,21", layout="spring")
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_bad_layout(analysis2, tmp_path):
+    with pytest.raises(itsa.InvalidInstance):
+        draw_instance(analysis2, tmp_path / "x.png", layout="circle")
+    assert not any(tmp_path.iterdir())
+
+
+def test_failed_save_leaves_nothing(analysis2, tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    def boom(self, *args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(Figure, "savefig", boom)
+    with pytest.raises(RuntimeError):
+        draw_instance(analysis2, tmp_path / "x.png")
+    assert not any(tmp_path.iterdir())
