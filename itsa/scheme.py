@@ -1,0 +1,342 @@
+"""Linear key schemes: the data model and the public JSON format.
+
+A scheme gives every user ``(u, v)`` the key ``Z_{u,v} = F_{u,v} N``: an
+``L x d`` matrix ``F_{u,v}`` over ``F_q`` times the vector ``N`` of ``d``
+i.i.d. uniform key symbols (``d = key_symbols``). Messages are
+``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` (MODEL.md §1, §4).
+
+JSON format (users absent from ``keys`` have key 0; ``construction`` and
+``seed`` are optional and may be ``null``)::
+
+    {"field": 7, "L": 1, "key_symbols": 2,
+     "keys": {"1,1": [[1, 0]], "1,3": [[0, 1]], "2,1": [[6, 6]]},
+     "construction": "condition-2", "seed": 0}
+"""
+
+from __future__ import annotations
+
+import dataclasses as dc
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from fractions import Fraction
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from .exceptions import InvalidInstance
+from .instance import Instance
+from .linalg import field_problem
+
+TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
+Matrix = tuple[tuple[int, ...], ...]
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+@dc.dataclass(frozen=True)
+class Scheme:
+    """A linear key scheme over a prime field (MODEL.md §4).
+
+    Parameters
+    ----------
+    field : int
+        The prime ``q``.
+    L : int
+        Input symbols per user, ``>= 1``.
+    key_symbols : int
+        ``d``, the length of the source key ``N``, ``>= 0``.
+    keys : mapping or iterable of pairs
+        User bit index -> ``L`` rows of ``d`` integers. Entries are reduced
+        mod ``q``; all-zero matrices are dropped (an absent user has key 0).
+        Stored as a tuple of ``(index, matrix)`` pairs sorted by index.
+    construction : str, optional
+        Name of the construction that produced the scheme.
+    seed : int, optional
+        Random seed of the construction.
+
+    Raises
+    ------
+    InvalidInstance
+        On a non-prime field, bad sizes, or badly shaped matrices.
+
+    Examples
+    --------
+    >>> s = Scheme(7, 1, 2, {0: [[1, 0]], 2: [[0, 1]], 3: [[-1, -1]]})
+    >>> s.key_matrix(3).tolist(), s.rate
+    ([[6, 6]], Fraction(2, 1))
+    >>> s.key_matrix(1).tolist()
+    [[0, 0]]
+    """
+
+    field: int
+    L: int
+    key_symbols: int
+    keys: Any = ()
+    construction: str | None = None
+    seed: int | None = None
+
+    def __post_init__(self):
+        problem = field_problem(self.field)
+        if problem:
+            raise InvalidInstance(problem)
+        if not _is_int(self.L) or self.L < 1:
+            raise InvalidInstance(f"L must be a whole number >= 1, not {self.L!r}")
+        if not _is_int(self.key_symbols) or self.key_symbols < 0:
+            raise InvalidInstance(f"key_symbols must be a whole number >= 0, not {self.key_symbols!r}")
+        if self.construction is not None and not isinstance(self.construction, str):
+            raise InvalidInstance(f"construction must be a string or null, not {self.construction!r}")
+        if self.seed is not None and not _is_int(self.seed):
+            raise InvalidInstance(f"seed must be an integer or null, not {self.seed!r}")
+        items = self.keys.items() if isinstance(self.keys, Mapping) else self.keys
+        q, out, seen = self.field, [], set()
+        for i, mat in items:
+            if not _is_int(i) or i < 0:
+                raise InvalidInstance(f"key owner {i!r} is not a user bit index")
+            if i in seen:
+                raise InvalidInstance(f"user index {i} has two keys")
+            seen.add(i)
+            norm = _normalise_matrix(mat, self.L, self.key_symbols, q, f"key of user index {i}")
+            if any(any(r) for r in norm):
+                out.append((i, norm))
+        object.__setattr__(self, "keys", tuple(sorted(out)))
+
+    # -- derived -----------------------------------------------------------
+    @property
+    def rate(self) -> Fraction:
+        """Source key rate ``R_{ZΣ} = key_symbols / L`` (exact)."""
+        return Fraction(self.key_symbols, self.L)
+
+    @property
+    def key_map(self) -> Mapping[int, Matrix]:
+        """Read-only mapping user index -> key matrix (nonzero keys only)."""
+        return MappingProxyType(dict(self.keys))
+
+    @property
+    def key_users(self) -> tuple[int, ...]:
+        """Indices of the users with a nonzero key."""
+        return tuple(i for i, _ in self.keys)
+
+    def key_matrix(self, i: int) -> np.ndarray:
+        """``F_i`` as a fresh ``L x d`` int64 array (zeros if user ``i`` has no key)."""
+        mat = dict(self.keys).get(i)
+        if mat is None:
+            return np.zeros((self.L, self.key_symbols), dtype=np.int64)
+        return np.array(mat, dtype=np.int64).reshape(self.L, self.key_symbols)
+
+    def check_fits(self, instance: Instance) -> None:
+        """Raise :class:`InvalidInstance` if a key belongs to a user outside ``instance``."""
+        for i, _ in self.keys:
+            if i >= instance.K:
+                raise InvalidInstance(
+                    f"the scheme gives a key to user index {i}, but the instance has only "
+                    f"{instance.K} users")
+
+    def reduced(self, q: int) -> "Scheme":
+        """The same integer matrices read over ``F_q`` (entries re-reduced).
+
+        Entries are stored in ``0..field-1``, so ``-1`` over ``F_7`` (stored 6)
+        becomes ``6 mod q``; to re-read negative entries, go through
+        :func:`scheme_from_dict` on the original data instead.
+        """
+        return dc.replace(self, field=q)
+
+
+def _normalise_matrix(mat, L: int, d: int, q: int, where: str) -> Matrix:
+    if not isinstance(mat, (list, tuple, np.ndarray)):
+        raise InvalidInstance(f"{where}: must be a list of {L} rows, not {_kind(mat)}")
+    rows = list(mat)
+    if len(rows) != L:
+        raise InvalidInstance(f"{where}: has {len(rows)} rows, expected L = {L}")
+    out = []
+    for r, row in enumerate(rows, 1):
+        if not isinstance(row, (list, tuple, np.ndarray)):
+            raise InvalidInstance(f"{where}: row {r} must be a list of {d} integers, not {_kind(row)}")
+        row = list(row)
+        if len(row) != d:
+            raise InvalidInstance(f"{where}: row {r} has {len(row)} entries, expected key_symbols = {d}")
+        vals = []
+        for c, x in enumerate(row, 1):
+            if isinstance(x, np.integer):
+                x = int(x)
+            if not _is_int(x):
+                raise InvalidInstance(f"{where}: entry ({r}, {c}) = {x!r} is not an integer")
+            vals.append(x % q)
+        out.append(tuple(vals))
+    return tuple(out)
+
+
+def _kind(x) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", type(None): "null"}.get(
+        type(x), type(x).__name__)
+
+
+def _parse_user(label) -> tuple[int, int]:
+    if not isinstance(label, str):
+        raise InvalidInstance(f"keys: user label {label!r} must be a string \"u,v\"")
+    parts = label.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        return int(parts[0].strip()), int(parts[1].strip())
+    except ValueError:
+        raise InvalidInstance(f"keys: user label {label!r} is not of the form \"u,v\"") from None
+
+
+def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) -> Scheme:
+    """Build a :class:`Scheme` from the parsed JSON structure.
+
+    Parameters
+    ----------
+    instance : Instance
+        Gives the topology the ``"u,v"`` labels must fit.
+    data : object
+        The parsed JSON.
+    field : int, optional
+        Read the integer entries over this prime instead of ``data["field"]``
+        (the file's ``field`` must still be present and valid).
+
+    Examples
+    --------
+    >>> inst = Instance.from_users([2, 1, 1], [[(1, 1)]], [[]])
+    >>> s = scheme_from_dict(inst, {"field": 5, "L": 1, "key_symbols": 1,
+    ...     "keys": {"1,1": [[1]], "3,1": [[-1]]}})
+    >>> s.keys
+    ((0, ((1,),)), (3, ((4,),)))
+    """
+    if not isinstance(data, dict):
+        raise InvalidInstance(f"the top level must be a JSON object, not {_kind(data)}")
+    unknown = sorted(map(str, set(data) - set(TOP_KEYS)))
+    if unknown:
+        raise InvalidInstance(f"unknown key {unknown[0]!r} (allowed: {', '.join(TOP_KEYS)})")
+    for key in ("field", "L", "key_symbols", "keys"):
+        if key not in data:
+            raise InvalidInstance(f"missing key {key!r}")
+    q, L, d = data["field"], data["L"], data["key_symbols"]
+    problem = field_problem(q)
+    if problem:
+        raise InvalidInstance(problem)
+    if field is not None:
+        problem = field_problem(field)
+        if problem:
+            raise InvalidInstance(f"requested {problem}")
+        q = field
+    if not _is_int(L) or L < 1:
+        raise InvalidInstance(f"L: must be a whole number >= 1, not {L!r}")
+    if not _is_int(d) or d < 0:
+        raise InvalidInstance(f"key_symbols: must be a whole number >= 0, not {d!r}")
+    keys = data["keys"]
+    if not isinstance(keys, dict):
+        raise InvalidInstance(f"keys: must be a mapping \"u,v\" -> matrix, not {_kind(keys)}")
+    mats: dict[int, Matrix] = {}
+    for label, mat in keys.items():
+        u, v = _parse_user(label)
+        try:
+            i = instance.index(u, v)
+        except InvalidInstance:
+            raise InvalidInstance(
+                f"keys: unknown user {label!r}: ({u},{v}) is outside the topology "
+                f"{list(instance.servers)}") from None
+        if i in mats:
+            raise InvalidInstance(f"keys: user ({u},{v}) is listed twice")
+        mats[i] = _normalise_matrix(mat, L, d, q, f"keys: user {label!r}")
+    return Scheme(q, L, d, mats, data.get("construction"), data.get("seed"))
+
+
+def scheme_to_dict(instance: Instance, scheme: Scheme) -> dict:
+    """The JSON structure of ``scheme`` (inverse of :func:`scheme_from_dict`).
+
+    Examples
+    --------
+    >>> inst = Instance.from_users([2, 1, 1], [[(1, 1)]], [[]])
+    >>> scheme_to_dict(inst, Scheme(5, 1, 1, {0: [[1]], 3: [[4]]}))["keys"]
+    {'1,1': [[1]], '3,1': [[4]]}
+    """
+    scheme.check_fits(instance)
+    keys = {}
+    for i, mat in scheme.keys:
+        u, v = instance.label(i)
+        keys[f"{u},{v}"] = [list(r) for r in mat]
+    return {"field": scheme.field, "L": scheme.L, "key_symbols": scheme.key_symbols,
+            "keys": keys, "construction": scheme.construction, "seed": scheme.seed}
+
+
+def dumps_scheme(instance: Instance, scheme: Scheme) -> str:
+    """The scheme as JSON text, one key matrix per line."""
+    data = scheme_to_dict(instance, scheme)
+    lines = ["{"]
+    for k in ("field", "L", "key_symbols"):
+        lines.append(f"  {json.dumps(k)}: {json.dumps(data[k])},")
+    lines.append('  "keys": {')
+    entries = [f"    {json.dumps(lab)}: {json.dumps(mat)}" for lab, mat in data["keys"].items()]
+    lines.append(",\n".join(entries))
+    lines.append("  },")
+    lines.append(f'  "construction": {json.dumps(data["construction"])},')
+    lines.append(f'  "seed": {json.dumps(data["seed"])}')
+    lines.append("}")
+    return "\n".join(x for x in lines if x) + "\n"
+
+
+def load_scheme(instance: Instance, path: str | Path, field: int | None = None) -> Scheme:
+    """Read a scheme for ``instance`` from a JSON file.
+
+    ``field``, if given, re-reads the file's integers mod that prime (see
+    :func:`scheme_from_dict`).
+
+    Raises
+    ------
+    InvalidInstance
+        One line naming the file and the problem.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInstance(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInstance(f"{path}: cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInstance(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno}, "
+                              f"column {exc.colno})") from None
+    try:
+        return scheme_from_dict(instance, data, field=field)
+    except InvalidInstance as exc:
+        raise InvalidInstance(f"{path}: {exc}") from None
+
+
+def save_scheme(instance: Instance, scheme: Scheme, path: str | Path) -> None:
+    """Write ``scheme`` as JSON, atomically (a temporary file, then a rename).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> inst = Instance.from_users([2, 1, 1], [[(1, 1)]], [[]])
+    >>> s = Scheme(5, 1, 1, {0: [[1]], 3: [[4]]})
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = pathlib.Path(d) / "s.json"
+    ...     save_scheme(inst, s, p)
+    ...     load_scheme(inst, p) == s
+    True
+    """
+    path = Path(path)
+    text = dumps_scheme(instance, scheme)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

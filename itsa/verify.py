@@ -1,0 +1,543 @@
+"""Exact verification of a linear scheme: correctness and every security constraint.
+
+Two engines compute, for every server ``k`` and every configuration
+``(m, n)`` with ``S_m ≠ ∅``, the conditional mutual information (MODEL.md §1)
+
+    I( view_k ; W_{S_m} | ΣW, W_{T_n}, Z_{T_n} )   in q-ary units,
+
+with ``view_k = ({X_{k,v}}_v, {Y_u}_{u≠k})``, and check that ``ΣW`` is
+recoverable from ``view_k``.
+
+- ``rank``: every variable of a linear scheme is a linear map of the source
+  ``s = (W, N)``; a set of variables with stacked matrix ``G`` is uniform on
+  the image of ``G``, so ``H = rank G`` and
+  ``I(A;B|C) = rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` (MODEL.md, "Entropy of
+  linear schemes"). Correctness is linear decodability,
+  ``rk[view; ΣW] = rk[view]``.
+- ``enumerate``: the ground truth. It runs through all ``q^(K·L+d)`` source
+  values, evaluates every message, and computes entropies by exact counting;
+  it uses no linearity (see :func:`verify` for how values are kept exact).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import chain
+
+import numpy as np
+
+from .bitset import members
+from .exceptions import ItsaError
+from .instance import Instance
+from .linalg import rank_flat
+from .scheme import Scheme
+
+ENGINES = ("auto", "rank", "enumerate")
+#: ``auto`` enumerates when there are at most this many source values ...
+AUTO_MAX_SOURCE = 100_000
+#: ... and at most this much work (source values x histogram passes).
+AUTO_MAX_WORK = 2 * 10**7
+#: ``enumerate`` refuses more source values than this (memory).
+ENUM_MAX_SOURCE = 50_000_000
+#: ``enumerate`` refuses more work than this (source values x passes).
+ENUM_BUDGET = 2 * 10**9
+
+Progress = Callable[[int, int], None] | None
+
+
+@dataclass(frozen=True)
+class Leak:
+    """The measured information of one configuration ``(k, m, n)`` (1-based).
+
+    ``bits`` is the exact value of ``I(view_k; W_{S_m} | ΣW, W_{T_n}, Z_{T_n})``
+    in **q-ary units** (symbols of ``F_q``), a :class:`~fractions.Fraction`;
+    ``None`` only when the enumeration engine finds a value that is not a
+    rational multiple of ``log q`` (impossible for linear schemes), in which
+    case ``approx`` holds its float value. ``approx`` is always filled.
+    """
+
+    k: int
+    m: int
+    n: int
+    bits: Fraction | None
+    approx: float
+
+    @property
+    def exact(self) -> bool:
+        return self.bits is not None
+
+    @property
+    def independent(self) -> bool:
+        """True iff the information is exactly zero."""
+        return self.bits == 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Outcome of :func:`verify`.
+
+    Attributes
+    ----------
+    scheme : Scheme
+    engine : str
+        The engine that actually ran (``"rank"`` or ``"enumerate"``).
+    correct : mapping
+        1-based server ``k`` -> whether ``ΣW`` is recoverable from its view.
+    leaks : tuple of Leak
+        One entry per checked configuration ``(k, m, n)`` (``S_m ≠ ∅``),
+        zero leaks included, sorted by ``(k, m, n)``.
+    trivial : int
+        Configurations skipped because ``S_m = ∅`` (information 0).
+    fallback : str or None
+        Why ``auto`` did not enumerate, if it did not.
+    source_dim : int
+        ``K·L + d``.
+    inferred : int
+        Enumeration only: checked configurations whose zero value was
+        deduced exactly rather than counted (``S_m ⊆ T_n``, or a zero for a
+        larger ``S_m \\ T_n`` under the same ``(k, n)``: by the chain rule
+        ``I(A;B|C) <= I(A;B,B'|C)``).
+    """
+
+    scheme: Scheme
+    engine: str
+    correct: Mapping[int, bool]
+    leaks: tuple[Leak, ...]
+    trivial: int
+    fallback: str | None = None
+    source_dim: int = 0
+    inferred: int = 0
+
+    @property
+    def nonzero_leaks(self) -> tuple[Leak, ...]:
+        return tuple(lk for lk in self.leaks if not lk.independent)
+
+    @property
+    def ok(self) -> bool:
+        """All servers correct and every leak exactly zero."""
+        return all(self.correct.values()) and not self.nonzero_leaks
+
+    @property
+    def checked(self) -> int:
+        return len(self.leaks)
+
+    @property
+    def total(self) -> int:
+        return len(self.leaks) + self.trivial
+
+    def leak(self, k: int, m: int, n: int) -> Leak | None:
+        """The entry of configuration ``(k, m, n)``, ``None`` if trivial."""
+        for lk in self.leaks:
+            if (lk.k, lk.m, lk.n) == (k, m, n):
+                return lk
+        return None
+
+
+# ---------------------------------------------------------------------------
+def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
+           progress: Progress = None, *, rank_backend: str = "flint",
+           enum_budget: int | None = None) -> Verdict:
+    """Check a scheme's correctness and all security constraints exactly.
+
+    Parameters
+    ----------
+    instance : Instance
+    scheme : Scheme
+    engine : {"auto", "rank", "enumerate"}
+        ``auto`` enumerates when ``q^dim <= AUTO_MAX_SOURCE`` and the work is
+        below ``AUTO_MAX_WORK``, otherwise uses ``rank`` and records why in
+        ``Verdict.fallback``.
+    progress : callable(done, total), optional
+        Called periodically.
+    rank_backend : {"flint", "galois"}
+        Rank backend of the rank engine (``galois`` is the slow reference).
+    enum_budget : int, optional
+        Work limit of ``enumerate`` (source values x histogram passes),
+        default :data:`ENUM_BUDGET`.
+
+    Returns
+    -------
+    Verdict
+
+    Raises
+    ------
+    InvalidInstance
+        If the scheme names users outside the instance.
+    ItsaError
+        If ``engine="enumerate"`` would exceed its budget.
+
+    Notes
+    -----
+    The enumeration engine counts, for each joint variable ``X``, the number
+    ``n_x`` of source values giving each value ``x``, and keeps
+    ``Σ_x n_x ln n_x`` as an exact integer combination of ``ln p`` over primes
+    ``p`` (from the factorisations of the counts). Then
+    ``I(A;B|C)·q^dim·ln q = S(ABC) + S(C) - S(AC) - S(BC)``; by unique
+    factorisation it is zero iff every prime coefficient is zero (the test of
+    conditional independence), and it is a rational number of q-ary units iff
+    only ``p = q`` remains (then ``bits`` is that rational; otherwise ``bits``
+    is ``None`` and ``approx`` is a float). Correctness by enumeration: every
+    view value occurs with a single ``ΣW`` value.
+
+    Examples
+    --------
+    >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[]])
+    >>> s = Scheme(3, 1, 2, {0: [[1, 0]], 1: [[0, 1]], 2: [[-1, -1]]})
+    >>> v = verify(inst, s)
+    >>> v.engine, v.ok, v.checked
+    ('enumerate', True, 3)
+    >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").nonzero_leaks[0]
+    Leak(k=1, m=1, n=1, bits=Fraction(1, 1), approx=1.0)
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+    scheme.check_fits(instance)
+    plan = _Plan(instance, scheme)
+    fallback = None
+    if engine == "auto":
+        if plan.samples <= AUTO_MAX_SOURCE and plan.work <= AUTO_MAX_WORK:
+            engine = "enumerate"
+        else:
+            fallback = (f"q^dim = {scheme.field}^{plan.dim} = {plan.samples:.3g} source values "
+                        f"x {plan.passes} passes exceeds the automatic enumeration limit "
+                        f"({AUTO_MAX_SOURCE:.0e} values, {AUTO_MAX_WORK:.0e} work); used rank")
+            engine = "rank"
+    elif engine == "enumerate":
+        budget = ENUM_BUDGET if enum_budget is None else enum_budget
+        if plan.samples > ENUM_MAX_SOURCE or plan.work > budget:
+            raise ItsaError(
+                f"exhaustive enumeration too large: q^dim = {scheme.field}^{plan.dim} = "
+                f"{plan.samples:.3g} source values x {plan.passes} passes = {plan.work:.3g} "
+                f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use engine='rank'")
+    if engine == "rank":
+        correct, values, inferred = _rank_engine(plan, progress, rank_backend)
+    else:
+        correct, values, inferred = _enum_engine(plan, progress)
+    leaks = tuple(Leak(k + 1, m + 1, n + 1, *values[k, m, n]) for k, m, n in sorted(values))
+    return Verdict(scheme, engine, {k + 1: c for k, c in enumerate(correct)}, leaks,
+                   plan.trivial, fallback, plan.dim, inferred)
+
+
+class _Plan:
+    """The configurations to check, grouped by ``n`` and ``eff = S_m \\ T_n``."""
+
+    def __init__(self, inst: Instance, sch: Scheme):
+        self.inst, self.sch = inst, sch
+        self.dim = inst.K * sch.L + sch.key_symbols
+        self.samples = sch.field ** self.dim
+        self.trivial = inst.U * sum(1 for s in inst.security_sets if s == 0) * inst.N
+        # groups[n] = {eff: [m, ...]} over the m with S_m ≠ ∅
+        self.groups: list[dict[int, list[int]]] = []
+        for t in inst.collusion_sets:
+            g: dict[int, list[int]] = {}
+            for m, s in enumerate(inst.security_sets):
+                if s:
+                    g.setdefault(s & ~t, []).append(m)
+            self.groups.append(g)
+        n_eff = sum(len([e for e in g if e]) for g in self.groups)
+        self.passes = inst.U + inst.N * (1 + inst.U) + n_eff * (1 + inst.U)
+        self.work = self.samples * self.passes
+        self.n_configs = inst.U * sum(len(ms) for g in self.groups for ms in g.values())
+
+
+def _exact(v: int) -> tuple[Fraction, float]:
+    return Fraction(v), float(v)
+
+
+# ---------------------------------------------------------------------------
+# rank engine
+def _rank_engine(plan: _Plan, progress: Progress, backend: str):
+    inst, sch = plan.inst, plan.sch
+    q, L, K, D = sch.field, sch.L, inst.K, plan.dim
+    KL = K * L
+    F = {i: sch.key_matrix(i).tolist() for i in range(K)}
+
+    def row(w_cols, key):
+        r = [0] * D
+        for j in w_cols:
+            r[j] = 1
+        r[KL:] = [x % q for x in key]
+        return r
+
+    zero = [0] * sch.key_symbols
+    W = [[row([i * L + l], zero) for l in range(L)] for i in range(K)]
+    Z = [[row([], F[i][l]) for l in range(L)] if i in sch.key_map else [] for i in range(K)]
+    X = [[row([i * L + l], F[i][l]) for l in range(L)] for i in range(K)]
+    members_of = [members(mk) for mk in inst.server_masks]
+    Y = [[row([i * L + l for i in us], [sum(F[i][l][c] for i in us) for c in range(len(zero))])
+          for l in range(L)] for us in members_of]
+    SW = list(chain.from_iterable(row([i * L + l for i in range(K)], zero) for l in range(L)))
+
+    def flat(rows):
+        return list(chain.from_iterable(rows))
+
+    view = []
+    for k in range(inst.U):
+        rows = [r for i in members_of[k] for r in X[i]]
+        rows += [r for u in range(inst.U) if u != k for r in Y[u]]
+        view.append(flat(rows))
+    Wf = [flat(w) for w in W]
+    Zf = [flat(z) for z in Z]
+
+    def rk(f):
+        return rank_flat(len(f) // D, D, f, q, backend)
+
+    correct = [rk(v + SW) == rk(v) for v in view]
+    values, done = {}, 0
+    for n, t in enumerate(inst.collusion_sets):
+        tu = members(t)
+        C = SW + [x for i in tu for x in Wf[i] + Zf[i]]
+        rC = rk(C)
+        rAC = [rk(v + C) for v in view]
+        for eff, ms in plan.groups[n].items():
+            if eff == 0:
+                for k in range(inst.U):
+                    for m in ms:
+                        values[k, m, n] = _exact(0)
+            else:
+                B = [x for i in members(eff) for x in Wf[i]]
+                rBC = rk(B + C)
+                for k in range(inst.U):
+                    val = _exact(rAC[k] + rBC - rk(view[k] + B + C) - rC)
+                    for m in ms:
+                        values[k, m, n] = val
+            done += inst.U * len(ms)
+        if progress:
+            progress(done, plan.n_configs)
+    return correct, values, 0
+
+
+# ---------------------------------------------------------------------------
+# enumeration engine
+def _code_dtype(card: int):
+    for dt in (np.uint8, np.uint16, np.uint32):
+        if card <= np.iinfo(dt).max + 1:
+            return dt
+    return np.int64
+
+
+def _atoms(plan: _Plan):
+    """Evaluate every message on every source value, as codes in ``0..q^L-1``.
+
+    Source value ``s`` is the point of the grid ``F_q^dim`` (axis ``j`` is
+    source symbol ``j``: ``W_{user i}`` symbol ``l`` is ``j = i·L + l``, key
+    symbol ``c`` is ``j = K·L + c``). Each variable is computed on the axes
+    it is a function of, by evaluating the scheme's maps symbol by symbol,
+    and then written out over the whole grid, flattened in C order.
+    """
+    inst, sch = plan.inst, plan.sch
+    q, L, K, d, D = sch.field, sch.L, inst.K, sch.key_symbols, plan.dim
+    KL = K * L
+    shape = (q,) * D
+    dt = _code_dtype(q ** L)
+
+    def digit(j):
+        sh = [1] * D
+        sh[j] = q
+        return np.arange(q, dtype=np.int64).reshape(sh)
+
+    def code(symbols):
+        out = symbols[0]
+        for l in range(1, L):
+            out = out + symbols[l] * q ** l
+        return out
+
+    def full(arr):
+        return np.ascontiguousarray(np.broadcast_to(arr.astype(dt), shape)).reshape(-1)
+
+    keys = [digit(KL + c) for c in range(d)]
+    W = [[digit(i * L + l) for l in range(L)] for i in range(K)]
+    Z = {}
+    for i, mat in sch.keys:
+        Z[i] = [sum((keys[c] * a for c, a in enumerate(row) if a), np.zeros((1,) * D, np.int64)) % q
+                for row in mat]
+    X = [[(W[i][l] + Z[i][l]) % q if i in Z else W[i][l] for l in range(L)] for i in range(K)]
+    out = {}
+    for i in range(K):
+        out["W", i] = full(code(W[i]))
+        out["X", i] = full(code(X[i]))
+        if i in Z:
+            out["Z", i] = full(code(Z[i]))
+    for u, mk in enumerate(inst.server_masks):
+        us = members(mk)
+        out["Y", u] = full(code([sum(X[i][l] for i in us) % q for l in range(L)]))
+    out["SW", 0] = full(code([sum(W[i][l] for i in range(K)) % q for l in range(L)]))
+    return out
+
+
+class _Counter:
+    """Histograms and dense relabelling of joint variables over all source values.
+
+    A joint label is a pair ``(labels, card)``: one int per source value,
+    all below ``card``. Histograms use ``np.bincount`` over at most ``limit``
+    cells at a time (a large label space is split into ranges, several
+    passes); beyond ``_MAX_SPLIT`` ranges they sort.
+    """
+
+    _MAX_SPLIT = 24
+
+    def __init__(self, samples: int):
+        self.limit = min(1 << 27, max(1 << 22, 4 * samples))
+
+    def fold(self, parts):
+        """Joint label of ``[(labels, card), ...]`` (not densified)."""
+        lab, card = parts[0]
+        for x, cx in parts[1:]:
+            if card * cx > self.limit:
+                lab, card, _ = self.dense(lab, card)
+            lab, card = _mul_add(lab, cx, x, card * cx), card * cx
+        return lab, card
+
+    def _ranges(self, card):
+        step = self.limit
+        return [(lo, min(card, lo + step)) for lo in range(0, card, step)]
+
+    def dense(self, lab, card):
+        """Relabel onto ``0..distinct-1``: ``(int32 labels, distinct, counts)``."""
+        ranges = self._ranges(card)
+        if len(ranges) == 1:
+            cnt = np.bincount(lab, minlength=card)
+            idx = np.flatnonzero(cnt)
+            lut = np.empty(card, dtype=np.int32)
+            lut[idx] = np.arange(len(idx), dtype=np.int32)
+            return lut[lab], len(idx), cnt[idx]
+        if len(ranges) > self._MAX_SPLIT:
+            uniq, inv, cnt = np.unique(lab, return_inverse=True, return_counts=True)
+            return inv.astype(np.int32), len(uniq), cnt
+        out = np.empty(len(lab), dtype=np.int32)
+        counts, offset = [], 0
+        for lo, hi in ranges:
+            sel = (lab >= lo) & (lab < hi)
+            part = lab[sel] - lo
+            cnt = np.bincount(part, minlength=hi - lo)
+            idx = np.flatnonzero(cnt)
+            lut = np.empty(hi - lo, dtype=np.int32)
+            lut[idx] = np.arange(offset, offset + len(idx), dtype=np.int32)
+            out[sel] = lut[part]
+            counts.append(cnt[idx])
+            offset += len(idx)
+        return out, offset, np.concatenate(counts)
+
+    def counts(self, lab, card):
+        """The nonzero cell counts of the histogram of ``lab``."""
+        ranges = self._ranges(card)
+        if len(ranges) == 1:
+            cnt = np.bincount(lab, minlength=card)
+            return cnt[cnt > 0]
+        if len(ranges) > self._MAX_SPLIT:
+            return np.unique(lab, return_counts=True)[1]
+        out = []
+        for lo, hi in ranges:
+            cnt = np.bincount(lab[(lab >= lo) & (lab < hi)] - lo, minlength=hi - lo)
+            out.append(cnt[cnt > 0])
+        return np.concatenate(out)
+
+
+def _mul_add(lab, cx, x, card):
+    """``lab * cx + x`` in the narrowest signed type that holds ``card`` codes."""
+    dt = np.int32 if card < 2**31 else np.int64
+    out = np.multiply(lab, cx, dtype=dt)
+    out += x
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _factor(c: int) -> tuple[tuple[int, int], ...]:
+    import sympy
+
+    return tuple((int(p), int(e)) for p, e in sympy.factorint(c).items())
+
+
+def _xlogx(counts: np.ndarray) -> dict[int, int]:
+    """``Σ_x n_x ln n_x`` as ``{p: coefficient of ln p}`` (exact integers)."""
+    if len(counts) <= 4096 or counts.max() > 4 * len(counts):
+        vals, mult = np.unique(counts, return_counts=True)
+    else:
+        hist = np.bincount(counts)
+        vals = np.flatnonzero(hist)
+        mult = hist[vals]
+    out: dict[int, int] = {}
+    for c, mu in zip(vals.tolist(), mult.tolist()):
+        for p, e in _factor(c):
+            out[p] = out.get(p, 0) + mu * c * e
+    return out
+
+
+def _cmi(sabc, sc, sac, sbc, q: int, samples: int) -> tuple[Fraction | None, float]:
+    coef: dict[int, int] = {}
+    for sign, s in ((1, sabc), (1, sc), (-1, sac), (-1, sbc)):
+        for p, e in s.items():
+            coef[p] = coef.get(p, 0) + sign * e
+    approx = sum(e * math.log(p) for p, e in coef.items()) / (samples * math.log(q))
+    if any(e for p, e in coef.items() if p != q):
+        return None, approx
+    return Fraction(coef.get(q, 0), samples), approx
+
+
+def _enum_engine(plan: _Plan, progress: Progress):
+    inst, sch = plan.inst, plan.sch
+    q, ns, U = sch.field, plan.samples, inst.U
+    total = 1 + plan.n_configs
+    atoms = _atoms(plan)
+    if progress:
+        progress(1, total)
+    ca = q ** sch.L
+    keyed = set(sch.key_map)
+    ctr = _Counter(ns)
+
+    def part(name, i):
+        return atoms[name, i], ca
+
+    servers = [members(mk) for mk in inst.server_masks]
+    A = []
+    for k in range(U):
+        parts = [part("X", i) for i in servers[k]] + [part("Y", u) for u in range(U) if u != k]
+        A.append(ctr.dense(*ctr.fold(parts))[:2])
+    correct = [len(ctr.counts(*ctr.fold([a, part("SW", 0)]))) == a[1] for a in A]
+    B_cache: dict[int, tuple[np.ndarray, int]] = {}
+
+    def B(eff):
+        if eff not in B_cache:
+            if len(B_cache) * ns > 4 * ENUM_MAX_SOURCE:
+                B_cache.clear()
+            B_cache[eff] = ctr.dense(*ctr.fold([part("W", i) for i in members(eff)]))[:2]
+        return B_cache[eff]
+
+    values, inferred, done = {}, 0, 1
+    zero = (Fraction(0), 0.0)
+    for n, t in enumerate(inst.collusion_sets):
+        tu = members(t)
+        *C, cnt = ctr.dense(*ctr.fold([part("SW", 0)] + [part("W", i) for i in tu]
+                                      + [part("Z", i) for i in tu if i in keyed]))
+        sc = _xlogx(cnt)
+        groups = plan.groups[n]
+        effs = sorted((e for e in groups if e), key=lambda e: -e.bit_count())
+        sbc = {e: _xlogx(ctr.counts(*ctr.fold([C, B(e)]))) for e in effs}
+        for k in range(U):
+            if 0 in groups:
+                for m in groups[0]:
+                    values[k, m, n] = zero
+                inferred += len(groups[0])
+            if effs:
+                *AC, cnt = ctr.dense(*ctr.fold([A[k], C]))
+                sac = _xlogx(cnt)
+            zeros: list[int] = []
+            for e in effs:
+                if any(e & z == e for z in zeros):
+                    val = zero
+                    inferred += len(groups[e])
+                else:
+                    sabc = _xlogx(ctr.counts(*ctr.fold([AC, B(e)])))
+                    val = _cmi(sabc, sc, sac, sbc[e], q, ns)
+                    if val[0] == 0:
+                        zeros.append(e)
+                for m in groups[e]:
+                    values[k, m, n] = val
+            done += sum(len(ms) for ms in groups.values())
+            if progress:
+                progress(done, total)
+    return correct, values, inferred
