@@ -30,7 +30,9 @@ Shapes (``L = 2``): the same supports with full-rank ``2 x d`` keys; with
 rank-1 keys (a column times a row, the shape of the Theorem-2 scheme's
 fractional keys) for the users outside ``S̄``, for each single user, and for
 random subsets; and ``private``: rank-1 users own one private key symbol each,
-the others share the remaining symbols.
+the others share the remaining symbols; and ``rank1-all-but-x``: every support
+user but ``x`` rank-1, ``x`` full-rank absorbing ``-Σ`` (it reaches rate 3/2
+on ``instances/audit/fractional-optimum.yaml``, where scalar keys need 2).
 """
 
 from __future__ import annotations
@@ -154,11 +156,16 @@ class _Checker:
         return True
 
 
-def _generic(rng, q, L, d, support, rank1=frozenset(), private=False):
-    """Keys over ``support``: full-rank generic, or rank-1 (column x row) for ``rank1``."""
+def _generic(rng, q, L, d, support, rank1=frozenset(), private=False, absorber=None):
+    """Keys over ``support``: full-rank generic, or rank-1 (column x row) for ``rank1``.
+
+    ``absorber`` (default: the last support user) takes ``-Σ`` of the others.
+    """
     keys: dict[int, list[list[int]]] = {}
     if len(support) < 2 or d == 0:
         return {}
+    if absorber is not None:
+        support = [i for i in support if i != absorber] + [absorber]
     absorber = support[-1]
     if private:
         # rank-1 users own one private symbol each (the last columns); others share the rest
@@ -327,8 +334,8 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     def shapes_L2(d):
         out = []
 
-        def mk(sup, rank1, private):
-            return lambda rng: _generic(rng, field, 2, d, sup, rank1, private)
+        def mk(sup, rank1, private, absorber=None):
+            return lambda rng: _generic(rng, field, 2, d, sup, rank1, private, absorber)
 
         for name, sup in supports:
             out.append((f"{name}/full", mk(sup, frozenset(), False)))
@@ -339,6 +346,9 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
             for i in sup:
                 u, v = instance.label(i)
                 out.append((f"{name}/rank1-({u},{v})", mk(sup, frozenset([i]), False)))
+                if len(sup) > 2:
+                    out.append((f"{name}/rank1-all-but-({u},{v})",
+                                mk(sup, frozenset(sup) - {i}, False, i)))
         rng = random.Random(f"{seed}:2:{d}:rank1-subsets")
         for j in range(n_random_supports):
             name, sup = supports[rng.randrange(len(supports))]

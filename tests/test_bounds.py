@@ -1,0 +1,130 @@
+"""itsa's corrected converse (itsa/bounds.py): validity against verified schemes,
+the homogeneous closed form, and the audit instances' findings."""
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import itsa
+from itsa.bounds import (corrected_lower_bound, explain, hypothesis_bound, paper_lower_bound,
+                         structure)
+from itsa.search import search_min_rate
+from itsa.testing import instances
+
+AUDIT = Path(__file__).resolve().parents[1] / "instances" / "audit"
+
+
+def homogeneous(U, V, t):
+    return itsa.parse_instance({"servers": [V] * U, "security_sets": ["all"],
+                                "collusion_sets": {"all_users_up_to": t}})
+
+
+@pytest.mark.parametrize("U", [3, 4])
+@pytest.mark.parametrize("V", [1, 2, 3])
+@pytest.mark.parametrize("t", [0, 1, 2, 3])
+def test_homogeneous_closed_form(U, V, t):
+    if U * V > 9 and t == 3:
+        pytest.skip("kept fast; U=4, V=3, t=3 takes ~1 s (also checked in the slow run)")
+    b = corrected_lower_bound(homogeneous(U, V, t))
+    assert b.value == min(U + V + t - 2, U * V - 1)
+    assert b.g <= U * V - 1          # never above the always-achievable K-1
+    assert b.label.startswith("itsa finding")
+
+
+@pytest.mark.slow
+def test_homogeneous_closed_form_U4_V3_t3():
+    assert corrected_lower_bound(homogeneous(4, 3, 3)).value == 8
+
+
+def _check_valid(inst, field=31):
+    res = search_min_rate(inst, field=field)
+    assert res.found and res.verdict.ok
+    b = corrected_lower_bound(inst)
+    assert b.value <= res.rate, (inst, b.value, res.rate)
+    assert b.g <= inst.K - 1
+    return b.value, res.rate
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(instances(max_users=5))
+def test_corrected_bound_never_exceeds_a_verified_rate(inst):
+    _check_valid(inst)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(instances(max_users=6))
+def test_corrected_bound_never_exceeds_a_verified_rate_many(inst):
+    _check_valid(inst, field=7)
+
+
+def test_chain_gains_add_up():
+    inst = itsa.load_instance(AUDIT / "homogeneous-U3-V2-t1.yaml")
+    b = corrected_lower_bound(inst)
+    assert sum(s.gain for s in b.chain) == b.g == 4
+    assert len(b.describe(inst)) == len(b.chain)
+
+
+def test_structure_drops_servers_inside_T_and_uses_S_minus_T():
+    inst = itsa.load_instance(AUDIT / "overlap-S-inside-T.yaml")
+    s = structure(inst, 2, 1, 1)        # server 2 listens, T = {(1,1)} = S
+    assert s.groups == (0b010, 0b100)   # own user (2,1), server 3; server 1 is inside T
+    assert s.pure == (False, False)
+    rows = explain(inst)
+    assert max(r.paper_c for r in rows) == 2 and max(r.chained for r in rows) == 0
+
+
+# (file, printed min{e*,K-1}, best verified rate, corrected bound), measured with field 31, seed 0
+AUDIT_NUMBERS = [
+    ("overlap-S-inside-T.yaml", 2, Fraction(0), 0),
+    ("overlap-condition-1.yaml", 2, Fraction(0), 0),
+    ("sum-public-D-covers-K.yaml", 1, Fraction(0), 0),
+    ("homogeneous-U3-V2-t0.yaml", 4, Fraction(3), 3),
+    ("homogeneous-U3-V2-t1.yaml", 5, Fraction(4), 4),
+    ("condition2-nothing-protected.yaml", 1, Fraction(0), 0),
+    ("condition3-intersection-fails.yaml", 2, Fraction(1), 1),
+    ("fractional-optimum.yaml", 1, Fraction(3, 2), 1),
+]
+
+
+@pytest.mark.parametrize("name,printed,rate,corrected", AUDIT_NUMBERS)
+def test_audit_instances(name, printed, rate, corrected):
+    inst = itsa.load_instance(AUDIT / name)
+    assert paper_lower_bound(inst) == printed
+    assert corrected_lower_bound(inst).value == corrected
+    res = search_min_rate(inst, field=31, seed=0)
+    assert res.verdict.ok and res.rate == rate
+    assert corrected <= rate
+
+
+def test_audit_homogeneous_matches_published_optimum():
+    for name, U, V, t in (("homogeneous-U3-V2-t0.yaml", 3, 2, 0), ("homogeneous-U3-V2-t1.yaml", 3, 2, 1)):
+        inst = itsa.load_instance(AUDIT / name)
+        assert search_min_rate(inst, field=31).rate == min(U + V + t - 2, U * V - 1)
+
+
+def test_fractional_optimum_needs_L2():
+    inst = itsa.load_instance(AUDIT / "fractional-optimum.yaml")
+    assert search_min_rate(inst, field=31, L_values=(1,)).rate == 2
+    assert itsa.analyze(inst).key_rate_upper.value is None      # the Theorem-2 LP is infeasible
+
+
+def test_condition3_construction_fails_under_intersection_rule():
+    from itsa.constructions import build_scheme
+    from itsa.exceptions import Infeasible
+
+    inst = itsa.load_instance(AUDIT / "condition3-intersection-fails.yaml")
+    assert itsa.analyze(inst, q_rule="union").regime == "theorem-2"
+    a = itsa.analyze(inst, q_rule="intersection")
+    assert a.regime == "condition-3"
+    with pytest.raises(Infeasible):
+        build_scheme(a, 31, max_tries=50)
+
+
+def test_hypothesis_formula_is_not_a_valid_bound():
+    # the brief's first hypothesis is beaten by a verified scheme (kept for the record)
+    inst = itsa.load_instance(AUDIT / "overlap-S-inside-T.yaml")
+    assert hypothesis_bound(inst) == 1 > search_min_rate(inst).rate == 0

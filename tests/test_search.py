@@ -1,0 +1,77 @@
+"""The bounded scheme search (itsa/search.py): every returned scheme verifies,
+determinism, limits, progress, and the fast criterion agrees with verify."""
+
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import itsa
+from itsa.exceptions import ItsaError
+from itsa.scheme import Scheme
+from itsa.search import MAX_SOURCE_DIM, fast_secure, search_min_rate
+from itsa.testing import instances
+from itsa.verify import verify
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(instances(max_users=5), st.sampled_from([5, 7, 31]))
+def test_returned_scheme_verifies(inst, q):
+    res = search_min_rate(inst, field=q, seed=1)
+    assert res.found                          # d = K-1 is always reachable
+    assert verify(inst, res.scheme, engine="rank").ok
+    assert res.rate == res.scheme.rate <= inst.K - 1
+    assert res.exhaustive is False and res.complete and res.limit is None
+    assert res.verified >= 1 and res.prefiltered >= res.verified
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(instances(max_users=5), st.integers(0, 10**6), st.sampled_from([1, 2]),
+       st.integers(0, 4), st.sampled_from([2, 3, 5]))
+def test_fast_criterion_agrees_with_verify(inst, s, L, d, q):
+    rng = random.Random(s)
+    sup = [i for i in range(inst.K) if rng.random() < 0.7]
+    keys = {i: [[rng.randrange(q) for _ in range(d)] for _ in range(L)] for i in sup[:-1]}
+    if len(sup) >= 2:
+        keys[sup[-1]] = [[-sum(keys[i][l][c] for i in sup[:-1]) % q for c in range(d)] for l in range(L)]
+    sch = Scheme(q, L, d, keys)
+    assert fast_secure(inst, sch) == verify(inst, sch, engine="rank").ok
+
+
+def test_deterministic_for_a_seed():
+    inst = itsa.load_instance("instances/example-1.yaml")
+    a, b = search_min_rate(inst, seed=3), search_min_rate(inst, seed=3)
+    assert a.scheme == b.scheme and a.attempts == b.attempts and a.rate == Fraction(2)
+
+
+def test_progress_and_attempts():
+    inst = itsa.load_instance("instances/homogeneous-U3-V2-t1.yaml")
+    calls = []
+    res = search_min_rate(inst, field=31, progress=lambda done, total: calls.append((done, total)))
+    assert res.rate == 4 and calls and all(d <= t for d, t in calls)
+    assert res.d_values[1] == (0, 1, 2, 3, 4)
+    assert [a for a in res.attempts if a.found][-1].shape == res.shape
+
+
+def test_size_limit_refuses():
+    inst = itsa.parse_instance({"servers": [10, 10, 10], "security_sets": ["all"],
+                                "collusion_sets": [[]]})
+    with pytest.raises(ItsaError, match="too large"):
+        search_min_rate(inst)
+    assert MAX_SOURCE_DIM == 60
+
+
+def test_budget_stops_with_reason():
+    inst = itsa.load_instance("instances/homogeneous-U3-V2-t1.yaml")
+    res = search_min_rate(inst, field=31, budget=50)
+    assert not res.complete and "budget" in res.limit
+    assert res.scheme is None or verify(inst, res.scheme).ok
+
+
+def test_bad_arguments():
+    inst = itsa.load_instance("instances/example-1.yaml")
+    with pytest.raises(ValueError):
+        search_min_rate(inst, L_values=(3,))
