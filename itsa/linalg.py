@@ -134,3 +134,77 @@ def _galois_field(q: int):
     import galois
 
     return galois.GF(q)
+
+
+class Matrices:
+    """Matrices over ``F_q`` with the few operations the rank engine needs.
+
+    One object per backend, so that the engine runs one algorithm and only
+    the arithmetic changes: ``flint`` (``nmod_mat``; row subsets are formed
+    by multiplying with a cached 0/1 selection matrix, which keeps Python-side
+    entry conversion out of the inner loop) or ``galois`` (``FieldArray``,
+    fancy indexing, ``np.linalg.matrix_rank``, ``null_space``).
+
+    Examples
+    --------
+    >>> mt = Matrices(7)
+    >>> G = mt.matrix([[1, 2, 3], [2, 4, 6], [0, 0, 1]])
+    >>> mt.rank(mt.rows(G, (0, 1))), mt.rank(G)
+    (1, 2)
+    >>> N = mt.kernel(mt.rows(G, (0,)))     # columns span {x : x·(1,2,3) = 0}
+    >>> mt.rank(mt.rows(N, (2,)))           # e_3 is not in span{(1,2,3)}
+    1
+    """
+
+    def __init__(self, q: int, backend: str = "flint"):
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
+        self.q, self.backend = q, backend
+        self._sel: dict[tuple[tuple[int, ...], int], object] = {}
+        self._gf = _galois_field(q) if backend == "galois" else None
+
+    def matrix(self, rows: Sequence[Sequence[int]]):
+        """A matrix from rows of integers in ``0..q-1`` (at least one row)."""
+        if self._gf is not None:
+            return self._gf(np.asarray(rows, dtype=np.int64))
+        return flint.nmod_mat([list(r) for r in rows], self.q)
+
+    def _shape(self, M) -> tuple[int, int]:
+        if self._gf is not None:
+            return M.shape
+        return M.nrows(), M.ncols()
+
+    def rows(self, M, idx: tuple[int, ...], cache: bool = True):
+        """The rows ``idx`` of ``M`` (in that order); ``cache`` keeps the selector."""
+        if self._gf is not None:
+            return M[list(idx)]
+        n = self._shape(M)[0]
+        key = (idx, n)
+        sel = self._sel.get(key)
+        if sel is None:
+            sel = flint.nmod_mat(len(idx), n, self.q)
+            for r, i in enumerate(idx):
+                sel[r, i] = 1
+            if cache:
+                self._sel[key] = sel
+        return sel * M
+
+    def rank(self, M) -> int:
+        r, c = self._shape(M)
+        if r == 0 or c == 0:
+            return 0
+        if self._gf is not None:
+            return int(np.linalg.matrix_rank(M))
+        return M.rank()
+
+    def kernel(self, M):
+        """A matrix whose columns span the right null space ``{x : M x = 0}``.
+
+        The map ``x -> x · kernel(M)`` has kernel exactly the row space of
+        ``M`` (``null(M)^⊥ = rowspace(M)``), so for any rows ``B``,
+        ``rank(B · kernel(M)) = rank[M; B] - rank M``. ``B`` a set of unit
+        rows ``e_j`` makes ``B · kernel(M)`` a row subset: :meth:`rows`.
+        """
+        if self._gf is not None:
+            return M.null_space().T
+        return M.nullspace()[0]

@@ -26,14 +26,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from itertools import chain
 
 import numpy as np
 
 from .bitset import members
 from .exceptions import ItsaError
 from .instance import Instance
-from .linalg import rank_flat
+from .linalg import Matrices
 from .scheme import Scheme
 
 ENGINES = ("auto", "rank", "enumerate")
@@ -251,61 +250,65 @@ def _exact(v: int) -> tuple[Fraction, float]:
 # ---------------------------------------------------------------------------
 # rank engine
 def _rank_engine(plan: _Plan, progress: Progress, backend: str):
+    """``I(A;B|C) = rk(B·N_C) - rk(B·N_{AC})`` with ``N_X`` a kernel basis of ``X``.
+
+    This is ``rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` rewritten with
+    ``rk[X;B] - rk X = rk(B·N_X)`` (see :meth:`itsa.linalg.Matrices.kernel`):
+    one kernel per ``n`` and per ``(k, n)``, and since ``B = W_{S_m \\ T_n}``
+    is a set of unit rows, ``B·N`` is a row subset of ``N``.
+    """
     inst, sch = plan.inst, plan.sch
     q, L, K, D = sch.field, sch.L, inst.K, plan.dim
-    KL = K * L
+    KL, d = K * L, sch.key_symbols
     F = {i: sch.key_matrix(i).tolist() for i in range(K)}
+    rows: list[list[int]] = []
 
-    def row(w_cols, key):
+    def add(w_cols, key) -> int:
         r = [0] * D
         for j in w_cols:
             r[j] = 1
         r[KL:] = [x % q for x in key]
-        return r
+        rows.append(r)
+        return len(rows) - 1
 
-    zero = [0] * sch.key_symbols
-    W = [[row([i * L + l], zero) for l in range(L)] for i in range(K)]
-    Z = [[row([], F[i][l]) for l in range(L)] if i in sch.key_map else [] for i in range(K)]
-    X = [[row([i * L + l], F[i][l]) for l in range(L)] for i in range(K)]
-    members_of = [members(mk) for mk in inst.server_masks]
-    Y = [[row([i * L + l for i in us], [sum(F[i][l][c] for i in us) for c in range(len(zero))])
-          for l in range(L)] for us in members_of]
-    SW = list(chain.from_iterable(row([i * L + l for i in range(K)], zero) for l in range(L)))
+    zero = [0] * d
+    servers = [members(mk) for mk in inst.server_masks]
+    X = [[add([i * L + l], F[i][l]) for l in range(L)] for i in range(K)]
+    Y = [[add([i * L + l for i in us], [sum(F[i][l][c] for i in us) for c in range(d)])
+          for l in range(L)] for us in servers]
+    SW = [add([i * L + l for i in range(K)], zero) for l in range(L)]
+    W = [[add([i * L + l], zero) for l in range(L)] for i in range(K)]
+    Z = [[add([], F[i][l]) for l in range(L) if any(F[i][l])] for i in range(K)]
+    mt = Matrices(q, backend)
+    G = mt.matrix(rows)
+    view = [tuple(X[i][l] for i in servers[k] for l in range(L))
+            + tuple(y for u in range(inst.U) if u != k for y in Y[u]) for k in range(inst.U)]
 
-    def flat(rows):
-        return list(chain.from_iterable(rows))
+    def rk(idx):
+        return mt.rank(mt.rows(G, idx, cache=False))
 
-    view = []
-    for k in range(inst.U):
-        rows = [r for i in members_of[k] for r in X[i]]
-        rows += [r for u in range(inst.U) if u != k for r in Y[u]]
-        view.append(flat(rows))
-    Wf = [flat(w) for w in W]
-    Zf = [flat(z) for z in Z]
-
-    def rk(f):
-        return rank_flat(len(f) // D, D, f, q, backend)
-
-    correct = [rk(v + SW) == rk(v) for v in view]
+    correct = [rk(v + tuple(SW)) == rk(v) for v in view]
+    cols = {}
     values, done = {}, 0
+    zero_val = _exact(0)
     for n, t in enumerate(inst.collusion_sets):
-        tu = members(t)
-        C = SW + [x for i in tu for x in Wf[i] + Zf[i]]
-        rC = rk(C)
-        rAC = [rk(v + C) for v in view]
-        for eff, ms in plan.groups[n].items():
-            if eff == 0:
-                for k in range(inst.U):
-                    for m in ms:
-                        values[k, m, n] = _exact(0)
-            else:
-                B = [x for i in members(eff) for x in Wf[i]]
-                rBC = rk(B + C)
-                for k in range(inst.U):
-                    val = _exact(rAC[k] + rBC - rk(view[k] + B + C) - rC)
-                    for m in ms:
-                        values[k, m, n] = val
-            done += inst.U * len(ms)
+        groups = plan.groups[n]
+        effs = [e for e in groups if e]
+        for e in effs:
+            if e not in cols:
+                cols[e] = tuple(i * L + l for i in members(e) for l in range(L))
+        C = tuple(SW) + tuple(j for i in members(t) for j in W[i] + Z[i])
+        if effs:
+            NC = mt.kernel(mt.rows(G, C, cache=False))
+            hBC = {e: mt.rank(mt.rows(NC, cols[e])) for e in effs}
+        for k in range(inst.U):
+            if effs:
+                NAC = mt.kernel(mt.rows(G, view[k] + C, cache=False))
+            for e, ms in groups.items():
+                val = _exact(hBC[e] - mt.rank(mt.rows(NAC, cols[e]))) if e else zero_val
+                for m in ms:
+                    values[k, m, n] = val
+        done += inst.U * sum(len(ms) for ms in groups.values())
         if progress:
             progress(done, plan.n_configs)
     return correct, values, 0

@@ -12,7 +12,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidInstance, ItsaError
-from itsa.instance import Instance
 from itsa.instance_io import load_instance
 from itsa.linalg import rank, rank_flat
 from itsa.scheme import Scheme, load_scheme, scheme_from_dict, scheme_to_dict
