@@ -171,6 +171,15 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
     Notes
     -----
+    Security is MODEL.md §1 (paper Sec. II), every ``(k, m, n)``; ``S_m = ∅``
+    gives 0 and is only counted (``Verdict.trivial``). ``W_{S_m ∩ T_n}`` is
+    part of the condition, so configurations are grouped by
+    ``S_m \\ T_n`` and each group is computed once.
+
+    The rank engine uses MODEL.md "Entropy of linear schemes" in the form
+    ``I = rk(B·N_C) - rk(B·N_{[A;C]})``, ``N_X`` a basis of the right kernel
+    of ``X`` (equal to the four-rank formula, see ``_rank_engine``).
+
     The enumeration engine counts, for each joint variable ``X``, the number
     ``n_x`` of source values giving each value ``x``, and keeps
     ``Σ_x n_x ln n_x`` as an exact integer combination of ``ln p`` over primes
@@ -201,7 +210,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
         if plan.samples <= AUTO_MAX_SOURCE and plan.work <= AUTO_MAX_WORK:
             engine = "enumerate"
         else:
-            fallback = (f"q^dim = {scheme.field}^{plan.dim} = {plan.samples:.3g} source values "
+            fallback = (f"q^dim = {scheme.field}^{plan.dim} = {_sci(plan.samples)} source values "
                         f"x {plan.passes} passes exceeds the automatic enumeration limit "
                         f"({AUTO_MAX_SOURCE:.0e} values, {AUTO_MAX_WORK:.0e} work); used rank")
             engine = "rank"
@@ -210,7 +219,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
         if plan.samples > ENUM_MAX_SOURCE or plan.work > budget:
             raise ItsaError(
                 f"exhaustive enumeration too large: q^dim = {scheme.field}^{plan.dim} = "
-                f"{plan.samples:.3g} source values x {plan.passes} passes = {plan.work:.3g} "
+                f"{_sci(plan.samples)} source values x {plan.passes} passes = {_sci(plan.work)} "
                 f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use engine='rank'")
     if engine == "rank":
         correct, values, inferred = _rank_engine(plan, progress, rank_backend)
@@ -219,6 +228,14 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     leaks = tuple(Leak(k + 1, m + 1, n + 1, *values[k, m, n]) for k, m, n in sorted(values))
     return Verdict(scheme, engine, {k + 1: c for k, c in enumerate(correct)}, leaks,
                    plan.trivial, fallback, plan.dim, inferred)
+
+
+def _sci(n: int) -> str:
+    """``n`` in 3-digit scientific notation, also beyond the float range."""
+    if n < 10**300:
+        return f"{n:.3g}"
+    e = len(str(n)) - 1
+    return f"{int(str(n)[:3]) / 100:.3g}e+{e}"
 
 
 class _Plan:
