@@ -10,6 +10,8 @@ import click
 
 _COMMANDS = {
     "analyze": ("itsa_cli.analyze", "analyze"),
+    "build": ("itsa_cli.build", "build"),
+    "verify": ("itsa_cli.verify", "verify"),
     "draw": ("itsa_cli.draw", "draw"),
 }
 

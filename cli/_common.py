@@ -51,3 +51,39 @@ def fmt_users(instance, mask: int) -> str:
     """``{(1,1), (2,1)}`` or ``∅``."""
     labels = instance.labels(mask)
     return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"
+
+
+@contextlib.contextmanager
+def progress_callback(description: str, quiet: bool = False, delay: float = 2.0):
+    """A ``progress(done, total)`` callback drawing a rich bar on stderr.
+
+    The bar appears only when the run is still going after ``delay`` seconds,
+    and never with ``quiet`` or when stderr is not a terminal.
+    """
+    import time
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    err = Console(stderr=True)
+    if quiet or not err.is_terminal:
+        yield None
+        return
+    start = time.monotonic()
+    bar = Progress(console=err, transient=True)
+    task = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            if time.monotonic() - start < delay:
+                return
+            bar.start()
+            task = bar.add_task(description, total=total)
+        bar.update(task, completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if task is not None:
+            bar.stop()

@@ -5,11 +5,14 @@ Collusion and Heterogeneous Security Constraints" (arXiv 2604.26391).
 """
 
 from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
+from .constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
 from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
 from .instance import Instance
 from .instance_io import load_instance, parse_instance
 from .lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
 from .quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
+from .scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
+from .verify import ENGINES, Leak, Verdict, verify
 
 __all__ = [
     "REGIMES", "Q_RULES", "LP_SOLVERS",
@@ -17,5 +20,8 @@ __all__ = [
     "Configurations", "SetQuantities", "configurations", "set_quantities",
     "LPConstraint", "LPResult", "theorem2_lp",
     "Analysis", "Bound", "analyze", "decide_regime",
+    "Scheme", "load_scheme", "save_scheme", "scheme_from_dict", "scheme_to_dict",
+    "ENGINES", "Leak", "Verdict", "verify",
+    "CONSTRUCTIONS", "Build", "build_scheme", "default_field", "required_field",
     "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
 ]

@@ -105,3 +105,48 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
     if detail:
         d["configurations"] = configurations_to_list(a)
     return d
+
+
+def leak_to_dict(leak) -> dict[str, Any]:
+    return {"k": leak.k, "m": leak.m, "n": leak.n,
+            "leak": frac(leak.bits), "approx": leak.approx, "exact": leak.exact}
+
+
+def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> dict[str, Any]:
+    """The ``itsa verify --json`` object (leaks in exact q-ary units)."""
+    from .scheme import scheme_to_dict
+
+    shown = verdict.leaks if include_all else verdict.nonzero_leaks
+    return {
+        "instance": instance.name,
+        "ok": verdict.ok,
+        "engine": verdict.engine,
+        "fallback": verdict.fallback,
+        "source_dim": verdict.source_dim,
+        "scheme": scheme_to_dict(instance, verdict.scheme),
+        "rate": frac(verdict.scheme.rate),
+        "correct": {str(k): v for k, v in verdict.correct.items()},
+        "configurations": verdict.total,
+        "checked": verdict.checked,
+        "trivial": verdict.trivial,
+        "nonzero_leaks": len(verdict.nonzero_leaks),
+        "leaks": [leak_to_dict(lk) for lk in shown],
+    }
+
+
+def build_to_dict(instance: Instance, build) -> dict[str, Any]:
+    """The ``itsa build --json`` object."""
+    from .scheme import scheme_to_dict
+
+    return {
+        "instance": instance.name,
+        "construction": build.construction,
+        "note": build.note,
+        "rate": frac(build.scheme.rate),
+        "field": build.scheme.field,
+        "required_field": build.required_field,
+        "tries": build.tries,
+        "verified": build.verdict.ok,
+        "engine": build.verdict.engine,
+        "scheme": scheme_to_dict(instance, build.scheme),
+    }

@@ -1,0 +1,201 @@
+"""Explicit linear key schemes over F_q for every regime (MODEL.md §4).
+
+Each construction draws seeded random ("generic") coefficients and keeps the
+first draw that its own verifier accepts; nothing unverified is returned.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb, lcm
+
+import numpy as np
+
+from .analysis import Analysis
+from .bitset import members
+from .exceptions import Infeasible
+from .scheme import Scheme
+from .verify import Verdict, verify
+
+CONSTRUCTIONS = ("condition-1", "condition-2", "condition-3", "theorem-2")
+
+
+@dataclass(frozen=True)
+class Build:
+    """A verified scheme with the evidence of how it was found.
+
+    ``required_field`` is the Schwartz-Zippel size the construction asks for
+    (``q > required_field``), ``None`` where the paper prints none.
+    """
+
+    scheme: Scheme
+    verdict: Verdict
+    construction: str
+    tries: int
+    required_field: int | None
+    note: str = ""
+
+
+def required_field(a: Analysis, construction: str) -> int | None:
+    """The Schwartz-Zippel threshold: generic coefficients work w.h.p. for ``q >`` this.
+
+    Notes
+    -----
+    MODEL.md §4 **[R]**: the printed ``q > e*(e* |S|)`` read as
+    ``e* · C(|S̄|, e*)`` (Condition 2) and ``e* · C(|S̄|+1, e*)`` (Condition 3).
+    """
+    e, sb = a.e_star, a.S_bar.bit_count()
+    if construction == "condition-2":
+        return e * comb(sb, e)
+    if construction == "condition-3":
+        return e * comb(sb + 1, e)
+    if construction == "condition-1":
+        return 1
+    return None
+
+
+def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
+                 construction: str | None = None, engine: str = "rank") -> Build:
+    """Build the regime's scheme over ``F_field`` and verify it.
+
+    Parameters
+    ----------
+    a : Analysis
+    field : int
+        A prime ``q``.
+    seed : int
+        Try ``t`` draws its coefficients from ``random.Random(f"{seed}:{t}")``,
+        so the result is a function of ``(instance, field, seed)``.
+    max_tries : int
+        Draws to attempt before giving up with :class:`Infeasible`.
+    construction : str, optional
+        Defaults to the analysis' regime.
+
+    Examples
+    --------
+    >>> from itsa import load_instance, analyze
+    >>> b = build_scheme(analyze(load_instance("instances/example-1.yaml")), 7)
+    >>> b.verdict.ok, b.scheme.rate
+    (True, Fraction(2, 1))
+    """
+    construction = construction or a.regime
+    if construction not in CONSTRUCTIONS:
+        raise ValueError(f"construction must be one of {CONSTRUCTIONS}")
+    draw = _DRAWS[construction]
+    last_fail = None
+    for t in range(max_tries):
+        rng = random.Random(f"{seed}:{t}")
+        L, d, keys, note = draw(a, field, rng, t)
+        scheme = Scheme(field, L, d, keys, construction, seed)
+        verdict = verify(a.instance, scheme, engine=engine)
+        if verdict.ok:
+            return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
+        last_fail = verdict
+        if construction == "condition-1":
+            break   # deterministic: another try draws the same scheme
+    need = required_field(a, construction)
+    hint = f"; the Schwartz-Zippel bound asks q > {need}" if need else ""
+    bad = len(last_fail.nonzero_leaks) if last_fail else 0
+    raise Infeasible(f"no {construction} scheme over F_{field} verified within {max_tries} tries "
+                     f"(last try: {bad} leaking configurations){hint}")
+
+
+def _rand(rng: random.Random, q: int, rows: int, cols: int) -> np.ndarray:
+    return np.array([[rng.randrange(q) for _ in range(cols)] for _ in range(rows)], dtype=np.int64).reshape(rows, cols)
+
+
+def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
+    """Set ``keys[absorber] = -Σ`` of the others, so that ``Σ Z = 0``."""
+    total = sum((k for i, k in keys.items() if i != absorber), start=np.zeros_like(next(iter(keys.values()))))
+    keys[absorber] = (-total) % q
+
+
+def _condition1(a: Analysis, q: int, rng, t: int):
+    K = a.instance.K
+    keys = {i: np.eye(1, K - 1, i, dtype=np.int64) for i in range(K - 1)}
+    if K > 1:
+        keys[K - 1] = np.zeros((1, K - 1), dtype=np.int64)
+        _sum_zero(keys, K - 1, q)
+    return 1, K - 1, _as_rows(keys), "Z_i = N_i for all but the last user, which takes -Σ N"
+
+
+def _generic_over(support: list[int], d: int, q: int, rng) -> dict[int, np.ndarray]:
+    keys = {i: _rand(rng, q, 1, d) for i in support}
+    _sum_zero(keys, support[-1], q)
+    return keys
+
+
+def _condition2(a: Analysis, q: int, rng, t: int):
+    support = members(a.S_bar)
+    if not support:
+        raise Infeasible("the Condition-2 construction needs S̄ ≠ ∅")
+    keys = _generic_over(support, a.e_star, q, rng)
+    return 1, a.e_star, _as_rows(keys), "generic h over S̄ with Σ h = 0"
+
+
+def _condition3(a: Analysis, q: int, rng, t: int):
+    inst = a.instance
+    outside = members(inst.full_mask & ~a.Q & ~a.S_bar)
+    if not outside:
+        raise Infeasible(f"the Condition-3 construction needs a user outside Q ∪ S̄ ({a.sets.q_rule} rule)")
+    x = outside[t % len(outside)]
+    support = sorted(members(a.S_bar) + [x])
+    keys = _generic_over(support, a.e_star, q, rng)
+    u, v = inst.label(x)
+    return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{({u},{v})}}, ({u},{v}) ∉ Q, Σ h = 0"
+
+
+def _theorem2(a: Analysis, q: int, rng, t: int):
+    lp = a.lp
+    if lp is None or not lp.feasible:
+        raise Infeasible("the Theorem-2 construction needs a feasible LP; "
+                         f"upper bound: {a.key_rate_upper.reason}")
+    sbar = members(a.S_bar)
+    if not sbar and not lp.variables:
+        raise Infeasible("the Theorem-2 construction needs at least one user")
+    L = lcm(1, *(Fraction(v).denominator for v in lp.b.values()))
+    p = {i: int(lp.b[i] * L) for i in lp.variables}
+    shared = a.e_star * L
+    d = sum(p.values()) + shared
+    keys: dict[int, np.ndarray] = {}
+    col = shared
+    for i in lp.variables:
+        if p[i]:
+            block = np.zeros((L, d), dtype=np.int64)
+            block[:, col:col + p[i]] = _rand(rng, q, L, p[i])
+            keys[i] = block
+            col += p[i]
+    for i in sbar[1:]:
+        block = np.zeros((L, d), dtype=np.int64)
+        block[:, :shared] = _rand(rng, q, L, shared)
+        keys[i] = block
+    # One user of S̄ absorbs -Σ (paper); with S̄ = ∅ the first user outside it does (ours).
+    absorber = sbar[0] if sbar else lp.variables[0]
+    keys[absorber] = np.zeros((L, d), dtype=np.int64)
+    _sum_zero(keys, absorber, q)
+    u, v = a.instance.label(absorber)
+    return L, d, _as_rows(keys), (f"L = {L}; private symbols p = b·L for users outside S̄, "
+                                  f"{shared} shared symbols for S̄, ({u},{v}) absorbs -Σ")
+
+
+def _as_rows(keys: dict[int, np.ndarray]) -> dict[int, tuple[tuple[int, ...], ...]]:
+    return {i: tuple(tuple(int(x) for x in row) for row in k) for i, k in sorted(keys.items())}
+
+
+_DRAWS = {"condition-1": _condition1, "condition-2": _condition2,
+          "condition-3": _condition3, "theorem-2": _theorem2}
+
+
+def default_field(a: Analysis, floor: int = 101) -> int:
+    """The smallest prime above the regime's Schwartz-Zippel threshold and ``floor``.
+
+    >>> from itsa import load_instance, analyze
+    >>> default_field(analyze(load_instance("instances/example-1.yaml")))
+    101
+    """
+    from sympy import nextprime
+
+    need = required_field(a, a.regime) or 0
+    return int(nextprime(max(need, floor - 1)))

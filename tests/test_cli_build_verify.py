@@ -1,0 +1,105 @@
+"""``itsa build`` and ``itsa verify`` through CliRunner: outputs and exit codes."""
+
+import json
+
+from click.testing import CliRunner
+
+import itsa
+from itsa_cli import main
+
+from .conftest import INSTANCES
+
+EX1, EX2 = INSTANCES / "example-1.yaml", INSTANCES / "example-2.yaml"
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+def test_verify_builds_then_checks_example1_over_f7():
+    res = run("verify", EX1, "--field", 7, "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["ok"] and d["rate"] == "2" and d["scheme"]["construction"] == "condition-2"
+    assert d["configurations"] == 3 * 4 * 16 and d["trivial"] == 3 * 16
+    assert d["nonzero_leaks"] == 0 and d["leaks"] == []
+
+
+def test_verify_printed_example2_scheme_passes():
+    res = run("verify", EX2, "--scheme", INSTANCES / "example-2.scheme.json")
+    assert res.exit_code == 0 and "PASS" in res.stdout and "rate 7/2" in res.stdout
+
+
+def test_verify_enumerate_on_small_field():
+    res = run("verify", EX1, "--scheme", INSTANCES / "example-1.scheme.json", "--field", 3,
+              "--engine", "enumerate", "--json")
+    d = json.loads(res.stdout)
+    assert res.exit_code == 0 and d["engine"] == "enumerate" and d["ok"]
+
+
+def test_broken_scheme_exits_1_and_names_leaks(tmp_path):
+    data = json.loads((INSTANCES / "example-1.scheme.json").read_text())
+    del data["keys"]["1,3"]                       # Z_{1,3} = 0: the implicit user is exposed
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    res = run("verify", EX1, "--scheme", path, "--json")
+    assert res.exit_code == 1
+    d = json.loads(res.stdout)
+    assert not d["ok"]
+    assert d["correct"] == {"1": False, "2": False, "3": False}   # Σ Z = -N_2 ≠ 0
+    leaks = {(x["k"], x["m"], x["n"]): x["leak"] for x in d["leaks"]}
+    # Server 1 sees W_{1,2}, W_{1,3} and Y_3 = W_{3,1} + W_{3,2} in the clear; with
+    # ΣW and W_{2,2} (T_3 = {(2,2)}) it learns W_{1,1} + W_{2,1}: one symbol about S_4.
+    assert leaks[(1, 4, 3)] == "1"
+    assert (1, 4, 1) not in leaks                 # with T = ∅, W_{2,2} still masks the sum
+    assert {k for k, _, _ in leaks} == {1}
+    table = run("verify", EX1, "--scheme", path)
+    assert table.exit_code == 1 and "FAIL" in table.stdout and "cannot decode" in table.stdout
+
+
+def test_bad_scheme_files_exit_2(tmp_path):
+    cases = {
+        "notjson.json": "{field: 7",
+        "shape.json": json.dumps({"field": 7, "L": 1, "key_symbols": 2, "keys": {"1,1": [[1]]}}),
+        "user.json": json.dumps({"field": 7, "L": 1, "key_symbols": 1, "keys": {"9,1": [[1]]}}),
+        "field.json": json.dumps({"field": 8, "L": 1, "key_symbols": 1, "keys": {}}),
+        "entry.json": json.dumps({"field": 7, "L": 1, "key_symbols": 1, "keys": {"1,1": [[1.5]]}}),
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        res = run("verify", EX1, "--scheme", path)
+        assert res.exit_code == 2, (name, res.output)
+        assert name in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_build_writes_a_scheme_that_verify_accepts(tmp_path):
+    out = tmp_path / "s.json"
+    res = run("build", EX2, "--field", 11, "--seed", 1, "-o", out, "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["construction"] == "theorem-2" and d["rate"] == "7/2" and d["verified"]
+    assert run("verify", EX2, "--scheme", out).exit_code == 0
+    again = json.loads(run("build", EX2, "--field", 11, "--seed", 1, "--json").stdout)
+    assert again["scheme"] == d["scheme"]
+
+
+def test_build_without_a_verified_scheme_exits_1_and_writes_nothing(tmp_path):
+    out = tmp_path / "s.json"
+    res = run("build", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--field", 7, "-o", out)
+    assert res.exit_code == 1 and "LP" in res.stderr and not out.exists()
+    res = run("build", EX2, "--field", 2, "--max-tries", 2, "-o", out)
+    assert res.exit_code == 1 and "within 2 tries" in res.stderr and not out.exists()
+
+
+def test_build_rejects_non_prime_field():
+    res = run("build", EX1, "--field", 9)
+    assert res.exit_code == 2 and "prime" in res.stderr
+
+
+def test_library_and_cli_agree_on_the_scheme(tmp_path):
+    out = tmp_path / "s.json"
+    run("build", EX1, "--field", 7, "-o", out)
+    inst = itsa.load_instance(EX1)
+    built = itsa.build_scheme(itsa.analyze(inst), 7, seed=0).scheme
+    assert itsa.load_scheme(inst, out) == built

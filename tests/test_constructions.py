@@ -1,0 +1,67 @@
+"""Every regime's construction yields a scheme that passes its own verifier."""
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import itsa
+from itsa.testing import instances
+
+
+def test_example1_condition2_over_f7(example1):
+    b = itsa.build_scheme(itsa.analyze(example1), 7, seed=0)
+    assert b.construction == "condition-2" and b.verdict.ok
+    assert b.scheme.rate == 2 and b.scheme.L == 1
+    # keys only on S̄ = {(1,1), (1,3), (2,1)}
+    assert {example1.label(i) for i in b.scheme.key_users} <= {(1, 1), (1, 3), (2, 1)}
+    assert b.required_field == 2 * 3     # e* · C(|S̄|, e*) = 2 · C(3, 2)
+
+
+def test_example2_theorem2_rate_seven_halves(example2):
+    b = itsa.build_scheme(itsa.analyze(example2), 101, seed=0)
+    assert b.construction == "theorem-2" and b.verdict.ok
+    assert (b.scheme.L, b.scheme.key_symbols, b.scheme.rate) == (2, 7, Fraction(7, 2))
+    # users with b = 0 carry no key, as in the printed scheme
+    assert example2.index(1, 2) not in b.scheme.key_users
+    assert example2.index(2, 3) not in b.scheme.key_users
+
+
+def test_condition1_uses_k_minus_1_symbols():
+    inst = itsa.load_instance("instances/homogeneous-U3-V2-t2.yaml")
+    a = itsa.analyze(inst)
+    assert a.regime == "condition-1"
+    b = itsa.build_scheme(a, 5)
+    assert b.verdict.ok and b.scheme.key_symbols == inst.K - 1
+
+
+def test_build_is_deterministic_for_a_seed(example2):
+    a = itsa.analyze(example2)
+    assert itsa.build_scheme(a, 7, seed=3).scheme == itsa.build_scheme(a, 7, seed=3).scheme
+
+
+def test_infeasible_lp_refuses_to_build():
+    a = itsa.analyze(itsa.load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    with pytest.raises(itsa.Infeasible, match="feasible LP"):
+        itsa.build_scheme(a, 101)
+
+
+def test_too_small_field_gives_up_with_reason(example2):
+    with pytest.raises(itsa.Infeasible, match="within 3 tries"):
+        itsa.build_scheme(itsa.analyze(example2), 2, max_tries=3)
+
+
+@given(instances(max_users=6), st.sampled_from(itsa.Q_RULES))
+def test_every_built_scheme_verifies(inst, rule):
+    a = itsa.analyze(inst, rule)
+    try:
+        b = itsa.build_scheme(a, 10007, max_tries=20)
+    except itsa.Infeasible as exc:
+        # only the structural refusals are acceptable, never a verification failure
+        assert a.regime == "theorem-2" and "feasible LP" in str(exc)
+        return
+    assert b.verdict.ok
+    assert itsa.verify(inst, b.scheme, engine="rank").ok
+    expected = a.key_rate_upper.value
+    assert b.scheme.rate == expected
