@@ -189,6 +189,10 @@ class Matrices:
                 self._sel[key] = sel
         return sel * M
 
+    def mul(self, M, N):
+        """The product ``M · N``."""
+        return M @ N if self._gf is not None else M * N
+
     def rank(self, M) -> int:
         r, c = self._shape(M)
         if r == 0 or c == 0:

@@ -260,6 +260,7 @@ class _Plan:
         self.n_configs = inst.U * sum(len(ms) for g in self.groups for ms in g.values())
 
 
+@lru_cache(maxsize=None)
 def _exact(v: int) -> tuple[Fraction, float]:
     return Fraction(v), float(v)
 
@@ -271,7 +272,7 @@ def _rank_engine(plan: _Plan, progress: Progress, backend: str):
 
     This is ``rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` rewritten with
     ``rk[X;B] - rk X = rk(B·N_X)`` (see :meth:`itsa.linalg.Matrices.kernel`):
-    one kernel per ``n`` and per ``(k, n)``, and since ``B = W_{S_m \\ T_n}``
+    one kernel per ``n`` and per ``(k, n)`` (``null[A;C] = N_C·null(A·N_C)``), and since ``B = W_{S_m \\ T_n}``
     is a set of unit rows, ``B·N`` is a row subset of ``N``.
     """
     inst, sch = plan.inst, plan.sch
@@ -301,6 +302,8 @@ def _rank_engine(plan: _Plan, progress: Progress, backend: str):
     view = [tuple(X[i][l] for i in servers[k] for l in range(L))
             + tuple(y for u in range(inst.U) if u != k for y in Y[u]) for k in range(inst.U)]
 
+    A = [mt.rows(G, v) for v in view]
+
     def rk(idx):
         return mt.rank(mt.rows(G, idx, cache=False))
 
@@ -319,8 +322,8 @@ def _rank_engine(plan: _Plan, progress: Progress, backend: str):
             NC = mt.kernel(mt.rows(G, C, cache=False))
             hBC = {e: mt.rank(mt.rows(NC, cols[e])) for e in effs}
         for k in range(inst.U):
-            if effs:
-                NAC = mt.kernel(mt.rows(G, view[k] + C, cache=False))
+            if effs:    # null[A;C] = N_C · null(A·N_C)
+                NAC = mt.mul(NC, mt.kernel(mt.mul(A[k], NC)))
             for e, ms in groups.items():
                 val = _exact(hBC[e] - mt.rank(mt.rows(NAC, cols[e]))) if e else zero_val
                 for m in ms:
