@@ -13,6 +13,7 @@ _COMMANDS = {
     "build": ("itsa_cli.build", "build"),
     "verify": ("itsa_cli.verify", "verify"),
     "draw": ("itsa_cli.draw", "draw"),
+    "audit": ("itsa_cli.audit", "audit"),
 }
 
 

@@ -5,12 +5,16 @@ Collusion and Heterogeneous Security Constraints" (arXiv 2604.26391).
 """
 
 from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
+from .audit import FINDING_KINDS, Audit, Finding, audit
+from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
+from .external import KnownOptimum, homogeneous_parameters, known_optimum
 from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
 from .instance import Instance
 from .instance_io import load_instance, parse_instance
 from .lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
 from .quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
+from .search import SearchResult, search_min_rate
 from .scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
 from .verify import ENGINES, Leak, Verdict, verify
 
@@ -23,5 +27,8 @@ __all__ = [
     "Scheme", "load_scheme", "save_scheme", "scheme_from_dict", "scheme_to_dict",
     "ENGINES", "Leak", "Verdict", "verify",
     "CONSTRUCTIONS", "Build", "build_scheme", "default_field", "required_field",
+    "SearchResult", "search_min_rate", "CorrectedBound", "corrected_lower_bound",
+    "KnownOptimum", "homogeneous_parameters", "known_optimum",
+    "FINDING_KINDS", "Audit", "Finding", "audit",
     "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
 ]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .analysis import Analysis
 from .bitset import members
-from .exceptions import Infeasible
+from .exceptions import Infeasible, VerificationError
 from .scheme import Scheme
 from .verify import Verdict, verify
 
@@ -57,7 +57,8 @@ def required_field(a: Analysis, construction: str) -> int | None:
 
 
 def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
-                 construction: str | None = None, engine: str = "rank") -> Build:
+                 construction: str | None = None, engine: str = "rank",
+                 extra_user: int | None = None) -> Build:
     """Build the regime's scheme over ``F_field`` and verify it.
 
     Parameters
@@ -69,9 +70,22 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         Try ``t`` draws its coefficients from ``random.Random(f"{seed}:{t}")``,
         so the result is a function of ``(instance, field, seed)``.
     max_tries : int
-        Draws to attempt before giving up with :class:`Infeasible`.
+        Draws to attempt before giving up.
     construction : str, optional
         Defaults to the analysis' regime.
+    engine : {"rank", "enumerate", "auto"}
+        Verification engine that must accept the scheme.
+    extra_user : int, optional
+        Condition 3 only: the user ``x`` (bit index, outside ``S̄``) added to
+        the support. By default every user outside ``Q ∪ S̄`` is tried in turn;
+        the audit fixes ``x`` to test each reading of ``Q``.
+
+    Raises
+    ------
+    Infeasible
+        When the construction cannot apply (an infeasible LP, no user to add...).
+    VerificationError
+        When no draw within ``max_tries`` passes the verifier.
 
     Examples
     --------
@@ -87,7 +101,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     last_fail = None
     for t in range(max_tries):
         rng = random.Random(f"{seed}:{t}")
-        L, d, keys, note = draw(a, field, rng, t)
+        L, d, keys, note = draw(a, field, rng, t, extra_user)
         scheme = Scheme(field, L, d, keys, construction, seed)
         verdict = verify(a.instance, scheme, engine=engine)
         if verdict.ok:
@@ -98,7 +112,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     need = required_field(a, construction)
     hint = f"; the Schwartz-Zippel bound asks q > {need}" if need else ""
     bad = len(last_fail.nonzero_leaks) if last_fail else 0
-    raise Infeasible(f"no {construction} scheme over F_{field} verified within {max_tries} tries "
+    raise VerificationError(f"no {construction} scheme over F_{field} verified within {max_tries} tries "
                      f"(last try: {bad} leaking configurations){hint}")
 
 
@@ -112,7 +126,7 @@ def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
     keys[absorber] = (-total) % q
 
 
-def _condition1(a: Analysis, q: int, rng, t: int):
+def _condition1(a: Analysis, q: int, rng, t: int, extra_user=None):
     K = a.instance.K
     keys = {i: np.eye(1, K - 1, i, dtype=np.int64) for i in range(K - 1)}
     if K > 1:
@@ -127,7 +141,7 @@ def _generic_over(support: list[int], d: int, q: int, rng) -> dict[int, np.ndarr
     return keys
 
 
-def _condition2(a: Analysis, q: int, rng, t: int):
+def _condition2(a: Analysis, q: int, rng, t: int, extra_user=None):
     support = members(a.S_bar)
     if not support:
         raise Infeasible("the Condition-2 construction needs S̄ ≠ ∅")
@@ -135,19 +149,24 @@ def _condition2(a: Analysis, q: int, rng, t: int):
     return 1, a.e_star, _as_rows(keys), "generic h over S̄ with Σ h = 0"
 
 
-def _condition3(a: Analysis, q: int, rng, t: int):
+def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
     inst = a.instance
-    outside = members(inst.full_mask & ~a.Q & ~a.S_bar)
-    if not outside:
-        raise Infeasible(f"the Condition-3 construction needs a user outside Q ∪ S̄ ({a.sets.q_rule} rule)")
-    x = outside[t % len(outside)]
+    if extra_user is not None:
+        if a.S_bar >> extra_user & 1:
+            raise Infeasible(f"the Condition-3 user {inst.label(extra_user)} must lie outside S̄")
+        x = extra_user
+    else:
+        outside = members(inst.full_mask & ~a.Q & ~a.S_bar)
+        if not outside:
+            raise Infeasible(f"the Condition-3 construction needs a user outside Q ∪ S̄ ({a.sets.q_rule} rule)")
+        x = outside[t % len(outside)]
     support = sorted(members(a.S_bar) + [x])
     keys = _generic_over(support, a.e_star, q, rng)
     u, v = inst.label(x)
     return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{({u},{v})}}, ({u},{v}) ∉ Q, Σ h = 0"
 
 
-def _theorem2(a: Analysis, q: int, rng, t: int):
+def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
     lp = a.lp
     if lp is None or not lp.feasible:
         raise Infeasible("the Theorem-2 construction needs a feasible LP; "

@@ -150,3 +150,47 @@ def build_to_dict(instance: Instance, build) -> dict[str, Any]:
         "engine": build.verdict.engine,
         "scheme": scheme_to_dict(instance, build.scheme),
     }
+
+
+def audit_to_dict(result) -> dict[str, Any]:
+    """The ``itsa audit --json`` object."""
+    inst = result.instance
+    search = result.search
+    return {
+        "instance": inst.name,
+        "field": result.field,
+        "seed": result.seed,
+        "regimes": {rule: a.regime for rule, a in result.analyses.items()},
+        "e_star": result.analyses["union"].e_star,
+        "key_rate_lower_printed": frac(result.printed_lower),
+        "key_rate_lower": frac(result.corrected.value),
+        "key_rate_lower_reason": result.corrected.reason,
+        "claimed": {rule: {"regime": a.regime, "key_rate_upper": frac(a.key_rate_upper.value),
+                           "reason": a.key_rate_upper.reason}
+                    for rule, a in result.analyses.items()},
+        "constructions": [
+            {"q_rule": c.q_rule, "construction": c.construction, "field": c.field,
+             "x": None if c.extra_user is None else list(inst.label(c.extra_user)),
+             "allowed": c.allowed, "verified": c.verified,
+             "rate": frac(c.build.scheme.rate) if c.verified else None,
+             "failure": c.failure, "scheme_file": c.scheme_file}
+            for c in result.checks
+        ],
+        "search": {
+            "rate": frac(search.rate), "shape": search.shape, "field": search.field,
+            "candidates": search.candidates, "verified": search.verified,
+            "complete": search.complete, "limit": search.limit, "exhaustive": search.exhaustive,
+            "scheme_file": result.search_file,
+        },
+        "best_verified_rate": frac(result.best_verified_rate),
+        "external": None if result.external is None else {
+            "family": result.external.family, "parameters": result.external.parameters,
+            "value": frac(result.external.value), "source": result.external.source},
+        "findings": [
+            {"kind": f.kind, "message": f.message, "printed": f.printed, "verified": f.verified,
+             "configuration": None if f.configuration is None else list(f.configuration),
+             "scheme_file": f.scheme_file}
+            for f in result.findings
+        ],
+        "notes": list(result.notes),
+    }

@@ -48,7 +48,7 @@ def test_infeasible_lp_refuses_to_build():
 
 
 def test_too_small_field_gives_up_with_reason(example2):
-    with pytest.raises(itsa.Infeasible, match="within 3 tries"):
+    with pytest.raises(itsa.VerificationError, match="within 3 tries"):
         itsa.build_scheme(itsa.analyze(example2), 2, max_tries=3)
 
 

@@ -1,0 +1,288 @@
+"""Audit an instance: set the paper's claims beside verified schemes and external results.
+
+The audit builds the paper's own construction under both readings of ``Q``
+(MODEL.md §6.1), searches for the smallest verified scheme
+(:mod:`itsa.search`), computes itsa's corrected converse (:mod:`itsa.bounds`)
+and any published closed form (:mod:`itsa.external`), and states every
+disagreement as a :class:`Finding`. Every scheme a finding cites has passed
+:func:`itsa.verify.verify`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from .analysis import Analysis, analyze
+from .bitset import members
+from .bounds import CorrectedBound, corrected_lower_bound
+from .constructions import Build, build_scheme, default_field, required_field
+from .exceptions import Infeasible, VerificationError
+from .external import KnownOptimum, known_optimum
+from .instance import Instance
+from .quantities import Q_RULES
+from .scheme import Scheme, save_scheme
+from .search import SearchResult, search_min_rate
+
+FINDING_KINDS = (
+    "converse-beaten",          # a verified scheme (or a published optimum) below the printed lower bound
+    "construction-fails",       # a construction of the paper that no draw makes pass the verifier
+    "optimum-not-reached",      # the claimed optimum / upper bound reached by no verified scheme
+    "q-rule-disagreement",      # the two readings of Q give different claims
+    "corrected-bound-violated",  # a verified scheme below itsa's own corrected bound (a bug of ours)
+)
+
+Config = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One disagreement between a printed claim and verified evidence."""
+
+    kind: str
+    message: str
+    printed: str | None = None
+    verified: str | None = None
+    configuration: Config | None = None
+    scheme: Scheme | None = None
+    scheme_file: str | None = None
+
+
+@dataclass(frozen=True)
+class ConstructionCheck:
+    """The paper's construction for one reading of ``Q``, built and verified.
+
+    For Condition 3, ``extra_user`` is the user ``x`` added to ``S̄`` and
+    ``allowed`` says whether this reading of ``Q`` permits it (``x ∉ Q``).
+    """
+
+    q_rule: str
+    construction: str
+    field: int
+    extra_user: int | None
+    allowed: bool
+    build: Build | None
+    failure: str | None
+    structural: bool = False     # the construction does not apply (no draw was made)
+    scheme_file: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        return self.build is not None
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Everything the audit established about one instance."""
+
+    instance: Instance
+    field: int
+    seed: int
+    analyses: dict[str, Analysis]
+    printed_lower: Fraction
+    corrected: CorrectedBound
+    checks: tuple[ConstructionCheck, ...]
+    search: SearchResult
+    external: KnownOptimum | None
+    findings: tuple[Finding, ...]
+    notes: tuple[str, ...]
+    search_file: str | None = None
+
+    @property
+    def best_verified_rate(self) -> Fraction | None:
+        rates = [c.build.scheme.rate for c in self.checks if c.verified]
+        if self.search.found:
+            rates.append(self.search.rate)
+        return min(rates, default=None)
+
+
+def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
+          max_tries: int = 50, progress=None, out_dir: str | Path | None = None) -> Audit:
+    """Audit the paper's claims on ``instance``.
+
+    Parameters
+    ----------
+    instance : Instance
+    field : int
+        Prime of the search; constructions use it too when it exceeds their
+        Schwartz-Zippel size, else the smallest prime above that size.
+    seed : int
+        Seed of every random draw (constructions and search).
+    max_symbols : int, optional
+        Largest scalar number of key symbols the search tries (default K-1).
+    max_tries : int
+        Coefficient draws per construction.
+    progress : callable(done, total), optional
+        Passed to the search.
+    out_dir : path, optional
+        Where to save every scheme the audit reports (so ``itsa verify
+        --scheme`` can re-check it); nothing is written without it.
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> a = audit(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> a.printed_lower, a.search.rate, a.external.value
+    (Fraction(5, 1), Fraction(4, 1), Fraction(4, 1))
+    >>> sorted({f.kind for f in a.findings})
+    ['converse-beaten']
+    """
+    analyses = {rule: analyze(instance, q_rule=rule) for rule in Q_RULES}
+    base = analyses["union"]
+    printed_lower = base.key_rate_lower.value
+    corrected = corrected_lower_bound(instance)
+    checks = _construction_checks(analyses, field, seed, max_tries)
+    search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
+    external = known_optimum(instance)
+    findings, notes = _findings(instance, analyses, printed_lower, corrected, checks, search, external)
+    result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
+                   external, tuple(findings), tuple(notes))
+    return save_audit_schemes(result, out_dir) if out_dir is not None else result
+
+
+def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionCheck]:
+    checks: list[ConstructionCheck] = []
+    cache: dict[tuple, tuple] = {}
+    for rule, a in analyses.items():
+        need = required_field(a, a.regime)
+        q = field if need is None or field > need else default_field(a, floor=field)
+        if a.regime == "condition-3":
+            inst = a.instance
+            for x in members(inst.full_mask & ~a.S_bar):
+                key = ("condition-3", q, x)
+                if key not in cache:
+                    cache[key] = _try_build(a, q, seed, max_tries, x)
+                build, failure, structural = cache[key]
+                checks.append(ConstructionCheck(rule, a.regime, q, x, not (a.Q >> x & 1),
+                                                build, failure, structural))
+        else:
+            key = (a.regime, q, None)
+            if key not in cache:
+                cache[key] = _try_build(a, q, seed, max_tries, None)
+            build, failure, structural = cache[key]
+            checks.append(ConstructionCheck(rule, a.regime, q, None, True, build, failure, structural))
+    return checks
+
+
+def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None):
+    try:
+        return build_scheme(a, q, seed=seed, max_tries=max_tries, extra_user=x), None, False
+    except Infeasible as exc:
+        return None, str(exc), True
+    except VerificationError as exc:
+        return None, str(exc), False
+
+
+def _e_star_config(a: Analysis) -> Config:
+    u, m, n = np.argwhere(a.configurations.c == a.e_star)[0]
+    return int(u) + 1, int(m) + 1, int(n) + 1
+
+
+def _claimed(a: Analysis) -> Fraction | None:
+    """The rate the paper claims achievable (the optimum, or Theorem 2's upper bound)."""
+    return a.key_rate_upper.value
+
+
+def _findings(inst, analyses, printed_lower, corrected, checks, search, external):
+    findings: list[Finding] = []
+    notes: list[str] = []
+    base = analyses["union"]
+    where = _e_star_config(base)
+    lower_txt = f"min{{e*, K-1}} = min{{{base.e_star}, {inst.K - 1}}} = {printed_lower}"
+
+    if search.found and search.rate < printed_lower:
+        findings.append(Finding(
+            "converse-beaten",
+            f"a verified scheme has rate {search.rate} < the printed lower bound {lower_txt} "
+            f"(e* attained at configuration {where}); the printed converse fails on this instance",
+            str(printed_lower), str(search.rate), where, search.scheme))
+    if external is not None and external.value < printed_lower:
+        findings.append(Finding(
+            "converse-beaten",
+            f"the published optimum {external.value} ({external.source}, {external.parameters}) "
+            f"is below the printed lower bound {lower_txt}",
+            str(printed_lower), f"{external.value} (published)", where))
+    if search.found and search.rate < corrected.value:
+        findings.append(Finding(
+            "corrected-bound-violated",
+            f"a verified scheme has rate {search.rate} < itsa's corrected bound {corrected.value}: "
+            "the corrected bound is wrong here (please report)",
+            str(corrected.value), str(search.rate), None, search.scheme))
+
+    for c in checks:
+        if c.structural:
+            notes.append(f"{c.q_rule} reading: the {c.construction} construction does not apply: {c.failure}")
+        elif not c.verified and c.allowed:
+            x = f" with x = {inst.label(c.extra_user)}" if c.extra_user is not None else ""
+            findings.append(Finding(
+                "construction-fails",
+                f"the paper's {c.construction} construction{x} ({c.q_rule} reading of Q) over F_{c.field} "
+                f"found no verified scheme: {c.failure}",
+                f"{c.construction} scheme secure", "no verified draw"))
+
+    best = min([c.build.scheme.rate for c in checks if c.verified]
+               + ([search.rate] if search.found else []), default=None)
+    for rule, a in analyses.items():
+        claim = _claimed(a)
+        if claim is None:
+            notes.append(f"{rule} reading: the claimed upper bound is unknown ({a.key_rate_upper.reason})")
+            continue
+        if best is None or best > claim:
+            findings.append(Finding(
+                "optimum-not-reached",
+                f"{rule} reading: the {a.regime} claim R = {claim} is reached by no verified scheme "
+                f"(best verified: {best if best is not None else 'none'}, search bounded)",
+                str(claim), None if best is None else str(best)))
+
+    u, i = analyses["union"], analyses["intersection"]
+    if (u.regime, u.Q) != (i.regime, i.Q):
+        c3 = [c for c in checks if c.construction == "condition-3"]
+        ok = sorted({inst.label(c.extra_user) for c in c3 if c.verified})
+        bad = sorted({inst.label(c.extra_user) for c in c3 if not c.verified and not c.structural})
+        verdicts = []
+        for rule, a in analyses.items():
+            mine = [c for c in c3 if c.q_rule == rule and c.allowed]
+            if mine:
+                fails = [inst.label(c.extra_user) for c in mine if not c.verified]
+                verdicts.append(f"{rule}: {'every allowed x verifies' if not fails else f'x in {fails} fails'}")
+        findings.append(Finding(
+            "q-rule-disagreement",
+            f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
+            f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok or 'none'}, "
+            f"that fail: {bad or 'none'}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),
+            f"union: {u.regime}, intersection: {i.regime}",
+            "; ".join(verdicts) or None))
+
+    if corrected.value > printed_lower:
+        notes.append(f"itsa's corrected lower bound {corrected.value} is above the printed {printed_lower}")
+    elif corrected.value < printed_lower:
+        notes.append(f"itsa's corrected lower bound {corrected.value} is below the printed {printed_lower}")
+    if not search.complete:
+        notes.append(f"the search stopped early: {search.limit}")
+    return findings, notes
+
+
+def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
+    """Write every scheme the audit reports under ``out_dir``; return the audit with file names."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    inst = result.instance
+    stem = inst.name or "instance"
+    search_file = None
+    if result.search.found:
+        search_file = str(out / f"{stem}.search.scheme.json")
+        save_scheme(inst, result.search.scheme, search_file)
+    checks = []
+    for c in result.checks:
+        if c.verified:
+            x = "" if c.extra_user is None else "-x{}-{}".format(*inst.label(c.extra_user))
+            path = str(out / f"{stem}.{c.q_rule}.{c.construction}{x}.scheme.json")
+            save_scheme(inst, c.build.scheme, path)
+            c = replace(c, scheme_file=path)
+        checks.append(c)
+    findings = tuple(replace(f, scheme_file=search_file) if f.scheme is not None else f
+                     for f in result.findings)
+    return replace(result, checks=tuple(checks), findings=findings, search_file=search_file)

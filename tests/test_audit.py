@@ -1,0 +1,67 @@
+"""``itsa audit``: findings on instances where the printed claims fail, and where they hold."""
+
+import json
+from fractions import Fraction
+
+from click.testing import CliRunner
+
+import itsa
+from itsa_cli import main
+
+from .conftest import INSTANCES
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+def test_homogeneous_u3_v2_t1_beats_the_printed_converse(tmp_path):
+    inst = itsa.load_instance(INSTANCES / "homogeneous-U3-V2-t1.yaml")
+    a = itsa.audit(inst, field=31, out_dir=tmp_path)
+    assert a.printed_lower == 5                       # e* = 5 = K - 1
+    assert a.external.value == 4 and a.external.parameters == {"U": 3, "V": 2, "t": 1}
+    assert a.search.rate == 4 and a.search.verdict.ok
+    assert a.corrected.value == 4
+    kinds = [f.kind for f in a.findings]
+    assert kinds.count("converse-beaten") == 2        # by the search and by the published optimum
+    beaten = next(f for f in a.findings if f.scheme_file)
+    assert (beaten.printed, beaten.verified) == ("5", "4")
+    # the saved scheme re-verifies from its file
+    scheme = itsa.load_scheme(inst, beaten.scheme_file)
+    assert scheme.rate == 4 and itsa.verify(inst, scheme, engine="rank").ok
+
+
+def test_paper_examples_have_no_finding(tmp_path):
+    for name, lower, best in (("example-1", 2, Fraction(2)), ("example-2", 2, Fraction(7, 2))):
+        a = itsa.audit(itsa.load_instance(INSTANCES / f"{name}.yaml"), out_dir=tmp_path)
+        assert a.findings == ()
+        assert a.printed_lower == lower and a.best_verified_rate == best
+        assert all(c.verified for c in a.checks)
+
+
+def test_homogeneous_family_recognised_from_sets_not_name():
+    inst = itsa.parse_instance({"name": "anything", "servers": [2, 2, 2],
+                                "security_sets": [[[1, 1]], "all"],
+                                "collusion_sets": {"subsets_of": [[1, 1], [1, 2], [2, 1], [2, 2], [3, 1], [3, 2]],
+                                                   "max_size": 1}})
+    assert itsa.homogeneous_parameters(inst) == (3, 2, 1)
+    not_homog = itsa.parse_instance({"servers": [2, 2, 2], "security_sets": ["all"],
+                                     "collusion_sets": [[], [[1, 1]]]})
+    assert itsa.homogeneous_parameters(not_homog) is None
+
+
+def test_cli_audit_json_and_exit_code(tmp_path):
+    res = run("audit", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--json", "-o", tmp_path)
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["key_rate_lower_printed"] == "5" and d["key_rate_lower"] == "4"
+    assert d["external"]["value"] == "4" and d["search"]["rate"] == "4"
+    f = d["findings"][0]
+    assert set(f) >= {"kind", "configuration", "printed", "verified", "scheme_file"}
+    assert f["kind"] == "converse-beaten" and f["scheme_file"]
+    assert run("verify", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--scheme", f["scheme_file"]).exit_code == 0
+
+
+def test_cli_audit_bad_input_exit_2(tmp_path):
+    res = run("audit", tmp_path / "missing.yaml")
+    assert res.exit_code == 2 and "no such file" in res.stderr
