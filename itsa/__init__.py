@@ -8,6 +8,7 @@ from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
 from .audit import FINDING_KINDS, Audit, Finding, audit
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
+from .draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
 from .external import KnownOptimum, homogeneous_parameters, known_optimum
 from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
 from .instance import Instance
@@ -30,5 +31,6 @@ __all__ = [
     "SearchResult", "search_min_rate", "CorrectedBound", "corrected_lower_bound",
     "KnownOptimum", "homogeneous_parameters", "known_optimum",
     "FINDING_KINDS", "Audit", "Finding", "audit",
+    "LAYOUTS", "DrawnFigure", "draw_instance", "instance_figure",
     "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
 ]
