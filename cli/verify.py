@@ -64,5 +64,5 @@ def render(instance, verdict, show_all: bool) -> None:
             table.add_column(col)
         for lk in rows:
             table.add_row(str(lk.k), str(lk.m), str(lk.n),
-                          str(lk.bits) if lk.exact else f"≈{lk.approx:.6g} (not a rational multiple of log q)")
+                          str(lk.symbols) if lk.exact else f"≈{lk.approx:.6g} (not a rational multiple of log q)")
         out.print(table)

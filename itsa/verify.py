@@ -52,7 +52,7 @@ Progress = Callable[[int, int], None] | None
 class Leak:
     """The measured information of one configuration ``(k, m, n)`` (1-based).
 
-    ``bits`` is the exact value of ``I(view_k; W_{S_m} | ΣW, W_{T_n}, Z_{T_n})``
+    ``symbols`` is the exact value of ``I(view_k; W_{S_m} | ΣW, W_{T_n}, Z_{T_n})``
     in **q-ary units** (symbols of ``F_q``), a :class:`~fractions.Fraction`;
     ``None`` only when the enumeration engine finds a value that is not a
     rational multiple of ``log q`` (impossible for linear schemes), in which
@@ -62,17 +62,17 @@ class Leak:
     k: int
     m: int
     n: int
-    bits: Fraction | None
+    symbols: Fraction | None
     approx: float
 
     @property
     def exact(self) -> bool:
-        return self.bits is not None
+        return self.symbols is not None
 
     @property
     def independent(self) -> bool:
         """True iff the information is exactly zero."""
-        return self.bits == 0
+        return self.symbols == 0
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     ``I(A;B|C)·q^dim·ln q = S(ABC) + S(C) - S(AC) - S(BC)``; by unique
     factorisation it is zero iff every prime coefficient is zero (the test of
     conditional independence), and it is a rational number of q-ary units iff
-    only ``p = q`` remains (then ``bits`` is that rational; otherwise ``bits``
+    only ``p = q`` remains (then ``symbols`` is that rational; otherwise ``symbols``
     is ``None`` and ``approx`` is a float). Correctness by enumeration: every
     view value occurs with a single ``ΣW`` value.
 
@@ -199,7 +199,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     >>> v.engine, v.ok, v.checked
     ('enumerate', True, 3)
     >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").nonzero_leaks[0]
-    Leak(k=1, m=1, n=1, bits=Fraction(1, 1), approx=1.0)
+    Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")

@@ -42,11 +42,11 @@ def scheme2(inst, q):
 
 
 def table(verdict):
-    return [(lk.k, lk.m, lk.n, lk.bits) for lk in verdict.leaks]
+    return [(lk.k, lk.m, lk.n, lk.symbols) for lk in verdict.leaks]
 
 
 def leaking(verdict):
-    return {(lk.k, lk.m, lk.n): lk.bits for lk in verdict.nonzero_leaks}
+    return {(lk.k, lk.m, lk.n): lk.symbols for lk in verdict.nonzero_leaks}
 
 
 def ns_with(inst, *users):
@@ -63,7 +63,7 @@ def test_example_1_scheme_verifies(ex1, q, engine):
     assert v.correct == {1: True, 2: True, 3: True}
     assert v.ok and v.nonzero_leaks == ()
     assert (v.checked, v.trivial, v.total) == (3 * 3 * 16, 3 * 16, 3 * 4 * 16)
-    assert all(lk.bits == 0 and lk.exact for lk in v.leaks)
+    assert all(lk.symbols == 0 and lk.exact for lk in v.leaks)
     assert v.source_dim == 9
 
 
@@ -173,7 +173,7 @@ def test_verdict_api(ex1):
     lk = v.leak(1, 4, 3)
     assert lk == Leak(1, 4, 3, Fraction(2), 2.0) and lk.exact and not lk.independent
     assert v.leak(1, 1, 1) is None                       # S_1 = ∅: trivial
-    assert all(x.bits > 0 for x in v.nonzero_leaks)
+    assert all(x.symbols > 0 for x in v.nonzero_leaks)
     assert len(v.leaks) == v.checked == 144
     assert [(x.k, x.m, x.n) for x in v.leaks] == sorted((x.k, x.m, x.n) for x in v.leaks)
 
@@ -264,7 +264,7 @@ def test_engines_agree(case):
     assert (r.engine, e.engine) == ("rank", "enumerate")
     assert r.correct == e.correct
     assert table(r) == table(e)
-    assert all(lk.exact and lk.bits.denominator == 1 for lk in e.leaks)
+    assert all(lk.exact and lk.symbols.denominator == 1 for lk in e.leaks)
     assert r.ok == e.ok and r.trivial == e.trivial
 
 
