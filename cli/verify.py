@@ -14,9 +14,11 @@ from ._common import EXIT_FAILED, console, echo_json, itsa_errors, progress_call
 @click.option("--engine", type=click.Choice(["auto", "rank", "enumerate"]), default="auto", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
 @click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union", show_default=True)
+@click.option("--enum-budget", type=click.IntRange(1), default=None,
+              help="Work limit of the enumerate engine (source values x passes; default 2e9).")
 @click.option("--all", "show_all", is_flag=True, help="List every configuration, not only the leaking ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify(path, scheme_path, field, engine, seed, q_rule, show_all, as_json):
+def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all, as_json):
     """Check that every server decodes ΣW and that I(view_k; W_Sm | ΣW, W_Tn, Z_Tn) = 0 for all k, m, n.
 
     Exit code 0 when every check passes, 1 when any fails, 2 for bad input.
@@ -33,7 +35,8 @@ def verify(path, scheme_path, field, engine, seed, q_rule, show_all, as_json):
             q = field if field is not None else itsa.default_field(analysis)
             scheme = itsa.build_scheme(analysis, q, seed=seed).scheme
         with progress_callback(f"verify ({engine})", quiet=as_json) as progress:
-            verdict = itsa.verify(instance, scheme, engine=engine, progress=progress)
+            verdict = itsa.verify(instance, scheme, engine=engine, progress=progress,
+                                  enum_budget=enum_budget)
     warn(instance.warnings)
     if as_json:
         echo_json(verdict_to_dict(instance, verdict, include_all=show_all))
