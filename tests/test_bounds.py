@@ -114,13 +114,13 @@ def test_fractional_optimum_needs_L2():
 
 def test_condition3_construction_fails_under_intersection_rule():
     from itsa.constructions import build_scheme
-    from itsa.exceptions import Infeasible
+    from itsa.exceptions import VerificationError
 
     inst = itsa.load_instance(AUDIT / "condition3-intersection-fails.yaml")
     assert itsa.analyze(inst, q_rule="union").regime == "theorem-2"
     a = itsa.analyze(inst, q_rule="intersection")
     assert a.regime == "condition-3"
-    with pytest.raises(Infeasible):
+    with pytest.raises(VerificationError, match="4 leaking configurations"):
         build_scheme(a, 31, max_tries=50)
 
 
