@@ -9,11 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .bounds import corrected_lower_bound
 from .instance import Instance
 from .lp import LPResult, theorem2_lp
 from .quantities import Configurations, SetQuantities, configurations, set_quantities
 
 REGIMES = ("condition-1", "condition-2", "condition-3", "theorem-2")
+
+#: ``analyze(corrected=None)`` computes itsa's corrected bound up to this many configurations.
+CORRECTED_AUTO_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class Analysis:
     regime_reason: str
     R_X: Bound
     R_Y: Bound
+    key_rate_lower_printed: Bound
     key_rate_lower: Bound
     key_rate_upper: Bound
     lp: LPResult | None
@@ -81,7 +86,8 @@ def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
     return "theorem-2", f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = K = {K} ({sets.q_rule} rule)"
 
 
-def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs") -> Analysis:
+def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
+            corrected: bool | None = None) -> Analysis:
     """Compute every quantity, the regime, the bounds and (Theorem 2) the LP.
 
     Parameters
@@ -91,18 +97,32 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs")
         How ``Q_1`` and ``Q_2`` combine into ``Q`` (MODEL.md §6.1).
     lp_solver : {"highs", "cbc"}
         Floating-point solver whose answer the LP certificate then checks.
+    corrected : bool, optional
+        Compute itsa's corrected lower bound (:mod:`itsa.bounds`); by default
+        only up to :data:`CORRECTED_AUTO_LIMIT` configurations.
 
     Notes
     -----
-    Paper Theorems 1 and 2; MODEL.md §3. The printed converse
-    ``R_ZΣ >= min{e*, K-1}`` is reported as the paper's, unchecked here.
+    Paper Theorems 1 and 2; MODEL.md §3. Two lower bounds are reported:
+    ``key_rate_lower_printed`` is the paper's converse ``min{e*, K-1}``, which
+    verified schemes beat on some instances (``itsa audit``);
+    ``key_rate_lower`` is itsa's corrected converse (:mod:`itsa.bounds`), a
+    finding of this tool, not of the paper.
     """
     conf = configurations(instance)
     sets = set_quantities(conf, q_rule)
     K, e = instance.K, sets.e_star
     regime, why = decide_regime(K, sets)
     one = Bound(Fraction(1), "R_X >= 1 and R_Y >= 1 are optimal in every regime (Theorem 1)")
-    lower = Bound(Fraction(min(e, K - 1)), f"printed converse: R_ZΣ >= min{{e*, K-1}} = min{{{e}, {K - 1}}}")
+    printed = Bound(Fraction(min(e, K - 1)), f"printed converse (paper): R_ZΣ >= min{{e*, K-1}} = "
+                                             f"min{{{e}, {K - 1}}}; not valid on every instance")
+    n_conf = instance.U * instance.M * instance.N
+    if corrected or (corrected is None and n_conf <= CORRECTED_AUTO_LIMIT):
+        cb = corrected_lower_bound(instance)
+        lower = Bound(cb.value, cb.reason)
+    else:
+        lower = Bound(None, f"not computed: {n_conf} configurations exceed the automatic limit "
+                            f"{CORRECTED_AUTO_LIMIT} (ask for it with corrected=True / --corrected)")
     lp = None
     if regime == "condition-1":
         upper = Bound(Fraction(K - 1), "Condition 1 scheme: K-1 independent key symbols")
@@ -116,4 +136,4 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs")
             u, m, n = lp.empty_constraint
             upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "
                                 f"({u},{m},{n}) has D = K and so a constraint with no variable")
-    return Analysis(instance, conf, sets, regime, why, one, one, lower, upper, lp)
+    return Analysis(instance, conf, sets, regime, why, one, one, printed, lower, upper, lp)

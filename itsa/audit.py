@@ -132,7 +132,7 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     """
     analyses = {rule: analyze(instance, q_rule=rule) for rule in Q_RULES}
     base = analyses["union"]
-    printed_lower = base.key_rate_lower.value
+    printed_lower = base.key_rate_lower_printed.value
     corrected = corrected_lower_bound(instance)
     checks = _construction_checks(analyses, field, seed, max_tries)
     search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
@@ -262,7 +262,25 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
         notes.append(f"itsa's corrected lower bound {corrected.value} is below the printed {printed_lower}")
     if not search.complete:
         notes.append(f"the search stopped early: {search.limit}")
-    return findings, notes
+    if best is not None and best > corrected.value:
+        notes.append(f"gap: best verified rate {best} > corrected lower bound {corrected.value} "
+                     "(the optimum lies in between; the search is bounded)")
+    return findings, _merge_rules(notes)
+
+
+def _merge_rules(notes: list[str]) -> list[str]:
+    """One line for a note that both readings of Q give alike."""
+    out: list[str] = []
+    for note in notes:
+        for rule in Q_RULES:
+            prefix = f"{rule} reading: "
+            if note.startswith(prefix):
+                bare = note[len(prefix):]
+                if all(f"{r} reading: {bare}" in notes for r in Q_RULES):
+                    note = f"both readings of Q: {bare}"
+        if note not in out:
+            out.append(note)
+    return out
 
 
 def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:

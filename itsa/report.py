@@ -94,6 +94,8 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
         "regime_reason": a.regime_reason,
         "R_X": frac(a.R_X.value),
         "R_Y": frac(a.R_Y.value),
+        "key_rate_lower_printed": frac(a.key_rate_lower_printed.value),
+        "key_rate_lower_printed_reason": a.key_rate_lower_printed.reason,
         "key_rate_lower": frac(a.key_rate_lower.value),
         "key_rate_lower_reason": a.key_rate_lower.reason,
         "key_rate_upper": frac(a.key_rate_upper.value),

@@ -136,7 +136,7 @@ PAPER_EX1 = {
 '''),
     ("code", r'''
 conf1 = a1.configurations
-assert a1.key_rate_lower.value == a1.key_rate_upper.value   # the regime's bounds meet: an optimum
+assert a1.key_rate_lower_printed.value == a1.key_rate_upper.value   # the regime's bounds meet: an optimum
 ITSA_EX1 = {
     "U^(4,16)": conf1.U_servers(4, 16),
     "F^(4,16)": conf1.F_servers(4, 16),
@@ -178,7 +178,7 @@ def regime_rows(inst, a):
 def bound_rows(inst, a):
     corrected = itsa.corrected_lower_bound(inst)
     return [("R_X", a.R_X.value, a.R_X.reason), ("R_Y", a.R_Y.value, a.R_Y.reason),
-            ("R_ZΣ lower (printed converse)", a.key_rate_lower.value, a.key_rate_lower.reason),
+            ("R_ZΣ lower (printed converse)", a.key_rate_lower_printed.value, a.key_rate_lower_printed.reason),
             ("R_ZΣ upper (regime's scheme)", a.key_rate_upper.value, a.key_rate_upper.reason),
             ("R_ZΣ lower (itsa's corrected bound)", corrected.value, corrected.reason)]
 
@@ -252,7 +252,7 @@ ITSA_EX2 = {
     "binding constraints": {cfg: users(ex2, c.users)
                             for c in lp2.constraints if c.binding for cfg in c.configurations},
     "b*": lp2.b_star,
-    "R*_ZΣ lower": a2.key_rate_lower.value,
+    "R*_ZΣ lower": a2.key_rate_lower_printed.value,
     "R*_ZΣ upper": a2.key_rate_upper.value,
 }
 
@@ -281,8 +281,8 @@ corrected lower bound (itsa's finding, proved for the scheme class of
 display(table(["Q rule", "Q", "|Q|", "regime", "reason"], regime_rows(ex2, a2)))
 display(table(["bound", "value", "reason"], bound_rows(ex2, a2)))
 corrected2 = itsa.corrected_lower_bound(ex2).value
-print(f"Theorem 2 (paper): {a2.key_rate_lower.value} <= R*_ZΣ <= {a2.key_rate_upper.value}")
-if corrected2 > a2.key_rate_lower.value:
+print(f"Theorem 2 (paper): {a2.key_rate_lower_printed.value} <= R*_ZΣ <= {a2.key_rate_upper.value}")
+if corrected2 > a2.key_rate_lower_printed.value:
     print(f"itsa's corrected bound is higher than e*: {corrected2} <= R*_ZΣ <= {a2.key_rate_upper.value}")
 assert corrected2 <= a2.key_rate_upper.value   # the upper bound is reached by verified schemes (below)
 '''),
@@ -441,7 +441,7 @@ import matplotlib.pyplot as plt
 Instances are built in code with `itsa.parse_instance`: `servers = [V] * U`,
 `S = ["all"]`, `T = {"all_users_up_to": t}`. Per cell:
 
-* **printed lower**: `analyze(inst).key_rate_lower.value`, the paper's converse `min{e*, K−1}`;
+* **printed lower**: `analyze(inst).key_rate_lower_printed.value`, the paper's converse `min{e*, K−1}`;
 * **published optimum**: `itsa.known_optimum(inst).value`, i.e. `min{U+V+t−2, UV−1}`;
 * **corrected lower**: `itsa.corrected_lower_bound(inst).value`, itsa's converse
   (proved for `X = W + Z` schemes whose keys sum to zero; see `itsa/bounds.py`);
@@ -467,7 +467,7 @@ for U, V, t in GRID:
     a = itsa.analyze(inst)
     rows.append({
         "cell": f"U{U} V{V} t{t}", "K": inst.K, "N": inst.N, "regime": a.regime,
-        "printed lower": a.key_rate_lower.value,
+        "printed lower": a.key_rate_lower_printed.value,
         "published optimum": itsa.known_optimum(inst).value,
         "corrected lower": itsa.corrected_lower_bound(inst).value,
         "search": found.rate,

@@ -23,7 +23,8 @@ def test_analyze_example1_json():
     assert d["S_bar"] == [[1, 1], [1, 3], [2, 1]]
     assert d["Q1"] == [] and d["Q"] == [] and d["q_rule"] == "union"
     assert d["regime"] == "condition-2"
-    assert (d["R_X"], d["R_Y"], d["key_rate_lower"], d["key_rate_upper"]) == ("1", "1", "2", "2")
+    assert (d["R_X"], d["R_Y"], d["key_rate_lower_printed"], d["key_rate_upper"]) == ("1", "1", "2", "2")
+    assert d["key_rate_lower"] == "2" and "itsa finding" in d["key_rate_lower_reason"]
     assert d["lp"] is None
     assert {"name", "U", "K", "M", "N", "servers", "Q2"} <= d.keys()
 
@@ -31,7 +32,8 @@ def test_analyze_example1_json():
 def test_analyze_example2_json_lp():
     d = json.loads(run("analyze", INSTANCES / "example-2.yaml", "--json").stdout)
     assert d["regime"] == "theorem-2"
-    assert d["key_rate_lower"] == "2" and d["key_rate_upper"] == "7/2"
+    assert d["key_rate_lower_printed"] == "2" and d["key_rate_upper"] == "7/2"
+    assert d["key_rate_lower"] == "3"
     lp = d["lp"]
     assert lp["feasible"] and lp["b_star"] == "3/2"
     assert lp["b"] == {"1,2": "0", "1,3": "1/2", "1,4": "1/2", "2,3": "0", "3,1": "1/2"}
@@ -59,6 +61,8 @@ def test_analyze_tables_and_q_rule():
 def test_infeasible_lp_prints_unknown_upper_bound():
     d = json.loads(run("analyze", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--json").stdout)
     assert d["key_rate_upper"] is None and d["lp"]["feasible"] is False
+    # printed converse 5 > the published optimum 4; itsa's corrected bound is 4
+    assert d["key_rate_lower_printed"] == "5" and d["key_rate_lower"] == "4"
     assert len(d["lp"]["empty_constraint"]) == 3
 
 
@@ -79,6 +83,12 @@ def test_bad_input_exit_2_one_line(tmp_path, text, fragment):
     assert res.stdout == ""
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "bad.yaml" in lines[0] and fragment in lines[0]
+
+
+def test_corrected_bound_can_be_switched_off():
+    d = json.loads(run("analyze", INSTANCES / "example-2.yaml", "--json", "--no-corrected").stdout)
+    assert d["key_rate_lower"] is None and "not computed" in d["key_rate_lower_reason"]
+    assert d["key_rate_lower_printed"] == "2"
 
 
 def test_missing_file_exit_2():

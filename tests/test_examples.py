@@ -30,7 +30,8 @@ def test_example1_printed_values(example1):
     assert users(example1, a.sets.Q2) == {(1, 1), (1, 2), (2, 1), (2, 2), (3, 1), (3, 2)}
     assert a.Q == 0
     assert a.regime == "condition-2"
-    assert a.key_rate_lower.value == 2 and a.key_rate_upper.value == 2
+    assert a.key_rate_lower_printed.value == 2 and a.key_rate_upper.value == 2
+    assert a.key_rate_lower.value == 2          # itsa's corrected bound agrees: R* = 2
     assert a.lp is None
 
 
@@ -42,7 +43,9 @@ def test_example2_printed_values(example2):
     assert a.sets.Q1 == example2.full_mask and a.Q == example2.full_mask
     assert a.regime == "theorem-2"
     assert a.lp.feasible and a.lp.b_star == Fraction(3, 2)
-    assert a.key_rate_lower.value == 2 and a.key_rate_upper.value == Fraction(7, 2)
+    assert a.key_rate_lower_printed.value == 2 and a.key_rate_upper.value == Fraction(7, 2)
+    # itsa's corrected converse is stronger here: 3 <= R* <= 7/2 (itsa's finding)
+    assert a.key_rate_lower.value == 3
     a.lp.check()
 
 

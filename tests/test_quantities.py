@@ -32,7 +32,8 @@ def test_basic_inclusions_and_bounds(inst):
     assert a.S_I & union_S == 0
     assert a.a_star <= a.S_bar.bit_count()
     if a.key_rate_upper.value is not None:
-        assert a.key_rate_lower.value <= a.key_rate_upper.value
+        assert a.key_rate_lower_printed.value <= a.key_rate_upper.value
+        assert a.key_rate_lower.value <= a.key_rate_upper.value   # corrected ≤ a verified construction's rate
     assert a.regime in itsa.REGIMES
 
 
