@@ -13,15 +13,14 @@ light; no pyplot global state is used (a bare :class:`matplotlib.figure.Figure`)
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import tempfile
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._files import atomic_writer
 from .analysis import Analysis
 from .exceptions import InvalidInstance
 from .instance import Instance
@@ -208,22 +207,9 @@ def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
     import matplotlib
 
     meta = {"Title": title, "Date": None} if fmt == "svg" else {"Title": title, "Software": None}
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise InvalidInstance(f"cannot write {os.fspath(path)!r}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh, matplotlib.rc_context(
-                {"svg.hashsalt": "itsa", "svg.fonttype": "none"}):
-            fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_writer(path, binary=True) as fh, matplotlib.rc_context(
+            {"svg.hashsalt": "itsa", "svg.fonttype": "none"}):
+        fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
 
 
 # -- layouts ----------------------------------------------------------------

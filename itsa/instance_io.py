@@ -10,6 +10,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from ._files import read_text
 from .bitset import mask_of
 from .exceptions import InvalidInstance
 from .instance import Instance
@@ -31,12 +32,7 @@ def load_instance(path: str | Path) -> Instance:
     import yaml
 
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInstance(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInstance(f"{path}: cannot read: {exc}") from None
+    text = read_text(path)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -103,10 +103,10 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
 
     Examples
     --------
-    >>> from itsa import Instance, configurations
-    >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[(2, 1)]])
-    >>> theorem2_lp(configurations(inst)).b_star
-    Fraction(1, 1)
+    >>> from itsa import configurations, load_instance
+    >>> lp = theorem2_lp(configurations(load_instance("instances/example-2.yaml")))
+    >>> lp.b_star, lp.dual_objective
+    (Fraction(3, 2), Fraction(3, 2))
     """
     inst = conf.instance
     variables = tuple(members(inst.full_mask & ~conf.S_bar))

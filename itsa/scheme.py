@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import dataclasses as dc
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -27,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ._files import atomic_writer, read_text
 from .exceptions import InvalidInstance
 from .instance import Instance
 from .linalg import field_problem
@@ -294,12 +293,7 @@ def load_scheme(instance: Instance, path: str | Path, field: int | None = None) 
         One line naming the file and the problem.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInstance(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInstance(f"{path}: cannot read: {exc}") from None
+    text = read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -325,18 +319,6 @@ def save_scheme(instance: Instance, scheme: Scheme, path: str | Path) -> None:
     ...     load_scheme(inst, p) == s
     True
     """
-    path = Path(path)
     text = dumps_scheme(instance, scheme)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with atomic_writer(path) as fh:
+        fh.write(text)
