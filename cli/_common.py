@@ -47,10 +47,14 @@ def console():
     return Console(highlight=False)
 
 
+def fmt_pairs(pairs) -> str:
+    """``{(1,1), (2,1)}`` or ``∅`` for a list of ``(u, v)`` pairs."""
+    return "{" + ", ".join(f"({u},{v})" for u, v in pairs) + "}" if pairs else "∅"
+
+
 def fmt_users(instance, mask: int) -> str:
-    """``{(1,1), (2,1)}`` or ``∅``."""
-    labels = instance.labels(mask)
-    return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"
+    """A bitmask of users as :func:`fmt_pairs` writes it."""
+    return fmt_pairs(instance.labels(mask))
 
 
 @contextlib.contextmanager

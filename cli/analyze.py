@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import console, echo_json, fmt_users, itsa_errors, warn
+from ._common import console, echo_json, fmt_pairs, fmt_users, itsa_errors, warn
 
 
 @click.command()
@@ -93,14 +93,13 @@ def _render_configurations(out, a) -> None:
 
     from itsa.report import configurations_to_list
 
-    inst = a.instance
     table = Table(title="Configurations (u, m, n)")
     for col in ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical"):
         table.add_column(col)
     for row in configurations_to_list(a):
         table.add_row(str(row["u"]), str(row["m"]), str(row["n"]),
                       str(row["U_mn"]), str(row["F_mn"]),
-                      fmt_users(inst, inst.mask(map(tuple, row["D"]))), str(len(row["A"])),
+                      fmt_pairs(row["D"]), str(len(row["A"])),
                       str(row["c"]), "yes" if row["critical"] else "")
     out.print(table)
 

@@ -181,11 +181,6 @@ def _e_star_config(a: Analysis) -> Config:
     return int(u) + 1, int(m) + 1, int(n) + 1
 
 
-def _claimed(a: Analysis) -> Fraction | None:
-    """The rate the paper claims achievable (the optimum, or Theorem 2's upper bound)."""
-    return a.key_rate_upper.value
-
-
 def _findings(inst, analyses, printed_lower, corrected, checks, search, external):
     findings: list[Finding] = []
     notes: list[str] = []
@@ -226,7 +221,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
     best = min([c.build.scheme.rate for c in checks if c.verified]
                + ([search.rate] if search.found else []), default=None)
     for rule, a in analyses.items():
-        claim = _claimed(a)
+        claim = a.key_rate_upper.value     # the claimed optimum, or Theorem 2's upper bound
         if claim is None:
             notes.append(f"{rule} reading: the claimed upper bound is unknown ({a.key_rate_upper.reason})")
             continue

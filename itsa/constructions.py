@@ -117,7 +117,8 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
 
 
 def _rand(rng: random.Random, q: int, rows: int, cols: int) -> np.ndarray:
-    return np.array([[rng.randrange(q) for _ in range(cols)] for _ in range(rows)], dtype=np.int64).reshape(rows, cols)
+    return np.array([[rng.randrange(q) for _ in range(cols)] for _ in range(rows)],
+                    dtype=np.int64).reshape(rows, cols)   # reshape keeps the shape when cols = 0
 
 
 def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
