@@ -63,6 +63,32 @@ The bound is reported as ``min{g(K), K-1}``: the Condition-1 scheme (``K-1``
 independent key symbols) is secure on every instance, so ``g(K) <= K-1`` is
 itself a consistency check and the cap never changes a correct value.
 
+Computation
+-----------
+With ``Y_in`` the union of the groups inside ``Y``, ``IU`` that of the impure
+groups and ``|P_Y|`` counted with one representative user per group, the
+Lemma reads ``gain = |P_Y| + [Y_in ∩ IU ≠ ∅ and IU ⊆ Y_in] - [Y_in = K \\ T]``.
+:class:`_Chain` evaluates it for every ``(m, k)`` of a batch of collusion sets
+at once on packed ``uint64`` words (arrays ``(N, M, U, W)`` built once), and
+prunes with bounds that follow from the notes above:
+
+* ``gain <=`` the number of groups inside ``Y``, so ``g(X) <= |X|``, and
+  ``g(K) <= K-1`` (if ``Y = K \\ T`` one group is impure or the ``-1`` applies);
+* pure groups lie inside ``A = ∪ S_m``, and a "+1" in a chain below ``X`` needs
+  ``S_m ∪ T_n ∪ X = K`` for some ``(m, n)``; without such a pair
+  ``g(Z) <= |Z ∩ A|`` for every ``Z ⊆ X``;
+* per collusion set, without looking at ``m``: ``gain <=`` the groups inside
+  ``Y`` that are pure for some ``m``, plus one if a "+1" is possible.
+
+Collusion sets are taken in index order, in batches of 16, 64, 256, ...; in a
+batch, by decreasing bound ``bound(g(X ∩ T)) + gain``, and ``g(X ∩ T)`` is only
+computed (recursively, memoised) when that bound beats the best value so far;
+the search stops once the cap ``|X|`` (``K-1``, ``|X ∩ A|``) is reached. The step
+recorded for ``X`` is the first configuration ``(n, m, k)``, in lexicographic
+order, attaining ``g(X)``: the one the plain loop over :func:`structures`
+(first strict maximum) picks, so values and chains are unchanged
+(``tests/test_bounds.py`` keeps that loop as the reference).
+
 Security criterion (the converse of the Lemma for linear schemes). For a
 linear scheme, configuration ``(k, m, n)`` is secure iff
 ``rank[B_P; Z_T] - rank[Z_T] = (|P| - [every group is pure])·L``, ``P`` the
@@ -82,9 +108,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
 
-from .bitset import members
+import numpy as np
+
+from .bitset import members, pack, popcount, union_reduce
 from .instance import Instance
 from .quantities import configurations
 
@@ -194,25 +221,135 @@ class CorrectedBound:
 
 
 class _Chain:
+    """``g(X)`` of the module notes, memoised, evaluated on packed arrays.
+
+    See "Computation" in the module notes. ``memo[X] = (g(X), step)`` where
+    ``step`` is the first configuration ``(n, m, k)`` attaining ``g(X)``
+    (``None`` when ``g(X) = 0``). Collusion sets are indexed ``0..N-1`` over the
+    *distinct* ``T_n`` (first ``n`` kept: a later copy never wins a tie).
+    """
+
+    CHUNK = 1 << 18      # configurations evaluated in one NumPy pass
+
     def __init__(self, instance: Instance):
         self.instance = instance
-        self.structs = structures(instance)
+        K, self.U, self.full = instance.K, instance.U, instance.full_mask
+        first: dict[int, int] = {}                                    # distinct T -> first n
+        for n, T in enumerate(instance.collusion_sets, 1):
+            first.setdefault(T, n)
+        self.T_int, self.n_of = list(first), list(first.values())
+        self.Ks = pack(instance.server_masks, K)                      # (U, W)
+        self.T = pack(self.T_int, K)                                  # (N, W)
+        self.full_w = pack([self.full], K)[0]
+        S = pack(instance.security_sets, K)                           # (M, W)
+        notT = self.full_w & ~self.T
+        self.G = notT[:, None, :] & self.Ks[None]                     # (N, U, W): K_u \ T
+        self.G_any = _nonzero(self.G)                                 # (N, U)
+        low = pack([_low_bits(T, instance.server_masks) for T in self.T_int], K)
+        rep = self.G | (low[:, None, :] & ~self.Ks[None])              # one user per group
+        srv_pure = self.G_any[:, None, :] & ~_nonzero(self.G[:, None] & ~S[None, :, None])  # (N, M, U)
+        PSG = np.bitwise_or.reduce(np.where(srv_pure[..., None], self.G[:, None], 0), axis=2)
+        PU = ((S[None, :, None] & self.G[:, None])                    # pure own singletons
+              | (PSG[:, :, None] & ~self.Ks[None, None]))             # pure server groups
+        self.IU = notT[:, None, None] & ~PU                           # (N, M, U, W): impure groups
+        self.PR = PU & rep[:, None]                                   # one user per pure group
+        self.srv_ever_pure = srv_pure.any(axis=1)                     # (N, U)
+        self.S = np.unique(S, axis=0)
+        self.A = union_reduce(S)                                      # users some S_m protects
+        self.A_w = pack([self.A], K)[0]
+        self.reach = (max(s.bit_count() for s in instance.security_sets)
+                      + max(T.bit_count() for T in self.T_int))
         self.memo: dict[int, tuple[int, ChainStep | None]] = {0: (0, None)}
 
+    def _bonus_possible(self, X: int) -> bool:
+        """Whether ``S_m ∪ T_n ∪ X = K`` for some ``m, n``: needed by any "+1" gain below ``X``."""
+        D = self.full & ~X
+        if D.bit_count() > self.reach:
+            return False
+        Dw = pack([D], self.instance.K)[0]
+        step = max(1, self.CHUNK // len(self.S))
+        for lo in range(0, len(self.T_int), step):
+            R = Dw & ~self.T[lo:lo + step]                                 # (B, W)
+            if (~_nonzero(R[:, None, :] & ~self.S[None])).any():
+                return True
+        return False
+
+    def _inside(self, Xw: np.ndarray, idx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``Y = X \\ T``, which server groups ``K_u \\ T`` lie inside ``Y``, and their union."""
+        T, G = self.T[idx], self.G[idx]
+        Y = Xw & ~T                                                    # (B, W)
+        inside = self.G_any[idx] & ~_nonzero(G & ~Y[:, None, :])       # (B, U)
+        SG_in = np.bitwise_or.reduce(np.where(inside[..., None], G, 0), axis=1)
+        return Y, inside, SG_in
+
+    def _cheap_bounds(self, Xw: np.ndarray, Cw: np.ndarray, bonus: bool, lo: int, hi: int) -> np.ndarray:
+        """An upper bound on ``g(X ∩ T) + gain`` for ``T`` number ``lo..hi-1`` (``-1`` if ``X ⊆ T``).
+
+        ``gain <=`` (groups inside ``Y`` that are pure for some ``m``) ``+ [bonus]``.
+        """
+        Y, inside, _ = self._inside(Xw, slice(lo, hi))
+        pure_in = inside & self.srv_ever_pure[lo:hi]                   # (B, U)
+        own = popcount((Y & self.A_w)[:, None, :] & self.Ks[None])     # (B, U): |Y ∩ K_k ∩ A|
+        gain = (own + pure_in.sum(axis=1, keepdims=True) - pure_in).max(axis=1) + int(bonus)
+        ub = popcount(Xw & Cw & self.T[lo:hi]) + gain
+        ub[~_nonzero(Y)] = -1
+        return ub
+
+    def _gains(self, Xw: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Best ``gain(k, m, n; X \\ T_n)`` for the collusion sets ``idx``, and its first ``(m, k)``."""
+        Y, _, SG_in = self._inside(Xw, idx)
+        Yin = ((Y[:, None, :] & self.Ks[None])                        # union of the groups
+               | (SG_in[:, None, :] & ~self.Ks[None]))[:, None]        # inside Y: (B, 1, U, W)
+        IU = self.IU[idx]
+        IU_in = IU & Yin
+        R_empty = ~_nonzero(self.full_w & ~Xw & ~self.T[idx])          # (B,)
+        gain = (popcount(self.PR[idx] & Yin)                          # |P_Y|
+                + (_nonzero(IU_in) & ~_nonzero(IU ^ IU_in))            # impure inside, R pure
+                - R_empty[:, None, None])                              # (B, M, U)
+        flat = gain.reshape(len(idx), -1)                              # (m, k) in m-major order
+        return flat.max(axis=1), flat.argmax(axis=1)
+
     def g(self, X: int) -> int:
-        if X in self.memo:
-            return self.memo[X][0]
-        best, arg = 0, None
-        for s in self.structs:
-            if X & ~s.T == 0:
-                continue
-            gain = s.gain(X & ~s.T)
-            if gain <= 0:
-                continue
-            val = self.g(X & s.T) + gain
-            if val > best:
-                best, arg = val, ChainStep(X, s.config, s.T, gain)
-        self.memo[X] = (best, arg)
+        hit = self.memo.get(X)
+        if hit is not None:
+            return hit[0]
+        Xw = pack([X], self.instance.K)[0]
+        bonus = self._bonus_possible(X)
+        # g(Z) <= |Z ∩ C| for every Z ⊆ X, and g(K) <= K-1 (module notes)
+        C, Cw = (self.full, self.full_w) if bonus else (self.A, self.A_w)
+        cap = (X & C).bit_count() - (1 if X == self.full else 0)
+        rows = max(1, self.CHUNK // (self.IU.shape[1] * self.U))    # T's per exact NumPy pass
+        done = []                                   # (T indices, gains, flat (m, k), bounds)
+        best, lo, size, N = 0, 0, 16, len(self.T_int)
+        while lo < N and best < cap:                # 1. the value: batches in n order
+            hi = min(N, lo + size)
+            idx = lo + np.flatnonzero(self._cheap_bounds(Xw, Cw, bonus, lo, hi) > best)
+            for a in range(0, len(idx), rows):
+                part = idx[a:a + rows]
+                gain, arg = self._gains(Xw, part)
+                ub = popcount(Xw & Cw & self.T[part]) + gain
+                done.append((part, gain, arg, ub))
+                for j in np.argsort(-ub, kind="stable"):        # best bound first
+                    if ub[j] <= best:
+                        break
+                    if gain[j] > 0:
+                        best = max(best, self.g(X & self.T_int[part[j]]) + int(gain[j]))
+                        if best >= cap:
+                            break
+                if best >= cap:
+                    break
+            lo, size = hi, size * 4
+        step = None
+        for part, gain, arg, ub in done if best else ():    # 2. the first (n, m, k) attaining it
+            for j in np.flatnonzero((ub >= best) & (gain > 0)):
+                i = int(part[j])
+                if self.g(X & self.T_int[i]) + int(gain[j]) == best:
+                    m, k = divmod(int(arg[j]), self.U)
+                    step = ChainStep(X, (k + 1, m + 1, self.n_of[i]), self.T_int[i], int(gain[j]))
+                    break
+            if step is not None:
+                break
+        self.memo[X] = (best, step)
         return best
 
     def steps(self, X: int) -> tuple[ChainStep, ...]:
@@ -225,6 +362,20 @@ class _Chain:
             out.append(st)
             X &= st.T
         return tuple(out)
+
+
+def _nonzero(words: np.ndarray) -> np.ndarray:
+    """Whether each packed set (last axis) is non-empty."""
+    return (words != 0).any(axis=-1)
+
+
+def _low_bits(T: int, server_masks: tuple[int, ...]) -> int:
+    """The lowest user of every non-empty ``K_u \\ T``, as one mask."""
+    out = 0
+    for Ku in server_masks:
+        g = Ku & ~T
+        out |= g & -g
+    return out
 
 
 def corrected_lower_bound(instance: Instance) -> CorrectedBound:
