@@ -11,8 +11,8 @@ from ._common import console, echo_json, fmt_pairs, fmt_users, itsa_errors, warn
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n).")
 @click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
-@click.option("--corrected/--no-corrected", default=None,
-              help="Compute itsa's corrected lower bound (default: on small instances).")
+@click.option("--corrected/--no-corrected", default=True, show_default=True,
+              help="Compute itsa's corrected lower bound (itsa/bounds.py).")
 def analyze(path, as_json, detail, q_rule, corrected):
     """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP."""
     import itsa

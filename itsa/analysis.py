@@ -16,9 +16,6 @@ from .quantities import Configurations, SetQuantities, configurations, set_quant
 
 REGIMES = ("condition-1", "condition-2", "condition-3", "theorem-2")
 
-#: ``analyze(corrected=None)`` computes itsa's corrected bound up to this many configurations.
-CORRECTED_AUTO_LIMIT = 20_000
-
 
 @dataclass(frozen=True)
 class Bound:
@@ -87,7 +84,7 @@ def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
 
 
 def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
-            corrected: bool | None = None) -> Analysis:
+            corrected: bool = True) -> Analysis:
     """Compute every quantity, the regime, the bounds and (Theorem 2) the LP.
 
     Parameters
@@ -97,9 +94,9 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
         How ``Q_1`` and ``Q_2`` combine into ``Q`` (MODEL.md §6.1).
     lp_solver : {"highs", "cbc"}
         Floating-point solver whose answer the LP certificate then checks.
-    corrected : bool, optional
-        Compute itsa's corrected lower bound (:mod:`itsa.bounds`); by default
-        only up to :data:`CORRECTED_AUTO_LIMIT` configurations.
+    corrected : bool
+        Compute itsa's corrected lower bound (:mod:`itsa.bounds`); off, it
+        is reported as not computed.
 
     Notes
     -----
@@ -116,13 +113,11 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     one = Bound(Fraction(1), "R_X >= 1 and R_Y >= 1 are optimal in every regime (Theorem 1)")
     printed = Bound(Fraction(min(e, K - 1)), f"printed converse (paper): R_ZΣ >= min{{e*, K-1}} = "
                                              f"min{{{e}, {K - 1}}}; not valid on every instance")
-    n_conf = instance.U * instance.M * instance.N
-    if corrected or (corrected is None and n_conf <= CORRECTED_AUTO_LIMIT):
+    if corrected:
         cb = corrected_lower_bound(instance)
         lower = Bound(cb.value, cb.reason)
     else:
-        lower = Bound(None, f"not computed: {n_conf} configurations exceed the automatic limit "
-                            f"{CORRECTED_AUTO_LIMIT} (ask for it with corrected=True / --corrected)")
+        lower = Bound(None, "not computed (asked not to: corrected=False / --no-corrected)")
     lp = None
     if regime == "condition-1":
         upper = Bound(Fraction(K - 1), "Condition 1 scheme: K-1 independent key symbols")
