@@ -8,13 +8,14 @@ verifies. Nothing here comes from the paper.
 
 Scope of the proof
 ------------------
-Schemes with ``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` over
-``F_q^L`` whose keys sum to zero, ``Σ Z = 0``. Every scheme of the paper
-(MODEL.md §4) and every scheme :func:`itsa.verify.verify` accepts is of this
-form (for these linear schemes correctness forces ``Σ Z = 0``: the only
-combination of a server's view whose input part is ``Σ W`` is ``Σ X``). The keys
-may have any joint distribution. For encoders outside this class the bound is
-a conjecture, supported only by the same evidence.
+Every scheme with ``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` over
+``F_q^L``, whatever the joint distribution of the keys (they need not be
+linear, nor sum to zero). Every scheme of the paper (MODEL.md §4) and every
+scheme :func:`itsa.verify.verify` accepts is of this form. For encoders
+outside this class the bound is a conjecture, supported only by the same
+evidence. (The first version of this proof assumed ``Σ Z = 0``, which linear
+correct schemes satisfy; an independent review showed the assumption is not
+needed, because ``Σ Z = Σ X - Σ W`` is known to the adversary anyway.)
 
 Groups of a configuration
 -------------------------
@@ -40,14 +41,16 @@ contained in ``Y`` and ``R`` the groups not contained in ``Y``:
 * ``R ≠ ∅``, every group of R pure: ``gain = |P_Y| + [some non-pure group ⊆ Y]``;
 * otherwise:                     ``gain = |P_Y|``.
 
-Proof. ``Z_Y`` (with ``Z_T``) determines ``B_j`` for the groups inside ``Y``
-and, because ``Σ Z = 0``, also ``Σ_{j∈R} B_j = -ΣZ_T - Σ_{G_j⊆Y} B_j``. Let
-``Λ`` be the functionals ``e_j`` (``j ∈ P_Y``), plus ``1_R`` when every group of
-``R`` is pure. Each ``λ·A`` (``λ ∈ Λ``) is a function of ``W_{S'}``, and
-``λ·O`` is a function of the view and of ``W_T, Z_T``. Security gives
-``I(Λ·O; Λ·A | ΣW, W_T, Z_T) = 0``, hence
-``H(Λ·A | ΣW, W_T) = H(Λ·A | Λ·O, ...) <= H(Λ·B | Z_T) <= H(Z_Y | Z_T)``
-(keys are independent of inputs). ``Λ·A`` is uniform over ``L·r`` symbols
+Proof. ``Z_Y`` (with ``Z_T``) determines ``B_j`` for the groups inside ``Y``.
+The view determines ``Σ X`` (the server's own ``X`` plus every ``Y_u``), so
+with ``ΣW`` it determines ``Σ Z = Σ X - Σ W``, and then
+``Σ_{j∈R} B_j = Σ Z - ΣZ_T - Σ_{G_j⊆Y} B_j`` is a function of
+``(Z_Y, Z_T, view, ΣW)``. Let ``Λ`` be the functionals ``e_j`` (``j ∈ P_Y``),
+plus ``1_R`` when every group of ``R`` is pure. Each ``λ·A`` (``λ ∈ Λ``) is a
+function of ``W_{S'}``, and ``λ·O`` is a function of the view and of
+``W_T, Z_T``. Security gives ``I(view; Λ·A | ΣW, W_T, Z_T) = 0``; keys are
+independent of inputs; hence, writing ``C = (view, ΣW, W_T, Z_T)``,
+``H(Λ·A | ΣW, W_T) = H(Λ·A | C) = H(Λ·B | C) <= H(Z_Y | Z_T)``. ``Λ·A`` is uniform over ``L·r`` symbols
 where ``r`` is the rank of ``Λ`` modulo the all-ones functional (the only
 relation among the ``A_j``); ``r`` is the ``gain`` above. ∎
 
@@ -116,8 +119,8 @@ from .instance import Instance
 from .quantities import configurations
 
 LABEL = "itsa finding (not in the paper): corrected converse"
-SCOPE = ("proved for schemes X = W + Z, Y_u = Σ_v X_{u,v} with Σ Z = 0 (every linear scheme itsa "
-         "verifies, every scheme of the paper); a conjecture for other encoders")
+SCOPE = ("proved for every scheme with X = W + Z and Y_u = Σ_v X_{u,v}, any keys (every linear "
+         "scheme itsa verifies, every scheme of the paper); a conjecture for other encoders")
 
 Config = tuple[int, int, int]
 
