@@ -22,11 +22,12 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
 
     import itsa
     from itsa.audit import audit as run_audit
+    from itsa.audit import safe_stem
     from itsa.report import audit_to_dict
 
     with itsa_errors():
         instance = itsa.load_instance(path)
-        out_dir = out_dir or str(Path("audit-out") / (instance.name or Path(path).stem))
+        out_dir = out_dir or str(Path("audit-out") / safe_stem(instance.name or Path(path).stem))
         with progress_callback("search", quiet=as_json) as progress:
             result = run_audit(instance, field=field, seed=seed, max_symbols=max_symbols,
                                progress=progress, out_dir=out_dir)
@@ -46,7 +47,8 @@ def render(result, out_dir) -> None:
     table.add_column(style="bold")
     table.add_column()
     for rule, a in result.analyses.items():
-        table.add_row(f"regime ({rule} Q)", f"{a.regime}: claimed rate {a.key_rate_upper.value or 'unknown'}")
+        claim = a.key_rate_upper.value
+        table.add_row(f"regime ({rule} Q)", f"{a.regime}: claimed rate {'unknown' if claim is None else claim}")
     table.add_row("printed lower bound", f"{result.printed_lower}  (min{{e*, K-1}}, paper)")
     table.add_row("corrected lower bound", f"{result.corrected.value}  ({result.corrected.label})")
     if result.external:

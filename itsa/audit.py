@@ -10,6 +10,8 @@ disagreement as a :class:`Finding`. Every scheme a finding cites has passed
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +22,7 @@ from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
-from .exceptions import Infeasible, VerificationError
+from .exceptions import Infeasible, InvalidInstance, VerificationError
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .quantities import Q_RULES
@@ -151,7 +153,7 @@ def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionC
         q = field if need is None or field > need else default_field(a, floor=field)
         if a.regime == "condition-3":
             inst = a.instance
-            for x in members(inst.full_mask & ~a.S_bar):
+            for x in members(inst.full_mask & ~(a.S_bar & a.Q)):
                 key = ("condition-3", q, x)
                 if key not in cache:
                     cache[key] = _try_build(a, q, seed, max_tries, x)
@@ -199,7 +201,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
             "converse-beaten",
             f"the published optimum {external.value} ({external.source}, {external.parameters}) "
             f"is below the printed lower bound {lower_txt}",
-            str(printed_lower), f"{external.value} (published)", where))
+            str(printed_lower), None, where))
     if search.found and search.rate < corrected.value:
         findings.append(Finding(
             "corrected-bound-violated",
@@ -278,12 +280,25 @@ def _merge_rules(notes: list[str]) -> list[str]:
     return out
 
 
+def safe_stem(name: str) -> str:
+    """``name`` made safe as one file-name component (no separators, no ``..``).
+
+    >>> safe_stem("../x/y z")
+    '_x_y_z'
+    """
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip(".")
+    return stem or "instance"
+
+
 def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
     """Write every scheme the audit reports under ``out_dir``; return the audit with file names."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidInstance(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
     inst = result.instance
-    stem = inst.name or "instance"
+    stem = safe_stem(inst.name or "instance")
     search_file = None
     if result.search.found:
         search_file = str(out / f"{stem}.search.scheme.json")

@@ -15,7 +15,8 @@ import numpy as np
 
 from .analysis import Analysis
 from .bitset import members
-from .exceptions import Infeasible, VerificationError
+from .exceptions import Infeasible, InvalidInstance, VerificationError
+from .linalg import field_problem
 from .scheme import Scheme
 from .verify import Verdict, verify
 
@@ -76,9 +77,10 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     engine : {"rank", "enumerate", "auto"}
         Verification engine that must accept the scheme.
     extra_user : int, optional
-        Condition 3 only: the user ``x`` (bit index, outside ``S̄``) added to
-        the support. By default every user outside ``Q ∪ S̄`` is tried in turn;
-        the audit fixes ``x`` to test each reading of ``Q``.
+        Condition 3 only: the user ``x`` (bit index) added to ``S̄``. By
+        default every user outside ``Q`` is tried in turn (under the
+        intersection reading such a user may lie in ``S̄``); the audit fixes
+        ``x`` to test each reading of ``Q``.
 
     Raises
     ------
@@ -94,6 +96,9 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     >>> b.verdict.ok, b.scheme.rate
     (True, Fraction(2, 1))
     """
+    problem = field_problem(field)
+    if problem:
+        raise InvalidInstance(problem)
     construction = construction or a.regime
     if construction not in CONSTRUCTIONS:
         raise ValueError(f"construction must be one of {CONSTRUCTIONS}")
@@ -151,17 +156,16 @@ def _condition2(a: Analysis, q: int, rng, t: int, extra_user=None):
 
 
 def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """Generic ``h`` over ``S̄ ∪ {x}`` for a user ``x ∉ Q`` (paper); ``x`` may lie in ``S̄``."""
     inst = a.instance
     if extra_user is not None:
-        if a.S_bar >> extra_user & 1:
-            raise Infeasible(f"the Condition-3 user {inst.label(extra_user)} must lie outside S̄")
         x = extra_user
     else:
-        outside = members(inst.full_mask & ~a.Q & ~a.S_bar)
+        outside = members(inst.full_mask & ~a.Q)
         if not outside:
-            raise Infeasible(f"the Condition-3 construction needs a user outside Q ∪ S̄ ({a.sets.q_rule} rule)")
+            raise Infeasible(f"the Condition-3 construction needs a user outside Q ({a.sets.q_rule} rule)")
         x = outside[t % len(outside)]
-    support = sorted(members(a.S_bar) + [x])
+    support = members(a.S_bar | 1 << x)
     keys = _generic_over(support, a.e_star, q, rng)
     u, v = inst.label(x)
     return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{({u},{v})}}, ({u},{v}) ∉ Q, Σ h = 0"

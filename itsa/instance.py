@@ -16,6 +16,9 @@ from .exceptions import InvalidInstance
 
 User = tuple[int, int]
 
+#: Largest number of users itsa accepts (bitmask set algebra stays fast below it).
+MAX_USERS = 4096
+
 
 @dataclass(frozen=True)
 class Instance:
@@ -50,6 +53,8 @@ class Instance:
         for u, v in enumerate(self.servers, 1):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise InvalidInstance(f"servers: server {u} has {v!r} users; each needs >= 1")
+        if sum(self.servers) > MAX_USERS:
+            raise InvalidInstance(f"servers: {sum(self.servers)} users in all; itsa handles at most {MAX_USERS}")
         if not self.security_sets:
             raise InvalidInstance("security_sets: the family is empty")
         if not self.collusion_sets:

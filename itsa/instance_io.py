@@ -13,7 +13,8 @@ from typing import Any
 from ._files import read_text
 from .bitset import mask_of
 from .exceptions import InvalidInstance
-from .instance import Instance
+from .instance import MAX_USERS, Instance
+from .quantities import check_size
 
 TOP_KEYS = {"name", "servers", "security_sets", "collusion_sets"}
 GENERATOR_KEYS = {"subsets_of", "min_size", "max_size", "all_users_up_to"}
@@ -73,10 +74,14 @@ def parse_instance(data: Any, default_name: str | None = None) -> Instance:
             raise InvalidInstance(f"servers: server {u}: {v!r} is not a whole number")
         if v < 1:
             raise InvalidInstance(f"servers: server {u} has {v} users; each server needs at least 1")
+    if sum(servers) > MAX_USERS:
+        raise InvalidInstance(f"servers: {sum(servers)} users in all; itsa handles at most {MAX_USERS}")
     topo = Instance(tuple(servers), (0,), (0,))
     warnings: list[str] = []
     fams = [_family(data[key], key, topo, warnings) for key in ("security_sets", "collusion_sets")]
-    return Instance(topo.servers, fams[0], fams[1], None if name is None else str(name), tuple(warnings))
+    instance = Instance(topo.servers, fams[0], fams[1], None if name is None else str(name), tuple(warnings))
+    check_size(instance)
+    return instance
 
 
 def _family(spec: Any, where: str, topo: Instance, warnings: list[str]) -> tuple[int, ...]:
@@ -153,8 +158,3 @@ def _is_int(x: Any) -> bool:
 
 def _kind(x: Any) -> str:
     return "nothing" if x is None else f"a {type(x).__name__}"
-
-
-def dump_family(instance: Instance, masks) -> list[list[list[int]]]:
-    """Sets as sorted lists of ``[u, v]`` (the JSON/YAML form of a family)."""
-    return [[list(p) for p in instance.labels(m)] for m in masks]

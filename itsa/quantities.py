@@ -12,10 +12,15 @@ from functools import cached_property
 
 import numpy as np
 
-from .bitset import pack, popcount, union_reduce, unpack
+from .bitset import n_words, pack, popcount, union_reduce, unpack
+from .exceptions import InvalidInstance
 from .instance import Instance
 
 Q_RULES = ("union", "intersection")
+
+#: Largest ``U·M·N·W`` (configurations times 64-bit words per set) analysed;
+#: each per-configuration array takes 8 bytes per unit.
+MAX_CONFIGURATION_WORDS = 30_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +86,15 @@ class SetQuantities:
     q_rule: str
 
 
+def check_size(instance: Instance) -> None:
+    """Raise :class:`InvalidInstance` if the configuration arrays would be too large."""
+    U, M, N, W = instance.U, instance.M, instance.N, n_words(instance.K)
+    if U * M * N * W > MAX_CONFIGURATION_WORDS:
+        raise InvalidInstance(
+            f"{U}·{M}·{N} = {U * M * N:,} configurations of {W} word(s) each exceed the limit "
+            f"of {MAX_CONFIGURATION_WORDS:,} words (about {8 * MAX_CONFIGURATION_WORDS // 2**20} MiB per array)")
+
+
 def configurations(instance: Instance) -> Configurations:
     """Compute ``U^(m,n)``, ``F^(m,n)``, ``D``, ``|A|`` and ``c`` for all configurations.
 
@@ -96,6 +110,7 @@ def configurations(instance: Instance) -> Configurations:
     T = pack(instance.collusion_sets, K)         # (N, W)
     Ks = pack(instance.server_masks, K)          # (U, W)
     U, M, N, W = instance.U, S.shape[0], T.shape[0], S.shape[1]
+    check_size(instance)
 
     SK = S[None, :, :] & Ks[:, None, :]                       # (U, M, W): S_m ∩ K_u
     has_S = SK.any(axis=-1)                                   # (U, M)

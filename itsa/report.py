@@ -111,7 +111,8 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
 
 def leak_to_dict(leak) -> dict[str, Any]:
     return {"k": leak.k, "m": leak.m, "n": leak.n,
-            "leak": frac(leak.symbols), "approx": leak.approx, "exact": leak.exact}
+            "leak": frac(leak.symbols), "exact": leak.exact,
+            "approx": None if leak.exact else leak.approx}
 
 
 def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> dict[str, Any]:

@@ -136,15 +136,6 @@ class Scheme:
                     f"the scheme gives a key to user index {i}, but the instance has only "
                     f"{instance.K} users")
 
-    def reduced(self, q: int) -> "Scheme":
-        """The same integer matrices read over ``F_q`` (entries re-reduced).
-
-        Entries are stored in ``0..field-1``, so ``-1`` over ``F_7`` (stored 6)
-        becomes ``6 mod q``; to re-read negative entries, go through
-        :func:`scheme_from_dict` on the original data instead.
-        """
-        return dc.replace(self, field=q)
-
 
 def _normalise_matrix(mat, L: int, d: int, q: int, where: str) -> Matrix:
     if not isinstance(mat, (list, tuple, np.ndarray)):

@@ -48,7 +48,8 @@ import flint
 
 from .bitset import members
 from .bounds import structures
-from .exceptions import ItsaError
+from .exceptions import InvalidInstance, ItsaError
+from .linalg import field_problem
 from .instance import Instance
 from .quantities import configurations
 from .scheme import Scheme
@@ -291,16 +292,28 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     if biggest > MAX_SOURCE_DIM:
         raise ItsaError(f"search too large: K·L + d reaches {biggest} > {MAX_SOURCE_DIM} "
                         f"(K = {K}, max_symbols = {max_d}, L in {tuple(L_values)})")
+    problem = field_problem(field)
+    if problem:
+        raise InvalidInstance(problem)
     checker = _Checker(instance, field)
     supports = _supports(instance, f"{seed}", n_random_supports, all_supports_up_to)
     conf = configurations(instance)
     sbar = set(members(conf.S_bar))
 
-    support_masks = [m for m in range(1, 1 << K) if m.bit_count() >= 2]
+    # Supports of >= 2 users; listed only for small K (2^K masks), sampled beyond.
+    support_masks = [m for m in range(1, 1 << K) if m.bit_count() >= 2] if K <= 20 else None
+
+    def random_support(rng):
+        if support_masks is not None:
+            return rng.choice(support_masks)
+        while True:
+            m = rng.randrange(1, 1 << K)
+            if m.bit_count() >= 2:
+                return m
 
     def column_patterns(d):
         """Column supports for d key symbols: all multisets if few, else a seeded sample."""
-        n = len(support_masks)
+        n = (1 << K) - 1 - K
         total = comb(n + d - 1, d)
         if total <= max_patterns:
             pats = list(combinations_with_replacement(support_masks, d))
@@ -309,7 +322,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
             seen = set()
             pats = []
             while len(pats) < max_patterns:
-                pat = tuple(sorted(rng.choice(support_masks) for _ in range(d)))
+                pat = tuple(sorted(random_support(rng) for _ in range(d)))
                 if pat not in seen:
                     seen.add(pat)
                     pats.append(pat)

@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from .bitset import members
-from .exceptions import ItsaError
+from .exceptions import InvalidInstance
 from .instance import Instance
 from .linalg import Matrices
 from .scheme import Scheme
@@ -165,9 +165,8 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     Raises
     ------
     InvalidInstance
-        If the scheme names users outside the instance.
-    ItsaError
-        If ``engine="enumerate"`` would exceed its budget.
+        If the scheme names users outside the instance, or if
+        ``engine="enumerate"`` would exceed its budget (a request too large).
 
     Notes
     -----
@@ -217,10 +216,11 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     elif engine == "enumerate":
         budget = ENUM_BUDGET if enum_budget is None else enum_budget
         if plan.samples > ENUM_MAX_SOURCE or plan.work > budget:
-            raise ItsaError(
+            raise InvalidInstance(
                 f"exhaustive enumeration too large: q^dim = {scheme.field}^{plan.dim} = "
                 f"{_sci(plan.samples)} source values x {plan.passes} passes = {_sci(plan.work)} "
-                f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use engine='rank'")
+                f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use the rank engine "
+                f"or raise the budget")
     if engine == "rank":
         correct, values, inferred = _rank_engine(plan, progress, rank_backend)
     else:

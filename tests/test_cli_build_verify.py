@@ -99,7 +99,7 @@ def test_build_rejects_non_prime_field():
 
 def test_library_and_cli_agree_on_the_scheme(tmp_path):
     out = tmp_path / "s.json"
-    run("build", EX1, "--field", 7, "-o", out)
+    assert run("build", EX1, "--field", 7, "-o", out).exit_code == 0
     inst = itsa.load_instance(EX1)
     built = itsa.build_scheme(itsa.analyze(inst), 7, seed=0).scheme
     assert itsa.load_scheme(inst, out) == built
