@@ -84,7 +84,7 @@ def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
 
 
 def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
-            corrected: bool = True) -> Analysis:
+            corrected: bool = True, conf: Configurations | None = None) -> Analysis:
     """Compute every quantity, the regime, the bounds and (Theorem 2) the LP.
 
     Parameters
@@ -97,6 +97,9 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     corrected : bool
         Compute itsa's corrected lower bound (:mod:`itsa.bounds`); off, it
         is reported as not computed.
+    conf : Configurations, optional
+        Configuration arrays already computed for ``instance`` (reused, not
+        recomputed, when one instance is analysed under several options).
 
     Notes
     -----
@@ -106,7 +109,10 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     ``key_rate_lower`` is itsa's corrected converse (:mod:`itsa.bounds`), a
     finding of this tool, not of the paper.
     """
-    conf = configurations(instance)
+    if conf is None:
+        conf = configurations(instance)
+    elif conf.instance != instance:
+        raise ValueError("conf was computed for another instance")
     sets = set_quantities(conf, q_rule)
     K, e = instance.K, sets.e_star
     regime, why = decide_regime(K, sets)

@@ -22,10 +22,11 @@ from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
-from .exceptions import Infeasible, InvalidInstance, VerificationError
+from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
-from .quantities import Q_RULES
+from .linalg import field_problem
+from .quantities import Q_RULES, configurations
 from .scheme import Scheme, save_scheme
 from .search import SearchResult, search_min_rate
 
@@ -132,12 +133,20 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     >>> sorted({f.kind for f in a.findings})
     ['converse-beaten']
     """
-    analyses = {rule: analyze(instance, q_rule=rule) for rule in Q_RULES}
+    problem = field_problem(field)
+    if problem:
+        raise InvalidInstance(problem)
+    conf = configurations(instance)
+    analyses = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf) for rule in Q_RULES}
     base = analyses["union"]
     printed_lower = base.key_rate_lower_printed.value
     corrected = corrected_lower_bound(instance)
     checks = _construction_checks(analyses, field, seed, max_tries)
-    search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
+    try:
+        search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
+    except ItsaError as exc:    # too large to search: the audit still reports the rest
+        search = SearchResult(field, seed, None, None, None, None, L_values=(), complete=False,
+                              limit=str(exc))
     external = known_optimum(instance)
     findings, notes = _findings(instance, analyses, printed_lower, corrected, checks, search, external)
     result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
@@ -303,12 +312,14 @@ def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
     if result.search.found:
         search_file = str(out / f"{stem}.search.scheme.json")
         save_scheme(inst, result.search.scheme, search_file)
-    checks = []
+    checks, written = [], set()
     for c in result.checks:
         if c.verified:
             x = "" if c.extra_user is None else "-x{}-{}".format(*inst.label(c.extra_user))
-            path = str(out / f"{stem}.{c.q_rule}.{c.construction}{x}.scheme.json")
-            save_scheme(inst, c.build.scheme, path)
+            path = str(out / f"{stem}.{c.construction}{x}.scheme.json")   # same for both readings
+            if c.build.scheme not in written:
+                save_scheme(inst, c.build.scheme, path)
+                written.add(c.build.scheme)
             c = replace(c, scheme_file=path)
         checks.append(c)
     findings = tuple(replace(f, scheme_file=search_file) if f.scheme is not None else f

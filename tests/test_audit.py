@@ -65,3 +65,18 @@ def test_cli_audit_json_and_exit_code(tmp_path):
 def test_cli_audit_bad_input_exit_2(tmp_path):
     res = run("audit", tmp_path / "missing.yaml")
     assert res.exit_code == 2 and "no such file" in res.stderr
+
+
+def test_audit_reports_even_when_the_search_is_too_large(tmp_path):
+    inst = itsa.parse_instance({"name": "../evil", "servers": [10, 10, 10],
+                                "security_sets": [[[1, 1]]], "collusion_sets": [[]]})
+    a = itsa.audit(inst, out_dir=tmp_path)
+    assert not a.search.found and "too large" in a.search.limit
+    assert any("search stopped" in n for n in a.notes)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files and all(name.startswith("_evil.") for name in files)   # no path escape
+
+
+def test_audit_rejects_a_bad_field():
+    res = run("audit", INSTANCES / "example-1.yaml", "--field", 4)
+    assert res.exit_code == 2 and "prime power" in res.stderr
