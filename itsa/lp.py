@@ -74,18 +74,13 @@ class LPResult:
         b = self.b
         if any(not (0 <= b[i] <= 1) for i in self.variables):
             raise VerificationError("LP primal violates 0 <= b <= 1")
-        load = {i: Fraction(0) for i in self.variables}
         for con in self.constraints:
             lhs = sum((b[i] for i in members(con.users)), Fraction(0))
             if lhs < 1 or lhs - 1 != con.slack:
                 raise VerificationError(f"LP primal violates constraint {con.configurations[0]}")
             if con.dual is None or con.dual < 0:
                 raise VerificationError("LP dual value is negative")
-            for i in members(con.users):
-                load[i] += con.dual
-        # dual of  min 1·b, A b >= 1, b <= 1:  max Σy - Σz,  A^T y - z <= 1, y, z >= 0
-        z = {i: max(Fraction(0), load[i] - 1) for i in self.variables}
-        dual_obj = sum((c.dual for c in self.constraints), Fraction(0)) - sum(z.values(), Fraction(0))
+        dual_obj = _dual_objective(self.variables, self.constraints)
         primal_obj = sum((b[i] for i in self.variables), Fraction(0))
         if primal_obj != self.b_star or dual_obj != self.dual_objective or primal_obj != dual_obj:
             raise VerificationError(f"LP objectives disagree: primal {primal_obj}, dual {dual_obj}")
@@ -177,15 +172,26 @@ def _exact(variables, constraints, x, y, den, solver) -> LPResult | None:
     cons = tuple(LPConstraint(c.users, c.configurations, d,
                               sum((b[i] for i in members(c.users)), Fraction(0)) - 1, c.dominated)
                  for c, d in zip(constraints, duals))
-    load = {i: Fraction(0) for i in variables}
-    for c in cons:
-        for i in members(c.users):
-            load[i] += c.dual
-    dual_obj = sum(duals, Fraction(0)) - sum((max(Fraction(0), load[i] - 1) for i in variables), Fraction(0))
     primal_obj = sum(b.values(), Fraction(0))
-    result = LPResult(variables, cons, True, b, primal_obj, dual_obj, solver=f"{solver}, certified in fractions")
+    result = LPResult(variables, cons, True, b, primal_obj, _dual_objective(variables, cons),
+                      solver=f"{solver}, certified in fractions")
     try:
         result.check()
     except VerificationError:
         return None
     return result
+
+
+def _dual_objective(variables, constraints) -> Fraction:
+    """Objective of the dual at ``y`` = the constraints' duals, with the best ``z``.
+
+    Dual of ``min 1·b, A b >= 1, 0 <= b <= 1``: ``max Σy - Σz`` subject to
+    ``A^T y - z <= 1``, ``y, z >= 0``; for given ``y`` the best feasible ``z``
+    is ``max(0, (A^T y)_i - 1)``, so any ``y >= 0`` gives a feasible dual.
+    """
+    load = {i: Fraction(0) for i in variables}
+    for c in constraints:
+        for i in members(c.users):
+            load[i] += c.dual
+    return (sum((c.dual for c in constraints), Fraction(0))
+            - sum((max(Fraction(0), load[i] - 1) for i in variables), Fraction(0)))

@@ -28,14 +28,11 @@ import numpy as np
 from ._files import atomic_writer, read_text
 from .exceptions import InvalidInstance
 from .instance import Instance
+from .instance_io import _is_int
 from .linalg import field_problem
 
 TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
 Matrix = tuple[tuple[int, ...], ...]
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 @dc.dataclass(frozen=True)
