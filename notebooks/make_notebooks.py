@@ -62,6 +62,15 @@ def table(header, rows) -> Markdown:
 def users(inst, mask) -> list:
     """The (u, v) users of a bitmask, sorted."""
     return [tuple(x) for x in inst.labels(mask)]
+
+
+def show_instance(inst):
+    """Print the sizes and display the table of every S_m and T_n."""
+    print(f"{inst.name}: U = {inst.U} servers with V = {list(inst.servers)}, K = {inst.K} users, "
+          f"M = {inst.M} security sets, N = {inst.N} collusion sets")
+    display(table(["set", "users"],
+                  [(f"S_{m}", fmt(users(inst, s))) for m, s in enumerate(inst.security_sets, 1)]
+                  + [(f"T_{n}", fmt(users(inst, t))) for n, t in enumerate(inst.collusion_sets, 1)]))
 '''.strip()
 
 
@@ -94,11 +103,7 @@ lexicographically (so `T_16` is all four users).
 '''),
     ("code", r'''
 ex1 = itsa.load_instance("../instances/example-1.yaml")
-print(f"{ex1.name}: U = {ex1.U} servers with V = {list(ex1.servers)}, K = {ex1.K} users, "
-      f"M = {ex1.M} security sets, N = {ex1.N} collusion sets")
-display(table(["set", "users"],
-              [(f"S_{m}", fmt(users(ex1, s))) for m, s in enumerate(ex1.security_sets, 1)]
-              + [(f"T_{n}", fmt(users(ex1, t))) for n, t in enumerate(ex1.collusion_sets, 1)]))
+show_instance(ex1)
 '''),
     ("md", r'''
 The figure highlights configuration `(u, m, n) = (1, 4, 16)`: server 1
@@ -196,11 +201,7 @@ Theorem-2 regime, where the paper gives a lower bound `e*` and an upper bound
 '''),
     ("code", r'''
 ex2 = itsa.load_instance("../instances/example-2.yaml")
-print(f"{ex2.name}: U = {ex2.U} servers with V = {list(ex2.servers)}, K = {ex2.K} users, "
-      f"M = {ex2.M} security sets, N = {ex2.N} collusion sets")
-display(table(["set", "users"],
-              [(f"S_{m}", fmt(users(ex2, s))) for m, s in enumerate(ex2.security_sets, 1)]
-              + [(f"T_{n}", fmt(users(ex2, t))) for n, t in enumerate(ex2.collusion_sets, 1)]))
+show_instance(ex2)
 '''),
     ("md", r'''
 The figure highlights configuration `(1, 8, 21)`, the first of the three
