@@ -52,10 +52,6 @@ def fmt_pairs(pairs) -> str:
     return "{" + ", ".join(f"({u},{v})" for u, v in pairs) + "}" if pairs else "∅"
 
 
-def fmt_users(instance, mask: int) -> str:
-    """A bitmask of users as :func:`fmt_pairs` writes it."""
-    return fmt_pairs(instance.labels(mask))
-
 
 @contextlib.contextmanager
 def progress_callback(description: str, quiet: bool = False, delay: float = 2.0):

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import console, echo_json, fmt_pairs, fmt_users, itsa_errors, warn
+from ._common import console, echo_json, fmt_pairs, itsa_errors, warn
 
 
 @click.command()
@@ -57,7 +57,7 @@ def render(a, detail: bool) -> None:
     sets.add_column("users")
     for key, mask in [("S_I", s.S_I), ("S̄", s.S_bar), ("Q_1", s.Q1), ("Q_2", s.Q2),
                       (f"Q ({s.q_rule})", s.Q)]:
-        sets.add_row(key, fmt_users(inst, mask))
+        sets.add_row(key, inst.describe(mask))
     out.print(sets)
 
     if a.lp is not None:
@@ -83,7 +83,7 @@ def _render_lp(out, a) -> None:
         cfgs = ", ".join(f"({u},{m},{n})" for u, m, n in c.configurations[:6])
         if len(c.configurations) > 6:
             cfgs += f", … ({len(c.configurations)} in all)"
-        table.add_row(fmt_users(inst, c.users), cfgs, str(c.slack), str(c.dual), "yes" if c.binding else ("implied" if c.dominated else ""))
+        table.add_row(inst.describe(c.users), cfgs, str(c.slack), str(c.dual), "yes" if c.binding else ("implied" if c.dominated else ""))
     out.print(table)
     out.print("b = " + ", ".join(f"b{inst.label(i)} = {v}" for i, v in lp.b.items()))
 

@@ -287,8 +287,7 @@ def _wrap(line: str, width: int) -> list[str]:
 def _fmt_users(inst: Instance, mask: int) -> str:
     if mask == inst.full_mask and inst.K > 3:
         return f"all {inst.K} users"
-    labels = inst.labels(mask)
-    return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"
+    return inst.describe(mask)
 
 
 def _fmt_servers(servers: list[int]) -> str:

@@ -126,6 +126,15 @@ class Instance:
         """Sorted ``(u, v)`` users of a bitmask."""
         return [self.users[i] for i in members(mask)]
 
+    def describe(self, mask: int) -> str:
+        """A user set as text: ``{(1,1), (2,1)}``, or ``∅``.
+
+        >>> Instance.from_users([2, 1, 1], [[]], [[]]).describe(0b101)
+        '{(1,1), (2,1)}'
+        """
+        labels = self.labels(mask)
+        return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"
+
     def outside_assumptions(self) -> list[str]:
         """The paper's stated assumptions this instance does not meet."""
         out = []
