@@ -1,0 +1,119 @@
+"""Computer-aided converses: Shannon-type LPs with exact certificates and readable proofs.
+
+:func:`converse` bounds an instance's optimal source key rate from below:
+
+* ``general``: every scheme of the model, any encoders (docs/converse.md §2);
+* ``additive``: schemes with ``X = W + Z`` and ``Y_u = Σ_v X_{u,v}``, any
+  keys (docs/converse.md §3).
+
+The instance becomes an :class:`~.problem.EntropyProblem`, the problem a
+reduced LP (:mod:`.lp`), the LP's float dual an exact certificate
+(:mod:`.certificate`), and the certificate a proof (:mod:`.proof`). A bound is
+reported as proved only when its certificate checks in exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..exceptions import InvalidInstance, ItsaError
+from ..instance import Instance
+from .certificate import Certificate, certify, check_certificate
+from .lp import ReducedLP, reduce_problem, solve_float
+from .problem import CLASSES, EntropyProblem, build_problem
+
+#: Largest number of users each class accepts (the LP grows as 2^(3K+U+1), resp. 2^K).
+MAX_USERS = {"general": 4, "additive": 12}
+
+__all__ = ["CLASSES", "MAX_USERS", "ConverseBound", "converse", "Certificate",
+           "EntropyProblem", "check_certificate"]
+
+
+@dataclass(frozen=True)
+class ConverseBound:
+    """``R_ZΣ >= value`` for every scheme of ``scheme_class``, with its certificate.
+
+    ``certified`` is true only when ``certificate`` re-checked exactly; then
+    ``value`` is the proved bound. Otherwise ``value`` is ``None`` and
+    ``status`` says what failed (the float solver, or the certificate).
+    ``float_value`` is the solver's own answer, for the record only.
+    """
+
+    scheme_class: str
+    value: Fraction | None
+    certified: bool
+    status: str
+    float_value: float | None
+    sizes: dict
+    seconds: dict
+    certificate: Certificate | None = None
+    lp: ReducedLP | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        return {"value": None if self.value is None else str(self.value),
+                "class": self.scheme_class, "certified": self.certified, "status": self.status,
+                "float_value": self.float_value, "lp": self.sizes,
+                "certificate_rows": None if self.certificate is None else self.certificate.size,
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+def check_size(instance: Instance, scheme_class: str) -> None:
+    """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit."""
+    if scheme_class not in CLASSES:
+        raise InvalidInstance(f"unknown converse class {scheme_class!r}; choose from {', '.join(CLASSES)}")
+    if instance.K > MAX_USERS[scheme_class]:
+        raise InvalidInstance(f"the {scheme_class} converse takes at most {MAX_USERS[scheme_class]} "
+                              f"users; this instance has K = {instance.K}")
+
+
+def converse(instance: Instance, scheme_class: str = "additive", time_limit: float | None = None,
+             symmetry: bool = True) -> ConverseBound:
+    """A certified lower bound on the source key rate for the schemes of ``scheme_class``.
+
+    Parameters
+    ----------
+    instance : Instance
+    scheme_class : {"general", "additive"}
+    time_limit : float, optional
+        Seconds for the float LP solve.
+    symmetry : bool
+        Use the instance's automorphisms to shrink the LP.
+
+    Examples
+    --------
+    >>> from itsa import examples
+    >>> b = converse(examples.load("audit/fractional-optimum"), "additive")
+    >>> b.value, b.certified
+    (Fraction(3, 2), True)
+    """
+    check_size(instance, scheme_class)
+    t0 = time.perf_counter()
+    rlp = reduce_problem(build_problem(instance, scheme_class), symmetry=symmetry)
+    t1 = time.perf_counter()
+    sol = solve_float(rlp, time_limit=time_limit)
+    secs = {"reduce": t1 - t0, "solve": sol.seconds}
+    if sol.status != "optimal":
+        return ConverseBound(scheme_class, None, False, f"solver failed: {sol.status}", None,
+                             rlp.sizes, secs, None, rlp)
+    t2 = time.perf_counter()
+    cert = certify(rlp, sol)
+    secs["certify"] = time.perf_counter() - t2
+    if cert is None:
+        return ConverseBound(scheme_class, None, False, "certificate did not check exactly",
+                             sol.value, rlp.sizes, secs, None, rlp)
+    return ConverseBound(scheme_class, cert.value, True, "certified", sol.value, rlp.sizes, secs,
+                         cert, rlp)
+
+
+def best_converse(instance: Instance, time_limit: float | None = None) -> list[ConverseBound]:
+    """The converse of every class that fits ``instance``, most general first."""
+    out = []
+    for cls in CLASSES:
+        if instance.K <= MAX_USERS[cls]:
+            try:
+                out.append(converse(instance, cls, time_limit=time_limit))
+            except ItsaError as exc:
+                out.append(ConverseBound(cls, None, False, f"failed: {exc}", None, {}, {}))
+    return out

@@ -1,0 +1,258 @@
+"""From an :class:`~itsa.converse.problem.EntropyProblem` to a reduced LP, solved in floats.
+
+Two reductions keep the LP small, both exact (they change neither the optimum
+nor the validity of a certificate):
+
+1. **Closure.** ``H(A) = H(cl(A))``, where ``cl(A)`` adds every variable that
+   the dependencies determine from ``A``. One column per *closed* set. The
+   elemental inequality ``I(i; j | C) >= 0`` only needs closed ``C``: for
+   any ``C``, ``I(i; j | C) = I(i; j | cl(C))`` or ``0``.
+2. **Symmetry.** The problem's group maps feasible entropy vectors to
+   feasible ones and fixes the objective, so averaging over the group shows
+   that a symmetric optimum exists: one column per orbit of closed sets.
+   Rows that coincide in orbit coordinates are merged.
+
+Rows are generated from closed sets directly, never from all ``2^n`` subsets.
+The float solve uses HiGHS through SciPy; its dual is only a *hint* for
+:mod:`itsa.converse.certificate`, which proves the bound exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ..bitset import members
+from ..exceptions import ItsaError
+from .problem import EntropyProblem
+from .symmetry import permute_mask
+
+#: Closed sets the reduction enumerates at the most (memory and time guard).
+MAX_CLOSED_SETS = 400_000
+#: LPs with more rows than this are solved by interior point (with crossover), not simplex.
+IPM_ROWS = 5_000
+
+
+@dataclass(frozen=True)
+class Row:
+    """One LP row in orbit coordinates: ``Σ coef·h(orbit)  (sense)  rhs``.
+
+    ``origin`` is ``("shannon", C, i, j)`` for ``I(i; j | C) >= 0`` (``j = -1``
+    for ``H(i | everything else) >= 0``) or ``("constraint", index)``.
+    """
+
+    coefs: tuple[tuple[int, int | Fraction], ...]
+    sense: str
+    rhs: Fraction
+    origin: tuple
+
+
+@dataclass
+class ReducedLP:
+    """The reduced LP: columns are orbits of closed sets (the empty orbit is 0)."""
+
+    problem: EntropyProblem
+    closure: "Closure"
+    orbit_of: dict[int, int]                 # closed set -> orbit id (0 is cl(∅))
+    representatives: list[int]               # orbit id -> one closed set
+    orbit_sizes: list[int]
+    rows: list[Row]
+    objective: dict[int, Fraction]
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.representatives) - 1
+
+    def coords(self, form) -> dict[int, Fraction]:
+        """A form over variable sets, in orbit coordinates (the empty orbit dropped)."""
+        out: dict[int, Fraction] = {}
+        for s, w in form:
+            o = self.orbit_of[self.closure(s)]
+            if o:
+                out[o] = out.get(o, Fraction(0)) + w
+        return {o: w for o, w in out.items() if w}
+
+
+class Closure:
+    """``cl(A)`` under a problem's dependencies, memoised."""
+
+    def __init__(self, problem: EntropyProblem):
+        self.deps = [(d.lhs, d.rhs) for d in problem.dependencies]
+        self.memo: dict[int, int] = {}
+
+    def __call__(self, mask: int) -> int:
+        hit = self.memo.get(mask)
+        if hit is not None:
+            return hit
+        out, changed = mask, True
+        while changed:
+            changed = False
+            for lhs, rhs in self.deps:
+                if lhs & ~out == 0 and rhs & ~out:
+                    out |= rhs
+                    changed = True
+        self.memo[mask] = out
+        return out
+
+
+def closed_sets(problem: EntropyProblem, closure: Closure) -> dict[int, dict[int, int]]:
+    """Every closed set ``C`` with ``succ[C][i] = cl(C ∪ {i})`` for ``i ∉ C``."""
+    full = (1 << problem.n) - 1
+    start = closure(0)
+    succ: dict[int, dict[int, int]] = {}
+    todo = [start]
+    while todo:
+        C = todo.pop()
+        if C in succ:
+            continue
+        succ[C] = nxt = {i: closure(C | 1 << i) for i in members(full & ~C)}
+        if len(succ) > MAX_CLOSED_SETS:
+            raise ItsaError(f"the converse LP has more than {MAX_CLOSED_SETS} closed sets")
+        todo.extend(s for s in set(nxt.values()) if s not in succ)
+    return succ
+
+
+def _orbits(closed: list[int], generators) -> dict[int, int]:
+    """Orbit id of every closed set under the group the generators span."""
+    parent = {c: c for c in closed}
+
+    def find(c):
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+    for g in generators:
+        for c in closed:
+            a, b = find(c), find(permute_mask(c, g))
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return {c: find(c) for c in closed}
+
+
+def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
+    """Closed sets, orbits and rows of ``problem`` (module notes)."""
+    closure = Closure(problem)
+    succ = closed_sets(problem, closure)
+    closed = sorted(succ, key=lambda c: (c.bit_count(), c))
+    root = _orbits(closed, problem.generators if symmetry else ())
+    ids: dict[int, int] = {closure(0): 0}
+    reps, sizes_ = [closure(0)], [1]
+    for c in closed:
+        r = root[c]
+        if r not in ids:
+            ids[r] = len(reps)
+            reps.append(c)
+            sizes_.append(0)
+        sizes_[ids[r]] += 1 if c != closure(0) else 0
+    orbit_of = {c: ids[root[c]] for c in closed}
+    rlp = ReducedLP(problem, closure, orbit_of, reps, sizes_, [], {})
+    rlp.rows = _shannon_rows(problem, closure, succ, orbit_of) + _constraint_rows(rlp)
+    rlp.objective = rlp.coords(problem.objective)
+    n = problem.n
+    rlp.sizes = {"variables": n, "columns_raw": (1 << n) - 1,
+                 "rows_raw": n * (n - 1) * 2 ** (n - 3) + n if n >= 3 else n,
+                 "columns_closure": len(closed) - 1, "columns": rlp.n_columns,
+                 "rows": len(rlp.rows), "group_generators": len(problem.generators)}
+    return rlp
+
+
+def _shannon_rows(problem: EntropyProblem, closure: Closure, succ, orbit_of) -> list[Row]:
+    """Elemental inequalities over closed sets, merged in orbit coordinates."""
+    full = (1 << problem.n) - 1
+    seen: dict[tuple, Row] = {}
+
+    def add(terms, origin):
+        acc: dict[int, int] = {}
+        for s, w in terms:
+            o = orbit_of[s]
+            if o:
+                acc[o] = acc.get(o, 0) + w
+        key = tuple(sorted((o, w) for o, w in acc.items() if w))
+        if key and key not in seen:
+            seen[key] = Row(key, ">=", Fraction(0), origin)
+
+    for C, nxt in succ.items():
+        firsts: dict[int, int] = {}
+        for i, a in nxt.items():
+            firsts.setdefault(a, i)
+        ext = list(firsts.items())
+        for x, (a, i) in enumerate(ext):
+            for b, j in ext[x + 1:]:
+                ab = succ[a].get(j, a)
+                add(((a, 1), (b, 1), (ab, -1), (C, -1)), ("shannon", C, i, j))
+    for i in range(problem.n):
+        rest = closure(full & ~(1 << i))
+        if rest != full:
+            add(((full, 1), (rest, -1)), ("shannon", rest, i, -1))
+    return list(seen.values())
+
+
+def _constraint_rows(rlp: ReducedLP) -> list[Row]:
+    rows = []
+    for idx, c in enumerate(rlp.problem.constraints):
+        coefs = rlp.coords(c.form)
+        if not coefs:
+            if (c.sense == "=" and c.rhs != 0) or (c.sense == ">=" and c.rhs > 0):
+                raise ItsaError(f"constraint '{c.reason}' is unsatisfiable")
+            continue
+        rows.append(Row(tuple(sorted(coefs.items())), c.sense, c.rhs, ("constraint", idx)))
+    return rows
+
+
+@dataclass(frozen=True)
+class FloatSolution:
+    """HiGHS's answer: objective, primal ``x`` (per column) and row duals ``y >= 0`` for ``>=``."""
+
+    value: float
+    x: np.ndarray
+    duals: np.ndarray
+    status: str
+    seconds: float
+
+
+def solve_float(rlp: ReducedLP, time_limit: float | None = None, method: str | None = None) -> FloatSolution:
+    """Solve the reduced LP with HiGHS (through SciPy); columns are free variables."""
+    import time
+
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix
+
+    ncol = rlp.n_columns
+    ineq = [r for r in rlp.rows if r.sense == ">="]
+    eq = [r for r in rlp.rows if r.sense == "="]
+
+    def matrix(rows, sign):
+        data, ri, ci = [], [], []
+        for k, r in enumerate(rows):
+            for o, w in r.coefs:
+                data.append(sign * float(w))
+                ri.append(k)
+                ci.append(o - 1)
+        return csr_matrix((data, (ri, ci)), shape=(len(rows), ncol))
+    c = np.zeros(ncol)
+    for o, w in rlp.objective.items():
+        c[o - 1] = float(w)
+    opts = {"time_limit": float(time_limit)} if time_limit else {}
+    method = method or ("highs-ipm" if len(rlp.rows) > IPM_ROWS else "highs")
+    t0 = time.perf_counter()
+    res = linprog(c, A_ub=matrix(ineq, -1.0), b_ub=-np.array([float(r.rhs) for r in ineq]),
+                  A_eq=matrix(eq, 1.0) if eq else None,
+                  b_eq=np.array([float(r.rhs) for r in eq]) if eq else None,
+                  bounds=(None, None), method=method, options=opts)
+    secs = time.perf_counter() - t0
+    if res.status != 0:
+        return FloatSolution(float("nan"), np.zeros(ncol), np.zeros(len(rlp.rows)),
+                             res.message, secs)
+    duals = np.zeros(len(rlp.rows))
+    yi = -np.asarray(res.ineqlin.marginals)
+    ye = np.asarray(res.eqlin.marginals) if eq else np.zeros(0)
+    k_i = k_e = 0
+    for k, r in enumerate(rlp.rows):
+        if r.sense == ">=":
+            duals[k], k_i = yi[k_i], k_i + 1
+        else:
+            duals[k], k_e = ye[k_e], k_e + 1
+    return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal", secs)
