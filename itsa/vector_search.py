@@ -28,9 +28,11 @@ Shapes, in the order tried at each ``L``:
   ``max_absorbers``).
 * without hints (and after the hint shapes): ``generic/shared``, every user
   full rank; ``S̄-full,others-rank-r/...``: the hint shapes for users of the
-  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``; ``split#j``: a random partition
-  of the symbols into blocks, each visible to a random set of users, random
-  ranks; ``rank#j``: one shared block, random ranks on a random support.
+  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``; then, in turn,
+  ``split#j``: a random partition of the symbols into blocks, each visible
+  to a random set of users, random ranks; ``rank#j``: one shared block,
+  random ranks on a random support; ``pseudo#j``: the hint shapes of random
+  entropies.
 
 Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
 configuration ``(k, m, n)`` is secure iff
@@ -332,17 +334,32 @@ def _sbar_shapes(instance: Instance, L: int, d: int, max_absorbers: int) -> list
 
 def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
                  hints: Mapping[int, Fraction] | None = None) -> Shape:
-    """A seeded hint-free shape: ``split#j`` (blocks) for even ``j``, ``rank#j`` (shared) for odd."""
+    """A seeded hint-free shape, by ``j mod 3``: ``split#j``, ``rank#j`` or ``pseudo#j``.
+
+    ``split``: random blocks seen by random users, random ranks; ``rank``: one
+    shared block, random ranks; ``pseudo``: a hint shape for random entropies
+    (each user keyless, full or ``r/L`` at random). With ``hints``, the users
+    they give a key always get one.
+    """
     K = instance.K
-    support = [i for i in range(K) if rng.random() < 0.75]
+    keep = {i for i in range(K) if hints and hints.get(1 << i, 1) > 0}
+    if j % 3 == 2:
+        for _ in range(20):
+            pseudo = {1 << i: Fraction(rng.choice([0, L, L] + list(range(1, L))), L)
+                      for i in range(K)}
+            for i in keep:
+                pseudo[1 << i] = max(pseudo[1 << i], Fraction(1, L))
+            shapes = hint_shapes(instance, pseudo, L, d, 1, "x")
+            if shapes:
+                s = rng.choice(shapes)
+                return Shape(f"pseudo#{j}/" + s.name[2:], s.blocks, s.ranks, s.absorber)
+    support = sorted({i for i in range(K) if rng.random() < 0.75} | keep)
     while len(support) < 2:
         support = sorted(set(support) | {rng.randrange(K)})
-    if hints:       # keep the users the hints give a key, sometimes drop the others
-        support = sorted(set(support) | {i for i in range(K) if hints.get(1 << i, 1) > 0})
     a = rng.choice(support)
     others = [i for i in support if i != a]
     ranks = tuple((i, rng.choice([L] * 2 + list(range(1, L)))) for i in others)
-    if j % 2 or d < 2:
+    if j % 3 or d < 2:
         return Shape(f"rank#{j}", ((d, sum(1 << i for i in others)),), ranks, a)
     nb = rng.randint(2, min(d, 5))
     cuts = sorted(rng.sample(range(1, d), nb - 1))
