@@ -9,11 +9,11 @@ draws over a finite list of shapes, one field); the result records what was
 tried.
 
 A shape is a split of the ``d`` key symbols into *blocks*, each visible to a
-set of users, plus a rank ``r_i`` per keyed user and one *absorber*. User
-``i`` gets a generic ``L x d`` matrix supported on the columns of its blocks,
-of rank ``r_i`` (a generic ``L x r_i`` times ``r_i x cols`` product when
-``r_i < L``); the absorber takes ``-Σ`` of the others, so ``Σ Z = 0`` and
-every candidate is correct by construction.
+set of users and *absorbed* by one more user, plus a rank ``r_i`` per keyed
+user. User ``i`` gets a generic ``L x d`` matrix supported on the columns of
+its blocks, of rank ``r_i`` (a generic ``L x r_i`` times ``r_i x cols``
+product when ``r_i < L``); on each block's columns its absorber takes ``-Σ``
+of the others, so ``Σ Z = 0`` and every candidate is correct by construction.
 
 Shapes, in the order tried at each ``L``:
 
@@ -32,7 +32,7 @@ Shapes, in the order tried at each ``L``:
   ``split#j``: a random partition of the symbols into blocks, each visible
   to a random set of users, random ranks; ``rank#j``: one shared block,
   random ranks on a random support; ``pseudo#j``: the hint shapes of random
-  entropies.
+  entropies; ``sums#j``: blocks that each sum to zero over their own support.
 
 Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
 configuration ``(k, m, n)`` is secure iff
@@ -70,21 +70,21 @@ Progress = Callable[[int, int], None] | None
 
 @dataclass(frozen=True)
 class Shape:
-    """Blocks of key symbols and who sees them, ranks, the absorber.
+    """Blocks of key symbols, who sees them and who absorbs them; ranks.
 
-    ``blocks`` are ``(size, users)`` pairs (``users`` a bitmask of the
-    non-absorber users that see the block), ``ranks`` are ``(user, r)`` pairs;
-    the absorber takes ``-Σ`` of the other keys.
+    ``blocks`` are ``(size, users, absorber)`` triples: ``users`` is the
+    bitmask of the users with generic entries on the block's columns, the
+    ``absorber`` (not in ``users``) takes ``-Σ`` of theirs there. ``ranks``
+    are ``(user, r)`` pairs, the rank of a user's generic part.
     """
 
     name: str
-    blocks: tuple[tuple[int, int], ...]
+    blocks: tuple[tuple[int, int, int], ...]
     ranks: tuple[tuple[int, int], ...]
-    absorber: int
 
     @property
     def d(self) -> int:
-        return sum(s for s, _ in self.blocks)
+        return sum(b[0] for b in self.blocks)
 
 
 @dataclass(frozen=True)
@@ -237,17 +237,17 @@ def default_vector_field(instance: Instance, d: int, floor: int = 101) -> int:
 
 # ---------------------------------------------------------------------------
 def draw_keys(shape: Shape, rng: random.Random, q: int, K: int, L: int) -> np.ndarray:
-    """Generic keys of ``shape`` as a ``K x L x d`` array, the absorber holding ``-Σ``."""
+    """Generic keys of ``shape`` as a ``K x L x d`` array, each block's absorber holding ``-Σ``."""
     d = shape.d
     Z = np.zeros((K, L, d), dtype=np.int64)
     starts, c = [], 0
-    for s, _ in shape.blocks:
+    for s, _, _ in shape.blocks:
         starts.append(c)
         c += s
     for i, r in shape.ranks:
-        if i == shape.absorber or r <= 0:
+        if r <= 0:
             continue
-        cols = [starts[j] + k for j, (s, users) in enumerate(shape.blocks) if users >> i & 1
+        cols = [starts[j] + k for j, (s, users, _) in enumerate(shape.blocks) if users >> i & 1
                 for k in range(s)]
         if not cols:
             continue
@@ -259,7 +259,8 @@ def draw_keys(shape: Shape, rng: random.Random, q: int, K: int, L: int) -> np.nd
             R = np.array([[rng.randrange(q) for _ in range(n)] for _ in range(r)], dtype=np.int64)
             M = (C @ R) % q
         Z[i][:, cols] = M
-    Z[shape.absorber] = (-Z.sum(axis=0)) % q
+    for (s, users, a), c in zip(shape.blocks, starts):
+        Z[a][:, c:c + s] = (-Z[members(users)][:, :, c:c + s].sum(axis=0)) % q
     return Z
 
 
@@ -297,8 +298,8 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
         priv = [(r[i], 1 << i) for i in part]
         rest = d - sum(s for s, _ in priv)
         if part and rest >= 0 and (rest > 0 or not fulls):
-            blocks = tuple(priv + ([(rest, rest_mask)] if rest else []))
-            out.append(Shape(f"{prefix}/private, {tag}", blocks, ranks, a))
+            blocks = tuple((s, m, a) for s, m in priv + ([(rest, rest_mask)] if rest else []))
+            out.append(Shape(f"{prefix}/private, {tag}", blocks, ranks))
         # pairs: common parts of pairs with h(Z_ij) < h(Z_i) + h(Z_j)
         pair_blocks, own = [], dict(r)
         for x in range(len(part)):
@@ -317,8 +318,8 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
             rest = d - sum(s for s, _ in blocks)
             if rest >= 0 and (rest > 0 or not fulls):
                 blocks += [(rest, rest_mask)] if rest else []
-                out.append(Shape(f"{prefix}/pairs, {tag}", tuple(blocks), ranks, a))
-        out.append(Shape(f"{prefix}/shared, {tag}", ((d, everyone),), ranks, a))
+                out.append(Shape(f"{prefix}/pairs, {tag}", tuple((s, m, a) for s, m in blocks), ranks))
+        out.append(Shape(f"{prefix}/shared, {tag}", ((d, everyone, a),), ranks))
     return out
 
 
@@ -334,16 +335,18 @@ def _sbar_shapes(instance: Instance, L: int, d: int, max_absorbers: int) -> list
 
 def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
                  hints: Mapping[int, Fraction] | None = None) -> Shape:
-    """A seeded hint-free shape, by ``j mod 3``: ``split#j``, ``rank#j`` or ``pseudo#j``.
+    """A seeded hint-free shape, by ``j mod 4``: ``split``, ``rank``, ``pseudo`` or ``sums``.
 
-    ``split``: random blocks seen by random users, random ranks; ``rank``: one
-    shared block, random ranks; ``pseudo``: a hint shape for random entropies
-    (each user keyless, full or ``r/L`` at random). With ``hints``, the users
-    they give a key always get one.
+    ``split#j``: random blocks seen by random users, random ranks, one
+    absorber; ``rank#j``: one shared block, random ranks; ``pseudo#j``: a hint
+    shape for random entropies (each user keyless, full or ``r/L`` at
+    random); ``sums#j``: every block has its own random support and absorber
+    (keys such as ``Z_a = -Z_b``, ``Z_c = -Z_e`` on separate symbols). With
+    ``hints``, the users they give a key always get one.
     """
     K = instance.K
     keep = {i for i in range(K) if hints and hints.get(1 << i, 1) > 0}
-    if j % 3 == 2:
+    if j % 4 == 2:
         for _ in range(20):
             pseudo = {1 << i: Fraction(rng.choice([0, L, L] + list(range(1, L))), L)
                       for i in range(K)}
@@ -352,29 +355,36 @@ def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
             shapes = hint_shapes(instance, pseudo, L, d, 1, "x")
             if shapes:
                 s = rng.choice(shapes)
-                return Shape(f"pseudo#{j}/" + s.name[2:], s.blocks, s.ranks, s.absorber)
+                return Shape(f"pseudo#{j}/" + s.name[2:], s.blocks, s.ranks)
     support = sorted({i for i in range(K) if rng.random() < 0.75} | keep)
     while len(support) < 2:
         support = sorted(set(support) | {rng.randrange(K)})
     a = rng.choice(support)
     others = [i for i in support if i != a]
     ranks = tuple((i, rng.choice([L] * 2 + list(range(1, L)))) for i in others)
-    if j % 3 or d < 2:
-        return Shape(f"rank#{j}", ((d, sum(1 << i for i in others)),), ranks, a)
-    nb = rng.randint(2, min(d, 5))
-    cuts = sorted(rng.sample(range(1, d), nb - 1))
-    sizes = [b - a_ for a_, b in zip([0] + cuts, cuts + [d])]
+    if j % 4 == 1 or d < 2:
+        return Shape(f"rank#{j}", ((d, sum(1 << i for i in others), a),), ranks)
+    if d % L == 0 and d > L and rng.random() < 0.5:
+        sizes = [L] * (d // L)
+    else:
+        cuts = sorted(rng.sample(range(1, d), rng.randint(2, min(d, 5)) - 1))
+        sizes = [b - a_ for a_, b in zip([0] + cuts, cuts + [d])]
     blocks = []
+    if j % 4 == 3:       # every block sums to zero on its own support
+        for s in sizes:
+            sup = rng.sample(support, rng.choice([2, rng.randint(2, len(support))]))
+            blocks.append((s, sum(1 << i for i in sup[1:]), sup[0]))
+        return Shape(f"sums#{j}", tuple(blocks), tuple((i, L) for i in support))
     for s in sizes:
         users = [i for i in others if rng.random() < 0.5] or [rng.choice(others)]
-        blocks.append((s, sum(1 << i for i in users)))
-    return Shape(f"split#{j}", tuple(blocks), ranks, a)
+        blocks.append((s, sum(1 << i for i in users), a))
+    return Shape(f"split#{j}", tuple(blocks), ranks)
 
 
 def _unique(shapes: list[Shape]) -> list[Shape]:
     seen, out = set(), []
     for s in shapes:
-        key = (s.blocks, s.ranks, s.absorber)
+        key = (s.blocks, s.ranks)
         if key not in seen:
             seen.add(key)
             out.append(s)
@@ -472,7 +482,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
         d = int(rate * L)
         stop = count["cand"] + (budget - count["cand"]) // n_left
         if d == 0 or K < 2:
-            found = run(L, d, Shape("zero", (), (), 0), 1)
+            found = run(L, d, Shape("zero", (), ()), 1)
         else:
             fixed = hint_shapes(instance, hints, L, d, max_absorbers) if hints else []
             fixed = _unique(fixed + hint_shapes(instance, {}, L, d, max_absorbers, "generic")

@@ -72,10 +72,12 @@ def test_hint_shapes_follow_the_entropy_vector(fractional):
                            "hint/shared, absorber (2,2)"}
     ranks = dict(shapes["hint/private, absorber (2,2)"].ranks)
     assert ranks == {i(1, 1): 2, i(2, 1): 2, i(3, 1): 2}            # ⌈h·L⌉, (3,2) keyless
-    assert shapes["hint/private, absorber (2,2)"].blocks == ((2, a), (2, b), (2, c))
+    ab = i(2, 2)
+    assert shapes["hint/private, absorber (2,2)"].blocks == ((2, a, ab), (2, b, ab), (2, c, ab))
     # the pair's common block, then (3,1)'s own, then the 2 symbols left to all of them
-    assert shapes["hint/pairs, absorber (2,2)"].blocks == ((2, a | b), (2, c), (2, a | b | c))
-    assert shapes["hint/shared, absorber (2,2)"].blocks == ((6, a | b | c),)
+    assert shapes["hint/pairs, absorber (2,2)"].blocks == (
+        (2, a | b, ab), (2, c, ab), (2, a | b | c, ab))
+    assert shapes["hint/shared, absorber (2,2)"].blocks == ((6, a | b | c, ab),)
 
 
 @pytest.mark.parametrize("name", ["homogeneous-U3-V2-t1", "homogeneous-U3-V2-t2",
