@@ -217,7 +217,8 @@ def key_entropies(scheme: Scheme, K: int, masks=None) -> dict[int, Fraction]:
     return out
 
 
-def default_vector_field(instance: Instance, d: int, floor: int = 101) -> int:
+def default_vector_field(instance: Instance, d: int, floor: int = 101,
+                         n_checks: int | None = None) -> int:
     """Smallest prime ``q >= max(floor, 8·d·C)``, ``C`` the number of distinct configurations.
 
     Schwartz–Zippel: each configuration asks two minors (degree ``<= 2d`` in the
@@ -228,7 +229,7 @@ def default_vector_field(instance: Instance, d: int, floor: int = 101) -> int:
     >>> default_vector_field(load_instance("instances/audit/fractional-optimum.yaml"), 3)
     101
     """
-    n = len(GroupCriterion(instance, 2))
+    n = len(GroupCriterion(instance, 2)) if n_checks is None else n_checks
     q = max(floor, 8 * d * n)
     while not flint.fmpz(q).is_prime():
         q += 1
@@ -237,7 +238,15 @@ def default_vector_field(instance: Instance, d: int, floor: int = 101) -> int:
 
 # ---------------------------------------------------------------------------
 def draw_keys(shape: Shape, rng: random.Random, q: int, K: int, L: int) -> np.ndarray:
-    """Generic keys of ``shape`` as a ``K x L x d`` array, each block's absorber holding ``-Σ``."""
+    """Generic keys of ``shape`` as a ``K x L x d`` array, each block's absorber holding ``-Σ``.
+
+    Examples
+    --------
+    >>> sh = Shape("two private symbols", ((1, 0b01, 2), (1, 0b10, 2)), ((0, 1), (1, 1)))
+    >>> Z = draw_keys(sh, random.Random(0), 7, 3, 2)
+    >>> Z.shape, int(Z.sum(axis=0).max() % 7), [int(np.count_nonzero(Z[i])) > 0 for i in range(3)]
+    ((3, 2, 2), 0, [True, True, True])
+    """
     d = shape.d
     Z = np.zeros((K, L, d), dtype=np.int64)
     starts, c = [], 0
@@ -275,6 +284,16 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
 
     Users missing from ``hints`` count as ``h = 1`` (full rank); with empty
     hints this gives the generic shared shapes, one per absorber.
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
+    >>> h = {1 << i: Fraction(x) for i, x in enumerate(["1/2", "1/2", "1", "1/2", "0"])}
+    >>> [s.name for s in hint_shapes(inst, h, 2, 3)]
+    ['hint/private, absorber (2,2)', 'hint/shared, absorber (2,2)']
+    >>> hint_shapes(inst, h, 2, 3)[0].blocks      # (size, users, absorber)
+    ((1, 1, 2), (1, 2, 2), (1, 8, 2))
     """
     K = instance.K
     h = {i: Fraction(hints.get(1 << i, 1)) for i in range(K)}
@@ -445,16 +464,17 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     (True, Fraction(3, 2), True)
     """
     rate = _parse_rate(rate)
-    Ls = tuple(L for L in L_values if (rate * L).denominator == 1)
-    if any(not isinstance(L, int) or L < 1 for L in L_values):
+    if any(not isinstance(L, int) or isinstance(L, bool) or L < 1 for L in L_values):
         raise InvalidInstance(f"L_values must be whole numbers >= 1, not {tuple(L_values)!r}")
+    Ls = tuple(L for L in L_values if (rate * L).denominator == 1)
     K = instance.K
     d_max = max((int(rate * L) for L in Ls), default=0)
-    q = default_vector_field(instance, max(d_max, 1)) if field is None else field
-    problem = field_problem(q)
-    if problem:
-        raise InvalidInstance(problem)
-    crit = GroupCriterion(instance, q)
+    crit = GroupCriterion(instance, 2 if field is None else field)
+    if field is not None:
+        problem = field_problem(field)
+        if problem:
+            raise InvalidInstance(problem)
+    q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
     trials: list[Trial] = []
     count = {"cand": 0, "pre": 0}
     found = None
@@ -482,7 +502,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
         d = int(rate * L)
         stop = count["cand"] + (budget - count["cand"]) // n_left
         if d == 0 or K < 2:
-            found = run(L, d, Shape("zero", (), ()), 1)
+            found = run(L, d, Shape("zero", ((d, 0, 0),) if d else (), ()), 1)
         else:
             fixed = hint_shapes(instance, hints, L, d, max_absorbers) if hints else []
             fixed = _unique(fixed + hint_shapes(instance, {}, L, d, max_absorbers, "generic")

@@ -149,10 +149,14 @@ def test_rate_without_integral_L(fractional):
     assert res.L_tried == () and not res.found and res.candidates == 0
 
 
-def test_zero_rate():
+def test_zero_rate_and_single_user():
     inst = itsa.Instance.from_users([1, 1, 1], [[]], [[]])
     res = search_vector_scheme(inst, 0, L_values=(2,))
     assert res.found and res.scheme.key_symbols == 0
+    lonely = itsa.Instance((1,), (1,), (0,))           # one user: Σ Z = 0 means no key
+    res = search_vector_scheme(lonely, 1, L_values=(2,))
+    expected = verify(lonely, Scheme(res.field, 2, 2, {}), engine="rank").ok
+    assert [t.shape for t in res.trials] == ["zero"] and res.found == expected
 
 
 @pytest.mark.parametrize("kwargs, match", [
