@@ -43,12 +43,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-
-import random
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
