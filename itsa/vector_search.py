@@ -1,0 +1,527 @@
+"""Vector-linear schemes of a *given* rate, guided by an entropy vector of the keys.
+
+:func:`search_vector_scheme` looks for a verified linear scheme whose source
+key rate is exactly ``rate``: for every ``L`` of ``L_values`` with
+``d = rate·L`` whole, it draws seeded generic key matrices (``L x d``) over a
+list of *shapes* and returns the first scheme that passes
+:func:`itsa.verify.verify` (rank engine). A failure proves nothing (generic
+draws over a finite list of shapes, one field); the result records what was
+tried.
+
+A shape is a split of the ``d`` key symbols into *blocks*, each visible to a
+set of users and *absorbed* by one more user, plus a rank ``r_i`` per keyed
+user. User ``i`` gets a generic ``L x d`` matrix supported on the columns of
+its blocks, of rank ``r_i`` (a generic ``L x r_i`` times ``r_i x cols``
+product when ``r_i < L``); on each block's columns its absorber takes ``-Σ``
+of the others, so ``Σ Z = 0`` and every candidate is correct by construction.
+
+Shapes, in the order tried at each ``L``:
+
+* with ``hints`` (``user bitmask -> h(Z_A)/L``, e.g. from an optimal entropy
+  vector of a converse LP): ``r_i = ⌈h(Z_i)·L⌉`` (capped at ``L``; users with
+  ``h = 0`` get no key); ``hint/private``: the paper's Theorem-2 shape, users
+  with ``r_i < L`` own ``r_i`` private symbols, the full-rank users share the
+  rest; ``hint/pairs``: as ``hint/private``, but a pair with
+  ``h(Z_i, Z_j) < h(Z_i) + h(Z_j)`` shares a block of the size of the
+  difference; ``hint/shared``: one block for everybody, ranks ``r_i``.
+  Each with every full-rank user as absorber in turn (at most
+  ``max_absorbers``).
+* without hints (and after the hint shapes): ``generic/shared``, every user
+  full rank; ``S̄-full,others-rank-r/...``: the hint shapes for users of the
+  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``; then, in turn,
+  ``split#j``: a random partition of the symbols into blocks, each visible
+  to a random set of users, random ranks; ``rank#j``: one shared block,
+  random ranks on a random support; ``pseudo#j``: the hint shapes of random
+  entropies; ``sums#j``: blocks that each sum to zero over their own support.
+
+Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
+configuration ``(k, m, n)`` is secure iff
+``rank[B_P; Z_T] - rank Z_T = (|P| - [every group pure])·L`` (the group
+criterion of :mod:`itsa.bounds`); only then :func:`verify` runs.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+import numpy as np
+
+from .bitset import members
+from .bounds import structures
+from .exceptions import InvalidInstance
+from .instance import Instance
+from .linalg import field_problem, rank
+from .quantities import configurations
+from .scheme import Scheme
+from .verify import Verdict, verify
+
+#: Default budget: candidate schemes drawn in all (over every ``L``).
+DEFAULT_BUDGET = 4000
+#: Draws per hint-driven shape.
+HINT_TRIES = 3
+
+Progress = Callable[[int, int], None] | None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Blocks of key symbols, who sees them and who absorbs them; ranks.
+
+    ``blocks`` are ``(size, users, absorber)`` triples: ``users`` is the
+    bitmask of the users with generic entries on the block's columns, the
+    ``absorber`` (not in ``users``) takes ``-Σ`` of theirs there. ``ranks``
+    are ``(user, r)`` pairs, the rank of a user's generic part.
+    """
+
+    name: str
+    blocks: tuple[tuple[int, int, int], ...]
+    ranks: tuple[tuple[int, int], ...]
+
+    @property
+    def d(self) -> int:
+        return sum(b[0] for b in self.blocks)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One shape at one ``L``: ``draws`` candidates, ``passed`` the pre-filter, found or not."""
+
+    L: int
+    d: int
+    shape: str
+    draws: int
+    passed: int
+    found: bool
+
+
+@dataclass(frozen=True)
+class VectorSearchResult:
+    """Outcome of :func:`search_vector_scheme`.
+
+    ``scheme`` is a verified scheme of rate ``rate`` (``None`` if none was
+    found) and ``verdict`` its passing verdict. ``trials`` lists every shape
+    tried with its ``L``; ``L_tried`` the ``L`` with ``rate·L`` whole.
+    ``candidates`` counts all draws, ``prefiltered`` those that passed the
+    group criterion. ``limit`` names the limit that stopped the search, if any.
+    A missing scheme proves nothing (``exhaustive`` is always ``False``).
+    """
+
+    rate: Fraction
+    field: int
+    seed: int
+    scheme: Scheme | None
+    verdict: Verdict | None
+    shape: str | None
+    L_tried: tuple[int, ...]
+    trials: tuple[Trial, ...]
+    candidates: int
+    prefiltered: int
+    hinted: bool
+    limit: str | None = None
+    exhaustive: bool = False
+
+    @property
+    def found(self) -> bool:
+        return self.scheme is not None
+
+
+# ---------------------------------------------------------------------------
+class GroupCriterion:
+    """Exact security test for keys with ``Σ Z = 0`` (the group criterion of :mod:`itsa.bounds`).
+
+    ``deficit`` sums, over the distinct configurations, how far
+    ``rank[B_P; Z_T] - rank Z_T`` falls short of ``(|P| - [all pure])·L``;
+    the keys are secure iff it is 0. ``secure`` stops at the first failing
+    configuration and moves it to the front (draws tend to fail on the same ones).
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
+    >>> g = GroupCriterion(inst, 5)
+    >>> Z = np.zeros((inst.K, 1, 1), dtype=np.int64)
+    >>> Z[inst.index(2, 2)], Z[inst.index(1, 1)] = 1, 4      # Z22 = -Z11: H(Z22|Z11) = 0 < L
+    >>> g.secure(Z), g.deficit(Z)
+    (False, 1)
+    """
+
+    def __init__(self, instance: Instance, q: int):
+        self.q, self.K = q, instance.K
+        checks = {}
+        for s in structures(instance):
+            P = tuple(g for g, p in zip(s.groups, s.pure) if p)
+            if P:
+                checks.setdefault((s.T, P, s.all_pure), (members(s.T), [members(g) for g in P],
+                                                         len(P) - (1 if s.all_pure else 0)))
+        self.checks = sorted(checks.values(), key=lambda c: (-len(c[1]), c[0]))
+
+    def __len__(self) -> int:
+        return len(self.checks)
+
+    def _rank(self, M: np.ndarray) -> int:
+        if M.shape[0] == 0 or M.shape[1] == 0:
+            return 0
+        return flint.nmod_mat(M.shape[0], M.shape[1], [int(x) for x in M.ravel()], self.q).rank()
+
+    def _short(self, Z: np.ndarray, check, cache: dict) -> int:
+        T, P, units = check
+        L, d = Z.shape[1], Z.shape[2]
+        need = units * L
+        if need > d or d == 0:
+            return need
+        tk = tuple(T)
+        zt = Z[T].reshape(-1, d) if T else np.zeros((0, d), dtype=np.int64)
+        if tk not in cache:
+            cache[tk] = self._rank(zt)
+        bp = np.concatenate([Z[g].sum(axis=0) % self.q for g in P])
+        return need - (self._rank(np.concatenate([bp, zt])) - cache[tk])
+
+    def secure(self, Z: np.ndarray) -> bool:
+        """``Z``: ``K x L x d`` keys (entries mod ``q``, ``Σ Z = 0``)."""
+        cache: dict = {}
+        for j, check in enumerate(self.checks):
+            if self._short(Z, check, cache):
+                if j:
+                    self.checks.insert(0, self.checks.pop(j))
+                return False
+        return True
+
+    def deficit(self, Z: np.ndarray) -> int:
+        cache: dict = {}
+        return sum(self._short(Z, c, cache) for c in self.checks)
+
+
+def key_entropies(scheme: Scheme, K: int, masks=None) -> dict[int, Fraction]:
+    """``h(Z_A)/L = rank[F_i, i ∈ A] / L`` for user bitmasks ``A`` (default: singletons and pairs).
+
+    The hints format of :func:`search_vector_scheme`, read off a scheme.
+
+    Examples
+    --------
+    >>> s = Scheme(7, 2, 3, {0: [[1, 0, 0], [2, 0, 0]], 1: [[0, 1, 0], [0, 0, 1]]})
+    >>> h = key_entropies(s, 2)
+    >>> h[1], h[2], h[3]
+    (Fraction(1, 2), Fraction(1, 1), Fraction(3, 2))
+    """
+    if masks is None:
+        masks = [1 << i for i in range(K)] + [(1 << i) | (1 << j) for i in range(K) for j in range(i)]
+    out = {}
+    for A in masks:
+        rows = [r for i in members(A) for r in scheme.key_matrix(i).tolist()]
+        out[A] = Fraction(rank(rows, scheme.field) if rows and scheme.key_symbols else 0, scheme.L)
+    return out
+
+
+def default_vector_field(instance: Instance, d: int, floor: int = 101,
+                         n_checks: int | None = None) -> int:
+    """Smallest prime ``q >= max(floor, 8·d·C)``, ``C`` the number of distinct configurations.
+
+    Schwartz–Zippel: each configuration asks two minors (degree ``<= 2d`` in the
+    drawn entries) to be nonzero, so a draw that generically works fails with
+    probability ``<= 4·d·C/q <= 1/2``.
+
+    >>> from itsa import load_instance
+    >>> default_vector_field(load_instance("instances/audit/fractional-optimum.yaml"), 3)
+    101
+    """
+    n = len(GroupCriterion(instance, 2)) if n_checks is None else n_checks
+    q = max(floor, 8 * d * n)
+    while not flint.fmpz(q).is_prime():
+        q += 1
+    return q
+
+
+# ---------------------------------------------------------------------------
+def draw_keys(shape: Shape, rng: random.Random, q: int, K: int, L: int) -> np.ndarray:
+    """Generic keys of ``shape`` as a ``K x L x d`` array, each block's absorber holding ``-Σ``.
+
+    Examples
+    --------
+    >>> sh = Shape("two private symbols", ((1, 0b01, 2), (1, 0b10, 2)), ((0, 1), (1, 1)))
+    >>> Z = draw_keys(sh, random.Random(0), 7, 3, 2)
+    >>> Z.shape, int(Z.sum(axis=0).max() % 7), [int(np.count_nonzero(Z[i])) > 0 for i in range(3)]
+    ((3, 2, 2), 0, [True, True, True])
+    """
+    d = shape.d
+    Z = np.zeros((K, L, d), dtype=np.int64)
+    starts, c = [], 0
+    for s, _, _ in shape.blocks:
+        starts.append(c)
+        c += s
+    for i, r in shape.ranks:
+        if r <= 0:
+            continue
+        cols = [starts[j] + k for j, (s, users, _) in enumerate(shape.blocks) if users >> i & 1
+                for k in range(s)]
+        if not cols:
+            continue
+        n = len(cols)
+        if r >= min(L, n):
+            M = np.array([[rng.randrange(q) for _ in range(n)] for _ in range(L)], dtype=np.int64)
+        else:
+            C = np.array([[rng.randrange(q) for _ in range(r)] for _ in range(L)], dtype=np.int64)
+            R = np.array([[rng.randrange(q) for _ in range(n)] for _ in range(r)], dtype=np.int64)
+            M = (C @ R) % q
+        Z[i][:, cols] = M
+    for (s, users, a), c in zip(shape.blocks, starts):
+        Z[a][:, c:c + s] = (-Z[members(users)][:, :, c:c + s].sum(axis=0)) % q
+    return Z
+
+
+def _label(instance: Instance, i: int) -> str:
+    u, v = instance.label(i)
+    return f"({u},{v})"
+
+
+def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: int,
+                max_absorbers: int = 4, prefix: str = "hint") -> list[Shape]:
+    """The hint-driven shapes at ``L`` with ``d`` symbols (see the module notes).
+
+    Users missing from ``hints`` count as ``h = 1`` (full rank); with empty
+    hints this gives the generic shared shapes, one per absorber.
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
+    >>> h = {1 << i: Fraction(x) for i, x in enumerate(["1/2", "1/2", "1", "1/2", "0"])}
+    >>> [s.name for s in hint_shapes(inst, h, 2, 3)]
+    ['hint/private, absorber (2,2)', 'hint/shared, absorber (2,2)']
+    >>> hint_shapes(inst, h, 2, 3)[0].blocks      # (size, users, absorber)
+    ((1, 1, 2), (1, 2, 2), (1, 8, 2))
+    """
+    K = instance.K
+    h = {i: Fraction(hints.get(1 << i, 1)) for i in range(K)}
+    r = {i: min(L, d, math.ceil(h[i] * L)) for i in range(K)}
+    keyed = [i for i in range(K) if r[i] > 0]
+    if len(keyed) < 2:
+        return []
+    full = [i for i in keyed if r[i] == min(L, d)]
+    absorbers = (full or sorted(keyed, key=lambda i: (-r[i], i)))[:max_absorbers]
+    out: list[Shape] = []
+    for a in absorbers:
+        others = [i for i in keyed if i != a]
+        part = [i for i in others if r[i] < min(L, d)]
+        fulls = [i for i in others if i not in part]
+        ranks = tuple((i, r[i]) for i in others)
+        tag = f"absorber {_label(instance, a)}"
+        mask_full = sum(1 << i for i in fulls)
+        # private: the Theorem-2 shape
+        everyone = sum(1 << i for i in others)
+        rest_mask = mask_full or everyone       # symbols left over: the full users', else all
+        priv = [(r[i], 1 << i) for i in part]
+        rest = d - sum(s for s, _ in priv)
+        if part and rest >= 0 and (rest > 0 or not fulls):
+            blocks = tuple((s, m, a) for s, m in priv + ([(rest, rest_mask)] if rest else []))
+            out.append(Shape(f"{prefix}/private, {tag}", blocks, ranks))
+        # pairs: common parts of pairs with h(Z_ij) < h(Z_i) + h(Z_j)
+        pair_blocks, own = [], dict(r)
+        for x in range(len(part)):
+            for y in range(x):
+                i, j = part[x], part[y]
+                hij = hints.get((1 << i) | (1 << j))
+                if hij is None:
+                    continue
+                c = min(math.floor((h[i] + h[j] - Fraction(hij)) * L), own[i], own[j])
+                if c > 0:
+                    pair_blocks.append((c, (1 << i) | (1 << j)))
+                    own[i] -= c
+                    own[j] -= c
+        if pair_blocks:
+            blocks = pair_blocks + [(own[i], 1 << i) for i in part if own[i] > 0]
+            rest = d - sum(s for s, _ in blocks)
+            if rest >= 0 and (rest > 0 or not fulls):
+                blocks += [(rest, rest_mask)] if rest else []
+                out.append(Shape(f"{prefix}/pairs, {tag}", tuple((s, m, a) for s, m in blocks), ranks))
+        out.append(Shape(f"{prefix}/shared, {tag}", ((d, everyone, a),), ranks))
+    return out
+
+
+def _sbar_shapes(instance: Instance, L: int, d: int, max_absorbers: int) -> list[Shape]:
+    """Hint-free Theorem-2 shapes: users of ``S̄`` full rank, the others rank ``r < L``."""
+    sbar = configurations(instance).S_bar
+    out = []
+    for r in range(1, L):
+        pseudo = {1 << i: Fraction(1) if sbar >> i & 1 else Fraction(r, L) for i in range(instance.K)}
+        out += hint_shapes(instance, pseudo, L, d, max_absorbers, f"S̄-full,others-rank-{r}")
+    return out
+
+
+def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
+                 hints: Mapping[int, Fraction] | None = None) -> Shape:
+    """A seeded hint-free shape, by ``j mod 4``: ``split``, ``rank``, ``pseudo`` or ``sums``.
+
+    ``split#j``: random blocks seen by random users, random ranks, one
+    absorber; ``rank#j``: one shared block, random ranks; ``pseudo#j``: a hint
+    shape for random entropies (each user keyless, full or ``r/L`` at
+    random); ``sums#j``: every block has its own random support and absorber
+    (keys such as ``Z_a = -Z_b``, ``Z_c = -Z_e`` on separate symbols). With
+    ``hints``, the users they give a key always get one.
+    """
+    K = instance.K
+    keep = {i for i in range(K) if hints and hints.get(1 << i, 1) > 0}
+    if j % 4 == 2:
+        for _ in range(20):
+            pseudo = {1 << i: Fraction(rng.choice([0, L, L] + list(range(1, L))), L)
+                      for i in range(K)}
+            for i in keep:
+                pseudo[1 << i] = max(pseudo[1 << i], Fraction(1, L))
+            shapes = hint_shapes(instance, pseudo, L, d, 1, "x")
+            if shapes:
+                s = rng.choice(shapes)
+                return Shape(f"pseudo#{j}/" + s.name[2:], s.blocks, s.ranks)
+    support = sorted({i for i in range(K) if rng.random() < 0.75} | keep)
+    while len(support) < 2:
+        support = sorted(set(support) | {rng.randrange(K)})
+    a = rng.choice(support)
+    others = [i for i in support if i != a]
+    ranks = tuple((i, rng.choice([L] * 2 + list(range(1, L)))) for i in others)
+    if j % 4 == 1 or d < 2:
+        return Shape(f"rank#{j}", ((d, sum(1 << i for i in others), a),), ranks)
+    if d % L == 0 and d > L and rng.random() < 0.5:
+        sizes = [L] * (d // L)
+    else:
+        cuts = sorted(rng.sample(range(1, d), rng.randint(2, min(d, 5)) - 1))
+        sizes = [b - a_ for a_, b in zip([0] + cuts, cuts + [d])]
+    blocks = []
+    if j % 4 == 3:       # every block sums to zero on its own support
+        for s in sizes:
+            sup = rng.sample(support, rng.choice([2, rng.randint(2, len(support))]))
+            blocks.append((s, sum(1 << i for i in sup[1:]), sup[0]))
+        return Shape(f"sums#{j}", tuple(blocks), tuple((i, L) for i in support))
+    for s in sizes:
+        users = [i for i in others if rng.random() < 0.5] or [rng.choice(others)]
+        blocks.append((s, sum(1 << i for i in users), a))
+    return Shape(f"split#{j}", tuple(blocks), ranks)
+
+
+def _unique(shapes: list[Shape]) -> list[Shape]:
+    seen, out = set(), []
+    for s in shapes:
+        key = (s.blocks, s.ranks)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _parse_rate(rate) -> Fraction:
+    try:
+        r = Fraction(rate)
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise InvalidInstance(f"rate {rate!r} is not a number") from None
+    if r < 0:
+        raise InvalidInstance(f"rate {rate} is negative")
+    return r
+
+
+def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field: int | None = None,
+                         seed: int = 0, budget: int = DEFAULT_BUDGET,
+                         hints: Mapping[int, Fraction] | None = None,
+                         progress: Progress = None, tries: int = HINT_TRIES,
+                         max_absorbers: int = 4) -> VectorSearchResult:
+    """A verified linear scheme of source key rate exactly ``rate``, or a record of the tries.
+
+    Parameters
+    ----------
+    instance : Instance
+    rate : Fraction or str or int
+        The target ``R_ZΣ = d/L``.
+    L_values : tuple of int
+        Input lengths to try, in order; those with ``rate·L`` not whole are skipped.
+    field : int, optional
+        The prime ``q``; default :func:`default_vector_field` for the largest ``d``.
+    seed : int
+        Every draw uses ``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``.
+    budget : int
+        Candidate schemes drawn in all; each ``L`` gets an equal share of
+        what is left (hint shapes first, then random shapes).
+    hints : mapping, optional
+        User bitmask ``A`` -> ``h(Z_A)/L`` (at least the singletons; pairs are
+        used when present), e.g. an optimal entropy vector of a converse LP.
+    progress : callable(done, total), optional
+        Called after each shape with the candidates drawn and ``budget``.
+    tries : int
+        Draws per hint-driven (and generic) shape.
+    max_absorbers : int
+        Absorbers tried per hint shape.
+
+    Returns
+    -------
+    VectorSearchResult
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
+    >>> r = search_vector_scheme(inst, "3/2", L_values=(2,), budget=200)
+    >>> r.found, r.scheme.rate, r.verdict.ok
+    (True, Fraction(3, 2), True)
+    """
+    rate = _parse_rate(rate)
+    if any(not isinstance(L, int) or isinstance(L, bool) or L < 1 for L in L_values):
+        raise InvalidInstance(f"L_values must be whole numbers >= 1, not {tuple(L_values)!r}")
+    Ls = tuple(L for L in L_values if (rate * L).denominator == 1)
+    K = instance.K
+    d_max = max((int(rate * L) for L in Ls), default=0)
+    crit = GroupCriterion(instance, 2 if field is None else field)
+    if field is not None:
+        problem = field_problem(field)
+        if problem:
+            raise InvalidInstance(problem)
+    q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
+    trials: list[Trial] = []
+    count = {"cand": 0, "pre": 0}
+    found = None
+    limit = None
+
+    def run(L, d, shape, n_draws):
+        passed = 0
+        for t in range(n_draws):
+            Z = draw_keys(shape, random.Random(f"{seed}:{L}:{d}:{shape.name}:{t}"), q, K, L)
+            count["cand"] += 1
+            if not crit.secure(Z):
+                continue
+            passed += 1
+            count["pre"] += 1
+            keys = {i: Z[i].tolist() for i in range(K)}
+            scheme = Scheme(q, L, d, keys, construction=f"vector-search:{shape.name}", seed=seed)
+            verdict = verify(instance, scheme, engine="rank")
+            if verdict.ok:
+                trials.append(Trial(L, d, shape.name, t + 1, passed, True))
+                return scheme, verdict, shape.name
+        trials.append(Trial(L, d, shape.name, n_draws, passed, False))
+        return None
+
+    for n_left, L in zip(range(len(Ls), 0, -1), Ls):
+        d = int(rate * L)
+        stop = count["cand"] + (budget - count["cand"]) // n_left
+        if d == 0 or K < 2:
+            found = run(L, d, Shape("zero", ((d, 0, 0),) if d else (), ()), 1)
+        else:
+            fixed = hint_shapes(instance, hints, L, d, max_absorbers) if hints else []
+            fixed = _unique(fixed + hint_shapes(instance, {}, L, d, max_absorbers, "generic")
+                            + _sbar_shapes(instance, L, d, max_absorbers))
+            rng = random.Random(f"{seed}:{L}:{d}:shapes")
+            j = 0
+            while found is None and count["cand"] < stop:
+                if fixed:
+                    shape, n = fixed.pop(0), tries
+                else:
+                    shape, n = random_shape(instance, rng, L, d, j, hints), 1
+                    j += 1
+                found = run(L, d, shape, min(n, stop - count["cand"]))
+                if progress:
+                    progress(count["cand"], budget)
+        if found:
+            break
+    if found is None and count["cand"] >= budget:
+        limit = f"budget of {budget} candidate schemes reached"
+    scheme, verdict, shape = found if found else (None, None, None)
+    return VectorSearchResult(rate, q, seed, scheme, verdict, shape, Ls, tuple(trials),
+                              count["cand"], count["pre"], bool(hints), limit)
