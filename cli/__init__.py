@@ -14,6 +14,8 @@ _COMMANDS = {
     "verify": ("itsa_cli.verify", "verify"),
     "draw": ("itsa_cli.draw", "draw"),
     "audit": ("itsa_cli.audit", "audit"),
+    "converse": ("itsa_cli.converse", "converse"),
+    "solve": ("itsa_cli.solve", "solve"),
 }
 
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ..bitset import members
 from ..exceptions import InvalidInstance, ItsaError
 from ..instance import Instance
 from .certificate import Certificate, certify, check_certificate
@@ -50,6 +51,28 @@ class ConverseBound:
     seconds: dict
     certificate: Certificate | None = None
     lp: ReducedLP | None = field(default=None, repr=False, compare=False)
+    primal: tuple[float, ...] = field(default=(), repr=False, compare=False)
+
+    def key_entropies(self, max_size: int = 2) -> dict[int, Fraction]:
+        """``h(Z_A)`` at the LP's optimum for user sets ``A`` of at most ``max_size`` users.
+
+        A hint for scheme search, read off the float primal (rounded to a small
+        denominator): no part of any proof.
+        """
+        if self.lp is None or not self.primal:
+            return {}
+        keys = self.lp.problem.keys
+        out = {}
+        for A in range(1, 1 << len(keys)):
+            if A.bit_count() <= max_size:
+                o = self.lp.orbit_of[self.lp.closure(sum(1 << keys[i] for i in members(A)))]
+                out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
+        return out
+
+    @property
+    def scope(self) -> str:
+        from .proof import SCOPES
+        return SCOPES[self.scheme_class]
 
     def to_dict(self) -> dict:
         return {"value": None if self.value is None else str(self.value),
@@ -83,8 +106,8 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
 
     Examples
     --------
-    >>> from itsa import examples
-    >>> b = converse(examples.load("audit/fractional-optimum"), "additive")
+    >>> from itsa import load_instance
+    >>> b = converse(load_instance("instances/audit/fractional-optimum.yaml"), "additive")
     >>> b.value, b.certified
     (Fraction(3, 2), True)
     """
@@ -104,7 +127,7 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
         return ConverseBound(scheme_class, None, False, "certificate did not check exactly",
                              sol.value, rlp.sizes, secs, None, rlp)
     return ConverseBound(scheme_class, cert.value, True, "certified", sol.value, rlp.sizes, secs,
-                         cert, rlp)
+                         cert, rlp, tuple(sol.x.tolist()))
 
 
 def best_converse(instance: Instance, time_limit: float | None = None) -> list[ConverseBound]:

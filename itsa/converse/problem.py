@@ -71,6 +71,7 @@ class EntropyProblem:
     objective: tuple[tuple[int, Fraction], ...]
     generators: tuple[tuple[int, ...], ...] = ()
     scheme_class: str = "general"
+    keys: tuple[int, ...] = ()          # the variable of each user's key
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -170,7 +171,7 @@ def general_problem(instance: Instance) -> EntropyProblem:
                 cons.append(_constraint(form, "=", 0, f"security of ({k + 1},{m},{n})"))
     gens = tuple(_lift(instance, g, [W, [S], Z, X], Y) for g in instance_automorphisms(instance))
     return EntropyProblem(tuple(names), tuple(deps), tuple(cons), ((Z_all, Fraction(1)),),
-                          gens, "general")
+                          gens, "general", tuple(Z))
 
 
 def _lift(instance: Instance, user_perm: tuple[int, ...], user_blocks, Y) -> tuple[int, ...]:
@@ -221,7 +222,7 @@ def additive_problem(instance: Instance) -> EntropyProblem:
     names = tuple(f"Z{_user(instance, i)}" for i in range(instance.K))
     gens = tuple(tuple(g) for g in instance_automorphisms(instance))
     return EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                          gens, "additive")
+                          gens, "additive", tuple(range(instance.K)))
 
 
 def build_problem(instance: Instance, scheme_class: str) -> EntropyProblem:

@@ -131,3 +131,20 @@ def proof_latex(rlp: ReducedLP, cert: Certificate, title: str) -> str:
                    f"[{tex(stmt)}] --- {tex(reason)}.\\\\ {tex(exp)}")
     out += ["\\end{enumerate}", tex(_conclusion(rlp, cert)) + " $\\square$", ""]
     return "\n".join(out)
+
+
+def write_proof(bound, instance, path) -> None:
+    """Write ``bound``'s proof to ``path`` (``.tex``: LaTeX, otherwise Markdown), atomically."""
+    from .._files import atomic_writer
+
+    title = f"Converse for {instance.name or 'the instance'}: R_ZΣ ≥ {bound.value} ({bound.scheme_class})"
+    render = proof_latex if str(path).endswith(".tex") else proof_markdown
+    with atomic_writer(path) as fh:
+        fh.write(render(bound.lp, bound.certificate, title))
+
+
+def certificate_dict(bound) -> dict:
+    """The certificate as plain data: each step's exact weight, statement, reason and expansion."""
+    return {"class": bound.scheme_class, "value": str(bound.value), "scope": SCOPES[bound.scheme_class],
+            "steps": [{"weight": str(w), "statement": st, "reason": why, "expansion": exp}
+                      for w, st, why, exp in proof_steps(bound.lp, bound.certificate)]}

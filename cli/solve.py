@@ -1,0 +1,45 @@
+"""``itsa solve``: one verdict, the optimum with its proof and scheme, or the gap."""
+
+import click
+
+from ._common import echo_json, itsa_errors, warn
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
+              help="Directory for the proof and the scheme (default: solve-out/NAME).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
+              help="Seconds for the whole run; what is proved and verified by then is reported.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def solve(path, out_dir, time_limit, seed, field, as_json):
+    """Settle R* on PATH: a certified converse against verified schemes.
+
+    Prints `R* = r, optimal` when the ends meet, else `lo ≤ R* ≤ hi, open`,
+    each end with its reason. Exits 0 when it ran, 2 for bad input.
+    """
+    from pathlib import Path
+
+    import itsa
+    from itsa.audit import safe_stem
+    from itsa.solve import save_solution
+    from itsa.solve import solve as run
+
+    with itsa_errors():
+        instance = itsa.load_instance(path)
+        out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
+        result = run(instance, time_limit=time_limit, seed=seed, field=field)
+        files = save_solution(result, out_dir)
+    warn(instance.warnings)
+    if as_json:
+        data = result.to_dict()
+        data["lower"]["certificate_file"] = files.get("proof")
+        if data["upper"] is not None:
+            data["upper"]["scheme_file"] = files.get("scheme")
+        echo_json(data)
+        return
+    click.echo(result.summary())
+    for kind, f in files.items():
+        click.echo(f"{kind} saved to {f}")

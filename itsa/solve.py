@@ -1,0 +1,258 @@
+"""One verdict per instance: the optimal source key rate with its proof and scheme, or the gap.
+
+:func:`solve` runs every tool itsa has, in order, and keeps the best of each end:
+
+* **lower end** (proved): the corrected bound (:mod:`itsa.bounds`), then the
+  certified converses (:mod:`itsa.converse`) of every class that fits;
+* **upper end** (verified): the paper's construction for the regime, the
+  scalar search (:func:`itsa.search.search_min_rate`), then vector schemes at
+  ``L = 2..4`` for the rates in the gap, guided by the converse LP's optimal
+  entropy vector (:func:`itsa.vector_search.search_vector_scheme`).
+
+The verdict is ``"optimal"`` when the two ends meet, else ``"open"``. Each end
+says why it holds; every scheme passed :func:`itsa.verify.verify` and every
+lower bound but the corrected one has a certificate checked exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from math import ceil
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .analysis import Analysis, analyze
+from .bounds import corrected_lower_bound
+from .converse import MAX_USERS, ConverseBound, converse
+from .converse.problem import CLASSES
+from .exceptions import ItsaError
+from .instance import Instance
+from .scheme import Scheme
+from .verify import verify
+
+#: Scope of each lower-bound class, for reports.
+SCOPES = {"general": "every scheme (any encoders)",
+          "additive": "schemes with X = W + Z, Y_u = Σ X (any keys)",
+          "corrected": "schemes with X = W + Z, Y_u = Σ X (any keys)"}
+
+
+@dataclass(frozen=True)
+class LowerEnd:
+    """A proved lower bound: its value, class and why it holds."""
+
+    value: Fraction
+    scheme_class: str
+    certified: bool
+    reason: str
+    bound: ConverseBound | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class UpperEnd:
+    """A verified scheme: its rate, ``L`` and where it came from."""
+
+    value: Fraction
+    L: int
+    source: str
+    scheme: Scheme = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The result of :func:`solve`."""
+
+    instance: Instance
+    lower: LowerEnd
+    upper: UpperEnd | None
+    converses: tuple[ConverseBound, ...]
+    timings: dict
+    notes: tuple[str, ...] = ()
+
+    @property
+    def verdict(self) -> str:
+        return "optimal" if self.upper is not None and self.upper.value == self.lower.value else "open"
+
+    def summary(self) -> str:
+        name = self.instance.name or "instance"
+        if self.verdict == "optimal":
+            head = f"{name}: R* = {self.lower.value}, optimal"
+        else:
+            up = "?" if self.upper is None else self.upper.value
+            head = f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
+        lines = [head, f"  lower: {self.lower.reason}"]
+        if self.upper is not None:
+            lines.append(f"  upper: verified scheme of rate {self.upper.value} (L = {self.upper.L}, "
+                         f"F_{self.upper.scheme.field}), {self.upper.source}")
+        else:
+            lines.append("  upper: no verified scheme")
+        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+
+    def __repr__(self) -> str:
+        return f"<Solution {self.summary().splitlines()[0]}>"
+
+    def _repr_html_(self) -> str:
+        import html
+        return "<pre>" + html.escape(self.summary()) + "</pre>"
+
+    def to_dict(self) -> dict:
+        up = self.upper
+        return {"name": self.instance.name, "verdict": self.verdict,
+                "lower": {"value": str(self.lower.value), "class": self.lower.scheme_class,
+                          "certified": self.lower.certified, "reason": self.lower.reason,
+                          "scope": SCOPES[self.lower.scheme_class]},
+                "upper": None if up is None else {"value": str(up.value), "L": up.L,
+                                                  "field": up.scheme.field, "source": up.source},
+                "converses": [b.to_dict() for b in self.converses],
+                "timings": {k: round(v, 3) for k, v in self.timings.items()},
+                "notes": list(self.notes)}
+
+
+class _Clock:
+    def __init__(self, limit: float | None):
+        self.start, self.limit = time.perf_counter(), limit
+        self.timings: dict[str, float] = {}
+        self._t = self.start
+
+    def left(self) -> float | None:
+        return None if self.limit is None else max(0.0, self.limit - (time.perf_counter() - self.start))
+
+    def out(self) -> bool:
+        return self.limit is not None and self.left() <= 0
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - self._t
+        self._t = now
+
+
+def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
+          field: int | None = None, classes: tuple[str, ...] = CLASSES) -> Solution:
+    """Settle the optimal source key rate of ``instance``, or state the gap exactly.
+
+    Examples
+    --------
+    >>> from itsa import load_instance
+    >>> s = solve(load_instance("instances/audit/fractional-optimum.yaml"))
+    >>> s.verdict, s.lower.value, s.lower.scheme_class, s.upper.L
+    ('optimal', Fraction(3, 2), 'additive', 2)
+    """
+    clock = _Clock(time_limit)
+    notes: list[str] = []
+    a = analyze(instance, corrected=False)
+    clock.lap("analyze")
+    cb = corrected_lower_bound(instance)
+    lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.bounds): {cb.value}")
+    clock.lap("corrected")
+    upper = _paper_scheme(a, field, seed, notes)
+    upper = _better(upper, _scalar_search(instance, seed, lower.value, upper, notes, clock))
+    clock.lap("search")
+    bounds = []
+    for cls in sorted(classes, key=lambda c: CLASSES.index(c), reverse=True):
+        if instance.K > MAX_USERS[cls]:
+            notes.append(f"{cls} converse skipped: K = {instance.K} > {MAX_USERS[cls]}")
+            continue
+        if clock.out():
+            notes.append(f"{cls} converse skipped: time limit reached")
+            continue
+        b = converse(instance, cls, time_limit=clock.left())
+        bounds.append(b)
+        clock.lap(f"converse-{cls}")
+        if b.certified and b.value >= lower.value:
+            lower = LowerEnd(b.value, cls, True, f"certified {cls} converse: {b.value}, "
+                             f"{b.certificate.size}-step proof checked exactly", b)
+        elif not b.certified:
+            notes.append(f"{cls} converse not proved: {b.status}")
+    if upper is None or upper.value > lower.value:
+        upper = _better(upper, _vector_search(instance, lower, upper, seed, field, clock, notes))
+        clock.lap("vector-search")
+    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes))
+
+
+def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:
+    if a is None or (b is not None and b.value < a.value):
+        return b
+    return a
+
+
+def _checked(instance: Instance, scheme: Scheme, source: str) -> UpperEnd:
+    """An upper end from a scheme, after the verifier accepts it (again)."""
+    if not verify(instance, scheme, engine="rank").ok:
+        raise ItsaError(f"a scheme from {source} failed verification")
+    return UpperEnd(scheme.rate, scheme.L, source, scheme)
+
+
+def _paper_scheme(a: Analysis, field, seed, notes) -> UpperEnd | None:
+    from .constructions import build_scheme, default_field
+
+    try:
+        b = build_scheme(a, field or default_field(a), seed=seed)
+    except ItsaError as exc:
+        notes.append(f"paper construction ({a.regime}) not available: {exc}")
+        return None
+    return _checked(a.instance, b.scheme, f"paper construction ({a.regime})")
+
+
+def _scalar_search(instance, seed, lower, upper, notes, clock) -> UpperEnd | None:
+    from .search import search_min_rate
+
+    if upper is not None and upper.value <= lower:
+        return None
+    try:
+        r = search_min_rate(instance, seed=seed)
+    except ItsaError as exc:
+        notes.append(f"scalar search skipped: {exc}")
+        return None
+    return _checked(instance, r.scheme, f"search ({r.shape})") if r.found else None
+
+
+def _gap_rates(lo: Fraction, hi: Fraction | None, Ls=(2, 3, 4)) -> list[Fraction]:
+    """Every rate ``p/L`` (``L`` in ``Ls``) with ``lo <= p/L < hi`` (``hi`` default ``lo + 2``), ascending.
+
+    >>> [str(r) for r in _gap_rates(Fraction(3), Fraction(7, 2))]
+    ['3', '13/4', '10/3']
+    """
+    top = lo + 2 if hi is None else hi
+    return sorted({Fraction(p, L) for L in Ls for p in range(ceil(lo * L), ceil(top * L))
+                   if lo <= Fraction(p, L) < top})
+
+
+def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, notes) -> UpperEnd | None:
+    from .vector_search import search_vector_scheme
+
+    hints = lower.bound.key_entropies() if lower.bound is not None else None
+    for rate in _gap_rates(lower.value, None if upper is None else upper.value):
+        if clock.out():
+            notes.append("vector search stopped: time limit reached")
+            return None
+        try:
+            r = search_vector_scheme(instance, rate, field=field, seed=seed, hints=hints, budget=1500)
+        except ItsaError as exc:
+            notes.append(f"vector search at rate {rate} skipped: {exc}")
+            continue
+        if r.scheme is not None:
+            return _checked(instance, r.scheme, f"vector search ({r.shape})")
+    return None
+
+
+def save_solution(result: Solution, out_dir) -> dict[str, str]:
+    """Write the proof (Markdown) and the scheme (the format ``itsa verify --scheme`` reads).
+
+    Returns the paths written, by kind (``"proof"``, ``"scheme"``).
+    """
+    from pathlib import Path
+
+    from .converse.proof import write_proof
+    from .scheme import save_scheme
+
+    out = Path(out_dir)
+    written: dict[str, str] = {}
+    stem = (result.instance.name or "instance").replace("/", "_")
+    if result.lower.bound is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        written["proof"] = str(out / f"{stem}.proof.md")
+        write_proof(result.lower.bound, result.instance, written["proof"])
+    if result.upper is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        written["scheme"] = str(out / f"{stem}.scheme.json")
+        save_scheme(result.instance, result.upper.scheme, written["scheme"])
+    return written

@@ -1,0 +1,103 @@
+"""The certified converse LPs: golden values, certificates, soundness properties."""
+
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from itsa import Instance, VerificationError, corrected_lower_bound, load_instance
+from itsa.converse import Certificate, check_certificate, converse
+from itsa.converse.proof import proof_markdown
+from itsa.search import search_min_rate
+from itsa.testing import instances, relabellings
+
+
+def homogeneous(servers, t):
+    users = [(u + 1, v + 1) for u, V in enumerate(servers) for v in range(V)]
+    T = [list(c) for r in range(t + 1) for c in combinations(users, r)]
+    return Instance.from_users(servers, [users], T, name=f"hom-{servers}-{t}")
+
+
+@pytest.mark.parametrize("path, value", [
+    ("instances/audit/fractional-optimum.yaml", Fraction(3, 2)),   # hand proof in docs/audit.md
+    ("instances/example-2.yaml", Fraction(7, 2)),                  # paper's scheme has rate 7/2
+    ("instances/example-1.yaml", Fraction(2)),                     # paper Example 1: R* = 2
+    ("instances/homogeneous-U3-V2-t1.yaml", Fraction(4)),          # min{U+V+t-2, UV-1}
+    ("instances/homogeneous-U4-V2-t1.yaml", Fraction(5)),
+    ("instances/homogeneous-U3-V3-t2.yaml", Fraction(6)),
+])
+def test_additive_golden(path, value):
+    b = converse(load_instance(path), "additive")
+    assert b.certified and b.value == value
+    check_certificate(b.lp, b.certificate)
+
+
+@pytest.mark.parametrize("t", [0, 1, 2])
+def test_general_homogeneous_three_users(t):
+    # U = 3 servers of one user: min{U+V+t-2, UV-1} = min{2+t, 2} = 2
+    b = converse(homogeneous([1, 1, 1], t), "general")
+    assert b.certified and b.value == 2
+
+
+def test_tampered_certificate_is_rejected():
+    b = converse(load_instance("instances/audit/fractional-optimum.yaml"), "additive")
+    (r, w), *rest = b.certificate.weights
+    with pytest.raises(VerificationError):
+        check_certificate(b.lp, Certificate(b.value, ((r, w * 2), *rest)))
+    with pytest.raises(VerificationError):
+        check_certificate(b.lp, Certificate(b.value + 1, b.certificate.weights))
+
+
+def test_proof_reads_and_sums():
+    b = converse(load_instance("instances/audit/fractional-optimum.yaml"), "additive")
+    text = proof_markdown(b.lp, b.certificate, "fractional optimum")
+    assert "3/2" in text and "security of" in text
+    assert text.count("\n1. ") == 1 and len(b.certificate.weights) <= 10
+
+
+def test_general_refuses_large_instance():
+    from itsa import InvalidInstance
+    with pytest.raises(InvalidInstance, match="at most 4 users"):
+        converse(load_instance("instances/example-1.yaml"), "general")
+
+
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(instances(max_users=5, max_security_sets=3, max_collusion_sets=3))
+def test_additive_between_corrected_and_verified(inst):
+    b = converse(inst, "additive")
+    assert b.certified
+    check_certificate(b.lp, b.certificate)
+    assert corrected_lower_bound(inst).value <= b.value
+    found = search_min_rate(inst, field=31, budget=2000)
+    if found.found:
+        assert b.value <= found.rate
+
+
+@settings(max_examples=15, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_additive_invariant_under_relabelling(data):
+    inst = data.draw(instances(max_users=5, max_security_sets=3, max_collusion_sets=3))
+    perm = data.draw(relabellings(inst))
+    assert converse(inst, "additive").value == converse(inst.relabelled(perm), "additive").value
+
+
+@settings(max_examples=6, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(instances(min_servers=3, max_servers=3, max_users=3, max_security_sets=2,
+                 max_collusion_sets=2))
+def test_general_at_most_additive(inst):
+    g, a = converse(inst, "general"), converse(inst, "additive")
+    assert g.certified and a.certified
+    assert g.value <= a.value
+
+
+@pytest.mark.slow
+# every input protected, t colluders, K = 4 users: the Condition-1 rate K - 1 = 3 is optimal
+@pytest.mark.parametrize("servers, t, value", [([2, 1, 1], 0, 3), ([2, 1, 1], 1, 3)])
+def test_general_four_users(servers, t, value):
+    b = converse(homogeneous(servers, t), "general")
+    assert b.certified and b.value == value
