@@ -116,7 +116,7 @@ def general_problem(instance: Instance) -> EntropyProblem:
     >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[]])
     >>> p = general_problem(inst)
     >>> p.n, len(p.dependencies)
-    (13, 13)
+    (13, 16)
     """
     K, U = instance.K, instance.U
     W = [i for i in range(K)]
