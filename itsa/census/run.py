@@ -1,0 +1,193 @@
+"""Running a census: every pending instance through :func:`run_one`, on Dask.
+
+With no client and no scheduler address, a :class:`distributed.LocalCluster`
+of worker processes (one thread each) is started for the run; with a
+scheduler address the census joins that cluster (a laptop's, or one started
+on SLURM/PBS with dask-jobqueue). ``workers=0`` runs the same function in a
+plain serial loop in this process (debugging, benchmarks).
+
+At most ``2 · threads + 2`` instances are submitted at a time, so a killed
+run loses at most those. Each finished row goes to the
+:class:`~itsa.census.store.ResultStore` at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from .spec import CensusSpec, InvalidSpec
+from .store import ResultStore
+from .work import failed_row, run_one
+
+__all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census"]
+
+
+class SchedulerUnreachable(InvalidSpec):
+    """The Dask scheduler named by ``--scheduler`` does not answer."""
+
+
+@dataclass(frozen=True)
+class CensusProgress:
+    """Where a census stands: handed to the ``progress`` callback after each row.
+
+    ``total`` counts the instances this run computes (``skipped`` ones, already
+    in the table, are not in it); ``running`` is the number submitted and not
+    finished, at most the number of worker threads.
+    """
+
+    total: int
+    done: int = 0
+    running: int = 0
+    failed: int = 0
+    timeout: int = 0
+    skipped: int = 0
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True)
+class CensusRun:
+    """Outcome of :func:`run_census`: the final progress and where the table is."""
+
+    path: str
+    progress: CensusProgress
+    workers: int
+
+
+def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusProgress:
+    return replace(p, done=p.done + 1, running=running, elapsed=time.monotonic() - start,
+                   failed=p.failed + (row["status"] == "failed"),
+                   timeout=p.timeout + (row["status"] == "timeout"))
+
+
+def _check_solve(spec: CensusSpec) -> None:
+    if spec.work != "solve":
+        return
+    import importlib
+
+    fn = getattr(importlib.import_module("itsa"), "solve", None)
+    if not callable(fn) and not callable(getattr(fn, "solve", None)):
+        raise InvalidSpec("work: solve needs itsa.solve, which this version of itsa does not have "
+                          "(use work: search or corrected)")
+
+
+@contextlib.contextmanager
+def _client(client, scheduler: str | None, workers: int | None, processes: bool, connect_timeout: float):
+    from distributed import Client, LocalCluster
+
+    if client is not None:
+        yield client
+        return
+    if scheduler is not None:
+        try:
+            c = Client(scheduler, timeout=connect_timeout)
+        except (OSError, ValueError, TypeError) as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {scheduler!r}: {first}") from None
+        with c:
+            yield c
+        return
+    import logging
+
+    n = workers or os.cpu_count() or 1
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster, Client(cluster) as c:
+        yield c
+
+
+def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None = None,
+               scheduler: str | None = None, client=None, resume: bool = False,
+               processes: bool = True, connect_timeout: float = 10.0, batch: int = 256,
+               progress: Callable[[CensusProgress], None] | None = None) -> CensusRun:
+    """Run ``spec``'s work on every instance of its universe, writing the table to ``out``.
+
+    Parameters
+    ----------
+    spec : CensusSpec
+    out : path-like
+        Results folder (:mod:`itsa.census.store`).
+    workers : int, optional
+        Local worker processes (default: all cores); ``0`` runs serially here.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``tcp://host:8786``) to join.
+    client : distributed.Client, optional
+        An existing client to use (takes precedence).
+    resume : bool
+        Skip every instance whose key is already in ``out``.
+    processes : bool
+        Local workers as processes (default) or threads of this process.
+    progress : callable(CensusProgress), optional
+        Called at the start and after every finished instance.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from itsa.census import load_spec, read_results
+    >>> spec = load_spec("instances/census/grid-small.yaml")
+    >>> out = os.path.join(tempfile.mkdtemp(), "r.parquet")
+    >>> run = run_census(spec, out, workers=0)
+    >>> run.progress.done, read_results(out).num_rows
+    (8, 8)
+    """
+    _check_solve(spec)
+    items = spec.items()
+    with ResultStore(out, spec.text, resume=resume, batch=batch) as store:
+        todo = [it for it in items if it.key not in store.keys]
+        state = CensusProgress(total=len(todo), skipped=len(items) - len(todo))
+        report = progress or (lambda p: None)
+        report(state)
+        start = time.monotonic()
+        args = (spec.work, spec.time_limit, spec.seed)
+        opts = spec.options()
+        if workers == 0 and client is None and scheduler is None:
+            for it in todo:
+                report(replace(state, running=1, elapsed=time.monotonic() - start))
+                row = run_one(it.text, *args, dict(opts, key=it.key, name=it.name, source=it.source))
+                store.add(row)
+                state = _tally(state, row, start, 0)
+                report(state)
+            n_workers = 0
+        else:
+            with _client(client, scheduler, workers, processes, connect_timeout) as c:
+                n_workers = len(c.scheduler_info()["workers"])
+                state = _run_dask(c, todo, args, opts, store, state, report, start)
+        store.compact()
+    return CensusRun(str(out), state, n_workers)
+
+
+def _run_dask(c, todo, args, opts, store, state, report, start):
+    from distributed import as_completed
+
+    threads = max(1, sum(c.nthreads().values()))
+    window = 2 * threads + 2
+    queue = iter(todo)
+    inflight = {}
+    ac = as_completed()
+
+    def submit() -> None:
+        it = next(queue, None)
+        if it is not None:
+            fut = c.submit(run_one, it.text, *args, dict(opts, key=it.key, name=it.name, source=it.source),
+                           pure=False)
+            inflight[fut.key] = it
+            ac.add(fut)
+
+    for _ in range(window):
+        submit()
+    for fut in ac:
+        it = inflight.pop(fut.key)
+        try:
+            row = fut.result()
+        except Exception as exc:   # the worker died (KilledWorker) or the task was lost
+            msg = (str(exc).splitlines() or [""])[0]
+            row = failed_row(it.text, args[0], args[2], dict(opts, key=it.key, name=it.name, source=it.source),
+                             "failed", f"{type(exc).__name__}: {msg}")
+        fut.release()
+        store.add(row)
+        submit()
+        state = _tally(state, row, start, min(len(inflight), threads))
+        report(state)
+    return state
