@@ -134,7 +134,10 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     """
     _check_solve(spec)
     items = spec.items()
-    with ResultStore(out, spec.text, resume=resume, batch=batch) as store:
+    serial = workers == 0 and client is None and scheduler is None
+    cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,
+                                                                 connect_timeout)
+    with cluster as c, ResultStore(out, spec.text, resume=resume, batch=batch) as store:
         todo = [it for it in items if it.key not in store.keys]
         state = CensusProgress(total=len(todo), skipped=len(items) - len(todo))
         report = progress or (lambda p: None)
@@ -142,7 +145,7 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
         start = time.monotonic()
         args = (spec.work, spec.time_limit, spec.seed)
         opts = spec.options()
-        if workers == 0 and client is None and scheduler is None:
+        if serial:
             for it in todo:
                 report(replace(state, running=1, elapsed=time.monotonic() - start))
                 row = run_one(it.text, *args, dict(opts, key=it.key, name=it.name, source=it.source))
@@ -151,9 +154,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
                 report(state)
             n_workers = 0
         else:
-            with _client(client, scheduler, workers, processes, connect_timeout) as c:
-                n_workers = len(c.scheduler_info()["workers"])
-                state = _run_dask(c, todo, args, opts, store, state, report, start)
+            n_workers = len(c.scheduler_info()["workers"])
+            state = _run_dask(c, todo, args, opts, store, state, report, start)
         store.compact()
     return CensusRun(str(out), state, n_workers)
 

@@ -101,7 +101,7 @@ class ResultStore:
     def __init__(self, path, spec_text: str = "", resume: bool = False, batch: int = 256):
         self.folder = Path(path)
         _check_folder(self.folder)
-        if not resume and self.folder.is_dir() and (_parts(self.folder) or (self.folder / JOURNAL).exists()):
+        if not resume and self.folder.is_dir() and (_parts(self.folder) or _journal_rows(self.folder)):
             raise InvalidSpec(f"{self.folder}: already holds results; pass --resume to continue it, "
                               "or choose another output")
         self.folder.mkdir(parents=True, exist_ok=True)
