@@ -101,6 +101,7 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
     if limit is None:
         outcome = _guarded(instance_yaml_text, work, time_limit, seed, options)
     else:
+        _warm_up(work, options)
         outcome = _in_child(limit, instance_yaml_text, work, time_limit, seed, options)
     status, payload = outcome
     if status == "ok":
@@ -109,6 +110,25 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
         row = failed_row(instance_yaml_text, work, seed, options, status, payload)
     row["time"] = time.perf_counter() - start
     return row
+
+
+_WARM: set = set()
+#: A small instance whose work imports (once per process) every module the work needs.
+_WARM_TEXT = "servers: [2, 1, 1]\nsecurity_sets: [all, [[1, 1]]]\ncollusion_sets: [[], [[2, 1]]]\n"
+
+
+def _warm_up(work: str, options: dict) -> None:
+    """Run the work once in this process, so that forked children inherit its imports
+    (otherwise every child imports the lazily loaded modules again)."""
+    if work in _WARM or work == "solve":
+        return
+    _WARM.add(work)
+    import scipy.optimize  # noqa: F401  (the LP solver, loaded lazily by the library)
+
+    _guarded(_WARM_TEXT, work, None, 0, {"field": options.get("field", 31)})
+    import gc
+
+    gc.freeze()   # children then do not copy the parent's objects when their collector runs
 
 
 def _guarded(text, work, time_limit, seed, options):
