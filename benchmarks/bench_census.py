@@ -41,7 +41,7 @@ def census(spec, workers: int, warm: bool) -> float:
 
     out = os.path.join(tempfile.mkdtemp(), "r.parquet")
     t0 = time.perf_counter()
-    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cl, Client(cl) as c:
         if warm:
             c.run(lambda: __import__("itsa.census.work") and None)

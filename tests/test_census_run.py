@@ -35,7 +35,7 @@ def client():
     the worker-process path is exercised by the CLI test in test_cli_census.py."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cl, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cl, \
             Client(cl) as c:
         yield c
 
@@ -195,3 +195,57 @@ def test_random_universe_seeded_and_regime_mix():
     assert sorted(regimes) == ["condition-1"] * 6 + ["theorem-2"] * 6
     other = parse_spec({"universe": {"random": {"n": 12}}, "seed": 4}).items()
     assert [i.key for i in other] != [i.key for i in a]
+
+
+def _die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _sleep():
+    time.sleep(30)
+    return "ok", {}
+
+
+def test_child_guard_records_death_and_timeout():
+    from itsa.census.work import _in_child
+
+    status, msg = _in_child(5, _die, ())
+    assert status == "failed" and "died" in msg and "9" in msg
+    t0 = time.monotonic()
+    status, msg = _in_child(0.3, _sleep, ())
+    assert status == "timeout" and time.monotonic() - t0 < 5
+    assert _in_child(5, lambda x: ("ok", {"x": x}), (3,)) == ("ok", {"x": 3})
+
+
+def test_solve_branch_reads_the_documented_solution_fields(monkeypatch):
+    """The ``solve`` work maps ``itsa.solve(...).to_dict()`` (the documented API) onto the row.
+
+    ``itsa.solve`` is replaced by a stand-in built from the real corrected bound and
+    search, so that the mapping is checked before the real solver is merged."""
+    calls = []
+
+    class Solution:
+        def __init__(self, inst):
+            self.lower = itsa.corrected_lower_bound(inst).value
+            self.found = itsa.search_min_rate(inst, field=31, seed=0)
+
+        def to_dict(self):
+            return {"name": "x", "verdict": "optimal" if self.found.rate == self.lower else "open",
+                    "lower": {"value": str(self.lower), "class": "linear", "certified": True},
+                    "upper": {"value": str(self.found.rate), "L": self.found.scheme.L},
+                    "timings": {"lp": 0.5}}
+
+    def fake_solve(instance, time_limit=None, seed=0, field=None):
+        calls.append((time_limit, seed, field))
+        return Solution(instance)
+
+    monkeypatch.setattr(itsa, "solve", fake_solve, raising=False)
+    r = run_one((INSTANCES / "audit" / "fractional-optimum.yaml").read_text(), "solve", None, 7, {"field": 31})
+    assert calls == [(None, 7, 31)]
+    assert (r["status"], r["lower"], r["lower_converse"], r["lower_class"], r["lower_certified"]) == \
+        ("ok", "1", "1", "linear", True)
+    assert (r["upper"], r["upper_L"], r["verdict"], r["gap"]) == ("3/2", 2, "open", "1/2")
+    assert json.loads(r["timings"])["solve.lp"] == 0.5
+    monkeypatch.delattr(itsa, "solve")
+    r = run_one((INSTANCES / "example-1.yaml").read_text(), "solve", None, 0)
+    assert r["status"] == "failed" and "needs itsa.solve" in r["error"]

@@ -93,7 +93,7 @@ def _client(client, scheduler: str | None, workers: int | None, processes: bool,
     import logging
 
     n = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None,
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as c:
         yield c
 

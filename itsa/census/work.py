@@ -102,7 +102,7 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
         outcome = _guarded(instance_yaml_text, work, time_limit, seed, options)
     else:
         _warm_up(work, options)
-        outcome = _in_child(limit, instance_yaml_text, work, time_limit, seed, options)
+        outcome = _in_child(limit, _guarded, (instance_yaml_text, work, time_limit, seed, options))
     status, payload = outcome
     if status == "ok":
         row = payload
@@ -143,8 +143,8 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
 
 
-def _in_child(limit, *args):
-    """Run :func:`_guarded` in a forked child; kill it after ``limit`` seconds.
+def _in_child(limit: float, fn, args: tuple):
+    """``fn(*args)`` (returning ``(status, payload)``) in a forked child, killed after ``limit`` seconds.
 
     A bare ``os.fork`` (not :mod:`multiprocessing`, which Dask's daemonic
     worker processes may not use); the row comes back pickled through a pipe.
@@ -156,14 +156,16 @@ def _in_child(limit, *args):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:   # child: compute, send, leave without running any cleanup of the parent's
-        os.close(r)
         try:
-            data = pickle.dumps(_guarded(*args))
-        except BaseException as exc:   # pragma: no cover - a row that cannot be pickled
-            data = pickle.dumps(("failed", _message(exc)))
-        with os.fdopen(w, "wb") as fh:
-            fh.write(data)
-        os._exit(0)
+            os.close(r)
+            try:
+                data = pickle.dumps(fn(*args))
+            except BaseException as exc:   # pragma: no cover - a row that cannot be pickled
+                data = pickle.dumps(("failed", _message(exc)))
+            with os.fdopen(w, "wb") as fh:
+                fh.write(data)
+        finally:
+            os._exit(0)
     os.close(w)
     chunks, deadline = [], time.monotonic() + limit
     try:
@@ -171,7 +173,8 @@ def _in_child(limit, *args):
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([r], [], [], left)[0]:
                 os.kill(pid, signal.SIGKILL)
-                return "timeout", f"stopped after {limit:.3g} s (time_limit {args[2]} s)"
+                return "timeout", f"stopped after {limit:.3g} s" + (
+                    f" (time_limit {args[2]} s)" if fn is _guarded else "")
             chunk = os.read(r, 1 << 16)
             if not chunk:
                 break
