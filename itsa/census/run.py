@@ -6,9 +6,12 @@ scheduler address the census joins that cluster (a laptop's, or one started
 on SLURM/PBS with dask-jobqueue). ``workers=0`` runs the same function in a
 plain serial loop in this process (debugging, benchmarks).
 
-At most ``2 · threads + 2`` instances are submitted at a time, so a killed
-run loses at most those. Each finished row goes to the
-:class:`~itsa.census.store.ResultStore` at once.
+At most ``2 · threads + 2`` tasks are in flight. A task holds one instance
+until some have finished, then as many as take about :data:`TASK_SECONDS`
+(at most :data:`MAX_CHUNK`), so that cheap instances do not drown in
+scheduling overhead; a killed run loses at most the instances of the tasks in
+flight. Each finished row goes to the :class:`~itsa.census.store.ResultStore`
+at once.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .spec import CensusSpec, InvalidSpec
 from .store import ResultStore
 from .work import failed_row, run_one
 
-__all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census"]
+__all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many"]
 
 
 class SchedulerUnreachable(InvalidSpec):
@@ -160,36 +163,59 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     return CensusRun(str(out), state, n_workers)
 
 
+#: Seconds of work one Dask task should hold: cheap instances are sent in chunks.
+TASK_SECONDS = 1.0
+MAX_CHUNK = 32
+
+
+def run_many(jobs: list[tuple[str, dict]], work: str, time_limit: float | None, seed: int) -> list[dict]:
+    """:func:`run_one` over a chunk of ``(text, options)`` pairs: one Dask task for cheap instances."""
+    return [run_one(text, work, time_limit, seed, o) for text, o in jobs]
+
+
+def _chunk_size(done_rows: int, work_seconds: float) -> int:
+    """Instances per task: one until some are timed, then about :data:`TASK_SECONDS` of work."""
+    if done_rows == 0:
+        return 1
+    mean = max(work_seconds / done_rows, 1e-4)
+    return max(1, min(MAX_CHUNK, int(TASK_SECONDS / mean)))
+
+
 def _run_dask(c, todo, args, opts, store, state, report, start):
     from distributed import as_completed
 
     threads = max(1, sum(c.nthreads().values()))
     window = 2 * threads + 2
-    queue = iter(todo)
-    inflight = {}
+    queue = list(reversed(todo))
+    inflight: dict = {}
+    timed = [0, 0.0]                      # rows finished, their seconds of work
     ac = as_completed()
 
     def submit() -> None:
-        it = next(queue, None)
-        if it is not None:
-            fut = c.submit(run_one, it.text, *args, dict(opts, key=it.key, name=it.name, source=it.source),
-                           pure=False)
-            inflight[fut.key] = it
+        chunk = [queue.pop() for _ in range(min(len(queue), _chunk_size(*timed)))]
+        if chunk:
+            jobs = [(it.text, dict(opts, key=it.key, name=it.name, source=it.source)) for it in chunk]
+            fut = c.submit(run_many, jobs, *args, pure=False)
+            inflight[fut.key] = (chunk, jobs)
             ac.add(fut)
 
     for _ in range(window):
         submit()
     for fut in ac:
-        it = inflight.pop(fut.key)
+        chunk, jobs = inflight.pop(fut.key)
         try:
-            row = fut.result()
+            rows = fut.result()
         except Exception as exc:   # the worker died (KilledWorker) or the task was lost
-            msg = (str(exc).splitlines() or [""])[0]
-            row = failed_row(it.text, args[0], args[2], dict(opts, key=it.key, name=it.name, source=it.source),
-                             "failed", f"{type(exc).__name__}: {msg}")
+            msg = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+            rows = [failed_row(text, args[0], args[2], o, "failed", msg) for text, o in jobs]
         fut.release()
-        store.add(row)
+        for row in rows:
+            store.add(row)
+            timed[0] += 1
+            timed[1] += row["time"] or 0.0
         submit()
-        state = _tally(state, row, start, min(len(inflight), threads))
+        running = min(sum(len(ch) for ch, _ in inflight.values()), threads)
+        for row in rows:
+            state = _tally(state, row, start, running)
         report(state)
     return state
