@@ -103,3 +103,18 @@ def test_workers_and_scheduler_exclusive(tmp_path):
     res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r",
               "--workers", "2", "--scheduler", "tcp://127.0.0.1:9")
     one_line_exit_2(res, "exclude each other")
+
+
+def test_joins_a_running_scheduler(tmp_path):
+    """--scheduler ADDRESS: the census runs on a cluster it did not start."""
+    from distributed import LocalCluster
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("universe:\n  exhaustive: {U: 3, K: 3, M: 1, N: 1}\nwork: corrected\n")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cl:
+        res = run("census", spec, "-o", tmp_path / "r.parquet", "--scheduler", cl.scheduler_address, "--json")
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["workers"] == 1
+        assert cl.scheduler.workers              # the cluster is still up after the census left it
+    rows = read_rows(tmp_path / "r.parquet")
+    assert len(rows) == 20 and all(r["status"] == "ok" and r["lower"] is not None for r in rows)
