@@ -42,7 +42,10 @@ def client():
 
 def test_local_cluster_matches_serial_library(client, tmp_path):
     spec = tiny_spec()
-    run = run_census(spec, tmp_path / "r.parquet", client=client)
+    seen = []
+    run = run_census(spec, tmp_path / "r.parquet", client=client, progress=seen.append)
+    assert [p.done for p in seen] == sorted(p.done for p in seen) and seen[-1].done == seen[-1].total == 20
+    assert all(p.running <= 2 for p in seen) and seen[-1].running == 0
     rows = read_rows(tmp_path / "r.parquet")
     assert run.progress.done == len(rows) == 20 and run.workers == 2
     for r in rows:
@@ -85,7 +88,10 @@ def test_failed_and_timeout_rows(tmp_path):
     (folder / "b-bad.yaml").write_text("servers: [1, 1, 1]\nsecurity_sets: [[[9, 9]]]\ncollusion_sets: [[]]\n")
     (folder / "c-big.yaml").write_text("servers: [40, 1, 1]\nsecurity_sets: [all]\ncollusion_sets: [[]]\n")
     spec = parse_spec({"universe": {"files": "inst"}, "work": "search"}, base=str(tmp_path))
-    run_census(spec, tmp_path / "r.parquet", workers=0)
+    seen = []
+    run = run_census(spec, tmp_path / "r.parquet", workers=0, progress=seen.append)
+    assert (run.progress.total, run.progress.done, run.progress.failed) == (3, 3, 2)
+    assert [p.done for p in seen if p.running == 0] == [0, 1, 2, 3]
     rows = {r["name"]: r for r in read_rows(tmp_path / "r.parquet")}
     assert rows["example-1"]["status"] == "ok"
     bad, big = rows["b-bad"], rows["c-big"]
@@ -178,6 +184,7 @@ def test_minimal_spec_from_docs(tmp_path):
     ({"universe": {"grid": {"U": 3, "V": 1}}, "time_limit": -1}, "time_limit"),
     ({"universe": {"grid": {"U": "x..y", "V": 1}}}, "not a range"),
     ({"universe": {"random": {"n": 3, "regimes": {"condition-1": 2}}}}, "sum to 1"),
+    ({"universe": {"random": {"n": 3, "seed": "x"}}}, "seed"),
     ({"universe": {"exhaustive": {"U": 3, "K": 8, "M": 3, "N": 3}}}, "candidate instances"),
     ({"universe": {"files": "no-such-folder"}}, "not a folder"),
 ])

@@ -168,7 +168,10 @@ def _random_params(p: dict, where: str) -> dict:
         if any(isinstance(s, bool) or not isinstance(s, (int, float)) or s < 0 for s in regimes.values()) \
                 or abs(sum(regimes.values()) - 1) > 1e-9:
             raise InvalidSpec(f"{where}.regimes: shares must be >= 0 and sum to 1")
-    return {"n": n, "seed": p.get("seed"), "U": (min(Us), max(Us)),
+    seed = p.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InvalidSpec(f"{where}.seed: {seed!r} is not a whole number")
+    return {"n": n, "seed": seed, "U": (min(Us), max(Us)),
             "max_users": _values(p.get("max_users", 5), f"{where}.max_users", lo=1)[0],
             "max_S": _values(p.get("max_security_sets", 4), f"{where}.max_security_sets", lo=1)[0],
             "max_T": _values(p.get("max_collusion_sets", 5), f"{where}.max_collusion_sets", lo=1)[0],
