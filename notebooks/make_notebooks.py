@@ -677,8 +677,8 @@ from itsa.census import census_report, census_summary, census_tables, read_rows
 
 RESULTS = Path("../data/census-U3-K4.parquet")
 rows = read_rows(RESULTS)
-spec = json.loads((RESULTS / "_census.json").read_text())["spec"]
-print(spec)
+spec = json.loads((RESULTS / "_census.json").read_text())["spec"]   # the spec as run
+print("\n".join(line for line in spec.splitlines() if not line.lstrip().startswith("#")))
 summary = census_summary(rows)
 display(table(["quantity", "value"], summary.items()))
 """),
