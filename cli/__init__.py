@@ -16,6 +16,7 @@ _COMMANDS = {
     "audit": ("itsa_cli.audit", "audit"),
     "converse": ("itsa_cli.converse", "converse"),
     "solve": ("itsa_cli.solve", "solve"),
+    "census": ("itsa_cli.census", "census"),
 }
 
 

@@ -1,0 +1,119 @@
+"""``itsa census``: run a census on Dask, and ``itsa census report`` its tables and figures.
+
+``itsa census SPEC.yaml -o RESULTS.parquet`` is short for
+``itsa census run SPEC.yaml -o RESULTS.parquet``: a first argument that is not
+a subcommand name is taken as the spec of ``run``.
+"""
+
+import sys
+
+import click
+
+from ._common import echo_json, itsa_errors
+
+
+class _DefaultRun(click.Group):
+    """A group whose default subcommand is ``run``."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultRun)
+def census():
+    """Run a census of instances on Dask (itsa census SPEC -o OUT), or report on one.
+
+    \b
+      itsa census SPEC.yaml -o RESULTS.parquet [--workers N | --scheduler ADDR] [--resume]
+      itsa census report RESULTS.parquet -o DIR
+    """
+
+
+@census.command()
+@click.argument("spec_path", metavar="SPEC", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(), help="Results folder (Parquet parts).")
+@click.option("--workers", type=click.IntRange(0), help="Local Dask worker processes (default: all cores; 0: serial, no Dask).")
+@click.option("--scheduler", metavar="ADDRESS", help="Join a running Dask cluster, e.g. tcp://host:8786.")
+@click.option("--resume", is_flag=True, help="Keep the rows in OUTPUT and skip their instances.")
+@click.option("--connect-timeout", type=float, default=10, show_default=True, help="Seconds to reach --scheduler.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final counts as one JSON object.")
+def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json):
+    """Run the census of SPEC, streaming one row per instance to OUTPUT."""
+    from dataclasses import asdict
+
+    from itsa.census import load_spec, run_census
+
+    if scheduler and workers is not None:
+        click.echo("error: --workers and --scheduler exclude each other", err=True)
+        sys.exit(2)
+    with itsa_errors():
+        spec = load_spec(spec_path)
+        with _progress_bar(quiet=as_json) as progress:
+            try:
+                result = run_census(spec, output, workers=workers, scheduler=scheduler, resume=resume,
+                                    connect_timeout=connect_timeout, progress=progress)
+            except KeyboardInterrupt:
+                click.echo(f"interrupted: finished rows are in {output}; continue with --resume", err=True)
+                sys.exit(130)
+    p = result.progress
+    if as_json:
+        echo_json({"output": result.path, "workers": result.workers, **asdict(p)})
+    else:
+        click.echo(f"{p.done} instances in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
+                   f"{p.skipped} already done) -> {result.path}")
+
+
+@census.command()
+@click.argument("results", type=click.Path(exists=False))
+@click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
+def report(results, out_dir, fmt, as_json):
+    """Write the tables (CSV) and figures of a census results folder to DIR."""
+    from itsa.census import census_report, census_summary, read_rows
+
+    with itsa_errors():
+        files = census_report(results, out_dir, fmt=fmt)
+        summary = census_summary(read_rows(results))
+    if as_json:
+        echo_json({"summary": summary, "files": files})
+        return
+    for key, val in summary.items():
+        click.echo(f"{key:22s} {val}")
+    click.echo(f"wrote {sum(map(len, files.values()))} files to {out_dir}")
+
+
+class _progress_bar:
+    """A rich bar on stderr: done/total, running, failed, rate and ETA (nothing if quiet or not a tty)."""
+
+    def __init__(self, quiet: bool):
+        from rich.console import Console
+
+        self.console = Console(stderr=True)
+        self.enabled = not quiet and self.console.is_terminal
+        self.bar = self.task = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.bar = Progress(TextColumn("census"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[state]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                            TimeRemainingColumn(), console=self.console)
+        self.bar.start()
+        return self.update
+
+    def update(self, p) -> None:
+        rate = p.done / p.elapsed if p.elapsed > 0 else 0.0
+        state = f"running {p.running}, failed {p.failed}, timeout {p.timeout}, {rate:.2f}/s"
+        if self.task is None:
+            self.task = self.bar.add_task("census", total=p.total, state=state)
+        self.bar.update(self.task, completed=p.done, total=p.total, state=state)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()

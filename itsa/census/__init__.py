@@ -1,0 +1,26 @@
+"""Censuses: one work (analyze, corrected bound, search, solve) over a universe of instances.
+
+A spec (YAML) names the universe (``grid``, ``random``, ``exhaustive``,
+``files``) and the work; :func:`run_census` runs :func:`run_one` on every
+instance, one per isomorphism class (:func:`canonical_key`), on a Dask
+cluster, streaming rows to a Parquet results folder; :func:`census_report`
+writes the tables and figures. See ``docs/census.md``.
+"""
+
+from .canonical import brute_canonical_form, canonical_key
+from .run import CensusProgress, CensusRun, SchedulerUnreachable, run_census
+from .schema import COLUMNS, SCHEMA_VERSION, arrow_schema
+from .spec import UNIVERSES, WORKS, CensusSpec, InvalidSpec, Item, load_spec, parse_spec
+from .report import REPORTS, census_report, census_summary, census_tables
+from .store import ResultStore, read_results, read_rows
+from .universe import instance_yaml
+from .work import run_one
+
+__all__ = [
+    "canonical_key", "brute_canonical_form",
+    "CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census",
+    "COLUMNS", "SCHEMA_VERSION", "arrow_schema",
+    "UNIVERSES", "WORKS", "CensusSpec", "InvalidSpec", "Item", "load_spec", "parse_spec",
+    "REPORTS", "census_report", "census_summary", "census_tables",
+    "ResultStore", "read_results", "read_rows", "instance_yaml", "run_one",
+]

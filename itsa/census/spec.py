@@ -1,0 +1,141 @@
+"""Census specs: which instances (the universe) and what to compute on each (the work).
+
+A spec is a YAML mapping (``docs/census.md``)::
+
+    universe:
+      grid: {U: [3, 4], V: [1, 2], t: [0, 1]}
+    work: search          # analyze | corrected | search | solve
+    time_limit: 30        # seconds per instance (optional)
+
+:func:`parse_spec` checks it and :func:`census_items` lists its instances, one
+:class:`Item` per isomorphism class (:func:`~itsa.census.canonical.canonical_key`).
+"""
+
+from __future__ import annotations
+
+import os
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._files import read_text
+from ..exceptions import InvalidInstance, ItsaError
+
+__all__ = ["WORKS", "UNIVERSES", "InvalidSpec", "CensusSpec", "Item", "parse_spec", "load_spec"]
+
+#: The work per instance, each including the one before (``solve`` replaces search).
+WORKS = ("analyze", "corrected", "search", "solve")
+UNIVERSES = ("grid", "random", "exhaustive", "files")
+TOP_KEYS = {"universe", "work", "time_limit", "seed", "field", "search", "save", "name"}
+SEARCH_KEYS = {"tries", "budget", "max_symbols"}
+
+
+class InvalidSpec(InvalidInstance):
+    """A census spec that cannot be run (the CLI exits 2 with its one line)."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One instance of a census: its canonical key, name, YAML text and origin."""
+
+    key: str
+    name: str
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class CensusSpec:
+    """A checked census spec (see the module notes).
+
+    ``base`` is the folder relative paths of the spec (``files``, ``save``)
+    are read from; ``text`` the spec as written, stored beside the results.
+    """
+
+    universe: str
+    params: dict
+    work: str = "search"
+    time_limit: float | None = None
+    seed: int = 0
+    field: int = 31
+    search: dict = dataclasses.field(default_factory=dict)
+    save: str | None = None
+    name: str | None = None
+    base: str = "."
+    text: str = ""
+
+    def options(self) -> dict:
+        """The plain-data options :func:`~itsa.census.work.run_one` takes."""
+        save = None if self.save is None else os.path.join(self.base, self.save)
+        return {"field": self.field, "search": dict(self.search), "save_dir": save}
+
+    def items(self) -> list[Item]:
+        """Every instance of the universe, one per isomorphism class, in a fixed order."""
+        from .universe import census_items
+
+        return census_items(self)
+
+
+def load_spec(path: str | os.PathLike) -> CensusSpec:
+    """Read and check a spec file; errors name the file.
+
+    >>> spec = load_spec("instances/census/grid-small.yaml")
+    >>> spec.universe, spec.work, len(spec.items())
+    ('grid', 'search', 8)
+    """
+    import yaml
+
+    text = read_text(path)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise InvalidSpec(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
+    try:
+        return parse_spec(data, base=str(Path(path).parent), text=text)
+    except ItsaError as exc:
+        raise InvalidSpec(f"{path}: {exc}") from None
+
+
+def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
+    """Check a parsed spec mapping.
+
+    >>> parse_spec({"universe": {"grid": {"U": 3, "V": 2, "t": 1}}, "work": "corrected"}).work
+    'corrected'
+    >>> parse_spec({"universe": {"everything": {}}})
+    Traceback (most recent call last):
+    itsa.census.spec.InvalidSpec: universe: unknown universe 'everything' (known: grid, random, exhaustive, files)
+    """
+    if not isinstance(data, dict):
+        raise InvalidSpec("a spec is a mapping with 'universe' and 'work'")
+    unknown = sorted(map(str, set(data) - TOP_KEYS))
+    if unknown:
+        raise InvalidSpec(f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
+    uni = data.get("universe")
+    if not isinstance(uni, dict) or len(uni) != 1:
+        raise InvalidSpec("universe: must name exactly one of " + ", ".join(UNIVERSES))
+    (kind, params), = uni.items()
+    if kind not in UNIVERSES:
+        raise InvalidSpec(f"universe: unknown universe {kind!r} (known: {', '.join(UNIVERSES)})")
+    work = data.get("work", "search")
+    if work not in WORKS:
+        raise InvalidSpec(f"work: {work!r} is not one of {', '.join(WORKS)}")
+    tl = data.get("time_limit")
+    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or tl <= 0):
+        raise InvalidSpec(f"time_limit: {tl!r} is not a positive number of seconds")
+    seed, fld = data.get("seed", 0), data.get("field", 31)
+    for key, val in (("seed", seed), ("field", fld)):
+        if isinstance(val, bool) or not isinstance(val, int):
+            raise InvalidSpec(f"{key}: {val!r} is not a whole number")
+    search = data.get("search") or {}
+    if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
+        raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")
+    save = data.get("save")
+    if save is not None and not isinstance(save, str):
+        raise InvalidSpec("save: a folder name for saved schemes")
+    spec = CensusSpec(kind, params, work, None if tl is None else float(tl), seed, fld, search,
+                      save, data.get("name"), base, text)
+    from .universe import check_params
+
+    check_params(spec)
+    return spec

@@ -1,0 +1,301 @@
+"""The work of a census on one instance: a pure function of plain data.
+
+:func:`run_one` takes the instance's YAML text and returns one row of the
+results table (a dict of plain values, :mod:`itsa.census.schema`). The same
+function runs in a serial loop, on a local Dask cluster and on a remote one.
+It never raises: a failure, or an instance past its time limit, is a row
+with ``status`` ``"failed"`` or ``"timeout"`` and the message in ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from fractions import Fraction
+
+from .schema import COLUMNS, SCHEMA_VERSION
+
+__all__ = ["run_one", "failed_row", "hard_limit", "text_key"]
+
+
+def hard_limit(time_limit: float | None) -> float | None:
+    """Seconds after which an instance is stopped: ``1.1 · time_limit + 1``.
+
+    ``solve`` receives ``time_limit`` itself and is expected to stop on its
+    own; the margin only catches a stage that overruns.
+    """
+    return None if time_limit is None else 1.1 * time_limit + 1
+
+
+def failed_row(text: str, work: str, seed: int, options: dict | None, status: str, error: str) -> dict:
+    """A row for an instance whose work did not finish (``failed`` or ``timeout``)."""
+    row = dict.fromkeys(COLUMNS)
+    row.update(_identity(text, options or {}), work=work, seed=seed, status=status,
+               error=error, verdict="open", schema_version=SCHEMA_VERSION)
+    if row["key"] is None:
+        row["key"] = text_key(text)
+    row.update(_sizes(text))
+    return row
+
+
+def _sizes(text: str) -> dict:
+    """``U, K, M, N, servers`` of an instance text, or nothing if it does not parse."""
+    import yaml
+
+    from ..instance_io import parse_instance
+
+    try:
+        inst = parse_instance(yaml.safe_load(text))
+    except Exception:
+        return {}
+    return {"U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N, "servers": ",".join(map(str, inst.servers))}
+
+
+def text_key(text: str) -> str:
+    """The canonical key of an instance's YAML text, or ``invalid-<hash>`` if it is not one."""
+    import hashlib
+
+    import yaml
+
+    from ..exceptions import ItsaError
+    from ..instance_io import parse_instance
+    from .canonical import canonical_key
+
+    try:
+        return canonical_key(parse_instance(yaml.safe_load(text)))
+    except (ItsaError, yaml.YAMLError):
+        return "invalid-" + hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: int,
+            options: dict | None = None) -> dict:
+    """Run ``work`` on one instance and return its row.
+
+    Parameters
+    ----------
+    instance_yaml_text : str
+        The instance in the public YAML format.
+    work : {"analyze", "corrected", "search", "solve"}
+    time_limit : float or None
+        Seconds; past :func:`hard_limit` the work is stopped (it runs in a
+        forked child process when a limit is set) and the row says
+        ``timeout``.
+    seed : int
+    options : dict, optional
+        ``field`` (prime of the search, default 31), ``search`` (keyword
+        arguments of :func:`itsa.search_min_rate`: tries, budget,
+        max_symbols), ``save_dir`` (folder for verified schemes), ``key``,
+        ``name``, ``source`` (carried into the row).
+
+    Examples
+    --------
+    >>> text = open("instances/homogeneous-U3-V2-t1.yaml").read()
+    >>> row = run_one(text, "search", None, 0)
+    >>> row["status"], row["lower"], row["upper"], row["lower_printed"], row["verdict"]
+    ('ok', '4', '4', '5', 'optimal')
+    """
+    options = options or {}
+    start = time.perf_counter()
+    limit = hard_limit(time_limit)
+    if limit is None:
+        outcome = _guarded(instance_yaml_text, work, time_limit, seed, options)
+    else:
+        _warm_up(work, options)
+        outcome = _in_child(limit, _guarded, (instance_yaml_text, work, time_limit, seed, options))
+    status, payload = outcome
+    if status == "ok":
+        row = payload
+    else:
+        row = failed_row(instance_yaml_text, work, seed, options, status, payload)
+    row["time"] = time.perf_counter() - start
+    return row
+
+
+_WARM: set = set()
+#: A small instance whose work imports (once per process) every module the work needs.
+_WARM_TEXT = "servers: [2, 1, 1]\nsecurity_sets: [all, [[1, 1]]]\ncollusion_sets: [[], [[2, 1]]]\n"
+
+
+def _warm_up(work: str, options: dict) -> None:
+    """Run the work once in this process, so that forked children inherit its imports
+    (otherwise every child imports the lazily loaded modules again)."""
+    if work in _WARM or work == "solve":
+        return
+    _WARM.add(work)
+    import scipy.optimize  # noqa: F401  (the LP solver, loaded lazily by the library)
+
+    _guarded(_WARM_TEXT, work, None, 0, {"field": options.get("field", 31)})
+    import gc
+
+    gc.freeze()   # children then do not copy the parent's objects when their collector runs
+
+
+def _guarded(text, work, time_limit, seed, options):
+    try:
+        return "ok", _compute(text, work, time_limit, seed, options)
+    except Exception as exc:   # every failure becomes a row, never a crashed census
+        return "failed", _message(exc)
+
+
+def _message(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
+
+
+def _in_child(limit: float, fn, args: tuple):
+    """``fn(*args)`` (returning ``(status, payload)``) in a forked child, killed after ``limit`` seconds.
+
+    A bare ``os.fork`` (not :mod:`multiprocessing`, which Dask's daemonic
+    worker processes may not use); the row comes back pickled through a pipe.
+    """
+    import pickle
+    import select
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # child: compute, send, leave without running any cleanup of the parent's
+        try:
+            os.close(r)
+            try:
+                data = pickle.dumps(fn(*args))
+            except BaseException as exc:   # pragma: no cover - a row that cannot be pickled
+                data = pickle.dumps(("failed", _message(exc)))
+            with os.fdopen(w, "wb") as fh:
+                fh.write(data)
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks, deadline = [], time.monotonic() + limit
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([r], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                return "timeout", f"stopped after {limit:.3g} s" + (
+                    f" (time_limit {args[2]} s)" if fn is _guarded else "")
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+    if not chunks:
+        return "failed", f"the process running the instance died (wait status {status})"
+    return pickle.loads(b"".join(chunks))
+
+
+# -- the work itself -------------------------------------------------------
+def _identity(text: str, options: dict) -> dict:
+    return {"key": options.get("key"), "name": options.get("name"), "instance": text,
+            "source": options.get("source")}
+
+
+def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict:
+    import yaml
+
+    from ..analysis import analyze
+    from ..external import homogeneous_parameters
+    from ..instance_io import parse_instance
+    from .canonical import canonical_key
+
+    if work not in ("analyze", "corrected", "search", "solve"):
+        raise ValueError(f"unknown work {work!r}")
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    inst = parse_instance(yaml.safe_load(text), default_name=options.get("name"))
+    row = dict.fromkeys(COLUMNS)
+    row.update(_identity(text, options), work=work, seed=seed, status="ok", schema_version=SCHEMA_VERSION)
+    row["key"] = row["key"] or canonical_key(inst)
+    row["name"] = inst.name if inst.name is not None else row["name"]
+    a = analyze(inst, corrected=work != "analyze")
+    timings["analyze"] = time.perf_counter() - t0
+    row.update(_analysis_columns(a))
+    hom = homogeneous_parameters(inst)
+    if hom:
+        row["homogeneous_V"], row["homogeneous_t"] = hom[1], hom[2]
+    lower = upper = None
+    if work != "analyze":
+        lower = a.key_rate_lower.value
+        row.update(lower_corrected=_f(lower), lower=_f(lower), lower_class="corrected", lower_certified=True)
+    if work == "search":
+        upper = _search(inst, seed, options, row, timings)
+    elif work == "solve":
+        lower, upper = _solve(inst, time_limit, seed, options, row, timings)
+    if upper is not None:
+        row["printed_beaten"] = upper < a.key_rate_lower_printed.value
+        if lower is not None:
+            row["gap"] = _f(upper - lower)
+    if row["verdict"] is None:
+        row["verdict"] = "optimal" if lower is not None and lower == upper else "open"
+    row["timings"] = json.dumps({k: round(v, 6) for k, v in timings.items()})
+    return row
+
+
+def _f(x) -> str | None:
+    return None if x is None else str(Fraction(x))
+
+
+def _users(inst, mask) -> str:
+    return json.dumps([list(p) for p in inst.labels(mask)])
+
+
+def _analysis_columns(a) -> dict:
+    inst, s = a.instance, a.sets
+    return {
+        "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
+        "servers": ",".join(map(str, inst.servers)),
+        "regime": a.regime, "a_star": s.a_star, "e_star": s.e_star,
+        "S_bar": _users(inst, s.S_bar), "S_I": _users(inst, s.S_I), "Q1": _users(inst, s.Q1),
+        "Q2": _users(inst, s.Q2), "Q": _users(inst, s.Q),
+        "S_bar_size": s.S_bar.bit_count(), "Q_size": s.Q.bit_count(),
+        "R_X": _f(a.R_X.value), "R_Y": _f(a.R_Y.value),
+        "upper_claimed": _f(a.key_rate_upper.value),
+        "lp_b_star": None if a.lp is None else _f(a.lp.b_star),
+        "lower_printed": _f(a.key_rate_lower_printed.value),
+    }
+
+
+def _search(inst, seed, options, row, timings):
+    from ..search import search_min_rate
+
+    t0 = time.perf_counter()
+    field = options.get("field", 31)
+    res = search_min_rate(inst, field=field, seed=seed, **(options.get("search") or {}))
+    timings["search"] = time.perf_counter() - t0
+    row["field"] = field
+    if not res.found:
+        return None
+    row.update(upper=_f(res.rate), upper_L=res.scheme.L, upper_shape=res.shape)
+    if options.get("save_dir"):
+        from ..scheme import save_scheme
+
+        os.makedirs(options["save_dir"], exist_ok=True)
+        path = os.path.join(options["save_dir"], f"{row['key']}.scheme.json")
+        save_scheme(inst, res.scheme, path)
+        row["scheme_path"] = path
+    return res.rate
+
+
+def _solve(inst, time_limit, seed, options, row, timings):
+    """``itsa.solve`` (the certified-optimum work), imported only when asked for."""
+    import importlib
+
+    solve_fn = getattr(importlib.import_module("itsa"), "solve", None)
+    if not callable(solve_fn):
+        solve_fn = getattr(solve_fn, "solve", None)   # the module itsa.solve, not re-exported
+    if not callable(solve_fn):
+        raise RuntimeError("work 'solve' needs itsa.solve, which this version of itsa does not have; "
+                           "use work: search or corrected")
+    sol = solve_fn(inst, time_limit=time_limit, seed=seed, field=options.get("field")).to_dict()
+    lo, up = sol["lower"], sol.get("upper") or {}
+    lower = None if lo.get("value") is None else Fraction(lo["value"])
+    upper = None if up.get("value") is None else Fraction(up["value"])
+    row.update(lower=_f(lower), lower_converse=_f(lower), lower_class=lo.get("class"),
+               lower_certified=lo.get("certified"), upper=_f(upper), upper_L=up.get("L"),
+               verdict=sol.get("verdict"), field=options.get("field"),
+               scheme_path=sol.get("scheme_path"), proof_path=sol.get("proof_path"))
+    timings.update({f"solve.{k}": v for k, v in (sol.get("timings") or {}).items()})
+    return lower, upper

@@ -1,0 +1,33 @@
+"""The committed census: its table is consistent, and the README's summary is read from it."""
+
+import re
+from fractions import Fraction
+
+from itsa.census import census_summary, census_tables, read_rows, read_results
+
+from .conftest import ROOT
+
+DATA = ROOT / "data" / "census-U3-K4.parquet"
+
+
+def test_committed_census_is_complete_and_consistent():
+    rows = read_rows(DATA)
+    assert len(rows) == len({r["key"] for r in rows}) == read_results(DATA).num_rows
+    for r in rows:
+        if r["status"] == "ok" and r["upper"] is not None:
+            assert Fraction(r["upper"]) >= Fraction(r["lower_corrected"])      # a proved bound
+            assert r["verdict"] == ("optimal" if r["upper"] == r["lower"] else "open")
+
+
+def test_readme_summary_comes_from_the_table():
+    rows = read_rows(DATA)
+    readme = (ROOT / "README.md").read_text()
+    header, by_regime = census_tables(rows)["converse-by-regime"]
+    for regime, n, beaten, share, _ in by_regime:
+        line = f"| {regime} | {n:,} | {beaten:,} | {float(share):.1%} |"
+        assert line in readme, line
+    s = census_summary(rows)
+    assert f"| all | {s['instances']:,} | {s['printed_beaten']:,} | {s['printed_beaten'] / s['instances']:.1%} |" in readme
+    assert f"All {s['instances']:,} classes" in readme
+    if s["optimal"] == s["instances"]:
+        assert re.search(r"every one\s+is \*\*certified optimal\*\*", readme)

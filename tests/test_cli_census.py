@@ -1,0 +1,120 @@
+"""``itsa census`` and ``itsa census report`` through click's CliRunner."""
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from itsa.census import read_rows
+from itsa_cli import main
+
+from .conftest import ROOT
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+@pytest.fixture(scope="module")
+def grid_results(tmp_path_factory):
+    """The grid spec on a real LocalCluster of two worker processes (the default path)."""
+    out = tmp_path_factory.mktemp("census") / "grid.parquet"
+    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert (summary["done"], summary["failed"], summary["workers"]) == (8, 0, 2)
+    return out
+
+
+def test_census_rows(grid_results):
+    rows = read_rows(grid_results)
+    assert len(rows) == 8
+    for r in rows:
+        U, V, t = r["U"], r["homogeneous_V"], r["homogeneous_t"]
+        assert r["upper"] == r["lower"] == str(min(U + V + t - 2, U * V - 1))   # published optimum
+        assert r["verdict"] == "optimal"
+
+
+def test_report(grid_results, tmp_path):
+    res = run("census", "report", grid_results, "-o", tmp_path / "rep", "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["summary"]["instances"] == 8 and d["summary"]["optimal"] == 8
+    for name in ("converse-by-regime", "certified-by-K", "gaps", "grid-rate", "open"):
+        assert (tmp_path / "rep" / f"{name}.csv").exists()
+        assert (tmp_path / "rep" / f"{name}.png").stat().st_size > 1000
+    with open(tmp_path / "rep" / "converse-by-regime.csv") as fh:
+        by_regime = {r["regime"]: r for r in csv.DictReader(fh)}
+    # condition-1 holds for V = 1; with V = 2 the printed e* is beaten (docs/audit.md)
+    assert by_regime["condition-1"]["printed_beaten"] == "0"
+    assert by_regime["theorem-2"]["share_printed_beaten"] == "1.0000"
+    with open(tmp_path / "rep" / "grid-rate.csv") as fh:
+        grid = list(csv.DictReader(fh))
+    assert len(grid) == 8 and all(g["upper"] == g["published"] for g in grid)
+    with open(tmp_path / "rep" / "open.csv") as fh:
+        assert len(list(csv.DictReader(fh))) == 0
+
+
+def test_report_svg(grid_results, tmp_path):
+    res = run("census", "report", grid_results, "-o", tmp_path, "--format", "svg")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "gaps.svg").read_text().lstrip().startswith("<?xml")
+
+
+def one_line_exit_2(res, fragment):
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and fragment in lines[0], res.output
+
+
+def test_malformed_spec(tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("universe: [grid\n")
+    one_line_exit_2(run("census", spec, "-o", tmp_path / "r.parquet"), "not valid YAML")
+
+
+def test_unknown_universe(tmp_path):
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("universe:\n  everything: {}\nwork: search\n")
+    one_line_exit_2(run("census", spec, "-o", tmp_path / "r.parquet"), "unknown universe 'everything'")
+
+
+def test_unreachable_scheduler(tmp_path):
+    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
+              "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5")
+    one_line_exit_2(res, "cannot reach the Dask scheduler")
+    assert not (tmp_path / "r.parquet").exists()
+
+
+def test_existing_output_needs_resume(grid_results):
+    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
+    one_line_exit_2(res, "--resume")
+    res = run("census", "run", ROOT / "instances" / "census" / "grid-small.yaml", "-o", grid_results,
+              "--workers", "0", "--resume", "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["skipped"] == 8
+
+
+def test_report_of_a_non_census(tmp_path):
+    one_line_exit_2(run("census", "report", tmp_path, "-o", tmp_path / "rep"), "not a census results folder")
+
+
+def test_workers_and_scheduler_exclusive(tmp_path):
+    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r",
+              "--workers", "2", "--scheduler", "tcp://127.0.0.1:9")
+    one_line_exit_2(res, "exclude each other")
+
+
+def test_joins_a_running_scheduler(tmp_path):
+    """--scheduler ADDRESS: the census runs on a cluster it did not start."""
+    from distributed import LocalCluster
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("universe:\n  exhaustive: {U: 3, K: 3, M: 1, N: 1}\nwork: corrected\n")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cl:
+        res = run("census", spec, "-o", tmp_path / "r.parquet", "--scheduler", cl.scheduler_address, "--json")
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["workers"] == 1
+        assert cl.scheduler.workers              # the cluster is still up after the census left it
+    rows = read_rows(tmp_path / "r.parquet")
+    assert len(rows) == 20 and all(r["status"] == "ok" and r["lower"] is not None for r in rows)
