@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import lcm
 
 from ..exceptions import VerificationError
 from .lp import FloatSolution, ReducedLP, Row
@@ -48,6 +49,8 @@ class Certificate:
 def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
     """A row's form in orbit coordinates, rebuilt from its origin (not from the LP)."""
     kind = row.origin[0]
+    if kind == "nonneg":
+        return rlp.coords({row.origin[1]: Fraction(1)}.items())
     if kind == "shannon":
         _, C, i, j = row.origin
         if j < 0:
@@ -135,23 +138,32 @@ def _checked(rlp: ReducedLP, weights) -> Certificate | None:
 
 
 def _solved(rlp: ReducedLP, support: list[int], forms) -> Certificate | None:
-    """Solve ``Σ y_r form_r = objective`` on the support exactly; keep a basic solution."""
+    """Solve ``Σ y_r form_r = objective`` on the support exactly; keep a basic solution.
+
+    Fraction-free elimination over the integers (python-flint ``fmpz_mat``):
+    each column is scaled to integers, and a pivot row ``i`` of the reduced
+    echelon form gives ``y = R[i, last] / (den · scale)``.
+    """
     import flint
 
     cols = sorted({o for r in support for o in forms[r]} | set(rlp.objective))
     where = {o: k for k, o in enumerate(cols)}
-    A = flint.fmpq_mat(len(cols), len(support) + 1)
+    n = len(support)
+    scale = [lcm(*(c.denominator for c in forms[r].values())) for r in support]
+    rows = [[0] * (n + 1) for _ in cols]
     for j, r in enumerate(support):
         for o, c in forms[r].items():
-            A[where[o], j] = flint.fmpq(c.numerator, c.denominator)
+            rows[where[o]][j] = int(c * scale[j])
+    obj_scale = lcm(*(c.denominator for c in rlp.objective.values()))
     for o, c in rlp.objective.items():
-        A[where[o], len(support)] = flint.fmpq(c.numerator, c.denominator)
-    R, rank = A.rref()
+        rows[where[o]][n] = int(c * obj_scale)
+    R, den, rank = flint.fmpz_mat(rows).rref()
+    R = R.tolist()
     weights = []
     for i in range(rank):
-        lead = next(j for j in range(len(support) + 1) if R[i, j] != 0)
-        if lead == len(support):
+        lead = next(j for j, v in enumerate(R[i]) if v != 0)
+        if lead == n:
             return None                                   # inconsistent
-        v = R[i, len(support)]
-        weights.append((support[lead], Fraction(int(v.p), int(v.q))))
+        y = Fraction(int(R[i][n]), int(den)) * scale[lead] / obj_scale
+        weights.append((support[lead], y))
     return _checked(rlp, weights)

@@ -31,8 +31,9 @@ from .symmetry import permute_mask
 
 #: Closed sets the reduction enumerates at the most (memory and time guard).
 MAX_CLOSED_SETS = 400_000
-#: LPs with more rows than this are solved by interior point (with crossover), not simplex.
-IPM_ROWS = 5_000
+#: Shannon rows added per cutting-plane round, and the violation that counts.
+CUTS_PER_ROUND = 2_000
+CUT_TOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,8 @@ class Row:
     """One LP row in orbit coordinates: ``Σ coef·h(orbit)  (sense)  rhs``.
 
     ``origin`` is ``("shannon", C, i, j)`` for ``I(i; j | C) >= 0`` (``j = -1``
-    for ``H(i | everything else) >= 0``) or ``("constraint", index)``.
+    for ``H(i | everything else) >= 0``), ``("nonneg", C)`` for ``H(C) >= 0`` (given
+    to the solver as a bound on the column, not as a row) or ``("constraint", index)``.
     """
 
     coefs: tuple[tuple[int, int | Fraction], ...]
@@ -149,7 +151,8 @@ def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
         sizes_[ids[r]] += 1 if c != closure(0) else 0
     orbit_of = {c: ids[root[c]] for c in closed}
     rlp = ReducedLP(problem, closure, orbit_of, reps, sizes_, [], {})
-    rlp.rows = _shannon_rows(problem, closure, succ, orbit_of) + _constraint_rows(rlp)
+    rlp.rows = (_shannon_rows(problem, closure, succ, orbit_of) + _constraint_rows(rlp)
+                + [Row(((o, 1),), ">=", Fraction(0), ("nonneg", reps[o])) for o in range(1, len(reps))])
     rlp.objective = rlp.coords(problem.objective)
     n = problem.n
     rlp.sizes = {"variables": n, "columns_raw": (1 << n) - 1,
@@ -213,46 +216,65 @@ class FloatSolution:
     seconds: float
 
 
-def solve_float(rlp: ReducedLP, time_limit: float | None = None, method: str | None = None) -> FloatSolution:
-    """Solve the reduced LP with HiGHS (through SciPy); columns are free variables."""
+def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolution:
+    """Solve the reduced LP with HiGHS (through SciPy), adding Shannon rows as cuts.
+
+    ``H(C) >= 0`` rows are column bounds. The first LP has the problem's own
+    constraints only; each round adds the Shannon rows the current optimum
+    violates most (at most :data:`CUTS_PER_ROUND`), until none is violated.
+    The LP solved last is the whole LP's optimum: every row left out holds at
+    its solution. Its dual is only a hint for the exact certificate.
+    """
     import time
 
     from scipy.optimize import linprog
     from scipy.sparse import csr_matrix
 
     ncol = rlp.n_columns
-    ineq = [r for r in rlp.rows if r.sense == ">="]
-    eq = [r for r in rlp.rows if r.sense == "="]
+    ineq = [k for k, r in enumerate(rlp.rows) if r.sense == ">=" and r.origin[0] != "nonneg"]
+    eq = [k for k, r in enumerate(rlp.rows) if r.sense == "="]
 
-    def matrix(rows, sign):
+    def matrix(idx):
         data, ri, ci = [], [], []
-        for k, r in enumerate(rows):
-            for o, w in r.coefs:
-                data.append(sign * float(w))
-                ri.append(k)
+        for n, k in enumerate(idx):
+            for o, w in rlp.rows[k].coefs:
+                data.append(float(w))
+                ri.append(n)
                 ci.append(o - 1)
-        return csr_matrix((data, (ri, ci)), shape=(len(rows), ncol))
+        return csr_matrix((data, (ri, ci)), shape=(len(idx), ncol))
+    G, g = matrix(ineq), np.array([float(rlp.rows[k].rhs) for k in ineq])
+    E, e = (matrix(eq), np.array([float(rlp.rows[k].rhs) for k in eq])) if eq else (None, None)
     c = np.zeros(ncol)
     for o, w in rlp.objective.items():
         c[o - 1] = float(w)
-    opts = {"time_limit": float(time_limit)} if time_limit else {}
-    method = method or ("highs-ipm" if len(rlp.rows) > IPM_ROWS else "highs")
+    active = np.array([rlp.rows[k].origin[0] == "constraint" for k in ineq], dtype=bool)
     t0 = time.perf_counter()
-    res = linprog(c, A_ub=matrix(ineq, -1.0), b_ub=-np.array([float(r.rhs) for r in ineq]),
-                  A_eq=matrix(eq, 1.0) if eq else None,
-                  b_eq=np.array([float(r.rhs) for r in eq]) if eq else None,
-                  bounds=(None, None), method=method, options=opts)
-    secs = time.perf_counter() - t0
-    if res.status != 0:
-        return FloatSolution(float("nan"), np.zeros(ncol), np.zeros(len(rlp.rows)),
-                             res.message, secs)
+    while True:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if left is not None and left <= 0:
+            return _failed(rlp, "time limit reached", time.perf_counter() - t0)
+        res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
+                      method="highs", options={"time_limit": left} if left else {})
+        if res.status != 0:
+            return _failed(rlp, res.message, time.perf_counter() - t0)
+        slack = G @ res.x - g
+        slack[active] = 0
+        worst = np.argsort(slack)[:CUTS_PER_ROUND]
+        worst = worst[slack[worst] < -CUT_TOL]
+        if not len(worst):
+            break
+        active[worst] = True
     duals = np.zeros(len(rlp.rows))
-    yi = -np.asarray(res.ineqlin.marginals)
-    ye = np.asarray(res.eqlin.marginals) if eq else np.zeros(0)
-    k_i = k_e = 0
+    duals[np.array(ineq)[active]] = -np.asarray(res.ineqlin.marginals)
+    if eq:
+        duals[eq] = np.asarray(res.eqlin.marginals)
+    reduced = np.asarray(res.lower.marginals)
     for k, r in enumerate(rlp.rows):
-        if r.sense == ">=":
-            duals[k], k_i = yi[k_i], k_i + 1
-        else:
-            duals[k], k_e = ye[k_e], k_e + 1
-    return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal", secs)
+        if r.origin[0] == "nonneg":
+            duals[k] = reduced[r.coefs[0][0] - 1]
+    return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal",
+                         time.perf_counter() - t0)
+
+
+def _failed(rlp: ReducedLP, why: str, secs: float) -> FloatSolution:
+    return FloatSolution(float("nan"), np.zeros(rlp.n_columns), np.zeros(len(rlp.rows)), why, secs)

@@ -54,6 +54,8 @@ def _linear(rlp: ReducedLP, form: dict[int, Fraction]) -> str:
 
 def _statement(rlp: ReducedLP, origin) -> tuple[str, str]:
     p = rlp.problem
+    if origin[0] == "nonneg":
+        return f"h({p.set_name(_generator(rlp, origin[1]))}) ≥ 0", "Shannon: entropy is non-negative"
     if origin[0] == "shannon":
         _, C, i, j = origin
         cond = p.set_name(_generator(rlp, C)) if C else ""
