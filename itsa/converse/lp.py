@@ -34,6 +34,8 @@ MAX_CLOSED_SETS = 400_000
 #: Shannon rows added per cutting-plane round, and the violation that counts.
 CUTS_PER_ROUND = 2_000
 CUT_TOL = 1e-9
+#: Past this many active rows the whole LP is solved at once, by interior point (with crossover).
+MAX_CUT_ROWS = 6_000
 
 
 @dataclass(frozen=True)
@@ -223,7 +225,8 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
     constraints only; each round adds the Shannon rows the current optimum
     violates most (at most :data:`CUTS_PER_ROUND`), until none is violated.
     The LP solved last is the whole LP's optimum: every row left out holds at
-    its solution. Its dual is only a hint for the exact certificate.
+    its solution. Past :data:`MAX_CUT_ROWS` active rows the whole LP is solved
+    by interior point instead. The dual is only a hint for the exact certificate.
     """
     import time
 
@@ -253,10 +256,16 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         if left is not None and left <= 0:
             return _failed(rlp, "time limit reached", time.perf_counter() - t0)
+        whole = active.sum() > MAX_CUT_ROWS          # cuts stopped paying: solve it all
+        if whole:
+            active[:] = True
         res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
-                      method="highs", options={"time_limit": left} if left else {})
+                      method="highs-ipm" if whole else "highs",
+                      options={"time_limit": left} if left else {})
         if res.status != 0:
             return _failed(rlp, res.message, time.perf_counter() - t0)
+        if whole:
+            break
         slack = G @ res.x - g
         slack[active] = 0
         worst = np.argsort(slack)[:CUTS_PER_ROUND]
