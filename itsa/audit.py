@@ -22,7 +22,7 @@ from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
-from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
+from .exceptions import Infeasible, InvalidOption, InvalidOutputPath, ItsaError, VerificationError
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .linalg import field_problem
@@ -135,7 +135,7 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     """
     problem = field_problem(field)
     if problem:
-        raise InvalidInstance(problem)
+        raise InvalidOption(problem)
     conf = configurations(instance)
     analyses = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf) for rule in Q_RULES}
     base = analyses["union"]
@@ -305,7 +305,7 @@ def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InvalidInstance(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
+        raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
     inst = result.instance
     stem = safe_stem(inst.name or "instance")
     search_file = None

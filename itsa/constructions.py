@@ -15,7 +15,7 @@ import numpy as np
 
 from .analysis import Analysis
 from .bitset import members
-from .exceptions import Infeasible, InvalidInstance, VerificationError
+from .exceptions import Infeasible, InvalidOption, VerificationError
 from .linalg import field_problem
 from .scheme import Scheme
 from .verify import Verdict, verify
@@ -98,10 +98,10 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     """
     problem = field_problem(field)
     if problem:
-        raise InvalidInstance(problem)
+        raise InvalidOption(problem)
     construction = construction or a.regime
     if construction not in CONSTRUCTIONS:
-        raise ValueError(f"construction must be one of {CONSTRUCTIONS}")
+        raise InvalidOption(f"construction must be one of {CONSTRUCTIONS}")
     draw = _DRAWS[construction]
     last_fail = None
     for t in range(max_tries):

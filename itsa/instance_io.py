@@ -33,7 +33,7 @@ def load_instance(path: str | Path) -> Instance:
     import yaml
 
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, InvalidInstance)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .bitset import n_words, pack, popcount, union_reduce, unpack
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInstance, InvalidOption
 from .instance import Instance
 
 Q_RULES = ("union", "intersection")
@@ -149,7 +149,7 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     ``"intersection"`` gives ``Q_1 ∩ Q_2``.
     """
     if q_rule not in Q_RULES:
-        raise ValueError(f"q_rule must be one of {Q_RULES}, not {q_rule!r}")
+        raise InvalidOption(f"q_rule must be one of {Q_RULES}, not {q_rule!r}")
     a_star = int(conf.A_size.max())
     e_star = int(conf.c.max())
     Q1 = conf.union_of_D(conf.critical)

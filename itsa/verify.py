@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from .bitset import members
-from .exceptions import InvalidInstance
+from .exceptions import InvalidOption
 from .instance import Instance
 from .linalg import Matrices
 from .scheme import Scheme
@@ -164,8 +164,10 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
     Raises
     ------
-    InvalidInstance
-        If the scheme names users outside the instance, or if
+    InvalidScheme
+        If the scheme names users outside the instance.
+    InvalidOption
+        If
         ``engine="enumerate"`` would exceed its budget (a request too large).
 
     Notes
@@ -201,7 +203,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
     if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+        raise InvalidOption(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     scheme.check_fits(instance)
     plan = _Plan(instance, scheme)
     fallback = None
@@ -216,7 +218,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     elif engine == "enumerate":
         budget = ENUM_BUDGET if enum_budget is None else enum_budget
         if plan.samples > ENUM_MAX_SOURCE or plan.work > budget:
-            raise InvalidInstance(
+            raise InvalidOption(
                 f"exhaustive enumeration too large: q^dim = {scheme.field}^{plan.dim} = "
                 f"{_sci(plan.samples)} source values x {plan.passes} passes = {_sci(plan.work)} "
                 f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use the rank engine "
