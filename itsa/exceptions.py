@@ -49,3 +49,32 @@ class Infeasible(ItsaError):
 
 class VerificationError(ItsaError):
     """A certificate or scheme that does not pass its own exact check."""
+
+
+#: Longest quotation of an offending input value in an error message (characters).
+EXCERPT_CHARS = 60
+
+
+def excerpt(value, limit: int = EXCERPT_CHARS) -> str:
+    """A short ``repr`` of ``value`` for an error message, cut at ``limit`` characters.
+
+    Deep or huge values (an expanded YAML alias, a megabyte string) are never
+    rendered in full: :mod:`reprlib` stops at a few items per level.
+
+    >>> excerpt([[1, 2]] * 1000)
+    '[[1, 2], [1, 2], [1, 2], [1, 2], ...]'
+    >>> excerpt("x" * 20)
+    "'xxxxxxxxxxxxxxxxxxxx'"
+    >>> len(excerpt("x" * 10**6)) <= EXCERPT_CHARS
+    True
+    """
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxlevel, r.maxlist, r.maxtuple, r.maxdict, r.maxset = 3, 4, 4, 4, 4
+    r.maxstring, r.maxlong, r.maxother = limit - 3, limit, limit
+    try:
+        text = r.repr(value)
+    except ValueError:      # an int beyond the str-conversion limit, deep inside
+        text = f"<{type(value).__name__} too large to quote>"
+    return text if len(text) <= limit else text[:limit - 1] + "…"

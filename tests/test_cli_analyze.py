@@ -98,7 +98,10 @@ def test_missing_file_exit_2():
 
 def test_duplicate_user_warns_on_stderr(tmp_path):
     path = tmp_path / "dup.yaml"
-    path.write_text("servers: [1, 1, 1]\nsecurity_sets: [[[1, 1], [1, 1]]]\ncollusion_sets: [[]]\n")
+    users = ", ".join(["[1, 1]"] * 20_000)
+    path.write_text(f"servers: [1, 1, 1]\nsecurity_sets: [[{users}], [[2, 1], [2, 1]]]\ncollusion_sets: [[]]\n")
     res = run("analyze", path, "--json")
-    assert res.exit_code == 0 and "duplicate user [1, 1]" in res.stderr
+    assert res.exit_code == 0
+    assert res.stderr == ("warning: 20000 duplicate user(s) merged in 2 set(s) "
+                          "(first: security_sets[0]: [1, 1])\n")
     json.loads(res.stdout)
