@@ -235,3 +235,41 @@ def test_missing_file(tmp_path, ex1):
 def test_malformed_constructor(kwargs, message):
     with pytest.raises(InvalidScheme, match=message):
         Scheme(**kwargs)
+
+
+# -- size limits, checked before any allocation --------------------------------------
+@pytest.mark.parametrize("L,d,message", [
+    (10**8, 1, "L = 100000000 exceeds the limit"),
+    (1, 10**8, "key_symbols = 100000000 exceeds the limit"),
+    (4096, 4096, "entries exceed the limit"),
+])
+def test_scheme_size_limits(tmp_path, ex1, L, d, message):
+    import time
+
+    from itsa.scheme import check_sizes  # noqa: F401  (the one home of the limits)
+
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"field": 7, "L": L, "key_symbols": d, "keys": {"1,1": []}}))
+    start = time.monotonic()
+    with pytest.raises(InvalidScheme, match=message):
+        load_scheme(ex1, path)
+    with pytest.raises(InvalidScheme, match=message):
+        Scheme(7, L, d, {0: [[1] * 0]})
+    assert time.monotonic() - start < 2
+
+
+def test_verify_refuses_a_generator_matrix_too_large(ex1):
+    from itsa import verify
+
+    with pytest.raises(InvalidScheme, match="too large to verify"):
+        verify(ex1, Scheme(7, 1, 3000, {}))
+
+
+def test_json_nesting_and_huge_numbers_are_one_line(tmp_path, ex1):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(InvalidScheme, match="nested too deeply|not valid JSON"):
+        load_scheme(ex1, path)
+    path.write_text('{"field": ' + "9" * 5000 + "}")
+    with pytest.raises(InvalidScheme, match="not readable JSON"):
+        load_scheme(ex1, path)
