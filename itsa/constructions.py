@@ -59,7 +59,8 @@ def required_field(a: Analysis, construction: str) -> int | None:
 
 def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
                  construction: str | None = None, engine: str = "rank",
-                 extra_user: int | None = None) -> Build:
+                 extra_user: int | None = None, progress=None,
+                 enum_budget: int | None = None) -> Build:
     """Build the regime's scheme over ``F_field`` and verify it.
 
     Parameters
@@ -81,6 +82,10 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         default every user outside ``Q`` is tried in turn (under the
         intersection reading such a user may lie in ``S̄``); the audit fixes
         ``x`` to test each reading of ``Q``.
+    progress : callable(done, total), optional
+        Called after each draw with ``(draws made, max_tries)``.
+    enum_budget : int, optional
+        Passed to :func:`itsa.verify.verify` (``engine="enumerate"``).
 
     Raises
     ------
@@ -108,7 +113,9 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         rng = random.Random(f"{seed}:{t}")
         L, d, keys, note = draw(a, field, rng, t, extra_user)
         scheme = Scheme(field, L, d, keys, construction, seed)
-        verdict = verify(a.instance, scheme, engine=engine)
+        verdict = verify(a.instance, scheme, engine=engine, enum_budget=enum_budget)
+        if progress:
+            progress(t + 1, max_tries)
         if verdict.ok:
             return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
         last_fail = verdict
@@ -210,6 +217,29 @@ def _as_rows(keys: dict[int, np.ndarray]) -> dict[int, tuple[tuple[int, ...], ..
 
 _DRAWS = {"condition-1": _condition1, "condition-2": _condition2,
           "condition-3": _condition3, "theorem-2": _theorem2}
+
+
+def field_warning(a: Analysis, field: int, construction: str | None = None) -> str | None:
+    """Why ``field`` may need many draws: at or below the Schwartz-Zippel size, else ``None``.
+
+    Generic coefficients fail with probability at most ``required / q`` per
+    draw (Schwartz-Zippel); at ``q <= required`` the bound guarantees nothing.
+
+    >>> from itsa import load_instance, analyze
+    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> field_warning(a, 5)[:73]
+    'F_5 is not above the Schwartz-Zippel size of the condition-2 construction'
+    >>> field_warning(a, 7) is None
+    True
+    """
+    construction = construction or a.regime
+    need = required_field(a, construction)
+    if need is None or field_problem(field) or field > need:
+        return None
+    return (f"F_{field} is not above the Schwartz-Zippel size of the {construction} construction "
+            f"(q > {need}): the bound allows a failure probability of {Fraction(need, field)} per draw "
+            f"(>= 1: no guarantee); draws may keep failing. The default field is "
+            f"{default_field(a)}.")
 
 
 def default_field(a: Analysis, floor: int = 101) -> int:
