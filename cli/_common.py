@@ -111,6 +111,11 @@ def resource_net():
     """
     try:
         yield
+    except BrokenPipeError:         # the reader went away (| head): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_FAILED)
     except RecursionError:
         fail(f"{LIMIT_PREFIX}: Python's recursion limit ({sys.getrecursionlimit()}) was reached; "
              "the input is nested too deeply or too large", EXIT_BAD_INPUT)
