@@ -85,7 +85,7 @@ prunes with bounds that follow from the notes above:
 
 Collusion sets are taken in index order, in batches of 16, 64, 256, ...; in a
 batch, by decreasing bound ``bound(g(X ∩ T)) + gain``, and ``g(X ∩ T)`` is only
-computed (recursively, memoised) when that bound beats the best value so far;
+computed (on an explicit stack, memoised) when that bound beats the best value so far;
 the search stops once the cap ``|X|`` (``K-1``, ``|X ∩ A|``) is reached. The step
 recorded for ``X`` is the first configuration ``(n, m, k)``, in lexicographic
 order, attaining ``g(X)``: the one the plain loop over :func:`structures`
@@ -233,6 +233,7 @@ class _Chain:
     """
 
     CHUNK = 1 << 18      # configurations evaluated in one NumPy pass
+    MEMO_MAX = 100_000   # memoised sets kept (the oldest are forgotten, then recomputed if needed)
 
     def __init__(self, instance: Instance):
         self.instance = instance
@@ -313,9 +314,42 @@ class _Chain:
         return flat.max(axis=1), flat.argmax(axis=1)
 
     def g(self, X: int) -> int:
+        """``g(X)``, computed without recursion: an explicit stack of :meth:`_solve` frames.
+
+        A frame yields the sets ``X ∩ T`` whose value it needs; the loop
+        answers from the memo or starts a frame for it, so the depth of the
+        chain (up to ``K``) never meets Python's recursion limit.
+        """
         hit = self.memo.get(X)
         if hit is not None:
             return hit[0]
+        stack = [(X, self._solve(X))]
+        reply = None
+        while stack:
+            x, frame = stack[-1]
+            try:
+                sub = frame.send(reply)
+            except StopIteration:
+                stack.pop()
+                reply = self.memo[x][0]
+                continue
+            hit = self.memo.get(sub)
+            if hit is not None:
+                reply = hit[0]
+            else:
+                stack.append((sub, self._solve(sub)))
+                reply = None
+        return self.memo[X][0]
+
+    def _remember(self, X: int, entry) -> None:
+        """Store ``memo[X]``, forgetting the oldest entries beyond :attr:`MEMO_MAX` (recomputed on demand)."""
+        memo = self.memo
+        while len(memo) >= self.MEMO_MAX:
+            del memo[next(iter(memo))]
+        memo[X] = entry
+
+    def _solve(self, X: int):
+        """The computation of ``g(X)`` as a generator: ``value = yield Z`` asks for ``g(Z)``."""
         Xw = pack([X], self.instance.K)[0]
         bonus = self._bonus_possible(X)
         # g(Z) <= |Z ∩ C| for every Z ⊆ X, and g(K) <= K-1 (module notes)
@@ -336,7 +370,7 @@ class _Chain:
                     if ub[j] <= best:
                         break
                     if gain[j] > 0:
-                        best = max(best, self.g(X & self.T_int[part[j]]) + int(gain[j]))
+                        best = max(best, (yield X & self.T_int[part[j]]) + int(gain[j]))
                         if best >= cap:
                             break
                 if best >= cap:
@@ -346,14 +380,13 @@ class _Chain:
         for part, gain, arg, ub in done if best else ():    # 2. the first (n, m, k) attaining it
             for j in np.flatnonzero((ub >= best) & (gain > 0)):
                 i = int(part[j])
-                if self.g(X & self.T_int[i]) + int(gain[j]) == best:
+                if (yield X & self.T_int[i]) + int(gain[j]) == best:
                     m, k = divmod(int(arg[j]), self.U)
                     step = ChainStep(X, (k + 1, m + 1, self.n_of[i]), self.T_int[i], int(gain[j]))
                     break
             if step is not None:
                 break
-        self.memo[X] = (best, step)
-        return best
+        self._remember(X, (best, step))
 
     def steps(self, X: int) -> tuple[ChainStep, ...]:
         out = []
