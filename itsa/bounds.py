@@ -252,11 +252,19 @@ class _Chain:
         low = pack([_low_bits(T, instance.server_masks) for T in self.T_int], K)
         rep = self.G | (low[:, None, :] & ~self.Ks[None])              # one user per group
         srv_pure = self.G_any[:, None, :] & ~_nonzero(self.G[:, None] & ~S[None, :, None])  # (N, M, U)
-        PSG = np.bitwise_or.reduce(np.where(srv_pure[..., None], self.G[:, None], 0), axis=2)
-        PU = ((S[None, :, None] & self.G[:, None])                    # pure own singletons
-              | (PSG[:, :, None] & ~self.Ks[None, None]))             # pure server groups
-        self.IU = notT[:, None, None] & ~PU                           # (N, M, U, W): impure groups
+        # one server at a time, in place: temporaries stay 1/U of an (N, M, U, W) array
+        N, M, U, W = len(self.T_int), S.shape[0], self.U, S.shape[1]
+        PSG = np.zeros((N, M, W), dtype=np.uint64)                    # union of pure server groups
+        for u in range(U):
+            PSG |= np.where(srv_pure[:, :, u, None], self.G[:, None, u], np.uint64(0))
+        PU = np.empty((N, M, U, W), dtype=np.uint64)
+        for u in range(U):
+            PU[:, :, u] = ((S[None] & self.G[:, None, u])               # pure own singletons
+                           | (PSG & ~self.Ks[u]))                       # pure server groups
         self.PR = PU & rep[:, None]                                   # one user per pure group
+        np.invert(PU, out=PU)
+        PU &= notT[:, None, None]
+        self.IU = PU                                                  # (N, M, U, W): impure groups
         self.srv_ever_pure = srv_pure.any(axis=1)                     # (N, U)
         self.S = np.unique(S, axis=0)
         self.A = union_reduce(S)                                      # users some S_m protects
