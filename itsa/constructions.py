@@ -128,22 +128,32 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
                      f"(last try: {bad} leaking configurations){hint}")
 
 
+# Key arithmetic uses exact Python integers (object arrays): sums of entries near a
+# 63-bit q would overflow int64.
+_EXACT = object
+
+
 def _rand(rng: random.Random, q: int, rows: int, cols: int) -> np.ndarray:
     return np.array([[rng.randrange(q) for _ in range(cols)] for _ in range(rows)],
-                    dtype=np.int64).reshape(rows, cols)   # reshape keeps the shape when cols = 0
+                    dtype=_EXACT).reshape(rows, cols)   # reshape keeps the shape when cols = 0
+
+
+def _zeros(rows: int, cols: int) -> np.ndarray:
+    return np.zeros((rows, cols), dtype=np.int64).astype(_EXACT)
 
 
 def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
-    """Set ``keys[absorber] = -Σ`` of the others, so that ``Σ Z = 0``."""
-    total = sum((k for i, k in keys.items() if i != absorber), start=np.zeros_like(next(iter(keys.values()))))
+    """Set ``keys[absorber] = -Σ`` of the others, so that ``Σ Z = 0`` (exact integers)."""
+    first = next(iter(keys.values()))
+    total = sum((k for i, k in keys.items() if i != absorber), start=_zeros(*first.shape))
     keys[absorber] = (-total) % q
 
 
 def _condition1(a: Analysis, q: int, rng, t: int, extra_user=None):
     K = a.instance.K
-    keys = {i: np.eye(1, K - 1, i, dtype=np.int64) for i in range(K - 1)}
+    keys = {i: np.eye(1, K - 1, i, dtype=np.int64).astype(_EXACT) for i in range(K - 1)}
     if K > 1:
-        keys[K - 1] = np.zeros((1, K - 1), dtype=np.int64)
+        keys[K - 1] = _zeros(1, K - 1)
         _sum_zero(keys, K - 1, q)
     return 1, K - 1, _as_rows(keys), "Z_i = N_i for all but the last user, which takes -Σ N"
 
@@ -194,17 +204,17 @@ def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
     col = shared
     for i in lp.variables:
         if p[i]:
-            block = np.zeros((L, d), dtype=np.int64)
+            block = _zeros(L, d)
             block[:, col:col + p[i]] = _rand(rng, q, L, p[i])
             keys[i] = block
             col += p[i]
     for i in sbar[1:]:
-        block = np.zeros((L, d), dtype=np.int64)
+        block = _zeros(L, d)
         block[:, :shared] = _rand(rng, q, L, shared)
         keys[i] = block
     # One user of S̄ absorbs -Σ (paper); with S̄ = ∅ the first user outside it does (ours).
     absorber = sbar[0] if sbar else lp.variables[0]
-    keys[absorber] = np.zeros((L, d), dtype=np.int64)
+    keys[absorber] = _zeros(L, d)
     _sum_zero(keys, absorber, q)
     u, v = a.instance.label(absorber)
     return L, d, _as_rows(keys), (f"L = {L}; private symbols p = b·L for users outside S̄, "
