@@ -136,6 +136,7 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     problem = field_problem(field)
     if problem:
         raise InvalidOption(problem)
+    cap_note = None
     conf = configurations(instance)
     analyses = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf) for rule in Q_RULES}
     base = analyses["union"]
@@ -143,15 +144,41 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     corrected = corrected_lower_bound(instance)
     checks = _construction_checks(analyses, field, seed, max_tries)
     try:
+        max_symbols, cap_note = capped_symbols(instance, max_symbols)
         search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
     except ItsaError as exc:    # too large to search: the audit still reports the rest
         search = SearchResult(field, seed, None, None, None, None, L_values=(), complete=False,
                               limit=str(exc))
     external = known_optimum(instance)
     findings, notes = _findings(instance, analyses, printed_lower, corrected, checks, search, external)
+    notes = ([cap_note] if cap_note else []) + notes
     result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
                    external, tuple(findings), tuple(notes))
     return save_audit_schemes(result, out_dir) if out_dir is not None else result
+
+
+def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | None, str | None]:
+    """``max_symbols`` capped at the search's limit, and a note saying so when it was cut.
+
+    The search refuses ``K·L + d > MAX_SOURCE_DIM`` for its largest cell
+    (``L = 2``, ``d = 2·(max_symbols + 1)``); a larger request is cut to the
+    largest one it accepts rather than skipped. When even ``max_symbols = 0``
+    is too large, the request is passed on and the search says why it stops.
+
+    >>> from itsa import load_instance
+    >>> capped_symbols(load_instance("instances/example-1.yaml"), 1000)[0]
+    22
+    >>> capped_symbols(load_instance("instances/example-1.yaml"), 5)
+    (5, None)
+    """
+    from .search import MAX_SOURCE_DIM
+
+    want = instance.K - 1 if max_symbols is None else max_symbols
+    top = MAX_SOURCE_DIM // 2 - instance.K - 1
+    if want <= top or top < 0:
+        return max_symbols, None
+    return top, (f"search capped at max_symbols = {top} (requested {want}): K·L + d stays within "
+                 f"the search's limit of {MAX_SOURCE_DIM} source symbols")
 
 
 def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionCheck]:
