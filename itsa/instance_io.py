@@ -75,7 +75,8 @@ def parse_instance(data: Any, default_name: str | None = None) -> Instance:
         if v < 1:
             raise InvalidInstance(f"servers: server {u} has {v} users; each server needs at least 1")
     if sum(servers) > MAX_USERS:
-        raise InvalidInstance(f"servers: {sum(servers)} users in all; itsa handles at most {MAX_USERS}")
+        raise InvalidInstance(f"servers: {excerpt(sum(servers), 30)} users in all; "
+                              f"itsa handles at most {MAX_USERS}")
     topo = Instance(tuple(servers), (0,), (0,))
     dups: list[tuple[str, int, int]] = []
     fams = [_family(data[key], key, topo, dups) for key in ("security_sets", "collusion_sets")]
