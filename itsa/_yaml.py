@@ -149,6 +149,8 @@ class _Builder:
                                  "(after expanding aliases)")
             self._grow(nodes, e)
         if anchor is not None:
+            if anchor in self.anchors:
+                raise self.error(f"line {_line(e)}: anchor &{excerpt(anchor)} defined twice")
             self.anchors[anchor] = (value, nodes, height)
         if not self.stack:
             self.root = value
