@@ -22,7 +22,8 @@ from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
-from .exceptions import Infeasible, InvalidOption, InvalidOutputPath, ItsaError, VerificationError
+from .exceptions import (Infeasible, InvalidOption, InvalidOutputPath, InvalidScheme, ItsaError,
+                         VerificationError)
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .linalg import field_problem
@@ -208,7 +209,7 @@ def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionC
 def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None):
     try:
         return build_scheme(a, q, seed=seed, max_tries=max_tries, extra_user=x), None, False
-    except Infeasible as exc:
+    except (Infeasible, InvalidScheme) as exc:      # cannot apply, or too large to verify
         return None, str(exc), True
     except VerificationError as exc:
         return None, str(exc), False

@@ -18,7 +18,7 @@ from .bitset import members
 from .exceptions import Infeasible, InvalidOption, VerificationError
 from .linalg import field_problem
 from .scheme import Scheme
-from .verify import Verdict, verify
+from .verify import Verdict, check_verifiable, verify
 
 CONSTRUCTIONS = ("condition-1", "condition-2", "condition-3", "theorem-2")
 
@@ -107,6 +107,9 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     construction = construction or a.regime
     if construction not in CONSTRUCTIONS:
         raise InvalidOption(f"construction must be one of {CONSTRUCTIONS}")
+    size = _planned_size(a, construction)
+    if size is not None:
+        check_verifiable(a.instance, *size)     # before any key is drawn
     draw = _DRAWS[construction]
     last_fail = None
     for t in range(max_tries):
@@ -131,6 +134,25 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
 # Key arithmetic uses exact Python integers (object arrays): sums of entries near a
 # 63-bit q would overflow int64.
 _EXACT = object
+
+
+def _planned_size(a: Analysis, construction: str) -> tuple[int, int] | None:
+    """``(L, key_symbols)`` the construction will draw, or ``None`` if it cannot apply."""
+    if construction == "condition-1":
+        return 1, a.instance.K - 1
+    if construction in ("condition-2", "condition-3"):
+        return 1, a.e_star
+    if a.lp is None or not a.lp.feasible:
+        return None
+    L, p, shared = _theorem2_sizes(a)
+    return L, sum(p.values()) + shared
+
+
+def _theorem2_sizes(a: Analysis) -> tuple[int, dict[int, int], int]:
+    """``L`` (common denominator of ``b``), private symbols ``p = b·L`` and shared ``e*·L``."""
+    lp = a.lp
+    L = lcm(1, *(Fraction(v).denominator for v in lp.b.values()))
+    return L, {i: int(lp.b[i] * L) for i in lp.variables}, a.e_star * L
 
 
 def _rand(rng: random.Random, q: int, rows: int, cols: int) -> np.ndarray:
@@ -196,9 +218,7 @@ def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
     sbar = members(a.S_bar)
     if not sbar and not lp.variables:
         raise Infeasible("the Theorem-2 construction needs at least one user")
-    L = lcm(1, *(Fraction(v).denominator for v in lp.b.values()))
-    p = {i: int(lp.b[i] * L) for i in lp.variables}
-    shared = a.e_star * L
+    L, p, shared = _theorem2_sizes(a)
     d = sum(p.values()) + shared
     keys: dict[int, np.ndarray] = {}
     col = shared

@@ -238,11 +238,21 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
 
 def _check_rank_size(instance: Instance, scheme: Scheme) -> None:
-    """Refuse, before any allocation, more than :data:`MAX_VERIFY_DIM` source symbols."""
-    dim = instance.K * scheme.L + scheme.key_symbols
+    check_verifiable(instance, scheme.L, scheme.key_symbols)
+
+
+def check_verifiable(instance: Instance, L: int, key_symbols: int) -> None:
+    """Refuse, before any allocation, more than :data:`MAX_VERIFY_DIM` source symbols ``K·L + d``.
+
+    >>> check_verifiable(Instance((2, 1, 1), (1,), (0,)), 1, 5000)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidScheme: too large to verify: K·L + key_symbols = 4·1 + 5000 = 5,004 source symbols (limit 2,048)
+    """
+    dim = instance.K * L + key_symbols
     if dim > MAX_VERIFY_DIM:
         raise InvalidScheme(
-            f"too large to verify: K·L + key_symbols = {instance.K}·{scheme.L} + {scheme.key_symbols} "
+            f"too large to verify: K·L + key_symbols = {instance.K}·{L} + {key_symbols} "
             f"= {dim:,} source symbols (limit {MAX_VERIFY_DIM:,})")
 
 

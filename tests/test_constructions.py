@@ -86,3 +86,17 @@ def test_constructions_over_primes_near_2_63(q, name, seed):
     total = [[sum(row[c] for _, mat in b.scheme.keys for row in [mat[l]]) % q
               for c in range(b.scheme.key_symbols)] for l in range(b.scheme.L)]
     assert all(x == 0 for row in total for x in row)      # Σ Z = 0 exactly
+
+
+def test_build_refuses_a_scheme_too_large_to_verify_before_drawing(monkeypatch):
+    """Condition 1 on 4,096 users needs 4,095 key symbols: refused before any key is drawn."""
+    import itsa.constructions as cons
+    from itsa import Instance, InvalidScheme, analyze, build_scheme
+
+    inst = Instance((1365, 1365, 1366), (1,), (0,))
+    a = analyze(inst, corrected=False)
+    drawn = []
+    monkeypatch.setitem(cons._DRAWS, "condition-1", lambda *args: drawn.append(args))
+    with pytest.raises(InvalidScheme, match="too large to verify"):
+        build_scheme(a, 101, construction="condition-1")
+    assert drawn == []
