@@ -52,6 +52,9 @@ _NOTES_PT = 10.5     # font size of the text box under the plot
 _SEED = 7
 
 
+#: Most users drawn in one figure (time grows quickly beyond it).
+MAX_DRAW_USERS = 1000
+
 @dataclass(frozen=True)
 class DrawnFigure:
     """What :func:`draw_instance` wrote, and which configuration it shows.
@@ -134,6 +137,9 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
     if layout not in LAYOUTS:
         raise InvalidOption(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
     inst = analysis.instance
+    if inst.K > MAX_DRAW_USERS:
+        raise InvalidOption(f"cannot draw {inst.K:,} users: a figure shows at most {MAX_DRAW_USERS:,} "
+                            "(the layout and the labels take minutes beyond that)")
     default = config is None
     cfg = default_config(analysis) if default else parse_config(config, inst)
     fig, title = _Painter(analysis, cfg, layout, default).paint()

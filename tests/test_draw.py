@@ -124,3 +124,12 @@ def test_failed_save_leaves_nothing(analysis2, tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         draw_instance(analysis2, tmp_path / "x.png")
     assert not any(tmp_path.iterdir())
+
+
+def test_too_many_users_to_draw_is_refused_before_drawing(tmp_path):
+    from itsa.draw import MAX_DRAW_USERS
+
+    inst = itsa.Instance((MAX_DRAW_USERS // 3 + 1,) * 3, (1,), (0,))
+    with pytest.raises(itsa.InvalidOption, match="cannot draw"):
+        itsa.draw_instance(itsa.analyze(inst, corrected=False), tmp_path / "x.png")
+    assert not any(tmp_path.iterdir())
