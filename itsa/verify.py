@@ -209,7 +209,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     if engine not in ENGINES:
         raise InvalidOption(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     scheme.check_fits(instance)
-    _check_rank_size(instance, scheme)
+    check_verifiable(instance, scheme.L, scheme.key_symbols)
     plan = _Plan(instance, scheme)
     fallback = None
     if engine == "auto":
@@ -235,10 +235,6 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     leaks = tuple(Leak(k + 1, m + 1, n + 1, *values[k, m, n]) for k, m, n in sorted(values))
     return Verdict(scheme, engine, {k + 1: c for k, c in enumerate(correct)}, leaks,
                    plan.trivial, fallback, plan.dim, inferred)
-
-
-def _check_rank_size(instance: Instance, scheme: Scheme) -> None:
-    check_verifiable(instance, scheme.L, scheme.key_symbols)
 
 
 def check_verifiable(instance: Instance, L: int, key_symbols: int) -> None:

@@ -246,8 +246,6 @@ def test_malformed_constructor(kwargs, message):
 def test_scheme_size_limits(tmp_path, ex1, L, d, message):
     import time
 
-    from itsa.scheme import check_sizes  # noqa: F401  (the one home of the limits)
-
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"field": 7, "L": L, "key_symbols": d, "keys": {"1,1": []}}))
     start = time.monotonic()
