@@ -89,10 +89,20 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
 
     Raises
     ------
+    InvalidOption
+        A field that is not a prime below ``2^63``, or an unknown construction.
+    InvalidScheme
+        When the scheme would exceed the verifier's size limit (checked before
+        any draw, :func:`itsa.verify.check_verifiable`).
     Infeasible
         When the construction cannot apply (an infeasible LP, no user to add...).
     VerificationError
         When no draw within ``max_tries`` passes the verifier.
+
+    Notes
+    -----
+    Keys are computed in exact integers, so every prime below ``2^63`` works.
+    See :func:`field_warning` for fields at or below the Schwartz-Zippel size.
 
     Examples
     --------
