@@ -24,9 +24,15 @@ def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,
     """
     path = Path(path)
     try:
-        if max_bytes is not None and path.is_file() and path.stat().st_size > max_bytes:
+        if max_bytes is None:
+            return path.read_text(encoding="utf-8")
+        if path.is_file() and path.stat().st_size > max_bytes:
             raise error(f"{path}: {path.stat().st_size:,} bytes exceed the limit of {max_bytes:,}")
-        return path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:        # a device or a pipe has no size: read one byte more
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise error(f"{path}: more than {max_bytes:,} bytes (the limit)")
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:

@@ -80,3 +80,9 @@ def test_plain_yaml_reads_like_safe_load():
 
     text = "a: [1, 2.5, true, null, '3', 2001-12-14]\nb: {c: &x [1], d: *x}\n"
     assert load_yaml(text) == yaml.safe_load(text)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_endless_device_is_read_only_up_to_the_limit():
+    with pytest.raises(InvalidInstance, match="more than 2,097,152 bytes"):
+        load_instance("/dev/zero")
