@@ -43,15 +43,9 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
 
 def _selection(result, only, config, force):
     """The rows --detail prints; too many without --force is bad input (exit 2)."""
-    from itsa import InvalidOption
     from itsa.detail import MAX_ROWS, select
 
-    keep = select(result, only, config)
-    rows = int(keep.sum())
-    if rows > MAX_ROWS and not force:
-        raise InvalidOption(f"--detail would print {rows:,} configurations (limit {MAX_ROWS:,}): "
-                            "select with --only critical|e-star or --config u,m,n, or pass --force")
-    return keep
+    return select(result, only, config, max_rows=None if force else MAX_ROWS)
 
 
 def _stream_json(obj, result, keep) -> None:

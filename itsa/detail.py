@@ -28,7 +28,7 @@ MAX_ROWS = 1_000_000
 _CACHE = 1 << 16
 
 
-def select(a: Analysis, only: str | None = None, config=None) -> np.ndarray:
+def select(a: Analysis, only: str | None = None, config=None, max_rows: int | None = None) -> np.ndarray:
     """Boolean array ``[u-1, m-1, n-1]`` of the rows kept.
 
     Parameters
@@ -37,6 +37,9 @@ def select(a: Analysis, only: str | None = None, config=None) -> np.ndarray:
         Keep the critical configurations (``|A| = |S̄|``) or those with ``c = e*``.
     config : str or (u, m, n), optional
         Keep this one configuration (1-based, as ``itsa.draw.parse_config`` reads it).
+    max_rows : int, optional
+        Raise :class:`~itsa.InvalidOption` when more rows than this are kept
+        (the CLI passes :data:`MAX_ROWS` unless ``--force``).
 
     Examples
     --------
@@ -61,6 +64,10 @@ def select(a: Analysis, only: str | None = None, config=None) -> np.ndarray:
         one = np.zeros(conf.shape, dtype=bool)
         one[u - 1, m - 1, n - 1] = keep[u - 1, m - 1, n - 1]
         keep = one
+    rows = int(keep.sum())
+    if max_rows is not None and rows > max_rows:
+        raise InvalidOption(f"--detail would print {rows:,} configurations (limit {max_rows:,}): "
+                            "select with --only critical|e-star or --config u,m,n, or pass --force")
     return keep
 
 
