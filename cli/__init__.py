@@ -30,6 +30,12 @@ class _LazyGroup(click.Group):
         module, attr = _COMMANDS[name]
         return getattr(importlib.import_module(module), attr)
 
+    def invoke(self, ctx):
+        from ._common import resource_net
+
+        with resource_net():
+            return super().invoke(ctx)
+
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="itsa")

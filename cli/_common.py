@@ -10,25 +10,37 @@ import click
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+#: Longest error message printed (characters); the library keeps its own shorter.
+MAX_MESSAGE = 1000
+#: The safety net's prefix: an input that reached it was not caught by a check of its own.
+LIMIT_PREFIX = "resource limit hit"
 
 
 @contextlib.contextmanager
 def itsa_errors():
     """Turn an :class:`itsa.ItsaError` into one line on stderr and an exit code.
 
-    Bad input (:class:`itsa.InvalidInstance`) exits 2; any other itsa error
-    (an infeasible construction, a failed certificate) exits 1.
+    Bad input of any kind (:class:`itsa.InvalidInput`: an instance, a scheme,
+    an option, an output path) exits 2; any other itsa error (an infeasible
+    construction, a failed certificate) exits 1.
     """
-    from itsa import InvalidInstance, ItsaError
+    from itsa import InvalidInput, ItsaError
 
     try:
         yield
-    except InvalidInstance as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    except InvalidInput as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
     except ItsaError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
+        fail(str(exc), EXIT_FAILED)
+
+
+def fail(message: str, code: int) -> None:
+    """Print ``error: message`` as one line on stderr and exit with ``code``."""
+    line = " ".join(message[:MAX_MESSAGE].split())
+    if len(message) > MAX_MESSAGE:
+        line += " …"
+    click.echo(f"error: {line}", err=True)
+    sys.exit(code)
 
 
 def echo_json(obj) -> None:
@@ -87,3 +99,26 @@ def progress_callback(description: str, quiet: bool = False, delay: float = 2.0)
     finally:
         if task is not None:
             bar.stop()
+
+
+@contextlib.contextmanager
+def resource_net():
+    """The last line of defence: ``RecursionError`` and ``MemoryError`` become one line, exit 2.
+
+    Every known hostile input is refused earlier by a check of its own (the
+    tests assert it); this only keeps an unforeseen one from printing a
+    traceback.
+    """
+    try:
+        yield
+    except BrokenPipeError:         # the reader went away (| head): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_FAILED)
+    except RecursionError:
+        fail(f"{LIMIT_PREFIX}: Python's recursion limit ({sys.getrecursionlimit()}) was reached; "
+             "the input is nested too deeply or too large", EXIT_BAD_INPUT)
+    except MemoryError:
+        fail(f"{LIMIT_PREFIX}: out of memory; the input or the requested output is too large "
+             "for this machine (reduce it, or use a filter where the command has one)", EXIT_BAD_INPUT)

@@ -8,28 +8,68 @@ from ._common import console, echo_json, fmt_pairs, itsa_errors, warn
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
-@click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n).")
+@click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n), streamed.")
+@click.option("--only", type=click.Choice(["critical", "e-star"]), default=None,
+              help="With --detail: only the critical configurations (|A| = |S̄|), or those with c = e*.")
+@click.option("--config", metavar="U,M,N", default=None,
+              help="With --detail: only this configuration (1-based).")
+@click.option("--force", is_flag=True,
+              help="With --detail: print more than 1,000,000 configurations.")
 @click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
 @click.option("--corrected/--no-corrected", default=True, show_default=True,
               help="Compute itsa's corrected lower bound (itsa/bounds.py).")
-def analyze(path, as_json, detail, q_rule, corrected):
-    """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP."""
+def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
+    """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.
+
+    --detail streams one row per configuration (u, m, n) in bounded memory;
+    --only and --config select rows (and imply --detail).
+    """
     import itsa
     from itsa.report import analysis_to_dict
 
+    detail = detail or only is not None or config is not None
     with itsa_errors():
         instance = itsa.load_instance(path)
         result = itsa.analyze(instance, q_rule=q_rule, corrected=corrected)
+        keep = _selection(result, only, config, force) if detail else None
     warn(instance.warnings)
     warn(instance.outside_assumptions())
     if as_json:
-        echo_json(analysis_to_dict(result, detail=detail))
+        _stream_json(analysis_to_dict(result), result, keep)
     else:
-        render(result, detail)
+        render(result, keep)
 
 
-def render(a, detail: bool) -> None:
+def _selection(result, only, config, force):
+    """The rows --detail prints; too many without --force is bad input (exit 2)."""
+    from itsa.detail import MAX_ROWS, select
+
+    return select(result, only, config, max_rows=None if force else MAX_ROWS)
+
+
+def _stream_json(obj, result, keep) -> None:
+    """One JSON object; with ``keep``, its "configurations" array is written row by row."""
+    import json
+    import sys
+
+    from itsa.detail import iter_json_rows
+
+    if keep is None:
+        echo_json(obj)
+        return
+    head = json.dumps(obj, indent=2)
+    out = sys.stdout
+    out.write(head[:-2] + ',\n  "configurations": [')
+    sep = "\n    "
+    for row in iter_json_rows(result, keep):
+        out.write(sep + row)
+        sep = ",\n    "
+    out.write("\n  ]\n}\n")
+    out.flush()
+
+
+def render(a, keep) -> None:
     from rich.table import Table
 
     inst, s = a.instance, a.sets
@@ -62,8 +102,8 @@ def render(a, detail: bool) -> None:
 
     if a.lp is not None:
         _render_lp(out, a)
-    if detail:
-        _render_configurations(out, a)
+    if keep is not None:
+        _render_configurations(a, keep)
 
 
 def _render_lp(out, a) -> None:
@@ -88,20 +128,17 @@ def _render_lp(out, a) -> None:
     out.print("b = " + ", ".join(f"b{inst.label(i)} = {v}" for i, v in lp.b.items()))
 
 
-def _render_configurations(out, a) -> None:
-    from rich.table import Table
+def _render_configurations(a, keep) -> None:
+    """Plain aligned lines, streamed (a rich table would hold every row in memory)."""
+    from itsa.detail import iter_rows
 
-    from itsa.report import configurations_to_list
-
-    table = Table(title="Configurations (u, m, n)")
-    for col in ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical"):
-        table.add_column(col)
-    for row in configurations_to_list(a):
-        table.add_row(str(row["u"]), str(row["m"]), str(row["n"]),
-                      str(row["U_mn"]), str(row["F_mn"]),
-                      fmt_pairs(row["D"]), str(len(row["A"])),
-                      str(row["c"]), "yes" if row["critical"] else "")
-    out.print(table)
+    cols = ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical")
+    click.echo(f"Configurations (u, m, n): {int(keep.sum()):,} shown")
+    click.echo("  ".join(cols))
+    for row in iter_rows(a, keep):
+        click.echo("  ".join([str(row["u"]), str(row["m"]), str(row["n"]), str(row["U_mn"]),
+                              str(row["F_mn"]), fmt_pairs(row["D"]), str(len(row["A"])), str(row["c"]),
+                              "yes" if row["critical"] else ""]))
 
 
 def _opt(x) -> str:

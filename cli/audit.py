@@ -7,7 +7,7 @@ from ._common import console, echo_json, itsa_errors, progress_callback, warn
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1).")
+@click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1; capped, with a note, at the search's limit K·L + d <= 60).")
 @click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),

@@ -2,12 +2,14 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, warn
+from ._common import console, echo_json, itsa_errors, progress_callback, warn
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--field", "-q", type=int, required=True, help="The prime q of F_q.")
+@click.option("--field", "-q", type=int, default=None,
+              help="The prime q of F_q (default: the smallest prime above the construction's "
+                   "Schwartz-Zippel size and 100, as verify and audit use).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=200, show_default=True,
               help="Coefficient draws before giving up.")
@@ -19,13 +21,19 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
     import itsa
     from itsa.report import build_to_dict
 
+    from itsa.constructions import field_warning
+
     with itsa_errors():
         instance = itsa.load_instance(path)
-        result = itsa.build_scheme(itsa.analyze(instance, q_rule=q_rule), field, seed=seed,
-                                   max_tries=max_tries)
+        warn(instance.warnings)
+        analysis = itsa.analyze(instance, q_rule=q_rule)
+        field = itsa.default_field(analysis) if field is None else field
+        warn([w for w in [field_warning(analysis, field)] if w])
+        with progress_callback(f"draws over F_{field}", quiet=as_json, delay=1.0) as progress:
+            result = itsa.build_scheme(analysis, field, seed=seed, max_tries=max_tries,
+                                       progress=progress)
         if output:
             itsa.save_scheme(instance, result.scheme, output)
-    warn(instance.warnings)
     if as_json:
         echo_json(build_to_dict(instance, result))
         return

@@ -28,16 +28,18 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
 
     with itsa_errors():
         instance = itsa.load_instance(path)
+        warn(instance.warnings)
         if scheme_path:
             scheme = itsa.load_scheme(instance, scheme_path, field=field)
-        else:
+            with progress_callback(f"verify ({engine})", quiet=as_json) as progress:
+                verdict = itsa.verify(instance, scheme, engine=engine, progress=progress,
+                                      enum_budget=enum_budget)
+        else:       # build verifies every draw with this engine: its verdict is the answer
             analysis = itsa.analyze(instance, q_rule=q_rule)
             q = field if field is not None else itsa.default_field(analysis)
-            scheme = itsa.build_scheme(analysis, q, seed=seed).scheme
-        with progress_callback(f"verify ({engine})", quiet=as_json) as progress:
-            verdict = itsa.verify(instance, scheme, engine=engine, progress=progress,
-                                  enum_budget=enum_budget)
-    warn(instance.warnings)
+            with progress_callback(f"build and verify ({engine})", quiet=as_json) as progress:
+                verdict = itsa.build_scheme(analysis, q, seed=seed, engine=engine, progress=progress,
+                                            enum_budget=enum_budget).verdict
     if as_json:
         echo_json(verdict_to_dict(instance, verdict, include_all=show_all))
     else:

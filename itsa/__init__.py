@@ -10,7 +10,8 @@ from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
 from .draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
 from .external import KnownOptimum, homogeneous_parameters, known_optimum
-from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
+from .exceptions import (Infeasible, InvalidInput, InvalidInstance, InvalidOption, InvalidOutputPath,
+                         InvalidScheme, ItsaError, VerificationError)
 from .instance import Instance
 from .instance_io import load_instance, parse_instance
 from .lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
@@ -35,4 +36,5 @@ __all__ = [
     "FINDING_KINDS", "Audit", "Finding", "audit",
     "LAYOUTS", "DrawnFigure", "draw_instance", "instance_figure",
     "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
+    "InvalidInput", "InvalidScheme", "InvalidOption", "InvalidOutputPath",
 ]

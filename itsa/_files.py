@@ -1,6 +1,7 @@
 """Reading and writing files the way every itsa command should.
 
-A read failure becomes one :class:`InvalidInstance` line naming the file; a
+A read failure becomes one :class:`InvalidInput` line naming the file (the
+caller picks the subclass: instance or scheme); a
 write goes to a temporary file in the same folder and is renamed into place
 only when complete, so nothing half-written is ever left behind.
 """
@@ -12,18 +13,32 @@ import os
 import tempfile
 from pathlib import Path
 
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInput, InvalidOutputPath
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """The UTF-8 text of ``path``; :class:`InvalidInstance` naming it if unreadable."""
+def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,
+              max_bytes: int | None = None) -> str:
+    """The UTF-8 text of ``path``; ``error`` naming it if unreadable or too large.
+
+    ``max_bytes`` refuses a larger file before reading it.
+    """
     path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
+        if max_bytes is None:
+            return path.read_text(encoding="utf-8")
+        if path.is_file() and path.stat().st_size > max_bytes:
+            raise error(f"{path}: {path.stat().st_size:,} bytes exceed the limit of {max_bytes:,}")
+        with open(path, "rb") as fh:        # a device or a pipe has no size: read one byte more
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise error(f"{path}: more than {max_bytes:,} bytes (the limit)")
+        return data.decode("utf-8")
     except FileNotFoundError:
-        raise InvalidInstance(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInstance(f"{path}: cannot read: {exc}") from None
+        raise error(f"{path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
@@ -33,7 +48,7 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False):
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise InvalidInstance(f"cannot write {os.fspath(path)!r}: {exc.strerror}") from None
+        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
             yield fh
@@ -43,7 +58,9 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False):
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
         raise

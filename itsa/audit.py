@@ -22,7 +22,8 @@ from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
-from .exceptions import Infeasible, InvalidInstance, ItsaError, VerificationError
+from .exceptions import (Infeasible, InvalidOption, InvalidOutputPath, InvalidScheme, ItsaError,
+                         VerificationError)
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .linalg import field_problem
@@ -135,7 +136,8 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     """
     problem = field_problem(field)
     if problem:
-        raise InvalidInstance(problem)
+        raise InvalidOption(problem)
+    cap_note = None
     conf = configurations(instance)
     analyses = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf) for rule in Q_RULES}
     base = analyses["union"]
@@ -143,15 +145,41 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     corrected = corrected_lower_bound(instance)
     checks = _construction_checks(analyses, field, seed, max_tries)
     try:
+        max_symbols, cap_note = capped_symbols(instance, max_symbols)
         search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
     except ItsaError as exc:    # too large to search: the audit still reports the rest
         search = SearchResult(field, seed, None, None, None, None, L_values=(), complete=False,
                               limit=str(exc))
     external = known_optimum(instance)
     findings, notes = _findings(instance, analyses, printed_lower, corrected, checks, search, external)
+    notes = ([cap_note] if cap_note else []) + notes
     result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
                    external, tuple(findings), tuple(notes))
     return save_audit_schemes(result, out_dir) if out_dir is not None else result
+
+
+def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | None, str | None]:
+    """``max_symbols`` capped at the search's limit, and a note saying so when it was cut.
+
+    The search refuses ``K·L + d > MAX_SOURCE_DIM`` for its largest cell
+    (``L = 2``, ``d = 2·(max_symbols + 1)``); a larger request is cut to the
+    largest one it accepts rather than skipped. When even ``max_symbols = 0``
+    is too large, the request is passed on and the search says why it stops.
+
+    >>> from itsa import load_instance
+    >>> capped_symbols(load_instance("instances/example-1.yaml"), 1000)[0]
+    22
+    >>> capped_symbols(load_instance("instances/example-1.yaml"), 5)
+    (5, None)
+    """
+    from .search import MAX_SOURCE_DIM
+
+    want = instance.K - 1 if max_symbols is None else max_symbols
+    top = MAX_SOURCE_DIM // 2 - instance.K - 1
+    if want <= top or top < 0:
+        return max_symbols, None
+    return top, (f"search capped at max_symbols = {top} (requested {want}): K·L + d stays within "
+                 f"the search's limit of {MAX_SOURCE_DIM} source symbols")
 
 
 def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionCheck]:
@@ -181,7 +209,7 @@ def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionC
 def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None):
     try:
         return build_scheme(a, q, seed=seed, max_tries=max_tries, extra_user=x), None, False
-    except Infeasible as exc:
+    except (Infeasible, InvalidScheme) as exc:      # cannot apply, or too large to verify
         return None, str(exc), True
     except VerificationError as exc:
         return None, str(exc), False
@@ -305,7 +333,7 @@ def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InvalidInstance(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
+        raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
     inst = result.instance
     stem = safe_stem(inst.name or "instance")
     search_file = None

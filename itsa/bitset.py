@@ -68,12 +68,12 @@ def unpack(words: np.ndarray) -> int:
     return m
 
 
-def popcount(words: np.ndarray) -> np.ndarray:
-    """Number of set bits of each packed set (sums over the last axis)."""
+def popcount(words: np.ndarray, dtype=np.int64) -> np.ndarray:
+    """Number of set bits of each packed set (sums over the last axis), as ``dtype``."""
     counts = np.bitwise_count(words)
     if counts.shape[-1] == 1:   # the common case K <= 64: no reduction needed
-        return counts[..., 0].astype(np.int64)
-    return counts.sum(axis=-1, dtype=np.int64)
+        return counts[..., 0].astype(dtype)
+    return counts.sum(axis=-1, dtype=dtype)
 
 
 def union_reduce(words: np.ndarray) -> int:

@@ -85,7 +85,7 @@ prunes with bounds that follow from the notes above:
 
 Collusion sets are taken in index order, in batches of 16, 64, 256, ...; in a
 batch, by decreasing bound ``bound(g(X ∩ T)) + gain``, and ``g(X ∩ T)`` is only
-computed (recursively, memoised) when that bound beats the best value so far;
+computed (on an explicit stack, memoised) when that bound beats the best value so far;
 the search stops once the cap ``|X|`` (``K-1``, ``|X ∩ A|``) is reached. The step
 recorded for ``X`` is the first configuration ``(n, m, k)``, in lexicographic
 order, attaining ``g(X)``: the one the plain loop over :func:`structures`
@@ -233,6 +233,7 @@ class _Chain:
     """
 
     CHUNK = 1 << 18      # configurations evaluated in one NumPy pass
+    MEMO_MAX = 100_000   # memoised sets kept (the oldest are forgotten, then recomputed if needed)
 
     def __init__(self, instance: Instance):
         self.instance = instance
@@ -251,11 +252,19 @@ class _Chain:
         low = pack([_low_bits(T, instance.server_masks) for T in self.T_int], K)
         rep = self.G | (low[:, None, :] & ~self.Ks[None])              # one user per group
         srv_pure = self.G_any[:, None, :] & ~_nonzero(self.G[:, None] & ~S[None, :, None])  # (N, M, U)
-        PSG = np.bitwise_or.reduce(np.where(srv_pure[..., None], self.G[:, None], 0), axis=2)
-        PU = ((S[None, :, None] & self.G[:, None])                    # pure own singletons
-              | (PSG[:, :, None] & ~self.Ks[None, None]))             # pure server groups
-        self.IU = notT[:, None, None] & ~PU                           # (N, M, U, W): impure groups
+        # one server at a time, in place: temporaries stay 1/U of an (N, M, U, W) array
+        N, M, U, W = len(self.T_int), S.shape[0], self.U, S.shape[1]
+        PSG = np.zeros((N, M, W), dtype=np.uint64)                    # union of pure server groups
+        for u in range(U):
+            PSG |= np.where(srv_pure[:, :, u, None], self.G[:, None, u], np.uint64(0))
+        PU = np.empty((N, M, U, W), dtype=np.uint64)
+        for u in range(U):
+            PU[:, :, u] = ((S[None] & self.G[:, None, u])               # pure own singletons
+                           | (PSG & ~self.Ks[u]))                       # pure server groups
         self.PR = PU & rep[:, None]                                   # one user per pure group
+        np.invert(PU, out=PU)
+        PU &= notT[:, None, None]
+        self.IU = PU                                                  # (N, M, U, W): impure groups
         self.srv_ever_pure = srv_pure.any(axis=1)                     # (N, U)
         self.S = np.unique(S, axis=0)
         self.A = union_reduce(S)                                      # users some S_m protects
@@ -313,9 +322,42 @@ class _Chain:
         return flat.max(axis=1), flat.argmax(axis=1)
 
     def g(self, X: int) -> int:
+        """``g(X)``, computed without recursion: an explicit stack of :meth:`_solve` frames.
+
+        A frame yields the sets ``X ∩ T`` whose value it needs; the loop
+        answers from the memo or starts a frame for it, so the depth of the
+        chain (up to ``K``) never meets Python's recursion limit.
+        """
         hit = self.memo.get(X)
         if hit is not None:
             return hit[0]
+        stack = [(X, self._solve(X))]
+        reply = None
+        while stack:
+            x, frame = stack[-1]
+            try:
+                sub = frame.send(reply)
+            except StopIteration:
+                stack.pop()
+                reply = self.memo[x][0]
+                continue
+            hit = self.memo.get(sub)
+            if hit is not None:
+                reply = hit[0]
+            else:
+                stack.append((sub, self._solve(sub)))
+                reply = None
+        return self.memo[X][0]
+
+    def _remember(self, X: int, entry) -> None:
+        """Store ``memo[X]``, forgetting the oldest entries beyond :attr:`MEMO_MAX` (recomputed on demand)."""
+        memo = self.memo
+        while len(memo) >= self.MEMO_MAX:
+            del memo[next(iter(memo))]
+        memo[X] = entry
+
+    def _solve(self, X: int):
+        """The computation of ``g(X)`` as a generator: ``value = yield Z`` asks for ``g(Z)``."""
         Xw = pack([X], self.instance.K)[0]
         bonus = self._bonus_possible(X)
         # g(Z) <= |Z ∩ C| for every Z ⊆ X, and g(K) <= K-1 (module notes)
@@ -336,7 +378,7 @@ class _Chain:
                     if ub[j] <= best:
                         break
                     if gain[j] > 0:
-                        best = max(best, self.g(X & self.T_int[part[j]]) + int(gain[j]))
+                        best = max(best, (yield X & self.T_int[part[j]]) + int(gain[j]))
                         if best >= cap:
                             break
                 if best >= cap:
@@ -346,14 +388,13 @@ class _Chain:
         for part, gain, arg, ub in done if best else ():    # 2. the first (n, m, k) attaining it
             for j in np.flatnonzero((ub >= best) & (gain > 0)):
                 i = int(part[j])
-                if self.g(X & self.T_int[i]) + int(gain[j]) == best:
+                if (yield X & self.T_int[i]) + int(gain[j]) == best:
                     m, k = divmod(int(arg[j]), self.U)
                     step = ChainStep(X, (k + 1, m + 1, self.n_of[i]), self.T_int[i], int(gain[j]))
                     break
             if step is not None:
                 break
-        self.memo[X] = (best, step)
-        return best
+        self._remember(X, (best, step))
 
     def steps(self, X: int) -> tuple[ChainStep, ...]:
         out = []

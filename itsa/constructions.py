@@ -15,10 +15,10 @@ import numpy as np
 
 from .analysis import Analysis
 from .bitset import members
-from .exceptions import Infeasible, InvalidInstance, VerificationError
+from .exceptions import Infeasible, InvalidOption, VerificationError
 from .linalg import field_problem
 from .scheme import Scheme
-from .verify import Verdict, verify
+from .verify import Verdict, check_verifiable, verify
 
 CONSTRUCTIONS = ("condition-1", "condition-2", "condition-3", "theorem-2")
 
@@ -59,7 +59,8 @@ def required_field(a: Analysis, construction: str) -> int | None:
 
 def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
                  construction: str | None = None, engine: str = "rank",
-                 extra_user: int | None = None) -> Build:
+                 extra_user: int | None = None, progress=None,
+                 enum_budget: int | None = None) -> Build:
     """Build the regime's scheme over ``F_field`` and verify it.
 
     Parameters
@@ -81,13 +82,27 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         default every user outside ``Q`` is tried in turn (under the
         intersection reading such a user may lie in ``S̄``); the audit fixes
         ``x`` to test each reading of ``Q``.
+    progress : callable(done, total), optional
+        Called after each draw with ``(draws made, max_tries)``.
+    enum_budget : int, optional
+        Passed to :func:`itsa.verify.verify` (``engine="enumerate"``).
 
     Raises
     ------
+    InvalidOption
+        A field that is not a prime below ``2^63``, or an unknown construction.
+    InvalidScheme
+        When the scheme would exceed the verifier's size limit (checked before
+        any draw, :func:`itsa.verify.check_verifiable`).
     Infeasible
         When the construction cannot apply (an infeasible LP, no user to add...).
     VerificationError
         When no draw within ``max_tries`` passes the verifier.
+
+    Notes
+    -----
+    Keys are computed in exact integers, so every prime below ``2^63`` works.
+    See :func:`field_warning` for fields at or below the Schwartz-Zippel size.
 
     Examples
     --------
@@ -98,17 +113,22 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     """
     problem = field_problem(field)
     if problem:
-        raise InvalidInstance(problem)
+        raise InvalidOption(problem)
     construction = construction or a.regime
     if construction not in CONSTRUCTIONS:
-        raise ValueError(f"construction must be one of {CONSTRUCTIONS}")
+        raise InvalidOption(f"construction must be one of {CONSTRUCTIONS}")
+    size = _planned_size(a, construction)
+    if size is not None:
+        check_verifiable(a.instance, *size)     # before any key is drawn
     draw = _DRAWS[construction]
     last_fail = None
     for t in range(max_tries):
         rng = random.Random(f"{seed}:{t}")
         L, d, keys, note = draw(a, field, rng, t, extra_user)
         scheme = Scheme(field, L, d, keys, construction, seed)
-        verdict = verify(a.instance, scheme, engine=engine)
+        verdict = verify(a.instance, scheme, engine=engine, enum_budget=enum_budget)
+        if progress:
+            progress(t + 1, max_tries)
         if verdict.ok:
             return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
         last_fail = verdict
@@ -121,22 +141,51 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
                      f"(last try: {bad} leaking configurations){hint}")
 
 
+# Key arithmetic uses exact Python integers (object arrays): sums of entries near a
+# 63-bit q would overflow int64.
+_EXACT = object
+
+
+def _planned_size(a: Analysis, construction: str) -> tuple[int, int] | None:
+    """``(L, key_symbols)`` the construction will draw, or ``None`` if it cannot apply."""
+    if construction == "condition-1":
+        return 1, a.instance.K - 1
+    if construction in ("condition-2", "condition-3"):
+        return 1, a.e_star
+    if a.lp is None or not a.lp.feasible:
+        return None
+    L, p, shared = _theorem2_sizes(a)
+    return L, sum(p.values()) + shared
+
+
+def _theorem2_sizes(a: Analysis) -> tuple[int, dict[int, int], int]:
+    """``L`` (common denominator of ``b``), private symbols ``p = b·L`` and shared ``e*·L``."""
+    lp = a.lp
+    L = lcm(1, *(Fraction(v).denominator for v in lp.b.values()))
+    return L, {i: int(lp.b[i] * L) for i in lp.variables}, a.e_star * L
+
+
 def _rand(rng: random.Random, q: int, rows: int, cols: int) -> np.ndarray:
     return np.array([[rng.randrange(q) for _ in range(cols)] for _ in range(rows)],
-                    dtype=np.int64).reshape(rows, cols)   # reshape keeps the shape when cols = 0
+                    dtype=_EXACT).reshape(rows, cols)   # reshape keeps the shape when cols = 0
+
+
+def _zeros(rows: int, cols: int) -> np.ndarray:
+    return np.zeros((rows, cols), dtype=np.int64).astype(_EXACT)
 
 
 def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
-    """Set ``keys[absorber] = -Σ`` of the others, so that ``Σ Z = 0``."""
-    total = sum((k for i, k in keys.items() if i != absorber), start=np.zeros_like(next(iter(keys.values()))))
+    """Set ``keys[absorber] = -Σ`` of the others, so that ``Σ Z = 0`` (exact integers)."""
+    first = next(iter(keys.values()))
+    total = sum((k for i, k in keys.items() if i != absorber), start=_zeros(*first.shape))
     keys[absorber] = (-total) % q
 
 
 def _condition1(a: Analysis, q: int, rng, t: int, extra_user=None):
     K = a.instance.K
-    keys = {i: np.eye(1, K - 1, i, dtype=np.int64) for i in range(K - 1)}
+    keys = {i: np.eye(1, K - 1, i, dtype=np.int64).astype(_EXACT) for i in range(K - 1)}
     if K > 1:
-        keys[K - 1] = np.zeros((1, K - 1), dtype=np.int64)
+        keys[K - 1] = _zeros(1, K - 1)
         _sum_zero(keys, K - 1, q)
     return 1, K - 1, _as_rows(keys), "Z_i = N_i for all but the last user, which takes -Σ N"
 
@@ -179,25 +228,23 @@ def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
     sbar = members(a.S_bar)
     if not sbar and not lp.variables:
         raise Infeasible("the Theorem-2 construction needs at least one user")
-    L = lcm(1, *(Fraction(v).denominator for v in lp.b.values()))
-    p = {i: int(lp.b[i] * L) for i in lp.variables}
-    shared = a.e_star * L
+    L, p, shared = _theorem2_sizes(a)
     d = sum(p.values()) + shared
     keys: dict[int, np.ndarray] = {}
     col = shared
     for i in lp.variables:
         if p[i]:
-            block = np.zeros((L, d), dtype=np.int64)
+            block = _zeros(L, d)
             block[:, col:col + p[i]] = _rand(rng, q, L, p[i])
             keys[i] = block
             col += p[i]
     for i in sbar[1:]:
-        block = np.zeros((L, d), dtype=np.int64)
+        block = _zeros(L, d)
         block[:, :shared] = _rand(rng, q, L, shared)
         keys[i] = block
     # One user of S̄ absorbs -Σ (paper); with S̄ = ∅ the first user outside it does (ours).
     absorber = sbar[0] if sbar else lp.variables[0]
-    keys[absorber] = np.zeros((L, d), dtype=np.int64)
+    keys[absorber] = _zeros(L, d)
     _sum_zero(keys, absorber, q)
     u, v = a.instance.label(absorber)
     return L, d, _as_rows(keys), (f"L = {L}; private symbols p = b·L for users outside S̄, "
@@ -210,6 +257,29 @@ def _as_rows(keys: dict[int, np.ndarray]) -> dict[int, tuple[tuple[int, ...], ..
 
 _DRAWS = {"condition-1": _condition1, "condition-2": _condition2,
           "condition-3": _condition3, "theorem-2": _theorem2}
+
+
+def field_warning(a: Analysis, field: int, construction: str | None = None) -> str | None:
+    """Why ``field`` may need many draws: at or below the Schwartz-Zippel size, else ``None``.
+
+    Generic coefficients fail with probability at most ``required / q`` per
+    draw (Schwartz-Zippel); at ``q <= required`` the bound guarantees nothing.
+
+    >>> from itsa import load_instance, analyze
+    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> field_warning(a, 5)[:73]
+    'F_5 is not above the Schwartz-Zippel size of the condition-2 construction'
+    >>> field_warning(a, 7) is None
+    True
+    """
+    construction = construction or a.regime
+    need = required_field(a, construction)
+    if need is None or field_problem(field) or field > need:
+        return None
+    return (f"F_{field} is not above the Schwartz-Zippel size of the {construction} construction "
+            f"(q > {need}): the bound allows a failure probability of {Fraction(need, field)} per draw "
+            f"(>= 1: no guarantee); draws may keep failing. The default field is "
+            f"{default_field(a)}.")
 
 
 def default_field(a: Analysis, floor: int = 101) -> int:

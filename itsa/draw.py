@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ._files import atomic_writer
 from .analysis import Analysis
-from .exceptions import InvalidInstance
+from .exceptions import InvalidOption, InvalidOutputPath
 from .instance import Instance
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +52,9 @@ _NOTES_PT = 10.5     # font size of the text box under the plot
 _SEED = 7
 
 
+#: Most users drawn in one figure (time grows quickly beyond it).
+MAX_DRAW_USERS = 1000
+
 @dataclass(frozen=True)
 class DrawnFigure:
     """What :func:`draw_instance` wrote, and which configuration it shows.
@@ -74,14 +77,14 @@ class DrawnFigure:
 def output_format(path: str | os.PathLike) -> str:
     """The image format named by the extension of ``path`` (``"png"`` or ``"svg"``).
 
-    Raises :class:`InvalidInstance` for any other extension.
+    Raises :class:`InvalidOutputPath` for any other extension.
 
     >>> output_format("figure.SVG")
     'svg'
     """
     ext = Path(path).suffix.lower().lstrip(".")
     if ext not in FORMATS:
-        raise InvalidInstance(f"cannot draw to {os.fspath(path)!r}: the extension must be "
+        raise InvalidOutputPath(f"cannot draw to {os.fspath(path)!r}: the extension must be "
                               f".png or .svg, not {('.' + ext) if ext else 'none'}")
     return ext
 
@@ -89,7 +92,7 @@ def output_format(path: str | os.PathLike) -> str:
 def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config:
     """Read and check a configuration ``"u,m,n"`` (1-based) against an instance.
 
-    Raises :class:`InvalidInstance` if ``spec`` is not three integers or one
+    Raises :class:`InvalidOption` if ``spec`` is not three integers or one
     of them is out of range.
 
     >>> from itsa import load_instance
@@ -103,17 +106,17 @@ def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config
         except ValueError:
             values = ()
         if len(values) != 3 or len(parts) != 3:
-            raise InvalidInstance(f"configuration {spec!r}: expected three integers u,m,n "
+            raise InvalidOption(f"configuration {spec!r}: expected three integers u,m,n "
                                   "(1-based), e.g. 1,8,21")
     else:
         values = tuple(spec)
         if len(values) != 3 or not all(isinstance(x, int) and not isinstance(x, bool)
                                        for x in values):
-            raise InvalidInstance(f"configuration {spec!r}: expected three integers (u, m, n)")
+            raise InvalidOption(f"configuration {spec!r}: expected three integers (u, m, n)")
     for name, x, hi, what in zip("umn", values, (instance.U, instance.M, instance.N),
                                  ("server", "security set", "collusion set")):
         if not 1 <= x <= hi:
-            raise InvalidInstance(f"configuration {values}: {name} = {x} is out of range; "
+            raise InvalidOption(f"configuration {values}: {name} = {x} is out of range; "
                                   f"the {what} index runs 1..{hi}")
     return values  # type: ignore[return-value]
 
@@ -132,8 +135,11 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
     whose ``path`` and ``format`` are empty.
     """
     if layout not in LAYOUTS:
-        raise InvalidInstance(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
+        raise InvalidOption(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
     inst = analysis.instance
+    if inst.K > MAX_DRAW_USERS:
+        raise InvalidOption(f"cannot draw {inst.K:,} users: a figure shows at most {MAX_DRAW_USERS:,} "
+                            "(the layout and the labels take minutes beyond that)")
     default = config is None
     cfg = default_config(analysis) if default else parse_config(config, inst)
     fig, title = _Painter(analysis, cfg, layout, default).paint()
@@ -171,8 +177,10 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
 
     Raises
     ------
-    InvalidInstance
-        Unsupported extension, bad ``config`` or ``layout``, unwritable path.
+    InvalidOutputPath
+        Unsupported extension or unwritable path.
+    InvalidOption
+        Bad ``config`` or ``layout``.
 
     Notes
     -----
@@ -193,7 +201,7 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
     fmt = output_format(path)
     path = Path(path)
     if not path.parent.is_dir():
-        raise InvalidInstance(f"cannot write {os.fspath(path)!r}: "
+        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: "
                               f"directory {os.fspath(path.parent)!r} does not exist")
     fig, info = instance_figure(analysis, config, layout)
     _save_atomically(fig, path, fmt, info.title)

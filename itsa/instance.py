@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .bitset import mask_of, members
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInstance, excerpt
 
 User = tuple[int, int]
 
@@ -54,7 +54,8 @@ class Instance:
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise InvalidInstance(f"servers: server {u} has {v!r} users; each needs >= 1")
         if sum(self.servers) > MAX_USERS:
-            raise InvalidInstance(f"servers: {sum(self.servers)} users in all; itsa handles at most {MAX_USERS}")
+            raise InvalidInstance(f"servers: {excerpt(sum(self.servers), 30)} users in all; "
+                                  f"itsa handles at most {MAX_USERS}")
         if not self.security_sets:
             raise InvalidInstance("security_sets: the family is empty")
         if not self.collusion_sets:

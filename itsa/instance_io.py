@@ -11,14 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from ._files import read_text
+from ._yaml import MAX_BYTES, load_yaml
 from .bitset import mask_of
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInstance, excerpt
 from .instance import MAX_USERS, Instance
 from .quantities import check_size
 
 TOP_KEYS = {"name", "servers", "security_sets", "collusion_sets"}
 GENERATOR_KEYS = {"subsets_of", "min_size", "max_size", "all_users_up_to"}
 MAX_FAMILY = 2_000_000
+#: Longest instance name (characters).
+MAX_NAME = 200
 
 
 def load_instance(path: str | Path) -> Instance:
@@ -27,20 +30,15 @@ def load_instance(path: str | Path) -> Instance:
     Raises
     ------
     InvalidInstance
-        If the file is missing, unreadable, not YAML, or not a valid instance;
-        the message names the file.
+        If the file is missing, unreadable, not YAML, beyond a limit of
+        :mod:`itsa._yaml` (size, nesting, values after alias expansion,
+        duplicate keys), or not a valid instance; the message names the file
+        and quotes at most a short excerpt of the offending value.
     """
-    import yaml
-
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, InvalidInstance, max_bytes=MAX_BYTES)
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InvalidInstance(f"{path}: not valid YAML: {first}") from None
-    try:
-        return parse_instance(data, default_name=path.stem)
+        return parse_instance(load_yaml(text, InvalidInstance), default_name=path.stem)
     except InvalidInstance as exc:
         raise InvalidInstance(f"{path}: {exc}") from None
 
@@ -59,55 +57,68 @@ def parse_instance(data: Any, default_name: str | None = None) -> Instance:
         raise InvalidInstance(f"the top level must be a mapping, not {_kind(data)}")
     unknown = sorted(map(str, set(data) - TOP_KEYS))
     if unknown:
-        raise InvalidInstance(f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
+        raise InvalidInstance(f"unknown key {excerpt(unknown[0])} (allowed: {', '.join(sorted(TOP_KEYS))})")
     for key in ("servers", "security_sets", "collusion_sets"):
         if key not in data:
             raise InvalidInstance(f"missing key {key!r}")
     name = data.get("name", default_name)
     if name is not None and not isinstance(name, (str, int)):
         raise InvalidInstance(f"name: must be a string, not {_kind(name)}")
+    if name is not None and len(str(name)) > MAX_NAME:
+        raise InvalidInstance(f"name: {len(str(name)):,} characters (limit {MAX_NAME}): {excerpt(name)}")
     servers = data["servers"]
     if not isinstance(servers, list) or not servers:
         raise InvalidInstance("servers: must be a non-empty list of user counts")
     for u, v in enumerate(servers, 1):
         if not _is_int(v):
-            raise InvalidInstance(f"servers: server {u}: {v!r} is not a whole number")
+            raise InvalidInstance(f"servers: server {u}: {excerpt(v)} is not a whole number")
         if v < 1:
             raise InvalidInstance(f"servers: server {u} has {v} users; each server needs at least 1")
     if sum(servers) > MAX_USERS:
-        raise InvalidInstance(f"servers: {sum(servers)} users in all; itsa handles at most {MAX_USERS}")
+        raise InvalidInstance(f"servers: {excerpt(sum(servers), 30)} users in all; "
+                              f"itsa handles at most {MAX_USERS}")
     topo = Instance(tuple(servers), (0,), (0,))
-    warnings: list[str] = []
-    fams = [_family(data[key], key, topo, warnings) for key in ("security_sets", "collusion_sets")]
-    instance = Instance(topo.servers, fams[0], fams[1], None if name is None else str(name), tuple(warnings))
+    dups: list[tuple[str, int, int]] = []
+    fams = [_family(data[key], key, topo, dups) for key in ("security_sets", "collusion_sets")]
+    instance = Instance(topo.servers, fams[0], fams[1], None if name is None else str(name),
+                        _duplicate_warning(dups))
     check_size(instance)
     return instance
 
 
-def _family(spec: Any, where: str, topo: Instance, warnings: list[str]) -> tuple[int, ...]:
+def _duplicate_warning(dups: list[tuple[str, int, int]]) -> tuple[str, ...]:
+    """One warning for every duplicate user merged, however many there are."""
+    if not dups:
+        return ()
+    where, u, v = dups[0]
+    n_sets = len({w for w, _, _ in dups})
+    return (f"{len(dups)} duplicate user(s) merged in {n_sets} set(s) (first: {where}: [{u}, {v}])",)
+
+
+def _family(spec: Any, where: str, topo: Instance, dups: list) -> tuple[int, ...]:
     if isinstance(spec, list):
         if not spec:
             raise InvalidInstance(f"{where}: the family is empty")
-        return tuple(_set(s, f"{where}[{i}]", topo, warnings) for i, s in enumerate(spec))
+        return tuple(_set(s, f"{where}[{i}]", topo, dups) for i, s in enumerate(spec))
     if isinstance(spec, dict):
         unknown = sorted(map(str, set(spec) - GENERATOR_KEYS))
         if unknown:
-            raise InvalidInstance(f"{where}: unknown generator key {unknown[0]!r}")
+            raise InvalidInstance(f"{where}: unknown generator key {excerpt(unknown[0])}")
         if "all_users_up_to" in spec:
             if set(spec) != {"all_users_up_to"}:
                 raise InvalidInstance(f"{where}: all_users_up_to takes no other keys")
             t = _size(spec["all_users_up_to"], f"{where}.all_users_up_to")
             return _generate(range(topo.K), 0, min(t, topo.K), where)
         if "subsets_of" in spec:
-            base = _set(spec["subsets_of"], f"{where}.subsets_of", topo, warnings, allow_all=False)
+            base = _set(spec["subsets_of"], f"{where}.subsets_of", topo, dups, allow_all=False)
             idx = [i for i in range(topo.K) if base >> i & 1]
             lo = _size(spec.get("min_size", 0), f"{where}.min_size")
             hi = _size(spec.get("max_size", len(idx)), f"{where}.max_size")
             if lo > hi:
-                raise InvalidInstance(f"{where}: min_size {lo} > max_size {hi}")
+                raise InvalidInstance(f"{where}: min_size {excerpt(lo, 20)} > max_size {excerpt(hi, 20)}")
             fam = _generate(idx, lo, min(hi, len(idx)), where)
             if not fam:
-                raise InvalidInstance(f"{where}: no subset of {len(idx)} users has size in [{lo}, {hi}]")
+                raise InvalidInstance(f"{where}: no subset of {len(idx)} users has size in [{excerpt(lo, 20)}, {excerpt(hi, 20)}]")
             return fam
         raise InvalidInstance(f"{where}: a generator needs 'subsets_of' or 'all_users_up_to'")
     raise InvalidInstance(f"{where}: a family is a list of sets or a generator mapping, not {_kind(spec)}")
@@ -123,7 +134,7 @@ def _generate(idx, lo: int, hi: int, where: str) -> tuple[int, ...]:
     return tuple(mask_of(c) for r in range(lo, hi + 1) for c in itertools.combinations(idx, r))
 
 
-def _set(spec: Any, where: str, topo: Instance, warnings: list[str], allow_all: bool = True) -> int:
+def _set(spec: Any, where: str, topo: Instance, dups: list, allow_all: bool = True) -> int:
     if allow_all and spec == "all":
         return topo.full_mask
     if not isinstance(spec, list):
@@ -132,23 +143,23 @@ def _set(spec: Any, where: str, topo: Instance, warnings: list[str], allow_all: 
     mask = 0
     for j, user in enumerate(spec):
         if not (isinstance(user, list) and len(user) == 2 and all(map(_is_int, user))):
-            raise InvalidInstance(f"{where}[{j}]: a user is a pair [u, v] of whole numbers, not {user!r}")
+            raise InvalidInstance(f"{where}[{j}]: a user is a pair [u, v] of whole numbers, not {excerpt(user)}")
         u, v = user
         if not (1 <= u <= topo.U) or not (1 <= v <= topo.servers[u - 1]):
-            raise InvalidInstance(f"{where}[{j}]: user [{u}, {v}] is outside the topology "
-                                  f"(servers: {list(topo.servers)})")
+            raise InvalidInstance(f"{where}[{j}]: user [{excerpt(u, 20)}, {excerpt(v, 20)}] is outside "
+                                  f"the topology (servers: {excerpt(list(topo.servers))})")
         bit = 1 << topo.index(u, v)
         if mask & bit:
-            warnings.append(f"{where}: duplicate user [{u}, {v}] merged")
+            dups.append((where, u, v))
         mask |= bit
     return mask
 
 
 def _size(x: Any, where: str) -> int:
     if not _is_int(x):
-        raise InvalidInstance(f"{where}: {x!r} is not a whole number")
+        raise InvalidInstance(f"{where}: {excerpt(x)} is not a whole number")
     if x < 0:
-        raise InvalidInstance(f"{where}: {x} is negative")
+        raise InvalidInstance(f"{where}: {excerpt(x, 20)} is negative")
     return x
 
 

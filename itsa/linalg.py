@@ -18,6 +18,8 @@ from functools import lru_cache
 import flint
 import numpy as np
 
+from .exceptions import excerpt
+
 BACKENDS = ("flint", "galois")
 
 #: Largest supported modulus (exclusive): entries must fit a signed 64-bit
@@ -25,7 +27,6 @@ BACKENDS = ("flint", "galois")
 MAX_FIELD = 1 << 63
 
 
-@lru_cache(maxsize=256, typed=True)
 def field_problem(q) -> str | None:
     """Why ``q`` cannot be used as the field size, or ``None`` if it can.
 
@@ -47,13 +48,20 @@ def field_problem(q) -> str | None:
     'field 9 = 3^2 is a prime power; only prime fields F_p are supported'
     >>> field_problem(6)
     'field 6 is not a prime'
+    >>> field_problem([7])
+    'field [7] is not an integer'
     """
     if not isinstance(q, int) or isinstance(q, bool):
-        return f"field {q!r} is not an integer"
+        return f"field {excerpt(q, 30)} is not an integer"
+    return _int_field_problem(q)
+
+
+@lru_cache(maxsize=256)
+def _int_field_problem(q: int) -> str | None:
     if q < 2:
         return f"field {q} is not a prime (need a prime q >= 2)"
     if q >= MAX_FIELD:
-        return f"field {q} is too large: only primes below 2^63 are supported"
+        return f"field {excerpt(q, 30)} is too large: only primes below 2^63 are supported"
     z = flint.fmpz(q)
     if z.is_prime():
         return None

@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from .bitset import members, unpack
-from .exceptions import VerificationError
+from .exceptions import InvalidOption, VerificationError
 from .quantities import Configurations
 
 Config = tuple[int, int, int]
@@ -132,7 +132,7 @@ def _solve_floats(variables, constraints, solver: str):
         return _solve_highs(variables, constraints)
     if solver == "cbc":
         return _solve_cbc(variables, constraints)
-    raise ValueError(f"solver must be one of {LP_SOLVERS}, not {solver!r}")
+    raise InvalidOption(f"solver must be one of {LP_SOLVERS}, not {solver!r}")
 
 
 def _solve_highs(variables, constraints):

@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from .bitset import n_words, pack, popcount, union_reduce, unpack
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInstance, InvalidOption
 from .instance import Instance
 
 Q_RULES = ("union", "intersection")
@@ -125,7 +125,7 @@ def configurations(instance: Instance) -> Configurations:
 
     SKT = SK[:, :, None, :] | T[None, None, :, :]             # (U, M, N, W)
     D = SKT | KU[None]
-    D_size = popcount(D)
+    D_size = popcount(D, np.int16)       # counts <= K + U: int16 keeps the arrays small
 
     full = (1 << K) - 1
     explicit = union_reduce(S)
@@ -135,9 +135,15 @@ def configurations(instance: Instance) -> Configurations:
     S_bar = explicit | S_I
     Sb = pack([S_bar], K)[0]
 
-    A_size = popcount(D & Sb)
-    n_U = in_U.sum(axis=0)                                    # (M, N)
-    c = popcount(SKT & Sb) + n_U[None] - in_U
+    # one server u at a time: temporaries stay 1/U of an array
+    A_size = np.empty_like(D_size)
+    c = np.empty_like(D_size)
+    for u in range(U):
+        A_size[u] = popcount(D[u] & Sb, np.int16)
+        c[u] = popcount(np.bitwise_and(SKT[u], Sb, out=SKT[u]), np.int16)
+    del SKT
+    c += in_U.sum(axis=0, dtype=np.int16)[None]               # + |U^(m,n)|
+    c -= in_U                                                 # - [u in U^(m,n)]
     return Configurations(instance, in_U, in_F, D, D_size, A_size, c, S_I, S_bar)
 
 
@@ -149,7 +155,7 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     ``"intersection"`` gives ``Q_1 ∩ Q_2``.
     """
     if q_rule not in Q_RULES:
-        raise ValueError(f"q_rule must be one of {Q_RULES}, not {q_rule!r}")
+        raise InvalidOption(f"q_rule must be one of {Q_RULES}, not {q_rule!r}")
     a_star = int(conf.A_size.max())
     e_star = int(conf.c.max())
     Q1 = conf.union_of_D(conf.critical)

@@ -9,8 +9,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
 from .analysis import Analysis
 from .instance import Instance
 from .lp import LPResult
@@ -58,21 +56,13 @@ def lp_to_dict(instance: Instance, lp: LPResult) -> dict[str, Any]:
 
 
 def configurations_to_list(a: Analysis) -> list[dict[str, Any]]:
-    """One object per configuration ``(u, m, n)``, 1-based, in index order."""
-    inst, conf = a.instance, a.configurations
-    out = []
-    for u, m, n in np.ndindex(*conf.shape):
-        D = conf.D_mask(u + 1, m + 1, n + 1)
-        out.append({
-            "u": u + 1, "m": m + 1, "n": n + 1,
-            "U_mn": conf.U_servers(m + 1, n + 1),
-            "F_mn": conf.F_servers(m + 1, n + 1),
-            "D": users(inst, D),
-            "A": users(inst, D & a.S_bar),
-            "c": int(conf.c[u, m, n]),
-            "critical": bool(conf.critical[u, m, n]),
-        })
-    return out
+    """One object per configuration ``(u, m, n)``, 1-based, in index order.
+
+    For large instances stream them instead: :func:`itsa.detail.iter_rows`.
+    """
+    from .detail import iter_rows
+
+    return list(iter_rows(a))
 
 
 def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:

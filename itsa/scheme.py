@@ -26,12 +26,20 @@ from typing import Any
 import numpy as np
 
 from ._files import atomic_writer, read_text
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
 from .instance import Instance
 from .instance_io import _is_int
 from .linalg import field_problem
 
 TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
+#: Largest ``L`` (input symbols per user) of a scheme.
+MAX_L = 4096
+#: Largest ``key_symbols`` ``d``.
+MAX_KEY_SYMBOLS = 65_536
+#: Most key-matrix entries, users with a key times ``L·d``.
+MAX_KEY_ENTRIES = 10_000_000
+#: Largest scheme file (bytes), checked before reading.
+MAX_SCHEME_BYTES = 64 * 2**20
 Matrix = tuple[tuple[int, ...], ...]
 
 
@@ -58,7 +66,7 @@ class Scheme:
 
     Raises
     ------
-    InvalidInstance
+    InvalidScheme
         On a non-prime field, bad sizes, or badly shaped matrices.
 
     Examples
@@ -80,22 +88,23 @@ class Scheme:
     def __post_init__(self):
         problem = field_problem(self.field)
         if problem:
-            raise InvalidInstance(problem)
+            raise InvalidScheme(problem)
         if not _is_int(self.L) or self.L < 1:
-            raise InvalidInstance(f"L must be a whole number >= 1, not {self.L!r}")
+            raise InvalidScheme(f"L must be a whole number >= 1, not {excerpt(self.L)}")
         if not _is_int(self.key_symbols) or self.key_symbols < 0:
-            raise InvalidInstance(f"key_symbols must be a whole number >= 0, not {self.key_symbols!r}")
+            raise InvalidScheme(f"key_symbols must be a whole number >= 0, not {excerpt(self.key_symbols)}")
         if self.construction is not None and not isinstance(self.construction, str):
-            raise InvalidInstance(f"construction must be a string or null, not {self.construction!r}")
+            raise InvalidScheme(f"construction must be a string or null, not {excerpt(self.construction)}")
         if self.seed is not None and not _is_int(self.seed):
-            raise InvalidInstance(f"seed must be an integer or null, not {self.seed!r}")
-        items = self.keys.items() if isinstance(self.keys, Mapping) else self.keys
+            raise InvalidScheme(f"seed must be an integer or null, not {excerpt(self.seed)}")
+        items = list(self.keys.items() if isinstance(self.keys, Mapping) else self.keys)
+        check_sizes(self.L, self.key_symbols, len(items))
         q, out, seen = self.field, [], set()
         for i, mat in items:
             if not _is_int(i) or i < 0:
-                raise InvalidInstance(f"key owner {i!r} is not a user bit index")
+                raise InvalidScheme(f"key owner {excerpt(i)} is not a user bit index")
             if i in seen:
-                raise InvalidInstance(f"user index {i} has two keys")
+                raise InvalidScheme(f"user index {i} has two keys")
             seen.add(i)
             norm = _normalise_matrix(mat, self.L, self.key_symbols, q, f"key of user index {i}")
             if any(any(r) for r in norm):
@@ -126,33 +135,52 @@ class Scheme:
         return np.array(mat, dtype=np.int64).reshape(self.L, self.key_symbols)
 
     def check_fits(self, instance: Instance) -> None:
-        """Raise :class:`InvalidInstance` if a key belongs to a user outside ``instance``."""
+        """Raise :class:`InvalidScheme` if a key belongs to a user outside ``instance``."""
         for i, _ in self.keys:
             if i >= instance.K:
-                raise InvalidInstance(
+                raise InvalidScheme(
                     f"the scheme gives a key to user index {i}, but the instance has only "
                     f"{instance.K} users")
 
 
+def check_sizes(L: int, d: int, users: int) -> None:
+    """Refuse a scheme beyond :data:`MAX_L`, :data:`MAX_KEY_SYMBOLS` or :data:`MAX_KEY_ENTRIES`.
+
+    Called before any matrix is read or allocated.
+
+    >>> check_sizes(10**8, 1, 1)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidScheme: L = 100000000 exceeds the limit of 4096
+    """
+    if L > MAX_L:
+        raise InvalidScheme(f"L = {excerpt(L, 30)} exceeds the limit of {MAX_L}")
+    if d > MAX_KEY_SYMBOLS:
+        raise InvalidScheme(f"key_symbols = {excerpt(d, 30)} exceeds the limit of {MAX_KEY_SYMBOLS}")
+    if users * L * d > MAX_KEY_ENTRIES:
+        raise InvalidScheme(f"{users} key matrices of {L} x {d} entries exceed the limit of "
+                            f"{MAX_KEY_ENTRIES:,} entries")
+
+
 def _normalise_matrix(mat, L: int, d: int, q: int, where: str) -> Matrix:
     if not isinstance(mat, (list, tuple, np.ndarray)):
-        raise InvalidInstance(f"{where}: must be a list of {L} rows, not {_kind(mat)}")
+        raise InvalidScheme(f"{where}: must be a list of {L} rows, not {_kind(mat)}")
     rows = list(mat)
     if len(rows) != L:
-        raise InvalidInstance(f"{where}: has {len(rows)} rows, expected L = {L}")
+        raise InvalidScheme(f"{where}: has {len(rows)} rows, expected L = {L}")
     out = []
     for r, row in enumerate(rows, 1):
         if not isinstance(row, (list, tuple, np.ndarray)):
-            raise InvalidInstance(f"{where}: row {r} must be a list of {d} integers, not {_kind(row)}")
+            raise InvalidScheme(f"{where}: row {r} must be a list of {d} integers, not {_kind(row)}")
         row = list(row)
         if len(row) != d:
-            raise InvalidInstance(f"{where}: row {r} has {len(row)} entries, expected key_symbols = {d}")
+            raise InvalidScheme(f"{where}: row {r} has {len(row)} entries, expected key_symbols = {d}")
         vals = []
         for c, x in enumerate(row, 1):
             if isinstance(x, np.integer):
                 x = int(x)
             if not _is_int(x):
-                raise InvalidInstance(f"{where}: entry ({r}, {c}) = {x!r} is not an integer")
+                raise InvalidScheme(f"{where}: entry ({r}, {c}) = {excerpt(x)} is not an integer")
             vals.append(x % q)
         out.append(tuple(vals))
     return tuple(out)
@@ -165,14 +193,14 @@ def _kind(x) -> str:
 
 def _parse_user(label) -> tuple[int, int]:
     if not isinstance(label, str):
-        raise InvalidInstance(f"keys: user label {label!r} must be a string \"u,v\"")
+        raise InvalidScheme(f"keys: user label {excerpt(label)} must be a string \"u,v\"")
     parts = label.split(",")
     try:
         if len(parts) != 2:
             raise ValueError
         return int(parts[0].strip()), int(parts[1].strip())
     except ValueError:
-        raise InvalidInstance(f"keys: user label {label!r} is not of the form \"u,v\"") from None
+        raise InvalidScheme(f"keys: user label {excerpt(label)} is not of the form \"u,v\"") from None
 
 
 def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) -> Scheme:
@@ -197,41 +225,42 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
     ((0, ((1,),)), (3, ((4,),)))
     """
     if not isinstance(data, dict):
-        raise InvalidInstance(f"the top level must be a JSON object, not {_kind(data)}")
+        raise InvalidScheme(f"the top level must be a JSON object, not {_kind(data)}")
     unknown = sorted(map(str, set(data) - set(TOP_KEYS)))
     if unknown:
-        raise InvalidInstance(f"unknown key {unknown[0]!r} (allowed: {', '.join(TOP_KEYS)})")
+        raise InvalidScheme(f"unknown key {excerpt(unknown[0])} (allowed: {', '.join(TOP_KEYS)})")
     for key in ("field", "L", "key_symbols", "keys"):
         if key not in data:
-            raise InvalidInstance(f"missing key {key!r}")
+            raise InvalidScheme(f"missing key {key!r}")
     q, L, d = data["field"], data["L"], data["key_symbols"]
     problem = field_problem(q)
     if problem:
-        raise InvalidInstance(problem)
+        raise InvalidScheme(problem)
     if field is not None:
         problem = field_problem(field)
         if problem:
-            raise InvalidInstance(f"requested {problem}")
+            raise InvalidOption(f"requested {problem}")
         q = field
     if not _is_int(L) or L < 1:
-        raise InvalidInstance(f"L: must be a whole number >= 1, not {L!r}")
+        raise InvalidScheme(f"L: must be a whole number >= 1, not {excerpt(L)}")
     if not _is_int(d) or d < 0:
-        raise InvalidInstance(f"key_symbols: must be a whole number >= 0, not {d!r}")
+        raise InvalidScheme(f"key_symbols: must be a whole number >= 0, not {excerpt(d)}")
     keys = data["keys"]
     if not isinstance(keys, dict):
-        raise InvalidInstance(f"keys: must be a mapping \"u,v\" -> matrix, not {_kind(keys)}")
+        raise InvalidScheme(f"keys: must be a mapping \"u,v\" -> matrix, not {_kind(keys)}")
+    check_sizes(L, d, min(len(keys), instance.K))
     mats: dict[int, Matrix] = {}
     for label, mat in keys.items():
         u, v = _parse_user(label)
         try:
             i = instance.index(u, v)
         except InvalidInstance:
-            raise InvalidInstance(
-                f"keys: unknown user {label!r}: ({u},{v}) is outside the topology "
-                f"{list(instance.servers)}") from None
+            raise InvalidScheme(
+                f"keys: unknown user {excerpt(label)}: outside the topology "
+                f"{excerpt(list(instance.servers))}") from None
         if i in mats:
-            raise InvalidInstance(f"keys: user ({u},{v}) is listed twice")
-        mats[i] = _normalise_matrix(mat, L, d, q, f"keys: user {label!r}")
+            raise InvalidScheme(f"keys: user ({u},{v}) is listed twice")
+        mats[i] = _normalise_matrix(mat, L, d, q, f"keys: user {excerpt(label)}")
     return Scheme(q, L, d, mats, data.get("construction"), data.get("seed"))
 
 
@@ -277,20 +306,24 @@ def load_scheme(instance: Instance, path: str | Path, field: int | None = None) 
 
     Raises
     ------
-    InvalidInstance
+    InvalidScheme
         One line naming the file and the problem.
     """
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, InvalidScheme, max_bytes=MAX_SCHEME_BYTES)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidInstance(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno}, "
-                              f"column {exc.colno})") from None
+        raise InvalidScheme(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno}, "
+                            f"column {exc.colno})") from None
+    except ValueError as exc:       # an integer beyond Python's str-conversion limit
+        raise InvalidScheme(f"{path}: not readable JSON: {' '.join(str(exc).split())[:120]}") from None
+    except RecursionError:          # the parser's own nesting limit, before any of ours
+        raise InvalidScheme(f"{path}: JSON nested too deeply") from None
     try:
         return scheme_from_dict(instance, data, field=field)
-    except InvalidInstance as exc:
-        raise InvalidInstance(f"{path}: {exc}") from None
+    except InvalidScheme as exc:
+        raise InvalidScheme(f"{path}: {exc}") from None
 
 
 def save_scheme(instance: Instance, scheme: Scheme, path: str | Path) -> None:

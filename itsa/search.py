@@ -48,7 +48,7 @@ import flint
 
 from .bitset import members
 from .bounds import structures
-from .exceptions import InvalidInstance, ItsaError
+from .exceptions import InvalidOption, ItsaError
 from .linalg import field_problem
 from .instance import Instance
 from .quantities import configurations
@@ -284,17 +284,17 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     """
     K = instance.K
     if any(L not in (1, 2) for L in L_values) or not L_values:
-        raise ValueError("L_values must be a non-empty subset of (1, 2)")
+        raise InvalidOption("L_values must be a non-empty subset of (1, 2)")
     max_d = K - 1 if max_symbols is None else max_symbols
     if max_d < 0:
-        raise ValueError("max_symbols must be >= 0")
+        raise InvalidOption("max_symbols must be >= 0")
     biggest = max(K * L + (max_d + 1) * L for L in L_values)
     if biggest > MAX_SOURCE_DIM:
         raise ItsaError(f"search too large: K·L + d reaches {biggest} > {MAX_SOURCE_DIM} "
                         f"(K = {K}, max_symbols = {max_d}, L in {tuple(L_values)})")
     problem = field_problem(field)
     if problem:
-        raise InvalidInstance(problem)
+        raise InvalidOption(problem)
     checker = _Checker(instance, field)
     supports = _supports(instance, f"{seed}", n_random_supports, all_supports_up_to)
     conf = configurations(instance)

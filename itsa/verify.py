@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from .bitset import members
-from .exceptions import InvalidInstance
+from .exceptions import InvalidOption, InvalidScheme
 from .instance import Instance
 from .linalg import Matrices
 from .scheme import Scheme
@@ -44,6 +44,10 @@ AUTO_MAX_WORK = 2 * 10**7
 ENUM_MAX_SOURCE = 50_000_000
 #: ``enumerate`` refuses more work than this (source values x passes).
 ENUM_BUDGET = 2 * 10**9
+#: Both engines refuse more source symbols ``K·L + d`` than this: the rank
+#: engine's kernel bases are ``dim x dim`` matrices (memory and time grow as
+#: ``dim^2`` and ``dim^3``); enumeration stops far below.
+MAX_VERIFY_DIM = 2048
 
 Progress = Callable[[int, int], None] | None
 
@@ -164,8 +168,10 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
     Raises
     ------
-    InvalidInstance
-        If the scheme names users outside the instance, or if
+    InvalidScheme
+        If the scheme names users outside the instance.
+    InvalidOption
+        If
         ``engine="enumerate"`` would exceed its budget (a request too large).
 
     Notes
@@ -201,24 +207,25 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
     if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+        raise InvalidOption(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     scheme.check_fits(instance)
+    check_verifiable(instance, scheme.L, scheme.key_symbols)
     plan = _Plan(instance, scheme)
     fallback = None
     if engine == "auto":
         if plan.samples <= AUTO_MAX_SOURCE and plan.work <= AUTO_MAX_WORK:
             engine = "enumerate"
         else:
-            fallback = (f"q^dim = {scheme.field}^{plan.dim} = {_sci(plan.samples)} source values "
+            fallback = (f"q^dim = {scheme.field}^{plan.dim} = {plan.samples_text} source values "
                         f"x {plan.passes} passes exceeds the automatic enumeration limit "
                         f"({AUTO_MAX_SOURCE:.0e} values, {AUTO_MAX_WORK:.0e} work); used rank")
             engine = "rank"
     elif engine == "enumerate":
         budget = ENUM_BUDGET if enum_budget is None else enum_budget
         if plan.samples > ENUM_MAX_SOURCE or plan.work > budget:
-            raise InvalidInstance(
+            raise InvalidOption(
                 f"exhaustive enumeration too large: q^dim = {scheme.field}^{plan.dim} = "
-                f"{_sci(plan.samples)} source values x {plan.passes} passes = {_sci(plan.work)} "
+                f"{plan.samples_text} source values x {plan.passes} passes = {plan.work_text} "
                 f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use the rank engine "
                 f"or raise the budget")
     if engine == "rank":
@@ -230,6 +237,21 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
                    plan.trivial, fallback, plan.dim, inferred)
 
 
+def check_verifiable(instance: Instance, L: int, key_symbols: int) -> None:
+    """Refuse, before any allocation, more than :data:`MAX_VERIFY_DIM` source symbols ``K·L + d``.
+
+    >>> check_verifiable(Instance((2, 1, 1), (1,), (0,)), 1, 5000)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidScheme: too large to verify: K·L + key_symbols = 4·1 + 5000 = 5,004 source symbols (limit 2,048)
+    """
+    dim = instance.K * L + key_symbols
+    if dim > MAX_VERIFY_DIM:
+        raise InvalidScheme(
+            f"too large to verify: K·L + key_symbols = {instance.K}·{L} + {key_symbols} "
+            f"= {dim:,} source symbols (limit {MAX_VERIFY_DIM:,})")
+
+
 def _sci(n: int) -> str:
     """``n`` in 3-digit scientific notation, also beyond the float range."""
     if n < 10**300:
@@ -238,13 +260,22 @@ def _sci(n: int) -> str:
     return f"{int(str(n)[:3]) / 100:.3g}e+{e}"
 
 
+def _pow_text(q: int, dim: int, times: int = 1) -> str:
+    """``times · q^dim`` in scientific notation without computing a huge power."""
+    log10 = dim * math.log10(q) + math.log10(times)
+    e = math.floor(log10)
+    return f"{10 ** (log10 - e):.3g}e+{e}"
+
+
 class _Plan:
     """The configurations to check, grouped by ``n`` and ``eff = S_m \\ T_n``."""
 
     def __init__(self, inst: Instance, sch: Scheme):
         self.inst, self.sch = inst, sch
         self.dim = inst.K * sch.L + sch.key_symbols
-        self.samples = sch.field ** self.dim
+        # q^dim exactly only when it is small enough to matter (enumeration); else infinite
+        small = self.dim * sch.field.bit_length() <= 1024
+        self.samples = sch.field ** self.dim if small else math.inf
         self.trivial = inst.U * sum(1 for s in inst.security_sets if s == 0) * inst.N
         # groups[n] = {eff: [m, ...]} over the m with S_m ≠ ∅
         self.groups: list[dict[int, list[int]]] = []
@@ -257,6 +288,8 @@ class _Plan:
         n_eff = sum(len([e for e in g if e]) for g in self.groups)
         self.passes = inst.U + inst.N * (1 + inst.U) + n_eff * (1 + inst.U)
         self.work = self.samples * self.passes
+        self.samples_text = _sci(self.samples) if small else _pow_text(sch.field, self.dim)
+        self.work_text = _sci(self.work) if small else _pow_text(sch.field, self.dim, self.passes)
         self.n_configs = inst.U * sum(len(ms) for g in self.groups for ms in g.values())
 
 

@@ -80,3 +80,14 @@ def test_audit_reports_even_when_the_search_is_too_large(tmp_path):
 def test_audit_rejects_a_bad_field():
     res = run("audit", INSTANCES / "example-1.yaml", "--field", 4)
     assert res.exit_code == 2 and "prime power" in res.stderr
+
+
+def test_max_symbols_above_the_search_limit_is_capped_not_skipped(example1):
+    from itsa.search import MAX_SOURCE_DIM
+
+    a = itsa.audit(example1, field=31, max_symbols=1000)
+    top = MAX_SOURCE_DIM // 2 - example1.K - 1
+    assert a.search.found and a.search.rate == 2 and a.search.complete
+    assert max(a.search.d_values[1]) <= top
+    assert any(n.startswith(f"search capped at max_symbols = {top} (requested 1000)") for n in a.notes)
+    assert not any("search too large" in n for n in a.notes)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import itsa
 from itsa.bounds import (ChainStep, _Chain, corrected_lower_bound, explain, hypothesis_bound,
@@ -232,3 +233,58 @@ def test_fast_chain_matches_reference_on_benchmark_instance():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     _assert_same_as_reference(mod.make_instance(0, 10, 2))
+
+
+# -- no recursion, whatever the depth of the chain -------------------------------------
+def _prefix_chain(K: int, V: int, width: int, seed: int):
+    """Singleton security sets, collusion sets a nested chain of prefixes: the chain has ~K steps."""
+    import random
+
+    from itsa import Instance
+
+    rng = random.Random(seed)
+    U = max(3, K // V)
+    K = U * V
+    S = tuple(sorted({1 << rng.randrange(K) for _ in range(width)} | {1 << (K - 1)}))
+    T = tuple((1 << j) - 1 for j in range(K))
+    return Instance((V,) * U, S, T)
+
+
+@settings(max_examples=4)
+@given(K=st.integers(60, 90), V=st.integers(1, 3), seed=st.integers(0, 10**6))
+def test_corrected_bound_runs_without_recursion(K, V, seed):
+    """A chain ~K deep runs under a recursion limit far below K (the recursive version failed)."""
+    import inspect
+    import sys
+
+    from itsa.bounds import corrected_lower_bound as clb
+
+    inst = _prefix_chain(K, V, K, seed)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 45)
+    try:
+        b = clb(inst)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert sum(s.gain for s in b.chain) == b.g and b.value == min(b.g, inst.K - 1)
+    assert clb(inst) == b
+
+
+def test_corrected_bound_near_the_user_limit():
+    """K = 4095 users, a chain of prefixes over 64 of them: values match a bounded memo."""
+    import itsa.bounds as bounds
+    from itsa import Instance
+
+    K = 4095
+    S = tuple(1 << i for i in range(0, 64))
+    T = tuple((1 << j) - 1 for j in range(0, 64))
+    inst = Instance((1365, 1365, 1365), S, T)
+    full = bounds.corrected_lower_bound(inst)
+    old = bounds._Chain.MEMO_MAX
+    bounds._Chain.MEMO_MAX = 8
+    try:
+        small = bounds.corrected_lower_bound(inst)
+    finally:
+        bounds._Chain.MEMO_MAX = old
+    assert small.value == full.value and small.chain == full.chain
+    assert full.K == K

@@ -98,7 +98,50 @@ def test_missing_file_exit_2():
 
 def test_duplicate_user_warns_on_stderr(tmp_path):
     path = tmp_path / "dup.yaml"
-    path.write_text("servers: [1, 1, 1]\nsecurity_sets: [[[1, 1], [1, 1]]]\ncollusion_sets: [[]]\n")
+    users = ", ".join(["[1, 1]"] * 20_000)
+    path.write_text(f"servers: [1, 1, 1]\nsecurity_sets: [[{users}], [[2, 1], [2, 1]]]\ncollusion_sets: [[]]\n")
     res = run("analyze", path, "--json")
-    assert res.exit_code == 0 and "duplicate user [1, 1]" in res.stderr
+    assert res.exit_code == 0
+    assert res.stderr == ("warning: 20000 duplicate user(s) merged in 2 set(s) "
+                          "(first: security_sets[0]: [1, 1])\n")
     json.loads(res.stdout)
+
+
+# -- --detail: streamed, filtered, bounded -------------------------------------------
+def detail(*args):
+    res = run("analyze", INSTANCES / "example-2.yaml", "--json", *args)
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def test_detail_filters_select_the_right_rows():
+    import itsa
+
+    a = itsa.analyze(itsa.load_instance(INSTANCES / "example-2.yaml"))
+    conf = a.configurations
+    every = detail("--detail")["configurations"]
+    assert len(every) == conf.c.size
+    crit = detail("--only", "critical")["configurations"]
+    assert crit == [r for r in every if r["critical"]] and len(crit) == int(conf.critical.sum()) > 0
+    star = detail("--only", "e-star")["configurations"]
+    assert star == [r for r in every if r["c"] == a.e_star] and len(star) == int((conf.c == a.e_star).sum())
+    one = detail("--config", "1,8,21")["configurations"]
+    assert [(r["u"], r["m"], r["n"]) for r in one] == [(1, 8, 21)] and one[0]["critical"]
+    assert detail("--config", "1,8,21", "--only", "e-star")["configurations"] == one
+
+
+def test_detail_beyond_the_limit_needs_a_filter_or_force(monkeypatch):
+    import itsa.detail
+
+    monkeypatch.setattr(itsa.detail, "MAX_ROWS", 100)
+    res = run("analyze", INSTANCES / "example-2.yaml", "--detail")
+    assert res.exit_code == 2
+    assert "--only critical|e-star or --config u,m,n, or pass --force" in res.stderr
+    assert res.stderr.count("\n") == 1
+    assert run("analyze", INSTANCES / "example-2.yaml", "--detail", "--force").exit_code == 0
+    assert run("analyze", INSTANCES / "example-2.yaml", "--only", "critical").exit_code == 0
+
+
+def test_detail_bad_config_is_exit_2():
+    res = run("analyze", INSTANCES / "example-2.yaml", "--config", "9,1,1")
+    assert res.exit_code == 2 and "out of range" in res.stderr

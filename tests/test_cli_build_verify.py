@@ -103,3 +103,54 @@ def test_library_and_cli_agree_on_the_scheme(tmp_path):
     inst = itsa.load_instance(EX1)
     built = itsa.build_scheme(itsa.analyze(inst), 7, seed=0).scheme
     assert itsa.load_scheme(inst, out) == built
+
+
+def test_build_has_a_default_field():
+    res = run("build", EX1, "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["field"] == itsa.default_field(itsa.analyze(itsa.load_instance(EX1))) == 101
+    assert d["required_field"] == 6 and d["verified"]
+
+
+def test_build_below_schwartz_zippel_warns_at_once():
+    res = run("build", EX1, "--field", 5, "--max-tries", 1)
+    lines = res.stderr.splitlines()
+    assert lines[0].startswith("warning: F_5 is not above the Schwartz-Zippel size of the condition-2 "
+                               "construction (q > 6)")
+    assert "failure probability of 6/5 per draw" in lines[0]
+    assert res.exit_code in (0, 1)
+    assert not [ln for ln in lines if "Schwartz-Zippel size" in ln and ln.startswith("warning") and ln != lines[0]]
+
+
+def test_build_reports_progress_over_draws(example1):
+    calls = []
+    a = itsa.analyze(example1)
+    b = None
+    try:
+        b = itsa.build_scheme(a, 3, max_tries=3, progress=lambda done, total: calls.append((done, total)))
+    except itsa.VerificationError:
+        pass
+    assert calls and calls[0] == (1, 3) and all(t == 3 for _, t in calls)
+    assert [d for d, _ in calls] == list(range(1, len(calls) + 1))
+    if b is not None:
+        assert len(calls) == b.tries
+
+
+def test_verify_without_scheme_verifies_once(monkeypatch):
+    import itsa.constructions as cons
+
+    calls = []
+    real = cons.verify
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("engine"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cons, "verify", counting)
+    monkeypatch.setattr(itsa, "verify", counting)
+    res = run("verify", EX1, "--field", 7, "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["ok"] and d["engine"] == "rank" and "automatic enumeration limit" in d["fallback"]
+    assert calls == ["auto"]          # the build's one draw (F_7 works first time), no second pass

@@ -3,7 +3,7 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import itsa
@@ -65,3 +65,38 @@ def test_every_built_scheme_verifies(inst, rule):
     assert itsa.verify(inst, b.scheme, engine="rank", rank_backend="galois").ok
     expected = a.key_rate_upper.value
     assert b.scheme.rate == expected
+
+
+# -- fields near 2^63: exact key arithmetic ---------------------------------------------
+@settings(max_examples=6)
+@given(q=st.integers(2**63 - 2**40, 2**63 - 1).map(lambda x: int(__import__("sympy").prevprime(x))),
+       name=st.sampled_from(["example-1.yaml", "example-2.yaml"]),
+       seed=st.integers(0, 1000))
+def test_constructions_over_primes_near_2_63(q, name, seed):
+    """Keys summed in int64 overflowed here and the draw was blamed on the field size."""
+    from itsa import analyze, build_scheme, load_instance
+
+    from .conftest import INSTANCES
+
+    a = analyze(load_instance(INSTANCES / name))
+    b = build_scheme(a, q, seed=seed, max_tries=2)
+    assert b.verdict.ok and b.scheme.field == q
+    for _, mat in b.scheme.keys:
+        assert all(0 <= x < q for row in mat for x in row)
+    total = [[sum(row[c] for _, mat in b.scheme.keys for row in [mat[l]]) % q
+              for c in range(b.scheme.key_symbols)] for l in range(b.scheme.L)]
+    assert all(x == 0 for row in total for x in row)      # Σ Z = 0 exactly
+
+
+def test_build_refuses_a_scheme_too_large_to_verify_before_drawing(monkeypatch):
+    """Condition 1 on 4,096 users needs 4,095 key symbols: refused before any key is drawn."""
+    import itsa.constructions as cons
+    from itsa import Instance, InvalidScheme, analyze, build_scheme
+
+    inst = Instance((1365, 1365, 1366), (1,), (0,))
+    a = analyze(inst, corrected=False)
+    drawn = []
+    monkeypatch.setitem(cons._DRAWS, "condition-1", lambda *args: drawn.append(args))
+    with pytest.raises(InvalidScheme, match="too large to verify"):
+        build_scheme(a, 101, construction="condition-1")
+    assert drawn == []

@@ -97,7 +97,7 @@ def test_parse_config_library_errors(analysis2):
     inst = analysis2.instance
     assert parse_config(" (1, 8, 21) ", inst) == (1, 8, 21)
     for bad in ["1,8", "x,1,1", (1, 8), (True, 1, 1), (4, 1, 1)]:
-        with pytest.raises(itsa.InvalidInstance):
+        with pytest.raises(itsa.InvalidOption):
             parse_config(bad, inst)
 
 
@@ -109,7 +109,7 @@ def test_output_is_deterministic(tmp_path, analysis2):
 
 
 def test_bad_layout(analysis2, tmp_path):
-    with pytest.raises(itsa.InvalidInstance):
+    with pytest.raises(itsa.InvalidOption):
         draw_instance(analysis2, tmp_path / "x.png", layout="circle")
     assert not any(tmp_path.iterdir())
 
@@ -123,4 +123,13 @@ def test_failed_save_leaves_nothing(analysis2, tmp_path, monkeypatch):
     monkeypatch.setattr(Figure, "savefig", boom)
     with pytest.raises(RuntimeError):
         draw_instance(analysis2, tmp_path / "x.png")
+    assert not any(tmp_path.iterdir())
+
+
+def test_too_many_users_to_draw_is_refused_before_drawing(tmp_path):
+    from itsa.draw import MAX_DRAW_USERS
+
+    inst = itsa.Instance((MAX_DRAW_USERS // 3 + 1,) * 3, (1,), (0,))
+    with pytest.raises(itsa.InvalidOption, match="cannot draw"):
+        itsa.draw_instance(itsa.analyze(inst, corrected=False), tmp_path / "x.png")
     assert not any(tmp_path.iterdir())

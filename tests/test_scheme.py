@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from itsa.exceptions import InvalidInstance
+from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.instance_io import load_instance
 from itsa.scheme import (Scheme, dumps_scheme, load_scheme, save_scheme, scheme_from_dict,
                          scheme_to_dict)
@@ -66,7 +66,7 @@ def test_example_2_scheme_is_the_printed_one(ex2):
 def test_field_override_rereads_the_integers(ex1):
     s = load_scheme(ex1, EX1_SCHEME, field=5)
     assert s.field == 5 and s.key_matrix(ex1.index(2, 1)).tolist() == [[4, 4]]
-    with pytest.raises(InvalidInstance, match="prime power"):
+    with pytest.raises(InvalidOption, match="prime power"):
         load_scheme(ex1, EX1_SCHEME, field=25)
 
 
@@ -92,7 +92,7 @@ def test_no_key_symbols():
 
 
 def test_scheme_outside_instance(ex1):
-    with pytest.raises(InvalidInstance, match="only 7 users"):
+    with pytest.raises(InvalidScheme, match="only 7 users"):
         scheme_to_dict(ex1, Scheme(3, 1, 1, {7: [[1]]}))
 
 
@@ -116,7 +116,7 @@ def test_save_and_load(tmp_path, ex2):
 def test_save_failure_leaves_old_file(tmp_path, ex1):
     path = tmp_path / "s.json"
     path.write_text("old")
-    with pytest.raises(InvalidInstance):
+    with pytest.raises(InvalidScheme):
         save_scheme(ex1, Scheme(3, 1, 1, {9: [[1]]}), path)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["s.json"]
@@ -196,7 +196,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize("name,data,message", MALFORMED, ids=[m[0] for m in MALFORMED])
 def test_malformed_dict(ex1, name, data, message):
-    with pytest.raises(InvalidInstance, match=message) as info:
+    with pytest.raises(InvalidScheme, match=message) as info:
         scheme_from_dict(ex1, data)
     assert "\n" not in str(info.value)
 
@@ -206,7 +206,7 @@ def test_malformed_dict(ex1, name, data, message):
 def test_malformed_file_names_the_file(tmp_path, ex1, name, data, message):
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(InvalidInstance, match=message) as info:
+    with pytest.raises(InvalidScheme, match=message) as info:
         load_scheme(ex1, path)
     assert str(info.value).startswith(str(path) + ": ")
     assert "\n" not in str(info.value)
@@ -215,12 +215,12 @@ def test_malformed_file_names_the_file(tmp_path, ex1, name, data, message):
 def test_not_json(tmp_path, ex1):
     path = tmp_path / "bad.json"
     path.write_text('{"field": 7,, }')
-    with pytest.raises(InvalidInstance, match=r"bad.json: not valid JSON: .* \(line 1, column 13\)"):
+    with pytest.raises(InvalidScheme, match=r"bad.json: not valid JSON: .* \(line 1, column 13\)"):
         load_scheme(ex1, path)
 
 
 def test_missing_file(tmp_path, ex1):
-    with pytest.raises(InvalidInstance, match="nope.json: no such file"):
+    with pytest.raises(InvalidScheme, match="nope.json: no such file"):
         load_scheme(ex1, tmp_path / "nope.json")
 
 
@@ -233,5 +233,41 @@ def test_missing_file(tmp_path, ex1):
     (dict(field=3, L=1, key_symbols=1, keys={0: [[1, 2]]}), "2 entries"),
 ])
 def test_malformed_constructor(kwargs, message):
-    with pytest.raises(InvalidInstance, match=message):
+    with pytest.raises(InvalidScheme, match=message):
         Scheme(**kwargs)
+
+
+# -- size limits, checked before any allocation --------------------------------------
+@pytest.mark.parametrize("L,d,message", [
+    (10**8, 1, "L = 100000000 exceeds the limit"),
+    (1, 10**8, "key_symbols = 100000000 exceeds the limit"),
+    (4096, 4096, "entries exceed the limit"),
+])
+def test_scheme_size_limits(tmp_path, ex1, L, d, message):
+    import time
+
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"field": 7, "L": L, "key_symbols": d, "keys": {"1,1": []}}))
+    start = time.monotonic()
+    with pytest.raises(InvalidScheme, match=message):
+        load_scheme(ex1, path)
+    with pytest.raises(InvalidScheme, match=message):
+        Scheme(7, L, d, {0: [[1] * 0]})
+    assert time.monotonic() - start < 2
+
+
+def test_verify_refuses_a_generator_matrix_too_large(ex1):
+    from itsa import verify
+
+    with pytest.raises(InvalidScheme, match="too large to verify"):
+        verify(ex1, Scheme(7, 1, 3000, {}))
+
+
+def test_json_nesting_and_huge_numbers_are_one_line(tmp_path, ex1):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000)
+    with pytest.raises(InvalidScheme, match="nested too deeply|not valid JSON"):
+        load_scheme(ex1, path)
+    path.write_text('{"field": ' + "9" * 5000 + "}")
+    with pytest.raises(InvalidScheme, match="not readable JSON"):
+        load_scheme(ex1, path)

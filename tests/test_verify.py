@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from itsa.exceptions import InvalidInstance, ItsaError
+from itsa.exceptions import InvalidOption, InvalidScheme, ItsaError
 from itsa.instance_io import load_instance
 from itsa.linalg import rank, rank_flat
 from itsa.scheme import Scheme, load_scheme, scheme_from_dict, scheme_to_dict
@@ -91,7 +91,7 @@ def test_auto_engine_choice(ex1, ex2):
 
 def test_enumeration_refuses_large_instances(ex2):
     # a request too large is bad input (the CLI exits 2), not a failed check
-    with pytest.raises(InvalidInstance, match=r"too large: q\^dim = 7\^23"):
+    with pytest.raises(InvalidOption, match=r"too large: q\^dim = 7\^23"):
         verify(ex2, scheme2(ex2, 7), engine="enumerate")
 
 
@@ -179,7 +179,7 @@ def test_verdict_api(ex1):
 
 
 def test_scheme_outside_instance_rejected(ex1):
-    with pytest.raises(InvalidInstance, match="user index 7"):
+    with pytest.raises(InvalidScheme, match="user index 7"):
         verify(ex1, Scheme(3, 1, 1, {7: [[1]]}))
 
 

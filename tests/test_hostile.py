@@ -1,0 +1,138 @@
+"""Hostile input: every command answers every hostile file with exit 2 and one line, in bounded memory.
+
+The corpus is :mod:`itsa._hostile` (alias bombs in every position, deep nesting,
+huge numbers in every field, huge schemes, duplicate keys, binary files,
+encodings). Runs happen in subprocesses under ``RLIMIT_AS``, so a file that
+escaped its limits would hit ``MemoryError`` and the safety net, and the tests
+assert that no run reaches the net: each is refused by a check of its own.
+"""
+
+import json
+import resource
+import subprocess
+import sys
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from itsa._hostile import commands, write_corpus
+from itsa._yaml import load_yaml
+from itsa_cli import main
+from itsa_cli._common import LIMIT_PREFIX
+
+from .conftest import INSTANCES, ROOT
+
+MEMORY_CAP = 1 << 30          # bytes of address space per process
+EX1 = INSTANCES / "example-1.yaml"
+SPOT = ["bomb-user", "deep-flow-list", "huge-server", "binary", "scheme-huge-L", "scheme-deep"]
+
+
+def _cap():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+
+
+def check(case, command, code, stderr, traceback=""):
+    where = f"{case} / {command}: {stderr!r}"
+    assert code == 2, where
+    assert stderr.endswith("\n") and stderr.count("\n") == 1 and stderr.startswith("error: "), where
+    assert "Traceback" not in stderr and not traceback, where + traceback
+    assert LIMIT_PREFIX not in stderr, f"{where} reached the safety net"
+    assert len(stderr) < 400, where
+
+
+def test_every_command_refuses_every_hostile_file(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "hostile_runner.py"),
+                           str(tmp_path / "corpus"), str(tmp_path), str(EX1)],
+                          capture_output=True, text=True, preexec_fn=_cap, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    runs = [json.loads(line) for line in proc.stdout.splitlines()]
+    cases = write_corpus(tmp_path / "again")
+    assert len(runs) == sum(len(commands(c, EX1, tmp_path)) for c in cases) > 200
+    for r in runs:
+        check(r["case"], r["command"], r["exit"], r["stderr"], r["traceback"])
+        assert r["seconds"] < 20, r
+
+
+@pytest.mark.parametrize("name", SPOT)
+def test_real_process_exit_2_one_line(tmp_path, name):
+    case = next(c for c in write_corpus(tmp_path / "corpus") if c.name == name)
+    cmd = commands(case, EX1, tmp_path)[0]
+    proc = subprocess.run([sys.executable, "-c", "from itsa_cli import main; main()", *cmd],
+                          capture_output=True, text=True, preexec_fn=_cap, timeout=120, cwd=tmp_path)
+    check(name, cmd[0], proc.returncode, proc.stderr)
+    assert proc.stdout == ""
+
+
+@pytest.mark.slow
+def test_every_command_as_its_own_process(tmp_path):
+    for case in write_corpus(tmp_path / "corpus"):
+        for cmd in commands(case, EX1, tmp_path):
+            proc = subprocess.run([sys.executable, "-c", "from itsa_cli import main; main()", *cmd],
+                                  capture_output=True, text=True, preexec_fn=_cap, timeout=120,
+                                  cwd=tmp_path)
+            check(case.name, cmd[0], proc.returncode, proc.stderr)
+
+
+# -- structurally random YAML: analysed, or refused with exit 2 -------------------------------
+ANCHORS = ["a", "b"]
+SCALARS = st.one_of(
+    st.integers(-(10**40), 10**40).map(str), st.sampled_from(["0", "1", "2", "-1", "3"]),
+    st.floats(allow_nan=True).map(repr), st.booleans().map(str).map(str.lower),
+    st.sampled_from(["null", "~", "all", ".inf", "-.nan", "2001-12-14", "0x1F", "0o17", "1_000",
+                     "'all'", '"x"', "!!str 1", "!!binary aGk=", "yes", "on", "<<"]),
+    st.text(st.characters(codec="utf-8", exclude_characters="\\\"\r"), max_size=8).map(json.dumps),
+    st.sampled_from([f"*{a}" for a in ANCHORS]),
+)
+KEYS = st.one_of(st.sampled_from(["servers", "security_sets", "collusion_sets", "name", "subsets_of",
+                                  "min_size", "max_size", "all_users_up_to", "x"]), SCALARS)
+
+
+def _anchored(node):
+    return st.one_of(st.just(node), st.sampled_from(ANCHORS).map(lambda a: f"&{a} {node}"))
+
+
+NODES = st.recursive(
+    SCALARS,
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]"),
+        st.lists(st.tuples(KEYS, kids), max_size=4).map(
+            lambda kv: "{" + ", ".join(f"{k}: {v}" for k, v in kv) + "}"),
+    ).flatmap(_anchored),
+    max_leaves=25,
+)
+PLAUSIBLE = {
+    "servers": st.one_of(NODES, st.sampled_from(["[2, 1, 1]", "[1, 1, 1]", "[3, 2, 2]"])),
+    "security_sets": st.one_of(NODES, st.sampled_from(["[all]", "[[[1, 1]]]", "[[], [[2, 1]]]"])),
+    "collusion_sets": st.one_of(NODES, st.sampled_from(["[[]]", "{all_users_up_to: 1}",
+                                                        "{subsets_of: [[1, 2], [3, 1]]}"])),
+}
+
+
+@st.composite
+def documents(draw):
+    keys = draw(st.lists(st.sampled_from(list(PLAUSIBLE) + ["name", "x"]), min_size=1, max_size=5))
+    lines = [f"{k}: {draw(PLAUSIBLE.get(k, NODES))}" for k in keys]
+    if draw(st.booleans()):
+        lines.append(f"{draw(KEYS)}: {draw(NODES)}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=documents())
+def test_random_yaml_is_analysed_or_refused(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("y") / "x.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(main, ["analyze", str(path), "--json"])
+    if res.exit_code == 0:
+        assert json.loads(res.stdout)["K"] >= 1
+    else:
+        check("random", "analyze", res.exit_code, res.stderr,
+              "" if isinstance(res.exception, SystemExit) else repr(res.exception))
+    try:
+        ours = load_yaml(text)
+    except ValueError:
+        return
+    assert ours == yaml.safe_load(text)    # what we read, we read as PyYAML does

@@ -1,0 +1,88 @@
+"""The bounded YAML reader: limits hold while parsing, messages stay short."""
+
+import time
+
+import pytest
+
+from itsa import InvalidInstance, load_instance
+from itsa._yaml import MAX_DEPTH, MAX_NODES, load_yaml
+from itsa.exceptions import EXCERPT_CHARS
+
+HEAD = "servers: [2, 1, 1]\ncollusion_sets: [[]]\n"
+
+
+def load(tmp_path, text):
+    path = tmp_path / "x.yaml"
+    path.write_text(text)
+    return load_instance(path)
+
+
+def refused(tmp_path, text, match):
+    start = time.monotonic()
+    with pytest.raises(InvalidInstance, match=match) as info:
+        load(tmp_path, text)
+    msg = str(info.value)
+    assert "\n" not in msg and len(msg) < 400, msg
+    assert time.monotonic() - start < 5
+    return msg
+
+
+def test_alias_bomb_inside_one_user_is_refused_while_parsing(tmp_path):
+    # the bomb's anchors are unknown top-level keys; the check happens before the instance is read
+    text = "servers: [2, 1, 1]\ncollusion_sets: [[]]\nsecurity_sets: [[" + "[1, *big]" + "]]\n"
+    levels = "\n".join(f"x{i}: &{'big' if i == 8 else f'x{i}'} [" + ", ".join(
+        [f"*x{i - 1}" if i else "1"] * 9) + "]" for i in range(9))
+    refused(tmp_path, levels + "\n" + text, "values \\(after expanding aliases\\)")
+
+
+def test_deep_nesting_is_one_line(tmp_path):
+    refused(tmp_path, "servers: " + "[" * 100_000, f"nesting deeper than {MAX_DEPTH}")
+
+
+def test_depth_after_alias_expansion_counts(tmp_path):
+    text = "a: &a " + "[" * 40 + "1" + "]" * 40 + "\nb: " + "[" * 40 + "*a" + "]" * 40
+    with pytest.raises(Exception, match="after expanding aliases"):
+        load_yaml(text)
+
+
+def test_duplicate_key_names_key_and_lines(tmp_path):
+    refused(tmp_path, HEAD + "security_sets: [[[1, 1]]]\nservers: [1, 1, 1]\n",
+            r"line 4: duplicate key 'servers' \(first at line 1\)")
+
+
+def test_huge_scalars_are_quoted_short(tmp_path):
+    msg = refused(tmp_path, HEAD + "security_sets: [[[1, '" + "x" * 9000 + "']]]\n", "a user is a pair")
+    assert msg.count("x") <= EXCERPT_CHARS
+    refused(tmp_path, HEAD + "security_sets: [[[1, " + "9" * 5000 + "]]]\n", "cannot read the value")
+    refused(tmp_path, HEAD + "security_sets: [[[1, " + "9" * 4000 + "]]]\n", "outside the topology")
+
+
+def test_node_count_is_bounded(tmp_path):
+    many = ", ".join(["[1, 1]"] * (MAX_NODES // 3 + 10))
+    refused(tmp_path, HEAD + f"security_sets: [[{many}]]\n", f"more than {MAX_NODES:,} values")
+
+
+@pytest.mark.parametrize("text,match", [
+    ("servers: !!python/object:os.system [1]", "unsupported tag"),
+    ("<<: {servers: [1]}", "merge keys"),
+    ("servers: !!set {1: null}", "unsupported tag"),
+    ("a: &a [*a]", "refers to no complete anchor"),
+    ("a: 1\n---\nb: 2", "second YAML document"),
+    ("? [1]\n: 2", "mapping key must be a plain value"),
+])
+def test_unsupported_yaml(text, match):
+    with pytest.raises(Exception, match=match):
+        load_yaml(text)
+
+
+def test_plain_yaml_reads_like_safe_load():
+    import yaml
+
+    text = "a: [1, 2.5, true, null, '3', 2001-12-14]\nb: {c: &x [1], d: *x}\n"
+    assert load_yaml(text) == yaml.safe_load(text)
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_endless_device_is_read_only_up_to_the_limit():
+    with pytest.raises(InvalidInstance, match="more than 2,097,152 bytes"):
+        load_instance("/dev/zero")
