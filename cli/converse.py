@@ -2,12 +2,14 @@
 
 import click
 
+from itsa.converse.problem import CLASSES
+
 from ._common import console, echo_json, itsa_errors, warn
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--class", "scheme_class", type=click.Choice(["general", "additive"]), default="additive",
+@click.option("--class", "scheme_class", type=click.Choice(CLASSES), default="additive",
               show_default=True, help="Schemes the bound covers: general (any encoders) or "
               "additive (X = W + Z, Y = ΣX, any keys).")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
@@ -22,13 +24,14 @@ def converse(path, scheme_class, proof_file, time_limit, as_json):
     instance beyond the class's size limit).
     """
     import itsa
+    from itsa.exceptions import InvalidOutputPath
     from itsa.converse import check_size
     from itsa.converse import converse as run
     from itsa.converse.proof import write_proof
 
     with itsa_errors():
         if proof_file and not proof_file.endswith((".md", ".tex")):
-            raise itsa.InvalidInstance(f"--proof {proof_file}: the file must end in .md or .tex")
+            raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
         instance = itsa.load_instance(path)
         check_size(instance, scheme_class)
         bound = run(instance, scheme_class, time_limit=time_limit)

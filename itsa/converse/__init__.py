@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..bitset import members
-from ..exceptions import InvalidInstance, ItsaError
+from ..exceptions import InvalidInstance, InvalidOption, ItsaError
 from ..instance import Instance
 from .certificate import Certificate, certify, check_certificate
 from .lp import ReducedLP, reduce_problem, solve_float
@@ -85,7 +85,7 @@ class ConverseBound:
 def check_size(instance: Instance, scheme_class: str) -> None:
     """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit."""
     if scheme_class not in CLASSES:
-        raise InvalidInstance(f"unknown converse class {scheme_class!r}; choose from {', '.join(CLASSES)}")
+        raise InvalidOption(f"unknown converse class {scheme_class!r}; choose from {', '.join(CLASSES)}")
     if instance.K > MAX_USERS[scheme_class]:
         raise InvalidInstance(f"the {scheme_class} converse takes at most {MAX_USERS[scheme_class]} "
                               f"users; this instance has K = {instance.K}")
