@@ -59,3 +59,10 @@ def test_cli_converse_bad_input():
     assert r.exit_code == 2 and "at most 4 users" in r.output
     r = CliRunner().invoke(main, ["converse", "instances/example-2.yaml", "--proof", "x.pdf"])
     assert r.exit_code == 2
+
+
+def test_cli_class_choices_match_library():
+    from itsa.converse.problem import CLASSES
+    from itsa_cli.converse import converse as cmd
+    opt = next(p for p in cmd.params if p.name == "scheme_class")
+    assert tuple(opt.type.choices) == CLASSES
