@@ -24,8 +24,8 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
 
     import itsa
     from itsa.audit import safe_stem
-    from itsa.solve import save_solution
-    from itsa.solve import solve as run
+    from itsa.optimum import save_solution
+    from itsa.optimum import solve as run
 
     with itsa_errors():
         instance = itsa.load_instance(path)

@@ -16,6 +16,7 @@ from .instance import Instance
 from .instance_io import load_instance, parse_instance
 from .lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
 from .quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
+from .optimum import Solution, solve
 from .search import SearchResult, search_min_rate
 from .scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
 from .vector_search import VectorSearchResult, search_vector_scheme
@@ -30,7 +31,7 @@ __all__ = [
     "Scheme", "load_scheme", "save_scheme", "scheme_from_dict", "scheme_to_dict",
     "ENGINES", "Leak", "Verdict", "verify",
     "CONSTRUCTIONS", "Build", "build_scheme", "default_field", "required_field",
-    "SearchResult", "search_min_rate", "VectorSearchResult", "search_vector_scheme",
+    "Solution", "solve", "SearchResult", "search_min_rate", "VectorSearchResult", "search_vector_scheme",
     "CorrectedBound", "corrected_lower_bound",
     "KnownOptimum", "homogeneous_parameters", "known_optimum",
     "FINDING_KINDS", "Audit", "Finding", "audit",

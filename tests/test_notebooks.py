@@ -18,7 +18,7 @@ PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
 def test_notebooks_present():
-    assert {"01-paper-examples.ipynb", "02-audit.ipynb", "04-census.ipynb"} <= {p.name for p in PATHS}
+    assert {"01-paper-examples.ipynb", "02-audit.ipynb", "03-optimum.ipynb", "04-census.ipynb"} <= {p.name for p in PATHS}
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from itsa import load_instance, verify
 from itsa.scheme import load_scheme
-from itsa.solve import _gap_rates, solve
+from itsa.optimum import _gap_rates, solve
 from itsa_cli import main
 
 

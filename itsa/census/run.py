@@ -66,17 +66,6 @@ def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusPr
                    timeout=p.timeout + (row["status"] == "timeout"))
 
 
-def _check_solve(spec: CensusSpec) -> None:
-    if spec.work != "solve":
-        return
-    import importlib
-
-    fn = getattr(importlib.import_module("itsa"), "solve", None)
-    if not callable(fn) and not callable(getattr(fn, "solve", None)):
-        raise InvalidSpec("work: solve needs itsa.solve, which this version of itsa does not have "
-                          "(use work: search or corrected)")
-
-
 @contextlib.contextmanager
 def _client(client, scheduler: str | None, workers: int | None, processes: bool, connect_timeout: float):
     from distributed import Client, LocalCluster
@@ -135,7 +124,6 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     >>> run.progress.done, read_results(out).num_rows
     (8, 8)
     """
-    _check_solve(spec)
     items = spec.items()
     serial = workers == 0 and client is None and scheduler is None
     cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,

@@ -281,15 +281,9 @@ def _search(inst, seed, options, row, timings):
 
 def _solve(inst, time_limit, seed, options, row, timings):
     """``itsa.solve`` (the certified-optimum work), imported only when asked for."""
-    import importlib
+    from ..optimum import solve
 
-    solve_fn = getattr(importlib.import_module("itsa"), "solve", None)
-    if not callable(solve_fn):
-        solve_fn = getattr(solve_fn, "solve", None)   # the module itsa.solve, not re-exported
-    if not callable(solve_fn):
-        raise RuntimeError("work 'solve' needs itsa.solve, which this version of itsa does not have; "
-                           "use work: search or corrected")
-    sol = solve_fn(inst, time_limit=time_limit, seed=seed, field=options.get("field")).to_dict()
+    sol = solve(inst, time_limit=time_limit, seed=seed, field=options.get("field")).to_dict()
     lo, up = sol["lower"], sol.get("upper") or {}
     lower = None if lo.get("value") is None else Fraction(lo["value"])
     upper = None if up.get("value") is None else Fraction(up["value"])

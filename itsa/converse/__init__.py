@@ -82,6 +82,13 @@ class ConverseBound:
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
+def expected_seconds(instance: Instance, scheme_class: str) -> float:
+    """A rough time for :func:`converse` on 2 cores (measured, see benchmarks/bench_converse.py)."""
+    if scheme_class == "general":
+        return {1: 1, 2: 1, 3: 2, 4: 120}.get(instance.K, float("inf"))
+    return 1.0 if instance.K <= 8 else 2.0 ** (instance.K - 8)
+
+
 def check_size(instance: Instance, scheme_class: str) -> None:
     """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit."""
     if scheme_class not in CLASSES:

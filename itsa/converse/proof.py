@@ -82,9 +82,9 @@ def _preamble(rlp: ReducedLP, cert: Certificate) -> list[str]:
                    + "; ".join(f"{p.set_name(d.rhs)} from {p.set_name(d.lhs)} ({d.reason})"
                                for d in p.dependencies) + ".")
     if p.generators:
-        out.append(f"Symmetry: the instance has symmetries ({len(p.generators)} generators: user "
-                   "permutations that map servers, security sets and collusion sets to "
-                   "themselves). Averaging an allowed entropy vector over the group they "
+        out.append(f"Symmetry: the instance's symmetry group (user permutations that map "
+                   "servers, security sets and collusion sets to themselves) has "
+                   f"{len(p.generators)} generator{'s' if len(p.generators) > 1 else ''}. Averaging an allowed entropy vector over the group they "
                    "generate gives an allowed vector with the same h(Z), so it suffices to prove "
                    "the claim for symmetric vectors, where h(A) = h(πA); each h below stands "
                    "for its whole orbit.")

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from .analysis import Analysis, analyze
 from .bounds import corrected_lower_bound
-from .converse import MAX_USERS, ConverseBound, converse
+from .converse import MAX_USERS, ConverseBound, converse, expected_seconds
 from .converse.problem import CLASSES
 from .exceptions import ItsaError
 from .instance import Instance
@@ -147,17 +147,19 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     upper = _better(upper, _scalar_search(instance, seed, lower.value, upper, notes, clock))
     clock.lap("search")
     bounds = []
-    for cls in sorted(classes, key=lambda c: CLASSES.index(c), reverse=True):
+    for cls in sorted(classes, key=lambda c: CLASSES.index(c), reverse=True):   # cheapest first
         if instance.K > MAX_USERS[cls]:
             notes.append(f"{cls} converse skipped: K = {instance.K} > {MAX_USERS[cls]}")
             continue
-        if clock.out():
-            notes.append(f"{cls} converse skipped: time limit reached")
+        need = expected_seconds(instance, cls)
+        if clock.left() is not None and clock.left() < need:
+            notes.append(f"{cls} converse skipped: it takes about {need:g} s here, "
+                         f"{clock.left():.0f} s left of the time limit")
             continue
         b = converse(instance, cls, time_limit=clock.left())
         bounds.append(b)
         clock.lap(f"converse-{cls}")
-        if b.certified and b.value >= lower.value:
+        if b.certified and (b.value > lower.value or b.value == lower.value and cls == "general"):
             lower = LowerEnd(b.value, cls, True, f"certified {cls} converse: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
         elif not b.certified:
