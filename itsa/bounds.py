@@ -60,11 +60,14 @@ Then ``H(Z_X) >= g(X)·L`` and ``R_ZΣ >= g(K)``.
 
 Proof. ``H(Z_X) = H(Z_{X∩T}) + H(Z_{X\\T} | Z_{X∩T}) >= H(Z_{X∩T}) +
 H(Z_{X\\T} | Z_T)`` (conditioning on more), then the Lemma and induction on
-``|X|``; ``L_ZΣ >= H(Z_Σ) >= H(Z_K)``. ∎
+``|X|``; ``L_ZΣ >= H(Z_Σ) >= H(Z_K)``, all entropies in q-ary symbols
+(``L_ZΣ`` counts symbols of ``F_q``, and ``H(Z_Σ) <= L_ZΣ`` in that unit). ∎
 
-The bound is reported as ``min{g(K), K-1}``: the Condition-1 scheme (``K-1``
-independent key symbols) is secure on every instance, so ``g(K) <= K-1`` is
-itself a consistency check and the cap never changes a correct value.
+The bound is reported as ``min{g(K), K-1}``. The cap never binds: the
+Computation notes below show ``g(K) <= K-1`` for every instance (if
+``Y = K \\ T`` some group is impure or the ``-1`` applies), which also
+agrees with the Condition-1 scheme (``K-1`` independent key symbols, secure
+on every instance). It is kept as a consistency guard.
 
 Computation
 -----------
@@ -93,10 +96,16 @@ order, attaining ``g(X)``: the one the plain loop over :func:`structures`
 (``tests/test_bounds.py`` keeps that loop as the reference).
 
 Security criterion (the converse of the Lemma for linear schemes). For a
-linear scheme, configuration ``(k, m, n)`` is secure iff
+linear scheme **whose** ``ΣZ`` **is a function of** ``Z_T`` (for example
+``ΣZ = 0``, which every correct linear scheme satisfies), configuration
+``(k, m, n)`` is secure iff
 ``rank[B_P; Z_T] - rank[Z_T] = (|P| - [every group is pure])·L``, ``P`` the
-pure groups. :mod:`itsa.search` uses this as a fast pre-filter and then runs
-the real verifier.
+pure groups. Without that precondition the criterion can answer "secure" for
+a leaking scheme (one key ``Z_(1,1) = N`` alone, ``T = ∅``).
+:mod:`itsa.search` builds only candidates with ``ΣZ = 0``, uses the criterion
+as a fast pre-filter and then runs the real verifier;
+:func:`itsa.search.fast_secure` checks the precondition and otherwise falls
+back to the exact verifier.
 
 How it relates to the paper's formula (the hypotheses that led here): the
 per-configuration term ``|P|`` is ``|S'∩K_k| + |U'\\{k}|`` with ``S'`` in place

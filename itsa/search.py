@@ -131,7 +131,24 @@ class _Checker:
             return 0
         return flint.nmod_mat(len(rows), d, [x for r in rows for x in r], self.q).rank()
 
+    def sum_known(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
+        """Whether ``ΣZ`` lies in the row space of ``Z_T`` for every checked ``T``.
+
+        This is the precondition of :meth:`secure` (``ΣZ = 0`` meets it).
+        """
+        q = self.q
+        total = [[sum(keys[i][l][c] for i in keys) % q for c in range(d)] for l in range(L)]
+        if not any(any(r) for r in total):
+            return True
+        zero = [[0] * d for _ in range(L)]
+        for T in {tuple(T) for T, _, _ in self.checks}:
+            zt = [r for i in T for r in keys.get(i, zero)]
+            if self._rank(total + zt, d) != self._rank(zt, d):
+                return False
+        return True
+
     def secure(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
+        """The group-rank criterion; exact only when :meth:`sum_known` holds."""
         q = self.q
         zero = [[0] * d for _ in range(L)]
         cacheT: dict[tuple, int] = {}
@@ -450,6 +467,31 @@ def _columns(rng, q, d, pattern):
 
 
 def fast_secure(instance: Instance, scheme: Scheme) -> bool:
-    """The group-rank criterion alone (no correctness check); for cross-checks and speed."""
+    """Whether ``scheme`` meets every security constraint (correctness not checked).
+
+    The fast group-rank criterion of :mod:`itsa.bounds` ("Security criterion")
+    decides a configuration only when ``ΣZ`` is a function of ``Z_T`` (for
+    example when ``ΣZ = 0``, as in every correct linear scheme and every
+    candidate of :func:`search_min_rate`). When some configuration lacks that
+    precondition, the answer is the exact one of
+    :func:`itsa.verify.verify` (rank engine). Either way it equals
+    ``not verify(instance, scheme, engine="rank").nonzero_leaks``.
+
+    Examples
+    --------
+    A key that does not sum to zero: the criterion alone would say "secure",
+    but every server sees ``W_(2,1)`` and ``W_(3,1)`` unkeyed, so with ``ΣW``
+    it learns ``W_(1,1)``.
+
+    >>> from itsa import Instance, Scheme
+    >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[]])
+    >>> fast_secure(inst, Scheme(5, 1, 1, {0: [[1]]}))
+    False
+    >>> fast_secure(inst, Scheme(5, 1, 1, {0: [[1]], 1: [[-1]]}))
+    True
+    """
     keys = {i: [list(r) for r in mat] for i, mat in scheme.keys}
-    return _Checker(instance, scheme.field).secure(keys, scheme.L, scheme.key_symbols)
+    checker = _Checker(instance, scheme.field)
+    if not checker.sum_known(keys, scheme.L, scheme.key_symbols):
+        return not verify(instance, scheme, engine="rank").nonzero_leaks
+    return checker.secure(keys, scheme.L, scheme.key_symbols)

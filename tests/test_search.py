@@ -41,6 +41,31 @@ def test_fast_criterion_agrees_with_verify(inst, s, L, d, q):
     assert fast_secure(inst, sch) == verify(inst, sch, engine="rank").ok
 
 
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(instances(max_users=5), st.integers(0, 10**6), st.sampled_from([1, 2]),
+       st.integers(0, 3), st.sampled_from([2, 3, 5]))
+def test_fast_secure_agrees_with_verify_on_any_keys(inst, s, L, d, q):
+    """Random keys that need not sum to zero (the criterion's precondition may fail)."""
+    rng = random.Random(s)
+    keys = {i: [[rng.randrange(q) if rng.random() < 0.6 else 0 for _ in range(d)] for _ in range(L)]
+            for i in range(inst.K) if rng.random() < 0.6}
+    sch = Scheme(q, L, d, keys)
+    assert fast_secure(inst, sch) == (not verify(inst, sch, engine="rank").nonzero_leaks)
+
+
+def test_fast_secure_key_not_summing_to_zero():
+    """Regression: one key, ΣZ ≠ 0; the group-rank criterion alone said secure."""
+    inst = itsa.parse_instance({"servers": [1, 1, 1], "security_sets": [[[1, 1]]],
+                                "collusion_sets": [[]]})
+    sch = itsa.scheme_from_dict(inst, {"field": 5, "L": 1, "key_symbols": 1, "keys": {"1,1": [[1]]},
+                                 "construction": "search", "seed": 0})
+    verdict = verify(inst, sch, engine="rank")
+    assert [(lk.k, lk.symbols) for lk in verdict.nonzero_leaks] == [(1, 1), (2, 1), (3, 1)]
+    assert not any(verdict.correct.values())
+    assert fast_secure(inst, sch) is False
+
+
 def test_deterministic_for_a_seed():
     inst = itsa.load_instance("instances/example-1.yaml")
     a, b = search_min_rate(inst, seed=3), search_min_rate(inst, seed=3)
