@@ -10,7 +10,7 @@ from ._common import console, echo_json, fmt_pairs, itsa_errors, warn
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n).")
 @click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
-              show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
+              show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--corrected/--no-corrected", default=True, show_default=True,
               help="Compute itsa's corrected lower bound (itsa/bounds.py).")
 def analyze(path, as_json, detail, q_rule, corrected):

@@ -15,7 +15,7 @@ from ._common import itsa_errors, warn
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
 @click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
-              show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
+              show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 def draw(path, output, config, layout, q_rule):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa

@@ -1,6 +1,6 @@
 """Regimes and bounds of Theorems 1 and 2, with the reason for each.
 
-MODEL.md §3. The regime is decided from ``e*``, ``a*``, ``|S̄|`` and ``|Q|``;
+docs/model.md §3. The regime is decided from ``e*``, ``a*``, ``|S̄|`` and ``|Q|``;
 each bound carries the sentence that justifies it.
 """
 
@@ -91,7 +91,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     ----------
     instance : Instance
     q_rule : {"union", "intersection"}
-        How ``Q_1`` and ``Q_2`` combine into ``Q`` (MODEL.md §6.1).
+        How ``Q_1`` and ``Q_2`` combine into ``Q`` (docs/model.md §6.1).
     lp_solver : {"highs", "cbc"}
         Floating-point solver whose answer the LP certificate then checks.
     corrected : bool
@@ -103,7 +103,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
 
     Notes
     -----
-    Paper Theorems 1 and 2; MODEL.md §3. Two lower bounds are reported:
+    Paper Theorems 1 and 2; docs/model.md §3. Two lower bounds are reported:
     ``key_rate_lower_printed`` is the paper's converse ``min{e*, K-1}``, which
     verified schemes beat on some instances (``itsa audit``);
     ``key_rate_lower`` is itsa's corrected converse (:mod:`itsa.bounds`), a

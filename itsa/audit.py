@@ -1,7 +1,7 @@
 """Audit an instance: set the paper's claims beside verified schemes and external results.
 
 The audit builds the paper's own construction under both readings of ``Q``
-(MODEL.md §6.1), searches for the smallest verified scheme
+(docs/model.md §6.1), searches for the smallest verified scheme
 (:mod:`itsa.search`), computes itsa's corrected converse (:mod:`itsa.bounds`)
 and any published closed form (:mod:`itsa.external`), and states every
 disagreement as a :class:`Finding`. Every scheme a finding cites has passed

@@ -1,6 +1,6 @@
 """A corrected key-rate lower bound: **itsa's finding, not the paper's**.
 
-The paper prints the converse ``R_ZΣ >= min{e*, K-1}`` (MODEL.md §3). Verified
+The paper prints the converse ``R_ZΣ >= min{e*, K-1}`` (docs/model.md §3). Verified
 schemes beat it on some instances (see ``docs/audit.md`` and
 ``instances/audit/``), so it is not a valid lower bound in general. This module
 replaces it by a bound with a proof, for the scheme class itsa builds and
@@ -10,7 +10,7 @@ Scope of the proof
 ------------------
 Every scheme with ``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` over
 ``F_q^L``, whatever the joint distribution of the keys (they need not be
-linear, nor sum to zero). Every scheme of the paper (MODEL.md §4) and every
+linear, nor sum to zero). Every scheme of the paper (docs/model.md §4) and every
 scheme :func:`itsa.verify.verify` accepts is of this form. For encoders
 outside this class the bound is a conjecture, supported only by the same
 evidence. (The first version of this proof assumed ``Σ Z = 0``, which linear
@@ -412,65 +412,6 @@ def corrected_lower_bound(instance: Instance) -> CorrectedBound:
     return CorrectedBound(Fraction(value), gK, K, chain, reason)
 
 
-@dataclass(frozen=True)
-class ConfigExplanation:
-    """Per configuration: the paper's ``c``, the hypothesis' ``c'`` and the proved term."""
-
-    config: Config
-    paper_c: int
-    hypothesis_c: int
-    pure_groups: int
-    all_pure: bool
-    term: int            # H(Z_{K\\T} | Z_T) >= term (Lemma with Y = K \\ T)
-    chained: int         # g(T_n) + term
-
-
-def explain(instance: Instance) -> list[ConfigExplanation]:
-    """One row per configuration ``(k, m, n)``: how the three formulas see it."""
-    conf = configurations(instance)
-    sbar = conf.S_bar
-    ch = _Chain(instance)
-    out = []
-    for n in range(1, instance.N + 1):
-        T = instance.collusion_sets[n - 1]
-        gT = ch.g(T)
-        for m in range(1, instance.M + 1):
-            for k in range(1, instance.U + 1):
-                s = structure(instance, k, m, n)
-                out.append(ConfigExplanation((k, m, n), int(conf.c[k - 1, m - 1, n - 1]),
-                                             _hyp_c(instance, sbar, k, m, n), s.n_pure, s.all_pure,
-                                             s.term, gT + s.term))
-    return out
-
-
-def _hyp_c(instance: Instance, sbar: int, k: int, m: int, n: int) -> int:
-    S = instance.security_sets[m - 1]
-    T = instance.collusion_sets[n - 1]
-    Sp = S & ~T
-    Ks = instance.server_masks
-    Uset = [u for u, Ku in enumerate(Ks, 1) if Sp & Ku and (S | T) & Ku == Ku]
-    KU = 0
-    for u in Uset:
-        KU |= Ks[u - 1]
-    D = (Sp & Ks[k - 1]) | KU | T
-    c = (((Sp & Ks[k - 1]) | T) & sbar).bit_count() + len([u for u in Uset if u != k])
-    return c - (1 if D == instance.full_mask else 0)
-
-
-def hypothesis_bound(instance: Instance) -> int:
-    """The brief's first hypothesis (kept for the record; **not** a proved bound).
-
-    ``min{max c', K-1}`` with ``c' = |((S'∩K_k) ∪ T) ∩ S̄| + |U'\\{k}| - [D' = K]``,
-    ``S' = S_m \\ T_n``, ``U'`` without servers inside ``T_n``, ``S̄`` the paper's.
-    ``docs/audit.md`` records where verified schemes beat it.
-    """
-    conf = configurations(instance)
-    best = max(_hyp_c(instance, conf.S_bar, k, m, n)
-               for n in range(1, instance.N + 1) for m in range(1, instance.M + 1)
-               for k in range(1, instance.U + 1))
-    return min(best, instance.K - 1)
-
-
 def paper_lower_bound(instance: Instance) -> int:
-    """The printed converse ``min{e*, K-1}`` (MODEL.md §3), for comparison."""
+    """The printed converse ``min{e*, K-1}`` (docs/model.md §3), for comparison."""
     return min(int(configurations(instance).c.max()), instance.K - 1)

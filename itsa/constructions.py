@@ -1,4 +1,4 @@
-"""Explicit linear key schemes over F_q for every regime (MODEL.md §4).
+"""Explicit linear key schemes over F_q for every regime (docs/model.md §4).
 
 Each construction draws seeded random ("generic") coefficients and keeps the
 first draw that its own verifier accepts; nothing unverified is returned.
@@ -44,7 +44,7 @@ def required_field(a: Analysis, construction: str) -> int | None:
 
     Notes
     -----
-    MODEL.md §4 **[R]**: the printed ``q > e*(e* |S|)`` read as
+    docs/model.md §6.4 (a reading): the printed ``q > e*(e* |S|)`` read as
     ``e* · C(|S̄|, e*)`` (Condition 2) and ``e* · C(|S̄|+1, e*)`` (Condition 3).
     """
     e, sb = a.e_star, a.S_bar.bit_count()

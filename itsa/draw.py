@@ -176,7 +176,7 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
 
     Notes
     -----
-    The sets drawn are those of MODEL.md §2 (paper Sec. II-A): ``U^(m,n)``,
+    The sets drawn are those of docs/model.md §2 (paper Sec. II-A): ``U^(m,n)``,
     ``F^(m,n)``, ``S_I``, ``S̄``, ``c_{u,m,n}``, critical when
     ``|A_{u,m,n}| = |S̄|``, and ``Q``.
 

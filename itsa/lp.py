@@ -1,6 +1,6 @@
 """The Theorem-2 linear program for ``b*``, solved and then certified exactly.
 
-MODEL.md §3 **[R]**::
+docs/model.md §3 (a reading of the paper's garbled display, §6.5)::
 
     minimise   Σ_{(u,v) ∈ K \\ S̄} b_{u,v}
     subject to Σ_{(i,j) ∈ K \\ D_{u,m,n}} b_{i,j} >= 1   for every critical (u,m,n)

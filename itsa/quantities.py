@@ -1,6 +1,6 @@
 """The paper's combinatorial quantities, for every configuration ``(u, m, n)``.
 
-Definitions: MODEL.md §2 (paper Sec. II-A and IV-C3). All sets are bitmasks;
+Definitions: docs/model.md §2 (paper Sec. II-A and IV-C3). All sets are bitmasks;
 the per-configuration work is vectorised over packed ``uint64`` words, so one
 code path serves every ``K``.
 """
@@ -100,7 +100,7 @@ def configurations(instance: Instance) -> Configurations:
 
     Notes
     -----
-    MODEL.md §2: ``U^(m,n) = {u : S_m ∩ K_u ≠ ∅, (S_m ∪ T_n) ∩ K_u = K_u}``,
+    docs/model.md §2: ``U^(m,n) = {u : S_m ∩ K_u ≠ ∅, (S_m ∪ T_n) ∩ K_u = K_u}``,
     ``F^(m,n) = {u : S_m ∩ K_u = ∅, T_n ∩ K_u = K_u}``,
     ``D_{u,m,n} = (S_m ∩ K_u) ∪ K_{U^(m,n)} ∪ T_n``,
     ``c_{u,m,n} = |((S_m ∩ K_u) ∪ T_n) ∩ S̄| + |U^(m,n) \\ {u}|``.
@@ -144,7 +144,7 @@ def configurations(instance: Instance) -> Configurations:
 def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities:
     """Reduce the configuration arrays to the paper's named sets and numbers.
 
-    ``q_rule`` chooses how ``Q_1`` and ``Q_2`` combine (MODEL.md §6.1):
+    ``q_rule`` chooses how ``Q_1`` and ``Q_2`` combine (docs/model.md §6.1):
     ``"union"`` gives ``Q_1 ∪ Q_2`` when ``Q_1 ≠ ∅`` and ``∅`` otherwise;
     ``"intersection"`` gives ``Q_1 ∩ Q_2``.
     """

@@ -3,7 +3,7 @@
 A scheme gives every user ``(u, v)`` the key ``Z_{u,v} = F_{u,v} N``: an
 ``L x d`` matrix ``F_{u,v}`` over ``F_q`` times the vector ``N`` of ``d``
 i.i.d. uniform key symbols (``d = key_symbols``). Messages are
-``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` (MODEL.md §1, §4).
+``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` (docs/model.md §1, §4).
 
 JSON format (users absent from ``keys`` have key 0; ``construction`` and
 ``seed`` are optional and may be ``null``)::
@@ -37,7 +37,7 @@ Matrix = tuple[tuple[int, ...], ...]
 
 @dc.dataclass(frozen=True)
 class Scheme:
-    """A linear key scheme over a prime field (MODEL.md §4).
+    """A linear key scheme over a prime field (docs/model.md §4).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Exact verification of a linear scheme: correctness and every security constraint.
 
 Two engines compute, for every server ``k`` and every configuration
-``(m, n)`` with ``S_m ≠ ∅``, the conditional mutual information (MODEL.md §1)
+``(m, n)`` with ``S_m ≠ ∅``, the conditional mutual information (docs/model.md §1)
 
     I( view_k ; W_{S_m} | ΣW, W_{T_n}, Z_{T_n} )   in q-ary units,
 
@@ -11,8 +11,8 @@ recoverable from ``view_k``.
 - ``rank``: every variable of a linear scheme is a linear map of the source
   ``s = (W, N)``; a set of variables with stacked matrix ``G`` is uniform on
   the image of ``G``, so ``H = rank G`` and
-  ``I(A;B|C) = rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` (MODEL.md, "Entropy of
-  linear schemes"). Correctness is linear decodability,
+  ``I(A;B|C) = rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` (docs/model.md §7).
+  Correctness is linear decodability,
   ``rk[view; ΣW] = rk[view]``.
 - ``enumerate``: the ground truth. It runs through all ``q^(K·L+d)`` source
   values, evaluates every message, and computes entropies by exact counting;
@@ -170,12 +170,12 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
     Notes
     -----
-    Security is MODEL.md §1 (paper Sec. II), every ``(k, m, n)``; ``S_m = ∅``
+    Security is docs/model.md §1 (paper Sec. II), every ``(k, m, n)``; ``S_m = ∅``
     gives 0 and is only counted (``Verdict.trivial``). ``W_{S_m ∩ T_n}`` is
     part of the condition, so configurations are grouped by
     ``S_m \\ T_n`` and each group is computed once.
 
-    The rank engine uses MODEL.md "Entropy of linear schemes" in the form
+    The rank engine uses docs/model.md §7 in the form
     ``I = rk(B·N_C) - rk(B·N_{[A;C]})``, ``N_X`` a basis of the right kernel
     of ``X`` (equal to the four-rank formula, see ``_rank_engine``).
 

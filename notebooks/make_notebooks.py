@@ -89,7 +89,7 @@ NB1 = [
 
 Li, Zhang, He, Caire, *Multi-Server Secure Aggregation with Arbitrary Collusion
 and Heterogeneous Security Constraints* (arXiv 2604.26391), Examples 1 and 2,
-as written out in `MODEL.md` §5. For each example: the instance, its picture,
+as written out in `docs/model.md` §5. For each example: the instance, its picture,
 every quantity the paper prints set beside the value itsa computes, the regime
 (and, for Example 2, the Theorem-2 linear program with its exact certificate),
 then the schemes: itsa's own constructions and the schemes printed in the
@@ -127,12 +127,12 @@ print(f"{info1.title}\nc_(1,4,16) = {info1.c}, e* = {info1.e_star}, critical: {i
     ("md", r'''
 ### Quantities: itsa beside the paper
 
-`PAPER_EX1` holds the values printed in the paper (`MODEL.md` §5), users as
+`PAPER_EX1` holds the values printed in the paper (`docs/model.md` §5), users as
 `(u, v)` and servers as numbers. They are reference values, compared against
 below, never used as results.
 '''),
     ("code", r'''
-# Printed in the paper (MODEL.md §5, Example 1): reference values only.
+# Printed in the paper (docs/model.md §5, Example 1): reference values only.
 PAPER_EX1 = {
     "U^(4,16)": [2],
     "F^(4,16)": [3],
@@ -170,7 +170,7 @@ print("Example 1: every quantity printed in the paper is reproduced.")
 ### Regime and bounds
 
 The regime follows from `e*`, `a*`, `|S̄|` and `|Q|` (Theorem 1). How `Q_1`
-and `Q_2` combine into `Q` is lost in the paper's text (`MODEL.md` §6.1), so
+and `Q_2` combine into `Q` is lost in the paper's text (`docs/model.md` §6.1), so
 both readings are shown; they agree on the regime here. itsa's corrected lower
 bound (`itsa.corrected_lower_bound`, itsa's own finding, not the paper's) is
 shown for context.
@@ -225,7 +225,7 @@ it; `PAPER_EX2["binding constraints"]` maps each configuration to the users
 whose `b` appear on the left side (`Σ b >= 1`).
 '''),
     ("code", r'''
-# Printed in the paper (MODEL.md §5, Example 2): reference values only.
+# Printed in the paper (docs/model.md §5, Example 2): reference values only.
 PAPER_EX2 = {
     "a*": 3,
     "e*": 2,
@@ -328,7 +328,7 @@ either way, because it is checked exactly.
 
 ## The schemes, built and printed, verified
 
-`itsa.build_scheme` runs the regime's construction (`MODEL.md` §4) over a prime
+`itsa.build_scheme` runs the regime's construction (`docs/model.md` §4) over a prime
 field (`itsa.default_field`: a prime above the construction's Schwartz–Zippel
 size) with seed 0, and returns the first draw that its verifier accepts. The
 paper's printed schemes are stored in `instances/*.scheme.json`, each with the
@@ -537,7 +537,7 @@ kinds (`itsa.FINDING_KINDS`):
   optimum, or Theorem 2's `e* + b*`) is reached by no verified scheme: neither
   the construction nor the (bounded) search.
 * **q-rule-disagreement**: the two readings of how `Q_1` and `Q_2` combine
-  into `Q` (`MODEL.md` §6.1) put the instance in different regimes or give
+  into `Q` (`docs/model.md` §6.1) put the instance in different regimes or give
   different `Q`; the finding says which Condition-3 users `x` verify.
 * **corrected-bound-violated**: a verified scheme below itsa's *own*
   corrected bound. That would be a bug in itsa, so it must never occur; the
