@@ -14,6 +14,7 @@ _COMMANDS = {
     "verify": ("itsa_cli.verify", "verify"),
     "draw": ("itsa_cli.draw", "draw"),
     "audit": ("itsa_cli.audit", "audit"),
+    "examples": ("itsa_cli.examples", "examples"),
 }
 
 

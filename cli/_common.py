@@ -31,6 +31,13 @@ def itsa_errors():
         sys.exit(EXIT_FAILED)
 
 
+def load_instance(path):
+    """The instance at ``path``, or the shipped example of that name (``itsa examples``)."""
+    import itsa
+
+    return itsa.load_instance(itsa.examples.resolve(path))
+
+
 def echo_json(obj) -> None:
     """Print exactly one JSON object on stdout."""
     click.echo(json.dumps(obj, indent=2))

@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import console, echo_json, fmt_pairs, itsa_errors, warn
+from ._common import console, echo_json, fmt_pairs, itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n).")
 @click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
@@ -19,7 +19,7 @@ def analyze(path, as_json, detail, q_rule, corrected):
     from itsa.report import analysis_to_dict
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         result = itsa.analyze(instance, q_rule=q_rule, corrected=corrected)
     warn(instance.warnings)
     warn(instance.outside_assumptions())

@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, progress_callback, warn
+from ._common import console, echo_json, itsa_errors, load_instance, progress_callback, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1).")
 @click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search.")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -26,7 +26,7 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
     from itsa.report import audit_to_dict
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         out_dir = out_dir or str(Path("audit-out") / safe_stem(instance.name or Path(path).stem))
         with progress_callback("search", quiet=as_json) as progress:
             result = run_audit(instance, field=field, seed=seed, max_symbols=max_symbols,

@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, warn
+from ._common import console, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--field", "-q", type=int, required=True, help="The prime q of F_q.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=200, show_default=True,
@@ -20,7 +20,7 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
     from itsa.report import build_to_dict
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         result = itsa.build_scheme(itsa.analyze(instance, q_rule=q_rule), field, seed=seed,
                                    max_tries=max_tries)
         if output:

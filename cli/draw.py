@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import itsa_errors, warn
+from ._common import itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Image to write; the extension (.png or .svg) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
@@ -23,7 +23,7 @@ def draw(path, output, config, layout, q_rule):
 
     with itsa_errors():
         output_format(output)
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         if config is not None:
             config = parse_config(config, instance)
         drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout)

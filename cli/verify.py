@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import EXIT_FAILED, console, echo_json, itsa_errors, progress_callback, warn
+from ._common import EXIT_FAILED, console, echo_json, itsa_errors, load_instance, progress_callback, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--scheme", "scheme_path", type=click.Path(dir_okay=False),
               help="Scheme JSON to check; without it the regime's scheme is built first.")
 @click.option("--field", "-q", type=int,
@@ -27,9 +27,9 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
     from itsa.report import verdict_to_dict
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         if scheme_path:
-            scheme = itsa.load_scheme(instance, scheme_path, field=field)
+            scheme = itsa.load_scheme(instance, itsa.examples.resolve(scheme_path), field=field)
         else:
             analysis = itsa.analyze(instance, q_rule=q_rule)
             q = field if field is not None else itsa.default_field(analysis)

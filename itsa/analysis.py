@@ -31,8 +31,8 @@ class Analysis:
 
     Examples
     --------
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> from itsa import analyze, examples
+    >>> a = analyze(examples.load("example-1"))
     >>> a.e_star, a.a_star, a.regime, a.key_rate_upper.value
     (2, 2, 'condition-2', Fraction(2, 1))
     """

@@ -126,8 +126,8 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> a = audit(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> from itsa import examples
+    >>> a = audit(examples.load("homogeneous-U3-V2-t1"))
     >>> a.printed_lower, a.search.rate, a.external.value
     (Fraction(5, 1), Fraction(4, 1), Fraction(4, 1))
     >>> sorted({f.kind for f in a.findings})

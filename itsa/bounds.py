@@ -395,8 +395,8 @@ def corrected_lower_bound(instance: Instance) -> CorrectedBound:
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> b = corrected_lower_bound(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> from itsa import examples
+    >>> b = corrected_lower_bound(examples.load("homogeneous-U3-V2-t1"))
     >>> b.value, b.label.startswith("itsa finding")
     (Fraction(4, 1), True)
     """

@@ -91,8 +91,8 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
 
     Examples
     --------
-    >>> from itsa import load_instance, analyze
-    >>> b = build_scheme(analyze(load_instance("instances/example-1.yaml")), 7)
+    >>> from itsa import analyze, examples
+    >>> b = build_scheme(analyze(examples.load("example-1")), 7)
     >>> b.verdict.ok, b.scheme.rate
     (True, Fraction(2, 1))
     """
@@ -215,8 +215,8 @@ _DRAWS = {"condition-1": _condition1, "condition-2": _condition2,
 def default_field(a: Analysis, floor: int = 101) -> int:
     """The smallest prime above the regime's Schwartz-Zippel threshold and ``floor``.
 
-    >>> from itsa import load_instance, analyze
-    >>> default_field(analyze(load_instance("instances/example-1.yaml")))
+    >>> from itsa import analyze, examples
+    >>> default_field(analyze(examples.load("example-1")))
     101
     """
     from sympy import nextprime

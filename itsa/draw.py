@@ -92,8 +92,8 @@ def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config
     Raises :class:`InvalidInstance` if ``spec`` is not three integers or one
     of them is out of range.
 
-    >>> from itsa import load_instance
-    >>> parse_config("1,8,21", load_instance("instances/example-2.yaml"))
+    >>> from itsa import examples
+    >>> parse_config("1,8,21", examples.load("example-2"))
     (1, 8, 21)
     """
     if isinstance(spec, str):
@@ -183,8 +183,8 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
     Examples
     --------
     >>> import tempfile, os
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-2.yaml"))
+    >>> from itsa import analyze, examples
+    >>> a = analyze(examples.load("example-2"))
     >>> out = os.path.join(tempfile.mkdtemp(), "example-2.png")
     >>> d = draw_instance(a, out, config="1,8,21")
     >>> d.config, d.c, d.critical, os.path.getsize(out) > 0

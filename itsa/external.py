@@ -35,8 +35,8 @@ def homogeneous_parameters(instance: Instance) -> tuple[int, int, int] | None:
     of the security sets (protecting every input implies protecting every
     subset); the distinct collusion sets are exactly the sets of size ``<= t``.
 
-    >>> from itsa import load_instance
-    >>> homogeneous_parameters(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> from itsa import examples
+    >>> homogeneous_parameters(examples.load("homogeneous-U3-V2-t1"))
     (3, 2, 1)
     """
     V = instance.servers[0]

@@ -98,8 +98,8 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
 
     Examples
     --------
-    >>> from itsa import configurations, load_instance
-    >>> lp = theorem2_lp(configurations(load_instance("instances/example-2.yaml")))
+    >>> from itsa import configurations, examples
+    >>> lp = theorem2_lp(configurations(examples.load("example-2")))
     >>> lp.b_star, lp.dual_objective
     (Fraction(3, 2), Fraction(3, 2))
     """

@@ -294,8 +294,8 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> r = search_min_rate(load_instance("instances/homogeneous-U3-V2-t1.yaml"), field=31)
+    >>> from itsa import examples
+    >>> r = search_min_rate(examples.load("homogeneous-U3-V2-t1"), field=31)
     >>> r.rate, r.verdict.ok
     (Fraction(4, 1), True)
     """

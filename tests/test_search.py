@@ -67,13 +67,13 @@ def test_fast_secure_key_not_summing_to_zero():
 
 
 def test_deterministic_for_a_seed():
-    inst = itsa.load_instance("instances/example-1.yaml")
+    inst = itsa.examples.load("example-1")
     a, b = search_min_rate(inst, seed=3), search_min_rate(inst, seed=3)
     assert a.scheme == b.scheme and a.attempts == b.attempts and a.rate == Fraction(2)
 
 
 def test_progress_and_attempts():
-    inst = itsa.load_instance("instances/homogeneous-U3-V2-t1.yaml")
+    inst = itsa.examples.load("homogeneous-U3-V2-t1")
     calls = []
     res = search_min_rate(inst, field=31, progress=lambda done, total: calls.append((done, total)))
     assert res.rate == 4 and calls and all(d <= t for d, t in calls)
@@ -90,13 +90,13 @@ def test_size_limit_refuses():
 
 
 def test_budget_stops_with_reason():
-    inst = itsa.load_instance("instances/homogeneous-U3-V2-t1.yaml")
+    inst = itsa.examples.load("homogeneous-U3-V2-t1")
     res = search_min_rate(inst, field=31, budget=50)
     assert not res.complete and "budget" in res.limit
     assert res.scheme is None or verify(inst, res.scheme).ok
 
 
 def test_bad_arguments():
-    inst = itsa.load_instance("instances/example-1.yaml")
+    inst = itsa.examples.load("example-1")
     with pytest.raises(ValueError):
         search_min_rate(inst, L_values=(3,))
