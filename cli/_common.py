@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import sys
 
@@ -31,6 +32,26 @@ def itsa_errors():
         sys.exit(EXIT_FAILED)
 
 
+class LibraryChoice(click.Choice):
+    """A :class:`click.Choice` over a constant of the library, imported on first use.
+
+    The values stay defined in one place (e.g. ``itsa.quantities.Q_RULES``)
+    while ``itsa --help`` does not import the library.
+    """
+
+    def __init__(self, module: str, name: str):
+        self._where = (module, name)
+        self.case_sensitive = True
+
+    @property
+    def choices(self):
+        module, name = self._where
+        return tuple(getattr(importlib.import_module(module), name))
+
+
+Q_RULE = LibraryChoice("itsa.quantities", "Q_RULES")
+
+
 def load_instance(path):
     """The instance at ``path``, or the shipped example of that name (``itsa examples``)."""
     import itsa
@@ -52,11 +73,6 @@ def console():
     from rich.console import Console
 
     return Console(highlight=False)
-
-
-def fmt_pairs(pairs) -> str:
-    """``{(1,1), (2,1)}`` or ``∅`` for a list of ``(u, v)`` pairs."""
-    return "{" + ", ".join(f"({u},{v})" for u, v in pairs) + "}" if pairs else "∅"
 
 
 

@@ -2,14 +2,14 @@
 
 import click
 
-from ._common import console, echo_json, fmt_pairs, itsa_errors, load_instance, warn
+from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n).")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
+@click.option("--q-rule", type=Q_RULE, default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--corrected/--no-corrected", default=True, show_default=True,
               help="Compute itsa's corrected lower bound (itsa/bounds.py).")
@@ -91,6 +91,7 @@ def _render_lp(out, a) -> None:
 def _render_configurations(out, a) -> None:
     from rich.table import Table
 
+    from itsa.display import users
     from itsa.report import configurations_to_list
 
     table = Table(title="Configurations (u, m, n)")
@@ -99,7 +100,7 @@ def _render_configurations(out, a) -> None:
     for row in configurations_to_list(a):
         table.add_row(str(row["u"]), str(row["m"]), str(row["n"]),
                       str(row["U_mn"]), str(row["F_mn"]),
-                      fmt_pairs(row["D"]), str(len(row["A"])),
+                      users(row["D"]), str(len(row["A"])),
                       str(row["c"]), "yes" if row["critical"] else "")
     out.print(table)
 

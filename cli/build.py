@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, load_instance, warn
+from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
@@ -11,7 +11,7 @@ from ._common import console, echo_json, itsa_errors, load_instance, warn
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=200, show_default=True,
               help="Coefficient draws before giving up.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union", show_default=True)
+@click.option("--q-rule", type=Q_RULE, default="union", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build(path, field, seed, max_tries, q_rule, output, as_json):

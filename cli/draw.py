@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import itsa_errors, load_instance, warn
+from ._common import Q_RULE, LibraryChoice, itsa_errors, load_instance, warn
 
 
 @click.command()
@@ -11,10 +11,10 @@ from ._common import itsa_errors, load_instance, warn
               help="Image to write; the extension (.png or .svg) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")
-@click.option("--layout", type=click.Choice(["radial", "spring"]), default="radial",
+@click.option("--layout", type=LibraryChoice("itsa.draw", "LAYOUTS"), default="radial",
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
+@click.option("--q-rule", type=Q_RULE, default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 def draw(path, output, config, layout, q_rule):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""

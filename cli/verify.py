@@ -2,7 +2,8 @@
 
 import click
 
-from ._common import EXIT_FAILED, console, echo_json, itsa_errors, load_instance, progress_callback, warn
+from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, console, echo_json, itsa_errors,
+                      load_instance, progress_callback, warn)
 
 
 @click.command()
@@ -11,9 +12,9 @@ from ._common import EXIT_FAILED, console, echo_json, itsa_errors, load_instance
               help="Scheme JSON to check; without it the regime's scheme is built first.")
 @click.option("--field", "-q", type=int,
               help="The prime q. With --scheme, re-reads the scheme's integers mod q.")
-@click.option("--engine", type=click.Choice(["auto", "rank", "enumerate"]), default="auto", show_default=True)
+@click.option("--engine", type=LibraryChoice("itsa.verify", "ENGINES"), default="auto", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union", show_default=True)
+@click.option("--q-rule", type=Q_RULE, default="union", show_default=True)
 @click.option("--enum-budget", type=click.IntRange(1), default=None,
               help="Work limit of the enumerate engine (source values x passes; default 2e9).")
 @click.option("--all", "show_all", is_flag=True, help="List every configuration, not only the leaking ones.")
@@ -57,7 +58,7 @@ def render(instance, verdict, show_all: bool) -> None:
     out.print(f"engine: {verdict.engine}" + (f" ({verdict.fallback})" if verdict.fallback else ""))
     bad = [k for k, ok in verdict.correct.items() if not ok]
     out.print("correctness: every server decodes ΣW" if not bad else
-              f"correctness: servers {bad} cannot decode ΣW")
+              f"correctness: server(s) {', '.join(map(str, bad))} cannot decode ΣW")
     out.print(f"security: {verdict.total} configurations (k, m, n), {verdict.trivial} with S_m = ∅, "
               f"{len(verdict.nonzero_leaks)} leaking")
     rows = verdict.leaks if show_all else verdict.nonzero_leaks

@@ -9,10 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from . import display
 from .bounds import corrected_lower_bound
+from .display import Displayable
 from .instance import Instance
 from .lp import LPResult, theorem2_lp
 from .quantities import Configurations, SetQuantities, configurations, set_quantities
+from .typing import Config
 
 REGIMES = ("condition-1", "condition-2", "condition-3", "theorem-2")
 
@@ -25,8 +28,8 @@ class Bound:
     reason: str
 
 
-@dataclass(frozen=True, eq=False)
-class Analysis:
+@dataclass(frozen=True, eq=False, repr=False)
+class Analysis(Displayable):
     """Everything the paper defines for one instance, with its evidence.
 
     Examples
@@ -35,6 +38,14 @@ class Analysis:
     >>> a = analyze(examples.load("example-1"))
     >>> a.e_star, a.a_star, a.regime, a.key_rate_upper.value
     (2, 2, 'condition-2', Fraction(2, 1))
+    >>> a
+    <Analysis example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2>
+    >>> print(a.summary())  # doctest: +ELLIPSIS
+    Analysis: example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2
+      instance                example-1: servers (3, 2, 2), K = 7, M = 4, N = 16
+      S_I                     {(1,3)}
+      S̄                       {(1,1), (1,3), (2,1)}
+    ...
     """
 
     instance: Instance
@@ -69,6 +80,39 @@ class Analysis:
     @property
     def Q(self) -> int:
         return self.sets.Q
+
+    @property
+    def e_star_configuration(self) -> Config:
+        """The first configuration ``(u, m, n)`` (in index order) with ``c_{u,m,n} = e*``."""
+        return self.configurations.where(self.configurations.c == self.e_star)[0]
+
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        return (f"{self.instance.name or 'instance'}: {self.regime}, e* = {self.e_star} at "
+                f"{display.config(self.e_star_configuration)}, a* = {self.a_star}, "
+                f"{_opt(self.key_rate_lower.value)} <= R_ZΣ <= {_opt(self.key_rate_upper.value)}")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        s = self.sets
+        rows = [("instance", self.instance._headline())]
+        rows += s._rows()[:2]
+        rows += [("a*", str(s.a_star)),
+                 ("e*", f"{s.e_star}, attained first at (u,m,n) = "
+                        f"{display.config(self.e_star_configuration)}"),
+                 ("critical (u,m,n)", str(int(self.configurations.critical.sum()))
+                  + " configurations with |A| = |S̄|")]
+        rows += s._rows()[4:]
+        rows += [("regime", f"{self.regime}: {self.regime_reason}"),
+                 ("R_X, R_Y", f">= {self.R_X.value}, optimal (Theorem 1)"),
+                 ("key rate lower (paper)", f"{_opt(self.key_rate_lower_printed.value)}: "
+                                            f"{self.key_rate_lower_printed.reason}"),
+                 ("key rate lower (itsa)", f"{_opt(self.key_rate_lower.value)}: {self.key_rate_lower.reason}"),
+                 ("key rate upper", f"{_opt(self.key_rate_upper.value)}: {self.key_rate_upper.reason}")]
+        if self.lp is not None and self.lp.feasible:
+            rows.append(("Theorem-2 LP", f"b* = {self.lp.b_star}; b = " + ", ".join(
+                f"b{display.user(*self.instance.label(i))} = {v}" for i, v in self.lp.b.items())))
+        rows += [("warning", w) for w in self.instance.outside_assumptions()]
+        return rows
 
 
 def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
@@ -138,3 +182,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
             upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "
                                 f"({u},{m},{n}) has D = K and so a constraint with no variable")
     return Analysis(instance, conf, sets, regime, why, one, one, printed, lower, upper, lp)
+
+
+def _opt(x) -> str:
+    return "unknown" if x is None else str(x)

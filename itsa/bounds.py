@@ -126,12 +126,12 @@ import numpy as np
 from .bitset import members, pack, popcount, union_reduce
 from .instance import Instance
 from .quantities import configurations
+from .typing import Config
 
 LABEL = "itsa finding (not in the paper): corrected converse"
 SCOPE = ("proved for every scheme with X = W + Z and Y_u = Σ_v X_{u,v}, any keys (every linear "
          "scheme itsa verifies, every scheme of the paper); a conjecture for other encoders")
 
-Config = tuple[int, int, int]
 
 
 @dataclass(frozen=True)

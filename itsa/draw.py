@@ -24,6 +24,7 @@ from ._files import atomic_writer
 from .analysis import Analysis
 from .exceptions import InvalidInstance
 from .instance import Instance
+from .typing import Config
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 LAYOUTS = ("radial", "spring")
 FORMATS = ("png", "svg")
 
-Config = tuple[int, int, int]
 
 # Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
 EXPLICIT = "#E69F00"      # user in some S_m
@@ -120,8 +120,7 @@ def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config
 
 def default_config(analysis: Analysis) -> Config:
     """The first configuration ``(u, m, n)``, in index order, with ``c_{u,m,n} = e*``."""
-    conf = analysis.configurations
-    return conf.where(conf.c == analysis.e_star)[0]
+    return analysis.e_star_configuration
 
 
 def instance_figure(analysis: Analysis, config: str | Config | None = None,

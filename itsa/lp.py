@@ -22,8 +22,8 @@ import numpy as np
 from .bitset import members, unpack
 from .exceptions import VerificationError
 from .quantities import Configurations
+from .typing import Config
 
-Config = tuple[int, int, int]
 LP_SOLVERS = ("highs", "cbc")
 
 

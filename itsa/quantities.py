@@ -7,12 +7,13 @@ code path serves every ``K``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .bitset import n_words, pack, popcount, union_reduce, unpack
+from .display import Displayable
 from .exceptions import InvalidInstance
 from .instance import Instance
 
@@ -72,9 +73,21 @@ class Configurations:
         return union_reduce(self.D[mask])
 
 
-@dataclass(frozen=True)
-class SetQuantities:
-    """``S_I``, ``S̄``, ``a*``, ``e*``, ``Q_1``, ``Q_2`` and ``Q`` (bitmasks)."""
+@dataclass(frozen=True, repr=False)
+class SetQuantities(Displayable):
+    """``S_I``, ``S̄``, ``a*``, ``e*``, ``Q_1``, ``Q_2`` and ``Q`` (bitmasks).
+
+    ``instance`` (not compared) lets the sets print as ``(u, v)`` users.
+
+    Examples
+    --------
+    >>> from itsa import configurations, examples
+    >>> s = set_quantities(configurations(examples.example1()))
+    >>> s
+    <SetQuantities a* = 2, e* = 2, S_I = {(1,3)}, S̄ = {(1,1), (1,3), (2,1)}, Q = ∅ (union rule)>
+    >>> s.S_I                  # a bitmask: user (1,3) is bit 2
+    4
+    """
 
     S_I: int
     S_bar: int
@@ -84,6 +97,20 @@ class SetQuantities:
     Q2: int
     Q: int
     q_rule: str
+    instance: Instance | None = field(default=None, compare=False)
+
+    def _set(self, mask: int) -> str:
+        return self.instance.describe(mask) if self.instance is not None else bin(mask)
+
+    def _headline(self) -> str:
+        return (f"a* = {self.a_star}, e* = {self.e_star}, S_I = {self._set(self.S_I)}, "
+                f"S̄ = {self._set(self.S_bar)}, Q = {self._set(self.Q)} ({self.q_rule} rule)")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [("S_I", self._set(self.S_I)), ("S̄", self._set(self.S_bar)),
+                ("a*", str(self.a_star)), ("e*", str(self.e_star)),
+                ("Q_1", self._set(self.Q1)), ("Q_2", self._set(self.Q2)),
+                (f"Q ({self.q_rule} rule)", self._set(self.Q))]
 
 
 def check_size(instance: Instance) -> None:
@@ -155,4 +182,4 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     Q1 = conf.union_of_D(conf.critical)
     Q2 = conf.union_of_D(conf.c == e_star)
     Q = (Q1 | Q2 if Q1 else 0) if q_rule == "union" else Q1 & Q2
-    return SetQuantities(conf.S_I, conf.S_bar, a_star, e_star, Q1, Q2, Q, q_rule)
+    return SetQuantities(conf.S_I, conf.S_bar, a_star, e_star, Q1, Q2, Q, q_rule, conf.instance)

@@ -38,7 +38,6 @@ on ``instances/audit/fractional-optimum.yaml``, where scalar keys need 2).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations_with_replacement
@@ -54,13 +53,13 @@ from .instance import Instance
 from .quantities import configurations
 from .scheme import Scheme
 from .verify import Verdict, verify
+from .typing import Progress
 
 #: Refuse instances with more source symbols than this (``K·L + d``).
 MAX_SOURCE_DIM = 60
 #: Default budget: candidate schemes drawn in all.
 DEFAULT_BUDGET = 20_000
 
-Progress = Callable[[int, int], None] | None
 
 
 @dataclass(frozen=True)
@@ -252,7 +251,7 @@ def _supports(instance: Instance, rng_seed: str, n_random: int,
 
 
 def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
-                    L_values: tuple[int, ...] = (1, 2), tries: int = 4, progress: Progress = None,
+                    L_values: tuple[int, ...] = (1, 2), tries: int = 4, progress: Progress | None = None,
                     n_random_supports: int = 4, budget: int = DEFAULT_BUDGET,
                     all_supports_up_to: int = 6, max_patterns: int = 400,
                     pattern_tries: int = 2) -> SearchResult:

@@ -22,20 +22,25 @@ recoverable from ``view_k``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
+from . import display
 from .bitset import members
+from .display import Displayable
 from .exceptions import InvalidInstance
 from .instance import Instance
 from .linalg import Matrices
 from .scheme import Scheme
+from .typing import Progress
 
 ENGINES = ("auto", "rank", "enumerate")
+#: Leaks listed by :meth:`Verdict.summary` before "… N in all".
+SHOWN_LEAKS = 10
 #: ``auto`` enumerates when there are at most this many source values ...
 AUTO_MAX_SOURCE = 100_000
 #: ... and at most this much work (source values x histogram passes).
@@ -45,7 +50,6 @@ ENUM_MAX_SOURCE = 50_000_000
 #: ``enumerate`` refuses more work than this (source values x passes).
 ENUM_BUDGET = 2 * 10**9
 
-Progress = Callable[[int, int], None] | None
 
 
 @dataclass(frozen=True)
@@ -75,8 +79,8 @@ class Leak:
         return self.symbols == 0
 
 
-@dataclass(frozen=True)
-class Verdict:
+@dataclass(frozen=True, repr=False)
+class Verdict(Displayable):
     """Outcome of :func:`verify`.
 
     Attributes
@@ -128,6 +132,30 @@ class Verdict:
     def total(self) -> int:
         return len(self.leaks) + self.trivial
 
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        status = "ok" if self.ok else "FAILS"
+        return (f"{status}: rate {self.scheme.rate} over F_{self.scheme.field}, {self.engine} engine, "
+                f"{self.checked} configurations checked, {len(self.nonzero_leaks)} leaking")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        sch = self.scheme
+        wrong = [k for k, ok in self.correct.items() if not ok]
+        rows = [("scheme", f"F_{sch.field}, L = {sch.L}, {sch.key_symbols} key symbols, "
+                           f"construction {sch.construction or 'not given'}"),
+                ("correctness", "every server decodes ΣW" if not wrong else
+                 "ΣW not decodable at server(s) " + ", ".join(map(str, wrong))),
+                ("security", f"{self.checked} configurations (k,m,n) checked, {self.trivial} with "
+                             f"S_m = ∅, {len(self.nonzero_leaks)} leaking")]
+        for lk in self.nonzero_leaks[:SHOWN_LEAKS]:
+            value = lk.symbols if lk.exact else f"≈ {lk.approx:.6g}"
+            rows.append((f"leak {display.config((lk.k, lk.m, lk.n))}", f"{value} q-ary symbols"))
+        if len(self.nonzero_leaks) > SHOWN_LEAKS:
+            rows.append(("leaks", f"… {len(self.nonzero_leaks)} in all"))
+        if self.fallback:
+            rows.append(("engine", self.fallback))
+        return rows
+
     def leak(self, k: int, m: int, n: int) -> Leak | None:
         """The entry of configuration ``(k, m, n)``, ``None`` if trivial."""
         for lk in self.leaks:
@@ -138,7 +166,7 @@ class Verdict:
 
 # ---------------------------------------------------------------------------
 def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
-           progress: Progress = None, *, rank_backend: str = "flint",
+           progress: Progress | None = None, *, rank_backend: str = "flint",
            enum_budget: int | None = None) -> Verdict:
     """Check a scheme's correctness and all security constraints exactly.
 
@@ -197,6 +225,8 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     >>> v = verify(inst, s)
     >>> v.engine, v.ok, v.checked
     ('enumerate', True, 3)
+    >>> v
+    <Verdict ok: rate 2 over F_3, enumerate engine, 3 configurations checked, 0 leaking>
     >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").nonzero_leaks[0]
     Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
@@ -267,7 +297,7 @@ def _exact(v: int) -> tuple[Fraction, float]:
 
 # ---------------------------------------------------------------------------
 # rank engine
-def _rank_engine(plan: _Plan, progress: Progress, backend: str):
+def _rank_engine(plan: _Plan, progress: Progress | None, backend: str):
     """``I(A;B|C) = rk(B·N_C) - rk(B·N_{AC})`` with ``N_X`` a kernel basis of ``X``.
 
     This is ``rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` rewritten with
@@ -501,7 +531,7 @@ def _cmi(sabc, sc, sac, sbc, q: int, samples: int) -> tuple[Fraction | None, flo
     return Fraction(coef.get(q, 0), samples), approx
 
 
-def _enum_engine(plan: _Plan, progress: Progress):
+def _enum_engine(plan: _Plan, progress: Progress | None):
     inst, sch = plan.inst, plan.sch
     q, ns, U = sch.field, plan.samples, inst.U
     total = 1 + plan.n_configs
