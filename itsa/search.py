@@ -6,9 +6,19 @@ scalar (``L = 1``) first, then ``L = 2`` for rates below the best scalar one.
 Every candidate passes a fast exact pre-filter (the group-rank criterion of
 :mod:`itsa.bounds`) and then :func:`itsa.verify.verify` (rank engine); only
 schemes that verify are returned. The first verified ``d`` is the smallest
-the search found; it is an *upper* bound on the optimal rate. A failure to
-find a scheme at some ``d`` proves nothing (generic draws over a few shapes,
-over one field): the result says so (``exhaustive`` is always ``False``).
+the search found; it is an *upper* bound on the optimal rate.
+
+A level ``(L, d)`` small enough (at most ``enumerate_up_to`` key
+assignments, see :func:`every_key`) is first searched *completely*: every
+linear key assignment with ``ΣZ = 0``. Otherwise a failure to find a scheme
+at that level proves nothing (generic draws over a few shapes, over one
+field). ``SearchResult.exhaustive`` is ``True`` exactly when every level below
+the result was searched completely.
+
+The search is three parts: shape generators (:func:`_shapes_L1`,
+:func:`_shapes_L2`, :func:`_column_shapes`), one candidate runner
+(:class:`_Runner`: pre-filter, verify, budget) and the level loop
+(:class:`_Levels` and :func:`search_min_rate`).
 
 Shapes (``L = 1``), each drawn ``tries`` times with
 ``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``:
@@ -40,11 +50,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations_with_replacement
+from collections.abc import Callable, Iterator
+from itertools import combinations_with_replacement, product
 from math import comb
 
 import flint
 
+from . import display
 from .bitset import members
 from .bounds import structures
 from .exceptions import InvalidInstance, ItsaError
@@ -59,6 +71,8 @@ from .typing import Progress
 MAX_SOURCE_DIM = 60
 #: Default budget: candidate schemes drawn in all.
 DEFAULT_BUDGET = 20_000
+#: Default ``enumerate_up_to``: levels with at most this many key assignments are searched completely.
+DEFAULT_ENUMERATE = 1_000
 
 
 
@@ -79,11 +93,13 @@ class SearchResult:
 
     ``scheme`` is the best verified scheme (``None`` if none was found) with
     ``verdict`` its passing :class:`~itsa.verify.Verdict` and ``rate`` its
-    exact rate. ``attempts`` lists every ``(L, d, shape)`` cell tried;
+    exact rate. ``attempts`` lists every ``(L, d, shape)`` cell tried
+    (``every-key``: the complete enumeration of a small level);
     ``candidates`` counts the schemes drawn, ``prefiltered`` those that passed
     the fast criterion, ``verified`` those that :func:`verify` then accepted.
-    ``exhaustive`` is ``False``: the search is bounded (generic draws over a
-    list of shapes), so a missing scheme at some rate proves nothing.
+    ``exhaustive`` is ``True`` when every level tried below the result had
+    every candidate tried (so no linear scheme with those ``L`` over ``F_q``
+    has a smaller rate); otherwise a missing scheme at some rate proves nothing.
     ``complete`` says every planned cell was tried; otherwise ``limit`` says
     which limit stopped the search.
     """
@@ -234,13 +250,12 @@ def _supports(instance: Instance, rng_seed: str, n_random: int,
         add(base_name, base)
         for x in allu:
             if x not in base:
-                u, v = instance.label(x)
-                add(f"{base_name}+({u},{v})", base + [x])
+                add(f"{base_name}+{display.user(*instance.label(x))}", base + [x])
     if K <= all_supports_up_to:
         rest = [m for m in range(1, 1 << K) if m.bit_count() >= 2]
         rest.sort(key=lambda m: (-m.bit_count(), m))
         for m in rest:
-            add("{" + ",".join(f"({u},{v})" for u, v in instance.labels(m)) + "}", members(m))
+            add(display.users(instance.labels(m), sep=","), members(m))
         return out
     rng = random.Random(f"{rng_seed}:supports")
     for j in range(n_random):
@@ -250,11 +265,211 @@ def _supports(instance: Instance, rng_seed: str, n_random: int,
     return out
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """One cell of a level: ``draws`` seeded draws of ``make(rng)`` (keys, or ``None`` to skip).
+
+    ``complete`` says these draws are every candidate of the level.
+    """
+
+    name: str
+    draws: int
+    make: Callable[[random.Random], dict | None]
+    complete: bool = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the shape generators need to know about one search."""
+
+    instance: Instance
+    field: int
+    seed: int
+    supports: list[tuple[str, list[int]]]
+    sbar: frozenset[int]
+    tries: int
+    n_random_supports: int
+    max_patterns: int
+    pattern_tries: int
+
+
+def _support_masks(K: int) -> list[int] | None:
+    """Every support of at least two users, listed only for small ``K`` (``2^K`` masks)."""
+    return [m for m in range(1, 1 << K) if m.bit_count() >= 2] if K <= 20 else None
+
+
+def _random_support(rng: random.Random, K: int, masks: list[int] | None) -> int:
+    if masks is not None:
+        return rng.choice(masks)
+    while True:
+        m = rng.randrange(1, 1 << K)
+        if m.bit_count() >= 2:
+            return m
+
+
+def _column_shapes(plan: _Plan, d: int) -> list[_Shape]:
+    """Scalar shapes with one support per key symbol: all multisets if few, else a seeded sample."""
+    inst, K = plan.instance, plan.instance.K
+    masks = _support_masks(K)
+    n = (1 << K) - 1 - K
+    if comb(n + d - 1, d) <= plan.max_patterns:
+        pats = list(combinations_with_replacement(masks, d))
+    else:
+        rng = random.Random(f"{plan.seed}:1:{d}:column-patterns")
+        seen: set[tuple[int, ...]] = set()
+        pats = []
+        while len(pats) < plan.max_patterns:
+            pat = tuple(sorted(_random_support(rng, K, masks) for _ in range(d)))
+            if pat not in seen:
+                seen.add(pat)
+                pats.append(pat)
+    out = []
+    for pat in pats:
+        if len(set(pat)) == 1:
+            continue        # one common support: already a support shape
+        name = "columns:" + "|".join(display.users(inst.labels(m), sep=",") for m in pat)
+        out.append(_Shape(name, plan.pattern_tries,
+                          (lambda pat: lambda rng: _columns(rng, plan.field, d, pat))(pat)))
+    return out
+
+
+def _shapes_L1(plan: _Plan, d: int) -> list[_Shape]:
+    """Scalar (``L = 1``) shapes for ``d`` key symbols: supports, then column patterns."""
+    if d == 0:
+        return [_Shape("zero", 1, lambda rng: {}, complete=True)]     # the only candidate
+    out = [_Shape(name, plan.tries, (lambda sup: lambda rng: _generic(rng, plan.field, 1, d, sup))(sup))
+           for name, sup in plan.supports]
+    if d >= 2:
+        out += _column_shapes(plan, d)
+    return out
+
+
+def _shapes_L2(plan: _Plan, d: int) -> list[_Shape]:
+    """``L = 2`` shapes for ``d`` key symbols: full-rank, rank-1 and private-symbol keys."""
+    inst, q, out = plan.instance, plan.field, []
+
+    def shape(name, sup, rank1=frozenset(), private=False, absorber=None):
+        out.append(_Shape(name, plan.tries,
+                          lambda rng: _generic(rng, q, 2, d, sup, rank1, private, absorber)))
+
+    for name, sup in plan.supports:
+        shape(f"{name}/full", sup)
+        outside = frozenset(i for i in sup if i not in plan.sbar)
+        if outside:
+            shape(f"{name}/rank1-outside-S̄", sup, outside)
+            shape(f"{name}/private-outside-S̄", sup, outside, True)
+        for i in sup:
+            who = display.user(*inst.label(i))
+            shape(f"{name}/rank1-{who}", sup, frozenset([i]))
+            if len(sup) > 2:
+                shape(f"{name}/rank1-all-but-{who}", sup, frozenset(sup) - {i}, False, i)
+    rng = random.Random(f"{plan.seed}:2:{d}:rank1-subsets")
+    for j in range(plan.n_random_supports):
+        name, sup = plan.supports[rng.randrange(len(plan.supports))]
+        sub = frozenset(i for i in sup if rng.random() < 0.5)
+        if sub:
+            shape(f"{name}/rank1-random#{j}", sup, sub)
+    return out
+
+
+def every_key(K: int, q: int, L: int, d: int) -> Iterator[dict[int, list[list[int]]]]:
+    """Every key assignment with ``ΣZ = 0``: users ``0..K-2`` free, user ``K-1`` absorbs ``-Σ``.
+
+    Every correct linear scheme has ``ΣZ = 0`` (a server's only combination of
+    its view with ``ΣW`` in it is the sum of all messages), so this is every
+    correct linear scheme with these ``L`` and ``d``: ``q^((K-1)·L·d)`` of them.
+
+    >>> len(list(every_key(3, 2, 1, 1)))
+    4
+    """
+    size = L * d
+    for flat in product(range(q), repeat=(K - 1) * size):
+        keys = {i: [list(flat[i * size + l * d:i * size + (l + 1) * d]) for l in range(L)]
+                for i in range(K - 1)}
+        keys[K - 1] = [[-sum(keys[i][l][c] for i in range(K - 1)) % q for c in range(d)]
+                       for l in range(L)]
+        yield keys
+
+
+def _draws(shape: _Shape, seed: int, L: int, d: int) -> Iterator[dict | None]:
+    """The seeded draws of one cell: ``random.Random(f"{seed}:{L}:{d}:{name}:{t}")``."""
+    for t in range(shape.draws):
+        yield shape.make(random.Random(f"{seed}:{L}:{d}:{shape.name}:{t}"))
+
+
+class _Runner:
+    """Runs candidates through the fast criterion, then the verifier; counts and stops at the budget."""
+
+    def __init__(self, instance: Instance, field: int, seed: int, budget: int):
+        self.instance, self.field, self.seed, self.budget = instance, field, seed, budget
+        self.checker = _Checker(instance, field)
+        self.candidates = self.prefiltered = self.verified = 0
+        self.limit: str | None = None
+
+    def run(self, L: int, d: int, name: str, candidates) -> tuple[Scheme, Verdict] | None:
+        """The first candidate that verifies, or ``None`` (``limit`` set if the budget ran out)."""
+        for keys in candidates:
+            if keys is None:
+                continue
+            if self.candidates >= self.budget:
+                self.limit = f"budget of {self.budget} candidate schemes reached"
+                return None
+            self.candidates += 1
+            if not self.checker.secure(keys, L, d):
+                continue
+            self.prefiltered += 1
+            scheme = Scheme(self.field, L, d, keys, construction=f"search:{name}", seed=self.seed)
+            verdict = verify(self.instance, scheme, engine="rank")
+            if verdict.ok:
+                self.verified += 1
+                return scheme, verdict
+        return None
+
+
+@dataclass
+class _Levels:
+    """The level loop's record: attempts, levels tried, completeness, progress."""
+
+    progress: Progress | None
+    attempts: list[Attempt] = field(default_factory=list)
+    d_tried: dict[int, list[int]] = field(default_factory=dict)
+    complete: list[bool] = field(default_factory=list)     # one per level without a find
+    done: int = 0
+
+    def level(self, runner: _Runner, L: int, d: int, shapes: list[_Shape], every, planned: int):
+        """Search one ``(L, d)`` level; return ``(scheme, verdict, shape name)`` or ``None``.
+
+        ``every`` (all candidates of the level, or ``None`` if too many) runs
+        first; a level with it that finds nothing is complete.
+        """
+        self.d_tried.setdefault(L, []).append(d)
+        cells = ([("every-key", every, None, True)] if every is not None else []) + [
+            (sh.name, _draws(sh, runner.seed, L, d), sh.draws, sh.complete) for sh in shapes]
+        for name, candidates, draws, complete in cells:
+            before = runner.candidates
+            res = runner.run(L, d, name, candidates)
+            self.done += 1
+            if self.progress:
+                self.progress(self.done, max(planned, self.done))
+            self.attempts.append(Attempt(L, d, name, draws if draws is not None
+                                         else runner.candidates - before, res is not None))
+            if res is not None:
+                return res[0], res[1], name
+            if runner.limit:
+                break
+            if complete:                 # every candidate tried: nothing at this level
+                self.complete.append(True)
+                return None
+        self.complete.append(False)
+        return None
+
+
 def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
-                    L_values: tuple[int, ...] = (1, 2), tries: int = 4, progress: Progress | None = None,
-                    n_random_supports: int = 4, budget: int = DEFAULT_BUDGET,
-                    all_supports_up_to: int = 6, max_patterns: int = 400,
-                    pattern_tries: int = 2) -> SearchResult:
+                    L_values: tuple[int, ...] = (1, 2), tries: int = 4,
+                    progress: Progress | None = None, n_random_supports: int = 4,
+                    budget: int = DEFAULT_BUDGET, all_supports_up_to: int = 6,
+                    max_patterns: int = 400, pattern_tries: int = 2,
+                    enumerate_up_to: int = DEFAULT_ENUMERATE) -> SearchResult:
     """Smallest-rate verified scheme found by a bounded, seeded search.
 
     Parameters
@@ -272,7 +487,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
         the best scalar rate (or below ``max_symbols + 1`` if none was found).
     tries : int
         Draws per ``(L, d, shape)`` cell.
-    progress : callable(done, total), optional
+    progress : Progress, optional
         Called after each cell; ``total`` is the planned number of cells.
     n_random_supports : int
         Random supports added to the fixed list (when ``K > all_supports_up_to``).
@@ -285,6 +500,17 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
         ``pattern_tries`` times.
     budget : int
         Stop after this many candidate schemes (``limit`` says so).
+    enumerate_up_to : int
+        A level with at most this many key assignments (``q^((K-1)·L·d)``,
+        see :func:`every_key`) is searched completely, before any shape.
+
+    Returns
+    -------
+    SearchResult
+        ``exhaustive`` is ``True`` when every level below the result (every
+        ``(L, d)`` tried with ``d/L`` below the returned rate) had every one
+        of its candidates tried: no linear scheme with those ``L`` over
+        ``F_q`` has a smaller rate.
 
     Raises
     ------
@@ -295,8 +521,11 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     --------
     >>> from itsa import examples
     >>> r = search_min_rate(examples.load("homogeneous-U3-V2-t1"), field=31)
-    >>> r.rate, r.verdict.ok
-    (Fraction(4, 1), True)
+    >>> r.rate, r.verdict.ok, r.exhaustive
+    (Fraction(4, 1), True, False)
+    >>> small = search_min_rate(examples.load("audit/fractional-optimum"), field=2, L_values=(1,))
+    >>> small.rate, small.exhaustive         # over F_2 every scalar key with rate < 2 was tried
+    (Fraction(2, 1), True)
     """
     K = instance.K
     if any(L not in (1, 2) for L in L_values) or not L_values:
@@ -311,146 +540,39 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     problem = field_problem(field)
     if problem:
         raise InvalidInstance(problem)
-    checker = _Checker(instance, field)
-    supports = _supports(instance, f"{seed}", n_random_supports, all_supports_up_to)
-    conf = configurations(instance)
-    sbar = set(members(conf.S_bar))
+    plan = _Plan(instance, field, seed, _supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
+                 frozenset(members(configurations(instance).S_bar)), tries, n_random_supports,
+                 max_patterns, pattern_tries)
+    runner, levels = _Runner(instance, field, seed, budget), _Levels(progress)
 
-    # Supports of >= 2 users; listed only for small K (2^K masks), sampled beyond.
-    support_masks = [m for m in range(1, 1 << K) if m.bit_count() >= 2] if K <= 20 else None
+    def every(L, d):
+        small = d > 0 and field ** ((K - 1) * L * d) <= enumerate_up_to
+        return every_key(K, field, L, d) if small else None
 
-    def random_support(rng):
-        if support_masks is not None:
-            return rng.choice(support_masks)
-        while True:
-            m = rng.randrange(1, 1 << K)
-            if m.bit_count() >= 2:
-                return m
-
-    def column_patterns(d):
-        """Column supports for d key symbols: all multisets if few, else a seeded sample."""
-        n = (1 << K) - 1 - K
-        total = comb(n + d - 1, d)
-        if total <= max_patterns:
-            pats = list(combinations_with_replacement(support_masks, d))
-        else:
-            rng = random.Random(f"{seed}:1:{d}:column-patterns")
-            seen = set()
-            pats = []
-            while len(pats) < max_patterns:
-                pat = tuple(sorted(random_support(rng) for _ in range(d)))
-                if pat not in seen:
-                    seen.add(pat)
-                    pats.append(pat)
-        out = []
-        for pat in pats:
-            if len(set(pat)) == 1:
-                continue        # one common support: already a support shape
-            name = "columns:" + "|".join(
-                "{" + ",".join(f"({u},{v})" for u, v in instance.labels(m)) + "}" for m in pat)
-            out.append((name, (lambda pat: lambda rng: _columns(rng, field, d, pat))(pat)))
-        return out
-
-    def shapes_L1(d):
-        if d == 0:
-            return [("zero", lambda rng: {})]
-        out = [(name, (lambda sup: lambda rng: _generic(rng, field, 1, d, sup))(sup))
-               for name, sup in supports]
-        if d >= 2:
-            out += column_patterns(d)
-        return out
-
-    def shapes_L2(d):
-        out = []
-
-        def mk(sup, rank1, private, absorber=None):
-            return lambda rng: _generic(rng, field, 2, d, sup, rank1, private, absorber)
-
-        for name, sup in supports:
-            out.append((f"{name}/full", mk(sup, frozenset(), False)))
-            outside = frozenset(i for i in sup if i not in sbar)
-            if outside:
-                out.append((f"{name}/rank1-outside-S̄", mk(sup, outside, False)))
-                out.append((f"{name}/private-outside-S̄", mk(sup, outside, True)))
-            for i in sup:
-                u, v = instance.label(i)
-                out.append((f"{name}/rank1-({u},{v})", mk(sup, frozenset([i]), False)))
-                if len(sup) > 2:
-                    out.append((f"{name}/rank1-all-but-({u},{v})",
-                                mk(sup, frozenset(sup) - {i}, False, i)))
-        rng = random.Random(f"{seed}:2:{d}:rank1-subsets")
-        for j in range(n_random_supports):
-            name, sup = supports[rng.randrange(len(supports))]
-            sub = frozenset(i for i in sup if rng.random() < 0.5)
-            if sub:
-                out.append((f"{name}/rank1-random#{j}", mk(sup, sub, False)))
-        return out
-
-    attempts: list[Attempt] = []
-    counts = {"cand": 0, "pre": 0, "ver": 0}
-    d_tried: dict[int, list[int]] = {}
-    best: tuple | None = None
-    limit = None
-    done = 0
-
-    def run_cell(L, d, name, draw):
-        nonlocal limit
-        n_draws = 1 if d == 0 else (pattern_tries if name.startswith("columns:") else tries)
-        for t in range(n_draws):
-            keys = draw(random.Random(f"{seed}:{L}:{d}:{name}:{t}"))
-            if keys is None:
-                continue
-            if counts["cand"] >= budget:
-                limit = f"budget of {budget} candidate schemes reached"
-                return None
-            counts["cand"] += 1
-            if not checker.secure(keys, L, d):
-                continue
-            counts["pre"] += 1
-            scheme = Scheme(field, L, d, keys, construction=f"search:{name}", seed=seed)
-            verdict = verify(instance, scheme, engine="rank")
-            if verdict.ok:
-                counts["ver"] += 1
-                return scheme, verdict
-        return None
-
-    def run_level(L, d, shapes, planned):
-        nonlocal done
-        d_tried.setdefault(L, []).append(d)
-        for name, draw in shapes:
-            res = run_cell(L, d, name, draw)
-            done += 1
-            if progress:
-                progress(done, max(planned, done))
-            attempts.append(Attempt(L, d, name, 1 if d == 0 else tries, res is not None))
-            if res is not None:
-                return res[0], res[1], name
-            if limit:
-                return None
-        return None
-
+    best = None
     if 1 in L_values:
-        levels = [(d, shapes_L1(d)) for d in range(0, max_d + 1)]
-        planned = sum(len(sh) for _, sh in levels)
-        for d, shapes in levels:
-            best = run_level(1, d, shapes, planned)
-            if best or limit:
+        todo = [(d, _shapes_L1(plan, d)) for d in range(0, max_d + 1)]
+        planned = sum(len(sh) + (every(1, d) is not None) for d, sh in todo)
+        for d, shapes in todo:
+            best = levels.level(runner, 1, d, shapes, every(1, d), planned)
+            if best or runner.limit:
                 break
-    if 2 in L_values and not limit:
+    if 2 in L_values and not runner.limit:
         top = best[0].rate if best else Fraction(max_d + 1)
-        levels = [(d, shapes_L2(d)) for d in range(1, 2 * max_d + 2) if Fraction(d, 2) < top]
-        planned = done + sum(len(sh) for _, sh in levels)
-        for d, shapes in levels:
-            found = run_level(2, d, shapes, planned)
+        todo = [(d, _shapes_L2(plan, d)) for d in range(1, 2 * max_d + 2) if Fraction(d, 2) < top]
+        planned = levels.done + sum(len(sh) + (every(2, d) is not None) for d, sh in todo)
+        for d, shapes in todo:
+            found = levels.level(runner, 2, d, shapes, every(2, d), planned)
             if found:
                 best = found
-                break
-            if limit:
+            if found or runner.limit:
                 break
     scheme, verdict, shape = best if best else (None, None, None)
+    exhaustive = runner.limit is None and all(levels.complete)
     return SearchResult(field, seed, scheme, scheme.rate if scheme else None, verdict, shape,
-                        tuple(L_values), {L: tuple(v) for L, v in d_tried.items()}, tuple(attempts),
-                        counts["cand"], counts["pre"], counts["ver"], False, limit is None, limit)
+                        tuple(L_values), {L: tuple(v) for L, v in levels.d_tried.items()},
+                        tuple(levels.attempts), runner.candidates, runner.prefiltered, runner.verified,
+                        exhaustive, runner.limit is None, runner.limit)
 
 
 def _columns(rng, q, d, pattern):

@@ -1,6 +1,7 @@
 """The bounded scheme search (itsa/search.py): every returned scheme verifies,
 determinism, limits, progress, and the fast criterion agrees with verify."""
 
+import itertools
 import random
 from fractions import Fraction
 
@@ -23,8 +24,10 @@ def test_returned_scheme_verifies(inst, q):
     assert res.found                          # d = K-1 is always reachable
     assert verify(inst, res.scheme, engine="rank").ok
     assert res.rate == res.scheme.rate <= inst.K - 1
-    assert res.exhaustive is False and res.complete and res.limit is None
+    assert res.complete and res.limit is None
     assert res.verified >= 1 and res.prefiltered >= res.verified
+    if res.rate == 0:
+        assert res.exhaustive                  # nothing lies below rate 0
 
 
 @settings(max_examples=150, deadline=None, derandomize=True,
@@ -64,6 +67,30 @@ def test_fast_secure_key_not_summing_to_zero():
     assert [(lk.k, lk.symbols) for lk in verdict.nonzero_leaks] == [(1, 1), (2, 1), (3, 1)]
     assert not any(verdict.correct.values())
     assert fast_secure(inst, sch) is False
+
+
+def _any_scalar_scheme(inst, q, d):
+    """Brute force, independent of the search: some key assignment (any, ΣZ free) that verifies."""
+    for flat in itertools.product(range(q), repeat=inst.K * d):
+        keys = {i: [list(flat[i * d:(i + 1) * d])] for i in range(inst.K)}
+        if verify(inst, Scheme(q, 1, d, keys), engine="rank").ok:
+            return True
+    return False
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(instances(max_users=4))
+def test_exhaustive_means_no_smaller_scalar_scheme(inst):
+    res = search_min_rate(inst, field=2, L_values=(1,), enumerate_up_to=10**4)
+    assert res.exhaustive and res.found
+    assert not any(_any_scalar_scheme(inst, 2, d) for d in range(int(res.rate)))
+
+
+def test_exhaustive_false_when_levels_were_only_sampled():
+    res = search_min_rate(itsa.examples.load("homogeneous-U3-V2-t1"), field=31, L_values=(1,))
+    assert res.rate == 4 and not res.exhaustive
+    assert all(a.shape != "every-key" for a in res.attempts)
 
 
 def test_deterministic_for_a_seed():
