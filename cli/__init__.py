@@ -30,7 +30,7 @@ class _LazyGroup(click.Group):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="itsa")
+@click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation: analyse, build, verify, audit.
 

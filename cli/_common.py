@@ -11,6 +11,8 @@ import click
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+#: Line width of piped output: wide enough that nothing wraps.
+PIPE_WIDTH = 10_000
 
 
 @contextlib.contextmanager
@@ -52,6 +54,26 @@ class LibraryChoice(click.Choice):
 Q_RULE = LibraryChoice("itsa.quantities", "Q_RULES")
 
 
+class WholeNumber(click.ParamType):
+    """A whole number ``>= 1``, also written ``2e9`` or ``2_000_000_000``."""
+
+    name = "N"
+
+    def convert(self, value, param, ctx):
+        from decimal import Decimal, InvalidOperation
+
+        if isinstance(value, int):
+            number = Decimal(value)
+        else:
+            try:
+                number = Decimal(str(value).replace("_", ""))
+            except InvalidOperation:
+                number = None
+        if number is None or not number.is_finite() or number != number.to_integral_value() or number < 1:
+            self.fail(f"{value!r} is not a whole number >= 1 (e.g. 2000000000 or 2e9)", param, ctx)
+        return int(number)
+
+
 def load_instance(path):
     """The instance at ``path``, or the shipped example of that name (``itsa examples``)."""
     import itsa
@@ -70,10 +92,17 @@ def warn(lines) -> None:
 
 
 def console():
+    """The stdout console: wrapped to the terminal, or not wrapped at all when piped.
+
+    Piped output keeps every file path and line whole (no wrapping at 80
+    columns), so scripts can grep it.
+    """
     from rich.console import Console
 
-    return Console(highlight=False)
-
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out = Console(highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+    return out
 
 
 @contextlib.contextmanager

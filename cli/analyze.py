@@ -14,7 +14,13 @@ from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, war
 @click.option("--corrected/--no-corrected", default=True, show_default=True,
               help="Compute itsa's corrected lower bound (itsa/bounds.py).")
 def analyze(path, as_json, detail, q_rule, corrected):
-    """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP."""
+    """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.
+
+    PATH is an instance file or a shipped example (itsa examples). A
+    configuration (u,m,n) is critical when it covers all of S̄
+    (|A_(u,m,n)| = |S̄|); Q_1 and the Theorem-2 LP are built from the critical
+    ones. The configuration that attains e* is named. Model: docs/model.md.
+    """
     import itsa
     from itsa.report import analysis_to_dict
 
@@ -32,6 +38,8 @@ def analyze(path, as_json, detail, q_rule, corrected):
 def render(a, detail: bool) -> None:
     from rich.table import Table
 
+    from itsa.display import config
+
     inst, s = a.instance, a.sets
     out = console()
     summary = Table(title=f"itsa analyze: {inst.name or 'instance'}", show_header=False)
@@ -42,7 +50,8 @@ def render(a, detail: bool) -> None:
         ("U, K, M, N", f"{inst.U}, {inst.K}, {inst.M}, {inst.N}"),
         ("|S̄|", str(s.S_bar.bit_count())),
         ("a*", str(s.a_star)),
-        ("e*", str(s.e_star)),
+        ("e*", f"{s.e_star}, attained first at (u,m,n) = {config(a.e_star_configuration)}"),
+        ("critical (u,m,n)", f"{int(a.configurations.critical.sum())} with |A_(u,m,n)| = |S̄|"),
         ("regime", f"{a.regime}: {a.regime_reason}"),
         ("R_X, R_Y", ">= 1, optimal (Theorem 1)"),
         ("key rate lower (paper)", f"{a.key_rate_lower_printed.value}  ({a.key_rate_lower_printed.reason})"),
@@ -69,9 +78,11 @@ def render(a, detail: bool) -> None:
 def _render_lp(out, a) -> None:
     from rich.table import Table
 
+    from itsa.display import config, user
+
     inst, lp = a.instance, a.lp
     if not lp.feasible:
-        out.print(f"[bold red]Theorem-2 LP infeasible[/]: configuration {lp.empty_constraint} "
+        out.print(f"[bold red]Theorem-2 LP infeasible[/]: configuration {config(lp.empty_constraint)} "
                   "gives a constraint with no variable (D = K); b* and the upper bound are unknown.")
         return
     title = (f"Theorem-2 LP: b* = {lp.b_star} (certified: primal and dual feasible, "
@@ -80,12 +91,21 @@ def _render_lp(out, a) -> None:
     for col in ("constraint Σ b >= 1 over", "configurations (u,m,n)", "slack", "dual", "binding"):
         table.add_column(col)
     for c in lp.constraints:
-        cfgs = ", ".join(f"({u},{m},{n})" for u, m, n in c.configurations[:6])
+        cfgs = ", ".join(config(x) for x in c.configurations[:6])
         if len(c.configurations) > 6:
             cfgs += f", … ({len(c.configurations)} in all)"
-        table.add_row(inst.describe(c.users), cfgs, str(c.slack), str(c.dual), "yes" if c.binding else ("implied" if c.dominated else ""))
+        table.add_row(inst.describe(c.users), cfgs, str(c.slack), str(c.dual),
+                      "yes" if c.binding else ("implied" if c.dominated else ""))
     out.print(table)
-    out.print("b = " + ", ".join(f"b{inst.label(i)} = {v}" for i, v in lp.b.items()))
+    out.print("b = " + ", ".join(f"b{user(*inst.label(i))} = {v}" for i, v in lp.b.items()))
+    out.print(LP_NOTE)
+
+
+#: Why the dual column can look odd; printed under every LP table.
+LP_NOTE = ("binding: tight and not implied by a smaller constraint; implied: another constraint's "
+           "users are a subset of these. The LP is often degenerate (several optimal duals), so the "
+           "dual shown is one certificate among several: a binding row may carry dual 0 and an "
+           "implied row a positive dual (Example 2 has both). The certificate is exact either way.")
 
 
 def _render_configurations(out, a) -> None:

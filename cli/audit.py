@@ -8,8 +8,10 @@ from ._common import console, echo_json, itsa_errors, load_instance, progress_ca
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1).")
-@click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
+                   "their Schwartz-Zippel size, else the next prime above that.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of every draw (constructions and search).")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for every scheme the audit reports (default: audit-out/NAME).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

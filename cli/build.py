@@ -11,7 +11,8 @@ from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, war
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=200, show_default=True,
               help="Coefficient draws before giving up.")
-@click.option("--q-rule", type=Q_RULE, default="union", show_default=True)
+@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+              help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build(path, field, seed, max_tries, q_rule, output, as_json):

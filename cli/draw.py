@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import Q_RULE, LibraryChoice, itsa_errors, load_instance, warn
+from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
@@ -16,10 +16,12 @@ from ._common import Q_RULE, LibraryChoice, itsa_errors, load_instance, warn
               "them; spring: seeded force-directed layout.")
 @click.option("--q-rule", type=Q_RULE, default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
-def draw(path, output, config, layout, q_rule):
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing what was drawn.")
+def draw(path, output, config, layout, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
     from itsa.draw import draw_instance, output_format, parse_config
+    from itsa.report import drawn_to_dict
 
     with itsa_errors():
         output_format(output)
@@ -29,6 +31,9 @@ def draw(path, output, config, layout, q_rule):
         drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
+    if as_json:
+        echo_json(drawn_to_dict(instance, drawn))
+        return
     u, m, n = drawn.config
     how = "first with c = e*" if drawn.default else "chosen"
     click.echo(f"wrote {drawn.path} ({drawn.format}, layout {drawn.layout}): configuration "

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, console, echo_json, itsa_errors,
+from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, WholeNumber, console, echo_json, itsa_errors,
                       load_instance, progress_callback, warn)
 
 
@@ -11,12 +11,16 @@ from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, console, echo_json, it
 @click.option("--scheme", "scheme_path", type=click.Path(dir_okay=False),
               help="Scheme JSON to check; without it the regime's scheme is built first.")
 @click.option("--field", "-q", type=int,
-              help="The prime q. With --scheme, re-reads the scheme's integers mod q.")
+              help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
+                   "file's). Without it: the smallest prime above 100 and the construction's "
+                   "Schwartz-Zippel size.")
 @click.option("--engine", type=LibraryChoice("itsa.verify", "ENGINES"), default="auto", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
-@click.option("--q-rule", type=Q_RULE, default="union", show_default=True)
-@click.option("--enum-budget", type=click.IntRange(1), default=None,
-              help="Work limit of the enumerate engine (source values x passes; default 2e9).")
+@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+              help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
+@click.option("--enum-budget", type=WholeNumber(), default=None,
+              help="Work limit of the enumerate engine (source values x passes; default 2e9; "
+                   "2e10 and 20000000000 are both accepted).")
 @click.option("--all", "show_all", is_flag=True, help="List every configuration, not only the leaking ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all, as_json):

@@ -85,6 +85,8 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
         "S_I": users(inst, s.S_I),
         "a_star": s.a_star,
         "e_star": s.e_star,
+        "e_star_configuration": list(a.e_star_configuration),
+        "critical_configurations": int(a.configurations.critical.sum()),
         "Q1": users(inst, s.Q1),
         "Q2": users(inst, s.Q2),
         "Q": users(inst, s.Q),
@@ -198,4 +200,20 @@ def audit_to_dict(result) -> dict[str, Any]:
             for f in result.findings
         ],
         "notes": list(result.notes),
+    }
+
+
+def drawn_to_dict(instance: Instance, drawn) -> dict[str, Any]:
+    """The ``itsa draw --json`` object."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "instance": instance.name,
+        "path": str(drawn.path),
+        "format": drawn.format,
+        "layout": drawn.layout,
+        "configuration": list(drawn.config),
+        "default": drawn.default,
+        "c": drawn.c,
+        "e_star": drawn.e_star,
+        "critical": drawn.critical,
     }
