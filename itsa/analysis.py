@@ -116,7 +116,10 @@ class Analysis(Displayable):
 
 
 def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
-    """The regime of Theorem 1 (conditions 1-3) or Theorem 2, with the reason."""
+    """The regime of Theorem 1 (conditions 1-3) or Theorem 2, with the reason.
+
+    Paper Sec. III; Condition 1 read as ``e* >= K`` (docs/model.md §6.2).
+    """
     e, a, sb, q = sets.e_star, sets.a_star, sets.S_bar.bit_count(), sets.Q.bit_count()
     if e >= K:
         return "condition-1", f"e* = {e} >= K = {K} (Condition 1, read as e* >= K)"

@@ -133,6 +133,7 @@ def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
 
 
 def _condition1(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """``Z_{u,v} = N_{u,v}``, the last user ``-Σ N`` (paper Sec. IV-D1; docs/model.md §4)."""
     K = a.instance.K
     keys = {i: np.eye(1, K - 1, i, dtype=np.int64) for i in range(K - 1)}
     if K > 1:
@@ -148,6 +149,7 @@ def _generic_over(support: list[int], d: int, q: int, rng) -> dict[int, np.ndarr
 
 
 def _condition2(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """Generic ``h`` over ``S̄`` with ``Σh = 0`` (paper Sec. IV-D2; docs/model.md §4)."""
     support = members(a.S_bar)
     if not support:
         raise Infeasible("the Condition-2 construction needs S̄ ≠ ∅")
@@ -156,7 +158,7 @@ def _condition2(a: Analysis, q: int, rng, t: int, extra_user=None):
 
 
 def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
-    """Generic ``h`` over ``S̄ ∪ {x}`` for a user ``x ∉ Q`` (paper); ``x`` may lie in ``S̄``."""
+    """Generic ``h`` over ``S̄ ∪ {x}`` for a user ``x ∉ Q`` (paper Sec. IV-D3); ``x`` may lie in ``S̄``."""
     inst = a.instance
     if extra_user is not None:
         x = extra_user
@@ -172,6 +174,10 @@ def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
 
 
 def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """Private symbols outside ``S̄``, shared ones inside (paper Sec. V-B, Example 2 of Sec. V-A).
+
+    A reading of the garbled Sec. V-B: docs/model.md §4 and §6.5.
+    """
     lp = a.lp
     if lp is None or not lp.feasible:
         raise Infeasible("the Theorem-2 construction needs a feasible LP; "

@@ -96,6 +96,13 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
         HiGHS through SciPy (default) or CBC through pulp. Either answer is
         only a guess until :meth:`LPResult.check` certifies it in fractions.
 
+    Notes
+    -----
+    Paper Theorem 2 (Sec. III), one constraint per critical configuration
+    from Lemma 2 (Sec. IV-C), ``b_{u,v}`` as defined in Sec. V-B; on Example 2
+    (Sec. V-A) it gives the printed constraints of ``(1,8,21..23)`` and
+    ``b* = 3/2``. docs/model.md §3 and §6.5.
+
     Examples
     --------
     >>> from itsa import configurations, examples

@@ -131,6 +131,10 @@ def configurations(instance: Instance) -> Configurations:
     ``F^(m,n) = {u : S_m ∩ K_u = ∅, T_n ∩ K_u = K_u}``,
     ``D_{u,m,n} = (S_m ∩ K_u) ∪ K_{U^(m,n)} ∪ T_n``,
     ``c_{u,m,n} = |((S_m ∩ K_u) ∪ T_n) ∩ S̄| + |U^(m,n) \\ {u}|``.
+
+    The paper defines ``U^(m,n)``, ``F^(m,n)``, ``S_I`` (its Definition 2),
+    ``S̄`` and ``A_{u,m,n}`` in Sec. II-A, with Example 1 worked through
+    there; ``c`` is the term the converse of Sec. IV-C3 maximises.
     """
     K = instance.K
     S = pack(instance.security_sets, K)          # (M, W)

@@ -198,7 +198,8 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
     Notes
     -----
-    Security is docs/model.md §1 (paper Sec. II), every ``(k, m, n)``; ``S_m = ∅``
+    Correctness is the paper's constraint (6), security its constraint (7)
+    (Sec. II; docs/model.md §1), every ``(k, m, n)``; ``S_m = ∅``
     gives 0 and is only counted (``Verdict.trivial``). ``W_{S_m ∩ T_n}`` is
     part of the condition, so configurations are grouped by
     ``S_m \\ T_n`` and each group is computed once.
