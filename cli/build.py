@@ -45,12 +45,13 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
 def render_keys(out, instance, scheme) -> None:
     from rich.table import Table
 
+    from itsa.display import user
+
     table = Table(title=f"Keys Z_(u,v) = F_(u,v) · N over F_{scheme.field} (rows: the L symbols)")
     table.add_column("user")
     table.add_column("F_(u,v)")
     for i in range(instance.K):
         mat = scheme.key_matrix(i)
         rows = "0" if not mat.any() else "\n".join(" ".join(f"{x:>3}" for x in r) for r in mat.tolist())
-        u, v = instance.label(i)
-        table.add_row(f"({u},{v})", rows)
+        table.add_row(user(*instance.label(i)), rows)
     out.print(table)

@@ -34,8 +34,9 @@ def draw(path, output, config, layout, q_rule, as_json):
     if as_json:
         echo_json(drawn_to_dict(instance, drawn))
         return
-    u, m, n = drawn.config
+    from itsa.display import config as fmt_config
+
     how = "first with c = e*" if drawn.default else "chosen"
     click.echo(f"wrote {drawn.path} ({drawn.format}, layout {drawn.layout}): configuration "
-               f"({u},{m},{n}) {how}, c = {drawn.c}, e* = {drawn.e_star}, "
+               f"{fmt_config(drawn.config)} {how}, c = {drawn.c}, e* = {drawn.e_star}, "
                f"{'critical' if drawn.critical else 'not critical'}")

@@ -181,9 +181,9 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
         if lp.feasible:
             upper = Bound(e + lp.b_star, f"Theorem 2: e* + b* = {e} + {lp.b_star}")
         else:
-            u, m, n = lp.empty_constraint
             upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "
-                                f"({u},{m},{n}) has D = K and so a constraint with no variable")
+                                f"{display.config(lp.empty_constraint)} has D = K and so a "
+                                "constraint with no variable")
     return Analysis(instance, conf, sets, regime, why, one, one, printed, lower, upper, lp)
 
 

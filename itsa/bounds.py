@@ -123,6 +123,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import display
 from .bitset import members, pack, popcount, union_reduce
 from .instance import Instance
 from .quantities import configurations
@@ -226,9 +227,8 @@ class CorrectedBound:
     def describe(self, instance: Instance) -> list[str]:
         out = []
         for st in self.chain:
-            k, m, n = st.config
-            out.append(f"H(Z_X | Z_(X∩T{n})) >= {st.gain} from configuration ({k},{m},{n}), "
-                       f"X = {instance.labels(st.X)}")
+            out.append(f"H(Z_X | Z_(X∩T{st.config[2]})) >= {st.gain} from configuration "
+                       f"{display.config(st.config)}, X = {instance.describe(st.X)}")
         return out
 
 

@@ -13,6 +13,7 @@ from math import comb, lcm
 
 import numpy as np
 
+from . import display
 from .analysis import Analysis
 from .bitset import members
 from .exceptions import Infeasible, InvalidInstance, VerificationError
@@ -169,8 +170,8 @@ def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
         x = outside[t % len(outside)]
     support = members(a.S_bar | 1 << x)
     keys = _generic_over(support, a.e_star, q, rng)
-    u, v = inst.label(x)
-    return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{({u},{v})}}, ({u},{v}) ∉ Q, Σ h = 0"
+    x_text = display.user(*inst.label(x))
+    return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{{x_text}}}, {x_text} ∉ Q, Σ h = 0"
 
 
 def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
@@ -205,9 +206,9 @@ def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
     absorber = sbar[0] if sbar else lp.variables[0]
     keys[absorber] = np.zeros((L, d), dtype=np.int64)
     _sum_zero(keys, absorber, q)
-    u, v = a.instance.label(absorber)
+    who = display.user(*a.instance.label(absorber))
     return L, d, _as_rows(keys), (f"L = {L}; private symbols p = b·L for users outside S̄, "
-                                  f"{shared} shared symbols for S̄, ({u},{v}) absorbs -Σ")
+                                  f"{shared} shared symbols for S̄, {who} absorbs -Σ")
 
 
 def _as_rows(keys: dict[int, np.ndarray]) -> dict[int, tuple[tuple[int, ...], ...]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .bitset import mask_of, members
-from .display import Displayable, users as _users
+from .display import Displayable, user as _user, users as _users
 from .exceptions import InvalidInstance
 from .typing import User
 
@@ -155,7 +155,7 @@ class Instance(Displayable):
         return ", ".join(shown) + more
 
     def _rows(self) -> list[tuple[str, str]]:
-        servers = " | ".join(" ".join(f"({u},{v})" for v in range(1, vu + 1))
+        servers = " | ".join(" ".join(_user(u, v) for v in range(1, vu + 1))
                              for u, vu in enumerate(self.servers, 1))
         rows = [("users", servers),
                 ("security sets", self._family("S", self.security_sets)),
