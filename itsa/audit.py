@@ -259,7 +259,8 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
     if external is not None and external.value < printed_lower:
         findings.append(Finding(
             "converse-beaten",
-            f"the published optimum {external.value} ({external.source}, {external.parameters}) "
+            f"the published optimum {external.value} ({external.source}, "
+            f"{', '.join(f'{k} = {v}' for k, v in external.parameters.items())}) "
             f"is below the printed lower bound {lower_txt}",
             str(printed_lower), None, where))
     if search.found and search.rate < corrected.value:

@@ -70,6 +70,14 @@ def test_piped_output_does_not_wrap_paths(tmp_path):
         assert text not in res.stdout
 
 
+def test_audit_text_has_no_python_reprs(tmp_path):
+    res = run("audit", "homogeneous-U3-V2-t1", "-o", tmp_path / "o")
+    assert res.exit_code == 0
+    assert "U = 3, V = 2, t = 1" in res.stdout          # the published optimum's parameters
+    for text in ("{'", "None", "[(", "(4, 1)"):
+        assert text not in res.stdout
+
+
 def test_no_saved_line_when_nothing_saved(tmp_path):
     # every input colluding and nothing to protect: nothing the audit would save but the search's
     res = run("audit", "audit/overlap-S-inside-T", "-o", tmp_path / "o")
