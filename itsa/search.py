@@ -34,6 +34,7 @@ import flint
 from ._shapes import Plan, Shape, shapes_L1, shapes_L2, supports
 from .bitset import members
 from .bounds import structures
+from .display import Displayable
 from .exceptions import InvalidInstance, ItsaError
 from .linalg import field_problem
 from .instance import Instance
@@ -62,8 +63,8 @@ class Attempt:
     found: bool
 
 
-@dataclass(frozen=True)
-class SearchResult:
+@dataclass(frozen=True, repr=False)
+class SearchResult(Displayable):
     """Outcome of :func:`search_min_rate`.
 
     ``scheme`` is the best verified scheme (``None`` if none was found) with
@@ -98,6 +99,21 @@ class SearchResult:
     @property
     def found(self) -> bool:
         return self.scheme is not None
+
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        what = f"rate {self.rate} (shape {self.shape})" if self.found else "no scheme found"
+        proof = "exhaustive below it" if self.exhaustive else "not exhaustive"
+        return f"{what} over F_{self.field}, {self.candidates} candidates, {proof}"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        levels = "; ".join(f"L = {L}: d = {', '.join(map(str, ds))}" for L, ds in self.d_values.items())
+        return [("levels tried", levels or "none"),
+                ("candidates", f"{self.candidates} drawn, {self.prefiltered} passed the fast criterion, "
+                               f"{self.verified} verified"),
+                ("exhaustive", "every candidate below the result was tried" if self.exhaustive
+                 else "no: a level below the result was only sampled"),
+                ("stopped", self.limit or "no, every planned cell was tried")]
 
 
 class _Checker:

@@ -70,3 +70,9 @@ def test_no_finding_with_an_open_gap_says_so():
     a = itsa.audit(itsa.examples.load("audit/fractional-optimum"))
     assert not a.findings
     assert "gap is open" in a.summary() and "[1, 3/2]" in a.summary()
+
+
+def test_search_result_repr_is_short():
+    r = itsa.search_min_rate(itsa.examples.load("audit/fractional-optimum"), field=31)
+    assert repr(r).startswith("<SearchResult rate 3/2 (shape ") and len(repr(r)) < 160
+    assert "L = 1: d = 0, 1, 2; L = 2: d = 1, 2, 3" in r.summary()
