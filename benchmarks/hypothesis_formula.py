@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from itsa.bounds import Config, _Chain, structure
+from itsa.bounds import _Chain, structure
 from itsa.instance import Instance
 from itsa.quantities import configurations
+from itsa.typing import Config
 
 
 @dataclass(frozen=True)
