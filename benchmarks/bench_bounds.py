@@ -3,7 +3,7 @@
 Run:  python benchmarks/bench_bounds.py [--timeout 240]
 
 The reference is the original implementation of ``g(X)`` (every configuration
-structure for every ``X`` visited), kept in ``tests/test_bounds.py`` only. Both
+structure for every ``X`` visited), ``itsa._plain.reference_g``. Both
 run in this process on the same instances and must agree on ``g(K)``, the
 value and the chain of configurations:
 
@@ -32,7 +32,7 @@ from bench_analyze import make_instance
 
 import itsa
 from itsa.bounds import corrected_lower_bound
-from tests.test_bounds import _reference_g
+from itsa._plain import reference_g
 
 
 def _timed(fn, *args):
@@ -47,13 +47,13 @@ def _fast(inst):
 
 
 def _reference_child(inst, results):
-    results.put(_timed(_reference_g, inst))
+    results.put(_timed(reference_g, inst))
 
 
 def _reference(inst, timeout):
     """``((g, chain), seconds)`` of the reference, or ``None`` after ``timeout`` seconds."""
     if timeout is None:
-        return _timed(_reference_g, inst)
+        return _timed(reference_g, inst)
     ctx = mp.get_context("fork")
     results = ctx.Queue()
     proc = ctx.Process(target=_reference_child, args=(inst, results))

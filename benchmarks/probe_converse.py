@@ -7,7 +7,7 @@ Draws N seeded random small instances (same distribution as
 security sets, 1-5 collusion sets, uniform random subsets), and for each one:
 
 * the paper's printed lower bound ``min{e*, K-1}``;
-* the brief's first hypothesis (``itsa.bounds.hypothesis_bound``);
+* the first hypothesis formula (``hypothesis_formula.hypothesis_bound``);
 * itsa's corrected lower bound (``itsa.bounds.corrected_lower_bound``);
 * the smallest rate of a verified scheme found by ``itsa.search.search_min_rate``.
 
@@ -26,7 +26,8 @@ import time
 from collections import Counter
 
 from itsa import Instance
-from itsa.bounds import corrected_lower_bound, hypothesis_bound, paper_lower_bound
+from itsa.bounds import corrected_lower_bound, paper_lower_bound
+from hypothesis_formula import hypothesis_bound
 from itsa.search import search_min_rate
 
 

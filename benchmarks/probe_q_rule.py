@@ -1,4 +1,4 @@
-"""Probe: which reading of Q (MODEL.md §6.1) gives Condition-3 schemes that verify?
+"""Probe: which reading of Q (docs/model.md §6.1) gives Condition-3 schemes that verify?
 
 Run:  python benchmarks/probe_q_rule.py [--n 3000] [--seed 0] [--max-users 5] [--field 31]
 

@@ -17,6 +17,7 @@ _COMMANDS = {
     "converse": ("itsa_cli.converse", "converse"),
     "solve": ("itsa_cli.solve", "solve"),
     "census": ("itsa_cli.census", "census"),
+    "examples": ("itsa_cli.examples", "examples"),
 }
 
 
@@ -38,7 +39,7 @@ class _LazyGroup(click.Group):
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="itsa")
+@click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation: analyse, build, verify, audit.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import sys
 
@@ -14,6 +15,8 @@ EXIT_BAD_INPUT = 2
 MAX_MESSAGE = 1000
 #: The safety net's prefix: an input that reached it was not caught by a check of its own.
 LIMIT_PREFIX = "resource limit hit"
+#: Line width of piped output: wide enough that nothing wraps.
+PIPE_WIDTH = 10_000
 
 
 @contextlib.contextmanager
@@ -43,6 +46,53 @@ def fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+class LibraryChoice(click.Choice):
+    """A :class:`click.Choice` over a constant of the library, imported on first use.
+
+    The values stay defined in one place (e.g. ``itsa.quantities.Q_RULES``)
+    while ``itsa --help`` does not import the library.
+    """
+
+    def __init__(self, module: str, name: str):
+        self._where = (module, name)
+        self.case_sensitive = True
+
+    @property
+    def choices(self):
+        module, name = self._where
+        return tuple(getattr(importlib.import_module(module), name))
+
+
+Q_RULE = LibraryChoice("itsa.quantities", "Q_RULES")
+
+
+class WholeNumber(click.ParamType):
+    """A whole number ``>= 1``, also written ``2e9`` or ``2_000_000_000``."""
+
+    name = "N"
+
+    def convert(self, value, param, ctx):
+        from decimal import Decimal, InvalidOperation
+
+        if isinstance(value, int):
+            number = Decimal(value)
+        else:
+            try:
+                number = Decimal(str(value).replace("_", ""))
+            except InvalidOperation:
+                number = None
+        if number is None or not number.is_finite() or number != number.to_integral_value() or number < 1:
+            self.fail(f"{value!r} is not a whole number >= 1 (e.g. 2000000000 or 2e9)", param, ctx)
+        return int(number)
+
+
+def load_instance(path):
+    """The instance at ``path``, or the shipped example of that name (``itsa examples``)."""
+    import itsa
+
+    return itsa.load_instance(itsa.examples.resolve(path))
+
+
 def echo_json(obj) -> None:
     """Print exactly one JSON object on stdout."""
     click.echo(json.dumps(obj, indent=2))
@@ -54,15 +104,17 @@ def warn(lines) -> None:
 
 
 def console():
+    """The stdout console: wrapped to the terminal, or not wrapped at all when piped.
+
+    Piped output keeps every file path and line whole (no wrapping at 80
+    columns), so scripts can grep it.
+    """
     from rich.console import Console
 
-    return Console(highlight=False)
-
-
-def fmt_pairs(pairs) -> str:
-    """``{(1,1), (2,1)}`` or ``∅`` for a list of ``(u, v)`` pairs."""
-    return "{" + ", ".join(f"({u},{v})" for u, v in pairs) + "}" if pairs else "∅"
-
+    out = Console(highlight=False)
+    if not out.is_terminal:
+        out = Console(highlight=False, width=PIPE_WIDTH, soft_wrap=True)
+    return out
 
 
 @contextlib.contextmanager

@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import console, echo_json, fmt_pairs, itsa_errors, warn
+from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n), streamed.")
 @click.option("--only", type=click.Choice(["critical", "e-star"]), default=None,
@@ -15,12 +15,17 @@ from ._common import console, echo_json, fmt_pairs, itsa_errors, warn
               help="With --detail: only this configuration (1-based).")
 @click.option("--force", is_flag=True,
               help="With --detail: print more than 1,000,000 configurations.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
-              show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
+@click.option("--q-rule", type=Q_RULE, default="union",
+              show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--corrected/--no-corrected", default=True, show_default=True,
               help="Compute itsa's corrected lower bound (itsa/bounds.py).")
 def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.
+
+    PATH is an instance file or a shipped example (itsa examples). A
+    configuration (u,m,n) is critical when it covers all of S̄
+    (|A_(u,m,n)| = |S̄|); Q_1 and the Theorem-2 LP are built from the critical
+    ones. The configuration that attains e* is named. Model: docs/model.md.
 
     --detail streams one row per configuration (u, m, n) in bounded memory;
     --only and --config select rows (and imply --detail).
@@ -30,7 +35,7 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
 
     detail = detail or only is not None or config is not None
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         result = itsa.analyze(instance, q_rule=q_rule, corrected=corrected)
         keep = _selection(result, only, config, force) if detail else None
     warn(instance.warnings)
@@ -72,6 +77,8 @@ def _stream_json(obj, result, keep) -> None:
 def render(a, keep) -> None:
     from rich.table import Table
 
+    from itsa.display import config
+
     inst, s = a.instance, a.sets
     out = console()
     summary = Table(title=f"itsa analyze: {inst.name or 'instance'}", show_header=False)
@@ -82,7 +89,8 @@ def render(a, keep) -> None:
         ("U, K, M, N", f"{inst.U}, {inst.K}, {inst.M}, {inst.N}"),
         ("|S̄|", str(s.S_bar.bit_count())),
         ("a*", str(s.a_star)),
-        ("e*", str(s.e_star)),
+        ("e*", f"{s.e_star}, attained first at (u,m,n) = {config(a.e_star_configuration)}"),
+        ("critical (u,m,n)", f"{int(a.configurations.critical.sum())} with |A_(u,m,n)| = |S̄|"),
         ("regime", f"{a.regime}: {a.regime_reason}"),
         ("R_X, R_Y", ">= 1, optimal (Theorem 1)"),
         ("key rate lower (paper)", f"{a.key_rate_lower_printed.value}  ({a.key_rate_lower_printed.reason})"),
@@ -109,9 +117,11 @@ def render(a, keep) -> None:
 def _render_lp(out, a) -> None:
     from rich.table import Table
 
+    from itsa.display import config, user
+
     inst, lp = a.instance, a.lp
     if not lp.feasible:
-        out.print(f"[bold red]Theorem-2 LP infeasible[/]: configuration {lp.empty_constraint} "
+        out.print(f"[bold red]Theorem-2 LP infeasible[/]: configuration {config(lp.empty_constraint)} "
                   "gives a constraint with no variable (D = K); b* and the upper bound are unknown.")
         return
     title = (f"Theorem-2 LP: b* = {lp.b_star} (certified: primal and dual feasible, "
@@ -120,24 +130,35 @@ def _render_lp(out, a) -> None:
     for col in ("constraint Σ b >= 1 over", "configurations (u,m,n)", "slack", "dual", "binding"):
         table.add_column(col)
     for c in lp.constraints:
-        cfgs = ", ".join(f"({u},{m},{n})" for u, m, n in c.configurations[:6])
+        cfgs = ", ".join(config(x) for x in c.configurations[:6])
         if len(c.configurations) > 6:
             cfgs += f", … ({len(c.configurations)} in all)"
-        table.add_row(inst.describe(c.users), cfgs, str(c.slack), str(c.dual), "yes" if c.binding else ("implied" if c.dominated else ""))
+        table.add_row(inst.describe(c.users), cfgs, str(c.slack), str(c.dual),
+                      "yes" if c.binding else ("implied" if c.dominated else ""))
     out.print(table)
-    out.print("b = " + ", ".join(f"b{inst.label(i)} = {v}" for i, v in lp.b.items()))
+    out.print("b = " + ", ".join(f"b{user(*inst.label(i))} = {v}" for i, v in lp.b.items()))
+    out.print(LP_NOTE)
+
+
+#: Why the dual column can look odd; printed under every LP table.
+LP_NOTE = ("binding: tight and not implied by a smaller constraint; implied: another constraint's "
+           "users are a subset of these. The LP is often degenerate (several optimal duals), so the "
+           "dual shown is one certificate among several: a binding row may carry dual 0 and an "
+           "implied row a positive dual (Example 2 has both). The certificate is exact either way.")
 
 
 def _render_configurations(a, keep) -> None:
     """Plain aligned lines, streamed (a rich table would hold every row in memory)."""
     from itsa.detail import iter_rows
 
+    from itsa.display import users
+
     cols = ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical")
     click.echo(f"Configurations (u, m, n): {int(keep.sum()):,} shown")
     click.echo("  ".join(cols))
     for row in iter_rows(a, keep):
         click.echo("  ".join([str(row["u"]), str(row["m"]), str(row["n"]), str(row["U_mn"]),
-                              str(row["F_mn"]), fmt_pairs(row["D"]), str(len(row["A"])), str(row["c"]),
+                              str(row["F_mn"]), users(row["D"]), str(len(row["A"])), str(row["c"]),
                               "yes" if row["critical"] else ""]))
 
 

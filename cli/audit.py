@@ -2,14 +2,16 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, progress_callback, warn
+from ._common import console, echo_json, itsa_errors, load_instance, progress_callback, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1; capped, with a note, at the search's limit K·L + d <= 60).")
-@click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
+                   "their Schwartz-Zippel size, else the next prime above that.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of every draw (constructions and search).")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for every scheme the audit reports (default: audit-out/NAME).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -20,13 +22,12 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
     """
     from pathlib import Path
 
-    import itsa
     from itsa.audit import audit as run_audit
     from itsa.audit import safe_stem
     from itsa.report import audit_to_dict
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         out_dir = out_dir or str(Path("audit-out") / safe_stem(instance.name or Path(path).stem))
         with progress_callback("search", quiet=as_json) as progress:
             result = run_audit(instance, field=field, seed=seed, max_symbols=max_symbols,
@@ -41,14 +42,16 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
 def render(result, out_dir) -> None:
     from rich.table import Table
 
+    from itsa.audit import claim_text, no_finding_text
+    from itsa.display import user
+
     out = console()
     inst = result.instance
     table = Table(title=f"itsa audit: {inst.name}", show_header=False)
     table.add_column(style="bold")
     table.add_column()
     for rule, a in result.analyses.items():
-        claim = a.key_rate_upper.value
-        table.add_row(f"regime ({rule} Q)", f"{a.regime}: claimed rate {'unknown' if claim is None else claim}")
+        table.add_row(f"regime ({rule} Q)", f"{a.regime}: {claim_text(a)}")
     table.add_row("printed lower bound", f"{result.printed_lower}  (min{{e*, K-1}}, paper)")
     table.add_row("corrected lower bound", f"{result.corrected.value}  ({result.corrected.label})")
     if result.external:
@@ -58,7 +61,7 @@ def render(result, out_dir) -> None:
                   + (f", shape {s.shape}" if s.shape else "") + f"; {s.candidates} candidates"
                   + ("" if s.complete else f"; stopped: {s.limit}"))
     for c in result.checks:
-        x = "" if c.extra_user is None else f" x={inst.label(c.extra_user)}{'' if c.allowed else ' (x ∈ Q)'}"
+        x = "" if c.extra_user is None else f" x={user(*inst.label(c.extra_user))}{'' if c.allowed else ' (x ∈ Q)'}"
         state = (f"verified, rate {c.build.scheme.rate}" if c.verified
                  else f"does not apply: {c.failure}" if c.structural else "FAILS: no draw verified")
         table.add_row(f"{c.construction} ({c.q_rule}){x}", state)
@@ -66,12 +69,18 @@ def render(result, out_dir) -> None:
     if result.findings:
         out.print(f"[bold]{len(result.findings)} finding(s)[/]")
         for i, f in enumerate(result.findings, 1):
-            evidence = f"printed: {f.printed}; verified: {f.verified}"
+            evidence = [f"printed: {f.printed}"] if f.printed is not None else []
+            if f.verified is not None:
+                evidence.append(f"verified: {f.verified}")
             if f.scheme_file:
-                evidence += f"; scheme: {f.scheme_file}"
-            out.print(f"{i}. [bold]{f.kind}[/]: {f.message}\n   ({evidence})")
+                evidence.append(f"scheme: {f.scheme_file}")
+            out.print(f"{i}. [bold]{f.kind}[/]: {f.message}"
+                      + (f"\n   ({'; '.join(evidence)})" if evidence else ""))
     else:
-        out.print("No finding: the paper's claims hold on this instance as far as the search reaches.")
+        text = no_finding_text(result)
+        out.print("No finding" + (text[4:] if text.startswith("none,") else ": " + text.removeprefix("none: "))
+                  + ".")
     for note in result.notes:
         out.print(f"note: {note}")
-    out.print(f"schemes saved under {out_dir}/ (re-check with itsa verify --scheme)")
+    if result.search_file or any(c.scheme_file for c in result.checks):
+        out.print(f"schemes saved under {out_dir}/ (re-check with itsa verify --scheme)")

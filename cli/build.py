@@ -2,18 +2,19 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, progress_callback, warn
+from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, progress_callback, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--field", "-q", type=int, default=None,
               help="The prime q of F_q (default: the smallest prime above the construction's "
                    "Schwartz-Zippel size and 100, as verify and audit use).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=200, show_default=True,
               help="Coefficient draws before giving up.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union", show_default=True)
+@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+              help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build(path, field, seed, max_tries, q_rule, output, as_json):
@@ -24,7 +25,7 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
     from itsa.constructions import field_warning
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         warn(instance.warnings)
         analysis = itsa.analyze(instance, q_rule=q_rule)
         field = itsa.default_field(analysis) if field is None else field
@@ -52,12 +53,13 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
 def render_keys(out, instance, scheme) -> None:
     from rich.table import Table
 
+    from itsa.display import user
+
     table = Table(title=f"Keys Z_(u,v) = F_(u,v) · N over F_{scheme.field} (rows: the L symbols)")
     table.add_column("user")
     table.add_column("F_(u,v)")
     for i in range(instance.K):
         mat = scheme.key_matrix(i)
         rows = "0" if not mat.any() else "\n".join(" ".join(f"{x:>3}" for x in r) for r in mat.tolist())
-        u, v = instance.label(i)
-        table.add_row(f"({u},{v})", rows)
+        table.add_row(user(*instance.label(i)), rows)
     out.print(table)

@@ -2,35 +2,41 @@
 
 import click
 
-from ._common import itsa_errors, warn
+from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Image to write; the extension (.png or .svg) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")
-@click.option("--layout", type=click.Choice(["radial", "spring"]), default="radial",
+@click.option("--layout", type=LibraryChoice("itsa.draw", "LAYOUTS"), default="radial",
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union",
-              show_default=True, help="How Q_1 and Q_2 combine into Q (MODEL.md §6.1).")
-def draw(path, output, config, layout, q_rule):
+@click.option("--q-rule", type=Q_RULE, default="union",
+              show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing what was drawn.")
+def draw(path, output, config, layout, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
     from itsa.draw import draw_instance, output_format, parse_config
+    from itsa.report import drawn_to_dict
 
     with itsa_errors():
         output_format(output)
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         if config is not None:
             config = parse_config(config, instance)
         drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
-    u, m, n = drawn.config
+    if as_json:
+        echo_json(drawn_to_dict(instance, drawn))
+        return
+    from itsa.display import config as fmt_config
+
     how = "first with c = e*" if drawn.default else "chosen"
     click.echo(f"wrote {drawn.path} ({drawn.format}, layout {drawn.layout}): configuration "
-               f"({u},{m},{n}) {how}, c = {drawn.c}, e* = {drawn.e_star}, "
+               f"{fmt_config(drawn.config)} {how}, c = {drawn.c}, e* = {drawn.e_star}, "
                f"{'critical' if drawn.critical else 'not critical'}")

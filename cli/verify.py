@@ -2,20 +2,25 @@
 
 import click
 
-from ._common import EXIT_FAILED, console, echo_json, itsa_errors, progress_callback, warn
+from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, WholeNumber, console, echo_json, itsa_errors,
+                      load_instance, progress_callback, warn)
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--scheme", "scheme_path", type=click.Path(dir_okay=False),
               help="Scheme JSON to check; without it the regime's scheme is built first.")
 @click.option("--field", "-q", type=int,
-              help="The prime q. With --scheme, re-reads the scheme's integers mod q.")
-@click.option("--engine", type=click.Choice(["auto", "rank", "enumerate"]), default="auto", show_default=True)
+              help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
+                   "file's). Without it: the smallest prime above 100 and the construction's "
+                   "Schwartz-Zippel size.")
+@click.option("--engine", type=LibraryChoice("itsa.verify", "ENGINES"), default="auto", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
-@click.option("--q-rule", type=click.Choice(["union", "intersection"]), default="union", show_default=True)
-@click.option("--enum-budget", type=click.IntRange(1), default=None,
-              help="Work limit of the enumerate engine (source values x passes; default 2e9).")
+@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+              help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
+@click.option("--enum-budget", type=WholeNumber(), default=None,
+              help="Work limit of the enumerate engine (source values x passes; default 2e9; "
+                   "2e10 and 20000000000 are both accepted).")
 @click.option("--all", "show_all", is_flag=True, help="List every configuration, not only the leaking ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all, as_json):
@@ -27,10 +32,10 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
     from itsa.report import verdict_to_dict
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         warn(instance.warnings)
         if scheme_path:
-            scheme = itsa.load_scheme(instance, scheme_path, field=field)
+            scheme = itsa.load_scheme(instance, itsa.examples.resolve(scheme_path), field=field)
             with progress_callback(f"verify ({engine})", quiet=as_json) as progress:
                 verdict = itsa.verify(instance, scheme, engine=engine, progress=progress,
                                       enum_budget=enum_budget)
@@ -59,7 +64,7 @@ def render(instance, verdict, show_all: bool) -> None:
     out.print(f"engine: {verdict.engine}" + (f" ({verdict.fallback})" if verdict.fallback else ""))
     bad = [k for k, ok in verdict.correct.items() if not ok]
     out.print("correctness: every server decodes ΣW" if not bad else
-              f"correctness: servers {bad} cannot decode ΣW")
+              f"correctness: server(s) {', '.join(map(str, bad))} cannot decode ΣW")
     out.print(f"security: {verdict.total} configurations (k, m, n), {verdict.trivial} with S_m = ∅, "
               f"{len(verdict.nonzero_leaks)} leaking")
     rows = verdict.leaks if show_all else verdict.nonzero_leaks

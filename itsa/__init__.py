@@ -4,6 +4,7 @@ Built on Li, Zhang, He, Caire, "Multi-Server Secure Aggregation with Arbitrary
 Collusion and Heterogeneous Security Constraints" (arXiv 2604.26391).
 """
 
+from . import examples
 from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
 from .audit import FINDING_KINDS, Audit, Finding, audit
 from .bounds import CorrectedBound, corrected_lower_bound
@@ -38,4 +39,5 @@ __all__ = [
     "LAYOUTS", "DrawnFigure", "draw_instance", "instance_figure",
     "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
     "InvalidInput", "InvalidScheme", "InvalidOption", "InvalidOutputPath",
+    "examples",
 ]

@@ -1,13 +1,17 @@
-"""A deliberately plain reference for the paper's quantities.
+"""Deliberately plain references: the paper's quantities and itsa's ``g(X)``.
 
-Frozensets of ``(u, v)`` pairs and one Python loop per configuration, written
-straight from MODEL.md §2 with no shared code with :mod:`itsa.quantities`.
-The tests use it as an independent oracle and the benchmark as the baseline.
+:func:`plain_quantities` uses frozensets of ``(u, v)`` pairs and one Python
+loop per configuration, written straight from docs/model.md §2 with no shared
+code with :mod:`itsa.quantities`. :class:`ReferenceChain` is the plain loop
+over :func:`itsa.bounds.structures` that defines ``g(X)``. The tests use them
+as oracles and the benchmarks as baselines.
 """
 
 from __future__ import annotations
 
 from itertools import product
+
+from .bounds import ChainStep, structures
 
 
 def plain_quantities(servers, S, T, q_rule: str = "union") -> dict:
@@ -47,3 +51,49 @@ def plain_quantities(servers, S, T, q_rule: str = "union") -> dict:
     Q2 = frozenset().union(*[Ds[x] for x in configs if cs[x] == e_star])
     Q = (Q1 | Q2 if Q1 else frozenset()) if q_rule == "union" else Q1 & Q2
     return {"S_I": S_I, "S_bar": S_bar, "a_star": a_star, "e_star": e_star, "Q1": Q1, "Q2": Q2, "Q": Q}
+
+
+class ReferenceChain:
+    """The original ``g(X)``: every structure for every ``X``, first strict maximum kept.
+
+    The plain definition of :mod:`itsa.bounds`' notes, the oracle of the tests
+    and the baseline of ``benchmarks/bench_bounds.py`` for the pruned,
+    vectorised ``_Chain``.
+    """
+
+    def __init__(self, instance):
+        self.structs = structures(instance)
+        self.memo = {0: (0, None)}
+
+    def g(self, X):
+        if X in self.memo:
+            return self.memo[X][0]
+        best, arg = 0, None
+        for s in self.structs:
+            if X & ~s.T == 0:
+                continue
+            gain = s.gain(X & ~s.T)
+            if gain <= 0:
+                continue
+            val = self.g(X & s.T) + gain
+            if val > best:
+                best, arg = val, ChainStep(X, s.config, s.T, gain)
+        self.memo[X] = (best, arg)
+        return best
+
+    def steps(self, X):
+        out = []
+        while X:
+            self.g(X)
+            st = self.memo[X][1]
+            if st is None:
+                break
+            out.append(st)
+            X &= st.T
+        return tuple(out)
+
+
+def reference_g(instance):
+    """``(g(K), chain)`` by the reference loop."""
+    ref = ReferenceChain(instance)
+    return ref.g(instance.full_mask), ref.steps(instance.full_mask)

@@ -1,6 +1,6 @@
 """Regimes and bounds of Theorems 1 and 2, with the reason for each.
 
-MODEL.md §3. The regime is decided from ``e*``, ``a*``, ``|S̄|`` and ``|Q|``;
+docs/model.md §3. The regime is decided from ``e*``, ``a*``, ``|S̄|`` and ``|Q|``;
 each bound carries the sentence that justifies it.
 """
 
@@ -9,10 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from . import display
 from .bounds import corrected_lower_bound
+from .display import Displayable
 from .instance import Instance
 from .lp import LPResult, theorem2_lp
 from .quantities import Configurations, SetQuantities, configurations, set_quantities
+from .typing import Config
 
 REGIMES = ("condition-1", "condition-2", "condition-3", "theorem-2")
 
@@ -25,16 +28,24 @@ class Bound:
     reason: str
 
 
-@dataclass(frozen=True, eq=False)
-class Analysis:
+@dataclass(frozen=True, eq=False, repr=False)
+class Analysis(Displayable):
     """Everything the paper defines for one instance, with its evidence.
 
     Examples
     --------
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> from itsa import analyze, examples
+    >>> a = analyze(examples.load("example-1"))
     >>> a.e_star, a.a_star, a.regime, a.key_rate_upper.value
     (2, 2, 'condition-2', Fraction(2, 1))
+    >>> a
+    <Analysis example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2>
+    >>> print(a.summary())  # doctest: +ELLIPSIS
+    Analysis: example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2
+      instance                example-1: servers (3, 2, 2), K = 7, M = 4, N = 16
+      S_I                     {(1,3)}
+      S̄                       {(1,1), (1,3), (2,1)}
+    ...
     """
 
     instance: Instance
@@ -70,9 +81,45 @@ class Analysis:
     def Q(self) -> int:
         return self.sets.Q
 
+    @property
+    def e_star_configuration(self) -> Config:
+        """The first configuration ``(u, m, n)`` (in index order) with ``c_{u,m,n} = e*``."""
+        return self.configurations.where(self.configurations.c == self.e_star)[0]
+
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        return (f"{self.instance.name or 'instance'}: {self.regime}, e* = {self.e_star} at "
+                f"{display.config(self.e_star_configuration)}, a* = {self.a_star}, "
+                f"{_opt(self.key_rate_lower.value)} <= R_ZΣ <= {_opt(self.key_rate_upper.value)}")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        s = self.sets
+        rows = [("instance", self.instance._headline())]
+        rows += s._rows()[:2]
+        rows += [("a*", str(s.a_star)),
+                 ("e*", f"{s.e_star}, attained first at (u,m,n) = "
+                        f"{display.config(self.e_star_configuration)}"),
+                 ("critical (u,m,n)", str(int(self.configurations.critical.sum()))
+                  + " configurations with |A| = |S̄|")]
+        rows += s._rows()[4:]
+        rows += [("regime", f"{self.regime}: {self.regime_reason}"),
+                 ("R_X, R_Y", f">= {self.R_X.value}, optimal (Theorem 1)"),
+                 ("key rate lower (paper)", f"{_opt(self.key_rate_lower_printed.value)}: "
+                                            f"{self.key_rate_lower_printed.reason}"),
+                 ("key rate lower (itsa)", f"{_opt(self.key_rate_lower.value)}: {self.key_rate_lower.reason}"),
+                 ("key rate upper", f"{_opt(self.key_rate_upper.value)}: {self.key_rate_upper.reason}")]
+        if self.lp is not None and self.lp.feasible:
+            rows.append(("Theorem-2 LP", f"b* = {self.lp.b_star}; b = " + ", ".join(
+                f"b{display.user(*self.instance.label(i))} = {v}" for i, v in self.lp.b.items())))
+        rows += [("warning", w) for w in self.instance.outside_assumptions()]
+        return rows
+
 
 def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
-    """The regime of Theorem 1 (conditions 1-3) or Theorem 2, with the reason."""
+    """The regime of Theorem 1 (conditions 1-3) or Theorem 2, with the reason.
+
+    Paper Sec. III; Condition 1 read as ``e* >= K`` (docs/model.md §6.2).
+    """
     e, a, sb, q = sets.e_star, sets.a_star, sets.S_bar.bit_count(), sets.Q.bit_count()
     if e >= K:
         return "condition-1", f"e* = {e} >= K = {K} (Condition 1, read as e* >= K)"
@@ -91,7 +138,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     ----------
     instance : Instance
     q_rule : {"union", "intersection"}
-        How ``Q_1`` and ``Q_2`` combine into ``Q`` (MODEL.md §6.1).
+        How ``Q_1`` and ``Q_2`` combine into ``Q`` (docs/model.md §6.1).
     lp_solver : {"highs", "cbc"}
         Floating-point solver whose answer the LP certificate then checks.
     corrected : bool
@@ -103,7 +150,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
 
     Notes
     -----
-    Paper Theorems 1 and 2; MODEL.md §3. Two lower bounds are reported:
+    Paper Theorems 1 and 2; docs/model.md §3. Two lower bounds are reported:
     ``key_rate_lower_printed`` is the paper's converse ``min{e*, K-1}``, which
     verified schemes beat on some instances (``itsa audit``);
     ``key_rate_lower`` is itsa's corrected converse (:mod:`itsa.bounds`), a
@@ -134,7 +181,11 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
         if lp.feasible:
             upper = Bound(e + lp.b_star, f"Theorem 2: e* + b* = {e} + {lp.b_star}")
         else:
-            u, m, n = lp.empty_constraint
             upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "
-                                f"({u},{m},{n}) has D = K and so a constraint with no variable")
+                                f"{display.config(lp.empty_constraint)} has D = K and so a "
+                                "constraint with no variable")
     return Analysis(instance, conf, sets, regime, why, one, one, printed, lower, upper, lp)
+
+
+def _opt(x) -> str:
+    return "unknown" if x is None else str(x)

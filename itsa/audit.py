@@ -1,7 +1,7 @@
 """Audit an instance: set the paper's claims beside verified schemes and external results.
 
 The audit builds the paper's own construction under both readings of ``Q``
-(MODEL.md §6.1), searches for the smallest verified scheme
+(docs/model.md §6.1), searches for the smallest verified scheme
 (:mod:`itsa.search`), computes itsa's corrected converse (:mod:`itsa.bounds`)
 and any published closed form (:mod:`itsa.external`), and states every
 disagreement as a :class:`Finding`. Every scheme a finding cites has passed
@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
-
+from . import display
 from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
+from .display import Displayable
 from .exceptions import (Infeasible, InvalidOption, InvalidOutputPath, InvalidScheme, ItsaError,
                          VerificationError)
 from .external import KnownOptimum, known_optimum
@@ -30,6 +30,7 @@ from .linalg import field_problem
 from .quantities import Q_RULES, configurations
 from .scheme import Scheme, save_scheme
 from .search import SearchResult, search_min_rate
+from .typing import Config
 
 FINDING_KINDS = (
     "converse-beaten",          # a verified scheme (or a published optimum) below the printed lower bound
@@ -39,7 +40,6 @@ FINDING_KINDS = (
     "corrected-bound-violated",  # a verified scheme below itsa's own corrected bound (a bug of ours)
 )
 
-Config = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ class ConstructionCheck:
         return self.build is not None
 
 
-@dataclass(frozen=True)
-class Audit:
+@dataclass(frozen=True, repr=False)
+class Audit(Displayable):
     """Everything the audit established about one instance."""
 
     instance: Instance
@@ -101,6 +101,60 @@ class Audit:
         if self.search.found:
             rates.append(self.search.rate)
         return min(rates, default=None)
+
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        n = len(self.findings)
+        return (f"{self.instance.name or 'instance'}: {n} finding{'s' if n != 1 else ''}; "
+                f"printed lower {self.printed_lower}, corrected lower {self.corrected.value}, "
+                f"best verified {_opt(self.best_verified_rate)}")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [("instance", self.instance._headline())]
+        for rule, a in self.analyses.items():
+            rows.append((f"{rule} reading", f"{a.regime}: {claim_text(a)}"))
+        rows += [("printed lower bound", str(self.printed_lower)),
+                 ("corrected lower bound", str(self.corrected.value)),
+                 ("search", _search_text(self.search)),
+                 ("best verified rate", _opt(self.best_verified_rate))]
+        if self.external is not None:
+            rows.append(("published optimum", f"{self.external.value} ({self.external.source})"))
+        rows += [(f"finding: {f.kind}", f.message) for f in self.findings]
+        if not self.findings:
+            rows.append(("findings", no_finding_text(self)))
+        rows += [("note", n) for n in self.notes]
+        return rows
+
+
+def claim_text(a: Analysis) -> str:
+    """The regime's claim in words: an optimum (Theorem 1) or an upper bound (Theorem 2)."""
+    value = a.key_rate_upper.value
+    if value is None:
+        return "no claim (the upper bound is unknown)"
+    if a.regime == "theorem-2":
+        return f"upper bound R*_ZΣ <= {value} (Theorem 2; e* <= R*_ZΣ)"
+    return f"claimed optimum R*_ZΣ = {value} (Theorem 1)"
+
+
+def no_finding_text(result: Audit) -> str:
+    """What "no finding" means for this audit: settled, or a gap still open."""
+    best, low = result.best_verified_rate, result.corrected.value
+    if best is not None and best > low:
+        return (f"none, but a gap is open: the optimum lies in [{low}, {best}] "
+                "(corrected lower bound, best verified rate)")
+    return "none: the printed claims agree with the verified evidence"
+
+
+def _search_text(search: SearchResult) -> str:
+    if search.found:
+        text = f"rate {search.rate} (shape {search.shape}, F_{search.field})"
+    else:
+        text = "no scheme found"
+    return text if search.complete else f"{text}; stopped early: {search.limit}"
+
+
+def _opt(x) -> str:
+    return "none" if x is None else str(x)
 
 
 def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
@@ -127,12 +181,14 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> a = audit(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> from itsa import examples
+    >>> a = audit(examples.load("homogeneous-U3-V2-t1"))
     >>> a.printed_lower, a.search.rate, a.external.value
     (Fraction(5, 1), Fraction(4, 1), Fraction(4, 1))
     >>> sorted({f.kind for f in a.findings})
     ['converse-beaten']
+    >>> a
+    <Audit homogeneous-U3-V2-t1: 2 findings; printed lower 5, corrected lower 4, best verified 4>
     """
     problem = field_problem(field)
     if problem:
@@ -215,28 +271,24 @@ def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None):
         return None, str(exc), False
 
 
-def _e_star_config(a: Analysis) -> Config:
-    u, m, n = np.argwhere(a.configurations.c == a.e_star)[0]
-    return int(u) + 1, int(m) + 1, int(n) + 1
-
-
 def _findings(inst, analyses, printed_lower, corrected, checks, search, external):
     findings: list[Finding] = []
     notes: list[str] = []
     base = analyses["union"]
-    where = _e_star_config(base)
+    where = base.e_star_configuration
     lower_txt = f"min{{e*, K-1}} = min{{{base.e_star}, {inst.K - 1}}} = {printed_lower}"
 
     if search.found and search.rate < printed_lower:
         findings.append(Finding(
             "converse-beaten",
             f"a verified scheme has rate {search.rate} < the printed lower bound {lower_txt} "
-            f"(e* attained at configuration {where}); the printed converse fails on this instance",
+            f"(e* attained at configuration {display.config(where)}); the printed converse fails on this instance",
             str(printed_lower), str(search.rate), where, search.scheme))
     if external is not None and external.value < printed_lower:
         findings.append(Finding(
             "converse-beaten",
-            f"the published optimum {external.value} ({external.source}, {external.parameters}) "
+            f"the published optimum {external.value} ({external.source}, "
+            f"{', '.join(f'{k} = {v}' for k, v in external.parameters.items())}) "
             f"is below the printed lower bound {lower_txt}",
             str(printed_lower), None, where))
     if search.found and search.rate < corrected.value:
@@ -250,7 +302,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
         if c.structural:
             notes.append(f"{c.q_rule} reading: the {c.construction} construction does not apply: {c.failure}")
         elif not c.verified and c.allowed:
-            x = f" with x = {inst.label(c.extra_user)}" if c.extra_user is not None else ""
+            x = f" with x = {display.user(*inst.label(c.extra_user))}" if c.extra_user is not None else ""
             findings.append(Finding(
                 "construction-fails",
                 f"the paper's {c.construction} construction{x} ({c.q_rule} reading of Q) over F_{c.field} "
@@ -265,28 +317,31 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
             notes.append(f"{rule} reading: the claimed upper bound is unknown ({a.key_rate_upper.reason})")
             continue
         if best is None or best > claim:
+            what = f"upper bound R <= {claim}" if a.regime == "theorem-2" else f"claimed optimum R = {claim}"
             findings.append(Finding(
                 "optimum-not-reached",
-                f"{rule} reading: the {a.regime} claim R = {claim} is reached by no verified scheme "
+                f"{rule} reading: the {a.regime} {what} is reached by no verified scheme "
                 f"(best verified: {best if best is not None else 'none'}, search bounded)",
                 str(claim), None if best is None else str(best)))
 
     u, i = analyses["union"], analyses["intersection"]
     if (u.regime, u.Q) != (i.regime, i.Q):
         c3 = [c for c in checks if c.construction == "condition-3"]
-        ok = sorted({inst.label(c.extra_user) for c in c3 if c.verified})
-        bad = sorted({inst.label(c.extra_user) for c in c3 if not c.verified and not c.structural})
+        ok = display.users(sorted({inst.label(c.extra_user) for c in c3 if c.verified}))
+        bad = display.users(sorted({inst.label(c.extra_user) for c in c3
+                                    if not c.verified and not c.structural}))
         verdicts = []
         for rule, a in analyses.items():
             mine = [c for c in c3 if c.q_rule == rule and c.allowed]
             if mine:
                 fails = [inst.label(c.extra_user) for c in mine if not c.verified]
-                verdicts.append(f"{rule}: {'every allowed x verifies' if not fails else f'x in {fails} fails'}")
+                verdicts.append(f"{rule}: " + ("every allowed x verifies" if not fails
+                                               else f"x in {display.users(fails)} fails"))
         findings.append(Finding(
             "q-rule-disagreement",
             f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
-            f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok or 'none'}, "
-            f"that fail: {bad or 'none'}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),
+            f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok}, "
+            f"that fail: {bad}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),
             f"union: {u.regime}, intersection: {i.regime}",
             "; ".join(verdicts) or None))
 

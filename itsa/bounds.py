@@ -1,6 +1,6 @@
 """A corrected key-rate lower bound: **itsa's finding, not the paper's**.
 
-The paper prints the converse ``R_ZΣ >= min{e*, K-1}`` (MODEL.md §3). Verified
+The paper prints the converse ``R_ZΣ >= min{e*, K-1}`` (docs/model.md §3). Verified
 schemes beat it on some instances (see ``docs/audit.md`` and
 ``instances/audit/``), so it is not a valid lower bound in general. This module
 replaces it by a bound with a proof, for the scheme class itsa builds and
@@ -10,7 +10,7 @@ Scope of the proof
 ------------------
 Every scheme with ``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` over
 ``F_q^L``, whatever the joint distribution of the keys (they need not be
-linear, nor sum to zero). Every scheme of the paper (MODEL.md §4) and every
+linear, nor sum to zero). Every scheme of the paper (docs/model.md §4) and every
 scheme :func:`itsa.verify.verify` accepts is of this form. For encoders
 outside this class the bound is a conjecture, supported only by the same
 evidence. (The first version of this proof assumed ``Σ Z = 0``, which linear
@@ -60,11 +60,14 @@ Then ``H(Z_X) >= g(X)·L`` and ``R_ZΣ >= g(K)``.
 
 Proof. ``H(Z_X) = H(Z_{X∩T}) + H(Z_{X\\T} | Z_{X∩T}) >= H(Z_{X∩T}) +
 H(Z_{X\\T} | Z_T)`` (conditioning on more), then the Lemma and induction on
-``|X|``; ``L_ZΣ >= H(Z_Σ) >= H(Z_K)``. ∎
+``|X|``; ``L_ZΣ >= H(Z_Σ) >= H(Z_K)``, all entropies in q-ary symbols
+(``L_ZΣ`` counts symbols of ``F_q``, and ``H(Z_Σ) <= L_ZΣ`` in that unit). ∎
 
-The bound is reported as ``min{g(K), K-1}``: the Condition-1 scheme (``K-1``
-independent key symbols) is secure on every instance, so ``g(K) <= K-1`` is
-itself a consistency check and the cap never changes a correct value.
+The bound is reported as ``min{g(K), K-1}``. The cap never binds: the
+Computation notes below show ``g(K) <= K-1`` for every instance (if
+``Y = K \\ T`` some group is impure or the ``-1`` applies), which also
+agrees with the Condition-1 scheme (``K-1`` independent key symbols, secure
+on every instance). It is kept as a consistency guard.
 
 Computation
 -----------
@@ -93,10 +96,16 @@ order, attaining ``g(X)``: the one the plain loop over :func:`structures`
 (``tests/test_bounds.py`` keeps that loop as the reference).
 
 Security criterion (the converse of the Lemma for linear schemes). For a
-linear scheme, configuration ``(k, m, n)`` is secure iff
+linear scheme **whose** ``ΣZ`` **is a function of** ``Z_T`` (for example
+``ΣZ = 0``, which every correct linear scheme satisfies), configuration
+``(k, m, n)`` is secure iff
 ``rank[B_P; Z_T] - rank[Z_T] = (|P| - [every group is pure])·L``, ``P`` the
-pure groups. :mod:`itsa.search` uses this as a fast pre-filter and then runs
-the real verifier.
+pure groups. Without that precondition the criterion can answer "secure" for
+a leaking scheme (one key ``Z_(1,1) = N`` alone, ``T = ∅``).
+:mod:`itsa.search` builds only candidates with ``ΣZ = 0``, uses the criterion
+as a fast pre-filter and then runs the real verifier;
+:func:`itsa.search.fast_secure` checks the precondition and otherwise falls
+back to the exact verifier.
 
 How it relates to the paper's formula (the hypotheses that led here): the
 per-configuration term ``|P|`` is ``|S'∩K_k| + |U'\\{k}|`` with ``S'`` in place
@@ -114,15 +123,16 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import display
 from .bitset import members, pack, popcount, union_reduce
 from .instance import Instance
 from .quantities import configurations
+from .typing import Config
 
 LABEL = "itsa finding (not in the paper): corrected converse"
 SCOPE = ("proved for every scheme with X = W + Z and Y_u = Σ_v X_{u,v}, any keys (every linear "
          "scheme itsa verifies, every scheme of the paper); a conjecture for other encoders")
 
-Config = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -217,9 +227,8 @@ class CorrectedBound:
     def describe(self, instance: Instance) -> list[str]:
         out = []
         for st in self.chain:
-            k, m, n = st.config
-            out.append(f"H(Z_X | Z_(X∩T{n})) >= {st.gain} from configuration ({k},{m},{n}), "
-                       f"X = {instance.labels(st.X)}")
+            out.append(f"H(Z_X | Z_(X∩T{st.config[2]})) >= {st.gain} from configuration "
+                       f"{display.config(st.config)}, X = {instance.describe(st.X)}")
         return out
 
 
@@ -427,8 +436,8 @@ def corrected_lower_bound(instance: Instance) -> CorrectedBound:
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> b = corrected_lower_bound(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> from itsa import examples
+    >>> b = corrected_lower_bound(examples.load("homogeneous-U3-V2-t1"))
     >>> b.value, b.label.startswith("itsa finding")
     (Fraction(4, 1), True)
     """
@@ -444,65 +453,6 @@ def corrected_lower_bound(instance: Instance) -> CorrectedBound:
     return CorrectedBound(Fraction(value), gK, K, chain, reason)
 
 
-@dataclass(frozen=True)
-class ConfigExplanation:
-    """Per configuration: the paper's ``c``, the hypothesis' ``c'`` and the proved term."""
-
-    config: Config
-    paper_c: int
-    hypothesis_c: int
-    pure_groups: int
-    all_pure: bool
-    term: int            # H(Z_{K\\T} | Z_T) >= term (Lemma with Y = K \\ T)
-    chained: int         # g(T_n) + term
-
-
-def explain(instance: Instance) -> list[ConfigExplanation]:
-    """One row per configuration ``(k, m, n)``: how the three formulas see it."""
-    conf = configurations(instance)
-    sbar = conf.S_bar
-    ch = _Chain(instance)
-    out = []
-    for n in range(1, instance.N + 1):
-        T = instance.collusion_sets[n - 1]
-        gT = ch.g(T)
-        for m in range(1, instance.M + 1):
-            for k in range(1, instance.U + 1):
-                s = structure(instance, k, m, n)
-                out.append(ConfigExplanation((k, m, n), int(conf.c[k - 1, m - 1, n - 1]),
-                                             _hyp_c(instance, sbar, k, m, n), s.n_pure, s.all_pure,
-                                             s.term, gT + s.term))
-    return out
-
-
-def _hyp_c(instance: Instance, sbar: int, k: int, m: int, n: int) -> int:
-    S = instance.security_sets[m - 1]
-    T = instance.collusion_sets[n - 1]
-    Sp = S & ~T
-    Ks = instance.server_masks
-    Uset = [u for u, Ku in enumerate(Ks, 1) if Sp & Ku and (S | T) & Ku == Ku]
-    KU = 0
-    for u in Uset:
-        KU |= Ks[u - 1]
-    D = (Sp & Ks[k - 1]) | KU | T
-    c = (((Sp & Ks[k - 1]) | T) & sbar).bit_count() + len([u for u in Uset if u != k])
-    return c - (1 if D == instance.full_mask else 0)
-
-
-def hypothesis_bound(instance: Instance) -> int:
-    """The brief's first hypothesis (kept for the record; **not** a proved bound).
-
-    ``min{max c', K-1}`` with ``c' = |((S'∩K_k) ∪ T) ∩ S̄| + |U'\\{k}| - [D' = K]``,
-    ``S' = S_m \\ T_n``, ``U'`` without servers inside ``T_n``, ``S̄`` the paper's.
-    ``docs/audit.md`` records where verified schemes beat it.
-    """
-    conf = configurations(instance)
-    best = max(_hyp_c(instance, conf.S_bar, k, m, n)
-               for n in range(1, instance.N + 1) for m in range(1, instance.M + 1)
-               for k in range(1, instance.U + 1))
-    return min(best, instance.K - 1)
-
-
 def paper_lower_bound(instance: Instance) -> int:
-    """The printed converse ``min{e*, K-1}`` (MODEL.md §3), for comparison."""
+    """The printed converse ``min{e*, K-1}`` (docs/model.md §3), for comparison."""
     return min(int(configurations(instance).c.max()), instance.K - 1)

@@ -1,4 +1,4 @@
-"""Explicit linear key schemes over F_q for every regime (MODEL.md §4).
+"""Explicit linear key schemes over F_q for every regime (docs/model.md §4).
 
 Each construction draws seeded random ("generic") coefficients and keeps the
 first draw that its own verifier accepts; nothing unverified is returned.
@@ -13,6 +13,7 @@ from math import comb, lcm
 
 import numpy as np
 
+from . import display
 from .analysis import Analysis
 from .bitset import members
 from .exceptions import Infeasible, InvalidOption, VerificationError
@@ -44,7 +45,7 @@ def required_field(a: Analysis, construction: str) -> int | None:
 
     Notes
     -----
-    MODEL.md §4 **[R]**: the printed ``q > e*(e* |S|)`` read as
+    docs/model.md §6.4 (a reading): the printed ``q > e*(e* |S|)`` read as
     ``e* · C(|S̄|, e*)`` (Condition 2) and ``e* · C(|S̄|+1, e*)`` (Condition 3).
     """
     e, sb = a.e_star, a.S_bar.bit_count()
@@ -106,8 +107,8 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
 
     Examples
     --------
-    >>> from itsa import load_instance, analyze
-    >>> b = build_scheme(analyze(load_instance("instances/example-1.yaml")), 7)
+    >>> from itsa import analyze, examples
+    >>> b = build_scheme(analyze(examples.load("example-1")), 7)
     >>> b.verdict.ok, b.scheme.rate
     (True, Fraction(2, 1))
     """
@@ -182,6 +183,7 @@ def _sum_zero(keys: dict[int, np.ndarray], absorber: int, q: int) -> None:
 
 
 def _condition1(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """``Z_{u,v} = N_{u,v}``, the last user ``-Σ N`` (paper Sec. IV-D1; docs/model.md §4)."""
     K = a.instance.K
     keys = {i: np.eye(1, K - 1, i, dtype=np.int64).astype(_EXACT) for i in range(K - 1)}
     if K > 1:
@@ -197,6 +199,7 @@ def _generic_over(support: list[int], d: int, q: int, rng) -> dict[int, np.ndarr
 
 
 def _condition2(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """Generic ``h`` over ``S̄`` with ``Σh = 0`` (paper Sec. IV-D2; docs/model.md §4)."""
     support = members(a.S_bar)
     if not support:
         raise Infeasible("the Condition-2 construction needs S̄ ≠ ∅")
@@ -205,7 +208,7 @@ def _condition2(a: Analysis, q: int, rng, t: int, extra_user=None):
 
 
 def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
-    """Generic ``h`` over ``S̄ ∪ {x}`` for a user ``x ∉ Q`` (paper); ``x`` may lie in ``S̄``."""
+    """Generic ``h`` over ``S̄ ∪ {x}`` for a user ``x ∉ Q`` (paper Sec. IV-D3); ``x`` may lie in ``S̄``."""
     inst = a.instance
     if extra_user is not None:
         x = extra_user
@@ -216,11 +219,15 @@ def _condition3(a: Analysis, q: int, rng, t: int, extra_user=None):
         x = outside[t % len(outside)]
     support = members(a.S_bar | 1 << x)
     keys = _generic_over(support, a.e_star, q, rng)
-    u, v = inst.label(x)
-    return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{({u},{v})}}, ({u},{v}) ∉ Q, Σ h = 0"
+    x_text = display.user(*inst.label(x))
+    return 1, a.e_star, _as_rows(keys), f"generic h over S̄ ∪ {{{x_text}}}, {x_text} ∉ Q, Σ h = 0"
 
 
 def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
+    """Private symbols outside ``S̄``, shared ones inside (paper Sec. V-B, Example 2 of Sec. V-A).
+
+    A reading of the garbled Sec. V-B: docs/model.md §4 and §6.5.
+    """
     lp = a.lp
     if lp is None or not lp.feasible:
         raise Infeasible("the Theorem-2 construction needs a feasible LP; "
@@ -246,9 +253,9 @@ def _theorem2(a: Analysis, q: int, rng, t: int, extra_user=None):
     absorber = sbar[0] if sbar else lp.variables[0]
     keys[absorber] = _zeros(L, d)
     _sum_zero(keys, absorber, q)
-    u, v = a.instance.label(absorber)
+    who = display.user(*a.instance.label(absorber))
     return L, d, _as_rows(keys), (f"L = {L}; private symbols p = b·L for users outside S̄, "
-                                  f"{shared} shared symbols for S̄, ({u},{v}) absorbs -Σ")
+                                  f"{shared} shared symbols for S̄, {who} absorbs -Σ")
 
 
 def _as_rows(keys: dict[int, np.ndarray]) -> dict[int, tuple[tuple[int, ...], ...]]:
@@ -285,8 +292,8 @@ def field_warning(a: Analysis, field: int, construction: str | None = None) -> s
 def default_field(a: Analysis, floor: int = 101) -> int:
     """The smallest prime above the regime's Schwartz-Zippel threshold and ``floor``.
 
-    >>> from itsa import load_instance, analyze
-    >>> default_field(analyze(load_instance("instances/example-1.yaml")))
+    >>> from itsa import analyze, examples
+    >>> default_field(analyze(examples.load("example-1")))
     101
     """
     from sympy import nextprime

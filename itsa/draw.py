@@ -24,6 +24,7 @@ from ._files import atomic_writer
 from .analysis import Analysis
 from .exceptions import InvalidOption, InvalidOutputPath
 from .instance import Instance
+from .typing import Config
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
 LAYOUTS = ("radial", "spring")
 FORMATS = ("png", "svg")
 
-Config = tuple[int, int, int]
 
 # Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
 EXPLICIT = "#E69F00"      # user in some S_m
@@ -95,8 +95,8 @@ def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config
     Raises :class:`InvalidOption` if ``spec`` is not three integers or one
     of them is out of range.
 
-    >>> from itsa import load_instance
-    >>> parse_config("1,8,21", load_instance("instances/example-2.yaml"))
+    >>> from itsa import examples
+    >>> parse_config("1,8,21", examples.load("example-2"))
     (1, 8, 21)
     """
     if isinstance(spec, str):
@@ -123,8 +123,7 @@ def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config
 
 def default_config(analysis: Analysis) -> Config:
     """The first configuration ``(u, m, n)``, in index order, with ``c_{u,m,n} = e*``."""
-    conf = analysis.configurations
-    return conf.where(conf.c == analysis.e_star)[0]
+    return analysis.e_star_configuration
 
 
 def instance_figure(analysis: Analysis, config: str | Config | None = None,
@@ -184,15 +183,15 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
 
     Notes
     -----
-    The sets drawn are those of MODEL.md §2 (paper Sec. II-A): ``U^(m,n)``,
+    The sets drawn are those of docs/model.md §2 (paper Sec. II-A): ``U^(m,n)``,
     ``F^(m,n)``, ``S_I``, ``S̄``, ``c_{u,m,n}``, critical when
     ``|A_{u,m,n}| = |S̄|``, and ``Q``.
 
     Examples
     --------
     >>> import tempfile, os
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-2.yaml"))
+    >>> from itsa import analyze, examples
+    >>> a = analyze(examples.load("example-2"))
     >>> out = os.path.join(tempfile.mkdtemp(), "example-2.png")
     >>> d = draw_instance(a, out, config="1,8,21")
     >>> d.config, d.c, d.critical, os.path.getsize(out) > 0

@@ -4,7 +4,7 @@ Only the homogeneous family is known to itsa so far: ``U`` servers with ``V``
 users each, every input protected (the full set is a security set), and the
 collusion sets are exactly all sets of at most ``t`` users. Its optimal
 source key rate is ``min{U+V+t-2, UV-1}`` (Li, Zhang, Wan, Sun, Ji, Caire,
-arXiv 2601.06836; MODEL.md §6.3).
+arXiv 2601.06836; docs/model.md §6.3).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def homogeneous_parameters(instance: Instance) -> tuple[int, int, int] | None:
     of the security sets (protecting every input implies protecting every
     subset); the distinct collusion sets are exactly the sets of size ``<= t``.
 
-    >>> from itsa import load_instance
-    >>> homogeneous_parameters(load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    >>> from itsa import examples
+    >>> homogeneous_parameters(examples.load("homogeneous-U3-V2-t1"))
     (3, 2, 1)
     """
     V = instance.servers[0]

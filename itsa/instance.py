@@ -12,16 +12,19 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .bitset import mask_of, members
+from .display import Displayable, user as _user, users as _users
+from .typing import User
 from .exceptions import InvalidInstance, excerpt
 
-User = tuple[int, int]
+#: Sets of a family listed by :meth:`Instance.summary` before "… (N in all)".
+SHOWN_SETS = 8
 
 #: Largest number of users itsa accepts (bitmask set algebra stays fast below it).
 MAX_USERS = 4096
 
 
-@dataclass(frozen=True)
-class Instance:
+@dataclass(frozen=True, repr=False)
+class Instance(Displayable):
     """A multi-server secure-aggregation problem (paper Sec. II).
 
     Parameters
@@ -36,9 +39,16 @@ class Instance:
 
     Examples
     --------
-    >>> inst = Instance.from_users([2, 1, 1], [[(1, 1)]], [[], [(3, 1)]])
+    >>> inst = Instance.from_users([2, 1, 1], [[(1, 1)]], [[], [(3, 1)]], name="tiny")
     >>> inst.K, inst.label(3)
     (4, (3, 1))
+    >>> inst
+    <Instance tiny: servers (2, 1, 1), K = 4, M = 1, N = 2>
+    >>> print(inst.summary())
+    Instance: tiny: servers (2, 1, 1), K = 4, M = 1, N = 2
+      users           (1,1) (1,2) | (2,1) | (3,1)
+      security sets   S_1 = {(1,1)}
+      collusion sets  T_1 = ∅, T_2 = {(3,1)}
     """
 
     servers: tuple[int, ...]
@@ -133,8 +143,26 @@ class Instance:
         >>> Instance.from_users([2, 1, 1], [[]], [[]]).describe(0b101)
         '{(1,1), (2,1)}'
         """
-        labels = self.labels(mask)
-        return "{" + ", ".join(f"({u},{v})" for u, v in labels) + "}" if labels else "∅"
+        return _users(self.labels(mask))
+
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        return (f"{self.name or 'unnamed'}: servers {self.servers}, K = {self.K}, "
+                f"M = {self.M}, N = {self.N}")
+
+    def _family(self, letter: str, family: tuple[int, ...]) -> str:
+        shown = [f"{letter}_{i} = {self.describe(s)}" for i, s in enumerate(family[:SHOWN_SETS], 1)]
+        more = f", … ({len(family)} in all)" if len(family) > SHOWN_SETS else ""
+        return ", ".join(shown) + more
+
+    def _rows(self) -> list[tuple[str, str]]:
+        servers = " | ".join(" ".join(_user(u, v) for v in range(1, vu + 1))
+                             for u, vu in enumerate(self.servers, 1))
+        rows = [("users", servers),
+                ("security sets", self._family("S", self.security_sets)),
+                ("collusion sets", self._family("T", self.collusion_sets))]
+        rows += [("outside assumptions", w) for w in self.outside_assumptions()]
+        return rows
 
     def outside_assumptions(self) -> list[str]:
         """The paper's stated assumptions this instance does not meet."""

@@ -1,6 +1,6 @@
 """The Theorem-2 linear program for ``b*``, solved and then certified exactly.
 
-MODEL.md §3 **[R]**::
+docs/model.md §3 (a reading of the paper's garbled display, §6.5)::
 
     minimise   Σ_{(u,v) ∈ K \\ S̄} b_{u,v}
     subject to Σ_{(i,j) ∈ K \\ D_{u,m,n}} b_{i,j} >= 1   for every critical (u,m,n)
@@ -22,8 +22,8 @@ import numpy as np
 from .bitset import members, unpack
 from .exceptions import InvalidOption, VerificationError
 from .quantities import Configurations
+from .typing import Config
 
-Config = tuple[int, int, int]
 LP_SOLVERS = ("highs", "cbc")
 
 
@@ -96,10 +96,17 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
         HiGHS through SciPy (default) or CBC through pulp. Either answer is
         only a guess until :meth:`LPResult.check` certifies it in fractions.
 
+    Notes
+    -----
+    Paper Theorem 2 (Sec. III), one constraint per critical configuration
+    from Lemma 2 (Sec. IV-C), ``b_{u,v}`` as defined in Sec. V-B; on Example 2
+    (Sec. V-A) it gives the printed constraints of ``(1,8,21..23)`` and
+    ``b* = 3/2``. docs/model.md §3 and §6.5.
+
     Examples
     --------
-    >>> from itsa import configurations, load_instance
-    >>> lp = theorem2_lp(configurations(load_instance("instances/example-2.yaml")))
+    >>> from itsa import configurations, examples
+    >>> lp = theorem2_lp(configurations(examples.load("example-2")))
     >>> lp.b_star, lp.dual_objective
     (Fraction(3, 2), Fraction(3, 2))
     """

@@ -1,18 +1,19 @@
 """The paper's combinatorial quantities, for every configuration ``(u, m, n)``.
 
-Definitions: MODEL.md §2 (paper Sec. II-A and IV-C3). All sets are bitmasks;
+Definitions: docs/model.md §2 (paper Sec. II-A and IV-C3). All sets are bitmasks;
 the per-configuration work is vectorised over packed ``uint64`` words, so one
 code path serves every ``K``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .bitset import n_words, pack, popcount, union_reduce, unpack
+from .display import Displayable
 from .exceptions import InvalidInstance, InvalidOption
 from .instance import Instance
 
@@ -72,9 +73,21 @@ class Configurations:
         return union_reduce(self.D[mask])
 
 
-@dataclass(frozen=True)
-class SetQuantities:
-    """``S_I``, ``S̄``, ``a*``, ``e*``, ``Q_1``, ``Q_2`` and ``Q`` (bitmasks)."""
+@dataclass(frozen=True, repr=False)
+class SetQuantities(Displayable):
+    """``S_I``, ``S̄``, ``a*``, ``e*``, ``Q_1``, ``Q_2`` and ``Q`` (bitmasks).
+
+    ``instance`` (not compared) lets the sets print as ``(u, v)`` users.
+
+    Examples
+    --------
+    >>> from itsa import configurations, examples
+    >>> s = set_quantities(configurations(examples.example1()))
+    >>> s
+    <SetQuantities a* = 2, e* = 2, S_I = {(1,3)}, S̄ = {(1,1), (1,3), (2,1)}, Q = ∅ (union rule)>
+    >>> s.S_I                  # a bitmask: user (1,3) is bit 2
+    4
+    """
 
     S_I: int
     S_bar: int
@@ -84,6 +97,20 @@ class SetQuantities:
     Q2: int
     Q: int
     q_rule: str
+    instance: Instance | None = field(default=None, compare=False)
+
+    def _set(self, mask: int) -> str:
+        return self.instance.describe(mask) if self.instance is not None else bin(mask)
+
+    def _headline(self) -> str:
+        return (f"a* = {self.a_star}, e* = {self.e_star}, S_I = {self._set(self.S_I)}, "
+                f"S̄ = {self._set(self.S_bar)}, Q = {self._set(self.Q)} ({self.q_rule} rule)")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [("S_I", self._set(self.S_I)), ("S̄", self._set(self.S_bar)),
+                ("a*", str(self.a_star)), ("e*", str(self.e_star)),
+                ("Q_1", self._set(self.Q1)), ("Q_2", self._set(self.Q2)),
+                (f"Q ({self.q_rule} rule)", self._set(self.Q))]
 
 
 def check_size(instance: Instance) -> None:
@@ -100,10 +127,14 @@ def configurations(instance: Instance) -> Configurations:
 
     Notes
     -----
-    MODEL.md §2: ``U^(m,n) = {u : S_m ∩ K_u ≠ ∅, (S_m ∪ T_n) ∩ K_u = K_u}``,
+    docs/model.md §2: ``U^(m,n) = {u : S_m ∩ K_u ≠ ∅, (S_m ∪ T_n) ∩ K_u = K_u}``,
     ``F^(m,n) = {u : S_m ∩ K_u = ∅, T_n ∩ K_u = K_u}``,
     ``D_{u,m,n} = (S_m ∩ K_u) ∪ K_{U^(m,n)} ∪ T_n``,
     ``c_{u,m,n} = |((S_m ∩ K_u) ∪ T_n) ∩ S̄| + |U^(m,n) \\ {u}|``.
+
+    The paper defines ``U^(m,n)``, ``F^(m,n)``, ``S_I`` (its Definition 2),
+    ``S̄`` and ``A_{u,m,n}`` in Sec. II-A, with Example 1 worked through
+    there; ``c`` is the term the converse of Sec. IV-C3 maximises.
     """
     K = instance.K
     S = pack(instance.security_sets, K)          # (M, W)
@@ -150,7 +181,7 @@ def configurations(instance: Instance) -> Configurations:
 def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities:
     """Reduce the configuration arrays to the paper's named sets and numbers.
 
-    ``q_rule`` chooses how ``Q_1`` and ``Q_2`` combine (MODEL.md §6.1):
+    ``q_rule`` chooses how ``Q_1`` and ``Q_2`` combine (docs/model.md §6.1):
     ``"union"`` gives ``Q_1 ∪ Q_2`` when ``Q_1 ≠ ∅`` and ``∅`` otherwise;
     ``"intersection"`` gives ``Q_1 ∩ Q_2``.
     """
@@ -161,4 +192,4 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     Q1 = conf.union_of_D(conf.critical)
     Q2 = conf.union_of_D(conf.c == e_star)
     Q = (Q1 | Q2 if Q1 else 0) if q_rule == "union" else Q1 & Q2
-    return SetQuantities(conf.S_I, conf.S_bar, a_star, e_star, Q1, Q2, Q, q_rule)
+    return SetQuantities(conf.S_I, conf.S_bar, a_star, e_star, Q1, Q2, Q, q_rule, conf.instance)

@@ -13,6 +13,9 @@ from .analysis import Analysis
 from .instance import Instance
 from .lp import LPResult
 
+#: Version of every JSON object itsa prints; raised when a key changes meaning or goes away.
+SCHEMA_VERSION = 1
+
 
 def frac(x: Fraction | int | None) -> str | None:
     """``Fraction(7, 2) -> "7/2"``, ``2 -> "2"``, ``None -> None``."""
@@ -24,17 +27,12 @@ def users(instance: Instance, mask: int) -> list[list[int]]:
     return [list(p) for p in instance.labels(mask)]
 
 
-def user_key(instance: Instance, i: int) -> str:
-    """``"u,v"``, the key of user ``i`` in JSON maps."""
-    u, v = instance.label(i)
-    return f"{u},{v}"
-
-
 def lp_to_dict(instance: Instance, lp: LPResult) -> dict[str, Any]:
     return {
         "feasible": lp.feasible,
         "b_star": frac(lp.b_star),
-        "b": None if lp.b is None else {user_key(instance, i): frac(v) for i, v in lp.b.items()},
+        "b": None if lp.b is None else [{"user": list(instance.label(i)), "value": frac(v)}
+                                         for i, v in lp.b.items()],
         "dual": None if not lp.feasible else {
             "objective": frac(lp.dual_objective),
             "y": [frac(c.dual) for c in lp.constraints],
@@ -69,6 +67,7 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
     """The ``itsa analyze --json`` object."""
     inst, s = a.instance, a.sets
     d: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "name": inst.name,
         "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
         "servers": list(inst.servers),
@@ -76,6 +75,8 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
         "S_I": users(inst, s.S_I),
         "a_star": s.a_star,
         "e_star": s.e_star,
+        "e_star_configuration": list(a.e_star_configuration),
+        "critical_configurations": int(a.configurations.critical.sum()),
         "Q1": users(inst, s.Q1),
         "Q2": users(inst, s.Q2),
         "Q": users(inst, s.Q),
@@ -111,6 +112,7 @@ def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> d
 
     shown = verdict.leaks if include_all else verdict.nonzero_leaks
     return {
+        "schema_version": SCHEMA_VERSION,
         "instance": instance.name,
         "ok": verdict.ok,
         "engine": verdict.engine,
@@ -132,6 +134,7 @@ def build_to_dict(instance: Instance, build) -> dict[str, Any]:
     from .scheme import scheme_to_dict
 
     return {
+        "schema_version": SCHEMA_VERSION,
         "instance": instance.name,
         "construction": build.construction,
         "note": build.note,
@@ -150,6 +153,7 @@ def audit_to_dict(result) -> dict[str, Any]:
     inst = result.instance
     search = result.search
     return {
+        "schema_version": SCHEMA_VERSION,
         "instance": inst.name,
         "field": result.field,
         "seed": result.seed,
@@ -186,4 +190,20 @@ def audit_to_dict(result) -> dict[str, Any]:
             for f in result.findings
         ],
         "notes": list(result.notes),
+    }
+
+
+def drawn_to_dict(instance: Instance, drawn) -> dict[str, Any]:
+    """The ``itsa draw --json`` object."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "instance": instance.name,
+        "path": str(drawn.path),
+        "format": drawn.format,
+        "layout": drawn.layout,
+        "configuration": list(drawn.config),
+        "default": drawn.default,
+        "c": drawn.c,
+        "e_star": drawn.e_star,
+        "critical": drawn.critical,
     }

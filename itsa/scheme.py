@@ -3,7 +3,7 @@
 A scheme gives every user ``(u, v)`` the key ``Z_{u,v} = F_{u,v} N``: an
 ``L x d`` matrix ``F_{u,v}`` over ``F_q`` times the vector ``N`` of ``d``
 i.i.d. uniform key symbols (``d = key_symbols``). Messages are
-``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` (MODEL.md §1, §4).
+``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` (docs/model.md §1, §4).
 
 JSON format (users absent from ``keys`` have key 0; ``construction`` and
 ``seed`` are optional and may be ``null``)::
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._files import atomic_writer, read_text
+from .display import Displayable, user
 from .exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
 from .instance import Instance
 from .instance_io import _is_int
@@ -43,9 +44,9 @@ MAX_SCHEME_BYTES = 64 * 2**20
 Matrix = tuple[tuple[int, ...], ...]
 
 
-@dc.dataclass(frozen=True)
-class Scheme:
-    """A linear key scheme over a prime field (MODEL.md §4).
+@dc.dataclass(frozen=True, repr=False)
+class Scheme(Displayable):
+    """A linear key scheme over a prime field (docs/model.md §4).
 
     Parameters
     ----------
@@ -76,6 +77,8 @@ class Scheme:
     ([[6, 6]], Fraction(2, 1))
     >>> s.key_matrix(1).tolist()
     [[0, 0]]
+    >>> s
+    <Scheme over F_7: L = 1, 2 key symbols, rate 2, keys on 3 users>
     """
 
     field: int
@@ -133,6 +136,29 @@ class Scheme:
         if mat is None:
             return np.zeros((self.L, self.key_symbols), dtype=np.int64)
         return np.array(mat, dtype=np.int64).reshape(self.L, self.key_symbols)
+
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        made = f"{self.construction} " if self.construction else ""
+        return (f"{made}over F_{self.field}: L = {self.L}, {self.key_symbols} key symbols, "
+                f"rate {self.rate}, keys on {len(self.keys)} users")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        """Keys by user bit index (a scheme does not know its instance; see ``describe``)."""
+        return [(f"user #{i}", "; ".join(" ".join(map(str, r)) for r in mat)) for i, mat in self.keys]
+
+    def describe(self, instance: Instance) -> str:
+        """Every key as ``Z(u,v) = F N`` lines, users written ``(u,v)``.
+
+        >>> from itsa import examples
+        >>> print(examples.scheme("example-1").describe(examples.example1()))
+        Z(1,1) = [1 0] N
+        Z(1,3) = [0 1] N
+        Z(2,1) = [6 6] N
+        """
+        return "\n".join(f"Z{user(*instance.label(i))} = "
+                         + "; ".join("[" + " ".join(map(str, r)) + "]" for r in mat) + " N"
+                         for i, mat in self.keys)
 
     def check_fits(self, instance: Instance) -> None:
         """Raise :class:`InvalidScheme` if a key belongs to a user outside ``instance``."""

@@ -6,61 +6,50 @@ scalar (``L = 1``) first, then ``L = 2`` for rates below the best scalar one.
 Every candidate passes a fast exact pre-filter (the group-rank criterion of
 :mod:`itsa.bounds`) and then :func:`itsa.verify.verify` (rank engine); only
 schemes that verify are returned. The first verified ``d`` is the smallest
-the search found; it is an *upper* bound on the optimal rate. A failure to
-find a scheme at some ``d`` proves nothing (generic draws over a few shapes,
-over one field): the result says so (``exhaustive`` is always ``False``).
+the search found; it is an *upper* bound on the optimal rate.
 
-Shapes (``L = 1``), each drawn ``tries`` times with
-``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``:
+A level ``(L, d)`` small enough (at most ``enumerate_up_to`` key
+assignments, see :func:`every_key`) is first searched *completely*: every
+linear key assignment with ``ΣZ = 0``. Otherwise a failure to find a scheme
+at that level proves nothing (generic draws over a few shapes, over one
+field). ``SearchResult.exhaustive`` is ``True`` exactly when every level below
+the result was searched completely.
 
-* ``all``: every user has a key;
-* ``sbar``: the paper's ``S̄``; ``sbar+x``: ``S̄ ∪ {x}`` for each ``x ∉ S̄``;
-* ``union``: ``∪ S_m``; ``union+x`` likewise;
-* ``random#j``: a random support of at least two users.
-
-Keys are generic over the support, one support user (the last) absorbs
-``-Σ`` of the others so that ``Σ Z = 0``. Then, for ``d >= 2``,
-``columns:...``: each key symbol ``j`` has its own support ``B_j`` (generic
-nonzero coefficients summing to 0 over ``B_j``); all multisets of supports
-when there are at most ``max_patterns``, else a seeded sample. These reach
-schemes such as ``Z_a = -Z_d = N_1``, ``Z_b = -Z_c = N_2`` that no single
-generic support gives.
-
-Shapes (``L = 2``): the same supports with full-rank ``2 x d`` keys; with
-rank-1 keys (a column times a row, the shape of the Theorem-2 scheme's
-fractional keys) for the users outside ``S̄``, for each single user, and for
-random subsets; and ``private``: rank-1 users own one private key symbol each,
-the others share the remaining symbols; and ``rank1-all-but-x``: every support
-user but ``x`` rank-1, ``x`` full-rank absorbing ``-Σ`` (it reaches rate 3/2
-on ``instances/audit/fractional-optimum.yaml``, where scalar keys need 2).
+The search is three parts: the shape generators (:mod:`itsa._shapes`, which
+describes the shapes), one candidate runner (:class:`_Runner`: pre-filter,
+verify, budget) and the level loop (:class:`_Levels` and
+:func:`search_min_rate`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from itertools import combinations_with_replacement
-from math import comb
+from itertools import product
 
 import flint
 
+from ._shapes import Plan, Shape, shapes_L1, shapes_L2, supports
 from .bitset import members
 from .bounds import structures
+from .display import Displayable
 from .exceptions import InvalidOption, ItsaError
 from .linalg import field_problem
 from .instance import Instance
 from .quantities import configurations
 from .scheme import Scheme
 from .verify import Verdict, verify
+from .typing import Progress
 
 #: Refuse instances with more source symbols than this (``K·L + d``).
 MAX_SOURCE_DIM = 60
 #: Default budget: candidate schemes drawn in all.
 DEFAULT_BUDGET = 20_000
+#: Default ``enumerate_up_to``: levels with at most this many key assignments are searched completely.
+DEFAULT_ENUMERATE = 1_000
 
-Progress = Callable[[int, int], None] | None
 
 
 @dataclass(frozen=True)
@@ -74,17 +63,19 @@ class Attempt:
     found: bool
 
 
-@dataclass(frozen=True)
-class SearchResult:
+@dataclass(frozen=True, repr=False)
+class SearchResult(Displayable):
     """Outcome of :func:`search_min_rate`.
 
     ``scheme`` is the best verified scheme (``None`` if none was found) with
     ``verdict`` its passing :class:`~itsa.verify.Verdict` and ``rate`` its
-    exact rate. ``attempts`` lists every ``(L, d, shape)`` cell tried;
+    exact rate. ``attempts`` lists every ``(L, d, shape)`` cell tried
+    (``every-key``: the complete enumeration of a small level);
     ``candidates`` counts the schemes drawn, ``prefiltered`` those that passed
     the fast criterion, ``verified`` those that :func:`verify` then accepted.
-    ``exhaustive`` is ``False``: the search is bounded (generic draws over a
-    list of shapes), so a missing scheme at some rate proves nothing.
+    ``exhaustive`` is ``True`` when every level tried below the result had
+    every candidate tried (so no linear scheme with those ``L`` over ``F_q``
+    has a smaller rate); otherwise a missing scheme at some rate proves nothing.
     ``complete`` says every planned cell was tried; otherwise ``limit`` says
     which limit stopped the search.
     """
@@ -109,6 +100,21 @@ class SearchResult:
     def found(self) -> bool:
         return self.scheme is not None
 
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        what = f"rate {self.rate} (shape {self.shape})" if self.found else "no scheme found"
+        proof = "exhaustive below it" if self.exhaustive else "not exhaustive"
+        return f"{what} over F_{self.field}, {self.candidates} candidates, {proof}"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        levels = "; ".join(f"L = {L}: d = {', '.join(map(str, ds))}" for L, ds in self.d_values.items())
+        return [("levels tried", levels or "none"),
+                ("candidates", f"{self.candidates} drawn, {self.prefiltered} passed the fast criterion, "
+                               f"{self.verified} verified"),
+                ("exhaustive", "every candidate below the result was tried" if self.exhaustive
+                 else "no: a level below the result was only sampled"),
+                ("stopped", self.limit or "no, every planned cell was tried")]
+
 
 class _Checker:
     """The exact group-rank security criterion of :mod:`itsa.bounds`, for one instance."""
@@ -131,7 +137,24 @@ class _Checker:
             return 0
         return flint.nmod_mat(len(rows), d, [x for r in rows for x in r], self.q).rank()
 
+    def sum_known(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
+        """Whether ``ΣZ`` lies in the row space of ``Z_T`` for every checked ``T``.
+
+        This is the precondition of :meth:`secure` (``ΣZ = 0`` meets it).
+        """
+        q = self.q
+        total = [[sum(keys[i][l][c] for i in keys) % q for c in range(d)] for l in range(L)]
+        if not any(any(r) for r in total):
+            return True
+        zero = [[0] * d for _ in range(L)]
+        for T in {tuple(T) for T, _, _ in self.checks}:
+            zt = [r for i in T for r in keys.get(i, zero)]
+            if self._rank(total + zt, d) != self._rank(zt, d):
+                return False
+        return True
+
     def secure(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
+        """The group-rank criterion; exact only when :meth:`sum_known` holds."""
         q = self.q
         zero = [[0] * d for _ in range(L)]
         cacheT: dict[tuple, int] = {}
@@ -157,88 +180,104 @@ class _Checker:
         return True
 
 
-def _generic(rng, q, L, d, support, rank1=frozenset(), private=False, absorber=None):
-    """Keys over ``support``: full-rank generic, or rank-1 (column x row) for ``rank1``.
+def every_key(K: int, q: int, L: int, d: int) -> Iterator[dict[int, list[list[int]]]]:
+    """Every key assignment with ``ΣZ = 0``: users ``0..K-2`` free, user ``K-1`` absorbs ``-Σ``.
 
-    ``absorber`` (default: the last support user) takes ``-Σ`` of the others.
+    Every correct linear scheme has ``ΣZ = 0`` (a server's only combination of
+    its view with ``ΣW`` in it is the sum of all messages), so this is every
+    correct linear scheme with these ``L`` and ``d``: ``q^((K-1)·L·d)`` of them.
+
+    >>> len(list(every_key(3, 2, 1, 1)))
+    4
     """
-    keys: dict[int, list[list[int]]] = {}
-    if len(support) < 2 or d == 0:
-        return {}
-    if absorber is not None:
-        support = [i for i in support if i != absorber] + [absorber]
-    absorber = support[-1]
-    if private:
-        # rank-1 users own one private symbol each (the last columns); others share the rest
-        owners = [i for i in support if i in rank1 and i != absorber]
-        shared = d - len(owners)
-        if shared < 0:
-            return None
-        col = shared
-        for i in support[:-1]:
-            if i in owners:
-                c = [rng.randrange(q) for _ in range(L)]
-                keys[i] = [[c[l] if j == col else 0 for j in range(d)] for l in range(L)]
-                col += 1
-            else:
-                keys[i] = [[rng.randrange(q) if j < shared else 0 for j in range(d)] for _ in range(L)]
-    else:
-        for i in support[:-1]:
-            if i in rank1:
-                c = [rng.randrange(q) for _ in range(L)]
-                r = [rng.randrange(q) for _ in range(d)]
-                keys[i] = [[(c[l] * x) % q for x in r] for l in range(L)]
-            else:
-                keys[i] = [[rng.randrange(q) for _ in range(d)] for _ in range(L)]
-    keys[absorber] = [[(-sum(keys[i][l][c] for i in support[:-1])) % q for c in range(d)]
-                      for l in range(L)]
-    return keys
+    size = L * d
+    for flat in product(range(q), repeat=(K - 1) * size):
+        keys = {i: [list(flat[i * size + l * d:i * size + (l + 1) * d]) for l in range(L)]
+                for i in range(K - 1)}
+        keys[K - 1] = [[-sum(keys[i][l][c] for i in range(K - 1)) % q for c in range(d)]
+                       for l in range(L)]
+        yield keys
 
 
-def _supports(instance: Instance, rng_seed: str, n_random: int,
-              all_supports_up_to: int) -> list[tuple[str, list[int]]]:
-    conf = configurations(instance)
-    K = instance.K
-    allu = list(range(K))
-    sbar = members(conf.S_bar)
-    union = 0
-    for s in instance.security_sets:
-        union |= s
-    union = members(union)
-    out: list[tuple[str, list[int]]] = [("all", allu)]
-    seen = {tuple(allu)}
+def _draws(shape: Shape, seed: int, L: int, d: int) -> Iterator[dict | None]:
+    """The seeded draws of one cell: ``random.Random(f"{seed}:{L}:{d}:{name}:{t}")``."""
+    for t in range(shape.draws):
+        yield shape.make(random.Random(f"{seed}:{L}:{d}:{shape.name}:{t}"))
 
-    def add(name, sup):
-        sup = sorted(set(sup))
-        if len(sup) >= 2 and tuple(sup) not in seen:
-            seen.add(tuple(sup))
-            out.append((name, sup))
 
-    for base_name, base in (("sbar", sbar), ("union", union)):
-        add(base_name, base)
-        for x in allu:
-            if x not in base:
-                u, v = instance.label(x)
-                add(f"{base_name}+({u},{v})", base + [x])
-    if K <= all_supports_up_to:
-        rest = [m for m in range(1, 1 << K) if m.bit_count() >= 2]
-        rest.sort(key=lambda m: (-m.bit_count(), m))
-        for m in rest:
-            add("{" + ",".join(f"({u},{v})" for u, v in instance.labels(m)) + "}", members(m))
-        return out
-    rng = random.Random(f"{rng_seed}:supports")
-    for j in range(n_random):
-        size = rng.randint(2, K) if K >= 2 else 0
-        if size:
-            add(f"random#{j}", rng.sample(allu, size))
-    return out
+class _Runner:
+    """Runs candidates through the fast criterion, then the verifier; counts and stops at the budget."""
+
+    def __init__(self, instance: Instance, field: int, seed: int, budget: int):
+        self.instance, self.field, self.seed, self.budget = instance, field, seed, budget
+        self.checker = _Checker(instance, field)
+        self.candidates = self.prefiltered = self.verified = 0
+        self.limit: str | None = None
+
+    def run(self, L: int, d: int, name: str, candidates) -> tuple[Scheme, Verdict] | None:
+        """The first candidate that verifies, or ``None`` (``limit`` set if the budget ran out)."""
+        for keys in candidates:
+            if keys is None:
+                continue
+            if self.candidates >= self.budget:
+                self.limit = f"budget of {self.budget} candidate schemes reached"
+                return None
+            self.candidates += 1
+            if not self.checker.secure(keys, L, d):
+                continue
+            self.prefiltered += 1
+            scheme = Scheme(self.field, L, d, keys, construction=f"search:{name}", seed=self.seed)
+            verdict = verify(self.instance, scheme, engine="rank")
+            if verdict.ok:
+                self.verified += 1
+                return scheme, verdict
+        return None
+
+
+@dataclass
+class _Levels:
+    """The level loop's record: attempts, levels tried, completeness, progress."""
+
+    progress: Progress | None
+    attempts: list[Attempt] = field(default_factory=list)
+    d_tried: dict[int, list[int]] = field(default_factory=dict)
+    complete: list[bool] = field(default_factory=list)     # one per level without a find
+    done: int = 0
+
+    def level(self, runner: _Runner, L: int, d: int, shapes: list[Shape], every, planned: int):
+        """Search one ``(L, d)`` level; return ``(scheme, verdict, shape name)`` or ``None``.
+
+        ``every`` (all candidates of the level, or ``None`` if too many) runs
+        first; a level with it that finds nothing is complete.
+        """
+        self.d_tried.setdefault(L, []).append(d)
+        cells = ([("every-key", every, None, True)] if every is not None else []) + [
+            (sh.name, _draws(sh, runner.seed, L, d), sh.draws, sh.complete) for sh in shapes]
+        for name, candidates, draws, complete in cells:
+            before = runner.candidates
+            res = runner.run(L, d, name, candidates)
+            self.done += 1
+            if self.progress:
+                self.progress(self.done, max(planned, self.done))
+            self.attempts.append(Attempt(L, d, name, draws if draws is not None
+                                         else runner.candidates - before, res is not None))
+            if res is not None:
+                return res[0], res[1], name
+            if runner.limit:
+                break
+            if complete:                 # every candidate tried: nothing at this level
+                self.complete.append(True)
+                return None
+        self.complete.append(False)
+        return None
 
 
 def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
-                    L_values: tuple[int, ...] = (1, 2), tries: int = 4, progress: Progress = None,
-                    n_random_supports: int = 4, budget: int = DEFAULT_BUDGET,
-                    all_supports_up_to: int = 6, max_patterns: int = 400,
-                    pattern_tries: int = 2) -> SearchResult:
+                    L_values: tuple[int, ...] = (1, 2), tries: int = 4,
+                    progress: Progress | None = None, n_random_supports: int = 4,
+                    budget: int = DEFAULT_BUDGET, all_supports_up_to: int = 6,
+                    max_patterns: int = 400, pattern_tries: int = 2,
+                    enumerate_up_to: int = DEFAULT_ENUMERATE) -> SearchResult:
     """Smallest-rate verified scheme found by a bounded, seeded search.
 
     Parameters
@@ -256,7 +295,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
         the best scalar rate (or below ``max_symbols + 1`` if none was found).
     tries : int
         Draws per ``(L, d, shape)`` cell.
-    progress : callable(done, total), optional
+    progress : Progress, optional
         Called after each cell; ``total`` is the planned number of cells.
     n_random_supports : int
         Random supports added to the fixed list (when ``K > all_supports_up_to``).
@@ -269,6 +308,17 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
         ``pattern_tries`` times.
     budget : int
         Stop after this many candidate schemes (``limit`` says so).
+    enumerate_up_to : int
+        A level with at most this many key assignments (``q^((K-1)·L·d)``,
+        see :func:`every_key`) is searched completely, before any shape.
+
+    Returns
+    -------
+    SearchResult
+        ``exhaustive`` is ``True`` when every level below the result (every
+        ``(L, d)`` tried with ``d/L`` below the returned rate) had every one
+        of its candidates tried: no linear scheme with those ``L`` over
+        ``F_q`` has a smaller rate.
 
     Raises
     ------
@@ -277,10 +327,13 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> r = search_min_rate(load_instance("instances/homogeneous-U3-V2-t1.yaml"), field=31)
-    >>> r.rate, r.verdict.ok
-    (Fraction(4, 1), True)
+    >>> from itsa import examples
+    >>> r = search_min_rate(examples.load("homogeneous-U3-V2-t1"), field=31)
+    >>> r.rate, r.verdict.ok, r.exhaustive
+    (Fraction(4, 1), True, False)
+    >>> small = search_min_rate(examples.load("audit/fractional-optimum"), field=2, L_values=(1,))
+    >>> small.rate, small.exhaustive         # over F_2 every scalar key with rate < 2 was tried
+    (Fraction(2, 1), True)
     """
     K = instance.K
     if any(L not in (1, 2) for L in L_values) or not L_values:
@@ -295,161 +348,67 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     problem = field_problem(field)
     if problem:
         raise InvalidOption(problem)
-    checker = _Checker(instance, field)
-    supports = _supports(instance, f"{seed}", n_random_supports, all_supports_up_to)
-    conf = configurations(instance)
-    sbar = set(members(conf.S_bar))
+    plan = Plan(instance, field, seed, supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
+                 frozenset(members(configurations(instance).S_bar)), tries, n_random_supports,
+                 max_patterns, pattern_tries)
+    runner, levels = _Runner(instance, field, seed, budget), _Levels(progress)
 
-    # Supports of >= 2 users; listed only for small K (2^K masks), sampled beyond.
-    support_masks = [m for m in range(1, 1 << K) if m.bit_count() >= 2] if K <= 20 else None
+    def every(L, d):
+        small = d > 0 and field ** ((K - 1) * L * d) <= enumerate_up_to
+        return every_key(K, field, L, d) if small else None
 
-    def random_support(rng):
-        if support_masks is not None:
-            return rng.choice(support_masks)
-        while True:
-            m = rng.randrange(1, 1 << K)
-            if m.bit_count() >= 2:
-                return m
-
-    def column_patterns(d):
-        """Column supports for d key symbols: all multisets if few, else a seeded sample."""
-        n = (1 << K) - 1 - K
-        total = comb(n + d - 1, d)
-        if total <= max_patterns:
-            pats = list(combinations_with_replacement(support_masks, d))
-        else:
-            rng = random.Random(f"{seed}:1:{d}:column-patterns")
-            seen = set()
-            pats = []
-            while len(pats) < max_patterns:
-                pat = tuple(sorted(random_support(rng) for _ in range(d)))
-                if pat not in seen:
-                    seen.add(pat)
-                    pats.append(pat)
-        out = []
-        for pat in pats:
-            if len(set(pat)) == 1:
-                continue        # one common support: already a support shape
-            name = "columns:" + "|".join(
-                "{" + ",".join(f"({u},{v})" for u, v in instance.labels(m)) + "}" for m in pat)
-            out.append((name, (lambda pat: lambda rng: _columns(rng, field, d, pat))(pat)))
-        return out
-
-    def shapes_L1(d):
-        if d == 0:
-            return [("zero", lambda rng: {})]
-        out = [(name, (lambda sup: lambda rng: _generic(rng, field, 1, d, sup))(sup))
-               for name, sup in supports]
-        if d >= 2:
-            out += column_patterns(d)
-        return out
-
-    def shapes_L2(d):
-        out = []
-
-        def mk(sup, rank1, private, absorber=None):
-            return lambda rng: _generic(rng, field, 2, d, sup, rank1, private, absorber)
-
-        for name, sup in supports:
-            out.append((f"{name}/full", mk(sup, frozenset(), False)))
-            outside = frozenset(i for i in sup if i not in sbar)
-            if outside:
-                out.append((f"{name}/rank1-outside-S̄", mk(sup, outside, False)))
-                out.append((f"{name}/private-outside-S̄", mk(sup, outside, True)))
-            for i in sup:
-                u, v = instance.label(i)
-                out.append((f"{name}/rank1-({u},{v})", mk(sup, frozenset([i]), False)))
-                if len(sup) > 2:
-                    out.append((f"{name}/rank1-all-but-({u},{v})",
-                                mk(sup, frozenset(sup) - {i}, False, i)))
-        rng = random.Random(f"{seed}:2:{d}:rank1-subsets")
-        for j in range(n_random_supports):
-            name, sup = supports[rng.randrange(len(supports))]
-            sub = frozenset(i for i in sup if rng.random() < 0.5)
-            if sub:
-                out.append((f"{name}/rank1-random#{j}", mk(sup, sub, False)))
-        return out
-
-    attempts: list[Attempt] = []
-    counts = {"cand": 0, "pre": 0, "ver": 0}
-    d_tried: dict[int, list[int]] = {}
-    best: tuple | None = None
-    limit = None
-    done = 0
-
-    def run_cell(L, d, name, draw):
-        nonlocal limit
-        n_draws = 1 if d == 0 else (pattern_tries if name.startswith("columns:") else tries)
-        for t in range(n_draws):
-            keys = draw(random.Random(f"{seed}:{L}:{d}:{name}:{t}"))
-            if keys is None:
-                continue
-            if counts["cand"] >= budget:
-                limit = f"budget of {budget} candidate schemes reached"
-                return None
-            counts["cand"] += 1
-            if not checker.secure(keys, L, d):
-                continue
-            counts["pre"] += 1
-            scheme = Scheme(field, L, d, keys, construction=f"search:{name}", seed=seed)
-            verdict = verify(instance, scheme, engine="rank")
-            if verdict.ok:
-                counts["ver"] += 1
-                return scheme, verdict
-        return None
-
-    def run_level(L, d, shapes, planned):
-        nonlocal done
-        d_tried.setdefault(L, []).append(d)
-        for name, draw in shapes:
-            res = run_cell(L, d, name, draw)
-            done += 1
-            if progress:
-                progress(done, max(planned, done))
-            attempts.append(Attempt(L, d, name, 1 if d == 0 else tries, res is not None))
-            if res is not None:
-                return res[0], res[1], name
-            if limit:
-                return None
-        return None
-
+    best = None
     if 1 in L_values:
-        levels = [(d, shapes_L1(d)) for d in range(0, max_d + 1)]
-        planned = sum(len(sh) for _, sh in levels)
-        for d, shapes in levels:
-            best = run_level(1, d, shapes, planned)
-            if best or limit:
+        todo = [(d, shapes_L1(plan, d)) for d in range(0, max_d + 1)]
+        planned = sum(len(sh) + (every(1, d) is not None) for d, sh in todo)
+        for d, shapes in todo:
+            best = levels.level(runner, 1, d, shapes, every(1, d), planned)
+            if best or runner.limit:
                 break
-    if 2 in L_values and not limit:
+    if 2 in L_values and not runner.limit:
         top = best[0].rate if best else Fraction(max_d + 1)
-        levels = [(d, shapes_L2(d)) for d in range(1, 2 * max_d + 2) if Fraction(d, 2) < top]
-        planned = done + sum(len(sh) for _, sh in levels)
-        for d, shapes in levels:
-            found = run_level(2, d, shapes, planned)
+        todo = [(d, shapes_L2(plan, d)) for d in range(1, 2 * max_d + 2) if Fraction(d, 2) < top]
+        planned = levels.done + sum(len(sh) + (every(2, d) is not None) for d, sh in todo)
+        for d, shapes in todo:
+            found = levels.level(runner, 2, d, shapes, every(2, d), planned)
             if found:
                 best = found
-                break
-            if limit:
+            if found or runner.limit:
                 break
     scheme, verdict, shape = best if best else (None, None, None)
+    exhaustive = runner.limit is None and all(levels.complete)
     return SearchResult(field, seed, scheme, scheme.rate if scheme else None, verdict, shape,
-                        tuple(L_values), {L: tuple(v) for L, v in d_tried.items()}, tuple(attempts),
-                        counts["cand"], counts["pre"], counts["ver"], False, limit is None, limit)
-
-
-def _columns(rng, q, d, pattern):
-    """Scalar keys, column ``j`` supported on ``pattern[j]`` with generic entries summing to 0."""
-    keys: dict[int, list[list[int]]] = {}
-    for j, m in enumerate(pattern):
-        us = members(m)
-        vals = [rng.randrange(1, q) for _ in us[:-1]]
-        vals.append((-sum(vals)) % q)
-        for i, x in zip(us, vals):
-            keys.setdefault(i, [[0] * d])[0][j] = x
-    return keys
+                        tuple(L_values), {L: tuple(v) for L, v in levels.d_tried.items()},
+                        tuple(levels.attempts), runner.candidates, runner.prefiltered, runner.verified,
+                        exhaustive, runner.limit is None, runner.limit)
 
 
 def fast_secure(instance: Instance, scheme: Scheme) -> bool:
-    """The group-rank criterion alone (no correctness check); for cross-checks and speed."""
+    """Whether ``scheme`` meets every security constraint (correctness not checked).
+
+    The fast group-rank criterion of :mod:`itsa.bounds` ("Security criterion")
+    decides a configuration only when ``ΣZ`` is a function of ``Z_T`` (for
+    example when ``ΣZ = 0``, as in every correct linear scheme and every
+    candidate of :func:`search_min_rate`). When some configuration lacks that
+    precondition, the answer is the exact one of
+    :func:`itsa.verify.verify` (rank engine). Either way it equals
+    ``not verify(instance, scheme, engine="rank").nonzero_leaks``.
+
+    Examples
+    --------
+    A key that does not sum to zero: the criterion alone would say "secure",
+    but every server sees ``W_(2,1)`` and ``W_(3,1)`` unkeyed, so with ``ΣW``
+    it learns ``W_(1,1)``.
+
+    >>> from itsa import Instance, Scheme
+    >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[]])
+    >>> fast_secure(inst, Scheme(5, 1, 1, {0: [[1]]}))
+    False
+    >>> fast_secure(inst, Scheme(5, 1, 1, {0: [[1]], 1: [[-1]]}))
+    True
+    """
     keys = {i: [list(r) for r in mat] for i, mat in scheme.keys}
-    return _Checker(instance, scheme.field).secure(keys, scheme.L, scheme.key_symbols)
+    checker = _Checker(instance, scheme.field)
+    if not checker.sum_known(keys, scheme.L, scheme.key_symbols):
+        return not verify(instance, scheme, engine="rank").nonzero_leaks
+    return checker.secure(keys, scheme.L, scheme.key_symbols)

@@ -1,7 +1,7 @@
 """Exact verification of a linear scheme: correctness and every security constraint.
 
 Two engines compute, for every server ``k`` and every configuration
-``(m, n)`` with ``S_m ≠ ∅``, the conditional mutual information (MODEL.md §1)
+``(m, n)`` with ``S_m ≠ ∅``, the conditional mutual information (docs/model.md §1)
 
     I( view_k ; W_{S_m} | ΣW, W_{T_n}, Z_{T_n} )   in q-ary units,
 
@@ -11,8 +11,8 @@ recoverable from ``view_k``.
 - ``rank``: every variable of a linear scheme is a linear map of the source
   ``s = (W, N)``; a set of variables with stacked matrix ``G`` is uniform on
   the image of ``G``, so ``H = rank G`` and
-  ``I(A;B|C) = rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` (MODEL.md, "Entropy of
-  linear schemes"). Correctness is linear decodability,
+  ``I(A;B|C) = rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` (docs/model.md §7).
+  Correctness is linear decodability,
   ``rk[view; ΣW] = rk[view]``.
 - ``enumerate``: the ground truth. It runs through all ``q^(K·L+d)`` source
   values, evaluates every message, and computes entropies by exact counting;
@@ -22,20 +22,25 @@ recoverable from ``view_k``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
+from . import display
 from .bitset import members
+from .display import Displayable
 from .exceptions import InvalidOption, InvalidScheme
 from .instance import Instance
 from .linalg import Matrices
 from .scheme import Scheme
+from .typing import Progress
 
 ENGINES = ("auto", "rank", "enumerate")
+#: Leaks listed by :meth:`Verdict.summary` before "… N in all".
+SHOWN_LEAKS = 10
 #: ``auto`` enumerates when there are at most this many source values ...
 AUTO_MAX_SOURCE = 100_000
 #: ... and at most this much work (source values x histogram passes).
@@ -49,7 +54,6 @@ ENUM_BUDGET = 2 * 10**9
 #: ``dim^2`` and ``dim^3``); enumeration stops far below.
 MAX_VERIFY_DIM = 2048
 
-Progress = Callable[[int, int], None] | None
 
 
 @dataclass(frozen=True)
@@ -79,8 +83,8 @@ class Leak:
         return self.symbols == 0
 
 
-@dataclass(frozen=True)
-class Verdict:
+@dataclass(frozen=True, repr=False)
+class Verdict(Displayable):
     """Outcome of :func:`verify`.
 
     Attributes
@@ -132,6 +136,30 @@ class Verdict:
     def total(self) -> int:
         return len(self.leaks) + self.trivial
 
+    # -- display -----------------------------------------------------------
+    def _headline(self) -> str:
+        status = "ok" if self.ok else "FAILS"
+        return (f"{status}: rate {self.scheme.rate} over F_{self.scheme.field}, {self.engine} engine, "
+                f"{self.checked} configurations checked, {len(self.nonzero_leaks)} leaking")
+
+    def _rows(self) -> list[tuple[str, str]]:
+        sch = self.scheme
+        wrong = [k for k, ok in self.correct.items() if not ok]
+        rows = [("scheme", f"F_{sch.field}, L = {sch.L}, {sch.key_symbols} key symbols, "
+                           f"construction {sch.construction or 'not given'}"),
+                ("correctness", "every server decodes ΣW" if not wrong else
+                 "ΣW not decodable at server(s) " + ", ".join(map(str, wrong))),
+                ("security", f"{self.checked} configurations (k,m,n) checked, {self.trivial} with "
+                             f"S_m = ∅, {len(self.nonzero_leaks)} leaking")]
+        for lk in self.nonzero_leaks[:SHOWN_LEAKS]:
+            value = lk.symbols if lk.exact else f"≈ {lk.approx:.6g}"
+            rows.append((f"leak {display.config((lk.k, lk.m, lk.n))}", f"{value} q-ary symbols"))
+        if len(self.nonzero_leaks) > SHOWN_LEAKS:
+            rows.append(("leaks", f"… {len(self.nonzero_leaks)} in all"))
+        if self.fallback:
+            rows.append(("engine", self.fallback))
+        return rows
+
     def leak(self, k: int, m: int, n: int) -> Leak | None:
         """The entry of configuration ``(k, m, n)``, ``None`` if trivial."""
         for lk in self.leaks:
@@ -142,7 +170,7 @@ class Verdict:
 
 # ---------------------------------------------------------------------------
 def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
-           progress: Progress = None, *, rank_backend: str = "flint",
+           progress: Progress | None = None, *, rank_backend: str = "flint",
            enum_budget: int | None = None) -> Verdict:
     """Check a scheme's correctness and all security constraints exactly.
 
@@ -176,12 +204,13 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
 
     Notes
     -----
-    Security is MODEL.md §1 (paper Sec. II), every ``(k, m, n)``; ``S_m = ∅``
+    Correctness is the paper's constraint (6), security its constraint (7)
+    (Sec. II; docs/model.md §1), every ``(k, m, n)``; ``S_m = ∅``
     gives 0 and is only counted (``Verdict.trivial``). ``W_{S_m ∩ T_n}`` is
     part of the condition, so configurations are grouped by
     ``S_m \\ T_n`` and each group is computed once.
 
-    The rank engine uses MODEL.md "Entropy of linear schemes" in the form
+    The rank engine uses docs/model.md §7 in the form
     ``I = rk(B·N_C) - rk(B·N_{[A;C]})``, ``N_X`` a basis of the right kernel
     of ``X`` (equal to the four-rank formula, see ``_rank_engine``).
 
@@ -203,6 +232,8 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     >>> v = verify(inst, s)
     >>> v.engine, v.ok, v.checked
     ('enumerate', True, 3)
+    >>> v
+    <Verdict ok: rate 2 over F_3, enumerate engine, 3 configurations checked, 0 leaking>
     >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").nonzero_leaks[0]
     Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
@@ -300,7 +331,7 @@ def _exact(v: int) -> tuple[Fraction, float]:
 
 # ---------------------------------------------------------------------------
 # rank engine
-def _rank_engine(plan: _Plan, progress: Progress, backend: str):
+def _rank_engine(plan: _Plan, progress: Progress | None, backend: str):
     """``I(A;B|C) = rk(B·N_C) - rk(B·N_{AC})`` with ``N_X`` a kernel basis of ``X``.
 
     This is ``rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` rewritten with
@@ -534,7 +565,7 @@ def _cmi(sabc, sc, sac, sbc, q: int, samples: int) -> tuple[Fraction | None, flo
     return Fraction(coef.get(q, 0), samples), approx
 
 
-def _enum_engine(plan: _Plan, progress: Progress):
+def _enum_engine(plan: _Plan, progress: Progress | None):
     inst, sch = plan.inst, plan.sch
     q, ns, U = sch.field, plan.samples, inst.U
     total = 1 + plan.n_configs

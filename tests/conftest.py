@@ -15,11 +15,11 @@ settings.load_profile("itsa")
 def example1():
     import itsa
 
-    return itsa.load_instance(INSTANCES / "example-1.yaml")
+    return itsa.examples.example1()
 
 
 @pytest.fixture(scope="session")
 def example2():
     import itsa
 
-    return itsa.load_instance(INSTANCES / "example-2.yaml")
+    return itsa.examples.example2()

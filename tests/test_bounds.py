@@ -9,58 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import itsa
-from itsa.bounds import (ChainStep, _Chain, corrected_lower_bound, explain, hypothesis_bound,
-                         paper_lower_bound, structure, structures)
+from itsa._plain import ReferenceChain, reference_g
+from itsa.bounds import _Chain, corrected_lower_bound, paper_lower_bound, structure
+from itsa.quantities import configurations
 from itsa.search import search_min_rate
 from itsa.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]
 AUDIT = ROOT / "instances" / "audit"
-
-
-class _ReferenceChain:
-    """The original ``g(X)``: every structure for every ``X``, first strict maximum kept.
-
-    The plain definition of the module notes, kept only here (and used by
-    ``benchmarks/bench_bounds.py``) to check the pruned, vectorised ``_Chain``.
-    """
-
-    def __init__(self, instance):
-        self.structs = structures(instance)
-        self.memo = {0: (0, None)}
-
-    def g(self, X):
-        if X in self.memo:
-            return self.memo[X][0]
-        best, arg = 0, None
-        for s in self.structs:
-            if X & ~s.T == 0:
-                continue
-            gain = s.gain(X & ~s.T)
-            if gain <= 0:
-                continue
-            val = self.g(X & s.T) + gain
-            if val > best:
-                best, arg = val, ChainStep(X, s.config, s.T, gain)
-        self.memo[X] = (best, arg)
-        return best
-
-    def steps(self, X):
-        out = []
-        while X:
-            self.g(X)
-            st = self.memo[X][1]
-            if st is None:
-                break
-            out.append(st)
-            X &= st.T
-        return tuple(out)
-
-
-def _reference_g(instance):
-    """``(g(K), chain)`` by the reference loop."""
-    ref = _ReferenceChain(instance)
-    return ref.g(instance.full_mask), ref.steps(instance.full_mask)
 
 
 def homogeneous(U, V, t):
@@ -118,8 +74,7 @@ def test_structure_drops_servers_inside_T_and_uses_S_minus_T():
     s = structure(inst, 2, 1, 1)        # server 2 listens, T = {(1,1)} = S
     assert s.groups == (0b010, 0b100)   # own user (2,1), server 3; server 1 is inside T
     assert s.pure == (False, False)
-    rows = explain(inst)
-    assert max(r.paper_c for r in rows) == 2 and max(r.chained for r in rows) == 0
+    assert configurations(inst).c.max() == 2 and corrected_lower_bound(inst).g == 0
 
 
 # (file, printed min{e*,K-1}, best verified rate, corrected bound), measured with field 31, seed 0
@@ -169,21 +124,15 @@ def test_condition3_construction_fails_under_intersection_rule():
         build_scheme(a, 31, max_tries=50)
 
 
-def test_hypothesis_formula_is_not_a_valid_bound():
-    # the brief's first hypothesis is beaten by a verified scheme (kept for the record)
-    inst = itsa.load_instance(AUDIT / "overlap-S-inside-T.yaml")
-    assert hypothesis_bound(inst) == 1 > search_min_rate(inst).rate == 0
-
-
 # -- the fast _Chain against the reference loop: same values, same chains ----------------------
 
 def _assert_same_as_reference(inst, every_subset=False):
-    gK, chain = _reference_g(inst)
+    gK, chain = reference_g(inst)
     b = corrected_lower_bound(inst)
     assert (b.g, b.chain) == (gK, chain), inst
     assert b.value == min(gK, inst.K - 1)
     if every_subset:      # every X, not only the ones the chain from K visits
-        ref, fast = _ReferenceChain(inst), _Chain(inst)
+        ref, fast = ReferenceChain(inst), _Chain(inst)
         for X in range(1 << inst.K):
             assert fast.g(X) == ref.g(X), (inst, X)
             assert fast.memo[X][1] == ref.memo[X][1], (inst, X)

@@ -36,7 +36,9 @@ def test_analyze_example2_json_lp():
     assert d["key_rate_lower"] == "3"
     lp = d["lp"]
     assert lp["feasible"] and lp["b_star"] == "3/2"
-    assert lp["b"] == {"1,2": "0", "1,3": "1/2", "1,4": "1/2", "2,3": "0", "3,1": "1/2"}
+    assert lp["b"] == [{"user": [1, 2], "value": "0"}, {"user": [1, 3], "value": "1/2"},
+                       {"user": [1, 4], "value": "1/2"}, {"user": [2, 3], "value": "0"},
+                       {"user": [3, 1], "value": "1/2"}]
     binding = sorted(cfg for c in lp["constraints"] if c["binding"] for cfg in c["configurations"])
     assert binding == [[1, 8, 21], [1, 8, 22], [1, 8, 23]]
     assert lp["dual"]["objective"] == "3/2"

@@ -29,7 +29,7 @@ def test_example2_theorem2_rate_seven_halves(example2):
 
 
 def test_condition1_uses_k_minus_1_symbols():
-    inst = itsa.load_instance("instances/homogeneous-U3-V2-t2.yaml")
+    inst = itsa.examples.load("homogeneous-U3-V2-t2")
     a = itsa.analyze(inst)
     assert a.regime == "condition-1"
     b = itsa.build_scheme(a, 5)
@@ -42,7 +42,7 @@ def test_build_is_deterministic_for_a_seed(example2):
 
 
 def test_infeasible_lp_refuses_to_build():
-    a = itsa.analyze(itsa.load_instance("instances/homogeneous-U3-V2-t1.yaml"))
+    a = itsa.analyze(itsa.examples.load("homogeneous-U3-V2-t1"))
     with pytest.raises(itsa.Infeasible, match="feasible LP"):
         itsa.build_scheme(a, 101)
 

@@ -1,4 +1,4 @@
-"""Golden values printed in the paper (MODEL.md §5)."""
+"""Golden values printed in the paper (docs/model.md §5)."""
 
 from fractions import Fraction
 

@@ -1,9 +1,9 @@
 """Execute every notebook of ``notebooks/`` top to bottom; a cell that raises fails the test.
 
 Each notebook runs in a fresh ``python3`` kernel with ``notebooks/`` as its
-working directory (the notebooks use paths like ``../instances/...``). Their
-own cells assert the results (paper values reproduced, schemes verified,
-audit findings consistent). Needs the ``test`` extra: nbclient, nbformat,
+working directory (the notebooks read the shipped instances through
+``itsa.examples``, so any directory works). Their own cells assert the results
+(paper values reproduced, schemes verified, audit findings consistent). Needs the ``test`` extra: nbclient, nbformat,
 ipykernel (whose wheel installs the ``python3`` kernelspec).
 """
 
@@ -27,7 +27,7 @@ def test_notebook_committed_without_outputs(path):
     stored = [i for i, c in enumerate(nb.cells)
               if c.cell_type == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
     assert not stored, (f"{path.name}: cells {stored} carry outputs; commit notebooks without outputs "
-                        "(python notebooks/make_notebooks.py rewrites them clean)")
+                        "(clear them: jupyter nbconvert --clear-output --inplace notebooks/*.ipynb)")
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])

@@ -1,0 +1,43 @@
+"""``itsa examples``: the shipped instances, and a generator for the homogeneous family."""
+
+import click
+
+from ._common import echo_json, itsa_errors
+
+
+def _triple(ctx, param, value):
+    if value is None:
+        return None
+    parts = value.split(",")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise click.BadParameter(f"expected three whole numbers U,V,t, not {value!r}")
+    return tuple(int(p) for p in parts)
+
+
+@click.command()
+@click.option("--homogeneous", "params", metavar="U,V,t", callback=_triple,
+              help="Print the YAML instance of the homogeneous family: U servers of V users, "
+                   "every input protected, any t users collude.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def examples(params, as_json):
+    """List the shipped instances (usable as PATH by every command), one line each."""
+    import itsa
+    from itsa.report import SCHEMA_VERSION
+
+    with itsa_errors():
+        if params:
+            text = itsa.examples.homogeneous_yaml(*params)
+            itsa.examples.homogeneous(*params)          # refuse an instance itsa cannot read
+            if as_json:
+                echo_json({"schema_version": SCHEMA_VERSION, "yaml": text})
+            else:
+                click.echo(text, nl=False)
+            return
+        rows = [(name, itsa.examples.describe(name)) for name in itsa.examples.names()]
+    if as_json:
+        echo_json({"schema_version": SCHEMA_VERSION,
+                   "examples": [{"name": n, "description": d} for n, d in rows]})
+        return
+    width = max(len(n) for n, _ in rows)
+    for name, text in rows:
+        click.echo(f"{name:<{width}}  {text}")

@@ -1,0 +1,84 @@
+"""The shipped instances (itsa.examples) and ``itsa examples``: usable from any directory."""
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import itsa
+from itsa_cli import main
+
+from .conftest import INSTANCES
+
+
+def test_names_cover_every_file_of_the_checkout():
+    files = {p.relative_to(INSTANCES).with_suffix("").as_posix() for p in INSTANCES.rglob("*.yaml")}
+    assert set(itsa.examples.names()) == files
+    assert itsa.examples.names()[:2] == ("example-1", "example-2")
+
+
+def test_examples_equal_the_files():
+    assert itsa.examples.example1() == itsa.load_instance(INSTANCES / "example-1.yaml")
+    assert itsa.examples.example2() == itsa.load_instance(INSTANCES / "example-2.yaml")
+    assert itsa.examples.scheme("example-2").rate == Fraction(7, 2)
+
+
+@pytest.mark.parametrize("U,V,t", [(3, 2, 1), (3, 2, 2), (3, 3, 2), (4, 2, 1)])
+def test_homogeneous_builder_matches_shipped_files(U, V, t):
+    name = f"homogeneous-U{U}-V{V}-t{t}"
+    shipped = itsa.examples.load(name)
+    assert itsa.examples.homogeneous(U, V, t) == shipped
+    assert itsa.parse_instance(yaml.safe_load(itsa.examples.homogeneous_yaml(U, V, t))) == shipped
+    assert itsa.homogeneous_parameters(shipped) == (U, V, t)
+
+
+def test_unknown_name_and_bad_parameters():
+    with pytest.raises(itsa.InvalidInstance, match="no shipped example"):
+        itsa.examples.load("example-3")
+    with pytest.raises(itsa.InvalidInstance, match="t must be"):
+        itsa.examples.homogeneous(3, 2, -1)
+    assert itsa.examples.resolve("no-such-thing") == Path("no-such-thing")
+
+
+def test_cli_examples_lists_one_line_each():
+    res = CliRunner().invoke(main, ["examples"])
+    assert res.exit_code == 0
+    lines = res.stdout.splitlines()
+    assert [ln.split()[0] for ln in lines] == list(itsa.examples.names())
+    assert "Example 1 of the paper" in lines[0]
+    d = json.loads(CliRunner().invoke(main, ["examples", "--json"]).stdout)
+    assert d["schema_version"] == 1 and d["examples"][1]["name"] == "example-2"
+
+
+def test_cli_examples_homogeneous_yaml():
+    res = CliRunner().invoke(main, ["examples", "--homogeneous", "3,2,1"])
+    assert res.exit_code == 0
+    assert res.stdout == (INSTANCES / "homogeneous-U3-V2-t1.yaml").read_text()
+    bad = CliRunner().invoke(main, ["examples", "--homogeneous", "3,2"])
+    assert bad.exit_code == 2 and "U,V,t" in bad.output
+
+
+def _run_outside(tmp_path, *args):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_readme_first_command_from_outside_the_checkout(tmp_path):
+    """``itsa analyze example-1`` against the installed package, from a temporary directory."""
+    itsa_exe = Path(sys.executable).with_name("itsa")
+    res = _run_outside(tmp_path, str(itsa_exe), "analyze", "example-1", "--json")
+    assert res.returncode == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert (d["e_star"], d["a_star"], d["S_I"]) == (2, 2, [[1, 3]])
+    res = _run_outside(tmp_path, sys.executable, "-c",
+                       "import itsa; print(itsa.examples.example2().K, itsa.examples.names()[0])")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["8", "example-1"]
+    res = _run_outside(tmp_path, str(itsa_exe), "examples")
+    assert res.returncode == 0 and res.stdout.startswith("example-1")
