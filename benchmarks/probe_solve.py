@@ -96,6 +96,8 @@ def run_one(job):
             "certified": s.lower.certified,
             "upper": None if s.upper is None else str(s.upper.value),
             "upper_source": None if s.upper is None else s.upper.source,
+            "converses": {b.scheme_class: None if b.value is None else str(b.value)
+                          for b in s.converses},
             "timings": s.timings, "notes": list(s.notes), "yaml": to_yaml(inst),
             "seconds": time.perf_counter() - t0}
 
@@ -127,6 +129,13 @@ def report(ens: str, rows: list[dict]) -> None:
     for r in ok:
         stages.update(r["timings"])
     print("   time by stage (total s): " + ", ".join(f"{k} {v:.1f}" for k, v in stages.most_common()))
+    both = [r for r in ok if r["converses"].get("general") and r["converses"].get("additive")]
+    if both:
+        lt = [r for r in both if r["converses"]["general"] != r["converses"]["additive"]]
+        print(f"   general and additive both certified: {len(both)}; they differ on {len(lt)}")
+        for r in lt:
+            print(f"   DIFF #{r['i']} general {r['converses']['general']} additive "
+                  f"{r['converses']['additive']} verdict {r['verdict']}: {r['yaml']}")
     for r in ok:
         if r["verdict"] == "open":
             print(f"   OPEN #{r['i']} K={r['K']} {r['regime']}: {r['lower']} ({r['class']}) <= R* <= "
