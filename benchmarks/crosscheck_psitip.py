@@ -27,7 +27,9 @@ follows from correctness; without it psitip's bound can only be lower).
 
 psitip's default LP solver is ``pulp.glpk``; without the ``glpsol`` binary it
 answers ``False`` to true implications, so the script sets ``--solver``
-(``scipy``: HiGHS through scipy, or ``pulp.cbc``) and first checks the solver
+(default ``scipy-highs``: psitip's ``scipy`` solver with scipy's
+HiGHS in place of its legacy interior point, which is very slow here; or
+``scipy``, ``pulp.cbc``) and first checks the solver
 on a two-variable identity.
 """
 
@@ -94,6 +96,22 @@ def psitip_problem(ps, inst, extra_dependency: bool):
     return r, H(joint(ps, Z)), H(S)
 
 
+def _use_highs() -> None:
+    """Make psitip's ``scipy`` solver call HiGHS instead of scipy's legacy interior point.
+
+    psitip 1.1.7 calls ``scipy.optimize.linprog(..., method="interior-point")``,
+    which is very slow on these LPs; only the method is swapped, the LP is the same.
+    """
+    import scipy.optimize
+
+    plain = scipy.optimize.linprog
+
+    def linprog(*a, method=None, options=None, **kw):
+        return plain(*a, method="highs", **kw)
+
+    scipy.optimize.linprog = linprog
+
+
 def proves(r, hz, hs, rate: Fraction) -> tuple[bool, float]:
     t0 = time.perf_counter()
     ok = bool(r >> (hz >= float(rate) * hs))
@@ -102,7 +120,8 @@ def proves(r, hz, hs, rate: Fraction) -> tuple[bool, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--solver", default="scipy", help="psitip LP solver (scipy, pulp.cbc, ...)")
+    ap.add_argument("--solver", default="scipy-highs",
+                    help="psitip LP solver: scipy-highs (scipy with HiGHS), scipy, pulp.cbc, ...")
     ap.add_argument("--bisect", type=int, default=0, help="bisection steps for psitip's own bound")
     ap.add_argument("--extra-dependency", action="store_true")
     args = ap.parse_args(argv)
@@ -111,7 +130,9 @@ def main(argv=None) -> int:
     except ImportError:
         print("psitip is not installed: pip install --no-deps psitip", file=sys.stderr)
         return 2
-    ps.PsiOpts.setting(solver=args.solver)
+    if args.solver == "scipy-highs":
+        _use_highs()
+    ps.PsiOpts.setting(solver="scipy" if args.solver == "scipy-highs" else args.solver)
     A, B = ps.rv("A", "B")
     if not bool(((ps.H(A) == ps.H(B)) & ps.indep(A, B)) >> (ps.H(A + B) >= 2 * ps.H(A))):
         print(f"psitip with solver {args.solver} fails a true two-variable implication", file=sys.stderr)
