@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, warn
+from ._common import console, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--class", "scheme_class", type=click.Choice(["general", "additive"]), default="additive",
               show_default=True, help="Schemes the bound covers: general (any encoders) or "
               "additive (X = W + Z, Y = ΣX, any keys).")
@@ -21,7 +21,6 @@ def converse(path, scheme_class, proof_file, time_limit, as_json):
     does not check (no bound is then claimed), 2 for bad input (including an
     instance beyond the class's size limit).
     """
-    import itsa
     from itsa.exceptions import InvalidOutputPath
     from itsa.converse import check_size
     from itsa.converse import converse as run
@@ -30,7 +29,7 @@ def converse(path, scheme_class, proof_file, time_limit, as_json):
     with itsa_errors():
         if proof_file and not proof_file.endswith((".md", ".tex")):
             raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         check_size(instance, scheme_class)
         bound = run(instance, scheme_class, time_limit=time_limit)
         if bound.certified and proof_file:

@@ -2,11 +2,11 @@
 
 import click
 
-from ._common import echo_json, itsa_errors, warn
+from ._common import echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for the proof and the scheme (default: solve-out/NAME).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
@@ -22,13 +22,12 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     """
     from pathlib import Path
 
-    import itsa
     from itsa.audit import safe_stem
     from itsa.optimum import save_solution
     from itsa.optimum import solve as run
 
     with itsa_errors():
-        instance = itsa.load_instance(path)
+        instance = load_instance(path)
         out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
         result = run(instance, time_limit=time_limit, seed=seed, field=field)
         files = save_solution(result, out_dir)

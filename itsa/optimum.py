@@ -25,15 +25,17 @@ from .analysis import Analysis, analyze
 from .bounds import corrected_lower_bound
 from .converse import MAX_USERS, ConverseBound, converse, expected_seconds
 from .converse.problem import CLASSES
+from .display import Displayable
 from .exceptions import ItsaError
 from .instance import Instance
+from .report import SCHEMA_VERSION
 from .scheme import Scheme
 from .verify import verify
 
 #: Scope of each lower-bound class, for reports.
 SCOPES = {"general": "every scheme (any encoders)",
-          "additive": "schemes with X = W + Z, Y_u = Σ X (any keys)",
-          "corrected": "schemes with X = W + Z, Y_u = Σ X (any keys)"}
+          "additive": "schemes with X = W + Z, Y_u = ΣX (any keys)",
+          "corrected": "schemes with X = W + Z, Y_u = ΣX (any keys)"}
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,8 @@ class UpperEnd:
     scheme: Scheme = field(repr=False)
 
 
-@dataclass(frozen=True)
-class Solution:
+@dataclass(frozen=True, repr=False)
+class Solution(Displayable):
     """The result of :func:`solve`."""
 
     instance: Instance
@@ -72,31 +74,24 @@ class Solution:
     def verdict(self) -> str:
         return "optimal" if self.upper is not None and self.upper.value == self.lower.value else "open"
 
-    def summary(self) -> str:
+    def _headline(self) -> str:
         name = self.instance.name or "instance"
         if self.verdict == "optimal":
-            head = f"{name}: R* = {self.lower.value}, optimal"
-        else:
-            up = "?" if self.upper is None else self.upper.value
-            head = f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
-        lines = [head, f"  lower: {self.lower.reason}"]
-        if self.upper is not None:
-            lines.append(f"  upper: verified scheme of rate {self.upper.value} (L = {self.upper.L}, "
-                         f"F_{self.upper.scheme.field}), {self.upper.source}")
-        else:
-            lines.append("  upper: no verified scheme")
-        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+            scope = "" if self.lower.scheme_class == "general" else f" for {SCOPES[self.lower.scheme_class]}"
+            return f"{name}: R* = {self.lower.value}, optimal{scope}"
+        up = "?" if self.upper is None else self.upper.value
+        return f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
 
-    def __repr__(self) -> str:
-        return f"<Solution {self.summary().splitlines()[0]}>"
-
-    def _repr_html_(self) -> str:
-        import html
-        return "<pre>" + html.escape(self.summary()) + "</pre>"
+    def _rows(self) -> list[tuple[str, str]]:
+        up = self.upper
+        rows = [("lower", f"{self.lower.reason} [{SCOPES[self.lower.scheme_class]}]"),
+                ("upper", "no verified scheme" if up is None else
+                 f"verified scheme of rate {up.value} (L = {up.L}, F_{up.scheme.field}), {up.source}")]
+        return rows + [("note", n) for n in self.notes]
 
     def to_dict(self) -> dict:
         up = self.upper
-        return {"name": self.instance.name, "verdict": self.verdict,
+        return {"schema_version": SCHEMA_VERSION, "name": self.instance.name, "verdict": self.verdict,
                 "lower": {"value": str(self.lower.value), "class": self.lower.scheme_class,
                           "certified": self.lower.certified, "reason": self.lower.reason,
                           "scope": SCOPES[self.lower.scheme_class]},
@@ -131,8 +126,8 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> s = solve(load_instance("instances/audit/fractional-optimum.yaml"))
+    >>> from itsa import examples
+    >>> s = solve(examples.load("audit/fractional-optimum"))
     >>> s.verdict, s.lower.value, s.lower.scheme_class, s.upper.L
     ('optimal', Fraction(3, 2), 'additive', 2)
     """

@@ -7,29 +7,30 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from itsa import Instance, VerificationError, corrected_lower_bound, load_instance
+from itsa import Instance, VerificationError, corrected_lower_bound, examples
 from itsa.converse import Certificate, check_certificate, converse
 from itsa.converse.proof import proof_markdown
 from itsa.search import search_min_rate
 from itsa.testing import instances, relabellings
 
 
-def homogeneous(servers, t):
+def everything_protected(servers, t):
+    """Every input protected (S = all users), any t users collude; servers of any sizes."""
     users = [(u + 1, v + 1) for u, V in enumerate(servers) for v in range(V)]
     T = [list(c) for r in range(t + 1) for c in combinations(users, r)]
     return Instance.from_users(servers, [users], T, name=f"hom-{servers}-{t}")
 
 
 @pytest.mark.parametrize("path, value", [
-    ("instances/audit/fractional-optimum.yaml", Fraction(3, 2)),   # hand proof in docs/audit.md
-    ("instances/example-2.yaml", Fraction(7, 2)),                  # paper's scheme has rate 7/2
-    ("instances/example-1.yaml", Fraction(2)),                     # paper Example 1: R* = 2
-    ("instances/homogeneous-U3-V2-t1.yaml", Fraction(4)),          # min{U+V+t-2, UV-1}
-    ("instances/homogeneous-U4-V2-t1.yaml", Fraction(5)),
-    ("instances/homogeneous-U3-V3-t2.yaml", Fraction(6)),
+    ("audit/fractional-optimum", Fraction(3, 2)),   # hand proof in docs/audit.md
+    ("example-2", Fraction(7, 2)),                  # paper's scheme has rate 7/2
+    ("example-1", Fraction(2)),                     # paper Example 1: R* = 2
+    ("homogeneous-U3-V2-t1", Fraction(4)),          # min{U+V+t-2, UV-1}
+    ("homogeneous-U4-V2-t1", Fraction(5)),
+    ("homogeneous-U3-V3-t2", Fraction(6)),
 ])
 def test_additive_golden(path, value):
-    b = converse(load_instance(path), "additive")
+    b = converse(examples.load(path), "additive")
     assert b.certified and b.value == value
     check_certificate(b.lp, b.certificate)
 
@@ -37,12 +38,12 @@ def test_additive_golden(path, value):
 @pytest.mark.parametrize("t", [0, 1, 2])
 def test_general_homogeneous_three_users(t):
     # U = 3 servers of one user: min{U+V+t-2, UV-1} = min{2+t, 2} = 2
-    b = converse(homogeneous([1, 1, 1], t), "general")
+    b = converse(examples.homogeneous(3, 1, t), "general")
     assert b.certified and b.value == 2
 
 
 def test_tampered_certificate_is_rejected():
-    b = converse(load_instance("instances/audit/fractional-optimum.yaml"), "additive")
+    b = converse(examples.load("audit/fractional-optimum"), "additive")
     (r, w), *rest = b.certificate.weights
     with pytest.raises(VerificationError):
         check_certificate(b.lp, Certificate(b.value, ((r, w * 2), *rest)))
@@ -50,8 +51,29 @@ def test_tampered_certificate_is_rejected():
         check_certificate(b.lp, Certificate(b.value + 1, b.certificate.weights))
 
 
+def test_tampered_lp_cannot_inflate_a_bound():
+    import dataclasses
+    b = converse(examples.load("audit/fractional-optimum"), "additive")
+    rlp = b.lp
+    r = next(r for r, _ in b.certificate.weights if rlp.rows[r].origin[0] == "shannon")
+    rlp.rows[r] = dataclasses.replace(rlp.rows[r], rhs=Fraction(5))    # a lie in the LP's copy
+    check_certificate(rlp, b.certificate)          # the check rebuilds the rhs from the origin
+    with pytest.raises(VerificationError):
+        check_certificate(rlp, Certificate(b.value + 5 * dict(b.certificate.weights)[r],
+                                           b.certificate.weights))
+    a, c = sorted(set(rlp.orbit_of.values()))[1:3]
+    rlp.orbit_of = {k: (a if o == c else o) for k, o in rlp.orbit_of.items()}   # merge two orbits
+    with pytest.raises(VerificationError, match="orbits"):
+        check_certificate(rlp, b.certificate)
+
+
+def test_zero_bound_has_a_one_step_proof():
+    b = converse(examples.load("audit/condition2-nothing-protected"), "additive")
+    assert b.value == 0 and b.certificate.size == 1
+
+
 def test_proof_reads_and_sums():
-    b = converse(load_instance("instances/audit/fractional-optimum.yaml"), "additive")
+    b = converse(examples.load("audit/fractional-optimum"), "additive")
     text = proof_markdown(b.lp, b.certificate, "fractional optimum")
     assert "3/2" in text and "security of" in text
     assert text.count("\n1. ") == 1 and len(b.certificate.weights) <= 10
@@ -60,7 +82,7 @@ def test_proof_reads_and_sums():
 def test_general_refuses_large_instance():
     from itsa import InvalidInstance
     with pytest.raises(InvalidInstance, match="at most 4 users"):
-        converse(load_instance("instances/example-1.yaml"), "general")
+        converse(examples.load("example-1"), "general")
 
 
 @settings(max_examples=25, deadline=None, derandomize=True,
@@ -99,5 +121,5 @@ def test_general_at_most_additive(inst):
 # every input protected, t colluders, K = 4 users: the Condition-1 rate K - 1 = 3 is optimal
 @pytest.mark.parametrize("servers, t, value", [([2, 1, 1], 0, 3), ([2, 1, 1], 1, 3)])
 def test_general_four_users(servers, t, value):
-    b = converse(homogeneous(servers, t), "general")
+    b = converse(everything_protected(servers, t), "general")
     assert b.certified and b.value == value

@@ -5,14 +5,14 @@ from fractions import Fraction
 
 from click.testing import CliRunner
 
-from itsa import load_instance, verify
+from itsa import examples, verify
 from itsa.scheme import load_scheme
 from itsa.optimum import _gap_rates, solve
 from itsa_cli import main
 
 
 def test_solve_fractional_optimum(tmp_path):
-    s = solve(load_instance("instances/audit/fractional-optimum.yaml"))
+    s = solve(examples.load("audit/fractional-optimum"))
     assert s.verdict == "optimal"
     assert s.lower.value == s.upper.value == Fraction(3, 2)
     assert s.lower.certified and s.lower.scheme_class == "additive"
@@ -21,7 +21,7 @@ def test_solve_fractional_optimum(tmp_path):
 
 def test_solve_example2_settles_the_gap():
     # the paper leaves 2 <= R* <= 7/2; the additive converse proves 7/2
-    s = solve(load_instance("instances/example-2.yaml"))
+    s = solve(examples.load("example-2"))
     assert (s.verdict, s.lower.value, s.upper.value) == ("optimal", Fraction(7, 2), Fraction(7, 2))
 
 
@@ -31,13 +31,13 @@ def test_gap_rates():
 
 
 def test_cli_solve_json_and_files(tmp_path):
-    r = CliRunner().invoke(main, ["solve", "instances/audit/fractional-optimum.yaml", "--json",
+    r = CliRunner().invoke(main, ["solve", "audit/fractional-optimum", "--json",
                                   "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["verdict"] == "optimal" and d["lower"]["value"] == d["upper"]["value"] == "3/2"
     assert d["lower"]["class"] == "additive" and d["lower"]["certified"] is True
-    inst = load_instance("instances/audit/fractional-optimum.yaml")
+    inst = examples.load("audit/fractional-optimum")
     scheme = load_scheme(inst, d["upper"]["scheme_file"])
     assert scheme.L == 2 and verify(inst, scheme, engine="rank").ok
     assert "security of" in open(d["lower"]["certificate_file"], encoding="utf-8").read()
@@ -46,18 +46,18 @@ def test_cli_solve_json_and_files(tmp_path):
 
 def test_cli_converse(tmp_path):
     proof = tmp_path / "p.tex"
-    r = CliRunner().invoke(main, ["converse", "instances/example-2.yaml", "--proof", str(proof)])
+    r = CliRunner().invoke(main, ["converse", "example-2", "--proof", str(proof)])
     assert r.exit_code == 0 and "7/2" in r.output
     assert proof.read_text(encoding="utf-8").startswith("\\section*")
-    r = CliRunner().invoke(main, ["converse", "instances/example-2.yaml", "--json"])
+    r = CliRunner().invoke(main, ["converse", "example-2", "--json"])
     d = json.loads(r.output)
     assert d["lower"]["value"] == "7/2" and d["lower"]["lp"]["columns"] > 0
 
 
 def test_cli_converse_bad_input():
-    r = CliRunner().invoke(main, ["converse", "instances/example-2.yaml", "--class", "general"])
+    r = CliRunner().invoke(main, ["converse", "example-2", "--class", "general"])
     assert r.exit_code == 2 and "at most 4 users" in r.output
-    r = CliRunner().invoke(main, ["converse", "instances/example-2.yaml", "--proof", "x.pdf"])
+    r = CliRunner().invoke(main, ["converse", "example-2", "--proof", "x.pdf"])
     assert r.exit_code == 2
 
 

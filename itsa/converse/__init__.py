@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..bitset import members
+from ..display import Displayable
 from ..exceptions import InvalidInstance, InvalidOption, ItsaError
 from ..instance import Instance
+from ..report import SCHEMA_VERSION
 from .certificate import Certificate, certify, check_certificate
 from .lp import ReducedLP, reduce_problem, solve_float
 from .problem import CLASSES, EntropyProblem, build_problem
@@ -32,8 +34,8 @@ __all__ = ["CLASSES", "MAX_USERS", "ConverseBound", "converse", "Certificate",
            "EntropyProblem", "check_certificate"]
 
 
-@dataclass(frozen=True)
-class ConverseBound:
+@dataclass(frozen=True, repr=False)
+class ConverseBound(Displayable):
     """``R_ZΣ >= value`` for every scheme of ``scheme_class``, with its certificate.
 
     ``certified`` is true only when ``certificate`` re-checked exactly; then
@@ -69,13 +71,28 @@ class ConverseBound:
                 out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
         return out
 
+    def _headline(self) -> str:
+        if self.certified:
+            return f"R_ZΣ ≥ {self.value} ({self.scheme_class}, certified)"
+        return f"no bound ({self.scheme_class}: {self.status})"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [("class", f"{self.scheme_class}: {self.scope}"), ("status", self.status)]
+        if self.certified:
+            rows.append(("certificate", f"{self.certificate.size} rows, checked exactly"))
+        if self.sizes:
+            rows.append(("LP", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "
+                               f"({self.sizes['columns_raw']} × {self.sizes['rows_raw']} before reduction)"))
+        return rows
+
     @property
     def scope(self) -> str:
         from .proof import SCOPES
         return SCOPES[self.scheme_class]
 
     def to_dict(self) -> dict:
-        return {"value": None if self.value is None else str(self.value),
+        return {"schema_version": SCHEMA_VERSION,
+                "value": None if self.value is None else str(self.value),
                 "class": self.scheme_class, "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
@@ -107,14 +124,14 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     instance : Instance
     scheme_class : {"general", "additive"}
     time_limit : float, optional
-        Seconds for the float LP solve.
+        Seconds for the reduction and the float solve (the exact check is not cut short).
     symmetry : bool
         Use the instance's automorphisms to shrink the LP.
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> b = converse(load_instance("instances/audit/fractional-optimum.yaml"), "additive")
+    >>> from itsa import examples
+    >>> b = converse(examples.load("audit/fractional-optimum"), "additive")
     >>> b.value, b.certified
     (Fraction(3, 2), True)
     """
@@ -122,7 +139,11 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     t0 = time.perf_counter()
     rlp = reduce_problem(build_problem(instance, scheme_class), symmetry=symmetry)
     t1 = time.perf_counter()
-    sol = solve_float(rlp, time_limit=time_limit)
+    left = None if time_limit is None else time_limit - (t1 - t0)
+    if left is not None and left <= 0:
+        return ConverseBound(scheme_class, None, False, "time limit reached while reducing the LP",
+                             None, rlp.sizes, {"reduce": t1 - t0}, None, rlp)
+    sol = solve_float(rlp, time_limit=left)
     secs = {"reduce": t1 - t0, "solve": sol.seconds}
     if sol.status != "optimal":
         return ConverseBound(scheme_class, None, False, f"solver failed: {sol.status}", None,

@@ -26,7 +26,7 @@ from fractions import Fraction
 from math import lcm
 
 from ..exceptions import VerificationError
-from .lp import FloatSolution, ReducedLP, Row
+from .lp import FloatSolution, ReducedLP, Row, orbits
 from .problem import EntropyProblem, mutual_information
 from .symmetry import permute_mask
 
@@ -62,23 +62,48 @@ def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
     return rlp.coords(rlp.problem.constraints[row.origin[1]].form)
 
 
+def row_sense(rlp: ReducedLP, row: Row) -> tuple[str, Fraction]:
+    """A row's sense and right side, taken from its origin (not from the LP)."""
+    if row.origin[0] == "constraint":
+        c = rlp.problem.constraints[row.origin[1]]
+        return c.sense, c.rhs
+    return ">=", Fraction(0)          # Shannon inequalities and non-negativity
+
+
 def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
-    """Raise :class:`VerificationError` unless ``cert`` proves ``objective >= value`` exactly."""
+    """Raise :class:`VerificationError` unless ``cert`` proves ``objective >= value`` exactly.
+
+    Nothing of the LP is trusted but the list of row origins: the symmetry
+    generators are checked against the problem, the orbits are recomputed
+    from them, and each row's form, sense and right side are rebuilt from
+    its origin.
+    """
     check_symmetry(rlp.problem, rlp.closure)
+    check_orbits(rlp)
     total: dict[int, Fraction] = {}
     value = Fraction(0)
     for r, w in cert.weights:
         row = rlp.rows[r]
-        if row.sense == ">=" and w < 0:
+        sense, rhs = row_sense(rlp, row)
+        if sense == ">=" and w < 0:
             raise VerificationError(f"row {r} is an inequality with negative weight {w}")
         for o, c in row_form(rlp, row).items():
             total[o] = total.get(o, Fraction(0)) + w * c
-        value += w * row.rhs
+        value += w * rhs
     total = {o: c for o, c in total.items() if c}
     if total != rlp.coords(rlp.problem.objective):
         raise VerificationError("the weighted rows do not add up to the objective")
     if value != cert.value:
         raise VerificationError(f"the rows give {value}, not the claimed {cert.value}")
+
+
+def check_orbits(rlp: ReducedLP) -> None:
+    """Raise unless the LP's orbits are exactly those of the group the generators span."""
+    closed = list(rlp.orbit_of)
+    fresh = orbits(closed, rlp.problem.generators)
+    pairs = {(rlp.orbit_of[c], fresh[c]) for c in closed}
+    if len(pairs) != len({a for a, _ in pairs}) or len(pairs) != len({b for _, b in pairs}):
+        raise VerificationError("the LP's orbits are not those of the symmetry group")
 
 
 def check_symmetry(problem: EntropyProblem, closure) -> None:
@@ -105,6 +130,12 @@ def check_symmetry(problem: EntropyProblem, closure) -> None:
 
 def certify(rlp: ReducedLP, sol: FloatSolution) -> Certificate | None:
     """An exact certificate recovered from a float solution, or ``None``."""
+    if abs(sol.value) <= SUPPORT_TOL:          # a zero bound: h(objective) >= 0 says it all
+        zero = [k for k, r in enumerate(rlp.rows) if r.origin[0] == "nonneg"
+                and {r.coefs[0][0]: Fraction(1)} == rlp.coords(rlp.problem.objective)]
+        cert = _checked(rlp, [(zero[0], Fraction(1))]) if zero else None
+        if cert is not None:
+            return cert
     support = [r for r, y in enumerate(sol.duals) if abs(y) > SUPPORT_TOL]
     forms = {r: row_form(rlp, rlp.rows[r]) for r in support}
     target = rlp.coords(rlp.problem.objective)
@@ -119,7 +150,7 @@ def _adds_up(rlp: ReducedLP, forms, weights, target) -> bool:
     """The cheap part of the check (signs and the sum), on forms computed once."""
     total: dict[int, Fraction] = {}
     for r, w in weights:
-        if w < 0 and rlp.rows[r].sense == ">=":
+        if w < 0 and row_sense(rlp, rlp.rows[r])[0] == ">=":
             return False
         for o, c in forms[r].items():
             total[o] = total.get(o, Fraction(0)) + w * c
@@ -129,7 +160,8 @@ def _adds_up(rlp: ReducedLP, forms, weights, target) -> bool:
 def _checked(rlp: ReducedLP, weights) -> Certificate | None:
     """The certificate of ``weights`` if it passes :func:`check_certificate`."""
     weights = tuple((r, w) for r, w in weights if w)
-    cert = Certificate(sum((w * rlp.rows[r].rhs for r, w in weights), Fraction(0)), weights)
+    cert = Certificate(sum((w * row_sense(rlp, rlp.rows[r])[1] for r, w in weights), Fraction(0)),
+                       weights)
     try:
         check_certificate(rlp, cert)
     except VerificationError:

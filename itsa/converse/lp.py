@@ -119,7 +119,7 @@ def closed_sets(problem: EntropyProblem, closure: Closure) -> dict[int, dict[int
     return succ
 
 
-def _orbits(closed: list[int], generators) -> dict[int, int]:
+def orbits(closed: list[int], generators) -> dict[int, int]:
     """Orbit id of every closed set under the group the generators span."""
     parent = {c: c for c in closed}
 
@@ -141,7 +141,7 @@ def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
     closure = Closure(problem)
     succ = closed_sets(problem, closure)
     closed = sorted(succ, key=lambda c: (c.bit_count(), c))
-    root = _orbits(closed, problem.generators if symmetry else ())
+    root = orbits(closed, problem.generators if symmetry else ())
     ids: dict[int, int] = {closure(0): 0}
     reps, sizes_ = [closure(0)], [1]
     for c in closed:

@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from ..bitset import mask_of, members
 from ..bounds import structures
+from ..display import user
 from ..instance import Instance
 from .symmetry import instance_automorphisms
 
@@ -101,8 +102,7 @@ def _constraint(form: Form, sense: str, rhs, reason: str) -> Constraint:
 
 
 def _user(instance: Instance, i: int) -> str:
-    u, v = instance.label(i)
-    return f"({u},{v})"
+    return user(*instance.label(i))
 
 
 def general_problem(instance: Instance) -> EntropyProblem:
