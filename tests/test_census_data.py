@@ -31,3 +31,13 @@ def test_readme_summary_comes_from_the_table():
     assert f"All {s['instances']:,} classes" in readme
     if s["optimal"] == s["instances"]:
         assert re.search(r"every one\s+is \*\*certified optimal\*\*", readme)
+
+
+def test_committed_solve_census_is_general_and_optimal():
+    """data/census-U3-K3-solve.parquet: the README's claim (all 291 optimal, class general)."""
+    rows = read_rows(ROOT / "data" / "census-U3-K3-solve.parquet")
+    assert len(rows) == len({r["key"] for r in rows}) == 291
+    assert all((r["status"], r["verdict"], r["lower_class"], r["lower_certified"])
+               == ("ok", "optimal", "general", True) for r in rows)
+    assert all(r["lower"] == r["upper"] for r in rows)
+    assert "all 291\nnon-isomorphic instances with `U = 3`, `K = 3`" in (ROOT / "README.md").read_text()
