@@ -222,10 +222,10 @@ def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | N
     largest one it accepts rather than skipped. When even ``max_symbols = 0``
     is too large, the request is passed on and the search says why it stops.
 
-    >>> from itsa import load_instance
-    >>> capped_symbols(load_instance("instances/example-1.yaml"), 1000)[0]
+    >>> from itsa import examples
+    >>> capped_symbols(examples.load("example-1"), 1000)[0]
     22
-    >>> capped_symbols(load_instance("instances/example-1.yaml"), 5)
+    >>> capped_symbols(examples.load("example-1"), 5)
     (5, None)
     """
     from .search import MAX_SOURCE_DIM

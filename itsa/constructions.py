@@ -272,8 +272,8 @@ def field_warning(a: Analysis, field: int, construction: str | None = None) -> s
     Generic coefficients fail with probability at most ``required / q`` per
     draw (Schwartz-Zippel); at ``q <= required`` the bound guarantees nothing.
 
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> from itsa import examples, analyze
+    >>> a = analyze(examples.load("example-1"))
     >>> field_warning(a, 5)[:73]
     'F_5 is not above the Schwartz-Zippel size of the condition-2 construction'
     >>> field_warning(a, 7) is None

@@ -43,8 +43,8 @@ def select(a: Analysis, only: str | None = None, config=None, max_rows: int | No
 
     Examples
     --------
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> from itsa import examples, analyze
+    >>> a = analyze(examples.load("example-1"))
     >>> int(select(a).sum()), int(select(a, "e-star").sum()), int(select(a, config="1,4,16").sum())
     (192, 8, 1)
     """
@@ -116,8 +116,8 @@ def iter_rows(a: Analysis, keep: np.ndarray | None = None) -> Iterator[dict[str,
     Keys: ``u, m, n, U_mn, F_mn, D, A, c, critical``; user sets are sorted
     lists of ``[u, v]``, servers 1-based lists.
 
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> from itsa import examples, analyze
+    >>> a = analyze(examples.load("example-1"))
     >>> row = next(iter_rows(a, select(a, config="1,4,16")))
     >>> row["U_mn"], row["F_mn"], row["A"], row["c"]
     ([2], [3], [[1, 1], [2, 1]], 2)
@@ -139,8 +139,8 @@ def iter_rows(a: Analysis, keep: np.ndarray | None = None) -> Iterator[dict[str,
 def iter_json_rows(a: Analysis, keep: np.ndarray | None = None) -> Iterator[str]:
     """The rows of :func:`iter_rows` as ``json.dumps`` text, one string each.
 
-    >>> from itsa import load_instance, analyze
-    >>> a = analyze(load_instance("instances/example-1.yaml"))
+    >>> from itsa import examples, analyze
+    >>> a = analyze(examples.load("example-1"))
     >>> [json.loads(s) for s in iter_json_rows(a)] == list(iter_rows(a))
     True
     """

@@ -30,6 +30,7 @@ from fractions import Fraction
 from itertools import product
 
 import flint
+import numpy as np
 
 from ._shapes import Plan, Shape, shapes_L1, shapes_L2, supports
 from .bitset import members
@@ -116,23 +117,79 @@ class SearchResult(Displayable):
                 ("stopped", self.limit or "no, every planned cell was tried")]
 
 
-class _Checker:
-    """The exact group-rank security criterion of :mod:`itsa.bounds`, for one instance."""
+class GroupCriterion:
+    """Exact security test for keys with ``Σ Z = 0`` (the group criterion of :mod:`itsa.bounds`).
+
+    The one home of that criterion: the scalar search, the vector search and
+    :func:`fast_secure` all use it.
+
+    ``deficit`` sums, over the distinct configurations, how far
+    ``rank[B_P; Z_T] - rank Z_T`` falls short of ``(|P| - [all pure])·L``;
+    the keys are secure iff it is 0. ``secure`` stops at the first failing
+    configuration and moves it to the front (draws tend to fail on the same ones).
+
+    Examples
+    --------
+    >>> from itsa import examples
+    >>> inst = examples.load("audit/fractional-optimum")
+    >>> g = GroupCriterion(inst, 5)
+    >>> Z = np.zeros((inst.K, 1, 1), dtype=np.int64)
+    >>> Z[inst.index(2, 2)], Z[inst.index(1, 1)] = 1, 4      # Z22 = -Z11: H(Z22|Z11) = 0 < L
+    >>> g.secure(Z), g.deficit(Z)
+    (False, 1)
+    """
 
     def __init__(self, instance: Instance, q: int):
-        self.q = q
-        self.K = instance.K
+        self.q, self.K = q, instance.K
         checks = {}
         for s in structures(instance):
             P = tuple(g for g, p in zip(s.groups, s.pure) if p)
-            if not P:
-                continue
-            key = (s.T, P, s.all_pure)
-            checks.setdefault(key, (members(s.T), [members(g) for g in P], s.all_pure))
-        # most constraining first: fail fast
-        self.checks = sorted(checks.values(), key=lambda c: -len(c[1]))
+            if P:
+                checks.setdefault((s.T, P, s.all_pure), (members(s.T), [members(g) for g in P],
+                                                         len(P) - (1 if s.all_pure else 0)))
+        self.checks = sorted(checks.values(), key=lambda c: (-len(c[1]), c[0]))
 
-    def _rank(self, rows, d):
+    def __len__(self) -> int:
+        return len(self.checks)
+
+    def _rank(self, M: np.ndarray) -> int:
+        if M.shape[0] == 0 or M.shape[1] == 0:
+            return 0
+        return flint.nmod_mat(M.shape[0], M.shape[1], [int(x) for x in M.ravel()], self.q).rank()
+
+    def _short(self, Z: np.ndarray, check, cache: dict) -> int:
+        T, P, units = check
+        L, d = Z.shape[1], Z.shape[2]
+        need = units * L
+        if need > d or d == 0:
+            return need
+        tk = tuple(T)
+        zt = Z[T].reshape(-1, d) if T else np.zeros((0, d), dtype=np.int64)
+        if tk not in cache:
+            cache[tk] = self._rank(zt)
+        bp = np.concatenate([Z[g].sum(axis=0) % self.q for g in P])
+        return need - (self._rank(np.concatenate([bp, zt])) - cache[tk])
+
+    def secure(self, Z: np.ndarray) -> bool:
+        """``Z``: ``K x L x d`` keys (entries mod ``q``, ``Σ Z = 0``)."""
+        cache: dict = {}
+        for j, check in enumerate(self.checks):
+            if self._short(Z, check, cache):
+                if j:
+                    self.checks.insert(0, self.checks.pop(j))
+                return False
+        return True
+
+    def deficit(self, Z: np.ndarray) -> int:
+        cache: dict = {}
+        return sum(self._short(Z, c, cache) for c in self.checks)
+
+
+
+class _Checker(GroupCriterion):
+    """:class:`GroupCriterion` on keys written as ``{user: L rows of d entries}``, with its precondition."""
+
+    def _rows_rank(self, rows, d) -> int:
         if not rows or d == 0:
             return 0
         return flint.nmod_mat(len(rows), d, [x for r in rows for x in r], self.q).rank()
@@ -149,35 +206,16 @@ class _Checker:
         zero = [[0] * d for _ in range(L)]
         for T in {tuple(T) for T, _, _ in self.checks}:
             zt = [r for i in T for r in keys.get(i, zero)]
-            if self._rank(total + zt, d) != self._rank(zt, d):
+            if self._rows_rank(total + zt, d) != self._rows_rank(zt, d):
                 return False
         return True
 
     def secure(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
         """The group-rank criterion; exact only when :meth:`sum_known` holds."""
-        q = self.q
-        zero = [[0] * d for _ in range(L)]
-        cacheT: dict[tuple, int] = {}
-        for T, P, all_pure in self.checks:
-            need = (len(P) - (1 if all_pure else 0)) * L
-            if need > d:
-                return False
-            zt = [r for i in T for r in keys.get(i, zero)]
-            tk = tuple(T)
-            if tk not in cacheT:
-                cacheT[tk] = self._rank(zt, d)
-            bp = []
-            for g in P:
-                acc = [[0] * d for _ in range(L)]
-                for i in g:
-                    for l, row in enumerate(keys.get(i, zero)):
-                        a = acc[l]
-                        for c, x in enumerate(row):
-                            a[c] = (a[c] + x) % q
-                bp.extend(acc)
-            if self._rank(bp + zt, d) - cacheT[tk] != need:
-                return False
-        return True
+        Z = np.zeros((self.K, L, d), dtype=np.int64)
+        for i, rows in keys.items():
+            Z[i] = np.asarray(rows, dtype=np.int64).reshape(L, d) % self.q
+        return super().secure(Z)
 
 
 def every_key(K: int, q: int, L: int, d: int) -> Iterator[dict[int, list[list[int]]]]:

@@ -52,12 +52,12 @@ import flint
 import numpy as np
 
 from .bitset import members
-from .bounds import structures
 from .exceptions import InvalidInstance
 from .instance import Instance
 from .linalg import field_problem, rank
 from .quantities import configurations
 from .scheme import Scheme
+from .search import GroupCriterion
 from .verify import Verdict, verify
 
 #: Default budget: candidate schemes drawn in all (over every ``L``).
@@ -131,71 +131,6 @@ class VectorSearchResult:
 
 
 # ---------------------------------------------------------------------------
-class GroupCriterion:
-    """Exact security test for keys with ``Σ Z = 0`` (the group criterion of :mod:`itsa.bounds`).
-
-    ``deficit`` sums, over the distinct configurations, how far
-    ``rank[B_P; Z_T] - rank Z_T`` falls short of ``(|P| - [all pure])·L``;
-    the keys are secure iff it is 0. ``secure`` stops at the first failing
-    configuration and moves it to the front (draws tend to fail on the same ones).
-
-    Examples
-    --------
-    >>> from itsa import load_instance
-    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
-    >>> g = GroupCriterion(inst, 5)
-    >>> Z = np.zeros((inst.K, 1, 1), dtype=np.int64)
-    >>> Z[inst.index(2, 2)], Z[inst.index(1, 1)] = 1, 4      # Z22 = -Z11: H(Z22|Z11) = 0 < L
-    >>> g.secure(Z), g.deficit(Z)
-    (False, 1)
-    """
-
-    def __init__(self, instance: Instance, q: int):
-        self.q, self.K = q, instance.K
-        checks = {}
-        for s in structures(instance):
-            P = tuple(g for g, p in zip(s.groups, s.pure) if p)
-            if P:
-                checks.setdefault((s.T, P, s.all_pure), (members(s.T), [members(g) for g in P],
-                                                         len(P) - (1 if s.all_pure else 0)))
-        self.checks = sorted(checks.values(), key=lambda c: (-len(c[1]), c[0]))
-
-    def __len__(self) -> int:
-        return len(self.checks)
-
-    def _rank(self, M: np.ndarray) -> int:
-        if M.shape[0] == 0 or M.shape[1] == 0:
-            return 0
-        return flint.nmod_mat(M.shape[0], M.shape[1], [int(x) for x in M.ravel()], self.q).rank()
-
-    def _short(self, Z: np.ndarray, check, cache: dict) -> int:
-        T, P, units = check
-        L, d = Z.shape[1], Z.shape[2]
-        need = units * L
-        if need > d or d == 0:
-            return need
-        tk = tuple(T)
-        zt = Z[T].reshape(-1, d) if T else np.zeros((0, d), dtype=np.int64)
-        if tk not in cache:
-            cache[tk] = self._rank(zt)
-        bp = np.concatenate([Z[g].sum(axis=0) % self.q for g in P])
-        return need - (self._rank(np.concatenate([bp, zt])) - cache[tk])
-
-    def secure(self, Z: np.ndarray) -> bool:
-        """``Z``: ``K x L x d`` keys (entries mod ``q``, ``Σ Z = 0``)."""
-        cache: dict = {}
-        for j, check in enumerate(self.checks):
-            if self._short(Z, check, cache):
-                if j:
-                    self.checks.insert(0, self.checks.pop(j))
-                return False
-        return True
-
-    def deficit(self, Z: np.ndarray) -> int:
-        cache: dict = {}
-        return sum(self._short(Z, c, cache) for c in self.checks)
-
-
 def key_entropies(scheme: Scheme, K: int, masks=None) -> dict[int, Fraction]:
     """``h(Z_A)/L = rank[F_i, i ∈ A] / L`` for user bitmasks ``A`` (default: singletons and pairs).
 
@@ -225,8 +160,8 @@ def default_vector_field(instance: Instance, d: int, floor: int = 101,
     drawn entries) to be nonzero, so a draw that generically works fails with
     probability ``<= 4·d·C/q <= 1/2``.
 
-    >>> from itsa import load_instance
-    >>> default_vector_field(load_instance("instances/audit/fractional-optimum.yaml"), 3)
+    >>> from itsa import examples
+    >>> default_vector_field(examples.load("audit/fractional-optimum"), 3)
     101
     """
     n = len(GroupCriterion(instance, 2)) if n_checks is None else n_checks
@@ -287,8 +222,8 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
+    >>> from itsa import examples
+    >>> inst = examples.load("audit/fractional-optimum")
     >>> h = {1 << i: Fraction(x) for i, x in enumerate(["1/2", "1/2", "1", "1/2", "0"])}
     >>> [s.name for s in hint_shapes(inst, h, 2, 3)]
     ['hint/private, absorber (2,2)', 'hint/shared, absorber (2,2)']
@@ -457,8 +392,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
 
     Examples
     --------
-    >>> from itsa import load_instance
-    >>> inst = load_instance("instances/audit/fractional-optimum.yaml")
+    >>> from itsa import examples
+    >>> inst = examples.load("audit/fractional-optimum")
     >>> r = search_vector_scheme(inst, "3/2", L_values=(2,), budget=200)
     >>> r.found, r.scheme.rate, r.verdict.ok
     (True, Fraction(3, 2), True)

@@ -122,8 +122,12 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
 
     Returns the files written, by report name (plus ``summary``).
 
-    >>> import tempfile
-    >>> files = census_report("data/census-U3-K4.parquet", tempfile.mkdtemp())
+    >>> import os, tempfile
+    >>> from itsa import examples
+    >>> from itsa.census import load_spec, run_census
+    >>> out = os.path.join(tempfile.mkdtemp(), "r.parquet")
+    >>> _ = run_census(load_spec(examples.path("census/grid-small")), out, workers=0)
+    >>> files = census_report(out, tempfile.mkdtemp())
     >>> sorted(files) == sorted(REPORTS + ("summary",))
     True
     """

@@ -118,7 +118,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     --------
     >>> import tempfile, os
     >>> from itsa.census import load_spec, read_results
-    >>> spec = load_spec("instances/census/grid-small.yaml")
+    >>> from itsa import examples
+    >>> spec = load_spec(examples.path("census/grid-small"))
     >>> out = os.path.join(tempfile.mkdtemp(), "r.parquet")
     >>> run = run_census(spec, out, workers=0)
     >>> run.progress.done, read_results(out).num_rows

@@ -80,7 +80,8 @@ class CensusSpec:
 def load_spec(path: str | os.PathLike) -> CensusSpec:
     """Read and check a spec file; errors name the file.
 
-    >>> spec = load_spec("instances/census/grid-small.yaml")
+    >>> from itsa import examples
+    >>> spec = load_spec(examples.path("census/grid-small"))
     >>> spec.universe, spec.work, len(spec.items())
     ('grid', 'search', 8)
     """

@@ -90,7 +90,8 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
 
     Examples
     --------
-    >>> text = open("instances/homogeneous-U3-V2-t1.yaml").read()
+    >>> from itsa import examples
+    >>> text = examples.path("homogeneous-U3-V2-t1").read_text()
     >>> row = run_one(text, "search", None, 0)
     >>> row["status"], row["lower"], row["upper"], row["lower_printed"], row["verdict"]
     ('ok', '4', '4', '5', 'optimal')
