@@ -160,7 +160,7 @@ def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
     rlp.sizes = {"variables": n, "columns_raw": (1 << n) - 1,
                  "rows_raw": n * (n - 1) * 2 ** (n - 3) + n if n >= 3 else n,
                  "columns_closure": len(closed) - 1, "columns": rlp.n_columns,
-                 "rows": len(rlp.rows), "group_generators": len(problem.generators)}
+                 "rows": sum(r.origin[0] != "nonneg" for r in rlp.rows), "group_generators": len(problem.generators)}
     return rlp
 
 
