@@ -38,6 +38,10 @@ SCOPES = {"general": "every scheme (any encoders)",
           "corrected": "schemes with X = W + Z, Y_u = ΣX (any keys)"}
 
 
+#: On equal values, the lower end keeps the class whose proof says most: certified, then wider scope.
+STRENGTH = {"corrected": 0, "additive": 1, "general": 2}
+
+
 @dataclass(frozen=True)
 class LowerEnd:
     """A proved lower bound: its value, class and why it holds."""
@@ -154,7 +158,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         b = converse(instance, cls, time_limit=clock.left())
         bounds.append(b)
         clock.lap(f"converse-{cls}")
-        if b.certified and (b.value > lower.value or b.value == lower.value and cls == "general"):
+        if b.certified and (b.value, STRENGTH[cls]) > (lower.value, STRENGTH[lower.scheme_class]):
             lower = LowerEnd(b.value, cls, True, f"certified {cls} converse: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
         elif not b.certified:

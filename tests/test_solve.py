@@ -25,6 +25,13 @@ def test_solve_example2_settles_the_gap():
     assert (s.verdict, s.lower.value, s.upper.value) == ("optimal", Fraction(7, 2), Fraction(7, 2))
 
 
+def test_equal_bounds_keep_the_certified_class():
+    # corrected, additive and the paper all give 2 on Example 1: the certified class is reported
+    s = solve(examples.load("example-1"))
+    assert (s.verdict, s.lower.value, s.lower.scheme_class, s.lower.certified) == \
+        ("optimal", 2, "additive", True)
+
+
 def test_gap_rates():
     assert _gap_rates(Fraction(1), Fraction(2)) == [1, Fraction(5, 4), Fraction(4, 3), Fraction(3, 2),
                                                     Fraction(5, 3), Fraction(7, 4)]
