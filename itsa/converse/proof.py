@@ -84,8 +84,8 @@ def _preamble(rlp: ReducedLP, cert: Certificate) -> list[str]:
     if p.generators:
         out.append(f"Symmetry: the instance's symmetry group (user permutations that map "
                    "servers, security sets and collusion sets to themselves) has "
-                   f"{len(p.generators)} generator{'s' if len(p.generators) > 1 else ''}. Averaging an allowed entropy vector over the group they "
-                   "generate gives an allowed vector with the same h(Z), so it suffices to prove "
+                   f"{len(p.generators)} generator{'s' if len(p.generators) > 1 else ''}. Averaging an allowed entropy vector over the group "
+                   "gives an allowed vector with the same h(Z), so it suffices to prove "
                    "the claim for symmetric vectors, where h(A) = h(πA); each h below stands "
                    "for its whole orbit.")
     return out
