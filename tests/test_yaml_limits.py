@@ -36,7 +36,9 @@ def test_alias_bomb_inside_one_user_is_refused_while_parsing(tmp_path):
 
 
 def test_deep_nesting_is_one_line(tmp_path):
-    refused(tmp_path, "servers: " + "[" * 100_000, f"nesting deeper than {MAX_DEPTH}")
+    # PyYAML >= 6.0.4 has a depth limit of its own, which may speak first: either is one line
+    refused(tmp_path, "servers: " + "[" * 100_000,
+            f"nesting deeper than {MAX_DEPTH}|exceeded maximum nesting depth")
 
 
 def test_depth_after_alias_expansion_counts(tmp_path):
