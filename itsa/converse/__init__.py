@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from ..bitset import members
 from ..display import Displayable
-from ..exceptions import InvalidInstance, InvalidOption, ItsaError
+from ..exceptions import InvalidInstance, InvalidOption
 from ..instance import Instance
 from ..report import SCHEMA_VERSION
 from .certificate import Certificate, certify, check_certificate
@@ -156,15 +156,3 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
                              sol.value, rlp.sizes, secs, None, rlp)
     return ConverseBound(scheme_class, cert.value, True, "certified", sol.value, rlp.sizes, secs,
                          cert, rlp, tuple(sol.x.tolist()))
-
-
-def best_converse(instance: Instance, time_limit: float | None = None) -> list[ConverseBound]:
-    """The converse of every class that fits ``instance``, most general first."""
-    out = []
-    for cls in CLASSES:
-        if instance.K <= MAX_USERS[cls]:
-            try:
-                out.append(converse(instance, cls, time_limit=time_limit))
-            except ItsaError as exc:
-                out.append(ConverseBound(cls, None, False, f"failed: {exc}", None, {}, {}))
-    return out
