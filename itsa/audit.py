@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from . import display
@@ -31,6 +32,9 @@ from .quantities import Q_RULES, configurations
 from .scheme import Scheme, save_scheme
 from .search import SearchResult, search_min_rate
 from .typing import Config
+
+if TYPE_CHECKING:
+    from .converse import ConverseBound
 
 FINDING_KINDS = (
     "converse-beaten",          # a verified scheme (or a published optimum) below the printed lower bound
@@ -94,6 +98,13 @@ class Audit(Displayable):
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
     search_file: str | None = None
+    converse: "ConverseBound | None" = None
+
+    @property
+    def lower_bound(self) -> Fraction:
+        """The best proved lower bound: the corrected one, or the certified additive converse."""
+        c = self.converse
+        return max(self.corrected.value, c.value) if c is not None and c.certified else self.corrected.value
 
     @property
     def best_verified_rate(self) -> Fraction | None:
@@ -138,10 +149,10 @@ def claim_text(a: Analysis) -> str:
 
 def no_finding_text(result: Audit) -> str:
     """What "no finding" means for this audit: settled, or a gap still open."""
-    best, low = result.best_verified_rate, result.corrected.value
+    best, low = result.best_verified_rate, result.lower_bound
     if best is not None and best > low:
         return (f"none, but a gap is open: the optimum lies in [{low}, {best}] "
-                "(corrected lower bound, best verified rate)")
+                "(best proved lower bound, best verified rate)")
     return "none: the printed claims agree with the verified evidence"
 
 
@@ -211,6 +222,9 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     notes = ([cap_note] if cap_note else []) + notes
     result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
                    external, tuple(findings), tuple(notes))
+    conv = _additive_converse(instance)
+    result = replace(result, converse=conv,
+                     notes=result.notes + tuple(_converse_notes(conv, result.best_verified_rate)))
     return save_audit_schemes(result, out_dir) if out_dir is not None else result
 
 
@@ -355,6 +369,25 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
         notes.append(f"gap: best verified rate {best} > corrected lower bound {corrected.value} "
                      "(the optimum lies in between; the search is bounded)")
     return findings, _merge_rules(notes)
+
+
+def _additive_converse(instance: Instance):
+    """The certified additive converse (:mod:`itsa.converse`), where the instance fits it."""
+    from .converse import MAX_USERS, converse
+
+    return converse(instance, "additive") if instance.K <= MAX_USERS["additive"] else None
+
+
+def _converse_notes(b, best: Fraction | None) -> list[str]:
+    """What the certified additive converse adds: the optimum, or a lower end."""
+    if b is None:
+        return []
+    if not b.certified:
+        return [f"additive converse not proved: {b.status}"]
+    if best is not None and b.value == best:
+        return [f"certified additive converse {b.value} meets the best verified scheme: R* = {b.value} "
+                "for X = W + Z schemes (itsa solve gives the proof)"]
+    return [f"certified additive converse: R_ZΣ >= {b.value} for X = W + Z schemes"]
 
 
 def _merge_rules(notes: list[str]) -> list[str]:

@@ -162,6 +162,7 @@ def audit_to_dict(result) -> dict[str, Any]:
         "key_rate_lower_printed": frac(result.printed_lower),
         "key_rate_lower": frac(result.corrected.value),
         "key_rate_lower_reason": result.corrected.reason,
+        "converse_lower": None if result.converse is None else result.converse.to_dict(),
         "claimed": {rule: {"regime": a.regime, "key_rate_upper": frac(a.key_rate_upper.value),
                            "reason": a.key_rate_upper.reason}
                     for rule, a in result.analyses.items()},

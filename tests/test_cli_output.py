@@ -1,6 +1,7 @@
 """Command-line output a script or a new user relies on: version, JSON schema, piped text."""
 
 import json
+from fractions import Fraction
 import subprocess
 import sys
 
@@ -65,9 +66,22 @@ def test_piped_output_does_not_wrap_paths(tmp_path):
     res = run("audit", "audit/fractional-optimum", "-o", deep)
     assert res.exit_code == 0
     assert f"schemes saved under {deep}/" in res.stdout
-    assert "No finding, but a gap is open: the optimum lies in [1, 3/2]" in res.stdout
+    # the corrected bound (1) leaves a gap to 3/2, which the certified additive converse closes
+    assert "No finding: the printed claims agree" in res.stdout
+    assert "certified additive converse 3/2 meets the best verified scheme" in res.stdout
     for text in ("None", "verified: None", "{'"):
         assert text not in res.stdout
+
+
+def test_no_finding_names_an_open_gap():
+    import dataclasses
+
+    from itsa import audit, examples
+    from itsa.audit import no_finding_text
+    a = audit(examples.load("audit/fractional-optimum"))
+    assert a.lower_bound == Fraction(3, 2)
+    without = dataclasses.replace(a, converse=None)          # only the corrected bound: 1
+    assert no_finding_text(without).startswith("none, but a gap is open: the optimum lies in [1, 3/2]")
 
 
 def test_audit_text_has_no_python_reprs(tmp_path):
