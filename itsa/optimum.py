@@ -26,7 +26,7 @@ from .bounds import corrected_lower_bound
 from .converse import MAX_USERS, ConverseBound, converse, expected_seconds
 from .converse.problem import CLASSES
 from .display import Displayable
-from .exceptions import ItsaError
+from .exceptions import InvalidOption, ItsaError
 from .instance import Instance
 from .report import SCHEMA_VERSION
 from .scheme import Scheme
@@ -135,6 +135,10 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     >>> s.verdict, s.lower.value, s.lower.scheme_class, s.upper.L
     ('optimal', Fraction(3, 2), 'additive', 2)
     """
+    from .linalg import field_problem
+
+    if field is not None and field_problem(field):
+        raise InvalidOption(field_problem(field))
     clock = _Clock(time_limit)
     notes: list[str] = []
     a = analyze(instance, corrected=False)

@@ -73,3 +73,10 @@ def test_cli_class_choices_match_library():
     from itsa_cli.converse import converse as cmd
     opt = next(p for p in cmd.params if p.name == "scheme_class")
     assert tuple(opt.type.choices) == CLASSES
+
+
+def test_cli_solve_bad_input():
+    r = CliRunner().invoke(main, ["solve", "example-1", "--field", "4"])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "error:" in r.output
+    r = CliRunner().invoke(main, ["solve", "no-such-file.yaml"])
+    assert r.exit_code == 2 and "no such file" in r.output
