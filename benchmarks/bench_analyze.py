@@ -16,7 +16,7 @@ import random
 import time
 
 import itsa
-from itsa._plain import plain_quantities
+from itsa.testing.oracles import plain_quantities
 
 
 def make_instance(seed: int, M: int, t: int) -> itsa.Instance:

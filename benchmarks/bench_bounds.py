@@ -3,7 +3,7 @@
 Run:  python benchmarks/bench_bounds.py [--timeout 240]
 
 The reference is the original implementation of ``g(X)`` (every configuration
-structure for every ``X`` visited), ``itsa._plain.reference_g``. Both
+structure for every ``X`` visited), ``itsa.testing.oracles.reference_g``. Both
 run in this process on the same instances and must agree on ``g(K)``, the
 value and the chain of configurations:
 
@@ -32,7 +32,7 @@ from bench_analyze import make_instance
 
 import itsa
 from itsa.bounds import corrected_lower_bound
-from itsa._plain import reference_g
+from itsa.testing.oracles import reference_g
 
 
 def _timed(fn, *args):

@@ -2,7 +2,7 @@
 
 Run:  python benchmarks/bench_hostile.py [--all-commands] [--skip-large] [--users-per-server 6]
 
-Each hostile file of :mod:`itsa._hostile` is given to ``itsa analyze`` (scheme
+Each hostile file of :mod:`itsa.testing.hostile` is given to ``itsa analyze`` (scheme
 files to ``itsa verify example-1 --scheme``; with ``--all-commands`` to every
 command) in a fresh process, and the wall time and peak RSS of that process
 are printed, beside the same numbers for ``itsa analyze`` on the paper's
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from itsa._hostile import commands, write_corpus
+from itsa.testing.hostile import commands, write_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 EX1 = ROOT / "instances" / "example-1.yaml"

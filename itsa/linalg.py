@@ -138,9 +138,9 @@ def rank(matrix, q: int, backend: str = "flint") -> int:
 
 @lru_cache(maxsize=16)
 def _galois_field(q: int):
-    import galois
+    from ._extras import require
 
-    return galois.GF(q)
+    return require("galois").GF(q)
 
 
 class Matrices:

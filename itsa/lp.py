@@ -157,7 +157,9 @@ def _solve_highs(variables, constraints):
 
 
 def _solve_cbc(variables, constraints):
-    import pulp
+    from ._extras import require
+
+    pulp = require("pulp")
 
     prob = pulp.LpProblem("theorem2", pulp.LpMinimize)
     b = {i: pulp.LpVariable(f"b{i}", 0, 1) for i in variables}

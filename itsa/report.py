@@ -9,12 +9,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ._schema import SCHEMA_VERSION
 from .analysis import Analysis
 from .instance import Instance
 from .lp import LPResult
-
-#: Version of every JSON object itsa prints; raised when a key changes meaning or goes away.
-SCHEMA_VERSION = 1
 
 
 def frac(x: Fraction | int | None) -> str | None:
