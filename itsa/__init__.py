@@ -19,7 +19,7 @@ import sys as _sys
 import types as _types
 
 from . import examples
-from .analysis import REGIMES, Analysis, Bound, analyze, decide_regime
+from .analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
 from .audit import FINDING_KINDS, Audit, Finding, audit
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
@@ -38,7 +38,7 @@ from .vector_search import VectorSearchResult, search_vector_scheme
 from .verify import ENGINES, Leak, Verdict, verify
 
 __all__ = [
-    "REGIMES", "Q_RULES", "LP_SOLVERS",
+    "REGIMES", "Regime", "Q_RULES", "LP_SOLVERS",
     "Instance", "load_instance", "parse_instance",
     "Configurations", "SetQuantities", "configurations", "set_quantities",
     "LPConstraint", "LPResult", "theorem2_lp",

@@ -46,7 +46,7 @@ class LPConstraint:
 
     @property
     def binding(self) -> bool:
-        """Tight at the certified optimum and not implied by a smaller constraint."""
+        """Tight at the certified optimum and not dominated by a smaller constraint."""
         return self.slack == 0 and not self.dominated
 
 
