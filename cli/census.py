@@ -43,13 +43,14 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
     """Run the census of SPEC, streaming one row per instance to OUTPUT."""
     from dataclasses import asdict
 
+    from itsa import examples
     from itsa.census import load_spec, run_census
 
     if scheduler and workers is not None:
         click.echo("error: --workers and --scheduler exclude each other", err=True)
         sys.exit(2)
     with itsa_errors():
-        spec = load_spec(spec_path)
+        spec = load_spec(examples.resolve_spec(spec_path))     # a file, or a shipped spec's name
         with _progress_bar(quiet=as_json) as progress:
             try:
                 result = run_census(spec, output, workers=workers, scheduler=scheduler, resume=resume,

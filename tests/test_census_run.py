@@ -160,7 +160,7 @@ def test_journal_line_cut_by_a_kill_is_ignored(tmp_path):
 
 def test_minimal_spec_from_docs(tmp_path):
     """The minimal spec (work: solve) reads as written; it runs once itsa.solve exists."""
-    spec = load_spec(ROOT / "instances" / "census" / "minimal.yaml")
+    spec = load_spec(ROOT / "specs" / "minimal.yaml")
     assert (spec.universe, spec.work, spec.time_limit, len(spec.items())) == ("grid", "solve", 30.0, 8)
     run_census(spec, tmp_path / "r.parquet", workers=0)
     rows = read_rows(tmp_path / "r.parquet")

@@ -20,7 +20,7 @@ def run(*args):
 def grid_results(tmp_path_factory):
     """The grid spec on a real LocalCluster of two worker processes (the default path)."""
     out = tmp_path_factory.mktemp("census") / "grid.parquet"
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert (summary["done"], summary["failed"], summary["workers"]) == (8, 0, 2)
@@ -81,16 +81,16 @@ def test_unknown_universe(tmp_path):
 
 
 def test_unreachable_scheduler(tmp_path):
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
               "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5")
     one_line_exit_2(res, "cannot reach the Dask scheduler")
     assert not (tmp_path / "r.parquet").exists()
 
 
 def test_existing_output_needs_resume(grid_results):
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
     one_line_exit_2(res, "--resume")
-    res = run("census", "run", ROOT / "instances" / "census" / "grid-small.yaml", "-o", grid_results,
+    res = run("census", "run", ROOT / "specs" / "grid-small.yaml", "-o", grid_results,
               "--workers", "0", "--resume", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["skipped"] == 8
 
@@ -100,7 +100,7 @@ def test_report_of_a_non_census(tmp_path):
 
 
 def test_workers_and_scheduler_exclusive(tmp_path):
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r",
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r",
               "--workers", "2", "--scheduler", "tcp://127.0.0.1:9")
     one_line_exit_2(res, "exclude each other")
 
