@@ -18,7 +18,12 @@ times a run that starts its own cluster). The overhead per task is measured
 on the same cluster: empty chunks sent through the same window as a census,
 and the time-limit guard (one fork per instance) on an instance that takes no
 time. Ratios are to the serial loop of the same run; the load average is
-printed, since other processes on the machine change the ratio.
+printed, since other processes on the machine change the ratio. On Linux with
+``sched_autogroup`` (most desktops), every session gets one share of the CPU
+however many processes it runs: while other sessions are busy, two workers
+get no more CPU than the serial loop did. The CPU seconds of the loop and of
+each worker are therefore printed too: the loop's CPU over the busiest
+worker's CPU is the ratio the same run would have on idle cores.
 ``--smoke`` runs tiny universes in a few seconds (the benchmark's test).
 """
 
@@ -44,16 +49,17 @@ def _spec(data: dict, n: int | None):
     return parse_spec(data)
 
 
-def serial(spec) -> float:
+def serial(spec) -> tuple[float, float]:
+    """Wall and CPU seconds of the plain loop (items listed and the work warmed up before)."""
     from itsa.census import run_one
     from itsa.census.work import warm_up
 
     warm_up(spec.work, {"field": spec.field})        # as the workers are warmed
-    opts = spec.options()
-    t0 = time.perf_counter()
-    for it in spec.items():
+    opts, items = spec.options(), spec.items()
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    for it in items:
         run_one(it.text, spec.work, spec.time_limit, spec.seed, dict(opts, key=it.key))
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, cpu_seconds() - c0
 
 
 def census(spec, client=None) -> float:
@@ -75,6 +81,14 @@ def end_to_end(spec, workers: int) -> float:
     t0 = time.perf_counter()
     run_census(spec, out, workers=workers)
     return time.perf_counter() - t0
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its waited-for children (the time-limit guard's forks)."""
+    import resource
+
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
 def task_overhead(client, n: int) -> float:
@@ -141,10 +155,21 @@ def main(argv: list[str] | None = None) -> None:
     with local_cluster(args.workers) as client:
         startup = time.perf_counter() - t0
         client.run(warm_worker, "search", 31)       # the first instance's imports, before the clock
+        cpu_rows = []
         for label, spec in specs:
-            loop, base, dt = serial(spec), census(spec), census(spec, client)
+            loop, loop_cpu = serial(spec)
+            base = census(spec)
+            w0, m0 = client.run(cpu_seconds), cpu_seconds()
+            dt = census(spec, client)
+            w1, main_cpu = client.run(cpu_seconds), cpu_seconds() - m0
+            per_worker = [w1[k] - w0[k] for k in w1]
+            cpu_rows.append((label, loop_cpu, per_worker, main_cpu))
             print(f"{label:10s} {len(spec.items()):4d} {loop:7.2f} {base:9.2f} {dt:10.2f} "
                   f"{loop / dt:6.2f} {base / dt:6.2f}", flush=True)
+        print("CPU seconds (what the wall-clock ratio would be on idle cores: loop CPU / busiest worker's CPU)")
+        for label, loop_cpu, per_worker, main_cpu in cpu_rows:
+            print(f"  {label:10s} loop {loop_cpu:6.2f}; workers {' + '.join(f'{w:.2f}' for w in per_worker)}"
+                  f", main {main_cpu:.2f}; idle-core estimate {loop_cpu / max(per_worker):.2f}")
         per_task = task_overhead(client, 40 if args.smoke else 400)
     print(f"cluster start-up ({args.workers} workers): {startup:.2f} s (once per run)")
     print(f"overhead per task (empty chunk, one worker's view): {1e3 * per_task:.1f} ms")

@@ -118,3 +118,42 @@ def test_joins_a_running_scheduler(tmp_path):
         assert cl.scheduler.workers              # the cluster is still up after the census left it
     rows = read_rows(tmp_path / "r.parquet")
     assert len(rows) == 20 and all(r["status"] == "ok" and r["lower"] is not None for r in rows)
+
+
+def test_ctrl_c_on_workers_is_one_line_and_resume_completes(tmp_path):
+    """A real SIGINT to the whole process group (what a terminal's Ctrl-C sends) during a run on
+    two worker processes: one line, exit 130, no Dask log line or worker traceback; the rows
+    finished are kept and --resume completes the table."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from itsa.census.store import JOURNAL
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("universe:\n  random: {n: 120, max_users: 5}\nwork: search\n")
+    out = tmp_path / "r.parquet"
+    itsa_bin = [sys.executable, "-c", "from itsa_cli import main; main()"]
+    proc = subprocess.Popen([*itsa_bin, "census", str(spec), "-o", str(out), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        journal = out / JOURNAL
+        if journal.exists() and journal.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the census finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    lines = (stdout + stderr).strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted:") and "--resume" in lines[0], stderr
+    kept = len(read_rows(out))
+    assert 3 <= kept < 120
+    res = run("census", spec, "-o", out, "--workers", "0", "--resume", "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["skipped"] == kept
+    rows = read_rows(out)
+    assert len(rows) == len({r["key"] for r in rows}) == 120 and all(r["status"] == "ok" for r in rows)

@@ -19,6 +19,9 @@ measures it):
 * **worker settings**: Dask's statistical profiler (a thread walking the stack
   every 10 ms) is off, and so is its aggressive ``malloc`` trimming
   (``MALLOC_TRIM_THRESHOLD_``), which slows allocation-heavy exact arithmetic;
+  the scheduler does not hold tasks back (``worker-saturation: inf``: the
+  census's own window bounds what is in flight), so a worker has its next
+  task before it finishes the current one;
 * **ordering**: instances go out largest first (by users, then sets), so that
   one expensive instance does not run alone at the end.
 
@@ -84,6 +87,7 @@ def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusPr
 #: Dask settings of the local cluster a census starts (see the module notes).
 WORKER_CONFIG = {
     "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.worker-saturation": float("inf"),
     "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1,
                                             "OPENBLAS_NUM_THREADS": 1},
 }
