@@ -8,7 +8,7 @@ empty axes are never drawn.
 Both styles share the rules of a printed figure: colours that stay apart in
 greyscale and for colour-blind readers (Okabe-Ito hues, each series also
 hatched), integer ticks on count axes, the ``n`` of every bar printed on it, a
-logarithmic count axis when counts differ by two orders of magnitude or more,
+logarithmic count axis when the largest count is 20 times the smallest or more,
 and a legend only when there is more than one series, listing only the series
 present. ``paper`` has no titles (the caption is the paper's);
 ``annotated`` titles each figure with its question.
@@ -27,8 +27,9 @@ STYLES = ("paper", "annotated")
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
 SERIES_HATCHES = ("", "///", "...", "xxx", "\\\\\\", "ooo")
 
-#: Counts whose largest is at least this many times the smallest get a log axis.
-LOG_RATIO = 100
+#: Counts whose largest is at least this many times the smallest get a log axis (on a
+#: linear one the small bars would be under 5% of its height, hard to read).
+LOG_RATIO = 20
 
 _QUESTIONS = {
     "converse-by-regime": "printed converse min{e*, K-1} beaten by a verified scheme",
@@ -76,7 +77,7 @@ def _figure(style: str, wide: bool = False):
 
 
 def _count_axis(ax, counts) -> None:
-    """Integer ticks; a log scale when the counts span two orders of magnitude."""
+    """Integer ticks; a log scale when the counts span :data:`LOG_RATIO` or more."""
     from matplotlib.ticker import MaxNLocator
 
     positive = [c for c in counts if c > 0]
