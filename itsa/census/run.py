@@ -238,7 +238,7 @@ def _cost(item) -> tuple:
 
 
 #: Seconds of measured work one Dask task should hold: cheap instances are sent in chunks.
-TASK_SECONDS = 0.25
+TASK_SECONDS = 0.5
 MAX_CHUNK = 64
 
 
@@ -252,7 +252,7 @@ def _chunk_size(done_rows: int, work_seconds: float, left: int = 1 << 30, thread
     and at most a quarter of each thread's share of what is left (so the run ends evenly).
 
     >>> _chunk_size(0, 0.0), _chunk_size(100, 1.0), _chunk_size(100, 1.0, left=40, threads=2)
-    (1, 25, 5)
+    (1, 50, 5)
     """
     if done_rows == 0:
         return 1
