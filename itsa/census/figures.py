@@ -16,6 +16,7 @@ present. ``paper`` has no titles (the caption is the paper's);
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from fractions import Fraction
 
@@ -104,8 +105,9 @@ def _grouped_bars(ax, categories: list, series: dict, labels: dict | None = None
         text = (labels or {}).get(name) or [f"{v:g}" for v in values]
         ax.bar_label(bars, labels=[t if v else "" for t, v in zip(text, values)], fontsize=6, padding=1)
     ax.set_xticks(x, [str(c) for c in categories])
-    if k > 1:
-        ax.legend(fontsize=7, frameon=False, ncols=min(k, 3))
+    if k > 1:     # above the axes, never over a bar
+        ax.figure.legend(fontsize=7, frameon=False, ncols=min(k, 4), loc="outside upper center",
+                         handlelength=1.5, columnspacing=1.0)
 
 
 def _pivot(rows, cat: int, ser: int, val: int):
@@ -126,6 +128,7 @@ def _fig_regime(rows, style):
     shares = [float(r[3] or 0) for r in rows]
     _grouped_bars(ax, regimes, {"beaten": shares}, {"beaten": [f"{r[2]}/{r[1]}" for r in rows]})
     ax.set_ylim(0, 1.15)
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_ylabel("share printed bound beaten", fontsize=8)
     ax.set_xlabel("regime", fontsize=8)
     return fig
@@ -149,11 +152,12 @@ def _fig_K(rows, style):
     _, n = _pivot(rows, 0, 1, 2)
     _grouped_bars(ax, cats, {reg: [float(shares[reg].get(K) or 0) for K in cats] for reg in shares},
                   {reg: [str(n[reg].get(K, "")) for K in cats] for reg in shares})
-    ax.set_ylim(0, 1.2)
+    ax.set_ylim(0, 1.12)
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_xlabel("K (users)", fontsize=8)
     scopes = sorted({r[5] for r in rows if r[5]})
     scope = scopes[0] if len(scopes) == 1 else "the scope of each lower bound (CSV)"
-    ax.set_ylabel(f"share certified optimal\nfor {scope}", fontsize=7)
+    ax.set_ylabel("\n".join(textwrap.wrap(f"share certified optimal, for {scope}", 34)), fontsize=7)
     return fig
 
 
