@@ -52,7 +52,7 @@ LINK = "#A0A0A0"
 BROADCAST = "#4D4D4D"
 
 _DPI = 150
-_LEGEND_IN = 4.3     # width of the legend column, inches
+_LEGEND_IN = 3.6     # width of the legend column, inches (annotated style)
 _NOTES_PT = 10.5     # font size of the text box under the plot
 _SEED = 7
 

@@ -51,6 +51,7 @@ def test_paper_figures_have_no_title_integer_ticks_and_n_on_bars(rows):
     assert ax.get_yscale() == "log"
     bar_texts = [t.get_text() for t in ax.texts]
     assert sorted(t for t in bar_texts if t) == ["400", "6"]
+    assert " ".join(ax.get_ylabel().split()) == f"optimal instances, for {SCOPES['corrected']}"
     # certified-by-K: the scope of the lower bounds is on the axis; bars by regime, colour-blind-safe
     ax = figs["certified-by-K"].axes[0]
     assert " ".join(ax.get_ylabel().split()) == f"share certified optimal, for {SCOPES['corrected']}"
@@ -62,6 +63,7 @@ def test_paper_figures_have_no_title_integer_ticks_and_n_on_bars(rows):
     ax = figs["grid-rate"].axes[0]
     assert "min{U+V+t−2, UV−1}" in ax.get_xlabel() and ax.get_legend() is None and not figs["grid-rate"].legends
     assert all(float(t).is_integer() for t in ax.get_xticks())
+    assert " ".join(ax.get_ylabel().split()) == f"key rate; certified optimum, for {SCOPES['corrected']}"
 
 
 def test_annotated_style_titles_each_figure(rows):

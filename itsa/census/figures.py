@@ -110,6 +110,13 @@ def _grouped_bars(ax, categories: list, series: dict, labels: dict | None = None
                          handlelength=1.5, columnspacing=1.0)
 
 
+def _for_scope(text: str, scopes) -> str:
+    """``text``, with the scope of the optima it shows, wrapped for an axis label."""
+    scopes = sorted({s for s in scopes if s})
+    scope = scopes[0] if len(scopes) == 1 else "the scope of each lower bound (CSV)"
+    return "\n".join(textwrap.wrap(f"{text}, for {scope}", 34))
+
+
 def _pivot(rows, cat: int, ser: int, val: int):
     """``{series: {category: value}}`` from table rows, with the sorted categories."""
     table: dict = defaultdict(dict)
@@ -155,9 +162,7 @@ def _fig_K(rows, style):
     ax.set_ylim(0, 1.12)
     ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_xlabel("K (users)", fontsize=8)
-    scopes = sorted({r[5] for r in rows if r[5]})
-    scope = scopes[0] if len(scopes) == 1 else "the scope of each lower bound (CSV)"
-    ax.set_ylabel("\n".join(textwrap.wrap(f"share certified optimal, for {scope}", 34)), fontsize=7)
+    ax.set_ylabel(_for_scope("share certified optimal", (r[5] for r in rows)), fontsize=7)
     return fig
 
 
@@ -166,14 +171,15 @@ def _fig_printed_gap(rows, style):
     if len(values) < 2:
         if not rows:
             return "no optimal instance"
-        return f"on all {sum(r[2] for r in rows)} optimal instances the printed bound minus the optimum is {rows[0][1]}"
+        return (f"on all {sum(r[2] for r in rows)} optimal instances the printed bound minus the optimum "
+                f"is {rows[0][1]} ({_for_scope('optimal', (r[3] for r in rows))})").replace("\n", " ")
     fig, ax = _figure(style, wide=True)
     cats, counts = _pivot(rows, 1, 0, 2)
     series = {reg: [counts[reg].get(c, 0) for c in cats] for reg in counts}
     _grouped_bars(ax, cats, series)
     _count_axis(ax, [v for vs in series.values() for v in vs])
     ax.set_xlabel("printed converse − optimum", fontsize=8)
-    ax.set_ylabel("instances", fontsize=8)
+    ax.set_ylabel(_for_scope("optimal instances", (r[3] for r in rows)), fontsize=7)
     return fig
 
 
@@ -219,7 +225,8 @@ def _fig_grid(rows, style):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("min{U+V+t−2, UV−1}", fontsize=8)
-    ax.set_ylabel("key rate", fontsize=8)
+    ax.set_ylabel(_for_scope("key rate; certified optimum", (r[7] for r in optimal)) if optimal else "key rate",
+                  fontsize=7)
     if optimal and other:
         ax.legend(fontsize=7, frameon=False)
     return fig

@@ -132,10 +132,12 @@ def _by_K(ok):
 
 def _printed_gap(ok):
     """On the optimal instances: printed converse minus optimum, counted by regime."""
-    c = Counter((r["regime"], _F(r["lower_printed"]) - _F(r["lower"])) for r in ok
-                if r["verdict"] == "optimal" and r["lower_printed"] is not None)
-    return ["regime", "printed_minus_optimum", "instances"], \
-        [[regime, str(d), n] for (regime, d), n in sorted(c.items())]
+    groups = defaultdict(list)
+    for r in ok:
+        if r["verdict"] == "optimal" and r["lower_printed"] is not None:
+            groups[(r["regime"], _F(r["lower_printed"]) - _F(r["lower"]))].append(r)
+    return ["regime", "printed_minus_optimum", "instances", "scope"], \
+        [[regime, str(d), len(g), _scopes(g)] for (regime, d), g in sorted(groups.items())]
 
 
 def _gaps(ok):
