@@ -21,11 +21,12 @@ from typing import Any
 
 from .._files import read_text
 from ..exceptions import InvalidInstance, ItsaError
+from .work import WORK_KINDS
 
 __all__ = ["WORKS", "UNIVERSES", "InvalidSpec", "CensusSpec", "Item", "parse_spec", "load_spec"]
 
-#: The work per instance, each including the one before (``solve`` replaces search).
-WORKS = ("analyze", "corrected", "search", "solve")
+#: The work kinds a spec may name (the registry :data:`itsa.census.work.WORK_KINDS`).
+WORKS = tuple(WORK_KINDS)
 UNIVERSES = ("grid", "random", "exhaustive", "files")
 TOP_KEYS = {"universe", "work", "time_limit", "seed", "field", "search", "save", "name"}
 SEARCH_KEYS = {"tries", "budget", "max_symbols"}

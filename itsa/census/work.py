@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 from .schema import COLUMNS, SCHEMA_VERSION
 
@@ -124,7 +126,7 @@ def warm_up(work: str, options: dict) -> None:
     """Run the work once in this process (once per process and work), so that the imports
     and caches are paid before the first instance and inherited by forked children
     (otherwise every child imports the lazily loaded modules again)."""
-    if work in _WARM or work == "solve":
+    if work in _WARM or not WORK_KINDS[work].warm:
         return
     _WARM.add(work)
     import scipy.optimize  # noqa: F401  (the LP solver, loaded lazily by the library)
@@ -210,7 +212,8 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
     from ..instance_io import parse_instance
     from .canonical import canonical_key
 
-    if work not in ("analyze", "corrected", "search", "solve"):
+    kind = WORK_KINDS.get(work)
+    if kind is None:
         raise ValueError(f"unknown work {work!r}")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -226,13 +229,11 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
     if hom:
         row["homogeneous_V"], row["homogeneous_t"] = hom[1], hom[2]
     lower = upper = None
-    if work != "analyze":
+    if kind.corrected:
         lower = a.key_rate_lower.value
         row.update(lower_corrected=_f(lower), lower=_f(lower), lower_class="corrected", lower_certified=True)
-    if work == "search":
-        upper = _search(inst, seed, options, row, timings)
-    elif work == "solve":
-        lower, upper = _solve(inst, time_limit, seed, options, row, timings)
+    if kind.run is not None:
+        lower, upper = kind.run(inst, lower, time_limit, seed, options, row, timings)
     if upper is not None:
         row["printed_beaten"] = upper < a.key_rate_lower_printed.value
         if lower is not None:
@@ -267,7 +268,8 @@ def _analysis_columns(a) -> dict:
     }
 
 
-def _search(inst, seed, options, row, timings):
+def _search(inst, lower, time_limit, seed, options, row, timings):
+    """The bounded scalar search for a verified scheme (the upper end); the lower end stays."""
     from ..search import search_min_rate
 
     t0 = time.perf_counter()
@@ -276,14 +278,14 @@ def _search(inst, seed, options, row, timings):
     timings["search"] = time.perf_counter() - t0
     row["field"] = field
     if not res.found:
-        return None
+        return lower, None
     row.update(upper=_f(res.rate), upper_L=res.scheme.L, upper_shape=res.shape)
     if options.get("save_dir"):
         from ..scheme import save_scheme
 
         row["scheme_path"] = _save(options, row["key"], ".scheme.json",
                                    lambda path: save_scheme(inst, res.scheme, path))
-    return res.rate
+    return lower, res.rate
 
 
 def _save(options: dict, key: str, suffix: str, write) -> str:
@@ -297,7 +299,7 @@ def _save(options: dict, key: str, suffix: str, write) -> str:
     return os.path.relpath(path, root) if root else path
 
 
-def _solve(inst, time_limit, seed, options, row, timings):
+def _solve(inst, lower, time_limit, seed, options, row, timings):
     """``itsa.solve`` (the certified-optimum work), imported only when asked for."""
     from ..optimum import solve
 
@@ -329,3 +331,29 @@ def _save_solution(result, key: str, options: dict) -> dict[str, str]:
         paths["scheme"] = _save(options, key, ".scheme.json",
                                 lambda p: save_scheme(result.instance, result.upper.scheme, p))
     return paths
+
+
+@dataclass(frozen=True)
+class WorkKind:
+    """One census work kind: what a row of ``work: NAME`` computes beyond the analysis.
+
+    ``run(inst, lower, time_limit, seed, options, row, timings)`` fills the
+    row's columns and returns its ``(lower, upper)`` ends; ``corrected`` says
+    whether the corrected bound is computed first; ``warm`` whether a
+    worker runs the work once on a small instance before the first real one.
+    """
+
+    name: str
+    corrected: bool
+    run: Callable | None
+    warm: bool = True
+
+
+#: Every work kind, each including the one before (``solve`` replaces ``search``). Adding one
+#: is one entry here plus its function.
+WORK_KINDS: dict[str, WorkKind] = {k.name: k for k in (
+    WorkKind("analyze", corrected=False, run=None),
+    WorkKind("corrected", corrected=True, run=None),
+    WorkKind("search", corrected=True, run=_search),
+    WorkKind("solve", corrected=True, run=_solve, warm=False),
+)}
