@@ -109,7 +109,9 @@ class VectorSearchResult:
     found) and ``verdict`` its passing verdict. ``trials`` lists every shape
     tried with its ``L``; ``L_tried`` the ``L`` with ``rate·L`` whole.
     ``candidates`` counts all draws, ``prefiltered`` those that passed the
-    group criterion. ``limit`` names the limit that stopped the search, if any.
+    group criterion, ``best_deficit`` is the smallest shortfall of a scored
+    draw (key symbols summed over the configurations, 0 for a secure one).
+    ``limit`` names the limit that stopped the search, if any.
     A missing scheme proves nothing (``exhaustive`` is always ``False``).
     """
 
@@ -126,6 +128,7 @@ class VectorSearchResult:
     hinted: bool
     limit: str | None = None
     exhaustive: bool = False
+    best_deficit: int | None = None
 
     @property
     def found(self) -> bool:
@@ -432,12 +435,13 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
             break
     limit = None
     if s.found is None and s.out_of_time():
-        limit = f"time limit of {seconds:g} s reached"
+        limit = f"time limit of {seconds:.1f} s reached"
     elif s.found is None and s.count["cand"] >= budget:
         limit = f"budget of {budget} candidate schemes reached"
     scheme, verdict, shape = s.found if s.found else (None, None, None)
     return VectorSearchResult(rate, q, seed, scheme, verdict, shape, Ls, tuple(s.trials),
-                              s.count["cand"], s.count["pre"], bool(hints), limit)
+                              s.count["cand"], s.count["pre"], bool(hints), limit,
+                              best_deficit=s.best)
 
 
 class _Search:
@@ -450,6 +454,12 @@ class _Search:
         self.count = {"cand": 0, "pre": 0}
         self.found = None
         self.stop = budget
+        self.best: int | None = None
+
+    def deficit(self, Z) -> int:
+        x = self.crit.deficit(Z)
+        self.best = x if self.best is None else min(self.best, x)
+        return x
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -478,7 +488,7 @@ class _Search:
         for t in range(n_draws):
             Z = self.draw(shape, L, d, t)
             if t == 0:
-                first = self.crit.deficit(Z)
+                first = self.deficit(Z)
                 ok = first == 0
             else:
                 ok = self.crit.secure(Z)
@@ -500,7 +510,7 @@ class _Search:
             nonlocal draws
             draws += 1
             sh = Shape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
-            return self.crit.deficit(self.draw(sh, L, d, 0)) if self.left() else 1 << 30
+            return self.deficit(self.draw(sh, L, d, 0)) if self.left() else 1 << 30
 
         for deficit, blocks, ranks in repair((start.blocks, dict(start.ranks)), score,
                                              self.instance.K, L, rng, patience):
