@@ -68,7 +68,7 @@ def atom_shapes(h: Mapping[int, Fraction], K: int, L: int, d: int,
     """Block shapes ``(name, blocks, ranks)`` from the atoms of ``h`` at ``L`` with ``d`` symbols.
 
     Atom sizes are ``round(c_B·L)``; the sizes are then scaled so that they
-    add up to ``d`` (the largest blocks give or take the difference). Users
+    add up to ``d`` (the largest blocks give or take the rounding). Users
     get rank ``min(L, ⌈h(Z_i)·L⌉)``. One shape per absorber choice: each
     block's smallest user, then its largest.
 
@@ -107,7 +107,10 @@ def atom_shapes(h: Mapping[int, Fraction], K: int, L: int, d: int,
 
 
 def _fit(sizes: dict[int, int], d: int) -> None:
-    """Change the largest blocks by one symbol at a time until the sizes add up to ``d``."""
+    """Scale the sizes to add up to ``d``; the largest blocks take the rounding, one symbol at a time."""
+    total = sum(sizes.values())
+    for B in sizes:
+        sizes[B] = round(Fraction(sizes[B] * d, total))
     while sum(sizes.values()) != d:
         step = 1 if sum(sizes.values()) < d else -1
         B = max((b for b in sizes if sizes[b] + step >= 0), key=lambda b: (sizes[b], -b))

@@ -64,7 +64,8 @@ class GapSearch:
     """The record of the upper-end search: what was tried, and why it stopped.
 
     ``scalar_candidates`` and ``scalar_limit`` come from the scalar search
-    (:func:`itsa.search.search_min_rate`, ``None`` if it did not run);
+    (:func:`itsa.search.search_min_rate`, ``None`` if it did not run),
+    ``scalar_L`` the largest ``L`` it tried;
     ``rates`` lists the vector searches in the order run; ``stopped`` says
     which limit ended the gap search (``None``: every planned rate was tried).
     A rate without a scheme proves nothing.
@@ -74,10 +75,11 @@ class GapSearch:
     scalar_candidates: int | None = None
     scalar_limit: str | None = None
     stopped: str | None = None
+    scalar_L: int = 1
 
     @property
     def largest_L(self) -> int:
-        return max((L for r in self.rates for L in r.L_values), default=1)
+        return max([L for r in self.rates for L in r.L_values] + [self.scalar_L])
 
     @property
     def candidates(self) -> int:

@@ -173,7 +173,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
                              f"{b.certificate.size}-step proof checked exactly", b)
         elif not b.certified:
             notes.append(f"{cls} converse not proved: {b.status}")
-    search = GapSearch(scalar_candidates=scalar[1], scalar_limit=scalar[2])
+    search = GapSearch(scalar_candidates=scalar[1], scalar_limit=scalar[2], scalar_L=scalar[3])
     if upper is None or upper.value > lower.value:
         found, search = _vector_search(instance, lower, upper, seed, field, clock, scalar)
         upper = _better(upper, found)
@@ -206,18 +206,18 @@ def _paper_scheme(a: Analysis, field, seed, notes) -> UpperEnd | None:
 
 
 def _scalar_search(instance, seed, lower, upper, notes, clock):
-    """``(upper end or None, candidates drawn, limit that stopped it)`` of the scalar search."""
+    """``(upper end or None, candidates drawn, limit that stopped it, largest L)`` of the scalar search."""
     from .search import search_min_rate
 
     if upper is not None and upper.value <= lower:
-        return None, None, None
+        return None, None, None, 1
     try:
         r = search_min_rate(instance, seed=seed)
     except ItsaError as exc:
         notes.append(f"scalar search skipped: {exc}")
-        return None, None, f"skipped: {exc}"
+        return None, None, f"skipped: {exc}", 1
     found = _checked(instance, r.scheme, f"search ({r.shape})") if r.found else None
-    return found, r.candidates, r.limit
+    return found, r.candidates, r.limit, max(r.d_values, default=1)
 
 
 def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar):
@@ -225,7 +225,7 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar)
     hints = lower.bound.key_entropies(instance.K) if lower.bound is not None else None
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
                            hints=hints, seed=seed, field=field, seconds=clock.left())
-    record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped)
+    record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3])
     found = _checked(instance, r.scheme, f"vector search ({r.shape})") if r is not None else None
     return found, record
 
