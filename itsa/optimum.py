@@ -39,6 +39,10 @@ SCOPES = {"general": "every scheme (any encoders)",
           "corrected": "schemes with X = W + Z, Y_u = ΣX (any keys)"}
 
 
+#: Share of the time limit the scalar search may take (the converse and the gap search come after it).
+SCALAR_SHARE = 0.25
+
+
 #: On equal values, the lower end keeps the class whose proof says most: certified, then wider scope.
 STRENGTH = {"corrected": 0, "additive": 1, "general": 2}
 
@@ -211,8 +215,9 @@ def _scalar_search(instance, seed, lower, upper, notes, clock):
 
     if upper is not None and upper.value <= lower:
         return None, None, None, 1
+    left = clock.left()
     try:
-        r = search_min_rate(instance, seed=seed)
+        r = search_min_rate(instance, seed=seed, seconds=None if left is None else SCALAR_SHARE * left)
     except ItsaError as exc:
         notes.append(f"scalar search skipped: {exc}")
         return None, None, f"skipped: {exc}", 1
