@@ -59,6 +59,9 @@ def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
         else:
             form = mutual_information(1 << i, 1 << j, C)
         return rlp.coords(form.items())
+    if kind == "ingleton":
+        from .linear import ingleton_form
+        return rlp.coords(ingleton_form(*row.origin[1:]).items())
     return rlp.coords(rlp.problem.constraints[row.origin[1]].form)
 
 
@@ -67,7 +70,7 @@ def row_sense(rlp: ReducedLP, row: Row) -> tuple[str, Fraction]:
     if row.origin[0] == "constraint":
         c = rlp.problem.constraints[row.origin[1]]
         return c.sense, c.rhs
-    return ">=", Fraction(0)          # Shannon inequalities and non-negativity
+    return ">=", Fraction(0)          # Shannon, Ingleton and non-negativity
 
 
 def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
