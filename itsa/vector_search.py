@@ -3,7 +3,8 @@
 :func:`search_vector_scheme` looks for a verified linear scheme whose source
 key rate is exactly ``rate``: for every ``L`` of ``L_values`` with
 ``d = rate·L`` whole, it draws seeded generic key matrices (``L x d``) over a
-list of *shapes* and returns the first scheme that passes
+list of *shapes*, then walks from the most promising shapes by local moves,
+and returns the first scheme that passes
 :func:`itsa.verify.verify` (rank engine). A failure proves nothing (generic
 draws over a finite list of shapes, one field); the result records what was
 tried.
@@ -26,13 +27,22 @@ Shapes, in the order tried at each ``L``:
   difference; ``hint/shared``: one block for everybody, ranks ``r_i``.
   Each with every full-rank user as absorber in turn (at most
   ``max_absorbers``).
+* with a whole entropy vector (every user set): ``atoms/low``,
+  ``atoms/high``, the blocks of its Möbius atoms (:func:`itsa._repair.atom_shapes`).
 * without hints (and after the hint shapes): ``generic/shared``, every user
   full rank; ``S̄-full,others-rank-r/...``: the hint shapes for users of the
-  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``; then, in turn,
-  ``split#j``: a random partition of the symbols into blocks, each visible
-  to a random set of users, random ranks; ``rank#j``: one shared block,
-  random ranks on a random support; ``pseudo#j``: the hint shapes of random
-  entropies; ``sums#j``: blocks that each sum to zero over their own support.
+  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``.
+
+Each fixed shape is drawn ``tries`` times; its first draw is scored by its
+*deficit* (:meth:`GroupCriterion.deficit`, 0 iff secure). The rest of the
+budget goes to *repair walks* (:func:`itsa._repair.repair`): local moves on
+a shape that keep the deficit from growing, from the three best fixed shapes
+and then from random ones: ``split#j``, a random partition of the symbols
+into blocks, each visible to a random set of users, random ranks;
+``rank#j``, one shared block, random ranks on a random support;
+``pseudo#j``, the hint shapes of random entropies; ``sums#j``, blocks that
+each sum to zero over their own support. A walk's shapes are named
+``<start>+repair#n``.
 
 Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
 configuration ``(k, m, n)`` is secure iff
