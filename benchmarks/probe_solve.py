@@ -101,7 +101,8 @@ def run_one(job):
             "upper_source": None if s.upper is None else s.upper.source,
             "converses": {b.scheme_class: None if b.value is None else str(b.value)
                           for b in s.converses},
-            "why": s.search.why() if s.verdict == "open" and s.search is not None else None,
+            "why": (s.search.why() if s.verdict == "open" and getattr(s, "search", None) is not None
+                    else None),
             "timings": s.timings, "notes": list(s.notes), "yaml": to_yaml(inst),
             "seconds": time.perf_counter() - t0}
 
