@@ -30,7 +30,7 @@ def _ingleton_problem() -> EntropyProblem:
     return EntropyProblem(("A", "B", "C", "D"), (),
                           tuple(Constraint(((S, Fraction(-1)),), ">=", Fraction(-1), f"H({S}) <= 1")
                                 for S in range(1, 16)),
-                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "additive", (0, 1, 2, 3))
+                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "keys", (0, 1, 2, 3))
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def _random_linear_scheme(inst, rng: random.Random) -> Scheme:
 @given(instances(max_users=5), st.integers(0, 1000))
 def test_no_verified_linear_scheme_below_the_linear_bound(inst, seed):
     b = linear_converse(inst)
-    assert b.certified and b.value >= converse(inst, "additive").value
+    assert b.certified and b.value >= converse(inst, "keys").value
     schemes = [_random_linear_scheme(inst, random.Random(f"{seed}:{t}")) for t in range(20)]
     best = search_min_rate(inst, budget=2000).scheme
     assert best is not None                     # the search always reaches the rate K - 1

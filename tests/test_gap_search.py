@@ -16,7 +16,7 @@ from itsa.optimum import solve
 from itsa.vector_search import key_entropies, search_vector_scheme
 from itsa.verify import verify
 
-# K = 8, Theorem-2 regime (probe_solve.py, ensemble theorem2, seed 11, #6): the additive
+# K = 8, Theorem-2 regime (probe_solve.py, ensemble theorem2, seed 11, #6): the keys
 # converse proves 7/5; the scalar and L = 2..4 searches stop at 3/2.
 SEVEN_FIFTHS = ("{servers: [2, 1, 4, 1], security_sets: [[[3, 3]]], collusion_sets: [[], [[1, 1]], "
                 "[[1, 2]], [[2, 1]], [[3, 1]], [[3, 3]], [[3, 4]], [[4, 1]], [[1, 1], [3, 4]], "
@@ -29,7 +29,7 @@ SEVEN_FIFTHS = ("{servers: [2, 1, 4, 1], security_sets: [[[3, 3]]], collusion_se
 @pytest.fixture(scope="module")
 def seven_fifths():
     inst = parse_instance(yaml.safe_load(SEVEN_FIFTHS), "seven-fifths")
-    return inst, converse(inst, "additive")
+    return inst, converse(inst, "keys")
 
 
 def test_scheme_at_the_lp_denominator(seven_fifths):
@@ -48,7 +48,7 @@ def test_scheme_at_the_lp_denominator(seven_fifths):
 
 def test_solve_closes_at_the_denominator(seven_fifths):
     inst, _ = seven_fifths
-    s = solve(inst, classes=("additive",))
+    s = solve(inst, classes=("keys",))
     assert (s.verdict, s.lower.value, s.upper.L) == ("optimal", Fraction(7, 5), 5)
     assert s.to_dict()["search"]["rates"][0]["found"] is True
 
@@ -64,15 +64,24 @@ def test_search_is_deterministic(seven_fifths):
     assert c.trials != a.trials
 
 
-def test_open_interval_says_why():
+def test_open_interval_says_why(monkeypatch):
     # without the converse, fractional-optimum stays open between the corrected bound 1 and 3/2
-    s = solve(examples.load("audit/fractional-optimum"), classes=(), time_limit=6)
+    import functools
+
+    import itsa.optimum
+
+    monkeypatch.setattr(itsa.optimum, "search_gap", functools.partial(search_gap, rate_budget=60))
+    s = solve(examples.load("audit/fractional-optimum"), classes=())
     assert (s.verdict, s.lower.value, s.upper.value) == ("open", 1, Fraction(3, 2))
     rec = s.to_dict()["search"]
-    assert rec["scalar_candidates"] > 0 and rec["largest_L"] >= 2
-    assert rec["rates"] and rec["rates"][0]["rate"] == "1" and not rec["rates"][0]["found"]
-    assert rec["stopped"] or all(r["limit"] for r in rec["rates"])
+    assert rec["scalar_candidates"] > 0 and rec["largest_L"] == 6 and rec["stopped"] is None
+    assert rec["rates"] == [
+        {"rate": "1", "L": [1, 2], "candidates": 120, "prefiltered": 0, "found": False,
+         "limit": "budget of 120 candidate schemes reached", "best_deficit": 1},
+        {"rate": "4/3", "L": [3, 6], "candidates": 60, "prefiltered": 0, "found": False,
+         "limit": "budget of 60 candidate schemes reached", "best_deficit": 1}]
     assert ("search", s.search.why()) in s._rows()
+    assert "rates 1, 4/3 tried with L up to 6" in s.search.why()
 
 
 def test_why_names_every_limit():

@@ -2,9 +2,13 @@
 
 :func:`converse` bounds an instance's optimal source key rate from below:
 
-* ``general``: every scheme of the model, any encoders (docs/converse.md §2);
-* ``additive``: schemes with ``X = W + Z`` and ``Y_u = Σ_v X_{u,v}``, any
-  keys (docs/converse.md §3).
+* ``keys`` (the default): key entropies with the general group lemma
+  (docs/converse.md §3);
+* ``model``: every variable of the model (docs/converse.md §2), an
+  independent cross-check on small instances.
+
+Both bound **every scheme of the model**: any encoders, relays and keys. The
+registry :mod:`itsa.converse.classes` holds each LP's facts.
 
 The instance becomes an :class:`~.problem.EntropyProblem`, the problem a
 reduced LP (:mod:`.lp`), the LP's float dual an exact certificate
@@ -20,23 +24,24 @@ from fractions import Fraction
 
 from ..bitset import members
 from ..display import Displayable
-from ..exceptions import InvalidInstance, InvalidOption
+from ..exceptions import InvalidInstance
 from ..instance import Instance
 from ..report import SCHEMA_VERSION
 from .certificate import Certificate, certify, check_certificate
 from .lp import ReducedLP, reduce_problem, solve_float
-from .problem import CLASSES, EntropyProblem, build_problem
+from .classes import CLASSES, REGISTRY, lookup
+from .problem import EntropyProblem, build_problem
 
-#: Largest number of users each class accepts (the LP grows as 2^(3K+U+1), resp. 2^K).
-MAX_USERS = {"general": 4, "additive": 12}
+#: Largest number of users each LP accepts (the LP grows as 2^(3K+U+1), resp. 2^K).
+MAX_USERS = {name: c.max_users for name, c in REGISTRY.items()}
 
-__all__ = ["CLASSES", "MAX_USERS", "ConverseBound", "converse", "Certificate",
-           "EntropyProblem", "check_certificate"]
+__all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "ConverseBound", "converse", "Certificate",
+           "EntropyProblem", "check_certificate", "lookup"]
 
 
 @dataclass(frozen=True, repr=False)
 class ConverseBound(Displayable):
-    """``R_ZΣ >= value`` for every scheme of ``scheme_class``, with its certificate.
+    """``R_ZΣ >= value`` for every scheme of the model, proved by the converse LP ``method``.
 
     ``certified`` is true only when ``certificate`` re-checked exactly; then
     ``value`` is the proved bound. Otherwise ``value`` is ``None`` and
@@ -44,7 +49,7 @@ class ConverseBound(Displayable):
     ``float_value`` is the solver's own answer, for the record only.
     """
 
-    scheme_class: str
+    method: str
     value: Fraction | None
     certified: bool
     status: str
@@ -73,56 +78,64 @@ class ConverseBound(Displayable):
 
     def _headline(self) -> str:
         if self.certified:
-            return f"R_ZΣ ≥ {self.value} ({self.scheme_class}, certified)"
-        return f"no bound ({self.scheme_class}: {self.status})"
+            return f"R_ZΣ ≥ {self.value} ({self.method} LP, certified)"
+        return f"no bound ({self.method} LP: {self.status})"
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = [("class", f"{self.scheme_class}: {self.scope}"), ("status", self.status)]
+        rows = [("LP", f"{self.method}: {lookup(self.method).description}"),
+                ("holds for", self.scope), ("status", self.status)]
         if self.certified:
             rows.append(("certificate", f"{self.certificate.size} rows, checked exactly"))
         if self.sizes:
-            rows.append(("LP", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "
+            rows.append(("size", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "
                                f"({self.sizes['columns_raw']} × {self.sizes['rows_raw']} before reduction)"))
         return rows
 
     @property
     def scope(self) -> str:
-        from .proof import SCOPES
-        return SCOPES[self.scheme_class]
+        """The schemes the bound holds for."""
+        return lookup(self.method).scope
+
+    @property
+    def scheme_class(self) -> str:
+        """``"general"``: the bound holds for every scheme of the model."""
+        return "general"
 
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION,
                 "value": None if self.value is None else str(self.value),
-                "class": self.scheme_class, "certified": self.certified, "status": self.status,
+                "class": self.scheme_class, "method": self.method, "scope": self.scope,
+                "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
-def expected_seconds(instance: Instance, scheme_class: str) -> float:
+def expected_seconds(instance: Instance, method: str) -> float:
     """A rough time for :func:`converse` on 2 cores (measured, see benchmarks/bench_converse.py)."""
-    if scheme_class == "general":
+    if lookup(method).name == "model":
         return {1: 1, 2: 1, 3: 2, 4: 120}.get(instance.K, float("inf"))
     return 1.0 if instance.K <= 8 else 2.0 ** (instance.K - 8)
 
 
-def check_size(instance: Instance, scheme_class: str) -> None:
-    """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit."""
-    if scheme_class not in CLASSES:
-        raise InvalidOption(f"unknown converse class {scheme_class!r}; choose from {', '.join(CLASSES)}")
-    if instance.K > MAX_USERS[scheme_class]:
-        raise InvalidInstance(f"the {scheme_class} converse takes at most {MAX_USERS[scheme_class]} "
+def check_size(instance: Instance, method: str) -> None:
+    """Raise :class:`InvalidInstance` when ``instance`` is beyond the LP's size limit."""
+    entry = lookup(method)
+    if instance.K > entry.max_users:
+        raise InvalidInstance(f"the {entry.name} converse takes at most {entry.max_users} "
                               f"users; this instance has K = {instance.K}")
 
 
-def converse(instance: Instance, scheme_class: str = "additive", time_limit: float | None = None,
+def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
              symmetry: bool = True) -> ConverseBound:
-    """A certified lower bound on the source key rate for the schemes of ``scheme_class``.
+    """A certified lower bound on the source key rate of every scheme for ``instance``.
 
     Parameters
     ----------
     instance : Instance
-    scheme_class : {"general", "additive"}
+    method : {"keys", "model"}
+        The converse LP (:mod:`itsa.converse.classes`); the old names
+        ``"additive"`` and ``"general"`` are accepted.
     time_limit : float, optional
         Seconds for the reduction and the float solve (the exact check is not cut short).
     symmetry : bool
@@ -131,28 +144,29 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     Examples
     --------
     >>> from itsa import examples
-    >>> b = converse(examples.load("audit/fractional-optimum"), "additive")
-    >>> b.value, b.certified
-    (Fraction(3, 2), True)
+    >>> b = converse(examples.load("audit/fractional-optimum"))
+    >>> b.value, b.certified, b.scheme_class
+    (Fraction(3, 2), True, 'general')
     """
-    check_size(instance, scheme_class)
+    method = lookup(method).name
+    check_size(instance, method)
     t0 = time.perf_counter()
-    rlp = reduce_problem(build_problem(instance, scheme_class), symmetry=symmetry)
+    rlp = reduce_problem(build_problem(instance, method), symmetry=symmetry)
     t1 = time.perf_counter()
     left = None if time_limit is None else time_limit - (t1 - t0)
     if left is not None and left <= 0:
-        return ConverseBound(scheme_class, None, False, "time limit reached while reducing the LP",
+        return ConverseBound(method, None, False, "time limit reached while reducing the LP",
                              None, rlp.sizes, {"reduce": t1 - t0}, None, rlp)
     sol = solve_float(rlp, time_limit=left)
     secs = {"reduce": t1 - t0, "solve": sol.seconds}
     if sol.status != "optimal":
-        return ConverseBound(scheme_class, None, False, f"solver failed: {sol.status}", None,
+        return ConverseBound(method, None, False, f"solver failed: {sol.status}", None,
                              rlp.sizes, secs, None, rlp)
     t2 = time.perf_counter()
     cert = certify(rlp, sol)
     secs["certify"] = time.perf_counter() - t2
     if cert is None:
-        return ConverseBound(scheme_class, None, False, "certificate did not check exactly",
+        return ConverseBound(method, None, False, "certificate did not check exactly",
                              sol.value, rlp.sizes, secs, None, rlp)
-    return ConverseBound(scheme_class, cert.value, True, "certified", sol.value, rlp.sizes, secs,
+    return ConverseBound(method, cert.value, True, "certified", sol.value, rlp.sizes, secs,
                          cert, rlp, tuple(sol.x.tolist()))

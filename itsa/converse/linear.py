@@ -8,8 +8,9 @@ in general need not:
     I(A; B) <= I(A; B | C) + I(A; B | D) + I(C; D)
 
 for any four sets ``A, B, C, D`` of keys (each a sum of subspaces). Added to
-the additive problem (:func:`itsa.converse.problem.additive_problem`) they
-give a bound for linear schemes with ``X = W + Z``.
+the keys LP (:func:`itsa.converse.problem.keys_problem`, whose rows hold for
+every scheme) they give a bound for every scheme whose keys are linear (any
+encoders).
 
 :func:`ingleton_rows` lists them, for sets of at most ``max_size`` keys that
 are pairwise disjoint, as rows of a reduced LP with origin
@@ -133,24 +134,24 @@ def ingleton_cuts(rlp: ReducedLP, x, max_size: int = 2, limit: int = 500,
 
 def linear_converse(instance, time_limit: float | None = None, max_size: int = 2,
                     rounds: int = 20):
-    """The additive converse with Ingleton cuts: a certified bound for linear keys.
+    """The keys converse with Ingleton cuts: a certified bound for schemes with linear keys.
 
-    Solves the additive LP, then adds the Ingleton rows its optimum violates
+    Solves the keys LP, then adds the Ingleton rows its optimum violates
     (:func:`ingleton_cuts`) and solves again, until none is violated or
     ``rounds`` rounds; the last LP is certified exactly like any other. Its
-    rows are valid for every linear scheme with ``X = W + Z``, so the value
-    is a lower bound for those; it is at least the additive bound.
+    rows are valid for every scheme whose keys are linear, so the value is a
+    lower bound for those; it is at least the keys bound.
 
     Returns
     -------
     ConverseBound
-        ``scheme_class`` is ``"linear"``; ``sizes["ingleton_rows"]`` counts the cuts added.
+        ``method`` is ``"linear"``; ``sizes["ingleton_rows"]`` counts the cuts added.
 
     Examples
     --------
     >>> from itsa import examples
     >>> b = linear_converse(examples.load("audit/fractional-optimum"))
-    >>> b.value, b.certified, b.scheme_class
+    >>> b.value, b.certified, b.method
     (Fraction(3, 2), True, 'linear')
     """
     import time
@@ -160,9 +161,9 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     from .lp import reduce_problem, solve_float
     from .problem import build_problem
 
-    check_size(instance, "additive")
+    check_size(instance, "keys")
     t0 = time.perf_counter()
-    rlp = reduce_problem(build_problem(instance, "additive"))
+    rlp = reduce_problem(build_problem(instance, "keys"))
     added = 0
     for _ in range(rounds + 1):
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)

@@ -262,6 +262,9 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
         res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
                       method="highs-ipm" if whole else "highs",
                       options={"time_limit": left} if left else {})
+        if res.status == 3 and not active.all():     # unbounded until the cuts that bound it
+            active[:] = True                          # are in (objectives with negative terms)
+            continue
         if res.status != 0:
             return _failed(rlp, res.message, time.perf_counter() - t0)
         if whole:
