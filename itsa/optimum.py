@@ -36,7 +36,7 @@ from .scheme import Scheme
 from .verify import verify
 
 #: Share of the time limit the scalar search may take (the converse and the gap search come after it).
-SCALAR_SHARE = 0.25
+SCALAR_SHARE = 0.4
 
 
 @dataclass(frozen=True)
