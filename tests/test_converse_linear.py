@@ -14,7 +14,6 @@ from itsa.converse.linear import ingleton_cuts, ingleton_form, ingleton_rows, li
 from itsa.converse.lp import Row, reduce_problem, solve_float
 from itsa.converse.problem import Constraint, EntropyProblem
 from itsa.exceptions import VerificationError
-from itsa.linalg import rank
 from itsa.scheme import Scheme
 from itsa.search import search_min_rate
 from itsa.testing import instances
