@@ -390,8 +390,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     seed : int
         Every draw uses ``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``.
     budget : int
-        Candidate schemes drawn in all; each ``L`` gets an equal share of
-        what is left (fixed shapes first, then repair walks).
+        Candidate schemes drawn in all: the fixed shapes of every ``L``
+        first, then each ``L`` an equal share of what is left for repair walks.
     hints : mapping, optional
         User bitmask ``A`` -> ``h(Z_A)/L`` (at least the singletons; pairs are
         used when present, atom shapes when every set is), e.g. an optimal
@@ -434,13 +434,20 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     s = _Search(instance, crit, q, seed, budget, progress,
                 None if seconds is None else time.perf_counter() + seconds)
     patience = 20 + 4 * K if patience is None else patience
-    for n_left, L in zip(range(len(Ls), 0, -1), Ls):
+    starts = {}
+    for L in Ls:                   # first every fixed shape at every L: cheap, and often enough
         d = int(rate * L)
-        s.stop = s.count["cand"] + (budget - s.count["cand"]) // n_left
+        s.stop = budget
         if d == 0 or K < 2:
             s.run(L, d, Shape("zero", ((d, 0, 0),) if d else (), ()), 1)
         else:
-            _search_level(s, L, d, hints, tries, max_absorbers, patience)
+            starts[L] = _fixed_level(s, L, d, hints, tries, max_absorbers)
+        if s.found or not s.left():
+            break
+    todo = [L for L in starts] if s.found is None else []
+    for n_left, L in zip(range(len(todo), 0, -1), todo):       # then repair walks, equal shares
+        s.stop = s.count["cand"] + (budget - s.count["cand"]) // n_left
+        _walk_level(s, L, int(rate * L), starts[L], hints, patience)
         if s.found or s.out_of_time():
             break
     limit = None
@@ -548,18 +555,23 @@ def _fixed_shapes(instance, hints, L, d, max_absorbers) -> list[Shape]:
                    + _sbar_shapes(instance, L, d, max_absorbers))
 
 
-def _search_level(s: _Search, L, d, hints, tries, max_absorbers, patience) -> None:
-    """One ``(L, d)``: every fixed shape, then repair walks from the best of them and from random shapes."""
+def _fixed_level(s: _Search, L, d, hints, tries, max_absorbers) -> list[Shape]:
+    """Every fixed shape at ``(L, d)``; the three of smallest deficit (starts for repair walks)."""
     scored = []
     for shape in _fixed_shapes(s.instance, hints, L, d, max_absorbers):
         if not s.left():
-            return
+            break
         deficit = s.run(L, d, shape, min(tries, s.left()))
         if s.found:
-            return
+            break
         if deficit is not None:
             scored.append((deficit, len(scored), shape))
-    starts = [sh for _, _, sh in sorted(scored)[:3]]
+    return [sh for _, _, sh in sorted(scored)[:3]]
+
+
+def _walk_level(s: _Search, L, d, starts: list[Shape], hints, patience) -> None:
+    """Repair walks at ``(L, d)`` from ``starts``, then from random shapes, until a find or the budget."""
+    starts = list(starts)
     rng = random.Random(f"{s.seed}:{L}:{d}:shapes")
     j = 0
     while s.found is None and s.left():
