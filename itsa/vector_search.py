@@ -33,7 +33,8 @@ Shapes, in the order tried at each ``L``:
   full rank; ``S̄-full,others-rank-r/...``: the hint shapes for users of the
   paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``.
 
-Each fixed shape is drawn ``tries`` times; its first draw is scored by its
+Each fixed shape, at every ``L``, is drawn ``tries`` times before any walk;
+its first draw is scored by its
 *deficit* (:meth:`GroupCriterion.deficit`, 0 iff secure). The rest of the
 budget goes to *repair walks* (:func:`itsa._repair.repair`): local moves on
 a shape that keep the deficit from growing, from the three best fixed shapes
