@@ -1,8 +1,9 @@
-"""Probe: how often `itsa.solve` settles random instances (K <= 6), by class of the lower end.
+"""Probe: how often `itsa.solve` settles random instances, by class of the lower end.
 
 Run:  python benchmarks/probe_solve.py [--n 150] [--seed 0] [--time-limit 60] [--jobs 2]
                                        [--ensemble testing|theorem2|both] [--max-users 6]
-                                       [--classes general,additive] [--json]
+                                       [--classes general,additive] [--only 1,2,7] [--json]
+      python benchmarks/probe_solve.py --smoke      # a few small instances, a few seconds
 
 Two seeded ensembles of random instances:
 
@@ -21,7 +22,9 @@ For each instance :func:`itsa.solve.solve` runs with ``--time-limit``. The
 script prints, per ensemble, the share certified optimal by the class of the
 lower end (general / additive / corrected), the share left open, every open
 instance with its interval and a one-line YAML description that
-``itsa solve`` reads back, and the time per instance (median, max, by stage).
+``itsa solve`` reads back, why its search stopped, and the time per
+instance (median, max, by stage). ``--only`` reruns chosen instances (their
+index in each ensemble) of the same draw, e.g. the open ones of a larger run.
 """
 
 from __future__ import annotations
@@ -98,6 +101,8 @@ def run_one(job):
             "upper_source": None if s.upper is None else s.upper.source,
             "converses": {b.scheme_class: None if b.value is None else str(b.value)
                           for b in s.converses},
+            "why": (s.search.why() if s.verdict == "open" and getattr(s, "search", None) is not None
+                    else None),
             "timings": s.timings, "notes": list(s.notes), "yaml": to_yaml(inst),
             "seconds": time.perf_counter() - t0}
 
@@ -140,6 +145,7 @@ def report(ens: str, rows: list[dict]) -> None:
         if r["verdict"] == "open":
             print(f"   OPEN #{r['i']} K={r['K']} {r['regime']}: {r['lower']} ({r['class']}) <= R* <= "
                   f"{r['upper'] or '?'} ({r['upper_source']}); notes: {'; '.join(r['notes']) or '-'}")
+            print(f"        why: {r['why']}")
             print(f"        {r['yaml']}")
     for r in errors:
         print(f"   ERROR #{r['i']} K={r['K']}: {r['error']}\n        {r['yaml']}")
@@ -155,19 +161,31 @@ def main(argv=None) -> int:
     ap.add_argument("--ensemble", choices=["testing", "theorem2", "both"], default="both")
     ap.add_argument("--classes", default="general,additive",
                     help="converse classes solve may use (comma-separated)")
+    ap.add_argument("--only", default="", help="comma-separated instance indices to run (of each ensemble)")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
+    ap.add_argument("--smoke", action="store_true",
+                    help="tiny run: 3 instances per ensemble, at most 5 users, 1 job")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.n, args.max_users, args.jobs, args.time_limit = 3, 5, 1, 20.0
+        args.classes = "additive"
+    only = {int(x) for x in args.only.split(",") if x}
     classes = tuple(c for c in args.classes.split(",") if c)
     names = list(ENSEMBLES) if args.ensemble == "both" else [args.ensemble]
     jobs = []
     for ens in names:
         rng = random.Random(f"probe_solve:{ens}:{args.seed}")
-        jobs += [(ens, i, ENSEMBLES[ens](rng, args.max_users), args.time_limit, args.seed,
-                  classes) for i in range(args.n)]
+        drawn = [ENSEMBLES[ens](rng, args.max_users) for _ in range(args.n)]
+        jobs += [(ens, i, inst, args.time_limit, args.seed, classes)
+                 for i, inst in enumerate(drawn) if not only or i in only]
     t0 = time.perf_counter()
-    with Pool(args.jobs) as pool:
-        rows = list(pool.imap(run_one, jobs, chunksize=1))
-    print(f"probe_solve: seed {args.seed}, {args.n} per ensemble, time limit {args.time_limit} s, "
+    if args.jobs == 1:
+        rows = [run_one(j) for j in jobs]
+    else:
+        with Pool(args.jobs) as pool:
+            rows = list(pool.imap(run_one, jobs, chunksize=1))
+    print(f"probe_solve: seed {args.seed}, {args.n} per ensemble"
+          f"{', only #' + ','.join(map(str, sorted(only))) if only else ''}, time limit {args.time_limit} s, "
           f"classes {','.join(classes)}, {args.jobs} jobs, wall {time.perf_counter() - t0:.1f} s")
     for ens in names:
         report(ens, [r for r in rows if r["ensemble"] == ens])

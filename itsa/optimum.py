@@ -6,11 +6,12 @@
   (:mod:`itsa.bounds`), then the certified converse LPs (:mod:`itsa.converse`)
   that fit, cheapest first, while the ends differ;
 * **upper end** (verified): the paper's construction for the regime, the
-  scalar search (:func:`itsa.search.search_min_rate`), then vector schemes at
-  ``L = 2..4`` for the rates in the gap, guided by the converse LP's optimal
-  entropy vector (:func:`itsa.vector_search.search_vector_scheme`).
+  scalar search (:func:`itsa.search.search_min_rate`), then vector schemes in
+  the gap, first at the lower bound with ``L`` its denominator, guided by the
+  converse LP's optimal entropy vector (:func:`itsa.gap_search.search_gap`).
 
-The verdict is ``"optimal"`` when the two ends meet, else ``"open"``. Each end
+The verdict is ``"optimal"`` when the two ends meet, else ``"open"``, and
+``Solution.search`` records what the upper-end search tried and why it stopped. Each end
 says why it holds; every scheme passed :func:`itsa.verify.verify` and every
 lower bound but the corrected one has a certificate checked exactly.
 """
@@ -18,7 +19,6 @@ lower bound but the corrected one has a certificate checked exactly.
 from __future__ import annotations
 
 import time
-from math import ceil
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -29,10 +29,15 @@ from .converse import MAX_USERS, ConverseBound, converse, expected_seconds
 from .converse.classes import CLASSES, lookup
 from .display import Displayable
 from .exceptions import InvalidOption, ItsaError
+from .gap_search import GapSearch, search_gap
 from .instance import Instance
 from .report import SCHEMA_VERSION
 from .scheme import Scheme
 from .verify import verify
+
+#: Share of the time limit the scalar search may take (the converse and the gap search come after it).
+SCALAR_SHARE = 0.4
+
 
 @dataclass(frozen=True)
 class LowerEnd:
@@ -79,6 +84,7 @@ class Solution(Displayable):
     converses: tuple[ConverseBound, ...]
     timings: dict
     notes: tuple[str, ...] = ()
+    search: GapSearch | None = field(default=None, compare=False)
 
     @property
     def verdict(self) -> str:
@@ -96,6 +102,8 @@ class Solution(Displayable):
         rows = [("lower", f"{self.lower.reason} [{self.lower.scope}]"),
                 ("upper", "no verified scheme" if up is None else
                  f"verified scheme of rate {up.value} (L = {up.L}, F_{up.scheme.field}), {up.source}")]
+        if self.verdict == "open" and self.search is not None:
+            rows.append(("search", self.search.why()))
         return rows + [("note", n) for n in self.notes]
 
     def to_dict(self) -> dict:
@@ -108,7 +116,8 @@ class Solution(Displayable):
                                                   "field": up.scheme.field, "source": up.source},
                 "converses": [b.to_dict() for b in self.converses],
                 "timings": {k: round(v, 3) for k, v in self.timings.items()},
-                "notes": list(self.notes)}
+                "notes": list(self.notes),
+                "search": None if self.search is None else self.search.to_dict()}
 
 
 class _Clock:
@@ -152,7 +161,8 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.bounds): {cb.value}")
     clock.lap("corrected")
     upper = _paper_scheme(a, field, seed, notes)
-    upper = _better(upper, _scalar_search(instance, seed, lower.value, upper, notes, clock))
+    scalar = _scalar_search(instance, seed, lower.value, upper, notes, clock)
+    upper = _better(upper, scalar[0])
     clock.lap("search")
     bounds = []
     for cls in sorted({lookup(c).name for c in classes}, key=CLASSES.index):   # cheapest first
@@ -175,10 +185,12 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
                              f"{b.certificate.size}-step proof checked exactly", b)
         elif not b.certified:
             notes.append(f"{cls} converse not proved: {b.status}")
+    search = GapSearch(scalar_candidates=scalar[1], scalar_limit=scalar[2], scalar_L=scalar[3])
     if upper is None or upper.value > lower.value:
-        upper = _better(upper, _vector_search(instance, lower, upper, seed, field, clock, notes))
+        found, search = _vector_search(instance, lower, upper, seed, field, clock, scalar)
+        upper = _better(upper, found)
         clock.lap("vector-search")
-    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes))
+    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes), search)
 
 
 def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:
@@ -205,46 +217,30 @@ def _paper_scheme(a: Analysis, field, seed, notes) -> UpperEnd | None:
     return _checked(a.instance, b.scheme, f"paper construction ({a.regime})")
 
 
-def _scalar_search(instance, seed, lower, upper, notes, clock) -> UpperEnd | None:
+def _scalar_search(instance, seed, lower, upper, notes, clock):
+    """``(upper end or None, candidates drawn, limit that stopped it, largest L)`` of the scalar search."""
     from .search import search_min_rate
 
     if upper is not None and upper.value <= lower:
-        return None
+        return None, None, None, 1
+    left = clock.left()
     try:
-        r = search_min_rate(instance, seed=seed)
+        r = search_min_rate(instance, seed=seed, seconds=None if left is None else SCALAR_SHARE * left)
     except ItsaError as exc:
         notes.append(f"scalar search skipped: {exc}")
-        return None
-    return _checked(instance, r.scheme, f"search ({r.shape})") if r.found else None
+        return None, None, f"skipped: {exc}", 1
+    found = _checked(instance, r.scheme, f"search ({r.shape})") if r.found else None
+    return found, r.candidates, r.limit, max(r.d_values, default=1)
 
 
-def _gap_rates(lo: Fraction, hi: Fraction | None, Ls=(2, 3, 4)) -> list[Fraction]:
-    """Every rate ``p/L`` (``L`` in ``Ls``) with ``lo <= p/L < hi`` (``hi`` default ``lo + 2``), ascending.
-
-    >>> [str(r) for r in _gap_rates(Fraction(3), Fraction(7, 2))]
-    ['3', '13/4', '10/3']
-    """
-    top = lo + 2 if hi is None else hi
-    return sorted({Fraction(p, L) for L in Ls for p in range(ceil(lo * L), ceil(top * L))
-                   if lo <= Fraction(p, L) < top})
-
-
-def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, notes) -> UpperEnd | None:
-    from .vector_search import search_vector_scheme
-
-    hints = lower.bound.key_entropies() if lower.bound is not None else None
-    for rate in _gap_rates(lower.value, None if upper is None else upper.value):
-        if clock.out():
-            notes.append("vector search stopped: time limit reached")
-            return None
-        try:
-            r = search_vector_scheme(instance, rate, field=field, seed=seed, hints=hints, budget=1500)
-        except ItsaError as exc:
-            notes.append(f"vector search at rate {rate} skipped: {exc}")
-            continue
-        if r.scheme is not None:
-            return _checked(instance, r.scheme, f"vector search ({r.shape})")
-    return None
+def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar):
+    """Vector schemes in the gap (:func:`itsa.gap_search.search_gap`), guided by the converse's optimum."""
+    hints = lower.bound.key_entropies(instance.K) if lower.bound is not None else None
+    r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
+                           hints=hints, seed=seed, field=field, seconds=clock.left())
+    record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3])
+    found = _checked(instance, r.scheme, f"vector search ({r.shape})") if r is not None else None
+    return found, record
 
 
 def save_solution(result: Solution, out_dir) -> dict[str, str]:

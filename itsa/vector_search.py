@@ -3,7 +3,8 @@
 :func:`search_vector_scheme` looks for a verified linear scheme whose source
 key rate is exactly ``rate``: for every ``L`` of ``L_values`` with
 ``d = rate·L`` whole, it draws seeded generic key matrices (``L x d``) over a
-list of *shapes* and returns the first scheme that passes
+list of *shapes*, then walks from the most promising shapes by local moves,
+and returns the first scheme that passes
 :func:`itsa.verify.verify` (rank engine). A failure proves nothing (generic
 draws over a finite list of shapes, one field); the result records what was
 tried.
@@ -26,13 +27,23 @@ Shapes, in the order tried at each ``L``:
   difference; ``hint/shared``: one block for everybody, ranks ``r_i``.
   Each with every full-rank user as absorber in turn (at most
   ``max_absorbers``).
+* with a whole entropy vector (every user set): ``atoms/low``,
+  ``atoms/high``, the blocks of its Möbius atoms (:func:`itsa._repair.atom_shapes`).
 * without hints (and after the hint shapes): ``generic/shared``, every user
   full rank; ``S̄-full,others-rank-r/...``: the hint shapes for users of the
-  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``; then, in turn,
-  ``split#j``: a random partition of the symbols into blocks, each visible
-  to a random set of users, random ranks; ``rank#j``: one shared block,
-  random ranks on a random support; ``pseudo#j``: the hint shapes of random
-  entropies; ``sums#j``: blocks that each sum to zero over their own support.
+  paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``.
+
+Each fixed shape, at every ``L``, is drawn ``tries`` times before any walk;
+its first draw is scored by its
+*deficit* (:meth:`GroupCriterion.deficit`, 0 iff secure). The rest of the
+budget goes to *repair walks* (:func:`itsa._repair.repair`): local moves on
+a shape that keep the deficit from growing, from the three best fixed shapes
+and then from random ones: ``split#j``, a random partition of the symbols
+into blocks, each visible to a random set of users, random ranks;
+``rank#j``, one shared block, random ranks on a random support;
+``pseudo#j``, the hint shapes of random entropies; ``sums#j``, blocks that
+each sum to zero over their own support. A walk's shapes are named
+``<start>+repair#n``.
 
 Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
 configuration ``(k, m, n)`` is secure iff
@@ -44,6 +55,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,6 +63,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
+from ._repair import atom_shapes, repair
 from .bitset import members
 from .exceptions import InvalidInstance
 from .instance import Instance
@@ -107,7 +120,9 @@ class VectorSearchResult:
     found) and ``verdict`` its passing verdict. ``trials`` lists every shape
     tried with its ``L``; ``L_tried`` the ``L`` with ``rate·L`` whole.
     ``candidates`` counts all draws, ``prefiltered`` those that passed the
-    group criterion. ``limit`` names the limit that stopped the search, if any.
+    group criterion, ``best_deficit`` is the smallest shortfall of a scored
+    draw (key symbols summed over the configurations, 0 for a secure one).
+    ``limit`` names the limit that stopped the search, if any.
     A missing scheme proves nothing (``exhaustive`` is always ``False``).
     """
 
@@ -124,6 +139,7 @@ class VectorSearchResult:
     hinted: bool
     limit: str | None = None
     exhaustive: bool = False
+    best_deficit: int | None = None
 
     @property
     def found(self) -> bool:
@@ -359,7 +375,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
                          seed: int = 0, budget: int = DEFAULT_BUDGET,
                          hints: Mapping[int, Fraction] | None = None,
                          progress: Progress = None, tries: int = HINT_TRIES,
-                         max_absorbers: int = 4) -> VectorSearchResult:
+                         max_absorbers: int = 4, seconds: float | None = None,
+                         patience: int | None = None) -> VectorSearchResult:
     """A verified linear scheme of source key rate exactly ``rate``, or a record of the tries.
 
     Parameters
@@ -374,17 +391,22 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     seed : int
         Every draw uses ``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``.
     budget : int
-        Candidate schemes drawn in all; each ``L`` gets an equal share of
-        what is left (hint shapes first, then random shapes).
+        Candidate schemes drawn in all: the fixed shapes of every ``L``
+        first, then each ``L`` an equal share of what is left for repair walks.
     hints : mapping, optional
         User bitmask ``A`` -> ``h(Z_A)/L`` (at least the singletons; pairs are
-        used when present), e.g. an optimal entropy vector of a converse LP.
+        used when present, atom shapes when every set is), e.g. an optimal
+        entropy vector of a converse LP.
     progress : callable(done, total), optional
         Called after each shape with the candidates drawn and ``budget``.
     tries : int
         Draws per hint-driven (and generic) shape.
     max_absorbers : int
         Absorbers tried per hint shape.
+    seconds : float, optional
+        Wall-clock limit; the search stops (``limit`` says so) when it is reached.
+    patience : int, optional
+        Moves without improvement before a repair walk restarts (default ``20 + 4K``).
 
     Returns
     -------
@@ -410,53 +432,153 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
         if problem:
             raise InvalidInstance(problem)
     q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
-    trials: list[Trial] = []
-    count = {"cand": 0, "pre": 0}
-    found = None
-    limit = None
-
-    def run(L, d, shape, n_draws):
-        passed = 0
-        for t in range(n_draws):
-            Z = draw_keys(shape, random.Random(f"{seed}:{L}:{d}:{shape.name}:{t}"), q, K, L)
-            count["cand"] += 1
-            if not crit.secure(Z):
-                continue
-            passed += 1
-            count["pre"] += 1
-            keys = {i: Z[i].tolist() for i in range(K)}
-            scheme = Scheme(q, L, d, keys, construction=f"vector-search:{shape.name}", seed=seed)
-            verdict = verify(instance, scheme, engine="rank")
-            if verdict.ok:
-                trials.append(Trial(L, d, shape.name, t + 1, passed, True))
-                return scheme, verdict, shape.name
-        trials.append(Trial(L, d, shape.name, n_draws, passed, False))
-        return None
-
-    for n_left, L in zip(range(len(Ls), 0, -1), Ls):
+    s = _Search(instance, crit, q, seed, budget, progress,
+                None if seconds is None else time.perf_counter() + seconds)
+    patience = 20 + 4 * K if patience is None else patience
+    starts = {}
+    for L in Ls:                   # first every fixed shape at every L: cheap, and often enough
         d = int(rate * L)
-        stop = count["cand"] + (budget - count["cand"]) // n_left
+        s.stop = budget
         if d == 0 or K < 2:
-            found = run(L, d, Shape("zero", ((d, 0, 0),) if d else (), ()), 1)
+            s.run(L, d, Shape("zero", ((d, 0, 0),) if d else (), ()), 1)
         else:
-            fixed = hint_shapes(instance, hints, L, d, max_absorbers) if hints else []
-            fixed = _unique(fixed + hint_shapes(instance, {}, L, d, max_absorbers, "generic")
-                            + _sbar_shapes(instance, L, d, max_absorbers))
-            rng = random.Random(f"{seed}:{L}:{d}:shapes")
-            j = 0
-            while found is None and count["cand"] < stop:
-                if fixed:
-                    shape, n = fixed.pop(0), tries
-                else:
-                    shape, n = random_shape(instance, rng, L, d, j, hints), 1
-                    j += 1
-                found = run(L, d, shape, min(n, stop - count["cand"]))
-                if progress:
-                    progress(count["cand"], budget)
-        if found:
+            starts[L] = _fixed_level(s, L, d, hints, tries, max_absorbers)
+        if s.found or not s.left():
             break
-    if found is None and count["cand"] >= budget:
+    todo = [L for L in starts] if s.found is None else []
+    for n_left, L in zip(range(len(todo), 0, -1), todo):       # then repair walks, equal shares
+        s.stop = s.count["cand"] + (budget - s.count["cand"]) // n_left
+        _walk_level(s, L, int(rate * L), starts[L], hints, patience)
+        if s.found or s.out_of_time():
+            break
+    limit = None
+    if s.found is None and s.out_of_time():
+        limit = f"time limit of {seconds:.1f} s reached"
+    elif s.found is None and s.count["cand"] >= budget:
         limit = f"budget of {budget} candidate schemes reached"
-    scheme, verdict, shape = found if found else (None, None, None)
-    return VectorSearchResult(rate, q, seed, scheme, verdict, shape, Ls, tuple(trials),
-                              count["cand"], count["pre"], bool(hints), limit)
+    scheme, verdict, shape = s.found if s.found else (None, None, None)
+    return VectorSearchResult(rate, q, seed, scheme, verdict, shape, Ls, tuple(s.trials),
+                              s.count["cand"], s.count["pre"], bool(hints), limit,
+                              best_deficit=s.best)
+
+
+class _Search:
+    """The state of one :func:`search_vector_scheme`: counters, trials, the find, the limits."""
+
+    def __init__(self, instance, crit, q, seed, budget, progress, deadline):
+        self.instance, self.crit, self.q, self.seed = instance, crit, q, seed
+        self.budget, self.progress, self.deadline = budget, progress, deadline
+        self.trials: list[Trial] = []
+        self.count = {"cand": 0, "pre": 0}
+        self.found = None
+        self.stop = budget
+        self.best: int | None = None
+
+    def deficit(self, Z) -> int:
+        x = self.crit.deficit(Z)
+        self.best = x if self.best is None else min(self.best, x)
+        return x
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def left(self) -> int:
+        return 0 if self.out_of_time() else max(0, self.stop - self.count["cand"])
+
+    def accept(self, Z, L, d, name) -> bool:
+        """Verify keys that passed the criterion; record the find."""
+        self.count["pre"] += 1
+        keys = {i: Z[i].tolist() for i in range(self.instance.K)}
+        scheme = Scheme(self.q, L, d, keys, construction=f"vector-search:{name}", seed=self.seed)
+        verdict = verify(self.instance, scheme, engine="rank")
+        if verdict.ok:
+            self.found = (scheme, verdict, name)
+        return verdict.ok
+
+    def draw(self, shape: Shape, L: int, d: int, t: int) -> np.ndarray:
+        self.count["cand"] += 1
+        return draw_keys(shape, random.Random(f"{self.seed}:{L}:{d}:{shape.name}:{t}"), self.q,
+                         self.instance.K, L)
+
+    def run(self, L, d, shape, n_draws) -> int | None:
+        """Draw ``shape`` up to ``n_draws`` times; the deficit of the first draw (``None`` if none)."""
+        passed, first = 0, None
+        for t in range(n_draws):
+            Z = self.draw(shape, L, d, t)
+            if t == 0:
+                first = self.deficit(Z)
+                ok = first == 0
+            else:
+                ok = self.crit.secure(Z)
+            if ok:
+                passed += 1
+                if self.accept(Z, L, d, shape.name):
+                    self.trials.append(Trial(L, d, shape.name, t + 1, passed, True))
+                    return 0
+        self.trials.append(Trial(L, d, shape.name, n_draws, passed, False))
+        if self.progress:
+            self.progress(self.count["cand"], self.budget)
+        return first
+
+    def walk(self, L, d, start: Shape, rng, patience) -> None:
+        """One :func:`itsa._repair.repair` walk from ``start``; a shape of deficit 0 is verified."""
+        draws = passed = 0
+
+        def score(blocks, ranks):
+            nonlocal draws
+            draws += 1
+            sh = Shape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
+            return self.deficit(self.draw(sh, L, d, 0)) if self.left() else 1 << 30
+
+        for deficit, blocks, ranks in repair((start.blocks, dict(start.ranks)), score,
+                                             self.instance.K, L, rng, patience):
+            if deficit == 0:
+                sh = Shape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
+                passed += 1
+                if self.accept(draw_keys(sh, random.Random(f"{self.seed}:{L}:{d}:{sh.name}:0"),
+                                         self.q, self.instance.K, L), L, d, sh.name):
+                    self.trials.append(Trial(L, d, sh.name, draws, passed, True))
+                    return
+            if not self.left():
+                break
+        self.trials.append(Trial(L, d, f"{start.name}+repair", draws, passed, False))
+        if self.progress:
+            self.progress(self.count["cand"], self.budget)
+
+
+def _fixed_shapes(instance, hints, L, d, max_absorbers) -> list[Shape]:
+    """Hint shapes, atom shapes of a whole entropy vector, generic and ``S̄`` shapes."""
+    K = instance.K
+    fixed = hint_shapes(instance, hints, L, d, max_absorbers) if hints else []
+    if hints:
+        fixed += [Shape(n, b, r) for n, b, r in atom_shapes(hints, K, L, d)]
+    return _unique(fixed + hint_shapes(instance, {}, L, d, max_absorbers, "generic")
+                   + _sbar_shapes(instance, L, d, max_absorbers))
+
+
+def _fixed_level(s: _Search, L, d, hints, tries, max_absorbers) -> list[Shape]:
+    """Every fixed shape at ``(L, d)``; the three of smallest deficit (starts for repair walks)."""
+    scored = []
+    for shape in _fixed_shapes(s.instance, hints, L, d, max_absorbers):
+        if not s.left():
+            break
+        deficit = s.run(L, d, shape, min(tries, s.left()))
+        if s.found:
+            break
+        if deficit is not None:
+            scored.append((deficit, len(scored), shape))
+    return [sh for _, _, sh in sorted(scored)[:3]]
+
+
+def _walk_level(s: _Search, L, d, starts: list[Shape], hints, patience) -> None:
+    """Repair walks at ``(L, d)`` from ``starts``, then from random shapes, until a find or the budget."""
+    starts = list(starts)
+    rng = random.Random(f"{s.seed}:{L}:{d}:shapes")
+    j = 0
+    while s.found is None and s.left():
+        if starts:
+            start = starts.pop(0)
+        else:
+            start = random_shape(s.instance, rng, L, d, j, hints)
+            j += 1
+        s.walk(L, d, start, random.Random(f"{s.seed}:{L}:{d}:walk:{start.name}"), patience)

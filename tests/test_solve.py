@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from itsa import examples, verify
 from itsa.scheme import load_scheme
-from itsa.optimum import _gap_rates, solve
+from itsa.optimum import solve
 from itsa_cli import main
 
 
@@ -40,11 +40,6 @@ def test_equal_bounds_keep_the_certified_class():
     s = solve(examples.load("example-1"))
     assert (s.verdict, s.lower.value, s.lower.method, s.lower.certified) == \
         ("optimal", 2, "keys", True)
-
-
-def test_gap_rates():
-    assert _gap_rates(Fraction(1), Fraction(2)) == [1, Fraction(5, 4), Fraction(4, 3), Fraction(3, 2),
-                                                    Fraction(5, 3), Fraction(7, 4)]
 
 
 def test_cli_solve_json_and_files(tmp_path):

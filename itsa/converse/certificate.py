@@ -57,6 +57,9 @@ def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
             full = (1 << rlp.problem.n) - 1
             return ((full, Fraction(1)), (C, Fraction(-1)))
         return tuple(mutual_information(1 << i, 1 << j, C).items())
+    if kind == "ingleton":
+        from .linear import ingleton_form
+        return tuple(ingleton_form(*row.origin[1:]).items())
     return rlp.problem.constraints[row.origin[1]].form
 
 
@@ -70,7 +73,7 @@ def row_sense(rlp: ReducedLP, row: Row) -> tuple[str, Fraction]:
     if row.origin[0] == "constraint":
         c = rlp.problem.constraints[row.origin[1]]
         return c.sense, c.rhs
-    return ">=", Fraction(0)          # Shannon inequalities and non-negativity
+    return ">=", Fraction(0)          # Shannon, Ingleton and non-negativity
 
 
 def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:

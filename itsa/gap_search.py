@@ -1,0 +1,186 @@
+"""Search the gap between a proved lower bound and the best verified scheme, and record why it stops.
+
+:func:`search_gap` is the upper-end search of :func:`itsa.optimum.solve` for
+an interval ``lo <= R* < hi``. It spends its budget where a find matters most:
+
+1. the lower bound itself, at ``L = q`` and ``L = 2q`` for ``lo = p/q``
+   (the LP's denominator: a scheme there closes the interval), then at
+   ``L = 2, 3, 4`` when ``lo·L`` is whole;
+2. the rest of the gap by bisection over the rates ``p/L`` (``L`` up to 4,
+   or the lower bound's denominator): a scheme at the middle rate becomes the
+   new upper end, a miss moves the search above it.
+
+Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
+from the converse's entropy vector, then repair walks), with a share of the
+time and of the candidates. :class:`GapSearch` records every rate tried, the
+largest ``L``, the candidates and which limit stopped the search: the reason
+an interval stays open.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil
+
+from .exceptions import ItsaError
+from .instance import Instance
+from .vector_search import VectorSearchResult, search_vector_scheme
+
+__all__ = ["RateTried", "GapSearch", "gap_rates", "search_gap"]
+
+#: Candidate schemes per rate when there is no time limit (the lower bound gets twice this).
+RATE_BUDGET = 1500
+#: Largest ``L`` the search tries (the verifier works on ``K·L + d`` symbols).
+MAX_L = 16
+
+
+@dataclass(frozen=True)
+class RateTried:
+    """One rate of the gap: the ``L`` tried, candidates drawn, found or not, and what stopped it.
+
+    ``best_deficit`` is how far the closest candidate fell short of security
+    (see :class:`itsa.vector_search.VectorSearchResult`).
+    """
+
+    rate: Fraction
+    L_values: tuple[int, ...]
+    candidates: int
+    prefiltered: int
+    found: bool
+    limit: str | None
+    best_deficit: int | None = None
+
+    def to_dict(self) -> dict:
+        return {"rate": str(self.rate), "L": list(self.L_values), "candidates": self.candidates,
+                "prefiltered": self.prefiltered, "found": self.found, "limit": self.limit,
+                "best_deficit": self.best_deficit}
+
+
+@dataclass(frozen=True)
+class GapSearch:
+    """The record of the upper-end search: what was tried, and why it stopped.
+
+    ``scalar_candidates`` and ``scalar_limit`` come from the scalar search
+    (:func:`itsa.search.search_min_rate`, ``None`` if it did not run),
+    ``scalar_L`` the largest ``L`` it tried;
+    ``rates`` lists the vector searches in the order run; ``stopped`` says
+    which limit ended the gap search (``None``: every planned rate was tried).
+    A rate without a scheme proves nothing.
+    """
+
+    rates: tuple[RateTried, ...] = ()
+    scalar_candidates: int | None = None
+    scalar_limit: str | None = None
+    stopped: str | None = None
+    scalar_L: int = 1
+
+    @property
+    def largest_L(self) -> int:
+        return max([L for r in self.rates for L in r.L_values] + [self.scalar_L])
+
+    @property
+    def candidates(self) -> int:
+        return sum(r.candidates for r in self.rates) + (self.scalar_candidates or 0)
+
+    def why(self) -> str:
+        """One line: what the search tried and what stopped it.
+
+        >>> GapSearch((RateTried(Fraction(7, 5), (5, 10), 900, 0, False, "budget of 900 "
+        ...            "candidate schemes reached"),), 20000, None, None).why()
+        'no scheme below the upper end: rates 7/5 tried with L up to 10, 20900 candidates; stopped: rate 7/5: budget of 900 candidate schemes reached'
+        """
+        tried = ", ".join(str(r.rate) for r in self.rates) or "none"
+        stops = [f"rate {r.rate}: {r.limit}" for r in self.rates if r.limit]
+        if self.scalar_limit:
+            stops.insert(0, f"scalar search: {self.scalar_limit}")
+        if self.stopped:
+            stops.append(self.stopped)
+        return (f"no scheme below the upper end: rates {tried} tried with L up to {self.largest_L}, "
+                f"{self.candidates} candidates; stopped: {'; '.join(stops) or 'every planned rate tried'}")
+
+    def to_dict(self) -> dict:
+        return {"rates": [r.to_dict() for r in self.rates], "largest_L": self.largest_L,
+                "candidates": self.candidates, "scalar_candidates": self.scalar_candidates,
+                "scalar_limit": self.scalar_limit, "stopped": self.stopped}
+
+
+def _Ls(rate: Fraction) -> tuple[int, ...]:
+    """The ``L`` tried for ``rate``: its denominator and twice it (and 2 for a whole rate)."""
+    q = rate.denominator
+    return tuple(L for L in dict.fromkeys((q, 2 * q) if q > 1 else (1, 2)) if L <= MAX_L)
+
+
+def gap_rates(lo: Fraction, hi: Fraction | None, denominators=(1, 2, 3, 4)) -> list[Fraction]:
+    """Every rate ``p/L`` (``L`` in ``denominators``) with ``lo < p/L < hi``, ascending.
+
+    ``hi`` defaults to ``lo + 2``; ``lo`` itself is searched first and apart.
+
+    >>> [str(r) for r in gap_rates(Fraction(3), Fraction(7, 2))]
+    ['13/4', '10/3']
+    """
+    top = lo + 2 if hi is None else hi
+    return sorted({Fraction(p, L) for L in denominators for p in range(ceil(lo * L), ceil(top * L))
+                   if lo < Fraction(p, L) < top})
+
+
+def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
+               hints: Mapping[int, Fraction] | None = None, seed: int = 0,
+               field: int | None = None, seconds: float | None = None,
+               rate_budget: int = RATE_BUDGET) -> tuple[VectorSearchResult | None, GapSearch]:
+    """The best verified vector scheme found in ``[lo, hi)``, and the record of the search.
+
+    Parameters
+    ----------
+    lo, hi : Fraction
+        The proved lower bound and the best verified rate (``None``: none yet).
+    hints : mapping, optional
+        ``h(Z_A)`` of the converse's optimum (user bitmask -> value), see
+        :func:`itsa.vector_search.search_vector_scheme`.
+    seconds : float, optional
+        Wall-clock limit for the whole gap search; shared between the rates.
+    rate_budget : int
+        Candidates per rate (twice this at ``lo``).
+
+    Examples
+    --------
+    >>> from itsa import examples
+    >>> res, rec = search_gap(examples.load("audit/fractional-optimum"), Fraction(3, 2), Fraction(2))
+    >>> res.scheme.rate, rec.rates[0].L_values, rec.stopped
+    (Fraction(3, 2), (2, 4), None)
+    """
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    rest = gap_rates(lo, hi, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator))))
+    tried: list[RateTried] = []
+    best: VectorSearchResult | None = None
+    stopped = None
+    todo = [lo] if hi is None or lo < hi else []
+    while todo or rest:
+        if todo:
+            rate, share = todo.pop(), 0.4
+        else:
+            rate, share = rest[len(rest) // 2], 1 / max(1, len(rest).bit_length())
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            stopped = "time limit reached"
+            break
+        try:
+            r = search_vector_scheme(instance, rate, L_values=_Ls(rate), field=field, seed=seed,
+                                     hints=hints, seconds=None if left is None else left * share,
+                                     budget=rate_budget * (2 if rate == lo else 1))
+        except ItsaError as exc:
+            tried.append(RateTried(rate, _Ls(rate), 0, 0, False, f"skipped: {exc}"))
+            rest = [x for x in rest if x != rate]
+            continue
+        tried.append(RateTried(rate, r.L_tried, r.candidates, r.prefiltered, r.found, r.limit,
+                               r.best_deficit))
+        if r.found:
+            best = r
+            rest = [x for x in rest if x < rate]
+        else:
+            rest = [x for x in rest if x > rate]
+        if r.found and rate == lo:
+            break
+    return best, GapSearch(tuple(tried), stopped=stopped)
