@@ -67,7 +67,7 @@ class ConverseBound(Displayable):
         out = {}
         for A in range(1, 1 << len(keys)):
             if A.bit_count() <= max_size:
-                o = self.lp.orbit_of[self.lp.closure(sum(1 << keys[i] for i in members(A)))]
+                o = self.lp.orbit(self.lp.closure(sum(1 << keys[i] for i in members(A))))
                 out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
         return out
 

@@ -78,8 +78,7 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
     from them, and each row's form, sense and right side are rebuilt from
     its origin.
     """
-    check_symmetry(rlp.problem, rlp.closure)
-    check_orbits(rlp)
+    rlp.check_structure()
     total: dict[int, Fraction] = {}
     value = Fraction(0)
     for r, w in cert.weights:

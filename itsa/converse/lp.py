@@ -70,11 +70,26 @@ class ReducedLP:
     def n_columns(self) -> int:
         return len(self.representatives) - 1
 
+    def orbit(self, closed: int) -> int:
+        """The column (orbit id) of a closed set."""
+        return self.orbit_of[closed]
+
+    def check_structure(self) -> None:
+        """Raise :class:`~itsa.exceptions.VerificationError` unless the reductions are sound.
+
+        Checks that the symmetry generators map the problem to itself and that
+        the columns are exactly the orbits of closed sets under them.
+        """
+        from .certificate import check_orbits, check_symmetry
+
+        check_symmetry(self.problem, self.closure)
+        check_orbits(self)
+
     def coords(self, form) -> dict[int, Fraction]:
         """A form over variable sets, in orbit coordinates (the empty orbit dropped)."""
         out: dict[int, Fraction] = {}
         for s, w in form:
-            o = self.orbit_of[self.closure(s)]
+            o = self.orbit(self.closure(s))
             if o:
                 out[o] = out.get(o, Fraction(0)) + w
         return {o: w for o, w in out.items() if w}
@@ -137,11 +152,19 @@ def orbits(closed: list[int], generators) -> dict[int, int]:
 
 
 def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
-    """Closed sets, orbits and rows of ``problem`` (module notes)."""
+    """Closed sets, orbits and rows of ``problem`` (module notes).
+
+    With ``symmetry=False`` the problem's generators are dropped (so the exact
+    check expects one column per closed set).
+    """
+    if not symmetry and problem.generators:
+        from dataclasses import replace
+
+        problem = replace(problem, generators=())
     closure = Closure(problem)
     succ = closed_sets(problem, closure)
     closed = sorted(succ, key=lambda c: (c.bit_count(), c))
-    root = orbits(closed, problem.generators if symmetry else ())
+    root = orbits(closed, problem.generators)
     ids: dict[int, int] = {closure(0): 0}
     reps, sizes_ = [closure(0)], [1]
     for c in closed:
