@@ -23,10 +23,10 @@ from fractions import Fraction
 
 from .analysis import Analysis, analyze
 from .bounds import corrected_lower_bound
-from .converse import MAX_USERS, ConverseBound, converse, expected_seconds
+from .converse import ConverseBound, check_size, converse
 from .converse.problem import CLASSES
 from .display import Displayable
-from .exceptions import InvalidOption, ItsaError
+from .exceptions import InvalidInstance, InvalidOption, ItsaError
 from .instance import Instance
 from .report import SCHEMA_VERSION
 from .scheme import Scheme
@@ -73,6 +73,7 @@ class Solution(Displayable):
     converses: tuple[ConverseBound, ...]
     timings: dict
     notes: tuple[str, ...] = ()
+    skipped: dict = field(default_factory=dict)    # converse class -> why it was not run or cut
 
     @property
     def verdict(self) -> str:
@@ -102,6 +103,7 @@ class Solution(Displayable):
                 "upper": None if up is None else {"value": str(up.value), "L": up.L,
                                                   "field": up.scheme.field, "source": up.source},
                 "converses": [b.to_dict() for b in self.converses],
+                "skipped": dict(self.skipped),
                 "timings": {k: round(v, 3) for k, v in self.timings.items()},
                 "notes": list(self.notes)}
 
@@ -125,8 +127,16 @@ class _Clock:
 
 
 def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
-          field: int | None = None, classes: tuple[str, ...] = CLASSES) -> Solution:
+          field: int | None = None, classes: tuple[str, ...] = CLASSES,
+          progress=None) -> Solution:
     """Settle the optimal source key rate of ``instance``, or state the gap exactly.
+
+    A converse class is skipped (and recorded in ``Solution.skipped`` with the
+    reason) when the instance is beyond its size limit, or when the time
+    estimated from its reduced LP's size (:func:`itsa.converse.estimate_seconds`,
+    which errs on the short side) exceeds what is left of ``time_limit``; a
+    converse that runs out of time is reported as cut. ``progress`` is called
+    with an :class:`itsa.progress.Event` at every stage.
 
     Examples
     --------
@@ -139,38 +149,57 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
 
     if field is not None and field_problem(field):
         raise InvalidOption(field_problem(field))
+    from .progress import Reporter
+
     clock = _Clock(time_limit)
+    report = Reporter(progress)
     notes: list[str] = []
+    skipped: dict[str, str] = {}
+    report("analyze")
     a = analyze(instance, corrected=False)
     clock.lap("analyze")
     cb = corrected_lower_bound(instance)
     lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.bounds): {cb.value}")
     clock.lap("corrected")
+    report("construction and scalar search")
     upper = _paper_scheme(a, field, seed, notes)
     upper = _better(upper, _scalar_search(instance, seed, lower.value, upper, notes, clock))
     clock.lap("search")
     bounds = []
     for cls in sorted(classes, key=lambda c: CLASSES.index(c), reverse=True):   # cheapest first
-        if instance.K > MAX_USERS[cls]:
-            notes.append(f"{cls} converse skipped: K = {instance.K} > {MAX_USERS[cls]}")
+        b = _converse(instance, cls, clock, report, skipped)
+        if b is None:
             continue
-        need = expected_seconds(instance, cls)
-        if clock.left() is not None and clock.left() < need:
-            notes.append(f"{cls} converse skipped: it takes about {need:g} s here, "
-                         f"{clock.left():.0f} s left of the time limit")
-            continue
-        b = converse(instance, cls, time_limit=clock.left())
         bounds.append(b)
         clock.lap(f"converse-{cls}")
         if b.certified and (b.value, STRENGTH[cls]) > (lower.value, STRENGTH[lower.scheme_class]):
             lower = LowerEnd(b.value, cls, True, f"certified {cls} converse: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
+        elif b.cut:
+            skipped[cls] = b.status
         elif not b.certified:
             notes.append(f"{cls} converse not proved: {b.status}")
+    notes += [f"{cls} converse {why if why.startswith(('skipped', 'cut')) else 'skipped: ' + why}"
+              for cls, why in skipped.items()]
     if upper is None or upper.value > lower.value:
+        report("vector search")
         upper = _better(upper, _vector_search(instance, lower, upper, seed, field, clock, notes))
         clock.lap("vector-search")
-    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes))
+    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes), skipped)
+
+
+def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
+    """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``)."""
+    try:
+        check_size(instance, cls)
+    except InvalidInstance as exc:
+        skipped[cls] = str(exc)
+        return None
+    if clock.out():
+        skipped[cls] = "skipped: no time left"
+        return None
+    return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
+                    max_estimate=clock.left())
 
 
 def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:

@@ -27,11 +27,22 @@ from .certificate import Certificate, certify, check_certificate
 from .lp import ReducedLP, reduce_problem, solve_float
 from .problem import CLASSES, EntropyProblem, build_problem
 
-#: Largest number of users each class accepts (the LP grows as 2^(3K+U+1), resp. 2^K).
-MAX_USERS = {"general": 4, "additive": 12}
+#: Largest number of users each class accepts. The general LP grows as 2^(3K+U+1); the
+#: additive LP has one column per orbit of user sets (:mod:`.orbit`), and refuses
+#: instances with too many orbits whatever K is.
+MAX_USERS = {"general": 4, "additive": 64}
+#: Largest K of the additive LP without symmetry (one column per user set).
+PLAIN_MAX_USERS = 12
+#: Default time budget (seconds) of ``itsa converse`` and ``itsa solve``.
+DEFAULT_TIME_LIMIT = 300.0
+#: Seconds per (column × row) of the reduced LP for the float solve and the exact
+#: certificate together, on 2 shared cores: the lowest ratio measured by
+#: benchmarks/bench_converse.py (general and additive LPs, 10^5 to 2·10^9 column-rows),
+#: so the estimate errs on the short side.
+SECONDS_PER_CELL = 3e-7
 
-__all__ = ["CLASSES", "MAX_USERS", "ConverseBound", "converse", "Certificate",
-           "EntropyProblem", "check_certificate"]
+__all__ = ["CLASSES", "MAX_USERS", "DEFAULT_TIME_LIMIT", "ConverseBound", "converse", "Certificate",
+           "EntropyProblem", "check_certificate", "estimate_seconds"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -54,6 +65,12 @@ class ConverseBound(Displayable):
     certificate: Certificate | None = None
     lp: ReducedLP | None = field(default=None, repr=False, compare=False)
     primal: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    estimate: float | None = field(default=None, compare=False)
+
+    @property
+    def cut(self) -> bool:
+        """Whether the time budget stopped the run (``status`` says where) or skipped it."""
+        return self.status.startswith(("cut", "skipped"))
 
     def key_entropies(self, max_size: int = 2) -> dict[int, Fraction]:
         """``h(Z_A)`` at the LP's optimum for user sets ``A`` of at most ``max_size`` users.
@@ -96,27 +113,53 @@ class ConverseBound(Displayable):
                 "class": self.scheme_class, "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
+                "cut": self.cut,
+                "estimated_seconds": None if self.estimate is None else round(self.estimate, 1),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
-def expected_seconds(instance: Instance, scheme_class: str) -> float:
-    """A rough time for :func:`converse` on 2 cores (measured, see benchmarks/bench_converse.py)."""
-    if scheme_class == "general":
-        return {1: 1, 2: 1, 3: 2, 4: 120}.get(instance.K, float("inf"))
-    return 1.0 if instance.K <= 8 else 2.0 ** (instance.K - 8)
+def estimate_seconds(sizes: dict) -> float:
+    """Seconds the float solve and the certificate take on a reduced LP of these ``sizes``.
+
+    ``SECONDS_PER_CELL · columns · rows``: a model measured on 2 shared cores
+    that errs on the short side, so a budget is never refused to an LP that fits.
+
+    >>> estimate_seconds({"columns": 1000, "rows": 20000})
+    6.0
+    """
+    return round(SECONDS_PER_CELL * sizes["columns"] * sizes["rows"], 6)
 
 
-def check_size(instance: Instance, scheme_class: str) -> None:
-    """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit."""
+def check_size(instance: Instance, scheme_class: str, symmetry: bool = True) -> None:
+    """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit.
+
+    The message says why the LP is not run (users, or orbits of user sets).
+    """
     if scheme_class not in CLASSES:
         raise InvalidOption(f"unknown converse class {scheme_class!r}; choose from {', '.join(CLASSES)}")
-    if instance.K > MAX_USERS[scheme_class]:
-        raise InvalidInstance(f"the {scheme_class} converse takes at most {MAX_USERS[scheme_class]} "
+    limit = MAX_USERS[scheme_class] if symmetry or scheme_class != "additive" else PLAIN_MAX_USERS
+    if instance.K > limit:
+        raise InvalidInstance(f"the {scheme_class} converse takes at most {limit} "
                               f"users; this instance has K = {instance.K}")
+    if scheme_class == "additive" and symmetry:
+        from .orbit import orbit_count
+
+        why = orbit_count(instance)[1]
+        if why:
+            raise InvalidInstance(f"the {scheme_class} converse LP is not run: {why}")
+
+
+def _reduced(instance: Instance, scheme_class: str, symmetry: bool) -> ReducedLP:
+    """The reduced LP: orbits of user sets for the additive class, closed sets otherwise."""
+    if scheme_class == "additive" and symmetry:
+        from .orbit import orbit_lp
+
+        return orbit_lp(instance)
+    return reduce_problem(build_problem(instance, scheme_class), symmetry=symmetry)
 
 
 def converse(instance: Instance, scheme_class: str = "additive", time_limit: float | None = None,
-             symmetry: bool = True) -> ConverseBound:
+             symmetry: bool = True, progress=None, max_estimate: float | None = None) -> ConverseBound:
     """A certified lower bound on the source key rate for the schemes of ``scheme_class``.
 
     Parameters
@@ -124,9 +167,16 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     instance : Instance
     scheme_class : {"general", "additive"}
     time_limit : float, optional
-        Seconds for the reduction and the float solve (the exact check is not cut short).
+        Seconds for the whole call. When it runs out the result is not
+        certified and its ``status`` says which stage was cut.
     symmetry : bool
-        Use the instance's automorphisms to shrink the LP.
+        Use the instance's automorphisms to shrink the LP (for the additive
+        class, the orbit LP of :mod:`.orbit`).
+    progress : callable, optional
+        Called with an :class:`itsa.progress.Event` at every stage and round.
+    max_estimate : float, optional
+        Skip the solve (status ``"skipped: ..."``) when :func:`estimate_seconds`
+        of the reduced LP exceeds this many seconds.
 
     Examples
     --------
@@ -134,25 +184,45 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     >>> b = converse(examples.load("audit/fractional-optimum"), "additive")
     >>> b.value, b.certified
     (Fraction(3, 2), True)
+    >>> converse(examples.homogeneous(4, 8, 2)).value        # K = 32, 494 orbit columns
+    Fraction(12, 1)
     """
-    check_size(instance, scheme_class)
+    from ..progress import Reporter
+
+    check_size(instance, scheme_class, symmetry)
+    report = Reporter(progress, scheme_class)
     t0 = time.perf_counter()
-    rlp = reduce_problem(build_problem(instance, scheme_class), symmetry=symmetry)
+    report("reduce")
+    rlp = _reduced(instance, scheme_class, symmetry)
     t1 = time.perf_counter()
+    secs = {"reduce": t1 - t0}
+    est = estimate_seconds(rlp.sizes)
+    report("reduced", columns=rlp.n_columns, rows=rlp.sizes["rows"],
+           note=f"about {est:.0f} s to solve and certify")
+    size = f"{rlp.n_columns} columns × {rlp.sizes['rows']} rows"
+
+    def stop(status, value=None):
+        return ConverseBound(scheme_class, None, False, status, value, rlp.sizes, secs, None, rlp,
+                             estimate=est)
+    if max_estimate is not None and est > max_estimate:
+        return stop(f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
+                    f"{max_estimate:.0f} s left of the time limit")
     left = None if time_limit is None else time_limit - (t1 - t0)
     if left is not None and left <= 0:
-        return ConverseBound(scheme_class, None, False, "time limit reached while reducing the LP",
-                             None, rlp.sizes, {"reduce": t1 - t0}, None, rlp)
-    sol = solve_float(rlp, time_limit=left)
-    secs = {"reduce": t1 - t0, "solve": sol.seconds}
+        return stop(f"cut: time limit reached while reducing the LP ({size})")
+    sol = solve_float(rlp, time_limit=left, progress=report)
+    secs["solve"] = sol.seconds
     if sol.status != "optimal":
-        return ConverseBound(scheme_class, None, False, f"solver failed: {sol.status}", None,
-                             rlp.sizes, secs, None, rlp)
+        cut = sol.status.startswith("time limit")
+        return stop(f"cut: {sol.status}" if cut else f"solver failed: {sol.status}")
     t2 = time.perf_counter()
-    cert = certify(rlp, sol)
+    report("certify", columns=rlp.n_columns, rows=rlp.sizes["rows"])
+    left = None if time_limit is None else time_limit - (t2 - t0)
+    cert = certify(rlp, sol, time_limit=left)
     secs["certify"] = time.perf_counter() - t2
     if cert is None:
-        return ConverseBound(scheme_class, None, False, "certificate did not check exactly",
-                             sol.value, rlp.sizes, secs, None, rlp)
+        out = left is not None and time.perf_counter() - t0 >= time_limit
+        return stop("cut: time limit reached while certifying" if out
+                    else "certificate did not check exactly", sol.value)
     return ConverseBound(scheme_class, cert.value, True, "certified", sol.value, rlp.sizes, secs,
-                         cert, rlp, tuple(sol.x.tolist()))
+                         cert, rlp, tuple(sol.x.tolist()), estimate=est)

@@ -127,8 +127,15 @@ def check_symmetry(problem: EntropyProblem, closure) -> None:
             raise VerificationError(f"symmetry {g} moves the objective")
 
 
-def certify(rlp: ReducedLP, sol: FloatSolution) -> Certificate | None:
-    """An exact certificate recovered from a float solution, or ``None``."""
+def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None) -> Certificate | None:
+    """An exact certificate recovered from a float solution, or ``None``.
+
+    With ``time_limit`` (seconds), the exact solve on the dual's support is
+    not started once it has run out.
+    """
+    import time
+
+    start = time.perf_counter()
     if abs(sol.value) <= SUPPORT_TOL:          # a zero bound: h(objective) >= 0 says it all
         zero = [k for k, r in enumerate(rlp.rows) if r.origin[0] == "nonneg"
                 and {r.coefs[0][0]: Fraction(1)} == rlp.coords(rlp.problem.objective)]
@@ -142,6 +149,8 @@ def certify(rlp: ReducedLP, sol: FloatSolution) -> Certificate | None:
         weights = [(r, Fraction(round(sol.duals[r] * den), den)) for r in support]
         if _adds_up(rlp, forms, weights, target):
             return _checked(rlp, weights)
+    if time_limit is not None and time.perf_counter() - start >= time_limit:
+        return None
     return _solved(rlp, support, forms)
 
 

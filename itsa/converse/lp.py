@@ -241,7 +241,7 @@ class FloatSolution:
     seconds: float
 
 
-def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolution:
+def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
     """Solve the reduced LP with HiGHS (through SciPy), adding Shannon rows as cuts.
 
     ``H(C) >= 0`` rows are column bounds. The first LP has the problem's own
@@ -250,6 +250,9 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
     The LP solved last is the whole LP's optimum: every row left out holds at
     its solution. Past :data:`MAX_CUT_ROWS` active rows the whole LP is solved
     by interior point instead. The dual is only a hint for the exact certificate.
+
+    ``progress``, an optional :class:`itsa.progress.Reporter`, hears of every
+    round (rows in the LP, rows added).
     """
     import time
 
@@ -275,16 +278,24 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
         c[o - 1] = float(w)
     active = np.array([rlp.rows[k].origin[0] == "constraint" for k in ineq], dtype=bool)
     t0 = time.perf_counter()
+    rounds, added = 0, int(active.sum())
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        where = f"in cutting-plane round {rounds + 1}, {int(active.sum())} of {len(ineq)} rows in the LP"
         if left is not None and left <= 0:
-            return _failed(rlp, "time limit reached", time.perf_counter() - t0)
+            return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
         whole = active.sum() > MAX_CUT_ROWS          # cuts stopped paying: solve it all
         if whole:
             active[:] = True
+        rounds += 1
+        if progress is not None:
+            progress("solve", columns=ncol, rows=int(active.sum()) + len(eq), round=rounds,
+                     rows_added=added, note="whole LP, interior point" if whole else "")
         res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
                       method="highs-ipm" if whole else "highs",
                       options={"time_limit": left} if left else {})
+        if res.status == 1:
+            return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
         if res.status != 0:
             return _failed(rlp, res.message, time.perf_counter() - t0)
         if whole:
@@ -296,6 +307,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
         if not len(worst):
             break
         active[worst] = True
+        added = len(worst)
     duals = np.zeros(len(rlp.rows))
     duals[np.array(ineq)[active]] = -np.asarray(res.ineqlin.marginals)
     if eq:
