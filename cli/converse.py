@@ -4,34 +4,45 @@ import click
 
 from ._common import console, echo_json, itsa_errors, load_instance, warn
 
+#: The converse LPs, cheapest first, and the names they had before (itsa.converse.classes).
+LPS = ("keys", "model")
+OLD_NAMES = {"additive": "keys", "general": "model"}
+
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
-@click.option("--class", "scheme_class", type=click.Choice(["general", "additive"]), default="additive",
-              show_default=True, help="Schemes the bound covers: general (any encoders) or "
-              "additive (X = W + Z, Y = ΣX, any keys).")
+@click.option("--lp", "method", type=click.Choice(LPS), default=None,
+              help="The converse LP: keys (key entropies with the general group lemma; the "
+              "default) or model (every variable of the model; K <= 4, a cross-check). "
+              "Both bound every scheme.")
+@click.option("--class", "old_name", type=click.Choice(tuple(OLD_NAMES)), default=None,
+              help="Old name of --lp: additive = keys, general = model.")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
-              help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX).")
+              help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX, for pdflatex).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), help="Seconds for the LP solve.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def converse(path, scheme_class, proof_file, time_limit, as_json):
+def converse(path, method, old_name, proof_file, time_limit, as_json):
     """Prove R_ZΣ >= bound on PATH by a Shannon-type LP, certified in exact arithmetic.
 
-    Exits 0 with a proved bound, 1 when the solver fails or the certificate
-    does not check (no bound is then claimed), 2 for bad input (including an
-    instance beyond the class's size limit).
+    The bound holds for every scheme of the model (any encoders, relays and
+    keys). Exits 0 with a proved bound, 1 when the solver fails or the
+    certificate does not check (no bound is then claimed), 2 for bad input
+    (including an instance beyond the LP's size limit).
     """
-    from itsa.exceptions import InvalidOutputPath
+    from itsa.exceptions import InvalidOption, InvalidOutputPath
     from itsa.converse import check_size
     from itsa.converse import converse as run
     from itsa.converse.proof import write_proof
 
     with itsa_errors():
+        if method and old_name and OLD_NAMES[old_name] != method:
+            raise InvalidOption(f"--class {old_name} is --lp {OLD_NAMES[old_name]}, not --lp {method}")
+        method = method or OLD_NAMES.get(old_name, "keys")
         if proof_file and not proof_file.endswith((".md", ".tex")):
             raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
         instance = load_instance(path)
-        check_size(instance, scheme_class)
-        bound = run(instance, scheme_class, time_limit=time_limit)
+        check_size(instance, method)
+        bound = run(instance, method, time_limit=time_limit)
         if bound.certified and proof_file:
             write_proof(bound, instance, proof_file)
     warn(instance.warnings)
@@ -41,7 +52,7 @@ def converse(path, scheme_class, proof_file, time_limit, as_json):
         out = console()
         if bound.certified:
             out.print(f"{instance.name}: R_ZΣ ≥ [bold]{bound.value}[/] for {bound.scope}")
-            out.print(f"certificate: {bound.certificate.size} rows, checked exactly; LP "
+            out.print(f"{method} LP; certificate: {bound.certificate.size} rows, checked exactly; LP "
                       f"{bound.sizes['columns']} columns × {bound.sizes['rows']} rows")
             if proof_file:
                 out.print(f"proof written to {proof_file}")

@@ -23,8 +23,8 @@ from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
 from .display import Displayable
-from .exceptions import (Infeasible, InvalidOption, InvalidOutputPath, InvalidScheme, ItsaError,
-                         VerificationError)
+from .exceptions import (Infeasible, InvalidInstance, InvalidOption, InvalidOutputPath, InvalidScheme,
+                         ItsaError, VerificationError)
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .linalg import field_problem
@@ -102,7 +102,7 @@ class Audit(Displayable):
 
     @property
     def lower_bound(self) -> Fraction:
-        """The best proved lower bound: the corrected one, or the certified additive converse."""
+        """The best proved lower bound (every scheme): the corrected one, or the certified keys converse."""
         c = self.converse
         return max(self.corrected.value, c.value) if c is not None and c.certified else self.corrected.value
 
@@ -222,7 +222,7 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     notes = ([cap_note] if cap_note else []) + notes
     result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
                    external, tuple(findings), tuple(notes))
-    conv = _additive_converse(instance)
+    conv = _keys_converse(instance)
     result = replace(result, converse=conv,
                      notes=result.notes + tuple(_converse_notes(conv, result.best_verified_rate)))
     return save_audit_schemes(result, out_dir) if out_dir is not None else result
@@ -371,23 +371,27 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
     return findings, _merge_rules(notes)
 
 
-def _additive_converse(instance: Instance):
-    """The certified additive converse (:mod:`itsa.converse`), where the instance fits it."""
-    from .converse import MAX_USERS, converse
+def _keys_converse(instance: Instance):
+    """The certified keys converse (:mod:`itsa.converse`), where the instance fits it."""
+    from .converse import DEFAULT_TIME_LIMIT, check_size, converse
 
-    return converse(instance, "additive") if instance.K <= MAX_USERS["additive"] else None
+    try:
+        check_size(instance, "keys")
+    except InvalidInstance:                  # too many users or orbits of user sets
+        return None
+    return converse(instance, "keys", time_limit=DEFAULT_TIME_LIMIT)
 
 
 def _converse_notes(b, best: Fraction | None) -> list[str]:
-    """What the certified additive converse adds: the optimum, or a lower end."""
+    """What the certified keys converse adds: the optimum, or a lower end."""
     if b is None:
         return []
     if not b.certified:
-        return [f"additive converse not proved: {b.status}"]
+        return [f"keys converse not proved: {b.status}"]
     if best is not None and b.value == best:
-        return [f"certified additive converse {b.value} meets the best verified scheme: R* = {b.value} "
-                "for X = W + Z schemes (itsa solve gives the proof)"]
-    return [f"certified additive converse: R_ZΣ >= {b.value} for X = W + Z schemes"]
+        return [f"certified keys converse {b.value} meets the best verified scheme: R* = {b.value} "
+                f"for {b.scope} (itsa solve gives the proof)"]
+    return [f"certified keys converse: R_ZΣ >= {b.value} for {b.scope}"]
 
 
 def _merge_rules(notes: list[str]) -> list[str]:

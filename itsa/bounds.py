@@ -8,14 +8,13 @@ verifies. Nothing here comes from the paper.
 
 Scope of the proof
 ------------------
-Every scheme with ``X_{u,v} = W_{u,v} + Z_{u,v}`` and ``Y_u = Σ_v X_{u,v}`` over
-``F_q^L``, whatever the joint distribution of the keys (they need not be
-linear, nor sum to zero). Every scheme of the paper (docs/model.md §4) and every
-scheme :func:`itsa.verify.verify` accepts is of this form. For encoders
-outside this class the bound is a conjecture, supported only by the same
-evidence. (The first version of this proof assumed ``Σ Z = 0``, which linear
-correct schemes satisfy; an independent review showed the assumption is not
-needed, because ``Σ Z = Σ X - Σ W`` is known to the adversary anyway.)
+Every scheme of the model (docs/model.md §1): any encoders
+``X_{u,v} = f(W_{u,v}, Z_{u,v})``, any relays ``Y_u = g(X_{u,·})``, any
+joint distribution of the keys. The proof below is written for
+``X = W + Z`` and ``Y_u = Σ_v X_{u,v}``, where the view is a sum per group;
+docs/converse.md §3 proves the same Lemma for every encoder (the *general
+group lemma*: correctness alone makes each group's input sum a function of
+the view and the group's keys), and the chain below uses nothing else.
 
 Groups of a configuration
 -------------------------
@@ -130,8 +129,9 @@ from .quantities import configurations
 from .typing import Config
 
 LABEL = "itsa finding (not in the paper): corrected converse"
-SCOPE = ("proved for every scheme with X = W + Z and Y_u = Σ_v X_{u,v}, any keys (every linear "
-         "scheme itsa verifies, every scheme of the paper); a conjecture for other encoders")
+#: The schemes every lower bound of itsa holds for (the general group lemma, docs/converse.md §3).
+EVERY_SCHEME = "every scheme of the model (any encoders, relays and keys)"
+SCOPE = f"proved for {EVERY_SCHEME}, by the general group lemma"
 
 
 

@@ -2,8 +2,9 @@
 
 :func:`solve` runs every tool itsa has, in order, and keeps the best of each end:
 
-* **lower end** (proved): the corrected bound (:mod:`itsa.bounds`), then the
-  certified converses (:mod:`itsa.converse`) of every class that fits;
+* **lower end** (proved, for every scheme of the model): the corrected bound
+  (:mod:`itsa.bounds`), then the certified converse LPs (:mod:`itsa.converse`)
+  that fit, cheapest first, while the ends differ;
 * **upper end** (verified): the paper's construction for the regime, the
   scalar search (:func:`itsa.search.search_min_rate`), then vector schemes at
   ``L = 2..4`` for the rates in the gap, guided by the converse LP's optimal
@@ -23,8 +24,9 @@ from fractions import Fraction
 
 from .analysis import Analysis, analyze
 from .bounds import corrected_lower_bound
+from .bounds import EVERY_SCHEME
 from .converse import ConverseBound, check_size, converse
-from .converse.problem import CLASSES
+from .converse.classes import CLASSES, lookup
 from .display import Displayable
 from .exceptions import InvalidInstance, InvalidOption, ItsaError
 from .instance import Instance
@@ -32,25 +34,29 @@ from .report import SCHEMA_VERSION
 from .scheme import Scheme
 from .verify import verify
 
-#: Scope of each lower-bound class, for reports.
-SCOPES = {"general": "every scheme (any encoders)",
-          "additive": "schemes with X = W + Z, Y_u = ΣX (any keys)",
-          "corrected": "schemes with X = W + Z, Y_u = ΣX (any keys)"}
-
-
-#: On equal values, the lower end keeps the class whose proof says most: certified, then wider scope.
-STRENGTH = {"corrected": 0, "additive": 1, "general": 2}
-
-
 @dataclass(frozen=True)
 class LowerEnd:
-    """A proved lower bound: its value, class and why it holds."""
+    """A proved lower bound: its value, the method that proved it and why it holds.
+
+    ``method`` is ``"corrected"`` (the chain bound of :mod:`itsa.bounds`) or a
+    converse LP of :data:`itsa.converse.classes.REGISTRY`. Every method
+    bounds every scheme of the model (the general group lemma).
+    """
 
     value: Fraction
-    scheme_class: str
+    method: str
     certified: bool
     reason: str
     bound: ConverseBound | None = field(default=None, repr=False)
+
+    @property
+    def scheme_class(self) -> str:
+        """``"general"``: the bound holds for every scheme of the model."""
+        return "general"
+
+    @property
+    def scope(self) -> str:
+        return EVERY_SCHEME if self.bound is None else self.bound.scope
 
 
 @dataclass(frozen=True)
@@ -82,14 +88,13 @@ class Solution(Displayable):
     def _headline(self) -> str:
         name = self.instance.name or "instance"
         if self.verdict == "optimal":
-            scope = "" if self.lower.scheme_class == "general" else f" for {SCOPES[self.lower.scheme_class]}"
-            return f"{name}: R* = {self.lower.value}, optimal{scope}"
+            return f"{name}: R* = {self.lower.value}, optimal for {self.lower.scope}"
         up = "?" if self.upper is None else self.upper.value
         return f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
 
     def _rows(self) -> list[tuple[str, str]]:
         up = self.upper
-        rows = [("lower", f"{self.lower.reason} [{SCOPES[self.lower.scheme_class]}]"),
+        rows = [("lower", f"{self.lower.reason} [{self.lower.scope}]"),
                 ("upper", "no verified scheme" if up is None else
                  f"verified scheme of rate {up.value} (L = {up.L}, F_{up.scheme.field}), {up.source}")]
         return rows + [("note", n) for n in self.notes]
@@ -98,8 +103,8 @@ class Solution(Displayable):
         up = self.upper
         return {"schema_version": SCHEMA_VERSION, "name": self.instance.name, "verdict": self.verdict,
                 "lower": {"value": str(self.lower.value), "class": self.lower.scheme_class,
-                          "certified": self.lower.certified, "reason": self.lower.reason,
-                          "scope": SCOPES[self.lower.scheme_class]},
+                          "method": self.lower.method, "certified": self.lower.certified,
+                          "reason": self.lower.reason, "scope": self.lower.scope},
                 "upper": None if up is None else {"value": str(up.value), "L": up.L,
                                                   "field": up.scheme.field, "source": up.source},
                 "converses": [b.to_dict() for b in self.converses],
@@ -142,8 +147,8 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     --------
     >>> from itsa import examples
     >>> s = solve(examples.load("audit/fractional-optimum"))
-    >>> s.verdict, s.lower.value, s.lower.scheme_class, s.upper.L
-    ('optimal', Fraction(3, 2), 'additive', 2)
+    >>> s.verdict, s.lower.value, s.lower.scheme_class, s.lower.method, s.upper.L
+    ('optimal', Fraction(3, 2), 'general', 'keys', 2)
     """
     from .linalg import field_problem
 
@@ -166,14 +171,17 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     upper = _better(upper, _scalar_search(instance, seed, lower.value, upper, notes, clock))
     clock.lap("search")
     bounds = []
-    for cls in sorted(classes, key=lambda c: CLASSES.index(c), reverse=True):   # cheapest first
+    for cls in sorted({lookup(c).name for c in classes}, key=CLASSES.index):   # cheapest first
+        if upper is not None and upper.value == lower.value and lower.certified:
+            notes.append(f"{cls} converse not needed: the lower end already meets a verified scheme")
+            continue
         b = _converse(instance, cls, clock, report, skipped)
         if b is None:
             continue
         bounds.append(b)
         clock.lap(f"converse-{cls}")
-        if b.certified and (b.value, STRENGTH[cls]) > (lower.value, STRENGTH[lower.scheme_class]):
-            lower = LowerEnd(b.value, cls, True, f"certified {cls} converse: {b.value}, "
+        if b.certified and (b.value > lower.value or (b.value == lower.value and not lower.certified)):
+            lower = LowerEnd(b.value, cls, True, f"certified {cls} converse LP: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
         elif b.cut:
             skipped[cls] = b.status

@@ -228,4 +228,4 @@ def test_solve_work_maps_the_solution():
     assert (r["status"], r["lower"], r["lower_class"], r["lower_certified"]) == \
         ("ok", str(s.lower.value), s.lower.scheme_class, True)
     assert (r["upper"], r["upper_L"], r["verdict"]) == ("3/2", 2, "optimal")
-    assert "solve.converse-additive" in json.loads(r["timings"])
+    assert "solve.converse-keys" in json.loads(r["timings"])

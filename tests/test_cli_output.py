@@ -66,9 +66,9 @@ def test_piped_output_does_not_wrap_paths(tmp_path):
     res = run("audit", "audit/fractional-optimum", "-o", deep)
     assert res.exit_code == 0
     assert f"schemes saved under {deep}/" in res.stdout
-    # the corrected bound (1) leaves a gap to 3/2, which the certified additive converse closes
+    # the corrected bound (1) leaves a gap to 3/2, which the certified keys converse closes
     assert "No finding: the printed claims agree" in res.stdout
-    assert "certified additive converse 3/2 meets the best verified scheme" in res.stdout
+    assert "certified keys converse 3/2 meets the best verified scheme" in res.stdout
     for text in ("None", "verified: None", "{'"):
         assert text not in res.stdout
 

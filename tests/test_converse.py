@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from itsa import Instance, VerificationError, corrected_lower_bound, examples
 from itsa.converse import Certificate, check_certificate, converse
-from itsa.converse.proof import proof_markdown
+from itsa.converse.proof import identifications, proof_markdown, proof_steps
 from itsa.search import search_min_rate
 from itsa.testing import instances, relabellings
 
@@ -29,21 +29,28 @@ def everything_protected(servers, t):
     ("homogeneous-U4-V2-t1", Fraction(5)),
     ("homogeneous-U3-V3-t2", Fraction(6)),
 ])
-def test_additive_golden(path, value):
-    b = converse(examples.load(path), "additive")
-    assert b.certified and b.value == value
+def test_keys_golden(path, value):
+    b = converse(examples.load(path))
+    assert b.certified and b.value == value and b.method == "keys"
+    assert b.scheme_class == "general" and "every scheme" in b.scope
     check_certificate(b.lp, b.certificate)
+
+
+def test_old_names_still_work():
+    old = converse(examples.load("audit/fractional-optimum"), "additive")
+    assert old.method == "keys" and old.value == Fraction(3, 2)
+    assert converse(examples.homogeneous(3, 1, 0), "general").method == "model"
 
 
 @pytest.mark.parametrize("t", [0, 1, 2])
 def test_general_homogeneous_three_users(t):
     # U = 3 servers of one user: min{U+V+t-2, UV-1} = min{2+t, 2} = 2
-    b = converse(examples.homogeneous(3, 1, t), "general")
+    b = converse(examples.homogeneous(3, 1, t), "model")
     assert b.certified and b.value == 2
 
 
 def test_tampered_certificate_is_rejected():
-    b = converse(examples.load("audit/fractional-optimum"), "additive")
+    b = converse(examples.load("audit/fractional-optimum"))
     (r, w), *rest = b.certificate.weights
     with pytest.raises(VerificationError):
         check_certificate(b.lp, Certificate(b.value, ((r, w * 2), *rest)))
@@ -53,7 +60,7 @@ def test_tampered_certificate_is_rejected():
 
 def test_tampered_lp_cannot_inflate_a_bound():
     import dataclasses
-    b = converse(examples.load("audit/fractional-optimum"), "additive")
+    b = converse(examples.load("audit/fractional-optimum"))
     rlp = b.lp
     r = next(r for r, _ in b.certificate.weights if rlp.rows[r].origin[0] == "shannon")
     rlp.rows[r] = dataclasses.replace(rlp.rows[r], rhs=Fraction(5))    # a lie in the LP's copy
@@ -85,28 +92,72 @@ def test_tampered_plain_lp_orbits_are_rejected():
 
 
 def test_zero_bound_has_a_one_step_proof():
-    b = converse(examples.load("audit/condition2-nothing-protected"), "additive")
+    b = converse(examples.load("audit/condition2-nothing-protected"))
     assert b.value == 0 and b.certificate.size == 1
 
 
 def test_proof_reads_and_sums():
-    b = converse(examples.load("audit/fractional-optimum"), "additive")
+    b = converse(examples.load("audit/fractional-optimum"))
     text = proof_markdown(b.lp, b.certificate, "fractional optimum")
-    assert "3/2" in text and "security of" in text
+    assert "3/2" in text and "every scheme of the model" in text
     assert text.count("\n1. ") == 1 and len(b.certificate.weights) <= 10
+    # the lemma is stated once, in full, before the steps that cite it
+    lemmas, steps = text.split("## Steps")
+    assert lemmas.count("General group lemma (") == 1 and "gain = |P| − 1" in lemmas
+    assert "gain = |P|" not in steps and steps.count("general group lemma for server") >= 1
+
+
+def test_security_steps_name_their_sets_by_users():
+    inst = examples.load("example-2")
+    b = converse(inst)
+    steps = [st for _, st, why, _ in proof_steps(b.lp, b.certificate) if "group lemma" in why]
+    whys = [why for _, _, why, _ in proof_steps(b.lp, b.certificate) if "group lemma" in why]
+    assert steps and all("S_" in w and "T_" in w and "(" in w for w in whys)
+    # S_8 of Example 2 is {(1,1), (2,1), (2,2)}: named by its users wherever it is cited
+    assert all("S_8 = {(1,1), (2,1), (2,2)}" in w for w in whys if "S_8 =" in w)
+
+
+def test_expansions_use_the_statement_sets_and_name_each_permutation():
+    b = converse(examples.load("example-2"))
+    for _, stmt, why, exp in proof_steps(b.lp, b.certificate):
+        if why.startswith("Shannon: conditional mutual"):
+            named = stmt[stmt.index("(") + 1:stmt.index(")")].replace(";", ",").replace(" |", ",")
+            assert all(v.strip() in exp for v in named.split(",") if v.strip())
+    same = identifications(b.lp, b.certificate)
+    assert same and all("π = (Z(1,3) Z(1,4))" in x for x in same)
+
+
+def test_latex_proof_is_a_complete_document(tmp_path):
+    import shutil
+    import subprocess
+    from itsa.converse.proof import write_proof
+
+    inst = examples.load("example-2")
+    b = converse(inst)
+    path = tmp_path / "proof.tex"
+    write_proof(b, inst, path)
+    text = path.read_text()
+    assert text.startswith("\\documentclass") and text.rstrip().endswith("\\end{document}")
+    assert "\\DeclareUnicodeCharacter{2265}" in text            # ≥ typeset in math mode
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert (tmp_path / "proof.pdf").stat().st_size > 0
 
 
 def test_general_refuses_large_instance():
     from itsa import InvalidInstance
     with pytest.raises(InvalidInstance, match="at most 4 users"):
-        converse(examples.load("example-1"), "general")
+        converse(examples.load("example-1"), "model")
 
 
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
-@given(instances(max_users=5, max_security_sets=3, max_collusion_sets=3))
-def test_additive_between_corrected_and_verified(inst):
-    b = converse(inst, "additive")
+@given(instances(max_users=6, max_security_sets=3, max_collusion_sets=3))
+def test_keys_between_corrected_and_verified(inst):
+    b = converse(inst)
     assert b.certified
     check_certificate(b.lp, b.certificate)
     assert corrected_lower_bound(inst).value <= b.value
@@ -118,25 +169,26 @@ def test_additive_between_corrected_and_verified(inst):
 @settings(max_examples=15, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
-def test_additive_invariant_under_relabelling(data):
+def test_keys_invariant_under_relabelling(data):
     inst = data.draw(instances(max_users=5, max_security_sets=3, max_collusion_sets=3))
     perm = data.draw(relabellings(inst))
-    assert converse(inst, "additive").value == converse(inst.relabelled(perm), "additive").value
+    assert converse(inst).value == converse(inst.relabelled(perm)).value
 
 
 @settings(max_examples=6, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(instances(min_servers=3, max_servers=3, max_users=3, max_security_sets=2,
                  max_collusion_sets=2))
-def test_general_at_most_additive(inst):
-    g, a = converse(inst, "general"), converse(inst, "additive")
+def test_model_lp_agrees_with_keys_lp(inst):
+    # two independent proofs, each valid for every scheme: on small instances they meet
+    g, a = converse(inst, "model"), converse(inst, "keys")
     assert g.certified and a.certified
-    assert g.value <= a.value
+    assert g.value == a.value
 
 
 @pytest.mark.slow
 # every input protected, t colluders, K = 4 users: the Condition-1 rate K - 1 = 3 is optimal
 @pytest.mark.parametrize("servers, t, value", [([2, 1, 1], 0, 3), ([2, 1, 1], 1, 3)])
 def test_general_four_users(servers, t, value):
-    b = converse(everything_protected(servers, t), "general")
+    b = converse(everything_protected(servers, t), "model")
     assert b.certified and b.value == value

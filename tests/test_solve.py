@@ -15,21 +15,24 @@ def test_solve_fractional_optimum(tmp_path):
     s = solve(examples.load("audit/fractional-optimum"))
     assert s.verdict == "optimal"
     assert s.lower.value == s.upper.value == Fraction(3, 2)
-    assert s.lower.certified and s.lower.scheme_class == "additive"
+    assert s.lower.certified and (s.lower.scheme_class, s.lower.method) == ("general", "keys")
+    assert s.summary().splitlines()[0].endswith("optimal for every scheme of the model "
+                                                "(any encoders, relays and keys)")
     assert s.upper.L == 2 and verify(s.instance, s.upper.scheme, engine="rank").ok
 
 
 def test_solve_example2_settles_the_gap():
-    # the paper leaves 2 <= R* <= 7/2; the additive converse proves 7/2
+    # the paper leaves 2 <= R* <= 7/2; the keys converse proves 7/2 for every encoder
     s = solve(examples.load("example-2"))
     assert (s.verdict, s.lower.value, s.upper.value) == ("optimal", Fraction(7, 2), Fraction(7, 2))
+    assert (s.lower.scheme_class, s.lower.certified) == ("general", True)
 
 
 def test_equal_bounds_keep_the_certified_class():
-    # corrected, additive and the paper all give 2 on Example 1: the certified class is reported
+    # corrected, keys LP and the paper all give 2 on Example 1: the certified method is reported
     s = solve(examples.load("example-1"))
-    assert (s.verdict, s.lower.value, s.lower.scheme_class, s.lower.certified) == \
-        ("optimal", 2, "additive", True)
+    assert (s.verdict, s.lower.value, s.lower.method, s.lower.certified) == \
+        ("optimal", 2, "keys", True)
 
 
 def test_gap_rates():
@@ -43,36 +46,40 @@ def test_cli_solve_json_and_files(tmp_path):
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["verdict"] == "optimal" and d["lower"]["value"] == d["upper"]["value"] == "3/2"
-    assert d["lower"]["class"] == "additive" and d["lower"]["certified"] is True
+    assert (d["lower"]["class"], d["lower"]["method"], d["lower"]["certified"]) == ("general", "keys", True)
     inst = examples.load("audit/fractional-optimum")
     scheme = load_scheme(inst, d["upper"]["scheme_file"])
     assert scheme.L == 2 and verify(inst, scheme, engine="rank").ok
-    assert "security of" in open(d["lower"]["certificate_file"], encoding="utf-8").read()
-    assert set(d["timings"]) >= {"analyze", "corrected", "search", "converse-additive"}
+    assert "General group lemma" in open(d["lower"]["certificate_file"], encoding="utf-8").read()
+    assert set(d["timings"]) >= {"analyze", "corrected", "search", "converse-keys"}
 
 
 def test_cli_converse(tmp_path):
     proof = tmp_path / "p.tex"
     r = CliRunner().invoke(main, ["converse", "example-2", "--proof", str(proof)])
     assert r.exit_code == 0 and "7/2" in r.output
-    assert proof.read_text(encoding="utf-8").startswith("\\section*")
+    assert proof.read_text(encoding="utf-8").startswith("\\documentclass")
     r = CliRunner().invoke(main, ["converse", "example-2", "--json"])
     d = json.loads(r.output)
     assert d["lower"]["value"] == "7/2" and d["lower"]["lp"]["columns"] > 0
 
 
 def test_cli_converse_bad_input():
-    r = CliRunner().invoke(main, ["converse", "example-2", "--class", "general"])
-    assert r.exit_code == 2 and "at most 4 users" in r.output
+    for opts in (["--lp", "model"], ["--class", "general"]):
+        r = CliRunner().invoke(main, ["converse", "example-2", *opts])
+        assert r.exit_code == 2 and "at most 4 users" in r.output
+    r = CliRunner().invoke(main, ["converse", "example-2", "--lp", "keys", "--class", "general"])
+    assert r.exit_code == 2 and "--class general is --lp model" in r.output
     r = CliRunner().invoke(main, ["converse", "example-2", "--proof", "x.pdf"])
     assert r.exit_code == 2
 
 
-def test_cli_class_choices_match_library():
-    from itsa.converse.problem import CLASSES
+def test_cli_lp_choices_match_library():
+    from itsa.converse.classes import ALIASES, CLASSES
+    from itsa_cli.converse import OLD_NAMES
     from itsa_cli.converse import converse as cmd
-    opt = next(p for p in cmd.params if p.name == "scheme_class")
-    assert tuple(opt.type.choices) == CLASSES
+    opt = next(p for p in cmd.params if p.name == "method")
+    assert tuple(opt.type.choices) == CLASSES and OLD_NAMES == ALIASES
 
 
 def test_cli_solve_bad_input():

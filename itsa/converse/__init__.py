@@ -2,9 +2,13 @@
 
 :func:`converse` bounds an instance's optimal source key rate from below:
 
-* ``general``: every scheme of the model, any encoders (docs/converse.md §2);
-* ``additive``: schemes with ``X = W + Z`` and ``Y_u = Σ_v X_{u,v}``, any
-  keys (docs/converse.md §3).
+* ``keys`` (the default): key entropies with the general group lemma
+  (docs/converse.md §3);
+* ``model``: every variable of the model (docs/converse.md §2), an
+  independent cross-check on small instances.
+
+Both bound **every scheme of the model**: any encoders, relays and keys. The
+registry :mod:`itsa.converse.classes` holds each LP's facts.
 
 The instance becomes an :class:`~.problem.EntropyProblem`, the problem a
 reduced LP (:mod:`.lp`), the LP's float dual an exact certificate
@@ -20,34 +24,35 @@ from fractions import Fraction
 
 from ..bitset import members
 from ..display import Displayable
-from ..exceptions import InvalidInstance, InvalidOption
+from ..exceptions import InvalidInstance
 from ..instance import Instance
 from ..report import SCHEMA_VERSION
 from .certificate import Certificate, certify, check_certificate
 from .lp import ReducedLP, reduce_problem, solve_float
-from .problem import CLASSES, EntropyProblem, build_problem
+from .classes import CLASSES, REGISTRY, lookup
+from .problem import EntropyProblem, build_problem
 
-#: Largest number of users each class accepts. The general LP grows as 2^(3K+U+1); the
-#: additive LP has one column per orbit of user sets (:mod:`.orbit`), and refuses
-#: instances with too many orbits whatever K is.
-MAX_USERS = {"general": 4, "additive": 64}
-#: Largest K of the additive LP without symmetry (one column per user set).
+#: Largest number of users each LP accepts. The model LP grows as 2^(3K+U+1); the keys
+#: LP has one column per orbit of user sets (:mod:`.orbit`) and refuses instances
+#: with too many orbits whatever K is.
+MAX_USERS = {name: c.max_users for name, c in REGISTRY.items()}
+#: Largest K of the keys LP without symmetry (one column per user set).
 PLAIN_MAX_USERS = 12
 #: Default time budget (seconds) of ``itsa converse`` and ``itsa solve``.
 DEFAULT_TIME_LIMIT = 300.0
 #: Seconds per (column × row) of the reduced LP for the float solve and the exact
 #: certificate together, on 2 shared cores: the lowest ratio measured by
-#: benchmarks/bench_converse.py (general and additive LPs, 10^5 to 2·10^9 column-rows),
+#: benchmarks/bench_converse.py (model and keys LPs, 10^5 to 2·10^9 column-rows),
 #: so the estimate errs on the short side.
 SECONDS_PER_CELL = 3e-7
 
-__all__ = ["CLASSES", "MAX_USERS", "DEFAULT_TIME_LIMIT", "ConverseBound", "converse", "Certificate",
-           "EntropyProblem", "check_certificate", "estimate_seconds"]
+__all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBound", "converse",
+           "Certificate", "EntropyProblem", "check_certificate", "estimate_seconds", "lookup"]
 
 
 @dataclass(frozen=True, repr=False)
 class ConverseBound(Displayable):
-    """``R_ZΣ >= value`` for every scheme of ``scheme_class``, with its certificate.
+    """``R_ZΣ >= value`` for every scheme of the model, proved by the converse LP ``method``.
 
     ``certified`` is true only when ``certificate`` re-checked exactly; then
     ``value`` is the proved bound. Otherwise ``value`` is ``None`` and
@@ -55,7 +60,7 @@ class ConverseBound(Displayable):
     ``float_value`` is the solver's own answer, for the record only.
     """
 
-    scheme_class: str
+    method: str
     value: Fraction | None
     certified: bool
     status: str
@@ -90,27 +95,34 @@ class ConverseBound(Displayable):
 
     def _headline(self) -> str:
         if self.certified:
-            return f"R_ZΣ ≥ {self.value} ({self.scheme_class}, certified)"
-        return f"no bound ({self.scheme_class}: {self.status})"
+            return f"R_ZΣ ≥ {self.value} ({self.method} LP, certified)"
+        return f"no bound ({self.method} LP: {self.status})"
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = [("class", f"{self.scheme_class}: {self.scope}"), ("status", self.status)]
+        rows = [("LP", f"{self.method}: {lookup(self.method).description}"),
+                ("holds for", self.scope), ("status", self.status)]
         if self.certified:
             rows.append(("certificate", f"{self.certificate.size} rows, checked exactly"))
         if self.sizes:
-            rows.append(("LP", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "
+            rows.append(("size", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "
                                f"({self.sizes['columns_raw']} × {self.sizes['rows_raw']} before reduction)"))
         return rows
 
     @property
     def scope(self) -> str:
-        from .proof import SCOPES
-        return SCOPES[self.scheme_class]
+        """The schemes the bound holds for."""
+        return lookup(self.method).scope
+
+    @property
+    def scheme_class(self) -> str:
+        """``"general"``: the bound holds for every scheme of the model."""
+        return "general"
 
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION,
                 "value": None if self.value is None else str(self.value),
-                "class": self.scheme_class, "certified": self.certified, "status": self.status,
+                "class": self.scheme_class, "method": self.method, "scope": self.scope,
+                "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
                 "cut": self.cut,
@@ -130,48 +142,49 @@ def estimate_seconds(sizes: dict) -> float:
     return round(SECONDS_PER_CELL * sizes["columns"] * sizes["rows"], 6)
 
 
-def check_size(instance: Instance, scheme_class: str, symmetry: bool = True) -> None:
-    """Raise :class:`InvalidInstance` when ``instance`` is beyond the class's size limit.
+def check_size(instance: Instance, method: str, symmetry: bool = True) -> None:
+    """Raise :class:`InvalidInstance` when ``instance`` is beyond the LP's size limit.
 
     The message says why the LP is not run (users, or orbits of user sets).
     """
-    if scheme_class not in CLASSES:
-        raise InvalidOption(f"unknown converse class {scheme_class!r}; choose from {', '.join(CLASSES)}")
-    limit = MAX_USERS[scheme_class] if symmetry or scheme_class != "additive" else PLAIN_MAX_USERS
+    entry = lookup(method)
+    limit = entry.max_users if symmetry or entry.name != "keys" else PLAIN_MAX_USERS
     if instance.K > limit:
-        raise InvalidInstance(f"the {scheme_class} converse takes at most {limit} "
+        raise InvalidInstance(f"the {entry.name} converse takes at most {limit} "
                               f"users; this instance has K = {instance.K}")
-    if scheme_class == "additive" and symmetry:
+    if entry.name == "keys" and symmetry:
         from .orbit import orbit_count
 
         why = orbit_count(instance)[1]
         if why:
-            raise InvalidInstance(f"the {scheme_class} converse LP is not run: {why}")
+            raise InvalidInstance(f"the {entry.name} converse LP is not run: {why}")
 
 
-def _reduced(instance: Instance, scheme_class: str, symmetry: bool) -> ReducedLP:
-    """The reduced LP: orbits of user sets for the additive class, closed sets otherwise."""
-    if scheme_class == "additive" and symmetry:
+def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
+    """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise."""
+    if method == "keys" and symmetry:
         from .orbit import orbit_lp
 
         return orbit_lp(instance)
-    return reduce_problem(build_problem(instance, scheme_class), symmetry=symmetry)
+    return reduce_problem(build_problem(instance, method), symmetry=symmetry)
 
 
-def converse(instance: Instance, scheme_class: str = "additive", time_limit: float | None = None,
+def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
              symmetry: bool = True, progress=None, max_estimate: float | None = None) -> ConverseBound:
-    """A certified lower bound on the source key rate for the schemes of ``scheme_class``.
+    """A certified lower bound on the source key rate of every scheme for ``instance``.
 
     Parameters
     ----------
     instance : Instance
-    scheme_class : {"general", "additive"}
+    method : {"keys", "model"}
+        The converse LP (:mod:`itsa.converse.classes`); the old names
+        ``"additive"`` and ``"general"`` are accepted.
     time_limit : float, optional
         Seconds for the whole call. When it runs out the result is not
         certified and its ``status`` says which stage was cut.
     symmetry : bool
-        Use the instance's automorphisms to shrink the LP (for the additive
-        class, the orbit LP of :mod:`.orbit`).
+        Use the instance's automorphisms to shrink the LP (for the keys LP,
+        the orbit LP of :mod:`.orbit`).
     progress : callable, optional
         Called with an :class:`itsa.progress.Event` at every stage and round.
     max_estimate : float, optional
@@ -181,19 +194,20 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     Examples
     --------
     >>> from itsa import examples
-    >>> b = converse(examples.load("audit/fractional-optimum"), "additive")
-    >>> b.value, b.certified
-    (Fraction(3, 2), True)
+    >>> b = converse(examples.load("audit/fractional-optimum"))
+    >>> b.value, b.certified, b.scheme_class
+    (Fraction(3, 2), True, 'general')
     >>> converse(examples.homogeneous(4, 8, 2)).value        # K = 32, 494 orbit columns
     Fraction(12, 1)
     """
     from ..progress import Reporter
 
-    check_size(instance, scheme_class, symmetry)
-    report = Reporter(progress, scheme_class)
+    method = lookup(method).name
+    check_size(instance, method, symmetry)
+    report = Reporter(progress, method)
     t0 = time.perf_counter()
     report("reduce")
-    rlp = _reduced(instance, scheme_class, symmetry)
+    rlp = _reduced(instance, method, symmetry)
     t1 = time.perf_counter()
     secs = {"reduce": t1 - t0}
     est = estimate_seconds(rlp.sizes)
@@ -202,7 +216,7 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
     size = f"{rlp.n_columns} columns × {rlp.sizes['rows']} rows"
 
     def stop(status, value=None):
-        return ConverseBound(scheme_class, None, False, status, value, rlp.sizes, secs, None, rlp,
+        return ConverseBound(method, None, False, status, value, rlp.sizes, secs, None, rlp,
                              estimate=est)
     if max_estimate is not None and est > max_estimate:
         return stop(f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
@@ -224,5 +238,5 @@ def converse(instance: Instance, scheme_class: str = "additive", time_limit: flo
         out = left is not None and time.perf_counter() - t0 >= time_limit
         return stop("cut: time limit reached while certifying" if out
                     else "certificate did not check exactly", sol.value)
-    return ConverseBound(scheme_class, cert.value, True, "certified", sol.value, rlp.sizes, secs,
+    return ConverseBound(method, cert.value, True, "certified", sol.value, rlp.sizes, secs,
                          cert, rlp, tuple(sol.x.tolist()), estimate=est)

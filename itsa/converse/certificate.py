@@ -46,20 +46,23 @@ class Certificate:
         return len(self.weights)
 
 
-def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
-    """A row's form in orbit coordinates, rebuilt from its origin (not from the LP)."""
+def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
+    """A row's form over sets of variables, as its origin states it (before any reduction)."""
     kind = row.origin[0]
     if kind == "nonneg":
-        return rlp.coords({row.origin[1]: Fraction(1)}.items())
+        return ((row.origin[1], Fraction(1)),)
     if kind == "shannon":
         _, C, i, j = row.origin
         if j < 0:
             full = (1 << rlp.problem.n) - 1
-            form = {full: Fraction(1), C: Fraction(-1)}
-        else:
-            form = mutual_information(1 << i, 1 << j, C)
-        return rlp.coords(form.items())
-    return rlp.coords(rlp.problem.constraints[row.origin[1]].form)
+            return ((full, Fraction(1)), (C, Fraction(-1)))
+        return tuple(mutual_information(1 << i, 1 << j, C).items())
+    return rlp.problem.constraints[row.origin[1]].form
+
+
+def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
+    """A row's form in orbit coordinates, rebuilt from its origin (not from the LP)."""
+    return rlp.coords(origin_form(rlp, row))
 
 
 def row_sense(rlp: ReducedLP, row: Row) -> tuple[str, Fraction]:

@@ -1,6 +1,6 @@
 """Orbit LPs for the key-entropy problem: one column per orbit of key subsets, never 2^K.
 
-The key problem (class ``additive``, :func:`~itsa.converse.problem.additive_problem`)
+The keys LP (:func:`~itsa.converse.problem.keys_problem`)
 has one variable ``Z_k`` per user and no dependencies, so its plain LP has a
 column for every one of the ``2^K`` user sets. Symmetric instances need far
 fewer: the LP may be restricted to vectors that are constant on the orbits
@@ -49,7 +49,7 @@ from ..display import user
 from ..exceptions import InvalidInstance, VerificationError
 from ..instance import Instance
 from .lp import ReducedLP, Row
-from .problem import Constraint, EntropyProblem
+from .problem import Constraint, EntropyProblem, _sets
 from .symmetry import instance_automorphisms, is_automorphism
 
 #: Largest number of count vectors (``Π (|cell| + 1)``) the orbit search handles.
@@ -210,7 +210,7 @@ def orbit_count(instance: Instance) -> tuple[int, str | None]:
     return n, None
 
 
-def orbit_lp(instance: Instance, problem_name: str = "additive") -> OrbitLP:
+def orbit_lp(instance: Instance) -> OrbitLP:
     """The orbit LP of the key problem of ``instance`` (module notes).
 
     Raises
@@ -245,7 +245,7 @@ def orbit_lp(instance: Instance, problem_name: str = "additive") -> OrbitLP:
     cons, origins = _lemma_rows(instance, cells, probe.orbit)
     names = tuple(f"Z{user(*instance.label(i))}" for i in range(instance.K))
     problem = EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                             tuple(gens) + twins, problem_name, tuple(range(instance.K)))
+                             tuple(gens) + twins, "keys", tuple(range(instance.K)))
     rep_masks = [_rep_mask(int(r), cells, radix) for r in reps]
     lp = OrbitLP(problem, _identity, {}, rep_masks, [], [], {}, instance=instance, cells=cells,
                  radix=radix, column_of=column_of, lemma_origins=tuple(origins))
@@ -381,7 +381,7 @@ def _lemma_rows(instance: Instance, cells, orbit) -> tuple[list[Constraint], lis
     cons, origins = [], []
     for _, (gain, cfg, Y) in sorted(best.items()):
         k, m, n = cfg
-        reason = f"security of ({k},{m},{n}), group lemma with Y = {instance.describe(Y)}"
+        reason = f"general group lemma for server {k}, {_sets(instance, m, n)}, Y = {instance.describe(Y)}"
         cons.append(_lemma_constraint(instance, cfg, Y, reason))
         origins.append((cfg, Y))
     return cons, origins

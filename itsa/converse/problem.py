@@ -12,13 +12,14 @@ Sets of random variables are bitmasks over the problem's variables, and a
 linear form in entropies is a ``dict`` from such a mask to its coefficient.
 Entropies are measured in units of ``L`` q-ary symbols (so ``H(W_k) = 1``).
 
-Two problems are built from an :class:`~itsa.instance.Instance`:
+Two problems are built from an :class:`~itsa.instance.Instance`, one per
+entry of :data:`itsa.converse.classes.REGISTRY`; both bound every scheme of
+the model (docs/model.md §1):
 
-* :func:`general_problem` (class ``general``): every scheme of the model
-  (docs/model.md §1), any encoders;
-* :func:`additive_problem` (class ``additive``): schemes with
-  ``X = W + Z`` and ``Y_u = Σ_v X_{u,v}``, reduced to the keys alone through
-  the group lemma of :mod:`itsa.bounds`.
+* :func:`keys_problem` (LP ``keys``): the keys alone, through the general
+  group lemma (docs/converse.md §3);
+* :func:`model_problem` (LP ``model``): every variable of the model with its
+  own constraints (docs/converse.md §2).
 """
 
 from __future__ import annotations
@@ -30,12 +31,10 @@ from ..bitset import mask_of, members
 from ..bounds import structures
 from ..display import user
 from ..instance import Instance
+from .classes import CLASSES, lookup
 from .symmetry import instance_automorphisms
 
 Form = dict[int, Fraction]
-
-#: The classes of schemes a converse can cover, weakest assumption first.
-CLASSES = ("general", "additive")
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,7 @@ class EntropyProblem:
     constraints: tuple[Constraint, ...]
     objective: tuple[tuple[int, Fraction], ...]
     generators: tuple[tuple[int, ...], ...] = ()
-    scheme_class: str = "general"
+    method: str = "model"               # the converse LP it belongs to (itsa.converse.classes)
     keys: tuple[int, ...] = ()          # the variable of each user's key
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -105,8 +104,14 @@ def _user(instance: Instance, i: int) -> str:
     return user(*instance.label(i))
 
 
-def general_problem(instance: Instance) -> EntropyProblem:
-    """The Shannon-type problem for every scheme of the model (docs/model.md §1).
+def _sets(instance: Instance, m: int, n: int) -> str:
+    """``S_2 = {(1,1)}, T_3 = {(2,1), (3,1)}``: a configuration's sets by name and members."""
+    return (f"S_{m} = {instance.describe(instance.security_sets[m - 1])}, "
+            f"T_{n} = {instance.describe(instance.collusion_sets[n - 1])}")
+
+
+def model_problem(instance: Instance) -> EntropyProblem:
+    """The Shannon-type problem in every variable of the model (docs/model.md §1).
 
     Variables: ``W_k`` and ``Z_k`` for every user, ``ΣW``, ``X_k`` for every
     user and ``Y_u`` for every server (``3K + U + 1`` in all).
@@ -114,7 +119,7 @@ def general_problem(instance: Instance) -> EntropyProblem:
     Examples
     --------
     >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[]])
-    >>> p = general_problem(inst)
+    >>> p = model_problem(inst)
     >>> p.n, len(p.dependencies)
     (13, 16)
     """
@@ -168,10 +173,11 @@ def general_problem(instance: Instance) -> EntropyProblem:
                 view = X_of[k] | mask_of(Y[u] for u in range(U) if u != k)
                 cond = (1 << S) | mask_of(W[i] for i in members(T)) | mask_of(Z[i] for i in members(T))
                 form = mutual_information(view, mask_of(W[i] for i in members(Sm)), cond)
-                cons.append(_constraint(form, "=", 0, f"security of ({k + 1},{m},{n})"))
+                cons.append(_constraint(form, "=", 0, f"security of server {k + 1} for "
+                                        f"{_sets(instance, m, n)}"))
     gens = tuple(_lift(instance, g, [W, [S], Z, X], Y) for g in instance_automorphisms(instance))
     return EntropyProblem(tuple(names), tuple(deps), tuple(cons), ((Z_all, Fraction(1)),),
-                          gens, "general", tuple(Z))
+                          gens, "model", tuple(Z))
 
 
 def _lift(instance: Instance, user_perm: tuple[int, ...], user_blocks, Y) -> tuple[int, ...]:
@@ -187,17 +193,18 @@ def _lift(instance: Instance, user_perm: tuple[int, ...], user_blocks, Y) -> tup
     return tuple(perm)
 
 
-def additive_problem(instance: Instance) -> EntropyProblem:
-    """The key-only problem for schemes with ``X = W + Z`` and ``Y_u = Σ_v X_{u,v}``.
+def keys_problem(instance: Instance) -> EntropyProblem:
+    """The key-only problem, valid for every scheme of the model.
 
     One variable ``Z_k`` per user. Every configuration ``(k, m, n)`` and every
     union ``Y`` of its groups gives ``H(Z_Y | Z_{T_n}) >= gain(k, m, n; Y)``
-    (the group lemma, :mod:`itsa.bounds`); Shannon inequalities do the rest.
+    (the general group lemma, docs/converse.md §3, which holds for any
+    encoders and relays); Shannon inequalities do the rest.
 
     Examples
     --------
     >>> inst = Instance.from_users([1, 1, 1], [[(1, 1)]], [[]])
-    >>> p = additive_problem(inst)
+    >>> p = keys_problem(inst)
     >>> p.n, len(p.constraints) > 0
     (3, True)
     """
@@ -215,16 +222,20 @@ def additive_problem(instance: Instance) -> EntropyProblem:
             k, m, n = st.config
             key = (Y | T, T)
             if key not in best or gain > best[key][0]:
-                best[key] = (gain, f"security of ({k},{m},{n}), group lemma with Y = "
-                             f"{instance.describe(Y)}")
+                best[key] = (gain, f"general group lemma for server {k}, {_sets(instance, m, n)}, "
+                             f"Y = {instance.describe(Y)}")
     cons = [_constraint({YT: 1, T: -1} if T else {YT: 1}, ">=", gain, reason)
             for (YT, T), (gain, reason) in sorted(best.items())]
     names = tuple(f"Z{_user(instance, i)}" for i in range(instance.K))
     gens = tuple(tuple(g) for g in instance_automorphisms(instance))
     return EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                          gens, "additive", tuple(range(instance.K)))
+                          gens, "keys", tuple(range(instance.K)))
 
 
-def build_problem(instance: Instance, scheme_class: str) -> EntropyProblem:
-    """The problem of ``scheme_class`` (one of :data:`CLASSES`) for ``instance``."""
-    return {"general": general_problem, "additive": additive_problem}[scheme_class](instance)
+#: The names these builders had before the group lemma was proved for every encoder.
+general_problem, additive_problem = model_problem, keys_problem
+
+
+def build_problem(instance: Instance, method: str) -> EntropyProblem:
+    """The problem of the converse LP ``method`` (a name of :data:`CLASSES`, or an old alias)."""
+    return lookup(method).build(instance)
