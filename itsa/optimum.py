@@ -206,8 +206,12 @@ def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
     if clock.out():
         skipped[cls] = "skipped: no time left"
         return None
-    return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
-                    max_estimate=clock.left())
+    try:
+        return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
+                        max_estimate=clock.left())
+    except InvalidInstance as exc:          # e.g. too many orbits of user sets
+        skipped[cls] = str(exc)
+        return None
 
 
 def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:

@@ -189,7 +189,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         Called with an :class:`itsa.progress.Event` at every stage and round.
     max_estimate : float, optional
         Skip the solve (status ``"skipped: ..."``) when :func:`estimate_seconds`
-        of the reduced LP exceeds this many seconds.
+        of the reduced LP exceeds this many seconds less the reduction's.
 
     Examples
     --------
@@ -218,9 +218,9 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     def stop(status, value=None):
         return ConverseBound(method, None, False, status, value, rlp.sizes, secs, None, rlp,
                              estimate=est)
-    if max_estimate is not None and est > max_estimate:
+    if max_estimate is not None and est > max_estimate - (t1 - t0):
         return stop(f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
-                    f"{max_estimate:.0f} s left of the time limit")
+                    f"{max(0.0, max_estimate - (t1 - t0)):.0f} s left of the time limit")
     left = None if time_limit is None else time_limit - (t1 - t0)
     if left is not None and left <= 0:
         return stop(f"cut: time limit reached while reducing the LP ({size})")

@@ -54,8 +54,9 @@ from .symmetry import instance_automorphisms, is_automorphism
 
 #: Largest number of count vectors (``Π (|cell| + 1)``) the orbit search handles.
 MAX_COUNT_VECTORS = 3_000_000
-#: Largest number of columns (orbits) the orbit LP accepts.
-MAX_ORBIT_COLUMNS = 20_000
+#: Largest ``columns × pairs of cells`` (the elemental rows generated) the orbit LP accepts:
+#: 4 servers of 16 users give 48,440; no symmetry at K = 13 gives 745,472, at K = 14 1.7 million.
+MAX_PAIR_ROWS = 1_000_000
 
 __all__ = ["OrbitLP", "twin_cells", "orbit_lp", "orbit_count"]
 
@@ -216,7 +217,7 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     Raises
     ------
     InvalidInstance
-        When the instance has too many orbits (:data:`MAX_COUNT_VECTORS`, :data:`MAX_ORBIT_COLUMNS`).
+        When the instance has too many orbits (:data:`MAX_COUNT_VECTORS`, :data:`MAX_PAIR_ROWS`).
 
     Examples
     --------
@@ -233,9 +234,11 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     reps = np.unique(labels)
     total = _digit_sum(reps, radix)
     reps = reps[np.lexsort((reps, total))]
-    if len(reps) - 1 > MAX_ORBIT_COLUMNS:
-        raise InvalidInstance(f"the orbit LP is not run: {len(reps) - 1:,} orbits of user sets "
-                              f"(it takes at most {MAX_ORBIT_COLUMNS:,})")
+    m = len(cells)
+    if len(reps) * m * (m + 1) // 2 > MAX_PAIR_ROWS:
+        raise InvalidInstance(f"the orbit LP is not run: {len(reps) - 1:,} orbits of user sets in "
+                              f"{m} classes of interchangeable users give more than "
+                              f"{MAX_PAIR_ROWS:,} elemental inequalities")
     col_of_rep = np.zeros(n, dtype=np.int64)
     col_of_rep[reps] = np.arange(len(reps))
     column_of = col_of_rep[labels]
