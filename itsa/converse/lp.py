@@ -36,6 +36,10 @@ CUTS_PER_ROUND = 2_000
 CUT_TOL = 1e-9
 #: Past this many active rows the whole LP is solved at once, by interior point (with crossover).
 MAX_CUT_ROWS = 6_000
+#: LPs with at most this many rows per column are solved whole by dual simplex, without
+#: cutting planes (orbit LPs: 0.2 s against 3.2 s at K = 48, 25 s against 44 s at K = 64;
+#: the model LP, about 25 rows per column, is faster with cuts).
+WHOLE_ROWS_PER_COLUMN = 12
 
 
 @dataclass(frozen=True)
@@ -249,7 +253,8 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     violates most (at most :data:`CUTS_PER_ROUND`), until none is violated.
     The LP solved last is the whole LP's optimum: every row left out holds at
     its solution. Past :data:`MAX_CUT_ROWS` active rows the whole LP is solved
-    by interior point instead. The dual is only a hint for the exact certificate.
+    by interior point instead, and an LP with few rows per column
+    (:data:`WHOLE_ROWS_PER_COLUMN`) is solved whole by dual simplex from the start. The dual is only a hint for the exact certificate.
 
     ``progress``, an optional :class:`itsa.progress.Reporter`, hears of every
     round (rows in the LP, rows added).
@@ -277,6 +282,9 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     for o, w in rlp.objective.items():
         c[o - 1] = float(w)
     active = np.array([rlp.rows[k].origin[0] == "constraint" for k in ineq], dtype=bool)
+    simplex = len(ineq) <= WHOLE_ROWS_PER_COLUMN * ncol
+    if simplex:
+        active[:] = True
     t0 = time.perf_counter()
     rounds, added = 0, int(active.sum())
     while True:
@@ -292,13 +300,13 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
             progress("solve", columns=ncol, rows=int(active.sum()) + len(eq), round=rounds,
                      rows_added=added, note="whole LP, interior point" if whole else "")
         res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
-                      method="highs-ipm" if whole else "highs",
+                      method="highs-ipm" if whole else "highs-ds" if simplex else "highs",
                       options={"time_limit": left} if left else {})
         if res.status == 1:
             return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
         if res.status != 0:
             return _failed(rlp, res.message, time.perf_counter() - t0)
-        if whole:
+        if whole or simplex:
             break
         slack = G @ res.x - g
         slack[active] = 0
