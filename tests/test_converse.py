@@ -28,6 +28,7 @@ def everything_protected(servers, t):
     ("homogeneous-U3-V2-t1", Fraction(4)),          # min{U+V+t-2, UV-1}
     ("homogeneous-U4-V2-t1", Fraction(5)),
     ("homogeneous-U3-V3-t2", Fraction(6)),
+    ("audit/vector-optimum-8-3", Fraction(8, 3)),   # a vector scheme at L = 3 meets it
 ])
 def test_keys_golden(path, value):
     b = converse(examples.load(path))

@@ -28,6 +28,13 @@ def test_solve_example2_settles_the_gap():
     assert (s.lower.scheme_class, s.lower.certified) == ("general", True)
 
 
+def test_solve_vector_optimum_for_every_scheme():
+    s = solve(examples.load("audit/vector-optimum-8-3"))
+    assert (s.verdict, s.lower.value, s.lower.scheme_class, s.upper.L) == \
+        ("optimal", Fraction(8, 3), "general", 3)
+    assert verify(s.instance, s.upper.scheme, engine="rank").ok
+
+
 def test_equal_bounds_keep_the_certified_class():
     # corrected, keys LP and the paper all give 2 on Example 1: the certified method is reported
     s = solve(examples.load("example-1"))

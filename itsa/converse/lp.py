@@ -304,6 +304,9 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
                       options={"time_limit": left} if left else {})
         if res.status == 1:
             return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
+        if res.status == 3 and not active.all():     # unbounded until the cuts that bound it
+            active[:] = True                          # are in (objectives with negative terms)
+            continue
         if res.status != 0:
             return _failed(rlp, res.message, time.perf_counter() - t0)
         if whole or simplex:
