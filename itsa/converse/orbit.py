@@ -166,7 +166,10 @@ class OrbitLP(ReducedLP):
         cell_of = {i: n for n, c in enumerate(cells) for i in c}
         actions = []
         for g in self.problem.generators:
-            act = _cell_action(g, cells, cell_of) if is_automorphism(inst, g) else None
+            moved = [i for i in range(inst.K) if g[i] != i]
+            ok = (_swap_is_automorphism(inst, *moved) if len(moved) == 2 and g[moved[0]] == moved[1]
+                  else is_automorphism(inst, g))
+            act = _cell_action(g, cells, cell_of) if ok else None
             if act is None:
                 raise VerificationError(f"symmetry {g} is not an automorphism mapping cells to cells")
             actions.append(act)
@@ -188,10 +191,83 @@ def _lemma_constraint(instance: Instance, cfg, Y: int, reason: str) -> Constrain
     return Constraint(tuple(sorted(form.items())), ">=", Fraction(st.gain(Y)), reason)
 
 
+def cell_generators(instance: Instance, cells) -> list[tuple[int, ...]]:
+    """User permutations that, with the twin transpositions, generate the automorphism group.
+
+    Every family of the instance is a union of orbits of the product of the
+    cells' symmetric groups, that is, a set of count vectors. A permutation
+    of equal-sized cells that maps each family's count vectors onto
+    themselves, lifted in order (the ``r``-th user of a cell to the ``r``-th
+    of its image), is then an automorphism, and every automorphism is one of
+    these times a product of permutations inside cells. When there are at
+    most :data:`MAX_CELL_PERMUTATIONS` candidates they are tried directly
+    (far faster than nauty on instances with thousands of collusion sets);
+    otherwise nauty's generators are used.
+    """
+    from itertools import permutations
+    from math import factorial
+
+    sizes: dict[int, list[int]] = {}
+    for j, c in enumerate(cells):
+        sizes.setdefault(len(c), []).append(j)
+    if prod_(factorial(len(v)) for v in sizes.values()) > MAX_CELL_PERMUTATIONS:
+        return [tuple(g) for g in instance_automorphisms(instance)]
+    masks = [mask_of(c) for c in cells]
+    families = [{tuple((s & m).bit_count() for m in masks) for s in fam}
+                for fam in (instance.server_masks, instance.security_sets, instance.collusion_sets)]
+    groups = list(sizes.values())
+    found: list[tuple[int, ...]] = []
+    known = {tuple(range(len(cells)))}
+    for choice in product(*(permutations(g) for g in groups)):
+        act = list(range(len(cells)))
+        for g, img in zip(groups, choice):
+            for a, b in zip(g, img):
+                act[a] = b
+        act = tuple(act)
+        if act in known or not all({tuple(v[act.index(j)] for j in range(len(act))) for v in fam} == fam
+                                   for fam in families):
+            continue
+        found.append(act)
+        known = _closure(found)
+    out = []
+    for act in found:
+        perm = [0] * instance.K
+        for j, c in enumerate(cells):
+            for i, k in zip(c, cells[act[j]]):
+                perm[i] = k
+        out.append(tuple(perm))
+    return out
+
+
+#: Largest number of size-preserving cell permutations tried directly (else nauty).
+MAX_CELL_PERMUTATIONS = 5040
+
+
+def prod_(values) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+def _closure(gens) -> set[tuple[int, ...]]:
+    """Every element of the permutation group the ``gens`` generate (small groups only)."""
+    seen = {tuple(range(len(gens[0])))}
+    todo = list(seen)
+    while todo:
+        p = todo.pop()
+        for g in gens:
+            q = tuple(g[i] for i in p)
+            if q not in seen:
+                seen.add(q)
+                todo.append(q)
+    return seen
+
+
 def _prepare(instance: Instance):
     cells = twin_cells(instance)
     cell_of = {i: n for n, c in enumerate(cells) for i in c}
-    gens = [tuple(g) for g in instance_automorphisms(instance)]
+    gens = cell_generators(instance, cells)
     actions = [_cell_action(g, cells, cell_of) for g in gens]
     if any(a is None for a in actions):
         raise VerificationError("an automorphism does not map twin cells to cells")
