@@ -262,6 +262,15 @@ def _gap_rates(lo: Fraction, hi: Fraction | None, Ls=(2, 3, 4)) -> list[Fraction
                    if lo <= Fraction(p, L) < top})
 
 
+class _OutOfTime(Exception):
+    """Raised from a search's progress callback when the budget has run out."""
+
+
+def _stop_if_out(clock) -> None:
+    if clock.out():
+        raise _OutOfTime
+
+
 def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, notes) -> UpperEnd | None:
     from .vector_search import search_vector_scheme
 
@@ -271,7 +280,11 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, notes) 
             notes.append("vector search stopped: time limit reached")
             return None
         try:
-            r = search_vector_scheme(instance, rate, field=field, seed=seed, hints=hints, budget=1500)
+            r = search_vector_scheme(instance, rate, field=field, seed=seed, hints=hints, budget=1500,
+                                     progress=lambda done, total: _stop_if_out(clock))
+        except _OutOfTime:
+            notes.append(f"vector search stopped at rate {rate}: time limit reached")
+            return None
         except ItsaError as exc:
             notes.append(f"vector search at rate {rate} skipped: {exc}")
             continue

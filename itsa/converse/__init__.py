@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..bitset import members
 from ..display import Displayable
 from ..exceptions import InvalidInstance
 from ..instance import Instance
@@ -85,11 +84,14 @@ class ConverseBound(Displayable):
         """
         if self.lp is None or not self.primal:
             return {}
+        from itertools import combinations
+
         keys = self.lp.problem.keys
         out = {}
-        for A in range(1, 1 << len(keys)):
-            if A.bit_count() <= max_size:
-                o = self.lp.orbit(self.lp.closure(sum(1 << keys[i] for i in members(A))))
+        for size in range(1, max_size + 1):
+            for users in combinations(range(len(keys)), size):
+                A = sum(1 << i for i in users)
+                o = self.lp.orbit(self.lp.closure(sum(1 << keys[i] for i in users)))
                 out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
         return out
 
