@@ -36,11 +36,29 @@ def test_orbit_lp_equals_plain_lp(inst):
     assert orbit.sizes["columns"] <= plain.sizes["columns"] == (1 << inst.K) - 1
 
 
-def test_homogeneous_K32():
-    b = converse(examples.homogeneous(4, 8, 2), "keys")
+@pytest.fixture(scope="module")
+def k32():
+    return converse(examples.homogeneous(4, 8, 2), "keys")
+
+
+def test_homogeneous_K32(k32):
+    b = k32
     assert b.certified and b.value == formula(4, 8, 2) == 12
     assert b.sizes["columns"] == 494 and b.sizes["count_vectors"] == 9 ** 4
     check_certificate(b.lp, b.certificate)
+
+
+def test_key_entropy_hints_at_K32_are_singletons_and_pairs(k32):
+    h = k32.key_entropies()
+    assert len(h) == 32 + 32 * 31 // 2
+    assert all(v >= 0 for v in h.values())
+
+
+@pytest.mark.slow
+def test_solve_K32_is_optimal_with_a_verified_scheme():
+    s = solve(examples.homogeneous(4, 8, 2), time_limit=300)
+    assert s.verdict == "optimal" and s.lower.value == 12 and s.lower.certified
+    assert "model" in s.skipped
 
 
 @pytest.mark.slow
