@@ -40,10 +40,10 @@ PLAIN_MAX_USERS = 12
 #: Default time budget (seconds) of ``itsa converse`` and ``itsa solve``.
 DEFAULT_TIME_LIMIT = 300.0
 #: Seconds per (column × row) of the reduced LP for the float solve and the exact
-#: certificate together, on 2 shared cores: the lowest ratio measured by
-#: benchmarks/bench_converse.py (model and keys LPs, 10^5 to 2·10^9 column-rows),
-#: so the estimate errs on the short side.
-SECONDS_PER_CELL = 3e-7
+#: certificate together, on 2 shared cores: below every ratio measured by
+#: benchmarks/bench_converse.py (1.2e-7 to 6.4e-7 on model and keys LPs of 10^6 to
+#: 2·10^8 column-rows; over 3.2e-7 at 3.8·10^9), so the estimate errs on the short side.
+SECONDS_PER_CELL = 1e-7
 
 __all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBound", "converse",
            "Certificate", "EntropyProblem", "check_certificate", "estimate_seconds", "lookup"]
@@ -139,7 +139,7 @@ def estimate_seconds(sizes: dict) -> float:
     that errs on the short side, so a budget is never refused to an LP that fits.
 
     >>> estimate_seconds({"columns": 1000, "rows": 20000})
-    6.0
+    2.0
     """
     return round(SECONDS_PER_CELL * sizes["columns"] * sizes["rows"], 6)
 
