@@ -68,6 +68,12 @@ def test_homogeneous_K48_K64(U, V, t):
     assert b.certified and b.value == formula(U, V, t)
 
 
+@pytest.mark.parametrize("U, V, t", [(8, 2, 1), (7, 2, 0), (3, 4, 1)])     # 8! > 5040 cell perms: nauty
+def test_orbit_lp_group_from_cells_or_nauty(U, V, t):
+    b = converse(examples.homogeneous(U, V, t), "keys")
+    assert b.certified and b.value == formula(U, V, t)
+
+
 def test_twin_cells_split_users_the_sets_single_out():
     inst = Instance.from_users([3, 2], [[(1, 1)], [(2, 1), (2, 2)]], [[]])
     assert twin_cells(inst) == ((0,), (1, 2), (3, 4))

@@ -205,12 +205,12 @@ def cell_generators(instance: Instance, cells) -> list[tuple[int, ...]]:
     otherwise nauty's generators are used.
     """
     from itertools import permutations
-    from math import factorial
+    from math import factorial, prod
 
     sizes: dict[int, list[int]] = {}
     for j, c in enumerate(cells):
         sizes.setdefault(len(c), []).append(j)
-    if prod_(factorial(len(v)) for v in sizes.values()) > MAX_CELL_PERMUTATIONS:
+    if prod(factorial(len(v)) for v in sizes.values()) > MAX_CELL_PERMUTATIONS:
         return [tuple(g) for g in instance_automorphisms(instance)]
     masks = [mask_of(c) for c in cells]
     families = [{tuple((s & m).bit_count() for m in masks) for s in fam}
@@ -241,13 +241,6 @@ def cell_generators(instance: Instance, cells) -> list[tuple[int, ...]]:
 
 #: Largest number of size-preserving cell permutations tried directly (else nauty).
 MAX_CELL_PERMUTATIONS = 5040
-
-
-def prod_(values) -> int:
-    out = 1
-    for v in values:
-        out *= v
-    return out
 
 
 def _closure(gens) -> set[tuple[int, ...]]:
