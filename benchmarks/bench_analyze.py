@@ -1,6 +1,6 @@
 """Benchmark: `itsa.analyze` quantities against the deliberately plain reference.
 
-Run:  python benchmarks/bench_analyze.py [--seed 0] [--security-sets 100] [--t 3]
+Run:  python benchmarks/bench_analyze.py [--seed 0] [--security-sets 100] [--t 3] [--smoke]
 
 The generated instance has U = 5 servers and K = 40 users; S is a seeded
 random family, T is every set of at most t users (t = 3 gives 10,701 sets),
@@ -16,7 +16,7 @@ import random
 import time
 
 import itsa
-from itsa._plain import plain_quantities
+from itsa.testing.oracles import plain_quantities
 
 
 def make_instance(seed: int, M: int, t: int) -> itsa.Instance:
@@ -30,11 +30,14 @@ def make_instance(seed: int, M: int, t: int) -> itsa.Instance:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--security-sets", type=int, default=100)
     ap.add_argument("--t", type=int, default=3)
+    ap.add_argument("--smoke", action="store_true", help="a tiny input, seconds (the smoke test)")
     args = ap.parse_args()
+    if args.smoke:
+        args.security_sets, args.t = 3, 1
     inst = make_instance(args.seed, args.security_sets, args.t)
     n_conf = inst.U * inst.M * inst.N
     print(f"instance: U={inst.U} K={inst.K} M={inst.M} N={inst.N}: {n_conf:,} configurations")

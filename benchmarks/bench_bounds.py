@@ -1,9 +1,9 @@
 """Benchmark: itsa's corrected lower bound, fast ``_Chain`` against the reference loop.
 
-Run:  python benchmarks/bench_bounds.py [--timeout 240]
+Run:  python benchmarks/bench_bounds.py [--timeout 240] [--smoke]
 
 The reference is the original implementation of ``g(X)`` (every configuration
-structure for every ``X`` visited), ``itsa._plain.reference_g``. Both
+structure for every ``X`` visited), ``itsa.testing.oracles.reference_g``. Both
 run in this process on the same instances and must agree on ``g(K)``, the
 value and the chain of configurations:
 
@@ -32,7 +32,7 @@ from bench_analyze import make_instance
 
 import itsa
 from itsa.bounds import corrected_lower_bound
-from itsa._plain import reference_g
+from itsa.testing.oracles import reference_g
 
 
 def _timed(fn, *args):
@@ -72,12 +72,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=240.0,
                     help="seconds the reference may take on (c) before it is stopped")
+    ap.add_argument("--smoke", action="store_true", help="a tiny input, seconds (the smoke test)")
     args = ap.parse_args()
 
     cases = [("(a) example-2", itsa.load_instance(ROOT / "instances" / "example-2.yaml"), None),
              ("(b) make_instance(0, 10, 2)", make_instance(0, 10, 2), None),
              ("(c) make_instance(0, 100, 2)", make_instance(0, 100, 2), args.timeout),
              ("(d) make_instance(0, 100, 3)", make_instance(0, 100, 3), 0)]
+    if args.smoke:
+        cases = [("(smoke) make_instance(0, 3, 1)", make_instance(0, 3, 1), None)]
     for name, inst, timeout in cases:
         n_conf = inst.U * inst.M * inst.N
         print(f"{name}: U={inst.U} K={inst.K} M={inst.M} N={inst.N}, {n_conf:,} configurations")

@@ -1,8 +1,8 @@
 """Benchmark: wall time and peak memory of itsa on hostile input and on a 10M-configuration --detail.
 
-Run:  python benchmarks/bench_hostile.py [--all-commands] [--skip-large] [--users-per-server 6]
+Run:  python benchmarks/bench_hostile.py [--all-commands] [--skip-large] [--users-per-server 6] [--smoke]
 
-Each hostile file of :mod:`itsa._hostile` is given to ``itsa analyze`` (scheme
+Each hostile file of :mod:`itsa.testing.hostile` is given to ``itsa analyze`` (scheme
 files to ``itsa verify example-1 --scheme``; with ``--all-commands`` to every
 command) in a fresh process, and the wall time and peak RSS of that process
 are printed, beside the same numbers for ``itsa analyze`` on the paper's
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from itsa._hostile import commands, write_corpus
+from itsa.testing.hostile import commands, write_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 EX1 = ROOT / "instances" / "example-1.yaml"
@@ -55,11 +55,14 @@ def big_instance(path: Path, V: int) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--all-commands", action="store_true", help="every command, not only the first")
     ap.add_argument("--skip-large", action="store_true", help="skip the 10M-configuration --detail run")
     ap.add_argument("--users-per-server", type=int, default=6)
+    ap.add_argument("--smoke", action="store_true", help="three files, no large run (the smoke test)")
     args = ap.parse_args()
+    if args.smoke:
+        args.skip_large = True
     with tempfile.TemporaryDirectory() as tmp:
         code, base_wall, base_rss, _ = measure(["analyze", str(EX1)], tmp)
         assert code == 0
@@ -67,7 +70,8 @@ def main() -> None:
         print(f"{'file':30} {'command':8} {'exit':>4} {'wall s':>7} {'x base':>6} {'RSS MB':>7}  stderr")
         worst_wall = worst_rss = 0.0
         failures = 0
-        for case in write_corpus(Path(tmp) / "corpus"):
+        corpus = write_corpus(Path(tmp) / "corpus")
+        for case in corpus[:3] if args.smoke else corpus:
             cmds = commands(case, EX1, tmp)
             for cmd in cmds if args.all_commands else cmds[:1]:
                 code, wall, rss, line = measure(cmd, tmp)

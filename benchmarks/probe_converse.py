@@ -1,6 +1,6 @@
 """Probe: the printed converse min{e*, K-1} vs. itsa's corrected bound vs. verified schemes.
 
-Run:  python benchmarks/probe_converse.py [--n 500] [--seed 0] [--max-users 5] [--field 31]
+Run:  python benchmarks/probe_converse.py [--n 500] [--seed 0] [--max-users 5] [--field 31] [--smoke]
 
 Draws N seeded random small instances (same distribution as
 ``itsa.testing.instances``: 3-4 servers, at most --max-users users, 1-4
@@ -57,7 +57,10 @@ def main(argv=None) -> int:
     ap.add_argument("--field", type=int, default=31)
     ap.add_argument("--tries", type=int, default=4)
     ap.add_argument("--show", type=int, default=5, help="examples of each kind to print")
+    ap.add_argument("--smoke", action="store_true", help="a tiny input, seconds (the smoke test)")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.n, args.max_users, args.tries = 3, 4, 1
 
     rng = random.Random(f"probe:{args.seed}")
     c = Counter()

@@ -1,6 +1,6 @@
 """Probe: which reading of Q (docs/model.md §6.1) gives Condition-3 schemes that verify?
 
-Run:  python benchmarks/probe_q_rule.py [--n 3000] [--seed 0] [--max-users 5] [--field 31]
+Run:  python benchmarks/probe_q_rule.py [--n 3000] [--seed 0] [--max-users 5] [--field 31] [--smoke]
 
 For seeded random instances (the generator of probe_converse.py), under each
 reading of Q whose regime is Condition 3, the Condition-3 construction is built
@@ -24,7 +24,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-users", type=int, default=5)
     ap.add_argument("--field", type=int, default=31)
+    ap.add_argument("--smoke", action="store_true", help="a tiny input, seconds (the smoke test)")
     args = ap.parse_args()
+    if args.smoke:
+        args.n, args.max_users = 20, 4
     import random
 
     rng = random.Random(args.seed)

@@ -37,7 +37,7 @@ from collections import Counter
 from multiprocessing import Pool
 
 from itsa import Instance, analyze
-from itsa.solve import solve
+from itsa.optimum import solve
 
 
 def testing_instance(rng: random.Random, max_users: int) -> Instance:

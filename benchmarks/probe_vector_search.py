@@ -1,7 +1,9 @@
 """Probe: vector-linear schemes (L = 2..4) below the best scalar / L = 2 rate.
 
 Run:  python benchmarks/probe_vector_search.py [--part example2|gaps|all] [--budget 20000]
-                                              [--n 200] [--seed 0] [--json]
+                                              [--n 200] [--seed 0] [--json] [--smoke]
+
+``--smoke``: the gaps part on 3 instances of at most 4 users, small budgets.
 
 ``example2``: the paper's Example 2 (``instances/example-2.yaml``), best known
 scheme 7/2 at L = 2, corrected lower bound 3. For every rate ``r`` with
@@ -134,7 +136,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save", action="store_true", help="save a scheme below 7/2 if one is found")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--smoke", action="store_true", help="a tiny input, seconds (the smoke test)")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.part, args.n, args.max_users, args.gap_budget = "gaps", 3, 4, 50
     report = {}
     t0 = time.time()
     if args.part in ("example2", "all"):

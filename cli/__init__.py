@@ -5,6 +5,7 @@ Each verb lives in a module of its own and imports the library lazily, so
 """
 
 import importlib
+import sys
 
 import click
 
@@ -37,11 +38,39 @@ class _LazyGroup(click.Group):
         with resource_net():
             return super().invoke(ctx)
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run the command line; a usage error is one line on stderr and exit 2.
+
+        Click's own form is a four-line block (usage, a hint, a blank line, the
+        error); itsa prints ``error: MESSAGE (see itsa VERB --help)`` as it does
+        for every other error.
+        """
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        from ._common import EXIT_BAD_INPUT, fail
+
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "itsa"
+            fail(f"{exc.format_message()} (see {where} --help)", EXIT_BAD_INPUT)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except (click.Abort, KeyboardInterrupt, EOFError):
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
-    """Information-theoretic secure aggregation: analyse, build, verify, audit.
+    """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
+    audit, converse, solve, census and examples (one line each below).
+
+    Every verb takes an instance file or the name of a shipped one (itsa examples).
+    Errors are one line on stderr: exit 2 for bad input, 1 for a failed check.
 
     Based on Li, Zhang, He, Caire, arXiv 2604.26391.
     """

@@ -26,8 +26,11 @@ def itsa_errors():
     Bad input of any kind (:class:`itsa.InvalidInput`: an instance, a scheme,
     an option, an output path) exits 2; any other itsa error (an infeasible
     construction, a failed certificate) exits 1.
+    A package of a missing extra (``itsa[census]``, ``itsa[draw]``, ...) is
+    one line naming the extra, exit 1.
     """
     from itsa import InvalidInput, ItsaError
+    from itsa._extras import missing_message
 
     try:
         yield
@@ -35,6 +38,11 @@ def itsa_errors():
         fail(str(exc), EXIT_BAD_INPUT)
     except ItsaError as exc:
         fail(str(exc), EXIT_FAILED)
+    except ModuleNotFoundError as exc:
+        message = missing_message(exc.name or "")
+        if message is None:
+            raise
+        fail(message, EXIT_FAILED)
 
 
 def fail(message: str, code: int) -> None:
@@ -87,15 +95,30 @@ class WholeNumber(click.ParamType):
 
 
 def load_instance(path):
-    """The instance at ``path``, or the shipped example of that name (``itsa examples``)."""
+    """The instance at ``path``, or the shipped example of that name (``itsa examples``).
+
+    A missing file whose name is close to a shipped one says which it may have meant.
+    """
     import itsa
 
-    return itsa.load_instance(itsa.examples.resolve(path))
+    found = itsa.examples.resolve(path)
+    if not found.exists():
+        hint = itsa.examples.suggest(path)
+        if hint:
+            raise itsa.InvalidInstance(f"{path}: no such file{hint}")
+    return itsa.load_instance(found)
 
 
 def echo_json(obj) -> None:
-    """Print exactly one JSON object on stdout."""
-    click.echo(json.dumps(obj, indent=2))
+    """Print exactly one JSON object on stdout, its ``schema_version`` first.
+
+    Every ``--json`` output goes through here, so every one carries the
+    version (``itsa._schema.SCHEMA_VERSION``) whether or not the library's
+    plain-data form already has it.
+    """
+    from itsa._schema import SCHEMA_VERSION
+
+    click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **obj}, indent=2))
 
 
 def warn(lines) -> None:

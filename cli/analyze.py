@@ -134,17 +134,18 @@ def _render_lp(out, a) -> None:
         if len(c.configurations) > 6:
             cfgs += f", … ({len(c.configurations)} in all)"
         table.add_row(inst.describe(c.users), cfgs, str(c.slack), str(c.dual),
-                      "yes" if c.binding else ("implied" if c.dominated else ""))
+                      "yes" if c.binding else ("dominated" if c.dominated else ""))
     out.print(table)
     out.print("b = " + ", ".join(f"b{user(*inst.label(i))} = {v}" for i, v in lp.b.items()))
     out.print(LP_NOTE)
 
 
 #: Why the dual column can look odd; printed under every LP table.
-LP_NOTE = ("binding: tight and not implied by a smaller constraint; implied: another constraint's "
-           "users are a subset of these. The LP is often degenerate (several optimal duals), so the "
-           "dual shown is one certificate among several: a binding row may carry dual 0 and an "
-           "implied row a positive dual (Example 2 has both). The certificate is exact either way.")
+LP_NOTE = ("binding: tight and not dominated by a smaller constraint; dominated: another "
+           "constraint's users are a proper subset of these, so this one is implied. "
+           "The LP is often degenerate (several optimal duals), so the "
+           "dual shown is one certificate among several: a binding row may carry dual 0 and a "
+           "dominated row a positive dual (Example 2 has both). The certificate is exact either way.")
 
 
 def _render_configurations(a, keep) -> None:

@@ -43,13 +43,14 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
     """Run the census of SPEC, streaming one row per instance to OUTPUT."""
     from dataclasses import asdict
 
+    from itsa import examples
     from itsa.census import load_spec, run_census
 
     if scheduler and workers is not None:
         click.echo("error: --workers and --scheduler exclude each other", err=True)
         sys.exit(2)
     with itsa_errors():
-        spec = load_spec(spec_path)
+        spec = load_spec(examples.resolve_spec(spec_path))     # a file, or a shipped spec's name
         with _progress_bar(quiet=as_json) as progress:
             try:
                 result = run_census(spec, output, workers=workers, scheduler=scheduler, resume=resume,
@@ -68,21 +69,29 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 @census.command()
 @click.argument("results", type=click.Path(exists=False))
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["png", "svg"]), default="png", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["pdf", "svg", "png"]), default="pdf", show_default=True,
+              help="Format of the figures.")
+@click.option("--style", type=click.Choice(["paper", "annotated"]), default="paper", show_default=True,
+              help="paper: no titles (the caption is yours); annotated: each figure titled with its question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
-def report(results, out_dir, fmt, as_json):
+def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
-    from itsa.census import census_report, census_summary, read_rows
+    from itsa.census import census_report, census_summary, read_rows, report_notes
 
     with itsa_errors():
-        files = census_report(results, out_dir, fmt=fmt)
+        files = census_report(results, out_dir, fmt=fmt, style=style)
         summary = census_summary(read_rows(results))
+        notes = report_notes(out_dir)
     if as_json:
-        echo_json({"summary": summary, "files": files})
+        echo_json({"summary": summary, "notes": notes, "files": files})
         return
+    scope = summary.pop("optimal_scope")
     for key, val in summary.items():
-        click.echo(f"{key:22s} {val}")
+        click.echo(f"{key:22s} {val}" + (f" (lower bound proved for {scope})" if key == "optimal" and scope else ""))
+    for note in notes:
+        click.echo(f"note: {note}")
     click.echo(f"wrote {sum(map(len, files.values()))} files to {out_dir}")
+
 
 
 class _progress_bar:

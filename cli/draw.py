@@ -1,4 +1,4 @@
-"""``itsa draw``: the two-hop topology, with one configuration highlighted, to PNG or SVG."""
+"""``itsa draw``: the two-hop topology, with one configuration highlighted, to PDF, SVG or PNG."""
 
 import click
 
@@ -8,16 +8,19 @@ from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instanc
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Image to write; the extension (.png or .svg) picks the format.")
+              help="Image to write; the extension (.pdf, .svg or .png) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")
 @click.option("--layout", type=LibraryChoice("itsa.draw", "LAYOUTS"), default="radial",
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
+@click.option("--style", type=LibraryChoice("itsa.draw", "STYLES"), default="paper", show_default=True,
+              help="paper: the figure and a legend of the roles present; annotated: also a title "
+              "and a box listing the configuration's sets.")
 @click.option("--q-rule", type=Q_RULE, default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing what was drawn.")
-def draw(path, output, config, layout, q_rule, as_json):
+def draw(path, output, config, layout, style, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
     from itsa.draw import draw_instance, output_format, parse_config
@@ -28,7 +31,7 @@ def draw(path, output, config, layout, q_rule, as_json):
         instance = load_instance(path)
         if config is not None:
             config = parse_config(config, instance)
-        drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout)
+        drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout, style)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
     if as_json:

@@ -66,8 +66,8 @@ def render(instance, verdict, show_all: bool) -> None:
     out.print("correctness: every server decodes ΣW" if not bad else
               f"correctness: server(s) {', '.join(map(str, bad))} cannot decode ΣW")
     out.print(f"security: {verdict.total} configurations (k, m, n), {verdict.trivial} with S_m = ∅, "
-              f"{len(verdict.nonzero_leaks)} leaking")
-    rows = verdict.leaks if show_all else verdict.nonzero_leaks
+              f"{len(verdict.leaks)} leaking")
+    rows = verdict.measured if show_all else verdict.leaks
     if rows:
         table = Table(title="I(view_k; W_Sm | ΣW, W_Tn, Z_Tn) in q-ary units")
         for col in ("k", "m", "n", "leak"):

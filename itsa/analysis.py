@@ -7,17 +7,43 @@ each bound carries the sentence that justifies it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 
 from . import display
 from .bounds import corrected_lower_bound
 from .display import Displayable
+from .exceptions import InvalidOption
 from .instance import Instance
 from .lp import LPResult, theorem2_lp
 from .quantities import Configurations, SetQuantities, configurations, set_quantities
 from .typing import Config
 
-REGIMES = ("condition-1", "condition-2", "condition-3", "theorem-2")
+
+
+class Regime(StrEnum):
+    """The regime of an instance: Theorem 1's conditions 1-3, or Theorem 2 (paper Sec. III).
+
+    A :class:`str`: each member equals, prints and serialises as its value
+    (``"condition-2"``), so JSON output and string comparisons are unchanged.
+
+    >>> Regime.CONDITION_2 == "condition-2", Regime("theorem-2"), Regime.CONDITION_1
+    (True, 'theorem-2', 'condition-1')
+    >>> import json; json.dumps({"regime": Regime.THEOREM_2})
+    '{"regime": "theorem-2"}'
+    """
+
+    CONDITION_1 = "condition-1"
+    CONDITION_2 = "condition-2"
+    CONDITION_3 = "condition-3"
+    THEOREM_2 = "theorem-2"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+#: Every regime, in the paper's order (also the scheme constructions: one per regime).
+REGIMES = tuple(Regime)
 
 
 @dataclass(frozen=True)
@@ -115,19 +141,19 @@ class Analysis(Displayable):
         return rows
 
 
-def decide_regime(K: int, sets: SetQuantities) -> tuple[str, str]:
+def decide_regime(K: int, sets: SetQuantities) -> tuple[Regime, str]:
     """The regime of Theorem 1 (conditions 1-3) or Theorem 2, with the reason.
 
     Paper Sec. III; Condition 1 read as ``e* >= K`` (docs/model.md §6.2).
     """
     e, a, sb, q = sets.e_star, sets.a_star, sets.S_bar.bit_count(), sets.Q.bit_count()
     if e >= K:
-        return "condition-1", f"e* = {e} >= K = {K} (Condition 1, read as e* >= K)"
+        return Regime.CONDITION_1, f"e* = {e} >= K = {K} (Condition 1, read as e* >= K)"
     if a <= sb - 1:
-        return "condition-2", f"e* = {e} <= K-1 = {K - 1} and a* = {a} <= |S̄|-1 = {sb - 1}"
+        return Regime.CONDITION_2, f"e* = {e} <= K-1 = {K - 1} and a* = {a} <= |S̄|-1 = {sb - 1}"
     if q <= K - 1:
-        return "condition-3", f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = {q} <= K-1 ({sets.q_rule} rule)"
-    return "theorem-2", f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = K = {K} ({sets.q_rule} rule)"
+        return Regime.CONDITION_3, f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = {q} <= K-1 ({sets.q_rule} rule)"
+    return Regime.THEOREM_2, f"e* = {e} <= K-1, a* = |S̄| = {sb} and |Q| = K = {K} ({sets.q_rule} rule)"
 
 
 def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
@@ -159,7 +185,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     if conf is None:
         conf = configurations(instance)
     elif conf.instance != instance:
-        raise ValueError("conf was computed for another instance")
+        raise InvalidOption("conf was computed for another instance")
     sets = set_quantities(conf, q_rule)
     K, e = instance.K, sets.e_star
     regime, why = decide_regime(K, sets)
@@ -172,9 +198,9 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     else:
         lower = Bound(None, "not computed (asked not to: corrected=False / --no-corrected)")
     lp = None
-    if regime == "condition-1":
+    if regime == Regime.CONDITION_1:
         upper = Bound(Fraction(K - 1), "Condition 1 scheme: K-1 independent key symbols")
-    elif regime in ("condition-2", "condition-3"):
+    elif regime in (Regime.CONDITION_2, Regime.CONDITION_3):
         upper = Bound(Fraction(e), f"{regime.capitalize()} scheme achieves e* = {e}")
     else:
         lp = theorem2_lp(conf, lp_solver)

@@ -27,7 +27,7 @@ from .exceptions import (Infeasible, InvalidInstance, InvalidOption, InvalidOutp
                          ItsaError, VerificationError)
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
-from .linalg import field_problem
+from .linalg import check_field
 from .quantities import Q_RULES, configurations
 from .scheme import Scheme, save_scheme
 from .search import SearchResult, search_min_rate
@@ -201,9 +201,7 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     >>> a
     <Audit homogeneous-U3-V2-t1: 2 findings; printed lower 5, corrected lower 4, best verified 4>
     """
-    problem = field_problem(field)
-    if problem:
-        raise InvalidOption(problem)
+    check_field(field)
     cap_note = None
     conf = configurations(instance)
     analyses = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf) for rule in Q_RULES}

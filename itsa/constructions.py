@@ -14,14 +14,15 @@ from math import comb, lcm
 import numpy as np
 
 from . import display
-from .analysis import Analysis
+from .analysis import REGIMES, Analysis, Regime
 from .bitset import members
 from .exceptions import Infeasible, InvalidOption, VerificationError
-from .linalg import field_problem
+from .linalg import check_field, field_problem
 from .scheme import Scheme
 from .verify import Verdict, check_verifiable, verify
 
-CONSTRUCTIONS = ("condition-1", "condition-2", "condition-3", "theorem-2")
+#: One construction per regime, named after it (the same tuple as :data:`itsa.analysis.REGIMES`).
+CONSTRUCTIONS = REGIMES
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,11 @@ def required_field(a: Analysis, construction: str) -> int | None:
     ``e* · C(|S̄|, e*)`` (Condition 2) and ``e* · C(|S̄|+1, e*)`` (Condition 3).
     """
     e, sb = a.e_star, a.S_bar.bit_count()
-    if construction == "condition-2":
+    if construction == Regime.CONDITION_2:
         return e * comb(sb, e)
-    if construction == "condition-3":
+    if construction == Regime.CONDITION_3:
         return e * comb(sb + 1, e)
-    if construction == "condition-1":
+    if construction == Regime.CONDITION_1:
         return 1
     return None
 
@@ -112,9 +113,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     >>> b.verdict.ok, b.scheme.rate
     (True, Fraction(2, 1))
     """
-    problem = field_problem(field)
-    if problem:
-        raise InvalidOption(problem)
+    check_field(field)
     construction = construction or a.regime
     if construction not in CONSTRUCTIONS:
         raise InvalidOption(f"construction must be one of {CONSTRUCTIONS}")
@@ -133,11 +132,11 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         if verdict.ok:
             return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
         last_fail = verdict
-        if construction == "condition-1":
+        if construction == Regime.CONDITION_1:
             break   # deterministic: another try draws the same scheme
     need = required_field(a, construction)
     hint = f"; the Schwartz-Zippel bound asks q > {need}" if need else ""
-    bad = len(last_fail.nonzero_leaks) if last_fail else 0
+    bad = len(last_fail.leaks) if last_fail else 0
     raise VerificationError(f"no {construction} scheme over F_{field} verified within {max_tries} tries "
                      f"(last try: {bad} leaking configurations){hint}")
 
@@ -149,9 +148,9 @@ _EXACT = object
 
 def _planned_size(a: Analysis, construction: str) -> tuple[int, int] | None:
     """``(L, key_symbols)`` the construction will draw, or ``None`` if it cannot apply."""
-    if construction == "condition-1":
+    if construction == Regime.CONDITION_1:
         return 1, a.instance.K - 1
-    if construction in ("condition-2", "condition-3"):
+    if construction in (Regime.CONDITION_2, Regime.CONDITION_3):
         return 1, a.e_star
     if a.lp is None or not a.lp.feasible:
         return None
@@ -262,8 +261,8 @@ def _as_rows(keys: dict[int, np.ndarray]) -> dict[int, tuple[tuple[int, ...], ..
     return {i: tuple(tuple(int(x) for x in row) for row in k) for i, k in sorted(keys.items())}
 
 
-_DRAWS = {"condition-1": _condition1, "condition-2": _condition2,
-          "condition-3": _condition3, "theorem-2": _theorem2}
+_DRAWS = {Regime.CONDITION_1: _condition1, Regime.CONDITION_2: _condition2,
+          Regime.CONDITION_3: _condition3, Regime.THEOREM_2: _theorem2}
 
 
 def field_warning(a: Analysis, field: int, construction: str | None = None) -> str | None:

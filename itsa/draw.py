@@ -7,6 +7,10 @@ ringed when they are in ``Q``; one configuration ``(u, m, n)`` is overlaid:
 the eavesdropping server ``u`` and what it receives, the colluders ``T_n``,
 ``S_m ∩ K_u`` and the servers of ``U^(m,n)`` and ``F^(m,n)``.
 
+Two styles: ``paper`` (the default) is the figure alone with a compact
+legend of the roles present, for a paper to caption; ``annotated`` adds the
+title, the configuration line and a box with every set of the configuration.
+
 matplotlib is imported lazily, inside the functions, so ``import itsa`` stays
 light; no pyplot global state is used (a bare :class:`matplotlib.figure.Figure`).
 """
@@ -30,7 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
 LAYOUTS = ("radial", "spring")
-FORMATS = ("png", "svg")
+FORMATS = ("png", "svg", "pdf")
+STYLES = ("paper", "annotated")
 
 
 # Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
@@ -40,14 +45,14 @@ OUTSIDE = "#E6E6E6"       # user outside S̄
 HALO_T = "#0072B2"        # colluder, in T_n
 HALO_S = "#009E73"        # in S_m ∩ K_u
 SERVER_U = "#F0E442"      # server in U^(m,n)
-SERVER_F = "#56B4E9"      # server in F^(m,n)
+SERVER_F = "#999999"      # server in F^(m,n): grey, apart from the blue halo and in greyscale
 SERVER_OTHER = "#FFFFFF"
 EAVESDROPPER = "#D55E00"  # server u, and the links it listens on
 LINK = "#A0A0A0"
 BROADCAST = "#4D4D4D"
 
 _DPI = 150
-_LEGEND_IN = 4.3     # width of the legend column, inches
+_LEGEND_IN = 3.6     # width of the legend column, inches (annotated style)
 _NOTES_PT = 10.5     # font size of the text box under the plot
 _SEED = 7
 
@@ -75,7 +80,7 @@ class DrawnFigure:
 
 
 def output_format(path: str | os.PathLike) -> str:
-    """The image format named by the extension of ``path`` (``"png"`` or ``"svg"``).
+    """The image format named by the extension of ``path`` (``"png"``, ``"svg"`` or ``"pdf"``).
 
     Raises :class:`InvalidOutputPath` for any other extension.
 
@@ -85,7 +90,7 @@ def output_format(path: str | os.PathLike) -> str:
     ext = Path(path).suffix.lower().lstrip(".")
     if ext not in FORMATS:
         raise InvalidOutputPath(f"cannot draw to {os.fspath(path)!r}: the extension must be "
-                              f".png or .svg, not {('.' + ext) if ext else 'none'}")
+                              f".png, .svg or .pdf, not {('.' + ext) if ext else 'none'}")
     return ext
 
 
@@ -127,7 +132,7 @@ def default_config(analysis: Analysis) -> Config:
 
 
 def instance_figure(analysis: Analysis, config: str | Config | None = None,
-                    layout: str = "radial") -> tuple["Figure", DrawnFigure]:
+                    layout: str = "radial", style: str = "paper") -> tuple["Figure", DrawnFigure]:
     """Build the figure (not saved); see :func:`draw_instance` for the parameters.
 
     Returns the :class:`matplotlib.figure.Figure` and a :class:`DrawnFigure`
@@ -135,13 +140,15 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
     """
     if layout not in LAYOUTS:
         raise InvalidOption(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
+    if style not in STYLES:
+        raise InvalidOption(f"style {style!r}: choose one of {', '.join(STYLES)}")
     inst = analysis.instance
     if inst.K > MAX_DRAW_USERS:
         raise InvalidOption(f"cannot draw {inst.K:,} users: a figure shows at most {MAX_DRAW_USERS:,} "
                             "(the layout and the labels take minutes beyond that)")
     default = config is None
     cfg = default_config(analysis) if default else parse_config(config, inst)
-    fig, title = _Painter(analysis, cfg, layout, default).paint()
+    fig, title = _Painter(analysis, cfg, layout, default).paint(style)
     u, m, n = cfg
     conf = analysis.configurations
     info = DrawnFigure(Path(), "", layout, cfg, int(conf.c[u - 1, m - 1, n - 1]),
@@ -150,15 +157,16 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
 
 
 def draw_instance(analysis: Analysis, path: str | os.PathLike,
-                  config: str | Config | None = None, layout: str = "radial") -> DrawnFigure:
-    """Draw the topology of an analysed instance, with one configuration, to PNG or SVG.
+                  config: str | Config | None = None, layout: str = "radial",
+                  style: str = "paper") -> DrawnFigure:
+    """Draw the topology of an analysed instance, with one configuration, to PDF, SVG or PNG.
 
     Parameters
     ----------
     analysis : Analysis
         From :func:`itsa.analyze`.
     path : path-like
-        Output file; its extension (``.png`` or ``.svg``) picks the format. The
+        Output file; its extension (``.pdf``, ``.svg`` or ``.png``) picks the format. The
         file appears whole or not at all (written beside it, then renamed).
     config : str or (int, int, int), optional
         The configuration ``(u, m, n)`` to highlight, 1-based, or ``"u,m,n"``.
@@ -167,6 +175,10 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
         ``radial``: servers on an inner circle, each one's users fanned out
         around it on an outer circle. ``spring``: networkx's force-directed
         layout, seeded. Both are deterministic.
+    style : {"paper", "annotated"}
+        ``paper``: the figure and a legend of the roles present, nothing
+        else (the caption is the paper's). ``annotated``: also a title, the
+        configuration line and a box listing the configuration's sets.
 
     Returns
     -------
@@ -179,7 +191,7 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
     InvalidOutputPath
         Unsupported extension or unwritable path.
     InvalidOption
-        Bad ``config`` or ``layout``.
+        Bad ``config``, ``layout`` or ``style``.
 
     Notes
     -----
@@ -202,7 +214,7 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
     if not path.parent.is_dir():
         raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: "
                               f"directory {os.fspath(path.parent)!r} does not exist")
-    fig, info = instance_figure(analysis, config, layout)
+    fig, info = instance_figure(analysis, config, layout, style)
     _save_atomically(fig, path, fmt, info.title)
     return DrawnFigure(path, fmt, info.layout, info.config, info.c, info.e_star,
                        info.critical, info.default, info.title)
@@ -213,7 +225,8 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
 def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
     import matplotlib
 
-    meta = {"Title": title, "Date": None} if fmt == "svg" else {"Title": title, "Software": None}
+    meta = {"svg": {"Title": title, "Date": None}, "pdf": {"Title": title, "CreationDate": None},
+            "png": {"Title": title, "Software": None}}[fmt]
     with atomic_writer(path, binary=True) as fh, matplotlib.rc_context(
             {"svg.hashsalt": "itsa", "svg.fonttype": "none"}):
         fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
@@ -235,19 +248,20 @@ def _graph(inst: Instance):
 
 
 def _radial(inst: Instance) -> dict:
-    """Servers on a circle of radius 0.45 (server 1 on top, clockwise); users on
-    the unit circle, each server's users in a sector centred on it."""
-    K, U = inst.K, inst.U
-    weights = [max(v, K / (2 * U)) + 1 for v in inst.servers]   # +1: a gap slot
-    slot = 2 * math.pi / sum(weights)
-    pos, acc = {}, 0.0
-    for u, (v, w) in enumerate(zip(inst.servers, weights), 1):
-        centre = acc + w / 2
-        acc += w
-        ang = math.pi / 2 - slot * (centre - weights[0] / 2)
-        pos[("s", u)] = (0.45 * math.cos(ang), 0.45 * math.sin(ang))
+    """Servers evenly on a circle of radius 0.45 (server 1 on top, clockwise), so that
+    the figure is symmetric; users on the unit circle, each server's users fanned out
+    around it at one common spacing, small enough that neighbouring fans never meet."""
+    K, U, V = inst.K, inst.U, inst.servers
+    sector = 2 * math.pi / U
+    step = 2 * math.pi / (K + U)
+    if U > 1:
+        step = min(step, min(2 * sector / (V[u] + V[(u + 1) % U] + 1) for u in range(U)))
+    pos = {}
+    for u, v in enumerate(V, 1):
+        centre = math.pi / 2 - sector * (u - 1)
+        pos[("s", u)] = (0.45 * math.cos(centre), 0.45 * math.sin(centre))
         for j in range(v):
-            a = math.pi / 2 - slot * (centre - weights[0] / 2 + j - (v - 1) / 2)
+            a = centre - step * (j - (v - 1) / 2)
             pos[("k", inst.index(u, j + 1))] = (math.cos(a), math.sin(a))
     return pos
 
@@ -339,18 +353,16 @@ class _Painter:
         self.halo = 1.38 * self.r
         self.lim = 1.0 + self.halo + 0.04
 
-    def paint(self):
-        from matplotlib.figure import Figure
-
+    def paint(self, style: str = "paper"):
         self._geometry()
-        inst = self.inst
-        notes = self._notes()
-        ax_in, legend_in = self._axes_inches(), _LEGEND_IN
-        title_in, pad = 0.95, 0.15
-        notes_in = 0.24 * len(notes) + 0.3
-        W, H = ax_in + legend_in + 2 * pad, ax_in + title_in + notes_in + pad
-        fig = Figure(figsize=(W, H), dpi=_DPI)
-        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_in / H))
+        u, m, n = self.cfg
+        title = f"{self.inst.name or 'instance'}: configuration (u, m, n) = ({u}, {m}, {n})"
+        rel = "= e*" if self.c == self.a.e_star else f"< e* = {self.a.e_star}"
+        plain = f"{title}; c = {self.c} {rel}, {'critical' if self.critical else 'not critical'}"
+        fig = self._paper() if style == "paper" else self._annotated(title, rel)
+        return fig, plain
+
+    def _plot(self, ax, ax_in: float) -> None:
         ax.set_xlim(-self.lim, self.lim)
         ax.set_ylim(-self.lim, self.lim)
         ax.set_aspect("equal")
@@ -360,9 +372,32 @@ class _Painter:
         self._users(ax)
         self._servers(ax)
 
+    def _paper(self):
+        """The plot and a compact legend of the roles present: no title, no text box."""
+        from matplotlib.figure import Figure
+
+        ax_in = max(3.2, min(7.0, 0.12 * (self.inst.K + self.inst.U)))
+        self.lw = ax_in / 7.0                                # line widths scale with the plot
+        fig = Figure(figsize=(ax_in + 2.1, ax_in), dpi=_DPI, layout="constrained")
+        ax = fig.add_subplot()
+        self._plot(ax, ax_in)
+        self._legend(fig, loc="outside right center", fontsize=7, markerscale=0.6, headings=False)
+        return fig
+
+    def _annotated(self, title: str, rel: str):
+        """The diagnostic figure: title, configuration line, the plot, legend and the sets."""
+        from matplotlib.figure import Figure
+
         u, m, n = self.cfg
-        title = f"{inst.name or 'instance'}: configuration (u, m, n) = ({u}, {m}, {n})"
-        rel = "= e*" if self.c == self.a.e_star else f"< e* = {self.a.e_star}"
+        notes = self._notes()
+        ax_in, legend_in = self._axes_inches(), _LEGEND_IN
+        title_in, pad = 0.95, 0.15
+        notes_in = 0.24 * len(notes) + 0.2
+        W, H = ax_in + legend_in + 2 * pad, ax_in + title_in + notes_in + pad
+        self.lw = 1.0
+        fig = Figure(figsize=(W, H), dpi=_DPI)
+        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_in / H))
+        self._plot(ax, ax_in)
         sub = (f"$c_{{{u},{m},{n}}}$ = {self.c} {rel.replace('e*', '$e^*$')}, "
                f"{'critical' if self.critical else 'not critical'}"
                f"{' (first configuration attaining $e^*$)' if self.default else ''}"
@@ -373,9 +408,9 @@ class _Painter:
         fig.text(pad / W, pad / H, "\n".join(notes), ha="left", va="bottom", fontsize=_NOTES_PT,
                  linespacing=1.5, bbox=dict(boxstyle="round,pad=0.5", fc="#F7F7F7",
                                            ec="#BBBBBB"))
-        self._legend(fig, (ax_in + 2 * pad) / W, 1 - title_in / H)
-        plain = f"{title}; c = {self.c} {rel}, {'critical' if self.critical else 'not critical'}"
-        return fig, plain
+        self._legend(fig, loc="upper left", bbox_to_anchor=((ax_in + 2 * pad) / W, 1 - title_in / H),
+                     fontsize=11, markerscale=1.0, headings=True)
+        return fig
 
     def _notes(self) -> list[str]:
         inst, a = self.inst, self.a
@@ -411,10 +446,10 @@ class _Painter:
             for b in range(a + 1, inst.U + 1):
                 seg = (pos[("s", a)], pos[("s", b)])
                 (listen_bc if u in (a, b) else bc).append(seg)
-        ax.add_collection(LineCollection(plain, colors=LINK, linewidths=1.0, zorder=1))
-        ax.add_collection(LineCollection(bc, colors=BROADCAST, linewidths=1.8, zorder=1))
+        ax.add_collection(LineCollection(plain, colors=LINK, linewidths=1.0 * self.lw, zorder=1))
+        ax.add_collection(LineCollection(bc, colors=BROADCAST, linewidths=1.8 * self.lw, zorder=1))
         ax.add_collection(LineCollection(listen_up + listen_bc, colors=EAVESDROPPER,
-                                         linewidths=2.6, zorder=1))
+                                         linewidths=2.6 * self.lw, zorder=1))
 
     def _users(self, ax):
         from matplotlib.patches import Circle, Wedge
@@ -435,7 +470,7 @@ class _Painter:
                                     alpha=0.55, lw=0, zorder=2))
             fill = EXPLICIT if explicit & bit else IMPLICIT if a.S_I & bit else OUTSIDE
             in_q = bool(a.Q & bit)
-            lw = max(1.8, 0.16 * self.r * self.ppu) if in_q else 0.8
+            lw = (max(1.8, 0.16 * self.r * self.ppu) if in_q else 0.8) * self.lw
             ax.add_patch(Circle((x, y), self.r, fc=fill, ec="black" if in_q else "#777777",
                                 lw=lw, zorder=3))
             uu, vv = inst.label(i)
@@ -452,47 +487,69 @@ class _Painter:
             eav = s == u
             ax.add_patch(FancyBboxPatch(
                 (x - h, y - h), 2 * h, 2 * h, boxstyle=f"round,pad=0,rounding_size={0.3 * h}",
-                fc=fill, ec=EAVESDROPPER if eav else "black", lw=4.0 if eav else 1.4, zorder=3))
+                fc=fill, ec=EAVESDROPPER if eav else "black", lw=(4.0 if eav else 1.4) * self.lw, zorder=3))
             ax.text(x, y, f"server\n{s}", ha="center", va="center", fontsize=fs,
                     fontweight="bold", zorder=4, linespacing=1.1)
 
-    def _legend(self, fig, left: float, top: float):
+    def roles(self) -> set[str]:
+        """The roles present in this figure (the legend lists these and no other)."""
+        inst, a = self.inst, self.a
+        u = self.cfg[0]
+        explicit = a.S_bar & ~a.S_I
+        present = {"eavesdropper", "receives"}
+        present |= {name for name, mask in (("explicit", explicit), ("implicit", a.S_I),
+                                            ("outside", inst.full_mask & ~a.S_bar), ("in_q", a.Q),
+                                            ("colluder", self.T_n), ("s_cap_k", self.SK)) if mask}
+        present |= {"server_u"} if self.U_mn else set()
+        present |= {"server_f"} if self.F_mn else set()
+        if any(s not in self.U_mn and s not in self.F_mn for s in range(1, inst.U + 1)):
+            present.add("server_other")
+        if any(inst.server_of(i) != u for i in range(inst.K)):
+            present.add("hop1")
+        if inst.U >= 3:
+            present.add("broadcast")
+        return present
+
+    def _legend(self, fig, *, fontsize: float, markerscale: float, headings: bool, **where):
         from matplotlib.lines import Line2D
 
         u, m, n = self.cfg
+        k = markerscale
 
         def dot(fc, ec="#777777", lw=0.8, ms=12, marker="o", alpha=1.0):
-            return Line2D([], [], ls="none", marker=marker, ms=ms, mfc=fc, mec=ec, mew=lw,
+            return Line2D([], [], ls="none", marker=marker, ms=ms * k, mfc=fc, mec=ec, mew=lw * k,
                           alpha=alpha)
 
-        heads = set()
-
-        def head(text):
-            heads.add(text)
-            return Line2D([], [], ls="none"), text
-
-        entries = [
-            head("Users (fill: role)"),
-            (dot(EXPLICIT), "in some $S_m$ (explicit)"),
-            (dot(IMPLICIT), "implicit, in $S_I$"),
-            (dot(OUTSIDE), "outside $\\bar{S}$"),
-            (dot("white", "black", 2.6), "in $Q$ (thick outline)"),
-            head(f"Configuration ({u}, {m}, {n})"),
-            (dot(HALO_T, lw=0, ms=17, alpha=0.55), f"colluder, in $T_{{{n}}}$ (halo)"),
-            (dot(HALO_S, lw=0, ms=17, alpha=0.55), f"in $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ (halo)"),
-            (dot("white", EAVESDROPPER, 3.0, 16, "s"), f"eavesdropping server $u$ = {u}"),
-            (Line2D([], [], color=EAVESDROPPER, lw=2.6), f"what server {u} receives"),
-            (dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{({m},{n})}}$"),
-            (dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{({m},{n})}}$"),
-            (dot(SERVER_OTHER, "black", 1.2, 16, "s"), "other server"),
-            head("Links"),
-            (Line2D([], [], color=LINK, lw=1.0), "user to its server (hop 1)"),
-            (Line2D([], [], color=BROADCAST, lw=1.8), "server broadcast (hop 2)"),
+        groups = [
+            ("Users (fill: role)", [
+                ("explicit", dot(EXPLICIT), "in some $S_m$ (explicit)"),
+                ("implicit", dot(IMPLICIT), "implicit, in $S_I$"),
+                ("outside", dot(OUTSIDE), "outside $\\bar{S}$"),
+                ("in_q", dot("white", "black", 2.6), "in $Q$ (thick outline)")]),
+            (f"Configuration ({u}, {m}, {n})", [
+                ("colluder", dot(HALO_T, lw=0, ms=17, alpha=0.55), f"colluder, in $T_{{{n}}}$ (halo)"),
+                ("s_cap_k", dot(HALO_S, lw=0, ms=17, alpha=0.55),
+                 f"in $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ (halo)"),
+                ("eavesdropper", dot("white", EAVESDROPPER, 3.0, 16, "s"), f"eavesdropping server $u$ = {u}"),
+                ("receives", Line2D([], [], color=EAVESDROPPER, lw=2.6 * k), f"what server {u} receives"),
+                ("server_u", dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{({m},{n})}}$"),
+                ("server_f", dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{({m},{n})}}$"),
+                ("server_other", dot(SERVER_OTHER, "black", 1.2, 16, "s"), "other server")]),
+            ("Links", [
+                ("hop1", Line2D([], [], color=LINK, lw=1.0 * k), "user to its server (hop 1)"),
+                ("broadcast", Line2D([], [], color=BROADCAST, lw=1.8 * k), "server broadcast (hop 2)")]),
         ]
+        present = self.roles()
+        entries, heads = [], set()
+        for head, items in groups:
+            shown = [(h, label) for role, h, label in items if role in present]
+            if shown and headings:
+                heads.add(head)
+                entries.append((Line2D([], [], ls="none"), head))
+            entries += shown
         handles, labels = zip(*entries)
-        leg = fig.legend(handles, labels, loc="upper left", bbox_to_anchor=(left, top),
-                         frameon=False, fontsize=11, handlelength=1.6, borderaxespad=0.0,
-                         labelspacing=0.75)
+        leg = fig.legend(handles, labels, frameon=False, fontsize=fontsize, handlelength=1.6,
+                         borderaxespad=0.0, labelspacing=0.75 if headings else 0.5, **where)
         for text in leg.get_texts():
             if text.get_text() in heads:
                 text.set_fontweight("bold")

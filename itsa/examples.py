@@ -5,6 +5,10 @@ data; every function here works from any directory, in a source checkout or
 an installed package. Names are file stems, with ``audit/`` for the files
 behind itsa's audit findings (``docs/audit.md``).
 
+The census specs that ship with itsa (the repository's ``specs/`` folder) are
+not instances: :func:`spec_names` lists them and :func:`spec_path` finds one
+by name, which is what ``itsa census NAME`` runs.
+
 Examples
 --------
 >>> from itsa import examples
@@ -22,20 +26,37 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
-from .exceptions import InvalidInstance
+from .exceptions import InvalidInput, InvalidInstance
 from .instance import Instance
 from .instance_io import _is_int, load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
-           "homogeneous", "homogeneous_yaml", "resolve"]
+           "homogeneous", "homogeneous_yaml", "resolve", "spec_names", "spec_path", "resolve_spec",
+           "suggest"]
+
+#: The prefix under which census specs were once listed among the instances (still accepted).
+SPEC_PREFIX = "census/"
+
+
+def _shipped(folder: str) -> Path:
+    """A shipped data folder: package data inside ``itsa/``, or the checkout's top-level folder."""
+    installed = Path(str(files("itsa") / folder))    # wheel: package data inside itsa/
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parent.parent / folder    # source checkout, editable
 
 
 def _root() -> Path:
     """The folder of shipped instances."""
-    installed = Path(str(files("itsa") / "instances"))    # wheel: package data inside itsa/
-    if installed.is_dir():
-        return installed
-    return Path(__file__).resolve().parent.parent / "instances"    # source checkout, editable
+    return _shipped("instances")
+
+
+def _find(root: Path, name: str) -> Path | None:
+    for candidate in (name, f"{name}.yaml"):
+        p = root / candidate
+        if p.is_file() and root.resolve() in p.resolve().parents:
+            return p
+    return None
 
 
 def names() -> tuple[str, ...]:
@@ -59,12 +80,13 @@ def path(name: str) -> Path:
     InvalidInstance
         If no shipped file has that name.
     """
-    root = _root()
-    for candidate in (name, f"{name}.yaml"):
-        p = root / candidate
-        if p.is_file() and root in p.resolve().parents:
-            return p
-    raise InvalidInstance(f"{name}: no shipped example of that name (see itsa.examples.names())")
+    found = _find(_root(), name)
+    if found is None and name.startswith(SPEC_PREFIX):      # the specs' old home: a census name
+        found = _find(_shipped("specs"), name[len(SPEC_PREFIX):])
+    if found is None:
+        hint = _did_you_mean(name.removesuffix(".yaml"), names()) or " (see itsa.examples.names())"
+        raise InvalidInstance(f"{name}: no shipped example of that name{hint}")
+    return found
 
 
 def resolve(path_or_name: str | Path) -> Path:
@@ -77,10 +99,77 @@ def resolve(path_or_name: str | Path) -> Path:
     p = Path(path_or_name)
     if p.exists():
         return p
-    try:
-        return path(str(path_or_name))
-    except InvalidInstance:
+    found = _find(_root(), str(path_or_name))
+    return p if found is None else found
+
+
+def suggest(path_or_name: str | Path, choices: tuple[str, ...] | None = None) -> str:
+    """``"; did you mean 'NAME'?"`` for a misspelled shipped name, else ``""``.
+
+    >>> suggest("exmaple-1")
+    "; did you mean 'example-1'?"
+    >>> suggest("no-such-thing.yaml")
+    ''
+    """
+    stem = str(path_or_name).removesuffix(".yaml")
+    return _did_you_mean(stem, names() if choices is None else choices)
+
+
+def _did_you_mean(name: str, choices) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.75)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def spec_names() -> tuple[str, ...]:
+    """Every shipped census spec name (run one with ``itsa census NAME -o OUT``).
+
+    >>> spec_names()
+    ('grid-small', 'minimal')
+    """
+    return tuple(sorted(p.stem for p in _shipped("specs").glob("*.yaml")))
+
+
+def spec_path(name: str) -> Path:
+    """The file of a shipped census spec: ``minimal``, ``minimal.yaml`` or ``census/minimal``.
+
+    >>> spec_path("census/minimal").name
+    'minimal.yaml'
+
+    Raises
+    ------
+    InvalidInput
+        If no shipped spec has that name.
+    """
+    found = _find(_shipped("specs"), name.removeprefix(SPEC_PREFIX))
+    if found is None:
+        raise InvalidInput(f"{name}: no shipped census spec of that name{_did_you_mean(name, spec_names())}"
+                           f" (shipped: {', '.join(spec_names())})")
+    return found
+
+
+def resolve_spec(path_or_name: str | Path) -> Path:
+    """``path_or_name`` if such a file exists, else the shipped census spec of that name.
+
+    What ``itsa census NAME`` does. A name that is neither is returned
+    unchanged, unless it is close to a shipped name (then a did-you-mean).
+
+    Raises
+    ------
+    InvalidInput
+        If ``path_or_name`` is no file but looks like a misspelled shipped name.
+    """
+    p = Path(path_or_name)
+    if p.exists():
         return p
+    found = _find(_shipped("specs"), str(path_or_name).removeprefix(SPEC_PREFIX))
+    if found is not None:
+        return found
+    hint = _did_you_mean(str(path_or_name).removeprefix(SPEC_PREFIX).removesuffix(".yaml"), spec_names())
+    if hint:
+        raise InvalidInput(f"{p}: no such file{hint}")
+    return p
 
 
 def describe(name: str) -> str:

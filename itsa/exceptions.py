@@ -12,7 +12,8 @@ of input, so a caller can catch exactly what it passed::
     │   ├── InvalidOption                   a parameter: field, engine, rule, configuration...
     │   └── InvalidOutputPath               a place to write to
     ├── Infeasible                          exit 1
-    └── VerificationError                   exit 1
+    ├── VerificationError                   exit 1
+    └── MissingExtra (also ImportError)     exit 1: an optional part whose extra is not installed
 
 >>> issubclass(InvalidScheme, ValueError) and issubclass(InvalidScheme, ItsaError)
 True
@@ -49,6 +50,10 @@ class Infeasible(ItsaError):
 
 class VerificationError(ItsaError):
     """A certificate or scheme that does not pass its own exact check."""
+
+
+class MissingExtra(ItsaError, ImportError):
+    """An optional part of itsa whose extra is not installed (``pip install 'itsa[EXTRA]'``)."""
 
 
 #: Longest quotation of an offending input value in an error message (characters).

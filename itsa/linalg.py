@@ -17,7 +17,7 @@ from functools import lru_cache
 import flint
 import numpy as np
 
-from .exceptions import excerpt
+from .exceptions import InvalidInput, InvalidOption, excerpt
 
 BACKENDS = ("flint", "galois")
 
@@ -53,6 +53,35 @@ def field_problem(q) -> str | None:
     if not isinstance(q, int) or isinstance(q, bool):
         return f"field {excerpt(q, 30)} is not an integer"
     return _int_field_problem(q)
+
+
+def check_field(q, error: type[InvalidInput] = InvalidOption, prefix: str = "") -> None:
+    """Raise ``error`` (default :class:`InvalidOption`) unless ``q`` is a supported prime field.
+
+    The one check behind every ``field=`` parameter; :func:`field_problem`
+    gives the reason as text without raising.
+
+    Parameters
+    ----------
+    q : object
+        Candidate field size.
+    error : type
+        The :class:`InvalidInput` subclass to raise: ``InvalidScheme`` for a
+        field read from a scheme, ``InvalidOption`` for a parameter.
+    prefix : str
+        Put before the reason, e.g. ``"requested "``.
+
+    Examples
+    --------
+    >>> check_field(7)
+    >>> check_field(9)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: field 9 = 3^2 is a prime power; only prime fields F_p are supported
+    """
+    problem = field_problem(q)
+    if problem:
+        raise error(prefix + problem)
 
 
 @lru_cache(maxsize=256)
@@ -112,7 +141,7 @@ def rank_flat(nrows: int, ncols: int, flat: Sequence[int], q: int,
         gf = _galois_field(q)
         arr = np.asarray(flat, dtype=np.int64).reshape(nrows, ncols)
         return int(np.linalg.matrix_rank(gf(arr)))
-    raise ValueError(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    raise InvalidOption(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
 
 
 def rank(matrix, q: int, backend: str = "flint") -> int:
@@ -131,16 +160,16 @@ def rank(matrix, q: int, backend: str = "flint") -> int:
     if arr.size == 0:
         return 0
     if arr.ndim != 2:
-        raise ValueError("rank: expected a 2-D matrix")
+        raise InvalidOption("rank: expected a 2-D matrix")
     flat = [int(x) % q for x in arr.ravel().tolist()]
     return rank_flat(arr.shape[0], arr.shape[1], flat, q, backend)
 
 
 @lru_cache(maxsize=16)
 def _galois_field(q: int):
-    import galois
+    from ._extras import require
 
-    return galois.GF(q)
+    return require("galois").GF(q)
 
 
 class Matrices:
@@ -165,7 +194,7 @@ class Matrices:
 
     def __init__(self, q: int, backend: str = "flint"):
         if backend not in BACKENDS:
-            raise ValueError(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
+            raise InvalidOption(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
         self.q, self.backend = q, backend
         self._sel: dict[tuple[tuple[int, ...], int], object] = {}
         self._gf = _galois_field(q) if backend == "galois" else None

@@ -46,7 +46,7 @@ class LPConstraint:
 
     @property
     def binding(self) -> bool:
-        """Tight at the certified optimum and not implied by a smaller constraint."""
+        """Tight at the certified optimum and not dominated by a smaller constraint."""
         return self.slack == 0 and not self.dominated
 
 
@@ -157,7 +157,9 @@ def _solve_highs(variables, constraints):
 
 
 def _solve_cbc(variables, constraints):
-    import pulp
+    from ._extras import require
+
+    pulp = require("pulp")
 
     prob = pulp.LpProblem("theorem2", pulp.LpMinimize)
     b = {i: pulp.LpVariable(f"b{i}", 0, 1) for i in variables}

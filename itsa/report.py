@@ -9,12 +9,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from ._schema import SCHEMA_VERSION
 from .analysis import Analysis
 from .instance import Instance
 from .lp import LPResult
-
-#: Version of every JSON object itsa prints; raised when a key changes meaning or goes away.
-SCHEMA_VERSION = 1
 
 
 def frac(x: Fraction | int | None) -> str | None:
@@ -110,7 +108,7 @@ def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> d
     """The ``itsa verify --json`` object (leaks in exact q-ary units)."""
     from .scheme import scheme_to_dict
 
-    shown = verdict.leaks if include_all else verdict.nonzero_leaks
+    shown = verdict.measured if include_all else verdict.leaks
     return {
         "schema_version": SCHEMA_VERSION,
         "instance": instance.name,
@@ -124,7 +122,7 @@ def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> d
         "configurations": verdict.total,
         "checked": verdict.checked,
         "trivial": verdict.trivial,
-        "nonzero_leaks": len(verdict.nonzero_leaks),
+        "nonzero_leaks": len(verdict.leaks),
         "leaks": [leak_to_dict(lk) for lk in shown],
     }
 

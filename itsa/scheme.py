@@ -30,7 +30,7 @@ from .display import Displayable, user
 from .exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
 from .instance import Instance
 from .instance_io import _is_int
-from .linalg import field_problem
+from .linalg import check_field
 
 TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
 #: Largest ``L`` (input symbols per user) of a scheme.
@@ -89,9 +89,7 @@ class Scheme(Displayable):
     seed: int | None = None
 
     def __post_init__(self):
-        problem = field_problem(self.field)
-        if problem:
-            raise InvalidScheme(problem)
+        check_field(self.field, InvalidScheme)
         if not _is_int(self.L) or self.L < 1:
             raise InvalidScheme(f"L must be a whole number >= 1, not {excerpt(self.L)}")
         if not _is_int(self.key_symbols) or self.key_symbols < 0:
@@ -259,13 +257,9 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
         if key not in data:
             raise InvalidScheme(f"missing key {key!r}")
     q, L, d = data["field"], data["L"], data["key_symbols"]
-    problem = field_problem(q)
-    if problem:
-        raise InvalidScheme(problem)
+    check_field(q, InvalidScheme)
     if field is not None:
-        problem = field_problem(field)
-        if problem:
-            raise InvalidOption(f"requested {problem}")
+        check_field(field, InvalidOption, "requested ")
         q = field
     if not _is_int(L) or L < 1:
         raise InvalidScheme(f"L: must be a whole number >= 1, not {excerpt(L)}")

@@ -94,9 +94,13 @@ class Verdict(Displayable):
         The engine that actually ran (``"rank"`` or ``"enumerate"``).
     correct : mapping
         1-based server ``k`` -> whether ``ΣW`` is recoverable from its view.
+    measured : tuple of Leak
+        The measured leakage of every checked configuration ``(k, m, n)``
+        (``S_m ≠ ∅``), zero included, sorted by ``(k, m, n)``. (Before this
+        name existed, ``leaks`` held this tuple.)
     leaks : tuple of Leak
-        One entry per checked configuration ``(k, m, n)`` (``S_m ≠ ∅``),
-        zero leaks included, sorted by ``(k, m, n)``.
+        The leaks: the entries of ``measured`` whose leakage is not zero
+        (``nonzero_leaks`` is an older name for the same tuple).
     trivial : int
         Configurations skipped because ``S_m = ∅`` (information 0).
     fallback : str or None
@@ -113,34 +117,47 @@ class Verdict(Displayable):
     scheme: Scheme
     engine: str
     correct: Mapping[int, bool]
-    leaks: tuple[Leak, ...]
+    measured: tuple[Leak, ...]
     trivial: int
     fallback: str | None = None
     source_dim: int = 0
     inferred: int = 0
 
     @property
+    def leaks(self) -> tuple[Leak, ...]:
+        """The configurations that leak: the entries of ``measured`` that are not zero.
+
+        >>> from itsa import examples
+        >>> inst, good = examples.example1(), examples.scheme("example-1")
+        >>> v = verify(inst, good)
+        >>> v.leaks, len(v.measured) == v.checked
+        ((), True)
+        """
+        return tuple(lk for lk in self.measured if not lk.independent)
+
+    @property
     def nonzero_leaks(self) -> tuple[Leak, ...]:
-        return tuple(lk for lk in self.leaks if not lk.independent)
+        """Deprecated name of :attr:`leaks` (the same tuple)."""
+        return self.leaks
 
     @property
     def ok(self) -> bool:
         """All servers correct and every leak exactly zero."""
-        return all(self.correct.values()) and not self.nonzero_leaks
+        return all(self.correct.values()) and not self.leaks
 
     @property
     def checked(self) -> int:
-        return len(self.leaks)
+        return len(self.measured)
 
     @property
     def total(self) -> int:
-        return len(self.leaks) + self.trivial
+        return len(self.measured) + self.trivial
 
     # -- display -----------------------------------------------------------
     def _headline(self) -> str:
         status = "ok" if self.ok else "FAILS"
         return (f"{status}: rate {self.scheme.rate} over F_{self.scheme.field}, {self.engine} engine, "
-                f"{self.checked} configurations checked, {len(self.nonzero_leaks)} leaking")
+                f"{self.checked} configurations checked, {len(self.leaks)} leaking")
 
     def _rows(self) -> list[tuple[str, str]]:
         sch = self.scheme
@@ -150,19 +167,19 @@ class Verdict(Displayable):
                 ("correctness", "every server decodes ΣW" if not wrong else
                  "ΣW not decodable at server(s) " + ", ".join(map(str, wrong))),
                 ("security", f"{self.checked} configurations (k,m,n) checked, {self.trivial} with "
-                             f"S_m = ∅, {len(self.nonzero_leaks)} leaking")]
-        for lk in self.nonzero_leaks[:SHOWN_LEAKS]:
+                             f"S_m = ∅, {len(self.leaks)} leaking")]
+        for lk in self.leaks[:SHOWN_LEAKS]:
             value = lk.symbols if lk.exact else f"≈ {lk.approx:.6g}"
             rows.append((f"leak {display.config((lk.k, lk.m, lk.n))}", f"{value} q-ary symbols"))
-        if len(self.nonzero_leaks) > SHOWN_LEAKS:
-            rows.append(("leaks", f"… {len(self.nonzero_leaks)} in all"))
+        if len(self.leaks) > SHOWN_LEAKS:
+            rows.append(("leaks", f"… {len(self.leaks)} in all"))
         if self.fallback:
             rows.append(("engine", self.fallback))
         return rows
 
     def leak(self, k: int, m: int, n: int) -> Leak | None:
         """The entry of configuration ``(k, m, n)``, ``None`` if trivial."""
-        for lk in self.leaks:
+        for lk in self.measured:
             if (lk.k, lk.m, lk.n) == (k, m, n):
                 return lk
         return None
@@ -234,7 +251,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     ('enumerate', True, 3)
     >>> v
     <Verdict ok: rate 2 over F_3, enumerate engine, 3 configurations checked, 0 leaking>
-    >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").nonzero_leaks[0]
+    >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").leaks[0]
     Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
     if engine not in ENGINES:

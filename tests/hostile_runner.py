@@ -14,7 +14,7 @@ import traceback
 def main(argv):
     from click.testing import CliRunner
 
-    from itsa._hostile import commands, write_corpus
+    from itsa.testing.hostile import commands, write_corpus
     from itsa_cli import main as itsa
 
     corpus, out, instance, *only = argv

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import itsa
-from itsa._plain import ReferenceChain, reference_g
+from itsa.testing.oracles import ReferenceChain, reference_g
 from itsa.bounds import _Chain, corrected_lower_bound, paper_lower_bound, structure
 from itsa.quantities import configurations
 from itsa.search import search_min_rate

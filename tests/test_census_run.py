@@ -160,7 +160,7 @@ def test_journal_line_cut_by_a_kill_is_ignored(tmp_path):
 
 def test_minimal_spec_from_docs(tmp_path):
     """The minimal spec (work: solve) reads as written; it runs once itsa.solve exists."""
-    spec = load_spec(ROOT / "instances" / "census" / "minimal.yaml")
+    spec = load_spec(ROOT / "specs" / "minimal.yaml")
     assert (spec.universe, spec.work, spec.time_limit, len(spec.items())) == ("grid", "solve", 30.0, 8)
     run_census(spec, tmp_path / "r.parquet", workers=0)
     rows = read_rows(tmp_path / "r.parquet")
@@ -229,3 +229,40 @@ def test_solve_work_maps_the_solution():
         ("ok", str(s.lower.value), s.lower.scheme_class, True)
     assert (r["upper"], r["upper_L"], r["verdict"]) == ("3/2", 2, "optimal")
     assert "solve.converse-keys" in json.loads(r["timings"])
+
+
+def test_random_families_hold_no_repeated_set_and_no_full_collusion():
+    spec = parse_spec({"universe": {"random": {"n": 300, "max_users": 4}}, "seed": 0})
+    for it in spec.items():
+        inst = itsa.parse_instance(yaml.safe_load(it.text))
+        assert len(set(inst.security_sets)) == inst.M and len(set(inst.collusion_sets)) == inst.N, it.source
+        assert inst.full_mask not in inst.collusion_sets, it.source
+    asked = parse_spec({"universe": {"random": {"n": 300, "max_users": 3, "full_collusion": True}}, "seed": 0})
+    assert any(inst.full_mask in inst.collusion_sets
+               for inst in (itsa.parse_instance(yaml.safe_load(i.text)) for i in asked.items()))
+
+
+def test_saved_files_go_under_the_results_folder_and_rows_point_to_them(tmp_path):
+    spec = parse_spec({"universe": {"grid": {"U": 3, "V": [1, 2], "t": 1}}, "work": "search", "save": True})
+    for out in (tmp_path / "a.parquet", tmp_path / "b.parquet"):       # two runs never share files
+        run_census(spec, out, workers=0)
+        rows = read_rows(out)
+        assert len(rows) == 2
+        for r in rows:
+            assert r["scheme_path"] == f"schemes/{r['key']}.scheme.json"
+            assert (out / r["scheme_path"]).is_file()
+    assert read_results(tmp_path / "a.parquet").num_rows == 2          # the folder still reads as a table
+
+
+def test_solve_work_saves_scheme_and_proof(tmp_path):
+    text = (INSTANCES / "homogeneous-U3-V2-t1.yaml").read_text()
+    r = run_one(text, "solve", None, 0, {"field": 31, "save_dir": str(tmp_path / "s"), "root": str(tmp_path),
+                                          "key": "k"})
+    assert (r["scheme_path"], r["proof_path"]) == ("s/k.scheme.json", "s/k.proof.md")
+    assert (tmp_path / "s" / "k.proof.md").read_text().strip() and (tmp_path / "s" / "k.scheme.json").is_file()
+
+
+@pytest.mark.parametrize("save", ["/abs", "../out", ".", 3])
+def test_save_outside_the_results_folder_is_refused(save):
+    with pytest.raises(InvalidSpec, match="save"):
+        parse_spec({"universe": {"grid": {"U": 3, "V": 1}}, "save": save})

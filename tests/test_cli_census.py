@@ -6,7 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from itsa.census import read_rows
+from itsa.census import load_spec, read_rows
 from itsa_cli import main
 
 from .conftest import ROOT
@@ -20,7 +20,7 @@ def run(*args):
 def grid_results(tmp_path_factory):
     """The grid spec on a real LocalCluster of two worker processes (the default path)."""
     out = tmp_path_factory.mktemp("census") / "grid.parquet"
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert (summary["done"], summary["failed"], summary["workers"]) == (8, 0, 2)
@@ -37,13 +37,23 @@ def test_census_rows(grid_results):
 
 
 def test_report(grid_results, tmp_path):
-    res = run("census", "report", grid_results, "-o", tmp_path / "rep", "--json")
+    from itsa.bounds import EVERY_SCHEME
+
+    res = run("census", "report", grid_results, "-o", tmp_path / "rep", "--format", "png", "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["summary"]["instances"] == 8 and d["summary"]["optimal"] == 8
-    for name in ("converse-by-regime", "certified-by-K", "gaps", "grid-rate", "open"):
+    assert d["summary"]["optimal_scope"] == EVERY_SCHEME
+    # no open instance, every gap 0, one (K, regime) per bar group...: a line each, no empty axes
+    assert "open: no open instance (no figure)" in d["notes"]
+    assert "gaps: every one of the 8 instances with both bounds has gap 0 (no figure)" in d["notes"]
+    for name in ("converse-by-regime", "certified-by-K", "printed-gap", "gaps", "grid-rate", "open"):
         assert (tmp_path / "rep" / f"{name}.csv").exists()
-        assert (tmp_path / "rep" / f"{name}.png").stat().st_size > 1000
+        png = tmp_path / "rep" / f"{name}.png"
+        noted = any(n.startswith(name + ":") for n in d["notes"])
+        assert noted != png.exists(), name                      # a figure, or a line: never both
+        assert noted or png.stat().st_size > 1000
+    assert (tmp_path / "rep" / "grid-rate.png").exists()     # 8 homogeneous instances, 4 closed forms
     with open(tmp_path / "rep" / "converse-by-regime.csv") as fh:
         by_regime = {r["regime"]: r for r in csv.DictReader(fh)}
     # condition-1 holds for V = 1; with V = 2 the printed e* is beaten (docs/audit.md)
@@ -57,9 +67,12 @@ def test_report(grid_results, tmp_path):
 
 
 def test_report_svg(grid_results, tmp_path):
-    res = run("census", "report", grid_results, "-o", tmp_path, "--format", "svg")
+    res = run("census", "report", grid_results, "-o", tmp_path, "--format", "svg", "--style", "annotated")
     assert res.exit_code == 0, res.output
-    assert (tmp_path / "gaps.svg").read_text().lstrip().startswith("<?xml")
+    assert (tmp_path / "grid-rate.svg").read_text().lstrip().startswith("<?xml")
+    assert "note: open: no open instance (no figure)" in res.output
+    optimal = next(line for line in res.output.splitlines() if line.startswith("optimal "))
+    assert "(lower bound proved for " in optimal
 
 
 def one_line_exit_2(res, fragment):
@@ -81,16 +94,16 @@ def test_unknown_universe(tmp_path):
 
 
 def test_unreachable_scheduler(tmp_path):
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
               "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5")
     one_line_exit_2(res, "cannot reach the Dask scheduler")
     assert not (tmp_path / "r.parquet").exists()
 
 
 def test_existing_output_needs_resume(grid_results):
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
     one_line_exit_2(res, "--resume")
-    res = run("census", "run", ROOT / "instances" / "census" / "grid-small.yaml", "-o", grid_results,
+    res = run("census", "run", ROOT / "specs" / "grid-small.yaml", "-o", grid_results,
               "--workers", "0", "--resume", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["skipped"] == 8
 
@@ -100,7 +113,7 @@ def test_report_of_a_non_census(tmp_path):
 
 
 def test_workers_and_scheduler_exclusive(tmp_path):
-    res = run("census", ROOT / "instances" / "census" / "grid-small.yaml", "-o", tmp_path / "r",
+    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r",
               "--workers", "2", "--scheduler", "tcp://127.0.0.1:9")
     one_line_exit_2(res, "exclude each other")
 
@@ -118,3 +131,43 @@ def test_joins_a_running_scheduler(tmp_path):
         assert cl.scheduler.workers              # the cluster is still up after the census left it
     rows = read_rows(tmp_path / "r.parquet")
     assert len(rows) == 20 and all(r["status"] == "ok" and r["lower"] is not None for r in rows)
+
+
+def test_ctrl_c_on_workers_is_one_line_and_resume_completes(tmp_path):
+    """A real SIGINT to the whole process group (what a terminal's Ctrl-C sends) during a run on
+    two worker processes: one line, exit 130, no Dask log line or worker traceback; the rows
+    finished are kept and --resume completes the table."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from itsa.census.store import JOURNAL
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("universe:\n  random: {n: 120, max_users: 5}\nwork: search\n")
+    n = len(load_spec(spec).items())
+    out = tmp_path / "r.parquet"
+    itsa_bin = [sys.executable, "-c", "from itsa_cli import main; main()"]
+    proc = subprocess.Popen([*itsa_bin, "census", str(spec), "-o", str(out), "--workers", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        journal = out / JOURNAL
+        if journal.exists() and journal.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the census finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    lines = (stdout + stderr).strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted:") and "--resume" in lines[0], stderr
+    kept = len(read_rows(out))
+    assert 3 <= kept < n
+    res = run("census", spec, "-o", out, "--workers", "0", "--resume", "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["skipped"] == kept
+    rows = read_rows(out)
+    assert len(rows) == len({r["key"] for r in rows}) == n and all(r["status"] == "ok" for r in rows)

@@ -27,10 +27,20 @@ def test_version_and_python_dash_m():
     ("build", "example-1", "--field", "7", "--json"),
     ("verify", "example-1", "--scheme", "example-1.scheme.json", "--json"),
     ("examples", "--json"),
+    ("converse", "example-1", "--json"),
 ])
 def test_every_json_object_has_a_schema_version(args):
     d = json.loads(run(*args).stdout)
     assert d["schema_version"] == 1
+
+
+def test_census_report_json_has_a_schema_version(tmp_path):
+    from tests.conftest import ROOT
+
+    res = run("census", "report", ROOT / "data" / "census-U3-K3-solve.parquet", "-o", tmp_path, "--json")
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.stdout)
+    assert d["schema_version"] == 1 and d["summary"]
 
 
 def test_draw_json(tmp_path):

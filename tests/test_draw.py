@@ -34,7 +34,7 @@ def test_draw_png_example2(tmp_path):
 
 def test_draw_svg_names_instance_and_config(tmp_path):
     out = tmp_path / "ex2.svg"
-    res = run("draw", EX2, "-o", out, "--config", "1,8,21", "--layout", "spring")
+    res = run("draw", EX2, "-o", out, "--config", "1,8,21", "--layout", "spring", "--style", "annotated")
     assert res.exit_code == 0, res.output
     svg = out.read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
@@ -54,11 +54,11 @@ def test_bad_config_exit_2(tmp_path, config):
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("name", ["out.pdf", "out.txt", "out"])
+@pytest.mark.parametrize("name", ["out.jpg", "out.txt", "out"])
 def test_unsupported_extension_exit_2(tmp_path, name):
     res = run("draw", EX2, "-o", tmp_path / name)
     assert res.exit_code == 2
-    assert res.stderr.count("\n") == 1 and ".png or .svg" in res.stderr
+    assert res.stderr.count("\n") == 1 and ".png, .svg or .pdf" in res.stderr
     assert not any(tmp_path.iterdir())
 
 
@@ -133,3 +133,45 @@ def test_too_many_users_to_draw_is_refused_before_drawing(tmp_path):
     with pytest.raises(itsa.InvalidOption, match="cannot draw"):
         itsa.draw_instance(itsa.analyze(inst, corrected=False), tmp_path / "x.png")
     assert not any(tmp_path.iterdir())
+
+
+def test_paper_style_pdf_has_no_title_and_a_legend_of_the_roles_present(tmp_path):
+    """itsa draw example-2 --style paper -o fig.pdf: the figure and its legend, nothing baked in."""
+    out = tmp_path / "fig.pdf"
+    res = run("draw", "example-2", "--style", "paper", "-o", out)
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes().startswith(b"%PDF")
+    a = itsa.analyze(itsa.load_instance(EX2))
+    fig, info = instance_figure(a, style="paper")
+    assert fig.texts == [] and fig.get_suptitle() == "" and len(fig.axes) == 1
+    assert all(t.get_bbox_patch() is None for t in fig.axes[0].texts)        # no caption box
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    # configuration (1, 2, 5) of Example 2: U^(2,5) is empty and no user is implicit (S_I = ∅)
+    conf = a.configurations
+    assert not conf.U_servers(2, 5) and a.S_I == 0
+    assert not any("mathcal{U}" in t for t in legend) and not any("implicit" in t for t in legend)
+    assert "eavesdropping server $u$ = 1" in legend and "other server" in legend
+    assert not any(t.startswith(("Users", "Configuration", "Links")) for t in legend)    # no headings
+
+
+def test_annotated_style_keeps_the_title_and_the_sets(analysis2):
+    fig, _ = instance_figure(analysis2, (1, 8, 21), style="annotated")
+    texts = [t.get_text() for t in fig.texts]
+    assert texts[0] == "example-2: configuration (u, m, n) = (1, 8, 21)"
+    assert any("Eavesdropping server" in t for t in texts)
+
+
+def test_radial_layout_is_symmetric_on_example_2(analysis2):
+    """Servers evenly on their circle: Example 2's servers 2 and 3 at one height."""
+    from itsa.draw import _radial
+
+    pos = _radial(analysis2.instance)
+    assert pos[("s", 2)][1] == pytest.approx(pos[("s", 3)][1])
+    assert pos[("s", 1)][0] == pytest.approx(0) and pos[("s", 2)][0] == pytest.approx(-pos[("s", 3)][0])
+    users = [pos[("k", i)] for i in range(analysis2.instance.K)]
+    assert len({(round(x, 9), round(y, 9)) for x, y in users}) == len(users)    # no two users overlap
+
+
+def test_bad_style(analysis2, tmp_path):
+    with pytest.raises(itsa.InvalidOption, match="style"):
+        draw_instance(analysis2, tmp_path / "x.png", style="poster")

@@ -70,3 +70,29 @@ def test_safety_net_turns_resource_errors_into_one_line(monkeypatch, exc, word):
     assert res.exit_code == 2
     assert res.stderr.startswith(f"error: {LIMIT_PREFIX}") and word in res.stderr
     assert res.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("q, error, words", [
+    (9, "InvalidOption", "prime power"), (6, "InvalidOption", "not a prime"), (1, "InvalidOption", "q >= 2"),
+])
+def test_check_field_is_the_one_field_check(q, error, words):
+    from itsa.linalg import check_field, field_problem
+
+    with pytest.raises(getattr(itsa, error), match=words) as info:
+        check_field(q)
+    assert str(info.value) == field_problem(q)
+    with pytest.raises(itsa.InvalidScheme, match="requested"):
+        check_field(q, itsa.InvalidScheme, "requested ")
+    check_field(7)
+
+
+def test_formerly_bare_value_errors_are_invalid_input():
+    from itsa.linalg import rank
+
+    with pytest.raises(itsa.InvalidOption, match="rank backend"):
+        rank([[1]], 7, backend="nope")
+    with pytest.raises(itsa.InvalidOption, match="2-D"):
+        rank([1, 2, 3], 7)
+    inst = itsa.examples.example1()
+    with pytest.raises(itsa.InvalidOption, match="another instance"):
+        itsa.analyze(inst, conf=itsa.configurations(itsa.examples.example2()))

@@ -82,3 +82,30 @@ def test_readme_first_command_from_outside_the_checkout(tmp_path):
     assert res.stdout.split() == ["8", "example-1"]
     res = _run_outside(tmp_path, str(itsa_exe), "examples")
     assert res.returncode == 0 and res.stdout.startswith("example-1")
+
+
+def test_census_specs_ship_apart_from_the_instances():
+    from itsa import examples
+    from itsa.census import load_spec
+
+    assert examples.spec_names() == ("grid-small", "minimal")
+    assert not [n for n in examples.names() if n.startswith("census/")]
+    for name in ("minimal", "minimal.yaml", "census/minimal"):
+        assert examples.spec_path(name) == examples.spec_path("minimal")
+    assert examples.resolve_spec("grid-small") == examples.spec_path("grid-small")
+    assert load_spec(examples.resolve_spec("census/grid-small")).work
+    with pytest.raises(itsa.InvalidInput, match="did you mean 'minimal'"):
+        examples.spec_path("minmal")
+
+
+def test_require_names_the_extra(monkeypatch):
+    import sys
+
+    from itsa._extras import EXTRAS, require
+
+    monkeypatch.setitem(sys.modules, "galois", None)        # as if not installed
+    with pytest.raises(itsa.MissingExtra, match=r"pip install 'itsa\[crosscheck\]'"):
+        require("galois")
+    with pytest.raises(ImportError):                        # still an ImportError for old callers
+        require("galois")
+    assert {extra for extra, _ in EXTRAS.values()} == {"census", "draw", "crosscheck", "testing"}

@@ -1,6 +1,6 @@
 """Hostile input: every command answers every hostile file with exit 2 and one line, in bounded memory.
 
-The corpus is :mod:`itsa._hostile` (alias bombs in every position, deep nesting,
+The corpus is :mod:`itsa.testing.hostile` (alias bombs in every position, deep nesting,
 huge numbers in every field, huge schemes, duplicate keys, binary files,
 encodings). Runs happen in subprocesses under ``RLIMIT_AS``, so a file that
 escaped its limits would hit ``MemoryError`` and the safety net, and the tests
@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from itsa._hostile import commands, write_corpus
+from itsa.testing.hostile import commands, write_corpus
 from itsa._yaml import load_yaml
 from itsa_cli import main
 from itsa_cli._common import LIMIT_PREFIX

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import itsa
-from itsa._plain import plain_quantities
+from itsa.testing.oracles import plain_quantities
 from itsa.testing import instances, relabellings
 
 

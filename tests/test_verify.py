@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import itsa
 from itsa.exceptions import InvalidOption, InvalidScheme, ItsaError
 from itsa.instance_io import load_instance
 from itsa.linalg import rank, rank_flat
@@ -42,11 +43,11 @@ def scheme2(inst, q):
 
 
 def table(verdict):
-    return [(lk.k, lk.m, lk.n, lk.symbols) for lk in verdict.leaks]
+    return [(lk.k, lk.m, lk.n, lk.symbols) for lk in verdict.measured]
 
 
 def leaking(verdict):
-    return {(lk.k, lk.m, lk.n): lk.symbols for lk in verdict.nonzero_leaks}
+    return {(lk.k, lk.m, lk.n): lk.symbols for lk in verdict.leaks}
 
 
 def ns_with(inst, *users):
@@ -61,9 +62,9 @@ def test_example_1_scheme_verifies(ex1, q, engine):
     v = verify(ex1, scheme1(ex1, q), engine=engine)
     assert v.engine == engine and v.fallback is None
     assert v.correct == {1: True, 2: True, 3: True}
-    assert v.ok and v.nonzero_leaks == ()
+    assert v.ok and v.leaks == ()
     assert (v.checked, v.trivial, v.total) == (3 * 3 * 16, 3 * 16, 3 * 4 * 16)
-    assert all(lk.symbols == 0 and lk.exact for lk in v.leaks)
+    assert all(lk.symbols == 0 and lk.exact for lk in v.measured)
     assert v.source_dim == 9
 
 
@@ -73,7 +74,7 @@ def test_example_2_scheme_verifies_by_rank(ex2, q):
     assert v.correct == {1: True, 2: True, 3: True}
     assert v.ok
     assert (v.checked, v.trivial) == (3 * 7 * 28, 3 * 28)
-    assert [(lk.k, lk.m, lk.n) for lk in v.leaks[:3]] == [(1, 2, 1), (1, 2, 2), (1, 2, 3)]
+    assert [(lk.k, lk.m, lk.n) for lk in v.measured[:3]] == [(1, 2, 1), (1, 2, 2), (1, 2, 3)]
 
 
 def test_galois_backend_agrees_on_example_2(ex2):
@@ -173,9 +174,9 @@ def test_verdict_api(ex1):
     lk = v.leak(1, 4, 3)
     assert lk == Leak(1, 4, 3, Fraction(2), 2.0) and lk.exact and not lk.independent
     assert v.leak(1, 1, 1) is None                       # S_1 = ∅: trivial
-    assert all(x.symbols > 0 for x in v.nonzero_leaks)
-    assert len(v.leaks) == v.checked == 144
-    assert [(x.k, x.m, x.n) for x in v.leaks] == sorted((x.k, x.m, x.n) for x in v.leaks)
+    assert all(x.symbols > 0 for x in v.leaks)
+    assert len(v.measured) == v.checked == 144
+    assert [(x.k, x.m, x.n) for x in v.measured] == sorted((x.k, x.m, x.n) for x in v.measured)
 
 
 def test_scheme_outside_instance_rejected(ex1):
@@ -264,7 +265,7 @@ def test_engines_agree(case):
     assert (r.engine, e.engine) == ("rank", "enumerate")
     assert r.correct == e.correct
     assert table(r) == table(e)
-    assert all(lk.exact and lk.symbols.denominator == 1 for lk in e.leaks)
+    assert all(lk.exact and lk.symbols.denominator == 1 for lk in e.measured)
     assert r.ok == e.ok and r.trivial == e.trivial
 
 
@@ -297,3 +298,26 @@ def test_rank_backends_agree(q, rows, cols, data):
     assert got == rank_flat(rows, cols, flat, q, backend="galois")
     if rows and cols:
         assert got == rank(np.array(flat).reshape(rows, cols), q)
+
+
+def test_leaks_are_the_leaks(ex1):
+    """``verdict.leaks`` reads as "the leaks" and is exactly that; every measurement is ``measured``."""
+    v = verify(ex1, Scheme(3, 1, 0, {}), engine="rank")
+    zero = [x for x in v.measured if x.symbols == 0]
+    assert zero and v.leaks                                  # this scheme has both kinds
+    assert v.leaks == tuple(x for x in v.measured if x.symbols != 0)
+    assert v.nonzero_leaks == v.leaks                        # the old name, same tuple
+    good = verify(ex1, itsa.examples.scheme("example-1"))
+    assert good.ok and not good.leaks and len(good.measured) == good.checked > 0
+
+
+def test_verify_and_audit_are_modules_and_functions(ex1):
+    import inspect
+
+    assert itsa.verify.ENGINES == ("auto", "rank", "enumerate")
+    assert itsa.verify.Verdict is Verdict
+    assert "converse-beaten" in itsa.audit.FINDING_KINDS
+    assert itsa.verify(ex1, itsa.examples.scheme("example-1"), engine="rank").ok
+    assert list(inspect.signature(itsa.verify).parameters)[:2] == ["instance", "scheme"]
+    import itsa.verify as as_module
+    assert as_module is itsa.verify

@@ -11,7 +11,7 @@ from .canonical import brute_canonical_form, canonical_key
 from .run import CensusProgress, CensusRun, SchedulerUnreachable, run_census
 from .schema import COLUMNS, SCHEMA_VERSION, arrow_schema
 from .spec import UNIVERSES, WORKS, CensusSpec, InvalidSpec, Item, load_spec, parse_spec
-from .report import REPORTS, census_report, census_summary, census_tables
+from .report import REPORTS, census_report, census_summary, census_tables, report_notes, scope_of
 from .store import ResultStore, read_results, read_rows
 from .universe import instance_yaml
 from .work import run_one
@@ -21,6 +21,6 @@ __all__ = [
     "CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census",
     "COLUMNS", "SCHEMA_VERSION", "arrow_schema",
     "UNIVERSES", "WORKS", "CensusSpec", "InvalidSpec", "Item", "load_spec", "parse_spec",
-    "REPORTS", "census_report", "census_summary", "census_tables",
+    "REPORTS", "census_report", "census_summary", "census_tables", "report_notes", "scope_of",
     "ResultStore", "read_results", "read_rows", "instance_yaml", "run_one",
 ]

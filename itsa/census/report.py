@@ -1,18 +1,22 @@
-"""Tables and figures of a census, the ones a paper shows.
+"""Tables of a census, one per question a paper asks of it (figures: :mod:`.figures`).
 
 :func:`census_tables` turns the rows into plain tables (header, rows);
-:func:`census_report` writes each as CSV beside a figure (PNG or SVG):
+:func:`census_report` writes each as CSV beside its figure (PDF, SVG or PNG):
 
 * ``converse-by-regime``: share of instances (with a verified rate) where the
   printed converse ``min{e*, K-1}`` is beaten, by regime; the corrected bound
   is never beaten (a valid bound), and its count is in the table to show it;
-* ``certified-by-K``: share of instances certified optimal, by ``K``;
+* ``certified-by-K``: share of instances certified optimal, by ``K`` and
+  regime, with the scope of the lower bounds that certify them;
+* ``printed-gap``: on the optimal instances, the paper's printed converse
+  minus the optimum, by regime (positive: the printed bound is wrong there);
 * ``gaps``: histogram of ``upper - lower`` over instances with both;
 * ``grid-rate``: homogeneous instances: lower and upper bounds against
-  ``(U, V, t)``, beside the published ``min{U+V+t-2, UV-1}``;
+  ``(U, V, t)``, beside the closed form ``min{U+V+t-2, UV-1}``;
 * ``open``: the open instances (the figure counts them by ``K`` and status).
 
-Exact values stay fraction strings in the CSV files.
+"Optimal" always carries its scope (:func:`scope_of`): the schemes the lower
+bound is proved for. Exact values stay fraction strings in the CSV files.
 """
 
 from __future__ import annotations
@@ -23,9 +27,38 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 from pathlib import Path
 
-__all__ = ["census_summary", "census_tables", "census_report", "REPORTS"]
+__all__ = ["census_summary", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
 
-REPORTS = ("converse-by-regime", "certified-by-K", "gaps", "grid-rate", "open")
+REPORTS = ("converse-by-regime", "certified-by-K", "printed-gap", "gaps", "grid-rate", "open")
+FORMATS = ("pdf", "svg", "png")
+
+
+def scope_of(lower_class: str | None) -> str | None:
+    """The schemes a lower bound of class ``lower_class`` is proved for, as :func:`itsa.solve` says it.
+
+    The census's ``lower_class`` column (``corrected``, ``general``, or an
+    older table's ``additive``) is mapped through the converse registry, the
+    same source as the ``scope`` of a solution's lower end, so that a census
+    and ``itsa solve`` never disagree on what was proved.
+
+    >>> from itsa.bounds import EVERY_SCHEME
+    >>> scope_of("corrected") == EVERY_SCHEME, scope_of(None)
+    (True, None)
+    """
+    if lower_class is None:
+        return None
+    from ..converse.classes import scope_of as registry_scope
+    from ..exceptions import InvalidOption
+
+    try:
+        return registry_scope(lower_class)
+    except InvalidOption:
+        return f"lower-bound class {lower_class}"
+
+
+def _scopes(rows) -> str:
+    """The scopes of the rows' lower bounds, joined (one string when they agree)."""
+    return "; ".join(sorted({scope_of(r["lower_class"]) for r in rows if r["lower_class"]}))
 
 
 def _F(x) -> Fraction | None:
@@ -37,11 +70,13 @@ def _share(a: int, b: int) -> str:
 
 
 def census_summary(rows: list[dict]) -> dict:
-    """Counts over the whole table: instances, by status, optimal, printed converse beaten.
+    """Counts over the whole table: instances, by status, optimal (and for which schemes:
+    ``optimal_scope``), printed converse beaten.
 
-    >>> census_summary([{"status": "ok", "verdict": "optimal", "upper": "2", "printed_beaten": True,
-    ...                  "lower": "2", "lower_corrected": "2"}])["printed_beaten"]
-    1
+    >>> s = census_summary([{"status": "ok", "verdict": "optimal", "upper": "2", "printed_beaten": True,
+    ...                      "lower": "2", "lower_corrected": "2", "lower_class": "general"}])
+    >>> s["printed_beaten"], s["optimal"], s["optimal_scope"]
+    (1, 1, 'every scheme of the model (any encoders, relays and keys)')
     """
     ok = [r for r in rows if r["status"] == "ok"]
     with_upper = [r for r in ok if r["upper"] is not None]
@@ -51,6 +86,7 @@ def census_summary(rows: list[dict]) -> dict:
         "failed": sum(r["status"] == "failed" for r in rows),
         "timeout": sum(r["status"] == "timeout" for r in rows),
         "optimal": sum(r["verdict"] == "optimal" for r in ok),
+        "optimal_scope": _scopes([r for r in ok if r["verdict"] == "optimal"]),
         "with_verified_rate": len(with_upper),
         "printed_beaten": sum(bool(r["printed_beaten"]) for r in with_upper),
         "corrected_violated": sum(_F(r["upper"]) < _F(r["lower_corrected"]) for r in with_upper
@@ -65,6 +101,7 @@ def census_tables(rows: list[dict]) -> dict[str, tuple[list[str], list[list]]]:
     return {
         "converse-by-regime": _by_regime(ok),
         "certified-by-K": _by_K(ok),
+        "printed-gap": _printed_gap(ok),
         "gaps": _gaps(ok),
         "grid-rate": _grid(ok),
         "open": _open(rows),
@@ -89,10 +126,23 @@ def _by_regime(ok):
 def _by_K(ok):
     groups = defaultdict(list)
     for r in ok:
-        groups[r["K"]].append(r)
-    header = ["K", "instances", "optimal", "share_optimal"]
-    return header, [[K, len(g), n, _share(n, len(g))]
-                    for K, g in sorted(groups.items()) for n in [sum(r["verdict"] == "optimal" for r in g)]]
+        groups[(r["K"], r["regime"])].append(r)
+    header = ["K", "regime", "instances", "optimal", "share_optimal", "scope"]
+    out = []
+    for (K, regime), g in sorted(groups.items()):
+        opt = [r for r in g if r["verdict"] == "optimal"]
+        out.append([K, regime, len(g), len(opt), _share(len(opt), len(g)), _scopes(opt)])
+    return header, out
+
+
+def _printed_gap(ok):
+    """On the optimal instances: printed converse minus optimum, counted by regime."""
+    groups = defaultdict(list)
+    for r in ok:
+        if r["verdict"] == "optimal" and r["lower_printed"] is not None:
+            groups[(r["regime"], _F(r["lower_printed"]) - _F(r["lower"]))].append(r)
+    return ["regime", "printed_minus_optimum", "instances", "scope"], \
+        [[regime, str(d), len(g), _scopes(g)] for (regime, d), g in sorted(groups.items())]
 
 
 def _gaps(ok):
@@ -101,12 +151,13 @@ def _gaps(ok):
 
 
 def _grid(ok):
-    header = ["U", "V", "t", "lower", "upper", "verdict", "published"]
+    header = ["U", "V", "t", "lower", "upper", "verdict", "published", "scope"]
     out = []
     for r in ok:
         if r["homogeneous_V"] is not None:
             U, V, t = r["U"], r["homogeneous_V"], r["homogeneous_t"]
-            out.append([U, V, t, r["lower"], r["upper"], r["verdict"], min(U + V + t - 2, U * V - 1)])
+            out.append([U, V, t, r["lower"], r["upper"], r["verdict"], min(U + V + t - 2, U * V - 1),
+                        scope_of(r["lower_class"]) or ""])
     return header, sorted(out)
 
 
@@ -117,8 +168,14 @@ def _open(rows):
 
 
 # -- writing ---------------------------------------------------------------
-def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str = "png") -> dict[str, list[str]]:
-    """Write every table as ``NAME.csv`` and its figure as ``NAME.png`` (or ``.svg``) under ``out_dir``.
+def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str = "pdf",
+                  style: str = "paper") -> dict[str, list[str]]:
+    """Write every table as ``NAME.csv`` and its figure as ``NAME.pdf`` (``.svg``, ``.png``) under ``out_dir``.
+
+    A table with no data, or with one value only, gets no figure: a line saying
+    so goes into ``summary.csv`` (quantity ``note``) instead of empty axes.
+    ``style`` is ``"paper"`` (no titles: the caption is the paper's) or
+    ``"annotated"`` (each figure titled with its question).
 
     Returns the files written, by report name (plus ``summary``).
 
@@ -127,36 +184,43 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     >>> from itsa.census import load_spec, run_census
     >>> out = os.path.join(tempfile.mkdtemp(), "r.parquet")
     >>> _ = run_census(load_spec(examples.path("census/grid-small")), out, workers=0)
-    >>> files = census_report(out, tempfile.mkdtemp())
+    >>> files = census_report(out, tempfile.mkdtemp(), fmt="png")
     >>> sorted(files) == sorted(REPORTS + ("summary",))
     True
     """
     from .._files import atomic_writer
     from ..exceptions import InvalidInstance
+    from .figures import STYLES, census_figures
     from .store import read_rows
 
-    if fmt not in ("png", "svg"):
-        raise InvalidInstance(f"figure format {fmt!r}: use png or svg")
+    if fmt not in FORMATS:
+        raise InvalidInstance(f"figure format {fmt!r}: use {', '.join(FORMATS)}")
+    if style not in STYLES:
+        raise InvalidInstance(f"figure style {style!r}: use {', '.join(STYLES)}")
     rows = read_rows(path)
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InvalidInstance(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
+    tables = census_tables(rows)
+    figures, notes = census_figures(tables, style)
     written: dict[str, list[str]] = {}
     summary = census_summary(rows)
     with atomic_writer(out / "summary.csv") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerows([["quantity", "value"], *summary.items()])
+        w.writerows([["quantity", "value"], *summary.items(), *(("note", n) for n in notes)])
     written["summary"] = [str(out / "summary.csv")]
-    for name, (header, table) in census_tables(rows).items():
+    for name, (header, table) in tables.items():
         with atomic_writer(out / f"{name}.csv") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(header)
             w.writerows(table)
-        fig_path = out / f"{name}.{fmt}"
-        _save(_FIGURES[name](header, table), fig_path, fmt, name)
-        written[name] = [str(out / f"{name}.csv"), str(fig_path)]
+        written[name] = [str(out / f"{name}.csv")]
+        if name in figures:
+            fig_path = out / f"{name}.{fmt}"
+            _save(figures[name], fig_path, fmt, name)
+            written[name].append(str(fig_path))
     return written
 
 
@@ -166,66 +230,7 @@ def _save(fig, path, fmt, title):
     _save_atomically(fig, Path(path), fmt, title)
 
 
-def _figure(title: str):
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6, 3.6), dpi=100, layout="constrained")
-    ax = fig.add_subplot()
-    ax.set_title(title, fontsize=10)
-    return fig, ax
-
-
-def _bars(title, labels, values, ylabel, ylim=None):
-    fig, ax = _figure(title)
-    ax.bar([str(x) for x in labels], values, color="tab:blue")
-    ax.set_ylabel(ylabel)
-    if ylim:
-        ax.set_ylim(*ylim)
-    if not labels:
-        ax.text(0.5, 0.5, "no instance", ha="center", transform=ax.transAxes)
-    return fig
-
-
-def _fig_regime(header, table):
-    return _bars("printed converse min{e*, K-1} beaten by a verified scheme",
-                 [r[0] for r in table], [float(r[3] or 0) for r in table], "share of instances", (0, 1))
-
-
-def _fig_K(header, table):
-    return _bars("certified optimal (lower = verified upper)",
-                 [r[0] for r in table], [float(r[3] or 0) for r in table], "share of instances", (0, 1))
-
-
-def _fig_gaps(header, table):
-    return _bars("gap: verified upper - lower bound", [r[0] for r in table], [r[1] for r in table], "instances")
-
-
-def _fig_grid(header, table):
-    fig, ax = _figure("homogeneous family: bounds vs min{U+V+t-2, UV-1}")
-    x = range(len(table))
-    ax.plot(x, [r[6] for r in table], "ks", mfc="none", ms=11, label="published optimum", zorder=1)
-    ax.scatter(x, [float(Fraction(r[3])) if r[3] else float("nan") for r in table], marker="^", label="lower")
-    ax.scatter(x, [float(Fraction(r[4])) if r[4] else float("nan") for r in table], marker="v", label="upper")
-    ax.set_xticks(list(x), [f"{r[0]},{r[1]},{r[2]}" for r in table], rotation=90, fontsize=7)
-    ax.set_xlabel("(U, V, t)")
-    ax.set_ylabel("key rate")
-    ax.legend(fontsize=8)
-    return fig
-
-
-def _fig_open(header, table):
-    c = Counter((r[2], r[6]) for r in table)
-    Ks = sorted({k for k, _ in c}, key=lambda k: (k is None, k))
-    fig, ax = _figure("open instances by K")
-    bottom = [0] * len(Ks)
-    for status in ("ok", "timeout", "failed"):
-        vals = [c[(k, status)] for k in Ks]
-        ax.bar([str(k) for k in Ks], vals, bottom=bottom, label="open" if status == "ok" else status)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_ylabel("instances")
-    ax.legend(fontsize=8)
-    return fig
-
-
-_FIGURES = {"converse-by-regime": _fig_regime, "certified-by-K": _fig_K, "gaps": _fig_gaps,
-            "grid-rate": _fig_grid, "open": _fig_open}
+def report_notes(out_dir: str | os.PathLike) -> list[str]:
+    """The notes of a written report (the tables that got a line instead of a figure)."""
+    with open(Path(out_dir) / "summary.csv", encoding="utf-8") as fh:
+        return [row[1] for row in csv.reader(fh) if row and row[0] == "note"]

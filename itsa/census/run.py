@@ -6,27 +6,45 @@ scheduler address the census joins that cluster (a laptop's, or one started
 on SLURM/PBS with dask-jobqueue). ``workers=0`` runs the same function in a
 plain serial loop in this process (debugging, benchmarks).
 
-At most ``2 · threads + 2`` tasks are in flight. A task holds one instance
-until some have finished, then as many as take about :data:`TASK_SECONDS`
-(at most :data:`MAX_CHUNK`), so that cheap instances do not drown in
-scheduling overhead; a killed run loses at most the instances of the tasks in
-flight. Each finished row goes to the :class:`~itsa.census.store.ResultStore`
-at once.
+Where the time goes, and what is done about it (``benchmarks/bench_census.py``
+measures it):
+
+* **worker start-up** (a fresh interpreter per worker, importing Dask and
+  itsa): paid once per worker, never per instance; every worker is then warmed
+  (:func:`warm_worker`: itsa imported, the work run once on a small instance);
+* **per-task overhead** (scheduling, serialisation, a round trip; a few
+  milliseconds): cheap instances travel in chunks of about
+  :data:`TASK_SECONDS` of measured work, never more than a share of what is
+  left, so that the last tasks end together;
+* **worker settings**: Dask's statistical profiler (a thread walking the stack
+  every 10 ms) is off, and so is its aggressive ``malloc`` trimming
+  (``MALLOC_TRIM_THRESHOLD_``), which slows allocation-heavy exact arithmetic;
+  the scheduler does not hold tasks back (``worker-saturation: inf``: the
+  census's own window bounds what is in flight), so a worker has its next
+  task before it finishes the current one;
+* **ordering**: instances go out largest first (by users, then sets), so that
+  one expensive instance does not run alone at the end.
+
+At most ``2 · threads + 2`` tasks are in flight; a killed run loses at most
+the instances of the tasks in flight. Each finished row goes to the
+:class:`~itsa.census.store.ResultStore` at once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .spec import CensusSpec, InvalidSpec
 from .store import ResultStore
-from .work import failed_row, run_one
+from .work import failed_row, run_one, warm_up
 
-__all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many"]
+__all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
+           "warm_worker", "WORKER_CONFIG"]
 
 
 class SchedulerUnreachable(InvalidSpec):
@@ -66,9 +84,42 @@ def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusPr
                    timeout=p.timeout + (row["status"] == "timeout"))
 
 
+#: Dask settings of the local cluster a census starts (see the module notes).
+WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.worker-saturation": float("inf"),
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1,
+                                            "OPENBLAS_NUM_THREADS": 1},
+}
+
+
+def warm_worker(work: str, field: int = 31) -> int:
+    """Import itsa and run ``work`` once on a small instance in this (worker) process.
+
+    Returns the process id (so that a caller can count the warmed workers).
+    """
+    warm_up(work, {"field": field})
+    return os.getpid()
+
+
+@contextlib.contextmanager
+def _no_sigint():
+    """SIGINT ignored while worker processes start: they inherit it, so a Ctrl-C sent to
+    the whole process group reaches only this process (which stops the census cleanly)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:        # not the main thread: leave the signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 @contextlib.contextmanager
 def _client(client, scheduler: str | None, workers: int | None, processes: bool, connect_timeout: float):
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if client is not None:
         yield client
@@ -82,12 +133,28 @@ def _client(client, scheduler: str | None, workers: int | None, processes: bool,
         with c:
             yield c
         return
+    with local_cluster(workers or os.cpu_count() or 1, processes) as c:
+        yield c
+
+
+@contextlib.contextmanager
+def local_cluster(n: int, processes: bool = True):
+    """A :class:`distributed.LocalCluster` of ``n`` one-thread workers with :data:`WORKER_CONFIG`,
+    and its client; worker processes ignore SIGINT (see :func:`_no_sigint`)."""
     import logging
 
-    n = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=":0",
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as c:
+    import dask
+    from distributed import Client, LocalCluster
+
+    with dask.config.set(WORKER_CONFIG), _no_sigint():
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                               dashboard_address=":0", silence_logs=logging.ERROR)
+        c = Client(cluster)
+    try:
         yield c
+    finally:
+        c.close()
+        cluster.close()
 
 
 def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None = None,
@@ -100,7 +167,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     ----------
     spec : CensusSpec
     out : path-like
-        Results folder (:mod:`itsa.census.store`).
+        Results folder (:mod:`itsa.census.store`); files saved by the work
+        (``save:``) go under it.
     workers : int, optional
         Local worker processes (default: all cores); ``0`` runs serially here.
     scheduler : str, optional
@@ -113,6 +181,12 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
         Local workers as processes (default) or threads of this process.
     progress : callable(CensusProgress), optional
         Called at the start and after every finished instance.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Passed on after the tasks in flight are cancelled and quietly dropped;
+        every finished row is in ``out``'s journal, for ``resume``.
 
     Examples
     --------
@@ -130,14 +204,14 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,
                                                                  connect_timeout)
     with cluster as c, ResultStore(out, spec.text, resume=resume, batch=batch) as store:
-        todo = [it for it in items if it.key not in store.keys]
+        todo = sorted((it for it in items if it.key not in store.keys), key=_cost, reverse=True)
         state = CensusProgress(total=len(todo), skipped=len(items) - len(todo))
         report = progress or (lambda p: None)
         report(state)
-        start = time.monotonic()
         args = (spec.work, spec.time_limit, spec.seed)
-        opts = spec.options()
+        opts = spec.options(out)
         if serial:
+            start = time.monotonic()
             for it in todo:
                 report(replace(state, running=1, elapsed=time.monotonic() - start))
                 row = run_one(it.text, *args, dict(opts, key=it.key, name=it.name, source=it.source))
@@ -147,14 +221,25 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
             n_workers = 0
         else:
             n_workers = len(c.scheduler_info()["workers"])
-            state = _run_dask(c, todo, args, opts, store, state, report, start)
+            if todo:
+                c.run(warm_worker, spec.work, spec.field)
+            state = _run_dask(c, todo, args, opts, store, state, report, time.monotonic())
         store.compact()
     return CensusRun(str(out), state, n_workers)
 
 
-#: Seconds of work one Dask task should hold: cheap instances are sent in chunks.
-TASK_SECONDS = 1.0
-MAX_CHUNK = 32
+def _cost(item) -> tuple:
+    """A cheap proxy of an instance's cost, to send the large ones first: ``(K, M + N)`` from its key."""
+    try:
+        U, K, M, N = map(int, item.key.split("-")[0].split("."))
+    except ValueError:       # an invalid instance: cheap (it fails at once)
+        return (0, 0)
+    return (K, M + N)
+
+
+#: Seconds of measured work one Dask task should hold: cheap instances are sent in chunks.
+TASK_SECONDS = 0.5
+MAX_CHUNK = 64
 
 
 def run_many(jobs: list[tuple[str, dict]], work: str, time_limit: float | None, seed: int) -> list[dict]:
@@ -162,12 +247,17 @@ def run_many(jobs: list[tuple[str, dict]], work: str, time_limit: float | None, 
     return [run_one(text, work, time_limit, seed, o) for text, o in jobs]
 
 
-def _chunk_size(done_rows: int, work_seconds: float) -> int:
-    """Instances per task: one until some are timed, then about :data:`TASK_SECONDS` of work."""
+def _chunk_size(done_rows: int, work_seconds: float, left: int = 1 << 30, threads: int = 1) -> int:
+    """Instances per task: one until some are timed, then about :data:`TASK_SECONDS` of work,
+    and at most a quarter of each thread's share of what is left (so the run ends evenly).
+
+    >>> _chunk_size(0, 0.0), _chunk_size(100, 1.0), _chunk_size(100, 1.0, left=40, threads=2)
+    (1, 50, 5)
+    """
     if done_rows == 0:
         return 1
     mean = max(work_seconds / done_rows, 1e-4)
-    return max(1, min(MAX_CHUNK, int(TASK_SECONDS / mean)))
+    return max(1, min(MAX_CHUNK, int(TASK_SECONDS / mean), left // (4 * threads)))
 
 
 def _run_dask(c, todo, args, opts, store, state, report, start):
@@ -181,30 +271,46 @@ def _run_dask(c, todo, args, opts, store, state, report, start):
     ac = as_completed()
 
     def submit() -> None:
-        chunk = [queue.pop() for _ in range(min(len(queue), _chunk_size(*timed)))]
+        chunk = [queue.pop() for _ in range(min(len(queue), _chunk_size(*timed, len(queue), threads)))]
         if chunk:
             jobs = [(it.text, dict(opts, key=it.key, name=it.name, source=it.source)) for it in chunk]
             fut = c.submit(run_many, jobs, *args, pure=False)
-            inflight[fut.key] = (chunk, jobs)
+            inflight[fut.key] = (chunk, jobs, fut)
             ac.add(fut)
 
-    for _ in range(window):
-        submit()
-    for fut in ac:
-        chunk, jobs = inflight.pop(fut.key)
-        try:
-            rows = fut.result()
-        except Exception as exc:   # the worker died (KilledWorker) or the task was lost
-            msg = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-            rows = [failed_row(text, args[0], args[2], o, "failed", msg) for text, o in jobs]
-        fut.release()
-        for row in rows:
-            store.add(row)
-            timed[0] += 1
-            timed[1] += row["time"] or 0.0
-        submit()
-        running = min(sum(len(ch) for ch, _ in inflight.values()), threads)
-        for row in rows:
-            state = _tally(state, row, start, running)
-        report(state)
+    try:
+        for _ in range(window):
+            submit()
+        for fut in ac:
+            chunk, jobs, _ = inflight.pop(fut.key)
+            try:
+                rows = fut.result()
+            except Exception as exc:   # the worker died (KilledWorker) or the task was lost
+                msg = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
+                rows = [failed_row(text, args[0], args[2], o, "failed", msg) for text, o in jobs]
+            fut.release()
+            for row in rows:
+                store.add(row)
+                timed[0] += 1
+                timed[1] += row["time"] or 0.0
+            submit()
+            running = min(sum(len(ch) for ch, _, _ in inflight.values()), threads)
+            for row in rows:
+                state = _tally(state, row, start, running)
+            report(state)
+    except BaseException:
+        _drop_quietly(c, [f for _, _, f in inflight.values()])
+        raise
     return state
+
+
+def _drop_quietly(c, futures) -> None:
+    """Cancel the tasks in flight and silence Dask's loggers in this process, so that an
+    interrupted census ends with one line and no 'Couldn't gather keys' noise."""
+    import logging
+
+    for name in ("distributed", "distributed.client", "distributed.scheduler", "distributed.worker",
+                 "distributed.nanny", "distributed.core", "distributed.batched", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    with contextlib.suppress(Exception):
+        c.cancel(futures, force=True)

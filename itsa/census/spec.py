@@ -49,8 +49,8 @@ class Item:
 class CensusSpec:
     """A checked census spec (see the module notes).
 
-    ``base`` is the folder relative paths of the spec (``files``, ``save``)
-    are read from; ``text`` the spec as written, stored beside the results.
+    ``base`` is the folder the spec's relative paths (``files``) are read
+    from; ``text`` the spec as written, stored beside the results.
     """
 
     universe: str
@@ -65,10 +65,21 @@ class CensusSpec:
     base: str = "."
     text: str = ""
 
-    def options(self) -> dict:
-        """The plain-data options :func:`~itsa.census.work.run_one` takes."""
-        save = None if self.save is None else os.path.join(self.base, self.save)
-        return {"field": self.field, "search": dict(self.search), "save_dir": save}
+    def options(self, out: str | os.PathLike | None = None) -> dict:
+        """The plain-data options :func:`~itsa.census.work.run_one` takes, for results in ``out``.
+
+        Saved files (``save``) go under the results folder ``out``, so that two
+        runs of one spec never write over each other's files; the rows record
+        their paths relative to ``out``.
+
+        >>> spec = parse_spec({"universe": {"grid": {"U": 3, "V": 1}}, "save": "schemes"})
+        >>> o = spec.options("/data/r.parquet")
+        >>> o["save_dir"], o["root"]
+        ('/data/r.parquet/schemes', '/data/r.parquet')
+        """
+        root = None if out is None else os.path.abspath(out)
+        save = None if self.save is None or root is None else os.path.join(root, self.save)
+        return {"field": self.field, "search": dict(self.search), "save_dir": save, "root": root}
 
     def items(self) -> list[Item]:
         """Every instance of the universe, one per isomorphism class, in a fixed order."""
@@ -131,12 +142,26 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     search = data.get("search") or {}
     if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
         raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")
-    save = data.get("save")
-    if save is not None and not isinstance(save, str):
-        raise InvalidSpec("save: a folder name for saved schemes")
+    save = _save_folder(data.get("save"))
     spec = CensusSpec(kind, params, work, None if tl is None else float(tl), seed, fld, search,
                       save, data.get("name"), base, text)
     from .universe import check_params
 
     check_params(spec)
     return spec
+
+
+def _save_folder(save) -> str | None:
+    """``save:`` as a folder inside the results folder: ``true`` is ``schemes``; a path that
+    leaves the results folder (absolute, or through ``..``) is refused."""
+    if save is None or save is False:
+        return None
+    if save is True:
+        return "schemes"
+    if not isinstance(save, str) or not save.strip():
+        raise InvalidSpec("save: true, or a folder name (inside the results folder) for saved schemes")
+    norm = os.path.normpath(save)
+    if os.path.isabs(save) or norm == ".." or norm.startswith(".." + os.sep) or norm == ".":
+        raise InvalidSpec(f"save: {save!r} must be a folder inside the results folder, "
+                          "such as 'schemes'")
+    return norm

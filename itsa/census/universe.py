@@ -27,7 +27,7 @@ __all__ = ["census_items", "check_params", "instance_yaml"]
 MAX_CANDIDATES = 2_000_000
 GRID_KEYS = {"U", "V", "t", "servers"}
 RANDOM_KEYS = {"n", "seed", "U", "max_users", "max_security_sets", "max_collusion_sets",
-               "density", "regimes"}
+               "density", "regimes", "full_collusion"}
 EXHAUSTIVE_KEYS = {"U", "K", "M", "N"}
 
 
@@ -171,11 +171,14 @@ def _random_params(p: dict, where: str) -> dict:
     seed = p.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise InvalidSpec(f"{where}.seed: {seed!r} is not a whole number")
+    full = p.get("full_collusion", False)
+    if not isinstance(full, bool):
+        raise InvalidSpec(f"{where}.full_collusion: true or false, got {full!r}")
     return {"n": n, "seed": seed, "U": (min(Us), max(Us)),
             "max_users": _values(p.get("max_users", 5), f"{where}.max_users", lo=1)[0],
             "max_S": _values(p.get("max_security_sets", 4), f"{where}.max_security_sets", lo=1)[0],
             "max_T": _values(p.get("max_collusion_sets", 5), f"{where}.max_collusion_sets", lo=1)[0],
-            "density": dens, "regimes": regimes}
+            "density": dens, "regimes": regimes, "full_collusion": full}
 
 
 def _draw(rng: random.Random, p: dict, name: str) -> Instance:
@@ -189,9 +192,23 @@ def _draw(rng: random.Random, p: dict, name: str) -> Instance:
         if p["density"] is None:
             return rng.randrange(1 << K)
         return sum(1 << i for i in range(K) if rng.random() < p["density"])
-    S = tuple(subset() for _ in range(rng.randint(1, p["max_S"])))
-    T = tuple(subset() for _ in range(rng.randint(1, p["max_T"])))
+    full = (1 << K) - 1
+    S = _family(subset, rng.randint(1, p["max_S"]), ())
+    T = _family(subset, rng.randint(1, p["max_T"]), () if p["full_collusion"] else (full,))
     return Instance(tuple(servers), S, T, name=name)
+
+
+def _family(subset, size: int, forbidden: tuple) -> tuple[int, ...]:
+    """``size`` distinct sets drawn by ``subset()``, none in ``forbidden`` (fewer if the
+    draws keep repeating: a family never holds the same set twice)."""
+    out: list[int] = []
+    for _ in range(20 * size):
+        if len(out) == size:
+            break
+        s = subset()
+        if s not in out and s not in forbidden:
+            out.append(s)
+    return tuple(out) or (0,)
 
 
 def _random(spec: CensusSpec):

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from .schema import COLUMNS, SCHEMA_VERSION
 
-__all__ = ["run_one", "failed_row", "hard_limit", "text_key"]
+__all__ = ["run_one", "failed_row", "hard_limit", "text_key", "warm_up"]
 
 
 def hard_limit(time_limit: float | None) -> float | None:
@@ -85,8 +85,10 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
     options : dict, optional
         ``field`` (prime of the search, default 31), ``search`` (keyword
         arguments of :func:`itsa.search_min_rate`: tries, budget,
-        max_symbols), ``save_dir`` (folder for verified schemes), ``key``,
-        ``name``, ``source`` (carried into the row).
+        max_symbols), ``save_dir`` (folder for the verified schemes and
+        proofs, saved as ``KEY.scheme.json`` and ``KEY.proof.md``), ``root``
+        (the row's ``scheme_path`` and ``proof_path`` are relative to it),
+        ``key``, ``name``, ``source`` (carried into the row).
 
     Examples
     --------
@@ -102,7 +104,7 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
     if limit is None:
         outcome = _guarded(instance_yaml_text, work, time_limit, seed, options)
     else:
-        _warm_up(work, options)
+        warm_up(work, options)
         outcome = _in_child(limit, _guarded, (instance_yaml_text, work, time_limit, seed, options))
     status, payload = outcome
     if status == "ok":
@@ -118,8 +120,9 @@ _WARM: set = set()
 _WARM_TEXT = "servers: [2, 1, 1]\nsecurity_sets: [all, [[1, 1]]]\ncollusion_sets: [[], [[2, 1]]]\n"
 
 
-def _warm_up(work: str, options: dict) -> None:
-    """Run the work once in this process, so that forked children inherit its imports
+def warm_up(work: str, options: dict) -> None:
+    """Run the work once in this process (once per process and work), so that the imports
+    and caches are paid before the first instance and inherited by forked children
     (otherwise every child imports the lazily loaded modules again)."""
     if work in _WARM or work == "solve":
         return
@@ -150,6 +153,7 @@ def _in_child(limit: float, fn, args: tuple):
     A bare ``os.fork`` (not :mod:`multiprocessing`, which Dask's daemonic
     worker processes may not use); the row comes back pickled through a pipe.
     """
+    import contextlib
     import pickle
     import select
     import signal
@@ -168,7 +172,7 @@ def _in_child(limit: float, fn, args: tuple):
         finally:
             os._exit(0)
     os.close(w)
-    chunks, deadline = [], time.monotonic() + limit
+    chunks, deadline, finished = [], time.monotonic() + limit, False
     try:
         while True:
             left = deadline - time.monotonic()
@@ -180,8 +184,12 @@ def _in_child(limit: float, fn, args: tuple):
             if not chunk:
                 break
             chunks.append(chunk)
+        finished = True
     finally:
         os.close(r)
+        if not finished:     # interrupted (Ctrl-C): the child must not outlive the census
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
     if not chunks:
         return "failed", f"the process running the instance died (wait status {status})"
@@ -273,24 +281,51 @@ def _search(inst, seed, options, row, timings):
     if options.get("save_dir"):
         from ..scheme import save_scheme
 
-        os.makedirs(options["save_dir"], exist_ok=True)
-        path = os.path.join(options["save_dir"], f"{row['key']}.scheme.json")
-        save_scheme(inst, res.scheme, path)
-        row["scheme_path"] = path
+        row["scheme_path"] = _save(options, row["key"], ".scheme.json",
+                                   lambda path: save_scheme(inst, res.scheme, path))
     return res.rate
+
+
+def _save(options: dict, key: str, suffix: str, write) -> str:
+    """Write one file of an instance as ``save_dir/KEY{suffix}``; return its path as the row
+    records it: relative to ``options["root"]`` (the results folder) when given."""
+    folder = options["save_dir"]
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{key}{suffix}")
+    write(path)
+    root = options.get("root")
+    return os.path.relpath(path, root) if root else path
 
 
 def _solve(inst, time_limit, seed, options, row, timings):
     """``itsa.solve`` (the certified-optimum work), imported only when asked for."""
     from ..optimum import solve
 
-    sol = solve(inst, time_limit=time_limit, seed=seed, field=options.get("field")).to_dict()
+    result = solve(inst, time_limit=time_limit, seed=seed, field=options.get("field"))
+    sol = result.to_dict()
     lo, up = sol["lower"], sol.get("upper") or {}
+    paths = _save_solution(result, row["key"], options) if options.get("save_dir") else {}
     lower = None if lo.get("value") is None else Fraction(lo["value"])
     upper = None if up.get("value") is None else Fraction(up["value"])
     row.update(lower=_f(lower), lower_converse=_f(lower), lower_class=lo.get("class"),
                lower_certified=lo.get("certified"), upper=_f(upper), upper_L=up.get("L"),
                verdict=sol.get("verdict"), field=options.get("field"),
-               scheme_path=sol.get("scheme_path"), proof_path=sol.get("proof_path"))
+               scheme_path=paths.get("scheme"), proof_path=paths.get("proof"))
     timings.update({f"solve.{k}": v for k, v in (sol.get("timings") or {}).items()})
     return lower, upper
+
+
+def _save_solution(result, key: str, options: dict) -> dict[str, str]:
+    """The proof (Markdown) and the scheme of a solved instance, saved as ``KEY.proof.md`` and
+    ``KEY.scheme.json`` (the files of :func:`itsa.optimum.save_solution`, named by key)."""
+    from ..converse.proof import write_proof
+    from ..scheme import save_scheme
+
+    paths = {}
+    if result.lower.bound is not None:
+        paths["proof"] = _save(options, key, ".proof.md",
+                               lambda p: write_proof(result.lower.bound, result.instance, p))
+    if result.upper is not None:
+        paths["scheme"] = _save(options, key, ".scheme.json",
+                                lambda p: save_scheme(result.instance, result.upper.scheme, p))
+    return paths

@@ -1,5 +1,7 @@
 """Hypothesis strategies for itsa instances, shared by the tests and by users.
 
+Needs hypothesis (``pip install 'itsa[testing]'``).
+
 Examples
 --------
 >>> from hypothesis import given
@@ -11,9 +13,12 @@ Examples
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
+from .._extras import require
+from ..instance import Instance
 
-from .instance import Instance
+st = require("hypothesis.strategies")
+
+__all__ = ["instances", "relabellings"]
 
 
 @st.composite

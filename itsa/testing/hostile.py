@@ -1,0 +1,147 @@
+"""A corpus of hostile input files, written on demand (for the tests and the benchmark).
+
+Every file must be refused by every command with exit code 2, one line on
+stderr and no traceback, quickly and in little memory. Instance files go to
+every command; scheme files go to ``itsa verify INSTANCE --scheme FILE``.
+Nothing here is random except a seeded block of binary noise.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+HEAD = "servers: [2, 1, 1]\n"
+SETS = "security_sets: [[[1, 1]]]\ncollusion_sets: [[]]\n"
+BIG = "9" * 4000          # an integer Python reads (below its 4300-digit limit)
+TOO_BIG = "9" * 5000      # an integer Python refuses to read
+GOOD_INSTANCE = HEAD + SETS
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile file: ``kind`` is ``"instance"`` or ``"scheme"``."""
+
+    name: str
+    kind: str
+    path: Path
+
+
+def bomb(levels: int = 9, width: int = 9) -> str:
+    """A flow list whose last item expands to ``width^(levels-1)`` copies of ``[1, 1]``."""
+    parts = ["&l0 [1, 1]"]
+    for i in range(1, levels):
+        parts.append(f"&l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]")
+    return "[" + ", ".join(parts) + "]"
+
+
+def _instances() -> dict[str, str | bytes]:
+    b = bomb()
+    return {
+        # alias bombs in every position
+        "bomb-top": f"{HEAD}{SETS}x: {b}\n",
+        "bomb-name": f"name: {b}\n{HEAD}{SETS}",
+        "bomb-servers": f"servers: {b}\n{SETS}",
+        "bomb-family": f"{HEAD}security_sets: {b}\ncollusion_sets: [[]]\n",
+        "bomb-set": f"{HEAD}security_sets: [{b}]\ncollusion_sets: [[]]\n",
+        "bomb-user": f"{HEAD}security_sets: [[[1, {b}]]]\ncollusion_sets: [[]]\n",
+        "bomb-generator": f"{HEAD}security_sets: [all]\ncollusion_sets: {{subsets_of: {b}}}\n",
+        "bomb-key": f"{HEAD}{SETS}? {b}\n: 1\n",
+        # deep nesting
+        "deep-flow-list": "servers: " + "[" * 100_000 + "\n",
+        "deep-flow-map": "servers: " + "{a: " * 100_000 + "\n",
+        "deep-block-list": "servers:\n" + "- " * 50_000 + "1\n",
+        "deep-closed": "servers: " + "[" * 5000 + "1" + "]" * 5000 + "\n" + SETS,
+        # huge numbers in every field
+        "huge-server": f"servers: [{BIG}]\n{SETS}",
+        "unreadable-server": f"servers: [{TOO_BIG}]\n{SETS}",
+        "huge-user": f"{HEAD}security_sets: [[[1, {BIG}]]]\ncollusion_sets: [[]]\n",
+        "huge-min-size": f"{HEAD}security_sets: [all]\ncollusion_sets: {{subsets_of: [[1, 1]], min_size: {BIG}}}\n",
+        "huge-negative-size": f"{HEAD}security_sets: [all]\ncollusion_sets: {{all_users_up_to: -{BIG}}}\n",
+        "huge-name": f"name: {BIG}\n{HEAD}{SETS}",
+        "float-server": f"servers: [1.0e+999, 1, 1]\n{SETS}",
+        "many-users": f"servers: [{', '.join(['1'] * 4097)}]\n{SETS}",
+        "big-family": "servers: [4096]\nsecurity_sets: [all]\ncollusion_sets: {all_users_up_to: 3}\n",
+        "big-configurations": ("servers: [" + ", ".join(["1"] * 100) + "]\n"
+                               "security_sets: {all_users_up_to: 2}\ncollusion_sets: {all_users_up_to: 2}\n"),
+        # sheer size
+        "big-file": "# " + "x" * (3 * 2**20) + "\n" + GOOD_INSTANCE,
+        "many-values": f"{HEAD}{SETS}x: [{', '.join(['1'] * 210_000)}]\n",
+        "long-scalar": f"name: {'x' * 20_000}\n{HEAD}{SETS}",
+        "long-key": f"{GOOD_INSTANCE}{'k' * 9000}: 1\n",
+        # structure
+        "duplicate-key": f"{HEAD}{SETS}servers: [1, 1, 1]\n",
+        "duplicate-generator-key": f"{HEAD}security_sets: [all]\ncollusion_sets: {{all_users_up_to: 1, all_users_up_to: 2}}\n",
+        "python-tag": f"{HEAD}{SETS}x: !!python/object/apply:os.system [echo hi]\n",
+        "merge-key": f"<<: {{servers: [1, 1, 1]}}\n{SETS}",
+        "set-tag": f"{HEAD}security_sets: !!set {{1: null}}\ncollusion_sets: [[]]\n",
+        "two-documents": f"{GOOD_INSTANCE}---\n{GOOD_INSTANCE}",
+        "undefined-alias": f"{HEAD}security_sets: [*nothing]\ncollusion_sets: [[]]\n",
+        "self-alias": f"{HEAD}security_sets: &a [*a]\ncollusion_sets: [[]]\n",
+        "empty": "",
+        "top-level-list": "- servers\n- [1, 1, 1]\n",
+        "bad-syntax": "servers: [1, 1\n",
+        # bytes and encodings
+        "binary": bytes(random.Random(11).randrange(256) for _ in range(4096)),
+        "nul-bytes": GOOD_INSTANCE.encode() + b"\x00\x00name: x\n",
+        "utf16": ("name: é\n" + GOOD_INSTANCE).encode("utf-16"),
+        "latin1": ("name: café\n" + GOOD_INSTANCE).encode("latin-1"),
+        "control-chars": f"name: a\x07b\n{GOOD_INSTANCE}",
+    }
+
+
+def _schemes() -> dict[str, str | bytes]:
+    def scheme(**kw) -> str:
+        base = {"field": 7, "L": 1, "key_symbols": 2, "keys": {"1,1": [[1, 0]]}}
+        base.update(kw)
+        return json.dumps(base)
+
+    return {
+        "scheme-huge-L": scheme(L=10**8, keys={}),
+        "scheme-huge-d": scheme(key_symbols=10**8, keys={}),
+        "scheme-too-large-to-verify": scheme(key_symbols=4000, keys={}),
+        "scheme-huge-entries": scheme(L=4096, key_symbols=4096, keys={"1,1": []}),
+        "scheme-deep": "[" * 100_000,
+        "scheme-huge-int": '{"field": ' + TOO_BIG + "}",
+        "scheme-huge-field": scheme(field=int(BIG)),
+        "scheme-field-list": scheme(field=[7]),
+        "scheme-L-list": scheme(L=[1]),
+        "scheme-keys-list": scheme(keys=[[1, 0]]),
+        "scheme-matrix-dict": scheme(keys={"1,1": {"a": 1}}),
+        "scheme-huge-label": scheme(keys={"1," + BIG: [[1, 0]]}),
+        "scheme-long-label": scheme(keys={"1," + " " * 100_000 + "x": [[1, 0]]}),
+        "scheme-wrong-shape": scheme(keys={"1,1": [[1] * 100_000]}),
+        "scheme-not-json": "field: 7\n",
+        "scheme-binary": bytes(random.Random(12).randrange(256) for _ in range(4096)),
+        "scheme-empty": "",
+    }
+
+
+def write_corpus(directory: str | Path) -> list[Case]:
+    """Write every hostile file under ``directory``; return the cases in a fixed order."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    cases = []
+    for kind, files, ext in (("instance", _instances(), "yaml"), ("scheme", _schemes(), "json")):
+        for name, content in files.items():
+            path = directory / f"{name}.{ext}"
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+            cases.append(Case(name, kind, path))
+    return cases
+
+
+def commands(case: Case, instance: str | Path, out: str | Path) -> list[list[str]]:
+    """The command lines (without ``itsa``) that each must refuse ``case``.
+
+    ``instance`` is a valid instance for the scheme files; ``out`` a scratch directory.
+    """
+    p, out = str(case.path), Path(out)
+    if case.kind == "scheme":
+        return [["verify", str(instance), "--scheme", p]]
+    return [["analyze", p, "--json"], ["build", p, "-o", str(out / "s.json")], ["verify", p],
+            ["draw", p, "-o", str(out / "x.png")], ["audit", p, "-o", str(out / "audit")]]

@@ -1,0 +1,92 @@
+"""The command line's manners: every verb in the help, one-line errors, did-you-mean, extras."""
+
+import pytest
+from click.testing import CliRunner
+
+from itsa_cli import _COMMANDS, main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)), prog_name="itsa")
+
+
+def test_help_names_every_verb():
+    res = run("--help")
+    assert res.exit_code == 0
+    head = res.output.split("Options:")[0]          # the description itself, not click's list
+    for verb in _COMMANDS:
+        assert verb in head, verb
+
+
+@pytest.mark.parametrize("args, words", [
+    (("analyze", "example-1", "--q-rule", "nope"), ["--q-rule", "'nope'", "itsa analyze --help"]),
+    (("analyze",), ["Missing argument", "itsa analyze --help"]),
+    (("nope",), ["No such command 'nope'", "itsa --help"]),
+    (("build", "example-1", "--field", "x"), ["--field", "itsa build --help"]),
+])
+def test_usage_errors_are_one_line_exit_2(args, words):
+    res = run(*args)
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    for word in words:
+        assert word in lines[0]
+
+
+def test_help_still_exits_0():
+    res = run("analyze", "--help")
+    assert res.exit_code == 0 and res.stdout.startswith("Usage: itsa analyze")
+
+
+@pytest.mark.parametrize("verb", ["analyze", "solve", "converse"])
+def test_did_you_mean_a_shipped_example(verb):
+    res = run(verb, "exmaple-1")
+    assert res.exit_code == 2
+    assert res.stderr.strip() == "error: exmaple-1: no such file; did you mean 'example-1'?"
+
+
+def test_no_suggestion_for_a_name_far_from_every_example():
+    res = run("analyze", "no-such-instance-at-all.yaml")
+    assert res.exit_code == 2
+    assert "no such file" in res.stderr and "did you mean" not in res.stderr
+
+
+def test_examples_lists_instances_only():
+    res = run("examples")
+    assert res.exit_code == 0
+    names = [line.split()[0] for line in res.stdout.splitlines()]
+    assert "example-1" in names and "audit/fractional-optimum" in names
+    assert not [n for n in names if n.startswith("census/")]
+
+
+def test_a_census_spec_is_not_an_instance():
+    res = run("analyze", "census/minimal")
+    assert res.exit_code == 2
+
+
+def test_census_finds_a_shipped_spec_by_name(tmp_path):
+    # A misspelt name: a did-you-mean before any work starts.
+    res = run("census", "minmal", "-o", tmp_path / "out")
+    assert res.exit_code == 2
+    assert res.stderr.strip() == "error: minmal: no such file; did you mean 'minimal'?"
+
+
+def test_missing_extra_is_one_line(capsys):
+    from itsa_cli._common import itsa_errors
+
+    with pytest.raises(SystemExit) as exit_info:
+        with itsa_errors():
+            raise ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow")
+    assert exit_info.value.code == 1
+    assert capsys.readouterr().err == (
+        "error: pyarrow is not installed (the census results table (itsa census)): "
+        "pip install 'itsa[census]'\n")
+
+
+def test_an_unrelated_missing_module_is_not_hidden():
+    from itsa_cli._common import itsa_errors
+
+    with pytest.raises(ModuleNotFoundError):
+        with itsa_errors():
+            raise ModuleNotFoundError("No module named 'nope'", name="nope")
