@@ -3,6 +3,11 @@
 import click
 
 from ._common import console, echo_json, itsa_errors, load_instance, warn
+from ._progress import budget, progress_display
+
+#: Help text of --time-limit (the default lives in itsa.converse.DEFAULT_TIME_LIMIT).
+TIME_LIMIT_HELP = ("Seconds for the whole run (default 300; 0 = no limit). When it runs out, the "
+                   "command says which stage was cut and prints the best bound proved.")
 
 #: The converse LPs, cheapest first, and the names they had before (itsa.converse.classes).
 LPS = ("keys", "model")
@@ -19,7 +24,7 @@ OLD_NAMES = {"additive": "keys", "general": "model"}
               help="Old name of --lp: additive = keys, general = model.")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
               help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX, for pdflatex).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), help="Seconds for the LP solve.")
+@click.option("--time-limit", type=click.FloatRange(min=0), help=TIME_LIMIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def converse(path, method, old_name, proof_file, time_limit, as_json):
     """Prove R_ZΣ >= bound on PATH by a Shannon-type LP, certified in exact arithmetic.
@@ -27,10 +32,11 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     The bound holds for every scheme of the model (any encoders, relays and
     keys). Exits 0 with a proved bound, 1 when the solver fails or the
     certificate does not check (no bound is then claimed), 2 for bad input
-    (including an instance beyond the LP's size limit).
+    (including an instance beyond the LP's size limit). Progress (stage, LP
+    size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
     from itsa.exceptions import InvalidOption, InvalidOutputPath
-    from itsa.converse import check_size
+    from itsa.converse import DEFAULT_TIME_LIMIT, check_size
     from itsa.converse import converse as run
     from itsa.converse.proof import write_proof
 
@@ -42,7 +48,9 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
             raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
         instance = load_instance(path)
         check_size(instance, method)
-        bound = run(instance, method, time_limit=time_limit)
+        limit = budget(time_limit, DEFAULT_TIME_LIMIT)
+        with progress_display(as_json) as progress:
+            bound = run(instance, method, time_limit=limit, progress=progress)
         if bound.certified and proof_file:
             write_proof(bound, instance, proof_file)
     warn(instance.warnings)
@@ -57,6 +65,12 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
             if proof_file:
                 out.print(f"proof written to {proof_file}")
         else:
-            out.print(f"{instance.name}: no bound proved ({bound.status})")
+            out.print(f"{instance.name}: no LP bound proved ({bound.status})")
+            if bound.cut:
+                from itsa.bounds import corrected_lower_bound
+
+                out.print(f"best bound proved: R_ZΣ ≥ {corrected_lower_bound(instance).value} "
+                          "(corrected bound g(K), itsa.bounds)")
     if not bound.certified:
         raise SystemExit(1)
+

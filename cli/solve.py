@@ -3,14 +3,16 @@
 import click
 
 from ._common import echo_json, itsa_errors, load_instance, warn
+from ._progress import budget, progress_display
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for the proof and the scheme (default: solve-out/NAME).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True),
-              help="Seconds for the whole run; what is proved and verified by then is reported.")
+@click.option("--time-limit", type=click.FloatRange(min=0),
+              help="Seconds for the whole run (default 300; 0 = no limit); what is proved and "
+              "verified by then is reported, with each converse LP skipped or cut and why.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -23,13 +25,16 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     from pathlib import Path
 
     from itsa.audit import safe_stem
+    from itsa.converse import DEFAULT_TIME_LIMIT
     from itsa.optimum import save_solution
     from itsa.optimum import solve as run
 
     with itsa_errors():
         instance = load_instance(path)
         out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
-        result = run(instance, time_limit=time_limit, seed=seed, field=field)
+        with progress_display(as_json) as progress:
+            result = run(instance, time_limit=budget(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
+                         field=field, progress=progress)
         files = save_solution(result, out_dir)
     warn(instance.warnings)
     if as_json:

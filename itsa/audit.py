@@ -23,8 +23,8 @@ from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
 from .display import Displayable
-from .exceptions import (Infeasible, InvalidOption, InvalidOutputPath, InvalidScheme, ItsaError,
-                         VerificationError)
+from .exceptions import (Infeasible, InvalidInstance, InvalidOption, InvalidOutputPath, InvalidScheme,
+                         ItsaError, VerificationError)
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .linalg import check_field
@@ -371,9 +371,13 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
 
 def _keys_converse(instance: Instance):
     """The certified keys converse (:mod:`itsa.converse`), where the instance fits it."""
-    from .converse import MAX_USERS, converse
+    from .converse import DEFAULT_TIME_LIMIT, check_size, converse
 
-    return converse(instance, "keys") if instance.K <= MAX_USERS["keys"] else None
+    try:
+        check_size(instance, "keys")
+    except InvalidInstance:                  # too many users or orbits of user sets
+        return None
+    return converse(instance, "keys", time_limit=DEFAULT_TIME_LIMIT)
 
 
 def _converse_notes(b, best: Fraction | None) -> list[str]:

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from .analysis import Analysis, analyze
-from .bounds import corrected_lower_bound
-from .bounds import EVERY_SCHEME
-from .converse import MAX_USERS, ConverseBound, converse, expected_seconds
+from .bounds import EVERY_SCHEME, corrected_lower_bound
+from .converse import ConverseBound, check_size, converse
 from .converse.classes import CLASSES, lookup
 from .display import Displayable
-from .exceptions import InvalidOption, ItsaError
+from .exceptions import InvalidInstance, InvalidOption, ItsaError
 from .gap_search import GapSearch, search_gap
 from .instance import Instance
 from .report import SCHEMA_VERSION
@@ -37,6 +36,8 @@ from .verify import verify
 
 #: Share of the time limit the scalar search may take (the converse and the gap search come after it).
 SCALAR_SHARE = 0.4
+#: The gap search gets the LP's whole key-entropy vector up to this K (2^K sets); above, pairs only.
+HINT_MAX_USERS = 12
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Solution(Displayable):
     timings: dict
     notes: tuple[str, ...] = ()
     search: GapSearch | None = field(default=None, compare=False)
+    skipped: dict = field(default_factory=dict)    # converse class -> why it was not run or cut
 
     @property
     def verdict(self) -> str:
@@ -115,6 +117,7 @@ class Solution(Displayable):
                 "upper": None if up is None else {"value": str(up.value), "L": up.L,
                                                   "field": up.scheme.field, "source": up.source},
                 "converses": [b.to_dict() for b in self.converses],
+                "skipped": dict(self.skipped),
                 "timings": {k: round(v, 3) for k, v in self.timings.items()},
                 "notes": list(self.notes),
                 "search": None if self.search is None else self.search.to_dict()}
@@ -139,8 +142,16 @@ class _Clock:
 
 
 def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
-          field: int | None = None, classes: tuple[str, ...] = CLASSES) -> Solution:
+          field: int | None = None, classes: tuple[str, ...] = CLASSES,
+          progress=None) -> Solution:
     """Settle the optimal source key rate of ``instance``, or state the gap exactly.
+
+    A converse class is skipped (and recorded in ``Solution.skipped`` with the
+    reason) when the instance is beyond its size limit, or when the time
+    estimated from its reduced LP's size (:func:`itsa.converse.estimate_seconds`,
+    which errs on the short side) exceeds what is left of ``time_limit``; a
+    converse that runs out of time is reported as cut. ``progress`` is called
+    with an :class:`itsa.progress.Event` at every stage.
 
     Examples
     --------
@@ -153,13 +164,19 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
 
     if field is not None and field_problem(field):
         raise InvalidOption(field_problem(field))
+    from .progress import Reporter
+
     clock = _Clock(time_limit)
+    report = Reporter(progress)
     notes: list[str] = []
+    skipped: dict[str, str] = {}
+    report("analyze")
     a = analyze(instance, corrected=False)
     clock.lap("analyze")
     cb = corrected_lower_bound(instance)
     lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.bounds): {cb.value}")
     clock.lap("corrected")
+    report("construction and scalar search")
     upper = _paper_scheme(a, field, seed, notes)
     scalar = _scalar_search(instance, seed, lower.value, upper, notes, clock)
     upper = _better(upper, scalar[0])
@@ -169,28 +186,46 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         if upper is not None and upper.value == lower.value and lower.certified:
             notes.append(f"{cls} converse not needed: the lower end already meets a verified scheme")
             continue
-        if instance.K > MAX_USERS[cls]:
-            notes.append(f"{cls} converse skipped: K = {instance.K} > {MAX_USERS[cls]}")
+        b = _converse(instance, cls, clock, report, skipped)
+        if b is None:
             continue
-        need = expected_seconds(instance, cls)
-        if clock.left() is not None and clock.left() < need:
-            notes.append(f"{cls} converse skipped: it takes about {need:g} s here, "
-                         f"{clock.left():.0f} s left of the time limit")
-            continue
-        b = converse(instance, cls, time_limit=clock.left())
         bounds.append(b)
         clock.lap(f"converse-{cls}")
         if b.certified and (b.value > lower.value or (b.value == lower.value and not lower.certified)):
             lower = LowerEnd(b.value, cls, True, f"certified {cls} converse LP: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
+        elif b.cut:
+            skipped[cls] = b.status
         elif not b.certified:
             notes.append(f"{cls} converse not proved: {b.status}")
+    notes += [f"{cls} converse {why if why.startswith(('skipped', 'cut')) else 'skipped: ' + why}"
+              for cls, why in skipped.items()]
     search = GapSearch(scalar_candidates=scalar[1], scalar_limit=scalar[2], scalar_L=scalar[3])
     if upper is None or upper.value > lower.value:
+        report("vector search")
         found, search = _vector_search(instance, lower, upper, seed, field, clock, scalar)
         upper = _better(upper, found)
         clock.lap("vector-search")
-    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes), search)
+    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes), search,
+                    skipped)
+
+
+def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
+    """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``)."""
+    try:
+        check_size(instance, cls)
+    except InvalidInstance as exc:
+        skipped[cls] = str(exc)
+        return None
+    if clock.out():
+        skipped[cls] = "skipped: no time left"
+        return None
+    try:
+        return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
+                        max_estimate=clock.left())
+    except InvalidInstance as exc:          # e.g. too many orbits of user sets
+        skipped[cls] = str(exc)
+        return None
 
 
 def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:
@@ -235,7 +270,8 @@ def _scalar_search(instance, seed, lower, upper, notes, clock):
 
 def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar):
     """Vector schemes in the gap (:func:`itsa.gap_search.search_gap`), guided by the converse's optimum."""
-    hints = lower.bound.key_entropies(instance.K) if lower.bound is not None else None
+    hints = (lower.bound.key_entropies(instance.K if instance.K <= HINT_MAX_USERS else 2)
+             if lower.bound is not None else None)
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
                            hints=hints, seed=seed, field=field, seconds=clock.left())
     record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3])

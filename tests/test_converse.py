@@ -69,10 +69,27 @@ def test_tampered_lp_cannot_inflate_a_bound():
     with pytest.raises(VerificationError):
         check_certificate(rlp, Certificate(b.value + 5 * dict(b.certificate.weights)[r],
                                            b.certificate.weights))
-    a, c = sorted(set(rlp.orbit_of.values()))[1:3]
-    rlp.orbit_of = {k: (a if o == c else o) for k, o in rlp.orbit_of.items()}   # merge two orbits
+    merge_two_columns(rlp)
     with pytest.raises(VerificationError, match="orbits"):
         check_certificate(rlp, b.certificate)
+
+
+def merge_two_columns(rlp):
+    """Tamper with the LP: two of its orbits become one column."""
+    if getattr(rlp, "column_of", None) is not None:            # orbit LP
+        rlp.column_of = rlp.column_of.copy()
+        rlp.column_of[rlp.column_of == 2] = 1
+    else:
+        a, c = sorted(set(rlp.orbit_of.values()))[1:3]
+        rlp.orbit_of = {k: (a if o == c else o) for k, o in rlp.orbit_of.items()}
+
+
+def test_tampered_plain_lp_orbits_are_rejected():
+    b = converse(examples.load("audit/fractional-optimum"), "additive", symmetry=False)
+    check_certificate(b.lp, b.certificate)
+    merge_two_columns(b.lp)
+    with pytest.raises(VerificationError, match="orbits"):
+        check_certificate(b.lp, b.certificate)
 
 
 def test_zero_bound_has_a_one_step_proof():

@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..bitset import members
 from ..display import Displayable
 from ..exceptions import InvalidInstance
 from ..instance import Instance
@@ -32,11 +31,22 @@ from .lp import ReducedLP, reduce_problem, solve_float
 from .classes import CLASSES, REGISTRY, lookup
 from .problem import EntropyProblem, build_problem
 
-#: Largest number of users each LP accepts (the LP grows as 2^(3K+U+1), resp. 2^K).
+#: Largest number of users each LP accepts. The model LP grows as 2^(3K+U+1); the keys
+#: LP has one column per orbit of user sets (:mod:`.orbit`) and refuses instances
+#: with too many orbits whatever K is.
 MAX_USERS = {name: c.max_users for name, c in REGISTRY.items()}
+#: Largest K of the keys LP without symmetry (one column per user set).
+PLAIN_MAX_USERS = 12
+#: Default time budget (seconds) of ``itsa converse`` and ``itsa solve``.
+DEFAULT_TIME_LIMIT = 300.0
+#: Seconds per (column × row) of the reduced LP for the float solve and the exact
+#: certificate together, on 2 shared cores: below every ratio measured by
+#: benchmarks/bench_converse.py (1.2e-7 to 6.4e-7 on model and keys LPs of 10^6 to
+#: 2·10^8 column-rows; over 3.2e-7 at 3.8·10^9), so the estimate errs on the short side.
+SECONDS_PER_CELL = 1e-7
 
-__all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "ConverseBound", "converse", "Certificate",
-           "EntropyProblem", "check_certificate", "lookup"]
+__all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBound", "converse",
+           "Certificate", "EntropyProblem", "check_certificate", "estimate_seconds", "lookup"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -59,6 +69,12 @@ class ConverseBound(Displayable):
     certificate: Certificate | None = None
     lp: ReducedLP | None = field(default=None, repr=False, compare=False)
     primal: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    estimate: float | None = field(default=None, compare=False)
+
+    @property
+    def cut(self) -> bool:
+        """Whether the time budget stopped the run (``status`` says where) or skipped it."""
+        return self.status.startswith(("cut", "skipped"))
 
     def key_entropies(self, max_size: int = 2) -> dict[int, Fraction]:
         """``h(Z_A)`` at the LP's optimum for user sets ``A`` of at most ``max_size`` users.
@@ -68,11 +84,14 @@ class ConverseBound(Displayable):
         """
         if self.lp is None or not self.primal:
             return {}
+        from itertools import combinations
+
         keys = self.lp.problem.keys
         out = {}
-        for A in range(1, 1 << len(keys)):
-            if A.bit_count() <= max_size:
-                o = self.lp.orbit_of[self.lp.closure(sum(1 << keys[i] for i in members(A)))]
+        for size in range(1, max_size + 1):
+            for users in combinations(range(len(keys)), size):
+                A = sum(1 << i for i in users)
+                o = self.lp.orbit(self.lp.closure(sum(1 << keys[i] for i in users)))
                 out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
         return out
 
@@ -108,26 +127,52 @@ class ConverseBound(Displayable):
                 "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
+                "cut": self.cut,
+                "estimated_seconds": None if self.estimate is None else round(self.estimate, 1),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
-def expected_seconds(instance: Instance, method: str) -> float:
-    """A rough time for :func:`converse` on 2 cores (measured, see benchmarks/bench_converse.py)."""
-    if lookup(method).name == "model":
-        return {1: 1, 2: 1, 3: 2, 4: 120}.get(instance.K, float("inf"))
-    return 1.0 if instance.K <= 8 else 2.0 ** (instance.K - 8)
+def estimate_seconds(sizes: dict) -> float:
+    """Seconds the float solve and the certificate take on a reduced LP of these ``sizes``.
+
+    ``SECONDS_PER_CELL · columns · rows``: a model measured on 2 shared cores
+    that errs on the short side, so a budget is never refused to an LP that fits.
+
+    >>> estimate_seconds({"columns": 1000, "rows": 20000})
+    2.0
+    """
+    return round(SECONDS_PER_CELL * sizes["columns"] * sizes["rows"], 6)
 
 
-def check_size(instance: Instance, method: str) -> None:
-    """Raise :class:`InvalidInstance` when ``instance`` is beyond the LP's size limit."""
+def check_size(instance: Instance, method: str, symmetry: bool = True) -> None:
+    """Raise :class:`InvalidInstance` when ``instance`` is beyond the LP's size limit.
+
+    The message says why the LP is not run (users, or orbits of user sets).
+    """
     entry = lookup(method)
-    if instance.K > entry.max_users:
-        raise InvalidInstance(f"the {entry.name} converse takes at most {entry.max_users} "
+    limit = entry.max_users if symmetry or entry.name != "keys" else PLAIN_MAX_USERS
+    if instance.K > limit:
+        raise InvalidInstance(f"the {entry.name} converse takes at most {limit} "
                               f"users; this instance has K = {instance.K}")
+    if entry.name == "keys" and symmetry:
+        from .orbit import orbit_count
+
+        why = orbit_count(instance)[1]
+        if why:
+            raise InvalidInstance(f"the {entry.name} converse LP is not run: {why}")
+
+
+def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
+    """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise."""
+    if method == "keys" and symmetry:
+        from .orbit import orbit_lp
+
+        return orbit_lp(instance)
+    return reduce_problem(build_problem(instance, method), symmetry=symmetry)
 
 
 def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
-             symmetry: bool = True) -> ConverseBound:
+             symmetry: bool = True, progress=None, max_estimate: float | None = None) -> ConverseBound:
     """A certified lower bound on the source key rate of every scheme for ``instance``.
 
     Parameters
@@ -137,9 +182,16 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         The converse LP (:mod:`itsa.converse.classes`); the old names
         ``"additive"`` and ``"general"`` are accepted.
     time_limit : float, optional
-        Seconds for the reduction and the float solve (the exact check is not cut short).
+        Seconds for the whole call. When it runs out the result is not
+        certified and its ``status`` says which stage was cut.
     symmetry : bool
-        Use the instance's automorphisms to shrink the LP.
+        Use the instance's automorphisms to shrink the LP (for the keys LP,
+        the orbit LP of :mod:`.orbit`).
+    progress : callable, optional
+        Called with an :class:`itsa.progress.Event` at every stage and round.
+    max_estimate : float, optional
+        Skip the solve (status ``"skipped: ..."``) when :func:`estimate_seconds`
+        of the reduced LP exceeds this many seconds less the reduction's.
 
     Examples
     --------
@@ -147,26 +199,46 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     >>> b = converse(examples.load("audit/fractional-optimum"))
     >>> b.value, b.certified, b.scheme_class
     (Fraction(3, 2), True, 'general')
+    >>> converse(examples.homogeneous(4, 8, 2)).value        # K = 32, 494 orbit columns
+    Fraction(12, 1)
     """
+    from ..progress import Reporter
+
     method = lookup(method).name
-    check_size(instance, method)
+    check_size(instance, method, symmetry)
+    report = Reporter(progress, method)
     t0 = time.perf_counter()
-    rlp = reduce_problem(build_problem(instance, method), symmetry=symmetry)
+    report("reduce")
+    rlp = _reduced(instance, method, symmetry)
     t1 = time.perf_counter()
+    secs = {"reduce": t1 - t0}
+    est = estimate_seconds(rlp.sizes)
+    report("reduced", columns=rlp.n_columns, rows=rlp.sizes["rows"],
+           note=f"about {est:.0f} s to solve and certify")
+    size = f"{rlp.n_columns} columns × {rlp.sizes['rows']} rows"
+
+    def stop(status, value=None):
+        return ConverseBound(method, None, False, status, value, rlp.sizes, secs, None, rlp,
+                             estimate=est)
+    if max_estimate is not None and est > max_estimate - (t1 - t0):
+        return stop(f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
+                    f"{max(0.0, max_estimate - (t1 - t0)):.0f} s left of the time limit")
     left = None if time_limit is None else time_limit - (t1 - t0)
     if left is not None and left <= 0:
-        return ConverseBound(method, None, False, "time limit reached while reducing the LP",
-                             None, rlp.sizes, {"reduce": t1 - t0}, None, rlp)
-    sol = solve_float(rlp, time_limit=left)
-    secs = {"reduce": t1 - t0, "solve": sol.seconds}
+        return stop(f"cut: time limit reached while reducing the LP ({size})")
+    sol = solve_float(rlp, time_limit=left, progress=report)
+    secs["solve"] = sol.seconds
     if sol.status != "optimal":
-        return ConverseBound(method, None, False, f"solver failed: {sol.status}", None,
-                             rlp.sizes, secs, None, rlp)
+        cut = sol.status.startswith("time limit")
+        return stop(f"cut: {sol.status}" if cut else f"solver failed: {sol.status}")
     t2 = time.perf_counter()
-    cert = certify(rlp, sol)
+    report("certify", columns=rlp.n_columns, rows=rlp.sizes["rows"])
+    left = None if time_limit is None else time_limit - (t2 - t0)
+    cert = certify(rlp, sol, time_limit=left)
     secs["certify"] = time.perf_counter() - t2
     if cert is None:
-        return ConverseBound(method, None, False, "certificate did not check exactly",
-                             sol.value, rlp.sizes, secs, None, rlp)
+        out = left is not None and time.perf_counter() - t0 >= time_limit
+        return stop("cut: time limit reached while certifying" if out
+                    else "certificate did not check exactly", sol.value)
     return ConverseBound(method, cert.value, True, "certified", sol.value, rlp.sizes, secs,
-                         cert, rlp, tuple(sol.x.tolist()))
+                         cert, rlp, tuple(sol.x.tolist()), estimate=est)

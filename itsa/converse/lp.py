@@ -36,6 +36,10 @@ CUTS_PER_ROUND = 2_000
 CUT_TOL = 1e-9
 #: Past this many active rows the whole LP is solved at once, by interior point (with crossover).
 MAX_CUT_ROWS = 6_000
+#: LPs with at most this many rows per column are solved whole by dual simplex, without
+#: cutting planes (orbit LPs: 0.2 s against 3.2 s at K = 48, 25 s against 44 s at K = 64;
+#: the model LP, about 25 rows per column, is faster with cuts).
+WHOLE_ROWS_PER_COLUMN = 12
 
 
 @dataclass(frozen=True)
@@ -70,11 +74,26 @@ class ReducedLP:
     def n_columns(self) -> int:
         return len(self.representatives) - 1
 
+    def orbit(self, closed: int) -> int:
+        """The column (orbit id) of a closed set."""
+        return self.orbit_of[closed]
+
+    def check_structure(self) -> None:
+        """Raise :class:`~itsa.exceptions.VerificationError` unless the reductions are sound.
+
+        Checks that the symmetry generators map the problem to itself and that
+        the columns are exactly the orbits of closed sets under them.
+        """
+        from .certificate import check_orbits, check_symmetry
+
+        check_symmetry(self.problem, self.closure)
+        check_orbits(self)
+
     def coords(self, form) -> dict[int, Fraction]:
         """A form over variable sets, in orbit coordinates (the empty orbit dropped)."""
         out: dict[int, Fraction] = {}
         for s, w in form:
-            o = self.orbit_of[self.closure(s)]
+            o = self.orbit(self.closure(s))
             if o:
                 out[o] = out.get(o, Fraction(0)) + w
         return {o: w for o, w in out.items() if w}
@@ -137,11 +156,19 @@ def orbits(closed: list[int], generators) -> dict[int, int]:
 
 
 def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
-    """Closed sets, orbits and rows of ``problem`` (module notes)."""
+    """Closed sets, orbits and rows of ``problem`` (module notes).
+
+    With ``symmetry=False`` the problem's generators are dropped (so the exact
+    check expects one column per closed set).
+    """
+    if not symmetry and problem.generators:
+        from dataclasses import replace
+
+        problem = replace(problem, generators=())
     closure = Closure(problem)
     succ = closed_sets(problem, closure)
     closed = sorted(succ, key=lambda c: (c.bit_count(), c))
-    root = orbits(closed, problem.generators if symmetry else ())
+    root = orbits(closed, problem.generators)
     ids: dict[int, int] = {closure(0): 0}
     reps, sizes_ = [closure(0)], [1]
     for c in closed:
@@ -218,7 +245,7 @@ class FloatSolution:
     seconds: float
 
 
-def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolution:
+def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
     """Solve the reduced LP with HiGHS (through SciPy), adding Shannon rows as cuts.
 
     ``H(C) >= 0`` rows are column bounds. The first LP has the problem's own
@@ -226,7 +253,11 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
     violates most (at most :data:`CUTS_PER_ROUND`), until none is violated.
     The LP solved last is the whole LP's optimum: every row left out holds at
     its solution. Past :data:`MAX_CUT_ROWS` active rows the whole LP is solved
-    by interior point instead. The dual is only a hint for the exact certificate.
+    by interior point instead, and an LP with few rows per column
+    (:data:`WHOLE_ROWS_PER_COLUMN`) is solved whole by dual simplex from the start. The dual is only a hint for the exact certificate.
+
+    ``progress``, an optional :class:`itsa.progress.Reporter`, hears of every
+    round (rows in the LP, rows added).
     """
     import time
 
@@ -251,23 +282,34 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
     for o, w in rlp.objective.items():
         c[o - 1] = float(w)
     active = np.array([rlp.rows[k].origin[0] == "constraint" for k in ineq], dtype=bool)
+    simplex = len(ineq) <= WHOLE_ROWS_PER_COLUMN * ncol
+    if simplex:
+        active[:] = True
     t0 = time.perf_counter()
+    rounds, added = 0, int(active.sum())
     while True:
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        where = f"in cutting-plane round {rounds + 1}, {int(active.sum())} of {len(ineq)} rows in the LP"
         if left is not None and left <= 0:
-            return _failed(rlp, "time limit reached", time.perf_counter() - t0)
+            return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
         whole = active.sum() > MAX_CUT_ROWS          # cuts stopped paying: solve it all
         if whole:
             active[:] = True
+        rounds += 1
+        if progress is not None:
+            progress("solve", columns=ncol, rows=int(active.sum()) + len(eq), round=rounds,
+                     rows_added=added, note="whole LP, interior point" if whole else "")
         res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
-                      method="highs-ipm" if whole else "highs",
+                      method="highs-ipm" if whole else "highs-ds" if simplex else "highs",
                       options={"time_limit": left} if left else {})
+        if res.status == 1:
+            return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
         if res.status == 3 and not active.all():     # unbounded until the cuts that bound it
             active[:] = True                          # are in (objectives with negative terms)
             continue
         if res.status != 0:
             return _failed(rlp, res.message, time.perf_counter() - t0)
-        if whole:
+        if whole or simplex:
             break
         slack = G @ res.x - g
         slack[active] = 0
@@ -276,6 +318,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None) -> FloatSolutio
         if not len(worst):
             break
         active[worst] = True
+        added = len(worst)
     duals = np.zeros(len(rlp.rows))
     duals[np.array(ineq)[active]] = -np.asarray(res.ineqlin.marginals)
     if eq:

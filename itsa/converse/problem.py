@@ -31,7 +31,7 @@ from ..bitset import mask_of, members
 from ..bounds import structures
 from ..display import user
 from ..instance import Instance
-from .classes import CLASSES, lookup
+from .classes import lookup
 from .symmetry import instance_automorphisms
 
 Form = dict[int, Fraction]

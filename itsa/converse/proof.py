@@ -19,7 +19,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..bitset import members
-from .certificate import Certificate, origin_form, row_form
+from .certificate import Certificate, origin_form
 from .classes import lookup
 from .lp import ReducedLP
 from .symmetry import permute_mask

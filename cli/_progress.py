@@ -1,0 +1,64 @@
+"""Time budget and progress on stderr (the library's :class:`itsa.progress.Event` s as one live line)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+
+def wanted(as_json: bool, stdout_tty: bool, stderr_tty: bool) -> bool:
+    """Whether to draw progress: only on a terminal, and never for ``--json`` read by a program.
+
+    >>> wanted(False, True, True), wanted(True, False, True), wanted(False, True, False)
+    (True, False, False)
+    """
+    return stderr_tty and not (as_json and not stdout_tty)
+
+
+def describe(event) -> str:
+    """One line: stage, LP size, cutting-plane round, rows added, elapsed seconds.
+
+    >>> from itsa.progress import Event
+    >>> describe(Event("keys: solve", 4.21, columns=494, rows=2969, round=3, rows_added=2000))
+    'keys: solve · LP 494 columns × 2,969 rows · round 3 (+2,000 rows) · 4.2 s'
+    """
+    parts = [event.stage]
+    if event.columns is not None:
+        parts.append(f"LP {event.columns:,} columns × {event.rows:,} rows")
+    if event.round is not None:
+        added = f" (+{event.rows_added:,} rows)" if event.rows_added else ""
+        parts.append(f"round {event.round}{added}")
+    if event.note:
+        parts.append(event.note)
+    parts.append(f"{event.elapsed:.1f} s")
+    return " · ".join(parts)
+
+
+@contextlib.contextmanager
+def progress_display(as_json: bool = False):
+    """Yield a callback for ``progress=`` that draws a live line on stderr, or ``None`` when silent."""
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    if not wanted(as_json, sys.stdout.isatty(), err.is_terminal):
+        yield None
+        return
+    status = err.status("starting", spinner="dots")
+    status.start()
+
+    def update(event) -> None:
+        status.update(describe(event))
+    try:
+        yield update
+    finally:
+        status.stop()
+
+def budget(time_limit: float | None, default: float) -> float | None:
+    """The time limit to pass on: ``default`` when not given, ``None`` (no limit) for 0.
+
+    >>> budget(None, 300.0), budget(0, 300.0), budget(5, 300.0)
+    (300.0, None, 5)
+    """
+    if time_limit is None:
+        return default
+    return None if time_limit == 0 else time_limit

@@ -1,0 +1,62 @@
+"""Progress events: what a long computation reports while it runs, without printing anything.
+
+Long library calls (:func:`itsa.converse.converse`, :func:`itsa.solve`) take
+an optional ``progress`` callback and call it with an :class:`Event` at every
+stage and cutting-plane round. The library never prints; the command line
+renders the events on stderr (``cli/_progress.py``).
+
+Examples
+--------
+>>> seen = []
+>>> report = Reporter(seen.append, prefix="keys")
+>>> report("solve", columns=9, rows=29, round=1)
+>>> seen[0].stage, seen[0].columns, seen[0].round
+('keys: solve', 9, 1)
+>>> Reporter(None)("solve")          # no callback: nothing happens
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+__all__ = ["Event", "Callback", "Reporter"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One step of a long computation.
+
+    ``stage`` names the step (``"keys: solve"``); the sizes are those of the LP
+    being worked on; ``round`` and ``rows_added`` describe the last
+    cutting-plane round; ``elapsed`` is seconds since the call began.
+    """
+
+    stage: str
+    elapsed: float
+    columns: int | None = None
+    rows: int | None = None
+    round: int | None = None
+    rows_added: int | None = None
+    note: str = ""
+
+
+Callback = Callable[[Event], None]
+
+
+class Reporter:
+    """Calls ``callback`` with :class:`Event` s, timing from its own creation; a no-op without one."""
+
+    def __init__(self, callback: Optional[Callback], prefix: str = "", start: float | None = None):
+        self.callback, self.prefix = callback, prefix
+        self.start = time.perf_counter() if start is None else start
+
+    def __call__(self, stage: str, **fields) -> None:
+        if self.callback is not None:
+            name = f"{self.prefix}: {stage}" if self.prefix else stage
+            self.callback(Event(name, time.perf_counter() - self.start, **fields))
+
+    def sub(self, prefix: str) -> "Reporter":
+        """A reporter for a part of the computation, on the same clock."""
+        return Reporter(self.callback, prefix, self.start)
