@@ -10,7 +10,7 @@ TIME_LIMIT_HELP = ("Seconds for the whole run (default 300; 0 = no limit). When 
                    "command says which stage was cut and prints the best bound proved.")
 
 #: The converse LPs, cheapest first, and the names they had before (itsa.converse.classes).
-LPS = ("keys", "model")
+LPS = ("keys", "model", "linear")
 OLD_NAMES = {"additive": "keys", "general": "model"}
 
 
@@ -18,8 +18,8 @@ OLD_NAMES = {"additive": "keys", "general": "model"}
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--lp", "method", type=click.Choice(LPS), default=None,
               help="The converse LP: keys (key entropies with the general group lemma; the "
-              "default) or model (every variable of the model; K <= 4, a cross-check). "
-              "Both bound every scheme.")
+              "default) or model (every variable of the model; K <= 4, a cross-check), both "
+              "bounding every scheme; or linear (keys plus Ingleton: schemes with linear keys).")
 @click.option("--class", "old_name", type=click.Choice(tuple(OLD_NAMES)), default=None,
               help="Old name of --lp: additive = keys, general = model.")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),

@@ -25,7 +25,7 @@ from fractions import Fraction
 from .analysis import Analysis, analyze
 from .bounds import EVERY_SCHEME, corrected_lower_bound
 from .converse import ConverseBound, check_size, converse
-from .converse.classes import CLASSES, lookup
+from .converse.classes import CLASSES, SOLVE_CLASSES, lookup
 from .display import Displayable
 from .exceptions import InvalidInstance, InvalidOption, ItsaError
 from .gap_search import GapSearch, search_gap
@@ -57,8 +57,8 @@ class LowerEnd:
 
     @property
     def scheme_class(self) -> str:
-        """``"general"``: the bound holds for every scheme of the model."""
-        return "general"
+        """``"general"`` when the bound holds for every scheme of the model (every default method)."""
+        return "general" if self.bound is None else self.bound.scheme_class
 
     @property
     def scope(self) -> str:
@@ -142,7 +142,7 @@ class _Clock:
 
 
 def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
-          field: int | None = None, classes: tuple[str, ...] = CLASSES,
+          field: int | None = None, classes: tuple[str, ...] = SOLVE_CLASSES,
           progress=None) -> Solution:
     """Settle the optimal source key rate of ``instance``, or state the gap exactly.
 

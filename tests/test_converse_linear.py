@@ -96,3 +96,18 @@ def test_no_verified_linear_scheme_below_the_linear_bound(inst, seed):
     for s in schemes + [best]:
         if verify(inst, s, engine="rank").ok:
             assert s.rate >= b.value
+
+
+def test_linear_is_a_registered_lp_with_its_own_scope(tmp_path):
+    from itsa import examples
+    from itsa.converse.classes import SOLVE_CLASSES
+    from itsa.converse.proof import write_proof
+
+    inst = examples.load("audit/fractional-optimum")
+    b = converse(inst, "linear")
+    assert (b.method, b.value, b.scheme_class) == ("linear", Fraction(3, 2), "linear")
+    assert b.scope.startswith("every scheme whose keys are linear")
+    assert "linear" not in SOLVE_CLASSES                 # solve keeps to bounds for every scheme
+    write_proof(b, inst, tmp_path / "p.md")
+    text = (tmp_path / "p.md").read_text()
+    assert text.count("Ingleton's inequality (") == 1 and "General group lemma (" in text

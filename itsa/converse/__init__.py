@@ -28,6 +28,7 @@ from ..instance import Instance
 from ..report import SCHEMA_VERSION
 from .certificate import Certificate, certify, check_certificate
 from .lp import ReducedLP, reduce_problem, solve_float
+from ..bounds import EVERY_SCHEME
 from .classes import CLASSES, REGISTRY, lookup
 from .problem import EntropyProblem, build_problem
 
@@ -117,8 +118,8 @@ class ConverseBound(Displayable):
 
     @property
     def scheme_class(self) -> str:
-        """``"general"``: the bound holds for every scheme of the model."""
-        return "general"
+        """``"general"`` when the bound holds for every scheme of the model, else the LP's name."""
+        return "general" if self.scope == EVERY_SCHEME else self.method
 
     def to_dict(self) -> dict:
         return {"schema_version": SCHEMA_VERSION,
@@ -178,9 +179,10 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     Parameters
     ----------
     instance : Instance
-    method : {"keys", "model"}
+    method : {"keys", "model", "linear"}
         The converse LP (:mod:`itsa.converse.classes`); the old names
-        ``"additive"`` and ``"general"`` are accepted.
+        ``"additive"`` and ``"general"`` are accepted. ``"linear"`` bounds
+        schemes with linear keys only (its ``scope`` says so).
     time_limit : float, optional
         Seconds for the whole call. When it runs out the result is not
         certified and its ``status`` says which stage was cut.
@@ -204,7 +206,13 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     """
     from ..progress import Reporter
 
-    method = lookup(method).name
+    entry = lookup(method)
+    if entry.runner:                       # an LP with its own solver (itsa.converse.linear)
+        import importlib
+
+        module, func = entry.runner.split(":")
+        return getattr(importlib.import_module(f"{__name__}.{module}"), func)(instance, time_limit=time_limit)
+    method = entry.name
     check_size(instance, method, symmetry)
     report = Reporter(progress, method)
     t0 = time.perf_counter()

@@ -12,6 +12,10 @@ for. Both LPs below bound every scheme of the model (docs/model.md §1):
   the model's own constraints and Shannon inequalities (docs/converse.md §2).
   Large (``2^(3K+U+1)`` coordinates before reduction); kept as an independent
   cross-check of ``keys`` on small instances.
+* ``linear``: ``keys`` plus Ingleton's inequality among the keys, as cutting
+  planes (:mod:`itsa.converse.linear`). Its bound holds for every scheme
+  whose keys are linear functions of the source key (any encoders); ``solve``
+  does not run it by default.
 
 The names the LPs had before the group lemma was proved for every encoder,
 ``additive`` (now ``keys``) and ``general`` (now ``model``), are accepted as
@@ -51,6 +55,17 @@ GROUP_LEMMA = Lemma(
     "docs/converse.md §3",
 )
 
+INGLETON = Lemma(
+    "Ingleton's inequality",
+    "For keys that are linear functions of a uniform source over a field (so that the entropy of "
+    "a set of keys is the dimension of the span of their coefficient rows), and any four sets "
+    "A, B, C, D of keys: I(A; B) ≤ I(A; B | C) + I(A; B | D) + I(C; D).",
+    "itsa/converse/linear.py",
+)
+
+#: The schemes the ``linear`` LP's bound holds for.
+LINEAR_KEYS = "every scheme whose keys are linear functions of the source key (any encoders and relays)"
+
 INJECTIVITY_LEMMA = Lemma(
     "Decodability lemma",
     "In every correct scheme W_i is a function of (X_i, Z_i) for every user i.",
@@ -68,7 +83,9 @@ class ConverseClass:
     scope: str              # the schemes its bound holds for
     description: str
     lemmas: tuple[Lemma, ...]
-    alias: str              # the name it had before
+    alias: str | None = None    # the name it had before
+    runner: str | None = None   # "module:function" of itsa.converse that solves it, if not the generic one
+    in_solve: bool = True       # whether itsa.solve runs it by default
 
     def build(self, instance):
         """The :class:`~itsa.converse.problem.EntropyProblem` of this LP for ``instance``."""
@@ -84,13 +101,19 @@ REGISTRY: dict[str, ConverseClass] = {c.name: c for c in (
     ConverseClass("model", "model_problem", 4, EVERY_SCHEME,
                   "every variable of the model with its own constraints", (INJECTIVITY_LEMMA,),
                   "general"),
+    ConverseClass("linear", "keys_problem", 12, LINEAR_KEYS,
+                  "key entropies with the general group lemma and Ingleton's inequality",
+                  (GROUP_LEMMA, INGLETON), runner="linear:linear_converse", in_solve=False),
 )}
 
 #: The names of :data:`REGISTRY`, cheapest first.
 CLASSES: tuple[str, ...] = tuple(REGISTRY)
 
+#: The LPs ``itsa.solve`` runs by default, cheapest first.
+SOLVE_CLASSES: tuple[str, ...] = tuple(n for n, c in REGISTRY.items() if c.in_solve)
+
 #: Old names, still accepted.
-ALIASES = {c.alias: c.name for c in REGISTRY.values()}
+ALIASES = {c.alias: c.name for c in REGISTRY.values() if c.alias}
 
 
 def lookup(name: str) -> ConverseClass:
@@ -110,7 +133,7 @@ def scope_of(name: str) -> str:
 
     ``name`` is a converse LP (or its old name), ``"corrected"`` (the chain
     bound of :mod:`itsa.bounds`) or ``"general"``, as census tables and JSON
-    record them. Every one of them holds for every scheme of the model.
+    record them.
 
     >>> scope_of("additive") == scope_of("corrected") == EVERY_SCHEME
     True

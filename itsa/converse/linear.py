@@ -154,6 +154,7 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     >>> b.value, b.certified, b.method
     (Fraction(3, 2), True, 'linear')
     """
+    import dataclasses
     import time
 
     from . import ConverseBound, check_size
@@ -161,9 +162,9 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     from .lp import reduce_problem, solve_float
     from .problem import build_problem
 
-    check_size(instance, "keys")
+    check_size(instance, "linear")
     t0 = time.perf_counter()
-    rlp = reduce_problem(build_problem(instance, "keys"))
+    rlp = reduce_problem(dataclasses.replace(build_problem(instance, "keys"), method="linear"))
     added = 0
     for _ in range(rounds + 1):
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)

@@ -71,6 +71,10 @@ def _statement(rlp: ReducedLP, origin) -> tuple[str, str]:
             return f"H({p.names[i]} | {cond}) ≥ 0", "Shannon: conditional entropy is non-negative"
         bar = f" | {cond}" if cond else ""
         return f"I({p.names[i]}; {p.names[j]}{bar}) ≥ 0", "Shannon: conditional mutual information is non-negative"
+    if origin[0] == "ingleton":
+        a, b, c, d = (p.set_name(m) for m in origin[1:])
+        return (f"I({a}; {b} | {c}) + I({a}; {b} | {d}) + I({c}; {d}) − I({a}; {b}) ≥ 0",
+                "Ingleton's inequality (linear keys)")
     c = p.constraints[origin[1]]
     sense = "=" if c.sense == "=" else "≥"
     return f"{_terms(c.form, lambda m: f'h({p.set_name(m)})')} {sense} {c.rhs}", c.reason
