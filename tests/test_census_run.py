@@ -229,6 +229,7 @@ def test_solve_work_maps_the_solution():
         ("ok", str(s.lower.value), s.lower.scheme_class, True)
     assert (r["upper"], r["upper_L"], r["verdict"]) == ("3/2", 2, "optimal")
     assert "solve.converse-keys" in json.loads(r["timings"])
+    assert r["lower_method"] == "keys" and json.loads(r["skipped"]) == {} and r["open_why"] is None
 
 
 def test_random_families_hold_no_repeated_set_and_no_full_collusion():

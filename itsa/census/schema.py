@@ -11,7 +11,7 @@ from __future__ import annotations
 __all__ = ["SCHEMA_VERSION", "COLUMNS", "arrow_schema", "NUMERIC_EXACT"]
 
 #: Version of the table layout, stored in every row and in the Parquet metadata.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2      # 2: lower_method, skipped and open_why added (work: solve)
 
 _S, _I, _B, _F = "string", "int64", "bool", "float64"
 
@@ -27,11 +27,11 @@ COLUMNS: dict[str, str] = {
     "S_bar_size": _I, "Q_size": _I, "R_X": _S, "R_Y": _S, "upper_claimed": _S, "lp_b_star": _S,
     # lower bounds
     "lower_printed": _S, "lower_corrected": _S, "lower_converse": _S,
-    "lower": _S, "lower_class": _S, "lower_certified": _B,
+    "lower": _S, "lower_class": _S, "lower_certified": _B, "lower_method": _S, "skipped": _S,
     # best verified rate
     "upper": _S, "upper_L": _I, "upper_shape": _S,
     # derived
-    "printed_beaten": _B, "gap": _S, "verdict": _S,
+    "printed_beaten": _B, "gap": _S, "verdict": _S, "open_why": _S,
     "homogeneous_V": _I, "homogeneous_t": _I,
     # bookkeeping
     "time": _F, "timings": _S, "scheme_path": _S, "proof_path": _S, "schema_version": _I,

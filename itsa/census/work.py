@@ -310,8 +310,10 @@ def _solve(inst, lower, time_limit, seed, options, row, timings):
     lower = None if lo.get("value") is None else Fraction(lo["value"])
     upper = None if up.get("value") is None else Fraction(up["value"])
     row.update(lower=_f(lower), lower_converse=_f(lower), lower_class=lo.get("class"),
-               lower_certified=lo.get("certified"), upper=_f(upper), upper_L=up.get("L"),
+               lower_certified=lo.get("certified"), lower_method=lo.get("method"),
+               skipped=json.dumps(sol.get("skipped") or {}), upper=_f(upper), upper_L=up.get("L"),
                verdict=sol.get("verdict"), field=options.get("field"),
+               open_why=result.search.why() if result.verdict == "open" and result.search else None,
                scheme_path=paths.get("scheme"), proof_path=paths.get("proof"))
     timings.update({f"solve.{k}": v for k, v in (sol.get("timings") or {}).items()})
     return lower, upper
