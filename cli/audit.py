@@ -23,7 +23,7 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
     from pathlib import Path
 
     from itsa.audit import audit as run_audit
-    from itsa.audit import safe_stem
+    from itsa._files import safe_stem
     from itsa.report import audit_to_dict
 
     with itsa_errors():

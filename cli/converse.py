@@ -43,6 +43,9 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     with itsa_errors():
         if method and old_name and OLD_NAMES[old_name] != method:
             raise InvalidOption(f"--class {old_name} is --lp {OLD_NAMES[old_name]}, not --lp {method}")
+        if old_name:
+            warn([f"--class {old_name} is the old name of --lp {OLD_NAMES[old_name]} (every bound "
+                  "itsa proves now holds for every scheme; the JSON's class 'general' says so)"])
         method = method or OLD_NAMES.get(old_name, "keys")
         if proof_file and not proof_file.endswith((".md", ".tex")):
             raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")

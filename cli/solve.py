@@ -24,7 +24,7 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     """
     from pathlib import Path
 
-    from itsa.audit import safe_stem
+    from itsa._files import output_dir, safe_stem
     from itsa.converse import DEFAULT_TIME_LIMIT
     from itsa.optimum import save_solution
     from itsa.optimum import solve as run
@@ -32,6 +32,7 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     with itsa_errors():
         instance = load_instance(path)
         out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
+        output_dir(out_dir)                  # a bad folder is refused before the work, not after
         with progress_display(as_json) as progress:
             result = run(instance, time_limit=budget(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
                          field=field, progress=progress)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -64,3 +65,23 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False):
         if isinstance(exc, OSError):
             raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
         raise
+
+
+def safe_stem(name: str) -> str:
+    """``name`` made safe as one file-name component (no separators, no ``..``).
+
+    >>> safe_stem("../x/y z")
+    '_x_y_z'
+    """
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip(".")
+    return stem or "instance"
+
+
+def output_dir(path: str | os.PathLike) -> Path:
+    """The folder ``path``, created if missing; :class:`InvalidOutputPath` in one line if it cannot be."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
+    return out

@@ -10,21 +10,19 @@ disagreement as a :class:`Finding`. Every scheme a finding cites has passed
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 from pathlib import Path
 
 from . import display
+from ._files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.audit.safe_stem)
 from .analysis import Analysis, analyze
 from .bitset import members
 from .bounds import CorrectedBound, corrected_lower_bound
 from .constructions import Build, build_scheme, default_field, required_field
 from .display import Displayable
-from .exceptions import (Infeasible, InvalidInstance, InvalidOption, InvalidOutputPath, InvalidScheme,
-                         ItsaError, VerificationError)
+from .exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
 from .external import KnownOptimum, known_optimum
 from .instance import Instance
 from .linalg import check_field
@@ -407,23 +405,11 @@ def _merge_rules(notes: list[str]) -> list[str]:
     return out
 
 
-def safe_stem(name: str) -> str:
-    """``name`` made safe as one file-name component (no separators, no ``..``).
-
-    >>> safe_stem("../x/y z")
-    '_x_y_z'
-    """
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name).lstrip(".")
-    return stem or "instance"
 
 
 def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
     """Write every scheme the audit reports under ``out_dir``; return the audit with file names."""
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
+    out = output_dir(out_dir)
     inst = result.instance
     stem = safe_stem(inst.name or "instance")
     search_file = None

@@ -198,14 +198,15 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
             skipped[cls] = b.status
         elif not b.certified:
             notes.append(f"{cls} converse not proved: {b.status}")
-    notes += [f"{cls} converse {why if why.startswith(('skipped', 'cut')) else 'skipped: ' + why}"
-              for cls, why in skipped.items()]
     search = GapSearch(scalar_candidates=scalar[1], scalar_limit=scalar[2], scalar_L=scalar[3])
     if upper is None or upper.value > lower.value:
         report("vector search")
         found, search = _vector_search(instance, lower, upper, seed, field, clock, scalar)
         upper = _better(upper, found)
         clock.lap("vector-search")
+    if upper is None or upper.value > lower.value:      # open: say which converse did not run
+        notes += [f"{cls} converse {why if why.startswith(('skipped', 'cut')) else 'skipped: ' + why}"
+                  for cls, why in skipped.items()]
     return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes), search,
                     skipped)
 
@@ -284,20 +285,17 @@ def save_solution(result: Solution, out_dir) -> dict[str, str]:
 
     Returns the paths written, by kind (``"proof"``, ``"scheme"``).
     """
-    from pathlib import Path
-
+    from ._files import output_dir, safe_stem
     from .converse.proof import write_proof
     from .scheme import save_scheme
 
-    out = Path(out_dir)
+    out = output_dir(out_dir)
     written: dict[str, str] = {}
-    stem = (result.instance.name or "instance").replace("/", "_")
+    stem = safe_stem(result.instance.name or "instance")
     if result.lower.bound is not None:
-        out.mkdir(parents=True, exist_ok=True)
         written["proof"] = str(out / f"{stem}.proof.md")
         write_proof(result.lower.bound, result.instance, written["proof"])
     if result.upper is not None:
-        out.mkdir(parents=True, exist_ok=True)
         written["scheme"] = str(out / f"{stem}.scheme.json")
         save_scheme(result.instance, result.upper.scheme, written["scheme"])
     return written

@@ -89,3 +89,16 @@ def test_cli_solve_bad_input():
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "error:" in r.output
     r = CliRunner().invoke(main, ["solve", "no-such-file.yaml"])
     assert r.exit_code == 2 and "no such file" in r.output
+
+
+def test_cli_solve_refuses_a_bad_output_folder_before_the_work(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    r = CliRunner().invoke(main, ["solve", "example-1", "-o", str(blocker / "sub")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "cannot create" in r.output
+
+
+def test_settled_solution_does_not_list_converses_it_did_not_need():
+    s = solve(examples.load("audit/vector-optimum-8-3"))
+    assert s.verdict == "optimal" and "model" in s.skipped
+    assert not any(n.startswith("model converse") and "skipped" in n for n in s.notes)
