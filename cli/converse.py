@@ -29,9 +29,10 @@ OLD_NAMES = {"additive": "keys", "general": "model"}
 def converse(path, method, old_name, proof_file, time_limit, as_json):
     """Prove R_ZΣ >= bound on PATH by a Shannon-type LP, certified in exact arithmetic.
 
-    The bound holds for every scheme of the model (any encoders, relays and
-    keys). Exits 0 with a proved bound, 1 when the solver fails or the
-    certificate does not check (no bound is then claimed), 2 for bad input
+    With --lp keys or model the bound holds for every scheme of the model
+    (any encoders, relays and keys); with --lp linear, for schemes with
+    linear keys. The scope is printed with the bound. Exits 0 with a proved
+    bound, 1 when the solver fails or the certificate does not check (no bound is then claimed), 2 for bad input
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """

@@ -45,8 +45,10 @@ class LowerEnd:
     """A proved lower bound: its value, the method that proved it and why it holds.
 
     ``method`` is ``"corrected"`` (the chain bound of :mod:`itsa.bounds`) or a
-    converse LP of :data:`itsa.converse.classes.REGISTRY`. Every method
-    bounds every scheme of the model (the general group lemma).
+    converse LP of :data:`itsa.converse.classes.REGISTRY` whose bound holds
+    for every scheme of the model (the general group lemma); an LP of
+    narrower scope (``linear``) is reported in the notes, never as the
+    lower end.
     """
 
     value: Fraction
@@ -191,7 +193,9 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
             continue
         bounds.append(b)
         clock.lap(f"converse-{cls}")
-        if b.certified and (b.value > lower.value or (b.value == lower.value and not lower.certified)):
+        if b.certified and b.scheme_class != "general":     # a narrower scope (linear keys): a note only
+            notes.append(f"{cls} converse: R_ZΣ ≥ {b.value} for {b.scope}")
+        elif b.certified and (b.value > lower.value or (b.value == lower.value and not lower.certified)):
             lower = LowerEnd(b.value, cls, True, f"certified {cls} converse LP: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
         elif b.cut:

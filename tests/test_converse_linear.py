@@ -29,7 +29,7 @@ def _ingleton_problem() -> EntropyProblem:
     return EntropyProblem(("A", "B", "C", "D"), (),
                           tuple(Constraint(((S, Fraction(-1)),), ">=", Fraction(-1), f"H({S}) <= 1")
                                 for S in range(1, 16)),
-                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "keys", (0, 1, 2, 3))
+                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "linear", (0, 1, 2, 3))
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +111,11 @@ def test_linear_is_a_registered_lp_with_its_own_scope(tmp_path):
     write_proof(b, inst, tmp_path / "p.md")
     text = (tmp_path / "p.md").read_text()
     assert text.count("Ingleton's inequality (") == 1 and "General group lemma (" in text
+
+
+def test_ingleton_rows_are_refused_in_an_lp_for_every_scheme(ingleton_lp):
+    import dataclasses
+    rlp, _, _, cert = ingleton_lp
+    as_keys = dataclasses.replace(rlp, problem=dataclasses.replace(rlp.problem, method="keys"))
+    with pytest.raises(VerificationError, match="Ingleton"):
+        check_certificate(as_keys, cert)

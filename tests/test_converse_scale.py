@@ -123,6 +123,22 @@ def test_tampered_orbit_structure_is_rejected(k12):
     rejected(problem=dataclasses.replace(lp.problem, constraints=(lie,) + lp.problem.constraints[1:]))
     check_certificate(dataclasses.replace(lp, problem=dataclasses.replace(
         lp.problem, generators=lp.problem.generators + (swap,))), cert)     # a true symmetry is fine
+    not_a_permutation = tuple([1, 2, 2] + list(range(3, 12)))
+    rejected(problem=dataclasses.replace(lp.problem, generators=lp.problem.generators + (not_a_permutation,)))
+    rejected(radix=[r + 1 for r in lp.radix])
+
+
+def test_an_extra_constraint_without_a_lemma_origin_is_rejected(k12):
+    from itsa.converse.lp import Row
+    from itsa.converse.problem import Constraint
+
+    lp = k12.lp
+    fake = Constraint(((examples.homogeneous(4, 3, 2).full_mask, Fraction(1)),), ">=", Fraction(100), "a lie")
+    problem = dataclasses.replace(lp.problem, constraints=lp.problem.constraints + (fake,))
+    row = Row(tuple(lp.coords(fake.form).items()), ">=", Fraction(100), ("constraint", len(problem.constraints) - 1))
+    tampered = dataclasses.replace(lp, problem=problem, rows=lp.rows + [row])
+    with pytest.raises(VerificationError, match="not a group-lemma row"):
+        check_certificate(tampered, Certificate(Fraction(100), ((len(tampered.rows) - 1, Fraction(1)),)))
 
 
 def test_tiny_budget_gives_a_clean_cut():

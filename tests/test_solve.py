@@ -102,3 +102,11 @@ def test_settled_solution_does_not_list_converses_it_did_not_need():
     s = solve(examples.load("audit/vector-optimum-8-3"))
     assert s.verdict == "optimal" and "model" in s.skipped
     assert not any(n.startswith("model converse") and "skipped" in n for n in s.notes)
+
+
+def test_a_narrower_lp_never_becomes_the_lower_end():
+    # the linear LP's bound holds for linear keys only: solve keeps the every-scheme lower end
+    s = solve(examples.load("example-1"), classes=("linear",))
+    assert s.lower.scheme_class == "general" and s.lower.method == "corrected"
+    assert any(n.startswith("linear converse: R_ZΣ ≥ 2 for every scheme whose keys are linear")
+               for n in s.notes)

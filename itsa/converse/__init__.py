@@ -52,7 +52,7 @@ __all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBo
 
 @dataclass(frozen=True, repr=False)
 class ConverseBound(Displayable):
-    """``R_ZΣ >= value`` for every scheme of the model, proved by the converse LP ``method``.
+    """``R_ZΣ >= value`` for the schemes of ``scope``, proved by the converse LP ``method``.
 
     ``certified`` is true only when ``certificate`` re-checked exactly; then
     ``value`` is the proved bound. Otherwise ``value`` is ``None`` and
@@ -174,7 +174,7 @@ def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
 
 def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
              symmetry: bool = True, progress=None, max_estimate: float | None = None) -> ConverseBound:
-    """A certified lower bound on the source key rate of every scheme for ``instance``.
+    """A certified lower bound on the source key rate for ``instance`` (every scheme, unless ``linear``).
 
     Parameters
     ----------

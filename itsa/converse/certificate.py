@@ -86,11 +86,17 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
     from them, and each row's form, sense and right side are rebuilt from
     its origin.
     """
+    from .classes import INGLETON, lookup
+
     rlp.check_structure()
+    ingleton_allowed = INGLETON in lookup(rlp.problem.method).lemmas
     total: dict[int, Fraction] = {}
     value = Fraction(0)
     for r, w in cert.weights:
         row = rlp.rows[r]
+        if row.origin[0] == "ingleton" and not ingleton_allowed:
+            raise VerificationError(f"row {r} is Ingleton's inequality, which the "
+                                    f"{rlp.problem.method} LP's scope does not allow")
         sense, rhs = row_sense(rlp, row)
         if sense == ">=" and w < 0:
             raise VerificationError(f"row {r} is an inequality with negative weight {w}")

@@ -170,7 +170,7 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         sol = solve_float(rlp, time_limit=left) if left is None or left > 0 else None
         if sol is None or sol.status != "optimal":
-            why = "time limit reached" if sol is None else f"solver failed: {sol.status}"
+            why = "cut: time limit reached" if sol is None else f"solver failed: {sol.status}"
             return ConverseBound("linear", None, False, why, None, dict(rlp.sizes, ingleton_rows=added),
                                  {"solve": time.perf_counter() - t0}, None, rlp)
         cuts = ingleton_cuts(rlp, sol.x, max_size)

@@ -163,9 +163,13 @@ class OrbitLP(ReducedLP):
             for i in c[1:]:
                 if not _swap_is_automorphism(inst, c[0], i):
                     raise VerificationError(f"users {c[0]} and {i} are not twins")
+        if list(self.radix) != [len(c) + 1 for c in cells]:
+            raise VerificationError("the count vectors' radix does not match the cells")
         cell_of = {i: n for n, c in enumerate(cells) for i in c}
         actions = []
         for g in self.problem.generators:
+            if len(g) != inst.K or sorted(g) != list(range(inst.K)):
+                raise VerificationError(f"symmetry {g} is not a permutation of the users")
             moved = [i for i in range(inst.K) if g[i] != i]
             ok = (_swap_is_automorphism(inst, *moved) if len(moved) == 2 and g[moved[0]] == moved[1]
                   else is_automorphism(inst, g))
@@ -177,6 +181,8 @@ class OrbitLP(ReducedLP):
         pairs = set(zip(self.column_of.tolist(), fresh.tolist()))
         if len(pairs) != len({a for a, _ in pairs}) or len(pairs) != len({b for _, b in pairs}):
             raise VerificationError("the LP's orbits are not those of the symmetry group")
+        if len(self.problem.constraints) != len(self.lemma_origins):
+            raise VerificationError("a constraint of the LP is not a group-lemma row it can rebuild")
         for c, (cfg, Y) in zip(self.problem.constraints, self.lemma_origins):
             if c != _lemma_constraint(inst, cfg, Y, c.reason):
                 raise VerificationError(f"constraint '{c.reason}' is not the group lemma it cites")
