@@ -1,4 +1,4 @@
-"""Cross-check: the `general` converse against psitip, an independent Shannon-inequality prover.
+"""Cross-check: the `model` converse against psitip, an independent Shannon-inequality prover.
 
 Run:  pip install --no-deps psitip   (it needs numpy, scipy, pulp)
       python benchmarks/crosscheck_psitip.py [--solver scipy] [--bisect 0] [--extra-dependency] [--smoke]
@@ -22,10 +22,10 @@ definition rather than from ``itsa.converse.problem``:
 The Shannon cone is a cone and every constraint above is homogeneous, so the
 largest ``r`` with ``H(Z_1..Z_K) >= r·H(ΣW)`` provable from them is the LP
 minimum of ``H(Z)`` at ``H(ΣW) = 1``. The script asks psitip to prove the
-implication at ``r = b`` (itsa's certified ``general`` bound; psitip must
+implication at ``r = b`` (itsa's certified ``model`` bound; psitip must
 say yes) and at ``r = b + 1/8`` (it must say no), and can bisect psitip's
 own bound to ``1/2^--bisect``. ``--extra-dependency`` adds the dependency
-itsa's general problem also uses, ``W_k`` a function of ``(X_k, Z_k)`` (it
+itsa's model problem also uses, ``W_k`` a function of ``(X_k, Z_k)`` (it
 follows from correctness; without it psitip's bound can only be lower).
 
 psitip's default LP solver is ``pulp.glpk``; without the ``glpsol`` binary it
@@ -147,12 +147,12 @@ def main(argv=None) -> int:
         return 1
     print(f"psitip {getattr(ps, '__version__', '?')}, solver {args.solver}, "
           f"extra dependency W_k = f(X_k, Z_k): {args.extra_dependency}")
-    print(f"{'instance':30} {'itsa general':>12} {'itsa s':>7} {'psitip >= b':>11} {'s':>6} "
+    print(f"{'instance':30} {'itsa model':>12} {'itsa s':>7} {'psitip >= b':>11} {'s':>6} "
           f"{'psitip >= b+1/8':>15} {'s':>6} {'psitip bisect':>13} {'agree':>5}")
     disagree = 0
     for inst in tiny_instances()[:1] if args.smoke else tiny_instances():
         t0 = time.perf_counter()
-        b = converse(inst, "general", symmetry=True)
+        b = converse(inst, "model", symmetry=True)
         t_itsa = time.perf_counter() - t0
         r, hz, hs = psitip_problem(ps, inst, args.extra_dependency)
         yes, t_yes = proves(r, hz, hs, b.value)

@@ -2,7 +2,7 @@
 
 Run:  python benchmarks/probe_solve.py [--n 150] [--seed 0] [--time-limit 60] [--jobs 2]
                                        [--ensemble testing|theorem2|both] [--max-users 6]
-                                       [--classes general,additive] [--only 1,2,7] [--json]
+                                       [--classes keys,model] [--only 1,2,7] [--json]
       python benchmarks/probe_solve.py --smoke      # a few small instances, a few seconds
 
 Two seeded ensembles of random instances:
@@ -20,7 +20,7 @@ Two seeded ensembles of random instances:
 
 For each instance :func:`itsa.solve.solve` runs with ``--time-limit``. The
 script prints, per ensemble, the share certified optimal by the class of the
-lower end (general / additive / corrected), the share left open, every open
+lower end (keys / model LP, or the corrected bound), the share left open, every open
 instance with its interval and a one-line YAML description that
 ``itsa solve`` reads back, why its search stopped, and the time per
 instance (median, max, by stage). ``--only`` reruns chosen instances (their
@@ -95,11 +95,11 @@ def run_one(job):
         return {"ensemble": ens, "i": i, "K": inst.K, "regime": regime, "error": repr(exc),
                 "yaml": to_yaml(inst), "seconds": time.perf_counter() - t0}
     return {"ensemble": ens, "i": i, "K": inst.K, "regime": regime, "verdict": s.verdict,
-            "lower": str(s.lower.value), "class": s.lower.scheme_class,
+            "lower": str(s.lower.value), "class": s.lower.method,
             "certified": s.lower.certified,
             "upper": None if s.upper is None else str(s.upper.value),
             "upper_source": None if s.upper is None else s.upper.source,
-            "converses": {b.scheme_class: None if b.value is None else str(b.value)
+            "converses": {b.method: None if b.value is None else str(b.value)
                           for b in s.converses},
             "why": (s.search.why() if s.verdict == "open" and getattr(s, "search", None) is not None
                     else None),
@@ -118,7 +118,7 @@ def report(ens: str, rows: list[dict]) -> None:
     opt = Counter(r["class"] for r in ok if r["verdict"] == "optimal")
     n_open = sum(r["verdict"] == "open" for r in ok)
     print(f"   {'verdict / lower class':28} {'count':>6} {'share':>7}")
-    for cls in ("general", "additive", "corrected"):
+    for cls in ("model", "keys", "corrected"):
         print(f"   {'optimal, ' + cls:28} {opt[cls]:6d} {100 * opt[cls] / n:6.1f}%")
     print(f"   {'optimal, total':28} {sum(opt.values()):6d} {100 * sum(opt.values()) / n:6.1f}%")
     print(f"   {'open':28} {n_open:6d} {100 * n_open / n:6.1f}%")
@@ -134,13 +134,13 @@ def report(ens: str, rows: list[dict]) -> None:
     for r in ok:
         stages.update(r["timings"])
     print("   time by stage (total s): " + ", ".join(f"{k} {v:.1f}" for k, v in stages.most_common()))
-    both = [r for r in ok if r["converses"].get("general") and r["converses"].get("additive")]
+    both = [r for r in ok if r["converses"].get("model") and r["converses"].get("keys")]
     if both:
-        lt = [r for r in both if r["converses"]["general"] != r["converses"]["additive"]]
-        print(f"   general and additive both certified: {len(both)}; they differ on {len(lt)}")
+        lt = [r for r in both if r["converses"]["model"] != r["converses"]["keys"]]
+        print(f"   model and keys both certified: {len(both)}; they differ on {len(lt)}")
         for r in lt:
-            print(f"   DIFF #{r['i']} general {r['converses']['general']} additive "
-                  f"{r['converses']['additive']} verdict {r['verdict']}: {r['yaml']}")
+            print(f"   DIFF #{r['i']} model {r['converses']['model']} keys "
+                  f"{r['converses']['keys']} verdict {r['verdict']}: {r['yaml']}")
     for r in ok:
         if r["verdict"] == "open":
             print(f"   OPEN #{r['i']} K={r['K']} {r['regime']}: {r['lower']} ({r['class']}) <= R* <= "
@@ -159,7 +159,7 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-users", type=int, default=6)
     ap.add_argument("--ensemble", choices=["testing", "theorem2", "both"], default="both")
-    ap.add_argument("--classes", default="general,additive",
+    ap.add_argument("--classes", default="keys,model",
                     help="converse classes solve may use (comma-separated)")
     ap.add_argument("--only", default="", help="comma-separated instance indices to run (of each ensemble)")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.smoke:
         args.n, args.max_users, args.jobs, args.time_limit = 3, 5, 1, 20.0
-        args.classes = "additive"
+        args.classes = "keys"
     only = {int(x) for x in args.only.split(",") if x}
     classes = tuple(c for c in args.classes.split(",") if c)
     names = list(ENSEMBLES) if args.ensemble == "both" else [args.ensemble]

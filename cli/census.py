@@ -37,7 +37,7 @@ def census():
 @click.option("--workers", type=click.IntRange(0), help="Local Dask worker processes (default: all cores; 0: serial, no Dask).")
 @click.option("--scheduler", metavar="ADDRESS", help="Join a running Dask cluster, e.g. tcp://host:8786.")
 @click.option("--resume", is_flag=True, help="Keep the rows in OUTPUT and skip their instances.")
-@click.option("--connect-timeout", type=float, default=10, show_default=True, help="Seconds to reach --scheduler.")
+@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10, show_default=True, help="Seconds to reach --scheduler.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final counts as one JSON object.")
 def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json):
     """Run the census of SPEC, streaming one row per instance to OUTPUT."""

@@ -4,11 +4,12 @@
 an interval ``lo <= R* < hi``. It spends its budget where a find matters most:
 
 1. the lower bound itself, at ``L = q`` and ``L = 2q`` for ``lo = p/q``
-   (the LP's denominator: a scheme there closes the interval), then at
-   ``L = 2, 3, 4`` when ``lo·L`` is whole;
+   (the LP's denominator: a scheme there closes the interval; ``L = 1, 2``
+   for a whole ``lo``);
 2. the rest of the gap by bisection over the rates ``p/L`` (``L`` up to 4,
-   or the lower bound's denominator): a scheme at the middle rate becomes the
-   new upper end, a miss moves the search above it.
+   or the lower bound's denominator), each at its own denominator and twice
+   it: a scheme at the middle rate becomes the new upper end, a miss moves
+   the search above it.
 
 Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
 from the converse's entropy vector, then repair walks), with a share of the
