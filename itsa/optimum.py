@@ -27,7 +27,7 @@ from .bounds import EVERY_SCHEME, corrected_lower_bound
 from .converse import ConverseBound, check_size, converse
 from .converse.classes import CLASSES, SOLVE_CLASSES, lookup
 from .display import Displayable
-from .exceptions import InvalidInstance, InvalidOption, ItsaError
+from .exceptions import InvalidInstance, ItsaError
 from .gap_search import GapSearch, search_gap
 from .instance import Instance
 from .report import SCHEMA_VERSION
@@ -162,10 +162,10 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     >>> s.verdict, s.lower.value, s.lower.scheme_class, s.lower.method, s.upper.L
     ('optimal', Fraction(3, 2), 'general', 'keys', 2)
     """
-    from .linalg import field_problem
+    from .linalg import check_field
 
-    if field is not None and field_problem(field):
-        raise InvalidOption(field_problem(field))
+    if field is not None:
+        check_field(field)
     from .progress import Reporter
 
     clock = _Clock(time_limit)

@@ -38,7 +38,7 @@ from .bitset import members
 from .bounds import structures
 from .display import Displayable
 from .exceptions import InvalidOption, ItsaError
-from .linalg import field_problem
+from .linalg import check_field
 from .instance import Instance
 from .quantities import configurations
 from .scheme import Scheme
@@ -393,9 +393,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     if biggest > MAX_SOURCE_DIM:
         raise ItsaError(f"search too large: K·L + d reaches {biggest} > {MAX_SOURCE_DIM} "
                         f"(K = {K}, max_symbols = {max_d}, L in {tuple(L_values)})")
-    problem = field_problem(field)
-    if problem:
-        raise InvalidOption(problem)
+    check_field(field)
     plan = Plan(instance, field, seed, supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
                  frozenset(members(configurations(instance).S_bar)), tries, n_random_supports,
                  max_patterns, pattern_tries)
@@ -440,7 +438,7 @@ def fast_secure(instance: Instance, scheme: Scheme) -> bool:
     candidate of :func:`search_min_rate`). When some configuration lacks that
     precondition, the answer is the exact one of
     :func:`itsa.verify.verify` (rank engine). Either way it equals
-    ``not verify(instance, scheme, engine="rank").nonzero_leaks``.
+    ``not verify(instance, scheme, engine="rank").leaks``.
 
     Examples
     --------
@@ -458,5 +456,5 @@ def fast_secure(instance: Instance, scheme: Scheme) -> bool:
     keys = {i: [list(r) for r in mat] for i, mat in scheme.keys}
     checker = _Checker(instance, scheme.field)
     if not checker.sum_known(keys, scheme.L, scheme.key_symbols):
-        return not verify(instance, scheme, engine="rank").nonzero_leaks
+        return not verify(instance, scheme, engine="rank").leaks
     return checker.secure(keys, scheme.L, scheme.key_symbols)

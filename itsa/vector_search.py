@@ -67,7 +67,7 @@ from ._repair import atom_shapes, repair
 from .bitset import members
 from .exceptions import InvalidInstance
 from .instance import Instance
-from .linalg import field_problem, rank
+from .linalg import check_field, rank
 from .quantities import configurations
 from .scheme import Scheme
 from .search import GroupCriterion
@@ -428,9 +428,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     d_max = max((int(rate * L) for L in Ls), default=0)
     crit = GroupCriterion(instance, 2 if field is None else field)
     if field is not None:
-        problem = field_problem(field)
-        if problem:
-            raise InvalidInstance(problem)
+        check_field(field)
     q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
     s = _Search(instance, crit, q, seed, budget, progress,
                 None if seconds is None else time.perf_counter() + seconds)

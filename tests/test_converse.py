@@ -193,3 +193,17 @@ def test_model_lp_agrees_with_keys_lp(inst):
 def test_general_four_users(servers, t, value):
     b = converse(everything_protected(servers, t), "model")
     assert b.certified and b.value == value
+
+
+def test_a_certificate_row_whose_origin_does_not_rebuild_is_rejected():
+    import dataclasses
+    b = converse(examples.load("audit/fractional-optimum"))
+    rlp = b.lp
+    r = next(r for r, _ in b.certificate.weights if rlp.rows[r].origin[0] == "constraint")
+    row = rlp.rows[r]
+    rlp.rows[r] = dataclasses.replace(row, origin=("constraint", 10**6))    # no such constraint
+    try:
+        with pytest.raises(VerificationError, match="does not rebuild"):
+            check_certificate(rlp, b.certificate)
+    finally:
+        rlp.rows[r] = row

@@ -164,7 +164,8 @@ def test_zero_rate_and_single_user():
     ({"rate": 1, "field": 12}, "not a prime"), ({"rate": 1, "L_values": (0,)}, "L_values"),
 ])
 def test_bad_input(fractional, kwargs, match):
-    with pytest.raises(InvalidInstance, match=match):
+    from itsa.exceptions import InvalidInput     # a bad rate or L: InvalidInstance; a bad field: InvalidOption
+    with pytest.raises(InvalidInput, match=match):
         search_vector_scheme(fractional, **kwargs)
 
 

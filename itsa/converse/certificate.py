@@ -97,10 +97,14 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
         if row.origin[0] == "ingleton" and not ingleton_allowed:
             raise VerificationError(f"row {r} is Ingleton's inequality, which the "
                                     f"{rlp.problem.method} LP's scope does not allow")
-        sense, rhs = row_sense(rlp, row)
+        try:
+            sense, rhs = row_sense(rlp, row)
+            form = row_form(rlp, row)
+        except (IndexError, KeyError, ValueError, TypeError) as exc:
+            raise VerificationError(f"row {r}: its origin {row.origin!r} does not rebuild ({exc})") from None
         if sense == ">=" and w < 0:
             raise VerificationError(f"row {r} is an inequality with negative weight {w}")
-        for o, c in row_form(rlp, row).items():
+        for o, c in form.items():
             total[o] = total.get(o, Fraction(0)) + w * c
         value += w * rhs
     total = {o: c for o, c in total.items() if c}
