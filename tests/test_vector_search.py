@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import itsa
-from itsa.exceptions import InvalidInstance
+from itsa.exceptions import InvalidInput
 from itsa.external import known_optimum
 from itsa.scheme import Scheme
 from itsa.search import search_min_rate
@@ -164,7 +164,7 @@ def test_zero_rate_and_single_user():
     ({"rate": 1, "field": 12}, "not a prime"), ({"rate": 1, "L_values": (0,)}, "L_values"),
 ])
 def test_bad_input(fractional, kwargs, match):
-    from itsa.exceptions import InvalidInput     # a bad rate or L: InvalidInstance; a bad field: InvalidOption
+    # a bad rate or L is InvalidInstance, a bad field InvalidOption: both InvalidInput
     with pytest.raises(InvalidInput, match=match):
         search_vector_scheme(fractional, **kwargs)
 
