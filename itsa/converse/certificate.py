@@ -14,11 +14,13 @@ the orbits, checks that the problem's symmetry generators map the problem to
 itself, and adds up in :class:`~fractions.Fraction`. Nothing from the float
 solver is trusted: a certificate that does not add up is rejected.
 
-The float dual is turned into rationals in three ways, cheapest first:
+The float dual is turned into rationals in four ways, cheapest first:
 rounding each weight to a small denominator; solving the normal equations of
-the dual's support exactly (a square system, p-adic lifting in python-flint),
-which gives the basic dual when the support is independent; and, when it is
-not, elimination on every equation the support touches.
+the dual's support exactly by numeric iterative refinement (a sparse float LU,
+exact integer residuals, then rational reconstruction), which gives the basic
+dual when the support is independent; the same system by p-adic lifting in
+python-flint (dense), when refinement does not converge; and, when the support
+is not independent, elimination on every equation the support touches.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from .symmetry import permute_mask
 
 #: Float duals below this are taken as zero when the support is read off.
 SUPPORT_TOL = 1e-7
+#: Bits of the dual each refinement step adds, and the most steps (2,000 bits).
+REFINE_BITS, REFINE_STEPS = 25, 80
 
 
 @dataclass(frozen=True)
@@ -168,9 +172,11 @@ def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None)
             return _checked(rlp, weights)
     if time_limit is not None and time.perf_counter() - start >= time_limit:
         return None
-    cert = _basis_solved(rlp, support, forms)
-    if cert is not None or (time_limit is not None and time.perf_counter() - start >= time_limit):
-        return cert
+    system = _support_system(rlp, support, forms)
+    for exact_solve in (_refined, _basis_solved):
+        cert = exact_solve(rlp, support, forms, system)
+        if cert is not None or (time_limit is not None and time.perf_counter() - start >= time_limit):
+            return cert
     return _solved(rlp, support, forms)
 
 
@@ -208,18 +214,13 @@ def _checked(rlp: ReducedLP, weights) -> Certificate | None:
     return cert
 
 
-def _basis_solved(rlp: ReducedLP, support: list[int], forms) -> Certificate | None:
-    """Solve ``Σ_r y_r form_r = objective`` on the dual's support by its normal equations.
+def _support_system(rlp: ReducedLP, support: list[int], forms):
+    """``Σ_j y_j A_j = b`` in integers: ``A_j`` is row ``support[j]``'s form times ``scale[j]``,
+    ``b`` the objective times ``obj_scale``; a weight is ``y_j · scale[j] / obj_scale``.
 
-    The support of an optimal basic dual is linearly independent, so the
-    consistent system ``A y = c`` (one equation per column) has a unique
-    solution, which is also that of the square system ``AᵀA y = Aᵀc``. ``AᵀA``
-    is formed in integers (sparse) and solved exactly by p-adic lifting
-    (python-flint, Dixon); :func:`_checked` then checks every equation and
-    every sign. ``None`` when ``AᵀA`` is singular (the support is not
-    independent), and the caller falls back to :func:`_solved`.
+    Returns ``(A, b, scale, obj_scale)``, ``A`` a sparse int64 matrix (one row per column
+    of the LP that the support or the objective touches), or ``None`` for an empty support.
     """
-    import flint
     import numpy as np
     from scipy.sparse import csc_matrix
 
@@ -239,6 +240,90 @@ def _basis_solved(rlp: ReducedLP, support: list[int], forms) -> Certificate | No
     b = np.zeros(len(cols), dtype=np.int64)
     for o, c in rlp.objective.items():
         b[where[o]] = int(c * obj_scale)
+    return A, b, scale, obj_scale
+
+
+def _weights(support, y, scale, obj_scale):
+    return [(r, y_j * scale[j] / obj_scale) for j, (r, y_j) in enumerate(zip(support, y))]
+
+
+def _refined(rlp: ReducedLP, support: list[int], forms, system) -> Certificate | None:
+    """The normal equations ``AᵀA y = Aᵀb`` of the support, solved exactly by refinement.
+
+    A float LU of the sparse ``AᵀA`` gives ``REFINE_BITS`` more bits of ``y`` per
+    step; each step's residual is computed in exact integers, so the digits add
+    up to ``y`` itself (Wan's output-sensitive solver). After each step every
+    weight is reconstructed with one common denominator and the sum is checked;
+    the first guess that adds up goes to :func:`_checked`. ``None`` when the LU
+    fails (``AᵀA`` singular), the residual grows, or ``REFINE_STEPS`` pass.
+    """
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.linalg import splu
+
+    if system is None:
+        return None
+    A, b, scale, obj_scale = system
+    normal = csr_matrix(A.T @ A)
+    rhs = [int(v) for v in A.T @ b]
+    try:
+        lu = splu(normal.astype(float).tocsc())
+    except RuntimeError:                       # exactly singular: the support is dependent
+        return None
+    target = rlp.coords(rlp.problem.objective)
+    ptr, idx, val = normal.indptr.tolist(), normal.indices.tolist(), [int(v) for v in normal.data]
+    bound = max(sum(abs(v) for v in val[ptr[i]:ptr[i + 1]]) for i in range(len(rhs)))
+    step, residual, digits, shift = 1 << REFINE_BITS, rhs, [0] * len(rhs), 0
+    for _ in range(REFINE_STEPS):
+        x = [int(v) for v in np.rint(lu.solve(np.array(residual, dtype=float)) * step)]
+        residual = [step * residual[i] - sum(val[t] * x[idx[t]] for t in range(ptr[i], ptr[i + 1]))
+                    for i in range(len(rhs))]
+        digits = [(d << REFINE_BITS) + v for d, v in zip(digits, x)]
+        shift += REFINE_BITS
+        if max(map(abs, residual)) > 4 * bound:          # diverging: LU not accurate enough
+            return None
+        y = _reconstruct(digits, shift)
+        if y is not None:
+            weights = _weights(support, y, scale, obj_scale)
+            if _adds_up(rlp, forms, weights, target):
+                return _checked(rlp, weights)
+    return None
+
+
+def _reconstruct(digits: list[int], shift: int) -> list[Fraction] | None:
+    """Rationals with one common denominator near ``digits / 2^shift``, or ``None``.
+
+    Each is the best approximation with denominator below ``2^(shift/2 - 4)``,
+    the common denominator growing as the weights are read (the standard vector
+    reconstruction); a guess only, checked by the caller.
+    """
+    most = 1 << max(1, shift // 2 - 4)
+    den, out = 1, []
+    for d in digits:
+        f = Fraction(d * den, 1 << shift).limit_denominator(max(1, most // den))
+        out.append(f / den)
+        den *= f.denominator
+        if den > most:
+            return None
+    return out
+
+
+def _basis_solved(rlp: ReducedLP, support: list[int], forms, system) -> Certificate | None:
+    """Solve ``Σ_r y_r form_r = objective`` on the dual's support by its normal equations.
+
+    The support of an optimal basic dual is linearly independent, so the
+    consistent system ``A y = c`` (one equation per column) has a unique
+    solution, which is also that of the square system ``AᵀA y = Aᵀc``. ``AᵀA``
+    is formed in integers (dense) and solved exactly by p-adic lifting
+    (python-flint, Dixon); :func:`_checked` then checks every equation and
+    every sign. ``None`` when ``AᵀA`` is singular (the support is not
+    independent), and the caller falls back to :func:`_solved`.
+    """
+    import flint
+
+    if system is None:
+        return None
+    A, b, scale, obj_scale = system
     normal = (A.T @ A).toarray()
     rhs = A.T @ b
     try:
@@ -246,9 +331,8 @@ def _basis_solved(rlp: ReducedLP, support: list[int], forms) -> Certificate | No
             flint.fmpq_mat(flint.fmpz_mat([[int(v)] for v in rhs])), algorithm="dixon")
     except ZeroDivisionError:
         return None
-    weights = [(r, Fraction(int(X[j, 0].p), int(X[j, 0].q)) * scale[j] / obj_scale)
-               for j, r in enumerate(support)]
-    return _checked(rlp, weights)
+    y = [Fraction(int(X[j, 0].p), int(X[j, 0].q)) for j in range(len(support))]
+    return _checked(rlp, _weights(support, y, scale, obj_scale))
 
 
 def _solved(rlp: ReducedLP, support: list[int], forms) -> Certificate | None:
