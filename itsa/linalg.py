@@ -165,6 +165,22 @@ def rank(matrix, q: int, backend: str = "flint") -> int:
     return rank_flat(arr.shape[0], arr.shape[1], flat, q, backend)
 
 
+def pivot_columns(matrix, q: int) -> list[int]:
+    """The pivot columns of the reduced row echelon form of ``matrix`` over ``F_q``.
+
+    Every row of ``matrix`` is a combination of the echelon rows, with
+    coefficients its own entries in these columns.
+
+    >>> pivot_columns([[1, 2, 0, 3], [2, 4, 0, 6], [0, 0, 1, 1]], 7)
+    [0, 2]
+    """
+    arr = np.asarray(matrix, dtype=object)
+    if arr.size == 0:
+        return []
+    R, r = flint.nmod_mat(arr.shape[0], arr.shape[1], [int(x) % q for x in arr.ravel().tolist()], q).rref()
+    return [next(c for c in range(arr.shape[1]) if int(R[k, c])) for k in range(r)]
+
+
 @lru_cache(maxsize=16)
 def _galois_field(q: int):
     from ._extras import require

@@ -240,10 +240,13 @@ def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:
 
 
 def _checked(instance: Instance, scheme: Scheme, source: str) -> UpperEnd:
-    """An upper end from a scheme, after the verifier accepts it (again)."""
-    if not verify(instance, scheme, engine="rank").ok:
+    """An upper end from a scheme on as few key symbols as it uses, after the verifier accepts it."""
+    trimmed = scheme.trimmed()
+    if trimmed is not scheme:
+        source += f", {scheme.key_symbols - trimmed.key_symbols} unused key symbols dropped"
+    if not verify(instance, trimmed, engine="rank").ok:
         raise ItsaError(f"a scheme from {source} failed verification")
-    return UpperEnd(scheme.rate, scheme.L, source, scheme)
+    return UpperEnd(trimmed.rate, trimmed.L, source, trimmed)
 
 
 def _paper_scheme(a: Analysis, field, seed, notes) -> UpperEnd | None:

@@ -118,6 +118,28 @@ class Scheme(Displayable):
         """Source key rate ``R_{ZΣ} = key_symbols / L`` (exact)."""
         return Fraction(self.key_symbols, self.L)
 
+    def trimmed(self) -> "Scheme":
+        """The same keys on as few key symbols as they use: ``key_symbols`` becomes their rank.
+
+        With ``M`` all keys stacked (``K·L × d``), ``Z_i = F_i N = F'_i N'`` where
+        ``N'`` is ``N`` seen through the echelon rows of ``M`` (uniform, since
+        they are independent) and ``F'_i`` is ``F_i`` on the pivot columns. The
+        keys' joint distribution is unchanged, so the verifier's verdict is too;
+        the rate drops to ``rank(M) / L``. Returns ``self`` when nothing drops.
+
+        >>> s = Scheme(7, 1, 3, {0: [[1, 0, 0]], 1: [[6, 0, 0]]})
+        >>> s.trimmed().key_symbols, s.trimmed().rate
+        (1, Fraction(1, 1))
+        """
+        from .linalg import pivot_columns
+
+        stacked = [row for _, mat in self.keys for row in mat]
+        keep = pivot_columns(stacked, self.field) if stacked else []
+        if len(keep) == self.key_symbols:
+            return self
+        keys = {i: [[row[c] for c in keep] for row in mat] for i, mat in self.keys}
+        return dc.replace(self, key_symbols=len(keep), keys=keys)
+
     @property
     def key_map(self) -> Mapping[int, Matrix]:
         """Read-only mapping user index -> key matrix (nonzero keys only)."""

@@ -271,3 +271,26 @@ def test_json_nesting_and_huge_numbers_are_one_line(tmp_path, ex1):
     path.write_text('{"field": ' + "9" * 5000 + "}")
     with pytest.raises(InvalidScheme, match="not readable JSON"):
         load_scheme(ex1, path)
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(max_users=5), st.integers(0, 10**6))
+def test_trimmed_scheme_has_the_same_verdict_on_its_rank(inst, seed):
+    """Redundant key symbols (a column that is a combination of others) are dropped,
+    and dropping them changes neither the verdict nor anything but the rate."""
+    import random
+
+    from itsa import verify
+    from itsa.linalg import rank
+
+    rng = random.Random(seed)
+    q, L, d = 5, rng.choice((1, 2)), rng.randint(1, 3)
+    base = {i: [[rng.randrange(q) for _ in range(d)] for _ in range(L)] for i in range(inst.K)}
+    a, b = rng.randrange(q), rng.randrange(q)
+    wide = {i: [row + [(a * row[0] + b * row[-1]) % q, 0] for row in mat] for i, mat in base.items()}
+    s = Scheme(q, L, d + 2, wide)
+    t = s.trimmed()
+    stacked = [row for _, mat in s.keys for row in mat]
+    assert t.key_symbols == (rank(stacked, q) if stacked else 0) <= d
+    assert t.rate == Fraction(t.key_symbols, L) and t.trimmed() is t
+    assert verify(inst, t).ok == verify(inst, s).ok

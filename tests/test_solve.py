@@ -100,8 +100,17 @@ def test_cli_solve_refuses_a_bad_output_folder_before_the_work(tmp_path):
 
 def test_settled_solution_does_not_list_converses_it_did_not_need():
     s = solve(examples.load("audit/vector-optimum-8-3"))
-    assert s.verdict == "optimal" and "model" in s.skipped
+    assert s.verdict == "optimal" and "model converse not needed" in " ".join(s.notes)
+    assert not s.skipped
     assert not any(n.startswith("model converse") and "skipped" in n for n in s.notes)
+
+
+def test_upper_ends_are_trimmed_to_the_key_symbols_they_use():
+    # the Theorem-2 construction draws e*·L shared symbols; here three of them are never used
+    s = solve(examples.load("audit/vector-optimum-8-3"))
+    assert s.upper.source.endswith("3 unused key symbols dropped")
+    assert (s.upper.scheme.key_symbols, s.upper.value) == (8, Fraction(8, 3))
+    assert verify(examples.load("audit/vector-optimum-8-3"), s.upper.scheme).ok
 
 
 def test_a_narrower_lp_never_becomes_the_lower_end():
