@@ -13,7 +13,9 @@ an interval ``lo <= R* < hi``. It spends its budget where a find matters most:
 
 Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
 from the converse's entropy vector, then repair walks), with a share of the
-time and of the candidates. :class:`GapSearch` records every rate tried, the
+time and of the candidates. With a time limit, a pass that ends with time to
+spare is followed by another, with fresh draws and twice the candidates per
+rate, until the time runs out or a scheme meets the lower bound. :class:`GapSearch` records every rate tried, the
 largest ``L``, the candidates and which limit stopped the search: the reason
 an interval stays open.
 """
@@ -77,6 +79,7 @@ class GapSearch:
     scalar_limit: str | None = None
     stopped: str | None = None
     scalar_L: int = 1
+    rounds: int = 1
 
     @property
     def largest_L(self) -> int:
@@ -93,8 +96,11 @@ class GapSearch:
         ...            "candidate schemes reached"),), 20000, None, None).why()
         'no scheme below the upper end: rates 7/5 tried with L up to 10, 20900 candidates; stopped: rate 7/5: budget of 900 candidate schemes reached'
         """
-        tried = ", ".join(str(r.rate) for r in self.rates) or "none"
-        stops = [f"rate {r.rate}: {r.limit}" for r in self.rates if r.limit]
+        tried = ", ".join(dict.fromkeys(str(r.rate) for r in self.rates)) or "none"
+        if self.rounds > 1:
+            tried += f" ({self.rounds} rounds, each with fresh draws and twice the candidates)"
+        last = {r.rate: r.limit for r in self.rates}             # the last round's word on each rate
+        stops = [f"rate {rate}: {limit}" for rate, limit in last.items() if limit]
         if self.scalar_limit:
             stops.insert(0, f"scalar search: {self.scalar_limit}")
         if self.stopped:
@@ -103,7 +109,7 @@ class GapSearch:
                 f"{self.candidates} candidates; stopped: {'; '.join(stops) or 'every planned rate tried'}")
 
     def to_dict(self) -> dict:
-        return {"rates": [r.to_dict() for r in self.rates], "largest_L": self.largest_L,
+        return {"rates": [r.to_dict() for r in self.rates], "rounds": self.rounds, "largest_L": self.largest_L,
                 "candidates": self.candidates, "scalar_candidates": self.scalar_candidates,
                 "scalar_limit": self.scalar_limit, "stopped": self.stopped}
 
@@ -141,7 +147,8 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
         ``h(Z_A)`` of the converse's optimum (user bitmask -> value), see
         :func:`itsa.vector_search.search_vector_scheme`.
     seconds : float, optional
-        Wall-clock limit for the whole gap search; shared between the rates.
+        Wall-clock limit for the whole gap search; shared between the rates,
+        and spent in full (further passes) unless a scheme meets ``lo``.
     rate_budget : int
         Candidates per rate (twice this at ``lo``).
 
@@ -153,10 +160,26 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
     (Fraction(3, 2), (2, 4), None)
     """
     deadline = None if seconds is None else time.perf_counter() + seconds
-    rest = gap_rates(lo, hi, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator))))
     tried: list[RateTried] = []
     best: VectorSearchResult | None = None
-    stopped = None
+    stopped, rounds = None, 0
+    while stopped is None:
+        top, before = (hi if best is None else best.scheme.rate), len(tried)
+        best, stopped = _one_round(instance, lo, top, best, tried, deadline, hints=hints,
+                                   seed=seed + rounds, field=field,
+                                   budget=rate_budget << min(rounds, 6))
+        rounds += 1
+        if deadline is None or len(tried) == before or (best is not None and best.scheme.rate == lo):
+            break
+    return best, GapSearch(tuple(tried), stopped=stopped, rounds=rounds)
+
+
+def _one_round(instance, lo, hi, best, tried, deadline, *, hints, seed, field, budget):
+    """One pass over ``lo`` then the gap's rates (module notes); appends to ``tried``.
+
+    Returns the best find so far and what stopped the pass (``None``: every rate tried).
+    """
+    rest = gap_rates(lo, hi, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator))))
     todo = [lo] if hi is None or lo < hi else []
     while todo or rest:
         if todo:
@@ -165,12 +188,11 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
             rate, share = rest[len(rest) // 2], 1 / max(1, len(rest).bit_length())
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
-            stopped = "time limit reached"
-            break
+            return best, "time limit reached"
         try:
             r = search_vector_scheme(instance, rate, L_values=_Ls(rate), field=field, seed=seed,
                                      hints=hints, seconds=None if left is None else left * share,
-                                     budget=rate_budget * (2 if rate == lo else 1))
+                                     budget=budget * (2 if rate == lo else 1))
         except ItsaError as exc:
             tried.append(RateTried(rate, _Ls(rate), 0, 0, False, f"skipped: {exc}"))
             rest = [x for x in rest if x != rate]
@@ -184,4 +206,4 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
             rest = [x for x in rest if x > rate]
         if r.found and rate == lo:
             break
-    return best, GapSearch(tuple(tried), stopped=stopped)
+    return best, None

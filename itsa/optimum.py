@@ -282,7 +282,7 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar)
              if lower.bound is not None else None)
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
                            hints=hints, seed=seed, field=field, seconds=clock.left())
-    record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3])
+    record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3], record.rounds)
     found = _checked(instance, r.scheme, f"vector search ({r.shape})") if r is not None else None
     return found, record
 

@@ -50,7 +50,11 @@ def test_solve_closes_at_the_denominator(seven_fifths):
     inst, _ = seven_fifths
     s = solve(inst, classes=("keys",))
     assert (s.verdict, s.lower.value, s.upper.L) == ("optimal", Fraction(7, 5), 5)
-    assert s.to_dict()["search"]["rates"][0]["found"] is True
+    # one protected user: the Theorem-2 construction's shared symbols go unused, and on the
+    # symbols it does use its rate is b* = 7/5, so no vector search is needed
+    assert s.upper.source.startswith("paper construction (theorem-2)")
+    assert s.upper.source.endswith("unused key symbols dropped")
+    assert s.to_dict()["search"]["rates"] == []
 
 
 def test_search_is_deterministic(seven_fifths):
@@ -141,3 +145,16 @@ def test_moves_keep_a_shape_well_formed(seed):
         assert sum(s for s, _, _ in blocks) == 5
         assert all(s > 0 and u and not u >> a & 1 and u < 1 << K for s, u, a in blocks)
         assert all(1 <= r <= L for r in ranks.values())
+
+
+def test_a_time_limit_is_spent_in_further_rounds():
+    # 1 is below every scheme of fractional-optimum (its optimum is 3/2): each pass fails,
+    # and the search goes on, with fresh draws, until the time runs out
+    inst = examples.load("audit/fractional-optimum")
+    res, rec = search_gap(inst, Fraction(1), Fraction(3, 2), seconds=3.0, rate_budget=40)
+    assert res is None and rec.rounds >= 2 and rec.stopped == "time limit reached"
+    assert [r.rate for r in rec.rates[:4]] == [Fraction(1), Fraction(4, 3)] * 2
+    assert rec.rates[2].candidates == 2 * rec.rates[0].candidates         # twice the budget
+    assert f"({rec.rounds} rounds" in rec.why()
+    once, rec1 = search_gap(inst, Fraction(1), Fraction(3, 2), rate_budget=40)   # no time limit: one pass
+    assert once is None and rec1.rounds == 1 and "rounds" not in rec1.why()
