@@ -130,6 +130,10 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         if progress:
             progress(t + 1, max_tries)
         if verdict.ok:
+            used = scheme.trimmed().key_symbols
+            if used < d:
+                note += (f"; the keys use {used} of the {d} key symbols "
+                         f"(rate {Fraction(used, L)} on those, Scheme.trimmed)")
             return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
         last_fail = verdict
         if construction == Regime.CONDITION_1:

@@ -100,3 +100,13 @@ def test_build_refuses_a_scheme_too_large_to_verify_before_drawing(monkeypatch):
     with pytest.raises(InvalidScheme, match="too large to verify"):
         build_scheme(a, 101, construction="condition-1")
     assert drawn == []
+
+
+def test_theorem2_build_says_how_many_key_symbols_its_keys_use():
+    from itsa import analyze, examples
+    from itsa.constructions import build_scheme
+
+    b = build_scheme(analyze(examples.load("audit/vector-optimum-8-3")), 101)
+    assert (b.scheme.key_symbols, b.scheme.L) == (11, 3)            # e*·L = 6 shared, 5 private
+    assert b.note.endswith("the keys use 8 of the 11 key symbols (rate 8/3 on those, Scheme.trimmed)")
+    assert b.scheme.trimmed().key_symbols == 8
