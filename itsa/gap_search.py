@@ -15,7 +15,8 @@ Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
 from the converse's entropy vector, then repair walks), with a share of the
 time and of the candidates. With a time limit, a pass that ends with time to
 spare is followed by another, with fresh draws and twice the candidates per
-rate, until the time runs out or a scheme meets the lower bound. :class:`GapSearch` records every rate tried, the
+rate (up to 64 times the first pass's), until the time runs out or a scheme
+meets the lower bound: an open interval spends the whole time limit. :class:`GapSearch` records every rate tried, the
 largest ``L``, the candidates and which limit stopped the search: the reason
 an interval stays open.
 """
@@ -98,7 +99,7 @@ class GapSearch:
         """
         tried = ", ".join(dict.fromkeys(str(r.rate) for r in self.rates)) or "none"
         if self.rounds > 1:
-            tried += f" ({self.rounds} rounds, each with fresh draws and twice the candidates)"
+            tried += f" ({self.rounds} rounds, each with fresh draws and more candidates)"
         last = {r.rate: r.limit for r in self.rates}             # the last round's word on each rate
         stops = [f"rate {rate}: {limit}" for rate, limit in last.items() if limit]
         if self.scalar_limit:
@@ -109,7 +110,8 @@ class GapSearch:
                 f"{self.candidates} candidates; stopped: {'; '.join(stops) or 'every planned rate tried'}")
 
     def to_dict(self) -> dict:
-        return {"rates": [r.to_dict() for r in self.rates], "rounds": self.rounds, "largest_L": self.largest_L,
+        return {"rates": [r.to_dict() for r in self.rates], "rounds": self.rounds,
+                "largest_L": self.largest_L,
                 "candidates": self.candidates, "scalar_candidates": self.scalar_candidates,
                 "scalar_limit": self.scalar_limit, "stopped": self.stopped}
 
@@ -168,10 +170,11 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
         best, stopped = _one_round(instance, lo, top, best, tried, deadline, hints=hints,
                                    seed=seed + rounds, field=field,
                                    budget=rate_budget << min(rounds, 6))
-        rounds += 1
-        if deadline is None or len(tried) == before or (best is not None and best.scheme.rate == lo):
+        drew = any(r.candidates for r in tried[before:])
+        rounds += drew
+        if deadline is None or not drew or (best is not None and best.scheme.rate == lo):
             break
-    return best, GapSearch(tuple(tried), stopped=stopped, rounds=rounds)
+    return best, GapSearch(tuple(tried), stopped=stopped, rounds=max(1, rounds))
 
 
 def _one_round(instance, lo, hi, best, tried, deadline, *, hints, seed, field, budget):

@@ -156,13 +156,18 @@ def rank(matrix, q: int, backend: str = "flint") -> int:
     >>> rank([[1, 1], [1, -1]], 3)
     2
     """
+    shape, flat = _flat(matrix, q, "rank")
+    return rank_flat(*shape, flat, q, backend) if flat else 0
+
+
+def _flat(matrix, q: int, who: str) -> tuple[tuple[int, int], list[int]]:
+    """``(shape, entries mod q row-major)`` of a 2-D matrix; no entries for an empty one."""
     arr = np.asarray(matrix, dtype=object)
     if arr.size == 0:
-        return 0
+        return (0, 0), []
     if arr.ndim != 2:
-        raise InvalidOption("rank: expected a 2-D matrix")
-    flat = [int(x) % q for x in arr.ravel().tolist()]
-    return rank_flat(arr.shape[0], arr.shape[1], flat, q, backend)
+        raise InvalidOption(f"{who}: expected a 2-D matrix")
+    return arr.shape, [int(x) % q for x in arr.ravel().tolist()]
 
 
 def pivot_columns(matrix, q: int) -> list[int]:
@@ -174,11 +179,11 @@ def pivot_columns(matrix, q: int) -> list[int]:
     >>> pivot_columns([[1, 2, 0, 3], [2, 4, 0, 6], [0, 0, 1, 1]], 7)
     [0, 2]
     """
-    arr = np.asarray(matrix, dtype=object)
-    if arr.size == 0:
+    (rows, cols), flat = _flat(matrix, q, "pivot_columns")
+    if not flat:
         return []
-    R, r = flint.nmod_mat(arr.shape[0], arr.shape[1], [int(x) % q for x in arr.ravel().tolist()], q).rref()
-    return [next(c for c in range(arr.shape[1]) if int(R[k, c])) for k in range(r)]
+    R, r = flint.nmod_mat(rows, cols, flat, q).rref()
+    return [next(c for c in range(cols) if int(R[k, c])) for k in range(r)]
 
 
 @lru_cache(maxsize=16)

@@ -243,7 +243,7 @@ def _checked(instance: Instance, scheme: Scheme, source: str) -> UpperEnd:
     """An upper end from a scheme on as few key symbols as it uses, after the verifier accepts it."""
     trimmed = scheme.trimmed()
     if trimmed is not scheme:
-        source += f", {scheme.key_symbols - trimmed.key_symbols} unused key symbols dropped"
+        source += f", {scheme.key_symbols - trimmed.key_symbols} redundant key symbols dropped"
     if not verify(instance, trimmed, engine="rank").ok:
         raise ItsaError(f"a scheme from {source} failed verification")
     return UpperEnd(trimmed.rate, trimmed.L, source, trimmed)

@@ -125,7 +125,8 @@ class Scheme(Displayable):
         ``N'`` is ``N`` seen through the echelon rows of ``M`` (uniform, since
         they are independent) and ``F'_i`` is ``F_i`` on the pivot columns. The
         keys' joint distribution is unchanged, so the verifier's verdict is too;
-        the rate drops to ``rank(M) / L``. Returns ``self`` when nothing drops.
+        the rate drops to ``rank(M) / L``, and ``construction`` (if any) gains
+        `` (trimmed)``. Returns ``self`` when nothing drops.
 
         >>> s = Scheme(7, 1, 3, {0: [[1, 0, 0]], 1: [[6, 0, 0]]})
         >>> s.trimmed().key_symbols, s.trimmed().rate
@@ -138,7 +139,8 @@ class Scheme(Displayable):
         if len(keep) == self.key_symbols:
             return self
         keys = {i: [[row[c] for c in keep] for row in mat] for i, mat in self.keys}
-        return dc.replace(self, key_symbols=len(keep), keys=keys)
+        made = None if self.construction is None else f"{self.construction} (trimmed)"
+        return dc.replace(self, key_symbols=len(keep), keys=keys, construction=made)
 
     @property
     def key_map(self) -> Mapping[int, Matrix]:

@@ -216,7 +216,7 @@ def test_reconstruct_finds_a_common_denominator():
     digits = [round(f * (1 << shift)) for f in truth]
     assert _reconstruct(digits, shift) == truth
     few = [round(f * (1 << 8)) for f in truth]
-    assert _reconstruct(few, 8) != truth            # too few bits: a wrong guess, which the caller's check refuses
+    assert _reconstruct(few, 8) != truth            # too few bits: a wrong guess, which the caller refuses
 
 
 @pytest.mark.parametrize("name", ["example-2", "audit/fractional-optimum", "audit/vector-optimum-8-3"])

@@ -53,7 +53,7 @@ def test_solve_closes_at_the_denominator(seven_fifths):
     # one protected user: the Theorem-2 construction's shared symbols go unused, and on the
     # symbols it does use its rate is b* = 7/5, so no vector search is needed
     assert s.upper.source.startswith("paper construction (theorem-2)")
-    assert s.upper.source.endswith("unused key symbols dropped")
+    assert s.upper.source.endswith("redundant key symbols dropped")
     assert s.to_dict()["search"]["rates"] == []
 
 
@@ -151,10 +151,17 @@ def test_a_time_limit_is_spent_in_further_rounds():
     # 1 is below every scheme of fractional-optimum (its optimum is 3/2): each pass fails,
     # and the search goes on, with fresh draws, until the time runs out
     inst = examples.load("audit/fractional-optimum")
-    res, rec = search_gap(inst, Fraction(1), Fraction(3, 2), seconds=3.0, rate_budget=40)
+    res, rec = search_gap(inst, Fraction(1), Fraction(3, 2), seconds=4.0, rate_budget=20)
     assert res is None and rec.rounds >= 2 and rec.stopped == "time limit reached"
     assert [r.rate for r in rec.rates[:4]] == [Fraction(1), Fraction(4, 3)] * 2
     assert rec.rates[2].candidates == 2 * rec.rates[0].candidates         # twice the budget
     assert f"({rec.rounds} rounds" in rec.why()
-    once, rec1 = search_gap(inst, Fraction(1), Fraction(3, 2), rate_budget=40)   # no time limit: one pass
+    once, rec1 = search_gap(inst, Fraction(1), Fraction(3, 2), rate_budget=20)   # no time limit: one pass
     assert once is None and rec1.rounds == 1 and "rounds" not in rec1.why()
+
+
+def test_a_gap_with_nothing_to_draw_does_not_spin():
+    # 35/17 needs L = 17 > MAX_L and the gap up to 36/17 holds no other rate: one pass, then stop
+    inst = examples.load("audit/fractional-optimum")
+    res, rec = search_gap(inst, Fraction(35, 17), Fraction(36, 17), seconds=5.0)
+    assert res is None and rec.rounds == 1 and len(rec.rates) <= 1 and rec.candidates == 0

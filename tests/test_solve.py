@@ -108,7 +108,7 @@ def test_settled_solution_does_not_list_converses_it_did_not_need():
 def test_upper_ends_are_trimmed_to_the_key_symbols_they_use():
     # the Theorem-2 construction draws e*·L shared symbols; here three of them are never used
     s = solve(examples.load("audit/vector-optimum-8-3"))
-    assert s.upper.source.endswith("3 unused key symbols dropped")
+    assert s.upper.source.endswith("3 redundant key symbols dropped")
     assert (s.upper.scheme.key_symbols, s.upper.value) == (8, Fraction(8, 3))
     assert verify(examples.load("audit/vector-optimum-8-3"), s.upper.scheme).ok
 

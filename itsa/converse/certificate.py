@@ -173,11 +173,13 @@ def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None)
     if time_limit is not None and time.perf_counter() - start >= time_limit:
         return None
     system = _support_system(rlp, support, forms)
-    for exact_solve in (_refined, _basis_solved):
-        cert = exact_solve(rlp, support, forms, system)
-        if cert is not None or (time_limit is not None and time.perf_counter() - start >= time_limit):
-            return cert
-    return _solved(rlp, support, forms)
+    deadline = None if time_limit is None else start + time_limit
+    cert = _refined(rlp, support, forms, system, deadline)
+    if cert is None and (deadline is None or time.perf_counter() < deadline):
+        cert = _basis_solved(rlp, support, forms, system)
+    if cert is None and (deadline is None or time.perf_counter() < deadline):
+        cert = _solved(rlp, support, forms)
+    return cert
 
 
 def _roundings(duals, support):
@@ -247,16 +249,21 @@ def _weights(support, y, scale, obj_scale):
     return [(r, y_j * scale[j] / obj_scale) for j, (r, y_j) in enumerate(zip(support, y))]
 
 
-def _refined(rlp: ReducedLP, support: list[int], forms, system) -> Certificate | None:
+def _refined(rlp: ReducedLP, support: list[int], forms, system,
+             deadline: float | None = None) -> Certificate | None:
     """The normal equations ``AᵀA y = Aᵀb`` of the support, solved exactly by refinement.
 
     A float LU of the sparse ``AᵀA`` gives ``REFINE_BITS`` more bits of ``y`` per
     step; each step's residual is computed in exact integers, so the digits add
     up to ``y`` itself (Wan's output-sensitive solver). After each step every
-    weight is reconstructed with one common denominator and the sum is checked;
-    the first guess that adds up goes to :func:`_checked`. ``None`` when the LU
-    fails (``AᵀA`` singular), the residual grows, or ``REFINE_STEPS`` pass.
+    weight is reconstructed with one common denominator; a guess that two steps
+    in a row agree on is checked, and the first that adds up goes to
+    :func:`_checked`. ``None`` when the LU fails (``AᵀA`` singular), the
+    residual grows, ``REFINE_STEPS`` pass or the ``deadline``
+    (``time.perf_counter()``) does.
     """
+    import time
+
     import numpy as np
     from scipy.sparse import csr_matrix
     from scipy.sparse.linalg import splu
@@ -273,9 +280,14 @@ def _refined(rlp: ReducedLP, support: list[int], forms, system) -> Certificate |
     target = rlp.coords(rlp.problem.objective)
     ptr, idx, val = normal.indptr.tolist(), normal.indices.tolist(), [int(v) for v in normal.data]
     bound = max(sum(abs(v) for v in val[ptr[i]:ptr[i + 1]]) for i in range(len(rhs)))
-    step, residual, digits, shift = 1 << REFINE_BITS, rhs, [0] * len(rhs), 0
+    step, residual, digits, shift, last = 1 << REFINE_BITS, rhs, [0] * len(rhs), 0, None
     for _ in range(REFINE_STEPS):
-        x = [int(v) for v in np.rint(lu.solve(np.array(residual, dtype=float)) * step)]
+        if deadline is not None and time.perf_counter() >= deadline:
+            return None
+        z = lu.solve(np.array(residual, dtype=float)) * step
+        if not np.isfinite(z).all():                     # numerically singular
+            return None
+        x = [int(v) for v in np.rint(z)]
         residual = [step * residual[i] - sum(val[t] * x[idx[t]] for t in range(ptr[i], ptr[i + 1]))
                     for i in range(len(rhs))]
         digits = [(d << REFINE_BITS) + v for d, v in zip(digits, x)]
@@ -283,18 +295,19 @@ def _refined(rlp: ReducedLP, support: list[int], forms, system) -> Certificate |
         if max(map(abs, residual)) > 4 * bound:          # diverging: LU not accurate enough
             return None
         y = _reconstruct(digits, shift)
-        if y is not None:
+        if y == last:
             weights = _weights(support, y, scale, obj_scale)
             if _adds_up(rlp, forms, weights, target):
                 return _checked(rlp, weights)
+        last = y
     return None
 
 
-def _reconstruct(digits: list[int], shift: int) -> list[Fraction] | None:
-    """Rationals with one common denominator near ``digits / 2^shift``, or ``None``.
+def _reconstruct(digits: list[int], shift: int) -> list[Fraction]:
+    """Rationals with one common denominator near ``digits / 2^shift``.
 
-    Each is the best approximation with denominator below ``2^(shift/2 - 4)``,
-    the common denominator growing as the weights are read (the standard vector
+    Each is the best approximation with denominator below ``2^(shift/2 - 4)``
+    over the common denominator of those before it (the standard vector
     reconstruction); a guess only, checked by the caller.
     """
     most = 1 << max(1, shift // 2 - 4)
@@ -303,8 +316,6 @@ def _reconstruct(digits: list[int], shift: int) -> list[Fraction] | None:
         f = Fraction(d * den, 1 << shift).limit_denominator(max(1, most // den))
         out.append(f / den)
         den *= f.denominator
-        if den > most:
-            return None
     return out
 
 
