@@ -14,9 +14,10 @@ an interval ``lo <= R* < hi``. It spends its budget where a find matters most:
 Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
 from the converse's entropy vector, then repair walks), with a share of the
 time and of the candidates. With a time limit, a pass that ends with time to
-spare is followed by another, with fresh draws and twice the candidates per
-rate (up to 64 times the first pass's), until the time runs out or a scheme
-meets the lower bound: an open interval spends the whole time limit. :class:`GapSearch` records every rate tried, the
+spare is followed by passes at the lower bound alone (only a scheme there
+closes the interval), with fresh draws and twice the candidates each time (up
+to 64 times the first pass's), until the time runs out or a scheme meets the
+lower bound: an open interval spends the whole time limit. :class:`GapSearch` records every rate tried, the
 largest ``L``, the candidates and which limit stopped the search: the reason
 an interval stays open.
 """
@@ -99,7 +100,7 @@ class GapSearch:
         """
         tried = ", ".join(dict.fromkeys(str(r.rate) for r in self.rates)) or "none"
         if self.rounds > 1:
-            tried += f" ({self.rounds} rounds, each with fresh draws and more candidates)"
+            tried += f" (then {self.rounds - 1} more rounds at the lower bound, fresh draws, more candidates)"
         last = {r.rate: r.limit for r in self.rates}             # the last round's word on each rate
         stops = [f"rate {rate}: {limit}" for rate, limit in last.items() if limit]
         if self.scalar_limit:
@@ -169,20 +170,23 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
         top, before = (hi if best is None else best.scheme.rate), len(tried)
         best, stopped = _one_round(instance, lo, top, best, tried, deadline, hints=hints,
                                    seed=seed + rounds, field=field,
-                                   budget=rate_budget << min(rounds, 6))
+                                   budget=rate_budget << min(rounds, 6), gap=rounds == 0)
         drew = any(r.candidates for r in tried[before:])
         rounds += drew
         if deadline is None or not drew or (best is not None and best.scheme.rate == lo):
             break
+    closed = best is not None and best.scheme.rate == lo
+    if stopped is None and not closed and deadline is not None and time.perf_counter() >= deadline:
+        stopped = "time limit reached"
     return best, GapSearch(tuple(tried), stopped=stopped, rounds=max(1, rounds))
 
 
-def _one_round(instance, lo, hi, best, tried, deadline, *, hints, seed, field, budget):
-    """One pass over ``lo`` then the gap's rates (module notes); appends to ``tried``.
+def _one_round(instance, lo, hi, best, tried, deadline, *, hints, seed, field, budget, gap=True):
+    """One pass over ``lo``, then (with ``gap``) the gap's rates (module notes); appends to ``tried``.
 
     Returns the best find so far and what stopped the pass (``None``: every rate tried).
     """
-    rest = gap_rates(lo, hi, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator))))
+    rest = gap_rates(lo, hi, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator)))) if gap else []
     todo = [lo] if hi is None or lo < hi else []
     while todo or rest:
         if todo:
