@@ -146,8 +146,9 @@ class GroupCriterion:
         for s in structures(instance):
             P = tuple(g for g, p in zip(s.groups, s.pure) if p)
             if P:
+                groups = np.array([[g >> i & 1 for i in range(self.K)] for g in P], dtype=np.int64)
                 checks.setdefault((s.T, P, s.all_pure), (members(s.T), [members(g) for g in P],
-                                                         len(P) - (1 if s.all_pure else 0)))
+                                                         len(P) - (1 if s.all_pure else 0), groups))
         self.checks = sorted(checks.values(), key=lambda c: (-len(c[1]), c[0]))
 
     def __len__(self) -> int:
@@ -156,10 +157,10 @@ class GroupCriterion:
     def _rank(self, M: np.ndarray) -> int:
         if M.shape[0] == 0 or M.shape[1] == 0:
             return 0
-        return flint.nmod_mat(M.shape[0], M.shape[1], [int(x) for x in M.ravel()], self.q).rank()
+        return flint.nmod_mat(M.shape[0], M.shape[1], M.ravel().tolist(), self.q).rank()
 
     def _short(self, Z: np.ndarray, check, cache: dict) -> int:
-        T, P, units = check
+        T, P, units, groups = check
         L, d = Z.shape[1], Z.shape[2]
         need = units * L
         if need > d or d == 0:
@@ -168,7 +169,7 @@ class GroupCriterion:
         zt = Z[T].reshape(-1, d) if T else np.zeros((0, d), dtype=np.int64)
         if tk not in cache:
             cache[tk] = self._rank(zt)
-        bp = np.concatenate([Z[g].sum(axis=0) % self.q for g in P])
+        bp = ((groups @ Z.reshape(self.K, L * d)) % self.q).reshape(len(P) * L, d)   # each group's ΣZ
         return need - (self._rank(np.concatenate([bp, zt])) - cache[tk])
 
     def secure(self, Z: np.ndarray) -> bool:
@@ -205,7 +206,7 @@ class _Checker(GroupCriterion):
         if not any(any(r) for r in total):
             return True
         zero = [[0] * d for _ in range(L)]
-        for T in {tuple(T) for T, _, _ in self.checks}:
+        for T in {tuple(c[0]) for c in self.checks}:
             zt = [r for i in T for r in keys.get(i, zero)]
             if self._rows_rank(total + zt, d) != self._rows_rank(zt, d):
                 return False
