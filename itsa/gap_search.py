@@ -13,11 +13,12 @@ an interval ``lo <= R* < hi``. It spends its budget where a find matters most:
 
 Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
 from the converse's entropy vector, then repair walks), with a share of the
-time and of the candidates. With a time limit, a pass that ends with time to
-spare is followed by passes at the lower bound alone (only a scheme there
-closes the interval), with fresh draws and twice the candidates each time (up
-to 64 times the first pass's), until the time runs out or a scheme meets the
-lower bound: an open interval spends the whole time limit. :class:`GapSearch` records every rate tried, the
+time and of the candidates. With a time limit the lower bound comes first
+and longest (only a scheme there closes the interval): passes at it alone,
+with fresh draws and twice the candidates each time (up to 64 times the
+first's), for two thirds of the time; then one pass over the rest of the gap;
+then passes at the lower bound again until the time runs out. An open
+interval has spent the whole time limit. :class:`GapSearch` records every rate tried, the
 largest ``L``, the candidates and which limit stopped the search: the reason
 an interval stays open.
 """
@@ -38,6 +39,9 @@ __all__ = ["RateTried", "GapSearch", "gap_rates", "search_gap"]
 
 #: Candidate schemes per rate when there is no time limit (the lower bound gets twice this).
 RATE_BUDGET = 1500
+#: Share of a time limit spent at the lower bound before the rest of the gap is searched
+#: (only a scheme there closes the interval).
+LOWER_SHARE = 2 / 3
 #: Largest ``L`` the search tries (the verifier works on ``K·L + d`` symbols).
 MAX_L = 16
 
@@ -100,7 +104,7 @@ class GapSearch:
         """
         tried = ", ".join(dict.fromkeys(str(r.rate) for r in self.rates)) or "none"
         if self.rounds > 1:
-            tried += f" (then {self.rounds - 1} more rounds at the lower bound, fresh draws, more candidates)"
+            tried += f" (the lower bound in {self.rounds} passes, fresh draws, more candidates each)"
         last = {r.rate: r.limit for r in self.rates}             # the last round's word on each rate
         stops = [f"rate {rate}: {limit}" for rate, limit in last.items() if limit]
         if self.scalar_limit:
@@ -162,35 +166,53 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
     >>> res.scheme.rate, rec.rates[0].L_values, rec.stopped
     (Fraction(3, 2), (2, 4), None)
     """
-    deadline = None if seconds is None else time.perf_counter() + seconds
     tried: list[RateTried] = []
-    best: VectorSearchResult | None = None
-    stopped, rounds = None, 0
-    while stopped is None:
-        top, before = (hi if best is None else best.scheme.rate), len(tried)
-        best, stopped = _one_round(instance, lo, top, best, tried, deadline, hints=hints,
-                                   seed=seed + rounds, field=field,
-                                   budget=rate_budget << min(rounds, 6), gap=rounds == 0)
-        drew = any(r.candidates for r in tried[before:])
-        rounds += drew
-        if deadline is None or not drew or (best is not None and best.scheme.rate == lo):
-            break
-    closed = best is not None and best.scheme.rate == lo
-    if stopped is None and not closed and deadline is not None and time.perf_counter() >= deadline:
+    if seconds is None:                                  # one pass: the bound, then the gap
+        best, stopped = _one_pass(instance, lo, hi, None, tried, None, lower=True, gap=True,
+                                  hints=hints, seed=seed, field=field, budget=rate_budget)
+        return best, GapSearch(tuple(tried), stopped=stopped)
+    start = time.perf_counter()
+    deadline = start + seconds
+    passes = [0]
+
+    def at_lower(best, until):
+        """Passes at the lower bound alone until ``until``; the best find and what stopped them."""
+        while True:
+            before = len(tried)
+            best, stopped = _one_pass(instance, lo, hi, best, tried, until, lower=True, gap=False,
+                                      hints=hints, seed=seed + passes[0], field=field,
+                                      budget=rate_budget << min(passes[0], 6))
+            drew = any(r.candidates for r in tried[before:])
+            passes[0] += drew
+            if not drew or _closes(best, lo) or stopped:
+                return best, stopped
+    best, stopped = at_lower(None, start + LOWER_SHARE * seconds)
+    if not _closes(best, lo) and time.perf_counter() < deadline:
+        best, stopped = _one_pass(instance, lo, hi, best, tried, deadline, lower=False, gap=True,
+                                  hints=hints, seed=seed, field=field, budget=rate_budget)
+        if passes[0] and not _closes(best, lo) and time.perf_counter() < deadline:
+            best, stopped = at_lower(best, deadline)
+    if not _closes(best, lo) and time.perf_counter() >= deadline:
         stopped = "time limit reached"
-    return best, GapSearch(tuple(tried), stopped=stopped, rounds=max(1, rounds))
+    return best, GapSearch(tuple(tried), stopped=None if _closes(best, lo) else stopped,
+                           rounds=max(1, passes[0]))
 
 
-def _one_round(instance, lo, hi, best, tried, deadline, *, hints, seed, field, budget, gap=True):
-    """One pass over ``lo``, then (with ``gap``) the gap's rates (module notes); appends to ``tried``.
+def _closes(best: VectorSearchResult | None, lo: Fraction) -> bool:
+    return best is not None and best.scheme.rate == lo
+
+
+def _one_pass(instance, lo, hi, best, tried, deadline, *, lower, gap, hints, seed, field, budget):
+    """``lo`` (with ``lower``), then the gap's rates by bisection (with ``gap``); appends to ``tried``.
 
     Returns the best find so far and what stopped the pass (``None``: every rate tried).
     """
-    rest = gap_rates(lo, hi, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator)))) if gap else []
-    todo = [lo] if hi is None or lo < hi else []
+    top = hi if best is None else best.scheme.rate
+    rest = gap_rates(lo, top, tuple(dict.fromkeys((1, 2, 3, 4, lo.denominator)))) if gap else []
+    todo = [lo] if lower and (top is None or lo < top) else []
     while todo or rest:
         if todo:
-            rate, share = todo.pop(), 0.4
+            rate, share = todo.pop(), 1.0
         else:
             rate, share = rest[len(rest) // 2], 1 / max(1, len(rest).bit_length())
         left = None if deadline is None else deadline - time.perf_counter()
