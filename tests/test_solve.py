@@ -1,6 +1,8 @@
 """``itsa.solve`` and the ``converse`` / ``solve`` commands."""
 
 import json
+
+import pytest
 from fractions import Fraction
 
 from click.testing import CliRunner
@@ -119,3 +121,34 @@ def test_a_narrower_lp_never_becomes_the_lower_end():
     assert s.lower.scheme_class == "general" and s.lower.method == "corrected"
     assert any(n.startswith("linear converse: R_ZΣ ≥ 2 for every scheme whose keys are linear")
                for n in s.notes)
+
+
+# Theorem-2 instances of benchmarks/probe_solve.py (ensemble theorem2, seed 11, #3 and #14)
+THEOREM2 = {
+    "two-protected": ("{servers: [3, 1, 2], security_sets: [[[1, 1]], [[3, 2]], [[1, 1], [3, 2]]], "
+                      "collusion_sets: [[[1, 1]], [[1, 2]], [[1, 3]], [[1, 1], [1, 2]], [[1, 1], [1, 3]], "
+                      "[[1, 1], [2, 1]], [[1, 1], [3, 2]], [[1, 2], [3, 2]], [[1, 3], [2, 1]], "
+                      "[[1, 3], [3, 1]], [[1, 3], [3, 2]], [[2, 1], [3, 1]], [[2, 1], [3, 2]], "
+                      "[[3, 1], [3, 2]]]}", Fraction(5, 2)),
+    "one-protected": ("{servers: [2, 1, 2, 1], security_sets: [[[1, 2]]], collusion_sets: [[[1, 1]], "
+                      "[[2, 1]], [[4, 1]], [[1, 1], [3, 1]], [[1, 1], [3, 2]], [[1, 1], [4, 1]], "
+                      "[[1, 2], [2, 1]], [[1, 2], [4, 1]], [[2, 1], [3, 1]], [[2, 1], [4, 1]], "
+                      "[[3, 1], [4, 1]]]}", Fraction(5, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THEOREM2))
+def test_theorem2_optimum_is_the_trimmed_construction(name):
+    """R* = b* + min(e*, |S̄| - 1): the construction on the symbols it uses, met by the keys LP."""
+    import yaml
+
+    from itsa import analyze, parse_instance
+
+    text, value = THEOREM2[name]
+    inst = parse_instance(yaml.safe_load(text), name)
+    a = analyze(inst)
+    assert a.regime == "theorem-2" and a.key_rate_upper.value == a.e_star + a.lp.b_star > value
+    assert value == a.lp.b_star + min(a.e_star, max(a.S_bar.bit_count() - 1, 0))
+    s = solve(inst)
+    assert (s.verdict, s.lower.value, s.upper.value) == ("optimal", value, value)
+    assert s.upper.source.startswith("paper construction (theorem-2)") and s.lower.method == "keys"
