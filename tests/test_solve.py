@@ -1,10 +1,9 @@
 """``itsa.solve`` and the ``converse`` / ``solve`` commands."""
 
 import json
-
-import pytest
 from fractions import Fraction
 
+import pytest
 from click.testing import CliRunner
 
 from itsa import examples, verify
