@@ -119,3 +119,14 @@ def test_ingleton_rows_are_refused_in_an_lp_for_every_scheme(ingleton_lp):
     as_keys = dataclasses.replace(rlp, problem=dataclasses.replace(rlp.problem, method="keys"))
     with pytest.raises(VerificationError, match="Ingleton"):
         check_certificate(as_keys, cert)
+
+
+def test_linear_lp_reports_progress_and_honours_the_estimate_budget():
+    from itsa import examples
+
+    inst, events = examples.load("audit/fractional-optimum"), []
+    b = converse(inst, "linear", progress=events.append)
+    assert b.certified and [e.stage for e in events][:2] == ["linear: reduce", "linear: reduced"]
+    assert "linear: certify" in [e.stage for e in events]
+    skipped = converse(inst, "linear", max_estimate=-1.0)
+    assert skipped.cut and skipped.status.startswith("skipped: about") and skipped.value is None

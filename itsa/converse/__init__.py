@@ -211,7 +211,8 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         import importlib
 
         module, func = entry.runner.split(":")
-        return getattr(importlib.import_module(f"{__name__}.{module}"), func)(instance, time_limit=time_limit)
+        return getattr(importlib.import_module(f"{__name__}.{module}"), func)(
+            instance, time_limit=time_limit, progress=progress, max_estimate=max_estimate)
     method = entry.name
     check_size(instance, method, symmetry)
     report = Reporter(progress, method)

@@ -133,14 +133,15 @@ def ingleton_cuts(rlp: ReducedLP, x, max_size: int = 2, limit: int = 500,
 
 
 def linear_converse(instance, time_limit: float | None = None, max_size: int = 2,
-                    rounds: int = 20):
+                    rounds: int = 20, progress=None, max_estimate: float | None = None):
     """The keys converse with Ingleton cuts: a certified bound for schemes with linear keys.
 
     Solves the keys LP, then adds the Ingleton rows its optimum violates
     (:func:`ingleton_cuts`) and solves again, until none is violated or
     ``rounds`` rounds; the last LP is certified exactly like any other. Its
     rows are valid for every scheme whose keys are linear, so the value is a
-    lower bound for those; it is at least the keys bound.
+    lower bound for those; it is at least the keys bound. ``time_limit``,
+    ``progress`` and ``max_estimate`` are those of :func:`itsa.converse.converse`.
 
     Returns
     -------
@@ -157,18 +158,30 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     import dataclasses
     import time
 
-    from . import ConverseBound, check_size
+    from ..progress import Reporter
+    from . import ConverseBound, check_size, estimate_seconds
     from .certificate import certify
     from .lp import reduce_problem, solve_float
     from .problem import build_problem
 
     check_size(instance, "linear")
+    report = Reporter(progress, "linear")
     t0 = time.perf_counter()
+    report("reduce")
     rlp = reduce_problem(dataclasses.replace(build_problem(instance, "keys"), method="linear"))
+    est = estimate_seconds(rlp.sizes)
+    report("reduced", columns=rlp.n_columns, rows=rlp.sizes["rows"],
+           note=f"about {est:.0f} s to solve and certify")
+    spent = time.perf_counter() - t0
+    if max_estimate is not None and est > max_estimate - spent:
+        why = (f"skipped: about {est:.0f} s estimated from the LP's size, "
+               f"{max(0.0, max_estimate - spent):.0f} s left of the time limit")
+        return ConverseBound("linear", None, False, why, None, rlp.sizes, {"reduce": spent}, None, rlp,
+                             estimate=est)
     added = 0
     for _ in range(rounds + 1):
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        sol = solve_float(rlp, time_limit=left) if left is None or left > 0 else None
+        sol = solve_float(rlp, time_limit=left, progress=report) if left is None or left > 0 else None
         if sol is None or sol.status != "optimal":
             why = "cut: time limit reached" if sol is None else f"solver failed: {sol.status}"
             return ConverseBound("linear", None, False, why, None, dict(rlp.sizes, ingleton_rows=added),
@@ -180,7 +193,9 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
         added += len(cuts)
     secs = {"solve": time.perf_counter() - t0}
     sizes = dict(rlp.sizes, ingleton_rows=added)
-    cert = certify(rlp, sol)
+    report("certify", columns=rlp.n_columns, rows=len(rlp.rows))
+    left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    cert = certify(rlp, sol, time_limit=left)
     if cert is None:
         return ConverseBound("linear", None, False, "certificate did not check exactly", sol.value,
                              sizes, secs, None, rlp)
