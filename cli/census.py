@@ -44,12 +44,13 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
     from dataclasses import asdict
 
     from itsa import examples
-    from itsa.census import load_spec, run_census
 
     if scheduler and workers is not None:
         click.echo("error: --workers and --scheduler exclude each other", err=True)
         sys.exit(2)
     with itsa_errors():
+        from itsa.census import load_spec, run_census      # one line without the census extra
+
         spec = load_spec(examples.resolve_spec(spec_path))     # a file, or a shipped spec's name
         with _progress_bar(quiet=as_json) as progress:
             try:
@@ -76,9 +77,9 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
 def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
-    from itsa.census import census_report, census_summary, read_rows, report_notes
-
     with itsa_errors():
+        from itsa.census import census_report, census_summary, read_rows, report_notes
+
         files = census_report(results, out_dir, fmt=fmt, style=style)
         summary = census_summary(read_rows(results))
         notes = report_notes(out_dir)

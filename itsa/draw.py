@@ -137,7 +137,13 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
 
     Returns the :class:`matplotlib.figure.Figure` and a :class:`DrawnFigure`
     whose ``path`` and ``format`` are empty.
+
+    Raises :class:`itsa.MissingExtra` (one line) without the ``draw`` extra.
     """
+    from ._extras import require
+
+    for package in ("matplotlib", "networkx"):
+        require(package)
     if layout not in LAYOUTS:
         raise InvalidOption(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
     if style not in STYLES:

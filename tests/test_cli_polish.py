@@ -90,3 +90,18 @@ def test_an_unrelated_missing_module_is_not_hidden():
     with pytest.raises(ModuleNotFoundError):
         with itsa_errors():
             raise ModuleNotFoundError("No module named 'nope'", name="nope")
+
+
+def test_census_without_its_extra_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "for m in ('pyarrow', 'dask', 'distributed'): sys.modules[m] = None\n"
+            "from itsa_cli import main\n"
+            f"main(['census', 'minimal', '-o', {str(tmp_path / 'out.parquet')!r}])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == ("error: pyarrow is not installed (the census results table (itsa census)): "
+                          "pip install 'itsa[census]'\n")
+    assert not (tmp_path / "out.parquet").exists()

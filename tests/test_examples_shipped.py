@@ -109,3 +109,24 @@ def test_require_names_the_extra(monkeypatch):
     with pytest.raises(ImportError):                        # still an ImportError for old callers
         require("galois")
     assert {extra for extra, _ in EXTRAS.values()} == {"census", "draw", "crosscheck", "testing"}
+
+
+@pytest.mark.parametrize("missing, extra", [("pyarrow", "census"), ("matplotlib", "draw")])
+def test_library_parts_name_their_extra(missing, extra):
+    """Without an extra, the library (not only the CLI) says which to install, in one line."""
+    import subprocess
+    import sys
+
+    code = (f"import sys; sys.modules[{missing!r}] = None\n"
+            "import itsa\n"
+            "try:\n"
+            "    if " + repr(extra) + " == 'census':\n"
+            "        import itsa.census\n"
+            "    else:\n"
+            "        from itsa import draw, examples\n"
+            "        draw.instance_figure(itsa.analyze(examples.load('example-1')))\n"
+            "except itsa.MissingExtra as exc:\n"
+            "    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith(f"pip install 'itsa[{extra}]'") and out.stdout.count("\n") == 1

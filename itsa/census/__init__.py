@@ -5,7 +5,15 @@ A spec (YAML) names the universe (``grid``, ``random``, ``exhaustive``,
 instance, one per isomorphism class (:func:`canonical_key`), on a Dask
 cluster, streaming rows to a Parquet results folder; :func:`census_report`
 writes the tables and figures. See ``docs/census.md``.
+
+Importing it without the ``census`` extra raises :class:`itsa.MissingExtra`,
+one line that names the extra.
 """
+
+from .._extras import require
+
+for _package in ("pyarrow", "dask", "distributed"):
+    require(_package)
 
 from .canonical import brute_canonical_form, canonical_key
 from .run import CensusProgress, CensusRun, SchedulerUnreachable, run_census
