@@ -62,7 +62,9 @@ def render(result, out_dir) -> None:
                   + ("" if s.complete else f"; stopped: {s.limit}"))
     for c in result.checks:
         x = "" if c.extra_user is None else f" x={user(*inst.label(c.extra_user))}{'' if c.allowed else ' (x ∈ Q)'}"
-        state = (f"verified, rate {c.build.scheme.rate}" if c.verified
+        state = (f"verified, rate {c.build.scheme.rate}"
+                 + (f" ({c.rate} on the key symbols its keys use)" if c.verified and c.rate < c.build.scheme.rate
+                    else "") if c.verified
                  else f"does not apply: {c.failure}" if c.structural else "FAILS: no draw verified")
         table.add_row(f"{c.construction} ({c.q_rule}){x}", state)
     out.print(table)

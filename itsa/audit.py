@@ -40,6 +40,7 @@ FINDING_KINDS = (
     "optimum-not-reached",      # the claimed optimum / upper bound reached by no verified scheme
     "q-rule-disagreement",      # the two readings of Q give different claims
     "corrected-bound-violated",  # a verified scheme below itsa's own corrected bound (a bug of ours)
+    "upper-bound-loose",        # a construction whose keys use fewer symbols than the printed rate counts
 )
 
 
@@ -79,6 +80,11 @@ class ConstructionCheck:
     def verified(self) -> bool:
         return self.build is not None
 
+    @property
+    def rate(self) -> Fraction | None:
+        """The verified scheme's rate on the key symbols its keys use (:meth:`Scheme.trimmed`)."""
+        return None if self.build is None else self.build.scheme.trimmed().rate
+
 
 @dataclass(frozen=True, repr=False)
 class Audit(Displayable):
@@ -106,7 +112,7 @@ class Audit(Displayable):
 
     @property
     def best_verified_rate(self) -> Fraction | None:
-        rates = [c.build.scheme.rate for c in self.checks if c.verified]
+        rates = [c.rate for c in self.checks if c.verified]
         if self.search.found:
             rates.append(self.search.rate)
         return min(rates, default=None)
@@ -319,13 +325,21 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
                 f"found no verified scheme: {c.failure}",
                 f"{c.construction} scheme secure", "no verified draw"))
 
-    best = min([c.build.scheme.rate for c in checks if c.verified]
+    best = min([c.rate for c in checks if c.verified]
                + ([search.rate] if search.found else []), default=None)
     for rule, a in analyses.items():
         claim = a.key_rate_upper.value     # the claimed optimum, or Theorem 2's upper bound
         if claim is None:
             notes.append(f"{rule} reading: the claimed upper bound is unknown ({a.key_rate_upper.reason})")
             continue
+        for c in checks:
+            if c.q_rule == rule and c.verified and c.rate < claim:
+                s = c.build.scheme
+                findings.append(Finding(
+                    "upper-bound-loose",
+                    f"{rule} reading: the paper's {c.construction} construction draws {s.key_symbols} key "
+                    f"symbols but its keys use {s.trimmed().key_symbols}: its rate is {c.rate}, below "
+                    f"the printed {claim}", str(claim), str(c.rate), None, s.trimmed()))
         if best is None or best > claim:
             what = f"upper bound R <= {claim}" if a.regime == "theorem-2" else f"claimed optimum R = {claim}"
             findings.append(Finding(
@@ -426,6 +440,13 @@ def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
                 written.add(c.build.scheme)
             c = replace(c, scheme_file=path)
         checks.append(c)
-    findings = tuple(replace(f, scheme_file=search_file) if f.scheme is not None else f
-                     for f in result.findings)
-    return replace(result, checks=tuple(checks), findings=findings, search_file=search_file)
+    findings = []
+    for k, f in enumerate(result.findings, 1):
+        if f.scheme is not None and result.search.found and f.scheme == result.search.scheme:
+            f = replace(f, scheme_file=search_file)
+        elif f.scheme is not None:                        # a scheme of its own (a trimmed construction)
+            path = str(out / f"{stem}.finding-{k}.scheme.json")
+            save_scheme(inst, f.scheme, path)
+            f = replace(f, scheme_file=path)
+        findings.append(f)
+    return replace(result, checks=tuple(checks), findings=tuple(findings), search_file=search_file)

@@ -169,6 +169,7 @@ def audit_to_dict(result) -> dict[str, Any]:
              "x": None if c.extra_user is None else list(inst.label(c.extra_user)),
              "allowed": c.allowed, "verified": c.verified,
              "rate": frac(c.build.scheme.rate) if c.verified else None,
+             "rate_on_symbols_used": frac(c.rate) if c.verified else None,
              "failure": c.failure, "scheme_file": c.scheme_file}
             for c in result.checks
         ],

@@ -91,3 +91,17 @@ def test_max_symbols_above_the_search_limit_is_capped_not_skipped(example1):
     assert max(a.search.d_values[1]) <= top
     assert any(n.startswith(f"search capped at max_symbols = {top} (requested 1000)") for n in a.notes)
     assert not any("search too large" in n for n in a.notes)
+
+
+def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(tmp_path):
+    inst = itsa.examples.load("audit/vector-optimum-8-3")
+    res = itsa.audit.save_audit_schemes(itsa.audit(inst, field=31), tmp_path)
+    loose = [f for f in res.findings if f.kind == "upper-bound-loose"]
+    assert [(f.printed, f.verified) for f in loose] == [("11/3", "8/3")] * 2       # both readings of Q
+    assert "draws 11 key symbols but its keys use 8" in loose[0].message
+    assert res.best_verified_rate == Fraction(8, 3)
+    saved = itsa.load_scheme(inst, loose[0].scheme_file)
+    assert saved.rate == Fraction(8, 3) and itsa.verify(inst, saved).ok
+    out = json.loads(CliRunner().invoke(main, ["audit", "audit/vector-optimum-8-3", "--json",
+                                               "-o", str(tmp_path / "cli")]).output)
+    assert [c["rate_on_symbols_used"] for c in out["constructions"]] == ["8/3", "8/3"]
