@@ -96,7 +96,8 @@ def render(a, keep) -> None:
         ("key rate lower (paper)", f"{a.key_rate_lower_printed.value}  ({a.key_rate_lower_printed.reason})"),
         ("key rate lower (itsa)", f"{_opt(a.key_rate_lower.value)}  ({a.key_rate_lower.reason})"),
         ("key rate upper", f"{_opt(a.key_rate_upper.value)}  ({a.key_rate_upper.reason})"),
-    ]:
+    ] + ([("key rate upper (itsa)", f"{a.key_rate_upper_used.value}  ({a.key_rate_upper_used.reason})")]
+         if a.key_rate_upper_used is not None else []):
         summary.add_row(key, val)
     out.print(summary)
 

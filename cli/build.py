@@ -41,8 +41,10 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
     out = console()
     sch = result.scheme
     need = "none printed" if result.required_field is None else f"q > {result.required_field}"
+    used = sch.trimmed()
+    on_used = (f"; rate {used.rate} on the {used.key_symbols} its keys use" if used is not sch else "")
     out.print(f"[bold]{result.construction}[/] scheme for {instance.name}: rate {sch.rate} "
-              f"({sch.key_symbols} key symbols, L = {sch.L}) over F_{sch.field}")
+              f"({sch.key_symbols} key symbols, L = {sch.L}{on_used}) over F_{sch.field}")
     out.print(f"{result.note}; Schwartz-Zippel field size: {need}; "
               f"verified by the {result.verdict.engine} engine after {result.tries} draw(s)")
     render_keys(out, instance, sch)

@@ -108,6 +108,24 @@ class Analysis(Displayable):
         return self.sets.Q
 
     @property
+    def key_rate_upper_used(self) -> Bound | None:
+        """Theorem 2's construction on the key symbols its keys use: ``b* + min(e*, max(|S̄| - 1, 0))``.
+
+        The construction draws ``e*·L`` shared symbols, but only the users of
+        ``S̄`` other than the absorber use them, ``L`` rows each (docs/model.md
+        §4), so its keys span at most this many symbols per input symbol, at
+        most ``e* + b*``. Like ``key_rate_upper`` it rests on the construction
+        being secure, which ``itsa build`` verifies. ``None`` outside the
+        Theorem-2 regime or when its LP is infeasible.
+        """
+        if self.regime != Regime.THEOREM_2 or self.lp is None or not self.lp.feasible:
+            return None
+        shared = min(self.e_star, max(self.S_bar.bit_count() - 1, 0))
+        return Bound(self.lp.b_star + shared,
+                     f"itsa finding: the Theorem-2 construction on the key symbols its keys use, "
+                     f"b* + min(e*, |S̄| - 1) = {self.lp.b_star} + {shared} (docs/model.md §4)")
+
+    @property
     def e_star_configuration(self) -> Config:
         """The first configuration ``(u, m, n)`` (in index order) with ``c_{u,m,n} = e*``."""
         return self.configurations.where(self.configurations.c == self.e_star)[0]
@@ -134,6 +152,9 @@ class Analysis(Displayable):
                                             f"{self.key_rate_lower_printed.reason}"),
                  ("key rate lower (itsa)", f"{_opt(self.key_rate_lower.value)}: {self.key_rate_lower.reason}"),
                  ("key rate upper", f"{_opt(self.key_rate_upper.value)}: {self.key_rate_upper.reason}")]
+        if self.key_rate_upper_used is not None:
+            used = self.key_rate_upper_used
+            rows.append(("key rate upper (itsa)", f"{used.value}: {used.reason}"))
         if self.lp is not None and self.lp.feasible:
             rows.append(("Theorem-2 LP", f"b* = {self.lp.b_star}; b = " + ", ".join(
                 f"b{display.user(*self.instance.label(i))} = {v}" for i, v in self.lp.b.items())))

@@ -133,7 +133,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
             used = scheme.trimmed().key_symbols
             if used < d:
                 note += (f"; the keys use {used} of the {d} key symbols "
-                         f"(rate {Fraction(used, L)} on those, Scheme.trimmed)")
+                         f"(rate {Fraction(used, L)} on those)")
             return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
         last_fail = verdict
         if construction == Regime.CONDITION_1:

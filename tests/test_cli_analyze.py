@@ -1,6 +1,7 @@
 """``itsa analyze`` through click's CliRunner: output, JSON and exit codes."""
 
 import json
+from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
@@ -147,3 +148,16 @@ def test_detail_beyond_the_limit_needs_a_filter_or_force(monkeypatch):
 def test_detail_bad_config_is_exit_2():
     res = run("analyze", INSTANCES / "example-2.yaml", "--config", "9,1,1")
     assert res.exit_code == 2 and "out of range" in res.stderr
+
+
+def test_theorem2_upper_bound_on_the_symbols_the_keys_use():
+    from itsa import analyze, examples
+
+    assert analyze(examples.load("example-2")).key_rate_upper_used.value == Fraction(7, 2)   # = e* + b*
+    a = analyze(examples.load("audit/vector-optimum-8-3"))
+    assert (a.key_rate_upper.value, a.key_rate_upper_used.value) == (Fraction(11, 3), Fraction(8, 3))
+    assert analyze(examples.load("example-1")).key_rate_upper_used is None             # condition 2
+    out = json.loads(run("analyze", "audit/vector-optimum-8-3", "--json").output)
+    assert (out["key_rate_upper"], out["key_rate_upper_used"]) == ("11/3", "8/3")
+    text = run("analyze", "audit/vector-optimum-8-3").output
+    assert "key rate upper (itsa)" in text and "8/3" in text

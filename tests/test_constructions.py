@@ -108,5 +108,5 @@ def test_theorem2_build_says_how_many_key_symbols_its_keys_use():
 
     b = build_scheme(analyze(examples.load("audit/vector-optimum-8-3")), 101)
     assert (b.scheme.key_symbols, b.scheme.L) == (11, 3)            # e*·L = 6 shared, 5 private
-    assert b.note.endswith("the keys use 8 of the 11 key symbols (rate 8/3 on those, Scheme.trimmed)")
+    assert b.note.endswith("the keys use 8 of the 11 key symbols (rate 8/3 on those)")
     assert b.scheme.trimmed().key_symbols == 8
