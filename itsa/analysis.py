@@ -123,7 +123,7 @@ class Analysis(Displayable):
         shared = min(self.e_star, max(self.S_bar.bit_count() - 1, 0))
         return Bound(self.lp.b_star + shared,
                      f"itsa finding: the Theorem-2 construction on the key symbols its keys use, "
-                     f"b* + min(e*, |S̄| - 1) = {self.lp.b_star} + {shared} (docs/model.md §4)")
+                     f"b* + min(e*, max(|S̄| - 1, 0)) = {self.lp.b_star} + {shared} (docs/model.md §4)")
 
     @property
     def e_star_configuration(self) -> Config:

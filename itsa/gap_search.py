@@ -18,7 +18,8 @@ and longest (only a scheme there closes the interval): passes at it alone,
 with fresh draws and twice the candidates each time (up to 64 times the
 first's), for two thirds of the time; then one pass over the rest of the gap;
 then passes at the lower bound again until the time runs out. An open
-interval has spent the whole time limit. :class:`GapSearch` records every rate tried, the
+interval has spent the whole time limit, unless nothing could be drawn at
+the lower bound (its denominator above ``MAX_L``). :class:`GapSearch` records every rate tried, the
 largest ``L``, the candidates and which limit stopped the search: the reason
 an interval stays open.
 """
@@ -76,7 +77,8 @@ class GapSearch:
     (:func:`itsa.search.search_min_rate`, ``None`` if it did not run),
     ``scalar_L`` the largest ``L`` it tried;
     ``rates`` lists the vector searches in the order run; ``stopped`` says
-    which limit ended the gap search (``None``: every planned rate was tried).
+    which limit ended the gap search (``None``: every planned rate was tried);
+    ``rounds`` counts the passes at the lower bound (1 without a time limit).
     A rate without a scheme proves nothing.
     """
 

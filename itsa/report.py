@@ -90,6 +90,7 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
         "key_rate_upper": frac(a.key_rate_upper.value),
         "key_rate_upper_reason": a.key_rate_upper.reason,
         "key_rate_upper_used": None if a.key_rate_upper_used is None else frac(a.key_rate_upper_used.value),
+        "key_rate_upper_used_reason": None if a.key_rate_upper_used is None else a.key_rate_upper_used.reason,
         "lp": None if a.lp is None else lp_to_dict(inst, a.lp),
         "outside_assumptions": inst.outside_assumptions(),
         "warnings": list(inst.warnings),

@@ -105,3 +105,10 @@ def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(tmp_path):
     out = json.loads(CliRunner().invoke(main, ["audit", "audit/vector-optimum-8-3", "--json",
                                                "-o", str(tmp_path / "cli")]).output)
     assert [c["rate_on_symbols_used"] for c in out["constructions"]] == ["8/3", "8/3"]
+
+
+def test_upper_bound_loose_is_only_about_theorem_2():
+    # condition-3 keys over S̄ ∪ {x} can span fewer than e* symbols: that is not Theorem 2's bound
+    for name in ("audit/overlap-S-inside-T", "example-1"):
+        res = itsa.audit(itsa.examples.load(name))
+        assert not [f for f in res.findings if f.kind == "upper-bound-loose"]

@@ -130,3 +130,10 @@ def test_linear_lp_reports_progress_and_honours_the_estimate_budget():
     assert "linear: certify" in [e.stage for e in events]
     skipped = converse(inst, "linear", max_estimate=-1.0)
     assert skipped.cut and skipped.status.startswith("skipped: about") and skipped.value is None
+
+
+def test_linear_lp_out_of_time_is_a_cut():
+    from itsa import examples
+
+    b = converse(examples.load("audit/fractional-optimum"), "linear", time_limit=1e-9)
+    assert b.cut and not b.certified and b.status.startswith("cut:")

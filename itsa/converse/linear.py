@@ -183,7 +183,8 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
         left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
         sol = solve_float(rlp, time_limit=left, progress=report) if left is None or left > 0 else None
         if sol is None or sol.status != "optimal":
-            why = "cut: time limit reached" if sol is None else f"solver failed: {sol.status}"
+            why = ("cut: time limit reached" if sol is None else f"cut: {sol.status}"
+                   if sol.status.startswith("time limit") else f"solver failed: {sol.status}")
             return ConverseBound("linear", None, False, why, None, dict(rlp.sizes, ingleton_rows=added),
                                  {"solve": time.perf_counter() - t0}, None, rlp)
         cuts = ingleton_cuts(rlp, sol.x, max_size)
@@ -197,7 +198,8 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
     cert = certify(rlp, sol, time_limit=left)
     if cert is None:
-        return ConverseBound("linear", None, False, "certificate did not check exactly", sol.value,
-                             sizes, secs, None, rlp)
+        out = time_limit is not None and time.perf_counter() - t0 >= time_limit
+        why = "cut: time limit reached while certifying" if out else "certificate did not check exactly"
+        return ConverseBound("linear", None, False, why, sol.value, sizes, secs, None, rlp, estimate=est)
     return ConverseBound("linear", cert.value, True, "certified", sol.value, sizes, secs, cert, rlp,
-                         tuple(sol.x.tolist()))
+                         tuple(sol.x.tolist()), estimate=est)
