@@ -146,7 +146,7 @@ def test_ctrl_c_on_workers_is_one_line_and_resume_completes(tmp_path):
     from itsa.census.store import JOURNAL
 
     spec = tmp_path / "spec.yaml"
-    spec.write_text("universe:\n  random: {n: 120, max_users: 5}\nwork: search\n")
+    spec.write_text("universe:\n  random: {n: 300, max_users: 5}\nwork: search\n")
     n = len(load_spec(spec).items())
     out = tmp_path / "r.parquet"
     itsa_bin = [sys.executable, "-c", "from itsa_cli import main; main()"]
