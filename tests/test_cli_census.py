@@ -146,12 +146,15 @@ def test_ctrl_c_on_workers_is_one_line_and_resume_completes(tmp_path):
     from itsa.census.store import JOURNAL
 
     spec = tmp_path / "spec.yaml"
-    spec.write_text("universe:\n  random: {n: 300, max_users: 5}\nwork: search\n")
+    spec.write_text("universe:\n  random: {n: 120, max_users: 5}\nwork: search\n")
     n = len(load_spec(spec).items())
     out = tmp_path / "r.parquet"
     itsa_bin = [sys.executable, "-c", "from itsa_cli import main; main()"]
+    # SIGINT at its default in the child, whatever this runner inherited (a shell's
+    # background job ignores SIGINT, and Python then keeps ignoring it)
     proc = subprocess.Popen([*itsa_bin, "census", str(spec), "-o", str(out), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         journal = out / JOURNAL
