@@ -218,7 +218,19 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     report = Reporter(progress, method)
     t0 = time.perf_counter()
     report("reduce")
-    rlp = _reduced(instance, method, symmetry)
+    return solve_and_certify(_reduced(instance, method, symmetry), method, t0, report,
+                             time_limit=time_limit, max_estimate=max_estimate)
+
+
+def solve_and_certify(rlp: ReducedLP, method: str, t0: float, report, *, time_limit=None,
+                      max_estimate=None, solver=solve_float) -> ConverseBound:
+    """The stages after the reduction, shared by every LP: the budget, the float solve, the certificate.
+
+    ``t0`` is when the call began (``time.perf_counter()``), ``report`` an
+    :class:`itsa.progress.Reporter`; ``solver(rlp, time_limit=, progress=)``
+    returns a :class:`~.lp.FloatSolution` (the linear LP's adds Ingleton cuts
+    to ``rlp`` as it goes).
+    """
     t1 = time.perf_counter()
     secs = {"reduce": t1 - t0}
     est = estimate_seconds(rlp.sizes)
@@ -235,7 +247,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     left = None if time_limit is None else time_limit - (t1 - t0)
     if left is not None and left <= 0:
         return stop(f"cut: time limit reached while reducing the LP ({size})")
-    sol = solve_float(rlp, time_limit=left, progress=report)
+    sol = solver(rlp, time_limit=left, progress=report)
     secs["solve"] = sol.seconds
     if sol.status != "optimal":
         cut = sol.status.startswith("time limit")

@@ -22,11 +22,14 @@ the exact certificate check needs.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import time
 from fractions import Fraction
 from itertools import combinations
 
-from .lp import ReducedLP, Row
-from .problem import Form, mutual_information
+from .lp import ReducedLP, Row, solve_float
+from .problem import Form, build_problem, mutual_information
 
 __all__ = ["ingleton_form", "ingleton_rows", "ingleton_cuts", "linear_converse"]
 
@@ -155,51 +158,32 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     >>> b.value, b.certified, b.method
     (Fraction(3, 2), True, 'linear')
     """
-    import dataclasses
-    import time
-
     from ..progress import Reporter
-    from . import ConverseBound, check_size, estimate_seconds
-    from .certificate import certify
-    from .lp import reduce_problem, solve_float
-    from .problem import build_problem
+    from . import check_size, solve_and_certify
+    from .lp import reduce_problem
 
     check_size(instance, "linear")
     report = Reporter(progress, "linear")
     t0 = time.perf_counter()
     report("reduce")
     rlp = reduce_problem(dataclasses.replace(build_problem(instance, "keys"), method="linear"))
-    est = estimate_seconds(rlp.sizes)
-    report("reduced", columns=rlp.n_columns, rows=rlp.sizes["rows"],
-           note=f"about {est:.0f} s to solve and certify")
-    spent = time.perf_counter() - t0
-    if max_estimate is not None and est > max_estimate - spent:
-        why = (f"skipped: about {est:.0f} s estimated from the LP's size, "
-               f"{max(0.0, max_estimate - spent):.0f} s left of the time limit")
-        return ConverseBound("linear", None, False, why, None, rlp.sizes, {"reduce": spent}, None, rlp,
-                             estimate=est)
-    added = 0
-    for _ in range(rounds + 1):
-        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        sol = solve_float(rlp, time_limit=left, progress=report) if left is None or left > 0 else None
-        if sol is None or sol.status != "optimal":
-            why = ("cut: time limit reached" if sol is None else f"cut: {sol.status}"
-                   if sol.status.startswith("time limit") else f"solver failed: {sol.status}")
-            return ConverseBound("linear", None, False, why, None, dict(rlp.sizes, ingleton_rows=added),
-                                 {"solve": time.perf_counter() - t0}, None, rlp)
-        cuts = ingleton_cuts(rlp, sol.x, max_size)
+    rlp.sizes["ingleton_rows"] = 0
+    return solve_and_certify(rlp, "linear", t0, report, time_limit=time_limit, max_estimate=max_estimate,
+                             solver=functools.partial(_with_ingleton_cuts, max_size=max_size, rounds=rounds))
+
+
+def _with_ingleton_cuts(rlp, *, time_limit=None, progress=None, max_size: int = 2, rounds: int = 20):
+    """The float solve, then rounds of the Ingleton rows its optimum violates, added to ``rlp``."""
+    t0 = time.perf_counter()
+    sol = solve_float(rlp, time_limit=time_limit, progress=progress)
+    for _ in range(rounds):
+        cuts = ingleton_cuts(rlp, sol.x, max_size) if sol.status == "optimal" else []
         if not cuts:
             break
         rlp.rows += cuts
-        added += len(cuts)
-    secs = {"solve": time.perf_counter() - t0}
-    sizes = dict(rlp.sizes, ingleton_rows=added)
-    report("certify", columns=rlp.n_columns, rows=len(rlp.rows))
-    left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    cert = certify(rlp, sol, time_limit=left)
-    if cert is None:
-        out = time_limit is not None and time.perf_counter() - t0 >= time_limit
-        why = "cut: time limit reached while certifying" if out else "certificate did not check exactly"
-        return ConverseBound("linear", None, False, why, sol.value, sizes, secs, None, rlp, estimate=est)
-    return ConverseBound("linear", cert.value, True, "certified", sol.value, sizes, secs, cert, rlp,
-                         tuple(sol.x.tolist()), estimate=est)
+        rlp.sizes["ingleton_rows"] += len(cuts)
+        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if left is not None and left <= 0:
+            return dataclasses.replace(sol, status="time limit reached between Ingleton rounds")
+        sol = solve_float(rlp, time_limit=left, progress=progress)
+    return dataclasses.replace(sol, seconds=time.perf_counter() - t0)
