@@ -31,7 +31,7 @@ import time
 from fractions import Fraction
 
 from itsa.converse import converse, estimate_seconds
-from itsa.instance_io import parse_instance
+from itsa.model.io import parse_instance
 
 
 def homogeneous(U: int, V: int, t: int):

@@ -43,9 +43,9 @@ import sys
 import time
 from fractions import Fraction
 
-from itsa.bitset import members
+from itsa._util.bitset import members
 from itsa.converse import converse
-from itsa.instance_io import parse_instance
+from itsa.model.io import parse_instance
 
 
 def tiny_instances():

@@ -14,7 +14,7 @@ import argparse
 from collections import Counter
 
 import itsa
-from itsa.bitset import members
+from itsa._util.bitset import members
 from probe_converse import random_instance
 
 

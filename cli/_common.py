@@ -30,7 +30,7 @@ def itsa_errors():
     one line naming the extra, exit 1.
     """
     from itsa import InvalidInput, ItsaError
-    from itsa._extras import missing_message
+    from itsa._util.extras import missing_message
 
     try:
         yield
@@ -57,7 +57,7 @@ def fail(message: str, code: int) -> None:
 class LibraryChoice(click.Choice):
     """A :class:`click.Choice` over a constant of the library, imported on first use.
 
-    The values stay defined in one place (e.g. ``itsa.quantities.Q_RULES``)
+    The values stay defined in one place (e.g. ``itsa.model.quantities.Q_RULES``)
     while ``itsa --help`` does not import the library.
     """
 
@@ -71,7 +71,7 @@ class LibraryChoice(click.Choice):
         return tuple(getattr(importlib.import_module(module), name))
 
 
-Q_RULE = LibraryChoice("itsa.quantities", "Q_RULES")
+Q_RULE = LibraryChoice("itsa.model.quantities", "Q_RULES")
 
 
 class WholeNumber(click.ParamType):
@@ -113,10 +113,10 @@ def echo_json(obj) -> None:
     """Print exactly one JSON object on stdout, its ``schema_version`` first.
 
     Every ``--json`` output goes through here, so every one carries the
-    version (``itsa._schema.SCHEMA_VERSION``) whether or not the library's
+    version (``itsa._util.schema.SCHEMA_VERSION``) whether or not the library's
     plain-data form already has it.
     """
-    from itsa._schema import SCHEMA_VERSION
+    from itsa._util.schema import SCHEMA_VERSION
 
     click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **obj}, indent=2))
 

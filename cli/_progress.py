@@ -1,4 +1,4 @@
-"""Time budget and progress on stderr (the library's :class:`itsa.progress.Event` s as one live line)."""
+"""Time budget and progress on stderr (the library's :class:`itsa._util.progress.Event` s as one live line)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def wanted(as_json: bool, stdout_tty: bool, stderr_tty: bool) -> bool:
 def describe(event) -> str:
     """One line: stage, LP size, cutting-plane round, rows added, elapsed seconds.
 
-    >>> from itsa.progress import Event
+    >>> from itsa._util.progress import Event
     >>> describe(Event("keys: solve", 4.21, columns=494, rows=2969, round=3, rows_added=2000))
     'keys: solve · LP 494 columns × 2,969 rows · round 3 (+2,000 rows) · 4.2 s'
     """

@@ -18,7 +18,7 @@ from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, war
 @click.option("--q-rule", type=Q_RULE, default="union",
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--corrected/--no-corrected", default=True, show_default=True,
-              help="Compute itsa's corrected lower bound (itsa/bounds.py).")
+              help="Compute itsa's corrected lower bound (itsa/bounds/corrected.py).")
 def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.
 
@@ -31,7 +31,7 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     --only and --config select rows (and imply --detail).
     """
     import itsa
-    from itsa.report import analysis_to_dict
+    from itsa.output.report import analysis_to_dict
 
     detail = detail or only is not None or config is not None
     with itsa_errors():
@@ -48,7 +48,7 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
 
 def _selection(result, only, config, force):
     """The rows --detail prints; too many without --force is bad input (exit 2)."""
-    from itsa.detail import MAX_ROWS, select
+    from itsa.output.detail import MAX_ROWS, select
 
     return select(result, only, config, max_rows=None if force else MAX_ROWS)
 
@@ -58,7 +58,7 @@ def _stream_json(obj, result, keep) -> None:
     import json
     import sys
 
-    from itsa.detail import iter_json_rows
+    from itsa.output.detail import iter_json_rows
 
     if keep is None:
         echo_json(obj)
@@ -77,7 +77,7 @@ def _stream_json(obj, result, keep) -> None:
 def render(a, keep) -> None:
     from rich.table import Table
 
-    from itsa.display import config
+    from itsa._util.display import config
 
     inst, s = a.instance, a.sets
     out = console()
@@ -118,7 +118,7 @@ def render(a, keep) -> None:
 def _render_lp(out, a) -> None:
     from rich.table import Table
 
-    from itsa.display import config, user
+    from itsa._util.display import config, user
 
     inst, lp = a.instance, a.lp
     if not lp.feasible:
@@ -151,9 +151,9 @@ LP_NOTE = ("binding: tight and not dominated by a smaller constraint; dominated:
 
 def _render_configurations(a, keep) -> None:
     """Plain aligned lines, streamed (a rich table would hold every row in memory)."""
-    from itsa.detail import iter_rows
+    from itsa.output.detail import iter_rows
 
-    from itsa.display import users
+    from itsa._util.display import users
 
     cols = ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical")
     click.echo(f"Configurations (u, m, n): {int(keep.sum()):,} shown")

@@ -20,9 +20,9 @@ from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, pro
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa
-    from itsa.report import build_to_dict
+    from itsa.output.report import build_to_dict
 
-    from itsa.constructions import field_warning
+    from itsa.schemes.constructions import field_warning
 
     with itsa_errors():
         instance = load_instance(path)
@@ -55,7 +55,7 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
 def render_keys(out, instance, scheme) -> None:
     from rich.table import Table
 
-    from itsa.display import user
+    from itsa._util.display import user
 
     table = Table(title=f"Keys Z_(u,v) = F_(u,v) · N over F_{scheme.field} (rows: the L symbols)")
     table.add_column("user")

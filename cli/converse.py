@@ -71,10 +71,10 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
         else:
             out.print(f"{instance.name}: no LP bound proved ({bound.status})")
             if bound.cut:
-                from itsa.bounds import corrected_lower_bound
+                from itsa.bounds.corrected import corrected_lower_bound
 
                 out.print(f"best bound proved: R_ZΣ ≥ {corrected_lower_bound(instance).value} "
-                          "(corrected bound g(K), itsa.bounds)")
+                          "(corrected bound g(K), itsa.bounds.corrected)")
     if not bound.certified:
         raise SystemExit(1)
 

@@ -11,10 +11,10 @@ from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instanc
               help="Image to write; the extension (.pdf, .svg or .png) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")
-@click.option("--layout", type=LibraryChoice("itsa.draw", "LAYOUTS"), default="radial",
+@click.option("--layout", type=LibraryChoice("itsa.output.draw", "LAYOUTS"), default="radial",
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
-@click.option("--style", type=LibraryChoice("itsa.draw", "STYLES"), default="paper", show_default=True,
+@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"), default="paper", show_default=True,
               help="paper: the figure and a legend of the roles present; annotated: also a title "
               "and a box listing the configuration's sets.")
 @click.option("--q-rule", type=Q_RULE, default="union",
@@ -23,8 +23,8 @@ from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instanc
 def draw(path, output, config, layout, style, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
-    from itsa.draw import draw_instance, output_format, parse_config
-    from itsa.report import drawn_to_dict
+    from itsa.output.draw import draw_instance, output_format, parse_config
+    from itsa.output.report import drawn_to_dict
 
     with itsa_errors():
         output_format(output)
@@ -37,7 +37,7 @@ def draw(path, output, config, layout, style, q_rule, as_json):
     if as_json:
         echo_json(drawn_to_dict(instance, drawn))
         return
-    from itsa.display import config as fmt_config
+    from itsa._util.display import config as fmt_config
 
     how = "first with c = e*" if drawn.default else "chosen"
     click.echo(f"wrote {drawn.path} ({drawn.format}, layout {drawn.layout}): configuration "

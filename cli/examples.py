@@ -22,7 +22,7 @@ def _triple(ctx, param, value):
 def examples(params, as_json):
     """List the shipped instances (usable as PATH by every command), one line each."""
     import itsa
-    from itsa._schema import SCHEMA_VERSION
+    from itsa._util.schema import SCHEMA_VERSION
 
     with itsa_errors():
         if params:

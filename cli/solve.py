@@ -24,7 +24,7 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     """
     from pathlib import Path
 
-    from itsa._files import output_dir, safe_stem
+    from itsa._util.files import output_dir, safe_stem
     from itsa.converse import DEFAULT_TIME_LIMIT
     from itsa.optimum import save_solution
     from itsa.optimum import solve as run

@@ -14,7 +14,7 @@ from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, WholeNumber, console, 
               help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
                    "file's). Without it: the smallest prime above 100 and the construction's "
                    "Schwartz-Zippel size.")
-@click.option("--engine", type=LibraryChoice("itsa.verify", "ENGINES"), default="auto", show_default=True)
+@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default="auto", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
 @click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
@@ -29,7 +29,7 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
     Exit code 0 when every check passes, 1 when any fails, 2 for bad input.
     """
     import itsa
-    from itsa.report import verdict_to_dict
+    from itsa.output.report import verdict_to_dict
 
     with itsa_errors():
         instance = load_instance(path)

@@ -3,16 +3,16 @@
 :func:`solve` runs every tool itsa has, in order, and keeps the best of each end:
 
 * **lower end** (proved, for every scheme of the model): the corrected bound
-  (:mod:`itsa.bounds`), then the certified converse LPs (:mod:`itsa.converse`)
+  (:mod:`itsa.bounds.corrected`), then the certified converse LPs (:mod:`itsa.converse`)
   that fit, cheapest first, while the ends differ;
 * **upper end** (verified): the paper's construction for the regime, the
-  scalar search (:func:`itsa.search.search_min_rate`), then vector schemes in
+  scalar search (:func:`itsa.search.scalar.search_min_rate`), then vector schemes in
   the gap, first at the lower bound with ``L`` its denominator, guided by the
-  converse LP's optimal entropy vector (:func:`itsa.gap_search.search_gap`).
+  converse LP's optimal entropy vector (:func:`itsa.search.gap.search_gap`).
 
 The verdict is ``"optimal"`` when the two ends meet, else ``"open"``, and
 ``Solution.search`` records what the upper-end search tried and why it stopped. Each end
-says why it holds; every scheme passed :func:`itsa.verify.verify` and every
+says why it holds; every scheme passed :func:`itsa.schemes.verifier.verify` and every
 lower bound but the corrected one has a certificate checked exactly.
 """
 
@@ -22,17 +22,17 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from .analysis import Analysis, analyze
-from .bounds import EVERY_SCHEME, corrected_lower_bound
-from .converse import ConverseBound, check_size, converse
-from .converse.classes import CLASSES, SOLVE_CLASSES, lookup
-from .display import Displayable
-from .exceptions import InvalidInstance, ItsaError
-from .gap_search import GapSearch, search_gap
-from .instance import Instance
-from .report import SCHEMA_VERSION
-from .scheme import Scheme
-from .verify import verify
+from itsa.bounds.analysis import Analysis, analyze
+from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
+from itsa.converse import ConverseBound, check_size, converse
+from itsa.converse.classes import CLASSES, SOLVE_CLASSES, lookup
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidInstance, ItsaError
+from itsa.search.gap import GapSearch, search_gap
+from itsa.model.instance import Instance
+from itsa.output.report import SCHEMA_VERSION
+from itsa.schemes.scheme import Scheme
+from itsa.schemes.verifier import verify
 
 #: Share of the time limit the scalar search may take (the converse and the gap search come after it).
 SCALAR_SHARE = 0.4
@@ -44,7 +44,7 @@ HINT_MAX_USERS = 12
 class LowerEnd:
     """A proved lower bound: its value, the method that proved it and why it holds.
 
-    ``method`` is ``"corrected"`` (the chain bound of :mod:`itsa.bounds`) or a
+    ``method`` is ``"corrected"`` (the chain bound of :mod:`itsa.bounds.corrected`) or a
     converse LP of :data:`itsa.converse.classes.REGISTRY` whose bound holds
     for every scheme of the model (the general group lemma); an LP of
     narrower scope (``linear``) is reported in the notes, never as the
@@ -153,7 +153,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     estimated from its reduced LP's size (:func:`itsa.converse.estimate_seconds`,
     which errs on the short side) exceeds what is left of ``time_limit``; a
     converse that runs out of time is reported as cut. ``progress`` is called
-    with an :class:`itsa.progress.Event` at every stage.
+    with an :class:`itsa._util.progress.Event` at every stage.
 
     Examples
     --------
@@ -162,11 +162,11 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     >>> s.verdict, s.lower.value, s.lower.scheme_class, s.lower.method, s.upper.L
     ('optimal', Fraction(3, 2), 'general', 'keys', 2)
     """
-    from .linalg import check_field
+    from itsa.schemes.linalg import check_field
 
     if field is not None:
         check_field(field)
-    from .progress import Reporter
+    from itsa._util.progress import Reporter
 
     clock = _Clock(time_limit)
     report = Reporter(progress)
@@ -176,7 +176,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     a = analyze(instance, corrected=False)
     clock.lap("analyze")
     cb = corrected_lower_bound(instance)
-    lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.bounds): {cb.value}")
+    lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.bounds.corrected): {cb.value}")
     clock.lap("corrected")
     report("construction and scalar search")
     upper = _paper_scheme(a, field, seed, notes)
@@ -250,7 +250,7 @@ def _checked(instance: Instance, scheme: Scheme, source: str) -> UpperEnd:
 
 
 def _paper_scheme(a: Analysis, field, seed, notes) -> UpperEnd | None:
-    from .constructions import build_scheme, default_field
+    from itsa.schemes.constructions import build_scheme, default_field
 
     try:
         b = build_scheme(a, field or default_field(a), seed=seed)
@@ -262,7 +262,7 @@ def _paper_scheme(a: Analysis, field, seed, notes) -> UpperEnd | None:
 
 def _scalar_search(instance, seed, lower, upper, notes, clock):
     """``(upper end or None, candidates drawn, limit that stopped it, largest L)`` of the scalar search."""
-    from .search import search_min_rate
+    from itsa.search.scalar import search_min_rate
 
     if upper is not None and upper.value <= lower:
         return None, None, None, 1
@@ -277,7 +277,7 @@ def _scalar_search(instance, seed, lower, upper, notes, clock):
 
 
 def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar):
-    """Vector schemes in the gap (:func:`itsa.gap_search.search_gap`), guided by the converse's optimum."""
+    """Vector schemes in the gap (:func:`itsa.search.gap.search_gap`), guided by the converse's optimum."""
     hints = (lower.bound.key_entropies(instance.K if instance.K <= HINT_MAX_USERS else 2)
              if lower.bound is not None else None)
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
@@ -292,9 +292,9 @@ def save_solution(result: Solution, out_dir) -> dict[str, str]:
 
     Returns the paths written, by kind (``"proof"``, ``"scheme"``).
     """
-    from ._files import output_dir, safe_stem
-    from .converse.proof import write_proof
-    from .scheme import save_scheme
+    from itsa._util.files import output_dir, safe_stem
+    from itsa.converse.proof import write_proof
+    from itsa.schemes.scheme import save_scheme
 
     out = output_dir(out_dir)
     written: dict[str, str] = {}

@@ -83,7 +83,7 @@ def test_audit_rejects_a_bad_field():
 
 
 def test_max_symbols_above_the_search_limit_is_capped_not_skipped(example1):
-    from itsa.search import MAX_SOURCE_DIM
+    from itsa.search.scalar import MAX_SOURCE_DIM
 
     a = itsa.audit(example1, field=31, max_symbols=1000)
     top = MAX_SOURCE_DIM // 2 - example1.K - 1
@@ -95,7 +95,7 @@ def test_max_symbols_above_the_search_limit_is_capped_not_skipped(example1):
 
 def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(tmp_path):
     inst = itsa.examples.load("audit/vector-optimum-8-3")
-    res = itsa.audit.save_audit_schemes(itsa.audit(inst, field=31), tmp_path)
+    res = itsa.auditor.save_audit_schemes(itsa.audit(inst, field=31), tmp_path)
     loose = [f for f in res.findings if f.kind == "upper-bound-loose"]
     assert [(f.printed, f.verified) for f in loose] == [("11/3", "8/3")] * 2       # both readings of Q
     assert "draws 11 key symbols but its keys use 8" in loose[0].message

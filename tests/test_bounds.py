@@ -1,4 +1,4 @@
-"""itsa's corrected converse (itsa/bounds.py): validity against verified schemes,
+"""itsa's corrected converse (itsa/bounds/corrected.py): validity against verified schemes,
 the homogeneous closed form, and the audit instances' findings."""
 
 from fractions import Fraction
@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import itsa
 from itsa.testing.oracles import ReferenceChain, reference_g
-from itsa.bounds import _Chain, corrected_lower_bound, paper_lower_bound, structure
-from itsa.quantities import configurations
-from itsa.search import search_min_rate
+from itsa.bounds.corrected import _Chain, corrected_lower_bound, paper_lower_bound, structure
+from itsa.model.quantities import configurations
+from itsa.search.scalar import search_min_rate
 from itsa.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,7 +113,7 @@ def test_fractional_optimum_needs_L2():
 
 
 def test_condition3_construction_fails_under_intersection_rule():
-    from itsa.constructions import build_scheme
+    from itsa.schemes.constructions import build_scheme
     from itsa.exceptions import VerificationError
 
     inst = itsa.load_instance(AUDIT / "condition3-intersection-fails.yaml")
@@ -206,7 +206,7 @@ def test_corrected_bound_runs_without_recursion(K, V, seed):
     import inspect
     import sys
 
-    from itsa.bounds import corrected_lower_bound as clb
+    from itsa.bounds.corrected import corrected_lower_bound as clb
 
     inst = _prefix_chain(K, V, K, seed)
     limit = sys.getrecursionlimit()
@@ -221,7 +221,7 @@ def test_corrected_bound_runs_without_recursion(K, V, seed):
 
 def test_corrected_bound_near_the_user_limit():
     """K = 4095 users, a chain of prefixes over 64 of them: values match a bounded memo."""
-    import itsa.bounds as bounds
+    import itsa.bounds.corrected as bounds
     from itsa import Instance
 
     K = 4095

@@ -7,7 +7,7 @@ import pytest
 
 from itsa.census import census_report, census_summary, census_tables, load_spec, run_census, scope_of
 from itsa.census.figures import SERIES_COLOURS, census_figures
-from itsa.bounds import EVERY_SCHEME
+from itsa.bounds.corrected import EVERY_SCHEME
 
 from .conftest import ROOT
 

@@ -134,9 +134,9 @@ def test_detail_filters_select_the_right_rows():
 
 
 def test_detail_beyond_the_limit_needs_a_filter_or_force(monkeypatch):
-    import itsa.detail
+    import itsa.output.detail
 
-    monkeypatch.setattr(itsa.detail, "MAX_ROWS", 100)
+    monkeypatch.setattr(itsa.output.detail, "MAX_ROWS", 100)
     res = run("analyze", INSTANCES / "example-2.yaml", "--detail")
     assert res.exit_code == 2
     assert "--only critical|e-star or --config u,m,n, or pass --force" in res.stderr

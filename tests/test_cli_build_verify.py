@@ -138,7 +138,7 @@ def test_build_reports_progress_over_draws(example1):
 
 
 def test_verify_without_scheme_verifies_once(monkeypatch):
-    import itsa.constructions as cons
+    import itsa.schemes.constructions as cons
 
     calls = []
     real = cons.verify

@@ -37,7 +37,7 @@ def test_census_rows(grid_results):
 
 
 def test_report(grid_results, tmp_path):
-    from itsa.bounds import EVERY_SCHEME
+    from itsa.bounds.corrected import EVERY_SCHEME
 
     res = run("census", "report", grid_results, "-o", tmp_path / "rep", "--format", "png", "--json")
     assert res.exit_code == 0, res.output

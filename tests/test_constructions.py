@@ -90,7 +90,7 @@ def test_constructions_over_primes_near_2_63(q, name, seed):
 
 def test_build_refuses_a_scheme_too_large_to_verify_before_drawing(monkeypatch):
     """Condition 1 on 4,096 users needs 4,095 key symbols: refused before any key is drawn."""
-    import itsa.constructions as cons
+    import itsa.schemes.constructions as cons
     from itsa import Instance, InvalidScheme, analyze, build_scheme
 
     inst = Instance((1365, 1365, 1366), (1,), (0,))
@@ -104,7 +104,7 @@ def test_build_refuses_a_scheme_too_large_to_verify_before_drawing(monkeypatch):
 
 def test_theorem2_build_says_how_many_key_symbols_its_keys_use():
     from itsa import analyze, examples
-    from itsa.constructions import build_scheme
+    from itsa.schemes.constructions import build_scheme
 
     b = build_scheme(analyze(examples.load("audit/vector-optimum-8-3")), 101)
     assert (b.scheme.key_symbols, b.scheme.L) == (11, 3)            # e*·L = 6 shared, 5 private

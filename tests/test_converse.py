@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from itsa import Instance, VerificationError, corrected_lower_bound, examples
 from itsa.converse import Certificate, check_certificate, converse
 from itsa.converse.proof import identifications, proof_markdown, proof_steps
-from itsa.search import search_min_rate
+from itsa.search.scalar import search_min_rate
 from itsa.testing import instances, relabellings
 
 

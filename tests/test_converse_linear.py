@@ -14,10 +14,10 @@ from itsa.converse.linear import ingleton_cuts, ingleton_form, ingleton_rows, li
 from itsa.converse.lp import Row, reduce_problem, solve_float
 from itsa.converse.problem import Constraint, EntropyProblem
 from itsa.exceptions import VerificationError
-from itsa.scheme import Scheme
-from itsa.search import search_min_rate
+from itsa.schemes.scheme import Scheme
+from itsa.search.scalar import search_min_rate
 from itsa.testing import instances
-from itsa.verify import verify
+from itsa.schemes.verifier import verify
 
 
 def _ingleton_problem() -> EntropyProblem:

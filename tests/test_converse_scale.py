@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from itsa import Instance, InvalidInstance, VerificationError, examples, solve
 from itsa.converse import Certificate, check_certificate, converse
 from itsa.converse.orbit import orbit_lp, twin_cells
-from itsa.progress import Event
+from itsa._util.progress import Event
 from itsa.testing import instances
 
 

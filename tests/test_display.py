@@ -1,11 +1,11 @@
-"""Readable results: short reprs with (u,v) users, summary() text and _repr_html_ (itsa/display.py)."""
+"""Readable results: short reprs with (u,v) users, summary() text and _repr_html_ (itsa/_util/display.py)."""
 
 import re
 
 import pytest
 
 import itsa
-from itsa import display
+from itsa._util import display
 
 
 @pytest.fixture(scope="module")

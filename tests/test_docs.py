@@ -22,7 +22,7 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     api = (tmp_path / "site" / "api" / "analysis" / "index.html").read_text(encoding="utf-8")
-    assert "itsa.analysis.analyze" in api                # the reference is generated, not empty
+    assert "itsa.bounds.analysis.analyze" in api                # the reference is generated, not empty
 
 
 def _nav_files(nav):

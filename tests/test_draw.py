@@ -1,10 +1,10 @@
-"""``itsa draw`` and :mod:`itsa.draw`: files written whole, the configuration shown, bad input."""
+"""``itsa draw`` and :mod:`itsa.output.draw`: files written whole, the configuration shown, bad input."""
 
 import pytest
 from click.testing import CliRunner
 
 import itsa
-from itsa.draw import LAYOUTS, default_config, draw_instance, instance_figure, parse_config
+from itsa.output.draw import LAYOUTS, default_config, draw_instance, instance_figure, parse_config
 from itsa_cli import main
 
 from .conftest import INSTANCES
@@ -127,7 +127,7 @@ def test_failed_save_leaves_nothing(analysis2, tmp_path, monkeypatch):
 
 
 def test_too_many_users_to_draw_is_refused_before_drawing(tmp_path):
-    from itsa.draw import MAX_DRAW_USERS
+    from itsa.output.draw import MAX_DRAW_USERS
 
     inst = itsa.Instance((MAX_DRAW_USERS // 3 + 1,) * 3, (1,), (0,))
     with pytest.raises(itsa.InvalidOption, match="cannot draw"):
@@ -163,7 +163,7 @@ def test_annotated_style_keeps_the_title_and_the_sets(analysis2):
 
 def test_radial_layout_is_symmetric_on_example_2(analysis2):
     """Servers evenly on their circle: Example 2's servers 2 and 3 at one height."""
-    from itsa.draw import _radial
+    from itsa.output.draw import _radial
 
     pos = _radial(analysis2.instance)
     assert pos[("s", 2)][1] == pytest.approx(pos[("s", 3)][1])

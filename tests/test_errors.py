@@ -76,7 +76,7 @@ def test_safety_net_turns_resource_errors_into_one_line(monkeypatch, exc, word):
     (9, "InvalidOption", "prime power"), (6, "InvalidOption", "not a prime"), (1, "InvalidOption", "q >= 2"),
 ])
 def test_check_field_is_the_one_field_check(q, error, words):
-    from itsa.linalg import check_field, field_problem
+    from itsa.schemes.linalg import check_field, field_problem
 
     with pytest.raises(getattr(itsa, error), match=words) as info:
         check_field(q)
@@ -87,7 +87,7 @@ def test_check_field_is_the_one_field_check(q, error, words):
 
 
 def test_formerly_bare_value_errors_are_invalid_input():
-    from itsa.linalg import rank
+    from itsa.schemes.linalg import rank
 
     with pytest.raises(itsa.InvalidOption, match="rank backend"):
         rank([[1]], 7, backend="nope")

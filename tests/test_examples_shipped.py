@@ -101,7 +101,7 @@ def test_census_specs_ship_apart_from_the_instances():
 def test_require_names_the_extra(monkeypatch):
     import sys
 
-    from itsa._extras import EXTRAS, require
+    from itsa._util.extras import EXTRAS, require
 
     monkeypatch.setitem(sys.modules, "galois", None)        # as if not installed
     with pytest.raises(itsa.MissingExtra, match=r"pip install 'itsa\[crosscheck\]'"):
@@ -123,7 +123,8 @@ def test_library_parts_name_their_extra(missing, extra):
             "    if " + repr(extra) + " == 'census':\n"
             "        import itsa.census\n"
             "    else:\n"
-            "        from itsa import draw, examples\n"
+            "        from itsa import examples\n"
+            "        from itsa.output import draw\n"
             "        draw.instance_figure(itsa.analyze(examples.load('example-1')))\n"
             "except itsa.MissingExtra as exc:\n"
             "    print(exc)\n")

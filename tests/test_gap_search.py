@@ -1,4 +1,4 @@
-"""The gap search (itsa/gap_search.py) and the local moves it walks with (itsa/_repair.py):
+"""The gap search (itsa/search/gap.py) and the local moves it walks with (itsa/search/repair.py):
 schemes at the converse's denominator, the record of an open interval, determinism."""
 
 import random
@@ -9,12 +9,12 @@ import yaml
 from hypothesis import given, strategies as st
 
 from itsa import examples, parse_instance
-from itsa._repair import atom_shapes, atoms, moves
+from itsa.search.repair import atom_shapes, atoms, moves
 from itsa.converse import converse
-from itsa.gap_search import GapSearch, RateTried, gap_rates, search_gap
+from itsa.search.gap import GapSearch, RateTried, gap_rates, search_gap
 from itsa.optimum import solve
-from itsa.vector_search import key_entropies, search_vector_scheme
-from itsa.verify import verify
+from itsa.search.vector import key_entropies, search_vector_scheme
+from itsa.schemes.verifier import verify
 
 # K = 8, Theorem-2 regime (probe_solve.py, ensemble theorem2, seed 11, #6): the keys
 # converse proves 7/5; the scalar and L = 2..4 searches stop at 3/2.

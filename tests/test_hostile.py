@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from itsa.testing.hostile import commands, write_corpus
-from itsa._yaml import load_yaml
+from itsa._util.safe_yaml import load_yaml
 from itsa_cli import main
 from itsa_cli._common import LIMIT_PREFIX
 

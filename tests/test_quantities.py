@@ -57,7 +57,7 @@ def test_relabelling_within_servers_changes_only_names(data):
     a, b = itsa.analyze(inst), itsa.analyze(inst.relabelled(perm))
 
     def move(m):
-        return itsa.bitset.mask_of(perm[i] for i in itsa.bitset.members(m))
+        return itsa._util.bitset.mask_of(perm[i] for i in itsa._util.bitset.members(m))
 
     assert (a.a_star, a.e_star, a.regime) == (b.a_star, b.e_star, b.regime)
     for key in ("S_I", "S_bar", "Q1", "Q2", "Q"):
@@ -75,7 +75,7 @@ def test_infeasible_lp_is_reported_not_raised():
 
 
 def test_bitset_roundtrip_beyond_64_users():
-    from itsa.bitset import pack, popcount, unpack
+    from itsa._util.bitset import pack, popcount, unpack
 
     m = (1 << 130) | (1 << 64) | 5
     words = pack([m], 131)

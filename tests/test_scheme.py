@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption, InvalidScheme
-from itsa.instance_io import load_instance
-from itsa.scheme import (Scheme, dumps_scheme, load_scheme, save_scheme, scheme_from_dict,
+from itsa.model.io import load_instance
+from itsa.schemes.scheme import (Scheme, dumps_scheme, load_scheme, save_scheme, scheme_from_dict,
                          scheme_to_dict)
 from itsa.testing import instances
 
@@ -281,7 +281,7 @@ def test_trimmed_scheme_has_the_same_verdict_on_its_rank(inst, seed):
     import random
 
     from itsa import verify
-    from itsa.linalg import rank
+    from itsa.schemes.linalg import rank
 
     rng = random.Random(seed)
     q, L, d = 5, rng.choice((1, 2)), rng.randint(1, 3)

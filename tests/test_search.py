@@ -1,4 +1,4 @@
-"""The bounded scheme search (itsa/search.py): every returned scheme verifies,
+"""The bounded scheme search (itsa/search/scalar.py): every returned scheme verifies,
 determinism, limits, progress, and the fast criterion agrees with verify."""
 
 import itertools
@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import itsa
 from itsa.exceptions import ItsaError
-from itsa.scheme import Scheme
-from itsa.search import MAX_SOURCE_DIM, fast_secure, search_min_rate
+from itsa.schemes.scheme import Scheme
+from itsa.search.scalar import MAX_SOURCE_DIM, fast_secure, search_min_rate
 from itsa.testing import instances
-from itsa.verify import verify
+from itsa.schemes.verifier import verify
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from itsa import examples, verify
-from itsa.scheme import load_scheme
+from itsa.schemes.scheme import load_scheme
 from itsa.optimum import solve
 from itsa_cli import main
 

@@ -1,4 +1,4 @@
-"""Vector-linear schemes of a given rate (itsa/vector_search.py): every returned
+"""Vector-linear schemes of a given rate (itsa/search/vector.py): every returned
 scheme verifies, hints steer the search, known optima are reached, determinism."""
 
 import random
@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import itsa
 from itsa.exceptions import InvalidInput
-from itsa.external import known_optimum
-from itsa.scheme import Scheme
-from itsa.search import search_min_rate
+from itsa.bounds.published import known_optimum
+from itsa.schemes.scheme import Scheme
+from itsa.search.scalar import search_min_rate
 from itsa.testing import instances
-from itsa.vector_search import (GroupCriterion, default_vector_field, hint_shapes, key_entropies,
+from itsa.search.vector import (GroupCriterion, default_vector_field, hint_shapes, key_entropies,
                                 search_vector_scheme)
-from itsa.verify import verify
+from itsa.schemes.verifier import verify
 
 from .conftest import INSTANCES
 
@@ -171,7 +171,7 @@ def test_bad_input(fractional, kwargs, match):
 
 def test_default_field_is_prime_and_grows(example2):
     q1, q2 = default_vector_field(example2, 4), default_vector_field(example2, 16)
-    assert 101 <= q1 < q2 and all(itsa.linalg.field_problem(q) is None for q in (q1, q2))
+    assert 101 <= q1 < q2 and all(itsa.schemes.linalg.field_problem(q) is None for q in (q1, q2))
 
 
 def test_progress_reports_candidates(fractional):

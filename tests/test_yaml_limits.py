@@ -5,7 +5,7 @@ import time
 import pytest
 
 from itsa import InvalidInstance, load_instance
-from itsa._yaml import MAX_DEPTH, MAX_NODES, load_yaml
+from itsa._util.safe_yaml import MAX_DEPTH, MAX_NODES, load_yaml
 from itsa.exceptions import EXCERPT_CHARS
 
 HEAD = "servers: [2, 1, 1]\ncollusion_sets: [[]]\n"

@@ -24,8 +24,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 
-from ..bitset import mask_of, members
-from ..instance import Instance
+from itsa._util.bitset import mask_of, members
+from itsa.model.instance import Instance
 
 __all__ = ["canonical_key", "brute_canonical_form"]
 

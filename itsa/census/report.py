@@ -41,14 +41,14 @@ def scope_of(lower_class: str | None) -> str | None:
     same source as the ``scope`` of a solution's lower end, so that a census
     and ``itsa solve`` never disagree on what was proved.
 
-    >>> from itsa.bounds import EVERY_SCHEME
+    >>> from itsa.bounds.corrected import EVERY_SCHEME
     >>> scope_of("corrected") == EVERY_SCHEME, scope_of(None)
     (True, None)
     """
     if lower_class is None:
         return None
-    from ..converse.classes import scope_of as registry_scope
-    from ..exceptions import InvalidOption
+    from itsa.converse.classes import scope_of as registry_scope
+    from itsa.exceptions import InvalidOption
 
     try:
         return registry_scope(lower_class)
@@ -188,10 +188,10 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     >>> sorted(files) == sorted(REPORTS + ("summary",))
     True
     """
-    from .._files import atomic_writer
-    from ..exceptions import InvalidInstance
-    from .figures import STYLES, census_figures
-    from .store import read_rows
+    from itsa._util.files import atomic_writer
+    from itsa.exceptions import InvalidInstance
+    from itsa.census.figures import STYLES, census_figures
+    from itsa.census.store import read_rows
 
     if fmt not in FORMATS:
         raise InvalidInstance(f"figure format {fmt!r}: use {', '.join(FORMATS)}")
@@ -225,7 +225,7 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
 
 
 def _save(fig, path, fmt, title):
-    from ..draw import _save_atomically
+    from itsa.output.draw import _save_atomically
 
     _save_atomically(fig, Path(path), fmt, title)
 

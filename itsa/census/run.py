@@ -39,9 +39,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from .spec import CensusSpec, InvalidSpec
-from .store import ResultStore
-from .work import failed_row, run_one, warm_up
+from itsa.census.spec import CensusSpec, InvalidSpec
+from itsa.census.store import ResultStore
+from itsa.census.work import failed_row, run_one, warm_up
 
 __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
            "warm_worker", "WORKER_CONFIG"]

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._files import read_text
-from ..exceptions import InvalidInstance, ItsaError
-from .work import WORK_KINDS
+from itsa._util.files import read_text
+from itsa.exceptions import InvalidInstance, ItsaError
+from itsa.census.work import WORK_KINDS
 
 __all__ = ["WORKS", "UNIVERSES", "InvalidSpec", "CensusSpec", "Item", "parse_spec", "load_spec"]
 
@@ -84,7 +84,7 @@ class CensusSpec:
 
     def items(self) -> list[Item]:
         """Every instance of the universe, one per isomorphism class, in a fixed order."""
-        from .universe import census_items
+        from itsa.census.universe import census_items
 
         return census_items(self)
 
@@ -146,7 +146,7 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     save = _save_folder(data.get("save"))
     spec = CensusSpec(kind, params, work, None if tl is None else float(tl), seed, fld, search,
                       save, data.get("name"), base, text)
-    from .universe import check_params
+    from itsa.census.universe import check_params
 
     check_params(spec)
     return spec

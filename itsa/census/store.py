@@ -22,9 +22,9 @@ import json
 import os
 from pathlib import Path
 
-from .._files import atomic_writer
-from .schema import COLUMNS, SCHEMA_VERSION, arrow_schema
-from .spec import InvalidSpec
+from itsa._util.files import atomic_writer
+from itsa.census.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
+from itsa.census.spec import InvalidSpec
 
 __all__ = ["ResultStore", "read_results", "read_rows"]
 

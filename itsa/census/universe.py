@@ -14,12 +14,12 @@ import random
 from math import comb
 from pathlib import Path
 
-from ..exceptions import ItsaError
-from ..instance import Instance
-from ..instance_io import parse_instance
-from .canonical import canonical_key
-from .spec import CensusSpec, InvalidSpec, Item
-from .work import text_key
+from itsa.exceptions import ItsaError
+from itsa.model.instance import Instance
+from itsa.model.io import parse_instance
+from itsa.census.canonical import canonical_key
+from itsa.census.spec import CensusSpec, InvalidSpec, Item
+from itsa.census.work import text_key
 
 __all__ = ["census_items", "check_params", "instance_yaml"]
 
@@ -161,7 +161,7 @@ def _random_params(p: dict, where: str) -> dict:
         raise InvalidSpec(f"{where}.density: a probability in [0, 1], got {dens!r}")
     regimes = p.get("regimes")
     if regimes is not None:
-        from ..analysis import REGIMES
+        from itsa.bounds.analysis import REGIMES
 
         if not isinstance(regimes, dict) or set(regimes) - set(REGIMES) or not regimes:
             raise InvalidSpec(f"{where}.regimes: a mapping from regimes ({', '.join(REGIMES)}) to shares")
@@ -219,7 +219,7 @@ def _random(spec: CensusSpec):
         for i in range(p["n"]):
             yield _item(_draw(rng, p, f"random-{seed}-{i}"), f"random seed={seed} #{i}")
         return
-    from ..analysis import analyze
+    from itsa.bounds.analysis import analyze
 
     quota = {r: round(s * p["n"]) for r, s in p["regimes"].items()}
     for i in range(200 * p["n"]):

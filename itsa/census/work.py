@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-from .schema import COLUMNS, SCHEMA_VERSION
+from itsa.census.schema import COLUMNS, SCHEMA_VERSION
 
 __all__ = ["run_one", "failed_row", "hard_limit", "text_key", "warm_up"]
 
@@ -45,7 +45,7 @@ def _sizes(text: str) -> dict:
     """``U, K, M, N, servers`` of an instance text, or nothing if it does not parse."""
     import yaml
 
-    from ..instance_io import parse_instance
+    from itsa.model.io import parse_instance
 
     try:
         inst = parse_instance(yaml.safe_load(text))
@@ -60,9 +60,9 @@ def text_key(text: str) -> str:
 
     import yaml
 
-    from ..exceptions import ItsaError
-    from ..instance_io import parse_instance
-    from .canonical import canonical_key
+    from itsa.exceptions import ItsaError
+    from itsa.model.io import parse_instance
+    from itsa.census.canonical import canonical_key
 
     try:
         return canonical_key(parse_instance(yaml.safe_load(text)))
@@ -207,10 +207,10 @@ def _identity(text: str, options: dict) -> dict:
 def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict:
     import yaml
 
-    from ..analysis import analyze
-    from ..external import homogeneous_parameters
-    from ..instance_io import parse_instance
-    from .canonical import canonical_key
+    from itsa.bounds.analysis import analyze
+    from itsa.bounds.published import homogeneous_parameters
+    from itsa.model.io import parse_instance
+    from itsa.census.canonical import canonical_key
 
     kind = WORK_KINDS.get(work)
     if kind is None:
@@ -270,7 +270,7 @@ def _analysis_columns(a) -> dict:
 
 def _search(inst, lower, time_limit, seed, options, row, timings):
     """The bounded scalar search for a verified scheme (the upper end); the lower end stays."""
-    from ..search import search_min_rate
+    from itsa.search.scalar import search_min_rate
 
     t0 = time.perf_counter()
     field = options.get("field", 31)
@@ -281,7 +281,7 @@ def _search(inst, lower, time_limit, seed, options, row, timings):
         return lower, None
     row.update(upper=_f(res.rate), upper_L=res.scheme.L, upper_shape=res.shape)
     if options.get("save_dir"):
-        from ..scheme import save_scheme
+        from itsa.schemes.scheme import save_scheme
 
         row["scheme_path"] = _save(options, row["key"], ".scheme.json",
                                    lambda path: save_scheme(inst, res.scheme, path))
@@ -301,7 +301,7 @@ def _save(options: dict, key: str, suffix: str, write) -> str:
 
 def _solve(inst, lower, time_limit, seed, options, row, timings):
     """``itsa.solve`` (the certified-optimum work), imported only when asked for."""
-    from ..optimum import solve
+    from itsa.optimum import solve
 
     result = solve(inst, time_limit=time_limit, seed=seed, field=options.get("field"))
     sol = result.to_dict()
@@ -322,8 +322,8 @@ def _solve(inst, lower, time_limit, seed, options, row, timings):
 def _save_solution(result, key: str, options: dict) -> dict[str, str]:
     """The proof (Markdown) and the scheme of a solved instance, saved as ``KEY.proof.md`` and
     ``KEY.scheme.json`` (the files of :func:`itsa.optimum.save_solution`, named by key)."""
-    from ..converse.proof import write_proof
-    from ..scheme import save_scheme
+    from itsa.converse.proof import write_proof
+    from itsa.schemes.scheme import save_scheme
 
     paths = {}
     if result.lower.bound is not None:

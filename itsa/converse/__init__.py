@@ -22,15 +22,15 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..display import Displayable
-from ..exceptions import InvalidInstance
-from ..instance import Instance
-from ..report import SCHEMA_VERSION
-from .certificate import Certificate, certify, check_certificate
-from .lp import ReducedLP, reduce_problem, solve_float
-from ..bounds import EVERY_SCHEME
-from .classes import CLASSES, REGISTRY, lookup
-from .problem import EntropyProblem, build_problem
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidInstance
+from itsa.model.instance import Instance
+from itsa.output.report import SCHEMA_VERSION
+from itsa.converse.certificate import Certificate, certify, check_certificate
+from itsa.converse.lp import ReducedLP, reduce_problem, solve_float
+from itsa.bounds.corrected import EVERY_SCHEME
+from itsa.converse.classes import CLASSES, REGISTRY, lookup
+from itsa.converse.problem import EntropyProblem, build_problem
 
 #: Largest number of users each LP accepts. The model LP grows as 2^(3K+U+1); the keys
 #: LP has one column per orbit of user sets (:mod:`.orbit`) and refuses instances
@@ -156,7 +156,7 @@ def check_size(instance: Instance, method: str, symmetry: bool = True) -> None:
         raise InvalidInstance(f"the {entry.name} converse takes at most {limit} "
                               f"users; this instance has K = {instance.K}")
     if entry.name == "keys" and symmetry:
-        from .orbit import orbit_count
+        from itsa.converse.orbit import orbit_count
 
         why = orbit_count(instance)[1]
         if why:
@@ -166,7 +166,7 @@ def check_size(instance: Instance, method: str, symmetry: bool = True) -> None:
 def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
     """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise."""
     if method == "keys" and symmetry:
-        from .orbit import orbit_lp
+        from itsa.converse.orbit import orbit_lp
 
         return orbit_lp(instance)
     return reduce_problem(build_problem(instance, method), symmetry=symmetry)
@@ -190,7 +190,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         Use the instance's automorphisms to shrink the LP (for the keys LP,
         the orbit LP of :mod:`.orbit`).
     progress : callable, optional
-        Called with an :class:`itsa.progress.Event` at every stage and round.
+        Called with an :class:`itsa._util.progress.Event` at every stage and round.
     max_estimate : float, optional
         Skip the solve (status ``"skipped: ..."``) when :func:`estimate_seconds`
         of the reduced LP exceeds this many seconds less the reduction's.
@@ -204,7 +204,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     >>> converse(examples.homogeneous(4, 8, 2)).value        # K = 32, 494 orbit columns
     Fraction(12, 1)
     """
-    from ..progress import Reporter
+    from itsa._util.progress import Reporter
 
     entry = lookup(method)
     if entry.runner:                       # an LP with its own solver (itsa.converse.linear)
@@ -227,7 +227,7 @@ def solve_and_certify(rlp: ReducedLP, method: str, t0: float, report, *, time_li
     """The stages after the reduction, shared by every LP: the budget, the float solve, the certificate.
 
     ``t0`` is when the call began (``time.perf_counter()``), ``report`` an
-    :class:`itsa.progress.Reporter`; ``solver(rlp, time_limit=, progress=)``
+    :class:`itsa._util.progress.Reporter`; ``solver(rlp, time_limit=, progress=)``
     returns a :class:`~.lp.FloatSolution` (the linear LP's adds Ingleton cuts
     to ``rlp`` as it goes).
     """

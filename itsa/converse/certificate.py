@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
-from ..exceptions import VerificationError
-from .lp import FloatSolution, ReducedLP, Row, orbits
-from .problem import EntropyProblem, mutual_information
-from .symmetry import permute_mask
+from itsa.exceptions import VerificationError
+from itsa.converse.lp import FloatSolution, ReducedLP, Row, orbits
+from itsa.converse.problem import EntropyProblem, mutual_information
+from itsa.converse.symmetry import permute_mask
 
 #: Float duals below this are taken as zero when the support is read off.
 SUPPORT_TOL = 1e-7
@@ -64,7 +64,7 @@ def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
             return ((full, Fraction(1)), (C, Fraction(-1)))
         return tuple(mutual_information(1 << i, 1 << j, C).items())
     if kind == "ingleton":
-        from .linear import ingleton_form
+        from itsa.converse.linear import ingleton_form
         return tuple(ingleton_form(*row.origin[1:]).items())
     return rlp.problem.constraints[row.origin[1]].form
 
@@ -90,7 +90,7 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
     from them, and each row's form, sense and right side are rebuilt from
     its origin.
     """
-    from .classes import INGLETON, lookup
+    from itsa.converse.classes import INGLETON, lookup
 
     rlp.check_structure()
     ingleton_allowed = INGLETON in lookup(rlp.problem.method).lemmas

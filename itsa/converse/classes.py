@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bounds import EVERY_SCHEME
-from ..exceptions import InvalidOption
+from itsa.bounds.corrected import EVERY_SCHEME
+from itsa.exceptions import InvalidOption
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class ConverseClass:
 
     def build(self, instance):
         """The :class:`~itsa.converse.problem.EntropyProblem` of this LP for ``instance``."""
-        from . import problem
+        from itsa.converse import problem
 
         return getattr(problem, self.builder)(instance)
 
@@ -132,7 +132,7 @@ def scope_of(name: str) -> str:
     """The schemes a lower bound recorded under ``name`` holds for.
 
     ``name`` is a converse LP (or its old name), ``"corrected"`` (the chain
-    bound of :mod:`itsa.bounds`) or ``"general"``, as census tables and JSON
+    bound of :mod:`itsa.bounds.corrected`) or ``"general"``, as census tables and JSON
     record them.
 
     >>> scope_of("additive") == scope_of("corrected") == EVERY_SCHEME

@@ -28,8 +28,8 @@ import time
 from fractions import Fraction
 from itertools import combinations
 
-from .lp import ReducedLP, Row, solve_float
-from .problem import Form, build_problem, mutual_information
+from itsa.converse.lp import ReducedLP, Row, solve_float
+from itsa.converse.problem import Form, build_problem, mutual_information
 
 __all__ = ["ingleton_form", "ingleton_rows", "ingleton_cuts", "linear_converse"]
 
@@ -158,9 +158,9 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     >>> b.value, b.certified, b.method
     (Fraction(3, 2), True, 'linear')
     """
-    from ..progress import Reporter
-    from . import check_size, solve_and_certify
-    from .lp import reduce_problem
+    from itsa._util.progress import Reporter
+    from itsa.converse import check_size, solve_and_certify
+    from itsa.converse.lp import reduce_problem
 
     check_size(instance, "linear")
     report = Reporter(progress, "linear")

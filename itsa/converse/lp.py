@@ -24,10 +24,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..bitset import members
-from ..exceptions import ItsaError
-from .problem import EntropyProblem
-from .symmetry import permute_mask
+from itsa._util.bitset import members
+from itsa.exceptions import ItsaError
+from itsa.converse.problem import EntropyProblem
+from itsa.converse.symmetry import permute_mask
 
 #: Closed sets the reduction enumerates at the most (memory and time guard).
 MAX_CLOSED_SETS = 400_000
@@ -84,7 +84,7 @@ class ReducedLP:
         Checks that the symmetry generators map the problem to itself and that
         the columns are exactly the orbits of closed sets under them.
         """
-        from .certificate import check_orbits, check_symmetry
+        from itsa.converse.certificate import check_orbits, check_symmetry
 
         check_symmetry(self.problem, self.closure)
         check_orbits(self)
@@ -256,7 +256,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     by interior point instead, and an LP with few rows per column
     (:data:`WHOLE_ROWS_PER_COLUMN`) is solved whole by dual simplex from the start. The dual is only a hint for the exact certificate.
 
-    ``progress``, an optional :class:`itsa.progress.Reporter`, hears of every
+    ``progress``, an optional :class:`itsa._util.progress.Reporter`, hears of every
     round (rows in the LP, rows added).
     """
     import time

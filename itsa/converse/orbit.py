@@ -32,7 +32,7 @@ rebuilds it.
 sets: every cell transposition and every generator is an automorphism of the
 instance, every generator maps cells onto cells, the columns are exactly the
 orbits of count vectors under the generators, and every lemma row is rebuilt
-from its configuration and ``Y`` (gain included) through :mod:`itsa.bounds`.
+from its configuration and ``Y`` (gain included) through :mod:`itsa.bounds.corrected`.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ from itertools import product
 
 import numpy as np
 
-from ..bitset import mask_of
-from ..bounds import structure
-from ..display import user
-from ..exceptions import InvalidInstance, VerificationError
-from ..instance import Instance
-from .lp import ReducedLP, Row
-from .problem import Constraint, EntropyProblem, _sets
-from .symmetry import instance_automorphisms, is_automorphism
+from itsa._util.bitset import mask_of
+from itsa.bounds.corrected import structure
+from itsa._util.display import user
+from itsa.exceptions import InvalidInstance, VerificationError
+from itsa.model.instance import Instance
+from itsa.converse.lp import ReducedLP, Row
+from itsa.converse.problem import Constraint, EntropyProblem, _sets
+from itsa.converse.symmetry import instance_automorphisms, is_automorphism
 
 #: Largest number of count vectors (``Π (|cell| + 1)``) the orbit search handles.
 MAX_COUNT_VECTORS = 3_000_000
@@ -327,7 +327,7 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     rep_masks = [_rep_mask(int(r), cells, radix) for r in reps]
     lp = OrbitLP(problem, _identity, {}, rep_masks, [], [], {}, instance=instance, cells=cells,
                  radix=radix, column_of=column_of, lemma_origins=tuple(origins))
-    from .lp import _constraint_rows
+    from itsa.converse.lp import _constraint_rows
     lp.rows = (_shannon_rows(lp, reps) + _constraint_rows(lp)
                + [Row(((o, 1),), ">=", Fraction(0), ("nonneg", rep_masks[o])) for o in range(1, len(reps))])
     lp.objective = lp.coords(problem.objective)

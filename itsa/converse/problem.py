@@ -12,7 +12,7 @@ Sets of random variables are bitmasks over the problem's variables, and a
 linear form in entropies is a ``dict`` from such a mask to its coefficient.
 Entropies are measured in units of ``L`` q-ary symbols (so ``H(W_k) = 1``).
 
-Two problems are built from an :class:`~itsa.instance.Instance`, one per
+Two problems are built from an :class:`~itsa.model.instance.Instance`, one per
 entry of :data:`itsa.converse.classes.REGISTRY`; both bound every scheme of
 the model (docs/model.md §1):
 
@@ -27,12 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ..bitset import mask_of, members
-from ..bounds import structures
-from ..display import user
-from ..instance import Instance
-from .classes import lookup
-from .symmetry import instance_automorphisms
+from itsa._util.bitset import mask_of, members
+from itsa.bounds.corrected import structures
+from itsa._util.display import user
+from itsa.model.instance import Instance
+from itsa.converse.classes import lookup
+from itsa.converse.symmetry import instance_automorphisms
 
 Form = dict[int, Fraction]
 

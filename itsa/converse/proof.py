@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..bitset import members
-from .certificate import Certificate, origin_form
-from .classes import lookup
-from .lp import ReducedLP
-from .symmetry import permute_mask
+from itsa._util.bitset import members
+from itsa.converse.certificate import Certificate, origin_form
+from itsa.converse.classes import lookup
+from itsa.converse.lp import ReducedLP
+from itsa.converse.symmetry import permute_mask
 
 
 def _generator(rlp: ReducedLP, closed: int) -> int:
@@ -265,7 +265,7 @@ def proof_latex(rlp: ReducedLP, cert: Certificate, title: str) -> str:
 
 def write_proof(bound, instance, path) -> None:
     """Write ``bound``'s proof to ``path`` (``.tex``: LaTeX, otherwise Markdown), atomically."""
-    from .._files import atomic_writer
+    from itsa._util.files import atomic_writer
 
     title = f"Converse for {instance.name or 'the instance'}: R_ZΣ ≥ {bound.value} ({bound.method} LP)"
     render = proof_latex if str(path).endswith(".tex") else proof_markdown

@@ -11,9 +11,9 @@ nauty returns is checked against the definition before it is used.
 
 from __future__ import annotations
 
-from ..bitset import mask_of, members
-from ..exceptions import VerificationError
-from ..instance import Instance
+from itsa._util.bitset import mask_of, members
+from itsa.exceptions import VerificationError
+from itsa.model.instance import Instance
 
 
 def instance_automorphisms(instance: Instance) -> list[tuple[int, ...]]:

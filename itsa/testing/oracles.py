@@ -2,8 +2,8 @@
 
 :func:`plain_quantities` uses frozensets of ``(u, v)`` pairs and one Python
 loop per configuration, written straight from docs/model.md §2 with no shared
-code with :mod:`itsa.quantities`. :class:`ReferenceChain` is the plain loop
-over :func:`itsa.bounds.structures` that defines ``g(X)``. The tests use them
+code with :mod:`itsa.model.quantities`. :class:`ReferenceChain` is the plain loop
+over :func:`itsa.bounds.corrected.structures` that defines ``g(X)``. The tests use them
 as oracles and the benchmarks as baselines.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from ..bounds import ChainStep, structures
+from itsa.bounds.corrected import ChainStep, structures
 
 
 def plain_quantities(servers, S, T, q_rule: str = "union") -> dict:
@@ -56,7 +56,7 @@ def plain_quantities(servers, S, T, q_rule: str = "union") -> dict:
 class ReferenceChain:
     """The original ``g(X)``: every structure for every ``X``, first strict maximum kept.
 
-    The plain definition of :mod:`itsa.bounds`' notes, the oracle of the tests
+    The plain definition of :mod:`itsa.bounds.corrected`' notes, the oracle of the tests
     and the baseline of ``benchmarks/bench_bounds.py`` for the pruned,
     vectorised ``_Chain``.
     """

@@ -13,8 +13,8 @@ Examples
 
 from __future__ import annotations
 
-from .._extras import require
-from ..instance import Instance
+from itsa._util.extras import require
+from itsa.model.instance import Instance
 
 st = require("hypothesis.strategies")
 

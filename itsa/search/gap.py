@@ -11,7 +11,7 @@ an interval ``lo <= R* < hi``. It spends its budget where a find matters most:
    it: a scheme at the middle rate becomes the new upper end, a miss moves
    the search above it.
 
-Each rate is one :func:`itsa.vector_search.search_vector_scheme` (fixed shapes
+Each rate is one :func:`itsa.search.vector.search_vector_scheme` (fixed shapes
 from the converse's entropy vector, then repair walks), with a share of the
 time and of the candidates. With a time limit the lower bound comes first
 and longest (only a scheme there closes the interval): passes at it alone,
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
 
-from .exceptions import ItsaError
-from .instance import Instance
-from .vector_search import VectorSearchResult, search_vector_scheme
+from itsa.exceptions import ItsaError
+from itsa.model.instance import Instance
+from itsa.search.vector import VectorSearchResult, search_vector_scheme
 
 __all__ = ["RateTried", "GapSearch", "gap_rates", "search_gap"]
 
@@ -52,7 +52,7 @@ class RateTried:
     """One rate of the gap: the ``L`` tried, candidates drawn, found or not, and what stopped it.
 
     ``best_deficit`` is how far the closest candidate fell short of security
-    (see :class:`itsa.vector_search.VectorSearchResult`).
+    (see :class:`itsa.search.vector.VectorSearchResult`).
     """
 
     rate: Fraction
@@ -74,7 +74,7 @@ class GapSearch:
     """The record of the upper-end search: what was tried, and why it stopped.
 
     ``scalar_candidates`` and ``scalar_limit`` come from the scalar search
-    (:func:`itsa.search.search_min_rate`, ``None`` if it did not run),
+    (:func:`itsa.search.scalar.search_min_rate`, ``None`` if it did not run),
     ``scalar_L`` the largest ``L`` it tried;
     ``rates`` lists the vector searches in the order run; ``stopped`` says
     which limit ended the gap search (``None``: every planned rate was tried);
@@ -154,7 +154,7 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
         The proved lower bound and the best verified rate (``None``: none yet).
     hints : mapping, optional
         ``h(Z_A)`` of the converse's optimum (user bitmask -> value), see
-        :func:`itsa.vector_search.search_vector_scheme`.
+        :func:`itsa.search.vector.search_vector_scheme`.
     seconds : float, optional
         Wall-clock limit for the whole gap search; shared between the rates,
         and spent in full (further passes) unless a scheme meets ``lo``.

@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from ._files import atomic_writer, read_text
-from .display import Displayable, user
-from .exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
-from .instance import Instance
-from .instance_io import _is_int
-from .linalg import check_field
+from itsa._util.files import atomic_writer, read_text
+from itsa._util.display import Displayable, user
+from itsa.exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
+from itsa.model.instance import Instance
+from itsa.model.io import _is_int
+from itsa.schemes.linalg import check_field
 
 TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
 #: Largest ``L`` (input symbols per user) of a scheme.
@@ -132,7 +132,7 @@ class Scheme(Displayable):
         >>> s.trimmed().key_symbols, s.trimmed().rate
         (1, Fraction(1, 1))
         """
-        from .linalg import pivot_columns
+        from itsa.schemes.linalg import pivot_columns
 
         stacked = [row for _, mat in self.keys for row in mat]
         keep = pivot_columns(stacked, self.field) if stacked else []

@@ -19,10 +19,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .bitset import members, unpack
-from .exceptions import InvalidOption, VerificationError
-from .quantities import Configurations
-from .typing import Config
+from itsa._util.bitset import members, unpack
+from itsa.exceptions import InvalidOption, VerificationError
+from itsa.model.quantities import Configurations
+from itsa.typing import Config
 
 LP_SOLVERS = ("highs", "cbc")
 
@@ -157,7 +157,7 @@ def _solve_highs(variables, constraints):
 
 
 def _solve_cbc(variables, constraints):
-    from ._extras import require
+    from itsa._util.extras import require
 
     pulp = require("pulp")
 

@@ -12,10 +12,10 @@ from functools import cached_property
 
 import numpy as np
 
-from .bitset import n_words, pack, popcount, union_reduce, unpack
-from .display import Displayable
-from .exceptions import InvalidInstance, InvalidOption
-from .instance import Instance
+from itsa._util.bitset import n_words, pack, popcount, union_reduce, unpack
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidInstance, InvalidOption
+from itsa.model.instance import Instance
 
 Q_RULES = ("union", "intersection")
 

@@ -1,4 +1,4 @@
-"""Shape generators of the scheme search (:func:`itsa.search.search_min_rate`).
+"""Shape generators of the scheme search (:func:`itsa.search.scalar.search_min_rate`).
 
 A *shape* says which users carry keys, and with which rank; each is drawn
 with ``random.Random(f"{seed}:{L}:{d}:{shape}:{t}")``, so its name is part of
@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from itertools import combinations_with_replacement
 from math import comb
 
-from . import display
-from .bitset import members
-from .instance import Instance
-from .quantities import configurations
+from itsa._util import display
+from itsa._util.bitset import members
+from itsa.model.instance import Instance
+from itsa.model.quantities import configurations
 
 __all__ = ["Shape", "Plan", "supports", "shapes_L1", "shapes_L2"]
 

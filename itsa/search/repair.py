@@ -1,6 +1,6 @@
 """Shapes read off a converse's entropy vector, and local moves that repair a shape.
 
-Two helpers of :func:`itsa.vector_search.search_vector_scheme`:
+Two helpers of :func:`itsa.search.vector.search_vector_scheme`:
 
 * :func:`atom_shapes` turns a whole entropy vector ``h(Z_A)`` (every user set
   ``A``, in units of ``L``) into block shapes. The vector is split into
@@ -30,11 +30,11 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 
-from .bitset import members
+from itsa._util.bitset import members
 
 __all__ = ["atoms", "atom_shapes", "moves", "repair"]
 
-#: A shape as plain data: ``(blocks, ranks)``, see :class:`itsa.vector_search.Shape`.
+#: A shape as plain data: ``(blocks, ranks)``, see :class:`itsa.search.vector.Shape`.
 Blocks = tuple[tuple[int, int, int], ...]
 
 

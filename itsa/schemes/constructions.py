@@ -13,15 +13,15 @@ from math import comb, lcm
 
 import numpy as np
 
-from . import display
-from .analysis import REGIMES, Analysis, Regime
-from .bitset import members
-from .exceptions import Infeasible, InvalidOption, VerificationError
-from .linalg import check_field, field_problem
-from .scheme import Scheme
-from .verify import Verdict, check_verifiable, verify
+from itsa._util import display
+from itsa.bounds.analysis import REGIMES, Analysis, Regime
+from itsa._util.bitset import members
+from itsa.exceptions import Infeasible, InvalidOption, VerificationError
+from itsa.schemes.linalg import check_field, field_problem
+from itsa.schemes.scheme import Scheme
+from itsa.schemes.verifier import Verdict, check_verifiable, verify
 
-#: One construction per regime, named after it (the same tuple as :data:`itsa.analysis.REGIMES`).
+#: One construction per regime, named after it (the same tuple as :data:`itsa.bounds.analysis.REGIMES`).
 CONSTRUCTIONS = REGIMES
 
 
@@ -87,7 +87,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     progress : callable(done, total), optional
         Called after each draw with ``(draws made, max_tries)``.
     enum_budget : int, optional
-        Passed to :func:`itsa.verify.verify` (``engine="enumerate"``).
+        Passed to :func:`itsa.schemes.verifier.verify` (``engine="enumerate"``).
 
     Raises
     ------
@@ -95,7 +95,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         A field that is not a prime below ``2^63``, or an unknown construction.
     InvalidScheme
         When the scheme would exceed the verifier's size limit (checked before
-        any draw, :func:`itsa.verify.check_verifiable`).
+        any draw, :func:`itsa.schemes.verifier.check_verifiable`).
     Infeasible
         When the construction cannot apply (an infeasible LP, no user to add...).
     VerificationError

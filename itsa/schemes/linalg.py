@@ -17,7 +17,7 @@ from functools import lru_cache
 import flint
 import numpy as np
 
-from .exceptions import InvalidInput, InvalidOption, excerpt
+from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
 BACKENDS = ("flint", "galois")
 
@@ -188,7 +188,7 @@ def pivot_columns(matrix, q: int) -> list[int]:
 
 @lru_cache(maxsize=16)
 def _galois_field(q: int):
-    from ._extras import require
+    from itsa._util.extras import require
 
     return require("galois").GF(q)
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import Analysis
-from .exceptions import InvalidOption
+from itsa.bounds.analysis import Analysis
+from itsa.exceptions import InvalidOption
 
 #: ``only=`` choices of :func:`select`.
 ONLY = ("critical", "e-star")
@@ -36,7 +36,7 @@ def select(a: Analysis, only: str | None = None, config=None, max_rows: int | No
     only : {"critical", "e-star"}, optional
         Keep the critical configurations (``|A| = |S̄|``) or those with ``c = e*``.
     config : str or (u, m, n), optional
-        Keep this one configuration (1-based, as ``itsa.draw.parse_config`` reads it).
+        Keep this one configuration (1-based, as ``itsa.output.draw.parse_config`` reads it).
     max_rows : int, optional
         Raise :class:`~itsa.InvalidOption` when more rows than this are kept
         (the CLI passes :data:`MAX_ROWS` unless ``--force``).
@@ -58,7 +58,7 @@ def select(a: Analysis, only: str | None = None, config=None, max_rows: int | No
     else:
         raise InvalidOption(f"only: choose one of {', '.join(ONLY)}, not {only!r}"[:120])
     if config is not None:
-        from .draw import parse_config
+        from itsa.output.draw import parse_config
 
         u, m, n = parse_config(config, a.instance)
         one = np.zeros(conf.shape, dtype=bool)

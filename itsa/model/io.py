@@ -10,12 +10,12 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from ._files import read_text
-from ._yaml import MAX_BYTES, load_yaml
-from .bitset import mask_of
-from .exceptions import InvalidInstance, excerpt
-from .instance import MAX_USERS, Instance
-from .quantities import check_size
+from itsa._util.files import read_text
+from itsa._util.safe_yaml import MAX_BYTES, load_yaml
+from itsa._util.bitset import mask_of
+from itsa.exceptions import InvalidInstance, excerpt
+from itsa.model.instance import MAX_USERS, Instance
+from itsa.model.quantities import check_size
 
 TOP_KEYS = {"name", "servers", "security_sets", "collusion_sets"}
 GENERATOR_KEYS = {"subsets_of", "min_size", "max_size", "all_users_up_to"}
@@ -31,7 +31,7 @@ def load_instance(path: str | Path) -> Instance:
     ------
     InvalidInstance
         If the file is missing, unreadable, not YAML, beyond a limit of
-        :mod:`itsa._yaml` (size, nesting, values after alias expansion,
+        :mod:`itsa._util.safe_yaml` (size, nesting, values after alias expansion,
         duplicate keys), or not a valid instance; the message names the file
         and quotes at most a short excerpt of the offending value.
     """

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from .instance import Instance
+from itsa.model.instance import Instance
 
 HOMOGENEOUS_SOURCE = "arXiv 2601.06836 (Li, Zhang, Wan, Sun, Ji, Caire): min{U+V+t-2, UV-1}"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .exceptions import MissingExtra
+from itsa.exceptions import MissingExtra
 
 __all__ = ["EXTRAS", "extra_for", "require", "missing_message"]
 

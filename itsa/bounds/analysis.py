@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from . import display
-from .bounds import corrected_lower_bound
-from .display import Displayable
-from .exceptions import InvalidOption
-from .instance import Instance
-from .lp import LPResult, theorem2_lp
-from .quantities import Configurations, SetQuantities, configurations, set_quantities
-from .typing import Config
+from itsa._util import display
+from itsa.bounds.corrected import corrected_lower_bound
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption
+from itsa.model.instance import Instance
+from itsa.bounds.lp import LPResult, theorem2_lp
+from itsa.model.quantities import Configurations, SetQuantities, configurations, set_quantities
+from itsa.typing import Config
 
 
 
@@ -189,7 +189,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     lp_solver : {"highs", "cbc"}
         Floating-point solver whose answer the LP certificate then checks.
     corrected : bool
-        Compute itsa's corrected lower bound (:mod:`itsa.bounds`); off, it
+        Compute itsa's corrected lower bound (:mod:`itsa.bounds.corrected`); off, it
         is reported as not computed.
     conf : Configurations, optional
         Configuration arrays already computed for ``instance`` (reused, not
@@ -200,7 +200,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     Paper Theorems 1 and 2; docs/model.md §3. Two lower bounds are reported:
     ``key_rate_lower_printed`` is the paper's converse ``min{e*, K-1}``, which
     verified schemes beat on some instances (``itsa audit``);
-    ``key_rate_lower`` is itsa's corrected converse (:mod:`itsa.bounds`), a
+    ``key_rate_lower`` is itsa's corrected converse (:mod:`itsa.bounds.corrected`), a
     finding of this tool, not of the paper.
     """
     if conf is None:

@@ -4,7 +4,7 @@ The search draws seeded *generic* key matrices over a list of *shapes* (which
 users carry keys, and with which rank) for ``d = 0, 1, 2, ...`` key symbols,
 scalar (``L = 1``) first, then ``L = 2`` for rates below the best scalar one.
 Every candidate passes a fast exact pre-filter (the group-rank criterion of
-:mod:`itsa.bounds`) and then :func:`itsa.verify.verify` (rank engine); only
+:mod:`itsa.bounds.corrected`) and then :func:`itsa.schemes.verifier.verify` (rank engine); only
 schemes that verify are returned. The first verified ``d`` is the smallest
 the search found; it is an *upper* bound on the optimal rate.
 
@@ -15,7 +15,7 @@ at that level proves nothing (generic draws over a few shapes, over one
 field). ``SearchResult.exhaustive`` is ``True`` exactly when every level below
 the result was searched completely.
 
-The search is three parts: the shape generators (:mod:`itsa._shapes`, which
+The search is three parts: the shape generators (:mod:`itsa.search.shapes`, which
 describes the shapes), one candidate runner (:class:`_Runner`: pre-filter,
 verify, budget) and the level loop (:class:`_Levels` and
 :func:`search_min_rate`).
@@ -33,17 +33,17 @@ from itertools import product
 import flint
 import numpy as np
 
-from ._shapes import Plan, Shape, shapes_L1, shapes_L2, supports
-from .bitset import members
-from .bounds import structures
-from .display import Displayable
-from .exceptions import InvalidOption, ItsaError
-from .linalg import check_field
-from .instance import Instance
-from .quantities import configurations
-from .scheme import Scheme
-from .verify import Verdict, verify
-from .typing import Progress
+from itsa.search.shapes import Plan, Shape, shapes_L1, shapes_L2, supports
+from itsa._util.bitset import members
+from itsa.bounds.corrected import structures
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption, ItsaError
+from itsa.schemes.linalg import check_field
+from itsa.model.instance import Instance
+from itsa.model.quantities import configurations
+from itsa.schemes.scheme import Scheme
+from itsa.schemes.verifier import Verdict, verify
+from itsa.typing import Progress
 
 #: Refuse instances with more source symbols than this (``K·L + d``).
 MAX_SOURCE_DIM = 60
@@ -70,7 +70,7 @@ class SearchResult(Displayable):
     """Outcome of :func:`search_min_rate`.
 
     ``scheme`` is the best verified scheme (``None`` if none was found) with
-    ``verdict`` its passing :class:`~itsa.verify.Verdict` and ``rate`` its
+    ``verdict`` its passing :class:`~itsa.schemes.verifier.Verdict` and ``rate`` its
     exact rate. ``attempts`` lists every ``(L, d, shape)`` cell tried
     (``every-key``: the complete enumeration of a small level);
     ``candidates`` counts the schemes drawn, ``prefiltered`` those that passed
@@ -119,7 +119,7 @@ class SearchResult(Displayable):
 
 
 class GroupCriterion:
-    """Exact security test for keys with ``Σ Z = 0`` (the group criterion of :mod:`itsa.bounds`).
+    """Exact security test for keys with ``Σ Z = 0`` (the group criterion of :mod:`itsa.bounds.corrected`).
 
     The one home of that criterion: the scalar search, the vector search and
     :func:`fast_secure` all use it.
@@ -433,12 +433,12 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
 def fast_secure(instance: Instance, scheme: Scheme) -> bool:
     """Whether ``scheme`` meets every security constraint (correctness not checked).
 
-    The fast group-rank criterion of :mod:`itsa.bounds` ("Security criterion")
+    The fast group-rank criterion of :mod:`itsa.bounds.corrected` ("Security criterion")
     decides a configuration only when ``ΣZ`` is a function of ``Z_T`` (for
     example when ``ΣZ = 0``, as in every correct linear scheme and every
     candidate of :func:`search_min_rate`). When some configuration lacks that
     precondition, the answer is the exact one of
-    :func:`itsa.verify.verify` (rank engine). Either way it equals
+    :func:`itsa.schemes.verifier.verify` (rank engine). Either way it equals
     ``not verify(instance, scheme, engine="rank").leaks``.
 
     Examples

@@ -2,10 +2,10 @@
 
 The audit builds the paper's own construction under both readings of ``Q``
 (docs/model.md §6.1), searches for the smallest verified scheme
-(:mod:`itsa.search`), computes itsa's corrected converse (:mod:`itsa.bounds`)
-and any published closed form (:mod:`itsa.external`), and states every
+(:mod:`itsa.search.scalar`), computes itsa's corrected converse (:mod:`itsa.bounds.corrected`)
+and any published closed form (:mod:`itsa.bounds.published`), and states every
 disagreement as a :class:`Finding`. Every scheme a finding cites has passed
-:func:`itsa.verify.verify`.
+:func:`itsa.schemes.verifier.verify`.
 """
 
 from __future__ import annotations
@@ -16,25 +16,25 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import display
-from ._files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.audit.safe_stem)
-from .analysis import Analysis, analyze
-from .bitset import members
-from .bounds import CorrectedBound, corrected_lower_bound
-from .constructions import Build, build_scheme, default_field, required_field
-from .display import Displayable
-from .exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
-from .external import KnownOptimum, known_optimum
-from .instance import Instance
-from .linalg import check_field
-from .quantities import Q_RULES, configurations
-from .scheme import Scheme, save_scheme
-from .search import SearchResult, search_min_rate
-from .verify import verify
-from .typing import Config
+from itsa._util import display
+from itsa._util.files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.auditor.safe_stem)
+from itsa.bounds.analysis import Analysis, analyze
+from itsa._util.bitset import members
+from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
+from itsa.schemes.constructions import Build, build_scheme, default_field, required_field
+from itsa._util.display import Displayable
+from itsa.exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
+from itsa.bounds.published import KnownOptimum, known_optimum
+from itsa.model.instance import Instance
+from itsa.schemes.linalg import check_field
+from itsa.model.quantities import Q_RULES, configurations
+from itsa.schemes.scheme import Scheme, save_scheme
+from itsa.search.scalar import SearchResult, search_min_rate
+from itsa.schemes.verifier import verify
+from itsa.typing import Config
 
 if TYPE_CHECKING:
-    from .converse import ConverseBound
+    from itsa.converse import ConverseBound
 
 FINDING_KINDS = (
     "converse-beaten",          # a verified scheme (or a published optimum) below the printed lower bound
@@ -251,7 +251,7 @@ def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | N
     >>> capped_symbols(examples.load("example-1"), 5)
     (5, None)
     """
-    from .search import MAX_SOURCE_DIM
+    from itsa.search.scalar import MAX_SOURCE_DIM
 
     want = instance.K - 1 if max_symbols is None else max_symbols
     top = MAX_SOURCE_DIM // 2 - instance.K - 1
@@ -390,7 +390,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
 
 def _keys_converse(instance: Instance):
     """The certified keys converse (:mod:`itsa.converse`), where the instance fits it."""
-    from .converse import DEFAULT_TIME_LIMIT, check_size, converse
+    from itsa.converse import DEFAULT_TIME_LIMIT, check_size, converse
 
     try:
         check_size(instance, "keys")

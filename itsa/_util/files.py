@@ -14,7 +14,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from .exceptions import InvalidInput, InvalidOutputPath
+from itsa.exceptions import InvalidInput, InvalidOutputPath
 
 
 def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,

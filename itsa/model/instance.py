@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .bitset import mask_of, members
-from .display import Displayable, user as _user, users as _users
-from .typing import User
-from .exceptions import InvalidInstance, excerpt
+from itsa._util.bitset import mask_of, members
+from itsa._util.display import Displayable, user as _user, users as _users
+from itsa.typing import User
+from itsa.exceptions import InvalidInstance, excerpt
 
 #: Sets of a family listed by :meth:`Instance.summary` before "… (N in all)".
 SHOWN_SETS = 8

@@ -26,9 +26,9 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
-from .exceptions import InvalidInput, InvalidInstance
-from .instance import Instance
-from .instance_io import _is_int, load_instance, parse_instance
+from itsa.exceptions import InvalidInput, InvalidInstance
+from itsa.model.instance import Instance
+from itsa.model.io import _is_int, load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
            "homogeneous", "homogeneous_yaml", "resolve", "spec_names", "spec_path", "resolve_spec",
@@ -43,7 +43,7 @@ def _shipped(folder: str) -> Path:
     installed = Path(str(files("itsa") / folder))    # wheel: package data inside itsa/
     if installed.is_dir():
         return installed
-    return Path(__file__).resolve().parent.parent / folder    # source checkout, editable
+    return Path(__file__).resolve().parents[2] / folder    # source checkout, editable
 
 
 def _root() -> Path:
@@ -204,7 +204,7 @@ def scheme(name: str):
     >>> scheme("example-2").rate
     Fraction(7, 2)
     """
-    from .scheme import load_scheme
+    from itsa.schemes.scheme import load_scheme
 
     return load_scheme(load(name), path(f"{name}.scheme.json"))
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ._schema import SCHEMA_VERSION
-from .analysis import Analysis
-from .instance import Instance
-from .lp import LPResult
+from itsa._util.schema import SCHEMA_VERSION
+from itsa.bounds.analysis import Analysis
+from itsa.model.instance import Instance
+from itsa.bounds.lp import LPResult
 
 
 def frac(x: Fraction | int | None) -> str | None:
@@ -54,9 +54,9 @@ def lp_to_dict(instance: Instance, lp: LPResult) -> dict[str, Any]:
 def configurations_to_list(a: Analysis) -> list[dict[str, Any]]:
     """One object per configuration ``(u, m, n)``, 1-based, in index order.
 
-    For large instances stream them instead: :func:`itsa.detail.iter_rows`.
+    For large instances stream them instead: :func:`itsa.output.detail.iter_rows`.
     """
-    from .detail import iter_rows
+    from itsa.output.detail import iter_rows
 
     return list(iter_rows(a))
 
@@ -108,7 +108,7 @@ def leak_to_dict(leak) -> dict[str, Any]:
 
 def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> dict[str, Any]:
     """The ``itsa verify --json`` object (leaks in exact q-ary units)."""
-    from .scheme import scheme_to_dict
+    from itsa.schemes.scheme import scheme_to_dict
 
     shown = verdict.measured if include_all else verdict.leaks
     return {
@@ -131,7 +131,7 @@ def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> d
 
 def build_to_dict(instance: Instance, build) -> dict[str, Any]:
     """The ``itsa build --json`` object."""
-    from .scheme import scheme_to_dict
+    from itsa.schemes.scheme import scheme_to_dict
 
     return {
         "schema_version": SCHEMA_VERSION,

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._files import atomic_writer
-from .analysis import Analysis
-from .exceptions import InvalidOption, InvalidOutputPath
-from .instance import Instance
-from .typing import Config
+from itsa._util.files import atomic_writer
+from itsa.bounds.analysis import Analysis
+from itsa.exceptions import InvalidOption, InvalidOutputPath
+from itsa.model.instance import Instance
+from itsa.typing import Config
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -140,7 +140,7 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
 
     Raises :class:`itsa.MissingExtra` (one line) without the ``draw`` extra.
     """
-    from ._extras import require
+    from itsa._util.extras import require
 
     for package in ("matplotlib", "networkx"):
         require(package)

@@ -101,9 +101,9 @@ linear scheme **whose** ``ΣZ`` **is a function of** ``Z_T`` (for example
 ``rank[B_P; Z_T] - rank[Z_T] = (|P| - [every group is pure])·L``, ``P`` the
 pure groups. Without that precondition the criterion can answer "secure" for
 a leaking scheme (one key ``Z_(1,1) = N`` alone, ``T = ∅``).
-:mod:`itsa.search` builds only candidates with ``ΣZ = 0``, uses the criterion
+:mod:`itsa.search.scalar` builds only candidates with ``ΣZ = 0``, uses the criterion
 as a fast pre-filter and then runs the real verifier;
-:func:`itsa.search.fast_secure` checks the precondition and otherwise falls
+:func:`itsa.search.scalar.fast_secure` checks the precondition and otherwise falls
 back to the exact verifier.
 
 How it relates to the paper's formula (the hypotheses that led here): the
@@ -122,11 +122,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import display
-from .bitset import members, pack, popcount, union_reduce
-from .instance import Instance
-from .quantities import configurations
-from .typing import Config
+from itsa._util import display
+from itsa._util.bitset import members, pack, popcount, union_reduce
+from itsa.model.instance import Instance
+from itsa.model.quantities import configurations
+from itsa.typing import Config
 
 LABEL = "itsa finding (not in the paper): corrected converse"
 #: The schemes every lower bound of itsa holds for (the general group lemma, docs/converse.md §3).

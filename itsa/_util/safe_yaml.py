@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .exceptions import InvalidInput, excerpt
+from itsa.exceptions import InvalidInput, excerpt
 
 #: Largest input file read (bytes), checked before reading.
 MAX_BYTES = 2 * 2**20

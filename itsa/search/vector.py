@@ -5,7 +5,7 @@ key rate is exactly ``rate``: for every ``L`` of ``L_values`` with
 ``d = rate·L`` whole, it draws seeded generic key matrices (``L x d``) over a
 list of *shapes*, then walks from the most promising shapes by local moves,
 and returns the first scheme that passes
-:func:`itsa.verify.verify` (rank engine). A failure proves nothing (generic
+:func:`itsa.schemes.verifier.verify` (rank engine). A failure proves nothing (generic
 draws over a finite list of shapes, one field); the result records what was
 tried.
 
@@ -28,7 +28,7 @@ Shapes, in the order tried at each ``L``:
   Each with every full-rank user as absorber in turn (at most
   ``max_absorbers``).
 * with a whole entropy vector (every user set): ``atoms/low``,
-  ``atoms/high``, the blocks of its Möbius atoms (:func:`itsa._repair.atom_shapes`).
+  ``atoms/high``, the blocks of its Möbius atoms (:func:`itsa.search.repair.atom_shapes`).
 * without hints (and after the hint shapes): ``generic/shared``, every user
   full rank; ``S̄-full,others-rank-r/...``: the hint shapes for users of the
   paper's ``S̄`` at ``h = 1`` and the others at ``h = r/L``.
@@ -36,7 +36,7 @@ Shapes, in the order tried at each ``L``:
 Each fixed shape, at every ``L``, is drawn ``tries`` times before any walk;
 its first draw is scored by its
 *deficit* (:meth:`GroupCriterion.deficit`, 0 iff secure). The rest of the
-budget goes to *repair walks* (:func:`itsa._repair.repair`): local moves on
+budget goes to *repair walks* (:func:`itsa.search.repair.repair`): local moves on
 a shape that keep the deficit from growing, from the three best fixed shapes
 and then from random ones: ``split#j``, a random partition of the symbols
 into blocks, each visible to a random set of users, random ranks;
@@ -48,7 +48,7 @@ each sum to zero over their own support. A walk's shapes are named
 Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
 configuration ``(k, m, n)`` is secure iff
 ``rank[B_P; Z_T] - rank Z_T = (|P| - [every group pure])·L`` (the group
-criterion of :mod:`itsa.bounds`); only then :func:`verify` runs.
+criterion of :mod:`itsa.bounds.corrected`); only then :func:`verify` runs.
 """
 
 from __future__ import annotations
@@ -63,15 +63,15 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from ._repair import atom_shapes, repair
-from .bitset import members
-from .exceptions import InvalidInstance
-from .instance import Instance
-from .linalg import check_field, rank
-from .quantities import configurations
-from .scheme import Scheme
-from .search import GroupCriterion
-from .verify import Verdict, verify
+from itsa.search.repair import atom_shapes, repair
+from itsa._util.bitset import members
+from itsa.exceptions import InvalidInstance
+from itsa.model.instance import Instance
+from itsa.schemes.linalg import check_field, rank
+from itsa.model.quantities import configurations
+from itsa.schemes.scheme import Scheme
+from itsa.search.scalar import GroupCriterion
+from itsa.schemes.verifier import Verdict, verify
 
 #: Default budget: candidate schemes drawn in all (over every ``L``).
 DEFAULT_BUDGET = 4000
@@ -519,7 +519,7 @@ class _Search:
         return first
 
     def walk(self, L, d, start: Shape, rng, patience) -> None:
-        """One :func:`itsa._repair.repair` walk from ``start``; a shape of deficit 0 is verified."""
+        """One :func:`itsa.search.repair.repair` walk from ``start``; a shape of deficit 0 is verified."""
         draws = passed = 0
 
         def score(blocks, ranks):

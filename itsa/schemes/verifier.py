@@ -29,14 +29,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import display
-from .bitset import members
-from .display import Displayable
-from .exceptions import InvalidOption, InvalidScheme
-from .instance import Instance
-from .linalg import Matrices
-from .scheme import Scheme
-from .typing import Progress
+from itsa._util import display
+from itsa._util.bitset import members
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption, InvalidScheme
+from itsa.model.instance import Instance
+from itsa.schemes.linalg import Matrices
+from itsa.schemes.scheme import Scheme
+from itsa.typing import Progress
 
 ENGINES = ("auto", "rank", "enumerate")
 #: Leaks listed by :meth:`Verdict.summary` before "… N in all".
@@ -352,7 +352,7 @@ def _rank_engine(plan: _Plan, progress: Progress | None, backend: str):
     """``I(A;B|C) = rk(B·N_C) - rk(B·N_{AC})`` with ``N_X`` a kernel basis of ``X``.
 
     This is ``rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` rewritten with
-    ``rk[X;B] - rk X = rk(B·N_X)`` (see :meth:`itsa.linalg.Matrices.kernel`):
+    ``rk[X;B] - rk X = rk(B·N_X)`` (see :meth:`itsa.schemes.linalg.Matrices.kernel`):
     one kernel per ``n`` and per ``(k, n)`` (``null[A;C] = N_C·null(A·N_C)``), and since ``B = W_{S_m \\ T_n}``
     is a set of unit rows, ``B·N`` is a row subset of ``N``.
     """

@@ -1,0 +1,1 @@
+"""Leaves every part of itsa uses: bitsets, files, YAML limits, extras, checks, time, progress, display."""
