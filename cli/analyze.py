@@ -151,9 +151,8 @@ LP_NOTE = ("binding: tight and not dominated by a smaller constraint; dominated:
 
 def _render_configurations(a, keep) -> None:
     """Plain aligned lines, streamed (a rich table would hold every row in memory)."""
-    from itsa.output.detail import iter_rows
-
     from itsa._util.display import users
+    from itsa.output.detail import iter_rows
 
     cols = ("u", "m", "n", "U^(m,n)", "F^(m,n)", "D", "|A|", "c", "critical")
     click.echo(f"Configurations (u, m, n): {int(keep.sum()):,} shown")

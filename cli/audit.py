@@ -22,8 +22,8 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
     """
     from pathlib import Path
 
-    from itsa.auditor import audit as run_audit
     from itsa._util.files import safe_stem
+    from itsa.auditor import audit as run_audit
     from itsa.output.report import audit_to_dict
 
     with itsa_errors():
@@ -42,8 +42,8 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
 def render(result, out_dir) -> None:
     from rich.table import Table
 
-    from itsa.auditor import claim_text, no_finding_text
     from itsa._util.display import user
+    from itsa.auditor import claim_text, no_finding_text
 
     out = console()
     inst = result.instance

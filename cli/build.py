@@ -21,7 +21,6 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa
     from itsa.output.report import build_to_dict
-
     from itsa.schemes.constructions import field_warning
 
     with itsa_errors():

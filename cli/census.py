@@ -49,7 +49,7 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
         click.echo("error: --workers and --scheduler exclude each other", err=True)
         sys.exit(2)
     with itsa_errors():
-        from itsa.census import load_spec, run_census      # one line without the census extra
+        from itsa.census import load_spec, run_census  # one line without the census extra
 
         spec = load_spec(examples.resolve_spec(spec_path))     # a file, or a shipped spec's name
         with _progress_bar(quiet=as_json) as progress:
@@ -108,8 +108,14 @@ class _progress_bar:
     def __enter__(self):
         if not self.enabled:
             return None
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self.bar = Progress(TextColumn("census"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[state]}"), TimeElapsedColumn(), TextColumn("ETA"),

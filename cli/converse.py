@@ -36,10 +36,10 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
-    from itsa.exceptions import InvalidOption, InvalidOutputPath
     from itsa.converse import DEFAULT_TIME_LIMIT, check_size
     from itsa.converse import converse as run
     from itsa.converse.proof import write_proof
+    from itsa.exceptions import InvalidOption, InvalidOutputPath
 
     with itsa_errors():
         if method and old_name and OLD_NAMES[old_name] != method:

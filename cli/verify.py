@@ -2,8 +2,18 @@
 
 import click
 
-from ._common import (EXIT_FAILED, Q_RULE, LibraryChoice, WholeNumber, console, echo_json, itsa_errors,
-                      load_instance, progress_callback, warn)
+from ._common import (
+    EXIT_FAILED,
+    Q_RULE,
+    LibraryChoice,
+    WholeNumber,
+    console,
+    echo_json,
+    itsa_errors,
+    load_instance,
+    progress_callback,
+    warn,
+)
 
 
 @click.command()

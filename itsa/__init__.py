@@ -23,24 +23,33 @@ This module only re-exports the public names.
 True
 """
 
-from itsa.model import examples
-from itsa.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
 from itsa.auditor import FINDING_KINDS, Audit, Finding, audit
+from itsa.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
 from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
-from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
-from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+from itsa.bounds.lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
 from itsa.bounds.published import KnownOptimum, homogeneous_parameters, known_optimum
-from itsa.exceptions import (Infeasible, InvalidInput, InvalidInstance, InvalidOption, InvalidOutputPath,
-                         InvalidScheme, ItsaError, MissingExtra, VerificationError)
+from itsa.exceptions import (
+                         Infeasible,
+                         InvalidInput,
+                         InvalidInstance,
+                         InvalidOption,
+                         InvalidOutputPath,
+                         InvalidScheme,
+                         ItsaError,
+                         MissingExtra,
+                         VerificationError,
+)
+from itsa.model import examples
 from itsa.model.instance import Instance
 from itsa.model.io import load_instance, parse_instance
-from itsa.bounds.lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
 from itsa.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
 from itsa.optimum import Solution, solve
-from itsa.search.scalar import SearchResult, search_min_rate
+from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
 from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
-from itsa.search.vector import VectorSearchResult, search_vector_scheme
 from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
+from itsa.search.scalar import SearchResult, search_min_rate
+from itsa.search.vector import VectorSearchResult, search_vector_scheme
 
 __all__ = [
     "REGIMES", "Regime", "Q_RULES", "LP_SOLVERS",

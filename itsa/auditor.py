@@ -17,20 +17,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from itsa._util import display
+from itsa._util.bitset import members
+from itsa._util.display import Displayable
 from itsa._util.files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.auditor.safe_stem)
 from itsa.bounds.analysis import Analysis, analyze
-from itsa._util.bitset import members
 from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
-from itsa.schemes.constructions import Build, build_scheme, default_field, required_field
-from itsa._util.display import Displayable
-from itsa.exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
 from itsa.bounds.published import KnownOptimum, known_optimum
+from itsa.exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
 from itsa.model.instance import Instance
-from itsa.schemes.linalg import check_field
 from itsa.model.quantities import Q_RULES, configurations
+from itsa.schemes.constructions import Build, build_scheme, default_field, required_field
+from itsa.schemes.linalg import check_field
 from itsa.schemes.scheme import Scheme, save_scheme
-from itsa.search.scalar import SearchResult, search_min_rate
 from itsa.schemes.verifier import verify
+from itsa.search.scalar import SearchResult, search_min_rate
 from itsa.typing import Config
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class Audit(Displayable):
     findings: tuple[Finding, ...]
     notes: tuple[str, ...]
     search_file: str | None = None
-    converse: "ConverseBound | None" = None
+    converse: ConverseBound | None = None
 
     @property
     def lower_bound(self) -> Fraction:

@@ -18,21 +18,21 @@ lower bound but the corrected one has a certificate checked exactly.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
 from itsa.converse.classes import CLASSES, SOLVE_CLASSES, lookup
-from itsa._util.display import Displayable
 from itsa.exceptions import InvalidInstance, ItsaError
-from itsa.search.gap import GapSearch, search_gap
 from itsa.model.instance import Instance
 from itsa.output.report import SCHEMA_VERSION
 from itsa.schemes.scheme import Scheme
 from itsa.schemes.verifier import verify
+from itsa.search.gap import GapSearch, search_gap
 
 #: Share of the time limit the scalar search may take (the converse and the gap search come after it).
 SCALAR_SHARE = 0.4
@@ -125,24 +125,6 @@ class Solution(Displayable):
                 "search": None if self.search is None else self.search.to_dict()}
 
 
-class _Clock:
-    def __init__(self, limit: float | None):
-        self.start, self.limit = time.perf_counter(), limit
-        self.timings: dict[str, float] = {}
-        self._t = self.start
-
-    def left(self) -> float | None:
-        return None if self.limit is None else max(0.0, self.limit - (time.perf_counter() - self.start))
-
-    def out(self) -> bool:
-        return self.limit is not None and self.left() <= 0
-
-    def lap(self, stage: str) -> None:
-        now = time.perf_counter()
-        self.timings[stage] = self.timings.get(stage, 0.0) + now - self._t
-        self._t = now
-
-
 def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
           field: int | None = None, classes: tuple[str, ...] = SOLVE_CLASSES,
           progress=None) -> Solution:
@@ -168,7 +150,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         check_field(field)
     from itsa._util.progress import Reporter
 
-    clock = _Clock(time_limit)
+    clock = Deadline(time_limit)
     report = Reporter(progress)
     notes: list[str] = []
     skipped: dict[str, str] = {}
@@ -222,7 +204,7 @@ def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
     except InvalidInstance as exc:
         skipped[cls] = str(exc)
         return None
-    if clock.out():
+    if clock.expired():
         skipped[cls] = "skipped: no time left"
         return None
     try:

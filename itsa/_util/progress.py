@@ -18,8 +18,8 @@ Examples
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 __all__ = ["Event", "Callback", "Reporter"]
 
@@ -48,7 +48,7 @@ Callback = Callable[[Event], None]
 class Reporter:
     """Calls ``callback`` with :class:`Event` s, timing from its own creation; a no-op without one."""
 
-    def __init__(self, callback: Optional[Callback], prefix: str = "", start: float | None = None):
+    def __init__(self, callback: Callback | None, prefix: str = "", start: float | None = None):
         self.callback, self.prefix = callback, prefix
         self.start = time.perf_counter() if start is None else start
 
@@ -57,6 +57,6 @@ class Reporter:
             name = f"{self.prefix}: {stage}" if self.prefix else stage
             self.callback(Event(name, time.perf_counter() - self.start, **fields))
 
-    def sub(self, prefix: str) -> "Reporter":
+    def sub(self, prefix: str) -> Reporter:
         """A reporter for a part of the computation, on the same clock."""
         return Reporter(self.callback, prefix, self.start)

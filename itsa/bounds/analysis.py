@@ -11,14 +11,13 @@ from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util import display
-from itsa.bounds.corrected import corrected_lower_bound
 from itsa._util.display import Displayable
+from itsa.bounds.corrected import corrected_lower_bound
+from itsa.bounds.lp import LPResult, theorem2_lp
 from itsa.exceptions import InvalidOption
 from itsa.model.instance import Instance
-from itsa.bounds.lp import LPResult, theorem2_lp
 from itsa.model.quantities import Configurations, SetQuantities, configurations, set_quantities
 from itsa.typing import Config
-
 
 
 class Regime(StrEnum):

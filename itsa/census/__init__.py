@@ -16,10 +16,10 @@ for _package in ("pyarrow", "dask", "distributed"):
     require(_package)
 
 from itsa.census.canonical import brute_canonical_form, canonical_key
+from itsa.census.report import REPORTS, census_report, census_summary, census_tables, report_notes, scope_of
 from itsa.census.run import CensusProgress, CensusRun, SchedulerUnreachable, run_census
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
 from itsa.census.spec import UNIVERSES, WORKS, CensusSpec, InvalidSpec, Item, load_spec, parse_spec
-from itsa.census.report import REPORTS, census_report, census_summary, census_tables, report_notes, scope_of
 from itsa.census.store import ResultStore, read_results, read_rows
 from itsa.census.universe import instance_yaml
 from itsa.census.work import run_one

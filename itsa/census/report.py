@@ -189,9 +189,9 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     True
     """
     from itsa._util.files import atomic_writer
-    from itsa.exceptions import InvalidInstance
     from itsa.census.figures import STYLES, census_figures
     from itsa.census.store import read_rows
+    from itsa.exceptions import InvalidInstance
 
     if fmt not in FORMATS:
         raise InvalidInstance(f"figure format {fmt!r}: use {', '.join(FORMATS)}")

@@ -13,15 +13,15 @@ A spec is a YAML mapping (``docs/census.md``)::
 
 from __future__ import annotations
 
-import os
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from itsa._util.files import read_text
-from itsa.exceptions import InvalidInstance, ItsaError
 from itsa.census.work import WORK_KINDS
+from itsa.exceptions import InvalidInstance, ItsaError
 
 __all__ = ["WORKS", "UNIVERSES", "InvalidSpec", "CensusSpec", "Item", "parse_spec", "load_spec"]
 

@@ -14,12 +14,12 @@ import random
 from math import comb
 from pathlib import Path
 
-from itsa.exceptions import ItsaError
-from itsa.model.instance import Instance
-from itsa.model.io import parse_instance
 from itsa.census.canonical import canonical_key
 from itsa.census.spec import CensusSpec, InvalidSpec, Item
 from itsa.census.work import text_key
+from itsa.exceptions import ItsaError
+from itsa.model.instance import Instance
+from itsa.model.io import parse_instance
 
 __all__ = ["census_items", "check_params", "instance_yaml"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION
 
@@ -60,9 +60,9 @@ def text_key(text: str) -> str:
 
     import yaml
 
+    from itsa.census.canonical import canonical_key
     from itsa.exceptions import ItsaError
     from itsa.model.io import parse_instance
-    from itsa.census.canonical import canonical_key
 
     try:
         return canonical_key(parse_instance(yaml.safe_load(text)))
@@ -209,8 +209,8 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
 
     from itsa.bounds.analysis import analyze
     from itsa.bounds.published import homogeneous_parameters
-    from itsa.model.io import parse_instance
     from itsa.census.canonical import canonical_key
+    from itsa.model.io import parse_instance
 
     kind = WORK_KINDS.get(work)
     if kind is None:

@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.display import Displayable
+from itsa.bounds.corrected import EVERY_SCHEME
+from itsa.converse.certificate import Certificate, certify, check_certificate
+from itsa.converse.classes import CLASSES, REGISTRY, lookup
+from itsa.converse.lp import ReducedLP, reduce_problem, solve_float
+from itsa.converse.problem import EntropyProblem, build_problem
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 from itsa.output.report import SCHEMA_VERSION
-from itsa.converse.certificate import Certificate, certify, check_certificate
-from itsa.converse.lp import ReducedLP, reduce_problem, solve_float
-from itsa.bounds.corrected import EVERY_SCHEME
-from itsa.converse.classes import CLASSES, REGISTRY, lookup
-from itsa.converse.problem import EntropyProblem, build_problem
 
 #: Largest number of users each LP accepts. The model LP grows as 2^(3K+U+1); the keys
 #: LP has one column per orbit of user sets (:mod:`.orbit`) and refuses instances

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
-from itsa.exceptions import VerificationError
 from itsa.converse.lp import FloatSolution, ReducedLP, Row, orbits
 from itsa.converse.problem import EntropyProblem, mutual_information
 from itsa.converse.symmetry import permute_mask
+from itsa.exceptions import VerificationError
 
 #: Float duals below this are taken as zero when the support is read off.
 SUPPORT_TOL = 1e-7

@@ -25,9 +25,9 @@ from fractions import Fraction
 import numpy as np
 
 from itsa._util.bitset import members
-from itsa.exceptions import ItsaError
 from itsa.converse.problem import EntropyProblem
 from itsa.converse.symmetry import permute_mask
+from itsa.exceptions import ItsaError
 
 #: Closed sets the reduction enumerates at the most (memory and time guard).
 MAX_CLOSED_SETS = 400_000
@@ -62,7 +62,7 @@ class ReducedLP:
     """The reduced LP: columns are orbits of closed sets (the empty orbit is 0)."""
 
     problem: EntropyProblem
-    closure: "Closure"
+    closure: Closure
     orbit_of: dict[int, int]                 # closed set -> orbit id (0 is cl(∅))
     representatives: list[int]               # orbit id -> one closed set
     orbit_sizes: list[int]

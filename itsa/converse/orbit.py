@@ -44,13 +44,13 @@ from itertools import product
 import numpy as np
 
 from itsa._util.bitset import mask_of
-from itsa.bounds.corrected import structure
 from itsa._util.display import user
-from itsa.exceptions import InvalidInstance, VerificationError
-from itsa.model.instance import Instance
+from itsa.bounds.corrected import structure
 from itsa.converse.lp import ReducedLP, Row
 from itsa.converse.problem import Constraint, EntropyProblem, _sets
 from itsa.converse.symmetry import instance_automorphisms, is_automorphism
+from itsa.exceptions import InvalidInstance, VerificationError
+from itsa.model.instance import Instance
 
 #: Largest number of count vectors (``Π (|cell| + 1)``) the orbit search handles.
 MAX_COUNT_VECTORS = 3_000_000

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.bitset import mask_of, members
-from itsa.bounds.corrected import structures
 from itsa._util.display import user
-from itsa.model.instance import Instance
+from itsa.bounds.corrected import structures
 from itsa.converse.classes import lookup
 from itsa.converse.symmetry import instance_automorphisms
+from itsa.model.instance import Instance
 
 Form = dict[int, Fraction]
 

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from itsa._util.bitset import mask_of, members
-from itsa._util.display import Displayable, user as _user, users as _users
-from itsa.typing import User
+from itsa._util.display import Displayable
+from itsa._util.display import user as _user
+from itsa._util.display import users as _users
 from itsa.exceptions import InvalidInstance, excerpt
+from itsa.typing import User
 
 #: Sets of a family listed by :meth:`Instance.summary` before "… (N in all)".
 SHOWN_SETS = 8
@@ -171,7 +173,7 @@ class Instance(Displayable):
             out.append(f"U = {self.U} < 3: the paper assumes at least three servers")
         return out
 
-    def relabelled(self, perm: dict[int, int]) -> "Instance":
+    def relabelled(self, perm: dict[int, int]) -> Instance:
         """The same instance with user bit ``i`` renamed ``perm[i]`` (a bijection)."""
         def move(m: int) -> int:
             return mask_of(perm[i] for i in members(m))
@@ -179,7 +181,7 @@ class Instance(Displayable):
                         tuple(map(move, self.collusion_sets)), self.name)
 
     @classmethod
-    def from_users(cls, servers, security_sets, collusion_sets, name=None) -> "Instance":
+    def from_users(cls, servers, security_sets, collusion_sets, name=None) -> Instance:
         """Build from sets written as lists of ``(u, v)`` pairs."""
         servers = tuple(servers)
         probe = cls(servers, (0,), (0,))

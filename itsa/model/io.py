@@ -10,9 +10,9 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from itsa._util.bitset import mask_of
 from itsa._util.files import read_text
 from itsa._util.safe_yaml import MAX_BYTES, load_yaml
-from itsa._util.bitset import mask_of
 from itsa.exceptions import InvalidInstance, excerpt
 from itsa.model.instance import MAX_USERS, Instance
 from itsa.model.quantities import check_size

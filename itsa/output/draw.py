@@ -132,7 +132,7 @@ def default_config(analysis: Analysis) -> Config:
 
 
 def instance_figure(analysis: Analysis, config: str | Config | None = None,
-                    layout: str = "radial", style: str = "paper") -> tuple["Figure", DrawnFigure]:
+                    layout: str = "radial", style: str = "paper") -> tuple[Figure, DrawnFigure]:
     """Build the figure (not saved); see :func:`draw_instance` for the parameters.
 
     Returns the :class:`matplotlib.figure.Figure` and a :class:`DrawnFigure`

@@ -11,8 +11,8 @@ from typing import Any
 
 from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis
-from itsa.model.instance import Instance
 from itsa.bounds.lp import LPResult
+from itsa.model.instance import Instance
 
 
 def frac(x: Fraction | int | None) -> str | None:

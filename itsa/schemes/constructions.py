@@ -14,8 +14,8 @@ from math import comb, lcm
 import numpy as np
 
 from itsa._util import display
-from itsa.bounds.analysis import REGIMES, Analysis, Regime
 from itsa._util.bitset import members
+from itsa.bounds.analysis import REGIMES, Analysis, Regime
 from itsa.exceptions import Infeasible, InvalidOption, VerificationError
 from itsa.schemes.linalg import check_field, field_problem
 from itsa.schemes.scheme import Scheme

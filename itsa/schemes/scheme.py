@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from itsa._util.files import atomic_writer, read_text
 from itsa._util.display import Displayable, user
+from itsa._util.files import atomic_writer, read_text
 from itsa.exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
 from itsa.model.instance import Instance
 from itsa.model.io import _is_int
@@ -118,7 +118,7 @@ class Scheme(Displayable):
         """Source key rate ``R_{ZΣ} = key_symbols / L`` (exact)."""
         return Fraction(self.key_symbols, self.L)
 
-    def trimmed(self) -> "Scheme":
+    def trimmed(self) -> Scheme:
         """The same keys on as few key symbols as they use: ``key_symbols`` becomes their rank.
 
         With ``M`` all keys stacked (``K·L × d``), ``Z_i = F_i N = F'_i N'`` where

@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -341,7 +341,7 @@ class _Plan:
         self.n_configs = inst.U * sum(len(ms) for g in self.groups for ms in g.values())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exact(v: int) -> tuple[Fraction, float]:
     return Fraction(v), float(v)
 

@@ -33,16 +33,16 @@ from itertools import product
 import flint
 import numpy as np
 
-from itsa.search.shapes import Plan, Shape, shapes_L1, shapes_L2, supports
 from itsa._util.bitset import members
-from itsa.bounds.corrected import structures
 from itsa._util.display import Displayable
+from itsa.bounds.corrected import structures
 from itsa.exceptions import InvalidOption, ItsaError
-from itsa.schemes.linalg import check_field
 from itsa.model.instance import Instance
 from itsa.model.quantities import configurations
+from itsa.schemes.linalg import check_field
 from itsa.schemes.scheme import Scheme
 from itsa.schemes.verifier import Verdict, verify
+from itsa.search.shapes import Plan, Shape, shapes_L1, shapes_L2, supports
 from itsa.typing import Progress
 
 #: Refuse instances with more source symbols than this (``K·L + d``).

@@ -63,15 +63,15 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from itsa.search.repair import atom_shapes, repair
 from itsa._util.bitset import members
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
-from itsa.schemes.linalg import check_field, rank
 from itsa.model.quantities import configurations
+from itsa.schemes.linalg import check_field, rank
 from itsa.schemes.scheme import Scheme
-from itsa.search.scalar import GroupCriterion
 from itsa.schemes.verifier import Verdict, verify
+from itsa.search.repair import atom_shapes, repair
+from itsa.search.scalar import GroupCriterion
 
 #: Default budget: candidate schemes drawn in all (over every ``L``).
 DEFAULT_BUDGET = 4000

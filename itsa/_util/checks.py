@@ -1,0 +1,113 @@
+"""Input checks: one wording for each kind of mistake, one home for every check.
+
+Every check raises the :class:`~itsa.exceptions.InvalidInput` subclass its
+caller names (an :class:`~itsa.exceptions.InvalidOption` by default), with a
+message of one line:
+
+- an unknown choice: ``unknown engine 'x' (choose from auto, rank, enumerate)``;
+- a number outside its domain: ``L: must be a whole number >= 1, not 0``.
+
+Examples
+--------
+>>> choice("engine", "rank", ("auto", "rank"))
+'rank'
+>>> choice("engine", "fast", ("auto", "rank"))
+Traceback (most recent call last):
+...
+itsa.exceptions.InvalidOption: unknown engine 'fast' (choose from auto, rank)
+>>> whole_number("L", 3, minimum=1)
+3
+>>> whole_number("L", True)
+Traceback (most recent call last):
+...
+itsa.exceptions.InvalidOption: L: must be a whole number >= 0, not True
+>>> is_whole(3), is_whole(3.0), is_whole(False)
+(True, False, False)
+>>> fraction("delta", "1e-5", low=0, high=1)
+Fraction(1, 100000)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from fractions import Fraction
+from typing import TypeVar
+
+from itsa.exceptions import InvalidInput, InvalidOption, excerpt
+
+__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown"]
+
+E = TypeVar("E", bound=Enum)
+
+
+def is_whole(x: object) -> bool:
+    """``x`` is an ``int`` and not a ``bool``."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def unknown(kind: str, value: object, choices: Iterable[object]) -> str:
+    """The one wording of an unknown choice: ``unknown KIND 'value' (choose from a, b, c)``."""
+    names = ", ".join(str(c.value if isinstance(c, Enum) else c) for c in choices)
+    return f"unknown {kind} {excerpt(value)} (choose from {names})"
+
+
+def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = InvalidOption):
+    """``value`` if it is one of ``choices``; an enum class as ``choices`` returns its member.
+
+    >>> from enum import StrEnum
+    >>> class Engine(StrEnum):
+    ...     RANK = "rank"
+    >>> choice("engine", "rank", Engine) is Engine.RANK
+    True
+    """
+    options = list(choices)
+    if isinstance(choices, type) and issubclass(choices, Enum):
+        for member in options:
+            if value == member or value == member.value:
+                return member
+    elif value in options:
+        return value
+    raise error(unknown(kind, value, options))
+
+
+def whole_number(name: str, value, minimum: int = 0, maximum: int | None = None,
+                 error: type[InvalidInput] = InvalidOption) -> int:
+    """``value`` if it is a whole number in ``[minimum, maximum]``."""
+    if not is_whole(value) or value < minimum or (maximum is not None and value > maximum):
+        bound = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+        raise error(f"{name}: must be a whole number {bound}, not {excerpt(value)}")
+    return value
+
+
+def positive_number(name: str, value, error: type[InvalidInput] = InvalidOption):
+    """``value`` if it is a real number (not a bool) ``> 0``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) or not value > 0:
+        raise error(f"{name}: must be a number > 0, not {excerpt(value)}")
+    return value
+
+
+def fraction(name: str, value, low=None, high=None, closed: bool = False,
+             error: type[InvalidInput] = InvalidOption) -> Fraction:
+    """``value`` (an int, a Fraction, a float or a text ``'1/1000'``, ``'1e-3'``) as an exact Fraction.
+
+    A float is read as the decimal it prints (``0.1`` is ``1/10``). With ``low``
+    and ``high`` the value must lie in the open interval between them (the
+    closed one with ``closed=True``).
+    """
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        if isinstance(value, float):
+            value = repr(value)
+        out = Fraction(value.strip() if isinstance(value, str) else value)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+        raise error(f"{name}: must be a number (such as 1/1000 or 0.001), not {excerpt(value)}") from None
+    below = low is not None and (out < low if closed else out <= low)
+    above = high is not None and (out > high if closed else out >= high)
+    if below or above:
+        lo = "-inf" if low is None else str(low)
+        hi = "inf" if high is None else str(high)
+        where = f"[{lo}, {hi}]" if closed else f"({lo}, {hi})"
+        raise error(f"{name}: must lie in {where}, not {excerpt(value)}")
+    return out

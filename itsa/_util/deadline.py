@@ -1,0 +1,62 @@
+"""Time limits: one :class:`Deadline` type for every long computation.
+
+A function that can run long takes ``time_limit`` (seconds, or ``None`` for
+none) and makes one ``Deadline`` from it; the parts it calls get the same
+object, or ``deadline.left()`` as their own ``time_limit``. ``time_limit`` is
+the only name for a limit in seconds across itsa.
+
+Examples
+--------
+>>> d = Deadline(None)
+>>> d.left() is None, d.expired()
+(True, False)
+>>> d = Deadline(0)
+>>> d.left(), d.expired()
+(0.0, True)
+>>> d = Deadline(60)
+>>> d.lap("analyze"); sorted(d.timings)
+['analyze']
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["Deadline"]
+
+
+class Deadline:
+    """A clock started at creation with an optional limit in seconds, and the time of each stage."""
+
+    def __init__(self, time_limit: float | None):
+        if time_limit is not None and time_limit < 0:
+            time_limit = 0.0
+        self.time_limit = time_limit
+        self.start = time.perf_counter()
+        self.timings: dict[str, float] = {}
+        self._lap = self.start
+
+    def elapsed(self) -> float:
+        """Seconds since the clock started."""
+        return time.perf_counter() - self.start
+
+    def left(self) -> float | None:
+        """Seconds left (never negative), or ``None`` without a limit."""
+        if self.time_limit is None:
+            return None
+        return max(0.0, self.time_limit - self.elapsed())
+
+    def expired(self) -> bool:
+        """Whether a limit was set and has passed."""
+        left = self.left()
+        return left is not None and left <= 0
+
+    def lap(self, stage: str) -> None:
+        """Add the time since the last lap to ``timings[stage]``."""
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - self._lap
+        self._lap = now
+
+    def __repr__(self) -> str:
+        limit = "none" if self.time_limit is None else f"{self.time_limit:g} s"
+        return f"<Deadline limit {limit}, {self.elapsed():.1f} s elapsed>"
