@@ -36,7 +36,7 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
-    from itsa.converse import DEFAULT_TIME_LIMIT, check_size
+    from itsa.converse import DEFAULT_TIME_LIMIT
     from itsa.converse import converse as run
     from itsa.converse.proof import write_proof
     from itsa.exceptions import InvalidOption, InvalidOutputPath
@@ -51,7 +51,6 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
         if proof_file and not proof_file.endswith((".md", ".tex")):
             raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
         instance = load_instance(path)
-        check_size(instance, method)
         limit = budget(time_limit, DEFAULT_TIME_LIMIT)
         with progress_display(as_json) as progress:
             bound = run(instance, method, time_limit=limit, progress=progress)

@@ -362,7 +362,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
         bad = display.users(sorted({inst.label(c.extra_user) for c in c3
                                     if not c.verified and not c.structural}))
         verdicts = []
-        for rule, a in analyses.items():
+        for rule in analyses:
             mine = [c for c in c3 if c.q_rule == rule and c.allowed]
             if mine:
                 fails = [inst.label(c.extra_user) for c in mine if not c.verified]
@@ -391,9 +391,10 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
 def _keys_converse(instance: Instance):
     """The certified keys converse (:mod:`itsa.converse`), where the instance fits it."""
     from itsa.converse import DEFAULT_TIME_LIMIT, check_size, converse
+    from itsa.converse.problem import KEYS
 
     try:
-        check_size(instance, "keys")
+        check_size(instance, KEYS)
     except InvalidInstance:                  # too many users or orbits of user sets
         return None
     return converse(instance, "keys", time_limit=DEFAULT_TIME_LIMIT)

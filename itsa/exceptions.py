@@ -10,8 +10,10 @@ of input, so a caller can catch exactly what it passed::
     │   ├── InvalidInstance                 an instance or family file
     │   ├── InvalidScheme                   a scheme file or Scheme
     │   ├── InvalidOption                   a parameter: field, engine, rule, configuration...
+    │   ├── InvalidSpec                     a census spec
     │   └── InvalidOutputPath               a place to write to
     ├── Infeasible                          exit 1
+    ├── Unreachable                         exit 1: a service itsa needs does not answer
     ├── VerificationError                   exit 1
     └── MissingExtra (also ImportError)     exit 1: an optional part whose extra is not installed
 
@@ -40,12 +42,20 @@ class InvalidOption(InvalidInput):
     """A parameter outside its domain: a field, an engine, a rule, a configuration, a limit."""
 
 
+class InvalidSpec(InvalidInput):
+    """A census spec that cannot be run (the CLI exits 2 with its one line)."""
+
+
 class InvalidOutputPath(InvalidInput):
     """A file or directory that cannot be written, or whose name picks no known format."""
 
 
 class Infeasible(ItsaError):
     """A construction or linear program that has no solution."""
+
+
+class Unreachable(ItsaError):
+    """A service itsa needs (a Dask scheduler) that does not answer: the environment, not the input."""
 
 
 class VerificationError(ItsaError):

@@ -26,7 +26,7 @@ from itsa._util.display import Displayable
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
-from itsa.converse.classes import CLASSES, SOLVE_CLASSES, lookup
+from itsa.converse.registry import CLASSES, SOLVE_CLASSES, lookup
 from itsa.exceptions import InvalidInstance, ItsaError
 from itsa.model.instance import Instance
 from itsa.output.report import SCHEMA_VERSION
@@ -45,7 +45,7 @@ class LowerEnd:
     """A proved lower bound: its value, the method that proved it and why it holds.
 
     ``method`` is ``"corrected"`` (the chain bound of :mod:`itsa.bounds.corrected`) or a
-    converse LP of :data:`itsa.converse.classes.REGISTRY` whose bound holds
+    converse LP of :data:`itsa.converse.registry.REGISTRY` whose bound holds
     for every scheme of the model (the general group lemma); an LP of
     narrower scope (``linear``) is reported in the notes, never as the
     lower end.
@@ -200,7 +200,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
 def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
     """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``)."""
     try:
-        check_size(instance, cls)
+        check_size(instance, lookup(cls))
     except InvalidInstance as exc:
         skipped[cls] = str(exc)
         return None

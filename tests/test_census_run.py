@@ -176,7 +176,7 @@ def test_minimal_spec_from_docs(tmp_path):
     ({"universe": {"grid": {"U": 3}}}, "missing V"),
     ({"universe": {"everything": {}}}, "unknown universe 'everything'"),
     ({"universe": {"grid": {"U": 3, "V": 1}, "random": {"n": 1}}}, "exactly one"),
-    ({"universe": {"grid": {"U": 3, "V": 1}}, "work": "dream"}, "work: 'dream'"),
+    ({"universe": {"grid": {"U": 3, "V": 1}}, "work": "dream"}, "work: unknown work 'dream' \\(choose from "),
     ({"universe": {"grid": {"U": 3, "V": 1}}, "time_limit": -1}, "time_limit"),
     ({"universe": {"grid": {"U": "x..y", "V": 1}}}, "not a range"),
     ({"universe": {"random": {"n": 3, "regimes": {"condition-1": 2}}}}, "sum to 1"),

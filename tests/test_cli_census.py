@@ -93,10 +93,12 @@ def test_unknown_universe(tmp_path):
     one_line_exit_2(run("census", spec, "-o", tmp_path / "r.parquet"), "unknown universe 'everything'")
 
 
-def test_unreachable_scheduler(tmp_path):
+def test_unreachable_scheduler_is_an_environment_failure_not_bad_input(tmp_path):
     res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
               "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5")
-    one_line_exit_2(res, "cannot reach the Dask scheduler")
+    assert res.exit_code == 1, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "cannot reach the Dask scheduler" in lines[0]
     assert not (tmp_path / "r.parquet").exists()
 
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings, strategies as st
 
 from itsa.converse import converse
 from itsa.converse.certificate import Certificate, certify, check_certificate
-from itsa.converse.linear import ingleton_cuts, ingleton_form, ingleton_rows, linear_converse
+from itsa.converse.linear import LINEAR, ingleton_cuts, ingleton_rows, linear_converse
 from itsa.converse.lp import Row, reduce_problem, solve_float
-from itsa.converse.problem import Constraint, EntropyProblem
+from itsa.converse.problem import KEYS, Constraint, EntropyProblem, ingleton_form
 from itsa.exceptions import VerificationError
 from itsa.schemes.scheme import Scheme
 from itsa.search.scalar import search_min_rate
@@ -29,7 +29,8 @@ def _ingleton_problem() -> EntropyProblem:
     return EntropyProblem(("A", "B", "C", "D"), (),
                           tuple(Constraint(((S, Fraction(-1)),), ">=", Fraction(-1), f"H({S}) <= 1")
                                 for S in range(1, 16)),
-                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "linear", (0, 1, 2, 3))
+                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "linear", (0, 1, 2, 3),
+                          kind=LINEAR)
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +101,7 @@ def test_no_verified_linear_scheme_below_the_linear_bound(inst, seed):
 
 def test_linear_is_a_registered_lp_with_its_own_scope(tmp_path):
     from itsa import examples
-    from itsa.converse.classes import SOLVE_CLASSES
+    from itsa.converse.registry import SOLVE_CLASSES
     from itsa.converse.proof import write_proof
 
     inst = examples.load("audit/fractional-optimum")
@@ -116,7 +117,7 @@ def test_linear_is_a_registered_lp_with_its_own_scope(tmp_path):
 def test_ingleton_rows_are_refused_in_an_lp_for_every_scheme(ingleton_lp):
     import dataclasses
     rlp, _, _, cert = ingleton_lp
-    as_keys = dataclasses.replace(rlp, problem=dataclasses.replace(rlp.problem, method="keys"))
+    as_keys = dataclasses.replace(rlp, problem=dataclasses.replace(rlp.problem, method="keys", kind=KEYS))
     with pytest.raises(VerificationError, match="Ingleton"):
         check_certificate(as_keys, cert)
 

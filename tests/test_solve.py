@@ -78,7 +78,7 @@ def test_cli_converse_bad_input():
 
 
 def test_cli_lp_choices_match_library():
-    from itsa.converse.classes import ALIASES, CLASSES
+    from itsa.converse.registry import ALIASES, CLASSES
     from itsa_cli.converse import OLD_NAMES
     from itsa_cli.converse import converse as cmd
     opt = next(p for p in cmd.params if p.name == "method")

@@ -52,8 +52,11 @@ def unknown(kind: str, value: object, choices: Iterable[object]) -> str:
     return f"unknown {kind} {excerpt(value)} (choose from {names})"
 
 
-def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = InvalidOption):
+def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = InvalidOption,
+           where: str = ""):
     """``value`` if it is one of ``choices``; an enum class as ``choices`` returns its member.
+
+    ``where`` (a key of a file, say) starts the message: ``work: unknown work 'x' (...)``.
 
     >>> from enum import StrEnum
     >>> class Engine(StrEnum):
@@ -68,7 +71,7 @@ def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = Inva
                 return member
     elif value in options:
         return value
-    raise error(unknown(kind, value, options))
+    raise error((f"{where}: " if where else "") + unknown(kind, value, options))
 
 
 def whole_number(name: str, value, minimum: int = 0, maximum: int | None = None,

@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from itsa._util.bitset import members, unpack
+from itsa._util.checks import unknown
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.model.quantities import Configurations
 from itsa.typing import Config
@@ -139,7 +140,7 @@ def _solve_floats(variables, constraints, solver: str):
         return _solve_highs(variables, constraints)
     if solver == "cbc":
         return _solve_cbc(variables, constraints)
-    raise InvalidOption(f"solver must be one of {LP_SOLVERS}, not {solver!r}")
+    raise InvalidOption(unknown("LP solver", solver, LP_SOLVERS))
 
 
 def _solve_highs(variables, constraints):

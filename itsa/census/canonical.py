@@ -88,7 +88,7 @@ def brute_canonical_form(instance: Instance) -> tuple:
         for inner in itertools.product(*(itertools.permutations(b) for b in blocks)):
             new = [i for block in inner for i in block]          # new bit j <- old bit new[j]
             perm = {old: j for j, old in enumerate(new)}
-            move = lambda m: mask_of(perm[i] for i in members(m))   # noqa: E731
+            move = lambda m, perm=perm: mask_of(perm[i] for i in members(m))   # noqa: E731
             form = (servers, tuple(sorted(map(move, instance.security_sets))),
                     tuple(sorted(map(move, instance.collusion_sets))))
             if best is None or form < best:

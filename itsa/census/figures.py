@@ -54,7 +54,7 @@ def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]
     ({}, ['open: no open instance (no figure)'])
     """
     figures, notes = {}, []
-    for name, (header, rows) in tables.items():
+    for name, (_header, rows) in tables.items():
         fig_or_note = _BUILDERS[name](rows, style)
         if isinstance(fig_or_note, str):
             notes.append(f"{name}: {fig_or_note} (no figure)")

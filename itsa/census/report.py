@@ -27,33 +27,12 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 from pathlib import Path
 
+from itsa.converse.registry import scope_of
+
 __all__ = ["census_summary", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
 
 REPORTS = ("converse-by-regime", "certified-by-K", "printed-gap", "gaps", "grid-rate", "open")
 FORMATS = ("pdf", "svg", "png")
-
-
-def scope_of(lower_class: str | None) -> str | None:
-    """The schemes a lower bound of class ``lower_class`` is proved for, as :func:`itsa.solve` says it.
-
-    The census's ``lower_class`` column (``corrected``, ``general``, or an
-    older table's ``additive``) is mapped through the converse registry, the
-    same source as the ``scope`` of a solution's lower end, so that a census
-    and ``itsa solve`` never disagree on what was proved.
-
-    >>> from itsa.bounds.corrected import EVERY_SCHEME
-    >>> scope_of("corrected") == EVERY_SCHEME, scope_of(None)
-    (True, None)
-    """
-    if lower_class is None:
-        return None
-    from itsa.converse.classes import scope_of as registry_scope
-    from itsa.exceptions import InvalidOption
-
-    try:
-        return registry_scope(lower_class)
-    except InvalidOption:
-        return f"lower-bound class {lower_class}"
 
 
 def _scopes(rows) -> str:

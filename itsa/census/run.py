@@ -39,15 +39,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from itsa.census.spec import CensusSpec, InvalidSpec
+from itsa.census.spec import CensusSpec
 from itsa.census.store import ResultStore
 from itsa.census.work import failed_row, run_one, warm_up
+from itsa.exceptions import Unreachable
 
 __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
            "warm_worker", "WORKER_CONFIG"]
 
 
-class SchedulerUnreachable(InvalidSpec):
+class SchedulerUnreachable(Unreachable):
     """The Dask scheduler named by ``--scheduler`` does not answer."""
 
 

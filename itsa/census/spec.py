@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from itsa._util.checks import choice
+from itsa._util.checks import unknown as unknown_choice
 from itsa._util.files import read_text
+from itsa.census.universe import Item, Universe, census_items, check_params
 from itsa.census.work import WORK_KINDS
-from itsa.exceptions import InvalidInstance, ItsaError
+from itsa.exceptions import InvalidSpec, ItsaError
 
 __all__ = ["WORKS", "UNIVERSES", "InvalidSpec", "CensusSpec", "Item", "parse_spec", "load_spec"]
 
@@ -30,20 +33,6 @@ WORKS = tuple(WORK_KINDS)
 UNIVERSES = ("grid", "random", "exhaustive", "files")
 TOP_KEYS = {"universe", "work", "time_limit", "seed", "field", "search", "save", "name"}
 SEARCH_KEYS = {"tries", "budget", "max_symbols"}
-
-
-class InvalidSpec(InvalidInstance):
-    """A census spec that cannot be run (the CLI exits 2 with its one line)."""
-
-
-@dataclass(frozen=True)
-class Item:
-    """One instance of a census: its canonical key, name, YAML text and origin."""
-
-    key: str
-    name: str
-    text: str
-    source: str
 
 
 @dataclass(frozen=True)
@@ -84,9 +73,11 @@ class CensusSpec:
 
     def items(self) -> list[Item]:
         """Every instance of the universe, one per isomorphism class, in a fixed order."""
-        from itsa.census.universe import census_items
+        return census_items(self.where())
 
-        return census_items(self)
+    def where(self) -> Universe:
+        """The universe part of the spec."""
+        return Universe(self.universe, self.params, self.seed, self.base)
 
 
 def load_spec(path: str | os.PathLike) -> CensusSpec:
@@ -117,22 +108,20 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     'corrected'
     >>> parse_spec({"universe": {"everything": {}}})
     Traceback (most recent call last):
-    itsa.census.spec.InvalidSpec: universe: unknown universe 'everything' (known: grid, random, exhaustive, files)
+    itsa.exceptions.InvalidSpec: universe: unknown universe 'everything' (choose from grid, random, exhaustive, files)
     """
     if not isinstance(data, dict):
         raise InvalidSpec("a spec is a mapping with 'universe' and 'work'")
     unknown = sorted(map(str, set(data) - TOP_KEYS))
     if unknown:
-        raise InvalidSpec(f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(TOP_KEYS))})")
+        raise InvalidSpec(unknown_choice("key", unknown[0], sorted(TOP_KEYS)))
     uni = data.get("universe")
     if not isinstance(uni, dict) or len(uni) != 1:
         raise InvalidSpec("universe: must name exactly one of " + ", ".join(UNIVERSES))
     (kind, params), = uni.items()
-    if kind not in UNIVERSES:
-        raise InvalidSpec(f"universe: unknown universe {kind!r} (known: {', '.join(UNIVERSES)})")
+    choice("universe", kind, UNIVERSES, error=InvalidSpec, where="universe")
     work = data.get("work", "search")
-    if work not in WORKS:
-        raise InvalidSpec(f"work: {work!r} is not one of {', '.join(WORKS)}")
+    choice("work", work, WORKS, error=InvalidSpec, where="work")
     tl = data.get("time_limit")
     if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or tl <= 0):
         raise InvalidSpec(f"time_limit: {tl!r} is not a positive number of seconds")
@@ -146,9 +135,7 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     save = _save_folder(data.get("save"))
     spec = CensusSpec(kind, params, work, None if tl is None else float(tl), seed, fld, search,
                       save, data.get("name"), base, text)
-    from itsa.census.universe import check_params
-
-    check_params(spec)
+    check_params(spec.where())
     return spec
 
 

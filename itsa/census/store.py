@@ -24,7 +24,7 @@ from pathlib import Path
 
 from itsa._util.files import atomic_writer
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
-from itsa.census.spec import InvalidSpec
+from itsa.exceptions import InvalidSpec
 
 __all__ = ["ResultStore", "read_results", "read_rows"]
 

@@ -1,6 +1,6 @@
 """The four universes of a census spec: grid, random, exhaustive, files.
 
-Each yields :class:`~itsa.census.spec.Item` s in a fixed order, one per
+Each yields :class:`Item` s in a fixed order, one per
 isomorphism class: an instance whose canonical key was already listed is
 dropped (a grid point with ``t >= K`` repeats ``t = K``; two random draws may
 be isomorphic; two files may hold the same instance).
@@ -11,13 +11,14 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 
+from itsa._util.checks import unknown as unknown_choice
 from itsa.census.canonical import canonical_key
-from itsa.census.spec import CensusSpec, InvalidSpec, Item
 from itsa.census.work import text_key
-from itsa.exceptions import ItsaError
+from itsa.exceptions import InvalidSpec, ItsaError
 from itsa.model.instance import Instance
 from itsa.model.io import parse_instance
 
@@ -29,6 +30,26 @@ GRID_KEYS = {"U", "V", "t", "servers"}
 RANDOM_KEYS = {"n", "seed", "U", "max_users", "max_security_sets", "max_collusion_sets",
                "density", "regimes", "full_collusion"}
 EXHAUSTIVE_KEYS = {"U", "K", "M", "N"}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One instance of a census: its canonical key, name, YAML text and origin."""
+
+    key: str
+    name: str
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Universe:
+    """What a census spec says of its universe: its kind, its parameters, the seed and base folder."""
+
+    kind: str
+    params: dict
+    seed: int = 0
+    base: str = "."
 
 
 def instance_yaml(instance: Instance) -> str:
@@ -74,13 +95,13 @@ def _check_keys(params, allowed: set, where: str) -> dict:
         raise InvalidSpec(f"{where}: expected a mapping with keys among {', '.join(sorted(allowed))}")
     unknown = sorted(map(str, set(params) - allowed))
     if unknown:
-        raise InvalidSpec(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+        raise InvalidSpec(f"{where}: " + unknown_choice("key", unknown[0], sorted(allowed)))
     return params
 
 
-def check_params(spec: CensusSpec) -> None:
+def check_params(spec: Universe) -> None:
     """Check the universe's parameters (cheaply: nothing is enumerated)."""
-    p, kind = spec.params, spec.universe
+    p, kind = spec.params, spec.kind
     where = f"universe.{kind}"
     if kind == "files":
         _files(spec)
@@ -117,9 +138,9 @@ def check_params(spec: CensusSpec) -> None:
             raise InvalidSpec(f"{where}: {total} candidate instances to enumerate (limit {MAX_CANDIDATES})")
 
 
-def census_items(spec: CensusSpec) -> list[Item]:
+def census_items(spec: Universe) -> list[Item]:
     """Every instance of ``spec``'s universe, one per isomorphism class."""
-    gen = {"grid": _grid, "random": _random, "exhaustive": _exhaustive, "files": _files}[spec.universe]
+    gen = {"grid": _grid, "random": _random, "exhaustive": _exhaustive, "files": _files}[spec.kind]
     seen, out = set(), []
     for item in gen(spec):
         if item.key not in seen:
@@ -133,7 +154,7 @@ def _item(inst: Instance, source: str, text: str | None = None) -> Item:
 
 
 # -- grid ----------------------------------------------------------------
-def _grid(spec: CensusSpec):
+def _grid(spec: Universe):
     p = spec.params
     ts = _values(p.get("t", 0), "t")
     if "servers" in p:
@@ -211,7 +232,7 @@ def _family(subset, size: int, forbidden: tuple) -> tuple[int, ...]:
     return tuple(out) or (0,)
 
 
-def _random(spec: CensusSpec):
+def _random(spec: Universe):
     p = _random_params(spec.params, "universe.random")
     seed = spec.seed if p["seed"] is None else p["seed"]
     rng = random.Random(f"census:{seed}")
@@ -259,7 +280,7 @@ def _exhaustive_candidates(p: dict) -> int:
     return total
 
 
-def _exhaustive(spec: CensusSpec):
+def _exhaustive(spec: Universe):
     p = spec.params
     for U in _values(p["U"], "U", 1):
         for K in _values(p["K"], "K", 1):
@@ -277,7 +298,7 @@ def _exhaustive(spec: CensusSpec):
 
 
 # -- files ---------------------------------------------------------------
-def _files(spec: CensusSpec):
+def _files(spec: Universe):
     import yaml
 
     p = spec.params

@@ -16,7 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from itsa._util.checks import unknown
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION
+from itsa.exceptions import InvalidSpec
 
 __all__ = ["run_one", "failed_row", "hard_limit", "text_key", "warm_up"]
 
@@ -214,7 +216,7 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
 
     kind = WORK_KINDS.get(work)
     if kind is None:
-        raise ValueError(f"unknown work {work!r}")
+        raise InvalidSpec(unknown("work", work, WORK_KINDS))
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     inst = parse_instance(yaml.safe_load(text), default_name=options.get("name"))

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
-from itsa.converse.lp import FloatSolution, ReducedLP, Row, orbits
-from itsa.converse.problem import EntropyProblem, mutual_information
-from itsa.converse.symmetry import permute_mask
+from itsa.converse.classes import INGLETON
+from itsa.converse.lp import FloatSolution, ReducedLP, Row
+from itsa.converse.problem import ingleton_form, mutual_information
 from itsa.exceptions import VerificationError
 
 #: Float duals below this are taken as zero when the support is read off.
@@ -64,7 +64,6 @@ def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
             return ((full, Fraction(1)), (C, Fraction(-1)))
         return tuple(mutual_information(1 << i, 1 << j, C).items())
     if kind == "ingleton":
-        from itsa.converse.linear import ingleton_form
         return tuple(ingleton_form(*row.origin[1:]).items())
     return rlp.problem.constraints[row.origin[1]].form
 
@@ -90,10 +89,8 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
     from them, and each row's form, sense and right side are rebuilt from
     its origin.
     """
-    from itsa.converse.classes import INGLETON, lookup
-
     rlp.check_structure()
-    ingleton_allowed = INGLETON in lookup(rlp.problem.method).lemmas
+    ingleton_allowed = INGLETON in rlp.problem.lemmas
     total: dict[int, Fraction] = {}
     value = Fraction(0)
     for r, w in cert.weights:
@@ -116,37 +113,6 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
         raise VerificationError("the weighted rows do not add up to the objective")
     if value != cert.value:
         raise VerificationError(f"the rows give {value}, not the claimed {cert.value}")
-
-
-def check_orbits(rlp: ReducedLP) -> None:
-    """Raise unless the LP's orbits are exactly those of the group the generators span."""
-    closed = list(rlp.orbit_of)
-    fresh = orbits(closed, rlp.problem.generators)
-    pairs = {(rlp.orbit_of[c], fresh[c]) for c in closed}
-    if len(pairs) != len({a for a, _ in pairs}) or len(pairs) != len({b for _, b in pairs}):
-        raise VerificationError("the LP's orbits are not those of the symmetry group")
-
-
-def check_symmetry(problem: EntropyProblem, closure) -> None:
-    """Raise unless every generator maps dependencies, constraints and objective to themselves."""
-    def closed(form):
-        out: dict[int, Fraction] = {}
-        for s, w in form:
-            c = closure(s)
-            if c:
-                out[c] = out.get(c, Fraction(0)) + w
-        return tuple(sorted((s, w) for s, w in out.items() if w))
-    cons = {(closed(c.form), c.sense, c.rhs) for c in problem.constraints}
-    for g in problem.generators:
-        for d in problem.dependencies:
-            if permute_mask(d.rhs, g) & ~closure(permute_mask(d.lhs, g)):
-                raise VerificationError(f"symmetry {g} breaks the dependency '{d.reason}'")
-        for c in problem.constraints:
-            moved = closed((permute_mask(s, g), w) for s, w in c.form)
-            if (moved, c.sense, c.rhs) not in cons:
-                raise VerificationError(f"symmetry {g} breaks the constraint '{c.reason}'")
-        if closed((permute_mask(s, g), w) for s, w in problem.objective) != closed(problem.objective):
-            raise VerificationError(f"symmetry {g} moves the objective")
 
 
 def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None) -> Certificate | None:

@@ -1,4 +1,4 @@
-"""The converse LPs itsa can build: one registry entry each, the one home of their facts.
+"""What a converse LP is: its entry type (:class:`ConverseClass`) and the lemmas proofs cite.
 
 A converse *LP* is a way of writing the problem (which random variables, which
 constraints); the *scope* of its bound is the set of schemes the bound holds
@@ -21,16 +21,17 @@ The names the LPs had before the group lemma was proved for every encoder,
 ``additive`` (now ``keys``) and ``general`` (now ``model``), are accepted as
 aliases by :func:`lookup`.
 
-Adding an LP is one :class:`ConverseClass` entry in :data:`REGISTRY` plus its
-builder in :mod:`itsa.converse.problem`.
+Each entry is defined beside its builder (``KEYS`` and ``MODEL`` in
+:mod:`itsa.converse.problem`, ``LINEAR`` in :mod:`itsa.converse.linear`);
+:mod:`itsa.converse.registry` collects them. Adding an LP is one entry and its
+builder, named in ``registry.REGISTRY``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-
-from itsa.bounds.corrected import EVERY_SCHEME
-from itsa.exceptions import InvalidOption
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -78,66 +79,15 @@ class ConverseClass:
     """One converse LP: how it is built, how far it reaches, what its bound covers."""
 
     name: str
-    builder: str            # the name of its builder in itsa.converse.problem
+    builder: Callable[[Any], Any]    # instance -> its EntropyProblem for this LP
     max_users: int          # the largest K accepted (keys: the orbit count is the real limit)
     scope: str              # the schemes its bound holds for
     description: str
     lemmas: tuple[Lemma, ...]
     alias: str | None = None    # the name it had before
-    runner: str | None = None   # "module:function" of itsa.converse that solves it, if not the generic one
+    runner: Callable[..., Any] | None = None   # its own solve (-> ConverseBound), if not the generic one
     in_solve: bool = True       # whether itsa.solve runs it by default
 
     def build(self, instance):
         """The :class:`~itsa.converse.problem.EntropyProblem` of this LP for ``instance``."""
-        from itsa.converse import problem
-
-        return getattr(problem, self.builder)(instance)
-
-
-#: Every converse LP, cheapest first (the order ``solve`` runs them in).
-REGISTRY: dict[str, ConverseClass] = {c.name: c for c in (
-    ConverseClass("keys", "keys_problem", 64, EVERY_SCHEME,
-                  "key entropies with the general group lemma", (GROUP_LEMMA,), "additive"),
-    ConverseClass("model", "model_problem", 4, EVERY_SCHEME,
-                  "every variable of the model with its own constraints", (INJECTIVITY_LEMMA,),
-                  "general"),
-    ConverseClass("linear", "keys_problem", 12, LINEAR_KEYS,
-                  "key entropies with the general group lemma and Ingleton's inequality",
-                  (GROUP_LEMMA, INGLETON), runner="linear:linear_converse", in_solve=False),
-)}
-
-#: The names of :data:`REGISTRY`, cheapest first.
-CLASSES: tuple[str, ...] = tuple(REGISTRY)
-
-#: The LPs ``itsa.solve`` runs by default, cheapest first.
-SOLVE_CLASSES: tuple[str, ...] = tuple(n for n, c in REGISTRY.items() if c.in_solve)
-
-#: Old names, still accepted.
-ALIASES = {c.alias: c.name for c in REGISTRY.values() if c.alias}
-
-
-def lookup(name: str) -> ConverseClass:
-    """The registry entry of ``name`` (an LP name or an old alias).
-
-    >>> lookup("additive").name, lookup("keys").max_users
-    ('keys', 64)
-    """
-    entry = REGISTRY.get(ALIASES.get(name, name))
-    if entry is None:
-        raise InvalidOption(f"unknown converse LP {name!r}; choose from {', '.join(CLASSES)}")
-    return entry
-
-
-def scope_of(name: str) -> str:
-    """The schemes a lower bound recorded under ``name`` holds for.
-
-    ``name`` is a converse LP (or its old name), ``"corrected"`` (the chain
-    bound of :mod:`itsa.bounds.corrected`) or ``"general"``, as census tables and JSON
-    record them.
-
-    >>> scope_of("additive") == scope_of("corrected") == EVERY_SCHEME
-    True
-    """
-    if name in ("corrected", "general"):
-        return EVERY_SCHEME
-    return lookup(name).scope
+        return self.builder(instance)

@@ -24,35 +24,17 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import time
 from fractions import Fraction
 from itertools import combinations
 
-from itsa.converse.lp import ReducedLP, Row, solve_float
-from itsa.converse.problem import Form, build_problem, mutual_information
+from itsa._util.deadline import Deadline
+from itsa._util.progress import Reporter
+from itsa.converse.classes import GROUP_LEMMA, INGLETON, LINEAR_KEYS, ConverseClass
+from itsa.converse.lp import ReducedLP, Row, reduce_problem, solve_float
+from itsa.converse.pipeline import check_size, solve_and_certify
+from itsa.converse.problem import ingleton_form, keys_problem
 
 __all__ = ["ingleton_form", "ingleton_rows", "ingleton_cuts", "linear_converse"]
-
-
-def ingleton_form(a: int, b: int, c: int, d: int) -> Form:
-    """``I(A;B|C) + I(A;B|D) + I(C;D) - I(A;B)`` (``>= 0`` for subspaces), over variable-set masks.
-
-    Examples
-    --------
-    Four generic lines in a plane (``h = 1`` per line, 2 for two or more):
-    ``I(A;B|C) + I(A;B|D) + I(C;D) - I(A;B) = 1 + 1 + 0 - 0``.
-
-    >>> form = ingleton_form(1, 2, 4, 8)
-    >>> h = lambda m: min(2, bin(m).count("1"))
-    >>> sum(w * h(m) for m, w in form.items())
-    Fraction(2, 1)
-    """
-    out: Form = {}
-    for part, sign in ((mutual_information(a, b, c), 1), (mutual_information(a, b, d), 1),
-                       (mutual_information(c, d), 1), (mutual_information(a, b), -1)):
-        for s, w in part.items():
-            out[s] = out.get(s, Fraction(0)) + sign * w
-    return {s: w for s, w in out.items() if w}
 
 
 def _sets(keys: tuple[int, ...], max_size: int) -> list[int]:
@@ -158,23 +140,24 @@ def linear_converse(instance, time_limit: float | None = None, max_size: int = 2
     >>> b.value, b.certified, b.method
     (Fraction(3, 2), True, 'linear')
     """
-    from itsa._util.progress import Reporter
-    from itsa.converse import check_size, solve_and_certify
-    from itsa.converse.lp import reduce_problem
-
-    check_size(instance, "linear")
-    report = Reporter(progress, "linear")
-    t0 = time.perf_counter()
+    check_size(instance, LINEAR)
+    clock = Deadline(time_limit)
+    report = Reporter(progress, LINEAR.name)
     report("reduce")
-    rlp = reduce_problem(dataclasses.replace(build_problem(instance, "keys"), method="linear"))
+    rlp = reduce_problem(linear_problem(instance))
     rlp.sizes["ingleton_rows"] = 0
-    return solve_and_certify(rlp, "linear", t0, report, time_limit=time_limit, max_estimate=max_estimate,
+    return solve_and_certify(rlp, clock, report, max_estimate=max_estimate,
                              solver=functools.partial(_with_ingleton_cuts, max_size=max_size, rounds=rounds))
+
+
+def linear_problem(instance):
+    """The keys LP's problem, under the linear LP's name and lemmas (Ingleton rows come as cuts)."""
+    return dataclasses.replace(keys_problem(instance), method=LINEAR.name, kind=LINEAR)
 
 
 def _with_ingleton_cuts(rlp, *, time_limit=None, progress=None, max_size: int = 2, rounds: int = 20):
     """The float solve, then rounds of the Ingleton rows its optimum violates, added to ``rlp``."""
-    t0 = time.perf_counter()
+    clock = Deadline(time_limit)
     sol = solve_float(rlp, time_limit=time_limit, progress=progress)
     for _ in range(rounds):
         cuts = ingleton_cuts(rlp, sol.x, max_size) if sol.status == "optimal" else []
@@ -182,8 +165,13 @@ def _with_ingleton_cuts(rlp, *, time_limit=None, progress=None, max_size: int = 
             break
         rlp.rows += cuts
         rlp.sizes["ingleton_rows"] += len(cuts)
-        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-        if left is not None and left <= 0:
+        if clock.expired():
             return dataclasses.replace(sol, status="time limit reached between Ingleton rounds")
-        sol = solve_float(rlp, time_limit=left, progress=progress)
-    return dataclasses.replace(sol, seconds=time.perf_counter() - t0)
+        sol = solve_float(rlp, time_limit=clock.left(), progress=progress)
+    return dataclasses.replace(sol, seconds=clock.elapsed())
+
+
+#: The linear LP: the keys LP with Ingleton's inequality among the keys, as cutting planes.
+LINEAR = ConverseClass("linear", linear_problem, 12, LINEAR_KEYS,
+                       "key entropies with the general group lemma and Ingleton's inequality",
+                       (GROUP_LEMMA, INGLETON), runner=linear_converse, in_solve=False)

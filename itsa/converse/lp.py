@@ -27,7 +27,7 @@ import numpy as np
 from itsa._util.bitset import members
 from itsa.converse.problem import EntropyProblem
 from itsa.converse.symmetry import permute_mask
-from itsa.exceptions import ItsaError
+from itsa.exceptions import ItsaError, VerificationError
 
 #: Closed sets the reduction enumerates at the most (memory and time guard).
 MAX_CLOSED_SETS = 400_000
@@ -84,8 +84,6 @@ class ReducedLP:
         Checks that the symmetry generators map the problem to itself and that
         the columns are exactly the orbits of closed sets under them.
         """
-        from itsa.converse.certificate import check_orbits, check_symmetry
-
         check_symmetry(self.problem, self.closure)
         check_orbits(self)
 
@@ -333,3 +331,34 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
 
 def _failed(rlp: ReducedLP, why: str, secs: float) -> FloatSolution:
     return FloatSolution(float("nan"), np.zeros(rlp.n_columns), np.zeros(len(rlp.rows)), why, secs)
+
+
+def check_orbits(rlp: ReducedLP) -> None:
+    """Raise unless the LP's orbits are exactly those of the group the generators span."""
+    closed = list(rlp.orbit_of)
+    fresh = orbits(closed, rlp.problem.generators)
+    pairs = {(rlp.orbit_of[c], fresh[c]) for c in closed}
+    if len(pairs) != len({a for a, _ in pairs}) or len(pairs) != len({b for _, b in pairs}):
+        raise VerificationError("the LP's orbits are not those of the symmetry group")
+
+
+def check_symmetry(problem: EntropyProblem, closure) -> None:
+    """Raise unless every generator maps dependencies, constraints and objective to themselves."""
+    def closed(form):
+        out: dict[int, Fraction] = {}
+        for s, w in form:
+            c = closure(s)
+            if c:
+                out[c] = out.get(c, Fraction(0)) + w
+        return tuple(sorted((s, w) for s, w in out.items() if w))
+    cons = {(closed(c.form), c.sense, c.rhs) for c in problem.constraints}
+    for g in problem.generators:
+        for d in problem.dependencies:
+            if permute_mask(d.rhs, g) & ~closure(permute_mask(d.lhs, g)):
+                raise VerificationError(f"symmetry {g} breaks the dependency '{d.reason}'")
+        for c in problem.constraints:
+            moved = closed((permute_mask(s, g), w) for s, w in c.form)
+            if (moved, c.sense, c.rhs) not in cons:
+                raise VerificationError(f"symmetry {g} breaks the constraint '{c.reason}'")
+        if closed((permute_mask(s, g), w) for s, w in problem.objective) != closed(problem.objective):
+            raise VerificationError(f"symmetry {g} moves the objective")

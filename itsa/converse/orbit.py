@@ -47,7 +47,7 @@ from itsa._util.bitset import mask_of
 from itsa._util.display import user
 from itsa.bounds.corrected import structure
 from itsa.converse.lp import ReducedLP, Row
-from itsa.converse.problem import Constraint, EntropyProblem, _sets
+from itsa.converse.problem import KEYS, Constraint, EntropyProblem, _sets
 from itsa.converse.symmetry import instance_automorphisms, is_automorphism
 from itsa.exceptions import InvalidInstance, VerificationError
 from itsa.model.instance import Instance
@@ -323,7 +323,7 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     cons, origins = _lemma_rows(instance, cells, probe.orbit)
     names = tuple(f"Z{user(*instance.label(i))}" for i in range(instance.K))
     problem = EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                             tuple(gens) + twins, "keys", tuple(range(instance.K)))
+                             tuple(gens) + twins, "keys", tuple(range(instance.K)), kind=KEYS)
     rep_masks = [_rep_mask(int(r), cells, radix) for r in reps]
     lp = OrbitLP(problem, _identity, {}, rep_masks, [], [], {}, instance=instance, cells=cells,
                  radix=radix, column_of=column_of, lemma_origins=tuple(origins))
@@ -457,7 +457,7 @@ def _lemma_rows(instance: Instance, cells, orbit) -> tuple[list[Constraint], lis
                     if key not in best or gain > best[key][0]:
                         best[key] = (gain, cfg, Y)
     cons, origins = [], []
-    for _, (gain, cfg, Y) in sorted(best.items()):
+    for _, (_gain, cfg, Y) in sorted(best.items()):
         k, m, n = cfg
         reason = f"general group lemma for server {k}, {_sets(instance, m, n)}, Y = {instance.describe(Y)}"
         cons.append(_lemma_constraint(instance, cfg, Y, reason))

@@ -13,7 +13,7 @@ linear form in entropies is a ``dict`` from such a mask to its coefficient.
 Entropies are measured in units of ``L`` q-ary symbols (so ``H(W_k) = 1``).
 
 Two problems are built from an :class:`~itsa.model.instance.Instance`, one per
-entry of :data:`itsa.converse.classes.REGISTRY`; both bound every scheme of
+entry of :data:`itsa.converse.registry.REGISTRY`; both bound every scheme of
 the model (docs/model.md §1):
 
 * :func:`keys_problem` (LP ``keys``): the keys alone, through the general
@@ -29,8 +29,8 @@ from fractions import Fraction
 
 from itsa._util.bitset import mask_of, members
 from itsa._util.display import user
-from itsa.bounds.corrected import structures
-from itsa.converse.classes import lookup
+from itsa.bounds.corrected import EVERY_SCHEME, structures
+from itsa.converse.classes import GROUP_LEMMA, INJECTIVITY_LEMMA, ConverseClass
 from itsa.converse.symmetry import instance_automorphisms
 from itsa.model.instance import Instance
 
@@ -70,9 +70,15 @@ class EntropyProblem:
     constraints: tuple[Constraint, ...]
     objective: tuple[tuple[int, Fraction], ...]
     generators: tuple[tuple[int, ...], ...] = ()
-    method: str = "model"               # the converse LP it belongs to (itsa.converse.classes)
+    method: str = "model"               # the name of the converse LP it belongs to
     keys: tuple[int, ...] = ()          # the variable of each user's key
     notes: tuple[str, ...] = field(default=(), compare=False)
+    kind: ConverseClass | None = field(default=None, compare=False)   # that LP's entry: scope, lemmas
+
+    @property
+    def lemmas(self) -> tuple:
+        """The lemmas the LP's rows may cite (none for a problem built by hand)."""
+        return self.kind.lemmas if self.kind is not None else ()
 
     @property
     def n(self) -> int:
@@ -93,6 +99,27 @@ def mutual_information(a: int, b: int, c: int = 0) -> Form:
     for s, w in ((a | c, 1), (b | c, 1), (a | b | c, -1), (c, -1)):
         out[s] = out.get(s, Fraction(0)) + w
     return out
+
+
+def ingleton_form(a: int, b: int, c: int, d: int) -> Form:
+    """``I(A;B|C) + I(A;B|D) + I(C;D) - I(A;B)`` (``>= 0`` for subspaces), over variable-set masks.
+
+    Examples
+    --------
+    Four generic lines in a plane (``h = 1`` per line, 2 for two or more):
+    ``I(A;B|C) + I(A;B|D) + I(C;D) - I(A;B) = 1 + 1 + 0 - 0``.
+
+    >>> form = ingleton_form(1, 2, 4, 8)
+    >>> h = lambda m: min(2, bin(m).count("1"))
+    >>> sum(w * h(m) for m, w in form.items())
+    Fraction(2, 1)
+    """
+    out: Form = {}
+    for part, sign in ((mutual_information(a, b, c), 1), (mutual_information(a, b, d), 1),
+                       (mutual_information(c, d), 1), (mutual_information(a, b), -1)):
+        for s, w in part.items():
+            out[s] = out.get(s, Fraction(0)) + sign * w
+    return {s: w for s, w in out.items() if w}
 
 
 def _constraint(form: Form, sense: str, rhs, reason: str) -> Constraint:
@@ -177,7 +204,7 @@ def model_problem(instance: Instance) -> EntropyProblem:
                                         f"{_sets(instance, m, n)}"))
     gens = tuple(_lift(instance, g, [W, [S], Z, X], Y) for g in instance_automorphisms(instance))
     return EntropyProblem(tuple(names), tuple(deps), tuple(cons), ((Z_all, Fraction(1)),),
-                          gens, "model", tuple(Z))
+                          gens, "model", tuple(Z), kind=MODEL)
 
 
 def _lift(instance: Instance, user_perm: tuple[int, ...], user_blocks, Y) -> tuple[int, ...]:
@@ -229,13 +256,17 @@ def keys_problem(instance: Instance) -> EntropyProblem:
     names = tuple(f"Z{_user(instance, i)}" for i in range(instance.K))
     gens = tuple(tuple(g) for g in instance_automorphisms(instance))
     return EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                          gens, "keys", tuple(range(instance.K)))
+                          gens, "keys", tuple(range(instance.K)), kind=KEYS)
 
 
 #: The names these builders had before the group lemma was proved for every encoder.
 general_problem, additive_problem = model_problem, keys_problem
 
 
-def build_problem(instance: Instance, method: str) -> EntropyProblem:
-    """The problem of the converse LP ``method`` (a name of :data:`CLASSES`, or an old alias)."""
-    return lookup(method).build(instance)
+#: The keys LP (the default): key entropies, the general group lemma, Shannon inequalities.
+KEYS = ConverseClass("keys", keys_problem, 64, EVERY_SCHEME,
+                     "key entropies with the general group lemma", (GROUP_LEMMA,), "additive")
+#: The model LP: every variable of the model with its own constraints (a cross-check, small K).
+MODEL = ConverseClass("model", model_problem, 4, EVERY_SCHEME,
+                      "every variable of the model with its own constraints", (INJECTIVITY_LEMMA,),
+                      "general")

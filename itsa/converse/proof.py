@@ -20,7 +20,6 @@ from fractions import Fraction
 
 from itsa._util.bitset import members
 from itsa.converse.certificate import Certificate, origin_form
-from itsa.converse.classes import lookup
 from itsa.converse.lp import ReducedLP
 from itsa.converse.symmetry import permute_mask
 
@@ -158,7 +157,7 @@ def identifications(rlp: ReducedLP, cert: Certificate) -> list[str]:
 def _preamble(rlp: ReducedLP, cert: Certificate) -> list[tuple[str, list[str]]]:
     """The proof's opening sections: claim and scope, lemmas, dependencies, symmetry."""
     p = rlp.problem
-    entry = lookup(p.method)
+    entry = p.kind
     out = [("Claim", [f"For {entry.scope}: R_ZΣ ≥ H(Z_Σ)/L ≥ h({p.set_name(p.objective[0][0])}) ≥ "
                       f"{cert.value}. Entropies are in units of L symbols: h(A) = H(A)/L. The "
                       f"proof is a weighted sum of inequalities of the {entry.name} LP "
@@ -278,7 +277,7 @@ def certificate_dict(bound) -> dict:
     return {"class": bound.scheme_class, "method": bound.method, "value": str(bound.value),
             "scope": bound.scope,
             "lemmas": [{"name": lem.name, "statement": lem.statement}
-                       for lem in lookup(bound.method).lemmas],
+                       for lem in bound.lp.problem.lemmas],
             "steps": [{"weight": str(w), "statement": st, "reason": why, "expansion": exp}
                       for w, st, why, exp in proof_steps(bound.lp, bound.certificate)],
             "identifications": identifications(bound.lp, bound.certificate)}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from itsa._util.bitset import mask_of
+from itsa._util.checks import unknown as unknown_choice
 from itsa._util.files import read_text
 from itsa._util.safe_yaml import MAX_BYTES, load_yaml
 from itsa.exceptions import InvalidInstance, excerpt
@@ -57,7 +58,7 @@ def parse_instance(data: Any, default_name: str | None = None) -> Instance:
         raise InvalidInstance(f"the top level must be a mapping, not {_kind(data)}")
     unknown = sorted(map(str, set(data) - TOP_KEYS))
     if unknown:
-        raise InvalidInstance(f"unknown key {excerpt(unknown[0])} (allowed: {', '.join(sorted(TOP_KEYS))})")
+        raise InvalidInstance(unknown_choice("key", unknown[0], sorted(TOP_KEYS)))
     for key in ("servers", "security_sets", "collusion_sets"):
         if key not in data:
             raise InvalidInstance(f"missing key {key!r}")

@@ -13,8 +13,9 @@ from functools import cached_property
 import numpy as np
 
 from itsa._util.bitset import n_words, pack, popcount, union_reduce, unpack
+from itsa._util.checks import choice
 from itsa._util.display import Displayable
-from itsa.exceptions import InvalidInstance, InvalidOption
+from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 
 Q_RULES = ("union", "intersection")
@@ -185,8 +186,7 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     ``"union"`` gives ``Q_1 ∪ Q_2`` when ``Q_1 ≠ ∅`` and ``∅`` otherwise;
     ``"intersection"`` gives ``Q_1 ∩ Q_2``.
     """
-    if q_rule not in Q_RULES:
-        raise InvalidOption(f"q_rule must be one of {Q_RULES}, not {q_rule!r}")
+    choice("q_rule", q_rule, Q_RULES)
     a_star = int(conf.A_size.max())
     e_star = int(conf.c.max())
     Q1 = conf.union_of_D(conf.critical)

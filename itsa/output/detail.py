@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from itsa._util.checks import unknown
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption
 
@@ -56,7 +57,7 @@ def select(a: Analysis, only: str | None = None, config=None, max_rows: int | No
     elif only == "e-star":
         keep = conf.c == a.e_star
     else:
-        raise InvalidOption(f"only: choose one of {', '.join(ONLY)}, not {only!r}"[:120])
+        raise InvalidOption(unknown("row filter", only, ONLY))
     if config is not None:
         from itsa.output.draw import parse_config
 

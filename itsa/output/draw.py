@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from itsa._util.checks import choice
 from itsa._util.files import atomic_writer
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption, InvalidOutputPath
@@ -144,10 +145,8 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
 
     for package in ("matplotlib", "networkx"):
         require(package)
-    if layout not in LAYOUTS:
-        raise InvalidOption(f"layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
-    if style not in STYLES:
-        raise InvalidOption(f"style {style!r}: choose one of {', '.join(STYLES)}")
+    choice("layout", layout, LAYOUTS)
+    choice("style", style, STYLES)
     inst = analysis.instance
     if inst.K > MAX_DRAW_USERS:
         raise InvalidOption(f"cannot draw {inst.K:,} users: a figure shows at most {MAX_DRAW_USERS:,} "

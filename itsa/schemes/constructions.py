@@ -15,8 +15,9 @@ import numpy as np
 
 from itsa._util import display
 from itsa._util.bitset import members
+from itsa._util.checks import choice
 from itsa.bounds.analysis import REGIMES, Analysis, Regime
-from itsa.exceptions import Infeasible, InvalidOption, VerificationError
+from itsa.exceptions import Infeasible, VerificationError
 from itsa.schemes.linalg import check_field, field_problem
 from itsa.schemes.scheme import Scheme
 from itsa.schemes.verifier import Verdict, check_verifiable, verify
@@ -115,8 +116,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     """
     check_field(field)
     construction = construction or a.regime
-    if construction not in CONSTRUCTIONS:
-        raise InvalidOption(f"construction must be one of {CONSTRUCTIONS}")
+    choice("construction", construction, CONSTRUCTIONS)
     size = _planned_size(a, construction)
     if size is not None:
         check_verifiable(a.instance, *size)     # before any key is drawn

@@ -17,6 +17,7 @@ from functools import lru_cache
 import flint
 import numpy as np
 
+from itsa._util.checks import choice, unknown
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
 BACKENDS = ("flint", "galois")
@@ -141,7 +142,7 @@ def rank_flat(nrows: int, ncols: int, flat: Sequence[int], q: int,
         gf = _galois_field(q)
         arr = np.asarray(flat, dtype=np.int64).reshape(nrows, ncols)
         return int(np.linalg.matrix_rank(gf(arr)))
-    raise InvalidOption(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    raise InvalidOption(unknown("rank backend", backend, BACKENDS))
 
 
 def rank(matrix, q: int, backend: str = "flint") -> int:
@@ -214,8 +215,7 @@ class Matrices:
     """
 
     def __init__(self, q: int, backend: str = "flint"):
-        if backend not in BACKENDS:
-            raise InvalidOption(f"unknown rank backend {backend!r} (choose from {', '.join(BACKENDS)})")
+        choice("rank backend", backend, BACKENDS)
         self.q, self.backend = q, backend
         self._sel: dict[tuple[tuple[int, ...], int], object] = {}
         self._gf = _galois_field(q) if backend == "galois" else None

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from itsa._util.checks import unknown as unknown_choice
 from itsa._util.display import Displayable, user
 from itsa._util.files import atomic_writer, read_text
 from itsa.exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
@@ -276,7 +277,7 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
         raise InvalidScheme(f"the top level must be a JSON object, not {_kind(data)}")
     unknown = sorted(map(str, set(data) - set(TOP_KEYS)))
     if unknown:
-        raise InvalidScheme(f"unknown key {excerpt(unknown[0])} (allowed: {', '.join(TOP_KEYS)})")
+        raise InvalidScheme(unknown_choice("key", unknown[0], TOP_KEYS))
     for key in ("field", "L", "key_symbols", "keys"):
         if key not in data:
             raise InvalidScheme(f"missing key {key!r}")

@@ -31,6 +31,7 @@ import numpy as np
 
 from itsa._util import display
 from itsa._util.bitset import members
+from itsa._util.checks import choice
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.instance import Instance
@@ -254,8 +255,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").leaks[0]
     Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
     """
-    if engine not in ENGINES:
-        raise InvalidOption(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+    choice("engine", engine, ENGINES)
     scheme.check_fits(instance)
     check_verifiable(instance, scheme.L, scheme.key_symbols)
     plan = _Plan(instance, scheme)

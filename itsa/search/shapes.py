@@ -185,7 +185,7 @@ def _column_shapes(plan: Plan, d: int) -> list[Shape]:
             continue        # one common support: already a support shape
         name = "columns:" + "|".join(display.users(inst.labels(m), sep=",") for m in pat)
         out.append(Shape(name, plan.pattern_tries,
-                          (lambda pat: lambda rng: _columns(rng, plan.field, d, pat))(pat)))
+                          lambda rng, pat=pat: _columns(rng, plan.field, d, pat)))
     return out
 
 
@@ -193,7 +193,7 @@ def shapes_L1(plan: Plan, d: int) -> list[Shape]:
     """Scalar (``L = 1``) shapes for ``d`` key symbols: supports, then column patterns."""
     if d == 0:
         return [Shape("zero", 1, lambda rng: {}, complete=True)]     # the only candidate
-    out = [Shape(name, plan.tries, (lambda sup: lambda rng: _generic(rng, plan.field, 1, d, sup))(sup))
+    out = [Shape(name, plan.tries, lambda rng, sup=sup: _generic(rng, plan.field, 1, d, sup))
            for name, sup in plan.supports]
     if d >= 2:
         out += _column_shapes(plan, d)

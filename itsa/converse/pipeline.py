@@ -1,0 +1,192 @@
+"""The stages every converse LP shares after its reduction: the budget, the float solve, the certificate.
+
+:func:`solve_and_certify` turns a reduced LP into a :class:`ConverseBound`;
+:func:`check_size` refuses an instance beyond an LP's size limit before any work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa._util.schema import SCHEMA_VERSION
+from itsa.bounds.corrected import EVERY_SCHEME
+from itsa.converse.certificate import Certificate, certify
+from itsa.converse.classes import ConverseClass
+from itsa.converse.lp import ReducedLP, solve_float
+from itsa.converse.orbit import orbit_count
+from itsa.exceptions import InvalidInstance
+from itsa.model.instance import Instance
+
+#: Largest K of the keys LP without symmetry (one column per user set).
+PLAIN_MAX_USERS = 12
+#: Default time budget (seconds) of ``itsa converse`` and ``itsa solve``.
+DEFAULT_TIME_LIMIT = 300.0
+#: Seconds per (column × row) of the reduced LP for the float solve and the exact
+#: certificate together, on 2 shared cores: below every ratio measured by
+#: benchmarks/bench_converse.py (1.2e-7 to 6.4e-7 on model and keys LPs of 10^6 to
+#: 2·10^8 column-rows; over 3.2e-7 at 3.8·10^9), so the estimate errs on the short side.
+SECONDS_PER_CELL = 1e-7
+
+#: The scope of a bound whose problem was built by hand, not by a registered LP.
+HAND_BUILT = "the entropy vectors that meet the problem's own constraints (a problem built by hand)"
+
+__all__ = ["ConverseBound", "estimate_seconds", "check_size", "solve_and_certify",
+           "DEFAULT_TIME_LIMIT", "PLAIN_MAX_USERS", "SECONDS_PER_CELL"]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class ConverseBound(Displayable):
+    """``R_ZΣ >= value`` for the schemes of ``scope``, proved by the converse LP ``method``.
+
+    ``certified`` is true only when ``certificate`` re-checked exactly; then
+    ``value`` is the proved bound. Otherwise ``value`` is ``None`` and
+    ``status`` says what failed (the float solver, or the certificate).
+    ``float_value`` is the solver's own answer, for the record only.
+    """
+
+    method: str
+    value: Fraction | None
+    certified: bool
+    status: str
+    float_value: float | None
+    sizes: dict
+    seconds: dict
+    certificate: Certificate | None = None
+    lp: ReducedLP | None = field(default=None, repr=False, compare=False)
+    primal: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    estimate: float | None = field(default=None, compare=False)
+    kind: ConverseClass | None = field(default=None, compare=False)   # the LP's entry
+
+    @property
+    def cut(self) -> bool:
+        """Whether the time budget stopped the run (``status`` says where) or skipped it."""
+        return self.status.startswith(("cut", "skipped"))
+
+    def key_entropies(self, max_size: int = 2) -> dict[int, Fraction]:
+        """``h(Z_A)`` at the LP's optimum for user sets ``A`` of at most ``max_size`` users.
+
+        A hint for scheme search, read off the float primal (rounded to a small
+        denominator): no part of any proof.
+        """
+        if self.lp is None or not self.primal:
+            return {}
+        from itertools import combinations
+
+        keys = self.lp.problem.keys
+        out = {}
+        for size in range(1, max_size + 1):
+            for users in combinations(range(len(keys)), size):
+                A = sum(1 << i for i in users)
+                o = self.lp.orbit(self.lp.closure(sum(1 << keys[i] for i in users)))
+                out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
+        return out
+
+    def _headline(self) -> str:
+        if self.certified:
+            return f"R_ZΣ ≥ {self.value} ({self.method} LP, certified)"
+        return f"no bound ({self.method} LP: {self.status})"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        description = self.kind.description if self.kind is not None else "built by hand"
+        rows = [("LP", f"{self.method}: {description}"),
+                ("holds for", self.scope), ("status", self.status)]
+        if self.certified:
+            rows.append(("certificate", f"{self.certificate.size} rows, checked exactly"))
+        if self.sizes:
+            rows.append(("size", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "
+                               f"({self.sizes['columns_raw']} × {self.sizes['rows_raw']} before reduction)"))
+        return rows
+
+    @property
+    def scope(self) -> str:
+        """The schemes the bound holds for."""
+        return self.kind.scope if self.kind is not None else HAND_BUILT
+
+    @property
+    def scheme_class(self) -> str:
+        """``"general"`` when the bound holds for every scheme of the model, else the LP's name."""
+        return "general" if self.scope == EVERY_SCHEME else self.method
+
+    def to_dict(self) -> dict:
+        return {"schema_version": SCHEMA_VERSION,
+                "value": None if self.value is None else str(self.value),
+                "class": self.scheme_class, "method": self.method, "scope": self.scope,
+                "certified": self.certified, "status": self.status,
+                "float_value": self.float_value, "lp": self.sizes,
+                "certificate_rows": None if self.certificate is None else self.certificate.size,
+                "cut": self.cut,
+                "estimated_seconds": None if self.estimate is None else round(self.estimate, 1),
+                "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+def estimate_seconds(sizes: dict) -> float:
+    """Seconds the float solve and the certificate take on a reduced LP of these ``sizes``.
+
+    ``SECONDS_PER_CELL · columns · rows``: a model measured on 2 shared cores
+    that errs on the short side, so a budget is never refused to an LP that fits.
+
+    >>> estimate_seconds({"columns": 1000, "rows": 20000})
+    2.0
+    """
+    return round(SECONDS_PER_CELL * sizes["columns"] * sizes["rows"], 6)
+
+
+def check_size(instance: Instance, entry: ConverseClass, symmetry: bool = True) -> None:
+    """Raise :class:`InvalidInstance` when ``instance`` is beyond the LP's size limit.
+
+    The message says why the LP is not run (users, or orbits of user sets).
+    """
+    orbits = entry.name == "keys" and symmetry        # the keys LP on orbits of user sets
+    limit = entry.max_users if symmetry or entry.name != "keys" else PLAIN_MAX_USERS
+    if instance.K > limit:
+        raise InvalidInstance(f"the {entry.name} converse takes at most {limit} "
+                              f"users; this instance has K = {instance.K}")
+    if orbits:
+        why = orbit_count(instance)[1]
+        if why:
+            raise InvalidInstance(f"the {entry.name} converse LP is not run: {why}")
+
+
+def solve_and_certify(rlp: ReducedLP, clock: Deadline, report, *, max_estimate=None,
+                      solver=solve_float) -> ConverseBound:
+    """The stages after the reduction, shared by every LP: the budget, the float solve, the certificate.
+
+    ``clock`` is the call's :class:`~itsa._util.deadline.Deadline` (started
+    when the call began), ``report`` an :class:`itsa._util.progress.Reporter`;
+    ``solver(rlp, time_limit=, progress=)`` returns a :class:`~.lp.FloatSolution`
+    (the linear LP's adds Ingleton cuts to ``rlp`` as it goes).
+    """
+    kind = rlp.problem.kind
+    secs = {"reduce": clock.elapsed()}
+    est = estimate_seconds(rlp.sizes)
+    report("reduced", columns=rlp.n_columns, rows=rlp.sizes["rows"],
+           note=f"about {est:.0f} s to solve and certify")
+    size = f"{rlp.n_columns} columns × {rlp.sizes['rows']} rows"
+
+    def stop(status, value=None):
+        return ConverseBound(method=rlp.problem.method, value=None, certified=False, status=status,
+                             float_value=value, sizes=rlp.sizes, seconds=secs, lp=rlp, estimate=est,
+                             kind=kind)
+    if max_estimate is not None and est > max_estimate - secs["reduce"]:
+        return stop(f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
+                    f"{max(0.0, max_estimate - secs['reduce']):.0f} s left of the time limit")
+    if clock.expired():
+        return stop(f"cut: time limit reached while reducing the LP ({size})")
+    sol = solver(rlp, time_limit=clock.left(), progress=report)
+    secs["solve"] = sol.seconds
+    if sol.status != "optimal":
+        cut = sol.status.startswith("time limit")
+        return stop(f"cut: {sol.status}" if cut else f"solver failed: {sol.status}")
+    started = clock.elapsed()
+    report("certify", columns=rlp.n_columns, rows=rlp.sizes["rows"])
+    cert = certify(rlp, sol, time_limit=clock.left())
+    secs["certify"] = clock.elapsed() - started
+    if cert is None:
+        return stop("cut: time limit reached while certifying" if clock.expired()
+                    else "certificate did not check exactly", sol.value)
+    return ConverseBound(method=rlp.problem.method, value=cert.value, certified=True, status="certified",
+                         float_value=sol.value, sizes=rlp.sizes, seconds=secs, certificate=cert, lp=rlp,
+                         primal=tuple(sol.x.tolist()), estimate=est, kind=kind)
