@@ -250,7 +250,7 @@ def _scalar_search(instance, seed, lower, upper, notes, clock):
         return None, None, None, 1
     left = clock.left()
     try:
-        r = search_min_rate(instance, seed=seed, seconds=None if left is None else SCALAR_SHARE * left)
+        r = search_min_rate(instance, seed=seed, time_limit=None if left is None else SCALAR_SHARE * left)
     except ItsaError as exc:
         notes.append(f"scalar search skipped: {exc}")
         return None, None, f"skipped: {exc}", 1
@@ -263,7 +263,7 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar)
     hints = (lower.bound.key_entropies(instance.K if instance.K <= HINT_MAX_USERS else 2)
              if lower.bound is not None else None)
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
-                           hints=hints, seed=seed, field=field, seconds=clock.left())
+                           hints=hints, seed=seed, field=field, time_limit=clock.left())
     record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3], record.rounds)
     found = _checked(instance, r.scheme, f"vector search ({r.shape})") if r is not None else None
     return found, record

@@ -151,7 +151,7 @@ def test_a_time_limit_is_spent_in_further_rounds():
     # 1 is below every scheme of fractional-optimum (its optimum is 3/2): each pass fails,
     # and the search goes on, with fresh draws, until the time runs out
     inst = examples.load("audit/fractional-optimum")
-    res, rec = search_gap(inst, Fraction(1), Fraction(3, 2), seconds=4.0, rate_budget=20)
+    res, rec = search_gap(inst, Fraction(1), Fraction(3, 2), time_limit=4.0, rate_budget=20)
     assert res is None and rec.rounds >= 2 and rec.stopped == "time limit reached"
     rates = [r.rate for r in rec.rates]
     assert rates[:2] == [Fraction(1)] * 2 and Fraction(4, 3) in rates    # the bound first, then the gap
@@ -165,5 +165,5 @@ def test_a_time_limit_is_spent_in_further_rounds():
 def test_a_gap_with_nothing_to_draw_does_not_spin():
     # 35/17 needs L = 17 > MAX_L and the gap up to 36/17 holds no other rate: one pass, then stop
     inst = examples.load("audit/fractional-optimum")
-    res, rec = search_gap(inst, Fraction(35, 17), Fraction(36, 17), seconds=5.0)
+    res, rec = search_gap(inst, Fraction(35, 17), Fraction(36, 17), time_limit=5.0)
     assert res is None and rec.rounds == 1 and len(rec.rates) <= 1 and rec.candidates == 0

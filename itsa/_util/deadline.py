@@ -51,6 +51,18 @@ class Deadline:
         left = self.left()
         return left is not None and left <= 0
 
+    def share(self, fraction: float) -> Deadline:
+        """A deadline on the same clock whose limit is ``fraction`` of this one's.
+
+        >>> whole = Deadline(60)
+        >>> part = whole.share(0.5)
+        >>> part.time_limit, part.start == whole.start
+        (30.0, True)
+        """
+        out = Deadline(None if self.time_limit is None else fraction * self.time_limit)
+        out.start = out._lap = self.start
+        return out
+
     def lap(self, stage: str) -> None:
         """Add the time since the last lap to ``timings[stage]``."""
         now = time.perf_counter()

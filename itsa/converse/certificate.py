@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 
+from itsa._util.deadline import Deadline
 from itsa.converse.classes import INGLETON
 from itsa.converse.lp import FloatSolution, ReducedLP, Row
 from itsa.converse.problem import ingleton_form, mutual_information
@@ -121,9 +122,7 @@ def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None)
     With ``time_limit`` (seconds), the exact solve on the dual's support is
     not started once it has run out.
     """
-    import time
-
-    start = time.perf_counter()
+    clock = Deadline(time_limit)
     if abs(sol.value) <= SUPPORT_TOL:          # a zero bound: h(objective) >= 0 says it all
         zero = [k for k, r in enumerate(rlp.rows) if r.origin[0] == "nonneg"
                 and {r.coefs[0][0]: Fraction(1)} == rlp.coords(rlp.problem.objective)]
@@ -136,14 +135,13 @@ def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None)
     for weights in _roundings(sol.duals, support):
         if _adds_up(rlp, forms, weights, target):
             return _checked(rlp, weights)
-    if time_limit is not None and time.perf_counter() - start >= time_limit:
+    if clock.expired():
         return None
     system = _support_system(rlp, support, forms)
-    deadline = None if time_limit is None else start + time_limit
-    cert = _refined(rlp, support, forms, system, deadline)
-    if cert is None and (deadline is None or time.perf_counter() < deadline):
+    cert = _refined(rlp, support, forms, system, clock)
+    if cert is None and not clock.expired():
         cert = _basis_solved(rlp, support, forms, system)
-    if cert is None and (deadline is None or time.perf_counter() < deadline):
+    if cert is None and not clock.expired():
         cert = _solved(rlp, support, forms)
     return cert
 
@@ -228,7 +226,6 @@ def _refined(rlp: ReducedLP, support: list[int], forms, system,
     residual grows, ``REFINE_STEPS`` pass or the ``deadline``
     (``time.perf_counter()``) does.
     """
-    import time
 
     import numpy as np
     from scipy.sparse import csr_matrix
@@ -248,7 +245,7 @@ def _refined(rlp: ReducedLP, support: list[int], forms, system,
     bound = max(sum(abs(v) for v in val[ptr[i]:ptr[i + 1]]) for i in range(len(rhs)))
     step, residual, digits, shift, last = 1 << REFINE_BITS, rhs, [0] * len(rhs), 0, None
     for _ in range(REFINE_STEPS):
-        if deadline is not None and time.perf_counter() >= deadline:
+        if deadline.expired():
             return None
         z = lu.solve(np.array(residual, dtype=float)) * step
         if not np.isfinite(z).all():                     # numerically singular

@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from itsa._util.bitset import members
+from itsa._util.deadline import Deadline
 from itsa.converse.problem import EntropyProblem
 from itsa.converse.symmetry import permute_mask
 from itsa.exceptions import ItsaError, VerificationError
@@ -257,7 +258,6 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     ``progress``, an optional :class:`itsa._util.progress.Reporter`, hears of every
     round (rows in the LP, rows added).
     """
-    import time
 
     from scipy.optimize import linprog
     from scipy.sparse import csr_matrix
@@ -283,13 +283,13 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     simplex = len(ineq) <= WHOLE_ROWS_PER_COLUMN * ncol
     if simplex:
         active[:] = True
-    t0 = time.perf_counter()
+    clock = Deadline(time_limit)
     rounds, added = 0, int(active.sum())
     while True:
-        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        left = clock.left()
         where = f"in cutting-plane round {rounds + 1}, {int(active.sum())} of {len(ineq)} rows in the LP"
-        if left is not None and left <= 0:
-            return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
+        if clock.expired():
+            return _failed(rlp, f"time limit reached {where}", clock.elapsed())
         whole = active.sum() > MAX_CUT_ROWS          # cuts stopped paying: solve it all
         if whole:
             active[:] = True
@@ -301,12 +301,12 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
                       method="highs-ipm" if whole else "highs-ds" if simplex else "highs",
                       options={"time_limit": left} if left else {})
         if res.status == 1:
-            return _failed(rlp, f"time limit reached {where}", time.perf_counter() - t0)
+            return _failed(rlp, f"time limit reached {where}", clock.elapsed())
         if res.status == 3 and not active.all():     # unbounded until the cuts that bound it
             active[:] = True                          # are in (objectives with negative terms)
             continue
         if res.status != 0:
-            return _failed(rlp, res.message, time.perf_counter() - t0)
+            return _failed(rlp, res.message, clock.elapsed())
         if whole or simplex:
             break
         slack = G @ res.x - g
@@ -325,8 +325,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     for k, r in enumerate(rlp.rows):
         if r.origin[0] == "nonneg":
             duals[k] = reduced[r.coefs[0][0] - 1]
-    return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal",
-                         time.perf_counter() - t0)
+    return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal", clock.elapsed())
 
 
 def _failed(rlp: ReducedLP, why: str, secs: float) -> FloatSolution:

@@ -26,12 +26,12 @@ an interval stays open.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from math import ceil
 
+from itsa._util.deadline import Deadline
 from itsa.exceptions import ItsaError
 from itsa.model.instance import Instance
 from itsa.search.vector import VectorSearchResult, search_vector_scheme
@@ -144,7 +144,7 @@ def gap_rates(lo: Fraction, hi: Fraction | None, denominators=(1, 2, 3, 4)) -> l
 
 def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
                hints: Mapping[int, Fraction] | None = None, seed: int = 0,
-               field: int | None = None, seconds: float | None = None,
+               field: int | None = None, time_limit: float | None = None,
                rate_budget: int = RATE_BUDGET) -> tuple[VectorSearchResult | None, GapSearch]:
     """The best verified vector scheme found in ``[lo, hi)``, and the record of the search.
 
@@ -155,8 +155,8 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
     hints : mapping, optional
         ``h(Z_A)`` of the converse's optimum (user bitmask -> value), see
         :func:`itsa.search.vector.search_vector_scheme`.
-    seconds : float, optional
-        Wall-clock limit for the whole gap search; shared between the rates,
+    time_limit : float, optional
+        Seconds for the whole gap search; shared between the rates,
         and spent in full (further passes) unless a scheme meets ``lo``.
     rate_budget : int
         Candidates per rate (twice this at ``lo``).
@@ -169,15 +169,14 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
     (Fraction(3, 2), (2, 4), None)
     """
     tried: list[RateTried] = []
-    if seconds is None:                                  # one pass: the bound, then the gap
-        best, stopped = _one_pass(instance, lo, hi, None, tried, None, lower=True, gap=True,
+    if time_limit is None:                               # one pass: the bound, then the gap
+        best, stopped = _one_pass(instance, lo, hi, None, tried, Deadline(None), lower=True, gap=True,
                                   hints=hints, seed=seed, field=field, budget=rate_budget)
         return best, GapSearch(tuple(tried), stopped=stopped)
-    start = time.perf_counter()
-    deadline = start + seconds
+    clock = Deadline(time_limit)
     passes = [0]
 
-    def at_lower(best, until):
+    def at_lower(best, until: Deadline):
         """Passes at the lower bound alone until ``until``; the best find and what stopped them."""
         while True:
             before = len(tried)
@@ -188,13 +187,13 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
             passes[0] += drew
             if not drew or _closes(best, lo) or stopped:
                 return best, stopped
-    best, stopped = at_lower(None, start + LOWER_SHARE * seconds)
-    if not _closes(best, lo) and time.perf_counter() < deadline:
-        best, stopped = _one_pass(instance, lo, hi, best, tried, deadline, lower=False, gap=True,
+    best, stopped = at_lower(None, clock.share(LOWER_SHARE))
+    if not _closes(best, lo) and not clock.expired():
+        best, stopped = _one_pass(instance, lo, hi, best, tried, clock, lower=False, gap=True,
                                   hints=hints, seed=seed, field=field, budget=rate_budget)
-        if passes[0] and not _closes(best, lo) and time.perf_counter() < deadline:
-            best, stopped = at_lower(best, deadline)
-    if not _closes(best, lo) and time.perf_counter() >= deadline:
+        if passes[0] and not _closes(best, lo) and not clock.expired():
+            best, stopped = at_lower(best, clock)
+    if not _closes(best, lo) and clock.expired():
         stopped = "time limit reached"
     return best, GapSearch(tuple(tried), stopped=None if _closes(best, lo) else stopped,
                            rounds=max(1, passes[0]))
@@ -204,7 +203,7 @@ def _closes(best: VectorSearchResult | None, lo: Fraction) -> bool:
     return best is not None and best.scheme.rate == lo
 
 
-def _one_pass(instance, lo, hi, best, tried, deadline, *, lower, gap, hints, seed, field, budget):
+def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, *, lower, gap, hints, seed, field, budget):
     """``lo`` (with ``lower``), then the gap's rates by bisection (with ``gap``); appends to ``tried``.
 
     Returns the best find so far and what stopped the pass (``None``: every rate tried).
@@ -217,12 +216,12 @@ def _one_pass(instance, lo, hi, best, tried, deadline, *, lower, gap, hints, see
             rate, share = todo.pop(), 1.0
         else:
             rate, share = rest[len(rest) // 2], 1 / max(1, len(rest).bit_length())
-        left = None if deadline is None else deadline - time.perf_counter()
-        if left is not None and left <= 0:
+        left = deadline.left()
+        if deadline.expired():
             return best, "time limit reached"
         try:
             r = search_vector_scheme(instance, rate, L_values=_Ls(rate), field=field, seed=seed,
-                                     hints=hints, seconds=None if left is None else left * share,
+                                     hints=hints, time_limit=None if left is None else left * share,
                                      budget=budget * (2 if rate == lo else 1))
         except ItsaError as exc:
             tried.append(RateTried(rate, _Ls(rate), 0, 0, False, f"skipped: {exc}"))

@@ -24,7 +24,6 @@ verify, budget) and the level loop (:class:`_Levels` and
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -34,6 +33,7 @@ import flint
 import numpy as np
 
 from itsa._util.bitset import members
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.bounds.corrected import structures
 from itsa.exceptions import InvalidOption, ItsaError
@@ -249,10 +249,9 @@ class _Runner:
     """Runs candidates through the fast criterion, then the verifier; counts and stops at the budget."""
 
     def __init__(self, instance: Instance, field: int, seed: int, budget: int,
-                 seconds: float | None = None):
+                 time_limit: float | None = None):
         self.instance, self.field, self.seed, self.budget = instance, field, seed, budget
-        self.seconds = seconds
-        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        self.clock = Deadline(time_limit)
         self.checker = _Checker(instance, field)
         self.candidates = self.prefiltered = self.verified = 0
         self.limit: str | None = None
@@ -265,8 +264,8 @@ class _Runner:
             if self.candidates >= self.budget:
                 self.limit = f"budget of {self.budget} candidate schemes reached"
                 return None
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                self.limit = f"time limit of {self.seconds:.1f} s reached"
+            if self.clock.expired():
+                self.limit = f"time limit of {self.clock.time_limit:.1f} s reached"
                 return None
             self.candidates += 1
             if not self.checker.secure(keys, L, d):
@@ -324,7 +323,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
                     budget: int = DEFAULT_BUDGET, all_supports_up_to: int = 6,
                     max_patterns: int = 400, pattern_tries: int = 2,
                     enumerate_up_to: int = DEFAULT_ENUMERATE,
-                    seconds: float | None = None) -> SearchResult:
+                    time_limit: float | None = None) -> SearchResult:
     """Smallest-rate verified scheme found by a bounded, seeded search.
 
     Parameters
@@ -358,8 +357,8 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     enumerate_up_to : int
         A level with at most this many key assignments (``q^((K-1)·L·d)``,
         see :func:`every_key`) is searched completely, before any shape.
-    seconds : float, optional
-        Wall-clock limit; like the budget, it stops the search (``limit`` says so).
+    time_limit : float, optional
+        Seconds; like the budget, the limit stops the search (``limit`` says so).
 
     Returns
     -------
@@ -398,7 +397,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     plan = Plan(instance, field, seed, supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
                  frozenset(members(configurations(instance).S_bar)), tries, n_random_supports,
                  max_patterns, pattern_tries)
-    runner, levels = _Runner(instance, field, seed, budget, seconds), _Levels(progress)
+    runner, levels = _Runner(instance, field, seed, budget, time_limit), _Levels(progress)
 
     def every(L, d):
         small = d > 0 and field ** ((K - 1) * L * d) <= enumerate_up_to

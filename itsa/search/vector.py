@@ -55,7 +55,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -64,6 +63,7 @@ import flint
 import numpy as np
 
 from itsa._util.bitset import members
+from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 from itsa.model.quantities import configurations
@@ -375,7 +375,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
                          seed: int = 0, budget: int = DEFAULT_BUDGET,
                          hints: Mapping[int, Fraction] | None = None,
                          progress: Progress = None, tries: int = HINT_TRIES,
-                         max_absorbers: int = 4, seconds: float | None = None,
+                         max_absorbers: int = 4, time_limit: float | None = None,
                          patience: int | None = None) -> VectorSearchResult:
     """A verified linear scheme of source key rate exactly ``rate``, or a record of the tries.
 
@@ -403,8 +403,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
         Draws per hint-driven (and generic) shape.
     max_absorbers : int
         Absorbers tried per hint shape.
-    seconds : float, optional
-        Wall-clock limit; the search stops (``limit`` says so) when it is reached.
+    time_limit : float, optional
+        Seconds; the search stops (``limit`` says so) when they are spent.
     patience : int, optional
         Moves without improvement before a repair walk restarts (default ``20 + 4K``).
 
@@ -430,8 +430,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     if field is not None:
         check_field(field)
     q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
-    s = _Search(instance, crit, q, seed, budget, progress,
-                None if seconds is None else time.perf_counter() + seconds)
+    s = _Search(instance, crit, q, seed, budget, progress, Deadline(time_limit))
     patience = 20 + 4 * K if patience is None else patience
     starts = {}
     for L in Ls:                   # first every fixed shape at every L: cheap, and often enough
@@ -451,7 +450,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
             break
     limit = None
     if s.found is None and s.out_of_time():
-        limit = f"time limit of {seconds:.1f} s reached"
+        limit = f"time limit of {time_limit:.1f} s reached"
     elif s.found is None and s.count["cand"] >= budget:
         limit = f"budget of {budget} candidate schemes reached"
     scheme, verdict, shape = s.found if s.found else (None, None, None)
@@ -478,7 +477,7 @@ class _Search:
         return x
 
     def out_of_time(self) -> bool:
-        return self.deadline is not None and time.perf_counter() > self.deadline
+        return self.deadline.expired()
 
     def left(self) -> int:
         return 0 if self.out_of_time() else max(0, self.stop - self.count["cand"])
