@@ -16,7 +16,7 @@ from itsa.census import (InvalidSpec, load_spec, parse_spec, read_results, read_
                          run_one)
 from itsa.census.store import JOURNAL
 
-from .conftest import INSTANCES, ROOT
+from .conftest import INSTANCES, ROOT, held_census
 
 VOLATILE = {"time", "timings"}
 
@@ -130,18 +130,13 @@ def test_killed_process_then_resumed(tmp_path):
                            "--workers", "0"], capture_output=True, text=True)
     assert full.returncode == 0, full.stderr
     out = tmp_path / "cut.parquet"
-    proc = subprocess.Popen([*itsa_bin, "census", str(spec_path), "-o", str(out), "--workers", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        journal = out / JOURNAL
-        if journal.exists() and journal.read_text().count("\n") >= 5:
-            break
-        time.sleep(0.01)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    # killed when it reports its fifth finished row, held there so that work is left
+    with held_census([spec_path, "-o", out, "--workers", 0], rows=5,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as (proc, done):
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate()
     kept = len(read_rows(out))
-    assert 5 <= kept < 20
+    assert kept == done and 5 <= kept < 20       # every reported row, and only those
     res = subprocess.run([*itsa_bin, "census", str(spec_path), "-o", str(out), "--workers", "0", "--resume",
                           "--json"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr

@@ -2,12 +2,13 @@
 
 import csv
 import json
+import subprocess
 
 import pytest
 
 from itsa.census import load_spec, read_rows
 
-from .conftest import ROOT
+from .conftest import ROOT, held_census
 
 
 @pytest.fixture(scope="module")
@@ -127,77 +128,34 @@ def test_joins_a_running_scheduler(cli, tmp_path):
     assert len(rows) == 20 and all(r["status"] == "ok" and r["lower"] is not None for r in rows)
 
 
-#: The ``itsa`` command line, with an observer on the census's progress reports (the
-#: ``progress`` callback of :func:`itsa.census.run_census`, called after each finished row is in
-#: the journal): at the first report of 3 or more rows done it writes that count to file
-#: descriptor {fd} and holds the census there, work left, until the SIGINT arrives.
-_CTRL_C_CHILD = """
-import os, time
-import itsa.census
-from itsa_cli import main
-
-_run_census = itsa.census.run_census
-
-def run_census(*args, progress=None, **kwargs):
-    def observe(p):
-        if progress is not None:
-            progress(p)
-        if p.done >= 3:
-            os.write({fd}, b"%d\\n" % p.done)
-            while True:              # idle until the SIGINT raises KeyboardInterrupt here
-                time.sleep(0.01)
-    return _run_census(*args, progress=observe, **kwargs)
-
-itsa.census.run_census = run_census
-main()
-"""
-
-
 def test_ctrl_c_on_workers_is_one_line_and_resume_completes(cli, tmp_path):
     """A real SIGINT to the whole process group (what a terminal's Ctrl-C sends) during a run on
     two worker processes: one line, exit 130, no Dask log line or worker traceback; the rows
     finished are kept and --resume completes the table.
 
     The signal is sent when the census reports its third finished row (see
-    :data:`_CTRL_C_CHILD`), never after a guessed delay, and the census is held there, so that it
-    always has work left when the signal lands, however fast the machine.
+    :func:`tests.conftest.held_census`), never after a guessed delay, and the census is held
+    there, so that it always has work left when the signal lands, however fast the machine.
     """
     import os
-    import select
     import signal
-    import subprocess
-    import sys
 
     spec = tmp_path / "spec.yaml"
     spec.write_text("universe:\n  random: {n: 120, max_users: 5}\nwork: search\n")
     n = len(load_spec(spec).items())
     out = tmp_path / "r.parquet"
-    ready_r, ready_w = os.pipe()
     # SIGINT at its default in the child, whatever this runner inherited (a shell's
     # background job ignores SIGINT, and Python then keeps ignoring it)
-    proc = subprocess.Popen([sys.executable, "-c", _CTRL_C_CHILD.format(fd=ready_w),
-                             "census", str(spec), "-o", str(out), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            pass_fds=(ready_w,), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    os.close(ready_w)
-    try:
-        # the bound only turns a hang into a failure; the wait ends at the census's report
-        readable = select.select([ready_r], [], [], 600)[0]
-        reported = os.read(ready_r, 64).decode() if readable else ""
-        assert reported, "the census never reported 3 finished rows"
-        assert proc.poll() is None
+    with held_census([spec, "-o", out, "--workers", 2], rows=3, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True, start_new_session=True,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as (proc, done):
         os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=600)
-    finally:
-        os.close(ready_r)
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
     assert proc.returncode == 130, stderr
     lines = (stdout + stderr).strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interrupted:") and "--resume" in lines[0], stderr
     kept = len(read_rows(out))
-    assert kept == int(reported) and 3 <= kept < n      # every reported row, and only those
+    assert kept == done and 3 <= kept < n      # every reported row, and only those
     res = cli("census", spec, "-o", out, "--workers", "0", "--resume", "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["skipped"] == kept
