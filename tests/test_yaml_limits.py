@@ -3,7 +3,7 @@
 import pytest
 
 import itsa.model.io
-from itsa import InvalidInstance, load_instance
+from itsa import InvalidInput, InvalidInstance, load_instance
 from itsa._util.safe_yaml import MAX_DEPTH, MAX_NODES, _Builder, load_yaml
 from itsa.exceptions import EXCERPT_CHARS
 
@@ -64,8 +64,9 @@ def test_deep_nesting_is_one_line(tmp_path):
 
 def test_depth_after_alias_expansion_counts(tmp_path):
     text = "a: &a " + "[" * 40 + "1" + "]" * 40 + "\nb: " + "[" * 40 + "*a" + "]" * 40
-    with pytest.raises(Exception, match="after expanding aliases"):
+    with pytest.raises(InvalidInput, match="after expanding aliases") as info:
         load_yaml(text)
+    assert info.type is InvalidInput             # load_yaml's own error unless told another
 
 
 def test_duplicate_key_names_key_and_lines(tmp_path):
@@ -96,8 +97,9 @@ def test_node_count_is_bounded(tmp_path):
     ("? [1]\n: 2", "mapping key must be a plain value"),
 ])
 def test_unsupported_yaml(text, match):
-    with pytest.raises(Exception, match=match):
+    with pytest.raises(InvalidInput, match=match) as info:
         load_yaml(text)
+    assert info.type is InvalidInput
 
 
 def test_plain_yaml_reads_like_safe_load():
