@@ -161,7 +161,9 @@ def test_progress_events():
     assert stages[0] == "keys: reduce" and "keys: certify" in stages
     rounds = [e for e in seen if e.round is not None]
     assert rounds and all(e.columns == 9 for e in rounds)
-    assert all(isinstance(e, Event) and e.elapsed >= 0 for e in seen)
+    assert all(isinstance(e, Event) for e in seen)
+    elapsed = [e.elapsed for e in seen]              # seconds since the call began, each time
+    assert elapsed[0] >= 0 and elapsed == sorted(elapsed)
 
 
 def test_cli_converse_json_is_silent_on_stderr():
