@@ -97,7 +97,7 @@ def held_census(args, rows: int, **popen):
         reported = os.read(ready_r, 64).decode() if readable else ""
         if not reported:
             why = proc.communicate(timeout=60)[1] if readable else "no report in 600 s"
-            pytest.fail(f"the census ended (status {proc.returncode}) before reporting {rows} rows: {why}")
+            pytest.fail(f"the census (exit status {proc.returncode}) did not report {rows} rows: {why}")
         assert proc.poll() is None
         yield proc, int(reported)
     finally:
