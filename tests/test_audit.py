@@ -3,16 +3,9 @@
 import json
 from fractions import Fraction
 
-from click.testing import CliRunner
-
 import itsa
-from itsa_cli import main
 
 from .conftest import INSTANCES
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 def test_homogeneous_u3_v2_t1_beats_the_printed_converse(tmp_path):
@@ -50,8 +43,8 @@ def test_homogeneous_family_recognised_from_sets_not_name():
     assert itsa.homogeneous_parameters(not_homog) is None
 
 
-def test_cli_audit_json_and_exit_code(tmp_path):
-    res = run("audit", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--json", "-o", tmp_path)
+def test_cli_audit_json_and_exit_code(cli, tmp_path):
+    res = cli("audit", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--json", "-o", tmp_path)
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["key_rate_lower_printed"] == "5" and d["key_rate_lower"] == "4"
@@ -59,11 +52,11 @@ def test_cli_audit_json_and_exit_code(tmp_path):
     f = d["findings"][0]
     assert set(f) >= {"kind", "configuration", "printed", "verified", "scheme_file"}
     assert f["kind"] == "converse-beaten" and f["scheme_file"]
-    assert run("verify", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--scheme", f["scheme_file"]).exit_code == 0
+    assert cli("verify", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--scheme", f["scheme_file"]).exit_code == 0
 
 
-def test_cli_audit_bad_input_exit_2(tmp_path):
-    res = run("audit", tmp_path / "missing.yaml")
+def test_cli_audit_bad_input_exit_2(cli, tmp_path):
+    res = cli("audit", tmp_path / "missing.yaml")
     assert res.exit_code == 2 and "no such file" in res.stderr
 
 
@@ -77,8 +70,8 @@ def test_audit_reports_even_when_the_search_is_too_large(tmp_path):
     assert files and all(name.startswith("_evil.") for name in files)   # no path escape
 
 
-def test_audit_rejects_a_bad_field():
-    res = run("audit", INSTANCES / "example-1.yaml", "--field", 4)
+def test_audit_rejects_a_bad_field(cli):
+    res = cli("audit", INSTANCES / "example-1.yaml", "--field", 4)
     assert res.exit_code == 2 and "prime power" in res.stderr
 
 
@@ -93,7 +86,7 @@ def test_max_symbols_above_the_search_limit_is_capped_not_skipped(example1):
     assert not any("search too large" in n for n in a.notes)
 
 
-def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(tmp_path):
+def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(cli, tmp_path):
     inst = itsa.examples.load("audit/vector-optimum-8-3")
     res = itsa.auditor.save_audit_schemes(itsa.audit(inst, field=31), tmp_path)
     loose = [f for f in res.findings if f.kind == "upper-bound-loose"]
@@ -102,8 +95,7 @@ def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(tmp_path):
     assert res.best_verified_rate == Fraction(8, 3)
     saved = itsa.load_scheme(inst, loose[0].scheme_file)
     assert saved.rate == Fraction(8, 3) and itsa.verify(inst, saved).ok
-    out = json.loads(CliRunner().invoke(main, ["audit", "audit/vector-optimum-8-3", "--json",
-                                               "-o", str(tmp_path / "cli")]).output)
+    out = json.loads(cli("audit", "audit/vector-optimum-8-3", "--json", "-o", tmp_path / "cli").output)
     assert [c["rate_on_symbols_used"] for c in out["constructions"]] == ["8/3", "8/3"]
 
 

@@ -2,22 +2,15 @@
 
 import json
 
-from click.testing import CliRunner
-
 import itsa
-from itsa_cli import main
 
 from .conftest import INSTANCES
 
 EX1, EX2 = INSTANCES / "example-1.yaml", INSTANCES / "example-2.yaml"
 
 
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
-
-
-def test_verify_builds_then_checks_example1_over_f7():
-    res = run("verify", EX1, "--field", 7, "--json")
+def test_verify_builds_then_checks_example1_over_f7(cli):
+    res = cli("verify", EX1, "--field", 7, "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["ok"] and d["rate"] == "2" and d["scheme"]["construction"] == "condition-2"
@@ -25,24 +18,24 @@ def test_verify_builds_then_checks_example1_over_f7():
     assert d["nonzero_leaks"] == 0 and d["leaks"] == []
 
 
-def test_verify_printed_example2_scheme_passes():
-    res = run("verify", EX2, "--scheme", INSTANCES / "example-2.scheme.json")
+def test_verify_printed_example2_scheme_passes(cli):
+    res = cli("verify", EX2, "--scheme", INSTANCES / "example-2.scheme.json")
     assert res.exit_code == 0 and "PASS" in res.stdout and "rate 7/2" in res.stdout
 
 
-def test_verify_enumerate_on_small_field():
-    res = run("verify", EX1, "--scheme", INSTANCES / "example-1.scheme.json", "--field", 3,
+def test_verify_enumerate_on_small_field(cli):
+    res = cli("verify", EX1, "--scheme", INSTANCES / "example-1.scheme.json", "--field", 3,
               "--engine", "enumerate", "--json")
     d = json.loads(res.stdout)
     assert res.exit_code == 0 and d["engine"] == "enumerate" and d["ok"]
 
 
-def test_broken_scheme_exits_1_and_names_leaks(tmp_path):
+def test_broken_scheme_exits_1_and_names_leaks(cli, tmp_path):
     data = json.loads((INSTANCES / "example-1.scheme.json").read_text())
     del data["keys"]["1,3"]                       # Z_{1,3} = 0: the implicit user is exposed
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(data))
-    res = run("verify", EX1, "--scheme", path, "--json")
+    res = cli("verify", EX1, "--scheme", path, "--json")
     assert res.exit_code == 1
     d = json.loads(res.stdout)
     assert not d["ok"]
@@ -53,11 +46,11 @@ def test_broken_scheme_exits_1_and_names_leaks(tmp_path):
     assert leaks[(1, 4, 3)] == "1"
     assert (1, 4, 1) not in leaks                 # with T = ∅, W_{2,2} still masks the sum
     assert {k for k, _, _ in leaks} == {1}
-    table = run("verify", EX1, "--scheme", path)
+    table = cli("verify", EX1, "--scheme", path)
     assert table.exit_code == 1 and "FAIL" in table.stdout and "cannot decode" in table.stdout
 
 
-def test_bad_scheme_files_exit_2(tmp_path):
+def test_bad_scheme_files_exit_2(cli, tmp_path):
     cases = {
         "notjson.json": "{field: 7",
         "shape.json": json.dumps({"field": 7, "L": 1, "key_symbols": 2, "keys": {"1,1": [[1]]}}),
@@ -68,53 +61,53 @@ def test_bad_scheme_files_exit_2(tmp_path):
     for name, text in cases.items():
         path = tmp_path / name
         path.write_text(text)
-        res = run("verify", EX1, "--scheme", path)
+        res = cli("verify", EX1, "--scheme", path)
         assert res.exit_code == 2, (name, res.output)
         assert name in res.stderr and len(res.stderr.strip().splitlines()) == 1
 
 
-def test_build_writes_a_scheme_that_verify_accepts(tmp_path):
+def test_build_writes_a_scheme_that_verify_accepts(cli, tmp_path):
     out = tmp_path / "s.json"
-    res = run("build", EX2, "--field", 11, "--seed", 1, "-o", out, "--json")
+    res = cli("build", EX2, "--field", 11, "--seed", 1, "-o", out, "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["construction"] == "theorem-2" and d["rate"] == "7/2" and d["verified"]
-    assert run("verify", EX2, "--scheme", out).exit_code == 0
-    again = json.loads(run("build", EX2, "--field", 11, "--seed", 1, "--json").stdout)
+    assert cli("verify", EX2, "--scheme", out).exit_code == 0
+    again = json.loads(cli("build", EX2, "--field", 11, "--seed", 1, "--json").stdout)
     assert again["scheme"] == d["scheme"]
 
 
-def test_build_without_a_verified_scheme_exits_1_and_writes_nothing(tmp_path):
+def test_build_without_a_verified_scheme_exits_1_and_writes_nothing(cli, tmp_path):
     out = tmp_path / "s.json"
-    res = run("build", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--field", 7, "-o", out)
+    res = cli("build", INSTANCES / "homogeneous-U3-V2-t1.yaml", "--field", 7, "-o", out)
     assert res.exit_code == 1 and "LP" in res.stderr and not out.exists()
-    res = run("build", EX2, "--field", 2, "--max-tries", 2, "-o", out)
+    res = cli("build", EX2, "--field", 2, "--max-tries", 2, "-o", out)
     assert res.exit_code == 1 and "within 2 tries" in res.stderr and not out.exists()
 
 
-def test_build_rejects_non_prime_field():
-    res = run("build", EX1, "--field", 9)
+def test_build_rejects_non_prime_field(cli):
+    res = cli("build", EX1, "--field", 9)
     assert res.exit_code == 2 and "prime" in res.stderr
 
 
-def test_library_and_cli_agree_on_the_scheme(tmp_path):
+def test_library_and_cli_agree_on_the_scheme(cli, tmp_path):
     out = tmp_path / "s.json"
-    assert run("build", EX1, "--field", 7, "-o", out).exit_code == 0
+    assert cli("build", EX1, "--field", 7, "-o", out).exit_code == 0
     inst = itsa.load_instance(EX1)
     built = itsa.build_scheme(itsa.analyze(inst), 7, seed=0).scheme
     assert itsa.load_scheme(inst, out) == built
 
 
-def test_build_has_a_default_field():
-    res = run("build", EX1, "--json")
+def test_build_has_a_default_field(cli):
+    res = cli("build", EX1, "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["field"] == itsa.default_field(itsa.analyze(itsa.load_instance(EX1))) == 101
     assert d["required_field"] == 6 and d["verified"]
 
 
-def test_build_below_schwartz_zippel_warns_at_once():
-    res = run("build", EX1, "--field", 5, "--max-tries", 1)
+def test_build_below_schwartz_zippel_warns_at_once(cli):
+    res = cli("build", EX1, "--field", 5, "--max-tries", 1)
     lines = res.stderr.splitlines()
     assert lines[0].startswith("warning: F_5 is not above the Schwartz-Zippel size of the condition-2 "
                                "construction (q > 6)")
@@ -137,7 +130,7 @@ def test_build_reports_progress_over_draws(example1):
         assert len(calls) == b.tries
 
 
-def test_verify_without_scheme_verifies_once(monkeypatch):
+def test_verify_without_scheme_verifies_once(cli, monkeypatch):
     import itsa.schemes.constructions as cons
 
     calls = []
@@ -149,7 +142,7 @@ def test_verify_without_scheme_verifies_once(monkeypatch):
 
     monkeypatch.setattr(cons, "verify", counting)
     monkeypatch.setattr(itsa, "verify", counting)
-    res = run("verify", EX1, "--field", 7, "--json")
+    res = cli("verify", EX1, "--field", 7, "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["ok"] and d["engine"] == "rank" and "automatic enumeration limit" in d["fallback"]

@@ -2,25 +2,20 @@
 
 import csv
 import json
+import subprocess
 
 import pytest
-from click.testing import CliRunner
 
 from itsa.census import load_spec, read_rows
-from itsa_cli import main
 
-from .conftest import ROOT
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
+from .conftest import ROOT, held_census
 
 
 @pytest.fixture(scope="module")
-def grid_results(tmp_path_factory):
+def grid_results(cli, tmp_path_factory):
     """The grid spec on a real LocalCluster of two worker processes (the default path)."""
     out = tmp_path_factory.mktemp("census") / "grid.parquet"
-    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
+    res = cli("census", ROOT / "specs" / "grid-small.yaml", "-o", out, "--workers", "2", "--json")
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert (summary["done"], summary["failed"], summary["workers"]) == (8, 0, 2)
@@ -36,10 +31,10 @@ def test_census_rows(grid_results):
         assert r["verdict"] == "optimal"
 
 
-def test_report(grid_results, tmp_path):
+def test_report(cli, grid_results, tmp_path):
     from itsa.bounds.corrected import EVERY_SCHEME
 
-    res = run("census", "report", grid_results, "-o", tmp_path / "rep", "--format", "png", "--json")
+    res = cli("census", "report", grid_results, "-o", tmp_path / "rep", "--format", "png", "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
     assert d["summary"]["instances"] == 8 and d["summary"]["optimal"] == 8
@@ -66,8 +61,8 @@ def test_report(grid_results, tmp_path):
         assert len(list(csv.DictReader(fh))) == 0
 
 
-def test_report_svg(grid_results, tmp_path):
-    res = run("census", "report", grid_results, "-o", tmp_path, "--format", "svg", "--style", "annotated")
+def test_report_svg(cli, grid_results, tmp_path):
+    res = cli("census", "report", grid_results, "-o", tmp_path, "--format", "svg", "--style", "annotated")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "grid-rate.svg").read_text().lstrip().startswith("<?xml")
     assert "note: open: no open instance (no figure)" in res.output
@@ -81,20 +76,20 @@ def one_line_exit_2(res, fragment):
     assert len(lines) == 1 and lines[0].startswith("error:") and fragment in lines[0], res.output
 
 
-def test_malformed_spec(tmp_path):
+def test_malformed_spec(cli, tmp_path):
     spec = tmp_path / "bad.yaml"
     spec.write_text("universe: [grid\n")
-    one_line_exit_2(run("census", spec, "-o", tmp_path / "r.parquet"), "not valid YAML")
+    one_line_exit_2(cli("census", spec, "-o", tmp_path / "r.parquet"), "not valid YAML")
 
 
-def test_unknown_universe(tmp_path):
+def test_unknown_universe(cli, tmp_path):
     spec = tmp_path / "bad.yaml"
     spec.write_text("universe:\n  everything: {}\nwork: search\n")
-    one_line_exit_2(run("census", spec, "-o", tmp_path / "r.parquet"), "unknown universe 'everything'")
+    one_line_exit_2(cli("census", spec, "-o", tmp_path / "r.parquet"), "unknown universe 'everything'")
 
 
-def test_unreachable_scheduler_is_an_environment_failure_not_bad_input(tmp_path):
-    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
+def test_unreachable_scheduler_is_an_environment_failure_not_bad_input(cli, tmp_path):
+    res = cli("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
               "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5")
     assert res.exit_code == 1, res.output
     lines = res.output.strip().splitlines()
@@ -102,32 +97,32 @@ def test_unreachable_scheduler_is_an_environment_failure_not_bad_input(tmp_path)
     assert not (tmp_path / "r.parquet").exists()
 
 
-def test_existing_output_needs_resume(grid_results):
-    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
+def test_existing_output_needs_resume(cli, grid_results):
+    res = cli("census", ROOT / "specs" / "grid-small.yaml", "-o", grid_results, "--workers", "0")
     one_line_exit_2(res, "--resume")
-    res = run("census", "run", ROOT / "specs" / "grid-small.yaml", "-o", grid_results,
+    res = cli("census", "run", ROOT / "specs" / "grid-small.yaml", "-o", grid_results,
               "--workers", "0", "--resume", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["skipped"] == 8
 
 
-def test_report_of_a_non_census(tmp_path):
-    one_line_exit_2(run("census", "report", tmp_path, "-o", tmp_path / "rep"), "not a census results folder")
+def test_report_of_a_non_census(cli, tmp_path):
+    one_line_exit_2(cli("census", "report", tmp_path, "-o", tmp_path / "rep"), "not a census results folder")
 
 
-def test_workers_and_scheduler_exclusive(tmp_path):
-    res = run("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r",
+def test_workers_and_scheduler_exclusive(cli, tmp_path):
+    res = cli("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r",
               "--workers", "2", "--scheduler", "tcp://127.0.0.1:9")
     one_line_exit_2(res, "exclude each other")
 
 
-def test_joins_a_running_scheduler(tmp_path):
+def test_joins_a_running_scheduler(cli, tmp_path):
     """--scheduler ADDRESS: the census runs on a cluster it did not start."""
     from distributed import LocalCluster
 
     spec = tmp_path / "spec.yaml"
     spec.write_text("universe:\n  exhaustive: {U: 3, K: 3, M: 1, N: 1}\nwork: corrected\n")
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cl:
-        res = run("census", spec, "-o", tmp_path / "r.parquet", "--scheduler", cl.scheduler_address, "--json")
+        res = cli("census", spec, "-o", tmp_path / "r.parquet", "--scheduler", cl.scheduler_address, "--json")
         assert res.exit_code == 0, res.output
         assert json.loads(res.stdout)["workers"] == 1
         assert cl.scheduler.workers              # the cluster is still up after the census left it
@@ -135,43 +130,35 @@ def test_joins_a_running_scheduler(tmp_path):
     assert len(rows) == 20 and all(r["status"] == "ok" and r["lower"] is not None for r in rows)
 
 
-def test_ctrl_c_on_workers_is_one_line_and_resume_completes(tmp_path):
+def test_ctrl_c_on_workers_is_one_line_and_resume_completes(cli, tmp_path):
     """A real SIGINT to the whole process group (what a terminal's Ctrl-C sends) during a run on
     two worker processes: one line, exit 130, no Dask log line or worker traceback; the rows
-    finished are kept and --resume completes the table."""
+    finished are kept and --resume completes the table.
+
+    The signal is sent when the census reports its third finished row (see
+    :func:`tests.conftest.held_census`), never after a guessed delay, and the census is held
+    there, so that it always has work left when the signal lands, however fast the machine.
+    """
     import os
     import signal
-    import subprocess
-    import sys
-    import time
-
-    from itsa.census.store import JOURNAL
 
     spec = tmp_path / "spec.yaml"
     spec.write_text("universe:\n  random: {n: 120, max_users: 5}\nwork: search\n")
     n = len(load_spec(spec).items())
     out = tmp_path / "r.parquet"
-    itsa_bin = [sys.executable, "-c", "from itsa_cli import main; main()"]
     # SIGINT at its default in the child, whatever this runner inherited (a shell's
     # background job ignores SIGINT, and Python then keeps ignoring it)
-    proc = subprocess.Popen([*itsa_bin, "census", str(spec), "-o", str(out), "--workers", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        journal = out / JOURNAL
-        if journal.exists() and journal.read_text().count("\n") >= 3:
-            break
-        time.sleep(0.02)
-    assert proc.poll() is None, "the census finished before it could be interrupted"
-    os.killpg(proc.pid, signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    with held_census([spec, "-o", out, "--workers", 2], rows=3, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True, start_new_session=True,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) as (proc, done):
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 130, stderr
     lines = (stdout + stderr).strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("interrupted:") and "--resume" in lines[0], stderr
     kept = len(read_rows(out))
-    assert 3 <= kept < n
-    res = run("census", spec, "-o", out, "--workers", "0", "--resume", "--json")
+    assert kept == done and 3 <= kept < n      # every reported row, and only those
+    res = cli("census", spec, "-o", out, "--workers", "0", "--resume", "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["skipped"] == kept
     rows = read_rows(out)

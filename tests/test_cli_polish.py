@@ -1,17 +1,12 @@
 """The command line's manners: every verb in the help, one-line errors, did-you-mean, extras."""
 
 import pytest
-from click.testing import CliRunner
 
-from itsa_cli import _COMMANDS, main
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)), prog_name="itsa")
+from itsa_cli import _COMMANDS
 
 
-def test_help_names_every_verb():
-    res = run("--help")
+def test_help_names_every_verb(cli):
+    res = cli("--help")
     assert res.exit_code == 0
     head = res.output.split("Options:")[0]          # the description itself, not click's list
     for verb in _COMMANDS:
@@ -24,8 +19,8 @@ def test_help_names_every_verb():
     (("nope",), ["No such command 'nope'", "itsa --help"]),
     (("build", "example-1", "--field", "x"), ["--field", "itsa build --help"]),
 ])
-def test_usage_errors_are_one_line_exit_2(args, words):
-    res = run(*args)
+def test_usage_errors_are_one_line_exit_2(cli, args, words):
+    res = cli(*args)
     assert res.exit_code == 2
     assert res.stdout == ""
     lines = res.stderr.splitlines()
@@ -34,40 +29,40 @@ def test_usage_errors_are_one_line_exit_2(args, words):
         assert word in lines[0]
 
 
-def test_help_still_exits_0():
-    res = run("analyze", "--help")
+def test_help_still_exits_0(cli):
+    res = cli("analyze", "--help")
     assert res.exit_code == 0 and res.stdout.startswith("Usage: itsa analyze")
 
 
 @pytest.mark.parametrize("verb", ["analyze", "solve", "converse"])
-def test_did_you_mean_a_shipped_example(verb):
-    res = run(verb, "exmaple-1")
+def test_did_you_mean_a_shipped_example(cli, verb):
+    res = cli(verb, "exmaple-1")
     assert res.exit_code == 2
     assert res.stderr.strip() == "error: exmaple-1: no such file; did you mean 'example-1'?"
 
 
-def test_no_suggestion_for_a_name_far_from_every_example():
-    res = run("analyze", "no-such-instance-at-all.yaml")
+def test_no_suggestion_for_a_name_far_from_every_example(cli):
+    res = cli("analyze", "no-such-instance-at-all.yaml")
     assert res.exit_code == 2
     assert "no such file" in res.stderr and "did you mean" not in res.stderr
 
 
-def test_examples_lists_instances_only():
-    res = run("examples")
+def test_examples_lists_instances_only(cli):
+    res = cli("examples")
     assert res.exit_code == 0
     names = [line.split()[0] for line in res.stdout.splitlines()]
     assert "example-1" in names and "audit/fractional-optimum" in names
     assert not [n for n in names if n.startswith("census/")]
 
 
-def test_a_census_spec_is_not_an_instance():
-    res = run("analyze", "census/minimal")
+def test_a_census_spec_is_not_an_instance(cli):
+    res = cli("analyze", "census/minimal")
     assert res.exit_code == 2
 
 
-def test_census_finds_a_shipped_spec_by_name(tmp_path):
+def test_census_finds_a_shipped_spec_by_name(cli, tmp_path):
     # A misspelt name: a did-you-mean before any work starts.
-    res = run("census", "minmal", "-o", tmp_path / "out")
+    res = cli("census", "minmal", "-o", tmp_path / "out")
     assert res.exit_code == 2
     assert res.stderr.strip() == "error: minmal: no such file; did you mean 'minimal'?"
 

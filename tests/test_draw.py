@@ -1,11 +1,9 @@
 """``itsa draw`` and :mod:`itsa.output.draw`: files written whole, the configuration shown, bad input."""
 
 import pytest
-from click.testing import CliRunner
 
 import itsa
 from itsa.output.draw import LAYOUTS, default_config, draw_instance, instance_figure, parse_config
-from itsa_cli import main
 
 from .conftest import INSTANCES
 
@@ -13,18 +11,14 @@ EX2 = INSTANCES / "example-2.yaml"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
-
-
 @pytest.fixture(scope="module")
 def analysis2():
     return itsa.analyze(itsa.load_instance(EX2))
 
 
-def test_draw_png_example2(tmp_path):
+def test_draw_png_example2(cli, tmp_path):
     out = tmp_path / "ex2.png"
-    res = run("draw", EX2, "-o", out)
+    res = cli("draw", EX2, "-o", out)
     assert res.exit_code == 0, res.output
     data = out.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 10_000
@@ -32,9 +26,9 @@ def test_draw_png_example2(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["ex2.png"]  # no temp file left behind
 
 
-def test_draw_svg_names_instance_and_config(tmp_path):
+def test_draw_svg_names_instance_and_config(cli, tmp_path):
     out = tmp_path / "ex2.svg"
-    res = run("draw", EX2, "-o", out, "--config", "1,8,21", "--layout", "spring", "--style", "annotated")
+    res = cli("draw", EX2, "-o", out, "--config", "1,8,21", "--layout", "spring", "--style", "annotated")
     assert res.exit_code == 0, res.output
     svg = out.read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
@@ -45,9 +39,9 @@ def test_draw_svg_names_instance_and_config(tmp_path):
 
 @pytest.mark.parametrize("config", ["1,8", "9,1,1", "a,b,c", "0,1,1", "1,9,1", "1,1,29",
                                     "1,2,3,4", "1.5,1,1"])
-def test_bad_config_exit_2(tmp_path, config):
+def test_bad_config_exit_2(cli, tmp_path, config):
     out = tmp_path / "bad.png"
-    res = run("draw", EX2, "-o", out, "--config", config)
+    res = cli("draw", EX2, "-o", out, "--config", config)
     assert res.exit_code == 2
     assert res.stdout == ""
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: configuration")
@@ -55,15 +49,15 @@ def test_bad_config_exit_2(tmp_path, config):
 
 
 @pytest.mark.parametrize("name", ["out.jpg", "out.txt", "out"])
-def test_unsupported_extension_exit_2(tmp_path, name):
-    res = run("draw", EX2, "-o", tmp_path / name)
+def test_unsupported_extension_exit_2(cli, tmp_path, name):
+    res = cli("draw", EX2, "-o", tmp_path / name)
     assert res.exit_code == 2
     assert res.stderr.count("\n") == 1 and ".png, .svg or .pdf" in res.stderr
     assert not any(tmp_path.iterdir())
 
 
-def test_missing_directory_exit_2(tmp_path):
-    res = run("draw", EX2, "-o", tmp_path / "nowhere" / "x.png")
+def test_missing_directory_exit_2(cli, tmp_path):
+    res = cli("draw", EX2, "-o", tmp_path / "nowhere" / "x.png")
     assert res.exit_code == 2 and res.stderr.count("\n") == 1
 
 
@@ -135,10 +129,10 @@ def test_too_many_users_to_draw_is_refused_before_drawing(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
-def test_paper_style_pdf_has_no_title_and_a_legend_of_the_roles_present(tmp_path):
+def test_paper_style_pdf_has_no_title_and_a_legend_of_the_roles_present(cli, tmp_path):
     """itsa draw example-2 --style paper -o fig.pdf: the figure and its legend, nothing baked in."""
     out = tmp_path / "fig.pdf"
-    res = run("draw", "example-2", "--style", "paper", "-o", out)
+    res = cli("draw", "example-2", "--style", "paper", "-o", out)
     assert res.exit_code == 0, res.output
     assert out.read_bytes().startswith(b"%PDF")
     a = itsa.analyze(itsa.load_instance(EX2))

@@ -1,20 +1,14 @@
 """The exception family and the CLI's exit codes for each kind of bad input."""
 
 import pytest
-from click.testing import CliRunner
 
 import itsa
 from itsa import InvalidInput, InvalidInstance, InvalidOption, InvalidOutputPath, InvalidScheme, ItsaError
-from itsa_cli import main
 from itsa_cli._common import LIMIT_PREFIX
 
 from .conftest import INSTANCES
 
 EX1 = INSTANCES / "example-1.yaml"
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 def test_family_is_itsa_error_and_value_error():
@@ -52,21 +46,21 @@ def test_each_kind_of_input_raises_its_own_class(example1, tmp_path):
     ("verify", EX1, "--scheme", INSTANCES / "example-2.scheme.json"),  # scheme: wrong users
     ("audit", EX1, "--field", 1),                                      # option: field
 ], ids=["build-out", "build-field", "draw-ext", "draw-config", "verify-scheme", "audit-field"])
-def test_cli_maps_the_family_to_exit_2(args, tmp_path, monkeypatch):
+def test_cli_maps_the_family_to_exit_2(cli, args, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    res = run(*args)
+    res = cli(*args)
     assert res.exit_code == 2, res.output
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: ")
     assert LIMIT_PREFIX not in res.stderr
 
 
 @pytest.mark.parametrize("exc,word", [(RecursionError, "recursion limit"), (MemoryError, "out of memory")])
-def test_safety_net_turns_resource_errors_into_one_line(monkeypatch, exc, word):
+def test_safety_net_turns_resource_errors_into_one_line(cli, monkeypatch, exc, word):
     def boom(*a, **k):
         raise exc()
 
     monkeypatch.setattr(itsa, "load_instance", boom)
-    res = run("analyze", EX1)
+    res = cli("analyze", EX1)
     assert res.exit_code == 2
     assert res.stderr.startswith(f"error: {LIMIT_PREFIX}") and word in res.stderr
     assert res.stderr.count("\n") == 1

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 import itsa
-from itsa_cli import main
 
 from .conftest import INSTANCES
 
@@ -46,21 +44,21 @@ def test_unknown_name_and_bad_parameters():
     assert itsa.examples.resolve("no-such-thing") == Path("no-such-thing")
 
 
-def test_cli_examples_lists_one_line_each():
-    res = CliRunner().invoke(main, ["examples"])
+def test_cli_examples_lists_one_line_each(cli):
+    res = cli("examples")
     assert res.exit_code == 0
     lines = res.stdout.splitlines()
     assert [ln.split()[0] for ln in lines] == list(itsa.examples.names())
     assert "Example 1 of the paper" in lines[0]
-    d = json.loads(CliRunner().invoke(main, ["examples", "--json"]).stdout)
+    d = json.loads(cli("examples", "--json").stdout)
     assert d["schema_version"] == 1 and d["examples"][1]["name"] == "example-2"
 
 
-def test_cli_examples_homogeneous_yaml():
-    res = CliRunner().invoke(main, ["examples", "--homogeneous", "3,2,1"])
+def test_cli_examples_homogeneous_yaml(cli):
+    res = cli("examples", "--homogeneous", "3,2,1")
     assert res.exit_code == 0
     assert res.stdout == (INSTANCES / "homogeneous-U3-V2-t1.yaml").read_text()
-    bad = CliRunner().invoke(main, ["examples", "--homogeneous", "3,2"])
+    bad = cli("examples", "--homogeneous", "3,2")
     assert bad.exit_code == 2 and "U,V,t" in bad.output
 
 

@@ -14,13 +14,11 @@ import sys
 
 import pytest
 import yaml
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from itsa.testing.hostile import commands, write_corpus
 from itsa._util.safe_yaml import load_yaml
-from itsa_cli import main
 from itsa_cli._common import LIMIT_PREFIX
 
 from .conftest import INSTANCES, ROOT
@@ -122,10 +120,10 @@ def documents(draw):
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=documents())
-def test_random_yaml_is_analysed_or_refused(tmp_path_factory, text):
+def test_random_yaml_is_analysed_or_refused(cli, tmp_path_factory, text):
     path = tmp_path_factory.mktemp("y") / "x.yaml"
     path.write_text(text, encoding="utf-8")
-    res = CliRunner().invoke(main, ["analyze", str(path), "--json"])
+    res = cli("analyze", str(path), "--json")
     if res.exit_code == 0:
         assert json.loads(res.stdout)["K"] >= 1
     else:

@@ -84,16 +84,30 @@ yamlish = st.recursive(scalars, lambda inner: st.one_of(
     st.dictionaries(st.sampled_from(["servers", "security_sets", "collusion_sets", "name",
                                      "subsets_of", "min_size", "max_size", "all_users_up_to", "x"]),
                     inner, max_size=4)), max_leaves=12)
+# near the format: small topologies, users in and out of them, each kind of family: many are read
+user = st.tuples(st.integers(1, 4), st.integers(1, 3)).map(list)
+family = st.one_of(
+    st.lists(st.one_of(st.lists(user, max_size=3), st.just("all")), min_size=1, max_size=3),
+    st.fixed_dictionaries({"subsets_of": st.lists(user, max_size=3)},
+                          optional={"min_size": st.integers(-1, 3), "max_size": st.integers(-1, 3)}),
+    st.fixed_dictionaries({"all_users_up_to": st.integers(-1, 3)}))
+near_valid = st.fixed_dictionaries({"servers": st.lists(st.integers(1, 3), min_size=1, max_size=4),
+                                    "security_sets": family, "collusion_sets": family})
 
 
 @given(st.fixed_dictionaries({"servers": st.one_of(st.lists(st.integers(-1, 3), max_size=4), yamlish),
-                              "security_sets": yamlish, "collusion_sets": yamlish}) | yamlish)
+                              "security_sets": yamlish, "collusion_sets": yamlish}) | yamlish | near_valid)
 def test_loader_fuzz_only_raises_invalid_instance(data):
     try:
         inst = parse_instance(data)
     except InvalidInstance:
         return
-    assert isinstance(inst, itsa.Instance)
+    # what is accepted is what was written: the servers as given, and the sets, written back in
+    # the public format ([u, v] pairs), read as the same instance
+    assert list(inst.servers) == data["servers"]
+    families = {key: [[list(user) for user in inst.labels(s)] for s in getattr(inst, key)]
+                for key in ("security_sets", "collusion_sets")}
+    assert parse_instance({"servers": data["servers"], "name": inst.name, **families}) == inst
 
 
 @given(yamlish)

@@ -244,16 +244,42 @@ def test_malformed_constructor(kwargs, message):
     (4096, 4096, "entries exceed the limit"),
 ])
 def test_scheme_size_limits(tmp_path, ex1, L, d, message):
-    import time
+    from itsa._util.files import read_text
+    from itsa.schemes.scheme import MAX_SCHEME_BYTES
 
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"field": 7, "L": L, "key_symbols": d, "keys": {"1,1": []}}))
-    start = time.monotonic()
-    with pytest.raises(InvalidScheme, match=message):
-        load_scheme(ex1, path)
-    with pytest.raises(InvalidScheme, match=message):
-        Scheme(7, L, d, {0: [[1] * 0]})
-    assert time.monotonic() - start < 2
+
+    def from_file():
+        with pytest.raises(InvalidScheme, match=message):
+            load_scheme(ex1, path)
+
+    def from_constructor():
+        with pytest.raises(InvalidScheme, match=message):
+            Scheme(7, L, d, {0: [[1] * 0]})
+    # refused before allocating: the smallest of these key matrices needs 16 MB even at one byte
+    # an entry; nothing but reading the file (its bounded read's buffer) may come before the check
+    reading = peak_bytes(lambda: read_text(path, InvalidScheme, max_bytes=MAX_SCHEME_BYTES))
+    assert peak_bytes(from_file) < reading + 2**20
+    assert peak_bytes(from_constructor) < 2**20
+
+
+def peak_bytes(fn) -> int:
+    """The most memory (bytes, as tracemalloc counts it, NumPy's arrays included) that ``fn()``
+    holds at once beyond what was held before it."""
+    import tracemalloc
+
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        if not tracing:
+            tracemalloc.stop()
 
 
 def test_verify_refuses_a_generator_matrix_too_large(ex1):

@@ -4,12 +4,10 @@ import json
 from fractions import Fraction
 
 import pytest
-from click.testing import CliRunner
 
 from itsa import examples, verify
 from itsa.schemes.scheme import load_scheme
 from itsa.optimum import solve
-from itsa_cli import main
 
 
 def test_solve_fractional_optimum(tmp_path):
@@ -43,9 +41,8 @@ def test_equal_bounds_keep_the_certified_class():
         ("optimal", 2, "keys", True)
 
 
-def test_cli_solve_json_and_files(tmp_path):
-    r = CliRunner().invoke(main, ["solve", "audit/fractional-optimum", "--json",
-                                  "-o", str(tmp_path)])
+def test_cli_solve_json_and_files(cli, tmp_path):
+    r = cli("solve", "audit/fractional-optimum", "--json", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["verdict"] == "optimal" and d["lower"]["value"] == d["upper"]["value"] == "3/2"
@@ -57,23 +54,23 @@ def test_cli_solve_json_and_files(tmp_path):
     assert set(d["timings"]) >= {"analyze", "corrected", "search", "converse-keys"}
 
 
-def test_cli_converse(tmp_path):
+def test_cli_converse(cli, tmp_path):
     proof = tmp_path / "p.tex"
-    r = CliRunner().invoke(main, ["converse", "example-2", "--proof", str(proof)])
+    r = cli("converse", "example-2", "--proof", str(proof))
     assert r.exit_code == 0 and "7/2" in r.output
     assert proof.read_text(encoding="utf-8").startswith("\\documentclass")
-    r = CliRunner().invoke(main, ["converse", "example-2", "--json"])
+    r = cli("converse", "example-2", "--json")
     d = json.loads(r.output)
     assert d["lower"]["value"] == "7/2" and d["lower"]["lp"]["columns"] > 0
 
 
-def test_cli_converse_bad_input():
+def test_cli_converse_bad_input(cli):
     for opts in (["--lp", "model"], ["--class", "general"]):
-        r = CliRunner().invoke(main, ["converse", "example-2", *opts])
+        r = cli("converse", "example-2", *opts)
         assert r.exit_code == 2 and "at most 4 users" in r.output
-    r = CliRunner().invoke(main, ["converse", "example-2", "--lp", "keys", "--class", "general"])
+    r = cli("converse", "example-2", "--lp", "keys", "--class", "general")
     assert r.exit_code == 2 and "--class general is --lp model" in r.output
-    r = CliRunner().invoke(main, ["converse", "example-2", "--proof", "x.pdf"])
+    r = cli("converse", "example-2", "--proof", "x.pdf")
     assert r.exit_code == 2
 
 
@@ -85,17 +82,17 @@ def test_cli_lp_choices_match_library():
     assert tuple(opt.type.choices) == CLASSES and OLD_NAMES == ALIASES
 
 
-def test_cli_solve_bad_input():
-    r = CliRunner().invoke(main, ["solve", "example-1", "--field", "4"])
+def test_cli_solve_bad_input(cli):
+    r = cli("solve", "example-1", "--field", "4")
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "error:" in r.output
-    r = CliRunner().invoke(main, ["solve", "no-such-file.yaml"])
+    r = cli("solve", "no-such-file.yaml")
     assert r.exit_code == 2 and "no such file" in r.output
 
 
-def test_cli_solve_refuses_a_bad_output_folder_before_the_work(tmp_path):
+def test_cli_solve_refuses_a_bad_output_folder_before_the_work(cli, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    r = CliRunner().invoke(main, ["solve", "example-1", "-o", str(blocker / "sub")])
+    r = cli("solve", "example-1", "-o", str(blocker / "sub"))
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "cannot create" in r.output
 
 
