@@ -142,7 +142,7 @@ def console():
 
 @contextlib.contextmanager
 def progress_callback(description: str, quiet: bool = False, delay: float = 2.0):
-    """A ``progress(done, total)`` callback drawing a rich bar on stderr.
+    """A ``progress(event)`` callback drawing a rich bar of ``event.done`` of ``event.total`` on stderr.
 
     The bar appears only when the run is still going after ``delay`` seconds,
     and never with ``quiet`` or when stderr is not a terminal.
@@ -160,8 +160,11 @@ def progress_callback(description: str, quiet: bool = False, delay: float = 2.0)
     bar = Progress(console=err, transient=True)
     task = None
 
-    def update(done: int, total: int) -> None:
+    def update(event) -> None:
         nonlocal task
+        done, total = event.done, event.total
+        if done is None or total is None:
+            return
         if task is None:
             if time.monotonic() - start < delay:
                 return

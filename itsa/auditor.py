@@ -195,8 +195,8 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
         Largest scalar number of key symbols the search tries (default K-1).
     max_tries : int
         Coefficient draws per construction.
-    progress : callable(done, total), optional
-        Passed to the search.
+    progress : callable(Event), optional
+        Passed to the search (:func:`itsa.search.scalar.search_min_rate`).
     out_dir : path, optional
         Where to save every scheme the audit reports (so ``itsa verify
         --scheme`` can re-check it); nothing is written without it.

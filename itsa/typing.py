@@ -1,14 +1,14 @@
 """Types shared across itsa: a user, a configuration, a progress callback.
 
 >>> from itsa.typing import Config, Progress
->>> def report(done: int, total: int) -> None: ...
->>> isinstance(report, Progress)
-True
+>>> from itsa._util.progress import Event
+>>> seen: list[Event] = []
+>>> report: Progress = seen.append
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from itsa._util.progress import Callback
 
 __all__ = ["User", "Config", "Progress"]
 
@@ -18,14 +18,6 @@ User = tuple[int, int]
 #: A configuration ``(k, m, n)`` (or ``(u, m, n)``): server, security set, collusion set, 1-based.
 Config = tuple[int, int, int]
 
-
-@runtime_checkable
-class Progress(Protocol):
-    """A progress callback: called with the work done so far and the total planned.
-
-    Long computations (:func:`itsa.verify`, :func:`itsa.search_min_rate`,
-    :func:`itsa.audit`) accept one as ``progress=`` (or ``None``). ``total``
-    may grow as the work is planned; ``done <= total`` always.
-    """
-
-    def __call__(self, done: int, total: int) -> None: ...
+#: A progress callback: called with an :class:`itsa._util.progress.Event` at each step of a long
+#: computation (``progress=`` of every long call; ``None`` for none).
+Progress = Callback

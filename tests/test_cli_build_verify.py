@@ -121,7 +121,7 @@ def test_build_reports_progress_over_draws(example1):
     a = itsa.analyze(example1)
     b = None
     try:
-        b = itsa.build_scheme(a, 3, max_tries=3, progress=lambda done, total: calls.append((done, total)))
+        b = itsa.build_scheme(a, 3, max_tries=3, progress=lambda e: calls.append((e.done, e.total)))
     except itsa.VerificationError:
         pass
     assert calls and calls[0] == (1, 3) and all(t == 3 for _, t in calls)

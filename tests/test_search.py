@@ -102,7 +102,7 @@ def test_deterministic_for_a_seed():
 def test_progress_and_attempts():
     inst = itsa.examples.load("homogeneous-U3-V2-t1")
     calls = []
-    res = search_min_rate(inst, field=31, progress=lambda done, total: calls.append((done, total)))
+    res = search_min_rate(inst, field=31, progress=lambda e: calls.append((e.done, e.total)))
     assert res.rate == 4 and calls and all(d <= t for d, t in calls)
     assert res.d_values[1] == (0, 1, 2, 3, 4)
     assert [a for a in res.attempts if a.found][-1].shape == res.shape

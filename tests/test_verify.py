@@ -192,7 +192,7 @@ def test_unknown_engine(ex1):
 def test_progress_is_reported(ex1):
     for engine in ("rank", "enumerate"):
         calls = []
-        verify(ex1, scheme1(ex1, 3), engine=engine, progress=lambda d, t: calls.append((d, t)))
+        verify(ex1, scheme1(ex1, 3), engine=engine, progress=lambda e: calls.append((e.done, e.total)))
         assert calls and calls[-1][0] == calls[-1][1]
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 

@@ -1,9 +1,11 @@
 """Progress events: what a long computation reports while it runs, without printing anything.
 
-Long library calls (:func:`itsa.converse.converse`, :func:`itsa.solve`) take
-an optional ``progress`` callback and call it with an :class:`Event` at every
-stage and cutting-plane round. The library never prints; the command line
-renders the events on stderr (``cli/_progress.py``).
+Every long library call (:func:`itsa.converse.converse`, :func:`itsa.solve`,
+:func:`itsa.verify`, the searches, :func:`itsa.audit`) takes an optional
+``progress`` callback and calls it with an :class:`Event`: at every stage and
+cutting-plane round, and with ``done`` and ``total`` where the work is counted
+(configurations checked, candidates drawn). The library never prints; the
+command line renders the events on stderr.
 
 Examples
 --------
@@ -13,6 +15,9 @@ Examples
 >>> seen[0].stage, seen[0].columns, seen[0].round
 ('keys: solve', 9, 1)
 >>> Reporter(None)("solve")          # no callback: nothing happens
+>>> tick = counting(seen.append, "verify")
+>>> tick(3, 10); (seen[-1].stage, seen[-1].done, seen[-1].total)
+('verify', 3, 10)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Event", "Callback", "Reporter"]
+__all__ = ["Event", "Callback", "Reporter", "Tick", "counting"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,8 @@ class Event:
 
     ``stage`` names the step (``"keys: solve"``); the sizes are those of the LP
     being worked on; ``round`` and ``rows_added`` describe the last
-    cutting-plane round; ``elapsed`` is seconds since the call began.
+    cutting-plane round; ``done`` of ``total`` count the work where it is
+    counted; ``elapsed`` is seconds since the call began.
     """
 
     stage: str
@@ -39,6 +45,8 @@ class Event:
     rows: int | None = None
     round: int | None = None
     rows_added: int | None = None
+    done: int | None = None
+    total: int | None = None
     note: str = ""
 
 
@@ -60,3 +68,15 @@ class Reporter:
     def sub(self, prefix: str) -> Reporter:
         """A reporter for a part of the computation, on the same clock."""
         return Reporter(self.callback, prefix, self.start)
+
+
+#: What counted work calls inside the library: ``tick(done, total)``.
+Tick = Callable[[int, int], None]
+
+
+def counting(callback: Callback | None, stage: str) -> Tick | None:
+    """A ``tick(done, total)`` that reports :class:`Event` s of ``stage``; ``None`` without a callback."""
+    if callback is None:
+        return None
+    report = Reporter(callback)
+    return lambda done, total: report(stage, done=done, total=total)

@@ -16,6 +16,7 @@ import numpy as np
 from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.checks import choice
+from itsa._util.progress import counting
 from itsa.bounds.analysis import REGIMES, Analysis, Regime
 from itsa.exceptions import Infeasible, VerificationError
 from itsa.schemes.linalg import check_field, field_problem
@@ -85,8 +86,9 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         default every user outside ``Q`` is tried in turn (under the
         intersection reading such a user may lie in ``S̄``); the audit fixes
         ``x`` to test each reading of ``Q``.
-    progress : callable(done, total), optional
-        Called after each draw with ``(draws made, max_tries)``.
+    progress : callable(Event), optional
+        Called with an :class:`itsa._util.progress.Event` after each draw:
+        ``done`` draws of ``total`` = ``max_tries``.
     enum_budget : int, optional
         Passed to :func:`itsa.schemes.verifier.verify` (``engine="enumerate"``).
 
@@ -122,13 +124,14 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
         check_verifiable(a.instance, *size)     # before any key is drawn
     draw = _DRAWS[construction]
     last_fail = None
+    tick = counting(progress, "build")
     for t in range(max_tries):
         rng = random.Random(f"{seed}:{t}")
         L, d, keys, note = draw(a, field, rng, t, extra_user)
         scheme = Scheme(field, L, d, keys, construction, seed)
         verdict = verify(a.instance, scheme, engine=engine, enum_budget=enum_budget)
-        if progress:
-            progress(t + 1, max_tries)
+        if tick:
+            tick(t + 1, max_tries)
         if verdict.ok:
             used = scheme.trimmed().key_symbols
             if used < d:

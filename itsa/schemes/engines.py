@@ -15,9 +15,9 @@ from functools import lru_cache
 import numpy as np
 
 from itsa._util.bitset import members
+from itsa._util.progress import Tick
 from itsa.schemes.linalg import Matrices
 from itsa.schemes.plan import Plan, exact
-from itsa.typing import Progress
 
 __all__ = ["rank_engine", "enumeration_engine", "ENUM_MAX_SOURCE"]
 
@@ -27,7 +27,7 @@ ENUM_MAX_SOURCE = 50_000_000
 
 # ---------------------------------------------------------------------------
 # rank engine
-def rank_engine(plan: Plan, progress: Progress | None, backend: str):
+def rank_engine(plan: Plan, progress: Tick | None, backend: str):
     """``I(A;B|C) = rk(B·N_C) - rk(B·N_{AC})`` with ``N_X`` a kernel basis of ``X``.
 
     This is ``rk[A;C] + rk[B;C] - rk[A;B;C] - rk[C]`` rewritten with
@@ -261,7 +261,7 @@ def _cmi(sabc, sc, sac, sbc, q: int, samples: int) -> tuple[Fraction | None, flo
     return Fraction(coef.get(q, 0), samples), approx
 
 
-def enumeration_engine(plan: Plan, progress: Progress | None):
+def enumeration_engine(plan: Plan, progress: Tick | None):
     inst, sch = plan.inst, plan.sch
     q, ns, U = sch.field, plan.samples, inst.U
     total = 1 + plan.n_configs

@@ -28,6 +28,7 @@ from fractions import Fraction
 from itsa._util import display
 from itsa._util.checks import choice
 from itsa._util.display import Displayable
+from itsa._util.progress import counting
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.instance import Instance
 from itsa.schemes.engines import ENUM_MAX_SOURCE, enumeration_engine, rank_engine
@@ -194,8 +195,9 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
         ``auto`` enumerates when ``q^dim <= AUTO_MAX_SOURCE`` and the work is
         below ``AUTO_MAX_WORK``, otherwise uses ``rank`` and records why in
         ``Verdict.fallback``.
-    progress : callable(done, total), optional
-        Called periodically.
+    progress : callable(Event), optional
+        Called periodically with an :class:`itsa._util.progress.Event` whose
+        ``done`` of ``total`` count the configurations checked.
     rank_backend : {"flint", "galois"}
         Rank backend of the rank engine (``galois`` is the slow reference).
     enum_budget : int, optional
@@ -270,10 +272,11 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
                 f"{plan.samples_text} source values x {plan.passes} passes = {plan.work_text} "
                 f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use the rank engine "
                 f"or raise the budget")
+    tick = counting(progress, f"verify ({engine})")
     if engine == "rank":
-        correct, values, inferred = rank_engine(plan, progress, rank_backend)
+        correct, values, inferred = rank_engine(plan, tick, rank_backend)
     else:
-        correct, values, inferred = enumeration_engine(plan, progress)
+        correct, values, inferred = enumeration_engine(plan, tick)
     leaks = tuple(Leak(k + 1, m + 1, n + 1, *values[k, m, n]) for k, m, n in sorted(values))
     return Verdict(scheme, engine, {k + 1: c for k, c in enumerate(correct)}, leaks,
                    plan.trivial, fallback, plan.dim, inferred)

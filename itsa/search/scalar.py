@@ -35,6 +35,7 @@ import numpy as np
 from itsa._util.bitset import members
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa._util.progress import Tick, counting
 from itsa.bounds.corrected import structures
 from itsa.exceptions import InvalidOption, ItsaError
 from itsa.model.instance import Instance
@@ -283,7 +284,7 @@ class _Runner:
 class _Levels:
     """The level loop's record: attempts, levels tried, completeness, progress."""
 
-    progress: Progress | None
+    progress: Tick | None
     attempts: list[Attempt] = field(default_factory=list)
     d_tried: dict[int, list[int]] = field(default_factory=dict)
     complete: list[bool] = field(default_factory=list)     # one per level without a find
@@ -341,8 +342,9 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
         the best scalar rate (or below ``max_symbols + 1`` if none was found).
     tries : int
         Draws per ``(L, d, shape)`` cell.
-    progress : Progress, optional
-        Called after each cell; ``total`` is the planned number of cells.
+    progress : callable(Event), optional
+        Called with an :class:`itsa._util.progress.Event` after each cell:
+        ``done`` of ``total``, the planned number of cells.
     n_random_supports : int
         Random supports added to the fixed list (when ``K > all_supports_up_to``).
     all_supports_up_to : int
@@ -397,7 +399,7 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     plan = Plan(instance, field, seed, supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
                  frozenset(members(configurations(instance).S_bar)), tries, n_random_supports,
                  max_patterns, pattern_tries)
-    runner, levels = _Runner(instance, field, seed, budget, time_limit), _Levels(progress)
+    runner, levels = _Runner(instance, field, seed, budget, time_limit), _Levels(counting(progress, "search"))
 
     def every(L, d):
         small = d > 0 and field ** ((K - 1) * L * d) <= enumerate_up_to

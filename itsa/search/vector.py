@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -64,6 +64,7 @@ import numpy as np
 
 from itsa._util.bitset import members
 from itsa._util.deadline import Deadline
+from itsa._util.progress import Callback, counting
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 from itsa.model.quantities import configurations
@@ -78,7 +79,7 @@ DEFAULT_BUDGET = 4000
 #: Draws per hint-driven shape.
 HINT_TRIES = 3
 
-Progress = Callable[[int, int], None] | None
+Progress = Callback | None
 
 
 @dataclass(frozen=True)
@@ -397,8 +398,9 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
         User bitmask ``A`` -> ``h(Z_A)/L`` (at least the singletons; pairs are
         used when present, atom shapes when every set is), e.g. an optimal
         entropy vector of a converse LP.
-    progress : callable(done, total), optional
-        Called after each shape with the candidates drawn and ``budget``.
+    progress : callable(Event), optional
+        Called with an :class:`itsa._util.progress.Event` after each shape:
+        ``done`` candidates drawn of ``total``, the budget.
     tries : int
         Draws per hint-driven (and generic) shape.
     max_absorbers : int
@@ -430,7 +432,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     if field is not None:
         check_field(field)
     q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
-    s = _Search(instance, crit, q, seed, budget, progress, Deadline(time_limit))
+    s = _Search(instance, crit, q, seed, budget, counting(progress, "vector search"), Deadline(time_limit))
     patience = 20 + 4 * K if patience is None else patience
     starts = {}
     for L in Ls:                   # first every fixed shape at every L: cheap, and often enough
