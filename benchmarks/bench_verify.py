@@ -42,7 +42,7 @@ def generated(seed: int = 1, servers=(4, 4, 3, 3), M: int = 12, N: int = 150,
     keys = {i: [[rng.randrange(q) for _ in range(d)] for _ in range(L)] for i in range(K - 1)}
     keys[K - 1] = [[-sum(keys[i][l][c] for i in range(K - 1)) % q for c in range(d)]
                    for l in range(L)]
-    return inst, Scheme(q, L, d, keys, "random", seed)
+    return inst, Scheme(field=q, L=L, key_symbols=d, keys=keys, construction="random", seed=seed)
 
 
 def best_of(fn, repeat: int) -> tuple[float, object]:

@@ -47,7 +47,7 @@ FINDING_KINDS = (
 
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Finding:
     """One disagreement between a printed claim and verified evidence."""
 
@@ -60,7 +60,7 @@ class Finding:
     scheme_file: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ConstructionCheck:
     """The paper's construction for one reading of ``Q``, built and verified.
 
@@ -93,7 +93,7 @@ class ConstructionCheck:
         return None if self.trimmed is None else self.trimmed.rate
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(kw_only=True, frozen=True, repr=False)
 class Audit(Displayable):
     """Everything the audit established about one instance."""
 
@@ -224,13 +224,13 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
         max_symbols, cap_note = capped_symbols(instance, max_symbols)
         search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
     except ItsaError as exc:    # too large to search: the audit still reports the rest
-        search = SearchResult(field, seed, None, None, None, None, L_values=(), complete=False,
+        search = SearchResult(field=field, seed=seed, scheme=None, rate=None, verdict=None, shape=None, L_values=(), complete=False,
                               limit=str(exc))
     external = known_optimum(instance)
     findings, notes = _findings(instance, analyses, printed_lower, corrected, checks, search, external)
     notes = ([cap_note] if cap_note else []) + notes
-    result = Audit(instance, field, seed, analyses, printed_lower, corrected, tuple(checks), search,
-                   external, tuple(findings), tuple(notes))
+    result = Audit(instance=instance, field=field, seed=seed, analyses=analyses, printed_lower=printed_lower, corrected=corrected, checks=tuple(checks), search=search,
+                   external=external, findings=tuple(findings), notes=tuple(notes))
     conv = _keys_converse(instance)
     result = replace(result, converse=conv,
                      notes=result.notes + tuple(_converse_notes(conv, result.best_verified_rate)))
@@ -274,14 +274,14 @@ def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionC
                 if key not in cache:
                     cache[key] = _try_build(a, q, seed, max_tries, x)
                 build, failure, structural = cache[key]
-                checks.append(ConstructionCheck(rule, a.regime, q, x, not (a.Q >> x & 1),
-                                                build, failure, structural))
+                checks.append(ConstructionCheck(q_rule=rule, construction=a.regime, field=q, extra_user=x, allowed=not (a.Q >> x & 1),
+                                                build=build, failure=failure, structural=structural))
         else:
             key = (a.regime, q, None)
             if key not in cache:
                 cache[key] = _try_build(a, q, seed, max_tries, None)
             build, failure, structural = cache[key]
-            checks.append(ConstructionCheck(rule, a.regime, q, None, True, build, failure, structural))
+            checks.append(ConstructionCheck(q_rule=rule, construction=a.regime, field=q, extra_user=None, allowed=True, build=build, failure=failure, structural=structural))
     return checks
 
 
@@ -303,23 +303,23 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
 
     if search.found and search.rate < printed_lower:
         findings.append(Finding(
-            "converse-beaten",
-            f"a verified scheme has rate {search.rate} < the printed lower bound {lower_txt} "
+            kind="converse-beaten",
+            message=f"a verified scheme has rate {search.rate} < the printed lower bound {lower_txt} "
             f"(e* attained at configuration {display.config(where)}); the printed converse fails on this instance",
-            str(printed_lower), str(search.rate), where, search.scheme))
+            printed=str(printed_lower), verified=str(search.rate), configuration=where, scheme=search.scheme))
     if external is not None and external.value < printed_lower:
         findings.append(Finding(
-            "converse-beaten",
-            f"the published optimum {external.value} ({external.source}, "
+            kind="converse-beaten",
+            message=f"the published optimum {external.value} ({external.source}, "
             f"{', '.join(f'{k} = {v}' for k, v in external.parameters.items())}) "
             f"is below the printed lower bound {lower_txt}",
-            str(printed_lower), None, where))
+            printed=str(printed_lower), verified=None, configuration=where))
     if search.found and search.rate < corrected.value:
         findings.append(Finding(
-            "corrected-bound-violated",
-            f"a verified scheme has rate {search.rate} < itsa's corrected bound {corrected.value}: "
+            kind="corrected-bound-violated",
+            message=f"a verified scheme has rate {search.rate} < itsa's corrected bound {corrected.value}: "
             "the corrected bound is wrong here (please report)",
-            str(corrected.value), str(search.rate), None, search.scheme))
+            printed=str(corrected.value), verified=str(search.rate), configuration=None, scheme=search.scheme))
 
     for c in checks:
         if c.structural:
@@ -327,10 +327,10 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
         elif not c.verified and c.allowed:
             x = f" with x = {display.user(*inst.label(c.extra_user))}" if c.extra_user is not None else ""
             findings.append(Finding(
-                "construction-fails",
-                f"the paper's {c.construction} construction{x} ({c.q_rule} reading of Q) over F_{c.field} "
+                kind="construction-fails",
+                message=f"the paper's {c.construction} construction{x} ({c.q_rule} reading of Q) over F_{c.field} "
                 f"found no verified scheme: {c.failure}",
-                f"{c.construction} scheme secure", "no verified draw"))
+                printed=f"{c.construction} scheme secure", verified="no verified draw"))
 
     best = min([c.rate for c in checks if c.verified]
                + ([search.rate] if search.found else []), default=None)
@@ -343,17 +343,17 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
             if (a.regime == "theorem-2" and c.q_rule == rule and c.verified and c.rate < claim
                     and verify(inst, c.trimmed, engine="rank").ok):
                 findings.append(Finding(
-                    "upper-bound-loose",
-                    f"{rule} reading: the paper's theorem-2 construction draws {c.build.scheme.key_symbols} "
+                    kind="upper-bound-loose",
+                    message=f"{rule} reading: the paper's theorem-2 construction draws {c.build.scheme.key_symbols} "
                     f"key symbols but its keys use {c.trimmed.key_symbols}: its rate is {c.rate}, below "
-                    f"the printed upper bound e* + b* = {claim}", str(claim), str(c.rate), None, c.trimmed))
+                    f"the printed upper bound e* + b* = {claim}", printed=str(claim), verified=str(c.rate), configuration=None, scheme=c.trimmed))
         if best is None or best > claim:
             what = f"upper bound R <= {claim}" if a.regime == "theorem-2" else f"claimed optimum R = {claim}"
             findings.append(Finding(
-                "optimum-not-reached",
-                f"{rule} reading: the {a.regime} {what} is reached by no verified scheme "
+                kind="optimum-not-reached",
+                message=f"{rule} reading: the {a.regime} {what} is reached by no verified scheme "
                 f"(best verified: {best if best is not None else 'none'}, search bounded)",
-                str(claim), None if best is None else str(best)))
+                printed=str(claim), verified=None if best is None else str(best)))
 
     u, i = analyses["union"], analyses["intersection"]
     if (u.regime, u.Q) != (i.regime, i.Q):
@@ -369,12 +369,12 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
                 verdicts.append(f"{rule}: " + ("every allowed x verifies" if not fails
                                                else f"x in {display.users(fails)} fails"))
         findings.append(Finding(
-            "q-rule-disagreement",
-            f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
+            kind="q-rule-disagreement",
+            message=f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
             f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok}, "
             f"that fail: {bad}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),
-            f"union: {u.regime}, intersection: {i.regime}",
-            "; ".join(verdicts) or None))
+            printed=f"union: {u.regime}, intersection: {i.regime}",
+            verified="; ".join(verdicts) or None))
 
     if corrected.value > printed_lower:
         notes.append(f"itsa's corrected lower bound {corrected.value} is above the printed {printed_lower}")

@@ -77,7 +77,7 @@ class UpperEnd:
     scheme: Scheme = field(repr=False)
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(kw_only=True, frozen=True, repr=False)
 class Solution(Displayable):
     """The result of :func:`solve`."""
 
@@ -193,8 +193,8 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     if upper is None or upper.value > lower.value:      # open: say which converse did not run
         notes += [f"{cls} converse {why if why.startswith(('skipped', 'cut')) else 'skipped: ' + why}"
                   for cls, why in skipped.items()]
-    return Solution(instance, lower, upper, tuple(bounds), dict(clock.timings), tuple(notes), search,
-                    skipped)
+    return Solution(instance=instance, lower=lower, upper=upper, converses=tuple(bounds), timings=dict(clock.timings), notes=tuple(notes), search=search,
+                    skipped=skipped)
 
 
 def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
@@ -264,7 +264,7 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar)
              if lower.bound is not None else None)
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
                            hints=hints, seed=seed, field=field, time_limit=clock.left())
-    record = GapSearch(record.rates, scalar[1], scalar[2], record.stopped, scalar[3], record.rounds)
+    record = GapSearch(rates=record.rates, scalar_candidates=scalar[1], scalar_limit=scalar[2], stopped=record.stopped, scalar_L=scalar[3], rounds=record.rounds)
     found = _checked(instance, r.scheme, f"vector search ({r.shape})") if r is not None else None
     return found, record
 

@@ -26,10 +26,10 @@ def _ingleton_problem() -> EntropyProblem:
     (Every set bounded, so that the first LP of the cutting-plane loop, the
     constraints alone, is bounded.)
     """
-    return EntropyProblem(("A", "B", "C", "D"), (),
-                          tuple(Constraint(((S, Fraction(-1)),), ">=", Fraction(-1), f"H({S}) <= 1")
+    return EntropyProblem(names=("A", "B", "C", "D"), dependencies=(),
+                          constraints=tuple(Constraint(((S, Fraction(-1)),), ">=", Fraction(-1), f"H({S}) <= 1")
                                 for S in range(1, 16)),
-                          tuple(sorted(ingleton_form(1, 2, 4, 8).items())), (), "linear", (0, 1, 2, 3),
+                          objective=tuple(sorted(ingleton_form(1, 2, 4, 8).items())), generators=(), method="linear", keys=(0, 1, 2, 3),
                           kind=LINEAR)
 
 
@@ -83,7 +83,7 @@ def _random_linear_scheme(inst, rng: random.Random) -> Scheme:
     q, L, d = 3, rng.choice((1, 2)), rng.randint(1, 3)
     keys = {i: [[rng.randrange(q) for _ in range(d)] for _ in range(L)] for i in range(inst.K - 1)}
     keys[inst.K - 1] = [[-sum(keys[i][l][c] for i in keys) % q for c in range(d)] for l in range(L)]
-    return Scheme(q, L, d, keys)
+    return Scheme(field=q, L=L, key_symbols=d, keys=keys)
 
 
 @settings(max_examples=12)

@@ -39,7 +39,7 @@ def test_scheme_at_the_lp_denominator(seven_fifths):
     res, rec = search_gap(inst, bound.value, Fraction(3, 2), hints=bound.key_entropies(inst.K))
     assert res.scheme.L == 5 and res.scheme.key_symbols == 7 and res.scheme.rate == bound.value
     assert verify(inst, res.scheme, engine="rank").ok
-    assert rec.rates[0] == RateTried(Fraction(7, 5), (5, 10), res.candidates, 1, True, None, 0)
+    assert rec.rates[0] == RateTried(rate=Fraction(7, 5), L_values=(5, 10), candidates=res.candidates, prefiltered=1, found=True, limit=None, best_deficit=0)
     # the scheme has the entropies the LP asked for: every key full or of rank 3/5 or 0
     h = bound.key_entropies(inst.K)
     got = key_entropies(res.scheme, inst.K, [1 << i for i in range(inst.K)])
@@ -89,8 +89,8 @@ def test_open_interval_says_why(monkeypatch):
 
 
 def test_why_names_every_limit():
-    rec = GapSearch((RateTried(Fraction(3), (1, 2), 40, 0, False, "budget of 40 candidate schemes reached", 2),),
-                    100, "budget of 100 candidate schemes reached", "time limit reached", 2)
+    rec = GapSearch(rates=(RateTried(rate=Fraction(3), L_values=(1, 2), candidates=40, prefiltered=0, found=False, limit="budget of 40 candidate schemes reached", best_deficit=2),),
+                    scalar_candidates=100, scalar_limit="budget of 100 candidate schemes reached", stopped="time limit reached", scalar_L=2)
     assert rec.candidates == 140 and rec.largest_L == 2
     assert rec.why() == ("no scheme below the upper end: rates 3 tried with L up to 2, 140 candidates; "
                          "stopped: scalar search: budget of 100 candidate schemes reached; rate 3: budget "

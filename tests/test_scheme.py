@@ -72,28 +72,28 @@ def test_field_override_rereads_the_integers(ex1):
 
 # -- data model --------------------------------------------------------------------
 def test_normalisation_and_zero_keys_dropped():
-    s = Scheme(5, 2, 1, {3: [[-1], [7]], 1: [[0], [5]]})
+    s = Scheme(field=5, L=2, key_symbols=1, keys={3: [[-1], [7]], 1: [[0], [5]]})
     assert s.keys == ((3, ((4,), (2,))),)
     assert s.key_matrix(1).tolist() == [[0], [0]]
     assert s.key_matrix(3).dtype == np.int64
-    assert s == Scheme(5, 2, 1, [(3, [[4], [2]])])
-    assert hash(s) == hash(Scheme(5, 2, 1, {3: ((4,), (2,))}))
+    assert s == Scheme(field=5, L=2, key_symbols=1, keys=[(3, [[4], [2]])])
+    assert hash(s) == hash(Scheme(field=5, L=2, key_symbols=1, keys={3: ((4,), (2,))}))
 
 
 def test_key_matrix_is_a_copy():
-    s = Scheme(5, 1, 1, {0: [[1]]})
+    s = Scheme(field=5, L=1, key_symbols=1, keys={0: [[1]]})
     s.key_matrix(0)[0, 0] = 3
     assert s.key_matrix(0).tolist() == [[1]]
 
 
 def test_no_key_symbols():
-    s = Scheme(3, 2, 0, {0: [[], []]})
+    s = Scheme(field=3, L=2, key_symbols=0, keys={0: [[], []]})
     assert s.keys == () and s.rate == 0 and s.key_matrix(0).shape == (2, 0)
 
 
 def test_scheme_outside_instance(ex1):
     with pytest.raises(InvalidScheme, match="only 7 users"):
-        scheme_to_dict(ex1, Scheme(3, 1, 1, {7: [[1]]}))
+        scheme_to_dict(ex1, Scheme(field=3, L=1, key_symbols=1, keys={7: [[1]]}))
 
 
 # -- round trips -------------------------------------------------------------------
@@ -117,7 +117,7 @@ def test_save_failure_leaves_old_file(tmp_path, ex1):
     path = tmp_path / "s.json"
     path.write_text("old")
     with pytest.raises(InvalidScheme):
-        save_scheme(ex1, Scheme(3, 1, 1, {9: [[1]]}), path)
+        save_scheme(ex1, Scheme(field=3, L=1, key_symbols=1, keys={9: [[1]]}), path)
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["s.json"]
 
@@ -131,8 +131,8 @@ def schemes_for(draw, inst):
     users = draw(st.sets(st.integers(0, inst.K - 1)))
     keys = {i: draw(st.lists(st.lists(entry, min_size=d, max_size=d), min_size=L, max_size=L))
             for i in users}
-    return Scheme(q, L, d, keys, draw(st.none() | st.text(max_size=5)),
-                  draw(st.none() | st.integers()))
+    return Scheme(field=q, L=L, key_symbols=d, keys=keys, construction=draw(st.none() | st.text(max_size=5)),
+                  seed=draw(st.none() | st.integers()))
 
 
 @settings(max_examples=60, deadline=None)
@@ -256,7 +256,7 @@ def test_scheme_size_limits(tmp_path, ex1, L, d, message):
 
     def from_constructor():
         with pytest.raises(InvalidScheme, match=message):
-            Scheme(7, L, d, {0: [[1] * 0]})
+            Scheme(field=7, L=L, key_symbols=d, keys={0: [[1] * 0]})
     # refused before allocating: the smallest of these key matrices needs 16 MB even at one byte
     # an entry; nothing but reading the file (its bounded read's buffer) may come before the check
     reading = peak_bytes(lambda: read_text(path, InvalidScheme, max_bytes=MAX_SCHEME_BYTES))
@@ -286,7 +286,7 @@ def test_verify_refuses_a_generator_matrix_too_large(ex1):
     from itsa import verify
 
     with pytest.raises(InvalidScheme, match="too large to verify"):
-        verify(ex1, Scheme(7, 1, 3000, {}))
+        verify(ex1, Scheme(field=7, L=1, key_symbols=3000, keys={}))
 
 
 def test_json_nesting_and_huge_numbers_are_one_line(tmp_path, ex1):
@@ -314,7 +314,7 @@ def test_trimmed_scheme_has_the_same_verdict_on_its_rank(inst, seed):
     base = {i: [[rng.randrange(q) for _ in range(d)] for _ in range(L)] for i in range(inst.K)}
     a, b = rng.randrange(q), rng.randrange(q)
     wide = {i: [row + [(a * row[0] + b * row[-1]) % q, 0] for row in mat] for i, mat in base.items()}
-    s = Scheme(q, L, d + 2, wide)
+    s = Scheme(field=q, L=L, key_symbols=d + 2, keys=wide)
     t = s.trimmed()
     stacked = [row for _, mat in s.keys for row in mat]
     assert t.key_symbols == (rank(stacked, q) if stacked else 0) <= d

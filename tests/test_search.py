@@ -40,7 +40,7 @@ def test_fast_criterion_agrees_with_verify(inst, s, L, d, q):
     keys = {i: [[rng.randrange(q) for _ in range(d)] for _ in range(L)] for i in sup[:-1]}
     if len(sup) >= 2:
         keys[sup[-1]] = [[-sum(keys[i][l][c] for i in sup[:-1]) % q for c in range(d)] for l in range(L)]
-    sch = Scheme(q, L, d, keys)
+    sch = Scheme(field=q, L=L, key_symbols=d, keys=keys)
     assert fast_secure(inst, sch) == verify(inst, sch, engine="rank").ok
 
 
@@ -53,7 +53,7 @@ def test_fast_secure_agrees_with_verify_on_any_keys(inst, s, L, d, q):
     rng = random.Random(s)
     keys = {i: [[rng.randrange(q) if rng.random() < 0.6 else 0 for _ in range(d)] for _ in range(L)]
             for i in range(inst.K) if rng.random() < 0.6}
-    sch = Scheme(q, L, d, keys)
+    sch = Scheme(field=q, L=L, key_symbols=d, keys=keys)
     assert fast_secure(inst, sch) == (not verify(inst, sch, engine="rank").nonzero_leaks)
 
 
@@ -73,7 +73,7 @@ def _any_scalar_scheme(inst, q, d):
     """Brute force, independent of the search: some key assignment (any, ΣZ free) that verifies."""
     for flat in itertools.product(range(q), repeat=inst.K * d):
         keys = {i: [list(flat[i * d:(i + 1) * d])] for i in range(inst.K)}
-        if verify(inst, Scheme(q, 1, d, keys), engine="rank").ok:
+        if verify(inst, Scheme(field=q, L=1, key_symbols=d, keys=keys), engine="rank").ok:
             return True
     return False
 

@@ -118,7 +118,7 @@ def test_group_criterion_agrees_with_verify(inst, s, L, d, q):
     Z = np.array([[[rng.randrange(q) for _ in range(d)] for _ in range(L)]
                   for _ in range(inst.K)], dtype=np.int64).reshape(inst.K, L, d)
     Z[-1] = (-Z[:-1].sum(axis=0)) % q
-    sch = Scheme(q, L, d, {i: Z[i].tolist() for i in range(inst.K)})
+    sch = Scheme(field=q, L=L, key_symbols=d, keys={i: Z[i].tolist() for i in range(inst.K)})
     crit = GroupCriterion(inst, q)
     ok = verify(inst, sch, engine="rank").ok
     assert crit.secure(Z) == ok and (crit.deficit(Z) == 0) == ok
@@ -155,7 +155,7 @@ def test_zero_rate_and_single_user():
     assert res.found and res.scheme.key_symbols == 0
     lonely = itsa.Instance((1,), (1,), (0,))           # one user: Σ Z = 0 means no key
     res = search_vector_scheme(lonely, 1, L_values=(2,))
-    expected = verify(lonely, Scheme(res.field, 2, 2, {}), engine="rank").ok
+    expected = verify(lonely, Scheme(field=res.field, L=2, key_symbols=2, keys={}), engine="rank").ok
     assert [t.shape for t in res.trials] == ["zero"] and res.found == expected
 
 

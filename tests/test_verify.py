@@ -111,7 +111,7 @@ def test_example_1_without_Z13_leaks_exactly_where_reasoned(ex1):
     hidden by the other input; servers 2 and 3 only see Y_1, in which W_{1,3} masks.
     """
     for q, engine in ((3, "enumerate"), (7, "rank")):
-        s = Scheme(q, 1, 2, {ex1.index(1, 1): [[1, 0]], ex1.index(2, 1): [[-1, 0]]})
+        s = Scheme(field=q, L=1, key_symbols=2, keys={ex1.index(1, 1): [[1, 0]], ex1.index(2, 1): [[-1, 0]]})
         v = verify(ex1, s, engine=engine)
         assert v.correct == {1: True, 2: True, 3: True}
         assert leaking(v) == {(1, 4, n): 1 for n in ns_with(ex1, (2, 2))}
@@ -131,7 +131,7 @@ def test_example_1_key_set_to_zero_breaks_correctness_too(ex1):
 def test_no_keys_leaks_values(ex1):
     """Without keys server 1 reads W_{1,1}; with (2,2) colluding it also gets W_{2,1} from Y_2."""
     for q, engine in ((2, "enumerate"), (3, "enumerate"), (5, "rank")):
-        v = verify(ex1, Scheme(q, 1, 0, {}), engine=engine)
+        v = verify(ex1, Scheme(field=q, L=1, key_symbols=0, keys={}), engine=engine)
         assert all(v.correct.values())
         lk = leaking(v)
         assert lk[1, 2, 1] == 1                  # S = {(1,1)}, T = ∅
@@ -169,7 +169,7 @@ def test_example_2_changed_coefficient(ex2, user, row_col, expected_n):
 
 
 def test_verdict_api(ex1):
-    v = verify(ex1, Scheme(3, 1, 0, {}), engine="rank")
+    v = verify(ex1, Scheme(field=3, L=1, key_symbols=0, keys={}), engine="rank")
     assert isinstance(v, Verdict) and not v.ok
     lk = v.leak(1, 4, 3)
     assert lk == Leak(1, 4, 3, Fraction(2), 2.0) and lk.exact and not lk.independent
@@ -181,12 +181,12 @@ def test_verdict_api(ex1):
 
 def test_scheme_outside_instance_rejected(ex1):
     with pytest.raises(InvalidScheme, match="user index 7"):
-        verify(ex1, Scheme(3, 1, 1, {7: [[1]]}))
+        verify(ex1, Scheme(field=3, L=1, key_symbols=1, keys={7: [[1]]}))
 
 
 def test_unknown_engine(ex1):
     with pytest.raises(ValueError, match="unknown engine"):
-        verify(ex1, Scheme(3, 1, 0, {}), engine="fast")
+        verify(ex1, Scheme(field=3, L=1, key_symbols=0, keys={}), engine="fast")
 
 
 def test_progress_is_reported(ex1):
@@ -200,8 +200,8 @@ def test_progress_is_reported(ex1):
 def test_enumeration_infers_only_exact_zeros(ex1):
     v = verify(ex1, scheme1(ex1, 3), engine="enumerate")
     assert 0 < v.inferred <= v.checked
-    broken = verify(ex1, Scheme(3, 1, 0, {}), engine="enumerate")
-    assert table(broken) == table(verify(ex1, Scheme(3, 1, 0, {}), engine="rank"))
+    broken = verify(ex1, Scheme(field=3, L=1, key_symbols=0, keys={}), engine="enumerate")
+    assert table(broken) == table(verify(ex1, Scheme(field=3, L=1, key_symbols=0, keys={}), engine="rank"))
 
 
 # -- exactness of the counting -------------------------------------------------------
@@ -253,7 +253,7 @@ def small_cases(draw):
         last = max(keys)
         rest = sum(np.array(keys[i], dtype=np.int64) for i in keys if i != last)
         keys[last] = ((-rest) % q).tolist() if isinstance(rest, np.ndarray) else keys[last]
-    return inst, Scheme(q, L, d, keys)
+    return inst, Scheme(field=q, L=L, key_symbols=d, keys=keys)
 
 
 @settings(max_examples=200, deadline=None)
@@ -302,7 +302,7 @@ def test_rank_backends_agree(q, rows, cols, data):
 
 def test_leaks_are_the_leaks(ex1):
     """``verdict.leaks`` reads as "the leaks" and is exactly that; every measurement is ``measured``."""
-    v = verify(ex1, Scheme(3, 1, 0, {}), engine="rank")
+    v = verify(ex1, Scheme(field=3, L=1, key_symbols=0, keys={}), engine="rank")
     zero = [x for x in v.measured if x.symbols == 0]
     assert zero and v.leaks                                  # this scheme has both kinds
     assert v.leaks == tuple(x for x in v.measured if x.symbols != 0)

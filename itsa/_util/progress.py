@@ -29,7 +29,7 @@ from dataclasses import dataclass
 __all__ = ["Event", "Callback", "Reporter", "Tick", "counting"]
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Event:
     """One step of a long computation.
 
@@ -63,7 +63,7 @@ class Reporter:
     def __call__(self, stage: str, **fields) -> None:
         if self.callback is not None:
             name = f"{self.prefix}: {stage}" if self.prefix else stage
-            self.callback(Event(name, time.perf_counter() - self.start, **fields))
+            self.callback(Event(stage=name, elapsed=time.perf_counter() - self.start, **fields))
 
     def sub(self, prefix: str) -> Reporter:
         """A reporter for a part of the computation, on the same clock."""

@@ -53,7 +53,7 @@ class Bound:
     reason: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@dataclass(kw_only=True, frozen=True, eq=False, repr=False)
 class Analysis(Displayable):
     """Everything the paper defines for one instance, with its evidence.
 
@@ -230,7 +230,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
             upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "
                                 f"{display.config(lp.empty_constraint)} has D = K and so a "
                                 "constraint with no variable")
-    return Analysis(instance, conf, sets, regime, why, one, one, printed, lower, upper, lp)
+    return Analysis(instance=instance, configurations=conf, sets=sets, regime=regime, regime_reason=why, R_X=one, R_Y=one, key_rate_lower_printed=printed, key_rate_lower=lower, key_rate_upper=upper, lp=lp)
 
 
 def _opt(x) -> str:

@@ -207,7 +207,7 @@ class ChainStep:
     gain: int
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class CorrectedBound:
     """``R_ZΣ >= value``: itsa's corrected converse, with its chain of configurations.
 
@@ -450,7 +450,7 @@ def corrected_lower_bound(instance: Instance) -> CorrectedBound:
     reason = (f"{LABEL}: R_ZΣ >= g(K) = {parts} = {gK}"
               + (f", capped at K-1 = {K - 1}" if gK > K - 1 else "")
               + f"; {SCOPE}")
-    return CorrectedBound(Fraction(value), gK, K, chain, reason)
+    return CorrectedBound(value=Fraction(value), g=gK, K=K, chain=chain, reason=reason)
 
 
 def paper_lower_bound(instance: Instance) -> int:

@@ -51,7 +51,7 @@ class LPConstraint:
         return self.slack == 0 and not self.dominated
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class LPResult:
     """The Theorem-2 LP with its exact certificate.
 
@@ -122,10 +122,10 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
                   for users, cfgs in sorted(groups.items()))
     empty = next((c.configurations[0] for c in plain if c.users == 0), None)
     if empty is not None:
-        return LPResult(variables, plain, False, None, None, None, empty)
+        return LPResult(variables=variables, constraints=plain, feasible=False, b=None, b_star=None, dual_objective=None, empty_constraint=empty)
     if not plain:   # no critical configuration: nothing to cover
         zero = {i: Fraction(0) for i in variables}
-        return LPResult(variables, (), True, zero, Fraction(0), Fraction(0), solver="none needed")
+        return LPResult(variables=variables, constraints=(), feasible=True, b=zero, b_star=Fraction(0), dual_objective=Fraction(0), solver="none needed")
     x, y = _solve_floats(variables, plain, solver)
     for den in (1, 2, 6, 12, 60, 420, 2520, 27720, 10**6):
         result = _exact(variables, plain, x, y, den, solver)
@@ -183,7 +183,7 @@ def _exact(variables, constraints, x, y, den, solver) -> LPResult | None:
                               sum((b[i] for i in members(c.users)), Fraction(0)) - 1, c.dominated)
                  for c, d in zip(constraints, duals))
     primal_obj = sum(b.values(), Fraction(0))
-    result = LPResult(variables, cons, True, b, primal_obj, _dual_objective(variables, cons),
+    result = LPResult(variables=variables, constraints=cons, feasible=True, b=b, b_star=primal_obj, dual_objective=_dual_objective(variables, cons),
                       solver=f"{solver}, certified in fractions")
     try:
         result.check()

@@ -52,7 +52,7 @@ class SchedulerUnreachable(Unreachable):
     """The Dask scheduler named by ``--scheduler`` does not answer."""
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class CensusProgress:
     """Where a census stands: handed to the ``progress`` callback after each row.
 

@@ -35,7 +35,7 @@ TOP_KEYS = {"universe", "work", "time_limit", "seed", "field", "search", "save",
 SEARCH_KEYS = {"tries", "budget", "max_symbols"}
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class CensusSpec:
     """A checked census spec (see the module notes).
 
@@ -133,8 +133,8 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
         raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")
     save = _save_folder(data.get("save"))
-    spec = CensusSpec(kind, params, work, None if tl is None else float(tl), seed, fld, search,
-                      save, data.get("name"), base, text)
+    spec = CensusSpec(universe=kind, params=params, work=work, time_limit=None if tl is None else float(tl), seed=seed, field=fld, search=search,
+                      save=save, name=data.get("name"), base=base, text=text)
     check_params(spec.where())
     return spec
 

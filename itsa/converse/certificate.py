@@ -214,7 +214,7 @@ def _weights(support, y, scale, obj_scale):
 
 
 def _refined(rlp: ReducedLP, support: list[int], forms, system,
-             deadline: float | None = None) -> Certificate | None:
+             deadline: Deadline | None = None) -> Certificate | None:
     """The normal equations ``AᵀA y = Aᵀb`` of the support, solved exactly by refinement.
 
     A float LU of the sparse ``AᵀA`` gives ``REFINE_BITS`` more bits of ``y`` per
@@ -245,7 +245,7 @@ def _refined(rlp: ReducedLP, support: list[int], forms, system,
     bound = max(sum(abs(v) for v in val[ptr[i]:ptr[i + 1]]) for i in range(len(rhs)))
     step, residual, digits, shift, last = 1 << REFINE_BITS, rhs, [0] * len(rhs), 0, None
     for _ in range(REFINE_STEPS):
-        if deadline.expired():
+        if deadline is not None and deadline.expired():
             return None
         z = lu.solve(np.array(residual, dtype=float)) * step
         if not np.isfinite(z).all():                     # numerically singular

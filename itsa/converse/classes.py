@@ -74,7 +74,7 @@ INJECTIVITY_LEMMA = Lemma(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class ConverseClass:
     """One converse LP: how it is built, how far it reaches, what its bound covers."""
 

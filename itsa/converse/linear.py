@@ -172,6 +172,6 @@ def _with_ingleton_cuts(rlp, *, time_limit=None, progress=None, max_size: int = 
 
 
 #: The linear LP: the keys LP with Ingleton's inequality among the keys, as cutting planes.
-LINEAR = ConverseClass("linear", linear_problem, 12, LINEAR_KEYS,
-                       "key entropies with the general group lemma and Ingleton's inequality",
-                       (GROUP_LEMMA, INGLETON), runner=linear_converse, in_solve=False)
+LINEAR = ConverseClass(name="linear", builder=linear_problem, max_users=12, scope=LINEAR_KEYS,
+                       description="key entropies with the general group lemma and Ingleton's inequality",
+                       lemmas=(GROUP_LEMMA, INGLETON), runner=linear_converse, in_solve=False)

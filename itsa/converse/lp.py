@@ -58,7 +58,7 @@ class Row:
     origin: tuple
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ReducedLP:
     """The reduced LP: columns are orbits of closed sets (the empty orbit is 0)."""
 
@@ -178,7 +178,7 @@ def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
             sizes_.append(0)
         sizes_[ids[r]] += 1 if c != closure(0) else 0
     orbit_of = {c: ids[root[c]] for c in closed}
-    rlp = ReducedLP(problem, closure, orbit_of, reps, sizes_, [], {})
+    rlp = ReducedLP(problem=problem, closure=closure, orbit_of=orbit_of, representatives=reps, orbit_sizes=sizes_, rows=[], objective={})
     rlp.rows = (_shannon_rows(problem, closure, succ, orbit_of) + _constraint_rows(rlp)
                 + [Row(((o, 1),), ">=", Fraction(0), ("nonneg", reps[o])) for o in range(1, len(reps))])
     rlp.objective = rlp.coords(problem.objective)

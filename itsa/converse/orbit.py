@@ -318,14 +318,16 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     col_of_rep[reps] = np.arange(len(reps))
     column_of = col_of_rep[labels]
     twins = tuple(_transposition(instance.K, c[0], i) for c in cells for i in c[1:])
-    probe = OrbitLP(None, _identity, {}, [], [], [], {}, instance=instance, cells=cells,
+    probe = OrbitLP(problem=None, closure=_identity, orbit_of={}, representatives=[], orbit_sizes=[], rows=[],
+                    objective={}, instance=instance, cells=cells,
                     radix=radix, column_of=column_of)
     cons, origins = _lemma_rows(instance, cells, probe.orbit)
     names = tuple(f"Z{user(*instance.label(i))}" for i in range(instance.K))
-    problem = EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                             tuple(gens) + twins, "keys", tuple(range(instance.K)), kind=KEYS)
+    problem = EntropyProblem(names=names, dependencies=(), constraints=tuple(cons), objective=((instance.full_mask, Fraction(1)),),
+                             generators=tuple(gens) + twins, method="keys", keys=tuple(range(instance.K)), kind=KEYS)
     rep_masks = [_rep_mask(int(r), cells, radix) for r in reps]
-    lp = OrbitLP(problem, _identity, {}, rep_masks, [], [], {}, instance=instance, cells=cells,
+    lp = OrbitLP(problem=problem, closure=_identity, orbit_of={}, representatives=rep_masks, orbit_sizes=[],
+                 rows=[], objective={}, instance=instance, cells=cells,
                  radix=radix, column_of=column_of, lemma_origins=tuple(origins))
     from itsa.converse.lp import _constraint_rows
     lp.rows = (_shannon_rows(lp, reps) + _constraint_rows(lp)

@@ -56,7 +56,7 @@ class Constraint:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class EntropyProblem:
     """A converse problem: minimise ``objective`` over the entropy vectors allowed.
 
@@ -203,8 +203,8 @@ def model_problem(instance: Instance) -> EntropyProblem:
                 cons.append(_constraint(form, "=", 0, f"security of server {k + 1} for "
                                         f"{_sets(instance, m, n)}"))
     gens = tuple(_lift(instance, g, [W, [S], Z, X], Y) for g in instance_automorphisms(instance))
-    return EntropyProblem(tuple(names), tuple(deps), tuple(cons), ((Z_all, Fraction(1)),),
-                          gens, "model", tuple(Z), kind=MODEL)
+    return EntropyProblem(names=tuple(names), dependencies=tuple(deps), constraints=tuple(cons), objective=((Z_all, Fraction(1)),),
+                          generators=gens, method="model", keys=tuple(Z), kind=MODEL)
 
 
 def _lift(instance: Instance, user_perm: tuple[int, ...], user_blocks, Y) -> tuple[int, ...]:
@@ -255,8 +255,8 @@ def keys_problem(instance: Instance) -> EntropyProblem:
             for (YT, T), (gain, reason) in sorted(best.items())]
     names = tuple(f"Z{_user(instance, i)}" for i in range(instance.K))
     gens = tuple(tuple(g) for g in instance_automorphisms(instance))
-    return EntropyProblem(names, (), tuple(cons), ((instance.full_mask, Fraction(1)),),
-                          gens, "keys", tuple(range(instance.K)), kind=KEYS)
+    return EntropyProblem(names=names, dependencies=(), constraints=tuple(cons), objective=((instance.full_mask, Fraction(1)),),
+                          generators=gens, method="keys", keys=tuple(range(instance.K)), kind=KEYS)
 
 
 #: The names these builders had before the group lemma was proved for every encoder.
@@ -264,9 +264,9 @@ general_problem, additive_problem = model_problem, keys_problem
 
 
 #: The keys LP (the default): key entropies, the general group lemma, Shannon inequalities.
-KEYS = ConverseClass("keys", keys_problem, 64, EVERY_SCHEME,
-                     "key entropies with the general group lemma", (GROUP_LEMMA,), "additive")
+KEYS = ConverseClass(name="keys", builder=keys_problem, max_users=64, scope=EVERY_SCHEME,
+                     description="key entropies with the general group lemma", lemmas=(GROUP_LEMMA,), alias="additive")
 #: The model LP: every variable of the model with its own constraints (a cross-check, small K).
-MODEL = ConverseClass("model", model_problem, 4, EVERY_SCHEME,
-                      "every variable of the model with its own constraints", (INJECTIVITY_LEMMA,),
-                      "general")
+MODEL = ConverseClass(name="model", builder=model_problem, max_users=4, scope=EVERY_SCHEME,
+                      description="every variable of the model with its own constraints", lemmas=(INJECTIVITY_LEMMA,),
+                      alias="general")

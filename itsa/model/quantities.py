@@ -25,7 +25,7 @@ Q_RULES = ("union", "intersection")
 MAX_CONFIGURATION_WORDS = 30_000_000
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(kw_only=True, frozen=True, eq=False)
 class Configurations:
     """Every configuration ``(u, m, n)`` of an instance, as arrays.
 
@@ -74,7 +74,7 @@ class Configurations:
         return union_reduce(self.D[mask])
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(kw_only=True, frozen=True, repr=False)
 class SetQuantities(Displayable):
     """``S_I``, ``S̄``, ``a*``, ``e*``, ``Q_1``, ``Q_2`` and ``Q`` (bitmasks).
 
@@ -176,7 +176,7 @@ def configurations(instance: Instance) -> Configurations:
     del SKT
     c += in_U.sum(axis=0, dtype=np.int16)[None]               # + |U^(m,n)|
     c -= in_U                                                 # - [u in U^(m,n)]
-    return Configurations(instance, in_U, in_F, D, D_size, A_size, c, S_I, S_bar)
+    return Configurations(instance=instance, in_U=in_U, in_F=in_F, D=D, D_size=D_size, A_size=A_size, c=c, S_I=S_I, S_bar=S_bar)
 
 
 def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities:
@@ -192,4 +192,4 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     Q1 = conf.union_of_D(conf.critical)
     Q2 = conf.union_of_D(conf.c == e_star)
     Q = (Q1 | Q2 if Q1 else 0) if q_rule == "union" else Q1 & Q2
-    return SetQuantities(conf.S_I, conf.S_bar, a_star, e_star, Q1, Q2, Q, q_rule, conf.instance)
+    return SetQuantities(S_I=conf.S_I, S_bar=conf.S_bar, a_star=a_star, e_star=e_star, Q1=Q1, Q2=Q2, Q=Q, q_rule=q_rule, instance=conf.instance)

@@ -61,7 +61,7 @@ _SEED = 7
 #: Most users drawn in one figure (time grows quickly beyond it).
 MAX_DRAW_USERS = 1000
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class DrawnFigure:
     """What :func:`draw_instance` wrote, and which configuration it shows.
 
@@ -156,8 +156,8 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
     fig, title = _Painter(analysis, cfg, layout, default).paint(style)
     u, m, n = cfg
     conf = analysis.configurations
-    info = DrawnFigure(Path(), "", layout, cfg, int(conf.c[u - 1, m - 1, n - 1]),
-                       analysis.e_star, bool(conf.critical[u - 1, m - 1, n - 1]), default, title)
+    info = DrawnFigure(path=Path(), format="", layout=layout, config=cfg, c=int(conf.c[u - 1, m - 1, n - 1]),
+                       e_star=analysis.e_star, critical=bool(conf.critical[u - 1, m - 1, n - 1]), default=default, title=title)
     return fig, info
 
 
@@ -221,8 +221,8 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
                               f"directory {os.fspath(path.parent)!r} does not exist")
     fig, info = instance_figure(analysis, config, layout, style)
     _save_atomically(fig, path, fmt, info.title)
-    return DrawnFigure(path, fmt, info.layout, info.config, info.c, info.e_star,
-                       info.critical, info.default, info.title)
+    return DrawnFigure(path=path, format=fmt, layout=info.layout, config=info.config, c=info.c, e_star=info.e_star,
+                       critical=info.critical, default=info.default, title=info.title)
 
 
 # -- saving -----------------------------------------------------------------

@@ -27,7 +27,7 @@ from itsa.schemes.verifier import Verdict, check_verifiable, verify
 CONSTRUCTIONS = REGIMES
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Build:
     """A verified scheme with the evidence of how it was found.
 
@@ -128,7 +128,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     for t in range(max_tries):
         rng = random.Random(f"{seed}:{t}")
         L, d, keys, note = draw(a, field, rng, t, extra_user)
-        scheme = Scheme(field, L, d, keys, construction, seed)
+        scheme = Scheme(field=field, L=L, key_symbols=d, keys=keys, construction=construction, seed=seed)
         verdict = verify(a.instance, scheme, engine=engine, enum_budget=enum_budget)
         if tick:
             tick(t + 1, max_tries)
@@ -137,7 +137,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
             if used < d:
                 note += (f"; the keys use {used} of the {d} key symbols "
                          f"(rate {Fraction(used, L)} on those)")
-            return Build(scheme, verdict, construction, t + 1, required_field(a, construction), note)
+            return Build(scheme=scheme, verdict=verdict, construction=construction, tries=t + 1, required_field=required_field(a, construction), note=note)
         last_fail = verdict
         if construction == Regime.CONDITION_1:
             break   # deterministic: another try draws the same scheme

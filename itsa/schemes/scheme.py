@@ -62,7 +62,7 @@ class Scheme(Displayable):
         mod ``q``; all-zero matrices are dropped (an absent user has key 0).
         Stored as a tuple of ``(index, matrix)`` pairs sorted by index.
     construction : str, optional
-        Name of the construction that produced the scheme.
+        Name of the construction that produced the scheme (keyword only, like ``seed``).
     seed : int, optional
         Random seed of the construction.
 
@@ -86,6 +86,7 @@ class Scheme(Displayable):
     L: int
     key_symbols: int
     keys: Any = ()
+    _: dc.KW_ONLY                       # the scheme is (q, L, d, keys); its provenance is named
     construction: str | None = None
     seed: int | None = None
 
@@ -306,7 +307,7 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
         if i in mats:
             raise InvalidScheme(f"keys: user ({u},{v}) is listed twice")
         mats[i] = _normalise_matrix(mat, L, d, q, f"keys: user {excerpt(label)}")
-    return Scheme(q, L, d, mats, data.get("construction"), data.get("seed"))
+    return Scheme(field=q, L=L, key_symbols=d, keys=mats, construction=data.get("construction"), seed=data.get("seed"))
 
 
 def scheme_to_dict(instance: Instance, scheme: Scheme) -> dict:

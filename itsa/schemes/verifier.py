@@ -79,7 +79,7 @@ class Leak:
         return self.symbols == 0
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(kw_only=True, frozen=True, repr=False)
 class Verdict(Displayable):
     """Outcome of :func:`verify`.
 
@@ -278,8 +278,8 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     else:
         correct, values, inferred = enumeration_engine(plan, tick)
     leaks = tuple(Leak(k + 1, m + 1, n + 1, *values[k, m, n]) for k, m, n in sorted(values))
-    return Verdict(scheme, engine, {k + 1: c for k, c in enumerate(correct)}, leaks,
-                   plan.trivial, fallback, plan.dim, inferred)
+    return Verdict(scheme=scheme, engine=engine, correct={k + 1: c for k, c in enumerate(correct)}, measured=leaks,
+                   trivial=plan.trivial, fallback=fallback, source_dim=plan.dim, inferred=inferred)
 
 
 def check_verifiable(instance: Instance, L: int, key_symbols: int) -> None:

@@ -47,7 +47,7 @@ LOWER_SHARE = 2 / 3
 MAX_L = 16
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class RateTried:
     """One rate of the gap: the ``L`` tried, candidates drawn, found or not, and what stopped it.
 
@@ -69,7 +69,7 @@ class RateTried:
                 "best_deficit": self.best_deficit}
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class GapSearch:
     """The record of the upper-end search: what was tried, and why it stopped.
 
@@ -100,8 +100,9 @@ class GapSearch:
     def why(self) -> str:
         """One line: what the search tried and what stopped it.
 
-        >>> GapSearch((RateTried(Fraction(7, 5), (5, 10), 900, 0, False, "budget of 900 "
-        ...            "candidate schemes reached"),), 20000, None, None).why()
+        >>> tried = RateTried(rate=Fraction(7, 5), L_values=(5, 10), candidates=900, prefiltered=0,
+        ...                   found=False, limit="budget of 900 candidate schemes reached")
+        >>> GapSearch(rates=(tried,), scalar_candidates=20000).why()
         'no scheme below the upper end: rates 7/5 tried with L up to 10, 20900 candidates; stopped: rate 7/5: budget of 900 candidate schemes reached'
         """
         tried = ", ".join(dict.fromkeys(str(r.rate) for r in self.rates)) or "none"
@@ -172,7 +173,7 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
     if time_limit is None:                               # one pass: the bound, then the gap
         best, stopped = _one_pass(instance, lo, hi, None, tried, Deadline(None), lower=True, gap=True,
                                   hints=hints, seed=seed, field=field, budget=rate_budget)
-        return best, GapSearch(tuple(tried), stopped=stopped)
+        return best, GapSearch(rates=tuple(tried), stopped=stopped)
     clock = Deadline(time_limit)
     passes = [0]
 
@@ -195,7 +196,7 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
             best, stopped = at_lower(best, clock)
     if not _closes(best, lo) and clock.expired():
         stopped = "time limit reached"
-    return best, GapSearch(tuple(tried), stopped=None if _closes(best, lo) else stopped,
+    return best, GapSearch(rates=tuple(tried), stopped=None if _closes(best, lo) else stopped,
                            rounds=max(1, passes[0]))
 
 
@@ -224,11 +225,11 @@ def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, *, lower, gap, 
                                      hints=hints, time_limit=None if left is None else left * share,
                                      budget=budget * (2 if rate == lo else 1))
         except ItsaError as exc:
-            tried.append(RateTried(rate, _Ls(rate), 0, 0, False, f"skipped: {exc}"))
+            tried.append(RateTried(rate=rate, L_values=_Ls(rate), candidates=0, prefiltered=0, found=False, limit=f"skipped: {exc}"))
             rest = [x for x in rest if x != rate]
             continue
-        tried.append(RateTried(rate, r.L_tried, r.candidates, r.prefiltered, r.found, r.limit,
-                               r.best_deficit))
+        tried.append(RateTried(rate=rate, L_values=r.L_tried, candidates=r.candidates, prefiltered=r.prefiltered, found=r.found, limit=r.limit,
+                               best_deficit=r.best_deficit))
         if r.found:
             best = r
             rest = [x for x in rest if x < rate]

@@ -66,7 +66,7 @@ class Attempt:
     found: bool
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(kw_only=True, frozen=True, repr=False)
 class SearchResult(Displayable):
     """Outcome of :func:`search_min_rate`.
 
@@ -272,7 +272,7 @@ class _Runner:
             if not self.checker.secure(keys, L, d):
                 continue
             self.prefiltered += 1
-            scheme = Scheme(self.field, L, d, keys, construction=f"search:{name}", seed=self.seed)
+            scheme = Scheme(field=self.field, L=L, key_symbols=d, keys=keys, construction=f"search:{name}", seed=self.seed)
             verdict = verify(self.instance, scheme, engine="rank")
             if verdict.ok:
                 self.verified += 1
@@ -396,9 +396,9 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
         raise ItsaError(f"search too large: K·L + d reaches {biggest} > {MAX_SOURCE_DIM} "
                         f"(K = {K}, max_symbols = {max_d}, L in {tuple(L_values)})")
     check_field(field)
-    plan = Plan(instance, field, seed, supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
-                 frozenset(members(configurations(instance).S_bar)), tries, n_random_supports,
-                 max_patterns, pattern_tries)
+    plan = Plan(instance=instance, field=field, seed=seed, supports=supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
+                 sbar=frozenset(members(configurations(instance).S_bar)), tries=tries, n_random_supports=n_random_supports,
+                 max_patterns=max_patterns, pattern_tries=pattern_tries)
     runner, levels = _Runner(instance, field, seed, budget, time_limit), _Levels(counting(progress, "search"))
 
     def every(L, d):
@@ -425,10 +425,10 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
                 break
     scheme, verdict, shape = best if best else (None, None, None)
     exhaustive = runner.limit is None and all(levels.complete)
-    return SearchResult(field, seed, scheme, scheme.rate if scheme else None, verdict, shape,
-                        tuple(L_values), {L: tuple(v) for L, v in levels.d_tried.items()},
-                        tuple(levels.attempts), runner.candidates, runner.prefiltered, runner.verified,
-                        exhaustive, runner.limit is None, runner.limit)
+    return SearchResult(field=field, seed=seed, scheme=scheme, rate=scheme.rate if scheme else None, verdict=verdict, shape=shape,
+                        L_values=tuple(L_values), d_values={L: tuple(v) for L, v in levels.d_tried.items()},
+                        attempts=tuple(levels.attempts), candidates=runner.candidates, prefiltered=runner.prefiltered, verified=runner.verified,
+                        exhaustive=exhaustive, complete=runner.limit is None, limit=runner.limit)
 
 
 def fast_secure(instance: Instance, scheme: Scheme) -> bool:

@@ -134,7 +134,7 @@ class Shape:
     complete: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Plan:
     """What the shape generators need to know about one search."""
 

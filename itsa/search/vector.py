@@ -101,7 +101,7 @@ class Shape:
         return sum(b[0] for b in self.blocks)
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class Trial:
     """One shape at one ``L``: ``draws`` candidates, ``passed`` the pre-filter, found or not."""
 
@@ -113,7 +113,7 @@ class Trial:
     found: bool
 
 
-@dataclass(frozen=True)
+@dataclass(kw_only=True, frozen=True)
 class VectorSearchResult:
     """Outcome of :func:`search_vector_scheme`.
 
@@ -456,8 +456,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     elif s.found is None and s.count["cand"] >= budget:
         limit = f"budget of {budget} candidate schemes reached"
     scheme, verdict, shape = s.found if s.found else (None, None, None)
-    return VectorSearchResult(rate, q, seed, scheme, verdict, shape, Ls, tuple(s.trials),
-                              s.count["cand"], s.count["pre"], bool(hints), limit,
+    return VectorSearchResult(rate=rate, field=q, seed=seed, scheme=scheme, verdict=verdict, shape=shape, L_tried=Ls, trials=tuple(s.trials),
+                              candidates=s.count["cand"], prefiltered=s.count["pre"], hinted=bool(hints), limit=limit,
                               best_deficit=s.best)
 
 
@@ -488,7 +488,7 @@ class _Search:
         """Verify keys that passed the criterion; record the find."""
         self.count["pre"] += 1
         keys = {i: Z[i].tolist() for i in range(self.instance.K)}
-        scheme = Scheme(self.q, L, d, keys, construction=f"vector-search:{name}", seed=self.seed)
+        scheme = Scheme(field=self.q, L=L, key_symbols=d, keys=keys, construction=f"vector-search:{name}", seed=self.seed)
         verdict = verify(self.instance, scheme, engine="rank")
         if verdict.ok:
             self.found = (scheme, verdict, name)
@@ -512,9 +512,9 @@ class _Search:
             if ok:
                 passed += 1
                 if self.accept(Z, L, d, shape.name):
-                    self.trials.append(Trial(L, d, shape.name, t + 1, passed, True))
+                    self.trials.append(Trial(L=L, d=d, shape=shape.name, draws=t + 1, passed=passed, found=True))
                     return 0
-        self.trials.append(Trial(L, d, shape.name, n_draws, passed, False))
+        self.trials.append(Trial(L=L, d=d, shape=shape.name, draws=n_draws, passed=passed, found=False))
         if self.progress:
             self.progress(self.count["cand"], self.budget)
         return first
@@ -536,11 +536,11 @@ class _Search:
                 passed += 1
                 if self.accept(draw_keys(sh, random.Random(f"{self.seed}:{L}:{d}:{sh.name}:0"),
                                          self.q, self.instance.K, L), L, d, sh.name):
-                    self.trials.append(Trial(L, d, sh.name, draws, passed, True))
+                    self.trials.append(Trial(L=L, d=d, shape=sh.name, draws=draws, passed=passed, found=True))
                     return
             if not self.left():
                 break
-        self.trials.append(Trial(L, d, f"{start.name}+repair", draws, passed, False))
+        self.trials.append(Trial(L=L, d=d, shape=f"{start.name}+repair", draws=draws, passed=passed, found=False))
         if self.progress:
             self.progress(self.count["cand"], self.budget)
 
