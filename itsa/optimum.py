@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.deadline import Deadline
-from itsa._util.display import Displayable
+from itsa._util.display import Displayable, Kind
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
@@ -38,6 +38,13 @@ from itsa.search.gap import GapSearch, search_gap
 SCALAR_SHARE = 0.4
 #: The gap search gets the LP's whole key-entropy vector up to this K (2^K sets); above, pairs only.
 HINT_MAX_USERS = 12
+
+
+class Verdict(Kind):
+    """What :func:`solve` settled: the optimum, or an interval."""
+
+    OPTIMAL = "optimal"
+    OPEN = "open"
 
 
 @dataclass(frozen=True)
@@ -91,12 +98,14 @@ class Solution(Displayable):
     skipped: dict = field(default_factory=dict)    # converse class -> why it was not run or cut
 
     @property
-    def verdict(self) -> str:
-        return "optimal" if self.upper is not None and self.upper.value == self.lower.value else "open"
+    def verdict(self) -> Verdict:
+        """:attr:`Verdict.OPTIMAL` when the ends meet, else :attr:`Verdict.OPEN`."""
+        settled = self.upper is not None and self.upper.value == self.lower.value
+        return Verdict.OPTIMAL if settled else Verdict.OPEN
 
     def _headline(self) -> str:
         name = self.instance.name or "instance"
-        if self.verdict == "optimal":
+        if self.verdict is Verdict.OPTIMAL:
             return f"{name}: R* = {self.lower.value}, optimal for {self.lower.scope}"
         up = "?" if self.upper is None else self.upper.value
         return f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
@@ -106,13 +115,13 @@ class Solution(Displayable):
         rows = [("lower", f"{self.lower.reason} [{self.lower.scope}]"),
                 ("upper", "no verified scheme" if up is None else
                  f"verified scheme of rate {up.value} (L = {up.L}, F_{up.scheme.field}), {up.source}")]
-        if self.verdict == "open" and self.search is not None:
+        if self.verdict is Verdict.OPEN and self.search is not None:
             rows.append(("search", self.search.why()))
         return rows + [("note", n) for n in self.notes]
 
     def to_dict(self) -> dict:
         up = self.upper
-        return {"schema_version": SCHEMA_VERSION, "name": self.instance.name, "verdict": self.verdict,
+        return {"schema_version": SCHEMA_VERSION, "name": self.instance.name, "verdict": str(self.verdict),
                 "lower": {"value": str(self.lower.value), "class": self.lower.scheme_class,
                           "method": self.lower.method, "certified": self.lower.certified,
                           "reason": self.lower.reason, "scope": self.lower.scope},
@@ -191,8 +200,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         upper = _better(upper, found)
         clock.lap("vector-search")
     if upper is None or upper.value > lower.value:      # open: say which converse did not run
-        notes += [f"{cls} converse {why if why.startswith(('skipped', 'cut')) else 'skipped: ' + why}"
-                  for cls, why in skipped.items()]
+        notes += [f"{cls} converse {why}" for cls, why in skipped.items()]
     return Solution(instance=instance, lower=lower, upper=upper, converses=tuple(bounds), timings=dict(clock.timings), notes=tuple(notes), search=search,
                     skipped=skipped)
 
@@ -202,7 +210,7 @@ def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
     try:
         check_size(instance, lookup(cls))
     except InvalidInstance as exc:
-        skipped[cls] = str(exc)
+        skipped[cls] = f"skipped: {exc}"
         return None
     if clock.expired():
         skipped[cls] = "skipped: no time left"
@@ -211,7 +219,7 @@ def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
         return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
                         max_estimate=clock.left())
     except InvalidInstance as exc:          # e.g. too many orbits of user sets
-        skipped[cls] = str(exc)
+        skipped[cls] = f"skipped: {exc}"
         return None
 
 

@@ -24,8 +24,25 @@ from __future__ import annotations
 import html
 import unicodedata
 from collections.abc import Iterable
+from enum import StrEnum
 
-__all__ = ["user", "users", "config", "Displayable"]
+__all__ = ["user", "users", "config", "Displayable", "Kind"]
+
+
+class Kind(StrEnum):
+    """A machine-readable kind (a status, a verdict, a row origin): a string that prints as one.
+
+    Members compare equal to their text and print as it, in a ``repr`` too, so
+    a tuple of results reads in a notebook as it does in JSON.
+
+    >>> class Colour(Kind):
+    ...     RED = "red"
+    >>> Colour.RED == "red", (Colour.RED,), f"{Colour.RED}"
+    (True, ('red',), 'red')
+    """
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 def user(u: int, v: int) -> str:

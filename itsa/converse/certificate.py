@@ -31,7 +31,7 @@ from math import lcm
 
 from itsa._util.deadline import Deadline
 from itsa.converse.classes import INGLETON
-from itsa.converse.lp import FloatSolution, ReducedLP, Row
+from itsa.converse.lp import FloatSolution, Origin, ReducedLP, Row
 from itsa.converse.problem import ingleton_form, mutual_information
 from itsa.exceptions import VerificationError
 
@@ -56,15 +56,15 @@ class Certificate:
 def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
     """A row's form over sets of variables, as its origin states it (before any reduction)."""
     kind = row.origin[0]
-    if kind == "nonneg":
+    if kind == Origin.NONNEG:
         return ((row.origin[1], Fraction(1)),)
-    if kind == "shannon":
+    if kind == Origin.SHANNON:
         _, C, i, j = row.origin
         if j < 0:
             full = (1 << rlp.problem.n) - 1
             return ((full, Fraction(1)), (C, Fraction(-1)))
         return tuple(mutual_information(1 << i, 1 << j, C).items())
-    if kind == "ingleton":
+    if kind == Origin.INGLETON:
         return tuple(ingleton_form(*row.origin[1:]).items())
     return rlp.problem.constraints[row.origin[1]].form
 
@@ -76,7 +76,7 @@ def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
 
 def row_sense(rlp: ReducedLP, row: Row) -> tuple[str, Fraction]:
     """A row's sense and right side, taken from its origin (not from the LP)."""
-    if row.origin[0] == "constraint":
+    if row.origin[0] == Origin.CONSTRAINT:
         c = rlp.problem.constraints[row.origin[1]]
         return c.sense, c.rhs
     return ">=", Fraction(0)          # Shannon, Ingleton and non-negativity
@@ -96,7 +96,7 @@ def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:
     value = Fraction(0)
     for r, w in cert.weights:
         row = rlp.rows[r]
-        if row.origin[0] == "ingleton" and not ingleton_allowed:
+        if row.origin[0] == Origin.INGLETON and not ingleton_allowed:
             raise VerificationError(f"row {r} is Ingleton's inequality, which the "
                                     f"{rlp.problem.method} LP's scope does not allow")
         try:
@@ -124,7 +124,7 @@ def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None)
     """
     clock = Deadline(time_limit)
     if abs(sol.value) <= SUPPORT_TOL:          # a zero bound: h(objective) >= 0 says it all
-        zero = [k for k, r in enumerate(rlp.rows) if r.origin[0] == "nonneg"
+        zero = [k for k, r in enumerate(rlp.rows) if r.origin[0] == Origin.NONNEG
                 and {r.coefs[0][0]: Fraction(1)} == rlp.coords(rlp.problem.objective)]
         cert = _checked(rlp, [(zero[0], Fraction(1))]) if zero else None
         if cert is not None:

@@ -30,7 +30,7 @@ from itertools import combinations
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
 from itsa.converse.classes import GROUP_LEMMA, INGLETON, LINEAR_KEYS, ConverseClass
-from itsa.converse.lp import ReducedLP, Row, reduce_problem, solve_float
+from itsa.converse.lp import Origin, ReducedLP, Row, reduce_problem, solve_float
 from itsa.converse.pipeline import check_size, solve_and_certify
 from itsa.converse.problem import ingleton_form, keys_problem
 
@@ -64,7 +64,7 @@ def ingleton_rows(rlp: ReducedLP, max_size: int = 1) -> list[Row]:
                     coefs = rlp.coords(ingleton_form(A, B, C, D).items())
                     key = tuple(sorted(coefs.items()))
                     if key and key not in seen:
-                        seen[key] = Row(key, ">=", Fraction(0), ("ingleton", A, B, C, D))
+                        seen[key] = Row(key, ">=", Fraction(0), (Origin.INGLETON, A, B, C, D))
     return list(seen.values())
 
 
@@ -111,7 +111,7 @@ def ingleton_cuts(rlp: ReducedLP, x, max_size: int = 2, limit: int = 500,
         coefs = tuple(sorted(rlp.coords(ingleton_form(A, B, C, D).items()).items()))
         if coefs not in seen:
             seen.add(coefs)
-            out.append(Row(coefs, ">=", Fraction(0), ("ingleton", A, B, C, D)))
+            out.append(Row(coefs, ">=", Fraction(0), (Origin.INGLETON, A, B, C, D)))
         if len(out) >= limit:
             break
     return out
@@ -166,7 +166,7 @@ def _with_ingleton_cuts(rlp, *, time_limit=None, progress=None, max_size: int = 
         rlp.rows += cuts
         rlp.sizes["ingleton_rows"] += len(cuts)
         if clock.expired():
-            return dataclasses.replace(sol, status="time limit reached between Ingleton rounds")
+            return dataclasses.replace(sol, status="time limit reached between Ingleton rounds", timed_out=True)
         sol = solve_float(rlp, time_limit=clock.left(), progress=progress)
     return dataclasses.replace(sol, seconds=clock.elapsed())
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from itsa._util.bitset import members
 from itsa._util.deadline import Deadline
+from itsa._util.display import Kind
 from itsa.converse.problem import EntropyProblem
 from itsa.converse.symmetry import permute_mask
 from itsa.exceptions import ItsaError, VerificationError
@@ -41,6 +42,15 @@ MAX_CUT_ROWS = 6_000
 #: cutting planes (orbit LPs: 0.2 s against 3.2 s at K = 48, 25 s against 44 s at K = 64;
 #: the model LP, about 25 rows per column, is faster with cuts).
 WHOLE_ROWS_PER_COLUMN = 12
+
+
+class Origin(Kind):
+    """Where an LP row comes from: the first entry of every :attr:`Row.origin`."""
+
+    NONNEG = "nonneg"          # H(C) >= 0
+    SHANNON = "shannon"        # I(i; j | C) >= 0, or H(i | everything else) >= 0
+    INGLETON = "ingleton"      # Ingleton's inequality among four key sets (the linear LP)
+    CONSTRAINT = "constraint"  # a constraint of the problem, by index
 
 
 @dataclass(frozen=True)
@@ -180,13 +190,13 @@ def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
     orbit_of = {c: ids[root[c]] for c in closed}
     rlp = ReducedLP(problem=problem, closure=closure, orbit_of=orbit_of, representatives=reps, orbit_sizes=sizes_, rows=[], objective={})
     rlp.rows = (_shannon_rows(problem, closure, succ, orbit_of) + _constraint_rows(rlp)
-                + [Row(((o, 1),), ">=", Fraction(0), ("nonneg", reps[o])) for o in range(1, len(reps))])
+                + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, reps[o])) for o in range(1, len(reps))])
     rlp.objective = rlp.coords(problem.objective)
     n = problem.n
     rlp.sizes = {"variables": n, "columns_raw": (1 << n) - 1,
                  "rows_raw": n * (n - 1) * 2 ** (n - 3) + n if n >= 3 else n,
                  "columns_closure": len(closed) - 1, "columns": rlp.n_columns,
-                 "rows": sum(r.origin[0] != "nonneg" for r in rlp.rows), "group_generators": len(problem.generators)}
+                 "rows": sum(r.origin[0] != Origin.NONNEG for r in rlp.rows), "group_generators": len(problem.generators)}
     return rlp
 
 
@@ -213,11 +223,11 @@ def _shannon_rows(problem: EntropyProblem, closure: Closure, succ, orbit_of) -> 
         for x, (a, i) in enumerate(ext):
             for b, j in ext[x + 1:]:
                 ab = succ[a].get(j, a)
-                add(((a, 1), (b, 1), (ab, -1), (C, -1)), ("shannon", C, i, j))
+                add(((a, 1), (b, 1), (ab, -1), (C, -1)), (Origin.SHANNON, C, i, j))
     for i in range(problem.n):
         rest = closure(full & ~(1 << i))
         if rest != full:
-            add(((full, 1), (rest, -1)), ("shannon", rest, i, -1))
+            add(((full, 1), (rest, -1)), (Origin.SHANNON, rest, i, -1))
     return list(seen.values())
 
 
@@ -229,7 +239,7 @@ def _constraint_rows(rlp: ReducedLP) -> list[Row]:
             if (c.sense == "=" and c.rhs != 0) or (c.sense == ">=" and c.rhs > 0):
                 raise ItsaError(f"constraint '{c.reason}' is unsatisfiable")
             continue
-        rows.append(Row(tuple(sorted(coefs.items())), c.sense, c.rhs, ("constraint", idx)))
+        rows.append(Row(tuple(sorted(coefs.items())), c.sense, c.rhs, (Origin.CONSTRAINT, idx)))
     return rows
 
 
@@ -242,6 +252,7 @@ class FloatSolution:
     duals: np.ndarray
     status: str
     seconds: float
+    timed_out: bool = False       # the time limit stopped the solve (``status`` says where)
 
 
 def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
@@ -263,7 +274,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     from scipy.sparse import csr_matrix
 
     ncol = rlp.n_columns
-    ineq = [k for k, r in enumerate(rlp.rows) if r.sense == ">=" and r.origin[0] != "nonneg"]
+    ineq = [k for k, r in enumerate(rlp.rows) if r.sense == ">=" and r.origin[0] != Origin.NONNEG]
     eq = [k for k, r in enumerate(rlp.rows) if r.sense == "="]
 
     def matrix(idx):
@@ -279,7 +290,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     c = np.zeros(ncol)
     for o, w in rlp.objective.items():
         c[o - 1] = float(w)
-    active = np.array([rlp.rows[k].origin[0] == "constraint" for k in ineq], dtype=bool)
+    active = np.array([rlp.rows[k].origin[0] == Origin.CONSTRAINT for k in ineq], dtype=bool)
     simplex = len(ineq) <= WHOLE_ROWS_PER_COLUMN * ncol
     if simplex:
         active[:] = True
@@ -289,7 +300,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
         left = clock.left()
         where = f"in cutting-plane round {rounds + 1}, {int(active.sum())} of {len(ineq)} rows in the LP"
         if clock.expired():
-            return _failed(rlp, f"time limit reached {where}", clock.elapsed())
+            return _failed(rlp, f"time limit reached {where}", clock.elapsed(), timed_out=True)
         whole = active.sum() > MAX_CUT_ROWS          # cuts stopped paying: solve it all
         if whole:
             active[:] = True
@@ -301,7 +312,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
                       method="highs-ipm" if whole else "highs-ds" if simplex else "highs",
                       options={"time_limit": left} if left else {})
         if res.status == 1:
-            return _failed(rlp, f"time limit reached {where}", clock.elapsed())
+            return _failed(rlp, f"time limit reached {where}", clock.elapsed(), timed_out=True)
         if res.status == 3 and not active.all():     # unbounded until the cuts that bound it
             active[:] = True                          # are in (objectives with negative terms)
             continue
@@ -323,13 +334,14 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
         duals[eq] = np.asarray(res.eqlin.marginals)
     reduced = np.asarray(res.lower.marginals)
     for k, r in enumerate(rlp.rows):
-        if r.origin[0] == "nonneg":
+        if r.origin[0] == Origin.NONNEG:
             duals[k] = reduced[r.coefs[0][0] - 1]
     return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal", clock.elapsed())
 
 
-def _failed(rlp: ReducedLP, why: str, secs: float) -> FloatSolution:
-    return FloatSolution(float("nan"), np.zeros(rlp.n_columns), np.zeros(len(rlp.rows)), why, secs)
+def _failed(rlp: ReducedLP, why: str, secs: float, timed_out: bool = False) -> FloatSolution:
+    return FloatSolution(float("nan"), np.zeros(rlp.n_columns), np.zeros(len(rlp.rows)), why, secs,
+                         timed_out)
 
 
 def check_orbits(rlp: ReducedLP) -> None:

@@ -46,7 +46,7 @@ import numpy as np
 from itsa._util.bitset import mask_of
 from itsa._util.display import user
 from itsa.bounds.corrected import structure
-from itsa.converse.lp import ReducedLP, Row
+from itsa.converse.lp import Origin, ReducedLP, Row
 from itsa.converse.problem import KEYS, Constraint, EntropyProblem, _sets
 from itsa.converse.symmetry import instance_automorphisms, is_automorphism
 from itsa.exceptions import InvalidInstance, VerificationError
@@ -331,11 +331,11 @@ def orbit_lp(instance: Instance) -> OrbitLP:
                  radix=radix, column_of=column_of, lemma_origins=tuple(origins))
     from itsa.converse.lp import _constraint_rows
     lp.rows = (_shannon_rows(lp, reps) + _constraint_rows(lp)
-               + [Row(((o, 1),), ">=", Fraction(0), ("nonneg", rep_masks[o])) for o in range(1, len(reps))])
+               + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, rep_masks[o])) for o in range(1, len(reps))])
     lp.objective = lp.coords(problem.objective)
     lp.sizes = {"variables": instance.K, "columns_raw": (1 << instance.K) - 1,
                 "rows_raw": _raw_rows(instance.K), "columns_closure": (1 << instance.K) - 1,
-                "columns": lp.n_columns, "rows": sum(r.origin[0] != "nonneg" for r in lp.rows),
+                "columns": lp.n_columns, "rows": sum(r.origin[0] != Origin.NONNEG for r in lp.rows),
                 "group_generators": len(problem.generators), "cells": len(cells), "count_vectors": n}
     return lp
 
@@ -401,13 +401,13 @@ def _shannon_rows(lp: OrbitLP, reps: np.ndarray) -> list[Row]:
                 if key and key not in seen:
                     C = _rep_mask(r, cells, radix) if C is None else C
                     j = cells[b][d[b] + (1 if a == b else 0)]
-                    seen[key] = Row(key, ">=", Fraction(0), ("shannon", C, cells[a][d[a]], j))
+                    seen[key] = Row(key, ">=", Fraction(0), (Origin.SHANNON, C, cells[a][d[a]], j))
     full = (1 << sum(len(c) for c in cells)) - 1
     for c in cells:
         rest = full & ~(1 << c[0])
         key = tuple(sorted((o, w) for o, w in ((lp.orbit(full), 1), (lp.orbit(rest), -1)) if o))
         if key not in seen:
-            seen[key] = Row(key, ">=", Fraction(0), ("shannon", rest, c[0], -1))
+            seen[key] = Row(key, ">=", Fraction(0), (Origin.SHANNON, rest, c[0], -1))
     return list(seen.values())
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.deadline import Deadline
-from itsa._util.display import Displayable
+from itsa._util.display import Displayable, Kind
 from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.corrected import EVERY_SCHEME
 from itsa.converse.certificate import Certificate, certify
@@ -33,8 +33,18 @@ SECONDS_PER_CELL = 1e-7
 #: The scope of a bound whose problem was built by hand, not by a registered LP.
 HAND_BUILT = "the entropy vectors that meet the problem's own constraints (a problem built by hand)"
 
-__all__ = ["ConverseBound", "estimate_seconds", "check_size", "solve_and_certify",
+__all__ = ["Outcome", "ConverseBound", "estimate_seconds", "check_size", "solve_and_certify",
            "DEFAULT_TIME_LIMIT", "PLAIN_MAX_USERS", "SECONDS_PER_CELL"]
+
+
+class Outcome(Kind):
+    """How a converse run ended: the machine-readable kind beside its prose ``status``."""
+
+    CERTIFIED = "certified"                  # the bound is proved: its certificate checked exactly
+    CUT = "cut"                              # the time limit stopped it
+    SKIPPED = "skipped"                      # not solved: the estimate exceeded what was left
+    SOLVER_FAILED = "solver-failed"          # the float solver gave no optimum
+    NOT_CHECKED = "certificate-failed"       # the certificate did not check: no bound is claimed
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
@@ -59,11 +69,12 @@ class ConverseBound(Displayable):
     primal: tuple[float, ...] = field(default=(), repr=False, compare=False)
     estimate: float | None = field(default=None, compare=False)
     kind: ConverseClass | None = field(default=None, compare=False)   # the LP's entry
+    outcome: Outcome = Outcome.CERTIFIED
 
     @property
     def cut(self) -> bool:
         """Whether the time budget stopped the run (``status`` says where) or skipped it."""
-        return self.status.startswith(("cut", "skipped"))
+        return self.outcome in (Outcome.CUT, Outcome.SKIPPED)
 
     def key_entropies(self, max_size: int = 2) -> dict[int, Fraction]:
         """``h(Z_A)`` at the LP's optimum for user sets ``A`` of at most ``max_size`` users.
@@ -117,7 +128,7 @@ class ConverseBound(Displayable):
                 "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
-                "cut": self.cut,
+                "cut": self.cut, "outcome": str(self.outcome),
                 "estimated_seconds": None if self.estimate is None else round(self.estimate, 1),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
@@ -166,27 +177,29 @@ def solve_and_certify(rlp: ReducedLP, clock: Deadline, report, *, max_estimate=N
            note=f"about {est:.0f} s to solve and certify")
     size = f"{rlp.n_columns} columns × {rlp.sizes['rows']} rows"
 
-    def stop(status, value=None):
+    def stop(outcome: Outcome, status: str, value=None):
         return ConverseBound(method=rlp.problem.method, value=None, certified=False, status=status,
                              float_value=value, sizes=rlp.sizes, seconds=secs, lp=rlp, estimate=est,
-                             kind=kind)
+                             kind=kind, outcome=outcome)
     if max_estimate is not None and est > max_estimate - secs["reduce"]:
-        return stop(f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
+        return stop(Outcome.SKIPPED, f"skipped: about {est:.0f} s estimated from the LP's size ({size}), "
                     f"{max(0.0, max_estimate - secs['reduce']):.0f} s left of the time limit")
     if clock.expired():
-        return stop(f"cut: time limit reached while reducing the LP ({size})")
+        return stop(Outcome.CUT, f"cut: time limit reached while reducing the LP ({size})")
     sol = solver(rlp, time_limit=clock.left(), progress=report)
     secs["solve"] = sol.seconds
     if sol.status != "optimal":
-        cut = sol.status.startswith("time limit")
-        return stop(f"cut: {sol.status}" if cut else f"solver failed: {sol.status}")
+        if sol.timed_out:
+            return stop(Outcome.CUT, f"cut: {sol.status}")
+        return stop(Outcome.SOLVER_FAILED, f"solver failed: {sol.status}")
     started = clock.elapsed()
     report("certify", columns=rlp.n_columns, rows=rlp.sizes["rows"])
     cert = certify(rlp, sol, time_limit=clock.left())
     secs["certify"] = clock.elapsed() - started
     if cert is None:
-        return stop("cut: time limit reached while certifying" if clock.expired()
-                    else "certificate did not check exactly", sol.value)
+        if clock.expired():
+            return stop(Outcome.CUT, "cut: time limit reached while certifying", sol.value)
+        return stop(Outcome.NOT_CHECKED, "certificate did not check exactly", sol.value)
     return ConverseBound(method=rlp.problem.method, value=cert.value, certified=True, status="certified",
                          float_value=sol.value, sizes=rlp.sizes, seconds=secs, certificate=cert, lp=rlp,
                          primal=tuple(sol.x.tolist()), estimate=est, kind=kind)

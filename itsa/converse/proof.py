@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from itsa._util.bitset import members
 from itsa.converse.certificate import Certificate, origin_form
-from itsa.converse.lp import ReducedLP
+from itsa.converse.lp import Origin, ReducedLP
 from itsa.converse.symmetry import permute_mask
 
 
@@ -61,16 +61,16 @@ def _closed_form(rlp: ReducedLP, form) -> dict[int, Fraction]:
 
 def _statement(rlp: ReducedLP, origin) -> tuple[str, str]:
     p = rlp.problem
-    if origin[0] == "nonneg":
+    if origin[0] == Origin.NONNEG:
         return f"h({p.set_name(_generator(rlp, origin[1]))}) ≥ 0", "Shannon: entropy is non-negative"
-    if origin[0] == "shannon":
+    if origin[0] == Origin.SHANNON:
         _, C, i, j = origin
         cond = p.set_name(_generator(rlp, C)) if C else ""
         if j < 0:
             return f"H({p.names[i]} | {cond}) ≥ 0", "Shannon: conditional entropy is non-negative"
         bar = f" | {cond}" if cond else ""
         return f"I({p.names[i]}; {p.names[j]}{bar}) ≥ 0", "Shannon: conditional mutual information is non-negative"
-    if origin[0] == "ingleton":
+    if origin[0] == Origin.INGLETON:
         a, b, c, d = (p.set_name(m) for m in origin[1:])
         return (f"I({a}; {b} | {c}) + I({a}; {b} | {d}) + I({c}; {d}) − I({a}; {b}) ≥ 0",
                 "Ingleton's inequality (linear keys)")
