@@ -17,6 +17,8 @@ Examples
 True
 >>> safe_decimal(Fraction(-1, 3), 3, up=False)
 '-0.334'
+>>> safe_decimal(Fraction(2532, 10**17), 2), safe_decimal(Fraction(99999, 10**10), 2)
+('2.6e-14', '1e-5')
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
 def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
     """``value`` to ``digits`` significant digits, rounded up (``up``) or down: a valid bound.
 
-    Trailing zeros are dropped (``400``, not ``400.0``).
+    Trailing zeros are dropped (``400``, not ``400.0``); below ``1e-4`` and
+    from ``1e16`` on the form is scientific (``2.6e-14``).
 
     >>> safe_decimal(Fraction(18688841, 10000), 4)
     '1869'
@@ -104,6 +107,13 @@ def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
     while abs(value) < Fraction(10) ** exponent:
         exponent -= 1
     shift = digits - 1 - exponent
+    if exponent < -4 or exponent >= 16:        # scientific form, same safe rounding
+        whole = math.ceil(value * Fraction(10) ** shift) if up else math.floor(value * Fraction(10) ** shift)
+        if abs(whole) >= 10**digits:            # rounding carried into a new digit
+            return safe_decimal(Fraction(whole, 10**shift), digits, up)
+        sign, text = ("-" if whole < 0 else ""), str(abs(whole))
+        mantissa = (text[0] + "." + text[1:]).rstrip("0").rstrip(".")
+        return f"{sign}{mantissa}e{exponent}"
     scaled = value * Fraction(10) ** shift
     whole = math.ceil(scaled) if up else math.floor(scaled)
     text = Decimal(whole).scaleb(-shift)
