@@ -88,11 +88,12 @@ def _data_weights(weights: Sequence) -> list[Fraction]:
     return values
 
 
-def hamilton_weights(weights: Sequence, alpha: int) -> HamiltonWeights:
+def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None) -> HamiltonWeights:
     """Hamilton's rule on the grid ``alpha``: ``⌊α w_i/W⌋`` each, the rest to the largest remainders.
 
-    Ties between equal remainders go to the lower client index (client order
-    is client ID). Exact: weights are read as Fractions.
+    Ties between equal remainders go to the smaller client ID (``ids``, any
+    sortable values; by default the client's position). Exact: weights are
+    read as Fractions.
 
     Notes
     -----
@@ -105,7 +106,10 @@ def hamilton_weights(weights: Sequence, alpha: int) -> HamiltonWeights:
     quotas = [alpha * v / total for v in values]
     floors = [math.floor(q) for q in quotas]
     left = alpha - sum(floors)
-    order = sorted(range(len(quotas)), key=lambda i: (-(quotas[i] - floors[i]), i))
+    if ids is not None and (len(ids) != len(values) or len(set(ids)) != len(ids)):
+        raise InvalidOption("client ids: must be distinct, one per weight")
+    key = list(range(len(values))) if ids is None else list(ids)
+    order = sorted(range(len(quotas)), key=lambda i: (-(quotas[i] - floors[i]), key[i]))
     for i in order[:left]:
         floors[i] += 1
     return HamiltonWeights(tuple(floors), alpha, tuple(quotas))
