@@ -110,16 +110,16 @@ def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
     if exponent < -4 or exponent >= 16:        # scientific form, same safe rounding
         whole = math.ceil(value * Fraction(10) ** shift) if up else math.floor(value * Fraction(10) ** shift)
         if abs(whole) >= 10**digits:            # rounding carried into a new digit
-            return safe_decimal(Fraction(whole, 10**shift), digits, up)
+            return safe_decimal(whole * Fraction(10) ** -shift, digits, up)
         sign, text = ("-" if whole < 0 else ""), str(abs(whole))
         mantissa = (text[0] + "." + text[1:]).rstrip("0").rstrip(".")
         return f"{sign}{mantissa}e{exponent}"
     scaled = value * Fraction(10) ** shift
     whole = math.ceil(scaled) if up else math.floor(scaled)
-    text = Decimal(whole).scaleb(-shift)
+    number = Decimal(whole).scaleb(-shift)
     if shift <= 0:
-        return f"{int(text)}"
-    return f"{text:.{shift}f}".rstrip("0").rstrip(".")
+        return f"{int(number)}"
+    return f"{number:.{shift}f}".rstrip("0").rstrip(".")
 
 
 @dataclass(frozen=True, repr=False)
