@@ -79,8 +79,8 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
                 break
         ball = low.union(high)
     return Certified.from_arb("epsilon", ball, Direction.UPPER,
-                              f"exact Gaussian privacy curve, mu = sqrt(T)/z (Balle-Wang 2018, Thm 8), "
-                              f"bisection on balls: eps in [low, high]")
+                              "exact Gaussian privacy curve, mu = sqrt(T)/z (Balle-Wang 2018, Thm 8), "
+                              "bisection on balls: eps in [low, high]")
 
 
 def dp_accounting_epsilon(noise_multiplier: float, rounds: int, delta: float, accountant: str = "rdp",
