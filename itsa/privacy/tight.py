@@ -80,7 +80,7 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
         ball = low.union(high)
     return Certified.from_arb("epsilon", ball, Direction.UPPER,
                               "exact Gaussian privacy curve, mu = sqrt(T)/z (Balle-Wang 2018, Thm 8), "
-                              "bisection on balls: eps in [low, high]")
+                              "bisection on balls; the interval brackets the exact eps")
 
 
 def dp_accounting_epsilon(noise_multiplier: float, rounds: int, delta: float, accountant: str = "rdp",
