@@ -50,7 +50,8 @@ import numpy as np
 from itsa._util.checks import choice, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, VerificationError
-from itsa.privacy.discrete_gaussian import page_truncation
+from itsa.privacy.certified import Certified
+from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 
 __all__ = ["Engine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "commitment",
@@ -217,10 +218,12 @@ class NoiseDraw(Displayable):
     draws: tuple[int, ...]
     commitment: str
     truncation: int | None
+    tail: Certified | None = None
 
     def to_dict(self) -> dict:
         return {"sigma": str(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
-                "truncation": self.truncation, "draws": list(self.draws), "commitment": self.commitment,
+                "truncation": self.truncation, "tail_mass": None if self.tail is None else self.tail.to_dict(),
+                "draws": list(self.draws), "commitment": self.commitment,
                 "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
                 "commitment_of": "SHA-256 of the draws as int64 little-endian"}
 
@@ -229,7 +232,8 @@ class NoiseDraw(Displayable):
 
     def _rows(self) -> list[tuple[str, str]]:
         return [("engine", str(self.engine)), ("seed", self.seed), ("commitment", self.commitment),
-                ("truncation K", "none (exact)" if self.truncation is None else str(self.truncation))]
+                ("truncation K", "none (exact)" if self.truncation is None else str(self.truncation))] + (
+            [] if self.tail is None else [("tail mass P(|X| > K)", f"{self.tail.decimal(3)} (upper bound)")])
 
 
 def draw(sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> NoiseDraw:
@@ -238,8 +242,9 @@ def draw(sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> N
     s = number("sigma", sigma)
     values = sample(s, count, seed, eng)
     K = page_truncation(s) if eng is Engine.TABLE else None
+    tail = tail_mass(s, K) if K is not None else None
     return NoiseDraw(sigma=Fraction(s), seed=seed, engine=eng, draws=tuple(values),
-                     commitment=commitment(values), truncation=K)
+                     commitment=commitment(values), truncation=K, tail=tail)
 
 
 def verify(expected: str, sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> NoiseDraw:
