@@ -276,7 +276,10 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step=1, l
     step : number
         ``h ρ^(ℓ−1)``, the layer's lattice step, so that ``s̃ = s/step ≥ 1/2``.
 
-    The curve carries a warning when τ d is not below the leading term.
+    Returns
+    -------
+    RdpCurve
+        One term; it carries a warning when τ d is not below the leading term.
 
     Examples
     --------

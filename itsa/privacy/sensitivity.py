@@ -1,5 +1,7 @@
 """The sensitivity reading with what surrounds it: w_max, Δ*₂, σ_t, σ_int, the rounding bound, the grid guidance.
 
+Examples
+--------
 >>> r = sensitivity_report(w_max="6/256", alpha=256, clip=1, dimension=2, gamma=256)
 >>> r["Delta*_2"]["value"]
 '0.0470045'

@@ -41,6 +41,8 @@ SENSITIVITY_READING = ("reading [R]: Delta*_2 = 2 (w_max/W_t)(S + sqrt(d)/(2 gam
 def round_half_even(x: Fraction) -> int:
     """The nearest integer to ``x``, ties to even (as ``torch.round``, ``numpy.rint``).
 
+    Examples
+    --------
     >>> [round_half_even(Fraction(k, 2)) for k in (-3, -1, 1, 3, 5)]
     [-2, 0, 0, 2, 2]
     """
