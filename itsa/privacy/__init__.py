@@ -17,8 +17,12 @@ The accountant, for other parts of itsa to call (every number is a
         to_epsilon(curve, delta, conversion=Conversion.CKS, orders=None) -> EpsilonBound
         convert_at(coefficient, order, delta, conversion) -> arb
     itsa.privacy.calibrate
-        calibrate(epsilon, delta, *, rounds=1, conversion=CKS, curve_for=None,
+        calibrate(epsilon, delta, *, rounds=1, conversion=CKS, curve_for=None, minimum_scale=None,
                   relative_tolerance=1e-9, progress=None) -> Calibration
+            (curve_for: scale -> one round's RdpCurve, e.g. a psa_layer_curve closure)
+    itsa.privacy.tight
+        gaussian_tight_epsilon(noise_multiplier, rounds, delta) -> Certified   # exact Gaussian curve
+        dp_accounting_epsilon(noise_multiplier, rounds, delta, accountant="rdp"|"pld") -> float
     itsa.privacy.composition
         classical_sigma(epsilon, delta), classical_epsilon(noise_multiplier, delta),
         basic_composition(epsilon, delta, rounds), advanced_composition(epsilon, delta, rounds, delta_slack=None),

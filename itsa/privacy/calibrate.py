@@ -65,8 +65,8 @@ class Calibration(Displayable):
 
 
 def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str = Conversion.CKS,
-              curve_for: Callable[[Fraction], RdpCurve] | None = None, relative_tolerance=Fraction(1, 10**9),
-              progress: Callback | None = None) -> Calibration:
+              curve_for: Callable[[Fraction], RdpCurve] | None = None, minimum_scale=None,
+              relative_tolerance=Fraction(1, 10**9), progress: Callback | None = None) -> Calibration:
     """The smallest noise multiplier (to ``relative_tolerance``) whose certified ε at ``δ`` is ``≤ epsilon``.
 
     Parameters
@@ -82,6 +82,9 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
         decreasing in the scale. Default: the Gaussian mechanism with that
         noise multiplier (:func:`~itsa.privacy.rdp.gaussian_curve`). Pass a
         :func:`~itsa.privacy.rdp.psa_layer_curve` closure to calibrate a PSA layer.
+    minimum_scale : number, optional
+        The smallest scale ``curve_for`` accepts (a PSA layer needs
+        ``s ≥ h ρ^(ℓ−1)/2``); if it already meets the target it is returned.
     progress : callable, optional
         Called with an :class:`~itsa._util.progress.Event` at each bisection step.
 
@@ -101,8 +104,9 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
         bound = to_epsilon(make(scale) * rounds, d, conv)
         return bound if bound.epsilon.upper() <= target else None
 
-    low, high, steps = _bracket(meets)
-    while high - low > tol * high:
+    floor = None if minimum_scale is None else fraction("minimum scale", minimum_scale, low=0)
+    low, high, steps = _bracket(meets, floor)
+    while low < high and high - low > tol * high:
         mid = (low + high) / 2
         steps += 1
         if meets(mid) is not None:
@@ -120,17 +124,20 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
     return Calibration(noise_multiplier=multiplier, epsilon=found, target_epsilon=target, rounds=rounds, steps=steps)
 
 
-def _bracket(meets: Callable[[Fraction], EpsilonBound | None]) -> tuple[Fraction, Fraction, int]:
-    """``(low, high)`` with ``meets(high)`` and not ``meets(low)``, by doubling from 1."""
-    high, steps = Fraction(1), 0
+def _bracket(meets: Callable[[Fraction], EpsilonBound | None],
+             floor: Fraction | None) -> tuple[Fraction, Fraction, int]:
+    """``(low, high)`` with ``meets(high)`` and not ``meets(low)`` (or ``low == high == floor``), by doubling."""
+    high, steps = max(Fraction(1), floor or 0), 0
     while meets(high) is None:
         high *= 2
         steps += 1
         if steps > MAX_DOUBLINGS:
             raise InvalidOption("calibration: no noise scale below 2^200 meets the target")
-    low = high / 2
+    low = high / 2 if floor is None else max(high / 2, floor)
     while meets(low) is not None:
-        high, low = low, low / 2
+        if floor is not None and low == floor:
+            return floor, floor, steps
+        high, low = low, (low / 2 if floor is None else max(low / 2, floor))
         steps += 1
         if steps > 2 * MAX_DOUBLINGS:
             raise InvalidOption("calibration: the target is met at every noise scale tried (is the curve zero?)")

@@ -5,10 +5,10 @@ conversion is then evaluated at that exact order in ball arithmetic, so the
 printed ε is a valid upper bound whichever order was picked.
 
 - ``mironov``: ``ε = ε(q) + ln(1/δ)/(q − 1)`` (Mironov, "Rényi differential
-  privacy", CSF 2017, Proposition 3).
+  privacy", CSF 2017, arXiv 1702.07476, Proposition 3).
 - ``cks``: ``ε = ε(q) + ln(1 − 1/q) − (ln δ + ln q)/(q − 1)`` (Canonne,
   Kamath, Steinke, "The discrete Gaussian for differential privacy",
-  NeurIPS 2020, Proposition 12; the same as Balle et al. 2020, Theorem 21,
+  NeurIPS 2020, arXiv 2004.00010, Proposition 12; the same as Balle et al. 2020, Theorem 21,
   and dp-accounting's conversion). Never larger than ``mironov`` at the same
   order.
 
@@ -183,6 +183,7 @@ def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion
             best = (q, ball)
     assert best is not None
     order, ball = best
+    ball = ball.max(flint.arb(0))       # a negative value still certifies eps = 0
     epsilon = Certified.from_arb("epsilon", ball, Direction.UPPER, f"{METHODS[conv]} at q = "
                                  f"{safe_decimal(order, 8, up=False)}; {curve.method()}")
     return EpsilonBound(epsilon=epsilon, delta=d, order=order, conversion=conv, curve=curve)

@@ -223,10 +223,16 @@ class PsaLayer(Displayable):
 
     @property
     def vacuous(self) -> bool:
-        """The τ correction is not certainly below the leading term: the bound is then the correction's."""
-        return not self.correction < self.leading
+        """The τ correction is not certainly below the leading term: the bound is then the correction's.
+
+        An inactive layer (``D = 0``) is never vacuous: it is omitted from the sum.
+        """
+        return not self.sensitivity.is_zero() and not self.correction < self.leading
 
     def curve(self, label: str = "psa layer") -> RdpCurve:
+        if self.sensitivity.is_zero():
+            return RdpCurve((RdpTerm(label, flint.arb(0), 1, "inactive layer (D = 0): omitted from the privacy sum "
+                                     "(PSA Sec. VII-A)"),))
         warn = ((f"{label}: the tau correction (tau d = {_up(self.correction)}) is not below the leading "
                  f"term ({_up(self.leading)}): eq. 31 is vacuous in practice; raise s~ "
                  f"(now {_up(self.scaled_scale)})",) if self.vacuous else ())
@@ -266,7 +272,8 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step=1, l
     ----------
     sensitivity : number or arb
         ``D_ℓ``, the layer's full-vector replacement sensitivity in physical
-        units (see :func:`psa_block_sensitivity`); 0 for an inactive layer.
+        units (see :func:`psa_block_sensitivity`); 0 for an inactive layer,
+        whose curve is then zero (the paper omits it from the sum).
     scale : number
         ``s_ℓ``, the per-client discrete-Gaussian scale in the same units.
     k_eff : int

@@ -162,3 +162,41 @@ def test_bad_scale():
         psa_tau(10, Fraction(1, 4))
     with pytest.raises(InvalidOption, match="noise multiplier"):
         gaussian_curve(0)
+
+
+def test_inactive_psa_layer_is_omitted():
+    """PSA Sec. VII-A: a layer whose range is below r_pack has D = 0 and is omitted from the sum."""
+    layer = psa_layer(sensitivity=0, scale=1, k_eff=1000, dimension=1290)
+    assert not layer.vacuous and layer.curve().coefficient().is_zero() and not layer.curve().warnings
+
+
+def test_calibrate_a_psa_layer_scale():
+    """Calibration over a PSA layer family s -> eq. 31, 150 rounds composed (the Sec. IX-D setting's T)."""
+    D = psa_block_sensitivity(1, 3, 2, 1290)
+
+    def layer(s):
+        return psa_layer_curve(sensitivity=D, scale=s, k_eff=1000, dimension=1290, step=3)
+
+    cal = calibrate(6, DELTA_PSA, rounds=150, curve_for=layer, minimum_scale=Fraction(3, 2))
+    s = cal.noise_multiplier.value()
+    assert cal.epsilon.epsilon.upper() <= 6 and s >= Fraction(3, 2)
+    slightly_less = s * (1 - Fraction(1, 10**4))
+    assert to_epsilon(layer(slightly_less) * 150, DELTA_PSA).epsilon.upper() > 6
+
+
+def test_calibrate_at_the_floor():
+    """A loose target met already at the smallest admissible scale returns that scale."""
+    D = psa_block_sensitivity(1, 3, 1, 4)
+    cal = calibrate(10**6, DELTA_PSA, curve_for=lambda s: psa_layer_curve(sensitivity=D, scale=s, k_eff=10,
+                                                                           dimension=4), minimum_scale=Fraction(1, 2))
+    assert cal.noise_multiplier.value() == Fraction(1, 2)
+
+
+@given(st.fractions(min_value=Fraction(-10**20), max_value=Fraction(10**20)).filter(lambda x: x != 0),
+       st.integers(1, 12))
+def test_safe_decimal_is_safe(value, digits):
+    from itsa.privacy.certified import safe_decimal
+
+    up, down = Fraction(safe_decimal(value, digits, up=True)), Fraction(safe_decimal(value, digits, up=False))
+    assert down <= value <= up
+    assert up - down <= abs(value) * Fraction(2, 10 ** (digits - 1))
