@@ -127,17 +127,21 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
 def _bracket(meets: Callable[[Fraction], EpsilonBound | None],
              floor: Fraction | None) -> tuple[Fraction, Fraction, int]:
     """``(low, high)`` with ``meets(high)`` and not ``meets(low)`` (or ``low == high == floor``), by doubling."""
-    high, steps = max(Fraction(1), floor or 0), 0
+    def halve(x: Fraction) -> Fraction:
+        return x / 2 if floor is None else max(x / 2, floor)
+
+    high: Fraction = Fraction(1) if floor is None else max(Fraction(1), floor)
+    steps = 0
     while meets(high) is None:
         high *= 2
         steps += 1
         if steps > MAX_DOUBLINGS:
             raise InvalidOption("calibration: no noise scale below 2^200 meets the target")
-    low = high / 2 if floor is None else max(high / 2, floor)
+    low = halve(high)
     while meets(low) is not None:
         if floor is not None and low == floor:
             return floor, floor, steps
-        high, low = low, (low / 2 if floor is None else max(low / 2, floor))
+        high, low = low, halve(low)
         steps += 1
         if steps > 2 * MAX_DOUBLINGS:
             raise InvalidOption("calibration: the target is met at every noise scale tried (is the curve zero?)")
