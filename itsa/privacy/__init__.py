@@ -11,7 +11,8 @@ The accountant, for other parts of itsa to call (every number is a
         psa_layer_curve(*, sensitivity, scale, k_eff, dimension, step=1, label=...) -> RdpCurve
         psa_layer(*, ...) -> PsaLayer   (leading term, tau, tau*d, .vacuous, .curve())
         psa_block_sensitivity(h, rho, layer, dimension) -> arb                # PSA eq. 28
-        compose(curves) -> RdpCurve; curve * count; curve + curve          # PSA Theorem 3
+        compose(curves) -> RdpCurve; curve * count; curve + curve
+        compose_authorized(layers: {layer: RdpCurve}, authorized) -> RdpCurve  # PSA Theorem 3, eq. 29
     itsa.privacy.conversion
         Conversion.MIRONOV | Conversion.CKS  ("mironov", "cks")
         to_epsilon(curve, delta, conversion=Conversion.CKS, orders=None) -> EpsilonBound
@@ -50,6 +51,7 @@ from itsa.privacy.rdp import (
     RdpCurve,
     RdpTerm,
     compose,
+    compose_authorized,
     gaussian_curve,
     gaussian_rdp,
     psa_block_sensitivity,
@@ -63,6 +65,6 @@ __all__ = [
     "Calibration", "calibrate", "Certified", "Direction", "safe_decimal",
     "advanced_composition", "basic_composition", "classical_epsilon", "classical_sigma", "sqrt_rounds_heuristic",
     "Conversion", "EpsilonBound", "convert_at", "to_epsilon",
-    "PsaLayer", "RdpCurve", "RdpTerm", "compose", "gaussian_curve", "gaussian_rdp", "psa_block_sensitivity",
+    "PsaLayer", "RdpCurve", "RdpTerm", "compose", "compose_authorized", "gaussian_curve", "gaussian_rdp", "psa_block_sensitivity",
     "psa_layer", "psa_layer_curve", "psa_layer_rdp", "psa_tau",
 ]

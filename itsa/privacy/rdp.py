@@ -21,7 +21,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -33,7 +33,7 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
 
 __all__ = ["RdpTerm", "RdpCurve", "gaussian_rdp", "gaussian_curve", "psa_tau", "psa_layer", "psa_layer_rdp",
-           "psa_layer_curve", "psa_block_sensitivity", "compose", "PsaLayer", "number"]
+           "psa_layer_curve", "psa_block_sensitivity", "compose", "compose_authorized", "PsaLayer", "number"]
 
 #: τ sums at most this many terms one by one; beyond, the rest is bounded by the first term left out.
 TAU_EXACT_TERMS = 20_000
@@ -130,6 +130,23 @@ def compose(curves: Iterable[RdpCurve]) -> RdpCurve:
     for curve in curves:
         terms += curve.terms
     return RdpCurve(terms)
+
+
+def compose_authorized(layers: Mapping, authorized: Iterable) -> RdpCurve:
+    """The curve of an authorized set ``P``: the sum over ``ℓ ∈ P`` of the layers' curves (PSA Theorem 3).
+
+    ``layers`` maps a layer (or stage) to its curve; sealed layers, those not
+    in ``authorized``, cost nothing.
+
+    >>> layers = {1: gaussian_curve(1), 2: gaussian_curve(2), 3: gaussian_curve(4)}
+    >>> compose_authorized(layers, [2, 3]).coefficient().contains(to_arb(Fraction(5, 32)))
+    True
+    """
+    chosen = list(authorized)
+    missing = [key for key in chosen if key not in layers]
+    if missing:
+        raise InvalidOption(f"authorized set: no layer {missing[0]!r} (layers: {', '.join(map(str, layers))})")
+    return compose(layers[key] for key in dict.fromkeys(chosen))
 
 
 def gaussian_curve(noise_multiplier, sensitivity=1, count: int = 1) -> RdpCurve:

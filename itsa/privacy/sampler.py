@@ -58,9 +58,9 @@ __all__ = ["Engine", "ByteStream", "seed_bytes", "sample", "sample_exact", "samp
            "NoiseDraw", "draw", "verify", "MAX_COUNT"]
 
 #: Most draws one call makes (a count beyond would not fit comfortably in memory).
-MAX_COUNT = 50_000_000
+MAX_COUNT = 10_000_000
 #: Largest σ the table engine accepts (its table has about 15σ entries).
-MAX_TABLE_SIGMA = 10**7
+MAX_TABLE_SIGMA = 10**6
 
 
 class Engine(StrEnum):
