@@ -53,10 +53,10 @@ def progress_display(as_json: bool = False):
     finally:
         status.stop()
 
-def budget(time_limit: float | None, default: float) -> float | None:
+def time_limit_of(time_limit: float | None, default: float) -> float | None:
     """The time limit to pass on: ``default`` when not given, ``None`` (no limit) for 0.
 
-    >>> budget(None, 300.0), budget(0, 300.0), budget(5, 300.0)
+    >>> time_limit_of(None, 300.0), time_limit_of(0, 300.0), time_limit_of(5, 300.0)
     (300.0, None, 5)
     """
     if time_limit is None:

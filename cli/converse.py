@@ -2,25 +2,22 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, load_instance, warn
-from ._progress import budget, progress_display
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-#: Help text of --time-limit (the default lives in itsa.converse.DEFAULT_TIME_LIMIT).
-TIME_LIMIT_HELP = ("Seconds for the whole run (default 300; 0 = no limit). When it runs out, the "
-                   "command says which stage was cut and prints the best bound proved.")
+from ._common import LibraryChoice, console, echo_json, itsa_errors, load_instance, warn
+from ._progress import progress_display, time_limit_of
 
-#: The converse LPs, cheapest first, and the names they had before (itsa.converse.classes).
-LPS = ("keys", "model", "linear")
-OLD_NAMES = {"additive": "keys", "general": "model"}
+TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). When it "
+                   "runs out, the command says which stage was cut and prints the best bound proved.")
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
-@click.option("--lp", "method", type=click.Choice(LPS), default=None,
+@click.option("--lp", "method", type=LibraryChoice("itsa.converse.registry", "CLASSES"), default=None,
               help="The converse LP: keys (key entropies with the general group lemma; the "
               "default) or model (every variable of the model; K <= 4, a cross-check), both "
               "bounding every scheme; or linear (keys plus Ingleton: schemes with linear keys).")
-@click.option("--class", "old_name", type=click.Choice(tuple(OLD_NAMES)), default=None,
+@click.option("--class", "old_name", type=LibraryChoice("itsa.converse.registry", "ALIASES"), default=None,
               help="Old name of --lp: additive = keys, general = model.")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
               help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX, for pdflatex).")
@@ -36,29 +33,27 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
-    from itsa.converse import DEFAULT_TIME_LIMIT
     from itsa.converse import converse as run
     from itsa.converse.proof import write_proof
-    from itsa.exceptions import InvalidOption, InvalidOutputPath
+    from itsa.converse.registry import resolve
+    from itsa.exceptions import InvalidOutputPath
 
     with itsa_errors():
-        if method and old_name and OLD_NAMES[old_name] != method:
-            raise InvalidOption(f"--class {old_name} is --lp {OLD_NAMES[old_name]}, not --lp {method}")
+        method = resolve(method, old_name).name
         if old_name:
-            warn([f"--class {old_name} is the old name of --lp {OLD_NAMES[old_name]} (every bound "
+            warn([f"--class {old_name} is the old name of --lp {method} (every bound "
                   "itsa proves now holds for every scheme; the JSON's class 'general' says so)"])
-        method = method or OLD_NAMES.get(old_name, "keys")
         if proof_file and not proof_file.endswith((".md", ".tex")):
             raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
         instance = load_instance(path)
-        limit = budget(time_limit, DEFAULT_TIME_LIMIT)
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
         with progress_display(as_json) as progress:
             bound = run(instance, method, time_limit=limit, progress=progress)
         if bound.certified and proof_file:
             write_proof(bound, instance, proof_file)
     warn(instance.warnings)
     if as_json:
-        echo_json({"name": instance.name, "lower": bound.to_dict(), "proof_file": proof_file if bound.certified else None})
+        echo_json({"instance": instance.name, "lower": bound.to_dict(), "proof_file": proof_file if bound.certified else None})
     else:
         out = console()
         if bound.certified:
@@ -69,10 +64,8 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
                 out.print(f"proof written to {proof_file}")
         else:
             out.print(f"{instance.name}: no LP bound proved ({bound.status})")
-            if bound.cut:
-                from itsa.bounds.corrected import corrected_lower_bound
-
-                out.print(f"best bound proved: R_ZΣ ≥ {corrected_lower_bound(instance).value} "
+            if bound.fallback is not None:
+                out.print(f"best bound proved: R_ZΣ ≥ {bound.fallback.value} "
                           "(corrected bound g(K), itsa.bounds.corrected)")
     if not bound.certified:
         raise SystemExit(1)

@@ -2,8 +2,10 @@
 
 import click
 
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
 from ._common import echo_json, itsa_errors, load_instance, warn
-from ._progress import budget, progress_display
+from ._progress import progress_display, time_limit_of
 
 
 @click.command()
@@ -11,7 +13,7 @@ from ._progress import budget, progress_display
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for the proof and the scheme (default: solve-out/NAME).")
 @click.option("--time-limit", type=click.FloatRange(min=0),
-              help="Seconds for the whole run (default 300; 0 = no limit); what is proved and "
+              help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); what is proved and "
               "verified by then is reported, with each converse LP skipped or cut and why.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
@@ -25,7 +27,6 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     from pathlib import Path
 
     from itsa._util.files import output_dir, safe_stem
-    from itsa.converse import DEFAULT_TIME_LIMIT
     from itsa.optimum import save_solution
     from itsa.optimum import solve as run
 
@@ -34,7 +35,7 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
         out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
         output_dir(out_dir)                  # a bad folder is refused before the work, not after
         with progress_display(as_json) as progress:
-            result = run(instance, time_limit=budget(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
+            result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
                          field=field, progress=progress)
         files = save_solution(result, out_dir)
     warn(instance.warnings)

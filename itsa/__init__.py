@@ -23,50 +23,135 @@ This module only re-exports the public names.
 True
 """
 
-from itsa.auditor import FINDING_KINDS, Audit, Finding, audit
-from itsa.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
-from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
-from itsa.bounds.lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
-from itsa.bounds.published import KnownOptimum, homogeneous_parameters, known_optimum
-from itsa.exceptions import (
-                         Infeasible,
-                         InvalidInput,
-                         InvalidInstance,
-                         InvalidOption,
-                         InvalidOutputPath,
-                         InvalidScheme,
-                         ItsaError,
-                         MissingExtra,
-                         VerificationError,
-)
-from itsa.model import examples
-from itsa.model.instance import Instance
-from itsa.model.io import load_instance, parse_instance
-from itsa.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
-from itsa.optimum import Solution, solve
-from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
-from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
-from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
-from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
-from itsa.search.scalar import SearchResult, search_min_rate
-from itsa.search.vector import VectorSearchResult, search_vector_scheme
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:                       # the names, for type checkers and editors
+    import itsa.model.examples as examples
+    from itsa.auditor import FINDING_KINDS, Audit, Finding, audit
+    from itsa.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
+    from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
+    from itsa.bounds.lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
+    from itsa.bounds.published import KnownOptimum, homogeneous_parameters, known_optimum
+    from itsa.exceptions import (
+        Infeasible,
+        InvalidInput,
+        InvalidInstance,
+        InvalidOption,
+        InvalidOutputPath,
+        InvalidScheme,
+        InvalidSpec,
+        ItsaError,
+        MissingExtra,
+        Unreachable,
+        VerificationError,
+    )
+    from itsa.model.instance import Instance
+    from itsa.model.io import load_instance, parse_instance
+    from itsa.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
+    from itsa.optimum import Solution, solve
+    from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+    from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
+    from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
+    from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
+    from itsa.search.scalar import SearchResult, search_min_rate
+    from itsa.search.vector import VectorSearchResult, search_vector_scheme
+
+#: Each public name and the module it is defined in: imported on first use, so that
+#: ``import itsa`` (and ``itsa --help``) stays instant and a part's extra is needed only by it.
+_WHERE: dict[str, tuple[str, str | None]] = {
+    'REGIMES': ('itsa.bounds.analysis', 'REGIMES'),
+    'Regime': ('itsa.bounds.analysis', 'Regime'),
+    'Q_RULES': ('itsa.model.quantities', 'Q_RULES'),
+    'LP_SOLVERS': ('itsa.bounds.lp', 'LP_SOLVERS'),
+    'Instance': ('itsa.model.instance', 'Instance'),
+    'load_instance': ('itsa.model.io', 'load_instance'),
+    'parse_instance': ('itsa.model.io', 'parse_instance'),
+    'Configurations': ('itsa.model.quantities', 'Configurations'),
+    'SetQuantities': ('itsa.model.quantities', 'SetQuantities'),
+    'configurations': ('itsa.model.quantities', 'configurations'),
+    'set_quantities': ('itsa.model.quantities', 'set_quantities'),
+    'LPConstraint': ('itsa.bounds.lp', 'LPConstraint'),
+    'LPResult': ('itsa.bounds.lp', 'LPResult'),
+    'theorem2_lp': ('itsa.bounds.lp', 'theorem2_lp'),
+    'Analysis': ('itsa.bounds.analysis', 'Analysis'),
+    'Bound': ('itsa.bounds.analysis', 'Bound'),
+    'analyze': ('itsa.bounds.analysis', 'analyze'),
+    'decide_regime': ('itsa.bounds.analysis', 'decide_regime'),
+    'Scheme': ('itsa.schemes.scheme', 'Scheme'),
+    'load_scheme': ('itsa.schemes.scheme', 'load_scheme'),
+    'save_scheme': ('itsa.schemes.scheme', 'save_scheme'),
+    'scheme_from_dict': ('itsa.schemes.scheme', 'scheme_from_dict'),
+    'scheme_to_dict': ('itsa.schemes.scheme', 'scheme_to_dict'),
+    'ENGINES': ('itsa.schemes.verifier', 'ENGINES'),
+    'Leak': ('itsa.schemes.verifier', 'Leak'),
+    'Verdict': ('itsa.schemes.verifier', 'Verdict'),
+    'verify': ('itsa.schemes.verifier', 'verify'),
+    'CONSTRUCTIONS': ('itsa.schemes.constructions', 'CONSTRUCTIONS'),
+    'Build': ('itsa.schemes.constructions', 'Build'),
+    'build_scheme': ('itsa.schemes.constructions', 'build_scheme'),
+    'default_field': ('itsa.schemes.constructions', 'default_field'),
+    'required_field': ('itsa.schemes.constructions', 'required_field'),
+    'Solution': ('itsa.optimum', 'Solution'),
+    'solve': ('itsa.optimum', 'solve'),
+    'SearchResult': ('itsa.search.scalar', 'SearchResult'),
+    'search_min_rate': ('itsa.search.scalar', 'search_min_rate'),
+    'VectorSearchResult': ('itsa.search.vector', 'VectorSearchResult'),
+    'search_vector_scheme': ('itsa.search.vector', 'search_vector_scheme'),
+    'CorrectedBound': ('itsa.bounds.corrected', 'CorrectedBound'),
+    'corrected_lower_bound': ('itsa.bounds.corrected', 'corrected_lower_bound'),
+    'KnownOptimum': ('itsa.bounds.published', 'KnownOptimum'),
+    'homogeneous_parameters': ('itsa.bounds.published', 'homogeneous_parameters'),
+    'known_optimum': ('itsa.bounds.published', 'known_optimum'),
+    'FINDING_KINDS': ('itsa.auditor', 'FINDING_KINDS'),
+    'Audit': ('itsa.auditor', 'Audit'),
+    'Finding': ('itsa.auditor', 'Finding'),
+    'audit': ('itsa.auditor', 'audit'),
+    'LAYOUTS': ('itsa.output.draw', 'LAYOUTS'),
+    'DrawnFigure': ('itsa.output.draw', 'DrawnFigure'),
+    'draw_instance': ('itsa.output.draw', 'draw_instance'),
+    'instance_figure': ('itsa.output.draw', 'instance_figure'),
+    'ItsaError': ('itsa.exceptions', 'ItsaError'),
+    'InvalidInstance': ('itsa.exceptions', 'InvalidInstance'),
+    'Infeasible': ('itsa.exceptions', 'Infeasible'),
+    'VerificationError': ('itsa.exceptions', 'VerificationError'),
+    'InvalidInput': ('itsa.exceptions', 'InvalidInput'),
+    'InvalidScheme': ('itsa.exceptions', 'InvalidScheme'),
+    'InvalidOption': ('itsa.exceptions', 'InvalidOption'),
+    'InvalidOutputPath': ('itsa.exceptions', 'InvalidOutputPath'),
+    'MissingExtra': ('itsa.exceptions', 'MissingExtra'),
+    'InvalidSpec': ('itsa.exceptions', 'InvalidSpec'),
+    'Unreachable': ('itsa.exceptions', 'Unreachable'),
+    'examples': ('itsa.model.examples', None),
+}
 
 __all__ = [
-    "REGIMES", "Regime", "Q_RULES", "LP_SOLVERS",
-    "Instance", "load_instance", "parse_instance",
-    "Configurations", "SetQuantities", "configurations", "set_quantities",
-    "LPConstraint", "LPResult", "theorem2_lp",
-    "Analysis", "Bound", "analyze", "decide_regime",
-    "Scheme", "load_scheme", "save_scheme", "scheme_from_dict", "scheme_to_dict",
-    "ENGINES", "Leak", "Verdict", "verify",
-    "CONSTRUCTIONS", "Build", "build_scheme", "default_field", "required_field",
-    "Solution", "solve", "SearchResult", "search_min_rate", "VectorSearchResult", "search_vector_scheme",
-    "CorrectedBound", "corrected_lower_bound",
-    "KnownOptimum", "homogeneous_parameters", "known_optimum",
-    "FINDING_KINDS", "Audit", "Finding", "audit",
-    "LAYOUTS", "DrawnFigure", "draw_instance", "instance_figure",
-    "ItsaError", "InvalidInstance", "Infeasible", "VerificationError",
-    "InvalidInput", "InvalidScheme", "InvalidOption", "InvalidOutputPath", "MissingExtra",
-    "examples",
+    'REGIMES', 'Regime', 'Q_RULES', 'LP_SOLVERS', 'Instance', 'load_instance', 'parse_instance',
+    'Configurations', 'SetQuantities', 'configurations', 'set_quantities', 'LPConstraint',
+    'LPResult', 'theorem2_lp', 'Analysis', 'Bound', 'analyze', 'decide_regime', 'Scheme',
+    'load_scheme', 'save_scheme', 'scheme_from_dict', 'scheme_to_dict', 'ENGINES', 'Leak',
+    'Verdict', 'verify', 'CONSTRUCTIONS', 'Build', 'build_scheme', 'default_field',
+    'required_field', 'Solution', 'solve', 'SearchResult', 'search_min_rate', 'VectorSearchResult',
+    'search_vector_scheme', 'CorrectedBound', 'corrected_lower_bound', 'KnownOptimum',
+    'homogeneous_parameters', 'known_optimum', 'FINDING_KINDS', 'Audit', 'Finding', 'audit',
+    'LAYOUTS', 'DrawnFigure', 'draw_instance', 'instance_figure', 'ItsaError', 'InvalidInstance',
+    'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
+    'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
 ]
 
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use."""
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _WHERE[name]
+    value = importlib.import_module(module)
+    value = value if attr is None else getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -121,7 +121,7 @@ class Solution(Displayable):
 
     def to_dict(self) -> dict:
         up = self.upper
-        return {"schema_version": SCHEMA_VERSION, "name": self.instance.name, "verdict": str(self.verdict),
+        return {"schema_version": SCHEMA_VERSION, "instance": self.instance.name, "verdict": str(self.verdict),
                 "lower": {"value": str(self.lower.value), "class": self.lower.scheme_class,
                           "method": self.lower.method, "certified": self.lower.certified,
                           "reason": self.lower.reason, "scope": self.lower.scope},

@@ -20,7 +20,7 @@ def test_analyze_example1_json(cli):
     assert (d["R_X"], d["R_Y"], d["key_rate_lower_printed"], d["key_rate_upper"]) == ("1", "1", "2", "2")
     assert d["key_rate_lower"] == "2" and "itsa finding" in d["key_rate_lower_reason"]
     assert d["lp"] is None
-    assert {"name", "U", "K", "M", "N", "servers", "Q2"} <= d.keys()
+    assert {"instance", "U", "K", "M", "N", "servers", "Q2"} <= d.keys()
 
 
 def test_analyze_example2_json_lp(cli):

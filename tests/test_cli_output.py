@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import pytest
 
+from itsa._util.schema import SCHEMA_VERSION
+
 
 def test_version_and_python_dash_m(cli):
     res = cli("--version")
@@ -24,7 +26,7 @@ def test_version_and_python_dash_m(cli):
 ])
 def test_every_json_object_has_a_schema_version(cli, args):
     d = json.loads(cli(*args).stdout)
-    assert d["schema_version"] == 1
+    assert d["schema_version"] == SCHEMA_VERSION
 
 
 def test_census_report_json_has_a_schema_version(cli, tmp_path):
@@ -33,7 +35,7 @@ def test_census_report_json_has_a_schema_version(cli, tmp_path):
     res = cli("census", "report", ROOT / "data" / "census-U3-K3-solve.parquet", "-o", tmp_path, "--json")
     assert res.exit_code == 0, res.output
     d = json.loads(res.stdout)
-    assert d["schema_version"] == 1 and d["summary"]
+    assert d["schema_version"] == SCHEMA_VERSION and d["summary"]
 
 
 def test_draw_json(cli, tmp_path):

@@ -178,11 +178,12 @@ def test_cli_converse_cut_names_the_best_bound(cli):
 
 
 def test_cli_progress_rules():
-    from itsa_cli._progress import budget, wanted
+    from itsa_cli._progress import time_limit_of, wanted
 
     assert wanted(False, True, True) and wanted(True, True, True)
     assert not wanted(True, False, True) and not wanted(False, False, False)
-    assert budget(None, 300.0) == 300.0 and budget(0, 300.0) is None and budget(7.5, 300.0) == 7.5
+    assert time_limit_of(None, 300.0) == 300.0 and time_limit_of(0, 300.0) is None
+    assert time_limit_of(7.5, 300.0) == 7.5
 
 
 def test_cli_default_budget_is_the_library_default():

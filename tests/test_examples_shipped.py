@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 import itsa
+from itsa._util.schema import SCHEMA_VERSION
 
 from .conftest import INSTANCES
 
@@ -51,7 +52,7 @@ def test_cli_examples_lists_one_line_each(cli):
     assert [ln.split()[0] for ln in lines] == list(itsa.examples.names())
     assert "Example 1 of the paper" in lines[0]
     d = json.loads(cli("examples", "--json").stdout)
-    assert d["schema_version"] == 1 and d["examples"][1]["name"] == "example-2"
+    assert d["schema_version"] == SCHEMA_VERSION and d["examples"][1]["name"] == "example-2"
 
 
 def test_cli_examples_homogeneous_yaml(cli):

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "DEFAULT_TIME_LIMIT"]
+
+#: Seconds ``itsa converse`` and ``itsa solve`` take by default (0 on the command line: no limit).
+DEFAULT_TIME_LIMIT = 300.0
 
 
 class Deadline:

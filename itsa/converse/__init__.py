@@ -18,8 +18,11 @@ reported as proved only when its certificate checks in exact arithmetic.
 
 from __future__ import annotations
 
+import dataclasses
+
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
+from itsa.bounds.corrected import corrected_lower_bound
 from itsa.converse.certificate import Certificate, check_certificate
 from itsa.converse.lp import ReducedLP, reduce_problem
 from itsa.converse.orbit import orbit_lp
@@ -79,12 +82,16 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     """
     entry = lookup(method)
     if entry.runner is not None:           # an LP with its own solver (itsa.converse.linear)
-        return entry.runner(instance, time_limit=time_limit, progress=progress, max_estimate=max_estimate)
-    check_size(instance, entry, symmetry)
-    clock = Deadline(time_limit)
-    report = Reporter(progress, entry.name)
-    report("reduce")
-    return solve_and_certify(_reduced(instance, entry.name, symmetry), clock, report,
-                             max_estimate=max_estimate)
+        bound = entry.runner(instance, time_limit=time_limit, progress=progress, max_estimate=max_estimate)
+    else:
+        check_size(instance, entry, symmetry)
+        clock = Deadline(time_limit)
+        report = Reporter(progress, entry.name)
+        report("reduce")
+        bound = solve_and_certify(_reduced(instance, entry.name, symmetry), clock, report,
+                                  max_estimate=max_estimate)
+    if bound.cut:                          # the best bound proved all the same: the corrected chain bound
+        bound = dataclasses.replace(bound, fallback=corrected_lower_bound(instance))
+    return bound
 
 

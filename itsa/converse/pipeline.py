@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from itsa._util.deadline import Deadline
+from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable, Kind
 from itsa._util.schema import SCHEMA_VERSION
-from itsa.bounds.corrected import EVERY_SCHEME
+from itsa.bounds.corrected import EVERY_SCHEME, CorrectedBound
 from itsa.converse.certificate import Certificate, certify
 from itsa.converse.classes import ConverseClass
 from itsa.converse.lp import ReducedLP, solve_float
@@ -22,8 +22,6 @@ from itsa.model.instance import Instance
 
 #: Largest K of the keys LP without symmetry (one column per user set).
 PLAIN_MAX_USERS = 12
-#: Default time budget (seconds) of ``itsa converse`` and ``itsa solve``.
-DEFAULT_TIME_LIMIT = 300.0
 #: Seconds per (column × row) of the reduced LP for the float solve and the exact
 #: certificate together, on 2 shared cores: below every ratio measured by
 #: benchmarks/bench_converse.py (1.2e-7 to 6.4e-7 on model and keys LPs of 10^6 to
@@ -70,6 +68,8 @@ class ConverseBound(Displayable):
     estimate: float | None = field(default=None, compare=False)
     kind: ConverseClass | None = field(default=None, compare=False)   # the LP's entry
     outcome: Outcome = Outcome.CERTIFIED
+    #: The best bound proved without this LP when it was cut (:func:`itsa.converse.converse` sets it).
+    fallback: CorrectedBound | None = field(default=None, compare=False)
 
     @property
     def cut(self) -> bool:
@@ -129,6 +129,8 @@ class ConverseBound(Displayable):
                 "float_value": self.float_value, "lp": self.sizes,
                 "certificate_rows": None if self.certificate is None else self.certificate.size,
                 "cut": self.cut, "outcome": str(self.outcome),
+                "fallback": None if self.fallback is None else {"value": str(self.fallback.value),
+                                                                "reason": self.fallback.label},
                 "estimated_seconds": None if self.estimate is None else round(self.estimate, 1),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 

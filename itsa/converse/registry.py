@@ -14,7 +14,7 @@ now ``model``).
 
 from __future__ import annotations
 
-from itsa._util.checks import unknown
+from itsa._util.checks import choice, unknown
 from itsa.bounds.corrected import EVERY_SCHEME
 from itsa.converse.classes import ConverseClass
 from itsa.converse.linear import LINEAR
@@ -22,7 +22,7 @@ from itsa.converse.problem import KEYS, MODEL, EntropyProblem
 from itsa.exceptions import InvalidOption
 from itsa.model.instance import Instance
 
-__all__ = ["REGISTRY", "CLASSES", "SOLVE_CLASSES", "ALIASES", "lookup", "scope_of", "build_problem"]
+__all__ = ["REGISTRY", "CLASSES", "SOLVE_CLASSES", "ALIASES", "lookup", "resolve", "scope_of", "build_problem"]
 
 #: Every converse LP, cheapest first (the order ``solve`` runs them in).
 REGISTRY: dict[str, ConverseClass] = {c.name: c for c in (KEYS, MODEL, LINEAR)}
@@ -65,6 +65,23 @@ def scope_of(name: str | None) -> str | None:
         return EVERY_SCHEME
     entry = REGISTRY.get(ALIASES.get(name, name))
     return entry.scope if entry is not None else f"lower-bound class {name}"
+
+
+def resolve(lp: str | None, old_name: str | None = None) -> ConverseClass:
+    """The LP named by ``lp`` or by its old name ``old_name`` (the keys LP when neither is given).
+
+    >>> resolve(None, "general").name, resolve(None).name
+    ('model', 'keys')
+    >>> resolve("keys", "general")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: the old name general is the model LP, not the keys LP
+    """
+    if old_name is not None:
+        choice("old LP name", old_name, ALIASES)
+        if lp is not None and ALIASES[old_name] != lookup(lp).name:
+            raise InvalidOption(f"the old name {old_name} is the {ALIASES[old_name]} LP, not the {lookup(lp).name} LP")
+    return lookup(lp or (ALIASES[old_name] if old_name else KEYS.name))
 
 
 def build_problem(instance: Instance, method: str) -> EntropyProblem:

@@ -66,7 +66,7 @@ def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
     inst, s = a.instance, a.sets
     d: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
-        "name": inst.name,
+        "instance": inst.name,
         "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
         "servers": list(inst.servers),
         "S_bar": users(inst, s.S_bar),
