@@ -68,7 +68,7 @@ class LibraryChoice(click.Choice):
     @property
     def choices(self):
         module, name = self._where
-        return tuple(getattr(importlib.import_module(module), name))
+        return tuple(str(value) for value in getattr(importlib.import_module(module), name))
 
 
 Q_RULE = LibraryChoice("itsa.model.quantities", "Q_RULES")

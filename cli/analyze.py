@@ -2,14 +2,14 @@
 
 import click
 
-from ._common import Q_RULE, console, echo_json, itsa_errors, load_instance, warn
+from ._common import Q_RULE, LibraryChoice, console, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n), streamed.")
-@click.option("--only", type=click.Choice(["critical", "e-star"]), default=None,
+@click.option("--only", type=LibraryChoice("itsa.output.detail", "ONLY"), default=None,
               help="With --detail: only the critical configurations (|A| = |S̄|), or those with c = e*.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="With --detail: only this configuration (1-based).")

@@ -43,7 +43,7 @@ def render(result, out_dir) -> None:
     from rich.table import Table
 
     from itsa._util.display import user
-    from itsa.auditor import claim_text, no_finding_text
+    from itsa.auditor import claim_text, no_finding_sentence
 
     out = console()
     inst = result.instance
@@ -62,11 +62,7 @@ def render(result, out_dir) -> None:
                   + ("" if s.complete else f"; stopped: {s.limit}"))
     for c in result.checks:
         x = "" if c.extra_user is None else f" x={user(*inst.label(c.extra_user))}{'' if c.allowed else ' (x ∈ Q)'}"
-        state = (f"verified, rate {c.build.scheme.rate}"
-                 + (f" ({c.rate} on the key symbols its keys use)" if c.verified and c.rate < c.build.scheme.rate
-                    else "") if c.verified
-                 else f"does not apply: {c.failure}" if c.structural else "FAILS: no draw verified")
-        table.add_row(f"{c.construction} ({c.q_rule}){x}", state)
+        table.add_row(f"{c.construction} ({c.q_rule}){x}", c.state)
     out.print(table)
     if result.findings:
         out.print(f"[bold]{len(result.findings)} finding(s)[/]")
@@ -79,9 +75,7 @@ def render(result, out_dir) -> None:
             out.print(f"{i}. [bold]{f.kind}[/]: {f.message}"
                       + (f"\n   ({'; '.join(evidence)})" if evidence else ""))
     else:
-        text = no_finding_text(result)
-        out.print("No finding" + (text[4:] if text.startswith("none,") else ": " + text.removeprefix("none: "))
-                  + ".")
+        out.print(no_finding_sentence(result))
     for note in result.notes:
         out.print(f"note: {note}")
     if result.search_file or any(c.scheme_file for c in result.checks):

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from ._common import echo_json, itsa_errors
+from ._common import LibraryChoice, echo_json, itsa_errors
 
 
 class _DefaultRun(click.Group):
@@ -70,9 +70,9 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 @census.command()
 @click.argument("results", type=click.Path(exists=False))
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["pdf", "svg", "png"]), default="pdf", show_default=True,
+@click.option("--format", "fmt", type=LibraryChoice("itsa.output.draw", "FORMATS"), default="pdf", show_default=True,
               help="Format of the figures.")
-@click.option("--style", type=click.Choice(["paper", "annotated"]), default="paper", show_default=True,
+@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"), default="paper", show_default=True,
               help="paper: no titles (the caption is yours); annotated: each figure titled with its question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
 def report(results, out_dir, fmt, style, as_json):

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 from itsa._util import display
 from itsa._util.bitset import members
-from itsa._util.display import Displayable
+from itsa._util.display import Displayable, Kind
 from itsa._util.files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.auditor.safe_stem)
-from itsa.bounds.analysis import Analysis, analyze
+from itsa.bounds.analysis import Analysis, Regime, analyze
 from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
 from itsa.bounds.published import KnownOptimum, known_optimum
 from itsa.exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
@@ -36,14 +36,19 @@ from itsa.typing import Config
 if TYPE_CHECKING:
     from itsa.converse import ConverseBound
 
-FINDING_KINDS = (
-    "converse-beaten",          # a verified scheme (or a published optimum) below the printed lower bound
-    "construction-fails",       # a construction of the paper that no draw makes pass the verifier
-    "optimum-not-reached",      # the claimed optimum / upper bound reached by no verified scheme
-    "q-rule-disagreement",      # the two readings of Q give different claims
-    "corrected-bound-violated",  # a verified scheme below itsa's own corrected bound (a bug of ours)
-    "upper-bound-loose",        # a construction whose keys use fewer symbols than the printed rate counts
-)
+class FindingKind(Kind):
+    """What an audit finding is: the machine-readable kind beside its message."""
+
+    CONVERSE_BEATEN = "converse-beaten"          # a verified scheme (or published optimum) below the printed lower bound
+    CONSTRUCTION_FAILS = "construction-fails"    # a construction of the paper that no draw makes pass the verifier
+    OPTIMUM_NOT_REACHED = "optimum-not-reached"  # the claimed optimum / upper bound reached by no verified scheme
+    Q_RULE_DISAGREEMENT = "q-rule-disagreement"  # the two readings of Q give different claims
+    CORRECTED_BOUND_VIOLATED = "corrected-bound-violated"  # a verified scheme below itsa's corrected bound (a bug of ours)
+    UPPER_BOUND_LOOSE = "upper-bound-loose"      # a construction whose keys use fewer symbols than the printed rate counts
+
+
+#: Every finding kind, in the order above.
+FINDING_KINDS = tuple(FindingKind)
 
 
 
@@ -51,7 +56,7 @@ FINDING_KINDS = (
 class Finding:
     """One disagreement between a printed claim and verified evidence."""
 
-    kind: str
+    kind: FindingKind
     message: str
     printed: str | None = None
     verified: str | None = None
@@ -81,6 +86,14 @@ class ConstructionCheck:
     @property
     def verified(self) -> bool:
         return self.build is not None
+
+    @property
+    def state(self) -> str:
+        """One line: verified at which rate, does not apply (and why), or fails."""
+        if self.build is not None:
+            rate, used = self.build.scheme.rate, self.build.scheme.trimmed().rate
+            return f"verified, rate {rate}" + (f" ({used} on the key symbols its keys use)" if used < rate else "")
+        return f"does not apply: {self.failure}" if self.structural else "FAILS: no draw verified"
 
     @cached_property
     def trimmed(self) -> Scheme | None:
@@ -153,18 +166,27 @@ def claim_text(a: Analysis) -> str:
     value = a.key_rate_upper.value
     if value is None:
         return "no claim (the upper bound is unknown)"
-    if a.regime == "theorem-2":
+    if a.regime is Regime.THEOREM_2:
         return f"upper bound R*_ZΣ <= {value} (Theorem 2; e* <= R*_ZΣ)"
     return f"claimed optimum R*_ZΣ = {value} (Theorem 1)"
 
 
 def no_finding_text(result: Audit) -> str:
     """What "no finding" means for this audit: settled, or a gap still open."""
+    return "none" + _no_finding_clause(result)
+
+
+def no_finding_sentence(result: Audit) -> str:
+    """The same as a sentence: ``No finding: the printed claims agree ...``."""
+    return "No finding" + _no_finding_clause(result) + "."
+
+
+def _no_finding_clause(result: Audit) -> str:
     best, low = result.best_verified_rate, result.lower_bound
     if best is not None and best > low:
-        return (f"none, but a gap is open: the optimum lies in [{low}, {best}] "
+        return (f", but a gap is open: the optimum lies in [{low}, {best}] "
                 "(best proved lower bound, best verified rate)")
-    return "none: the printed claims agree with the verified evidence"
+    return ": the printed claims agree with the verified evidence"
 
 
 def _search_text(search: SearchResult) -> str:
@@ -267,7 +289,7 @@ def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionC
     for rule, a in analyses.items():
         need = required_field(a, a.regime)
         q = field if need is None or field > need else default_field(a, floor=field)
-        if a.regime == "condition-3":
+        if a.regime is Regime.CONDITION_3:
             inst = a.instance
             for x in members(inst.full_mask & ~(a.S_bar & a.Q)):
                 key = ("condition-3", q, x)
@@ -303,20 +325,20 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
 
     if search.found and search.rate < printed_lower:
         findings.append(Finding(
-            kind="converse-beaten",
+            kind=FindingKind.CONVERSE_BEATEN,
             message=f"a verified scheme has rate {search.rate} < the printed lower bound {lower_txt} "
             f"(e* attained at configuration {display.config(where)}); the printed converse fails on this instance",
             printed=str(printed_lower), verified=str(search.rate), configuration=where, scheme=search.scheme))
     if external is not None and external.value < printed_lower:
         findings.append(Finding(
-            kind="converse-beaten",
+            kind=FindingKind.CONVERSE_BEATEN,
             message=f"the published optimum {external.value} ({external.source}, "
             f"{', '.join(f'{k} = {v}' for k, v in external.parameters.items())}) "
             f"is below the printed lower bound {lower_txt}",
             printed=str(printed_lower), verified=None, configuration=where))
     if search.found and search.rate < corrected.value:
         findings.append(Finding(
-            kind="corrected-bound-violated",
+            kind=FindingKind.CORRECTED_BOUND_VIOLATED,
             message=f"a verified scheme has rate {search.rate} < itsa's corrected bound {corrected.value}: "
             "the corrected bound is wrong here (please report)",
             printed=str(corrected.value), verified=str(search.rate), configuration=None, scheme=search.scheme))
@@ -327,7 +349,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
         elif not c.verified and c.allowed:
             x = f" with x = {display.user(*inst.label(c.extra_user))}" if c.extra_user is not None else ""
             findings.append(Finding(
-                kind="construction-fails",
+                kind=FindingKind.CONSTRUCTION_FAILS,
                 message=f"the paper's {c.construction} construction{x} ({c.q_rule} reading of Q) over F_{c.field} "
                 f"found no verified scheme: {c.failure}",
                 printed=f"{c.construction} scheme secure", verified="no verified draw"))
@@ -340,24 +362,24 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
             notes.append(f"{rule} reading: the claimed upper bound is unknown ({a.key_rate_upper.reason})")
             continue
         for c in checks:                   # Theorem 2's upper bound against its own construction
-            if (a.regime == "theorem-2" and c.q_rule == rule and c.verified and c.rate < claim
+            if (a.regime is Regime.THEOREM_2 and c.q_rule == rule and c.verified and c.rate < claim
                     and verify(inst, c.trimmed, engine="rank").ok):
                 findings.append(Finding(
-                    kind="upper-bound-loose",
+                    kind=FindingKind.UPPER_BOUND_LOOSE,
                     message=f"{rule} reading: the paper's theorem-2 construction draws {c.build.scheme.key_symbols} "
                     f"key symbols but its keys use {c.trimmed.key_symbols}: its rate is {c.rate}, below "
                     f"the printed upper bound e* + b* = {claim}", printed=str(claim), verified=str(c.rate), configuration=None, scheme=c.trimmed))
         if best is None or best > claim:
-            what = f"upper bound R <= {claim}" if a.regime == "theorem-2" else f"claimed optimum R = {claim}"
+            what = f"upper bound R <= {claim}" if a.regime is Regime.THEOREM_2 else f"claimed optimum R = {claim}"
             findings.append(Finding(
-                kind="optimum-not-reached",
+                kind=FindingKind.OPTIMUM_NOT_REACHED,
                 message=f"{rule} reading: the {a.regime} {what} is reached by no verified scheme "
                 f"(best verified: {best if best is not None else 'none'}, search bounded)",
                 printed=str(claim), verified=None if best is None else str(best)))
 
     u, i = analyses["union"], analyses["intersection"]
     if (u.regime, u.Q) != (i.regime, i.Q):
-        c3 = [c for c in checks if c.construction == "condition-3"]
+        c3 = [c for c in checks if c.construction == Regime.CONDITION_3]
         ok = display.users(sorted({inst.label(c.extra_user) for c in c3 if c.verified}))
         bad = display.users(sorted({inst.label(c.extra_user) for c in c3
                                     if not c.verified and not c.structural}))
@@ -369,7 +391,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
                 verdicts.append(f"{rule}: " + ("every allowed x verifies" if not fails
                                                else f"x in {display.users(fails)} fails"))
         findings.append(Finding(
-            kind="q-rule-disagreement",
+            kind=FindingKind.Q_RULE_DISAGREEMENT,
             message=f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
             f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok}, "
             f"that fail: {bad}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),

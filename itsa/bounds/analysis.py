@@ -7,11 +7,10 @@ each bound carries the sentence that justifies it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util import display
-from itsa._util.display import Displayable
+from itsa._util.display import Displayable, Kind
 from itsa.bounds.corrected import corrected_lower_bound
 from itsa.bounds.lp import LPResult, theorem2_lp
 from itsa.exceptions import InvalidOption
@@ -20,7 +19,7 @@ from itsa.model.quantities import Configurations, SetQuantities, configurations,
 from itsa.typing import Config
 
 
-class Regime(StrEnum):
+class Regime(Kind):
     """The regime of an instance: Theorem 1's conditions 1-3, or Theorem 2 (paper Sec. III).
 
     A :class:`str`: each member equals, prints and serialises as its value
@@ -36,9 +35,6 @@ class Regime(StrEnum):
     CONDITION_2 = "condition-2"
     CONDITION_3 = "condition-3"
     THEOREM_2 = "theorem-2"
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 #: Every regime, in the paper's order (also the scheme constructions: one per regime).

@@ -21,11 +21,20 @@ import numpy as np
 
 from itsa._util.bitset import members, unpack
 from itsa._util.checks import unknown
+from itsa._util.display import Kind
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.model.quantities import Configurations
 from itsa.typing import Config
 
-LP_SOLVERS = ("highs", "cbc")
+
+class Solver(Kind):
+    """The Theorem-2 LP's solvers: HiGHS (the default) and CBC (the ``crosscheck`` extra)."""
+
+    HIGHS = "highs"
+    CBC = "cbc"
+
+
+LP_SOLVERS = tuple(Solver)
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,8 @@ import textwrap
 from collections import defaultdict
 from fractions import Fraction
 
-__all__ = ["STYLES", "census_figures", "SERIES_COLOURS", "SERIES_HATCHES"]
+__all__ = ["census_figures", "SERIES_COLOURS", "SERIES_HATCHES"]
 
-STYLES = ("paper", "annotated")
 
 #: Okabe-Ito hues, in an order whose greyscale values stay apart; each series is also hatched.
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")

@@ -27,12 +27,15 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 from pathlib import Path
 
+from itsa._util.checks import choice
+from itsa.census.schema import RowStatus
 from itsa.converse.registry import scope_of
+from itsa.optimum import Verdict
+from itsa.output.draw import FORMATS, STYLES
 
 __all__ = ["census_summary", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
 
 REPORTS = ("converse-by-regime", "certified-by-K", "printed-gap", "gaps", "grid-rate", "open")
-FORMATS = ("pdf", "svg", "png")
 
 
 def _scopes(rows) -> str:
@@ -57,15 +60,15 @@ def census_summary(rows: list[dict]) -> dict:
     >>> s["printed_beaten"], s["optimal"], s["optimal_scope"]
     (1, 1, 'every scheme of the model (any encoders, relays and keys)')
     """
-    ok = [r for r in rows if r["status"] == "ok"]
+    ok = [r for r in rows if r["status"] == RowStatus.OK]
     with_upper = [r for r in ok if r["upper"] is not None]
     return {
         "instances": len(rows),
         "ok": len(ok),
-        "failed": sum(r["status"] == "failed" for r in rows),
-        "timeout": sum(r["status"] == "timeout" for r in rows),
-        "optimal": sum(r["verdict"] == "optimal" for r in ok),
-        "optimal_scope": _scopes([r for r in ok if r["verdict"] == "optimal"]),
+        "failed": sum(r["status"] == RowStatus.FAILED for r in rows),
+        "timeout": sum(r["status"] == RowStatus.TIMEOUT for r in rows),
+        "optimal": sum(r["verdict"] == Verdict.OPTIMAL for r in ok),
+        "optimal_scope": _scopes([r for r in ok if r["verdict"] == Verdict.OPTIMAL]),
         "with_verified_rate": len(with_upper),
         "printed_beaten": sum(bool(r["printed_beaten"]) for r in with_upper),
         "corrected_violated": sum(_F(r["upper"]) < _F(r["lower_corrected"]) for r in with_upper
@@ -76,7 +79,7 @@ def census_summary(rows: list[dict]) -> dict:
 
 def census_tables(rows: list[dict]) -> dict[str, tuple[list[str], list[list]]]:
     """Every report table as ``(header, rows)``, keyed by the names of :data:`REPORTS`."""
-    ok = [r for r in rows if r["status"] == "ok"]
+    ok = [r for r in rows if r["status"] == RowStatus.OK]
     return {
         "converse-by-regime": _by_regime(ok),
         "certified-by-K": _by_K(ok),
@@ -109,7 +112,7 @@ def _by_K(ok):
     header = ["K", "regime", "instances", "optimal", "share_optimal", "scope"]
     out = []
     for (K, regime), g in sorted(groups.items()):
-        opt = [r for r in g if r["verdict"] == "optimal"]
+        opt = [r for r in g if r["verdict"] == Verdict.OPTIMAL]
         out.append([K, regime, len(g), len(opt), _share(len(opt), len(g)), _scopes(opt)])
     return header, out
 
@@ -118,7 +121,7 @@ def _printed_gap(ok):
     """On the optimal instances: printed converse minus optimum, counted by regime."""
     groups = defaultdict(list)
     for r in ok:
-        if r["verdict"] == "optimal" and r["lower_printed"] is not None:
+        if r["verdict"] == Verdict.OPTIMAL and r["lower_printed"] is not None:
             groups[(r["regime"], _F(r["lower_printed"]) - _F(r["lower"]))].append(r)
     return ["regime", "printed_minus_optimum", "instances", "scope"], \
         [[regime, str(d), len(g), _scopes(g)] for (regime, d), g in sorted(groups.items())]
@@ -143,7 +146,7 @@ def _grid(ok):
 def _open(rows):
     header = ["key", "name", "K", "regime", "lower", "upper", "status", "error"]
     return header, [[r["key"], r["name"], r["K"], r["regime"], r["lower"], r["upper"], r["status"], r["error"]]
-                    for r in rows if r["verdict"] != "optimal"]
+                    for r in rows if r["verdict"] != Verdict.OPTIMAL]
 
 
 # -- writing ---------------------------------------------------------------
@@ -168,14 +171,12 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     True
     """
     from itsa._util.files import atomic_writer
-    from itsa.census.figures import STYLES, census_figures
+    from itsa.census.figures import census_figures
     from itsa.census.store import read_rows
     from itsa.exceptions import InvalidInstance
 
-    if fmt not in FORMATS:
-        raise InvalidInstance(f"figure format {fmt!r}: use {', '.join(FORMATS)}")
-    if style not in STYLES:
-        raise InvalidInstance(f"figure style {style!r}: use {', '.join(STYLES)}")
+    choice("figure format", fmt, FORMATS)
+    choice("figure style", style, STYLES)
     rows = read_rows(path)
     out = Path(out_dir)
     try:

@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from itsa.census.schema import RowStatus
 from itsa.census.spec import CensusSpec
 from itsa.census.store import ResultStore
 from itsa.census.work import failed_row, run_one, warm_up
@@ -81,8 +82,8 @@ class CensusRun:
 
 def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusProgress:
     return replace(p, done=p.done + 1, running=running, elapsed=time.monotonic() - start,
-                   failed=p.failed + (row["status"] == "failed"),
-                   timeout=p.timeout + (row["status"] == "timeout"))
+                   failed=p.failed + (row["status"] == RowStatus.FAILED),
+                   timeout=p.timeout + (row["status"] == RowStatus.TIMEOUT))
 
 
 #: Dask settings of the local cluster a census starts (see the module notes).
@@ -288,7 +289,7 @@ def _run_dask(c, todo, args, opts, store, state, report, start):
                 rows = fut.result()
             except Exception as exc:   # the worker died (KilledWorker) or the task was lost
                 msg = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-                rows = [failed_row(text, args[0], args[2], o, "failed", msg) for text, o in jobs]
+                rows = [failed_row(text, args[0], args[2], o, RowStatus.FAILED, msg) for text, o in jobs]
             fut.release()
             for row in rows:
                 store.add(row)

@@ -8,7 +8,17 @@ name, type or meaning bumps :data:`SCHEMA_VERSION`.
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA_VERSION", "COLUMNS", "arrow_schema", "NUMERIC_EXACT"]
+from itsa._util.display import Kind
+
+__all__ = ["SCHEMA_VERSION", "COLUMNS", "arrow_schema", "NUMERIC_EXACT", "RowStatus"]
+
+
+class RowStatus(Kind):
+    """How the work on one instance ended (the ``status`` column)."""
+
+    OK = "ok"                 # the work ran; the row's results hold
+    FAILED = "failed"         # it raised, or its process died (``error`` says why)
+    TIMEOUT = "timeout"       # the hard limit of the spec's time_limit stopped it
 
 #: Version of the table layout, stored in every row and in the Parquet metadata.
 SCHEMA_VERSION = 2      # 2: lower_method, skipped and open_why added (work: solve)

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.checks import unknown
-from itsa.census.schema import COLUMNS, SCHEMA_VERSION
+from itsa.census.schema import COLUMNS, SCHEMA_VERSION, RowStatus
 from itsa.exceptions import InvalidSpec
+from itsa.optimum import Verdict
 
 __all__ = ["run_one", "failed_row", "hard_limit", "text_key", "warm_up"]
 
@@ -111,7 +112,7 @@ def run_one(instance_yaml_text: str, work: str, time_limit: float | None, seed: 
         warm_up(work, options)
         outcome = _in_child(limit, _guarded, (instance_yaml_text, work, time_limit, seed, options))
     status, payload = outcome
-    if status == "ok":
+    if status == RowStatus.OK:
         row = payload
     else:
         row = failed_row(instance_yaml_text, work, seed, options, status, payload)
@@ -141,9 +142,9 @@ def warm_up(work: str, options: dict) -> None:
 
 def _guarded(text, work, time_limit, seed, options):
     try:
-        return "ok", _compute(text, work, time_limit, seed, options)
+        return RowStatus.OK, _compute(text, work, time_limit, seed, options)
     except Exception as exc:   # every failure becomes a row, never a crashed census
-        return "failed", _message(exc)
+        return RowStatus.FAILED, _message(exc)
 
 
 def _message(exc: BaseException) -> str:
@@ -170,7 +171,7 @@ def _in_child(limit: float, fn, args: tuple):
             try:
                 data = pickle.dumps(fn(*args))
             except BaseException as exc:   # pragma: no cover - a row that cannot be pickled
-                data = pickle.dumps(("failed", _message(exc)))
+                data = pickle.dumps((RowStatus.FAILED, _message(exc)))
             with os.fdopen(w, "wb") as fh:
                 fh.write(data)
         finally:
@@ -182,7 +183,7 @@ def _in_child(limit: float, fn, args: tuple):
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([r], [], [], left)[0]:
                 os.kill(pid, signal.SIGKILL)
-                return "timeout", f"stopped after {limit:.3g} s" + (
+                return RowStatus.TIMEOUT, f"stopped after {limit:.3g} s" + (
                     f" (time_limit {args[2]} s)" if fn is _guarded else "")
             chunk = os.read(r, 1 << 16)
             if not chunk:
@@ -196,7 +197,7 @@ def _in_child(limit: float, fn, args: tuple):
                 os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
     if not chunks:
-        return "failed", f"the process running the instance died (wait status {status})"
+        return RowStatus.FAILED, f"the process running the instance died (wait status {status})"
     return pickle.loads(b"".join(chunks))
 
 
@@ -221,7 +222,7 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
     t0 = time.perf_counter()
     inst = parse_instance(yaml.safe_load(text), default_name=options.get("name"))
     row = dict.fromkeys(COLUMNS)
-    row.update(_identity(text, options), work=work, seed=seed, status="ok", schema_version=SCHEMA_VERSION)
+    row.update(_identity(text, options), work=work, seed=seed, status=RowStatus.OK, schema_version=SCHEMA_VERSION)
     row["key"] = row["key"] or canonical_key(inst)
     row["name"] = inst.name if inst.name is not None else row["name"]
     a = analyze(inst, corrected=work != "analyze")
@@ -315,7 +316,7 @@ def _solve(inst, lower, time_limit, seed, options, row, timings):
                lower_certified=lo.get("certified"), lower_method=lo.get("method"),
                skipped=json.dumps(sol.get("skipped") or {}), upper=_f(upper), upper_L=up.get("L"),
                verdict=sol.get("verdict"), field=options.get("field"),
-               open_why=result.search.why() if result.verdict == "open" and result.search else None,
+               open_why=result.search.why() if result.verdict is Verdict.OPEN and result.search else None,
                scheme_path=paths.get("scheme"), proof_path=paths.get("proof"))
     timings.update({f"solve.{k}": v for k, v in (sol.get("timings") or {}).items()})
     return lower, upper

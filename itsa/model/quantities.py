@@ -14,11 +14,19 @@ import numpy as np
 
 from itsa._util.bitset import n_words, pack, popcount, union_reduce, unpack
 from itsa._util.checks import choice
-from itsa._util.display import Displayable
+from itsa._util.display import Displayable, Kind
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 
-Q_RULES = ("union", "intersection")
+
+class QRule(Kind):
+    """The two readings of ``Q`` (docs/model.md §6.1): union and intersection."""
+
+    UNION = "union"
+    INTERSECTION = "intersection"
+
+
+Q_RULES = tuple(QRule)
 
 #: Largest ``U·M·N·W`` (configurations times 64-bit words per set) analysed;
 #: each per-configuration array takes 8 bytes per unit.

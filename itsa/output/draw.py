@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from itsa._util.checks import choice
+from itsa._util.display import Kind
 from itsa._util.files import atomic_writer
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption, InvalidOutputPath
@@ -34,9 +35,31 @@ from itsa.typing import Config
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-LAYOUTS = ("radial", "spring")
-FORMATS = ("png", "svg", "pdf")
-STYLES = ("paper", "annotated")
+class Layout(Kind):
+    """Topology layouts: servers on a circle (radial) or a force layout (spring)."""
+
+    RADIAL = "radial"
+    SPRING = "spring"
+
+
+LAYOUTS = tuple(Layout)
+class Format(Kind):
+    """Figure formats, picked by the file's extension."""
+
+    PNG = "png"
+    SVG = "svg"
+    PDF = "pdf"
+
+
+FORMATS = tuple(Format)
+class Style(Kind):
+    """Figure styles: plain for a paper, or annotated with the quantities."""
+
+    PAPER = "paper"
+    ANNOTATED = "annotated"
+
+
+STYLES = tuple(Style)
 
 
 # Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
@@ -274,7 +297,7 @@ def _radial(inst: Instance) -> dict:
 def _positions(inst: Instance, layout: str) -> dict:
     import networkx as nx
 
-    if layout == "radial":
+    if layout == Layout.RADIAL:
         return _radial(inst)
     g = _graph(inst)
     pos = nx.spring_layout(g, seed=_SEED, k=1.6 / math.sqrt(len(g)), iterations=300)
@@ -347,7 +370,7 @@ class _Painter:
         self.pos = _positions(inst, self.layout)
         users = [self.pos[("k", i)] for i in range(inst.K)]
         servers = [self.pos[("s", u)] for u in range(1, inst.U + 1)]
-        if self.layout == "radial":
+        if self.layout == Layout.RADIAL:
             gap = min(_nearest(users)) if inst.K > 1 else 1.0
         else:   # tolerate a few crowded pairs rather than shrink every node
             near = sorted(_nearest(users + servers))
@@ -364,7 +387,7 @@ class _Painter:
         title = f"{self.inst.name or 'instance'}: configuration (u, m, n) = ({u}, {m}, {n})"
         rel = "= e*" if self.c == self.a.e_star else f"< e* = {self.a.e_star}"
         plain = f"{title}; c = {self.c} {rel}, {'critical' if self.critical else 'not critical'}"
-        fig = self._paper() if style == "paper" else self._annotated(title, rel)
+        fig = self._paper() if style == Style.PAPER else self._annotated(title, rel)
         return fig, plain
 
     def _plot(self, ax, ax_in: float) -> None:

@@ -18,9 +18,18 @@ import flint
 import numpy as np
 
 from itsa._util.checks import choice, unknown
+from itsa._util.display import Kind
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
-BACKENDS = ("flint", "galois")
+
+class Backend(Kind):
+    """Rank backends: python-flint (the default) and galois (the slow reference)."""
+
+    FLINT = "flint"
+    GALOIS = "galois"
+
+
+BACKENDS = tuple(Backend)
 
 #: Largest supported modulus (exclusive): entries must fit a signed 64-bit
 #: NumPy integer and a FLINT machine word.
@@ -136,9 +145,9 @@ def rank_flat(nrows: int, ncols: int, flat: Sequence[int], q: int,
     """
     if nrows == 0 or ncols == 0:
         return 0
-    if backend == "flint":
+    if backend == Backend.FLINT:
         return flint.nmod_mat(nrows, ncols, flat, q).rank()
-    if backend == "galois":
+    if backend == Backend.GALOIS:
         gf = _galois_field(q)
         arr = np.asarray(flat, dtype=np.int64).reshape(nrows, ncols)
         return int(np.linalg.matrix_rank(gf(arr)))
@@ -218,7 +227,7 @@ class Matrices:
         choice("rank backend", backend, BACKENDS)
         self.q, self.backend = q, backend
         self._sel: dict[tuple[tuple[int, ...], int], object] = {}
-        self._gf = _galois_field(q) if backend == "galois" else None
+        self._gf = _galois_field(q) if backend == Backend.GALOIS else None
 
     def matrix(self, rows: Sequence[Sequence[int]]):
         """A matrix from rows of integers in ``0..q-1`` (at least one row)."""

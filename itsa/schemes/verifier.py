@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from itsa._util import display
 from itsa._util.checks import choice
-from itsa._util.display import Displayable
+from itsa._util.display import Displayable, Kind
 from itsa._util.progress import counting
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.instance import Instance
@@ -36,7 +36,16 @@ from itsa.schemes.plan import Plan
 from itsa.schemes.scheme import Scheme
 from itsa.typing import Progress
 
-ENGINES = ("auto", "rank", "enumerate")
+
+class Engine(Kind):
+    """The verifier's engines: ``auto`` picks enumeration when it is small, else ``rank``."""
+
+    AUTO = "auto"
+    RANK = "rank"
+    ENUMERATE = "enumerate"
+
+
+ENGINES = tuple(Engine)
 #: Leaks listed by :meth:`Verdict.summary` before "… N in all".
 SHOWN_LEAKS = 10
 #: ``auto`` enumerates when there are at most this many source values ...
@@ -256,7 +265,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     check_verifiable(instance, scheme.L, scheme.key_symbols)
     plan = Plan(instance, scheme)
     fallback = None
-    if engine == "auto":
+    if engine == Engine.AUTO:
         if plan.samples <= AUTO_MAX_SOURCE and plan.work <= AUTO_MAX_WORK:
             engine = "enumerate"
         else:
@@ -264,7 +273,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
                         f"x {plan.passes} passes exceeds the automatic enumeration limit "
                         f"({AUTO_MAX_SOURCE:.0e} values, {AUTO_MAX_WORK:.0e} work); used rank")
             engine = "rank"
-    elif engine == "enumerate":
+    elif engine == Engine.ENUMERATE:
         budget = ENUM_BUDGET if enum_budget is None else enum_budget
         if plan.samples > ENUM_MAX_SOURCE or plan.work > budget:
             raise InvalidOption(
@@ -273,7 +282,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
                 f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use the rank engine "
                 f"or raise the budget")
     tick = counting(progress, f"verify ({engine})")
-    if engine == "rank":
+    if engine == Engine.RANK:
         correct, values, inferred = rank_engine(plan, tick, rank_backend)
     else:
         correct, values, inferred = enumeration_engine(plan, tick)
