@@ -12,7 +12,9 @@ import contextlib
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from itsa.exceptions import InvalidInput, InvalidOutputPath
 
@@ -43,7 +45,7 @@ def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike, binary: bool = False):
+def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
     """Yield a file handle whose content replaces ``path`` only if the block succeeds."""
     path = Path(path)
     try:
@@ -51,7 +53,8 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False):
     except OSError as exc:
         raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror}") from None
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
+        fh: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        with fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())

@@ -113,7 +113,7 @@ class Analysis(Displayable):
         being secure, which ``itsa build`` verifies. ``None`` outside the
         Theorem-2 regime or when its LP is infeasible.
         """
-        if self.regime != Regime.THEOREM_2 or self.lp is None or not self.lp.feasible:
+        if self.regime != Regime.THEOREM_2 or self.lp is None or not self.lp.feasible or self.lp.b_star is None:
             return None
         shared = min(self.e_star, max(self.S_bar.bit_count() - 1, 0))
         return Bound(self.lp.b_star + shared,
@@ -150,7 +150,7 @@ class Analysis(Displayable):
         if self.key_rate_upper_used is not None:
             used = self.key_rate_upper_used
             rows.append(("key rate upper (itsa)", f"{used.value}: {used.reason}"))
-        if self.lp is not None and self.lp.feasible:
+        if self.lp is not None and self.lp.feasible and self.lp.b is not None:
             rows.append(("Theorem-2 LP", f"b* = {self.lp.b_star}; b = " + ", ".join(
                 f"b{display.user(*self.instance.label(i))} = {v}" for i, v in self.lp.b.items())))
         rows += [("warning", w) for w in self.instance.outside_assumptions()]
@@ -220,7 +220,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
         upper = Bound(Fraction(e), f"{regime.capitalize()} scheme achieves e* = {e}")
     else:
         lp = theorem2_lp(conf, lp_solver)
-        if lp.feasible:
+        if lp.feasible and lp.b_star is not None:
             upper = Bound(e + lp.b_star, f"Theorem 2: e* + b* = {e} + {lp.b_star}")
         else:
             upper = Bound(None, f"unknown: the Theorem-2 LP is infeasible, configuration "

@@ -82,6 +82,8 @@ class LPResult:
         if not self.feasible:
             return
         b = self.b
+        if b is None:
+            raise VerificationError("LP marked feasible has no primal solution")
         if any(not (0 <= b[i] <= 1) for i in self.variables):
             raise VerificationError("LP primal violates 0 <= b <= 1")
         for con in self.constraints:

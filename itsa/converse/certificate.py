@@ -302,7 +302,7 @@ def _basis_solved(rlp: ReducedLP, support: list[int], forms, system) -> Certific
     rhs = A.T @ b
     try:
         X = flint.fmpq_mat(flint.fmpz_mat(normal.tolist())).solve(
-            flint.fmpq_mat(flint.fmpz_mat([[int(v)] for v in rhs])), algorithm="dixon")
+            flint.fmpq_mat(flint.fmpz_mat([[int(v)] for v in rhs])), "dixon")
     except ZeroDivisionError:
         return None
     y = [Fraction(int(X[j, 0].p), int(X[j, 0].q)) for j in range(len(support))]
@@ -329,8 +329,8 @@ def _solved(rlp: ReducedLP, support: list[int], forms) -> Certificate | None:
     obj_scale = lcm(*(c.denominator for c in rlp.objective.values()))
     for o, c in rlp.objective.items():
         rows[where[o]][n] = int(c * obj_scale)
-    R, den, rank = flint.fmpz_mat(rows).rref()
-    R = R.tolist()
+    reduced, den, rank = flint.fmpz_mat(rows).rref()
+    R = reduced.tolist()
     weights = []
     for i in range(rank):
         lead = next(j for j, v in enumerate(R[i]) if v != 0)

@@ -19,6 +19,7 @@ The float solve uses HiGHS through SciPy; its dual is only a *hint* for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -73,7 +74,7 @@ class ReducedLP:
     """The reduced LP: columns are orbits of closed sets (the empty orbit is 0)."""
 
     problem: EntropyProblem
-    closure: Closure
+    closure: Callable[[int], int]             # cl(A); a Closure, or the identity without dependencies
     orbit_of: dict[int, int]                 # closed set -> orbit id (0 is cl(∅))
     representatives: list[int]               # orbit id -> one closed set
     orbit_sizes: list[int]

@@ -129,23 +129,19 @@ def _components(radix: list[int], actions) -> np.ndarray:
     return smallest[comp]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class OrbitLP(ReducedLP):
     """A :class:`~.lp.ReducedLP` whose columns are orbits of count vectors (module notes)."""
 
-    instance: Instance | None = None
+    instance: Instance
     cells: tuple[tuple[int, ...], ...] = ()
     radix: list[int] = field(default_factory=list)
-    column_of: np.ndarray | None = None        # count-vector index -> column (0: the empty set)
+    column_of: np.ndarray                      # count-vector index -> column (0: the empty set)
     lemma_origins: tuple[tuple, ...] = ()      # per constraint: ((k, m, n), Y)
 
     def index(self, mask: int) -> int:
         """The count vector of a user set, as a mixed-radix index."""
-        out, w = 0, 1
-        for c, r in zip(self.cell_masks, self.radix):
-            out += (mask & c).bit_count() * w
-            w *= r
-        return out
+        return _count_index(mask, self.cell_masks, self.radix)
 
     @property
     def cell_masks(self) -> list[int]:
@@ -183,9 +179,9 @@ class OrbitLP(ReducedLP):
             raise VerificationError("the LP's orbits are not those of the symmetry group")
         if len(self.problem.constraints) != len(self.lemma_origins):
             raise VerificationError("a constraint of the LP is not a group-lemma row it can rebuild")
-        for c, (cfg, Y) in zip(self.problem.constraints, self.lemma_origins):
-            if c != _lemma_constraint(inst, cfg, Y, c.reason):
-                raise VerificationError(f"constraint '{c.reason}' is not the group lemma it cites")
+        for con, (cfg, Y) in zip(self.problem.constraints, self.lemma_origins):
+            if con != _lemma_constraint(inst, cfg, Y, con.reason):
+                raise VerificationError(f"constraint '{con.reason}' is not the group lemma it cites")
         if dict(self.problem.objective) != {inst.full_mask: 1}:
             raise VerificationError("the objective is not H(Z_K)")
 
@@ -225,11 +221,11 @@ def cell_generators(instance: Instance, cells) -> list[tuple[int, ...]]:
     found: list[tuple[int, ...]] = []
     known = {tuple(range(len(cells)))}
     for choice in product(*(permutations(g) for g in groups)):
-        act = list(range(len(cells)))
+        images = list(range(len(cells)))
         for g, img in zip(groups, choice):
             for a, b in zip(g, img):
-                act[a] = b
-        act = tuple(act)
+                images[a] = b
+        act = tuple(images)
         if act in known or not all({tuple(v[act.index(j)] for j in range(len(act))) for v in fam} == fam
                                    for fam in families):
             continue
@@ -318,10 +314,11 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     col_of_rep[reps] = np.arange(len(reps))
     column_of = col_of_rep[labels]
     twins = tuple(_transposition(instance.K, c[0], i) for c in cells for i in c[1:])
-    probe = OrbitLP(problem=None, closure=_identity, orbit_of={}, representatives=[], orbit_sizes=[], rows=[],
-                    objective={}, instance=instance, cells=cells,
-                    radix=radix, column_of=column_of)
-    cons, origins = _lemma_rows(instance, cells, probe.orbit)
+    cell_masks = [mask_of(c) for c in cells]
+
+    def orbit(mask: int) -> int:
+        return int(column_of[_count_index(mask, cell_masks, radix)])
+    cons, origins = _lemma_rows(instance, cells, orbit)
     names = tuple(f"Z{user(*instance.label(i))}" for i in range(instance.K))
     problem = EntropyProblem(names=names, dependencies=(), constraints=tuple(cons), objective=((instance.full_mask, Fraction(1)),),
                              generators=tuple(gens) + twins, method="keys", keys=tuple(range(instance.K)), kind=KEYS)
@@ -338,6 +335,15 @@ def orbit_lp(instance: Instance) -> OrbitLP:
                 "columns": lp.n_columns, "rows": sum(r.origin[0] != Origin.NONNEG for r in lp.rows),
                 "group_generators": len(problem.generators), "cells": len(cells), "count_vectors": n}
     return lp
+
+
+def _count_index(mask: int, cell_masks: list[int], radix: list[int]) -> int:
+    """The count vector of a user set (its number of users in each cell), as a mixed-radix index."""
+    out, w = 0, 1
+    for c, r in zip(cell_masks, radix):
+        out += (mask & c).bit_count() * w
+        w *= r
+    return out
 
 
 def _raw_rows(n: int) -> int:

@@ -104,7 +104,7 @@ class ConverseBound(Displayable):
         description = self.kind.description if self.kind is not None else "built by hand"
         rows = [("LP", f"{self.method}: {description}"),
                 ("holds for", self.scope), ("status", self.status)]
-        if self.certified:
+        if self.certified and self.certificate is not None:
             rows.append(("certificate", f"{self.certificate.size} rows, checked exactly"))
         if self.sizes:
             rows.append(("size", f"{self.sizes['columns']} columns × {self.sizes['rows']} rows "

@@ -24,6 +24,7 @@ the model (docs/model.md §1):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -122,7 +123,7 @@ def ingleton_form(a: int, b: int, c: int, d: int) -> Form:
     return {s: w for s, w in out.items() if w}
 
 
-def _constraint(form: Form, sense: str, rhs, reason: str) -> Constraint:
+def _constraint(form: Mapping[int, Fraction | int], sense: str, rhs, reason: str) -> Constraint:
     items = tuple(sorted((s, Fraction(w)) for s, w in form.items() if w))
     return Constraint(items, sense, Fraction(rhs), reason)
 

@@ -22,6 +22,10 @@ from itsa._util.bitset import members
 from itsa.converse.certificate import Certificate, origin_form
 from itsa.converse.lp import Origin, ReducedLP
 from itsa.converse.symmetry import permute_mask
+from itsa.exceptions import InvalidInput
+
+#: One step of a proof: ``(weight, statement, reason, expansion)``.
+Step = tuple[Fraction, str, str, str]
 
 
 def _generator(rlp: ReducedLP, closed: int) -> int:
@@ -79,13 +83,13 @@ def _statement(rlp: ReducedLP, origin) -> tuple[str, str]:
     return f"{_terms(c.form, lambda m: f'h({p.set_name(m)})')} {sense} {c.rhs}", c.reason
 
 
-def proof_steps(rlp: ReducedLP, cert: Certificate) -> list[tuple[Fraction, str, str, str]]:
+def proof_steps(rlp: ReducedLP, cert: Certificate) -> list[Step]:
     """``(weight, statement, reason, expansion)`` for every row of the certificate.
 
     The expansion is written in the entropies of the sets the statement
     names (each set by its closure), never in another member of their orbit.
     """
-    out = []
+    out: list[Step] = []
     for r, w in cert.weights:
         row = rlp.rows[r]
         stmt, reason = _statement(rlp, row.origin)
@@ -158,6 +162,8 @@ def _preamble(rlp: ReducedLP, cert: Certificate) -> list[tuple[str, list[str]]]:
     """The proof's opening sections: claim and scope, lemmas, dependencies, symmetry."""
     p = rlp.problem
     entry = p.kind
+    if entry is None:
+        raise InvalidInput("a proof cites its LP's scope and lemmas; this problem was built without a converse class")
     out = [("Claim", [f"For {entry.scope}: R_ZΣ ≥ H(Z_Σ)/L ≥ h({p.set_name(p.objective[0][0])}) ≥ "
                       f"{cert.value}. Entropies are in units of L symbols: h(A) = H(A)/L. The "
                       f"proof is a weighted sum of inequalities of the {entry.name} LP "
@@ -187,25 +193,28 @@ def _conclusion(rlp: ReducedLP, cert: Certificate) -> str:
             + (", with the identifications above)." if identifications(rlp, cert) else ")."))
 
 
-def _document(rlp: ReducedLP, cert: Certificate) -> list[tuple[str, object]]:
-    """The proof as sections: ``(heading, paragraphs)``, the steps, identifications, sum."""
-    doc: list[tuple[str, object]] = list(_preamble(rlp, cert))
-    doc.append(("Steps", proof_steps(rlp, cert)))
+def _document(rlp: ReducedLP, cert: Certificate) -> list[tuple[str, list[str], list[Step]]]:
+    """The proof as sections ``(heading, paragraphs, steps)``: preamble, steps, identifications, sum.
+
+    Only the ``"Steps"`` section has steps (and no paragraphs).
+    """
+    doc: list[tuple[str, list[str], list[Step]]] = [(h, body, []) for h, body in _preamble(rlp, cert)]
+    doc.append(("Steps", [], proof_steps(rlp, cert)))
     same = identifications(rlp, cert)
     if same:
-        doc.append(("Identifications by symmetry", same))
-    doc.append(("Sum", [_conclusion(rlp, cert) + " ∎"]))
+        doc.append(("Identifications by symmetry", same, []))
+    doc.append(("Sum", [_conclusion(rlp, cert) + " ∎"], []))
     return doc
 
 
 def proof_markdown(rlp: ReducedLP, cert: Certificate, title: str) -> str:
     """The proof as a Markdown document."""
     lines = [f"# {title}", ""]
-    for heading, body in _document(rlp, cert):
+    for heading, body, steps in _document(rlp, cert):
         lines += [f"## {heading}", ""]
         if heading == "Steps":
             lines += ["Each step: weight × [statement] — reason; then its expansion.", ""]
-            for k, (w, stmt, reason, exp) in enumerate(body, 1):
+            for k, (w, stmt, reason, exp) in enumerate(steps, 1):
                 lines += [f"{k}. {w} × [{stmt}] — {reason}.  ", f"   {exp}"]
             lines.append("")
         elif heading == "Identifications by symmetry":
@@ -245,11 +254,11 @@ def proof_latex(rlp: ReducedLP, cert: Certificate, title: str) -> str:
     import sympy
 
     body = []
-    for heading, content in _document(rlp, cert):
+    for heading, content, steps in _document(rlp, cert):
         body.append(r"\section*{" + _tex(heading) + "}")
         if heading == "Steps":
             body.append(r"\begin{enumerate}")
-            for w, stmt, reason, exp in content:
+            for w, stmt, reason, exp in steps:
                 weight = sympy.latex(sympy.Rational(w.numerator, w.denominator))
                 body.append(rf"\item ${weight} \times$ [{_tex(stmt)}] --- {_tex(reason)}.\\ {_tex(exp)}")
             body.append(r"\end{enumerate}")

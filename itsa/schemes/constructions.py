@@ -122,7 +122,7 @@ def build_scheme(a: Analysis, field: int, seed: int = 0, max_tries: int = 200,
     size = _planned_size(a, construction)
     if size is not None:
         check_verifiable(a.instance, *size)     # before any key is drawn
-    draw = _DRAWS[construction]
+    draw = _DRAWS[Regime(construction)]
     last_fail = None
     tick = counting(progress, "build")
     for t in range(max_tries):
@@ -168,8 +168,11 @@ def _planned_size(a: Analysis, construction: str) -> tuple[int, int] | None:
 def _theorem2_sizes(a: Analysis) -> tuple[int, dict[int, int], int]:
     """``L`` (common denominator of ``b``), private symbols ``p = b·L`` and shared ``e*·L``."""
     lp = a.lp
-    L = lcm(1, *(Fraction(v).denominator for v in lp.b.values()))
-    return L, {i: int(lp.b[i] * L) for i in lp.variables}, a.e_star * L
+    if lp is None or lp.b is None:
+        raise Infeasible("the Theorem-2 construction needs a feasible LP")
+    b = lp.b
+    L = lcm(1, *(Fraction(v).denominator for v in b.values()))
+    return L, {i: int(b[i] * L) for i in lp.variables}, a.e_star * L
 
 
 def _rand(rng: random.Random, q: int, rows: int, cols: int) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 
 from itsa._util.bitset import members
 from itsa._util.progress import Tick
+from itsa.exceptions import InvalidOption
 from itsa.schemes.linalg import Matrices
 from itsa.schemes.plan import Plan, exact
 
@@ -263,7 +264,9 @@ def _cmi(sabc, sc, sac, sbc, q: int, samples: int) -> tuple[Fraction | None, flo
 
 def enumeration_engine(plan: Plan, progress: Tick | None):
     inst, sch = plan.inst, plan.sch
-    q, ns, U = sch.field, plan.samples, inst.U
+    q, ns, U = sch.field, plan.exact_samples, inst.U
+    if ns is None:
+        raise InvalidOption(f"cannot enumerate q^dim = {plan.samples_text} source values")
     total = 1 + plan.n_configs
     atoms = _atoms(plan)
     if progress:
@@ -291,7 +294,7 @@ def enumeration_engine(plan: Plan, progress: Tick | None):
         return B_cache[eff]
 
     values, inferred, done = {}, 0, 1
-    zero = (Fraction(0), 0.0)
+    zero: tuple[Fraction | None, float] = (Fraction(0), 0.0)
     for n, t in enumerate(inst.collusion_sets):
         tu = members(t)
         *C, cnt = ctr.dense(*ctr.fold([part("SW", 0)] + [part("W", i) for i in tu]

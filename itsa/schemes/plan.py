@@ -40,7 +40,9 @@ class Plan:
         self.dim = inst.K * sch.L + sch.key_symbols
         # q^dim exactly only when it is small enough to matter (enumeration); else infinite
         small = self.dim * sch.field.bit_length() <= 1024
-        self.samples = sch.field ** self.dim if small else math.inf
+        exact = sch.field ** self.dim if small else None
+        self.exact_samples: int | None = exact          # the engines that enumerate need this int
+        self.samples: int | float = math.inf if exact is None else exact
         self.trivial = inst.U * sum(1 for s in inst.security_sets if s == 0) * inst.N
         # groups[n] = {eff: [m, ...]} over the m with S_m ≠ ∅
         self.groups: list[dict[int, list[int]]] = []
@@ -53,8 +55,8 @@ class Plan:
         n_eff = sum(len([e for e in g if e]) for g in self.groups)
         self.passes = inst.U + inst.N * (1 + inst.U) + n_eff * (1 + inst.U)
         self.work = self.samples * self.passes
-        self.samples_text = _sci(self.samples) if small else _pow_text(sch.field, self.dim)
-        self.work_text = _sci(self.work) if small else _pow_text(sch.field, self.dim, self.passes)
+        self.samples_text = _pow_text(sch.field, self.dim) if exact is None else _sci(exact)
+        self.work_text = _pow_text(sch.field, self.dim, self.passes) if exact is None else _sci(exact * self.passes)
         self.n_configs = inst.U * sum(len(ms) for g in self.groups for ms in g.values())
 
 

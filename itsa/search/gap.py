@@ -201,7 +201,7 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
 
 
 def _closes(best: VectorSearchResult | None, lo: Fraction) -> bool:
-    return best is not None and best.scheme.rate == lo
+    return best is not None and best.scheme is not None and best.scheme.rate == lo
 
 
 def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, *, lower, gap, hints, seed, field, budget):

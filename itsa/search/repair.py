@@ -97,7 +97,7 @@ def atom_shapes(h: Mapping[int, Fraction], K: int, L: int, d: int,
         return []
     _fit(sizes, d)
     ranks = tuple((i, max(1, min(L, -(-Fraction(h.get(1 << i, 1)) * L // 1)))) for i in range(K))
-    out = []
+    out: list[tuple[str, Blocks, tuple[tuple[int, int], ...]]] = []
     for tag, pick in (("low", min), ("high", max))[:max_absorbers]:
         blocks = tuple((s, B & ~(1 << pick(members(B))), pick(members(B)))
                        for B, s in sorted(sizes.items()) if s > 0)
@@ -180,7 +180,7 @@ def moves(blocks: Blocks, ranks: dict[int, int], K: int, L: int,
         rk[k] = rk.get(i, L)
     else:
         return None
-    return kind, tuple(tuple(b) for b in bl if b[0] > 0), rk
+    return kind, tuple((b[0], b[1], b[2]) for b in bl if b[0] > 0), rk
 
 
 def repair(start: tuple[Blocks, dict[int, int]], score: Callable[[Blocks, dict[int, int]], int],

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from dataclasses import field as dataclass_field
 from fractions import Fraction
 from itertools import product
 
@@ -90,7 +91,7 @@ class SearchResult(Displayable):
     verdict: Verdict | None
     shape: str | None
     L_values: tuple[int, ...]
-    d_values: dict = field(default_factory=dict)    # L -> tuple of d tried
+    d_values: dict = dataclass_field(default_factory=dict)    # L -> tuple of d tried (``field`` is the prime)
     attempts: tuple[Attempt, ...] = ()
     candidates: int = 0
     prefiltered: int = 0
@@ -119,6 +120,10 @@ class SearchResult(Displayable):
                 ("stopped", self.limit or "no, every planned cell was tried")]
 
 
+#: One configuration the criterion checks: ``(T, groups P, units, P as 0/1 rows)``.
+_Check = tuple[list[int], list[list[int]], int, np.ndarray]
+
+
 class GroupCriterion:
     """Exact security test for keys with ``Σ Z = 0`` (the group criterion of :mod:`itsa.bounds.corrected`).
 
@@ -143,7 +148,7 @@ class GroupCriterion:
 
     def __init__(self, instance: Instance, q: int):
         self.q, self.K = q, instance.K
-        checks = {}
+        checks: dict[tuple[int, tuple[int, ...], bool], _Check] = {}
         for s in structures(instance):
             P = tuple(g for g, p in zip(s.groups, s.pure) if p)
             if P:
@@ -213,7 +218,7 @@ class _Checker(GroupCriterion):
                 return False
         return True
 
-    def secure(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
+    def secure_keys(self, keys: dict[int, list[list[int]]], L: int, d: int) -> bool:
         """The group-rank criterion; exact only when :meth:`sum_known` holds."""
         Z = np.zeros((self.K, L, d), dtype=np.int64)
         for i, rows in keys.items():
@@ -269,7 +274,7 @@ class _Runner:
                 self.limit = f"time limit of {self.clock.time_limit:.1f} s reached"
                 return None
             self.candidates += 1
-            if not self.checker.secure(keys, L, d):
+            if not self.checker.secure_keys(keys, L, d):
                 continue
             self.prefiltered += 1
             scheme = Scheme(field=self.field, L=L, key_symbols=d, keys=keys, construction=f"search:{name}", seed=self.seed)
@@ -459,4 +464,4 @@ def fast_secure(instance: Instance, scheme: Scheme) -> bool:
     checker = _Checker(instance, scheme.field)
     if not checker.sum_known(keys, scheme.L, scheme.key_symbols):
         return not verify(instance, scheme, engine="rank").leaks
-    return checker.secure(keys, scheme.L, scheme.key_symbols)
+    return checker.secure_keys(keys, scheme.L, scheme.key_symbols)

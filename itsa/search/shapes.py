@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations_with_replacement
 from math import comb
 
@@ -89,10 +90,10 @@ def supports(instance: Instance, rng_seed: str, n_random: int,
     K = instance.K
     allu = list(range(K))
     sbar = members(conf.S_bar)
-    union = 0
+    union_mask = 0
     for s in instance.security_sets:
-        union |= s
-    union = members(union)
+        union_mask |= s
+    union = members(union_mask)
     out: list[tuple[str, list[int]]] = [("all", allu)]
     seen = {tuple(allu)}
 
@@ -168,7 +169,7 @@ def _column_shapes(plan: Plan, d: int) -> list[Shape]:
     inst, K = plan.instance, plan.instance.K
     masks = _support_masks(K)
     n = (1 << K) - 1 - K
-    if comb(n + d - 1, d) <= plan.max_patterns:
+    if masks is not None and comb(n + d - 1, d) <= plan.max_patterns:
         pats = list(combinations_with_replacement(masks, d))
     else:
         rng = random.Random(f"{plan.seed}:1:{d}:column-patterns")
@@ -184,8 +185,7 @@ def _column_shapes(plan: Plan, d: int) -> list[Shape]:
         if len(set(pat)) == 1:
             continue        # one common support: already a support shape
         name = "columns:" + "|".join(display.users(inst.labels(m), sep=",") for m in pat)
-        out.append(Shape(name, plan.pattern_tries,
-                          lambda rng, pat=pat: _columns(rng, plan.field, d, pat)))
+        out.append(Shape(name, plan.pattern_tries, partial(_columns, q=plan.field, d=d, pattern=pat)))
     return out
 
 
@@ -193,7 +193,7 @@ def shapes_L1(plan: Plan, d: int) -> list[Shape]:
     """Scalar (``L = 1``) shapes for ``d`` key symbols: supports, then column patterns."""
     if d == 0:
         return [Shape("zero", 1, lambda rng: {}, complete=True)]     # the only candidate
-    out = [Shape(name, plan.tries, lambda rng, sup=sup: _generic(rng, plan.field, 1, d, sup))
+    out = [Shape(name, plan.tries, partial(_generic, q=plan.field, L=1, d=d, support=sup))
            for name, sup in plan.supports]
     if d >= 2:
         out += _column_shapes(plan, d)

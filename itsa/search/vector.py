@@ -285,11 +285,11 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
                     own[i] -= c
                     own[j] -= c
         if pair_blocks:
-            blocks = pair_blocks + [(own[i], 1 << i) for i in part if own[i] > 0]
-            rest = d - sum(s for s, _ in blocks)
+            sized = pair_blocks + [(own[i], 1 << i) for i in part if own[i] > 0]
+            rest = d - sum(s for s, _ in sized)
             if rest >= 0 and (rest > 0 or not fulls):
-                blocks += [(rest, rest_mask)] if rest else []
-                out.append(Shape(f"{prefix}/pairs, {tag}", tuple((s, m, a) for s, m in blocks), ranks))
+                sized += [(rest, rest_mask)] if rest else []
+                out.append(Shape(f"{prefix}/pairs, {tag}", tuple((s, m, a) for s, m in sized), ranks))
         out.append(Shape(f"{prefix}/shared, {tag}", ((d, everyone, a),), ranks))
     return out
 
@@ -342,13 +342,13 @@ def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
         sizes = [b - a_ for a_, b in zip([0] + cuts, cuts + [d])]
     blocks = []
     if j % 4 == 3:       # every block sums to zero on its own support
-        for s in sizes:
+        for size in sizes:
             sup = rng.sample(support, rng.choice([2, rng.randint(2, len(support))]))
-            blocks.append((s, sum(1 << i for i in sup[1:]), sup[0]))
+            blocks.append((size, sum(1 << i for i in sup[1:]), sup[0]))
         return Shape(f"sums#{j}", tuple(blocks), tuple((i, L) for i in support))
-    for s in sizes:
+    for size in sizes:
         users = [i for i in others if rng.random() < 0.5] or [rng.choice(others)]
-        blocks.append((s, sum(1 << i for i in users), a))
+        blocks.append((size, sum(1 << i for i in users), a))
     return Shape(f"split#{j}", tuple(blocks), ranks)
 
 
@@ -557,7 +557,7 @@ def _fixed_shapes(instance, hints, L, d, max_absorbers) -> list[Shape]:
 
 def _fixed_level(s: _Search, L, d, hints, tries, max_absorbers) -> list[Shape]:
     """Every fixed shape at ``(L, d)``; the three of smallest deficit (starts for repair walks)."""
-    scored = []
+    scored: list[tuple[int, int, Shape]] = []
     for shape in _fixed_shapes(s.instance, hints, L, d, max_absorbers):
         if not s.left():
             break

@@ -35,7 +35,7 @@ def plain_quantities(servers, S, T, q_rule: str = "union") -> dict:
     configs = [(u, m, n) for u, m, n in product(range(1, U + 1), range(len(S)), range(len(T)))]
     Ds = {(u, m, n): D(u, S[m], T[n]) for u, m, n in configs}
     union_S = frozenset().union(*S)
-    S_I = frozenset()
+    S_I: frozenset[tuple[int, int]] = frozenset()
     for d in Ds.values():
         if len(d) == K - 1:
             S_I |= allK - d
@@ -63,7 +63,7 @@ class ReferenceChain:
 
     def __init__(self, instance):
         self.structs = structures(instance)
-        self.memo = {0: (0, None)}
+        self.memo: dict[int, tuple[int, ChainStep | None]] = {0: (0, None)}
 
     def g(self, X):
         if X in self.memo:
@@ -82,7 +82,7 @@ class ReferenceChain:
         return best
 
     def steps(self, X):
-        out = []
+        out: list[ChainStep] = []
         while X:
             self.g(X)
             st = self.memo[X][1]
