@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, warn
+from ._common import LibraryChoice, console, echo_json, itsa_errors, warn
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 DELTA = click.option("--delta", default="1e-5", show_default=True, help="delta in (0, 1), read exactly.")
