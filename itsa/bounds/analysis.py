@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from itsa._util import display
 from itsa._util.display import Displayable, Kind
+from itsa._util.plain import frac, stamped, users
 from itsa.bounds.corrected import corrected_lower_bound
 from itsa.bounds.lp import LPResult, theorem2_lp
 from itsa.exceptions import InvalidOption
@@ -130,6 +132,40 @@ class Analysis(Displayable):
         return (f"{self.instance.name or 'instance'}: {self.regime}, e* = {self.e_star} at "
                 f"{display.config(self.e_star_configuration)}, a* = {self.a_star}, "
                 f"{_opt(self.key_rate_lower.value)} <= R_ZΣ <= {_opt(self.key_rate_upper.value)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``itsa analyze --json`` object (without the per-configuration rows: see :mod:`itsa.output.detail`)."""
+        inst, s = self.instance, self.sets
+        return stamped({
+            "instance": inst.name,
+            "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
+            "servers": list(inst.servers),
+            "S_bar": users(inst, s.S_bar),
+            "S_I": users(inst, s.S_I),
+            "a_star": s.a_star,
+            "e_star": s.e_star,
+            "e_star_configuration": list(self.e_star_configuration),
+            "critical_configurations": int(self.configurations.critical.sum()),
+            "Q1": users(inst, s.Q1),
+            "Q2": users(inst, s.Q2),
+            "Q": users(inst, s.Q),
+            "q_rule": s.q_rule,
+            "regime": self.regime,
+            "regime_reason": self.regime_reason,
+            "R_X": frac(self.R_X.value),
+            "R_Y": frac(self.R_Y.value),
+            "key_rate_lower_printed": frac(self.key_rate_lower_printed.value),
+            "key_rate_lower_printed_reason": self.key_rate_lower_printed.reason,
+            "key_rate_lower": frac(self.key_rate_lower.value),
+            "key_rate_lower_reason": self.key_rate_lower.reason,
+            "key_rate_upper": frac(self.key_rate_upper.value),
+            "key_rate_upper_reason": self.key_rate_upper.reason,
+            "key_rate_upper_used": None if self.key_rate_upper_used is None else frac(self.key_rate_upper_used.value),
+            "key_rate_upper_used_reason": None if self.key_rate_upper_used is None else self.key_rate_upper_used.reason,
+            "lp": None if self.lp is None else self.lp.to_dict(),
+            "outside_assumptions": inst.outside_assumptions(),
+            "warnings": list(inst.warnings),
+        })
 
     def _rows(self) -> list[tuple[str, str]]:
         s = self.sets

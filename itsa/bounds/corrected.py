@@ -117,13 +117,16 @@ the constraints actually given.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from itsa._util import display
 from itsa._util.bitset import members, pack, popcount, union_reduce
+from itsa._util.display import Displayable
+from itsa._util.plain import frac, users
 from itsa.model.instance import Instance
 from itsa.model.quantities import configurations
 from itsa.typing import Config
@@ -207,8 +210,8 @@ class ChainStep:
     gain: int
 
 
-@dataclass(kw_only=True, frozen=True)
-class CorrectedBound:
+@dataclass(kw_only=True, frozen=True, repr=False)
+class CorrectedBound(Displayable):
     """``R_ZΣ >= value``: itsa's corrected converse, with its chain of configurations.
 
     ``chain`` lists the steps from ``X = K`` down, each conditioning on a
@@ -223,6 +226,24 @@ class CorrectedBound:
     reason: str
     label: str = LABEL
     scope: str = SCOPE
+    instance: Instance | None = field(default=None, compare=False, repr=False)   # for (u, v) in output
+
+    def _headline(self) -> str:
+        return f"R_ZΣ ≥ {self.value} (g(K) = {self.g}, K = {self.K}; {len(self.chain)} chain steps)"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        steps = self.describe(self.instance) if self.instance is not None else [
+            f"configuration {display.config(st.config)}: gain {st.gain}" for st in self.chain]
+        return [("what", self.label), ("holds for", self.scope), ("chain", "\n".join(steps) or "none")]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the bound, ``g(K)``, each chain step (users as ``[u, v]``), the reason."""
+        inst = self.instance
+        return {"value": frac(self.value), "g": self.g, "K": self.K, "reason": self.reason,
+                "label": self.label, "scope": self.scope,
+                "chain": [{"configuration": list(st.config), "gain": st.gain,
+                           "X": users(inst, st.X) if inst is not None else list(members(st.X))}
+                          for st in self.chain]}
 
     def describe(self, instance: Instance) -> list[str]:
         out = []
@@ -450,7 +471,7 @@ def corrected_lower_bound(instance: Instance) -> CorrectedBound:
     reason = (f"{LABEL}: R_ZΣ >= g(K) = {parts} = {gK}"
               + (f", capped at K-1 = {K - 1}" if gK > K - 1 else "")
               + f"; {SCOPE}")
-    return CorrectedBound(value=Fraction(value), g=gK, K=K, chain=chain, reason=reason)
+    return CorrectedBound(value=Fraction(value), g=gK, K=K, chain=chain, reason=reason, instance=instance)
 
 
 def paper_lower_bound(instance: Instance) -> int:

@@ -14,15 +14,20 @@ equal objectives. Only a checked pair is returned.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
+from itsa._util import display
 from itsa._util.bitset import members, unpack
 from itsa._util.checks import unknown
-from itsa._util.display import Kind
+from itsa._util.display import Displayable, Kind
+from itsa._util.plain import frac, users
 from itsa.exceptions import InvalidOption, VerificationError
+from itsa.model.instance import Instance
 from itsa.model.quantities import Configurations
 from itsa.typing import Config
 
@@ -60,8 +65,8 @@ class LPConstraint:
         return self.slack == 0 and not self.dominated
 
 
-@dataclass(kw_only=True, frozen=True)
-class LPResult:
+@dataclass(kw_only=True, frozen=True, repr=False)
+class LPResult(Displayable):
     """The Theorem-2 LP with its exact certificate.
 
     When ``feasible`` is false, ``empty_constraint`` is a configuration whose
@@ -76,6 +81,38 @@ class LPResult:
     dual_objective: Fraction | None
     empty_constraint: Config | None = None
     solver: str = ""
+    instance: Instance | None = field(default=None, compare=False, repr=False)   # for (u, v) in output
+
+    def _headline(self) -> str:
+        if not self.feasible:
+            where = "" if self.empty_constraint is None else f" (configuration {display.config(self.empty_constraint)} has D = K)"
+            return "infeasible" + where
+        return f"b* = {self.b_star}, primal = dual, certified in fractions"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [("solver", self.solver or "none"), ("constraints", str(len(self.constraints)))]
+        if self.b is not None:
+            name = (lambda i: display.user(*self.instance.label(i))) if self.instance is not None else str
+            rows.append(("b", ", ".join(f"{name(i)}: {v}" for i, v in self.b.items() if v) or "all 0"))
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: ``b*``, the primal per user, the dual, every constraint (users as ``[u, v]``)."""
+        inst = self.instance
+        label = (lambda i: list(inst.label(i))) if inst is not None else (lambda i: i)
+        members_of = (lambda m: users(inst, m)) if inst is not None else (lambda m: list(members(m)))
+        return {
+            "feasible": self.feasible,
+            "b_star": frac(self.b_star),
+            "b": None if self.b is None else [{"user": label(i), "value": frac(v)} for i, v in self.b.items()],
+            "dual": None if not self.feasible else {
+                "objective": frac(self.dual_objective), "y": [frac(c.dual) for c in self.constraints]},
+            "empty_constraint": None if self.empty_constraint is None else list(self.empty_constraint),
+            "solver": self.solver,
+            "constraints": [{"users": members_of(c.users), "configurations": [list(x) for x in c.configurations],
+                             "dual": frac(c.dual), "slack": frac(c.slack), "dominated": c.dominated,
+                             "binding": c.binding} for c in self.constraints],
+        }
 
     def check(self) -> None:
         """Re-check the certificate in exact arithmetic; raise if it fails."""
@@ -133,15 +170,15 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
                   for users, cfgs in sorted(groups.items()))
     empty = next((c.configurations[0] for c in plain if c.users == 0), None)
     if empty is not None:
-        return LPResult(variables=variables, constraints=plain, feasible=False, b=None, b_star=None, dual_objective=None, empty_constraint=empty)
+        return LPResult(variables=variables, constraints=plain, feasible=False, b=None, b_star=None, dual_objective=None, empty_constraint=empty, instance=conf.instance)
     if not plain:   # no critical configuration: nothing to cover
         zero = {i: Fraction(0) for i in variables}
-        return LPResult(variables=variables, constraints=(), feasible=True, b=zero, b_star=Fraction(0), dual_objective=Fraction(0), solver="none needed")
+        return LPResult(variables=variables, constraints=(), feasible=True, b=zero, b_star=Fraction(0), dual_objective=Fraction(0), solver="none needed", instance=conf.instance)
     x, y = _solve_floats(variables, plain, solver)
     for den in (1, 2, 6, 12, 60, 420, 2520, 27720, 10**6):
         result = _exact(variables, plain, x, y, den, solver)
         if result is not None:
-            return result
+            return dataclasses.replace(result, instance=conf.instance)
     raise VerificationError("could not certify the LP solution in exact arithmetic")
 
 

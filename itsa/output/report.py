@@ -1,54 +1,27 @@
-"""Plain-data (JSON-ready) forms of itsa's results.
+"""The ``--json`` objects of the command line, from the results' own ``to_dict()``.
 
-Exact numbers become strings of fractions (``"7/2"``), user sets sorted lists
-of ``[u, v]``; nothing here formats for a terminal.
+Every result type has a ``to_dict()`` built from the helpers of
+:mod:`itsa._util.plain` (fractions as strings such as ``"7/2"``, user sets as
+sorted lists of ``[u, v]``). The functions here are kept for callers of the
+earlier interface and add what a result alone does not know (the
+per-configuration rows of ``analyze --json --detail``, the audit's files).
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
+import dataclasses
 from typing import Any
 
+from itsa._util.plain import frac
 from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis
 from itsa.bounds.lp import LPResult
 from itsa.model.instance import Instance
 
 
-def frac(x: Fraction | int | None) -> str | None:
-    """``Fraction(7, 2) -> "7/2"``, ``2 -> "2"``, ``None -> None``."""
-    return None if x is None else str(Fraction(x))
-
-
-def users(instance: Instance, mask: int) -> list[list[int]]:
-    """A bitmask as a sorted list of ``[u, v]``."""
-    return [list(p) for p in instance.labels(mask)]
-
-
 def lp_to_dict(instance: Instance, lp: LPResult) -> dict[str, Any]:
-    return {
-        "feasible": lp.feasible,
-        "b_star": frac(lp.b_star),
-        "b": None if lp.b is None else [{"user": list(instance.label(i)), "value": frac(v)}
-                                         for i, v in lp.b.items()],
-        "dual": None if not lp.feasible else {
-            "objective": frac(lp.dual_objective),
-            "y": [frac(c.dual) for c in lp.constraints],
-        },
-        "empty_constraint": None if lp.empty_constraint is None else list(lp.empty_constraint),
-        "solver": lp.solver,
-        "constraints": [
-            {
-                "users": users(instance, c.users),
-                "configurations": [list(x) for x in c.configurations],
-                "dual": frac(c.dual),
-                "slack": frac(c.slack),
-                "dominated": c.dominated,
-                "binding": c.binding,
-            }
-            for c in lp.constraints
-        ],
-    }
+    """The Theorem-2 LP as plain data (:meth:`itsa.bounds.lp.LPResult.to_dict`)."""
+    return dataclasses.replace(lp, instance=instance).to_dict()
 
 
 def configurations_to_list(a: Analysis) -> list[dict[str, Any]]:
@@ -63,89 +36,26 @@ def configurations_to_list(a: Analysis) -> list[dict[str, Any]]:
 
 def analysis_to_dict(a: Analysis, detail: bool = False) -> dict[str, Any]:
     """The ``itsa analyze --json`` object."""
-    inst, s = a.instance, a.sets
-    d: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "instance": inst.name,
-        "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
-        "servers": list(inst.servers),
-        "S_bar": users(inst, s.S_bar),
-        "S_I": users(inst, s.S_I),
-        "a_star": s.a_star,
-        "e_star": s.e_star,
-        "e_star_configuration": list(a.e_star_configuration),
-        "critical_configurations": int(a.configurations.critical.sum()),
-        "Q1": users(inst, s.Q1),
-        "Q2": users(inst, s.Q2),
-        "Q": users(inst, s.Q),
-        "q_rule": s.q_rule,
-        "regime": a.regime,
-        "regime_reason": a.regime_reason,
-        "R_X": frac(a.R_X.value),
-        "R_Y": frac(a.R_Y.value),
-        "key_rate_lower_printed": frac(a.key_rate_lower_printed.value),
-        "key_rate_lower_printed_reason": a.key_rate_lower_printed.reason,
-        "key_rate_lower": frac(a.key_rate_lower.value),
-        "key_rate_lower_reason": a.key_rate_lower.reason,
-        "key_rate_upper": frac(a.key_rate_upper.value),
-        "key_rate_upper_reason": a.key_rate_upper.reason,
-        "key_rate_upper_used": None if a.key_rate_upper_used is None else frac(a.key_rate_upper_used.value),
-        "key_rate_upper_used_reason": None if a.key_rate_upper_used is None else a.key_rate_upper_used.reason,
-        "lp": None if a.lp is None else lp_to_dict(inst, a.lp),
-        "outside_assumptions": inst.outside_assumptions(),
-        "warnings": list(inst.warnings),
-    }
+    d = a.to_dict()
     if detail:
         d["configurations"] = configurations_to_list(a)
     return d
 
 
 def leak_to_dict(leak) -> dict[str, Any]:
-    return {"k": leak.k, "m": leak.m, "n": leak.n,
-            "leak": frac(leak.symbols), "exact": leak.exact,
-            "approx": None if leak.exact else leak.approx}
+    """One leak as plain data (:meth:`itsa.schemes.verifier.Leak.to_dict`)."""
+    return leak.to_dict()
 
 
 def verdict_to_dict(instance: Instance, verdict, include_all: bool = False) -> dict[str, Any]:
-    """The ``itsa verify --json`` object (leaks in exact q-ary units)."""
-    from itsa.schemes.scheme import scheme_to_dict
-
-    shown = verdict.measured if include_all else verdict.leaks
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "instance": instance.name,
-        "ok": verdict.ok,
-        "engine": verdict.engine,
-        "fallback": verdict.fallback,
-        "source_dim": verdict.source_dim,
-        "scheme": scheme_to_dict(instance, verdict.scheme),
-        "rate": frac(verdict.scheme.rate),
-        "correct": {str(k): v for k, v in verdict.correct.items()},
-        "configurations": verdict.total,
-        "checked": verdict.checked,
-        "trivial": verdict.trivial,
-        "nonzero_leaks": len(verdict.leaks),
-        "leaks": [leak_to_dict(lk) for lk in shown],
-    }
+    """The ``itsa verify --json`` object (:meth:`itsa.schemes.verifier.Verdict.to_dict`)."""
+    return dataclasses.replace(verdict, instance=instance).to_dict(include_all)
 
 
 def build_to_dict(instance: Instance, build) -> dict[str, Any]:
-    """The ``itsa build --json`` object."""
-    from itsa.schemes.scheme import scheme_to_dict
-
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "instance": instance.name,
-        "construction": build.construction,
-        "note": build.note,
-        "rate": frac(build.scheme.rate),
-        "field": build.scheme.field,
-        "required_field": build.required_field,
-        "tries": build.tries,
-        "verified": build.verdict.ok,
-        "engine": build.verdict.engine,
-        "scheme": scheme_to_dict(instance, build.scheme),
-    }
+    """The ``itsa build --json`` object (:meth:`itsa.schemes.constructions.Build.to_dict`)."""
+    verdict = dataclasses.replace(build.verdict, instance=instance)
+    return dataclasses.replace(build, verdict=verdict).to_dict()
 
 
 def audit_to_dict(result) -> dict[str, Any]:

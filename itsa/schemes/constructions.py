@@ -10,25 +10,28 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, lcm
+from typing import Any
 
 import numpy as np
 
 from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.checks import choice
+from itsa._util.display import Displayable
+from itsa._util.plain import frac, stamped
 from itsa._util.progress import counting
 from itsa.bounds.analysis import REGIMES, Analysis, Regime
 from itsa.exceptions import Infeasible, VerificationError
 from itsa.schemes.linalg import check_field, field_problem
-from itsa.schemes.scheme import Scheme
+from itsa.schemes.scheme import Scheme, scheme_to_dict
 from itsa.schemes.verifier import Verdict, check_verifiable, verify
 
 #: One construction per regime, named after it (the same tuple as :data:`itsa.bounds.analysis.REGIMES`).
 CONSTRUCTIONS = REGIMES
 
 
-@dataclass(kw_only=True, frozen=True)
-class Build:
+@dataclass(kw_only=True, frozen=True, repr=False)
+class Build(Displayable):
     """A verified scheme with the evidence of how it was found.
 
     ``required_field`` is the Schwartz-Zippel size the construction asks for
@@ -41,6 +44,27 @@ class Build:
     tries: int
     required_field: int | None
     note: str = ""
+
+    def _headline(self) -> str:
+        return f"{self.construction} scheme over F_{self.scheme.field}, rate {self.scheme.rate}, verified"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        needs = ("the paper prints no field size for this construction" if self.required_field is None
+                 else f"q > {self.required_field}")
+        rows = [("scheme", repr(self.scheme)), ("verdict", repr(self.verdict)),
+                ("draws", f"{self.tries} (the first that verified)"), ("Schwartz-Zippel size", needs)]
+        return rows + ([("note", self.note)] if self.note else [])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``itsa build --json`` object."""
+        inst = self.verdict.instance
+        return stamped({
+            "instance": None if inst is None else inst.name,
+            "construction": self.construction, "note": self.note, "rate": frac(self.scheme.rate),
+            "field": self.scheme.field, "required_field": self.required_field, "tries": self.tries,
+            "verified": self.verdict.ok, "engine": self.verdict.engine,
+            "scheme": None if inst is None else scheme_to_dict(inst, self.scheme),
+        })
 
 
 def required_field(a: Analysis, construction: str) -> int | None:

@@ -22,18 +22,20 @@ recoverable from ``view_k``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from itsa._util import display
 from itsa._util.checks import choice
 from itsa._util.display import Displayable, Kind
+from itsa._util.plain import frac, stamped
 from itsa._util.progress import counting
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.instance import Instance
 from itsa.schemes.engines import ENUM_MAX_SOURCE, enumeration_engine, rank_engine
 from itsa.schemes.plan import Plan
-from itsa.schemes.scheme import Scheme
+from itsa.schemes.scheme import Scheme, scheme_to_dict
 from itsa.typing import Progress
 
 
@@ -87,6 +89,11 @@ class Leak:
         """True iff the information is exactly zero."""
         return self.symbols == 0
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the configuration, the exact leak in q-ary units, its float where not exact."""
+        return {"k": self.k, "m": self.m, "n": self.n, "leak": frac(self.symbols), "exact": self.exact,
+                "approx": None if self.exact else self.approx}
+
 
 @dataclass(kw_only=True, frozen=True, repr=False)
 class Verdict(Displayable):
@@ -127,6 +134,21 @@ class Verdict(Displayable):
     fallback: str | None = None
     source_dim: int = 0
     inferred: int = 0
+    instance: Instance | None = field(default=None, compare=False, repr=False)   # the instance checked
+
+    def to_dict(self, include_all: bool = False) -> dict[str, Any]:
+        """The ``itsa verify --json`` object (leaks in exact q-ary units; every one with ``include_all``)."""
+        inst = self.instance
+        shown = self.measured if include_all else self.leaks
+        return stamped({
+            "instance": None if inst is None else inst.name,
+            "ok": self.ok, "engine": self.engine, "fallback": self.fallback, "source_dim": self.source_dim,
+            "scheme": None if inst is None else scheme_to_dict(inst, self.scheme),
+            "rate": frac(self.scheme.rate),
+            "correct": {str(k): v for k, v in self.correct.items()},
+            "configurations": self.total, "checked": self.checked, "trivial": self.trivial,
+            "nonzero_leaks": len(self.leaks), "leaks": [lk.to_dict() for lk in shown],
+        })
 
     @property
     def leaks(self) -> tuple[Leak, ...]:
@@ -287,7 +309,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     else:
         correct, values, inferred = enumeration_engine(plan, tick)
     leaks = tuple(Leak(k + 1, m + 1, n + 1, *values[k, m, n]) for k, m, n in sorted(values))
-    return Verdict(scheme=scheme, engine=engine, correct={k + 1: c for k, c in enumerate(correct)}, measured=leaks,
+    return Verdict(instance=instance, scheme=scheme, engine=engine, correct={k + 1: c for k, c in enumerate(correct)}, measured=leaks,
                    trivial=plan.trivial, fallback=fallback, source_dim=plan.dim, inferred=inferred)
 
 

@@ -32,6 +32,7 @@ from fractions import Fraction
 from math import ceil
 
 from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
 from itsa.exceptions import ItsaError
 from itsa.model.instance import Instance
 from itsa.search.vector import VectorSearchResult, search_vector_scheme
@@ -69,8 +70,8 @@ class RateTried:
                 "best_deficit": self.best_deficit}
 
 
-@dataclass(kw_only=True, frozen=True)
-class GapSearch:
+@dataclass(kw_only=True, frozen=True, repr=False)
+class GapSearch(Displayable):
     """The record of the upper-end search: what was tried, and why it stopped.
 
     ``scalar_candidates`` and ``scalar_limit`` come from the scalar search
@@ -116,6 +117,16 @@ class GapSearch:
             stops.append(self.stopped)
         return (f"no scheme below the upper end: rates {tried} tried with L up to {self.largest_L}, "
                 f"{self.candidates} candidates; stopped: {'; '.join(stops) or 'every planned rate tried'}")
+
+    def _headline(self) -> str:
+        found = [r.rate for r in self.rates if r.found]
+        if found:
+            return f"a verified scheme at rate {min(found)}; {self.candidates} candidates in all"
+        return self.why()
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [(f"rate {r.rate}", f"L {', '.join(map(str, r.L_values))}: {r.candidates} candidates, "
+                 + ("found" if r.found else f"none ({r.limit or 'all drawn'})")) for r in self.rates]
 
     def to_dict(self) -> dict:
         return {"rates": [r.to_dict() for r in self.rates], "rounds": self.rounds,

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from dataclasses import field as dataclass_field
 from fractions import Fraction
 from itertools import product
+from typing import Any
 
 import flint
 import numpy as np
@@ -36,6 +37,7 @@ import numpy as np
 from itsa._util.bitset import members
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa._util.plain import frac
 from itsa._util.progress import Tick, counting
 from itsa.bounds.corrected import structures
 from itsa.exceptions import InvalidOption, ItsaError
@@ -109,6 +111,14 @@ class SearchResult(Displayable):
         what = f"rate {self.rate} (shape {self.shape})" if self.found else "no scheme found"
         proof = "exhaustive below it" if self.exhaustive else "not exhaustive"
         return f"{what} over F_{self.field}, {self.candidates} candidates, {proof}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the rate found, its shape, the levels tried, the counts and what stopped it."""
+        return {"rate": frac(self.rate), "field": self.field, "seed": self.seed, "found": self.found,
+                "shape": self.shape, "L_values": list(self.L_values),
+                "d_values": {str(L): list(ds) for L, ds in self.d_values.items()},
+                "candidates": self.candidates, "prefiltered": self.prefiltered, "verified": self.verified,
+                "exhaustive": self.exhaustive, "complete": self.complete, "limit": self.limit}
 
     def _rows(self) -> list[tuple[str, str]]:
         levels = "; ".join(f"L = {L}: d = {', '.join(map(str, ds))}" for L, ds in self.d_values.items())

@@ -58,12 +58,15 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import flint
 import numpy as np
 
 from itsa._util.bitset import members
 from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
 from itsa._util.progress import Callback, counting
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
@@ -113,8 +116,8 @@ class Trial:
     found: bool
 
 
-@dataclass(kw_only=True, frozen=True)
-class VectorSearchResult:
+@dataclass(kw_only=True, frozen=True, repr=False)
+class VectorSearchResult(Displayable):
     """Outcome of :func:`search_vector_scheme`.
 
     ``scheme`` is a verified scheme of rate ``rate`` (``None`` if none was
@@ -145,6 +148,27 @@ class VectorSearchResult:
     @property
     def found(self) -> bool:
         return self.scheme is not None
+
+    def _headline(self) -> str:
+        what = (f"rate {self.rate} found at L = {self.scheme.L} (shape {self.shape})" if self.scheme is not None
+                else f"no scheme at rate {self.rate}")
+        return f"{what} over F_{self.field}, {self.candidates} candidates"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [("L tried", ", ".join(map(str, self.L_tried)) or "none"),
+                ("candidates", f"{self.candidates} drawn, {self.prefiltered} past the group criterion"),
+                ("stopped", self.limit or "every planned shape tried")]
+        if self.best_deficit is not None:
+            rows.append(("closest draw", f"{self.best_deficit} key symbols short of security"))
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the rate, the find (its shape and ``L``), what was tried and what stopped it."""
+        return {"rate": frac(self.rate), "field": self.field, "seed": self.seed, "found": self.found,
+                "shape": self.shape, "L": None if self.scheme is None else self.scheme.L,
+                "L_tried": list(self.L_tried), "candidates": self.candidates, "prefiltered": self.prefiltered,
+                "hinted": self.hinted, "limit": self.limit, "exhaustive": self.exhaustive,
+                "best_deficit": self.best_deficit}
 
 
 # ---------------------------------------------------------------------------
