@@ -26,7 +26,7 @@ def test_each_kind_of_input_raises_its_own_class(example1, tmp_path):
         itsa.verify(example1, itsa.Scheme(7, 1, 0), engine="fast")
     with pytest.raises(InvalidOption, match="q_rule"):
         itsa.analyze(example1, q_rule="both")
-    with pytest.raises(InvalidScheme, match="L must be"):
+    with pytest.raises(InvalidScheme, match="L: must be"):
         itsa.Scheme(7, 0, 1)
     with pytest.raises(InvalidOutputPath, match="extension"):
         itsa.draw_instance(a, tmp_path / "x.gif")

@@ -40,7 +40,7 @@ def test_homogeneous_builder_matches_shipped_files(U, V, t):
 def test_unknown_name_and_bad_parameters():
     with pytest.raises(itsa.InvalidInstance, match="no shipped example"):
         itsa.examples.load("example-3")
-    with pytest.raises(itsa.InvalidInstance, match="t must be"):
+    with pytest.raises(itsa.InvalidInstance, match="t: must be"):
         itsa.examples.homogeneous(3, 2, -1)
     assert itsa.examples.resolve("no-such-thing") == Path("no-such-thing")
 

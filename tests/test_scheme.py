@@ -226,8 +226,8 @@ def test_missing_file(tmp_path, ex1):
 
 @pytest.mark.parametrize("kwargs,message", [
     (dict(field=4, L=1, key_symbols=0), "prime power"),
-    (dict(field=3, L=0, key_symbols=0), "L must be"),
-    (dict(field=3, L=1, key_symbols=-1), "key_symbols must be"),
+    (dict(field=3, L=0, key_symbols=0), "L: must be"),
+    (dict(field=3, L=1, key_symbols=-1), "key_symbols: must be"),
     (dict(field=3, L=1, key_symbols=1, keys={-1: [[1]]}), "not a user bit index"),
     (dict(field=3, L=1, key_symbols=1, keys=[(0, [[1]]), (0, [[2]])]), "two keys"),
     (dict(field=3, L=1, key_symbols=1, keys={0: [[1, 2]]}), "2 entries"),

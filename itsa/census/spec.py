@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from itsa._util.checks import choice
+from itsa._util.checks import choice, whole_number
 from itsa._util.checks import unknown as unknown_choice
 from itsa._util.files import read_text
 from itsa.census.universe import Item, Universe, census_items, check_params
@@ -127,8 +127,7 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
         raise InvalidSpec(f"time_limit: {tl!r} is not a positive number of seconds")
     seed, fld = data.get("seed", 0), data.get("field", 31)
     for key, val in (("seed", seed), ("field", fld)):
-        if isinstance(val, bool) or not isinstance(val, int):
-            raise InvalidSpec(f"{key}: {val!r} is not a whole number")
+        whole_number(key, val, minimum=-(2**63), error=InvalidSpec)
     search = data.get("search") or {}
     if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
         raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")

@@ -26,9 +26,10 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
+from itsa._util.checks import whole_number
 from itsa.exceptions import InvalidInput, InvalidInstance
 from itsa.model.instance import Instance
-from itsa.model.io import _is_int, load_instance, parse_instance
+from itsa.model.io import load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
            "homogeneous", "homogeneous_yaml", "resolve", "spec_names", "spec_path", "resolve_spec",
@@ -229,8 +230,7 @@ def example2() -> Instance:
 
 def _check_homogeneous(U, V, t) -> None:
     for label, x, low in (("U", U, 1), ("V", V, 1), ("t", t, 0)):
-        if not _is_int(x) or x < low:
-            raise InvalidInstance(f"homogeneous: {label} must be a whole number >= {low}, not {x!r}")
+        whole_number(f"homogeneous: {label}", x, minimum=low, error=InvalidInstance)
 
 
 def homogeneous_yaml(U: int, V: int, t: int) -> str:

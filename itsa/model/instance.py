@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from itsa._util.bitset import mask_of, members
+from itsa._util.checks import is_whole
 from itsa._util.display import Displayable
 from itsa._util.display import user as _user
 from itsa._util.display import users as _users
@@ -63,7 +64,7 @@ class Instance(Displayable):
         if not self.servers:
             raise InvalidInstance("servers: at least one server is needed")
         for u, v in enumerate(self.servers, 1):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            if not is_whole(v) or v < 1:
                 raise InvalidInstance(f"servers: server {u} has {v!r} users; each needs >= 1")
         if sum(self.servers) > MAX_USERS:
             raise InvalidInstance(f"servers: {excerpt(sum(self.servers), 30)} users in all; "

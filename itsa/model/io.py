@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from itsa._util.bitset import mask_of
+from itsa._util.checks import is_whole
 from itsa._util.checks import unknown as unknown_choice
 from itsa._util.files import read_text
 from itsa._util.safe_yaml import MAX_BYTES, load_yaml
@@ -164,8 +165,7 @@ def _size(x: Any, where: str) -> int:
     return x
 
 
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+_is_int = is_whole       # the one whole-number test (itsa._util.checks)
 
 
 def _kind(x: Any) -> str:

@@ -17,7 +17,7 @@ from functools import lru_cache
 import flint
 import numpy as np
 
-from itsa._util.checks import choice, unknown
+from itsa._util.checks import choice, is_whole, unknown
 from itsa._util.display import Kind
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
@@ -60,7 +60,7 @@ def field_problem(q) -> str | None:
     >>> field_problem([7])
     'field [7] is not an integer'
     """
-    if not isinstance(q, int) or isinstance(q, bool):
+    if not is_whole(q):
         return f"field {excerpt(q, 30)} is not an integer"
     return _int_field_problem(q)
 

@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from itsa._util.checks import is_whole as _is_int
 from itsa._util.checks import unknown as unknown_choice
+from itsa._util.checks import whole_number
 from itsa._util.display import Displayable, user
 from itsa._util.files import atomic_writer, read_text
 from itsa.exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
 from itsa.model.instance import Instance
-from itsa.model.io import _is_int
 from itsa.schemes.linalg import check_field
 
 TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
@@ -92,10 +93,8 @@ class Scheme(Displayable):
 
     def __post_init__(self):
         check_field(self.field, InvalidScheme)
-        if not _is_int(self.L) or self.L < 1:
-            raise InvalidScheme(f"L must be a whole number >= 1, not {excerpt(self.L)}")
-        if not _is_int(self.key_symbols) or self.key_symbols < 0:
-            raise InvalidScheme(f"key_symbols must be a whole number >= 0, not {excerpt(self.key_symbols)}")
+        whole_number("L", self.L, minimum=1, error=InvalidScheme)
+        whole_number("key_symbols", self.key_symbols, minimum=0, error=InvalidScheme)
         if self.construction is not None and not isinstance(self.construction, str):
             raise InvalidScheme(f"construction must be a string or null, not {excerpt(self.construction)}")
         if self.seed is not None and not _is_int(self.seed):
@@ -287,10 +286,8 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
     if field is not None:
         check_field(field, InvalidOption, "requested ")
         q = field
-    if not _is_int(L) or L < 1:
-        raise InvalidScheme(f"L: must be a whole number >= 1, not {excerpt(L)}")
-    if not _is_int(d) or d < 0:
-        raise InvalidScheme(f"key_symbols: must be a whole number >= 0, not {excerpt(d)}")
+    whole_number("L", L, minimum=1, error=InvalidScheme)
+    whole_number("key_symbols", d, minimum=0, error=InvalidScheme)
     keys = data["keys"]
     if not isinstance(keys, dict):
         raise InvalidScheme(f"keys: must be a mapping \"u,v\" -> matrix, not {_kind(keys)}")
