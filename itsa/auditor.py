@@ -25,7 +25,7 @@ from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
 from itsa.bounds.published import KnownOptimum, known_optimum
 from itsa.exceptions import Infeasible, InvalidInstance, InvalidScheme, ItsaError, VerificationError
 from itsa.model.instance import Instance
-from itsa.model.quantities import Q_RULES, configurations
+from itsa.model.quantities import Q_RULES, QRule, configurations
 from itsa.schemes.constructions import Build, build_scheme, default_field, required_field
 from itsa.schemes.linalg import check_field
 from itsa.schemes.scheme import Scheme, save_scheme
@@ -128,12 +128,14 @@ class Audit(Displayable):
     def lower_bound(self) -> Fraction:
         """The best proved lower bound (every scheme): the corrected one, or the certified keys converse."""
         c = self.converse
-        return max(self.corrected.value, c.value) if c is not None and c.certified else self.corrected.value
+        if c is None or not c.certified or c.value is None:
+            return self.corrected.value
+        return max(self.corrected.value, c.value)
 
     @property
     def best_verified_rate(self) -> Fraction | None:
-        rates = [c.rate for c in self.checks if c.verified]
-        if self.search.found:
+        rates = [c.rate for c in self.checks if c.rate is not None]     # the verified ones
+        if self.search.rate is not None:                                 # found
             rates.append(self.search.rate)
         return min(rates, default=None)
 
@@ -237,9 +239,11 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     check_field(field)
     cap_note = None
     conf = configurations(instance)
-    analyses = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf) for rule in Q_RULES}
-    base = analyses["union"]
-    printed_lower = base.key_rate_lower_printed.value
+    analyses: dict[str, Analysis] = {rule: analyze(instance, q_rule=rule, corrected=False, conf=conf)
+                                     for rule in Q_RULES}
+    printed_lower = analyses[QRule.UNION].key_rate_lower_printed.value
+    if printed_lower is None:       # analyze() always prints min{e*, K-1}
+        raise VerificationError("the analysis gives no printed lower bound min{e*, K-1}")
     corrected = corrected_lower_bound(instance)
     checks = _construction_checks(analyses, field, seed, max_tries)
     try:
@@ -283,16 +287,21 @@ def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | N
                  f"the search's limit of {MAX_SOURCE_DIM} source symbols")
 
 
-def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionCheck]:
+#: What :func:`_try_build` gives: the verified build, else why not and whether the construction does not apply.
+_Attempt = tuple[Build | None, str | None, bool]
+
+
+def _construction_checks(analyses: dict[str, Analysis], field: int, seed: int,
+                         max_tries: int) -> list[ConstructionCheck]:
     checks: list[ConstructionCheck] = []
-    cache: dict[tuple, tuple] = {}
+    cache: dict[tuple[str, int, int | None], _Attempt] = {}
     for rule, a in analyses.items():
         need = required_field(a, a.regime)
         q = field if need is None or field > need else default_field(a, floor=field)
         if a.regime is Regime.CONDITION_3:
             inst = a.instance
             for x in members(inst.full_mask & ~(a.S_bar & a.Q)):
-                key = ("condition-3", q, x)
+                key: tuple[str, int, int | None] = ("condition-3", q, x)
                 if key not in cache:
                     cache[key] = _try_build(a, q, seed, max_tries, x)
                 build, failure, structural = cache[key]
@@ -307,7 +316,7 @@ def _construction_checks(analyses, field, seed, max_tries) -> list[ConstructionC
     return checks
 
 
-def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None):
+def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None) -> _Attempt:
     try:
         return build_scheme(a, q, seed=seed, max_tries=max_tries, extra_user=x), None, False
     except (Infeasible, InvalidScheme) as exc:      # cannot apply, or too large to verify
@@ -319,7 +328,7 @@ def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None):
 def _findings(inst, analyses, printed_lower, corrected, checks, search, external):
     findings: list[Finding] = []
     notes: list[str] = []
-    base = analyses["union"]
+    base = analyses[QRule.UNION]
     where = base.e_star_configuration
     lower_txt = f"min{{e*, K-1}} = min{{{base.e_star}, {inst.K - 1}}} = {printed_lower}"
 
@@ -377,7 +386,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
                 f"(best verified: {best if best is not None else 'none'}, search bounded)",
                 printed=str(claim), verified=None if best is None else str(best)))
 
-    u, i = analyses["union"], analyses["intersection"]
+    u, i = analyses[QRule.UNION], analyses[QRule.INTERSECTION]
     if (u.regime, u.Q) != (i.regime, i.Q):
         c3 = [c for c in checks if c.construction == Regime.CONDITION_3]
         ok = display.users(sorted({inst.label(c.extra_user) for c in c3 if c.verified}))
@@ -457,12 +466,13 @@ def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
     inst = result.instance
     stem = safe_stem(inst.name or "instance")
     search_file = None
-    if result.search.found:
+    if result.search.scheme is not None:            # found
         search_file = str(out / f"{stem}.search.scheme.json")
         save_scheme(inst, result.search.scheme, search_file)
-    checks, written = [], set()
+    checks: list[ConstructionCheck] = []
+    written: set[Scheme] = set()
     for c in result.checks:
-        if c.verified:
+        if c.build is not None:                     # verified
             x = "" if c.extra_user is None else "-x{}-{}".format(*inst.label(c.extra_user))
             path = str(out / f"{stem}.{c.construction}{x}.scheme.json")   # same for both readings
             if c.build.scheme not in written:

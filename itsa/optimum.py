@@ -27,7 +27,7 @@ from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
 from itsa.converse.registry import CLASSES, SOLVE_CLASSES, lookup
-from itsa.exceptions import InvalidInstance, ItsaError
+from itsa.exceptions import InvalidInstance, ItsaError, VerificationError
 from itsa.model.instance import Instance
 from itsa.output.report import SCHEMA_VERSION
 from itsa.schemes.scheme import Scheme
@@ -184,15 +184,18 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
             continue
         bounds.append(b)
         clock.lap(f"converse-{cls}")
-        if b.certified and b.scheme_class != "general":     # a narrower scope (linear keys): a note only
+        if not b.certified:
+            if b.cut:
+                skipped[cls] = b.status
+            else:
+                notes.append(f"{cls} converse not proved: {b.status}")
+        elif b.value is None or b.certificate is None:
+            raise VerificationError(f"the {cls} converse is marked certified without a value and its certificate")
+        elif b.scheme_class != "general":     # a narrower scope (linear keys): a note only
             notes.append(f"{cls} converse: R_ZΣ ≥ {b.value} for {b.scope}")
-        elif b.certified and (b.value > lower.value or (b.value == lower.value and not lower.certified)):
+        elif b.value > lower.value or (b.value == lower.value and not lower.certified):
             lower = LowerEnd(b.value, cls, True, f"certified {cls} converse LP: {b.value}, "
                              f"{b.certificate.size}-step proof checked exactly", b)
-        elif b.cut:
-            skipped[cls] = b.status
-        elif not b.certified:
-            notes.append(f"{cls} converse not proved: {b.status}")
     search = GapSearch(scalar_candidates=scalar[1], scalar_limit=scalar[2], scalar_L=scalar[3])
     if upper is None or upper.value > lower.value:
         report("vector search")
@@ -262,7 +265,7 @@ def _scalar_search(instance, seed, lower, upper, notes, clock):
     except ItsaError as exc:
         notes.append(f"scalar search skipped: {exc}")
         return None, None, f"skipped: {exc}", 1
-    found = _checked(instance, r.scheme, f"search ({r.shape})") if r.found else None
+    found = _checked(instance, r.scheme, f"search ({r.shape})") if r.scheme is not None else None
     return found, r.candidates, r.limit, max(r.d_values, default=1)
 
 
@@ -273,7 +276,8 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar)
     r, record = search_gap(instance, lower.value, None if upper is None else upper.value,
                            hints=hints, seed=seed, field=field, time_limit=clock.left())
     record = GapSearch(rates=record.rates, scalar_candidates=scalar[1], scalar_limit=scalar[2], stopped=record.stopped, scalar_L=scalar[3], rounds=record.rounds)
-    found = _checked(instance, r.scheme, f"vector search ({r.shape})") if r is not None else None
+    found = (_checked(instance, r.scheme, f"vector search ({r.shape})")
+             if r is not None and r.scheme is not None else None)
     return found, record
 
 

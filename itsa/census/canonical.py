@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Iterator
 
 from itsa._util.bitset import mask_of, members
 from itsa.model.instance import Instance
@@ -71,7 +72,11 @@ def canonical_key(instance: Instance) -> str:
     return f"{sizes}-{digest}"
 
 
-def brute_canonical_form(instance: Instance) -> tuple:
+#: An instance as ``(servers, sorted S, sorted T)``: the server sizes and the two families of masks.
+CanonicalForm = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def brute_canonical_form(instance: Instance) -> CanonicalForm:
     """The smallest relabelled ``(servers, sorted S, sorted T)`` over every relabelling.
 
     Exponential in ``K``: for tests and small instances (``K <= 6``).
@@ -80,7 +85,11 @@ def brute_canonical_form(instance: Instance) -> tuple:
     >>> brute_canonical_form(Instance.from_users([1, 2, 1], [[(2, 2)]], [[]]))
     ((1, 1, 2), (4,), (0,))
     """
-    best = None
+    return min(_relabelled_forms(instance))     # never empty: the identity is a relabelling
+
+
+def _relabelled_forms(instance: Instance) -> Iterator[CanonicalForm]:
+    """``(servers, sorted S, sorted T)`` under every relabelling of servers and of users within them."""
     masks = instance.server_masks
     for order in itertools.permutations(range(instance.U)):
         servers = tuple(instance.servers[u] for u in order)
@@ -89,8 +98,5 @@ def brute_canonical_form(instance: Instance) -> tuple:
             new = [i for block in inner for i in block]          # new bit j <- old bit new[j]
             perm = {old: j for j, old in enumerate(new)}
             move = lambda m, perm=perm: mask_of(perm[i] for i in members(m))   # noqa: E731
-            form = (servers, tuple(sorted(map(move, instance.security_sets))),
-                    tuple(sorted(map(move, instance.collusion_sets))))
-            if best is None or form < best:
-                best = form
-    return best
+            yield (servers, tuple(sorted(map(move, instance.security_sets))),
+                   tuple(sorted(map(move, instance.collusion_sets))))

@@ -26,6 +26,7 @@ import os
 from collections import Counter, defaultdict
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from itsa._util.checks import choice
 from itsa.census.schema import RowStatus
@@ -35,23 +36,23 @@ from itsa.output.draw import FORMATS, STYLES
 
 __all__ = ["census_summary", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
 
+#: One census row: a column name to its value (strings, ints, floats, booleans or None).
+Row = dict[str, Any]
+
 REPORTS = ("converse-by-regime", "certified-by-K", "printed-gap", "gaps", "grid-rate", "open")
 
 
-def _scopes(rows) -> str:
+def _scopes(rows: list[Row]) -> str:
     """The scopes of the rows' lower bounds, joined (one string when they agree)."""
-    return "; ".join(sorted({scope_of(r["lower_class"]) for r in rows if r["lower_class"]}))
-
-
-def _F(x) -> Fraction | None:
-    return None if x is None else Fraction(x)
+    scopes = {scope_of(r["lower_class"]) for r in rows if r["lower_class"]}
+    return "; ".join(sorted(s for s in scopes if s is not None))     # None: no lower class
 
 
 def _share(a: int, b: int) -> str:
     return f"{a / b:.4f}" if b else ""
 
 
-def census_summary(rows: list[dict]) -> dict:
+def census_summary(rows: list[Row]) -> dict[str, Any]:
     """Counts over the whole table: instances, by status, optimal (and for which schemes:
     ``optimal_scope``), printed converse beaten.
 
@@ -71,13 +72,13 @@ def census_summary(rows: list[dict]) -> dict:
         "optimal_scope": _scopes([r for r in ok if r["verdict"] == Verdict.OPTIMAL]),
         "with_verified_rate": len(with_upper),
         "printed_beaten": sum(bool(r["printed_beaten"]) for r in with_upper),
-        "corrected_violated": sum(_F(r["upper"]) < _F(r["lower_corrected"]) for r in with_upper
+        "corrected_violated": sum(Fraction(r["upper"]) < Fraction(r["lower_corrected"]) for r in with_upper
                                   if r["lower_corrected"] is not None),
-        "fractional_upper": sum(_F(r["upper"]).denominator > 1 for r in with_upper),
+        "fractional_upper": sum(Fraction(r["upper"]).denominator > 1 for r in with_upper),
     }
 
 
-def census_tables(rows: list[dict]) -> dict[str, tuple[list[str], list[list]]]:
+def census_tables(rows: list[Row]) -> dict[str, tuple[list[str], list[list]]]:
     """Every report table as ``(header, rows)``, keyed by the names of :data:`REPORTS`."""
     ok = [r for r in rows if r["status"] == RowStatus.OK]
     return {
@@ -100,7 +101,8 @@ def _by_regime(ok):
     for regime in sorted(groups):
         g = groups[regime]
         beaten = sum(bool(r["printed_beaten"]) for r in g)
-        bad = sum(r["lower_corrected"] is not None and _F(r["upper"]) < _F(r["lower_corrected"]) for r in g)
+        bad = sum(r["lower_corrected"] is not None and Fraction(r["upper"]) < Fraction(r["lower_corrected"])
+                  for r in g)
         out.append([regime, len(g), beaten, _share(beaten, len(g)), bad])
     return header, out
 
@@ -122,13 +124,13 @@ def _printed_gap(ok):
     groups = defaultdict(list)
     for r in ok:
         if r["verdict"] == Verdict.OPTIMAL and r["lower_printed"] is not None:
-            groups[(r["regime"], _F(r["lower_printed"]) - _F(r["lower"]))].append(r)
+            groups[(r["regime"], Fraction(r["lower_printed"]) - Fraction(r["lower"]))].append(r)
     return ["regime", "printed_minus_optimum", "instances", "scope"], \
         [[regime, str(d), len(g), _scopes(g)] for (regime, d), g in sorted(groups.items())]
 
 
 def _gaps(ok):
-    c = Counter(_F(r["gap"]) for r in ok if r["gap"] is not None)
+    c = Counter(Fraction(r["gap"]) for r in ok if r["gap"] is not None)
     return ["gap", "instances"], [[str(g), n] for g, n in sorted(c.items())]
 
 

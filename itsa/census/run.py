@@ -212,7 +212,7 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
         report(state)
         args = (spec.work, spec.time_limit, spec.seed)
         opts = spec.options(out)
-        if serial:
+        if c is None:               # serial: no cluster
             start = time.monotonic()
             for it in todo:
                 report(replace(state, running=1, elapsed=time.monotonic() - start))
@@ -269,11 +269,12 @@ def _run_dask(c, todo, args, opts, store, state, report, start):
     window = 2 * threads + 2
     queue = list(reversed(todo))
     inflight: dict = {}
-    timed = [0, 0.0]                      # rows finished, their seconds of work
+    timed_rows, timed_seconds = 0, 0.0    # rows finished, their seconds of work
     ac = as_completed()
 
     def submit() -> None:
-        chunk = [queue.pop() for _ in range(min(len(queue), _chunk_size(*timed, len(queue), threads)))]
+        size = _chunk_size(timed_rows, timed_seconds, len(queue), threads)
+        chunk = [queue.pop() for _ in range(min(len(queue), size))]
         if chunk:
             jobs = [(it.text, dict(opts, key=it.key, name=it.name, source=it.source)) for it in chunk]
             fut = c.submit(run_many, jobs, *args, pure=False)
@@ -293,8 +294,8 @@ def _run_dask(c, todo, args, opts, store, state, report, start):
             fut.release()
             for row in rows:
                 store.add(row)
-                timed[0] += 1
-                timed[1] += row["time"] or 0.0
+                timed_rows += 1
+                timed_seconds += row["time"] or 0.0
             submit()
             running = min(sum(len(ch) for ch, _, _ in inflight.values()), threads)
             for row in rows:

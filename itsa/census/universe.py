@@ -34,10 +34,13 @@ EXHAUSTIVE_KEYS = {"U", "K", "M", "N"}
 
 @dataclass(frozen=True)
 class Item:
-    """One instance of a census: its canonical key, name, YAML text and origin."""
+    """One instance of a census: its canonical key, name, YAML text and origin.
+
+    ``name`` is ``None`` for an instance file that names none (``name: null``).
+    """
 
     key: str
-    name: str
+    name: str | None
     text: str
     source: str
 

@@ -280,14 +280,15 @@ def _search(inst, lower, time_limit, seed, options, row, timings):
     res = search_min_rate(inst, field=field, seed=seed, **(options.get("search") or {}))
     timings["search"] = time.perf_counter() - t0
     row["field"] = field
-    if not res.found:
+    scheme = res.scheme
+    if scheme is None:          # not found
         return lower, None
-    row.update(upper=_f(res.rate), upper_L=res.scheme.L, upper_shape=res.shape)
+    row.update(upper=_f(res.rate), upper_L=scheme.L, upper_shape=res.shape)
     if options.get("save_dir"):
         from itsa.schemes.scheme import save_scheme
 
         row["scheme_path"] = _save(options, row["key"], ".scheme.json",
-                                   lambda path: save_scheme(inst, res.scheme, path))
+                                   lambda path: save_scheme(inst, scheme, path))
     return lower, res.rate
 
 

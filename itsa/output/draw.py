@@ -147,7 +147,7 @@ def parse_config(spec: str | tuple[int, int, int], instance: Instance) -> Config
         if not 1 <= x <= hi:
             raise InvalidOption(f"configuration {values}: {name} = {x} is out of range; "
                                   f"the {what} index runs 1..{hi}")
-    return values  # type: ignore[return-value]
+    return values
 
 
 def default_config(analysis: Analysis) -> Config:
@@ -175,7 +175,7 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
         raise InvalidOption(f"cannot draw {inst.K:,} users: a figure shows at most {MAX_DRAW_USERS:,} "
                             "(the layout and the labels take minutes beyond that)")
     default = config is None
-    cfg = default_config(analysis) if default else parse_config(config, inst)
+    cfg = default_config(analysis) if config is None else parse_config(config, inst)
     fig, title = _Painter(analysis, cfg, layout, default).paint(style)
     u, m, n = cfg
     conf = analysis.configurations
@@ -275,7 +275,14 @@ def _graph(inst: Instance):
     return g
 
 
-def _radial(inst: Instance) -> dict:
+#: A point of the figure's plane, and a line between two points.
+Point = tuple[float, float]
+Segment = tuple[Point, Point]
+#: Where each node goes: ``("s", u)`` for server ``u`` (1-based), ``("k", i)`` for user bit ``i``.
+Positions = dict[tuple[str, int], Point]
+
+
+def _radial(inst: Instance) -> Positions:
     """Servers evenly on a circle of radius 0.45 (server 1 on top, clockwise), so that
     the figure is symmetric; users on the unit circle, each server's users fanned out
     around it at one common spacing, small enough that neighbouring fans never meet."""
@@ -284,7 +291,7 @@ def _radial(inst: Instance) -> dict:
     step = 2 * math.pi / (K + U)
     if U > 1:
         step = min(step, min(2 * sector / (V[u] + V[(u + 1) % U] + 1) for u in range(U)))
-    pos = {}
+    pos: Positions = {}
     for u, v in enumerate(V, 1):
         centre = math.pi / 2 - sector * (u - 1)
         pos[("s", u)] = (0.45 * math.cos(centre), 0.45 * math.sin(centre))
@@ -294,7 +301,7 @@ def _radial(inst: Instance) -> dict:
     return pos
 
 
-def _positions(inst: Instance, layout: str) -> dict:
+def _positions(inst: Instance, layout: str) -> Positions:
     import networkx as nx
 
     if layout == Layout.RADIAL:
@@ -465,7 +472,10 @@ class _Painter:
         from matplotlib.collections import LineCollection
 
         inst, pos, u = self.inst, self.pos, self.cfg[0]
-        plain, listen_bc, listen_up, bc = [], [], [], []
+        plain: list[Segment] = []
+        listen_bc: list[Segment] = []
+        listen_up: list[Segment] = []
+        bc: list[Segment] = []
         for i in range(inst.K):
             s = inst.server_of(i)
             seg = (pos[("k", i)], pos[("s", s)])
