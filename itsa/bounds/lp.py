@@ -92,7 +92,10 @@ class LPResult(Displayable):
     def _rows(self) -> list[tuple[str, str]]:
         rows = [("solver", self.solver or "none"), ("constraints", str(len(self.constraints)))]
         if self.b is not None:
-            name = (lambda i: display.user(*self.instance.label(i))) if self.instance is not None else str
+            inst = self.instance
+
+            def name(i: int) -> str:
+                return display.user(*inst.label(i)) if inst is not None else f"user bit {i}"
             rows.append(("b", ", ".join(f"{name(i)}: {v}" for i, v in self.b.items() if v) or "all 0"))
         return rows
 
