@@ -14,12 +14,13 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.display import Displayable, Kind
 from itsa._util.files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.auditor.safe_stem)
+from itsa._util.plain import frac, stamped
 from itsa.bounds.analysis import Analysis, Regime, analyze
 from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
 from itsa.bounds.published import KnownOptimum, known_optimum
@@ -140,6 +141,51 @@ class Audit(Displayable):
         return min(rates, default=None)
 
     # -- display -----------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The ``itsa audit --json`` object."""
+        inst = self.instance
+        search = self.search
+        return stamped({
+            "instance": inst.name,
+            "field": self.field,
+            "seed": self.seed,
+            "regimes": {rule: a.regime for rule, a in self.analyses.items()},
+            "e_star": self.analyses["union"].e_star,
+            "key_rate_lower_printed": frac(self.printed_lower),
+            "key_rate_lower": frac(self.corrected.value),
+            "key_rate_lower_reason": self.corrected.reason,
+            "converse_lower": None if self.converse is None else self.converse.to_dict(),
+            "claimed": {rule: {"regime": a.regime, "key_rate_upper": frac(a.key_rate_upper.value),
+                               "reason": a.key_rate_upper.reason}
+                        for rule, a in self.analyses.items()},
+            "constructions": [
+                {"q_rule": c.q_rule, "construction": c.construction, "field": c.field,
+                 "x": None if c.extra_user is None else list(inst.label(c.extra_user)),
+                 "allowed": c.allowed, "verified": c.verified,
+                 "rate": frac(c.build.scheme.rate) if c.build is not None else None,
+                 "rate_on_symbols_used": frac(c.rate) if c.verified else None,
+                 "failure": c.failure, "scheme_file": c.scheme_file}
+                for c in self.checks
+            ],
+            "search": {
+                "rate": frac(search.rate), "shape": search.shape, "field": search.field,
+                "candidates": search.candidates, "verified": search.verified,
+                "complete": search.complete, "limit": search.limit, "exhaustive": search.exhaustive,
+                "scheme_file": self.search_file,
+            },
+            "best_verified_rate": frac(self.best_verified_rate),
+            "external": None if self.external is None else {
+                "family": self.external.family, "parameters": self.external.parameters,
+                "value": frac(self.external.value), "source": self.external.source},
+            "findings": [
+                {"kind": f.kind, "message": f.message, "printed": f.printed, "verified": f.verified,
+                 "configuration": None if f.configuration is None else list(f.configuration),
+                 "scheme_file": f.scheme_file}
+                for f in self.findings
+            ],
+            "notes": list(self.notes),
+        })
+
     def _headline(self) -> str:
         n = len(self.findings)
         return (f"{self.instance.name or 'instance'}: {n} finding{'s' if n != 1 else ''}; "

@@ -23,13 +23,13 @@ from fractions import Fraction
 
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable, Kind
+from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
 from itsa.converse.registry import CLASSES, SOLVE_CLASSES, lookup
 from itsa.exceptions import InvalidInstance, ItsaError, VerificationError
 from itsa.model.instance import Instance
-from itsa.output.report import SCHEMA_VERSION
 from itsa.schemes.scheme import Scheme
 from itsa.schemes.verifier import verify
 from itsa.search.gap import GapSearch, search_gap

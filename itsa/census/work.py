@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.checks import unknown
+from itsa._util.plain import frac
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION, RowStatus
 from itsa.exceptions import InvalidSpec
 from itsa.optimum import Verdict
@@ -234,21 +235,17 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
     lower = upper = None
     if kind.corrected:
         lower = a.key_rate_lower.value
-        row.update(lower_corrected=_f(lower), lower=_f(lower), lower_class="corrected", lower_certified=True)
+        row.update(lower_corrected=frac(lower), lower=frac(lower), lower_class="corrected", lower_certified=True)
     if kind.run is not None:
         lower, upper = kind.run(inst, lower, time_limit, seed, options, row, timings)
     if upper is not None:
         row["printed_beaten"] = upper < a.key_rate_lower_printed.value
         if lower is not None:
-            row["gap"] = _f(upper - lower)
+            row["gap"] = frac(upper - lower)
     if row["verdict"] is None:
         row["verdict"] = "optimal" if lower is not None and lower == upper else "open"
     row["timings"] = json.dumps({k: round(v, 6) for k, v in timings.items()})
     return row
-
-
-def _f(x) -> str | None:
-    return None if x is None else str(Fraction(x))
 
 
 def _users(inst, mask) -> str:
@@ -264,10 +261,10 @@ def _analysis_columns(a) -> dict:
         "S_bar": _users(inst, s.S_bar), "S_I": _users(inst, s.S_I), "Q1": _users(inst, s.Q1),
         "Q2": _users(inst, s.Q2), "Q": _users(inst, s.Q),
         "S_bar_size": s.S_bar.bit_count(), "Q_size": s.Q.bit_count(),
-        "R_X": _f(a.R_X.value), "R_Y": _f(a.R_Y.value),
-        "upper_claimed": _f(a.key_rate_upper.value),
-        "lp_b_star": None if a.lp is None else _f(a.lp.b_star),
-        "lower_printed": _f(a.key_rate_lower_printed.value),
+        "R_X": frac(a.R_X.value), "R_Y": frac(a.R_Y.value),
+        "upper_claimed": frac(a.key_rate_upper.value),
+        "lp_b_star": None if a.lp is None else frac(a.lp.b_star),
+        "lower_printed": frac(a.key_rate_lower_printed.value),
     }
 
 
@@ -283,7 +280,7 @@ def _search(inst, lower, time_limit, seed, options, row, timings):
     scheme = res.scheme
     if scheme is None:          # not found
         return lower, None
-    row.update(upper=_f(res.rate), upper_L=scheme.L, upper_shape=res.shape)
+    row.update(upper=frac(res.rate), upper_L=scheme.L, upper_shape=res.shape)
     if options.get("save_dir"):
         from itsa.schemes.scheme import save_scheme
 
@@ -313,9 +310,9 @@ def _solve(inst, lower, time_limit, seed, options, row, timings):
     paths = _save_solution(result, row["key"], options) if options.get("save_dir") else {}
     lower = None if lo.get("value") is None else Fraction(lo["value"])
     upper = None if up.get("value") is None else Fraction(up["value"])
-    row.update(lower=_f(lower), lower_converse=_f(lower), lower_class=lo.get("class"),
+    row.update(lower=frac(lower), lower_converse=frac(lower), lower_class=lo.get("class"),
                lower_certified=lo.get("certified"), lower_method=lo.get("method"),
-               skipped=json.dumps(sol.get("skipped") or {}), upper=_f(upper), upper_L=up.get("L"),
+               skipped=json.dumps(sol.get("skipped") or {}), upper=frac(upper), upper_L=up.get("L"),
                verdict=sol.get("verdict"), field=options.get("field"),
                open_why=result.search.why() if result.verdict is Verdict.OPEN and result.search else None,
                scheme_path=paths.get("scheme"), proof_path=paths.get("proof"))

@@ -20,13 +20,14 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from itsa._util.checks import choice
 from itsa._util.display import Kind
 from itsa._util.files import atomic_writer
+from itsa._util.plain import stamped
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption, InvalidOutputPath
 from itsa.model.instance import Instance
@@ -101,6 +102,14 @@ class DrawnFigure:
     critical: bool
     default: bool
     title: str
+    instance: Instance | None = field(default=None, compare=False, repr=False)   # the instance drawn
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``itsa draw --json`` object: the file, its format and layout, the configuration shown."""
+        return stamped({"instance": None if self.instance is None else self.instance.name,
+                        "path": str(self.path), "format": self.format, "layout": self.layout,
+                        "configuration": list(self.config), "default": self.default, "c": self.c,
+                        "e_star": self.e_star, "critical": self.critical})
 
 
 def output_format(path: str | os.PathLike) -> str:
@@ -245,7 +254,8 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
     fig, info = instance_figure(analysis, config, layout, style)
     _save_atomically(fig, path, fmt, info.title)
     return DrawnFigure(path=path, format=fmt, layout=info.layout, config=info.config, c=info.c, e_star=info.e_star,
-                       critical=info.critical, default=info.default, title=info.title)
+                       critical=info.critical, default=info.default, title=info.title,
+                       instance=analysis.instance)
 
 
 # -- saving -----------------------------------------------------------------

@@ -12,12 +12,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from itsa._util.plain import frac
 from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis
 from itsa.bounds.lp import LPResult
 from itsa.model.instance import Instance
 
+__all__ = ["SCHEMA_VERSION", "lp_to_dict", "configurations_to_list", "analysis_to_dict", "leak_to_dict",
+           "verdict_to_dict", "build_to_dict", "audit_to_dict", "drawn_to_dict"]
 
 def lp_to_dict(instance: Instance, lp: LPResult) -> dict[str, Any]:
     """The Theorem-2 LP as plain data (:meth:`itsa.bounds.lp.LPResult.to_dict`)."""
@@ -59,63 +60,10 @@ def build_to_dict(instance: Instance, build) -> dict[str, Any]:
 
 
 def audit_to_dict(result) -> dict[str, Any]:
-    """The ``itsa audit --json`` object."""
-    inst = result.instance
-    search = result.search
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "instance": inst.name,
-        "field": result.field,
-        "seed": result.seed,
-        "regimes": {rule: a.regime for rule, a in result.analyses.items()},
-        "e_star": result.analyses["union"].e_star,
-        "key_rate_lower_printed": frac(result.printed_lower),
-        "key_rate_lower": frac(result.corrected.value),
-        "key_rate_lower_reason": result.corrected.reason,
-        "converse_lower": None if result.converse is None else result.converse.to_dict(),
-        "claimed": {rule: {"regime": a.regime, "key_rate_upper": frac(a.key_rate_upper.value),
-                           "reason": a.key_rate_upper.reason}
-                    for rule, a in result.analyses.items()},
-        "constructions": [
-            {"q_rule": c.q_rule, "construction": c.construction, "field": c.field,
-             "x": None if c.extra_user is None else list(inst.label(c.extra_user)),
-             "allowed": c.allowed, "verified": c.verified,
-             "rate": frac(c.build.scheme.rate) if c.verified else None,
-             "rate_on_symbols_used": frac(c.rate) if c.verified else None,
-             "failure": c.failure, "scheme_file": c.scheme_file}
-            for c in result.checks
-        ],
-        "search": {
-            "rate": frac(search.rate), "shape": search.shape, "field": search.field,
-            "candidates": search.candidates, "verified": search.verified,
-            "complete": search.complete, "limit": search.limit, "exhaustive": search.exhaustive,
-            "scheme_file": result.search_file,
-        },
-        "best_verified_rate": frac(result.best_verified_rate),
-        "external": None if result.external is None else {
-            "family": result.external.family, "parameters": result.external.parameters,
-            "value": frac(result.external.value), "source": result.external.source},
-        "findings": [
-            {"kind": f.kind, "message": f.message, "printed": f.printed, "verified": f.verified,
-             "configuration": None if f.configuration is None else list(f.configuration),
-             "scheme_file": f.scheme_file}
-            for f in result.findings
-        ],
-        "notes": list(result.notes),
-    }
+    """The ``itsa audit --json`` object (:meth:`itsa.auditor.Audit.to_dict`)."""
+    return result.to_dict()
 
 
 def drawn_to_dict(instance: Instance, drawn) -> dict[str, Any]:
-    """The ``itsa draw --json`` object."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "instance": instance.name,
-        "path": str(drawn.path),
-        "format": drawn.format,
-        "layout": drawn.layout,
-        "configuration": list(drawn.config),
-        "default": drawn.default,
-        "c": drawn.c,
-        "e_star": drawn.e_star,
-        "critical": drawn.critical,
-    }
+    """The ``itsa draw --json`` object (:meth:`itsa.output.draw.DrawnFigure.to_dict`)."""
+    return dataclasses.replace(drawn, instance=instance).to_dict()

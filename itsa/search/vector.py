@@ -86,7 +86,7 @@ Progress = Callback | None
 
 
 @dataclass(frozen=True)
-class Shape:
+class BlockShape:
     """Blocks of key symbols, who sees them and who absorbs them; ranks.
 
     ``blocks`` are ``(size, users, absorber)`` triples: ``users`` is the
@@ -213,12 +213,12 @@ def default_vector_field(instance: Instance, d: int, floor: int = 101,
 
 
 # ---------------------------------------------------------------------------
-def draw_keys(shape: Shape, rng: random.Random, q: int, K: int, L: int) -> np.ndarray:
+def draw_keys(shape: BlockShape, rng: random.Random, q: int, K: int, L: int) -> np.ndarray:
     """Generic keys of ``shape`` as a ``K x L x d`` array, each block's absorber holding ``-Σ``.
 
     Examples
     --------
-    >>> sh = Shape("two private symbols", ((1, 0b01, 2), (1, 0b10, 2)), ((0, 1), (1, 1)))
+    >>> sh = BlockShape("two private symbols", ((1, 0b01, 2), (1, 0b10, 2)), ((0, 1), (1, 1)))
     >>> Z = draw_keys(sh, random.Random(0), 7, 3, 2)
     >>> Z.shape, int(Z.sum(axis=0).max() % 7), [int(np.count_nonzero(Z[i])) > 0 for i in range(3)]
     ((3, 2, 2), 0, [True, True, True])
@@ -255,7 +255,7 @@ def _label(instance: Instance, i: int) -> str:
 
 
 def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: int,
-                max_absorbers: int = 4, prefix: str = "hint") -> list[Shape]:
+                max_absorbers: int = 4, prefix: str = "hint") -> list[BlockShape]:
     """The hint-driven shapes at ``L`` with ``d`` symbols (see the module notes).
 
     Users missing from ``hints`` count as ``h = 1`` (full rank); with empty
@@ -279,7 +279,7 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
         return []
     full = [i for i in keyed if r[i] == min(L, d)]
     absorbers = (full or sorted(keyed, key=lambda i: (-r[i], i)))[:max_absorbers]
-    out: list[Shape] = []
+    out: list[BlockShape] = []
     for a in absorbers:
         others = [i for i in keyed if i != a]
         part = [i for i in others if r[i] < min(L, d)]
@@ -294,7 +294,7 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
         rest = d - sum(s for s, _ in priv)
         if part and rest >= 0 and (rest > 0 or not fulls):
             blocks = tuple((s, m, a) for s, m in priv + ([(rest, rest_mask)] if rest else []))
-            out.append(Shape(f"{prefix}/private, {tag}", blocks, ranks))
+            out.append(BlockShape(f"{prefix}/private, {tag}", blocks, ranks))
         # pairs: common parts of pairs with h(Z_ij) < h(Z_i) + h(Z_j)
         pair_blocks, own = [], dict(r)
         for x in range(len(part)):
@@ -313,12 +313,12 @@ def hint_shapes(instance: Instance, hints: Mapping[int, Fraction], L: int, d: in
             rest = d - sum(s for s, _ in sized)
             if rest >= 0 and (rest > 0 or not fulls):
                 sized += [(rest, rest_mask)] if rest else []
-                out.append(Shape(f"{prefix}/pairs, {tag}", tuple((s, m, a) for s, m in sized), ranks))
-        out.append(Shape(f"{prefix}/shared, {tag}", ((d, everyone, a),), ranks))
+                out.append(BlockShape(f"{prefix}/pairs, {tag}", tuple((s, m, a) for s, m in sized), ranks))
+        out.append(BlockShape(f"{prefix}/shared, {tag}", ((d, everyone, a),), ranks))
     return out
 
 
-def _sbar_shapes(instance: Instance, L: int, d: int, max_absorbers: int) -> list[Shape]:
+def _sbar_shapes(instance: Instance, L: int, d: int, max_absorbers: int) -> list[BlockShape]:
     """Hint-free Theorem-2 shapes: users of ``S̄`` full rank, the others rank ``r < L``."""
     sbar = configurations(instance).S_bar
     out = []
@@ -329,7 +329,7 @@ def _sbar_shapes(instance: Instance, L: int, d: int, max_absorbers: int) -> list
 
 
 def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
-                 hints: Mapping[int, Fraction] | None = None) -> Shape:
+                 hints: Mapping[int, Fraction] | None = None) -> BlockShape:
     """A seeded hint-free shape, by ``j mod 4``: ``split``, ``rank``, ``pseudo`` or ``sums``.
 
     ``split#j``: random blocks seen by random users, random ranks, one
@@ -350,7 +350,7 @@ def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
             shapes = hint_shapes(instance, pseudo, L, d, 1, "x")
             if shapes:
                 s = rng.choice(shapes)
-                return Shape(f"pseudo#{j}/" + s.name[2:], s.blocks, s.ranks)
+                return BlockShape(f"pseudo#{j}/" + s.name[2:], s.blocks, s.ranks)
     support = sorted({i for i in range(K) if rng.random() < 0.75} | keep)
     while len(support) < 2:
         support = sorted(set(support) | {rng.randrange(K)})
@@ -358,7 +358,7 @@ def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
     others = [i for i in support if i != a]
     ranks = tuple((i, rng.choice([L] * 2 + list(range(1, L)))) for i in others)
     if j % 4 == 1 or d < 2:
-        return Shape(f"rank#{j}", ((d, sum(1 << i for i in others), a),), ranks)
+        return BlockShape(f"rank#{j}", ((d, sum(1 << i for i in others), a),), ranks)
     if d % L == 0 and d > L and rng.random() < 0.5:
         sizes = [L] * (d // L)
     else:
@@ -369,14 +369,14 @@ def random_shape(instance: Instance, rng: random.Random, L: int, d: int, j: int,
         for size in sizes:
             sup = rng.sample(support, rng.choice([2, rng.randint(2, len(support))]))
             blocks.append((size, sum(1 << i for i in sup[1:]), sup[0]))
-        return Shape(f"sums#{j}", tuple(blocks), tuple((i, L) for i in support))
+        return BlockShape(f"sums#{j}", tuple(blocks), tuple((i, L) for i in support))
     for size in sizes:
         users = [i for i in others if rng.random() < 0.5] or [rng.choice(others)]
         blocks.append((size, sum(1 << i for i in users), a))
-    return Shape(f"split#{j}", tuple(blocks), ranks)
+    return BlockShape(f"split#{j}", tuple(blocks), ranks)
 
 
-def _unique(shapes: list[Shape]) -> list[Shape]:
+def _unique(shapes: list[BlockShape]) -> list[BlockShape]:
     seen, out = set(), []
     for s in shapes:
         key = (s.blocks, s.ranks)
@@ -463,7 +463,7 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
         d = int(rate * L)
         s.stop = budget
         if d == 0 or K < 2:
-            s.run(L, d, Shape("zero", ((d, 0, 0),) if d else (), ()), 1)
+            s.run(L, d, BlockShape("zero", ((d, 0, 0),) if d else (), ()), 1)
         else:
             starts[L] = _fixed_level(s, L, d, hints, tries, max_absorbers)
         if s.found or not s.left():
@@ -518,7 +518,7 @@ class _Search:
             self.found = (scheme, verdict, name)
         return verdict.ok
 
-    def draw(self, shape: Shape, L: int, d: int, t: int) -> np.ndarray:
+    def draw(self, shape: BlockShape, L: int, d: int, t: int) -> np.ndarray:
         self.count["cand"] += 1
         return draw_keys(shape, random.Random(f"{self.seed}:{L}:{d}:{shape.name}:{t}"), self.q,
                          self.instance.K, L)
@@ -543,20 +543,20 @@ class _Search:
             self.progress(self.count["cand"], self.budget)
         return first
 
-    def walk(self, L, d, start: Shape, rng, patience) -> None:
+    def walk(self, L, d, start: BlockShape, rng, patience) -> None:
         """One :func:`itsa.search.repair.repair` walk from ``start``; a shape of deficit 0 is verified."""
         draws = passed = 0
 
         def score(blocks, ranks):
             nonlocal draws
             draws += 1
-            sh = Shape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
+            sh = BlockShape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
             return self.deficit(self.draw(sh, L, d, 0)) if self.left() else 1 << 30
 
         for deficit, blocks, ranks in repair((start.blocks, dict(start.ranks)), score,
                                              self.instance.K, L, rng, patience):
             if deficit == 0:
-                sh = Shape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
+                sh = BlockShape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
                 passed += 1
                 if self.accept(draw_keys(sh, random.Random(f"{self.seed}:{L}:{d}:{sh.name}:0"),
                                          self.q, self.instance.K, L), L, d, sh.name):
@@ -569,19 +569,19 @@ class _Search:
             self.progress(self.count["cand"], self.budget)
 
 
-def _fixed_shapes(instance, hints, L, d, max_absorbers) -> list[Shape]:
+def _fixed_shapes(instance, hints, L, d, max_absorbers) -> list[BlockShape]:
     """Hint shapes, atom shapes of a whole entropy vector, generic and ``S̄`` shapes."""
     K = instance.K
     fixed = hint_shapes(instance, hints, L, d, max_absorbers) if hints else []
     if hints:
-        fixed += [Shape(n, b, r) for n, b, r in atom_shapes(hints, K, L, d)]
+        fixed += [BlockShape(n, b, r) for n, b, r in atom_shapes(hints, K, L, d)]
     return _unique(fixed + hint_shapes(instance, {}, L, d, max_absorbers, "generic")
                    + _sbar_shapes(instance, L, d, max_absorbers))
 
 
-def _fixed_level(s: _Search, L, d, hints, tries, max_absorbers) -> list[Shape]:
+def _fixed_level(s: _Search, L, d, hints, tries, max_absorbers) -> list[BlockShape]:
     """Every fixed shape at ``(L, d)``; the three of smallest deficit (starts for repair walks)."""
-    scored: list[tuple[int, int, Shape]] = []
+    scored: list[tuple[int, int, BlockShape]] = []
     for shape in _fixed_shapes(s.instance, hints, L, d, max_absorbers):
         if not s.left():
             break
@@ -593,7 +593,7 @@ def _fixed_level(s: _Search, L, d, hints, tries, max_absorbers) -> list[Shape]:
     return [sh for _, _, sh in sorted(scored)[:3]]
 
 
-def _walk_level(s: _Search, L, d, starts: list[Shape], hints, patience) -> None:
+def _walk_level(s: _Search, L, d, starts: list[BlockShape], hints, patience) -> None:
     """Repair walks at ``(L, d)`` from ``starts``, then from random shapes, until a find or the budget."""
     starts = list(starts)
     rng = random.Random(f"{s.seed}:{L}:{d}:shapes")
