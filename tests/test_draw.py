@@ -157,7 +157,7 @@ def test_annotated_style_keeps_the_title_and_the_sets(analysis2):
 
 def test_radial_layout_is_symmetric_on_example_2(analysis2):
     """Servers evenly on their circle: Example 2's servers 2 and 3 at one height."""
-    from itsa.output.draw import _radial
+    from itsa.output.layout import _radial
 
     pos = _radial(analysis2.instance)
     assert pos[("s", 2)][1] == pytest.approx(pos[("s", 3)][1])

@@ -14,7 +14,8 @@ from itsa.bounds.published import known_optimum
 from itsa.schemes.scheme import Scheme
 from itsa.search.scalar import search_min_rate
 from itsa.testing import instances
-from itsa.search.vector import (GroupCriterion, default_vector_field, hint_shapes, key_entropies,
+from itsa.search.blocks import hint_shapes
+from itsa.search.vector import (GroupCriterion, default_vector_field, key_entropies,
                                 search_vector_scheme)
 from itsa.schemes.verifier import verify
 

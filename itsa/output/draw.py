@@ -17,7 +17,6 @@ light; no pyplot global state is used (a bare :class:`matplotlib.figure.Figure`)
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,19 +30,12 @@ from itsa._util.plain import stamped
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption, InvalidOutputPath
 from itsa.model.instance import Instance
+from itsa.output.layout import LAYOUTS, Layout, Segment, nearest, positions
 from itsa.typing import Config
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-class Layout(Kind):
-    """Topology layouts: servers on a circle (radial) or a force layout (spring)."""
-
-    RADIAL = "radial"
-    SPRING = "spring"
-
-
-LAYOUTS = tuple(Layout)
 class Format(Kind):
     """Figure formats, picked by the file's extension."""
 
@@ -79,7 +71,6 @@ BROADCAST = "#4D4D4D"
 _DPI = 150
 _LEGEND_IN = 3.6     # width of the legend column, inches (annotated style)
 _NOTES_PT = 10.5     # font size of the text box under the plot
-_SEED = 7
 
 
 #: Most users drawn in one figure (time grows quickly beyond it).
@@ -270,66 +261,6 @@ def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
         fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
 
 
-# -- layouts ----------------------------------------------------------------
-
-def _graph(inst: Instance):
-    """The two-hop topology: nodes ``("s", u)`` and ``("k", i)``."""
-    import networkx as nx
-
-    g = nx.Graph()
-    g.add_nodes_from(("s", u) for u in range(1, inst.U + 1))
-    g.add_nodes_from(("k", i) for i in range(inst.K))
-    g.add_edges_from((("s", a), ("s", b)) for a in range(1, inst.U + 1)
-                     for b in range(a + 1, inst.U + 1))
-    g.add_edges_from((("k", i), ("s", inst.server_of(i))) for i in range(inst.K))
-    return g
-
-
-#: A point of the figure's plane, and a line between two points.
-Point = tuple[float, float]
-Segment = tuple[Point, Point]
-#: Where each node goes: ``("s", u)`` for server ``u`` (1-based), ``("k", i)`` for user bit ``i``.
-Positions = dict[tuple[str, int], Point]
-
-
-def _radial(inst: Instance) -> Positions:
-    """Servers evenly on a circle of radius 0.45 (server 1 on top, clockwise), so that
-    the figure is symmetric; users on the unit circle, each server's users fanned out
-    around it at one common spacing, small enough that neighbouring fans never meet."""
-    K, U, V = inst.K, inst.U, inst.servers
-    sector = 2 * math.pi / U
-    step = 2 * math.pi / (K + U)
-    if U > 1:
-        step = min(step, min(2 * sector / (V[u] + V[(u + 1) % U] + 1) for u in range(U)))
-    pos: Positions = {}
-    for u, v in enumerate(V, 1):
-        centre = math.pi / 2 - sector * (u - 1)
-        pos[("s", u)] = (0.45 * math.cos(centre), 0.45 * math.sin(centre))
-        for j in range(v):
-            a = centre - step * (j - (v - 1) / 2)
-            pos[("k", inst.index(u, j + 1))] = (math.cos(a), math.sin(a))
-    return pos
-
-
-def _positions(inst: Instance, layout: str) -> Positions:
-    import networkx as nx
-
-    if layout == Layout.RADIAL:
-        return _radial(inst)
-    g = _graph(inst)
-    pos = nx.spring_layout(g, seed=_SEED, k=1.6 / math.sqrt(len(g)), iterations=300)
-    scale = max(math.hypot(x, y) for x, y in pos.values()) or 1.0
-    return {k: (float(x) / scale, float(y) / scale) for k, (x, y) in pos.items()}
-
-
-def _nearest(points: list[tuple[float, float]]) -> list[float]:
-    out = []
-    for i, (x, y) in enumerate(points):
-        out.append(min((math.hypot(x - a, y - b) for j, (a, b) in enumerate(points) if j != i),
-                       default=1.0))
-    return out
-
-
 # -- painting ---------------------------------------------------------------
 
 def _visible_len(text: str) -> int:
@@ -384,16 +315,16 @@ class _Painter:
 
     def _geometry(self):
         inst = self.inst
-        self.pos = _positions(inst, self.layout)
+        self.pos = positions(inst, self.layout)
         users = [self.pos[("k", i)] for i in range(inst.K)]
         servers = [self.pos[("s", u)] for u in range(1, inst.U + 1)]
         if self.layout == Layout.RADIAL:
-            gap = min(_nearest(users)) if inst.K > 1 else 1.0
+            gap = min(nearest(users)) if inst.K > 1 else 1.0
         else:   # tolerate a few crowded pairs rather than shrink every node
-            near = sorted(_nearest(users + servers))
+            near = sorted(nearest(users + servers))
             gap = near[len(near) // 5]
         self.r = min(0.09, 0.36 * gap)                       # user radius
-        s_gap = min(_nearest(servers)) if inst.U > 1 else 1.0
+        s_gap = min(nearest(servers)) if inst.U > 1 else 1.0
         self.h = max(1.35 * self.r, min(0.12, 0.3 * s_gap))   # server half-size
         self.halo = 1.38 * self.r
         self.lim = 1.0 + self.halo + 0.04

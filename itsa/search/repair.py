@@ -34,7 +34,7 @@ from itsa._util.bitset import members
 
 __all__ = ["atoms", "atom_shapes", "moves", "repair"]
 
-#: A shape as plain data: ``(blocks, ranks)``, see :class:`itsa.search.vector.BlockShape`.
+#: A shape as plain data: ``(blocks, ranks)``, see :class:`itsa.search.blocks.BlockShape`.
 Blocks = tuple[tuple[int, int, int], ...]
 
 
