@@ -29,7 +29,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:                       # the names, for type checkers and editors
-    import itsa.model.examples as examples
+    import itsa.examples as examples
     from itsa.auditor import FINDING_KINDS, Audit, Finding, audit
     from itsa.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
     from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
@@ -124,7 +124,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'MissingExtra': ('itsa.exceptions', 'MissingExtra'),
     'InvalidSpec': ('itsa.exceptions', 'InvalidSpec'),
     'Unreachable': ('itsa.exceptions', 'Unreachable'),
-    'examples': ('itsa.model.examples', None),
+    'examples': ('itsa.examples', None),
 }
 
 __all__ = [

@@ -44,7 +44,7 @@ def _shipped(folder: str) -> Path:
     installed = Path(str(files("itsa") / folder))    # wheel: package data inside itsa/
     if installed.is_dir():
         return installed
-    return Path(__file__).resolve().parents[2] / folder    # source checkout, editable
+    return Path(__file__).resolve().parents[1] / folder    # source checkout, editable
 
 
 def _root() -> Path:
