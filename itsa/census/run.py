@@ -142,7 +142,9 @@ def _client(client, scheduler: str | None, workers: int | None, processes: bool,
 @contextlib.contextmanager
 def local_cluster(n: int, processes: bool = True):
     """A :class:`distributed.LocalCluster` of ``n`` one-thread workers with :data:`WORKER_CONFIG`,
-    and its client; worker processes ignore SIGINT (see :func:`_no_sigint`)."""
+    and its client; worker processes ignore SIGINT (see :func:`_no_sigint`) and log only critical
+    errors (a task's error reaches the client anyway; a heartbeat lost while an interrupted census
+    shuts its cluster down is not one, so Ctrl-C stays one line)."""
     import logging
 
     import dask
@@ -150,7 +152,7 @@ def local_cluster(n: int, processes: bool = True):
 
     with dask.config.set(WORKER_CONFIG), _no_sigint():
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                               dashboard_address=":0", silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=logging.CRITICAL)
         c = Client(cluster)
     try:
         yield c
