@@ -187,9 +187,9 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
 
 def _solve_floats(variables, constraints, solver: str):
     """Float primal ``x`` (by variable) and duals ``y`` (by constraint)."""
-    if solver == "highs":
+    if solver == Solver.HIGHS:
         return _solve_highs(variables, constraints)
-    if solver == "cbc":
+    if solver == Solver.CBC:
         return _solve_cbc(variables, constraints)
     raise InvalidOption(unknown("LP solver", solver, LP_SOLVERS))
 

@@ -20,6 +20,10 @@ import textwrap
 from collections import defaultdict
 from fractions import Fraction
 
+from itsa.census.schema import RowStatus
+from itsa.optimum import Verdict
+from itsa.output.draw import Style
+
 __all__ = ["census_figures", "SERIES_COLOURS", "SERIES_HATCHES"]
 
 
@@ -58,7 +62,7 @@ def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]
         if isinstance(fig_or_note, str):
             notes.append(f"{name}: {fig_or_note} (no figure)")
         else:
-            if style == "annotated":
+            if style == Style.ANNOTATED:
                 fig_or_note.suptitle(_QUESTIONS[name], fontsize=9)
             figures[name] = fig_or_note
     return figures, notes
@@ -68,7 +72,7 @@ def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]
 def _figure(style: str, wide: bool = False):
     from matplotlib.figure import Figure
 
-    size = (6.0, 3.6) if style == "annotated" else ((5.0 if wide else 3.5), 2.5)
+    size = (6.0, 3.6) if style == Style.ANNOTATED else ((5.0 if wide else 3.5), 2.5)
     fig = Figure(figsize=size, dpi=150, layout="constrained")
     ax = fig.add_subplot()
     ax.tick_params(labelsize=8)
@@ -206,8 +210,8 @@ def _fig_grid(rows, style):
     fig, ax = _figure(style)
     lo, hi = min(closed), max(closed)
     ax.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="grey", lw=0.6, ls="--", zorder=0)
-    optimal = [r for r in rows if r[5] == "optimal"]
-    other = [r for r in rows if r[5] != "optimal"]
+    optimal = [r for r in rows if r[5] == Verdict.OPTIMAL]
+    other = [r for r in rows if r[5] != Verdict.OPTIMAL]
     if optimal:
         ax.scatter([r[6] for r in optimal], [float(Fraction(r[3])) for r in optimal], marker="o",
                    facecolor=SERIES_COLOURS[0], edgecolor="black", lw=0.5, s=22, label="certified optimum",
@@ -236,7 +240,7 @@ def _fig_open(rows, style):
 
     if not rows:
         return "no open instance"
-    c = Counter((r[2], "open" if r[6] == "ok" else r[6]) for r in rows)
+    c = Counter((r[2], "open" if r[6] == RowStatus.OK else r[6]) for r in rows)
     Ks = sorted({k for k, _ in c}, key=lambda k: (k is None, k))
     if len(Ks) < 2:
         return f"{len(rows)} instance(s) not certified optimal, all with K = {Ks[0]}"

@@ -17,6 +17,7 @@ from itsa.converse.certificate import Certificate, certify
 from itsa.converse.classes import ConverseClass
 from itsa.converse.lp import ReducedLP, solve_float
 from itsa.converse.orbit import orbit_count
+from itsa.converse.problem import KEYS
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 
@@ -152,8 +153,8 @@ def check_size(instance: Instance, entry: ConverseClass, symmetry: bool = True) 
 
     The message says why the LP is not run (users, or orbits of user sets).
     """
-    orbits = entry.name == "keys" and symmetry        # the keys LP on orbits of user sets
-    limit = entry.max_users if symmetry or entry.name != "keys" else PLAIN_MAX_USERS
+    orbits = entry.name == KEYS.name and symmetry     # the keys LP on orbits of user sets
+    limit = entry.max_users if symmetry or entry.name != KEYS.name else PLAIN_MAX_USERS
     if instance.K > limit:
         raise InvalidInstance(f"the {entry.name} converse takes at most {limit} "
                               f"users; this instance has K = {instance.K}")

@@ -199,5 +199,5 @@ def set_quantities(conf: Configurations, q_rule: str = "union") -> SetQuantities
     e_star = int(conf.c.max())
     Q1 = conf.union_of_D(conf.critical)
     Q2 = conf.union_of_D(conf.c == e_star)
-    Q = (Q1 | Q2 if Q1 else 0) if q_rule == "union" else Q1 & Q2
+    Q = (Q1 | Q2 if Q1 else 0) if q_rule == QRule.UNION else Q1 & Q2
     return SetQuantities(S_I=conf.S_I, S_bar=conf.S_bar, a_star=a_star, e_star=e_star, Q1=Q1, Q2=Q2, Q=Q, q_rule=q_rule, instance=conf.instance)

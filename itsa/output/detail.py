@@ -17,11 +17,20 @@ from typing import Any
 import numpy as np
 
 from itsa._util.checks import unknown
+from itsa._util.display import Kind
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption
 
+
 #: ``only=`` choices of :func:`select`.
-ONLY = ("critical", "e-star")
+class RowFilter(Kind):
+    """Which configurations ``analyze --detail`` lists: the critical ones, or those with ``c = e*``."""
+
+    CRITICAL = "critical"
+    E_STAR = "e-star"
+
+
+ONLY = tuple(RowFilter)
 #: Rows decoded per NumPy pass.
 CHUNK = 1 << 15
 #: Most rows a caller should print without asking for them explicitly (``--force``).
@@ -52,9 +61,9 @@ def select(a: Analysis, only: str | None = None, config=None, max_rows: int | No
     conf = a.configurations
     if only is None:
         keep = np.ones(conf.shape, dtype=bool)
-    elif only == "critical":
+    elif only == RowFilter.CRITICAL:
         keep = conf.critical.copy()
-    elif only == "e-star":
+    elif only == RowFilter.E_STAR:
         keep = conf.c == a.e_star
     else:
         raise InvalidOption(unknown("row filter", only, ONLY))
