@@ -142,8 +142,15 @@ __all__ = [
 ]
 
 
+#: The rooms of the package, reachable as attributes (``itsa.converse``) as every submodule was.
+_ROOMS = ("model", "bounds", "schemes", "search", "converse", "privacy", "optimum", "auditor",
+          "output", "census", "testing", "exceptions", "typing", "examples")
+
+
 def __getattr__(name: str):
-    """A public name, imported from its module on first use."""
+    """A public name, imported from its module on first use; a room of the package, imported."""
+    if name in _ROOMS and name not in _WHERE:
+        return importlib.import_module(f"{__name__}.{name}")
     if name not in _WHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attr = _WHERE[name]
@@ -154,4 +161,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(__all__) | set(_ROOMS))

@@ -27,6 +27,7 @@ from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
+from itsa.converse.pipeline import Outcome
 from itsa.converse.registry import CLASSES, SOLVE_CLASSES, lookup
 from itsa.exceptions import InvalidInstance, ItsaError, VerificationError
 from itsa.model.instance import Instance
@@ -96,6 +97,7 @@ class Solution(Displayable):
     notes: tuple[str, ...] = ()
     search: GapSearch | None = field(default=None, compare=False)
     skipped: dict = field(default_factory=dict)    # converse class -> why it was not run or cut
+    skipped_kinds: dict = field(default_factory=dict)   # converse class -> its Outcome (skipped or cut)
 
     @property
     def verdict(self) -> Verdict:
@@ -129,6 +131,7 @@ class Solution(Displayable):
                                                   "field": up.scheme.field, "source": up.source},
                 "converses": [b.to_dict() for b in self.converses],
                 "skipped": dict(self.skipped),
+                "skipped_kinds": {cls: str(kind) for cls, kind in self.skipped_kinds.items()},
                 "timings": {k: round(v, 3) for k, v in self.timings.items()},
                 "notes": list(self.notes),
                 "search": None if self.search is None else self.search.to_dict()}
@@ -163,6 +166,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
     report = Reporter(progress)
     notes: list[str] = []
     skipped: dict[str, str] = {}
+    kinds: dict[str, Outcome] = {}
     report("analyze")
     a = analyze(instance, corrected=False)
     clock.lap("analyze")
@@ -179,14 +183,14 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         if upper is not None and upper.value == lower.value and lower.certified:
             notes.append(f"{cls} converse not needed: the lower end already meets a verified scheme")
             continue
-        b = _converse(instance, cls, clock, report, skipped)
+        b = _converse(instance, cls, clock, report, skipped, kinds)
         if b is None:
             continue
         bounds.append(b)
         clock.lap(f"converse-{cls}")
         if not b.certified:
             if b.cut:
-                skipped[cls] = b.status
+                skipped[cls], kinds[cls] = b.status, b.outcome
             else:
                 notes.append(f"{cls} converse not proved: {b.status}")
         elif b.value is None or b.certificate is None:
@@ -203,27 +207,33 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         upper = _better(upper, found)
         clock.lap("vector-search")
     if upper is None or upper.value > lower.value:      # open: say which converse did not run
-        notes += [f"{cls} converse {why}" for cls, why in skipped.items()]
-    return Solution(instance=instance, lower=lower, upper=upper, converses=tuple(bounds), timings=dict(clock.timings), notes=tuple(notes), search=search,
-                    skipped=skipped)
+        notes += [f"{cls} converse {_why_not(skipped[cls], kind)}" for cls, kind in kinds.items()]
+    return Solution(instance=instance, lower=lower, upper=upper, converses=tuple(bounds),
+                    timings=dict(clock.timings), notes=tuple(notes), search=search, skipped=skipped,
+                    skipped_kinds=kinds)
 
 
-def _converse(instance, cls, clock, report, skipped) -> ConverseBound | None:
+def _converse(instance, cls, clock, report, skipped, kinds) -> ConverseBound | None:
     """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``)."""
     try:
         check_size(instance, lookup(cls))
-    except InvalidInstance as exc:
-        skipped[cls] = f"skipped: {exc}"
+    except InvalidInstance as exc:          # too many users
+        skipped[cls], kinds[cls] = str(exc), Outcome.REFUSED
         return None
     if clock.expired():
-        skipped[cls] = "skipped: no time left"
+        skipped[cls], kinds[cls] = "skipped: no time left", Outcome.NOT_RUN
         return None
     try:
         return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
                         max_estimate=clock.left())
     except InvalidInstance as exc:          # e.g. too many orbits of user sets
-        skipped[cls] = f"skipped: {exc}"
+        skipped[cls], kinds[cls] = str(exc), Outcome.REFUSED
         return None
+
+
+def _why_not(reason: str, kind: Outcome) -> str:
+    """The open solution's note on a converse: a cut or skipped LP's status as it is; a refusal, skipped."""
+    return f"skipped: {reason}" if kind is Outcome.REFUSED else reason
 
 
 def _better(a: UpperEnd | None, b: UpperEnd | None) -> UpperEnd | None:

@@ -44,6 +44,8 @@ class Outcome(Kind):
     SKIPPED = "skipped"                      # not solved: the estimate exceeded what was left
     SOLVER_FAILED = "solver-failed"          # the float solver gave no optimum
     NOT_CHECKED = "certificate-failed"       # the certificate did not check: no bound is claimed
+    REFUSED = "refused"                      # not run: the instance is beyond the LP's size limit
+    NOT_RUN = "not-run"                      # not run: no time was left for it
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
