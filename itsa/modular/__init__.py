@@ -1,0 +1,1 @@
+"""Overflow margins, payload and the converse of layered modular sums, exactly."""
