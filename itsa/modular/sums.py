@@ -37,11 +37,13 @@ from itsa._util.checks import choice, whole_number
 from itsa.exceptions import InvalidOption
 from itsa.modular.laws import DigitLaw
 
-__all__ = ["Method", "CarryBound", "ExactSum", "CertifiedSum", "sum_law", "exact_bytes", "MAX_EXACT_BYTES",
+__all__ = ["Method", "CarryBound", "ExactSum", "CertifiedSum", "sum_law", "exact_bytes", "MAX_EXACT_BYTES", "AUTO_EXACT_BYTES",
            "DEFAULT_PRECISION"]
 
 #: Largest estimated size of the exact counts (bytes) before ``auto`` switches to ``certified``.
-MAX_EXACT_BYTES = 64 * 2**20
+AUTO_EXACT_BYTES = 16 * 2**20
+#: Largest estimated size of the exact counts (bytes) that ``exact`` accepts at all.
+MAX_EXACT_BYTES = 256 * 2**20
 #: Fixed-point bits of the certified engine (its stored values are multiples of 2^-P).
 DEFAULT_PRECISION = 128
 
@@ -172,8 +174,8 @@ def sum_law(law: DigitLaw, clients: int, method: Method | str = Method.AUTO,
             precision: int = DEFAULT_PRECISION) -> ExactSum | CertifiedSum:
     """The law of the sum of ``clients`` i.i.d. digits of ``law``.
 
-    ``auto`` is exact while the counts fit in :data:`MAX_EXACT_BYTES`, certified
-    beyond; ``exact`` beyond that size is refused in one line.
+    ``auto`` is exact while the counts fit in :data:`AUTO_EXACT_BYTES`, certified
+    beyond; ``exact`` beyond :data:`MAX_EXACT_BYTES` is refused in one line.
 
     Notes
     -----
@@ -185,7 +187,7 @@ def sum_law(law: DigitLaw, clients: int, method: Method | str = Method.AUTO,
     method = choice("method", method, Method)
     size = exact_bytes(law, clients)
     if method is Method.AUTO:
-        method = Method.EXACT if size <= MAX_EXACT_BYTES else Method.CERTIFIED
+        method = Method.EXACT if size <= AUTO_EXACT_BYTES else Method.CERTIFIED
     if method is Method.EXACT:
         if size > MAX_EXACT_BYTES:
             raise InvalidOption(f"method exact: the counts for K = {clients} would take about {size // 2**20} MiB "
