@@ -19,6 +19,7 @@ _COMMANDS = {
     "solve": ("itsa_cli.solve", "solve"),
     "census": ("itsa_cli.census", "census"),
     "examples": ("itsa_cli.examples", "examples"),
+    "modular": ("itsa_cli.modular", "modular"),
 }
 
 
@@ -67,7 +68,7 @@ class _LazyGroup(click.Group):
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
-    audit, converse, solve, census and examples (one line each below).
+    audit, converse, solve, census, examples and modular (one line each below).
 
     Every verb takes an instance file or the name of a shipped one (itsa examples).
     Errors are one line on stderr: exit 2 for bad input, 1 for a failed check.

@@ -104,6 +104,11 @@ class Certified:
         """The lower end rounded down to ``places`` decimals."""
         return _fixed(math.floor(self.low * 10 ** places), -places) if places else str(math.floor(self.low))
 
+    def nearest(self, places: int = 3) -> str | None:
+        """The value rounded to nearest at ``places`` decimals, when both ends agree; else ``None``."""
+        ends = {math.floor(x * 10 ** places + Fraction(1, 2)) for x in (self.low, self.high)}
+        return _fixed(ends.pop(), -places) if len(ends) == 1 else None
+
     def text(self, places: int = 2) -> str:
         return f"[{self.lower(places)}, {self.upper(places)}]"
 

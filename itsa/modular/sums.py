@@ -85,7 +85,7 @@ class CarryBound:
         from itsa.modular.numbers import round_down, round_up
 
         if self.exact:
-            return f"{round_up(self.high, digits)} (exact, rounded up)"
+            return "0 (exact)" if self.high == 0 else f"{round_up(self.high, digits)} (exact, rounded up)"
         return f"[{round_down(self.low, digits)}, {round_up(self.high, digits)}] (certified, {self.method})"
 
     def to_json(self):
