@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -180,20 +181,20 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     >>> [r.violations for r in compatibility("a2", radix=3, layers=2).rows]
     [0, 12]
     """
-    chain = choice("chain", chain, Chain)
+    kind: Chain = choice("chain", chain, Chain)
     check_radix(radix)
     layers = whole_number("L (layers)", layers, minimum=1, maximum=40)
-    dim = 2 if chain is Chain.A2 else whole_number("block dimension", block_dimension, minimum=1, maximum=64)
+    dim = 2 if kind is Chain.A2 else whole_number("block dimension", block_dimension, minimum=1, maximum=64)
     whole_number("samples", samples, minimum=1, maximum=10**7)
     total = radix ** (dim * layers)
     exhaustive = total <= max_points
     cosets = _all_cosets(radix ** layers, dim) if exhaustive else _sample_cosets(radix ** layers, dim, samples, seed)
-    quantize = _quantize_a2 if chain is Chain.A2 else _quantize_box
+    quantize: Any = _quantize_a2 if kind is Chain.A2 else _quantize_box
     top = radix ** layers
     coarse = quantize(*cosets, top)
     points = [c - q for c, q in zip(cosets, coarse)]          # Λ_1 ∩ V_(L+1), tie-broken
     rows = _count_layers(points, radix, layers, quantize)
-    return Compatibility(chain=chain, radix=radix, layers=layers, block_dimension=dim, points=len(points[0]),
+    return Compatibility(chain=kind, radix=radix, layers=layers, block_dimension=dim, points=len(points[0]),
                          exhaustive=exhaustive, seed=None if exhaustive else seed, rows=tuple(rows))
 
 

@@ -135,12 +135,12 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     whole_number("L (layers)", layers, minimum=1, maximum=30)
     whole_number("ℓ0", finest, minimum=1, maximum=layers)
     whole_number("samples", samples, minimum=2, maximum=10**8)
-    source = choice("source", source, Source)
+    kind: Source = choice("source", source, Source)
     top = (radix ** layers - 1) / 2 - 0.5
     if spread is None:
-        spread = top if source is Source.UNIFORM else top / 6
+        spread = top if kind is Source.UNIFORM else top / 6
     rng = np.random.default_rng(seed)
-    if source is Source.UNIFORM:
+    if kind is Source.UNIFORM:
         v = rng.uniform(-spread, spread, samples)
     else:
         v = np.clip(rng.normal(0.0, spread, samples), -top, top)
@@ -152,7 +152,7 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     residue = x - coarse
     e2, r2 = error ** 2, residue ** 2
     T = uniform_residue_T(finest, radix)
-    return MonteCarlo(finest=finest, radix=radix, layers=layers, source=source, spread=float(spread), samples=samples,
+    return MonteCarlo(finest=finest, radix=radix, layers=layers, source=kind, spread=float(spread), samples=samples,
                       seed=seed, error=float(e2.mean()), error_se=float(e2.std(ddof=1) / np.sqrt(samples)),
                       T=float(r2.mean()), T_se=float(r2.std(ddof=1) / np.sqrt(samples)), closed_form_T=T,
                       bounds=theorem4_bounds(T))

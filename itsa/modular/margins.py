@@ -269,8 +269,8 @@ def parse_clients(text: str) -> list[int]:
         k = int(step) if step else 1
         if a < 1 or b < a or k < 1 or (kind is not None and kind in "*x" and k < 2):
             raise InvalidOption(f"clients: bad range {excerpt(text)} (write 8..4096, 8..64:8 or 8..4096x2)")
+        out: list[int] = []
         if kind is not None and kind in "*x":
-            out = []
             while a <= b and len(out) <= MAX_CLIENT_LIST:
                 out.append(a)
                 a *= k

@@ -167,16 +167,16 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     check_radix(radix)
     whole_number("K (clients)", clients, minimum=1)
     schedule = parse_stages(stages, layers)
-    rule = choice("margin rule", rule, MarginRule)
+    how: MarginRule = choice("margin rule", rule, MarginRule)
     reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)
-    if rule is MarginRule.FIXED and margin is None:
+    if how is MarginRule.FIXED and margin is None:
         raise InvalidOption("margin rule fixed: needs a margin")
-    stage_margins = tuple(_margin(rule, clients, radix, layers, len(s), target, reading, margin, method)
+    stage_margins = tuple(_margin(how, clients, radix, layers, len(s), target, reading, margin, method)
                           for s in schedule)
     widths = tuple(layers - min(s) + 1 for s in schedule)
-    flat_margins = tuple(_margin(rule, clients, radix, layers, w, target, reading, margin, method) for w in widths)
-    return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=rule,
+    flat_margins = tuple(_margin(how, clients, radix, layers, w, target, reading, margin, method) for w in widths)
+    return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how,
                    stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins)
 
 
