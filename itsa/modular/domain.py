@@ -22,7 +22,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
+from fractions import Fraction  # noqa: F401 (the examples use it)
 
 from itsa._util.checks import fraction, whole_number
 from itsa.modular.laws import check_radix
