@@ -135,8 +135,8 @@ def converse(clients, radix, margin, modulus, success, law, as_json):
     with itsa_errors():
         check_radix(radix)
         digit_law = DigitLaw.parse(law) if law else None
-        if modulus is None:
-            modulus = radix ** (1 + (margin if margin is not None else 0)) if margin is not None else None
+        if modulus is None and margin is not None:
+            modulus = radix ** (1 + margin)
         at = decoder_success(clients, modulus, digit_law, radix) if modulus is not None else None
         need = converse_margin(clients, radix, success, digit_law)
     if as_json:

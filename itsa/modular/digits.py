@@ -186,6 +186,8 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     layers = whole_number("L (layers)", layers, minimum=1, maximum=40)
     dim = 2 if kind is Chain.A2 else whole_number("block dimension", block_dimension, minimum=1, maximum=64)
     whole_number("samples", samples, minimum=1, maximum=10**7)
+    if radix ** layers > 2**30:
+        raise InvalidOption(f"radix^L = {radix}^{layers} is above 2^30, beyond the integer range of the enumeration")
     total = radix ** (dim * layers)
     exhaustive = total <= max_points
     cosets = _all_cosets(radix ** layers, dim) if exhaustive else _sample_cosets(radix ** layers, dim, samples, seed)

@@ -44,6 +44,8 @@ __all__ = ["Method", "CarryBound", "ExactSum", "CertifiedSum", "sum_law", "exact
 AUTO_EXACT_BYTES = 16 * 2**20
 #: Largest estimated size of the exact counts (bytes) that ``exact`` accepts at all.
 MAX_EXACT_BYTES = 256 * 2**20
+#: Longest window (coefficients) of the certified engine.
+MAX_WINDOW = 4 * 10**6
 #: Fixed-point bits of the certified engine (its stored values are multiples of 2^-P).
 DEFAULT_PRECISION = 128
 
@@ -213,6 +215,9 @@ def _certified(law: DigitLaw, clients: int, precision: int) -> CertifiedSum:
     spread = max(1, law.high - law.low)
     # Hoeffding: outside ±half the mass is below 2^-P, so the window loses little.
     half = math.ceil(spread * math.sqrt(clients * (precision + 2) * math.log(2) / 2)) + len(weights)
+    if 2 * half + 1 > MAX_WINDOW:
+        raise InvalidOption(f"method certified: K = {clients} with {len(weights)} digit values needs a window of "
+                            f"{2 * half + 1} coefficients (limit {MAX_WINDOW}); use fewer clients or a narrower law")
     mean = law.mean
 
     def clip(poly, lo, k):

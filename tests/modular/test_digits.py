@@ -66,3 +66,8 @@ def test_bad_input():
         balanced_digits(41, 3, 4)
     with pytest.raises(InvalidOption):
         compatibility("integer", radix=2)
+
+
+def test_enumeration_refuses_integers_beyond_its_range():
+    with pytest.raises(InvalidOption, match="2\\^30"):
+        compatibility("a2", radix=3, layers=20)

@@ -117,3 +117,8 @@ def test_law_must_be_a_probability():
 def test_uniform_law_variance_is_eq5(radix, width):
     n = radix ** width
     assert DigitLaw.uniform(radix, width).variance == Fraction(n * n - 1, 12)
+
+
+def test_certified_refuses_a_window_that_does_not_fit():
+    with pytest.raises(InvalidOption, match="window"):
+        sum_law(DigitLaw.uniform(3, 12), 10**6, "certified")
