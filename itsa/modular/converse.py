@@ -30,7 +30,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.numbers import Certified, certified, round_down, round_up, working_precision
-from itsa.modular.sums import ExactSum, Method, sum_law
+from itsa.modular.sums import MAX_EXACT_BYTES, ExactSum, Method, exact_bytes, sum_law
 
 __all__ = ["DecoderSuccess", "decoder_success", "ConverseMargin", "converse_margin", "paper_bound"]
 
@@ -75,6 +75,10 @@ class DecoderSuccess(Displayable):
 
 
 def _exact_sum(law: DigitLaw, clients: int) -> ExactSum:
+    size = exact_bytes(law, clients)
+    if size > MAX_EXACT_BYTES:
+        raise InvalidOption(f"converse: the exact law of S for K = {clients} would take about {size // 2**20} MiB "
+                            f"(limit {MAX_EXACT_BYTES // 2**20} MiB); the converse is computed exactly only")
     dist = sum_law(law, clients, Method.EXACT)
     assert isinstance(dist, ExactSum)
     return dist

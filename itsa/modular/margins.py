@@ -43,6 +43,8 @@ __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "pa
 
 #: Most values of K in one staircase.
 MAX_CLIENT_LIST = 10_000
+#: Most layers (sums sharing one target).
+MAX_LAYERS = 64
 #: Largest K accepted (the certified engine decides 10⁷ in about a second).
 MAX_CLIENTS = 10**8
 
@@ -134,7 +136,7 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
     the carry is the data sum leaving the centred cell of ``ρ^(1+m_ℓ) Z``.
     """
     check_radix(radix)
-    layers = whole_number("L (layers)", layers, minimum=1)
+    layers = whole_number("L (layers)", layers, minimum=1, maximum=MAX_LAYERS)
     width = whole_number("width", width, minimum=1)
     clients = whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
     target = fraction("carry target", target, low=0, high=1)

@@ -82,3 +82,8 @@ def test_local_limit_constant_tends_to_one_over_sqrt_2pi():
     assert abs(float(c) - 0.3989422804) < 1e-4
     bound = paper_bound(1000, 243, Fraction(2, 5))
     assert bound.high <= 1
+
+
+def test_converse_refuses_what_does_not_fit_exactly():
+    with pytest.raises(InvalidOption, match="exactly only"):
+        decoder_success(10**5, 27)
