@@ -88,6 +88,21 @@ class Payload(Displayable):
     stage_margins: tuple[int, ...]
     flat_widths: tuple[int, ...]
     flat_margins: tuple[int, ...]
+    single_stage_margin: int
+
+    @property
+    def premium_units(self) -> int:
+        """PSA's payload over the one-stage payload ``L + m``, in units of ``log2 ρ`` (Corollary 1's left side)."""
+        return self.psa_units - (self.layers + self.single_stage_margin)
+
+    @property
+    def premium_bits(self) -> Certified:
+        return log2_multiple(self.premium_units, self.radix)
+
+    @property
+    def asymptotic_premium(self) -> Certified:
+        """Corollary 1's leading term ``(R-1)/2 · log2 K``."""
+        return corollary1_premium(self.clients, len(self.stages))
 
     @property
     def psa_units(self) -> int:
@@ -121,7 +136,9 @@ class Payload(Displayable):
                 ("PSA", f"{self.psa_units} log2 ρ = {self.psa_bits.upper(2)} bit (rounded up)"),
                 ("flat executions (width)", str(list(self.flat_widths))),
                 ("flat ×R", f"{self.flat_units} log2 ρ = {self.flat_bits.upper(2)} bit (rounded up)"),
-                ("ratio", f"{self.ratio} = {float(self.ratio):.4f}")]
+                ("ratio", f"{self.ratio} (exact)"),
+                ("premium over one stage", f"{self.premium_units} log2 ρ = {self.premium_bits.upper(2)} bit; "
+                 f"Corollary 1's (R−1)/2 log2 K = {self.asymptotic_premium.text(2)}")]
 
     def to_json(self) -> dict:
         return {"clients": self.clients, "radix": self.radix, "layers": self.layers,
@@ -130,7 +147,9 @@ class Payload(Displayable):
                 "psa_bits_per_dimension": self.psa_bits.upper(2), "psa_bits_certified": self.psa_bits.to_json(),
                 "flat_widths": list(self.flat_widths), "flat_margins": list(self.flat_margins),
                 "flat_units_log2_radix": self.flat_units, "flat_bits_per_dimension": self.flat_bits.upper(2),
-                "flat_bits_certified": self.flat_bits.to_json(), "ratio": str(self.ratio)}
+                "flat_bits_certified": self.flat_bits.to_json(), "ratio": str(self.ratio),
+                "premium_units_log2_radix": self.premium_units, "premium_bits_per_dimension": self.premium_bits.upper(2),
+                "corollary1_leading_premium": self.asymptotic_premium.to_json()}
 
 
 def _margin(rule: MarginRule, clients, radix, layers, width, target, reading, fixed, method) -> int:
@@ -176,8 +195,10 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
                           for s in schedule)
     widths = tuple(layers - min(s) + 1 for s in schedule)
     flat_margins = tuple(_margin(how, clients, radix, layers, w, target, reading, margin, method) for w in widths)
+    single = _margin(how, clients, radix, layers, layers, target, reading, margin, method)
     return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how,
-                   stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins)
+                   stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
+                   single_stage_margin=single)
 
 
 def corollary1_premium(clients: int, stages: int) -> Certified:

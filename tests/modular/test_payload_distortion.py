@@ -69,3 +69,9 @@ def test_monte_carlo_lies_inside_eq43_with_measured_T(source, finest):
 
 def test_monte_carlo_is_deterministic_for_a_seed():
     assert monte_carlo(3, samples=1000, seed=2).error == monte_carlo(3, samples=1000, seed=2).error
+
+
+def test_premium_of_four_stages_is_19_02_bit():
+    # §IX-A: "numerically it is 19.02 bit per dimension at K = 1000"
+    p = payload(1000, stages="each")
+    assert p.premium_units == 12 and p.premium_bits.upper(2) == "19.02"
