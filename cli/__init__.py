@@ -70,8 +70,10 @@ def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
     audit, converse, solve, census, examples and modular (one line each below).
 
-    Every verb takes an instance file or the name of a shipped one (itsa examples).
+    Every verb but modular takes an instance file or the name of a shipped one
+    (itsa examples); modular takes the parameters of a layered modular sum.
     Errors are one line on stderr: exit 2 for bad input, 1 for a failed check.
 
-    Based on Li, Zhang, He, Caire, arXiv 2604.26391.
+    Based on Li, Zhang, He, Caire, arXiv 2604.26391; modular on
+    Azimi-Abarghouyi, arXiv 2610.00695.
     """
