@@ -20,6 +20,7 @@ _COMMANDS = {
     "census": ("itsa_cli.census", "census"),
     "examples": ("itsa_cli.examples", "examples"),
     "modular": ("itsa_cli.modular", "modular"),
+    "privacy": ("itsa_cli.privacy", "privacy"),
 }
 
 
@@ -68,7 +69,7 @@ class _LazyGroup(click.Group):
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
-    audit, converse, solve, census, examples and modular (one line each below).
+    audit, converse, solve, census, examples, privacy and modular (one line each below).
 
     Every verb but modular takes an instance file or the name of a shipped one
     (itsa examples); modular takes the parameters of a layered modular sum.

@@ -28,6 +28,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "networkx": ("draw", "the topology layouts (itsa draw)"),
     "galois": ("crosscheck", "the galois rank backend (rank_backend='galois')"),
     "pulp": ("crosscheck", "the CBC LP solver (lp_solver='cbc')"),
+    "dp_accounting": ("crosscheck", "the dp-accounting cross-check (itsa privacy account --crosscheck)"),
     "hypothesis": ("testing", "the hypothesis strategies (itsa.testing)"),
 }
 

@@ -1,0 +1,192 @@
+"""``itsa privacy``: integer-domain private aggregation and certified privacy accounting."""
+
+import click
+
+from ._common import console, echo_json, itsa_errors, warn
+
+JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+DELTA = click.option("--delta", default="1e-5", show_default=True, help="delta in (0, 1), read exactly.")
+CONVERSION = click.option("--conversion", type=click.Choice(["mironov", "cks"]), default="cks", show_default=True,
+                          help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")
+
+
+@click.group()
+def privacy():
+    """Private integer aggregation (PCU-FL Algorithm 3) and certified accounting.
+
+    Every eps, delta and noise multiplier printed is a certified bound (ball
+    arithmetic), rounded in the safe direction, with its method. Model and
+    audit: docs/privacy.md.
+    """
+
+
+def _rows(out, title, rows) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for key, val in rows:
+        table.add_row(key, val)
+    out.print(table)
+
+
+@privacy.command()
+@click.option("--alpha", type=int, required=True, help="The grid: integer weights add to alpha.")
+@click.argument("weights", nargs=-1, required=True)
+@JSON
+def weights(alpha, weights, as_json):
+    """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order)."""
+    from itsa.privacy.weights import hamilton_weights
+
+    with itsa_errors():
+        hw = hamilton_weights(list(weights), alpha)
+    if as_json:
+        echo_json(hw.to_dict())
+        return
+    _rows(console(), f"Hamilton weights on alpha = {alpha} (exact)",
+          [(f"client {i + 1}", f"{w}  (quota {float(q):.6g})") for i, (w, q) in enumerate(zip(hw.integers, hw.quotas))]
+          + [("sum", str(sum(hw.integers))), ("w_max", str(hw.max_weight))])
+
+
+@privacy.command()
+@click.option("--noise-multiplier", "noise_multiplier", required=True, help="z: noise std / l2 sensitivity.")
+@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds T composed.")
+@DELTA
+@click.option("--epsilon-per-round", default=None,
+              help="Per-round eps for basic/advanced composition (default: the classical formula's).")
+@click.option("--delta-slack", default=None, help="delta' of advanced composition (default: delta).")
+@click.option("--crosscheck", is_flag=True, help="Add dp-accounting's RDP and PLD floats (itsa[crosscheck]).")
+@JSON
+def account(noise_multiplier, rounds, delta, epsilon_per_round, delta_slack, crosscheck, as_json):
+    """eps after T Gaussian rounds under every accountant: mironov, cks, tight, basic, advanced, eps sqrt(T)."""
+    from itsa.privacy.account import account as run
+
+    with itsa_errors():
+        result = run(noise_multiplier, rounds, delta, per_round_epsilon=epsilon_per_round,
+                     delta_slack=delta_slack, crosscheck=crosscheck)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    from rich.table import Table
+
+    out = console()
+    table = Table(title=f"itsa privacy account: z = {noise_multiplier}, T = {rounds}, delta = {delta}")
+    for col in ("accountant", "epsilon", "kind", "delta", "method"):
+        table.add_column(col)
+    for name, e in result.entries.items():
+        table.add_row(name, e.epsilon.decimal(), str(e.epsilon.direction), e.to_dict()["delta"], e.epsilon.method)
+    for name, v in result.crosscheck.items():
+        table.add_row(f"dp-accounting {name}", f"{v:.6g}", "float cross-check", str(delta), "dp-accounting")
+    out.print(table)
+
+
+@privacy.command()
+@click.option("--epsilon", required=True, help="Target eps > 0.")
+@DELTA
+@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds composed before conversion.")
+@CONVERSION
+@click.option("--quiet", is_flag=True, help="No progress line.")
+@JSON
+def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
+    """The smallest Gaussian noise multiplier meeting (eps, delta) over T rounds, certified."""
+    from itsa.privacy.calibrate import calibrate as run
+
+    from ._progress import progress_display
+
+    with itsa_errors(), progress_display(as_json or quiet) as progress:
+        result = run(epsilon, delta, rounds=rounds, conversion=conversion, progress=progress)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    _rows(console(), "itsa privacy calibrate", result._rows())
+
+
+@privacy.command()
+@click.option("--sigma", required=True, help="The discrete Gaussian's sigma (a rational, e.g. 14924 or 3/2).")
+@click.option("--count", type=int, required=True, help="Number of draws.")
+@click.option("--seed", required=True, help="Seed text (SHA-256 of it keys the HMAC-SHA256 stream).")
+@click.option("--engine", type=click.Choice(["exact", "table"]), default="exact", show_default=True,
+              help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
+@click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
+@click.option("--show", type=int, default=20, show_default=True, help="Draws shown without --json.")
+@JSON
+def noise(sigma, count, seed, engine, expected, show, as_json):
+    """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one)."""
+    from itsa.privacy.sampler import draw, verify
+
+    with itsa_errors():
+        result = verify(expected, sigma, count, seed, engine) if expected else draw(sigma, count, seed, engine)
+    if as_json:
+        echo_json({**result.to_dict(), **({"verified": True} if expected else {})})
+        return
+    out = console()
+    head = ", ".join(map(str, result.draws[:show])) + (" …" if len(result.draws) > show else "")
+    _rows(out, f"itsa privacy noise: {count} draws", [("draws", head)] + result._rows())
+    if expected:
+        out.print("verified: the redrawn commitment equals the logged one")
+
+
+@privacy.command()
+@click.option("--w-max", "w_max", default=None, help="Largest integer weight over alpha (e.g. 6/256).")
+@click.option("--alpha", type=int, default=256, show_default=True, help="Weight grid.")
+@click.option("--clip", default="1", show_default=True, help="Clipping norm S.")
+@click.option("--dimension", "-d", type=int, required=True, help="Model dimension d.")
+@click.option("--gamma", type=int, default=256, show_default=True, help="Encoding scale gamma.")
+@click.option("--clients", type=int, default=None, help="Equal clients M_t (gives w_max by Hamilton's rule).")
+@click.option("--epsilon", default=None, help="Per-round eps: add sigma_t and sigma_int (classical formula).")
+@DELTA
+@JSON
+def sensitivity(w_max, alpha, clip, dimension, gamma, clients, epsilon, delta, as_json):
+    """Delta*_2 = 2 (w_max/W_t)(S + sqrt(d)/(2 gamma)) (a reading), the rounding bound and grid guidance."""
+    from itsa.privacy.sensitivity import sensitivity_report
+
+    with itsa_errors():
+        report = sensitivity_report(w_max=w_max, alpha=alpha, clip=clip, dimension=dimension, gamma=gamma,
+                                    clients=clients, epsilon=epsilon, delta=delta)
+    if as_json:
+        echo_json(report)
+        return
+    _rows(console(), "itsa privacy sensitivity", [(k, _text(v)) for k, v in report.items()])
+
+
+def _text(v) -> str:
+    if isinstance(v, dict) and "value" in v:
+        return f"{v['value']} ({v['direction']}; {v['method']})"
+    return str(v)
+
+
+@privacy.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--alpha", type=int, default=256, show_default=True, help="Weight grid.")
+@click.option("--gamma", type=int, default=256, show_default=True, help="Encoding scale gamma.")
+@click.option("--clip", default="1", show_default=True, help="Clipping norm S.")
+@click.option("--epsilon", default=None, help="Per-round eps (sigma_t by the classical formula).")
+@click.option("--noise-multiplier", "noise_multiplier", default=None, help="sigma_t directly.")
+@DELTA
+@click.option("--weights", "data_weights", default=None, help="Data weights w1,w2,... (a .npy file has none).")
+@click.option("--seed", default="itsa-release", show_default=True, help="Noise seed text.")
+@click.option("--engine", type=click.Choice(["exact", "table"]), default="table", show_default=True)
+@CONVERSION
+@JSON
+def release(path, alpha, gamma, clip, epsilon, noise_multiplier, delta, data_weights, seed, engine, conversion,
+            as_json):
+    """One release of Algorithm 3 on PATH (a CSV with header, or .npy clients x coordinates)."""
+    from itsa.privacy.release import load_updates
+    from itsa.privacy.release import release as run
+
+    with itsa_errors():
+        updates, weights_in_file, ids = load_updates(path)
+        given = data_weights.split(",") if data_weights else weights_in_file
+        result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
+                     noise_multiplier=noise_multiplier, delta=delta, seed=seed, engine=engine,
+                     conversion=conversion, ids=ids)
+    if result.epsilon is not None:
+        warn(result.epsilon.warnings)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    rows = result._rows()
+    if result.noise is not None:
+        rows += [("sigma_int", f"{result.sigma_int} (rounded up)"), ("commitment", result.noise.commitment)]
+    _rows(console(), f"itsa privacy release: {path}", rows)

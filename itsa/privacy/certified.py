@@ -1,0 +1,193 @@
+"""Certified numbers: an arb ball, the side on which it is safe, a decimal rounded that way, a method.
+
+Every ε, δ and noise multiplier :mod:`itsa.privacy` returns is a
+:class:`Certified`: the exact value of a bound lies in ``interval`` (a
+python-flint ``arb`` ball, computed in ball arithmetic), ``direction`` says
+whether the number is an upper bound (ε, δ: round up), a lower bound, an
+exact value or only a heuristic, and :meth:`Certified.decimal` rounds in the
+safe direction.
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> eps = Certified.from_arb("epsilon", to_arb(Fraction(2)).sqrt(), Direction.UPPER, "sqrt of 2")
+>>> eps.decimal(4)
+'1.415'
+>>> eps.upper() > Fraction(14142, 10000)
+True
+>>> safe_decimal(Fraction(-1, 3), 3, up=False)
+'-0.334'
+>>> safe_decimal(Fraction(2532, 10**17), 2), safe_decimal(Fraction(99999, 10**10), 2)
+('2.6e-14', '1e-5')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from fractions import Fraction
+
+import flint
+
+from itsa._util.display import Displayable
+
+__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "PRECISION", "precision"]
+
+#: Working precision of every ball computation (bits); the balls stay rigorous at any precision.
+PRECISION = 128
+
+
+@contextmanager
+def precision(bits: int = PRECISION) -> Iterator[None]:
+    """Run the enclosed ball arithmetic at ``bits`` of working precision."""
+    with flint.ctx.workprec(bits):
+        yield
+
+
+class Direction(StrEnum):
+    """Which side of a printed number is guaranteed."""
+
+    UPPER = "upper bound"
+    LOWER = "lower bound"
+    EXACT = "exact"
+    ENCLOSURE = "enclosure"
+    HEURISTIC = "heuristic (not a bound)"
+
+
+def to_arb(x) -> flint.arb:
+    """``x`` (int, Fraction, arb) as an arb ball; a Fraction is exact where the precision allows.
+
+    >>> to_arb(Fraction(1, 4)).is_exact()
+    True
+    """
+    if isinstance(x, flint.arb):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number here")
+    if isinstance(x, int):
+        return flint.arb(x)
+    q = Fraction(x)
+    return flint.arb(flint.fmpq(q.numerator, q.denominator))
+
+
+def _point_to_fraction(point: flint.arb) -> Fraction:
+    pair = point.man_exp()
+    man, exp = int(pair[0]), int(pair[1])
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
+    """The exact endpoints ``(lower, upper)`` of a finite arb ball, as Fractions."""
+    if not x.is_finite():
+        raise ArithmeticError(f"not a finite ball: {x}")
+    return _point_to_fraction(x.lower()), _point_to_fraction(x.upper())
+
+
+def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
+    """``value`` to ``digits`` significant digits, rounded up (``up``) or down: a valid bound.
+
+    Trailing zeros are dropped (``400``, not ``400.0``); below ``1e-4`` and
+    from ``1e16`` on the form is scientific (``2.6e-14``).
+
+    >>> safe_decimal(Fraction(18688841, 10000), 4)
+    '1869'
+    >>> safe_decimal(Fraction(1, 3), 3), safe_decimal(Fraction(1, 3), 3, up=False)
+    ('0.334', '0.333')
+    """
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    # log10 of a Fraction is a float: correct the exponent exactly
+    while abs(value) >= Fraction(10) ** (exponent + 1):
+        exponent += 1
+    while abs(value) < Fraction(10) ** exponent:
+        exponent -= 1
+    shift = digits - 1 - exponent
+    if exponent < -4 or exponent >= 16:        # scientific form, same safe rounding
+        whole = math.ceil(value * Fraction(10) ** shift) if up else math.floor(value * Fraction(10) ** shift)
+        if abs(whole) >= 10**digits:            # rounding carried into a new digit
+            return safe_decimal(whole * Fraction(10) ** -shift, digits, up)
+        sign, text = ("-" if whole < 0 else ""), str(abs(whole))
+        mantissa = (text[0] + "." + text[1:]).rstrip("0").rstrip(".")
+        return f"{sign}{mantissa}e{exponent}"
+    scaled = value * Fraction(10) ** shift
+    whole = math.ceil(scaled) if up else math.floor(scaled)
+    number = Decimal(whole).scaleb(-shift)
+    if shift <= 0:
+        return f"{int(number)}"
+    return f"{number:.{shift}f}".rstrip("0").rstrip(".")
+
+
+@dataclass(frozen=True, repr=False)
+class Certified(Displayable):
+    """A number with its evidence: the exact bound lies in ``[low, high]``, safe in ``direction``.
+
+    ``low`` and ``high`` are exact Fractions (the endpoints of the arb ball the
+    computation produced); :meth:`value` is the endpoint that is safe in
+    ``direction`` (``high`` for an upper bound).
+    """
+
+    name: str
+    low: Fraction
+    high: Fraction
+    direction: Direction
+    method: str
+
+    @classmethod
+    def from_arb(cls, name: str, ball: flint.arb, direction: Direction, method: str) -> Certified:
+        low, high = arb_to_fractions(ball)
+        return cls(name, low, high, direction, method)
+
+    @classmethod
+    def exact(cls, name: str, value: Fraction | int, method: str) -> Certified:
+        q = Fraction(value)
+        return cls(name, q, q, Direction.EXACT, method)
+
+    def upper(self) -> Fraction:
+        return self.high
+
+    def lower(self) -> Fraction:
+        return self.low
+
+    def value(self) -> Fraction:
+        """The safe endpoint: ``high`` for an upper bound, ``low`` for a lower one, else the midpoint."""
+        if self.direction is Direction.UPPER:
+            return self.high
+        if self.direction is Direction.LOWER:
+            return self.low
+        return (self.low + self.high) / 2
+
+    def arb(self) -> flint.arb:
+        """The interval back as a ball (containing ``[low, high]``)."""
+        return to_arb(self.low).union(to_arb(self.high))
+
+    def decimal(self, digits: int = 4) -> str:
+        """The number to ``digits`` significant digits, rounded in the safe direction."""
+        if self.direction is Direction.UPPER:
+            return safe_decimal(self.high, digits, up=True)
+        if self.direction is Direction.LOWER:
+            return safe_decimal(self.low, digits, up=False)
+        if self.direction is Direction.EXACT and self.low.denominator == 1:
+            return str(self.low.numerator)
+        return f"{float(self.value()):.{digits}g}"
+
+    def __float__(self) -> float:
+        return float(self.value())
+
+    def to_dict(self, digits: int = 6) -> dict:
+        """Plain data: the safe decimal, the interval's endpoints (as decimals rounded outward), the method."""
+        return {"value": self.decimal(digits), "direction": str(self.direction),
+                "interval": [safe_decimal(self.low, 17, up=False), safe_decimal(self.high, 17, up=True)],
+                "method": self.method}
+
+    def _headline(self) -> str:
+        return f"{self.name} = {self.decimal()} ({self.direction})"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [("value", self.decimal(8)), ("direction", str(self.direction)),
+                ("interval", f"[{safe_decimal(self.low, 12, False)}, {safe_decimal(self.high, 12, True)}]"),
+                ("method", self.method)]

@@ -1,0 +1,265 @@
+"""Discrete Gaussian noise an auditor can redraw: an exact sampler, the page's table sampler, a commitment.
+
+Both engines read one deterministic byte stream, fixed here once:
+
+- **seed**: ``SHA-256(seed text, UTF-8)``, 32 bytes (the page: "SHA-256 of a
+  round and parameter string");
+- **stream**: block ``i`` is ``HMAC-SHA256(key = seed, message = i as 8 bytes,
+  little-endian)``, ``i = 0, 1, 2, …``; the blocks are concatenated.
+
+Engines (:class:`Engine`):
+
+- ``exact``: the Canonne–Kamath–Steinke sampler (NeurIPS 2020, Algorithms 1–3)
+  in rational arithmetic; every random choice is a uniform integer drawn by
+  rejection from the stream (``⌈log2 n⌉`` bits taken from whole bytes, high
+  bits masked off). Its draws follow ``N_Z(0, σ²)`` exactly for rational ``σ²``.
+- ``table``: the page's ``noise_commit.py`` reading: the stream as
+  little-endian unsigned 64-bit integers, each divided by ``2⁶⁴ − 1``; the
+  float64 table of ``exp(−k²/(2σ²))`` over ``−K ≤ k ≤ K``,
+  ``K = ⌈σ √(2 ln(2·10¹²)) + 4⌉``, normalised cumulative sums, and
+  ``numpy.searchsorted`` (side ``left``: the first ``k`` whose running total
+  reaches the uniform). Truncated: its law differs from ``N_Z(0, σ²)`` by the
+  certified tail mass (:func:`itsa.privacy.discrete_gaussian.tail_mass`).
+
+The **commitment** is ``SHA-256`` of the draws as little-endian signed 64-bit
+integers, in order (``numpy.asarray(draws, '<i8').tobytes()``).
+
+Examples
+--------
+>>> draws = sample(3, 5, "round-1", engine="exact")
+>>> draws == sample(3, 5, "round-1", engine="exact")
+True
+>>> len(commitment(draws))
+64
+>>> sample(3, 4, "round-1", engine="table") == sample(3, 4, "round-1", engine="table")
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+import numpy as np
+
+from itsa._util.checks import choice, whole_number
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption, VerificationError
+from itsa.privacy.certified import Certified
+from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
+from itsa.privacy.rdp import number
+
+__all__ = ["Engine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "commitment",
+           "NoiseDraw", "draw", "verify", "MAX_COUNT"]
+
+#: Most draws one call makes (a count beyond would not fit comfortably in memory).
+MAX_COUNT = 10_000_000
+#: Largest σ the table engine accepts (its table has about 15σ entries).
+MAX_TABLE_SIGMA = 10**6
+
+
+class Engine(StrEnum):
+    """The sampler engine."""
+
+    EXACT = "exact"
+    TABLE = "table"
+
+
+def seed_bytes(seed: str) -> bytes:
+    """The 32-byte seed: ``SHA-256`` of the seed text."""
+    if not isinstance(seed, str):
+        raise InvalidOption(f"seed: must be a text, not {type(seed).__name__}")
+    return hashlib.sha256(seed.encode("utf-8")).digest()
+
+
+class ByteStream:
+    """``HMAC-SHA256(key=seed, msg=counter as 8 bytes LE)`` for counters 0, 1, 2, …, concatenated."""
+
+    def __init__(self, seed: str):
+        self.key = seed_bytes(seed)
+        self.counter = 0
+        self.buffer = b""
+
+    def block(self) -> bytes:
+        out = hmac.new(self.key, self.counter.to_bytes(8, "little"), hashlib.sha256).digest()
+        self.counter += 1
+        return out
+
+    def read(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            self.buffer += self.block()
+        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        return out
+
+    def below(self, n: int) -> int:
+        """A uniform integer in ``[0, n)`` by rejection (``n ≥ 1``)."""
+        if n == 1:
+            return 0
+        bits = (n - 1).bit_length()
+        nbytes = (bits + 7) // 8
+        mask = (1 << bits) - 1
+        while True:
+            x = int.from_bytes(self.read(nbytes), "little") & mask
+            if x < n:
+                return x
+
+
+# --- the exact sampler (Canonne, Kamath, Steinke 2020, Algorithms 1-3) ---
+
+def _bernoulli(stream: ByteStream, p: Fraction) -> bool:
+    """``Bernoulli(p)`` for rational ``p ∈ [0, 1]``."""
+    return stream.below(p.denominator) < p.numerator
+
+
+def _bernoulli_exp_small(stream: ByteStream, gamma: Fraction) -> bool:
+    """``Bernoulli(exp(−γ))`` for rational ``γ ∈ [0, 1]`` (CKS Algorithm 1, first part)."""
+    k = 1
+    while _bernoulli(stream, gamma / k):
+        k += 1
+    return k % 2 == 1
+
+
+def _bernoulli_exp(stream: ByteStream, gamma: Fraction) -> bool:
+    """``Bernoulli(exp(−γ))`` for rational ``γ ≥ 0`` (CKS Algorithm 1)."""
+    while gamma > 1:
+        if not _bernoulli_exp_small(stream, Fraction(1)):
+            return False
+        gamma -= 1
+    return _bernoulli_exp_small(stream, gamma)
+
+
+def _discrete_laplace(stream: ByteStream, t: int) -> int:
+    """``P(Y = y) ∝ exp(−|y|/t)`` for a whole ``t ≥ 1`` (CKS Algorithm 2 with s = 1)."""
+    while True:
+        u = stream.below(t)
+        if not _bernoulli_exp(stream, Fraction(u, t)):
+            continue
+        v = 0
+        while _bernoulli_exp(stream, Fraction(1)):
+            v += 1
+        y = u + t * v
+        negative = _bernoulli(stream, Fraction(1, 2))
+        if negative and y == 0:
+            continue
+        return -y if negative else y
+
+
+def _discrete_gaussian(stream: ByteStream, sigma2: Fraction) -> int:
+    """``P(X = x) ∝ exp(−x²/(2σ²))`` for rational ``σ² > 0`` (CKS Algorithm 3)."""
+    t = math.floor(math.isqrt(sigma2.numerator // sigma2.denominator)) + 1
+    while True:
+        y = _discrete_laplace(stream, t)
+        gamma = (abs(y) - sigma2 / t) ** 2 / (2 * sigma2)
+        if _bernoulli_exp(stream, gamma):
+            return y
+
+
+def sample_exact(sigma, count: int, seed: str) -> list[int]:
+    """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the stream of ``seed``."""
+    s = number("sigma", sigma)
+    stream = ByteStream(seed)
+    sigma2 = Fraction(s) ** 2
+    return [_discrete_gaussian(stream, sigma2) for _ in range(count)]
+
+
+# --- the page's table sampler (noise_commit.py) ---
+
+def table(sigma) -> tuple[np.ndarray, np.ndarray]:
+    """The support ``−K..K`` and the float64 running totals ``cumsum(p)/sum(p)`` of the table engine."""
+    s = float(number("sigma", sigma))
+    if s > MAX_TABLE_SIGMA:
+        raise InvalidOption(f"sigma: the table engine takes sigma <= {MAX_TABLE_SIGMA}, not {s:g}")
+    K = page_truncation(sigma)
+    support = np.arange(-K, K + 1, dtype=np.int64)
+    weights = np.exp(-(support.astype(np.float64) ** 2) / (2 * s * s))
+    cdf = np.cumsum(weights)
+    return support, cdf / cdf[-1]
+
+
+def uniforms(stream: ByteStream, count: int) -> np.ndarray:
+    """``count`` uniforms in ``[0, 1]``: little-endian uint64 words of the stream over ``2⁶⁴ − 1``."""
+    raw = stream.read(8 * count)
+    words = np.frombuffer(raw, dtype="<u8")
+    return words.astype(np.float64) / float(2**64 - 1)
+
+
+def sample_table(sigma, count: int, seed: str) -> list[int]:
+    """``count`` draws of the page's truncated table sampler from the stream of ``seed``."""
+    support, cdf = table(sigma)
+    u = uniforms(ByteStream(seed), count)
+    index = np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)
+    return support[index].tolist()
+
+
+def sample(sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> list[int]:
+    """``count`` draws from ``engine`` (``exact`` or ``table``), reproducible bit for bit from ``seed``."""
+    eng = choice("engine", engine, Engine)
+    whole_number("count", count, minimum=0, maximum=MAX_COUNT)
+    return sample_exact(sigma, count, seed) if eng is Engine.EXACT else sample_table(sigma, count, seed)
+
+
+def commitment(draws) -> str:
+    """``SHA-256`` (hex) of the draws as little-endian signed 64-bit integers."""
+    return hashlib.sha256(np.asarray(draws, dtype="<i8").tobytes()).hexdigest()
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class NoiseDraw(Displayable):
+    """Draws with everything needed to redraw them: σ, the seed text, the engine, the commitment."""
+
+    sigma: Fraction
+    seed: str
+    engine: Engine
+    draws: tuple[int, ...]
+    commitment: str
+    truncation: int | None
+    tail: Certified | None = None
+
+    def to_dict(self) -> dict:
+        return {"sigma": str(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
+                "truncation": self.truncation, "tail_mass": None if self.tail is None else self.tail.to_dict(),
+                "draws": list(self.draws), "commitment": self.commitment,
+                "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
+                "commitment_of": "SHA-256 of the draws as int64 little-endian"}
+
+    def _headline(self) -> str:
+        return f"{len(self.draws)} draws, sigma = {float(self.sigma):g}, {self.engine}, commitment {self.commitment[:16]}…"
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [("engine", str(self.engine)), ("seed", self.seed), ("commitment", self.commitment),
+                ("truncation K", "none (exact)" if self.truncation is None else str(self.truncation))] + (
+            [] if self.tail is None else [("tail mass P(|X| > K)", f"{self.tail.decimal(3)} (upper bound)")])
+
+
+def draw(sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> NoiseDraw:
+    """:func:`sample` with its commitment and parameters (what the log of a release keeps)."""
+    eng = choice("engine", engine, Engine)
+    s = number("sigma", sigma)
+    values = sample(s, count, seed, eng)
+    K = page_truncation(s) if eng is Engine.TABLE else None
+    tail = tail_mass(s, K) if K is not None else None
+    return NoiseDraw(sigma=Fraction(s), seed=seed, engine=eng, draws=tuple(values),
+                     commitment=commitment(values), truncation=K, tail=tail)
+
+
+def verify(expected: str, sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> NoiseDraw:
+    """Redraw and check a logged commitment; :class:`~itsa.exceptions.VerificationError` if it differs."""
+    text = expected.strip().lower()
+    if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+        raise InvalidOption(f"commitment: must be 64 hex digits, not {expected[:70]!r}")
+    redrawn = draw(sigma, count, seed, engine)
+    if redrawn.commitment != text:
+        raise VerificationError(f"commitment mismatch: redrawn {redrawn.commitment}, logged {text}")
+    return redrawn
+
+
+def iter_blocks(seed: str, blocks: int) -> Iterator[bytes]:
+    """The first ``blocks`` 32-byte blocks of the stream (for auditors reimplementing it)."""
+    stream = ByteStream(seed)
+    for _ in range(blocks):
+        yield stream.block()

@@ -1,0 +1,92 @@
+"""``itsa privacy``: the interface, --json, exit codes."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from itsa_cli import main as cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["privacy", *args])
+
+
+def as_json(*args):
+    res = run(*args, "--json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.output)
+
+
+def test_weights_json():
+    """Page: 50 equal clients on alpha = 256: 44 weights 5 and six 6."""
+    out = as_json("weights", "--alpha", "256", *["1"] * 50)
+    assert out["weights"].count(5) == 44 and out["weights"].count(6) == 6
+
+
+def test_account_json_names_the_conversions():
+    out = as_json("account", "--noise-multiplier", "0.0969", "--rounds", "30", "--delta", "1e-5",
+                  "--epsilon-per-round", "50")
+    eps = out["epsilon"]
+    assert {"mironov", "cks", "basic", "advanced", "sqrt_rounds_heuristic", "tight"} <= set(eps)
+    assert round(float(eps["mironov"]["value"])) == 1869 and eps["basic"]["value"] == "1500"
+    assert all(e["method"] and len(e["interval"]) == 2 for e in eps.values())
+    assert eps["sqrt_rounds_heuristic"]["direction"].startswith("heuristic")
+
+
+def test_calibrate_json():
+    out = as_json("calibrate", "--epsilon", "2", "--delta", "1e-6", "--conversion", "cks")
+    assert isinstance(out["noise_multiplier"], float)
+    assert float(out["achieved"]["epsilon"]["interval"][1]) <= 2
+
+
+def test_noise_json_and_verify():
+    out = as_json("noise", "--sigma", "14924", "--count", "50", "--seed", "round-1", "--engine", "table")
+    assert len(out["draws"]) == 50 and all(isinstance(x, int) for x in out["draws"])
+    assert len(out["commitment"]) == 64
+    ok = run("noise", "--sigma", "14924", "--count", "50", "--seed", "round-1", "--engine", "table",
+             "--verify", out["commitment"])
+    assert ok.exit_code == 0 and "verified" in ok.output
+    bad = run("noise", "--sigma", "14924", "--count", "50", "--seed", "round-2", "--engine", "table",
+              "--verify", out["commitment"])
+    assert bad.exit_code == 1 and "mismatch" in bad.output
+
+
+def test_noise_exact_is_reproducible():
+    a = as_json("noise", "--sigma", "3/2", "--count", "30", "--seed", "s")
+    b = as_json("noise", "--sigma", "3/2", "--count", "30", "--seed", "s")
+    assert a["draws"] == b["draws"] and a["commitment"] == b["commitment"]
+
+
+def test_sensitivity_json():
+    out = as_json("sensitivity", "--w-max", "6/256", "--clip", "1", "-d", "2", "--gamma", "256")
+    assert round(float(out["Delta*_2"]["value"]), 3) == 0.047 and "reading" in out["Delta*_2"]["method"]
+
+
+def test_release_csv_and_npy(tmp_path):
+    csv = tmp_path / "u.csv"
+    csv.write_text("client,weight,x,y\n1,31,0.5,0.1\n2,74,-0.2,0.3\n3,120,0.9,0.9\n4,9,0,-0.7\n5,66,0.3,0.3\n")
+    out = as_json("release", str(csv), "--epsilon", "10", "--seed", "r")
+    assert sum(out["weights"]) == 256 and len(out["released"]) == 2 and len(out["noise"]["commitment"]) == 64
+    npy = tmp_path / "u.npy"
+    np.save(npy, np.random.default_rng(0).normal(size=(50, 2)))
+    out2 = as_json("release", str(npy), "--epsilon", "1", "--seed", "r")
+    assert round(float(out2["sigma_int"].split("/")[0]) / float(out2["sigma_int"].split("/")[1])) == 14924
+
+
+@pytest.mark.parametrize("args", [
+    ["calibrate", "--epsilon", "0", "--delta", "1e-5"],
+    ["calibrate", "--epsilon", "1", "--delta", "1"],
+    ["account", "--noise-multiplier", "-1", "--rounds", "3"],
+    ["weights", "--alpha", "256", "-1", "2"],
+    ["weights", "--alpha", "256", "0", "0"],
+    ["weights", "--alpha", "2.5", "1", "2"],
+    ["noise", "--sigma", "0", "--count", "3", "--seed", "x"],
+    ["noise", "--sigma", "1", "--count", "1000000000000", "--seed", "x"],
+    ["release", "no-such-file.csv"],
+])
+def test_bad_input_is_one_line_exit_2(args):
+    res = run(*args)
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")

@@ -1,0 +1,109 @@
+"""The discrete Gaussian (certified normaliser, variance, tail) and the two sampler engines."""
+
+import hashlib
+import hmac
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from itsa.exceptions import InvalidOption, VerificationError
+from itsa.privacy.discrete_gaussian import normaliser, page_truncation, paper_truncation, pmf, tail_mass, variance
+from itsa.privacy.sampler import ByteStream, commitment, draw, sample, verify
+
+
+def _float_sums(s: float):
+    K = int(40 * s) + 50
+    z = math.fsum(math.exp(-k * k / (2 * s * s)) for k in range(-K, K + 1))
+    m = math.fsum(k * k * math.exp(-k * k / (2 * s * s)) for k in range(-K, K + 1))
+    return z, m / z
+
+
+@given(st.fractions(min_value=Fraction(1, 5), max_value=40))
+def test_normaliser_and_variance_enclose_direct_sums(s):
+    z, var = _float_sums(float(s))
+    assert abs(float(normaliser(s).mid()) - z) <= 1e-12 * z
+    assert abs(float(variance(s).mid()) - var) <= 1e-12 * max(var, 1e-300)
+    assert not variance(s) > float(s) ** 2          # E X^2 <= sigma^2 (CKS 2020)
+
+
+def test_tail_mass_encloses_direct_sum():
+    tail = tail_mass(3, 10)
+    direct = 2 * math.fsum(math.exp(-k * k / 18) for k in range(11, 400)) / _float_sums(3)[0]
+    assert float(tail.lower()) <= direct * (1 + 1e-12) and float(tail.upper()) >= direct * (1 - 1e-12)
+
+
+def test_page_truncation_golden():
+    """Page: K = ceil(sigma sqrt(2 ln(2 10^12)) + 4), 'about 7.52 sigma + 4'; tail far below 1e-12."""
+    assert math.sqrt(2 * math.log(2e12)) == pytest.approx(7.5265, abs=1e-4)
+    for sigma in (1, 10, 14924):
+        assert tail_mass(sigma, page_truncation(sigma)).upper() < Fraction(1, 10**12)
+        # the paper's 8 sigma bound 2 e^-32 = 2.5e-14 is a valid bound on the true mass
+        assert tail_mass(sigma, paper_truncation(sigma)).upper() < 2 * Fraction(math.exp(-32))
+
+
+def test_stream_is_hmac_counter_mode():
+    key = hashlib.sha256(b"audit").digest()
+    s = ByteStream("audit")
+    for i in range(3):
+        assert s.block() == hmac.new(key, i.to_bytes(8, "little"), hashlib.sha256).digest()
+
+
+def test_table_engine_matches_an_independent_reimplementation():
+    sigma, n = 7.5, 300
+    key = hashlib.sha256(b"round-7").digest()
+    stream = b"".join(hmac.new(key, i.to_bytes(8, "little"), hashlib.sha256).digest() for i in range(n // 4 + 1))
+    u = np.frombuffer(stream[: 8 * n], dtype="<u8").astype(np.float64) / float(2**64 - 1)
+    K = math.ceil(sigma * math.sqrt(2 * math.log(2e12)) + 4)
+    k = np.arange(-K, K + 1)
+    p = np.exp(-(k.astype(float) ** 2) / (2 * sigma**2))
+    cdf = np.cumsum(p) / p.sum()
+    expected = k[np.minimum(np.searchsorted(cdf, u), 2 * K)].tolist()
+    assert sample(Fraction(15, 2), n, "round-7", engine="table") == expected
+
+
+@pytest.mark.parametrize("engine", ["exact", "table"])
+def test_reproducible_and_seed_sensitive(engine):
+    a = sample(3, 200, "seed-a", engine)
+    assert a == sample(3, 200, "seed-a", engine) and a != sample(3, 200, "seed-b", engine)
+    assert commitment(a) == hashlib.sha256(np.asarray(a, "<i8").tobytes()).hexdigest()
+
+
+def test_exact_sampler_distribution_chi_square():
+    """20,000 exact draws at sigma = 2 against the certified pmf: chi-square, fixed seed."""
+    from scipy.stats import chi2
+
+    n, sigma = 20_000, 2
+    draws = np.array(sample(sigma, n, "chi-square"))
+    cells = list(range(-6, 7))
+    observed = [np.sum(draws == k) for k in cells] + [np.sum(np.abs(draws) > 6)]
+    probs = [float(pmf(k, sigma).mid()) for k in cells]
+    probs.append(1 - sum(probs))
+    stat = sum((o - n * p) ** 2 / (n * p) for o, p in zip(observed, probs))
+    assert chi2.sf(stat, len(cells)) > 1e-3
+    assert abs(draws.var() - float(variance(sigma).mid())) < 0.15
+
+
+def test_exact_sampler_small_sigma_counts():
+    """sigma = 1/2: P(0) = 1/Z is about 0.787; 4,000 draws land within 5 standard errors."""
+    draws = sample(Fraction(1, 2), 4000, "small")
+    p0 = float(pmf(0, Fraction(1, 2)).mid())
+    assert abs(draws.count(0) / 4000 - p0) < 5 * math.sqrt(p0 * (1 - p0) / 4000)
+
+
+def test_verify_commitment():
+    logged = draw(5, 50, "round-3", "table")
+    assert verify(logged.commitment, 5, 50, "round-3", "table").draws == logged.draws
+    with pytest.raises(VerificationError):
+        verify(logged.commitment, 5, 50, "round-4", "table")
+    with pytest.raises(InvalidOption, match="64 hex"):
+        verify("abc", 5, 50, "round-3")
+
+
+@pytest.mark.parametrize(("sigma", "count"), [(0, 1), (-1, 1), (1, -1), (1, 10**12)])
+def test_bad_noise_input(sigma, count):
+    with pytest.raises(InvalidOption):
+        sample(sigma, count, "x")

@@ -1,0 +1,116 @@
+"""Hamilton weights, the sensitivity reading, the integer release (PCU-FL Algorithm 3 via the explainer page)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from itsa.exceptions import InvalidInput, InvalidOption
+from itsa.privacy.release import encode, load_updates, release
+from itsa.privacy.weights import grid_guidance, hamilton_weights, rounding_bound, sensitivity
+
+
+def test_fifty_equal_clients_golden():
+    """Page, first demo: 50 equal clients on alpha = 256: 44 get 5/256 and six get 6/256."""
+    hw = hamilton_weights([1] * 50, 256)
+    assert hw.integers.count(5) == 44 and hw.integers.count(6) == 6 and sum(hw.integers) == 256
+    assert hw.integers[:6] == (6,) * 6          # ties by client ID: the first six
+    assert hw.max_weight == Fraction(6, 256)
+
+
+def test_classroom_exercise():
+    """Page, 'Try this in class' 2: 31, 74, 120, 9, 66 members on 256 points: total exactly 256."""
+    hw = hamilton_weights([31, 74, 120, 9, 66], 256)
+    assert sum(hw.integers) == 256
+    assert hw.integers == (27, 63, 102, 8, 56)
+
+
+def test_ties_follow_ids():
+    hw = hamilton_weights([1, 1, 1], 4, ids=["c", "a", "b"])
+    assert hw.integers == (1, 2, 1)
+
+
+@given(st.lists(st.integers(0, 10**6), min_size=1, max_size=60).filter(any), st.integers(1, 5000))
+def test_hamilton_properties(weights, alpha):
+    hw = hamilton_weights(weights, alpha)
+    assert sum(hw.integers) == alpha
+    assert all(abs(w - q) < 1 for w, q in zip(hw.integers, hw.quotas))
+
+
+def test_sensitivity_golden():
+    """Page: Delta*_2 = 0.047 for w_max = 6/256, S = 1, d = 2, gamma = 256 (reading [R] of its Eq. (1))."""
+    ds = sensitivity(max_weight=Fraction(6, 256), clip=1, dimension=2, gamma=256)
+    assert round(float(ds.upper()), 3) == 0.047 and ds.lower() <= ds.upper()
+    assert "reading" in ds.method
+
+
+def test_page_delta_036_candidates():
+    """Page, notes: Eq. (1) at S = 0.45 gives 0.036 with gamma = alpha = 256, 50 clients, d = 24,706 (0.0355)."""
+    w_max = hamilton_weights([1] * 50, 256).max_weight
+    ds = sensitivity(max_weight=w_max, clip=Fraction(45, 100), dimension=24706, gamma=256)
+    assert round(float(ds.upper()), 4) == 0.0355
+
+
+def test_grid_and_rounding_golden():
+    """Page: alpha >= 10^3 M_t / W_min asks 5,000 for five clients and 50,000 for 50; M_t S/(alpha W_t) ~ 0.20."""
+    assert grid_guidance(5) == 5000 and grid_guidance(50) == 50000
+    assert round(float(rounding_bound(50, 1, 256)), 2) == 0.20
+
+
+def test_sigma_int_golden():
+    """Page: sigma_int reaches 14,924 in the first demo at eps = 1."""
+    rng = np.random.default_rng(0)
+    r = release(rng.normal(size=(50, 2)), epsilon=1, seed="t")
+    assert round(float(r.sigma_int)) == 14924
+
+
+def test_release_without_noise_is_the_integer_weighted_mean():
+    rng = np.random.default_rng(1)
+    u = rng.uniform(-0.5, 0.5, size=(5, 3))
+    r = release(u, [1, 2, 3, 4, 5], alpha=1000, gamma=1 << 12)
+    w = np.array(r.weights.integers)
+    assert r.released == r.noiseless
+    assert np.allclose([float(x) for x in r.released], (w[:, None] * encode(u, 1 << 12)).sum(0) / (1000 * 4096))
+    assert np.allclose([float(x) for x in r.released], r.exact_average, atol=1e-2)
+
+
+def test_release_is_reproducible_and_decodes_once():
+    u = np.random.default_rng(2).normal(size=(10, 4))
+    a = release(u, epsilon=10, seed="s")
+    b = release(u, epsilon=10, seed="s")
+    assert a.released == b.released and a.noise.commitment == b.noise.commitment
+    assert all(x == Fraction(y + z, a.denominator) for x, y, z in zip(a.released, a.encoded_sum, a.noise.draws))
+    assert a.epsilon.epsilon.upper() > 0 and a.delta_run.upper() >= Fraction(1, 10**5)
+
+
+def test_encode_half_even():
+    assert encode(np.array([[0.5 / 256, 1.5 / 256, -0.5 / 256]]), 256).tolist() == [[0, 2, 0]]
+    assert encode(np.array([[0.5 / 3, 1.5 / 3]]), 3).tolist() == [[0, 2]]
+
+
+def test_load_csv(tmp_path):
+    path = tmp_path / "u.csv"
+    path.write_text("client,weight,x,y\nb,2,0.1,0.2\na,1,0.3,-0.4\n")
+    u, w, ids = load_updates(path)
+    assert u.shape == (2, 2) and w == [2, 1] and ids == ["b", "a"]
+
+
+@pytest.mark.parametrize(("text", "match"), [("x,y\n1,nan\n", "finite"), ("x\n", "header"), ("x,y\n1,a\n", "numbers")])
+def test_load_bad_csv(tmp_path, text, match):
+    path = tmp_path / "u.csv"
+    path.write_text(text)
+    with pytest.raises(InvalidInput, match=match):
+        load_updates(path)
+
+
+@pytest.mark.parametrize("weights", [[-1, 2], [0, 0], []])
+def test_bad_weights(weights):
+    with pytest.raises(InvalidOption):
+        hamilton_weights(weights, 256)
+
+
+def test_bad_grid():
+    with pytest.raises(InvalidOption, match="alpha"):
+        hamilton_weights([1, 2], 2.5)
