@@ -21,8 +21,8 @@ def modular():
     """Layered modular sums of progressive-resolution secure aggregation, exactly.
 
     Margins (the carry law), digits (Assumption 1), payload (Proposition 2),
-    converse (Theorem 2), rules (Theorem 1), distortion (Theorem 4) and the
-    audit of the paper's printed numbers. Every probability is exact or a
+    converse (Theorem 2), rules (Theorem 1), distortion (Theorem 4), privacy
+    (§VII, through itsa.privacy) and the audit of the paper's printed numbers. Every probability is exact or a
     certified interval, and says which. Model: docs/modular.md.
 
     Based on Azimi-Abarghouyi, arXiv 2610.00695.
@@ -222,3 +222,31 @@ def audit(privacy, as_json):
     for c in result.checks:
         table.add_row(c.where, c.printed, c.itsa, str(c.status), c.reading)
     console().print(table)
+
+
+@modular.command()
+@click.option("--clients", "-K", type=int, required=True, help="K_eff: honest clients whose noise is counted.")
+@_RADIX
+@_LAYERS
+@click.option("--authorized", default=None, help="Released layers, e.g. 4,3 (default: all L).")
+@click.option("--scaled-scale", "-s", default="1", show_default=True, help="s̃ = s_ℓ/(h ρ^(ℓ-1)) >= 1/2, every layer.")
+@click.option("--dimension", "-d", type=int, default=1, show_default=True, help="Model dimension d.")
+@click.option("--delta", default="1e-6", show_default=True)
+@click.option("--conversion", type=click.Choice(["cks", "mironov"]), default="cks", show_default=True)
+@_JSON
+def privacy(clients, radix, layers, authorized, scaled_scale, dimension, delta, conversion, as_json):
+    """Rényi DP of an authorized set of layers (eq. 30–31, Theorem 3), by itsa.privacy's accountant."""
+    from itsa.exceptions import InvalidOption
+    from itsa.modular.privacy import release_privacy
+
+    with itsa_errors():
+        try:
+            chosen = [int(x) for x in authorized.split(",")] if authorized else list(range(layers, 0, -1))
+        except ValueError:
+            raise InvalidOption(f"authorized: {authorized!r} is not a list of layers (write 4,3)") from None
+        result = release_privacy(clients=clients, radix=radix, layers=layers, authorized=chosen,
+                                 scaled_scale=scaled_scale, dimension=dimension, delta=delta, conversion=conversion)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        click.echo(result.summary())
