@@ -143,16 +143,37 @@ class ConverseMargin(Displayable):
     def _headline(self) -> str:
         return f"K = {self.clients}: no residue decoder reaches {self.success} below margin {self.margin}"
 
+    @property
+    def eq26_bound(self) -> Certified:
+        """Eq. 26's ``½ log_ρ K + log_ρ((1-δ) σ_ρ/(C ρ))`` with ``C = σ√K sup p_K`` at this K (certified).
+
+        With that ``C`` eq. 25 holds at this K; the paper leaves ``C`` unspecified.
+        """
+        import flint
+
+        law = self.at_margin.law
+        var = law.variance
+        c = self.at_margin.local_limit_constant.high
+        with working_precision():
+            sigma = (flint.arb(var.numerator) / var.denominator).sqrt()
+            rho = flint.arb(self.radix)
+            inner = (flint.arb(self.success.numerator) / self.success.denominator) * sigma * c.denominator
+            inner = inner / (flint.arb(c.numerator) * rho)
+            value = flint.arb(self.clients).log() / (2 * rho.log()) + inner.log() / rho.log()
+            return certified(value)
+
     def _rows(self) -> list[tuple[str, str]]:
         rows = [(f"margin {self.margin}", self.at_margin._headline())]
         if self.below is not None:
             rows.append((f"margin {self.margin - 1}", self.below._headline()))
+        rows.append(("eq. 26 (C = σ√K sup p_K)", f"m >= {self.eq26_bound.text(3)} (certified)"))
         return rows
 
     def to_json(self) -> dict:
         return {"clients": self.clients, "radix": self.radix, "success": str(self.success), "margin": self.margin,
                 "at_margin": self.at_margin.to_json(),
-                "below": None if self.below is None else self.below.to_json()}
+                "below": None if self.below is None else self.below.to_json(),
+                "eq26_lower_bound": self.eq26_bound.to_json()}
 
 
 def converse_margin(clients: int, radix: int = 3, success=Fraction(999, 1000), law: DigitLaw | None = None,

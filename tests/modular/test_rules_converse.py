@@ -87,3 +87,11 @@ def test_local_limit_constant_tends_to_one_over_sqrt_2pi():
 def test_converse_refuses_what_does_not_fit_exactly():
     with pytest.raises(InvalidOption, match="exactly only"):
         decoder_success(10**5, 27)
+
+
+@given(st.integers(2, 3000))
+@settings(max_examples=25)
+def test_eq26_bound_is_below_the_exact_converse_margin(k):
+    # eq. 26 is necessary; with C taken at this K it must not exceed the exact converse margin
+    need = converse_margin(k, 3, Fraction(999, 1000))
+    assert need.eq26_bound.high <= need.margin
