@@ -149,9 +149,10 @@ class Compatibility(Displayable):
     def _rows(self) -> list[tuple[str, str]]:
         rows = []
         for r in self.rows:
-            share = f"{round_up(100 * r.fraction, 4)} %" if r.violations else "0 %"
-            extra = "" if self.exhaustive else f" ± {100 * r.standard_error():.2f} % (standard error)"
-            rows.append((f"layer {r.layer}", f"{r.violations} of {r.points} outside C_ℓ ({share}{extra})"))
+            share = f"{r.fraction} = {round_up(100 * r.fraction, 4)} %, rounded up" if r.violations else "0"
+            how = "exact count" if self.exhaustive else (f"sampled, ± {100 * r.standard_error():.2f} % "
+                                                         "standard error")
+            rows.append((f"layer {r.layer}", f"{r.violations} of {r.points} outside C_ℓ ({how}; {share})"))
         rows.append(("tie-break", TIE_BREAK))
         return rows
 
