@@ -127,14 +127,14 @@ def _fig1a() -> list[Check]:
 def _fig1b() -> list[Check]:
     integer = compatibility("integer", 3, 4, block_dimension=2)
     a2 = compatibility("a2", 3, 4)
-    share = [f"{100 * float(r.fraction):.2f} %" for r in a2.rows[1:]]
+    share = [f"{round_up(100 * r.fraction, 4)} %" for r in a2.rows[1:]]
     fracs = sorted({str(r.fraction) for r in a2.rows[1:]})
     return [
         Check("fig1b-integer", "§IX-A, Fig. 1b", "0 of 2·10^5 sampled points",
               f"0 of all {integer.points} points of Λ_1 ∩ V_5 (n_b = 2), every layer (exact)", Status.REPRODUCED,
               "exhaustive enumeration replaces the sample", "itsa modular digits --chain integer --radix 3 --layers 4 --block-dimension 2"),
         Check("fig1b-a2", "§IX-A, Fig. 1b", "14.4 %, 14.8 %, 13.1 % at layers 2–4 (2·10^4 trials)",
-              f"{', '.join(share)} = {', '.join(fracs)} of all {a2.points} points at each of layers 2–4 (exact)",
+              f"{', '.join(share)} (rounded up) = {', '.join(fracs)} of all {a2.points} points at each of layers 2–4 (exact)",
               Status.DISAGREES,
               "layer 3 agrees; 13.1 % is about 7 standard errors of a 2·10^4 uniform sample below the exact 4/27, "
               "so the paper's points were not drawn uniformly from Λ_1 ∩ V_5 (the sampler is not stated)",
@@ -197,8 +197,8 @@ def _fig3a() -> list[Check]:
         Check("fig3a-full", "§IX-C, Fig. 3a", "8.3e-02 at ℓ0 = 1", "1/12 = 0.0833… (exact, Theorem 4(a))",
               Status.REPRODUCED, "n_b = 1, h = 1", "itsa modular distortion --finest 1"),
         Check("fig3a-coarsest", "§IX-C, Fig. 3a", "5.28e+01 (uniform), 2.50e+01 (Gaussian) at ℓ0 = 4; T off by 13.0 %",
-              f"T_4 = {T4} = {float(T4):.2f} (exact, eq. 39); eq. 43 with it: {lo.text(2)} .. {hi.text(2)}; "
-              f"(T_4 − 52.8)/T_4 = {float(off):.4f}", Status.READING,
+              f"T_4 = {T4} (exact, eq. 39); eq. 43 with it: {lo.text(2)} .. {hi.text(2)}; "
+              f"(T_4 − 52.8)/T_4 = {off} = {round_up(100 * off, 4)} % (exact, rounded up)", Status.READING,
               "13.0 % is the closed-form T against the measured error 52.8; the measured values need the source's "
               "range, which is not printed; 52.8 lies below eq. 43 with the closed-form T, so 'inside the bounds' "
               "holds only with the measured T", "itsa modular distortion --finest 4 --source uniform"),
