@@ -11,8 +11,8 @@ from itsa.modular.digits import (
     from_digits,
     layer_symbols,
 )
-from itsa.modular.domain import FillSensitivities, decade_fill, fill_sensitivities
 from itsa.modular.distortion import MonteCarlo, Source, monte_carlo, theorem4_bounds, uniform_residue_T
+from itsa.modular.domain import FillSensitivities, decade_fill, fill_sensitivities
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.margins import Margin, Reading, Staircase, parse_clients, smallest_margin, staircase
 from itsa.modular.numbers import Certified, round_down, round_up
