@@ -19,6 +19,7 @@ _COMMANDS = {
     "solve": ("itsa_cli.solve", "solve"),
     "census": ("itsa_cli.census", "census"),
     "examples": ("itsa_cli.examples", "examples"),
+    "modular": ("itsa_cli.modular", "modular"),
     "privacy": ("itsa_cli.privacy", "privacy"),
 }
 
@@ -68,10 +69,12 @@ class _LazyGroup(click.Group):
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
-    audit, converse, solve, census, examples and privacy (one line each below).
+    audit, converse, solve, census, examples, privacy and modular (one line each below).
 
-    Every verb takes an instance file or the name of a shipped one (itsa examples).
+    Every verb but modular takes an instance file or the name of a shipped one
+    (itsa examples); modular takes the parameters of a layered modular sum.
     Errors are one line on stderr: exit 2 for bad input, 1 for a failed check.
 
-    Based on Li, Zhang, He, Caire, arXiv 2604.26391.
+    Based on Li, Zhang, He, Caire, arXiv 2604.26391; modular on
+    Azimi-Abarghouyi, arXiv 2610.00695.
     """
