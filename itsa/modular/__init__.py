@@ -1,6 +1,7 @@
 """Overflow margins, payload and the converse of layered modular sums (PSA, arXiv 2610.00695), exactly."""
 
-from itsa.modular.audit import Audit, Check, Status, audit
+from itsa.modular.audit import Audit, audit
+from itsa.modular.checks import Check, Status
 from itsa.modular.converse import ConverseMargin, DecoderSuccess, converse_margin, decoder_success, paper_bound
 from itsa.modular.digits import (
     Chain,

@@ -15,49 +15,23 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util.display import Displayable
+from itsa.modular.checks import Check, Status
 from itsa.modular.converse import decoder_success
 from itsa.modular.digits import compatibility
 from itsa.modular.distortion import theorem4_bounds, uniform_residue_T
 from itsa.modular.margins import Reading, parse_clients, smallest_margin, staircase
 from itsa.modular.numbers import round_up
 from itsa.modular.payload import corollary1_premium, payload
+from itsa.modular.privacy_audit import privacy_checks
 from itsa.modular.rules import compare
 
 __all__ = ["Status", "Check", "Audit", "audit", "reading_split"]
 
 TARGET = Fraction(1, 1000)
 FIG1A_CLIENTS = "8..4096x2"
-
-
-class Status(StrEnum):
-    """How a printed value compares with itsa's."""
-
-    REPRODUCED = "reproduced"
-    READING = "reproduced under a stated reading"
-    DISAGREES = "disagrees"
-    UNDETERMINED = "not reproducible from what is printed"
-    DEFERRED = "not computed here"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One printed number of the paper against itsa's."""
-
-    key: str
-    where: str
-    printed: str
-    itsa: str
-    status: Status
-    reading: str
-    command: str
-
-    def to_json(self) -> dict:
-        return {"key": self.key, "where": self.where, "printed": self.printed, "itsa": self.itsa,
-                "status": str(self.status), "reading": self.reading, "command": self.command}
 
 
 @dataclass(frozen=True, repr=False)
@@ -209,7 +183,5 @@ def audit(privacy: bool = True) -> Audit:
     """Every check of §IX-A, Fig. 1a–b, Table I, Theorem 1 at Table I's point, Fig. 3a (and §VII with ``privacy``)."""
     checks = _fig1a() + _fig1b() + _table1() + _converse() + _fig3a()
     if privacy:
-        from itsa.modular.privacy import privacy_checks
-
         checks += privacy_checks()
     return Audit(tuple(checks))

@@ -26,13 +26,12 @@ from typing import TYPE_CHECKING
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.modular.audit import Check, Status
 from itsa.modular.laws import check_radix
 
 if TYPE_CHECKING:
     from itsa.privacy import EpsilonBound, PsaLayer, RdpCurve
 
-__all__ = ["ReleasePrivacy", "release_privacy", "leading_ratio", "fill_leading_ratio", "privacy_checks"]
+__all__ = ["ReleasePrivacy", "release_privacy", "leading_ratio", "fill_leading_ratio"]
 
 #: Noise-scale budget used to evaluate leading ratios (they do not depend on it; it keeps every s̃ >= 1/2).
 _BUDGET = 10**8
@@ -140,15 +139,3 @@ def fill_leading_ratio(k: int, radix: int = 3, layers: int = 4):
 
     d = fill_sensitivities(decade_fill(k), radix, layers)
     return leading_ratio(d.layers, d.flat)
-
-
-def privacy_checks() -> list[Check]:
-    """The §VII and §IX-D privacy values: τ at ``s̃ = 1/2``, Fig. 2a's ratios, §IX-D's flat ε totals."""
-    try:
-        import itsa.privacy  # noqa: F401
-    except ImportError:
-        return [Check("privacy", "§VII, §IX-D", "τ at s̃ = 1/2; ε = 2.00 against 2.00, 2.92, 3.65, 4.29",
-                      "not computed", Status.DEFERRED, "needs itsa.privacy's accountant", "itsa modular audit")]
-    from itsa.modular.privacy_audit import checks
-
-    return checks()
