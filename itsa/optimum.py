@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.deadline import Deadline
-from itsa._util.display import Displayable, Kind
+from itsa._util.display import Displayable, Kind, shorten
 from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
@@ -48,7 +48,7 @@ class Verdict(Kind):
     OPEN = "open"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LowerEnd:
     """A proved lower bound: its value, the method that proved it and why it holds.
 
@@ -74,8 +74,10 @@ class LowerEnd:
     def scope(self) -> str:
         return EVERY_SCHEME if self.bound is None else self.bound.scope
 
+    def __repr__(self) -> str:
+        return f"<LowerEnd R* ≥ {self.value} ({self.method}{', certified' if self.certified else ''})>"
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class UpperEnd:
     """A verified scheme: its rate, ``L`` and where it came from."""
 
@@ -84,6 +86,8 @@ class UpperEnd:
     source: str
     scheme: Scheme = field(repr=False)
 
+    def __repr__(self) -> str:
+        return f"<UpperEnd R* ≤ {self.value} (L = {self.L}; {shorten(self.source, 60)})>"
 
 @dataclass(kw_only=True, frozen=True, repr=False)
 class Solution(Displayable):

@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-from itsa._util.progress import Callback
+from itsa._util.progress import Callback, Event
 
-__all__ = ["User", "Config", "Progress"]
+__all__ = ["User", "Config", "Progress", "Event"]
 
 #: A user ``(u, v)``: server ``u``, user ``v`` of that server, both 1-based.
 User = tuple[int, int]

@@ -12,12 +12,13 @@ True
 
 from __future__ import annotations
 
+from enum import Enum
 from fractions import Fraction
 from typing import Any
 
 from itsa._util.schema import SCHEMA_VERSION
 
-__all__ = ["frac", "users", "stamped", "SCHEMA_VERSION"]
+__all__ = ["frac", "users", "plain", "stamped", "SCHEMA_VERSION"]
 
 
 def frac(x: Fraction | int | None) -> str | None:
@@ -30,6 +31,26 @@ def users(instance: Any, mask: int) -> list[list[int]]:
     return [list(p) for p in instance.labels(mask)]
 
 
+def plain(value: Any) -> Any:
+    """``value`` with every kind (a str enum) turned into its text, through dicts, lists and tuples.
+
+    So the form is plain for every serialiser, YAML's safe dumper included.
+
+    >>> from enum import StrEnum
+    >>> class Colour(StrEnum):
+    ...     RED = "red"
+    >>> type(plain({Colour.RED: [Colour.RED]})[("red")][0])
+    <class 'str'>
+    """
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
 def stamped(obj: dict[str, Any]) -> dict[str, Any]:
-    """``obj`` with ``schema_version`` first: the form of every top-level JSON object."""
-    return {"schema_version": SCHEMA_VERSION, **obj}
+    """``obj`` as plain data with ``schema_version`` first: the form of every top-level JSON object."""
+    return {"schema_version": SCHEMA_VERSION, **plain(obj)}

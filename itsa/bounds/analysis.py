@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from itsa._util import display
-from itsa._util.display import Displayable, Kind
+from itsa._util.display import Displayable, Kind, shorten
 from itsa._util.plain import frac, stamped, users
 from itsa.bounds.corrected import corrected_lower_bound
 from itsa.bounds.lp import LPResult, theorem2_lp
@@ -43,13 +43,15 @@ class Regime(Kind):
 REGIMES = tuple(Regime)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Bound:
     """A rate bound with the reason it holds. ``value`` is ``None`` when unknown."""
 
     value: Fraction | None
     reason: str
 
+    def __repr__(self) -> str:
+        return f"<Bound {'unknown' if self.value is None else self.value}: {shorten(self.reason)}>"
 
 @dataclass(kw_only=True, frozen=True, eq=False, repr=False)
 class Analysis(Displayable):

@@ -200,7 +200,7 @@ def structures(instance: Instance) -> list[Structure]:
     return list(seen.values())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ChainStep:
     """``H(Z_X | Z_{X∩T}) >= gain``, from configuration ``config`` with ``T = T_n``."""
 
@@ -209,6 +209,9 @@ class ChainStep:
     T: int
     gain: int
 
+    def __repr__(self) -> str:
+        return (f"<ChainStep gain {self.gain} from configuration {display.config(self.config)}, "
+                f"{self.X.bit_count()} users in X>")
 
 @dataclass(kw_only=True, frozen=True, repr=False)
 class CorrectedBound(Displayable):

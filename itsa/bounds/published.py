@@ -18,7 +18,7 @@ from itsa.model.instance import Instance
 HOMOGENEOUS_SOURCE = "arXiv 2601.06836 (Li, Zhang, Wan, Sun, Ji, Caire): min{U+V+t-2, UV-1}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class KnownOptimum:
     """An external result that applies to an instance."""
 
@@ -27,6 +27,13 @@ class KnownOptimum:
     value: Fraction
     source: str
 
+    def __repr__(self) -> str:
+        return f"<KnownOptimum {self.value} ({self.family} {self.parameters}; {self.source})>"
+
+    def to_dict(self) -> dict:
+        """Plain data: the family, its parameters, the value and its source."""
+        return {"family": self.family, "parameters": dict(self.parameters), "value": str(self.value),
+                "source": self.source}
 
 def homogeneous_parameters(instance: Instance) -> tuple[int, int, int] | None:
     """``(U, V, t)`` if the instance is in the homogeneous family, else ``None``.

@@ -41,7 +41,7 @@ SUPPORT_TOL = 1e-7
 REFINE_BITS, REFINE_STEPS = 25, 80
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Certificate:
     """``objective >= value``: rows of the reduced LP and their exact weights."""
 
@@ -52,6 +52,8 @@ class Certificate:
     def size(self) -> int:
         return len(self.weights)
 
+    def __repr__(self) -> str:
+        return f"<Certificate objective ≥ {self.value}: {self.size} rows with exact weights>"
 
 def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
     """A row's form over sets of variables, as its origin states it (before any reduction)."""

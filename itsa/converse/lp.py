@@ -244,7 +244,7 @@ def _constraint_rows(rlp: ReducedLP) -> list[Row]:
     return rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FloatSolution:
     """HiGHS's answer: objective, primal ``x`` (per column) and row duals ``y >= 0`` for ``>=``."""
 
@@ -337,12 +337,13 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     for k, r in enumerate(rlp.rows):
         if r.origin[0] == Origin.NONNEG:
             duals[k] = reduced[r.coefs[0][0] - 1]
-    return FloatSolution(float(res.fun), np.asarray(res.x), duals, "optimal", clock.elapsed())
+    return FloatSolution(value=float(res.fun), x=np.asarray(res.x), duals=duals, status="optimal",
+                         seconds=clock.elapsed())
 
 
 def _failed(rlp: ReducedLP, why: str, secs: float, timed_out: bool = False) -> FloatSolution:
-    return FloatSolution(float("nan"), np.zeros(rlp.n_columns), np.zeros(len(rlp.rows)), why, secs,
-                         timed_out)
+    return FloatSolution(value=float("nan"), x=np.zeros(rlp.n_columns), duals=np.zeros(len(rlp.rows)), status=why,
+                         seconds=secs, timed_out=timed_out)
 
 
 def check_orbits(rlp: ReducedLP) -> None:

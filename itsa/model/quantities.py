@@ -33,7 +33,7 @@ Q_RULES = tuple(QRule)
 MAX_CONFIGURATION_WORDS = 30_000_000
 
 
-@dataclass(kw_only=True, frozen=True, eq=False)
+@dataclass(kw_only=True, frozen=True, eq=False, repr=False)
 class Configurations:
     """Every configuration ``(u, m, n)`` of an instance, as arrays.
 
@@ -81,6 +81,9 @@ class Configurations:
         """Union of ``D_{u,m,n}`` over the configurations selected by ``mask``."""
         return union_reduce(self.D[mask])
 
+    def __repr__(self) -> str:
+        U, M, N = self.in_U.shape
+        return f"<Configurations of {self.instance.name or 'an instance'}: {U} x {M} x {N} (u, m, n)>"
 
 @dataclass(kw_only=True, frozen=True, repr=False)
 class SetQuantities(Displayable):

@@ -1,6 +1,6 @@
 """Exact linear algebra over prime fields ``F_q``.
 
-The verifier (:mod:`itsa.verify`) reduces every mutual information of a
+The verifier (:mod:`itsa.schemes.verifier`) reduces every mutual information of a
 linear scheme to ranks of stacked generator matrices (docs/model.md §7). This module computes those ranks exactly, with
 python-flint's ``nmod_mat`` (FLINT, word-size moduli) as the fast backend and
 ``galois`` as a slower reference backend used by the benchmark.

@@ -63,7 +63,7 @@ MAX_VERIFY_DIM = 2048
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Leak:
     """The measured information of one configuration ``(k, m, n)`` (1-based).
 
@@ -94,6 +94,9 @@ class Leak:
         return {"k": self.k, "m": self.m, "n": self.n, "leak": frac(self.symbols), "exact": self.exact,
                 "approx": None if self.exact else self.approx}
 
+    def __repr__(self) -> str:
+        value = self.symbols if self.symbols is not None else f"≈{self.approx:.4g}"
+        return f"<Leak {display.config((self.k, self.m, self.n))}: {value} symbols>"
 
 @dataclass(kw_only=True, frozen=True, repr=False)
 class Verdict(Displayable):

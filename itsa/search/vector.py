@@ -81,7 +81,6 @@ DEFAULT_BUDGET = 4000
 #: Draws per hint-driven shape.
 HINT_TRIES = 3
 
-Progress = Callback | None
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -205,7 +204,7 @@ def _parse_rate(rate) -> Fraction:
 def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field: int | None = None,
                          seed: int = 0, budget: int = DEFAULT_BUDGET,
                          hints: Mapping[int, Fraction] | None = None,
-                         progress: Progress = None, tries: int = HINT_TRIES,
+                         progress: Callback | None = None, tries: int = HINT_TRIES,
                          max_absorbers: int = 4, time_limit: float | None = None,
                          patience: int | None = None) -> VectorSearchResult:
     """A verified linear scheme of source key rate exactly ``rate``, or a record of the tries.

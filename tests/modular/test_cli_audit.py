@@ -5,6 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from itsa._util.schema import SCHEMA_VERSION
 from itsa.modular import Status, audit
 from itsa_cli import main as cli
 
@@ -58,7 +59,7 @@ def test_payload_json():
 def test_other_verbs_run(verb, args):
     res = run(verb, *args)
     assert res.exit_code == 0, res.output
-    assert json.loads(run(verb, *args, "--json").output)["schema_version"] == 1
+    assert json.loads(run(verb, *args, "--json").output)["schema_version"] == SCHEMA_VERSION
 
 
 @pytest.mark.parametrize("args", [
