@@ -373,7 +373,7 @@ def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None) ->
 
 def _findings(inst, analyses, printed_lower, corrected, checks, search, external):
     findings: list[Finding] = []
-    notes: list[str] = []
+    notes: list[str | tuple[str, str]] = []   # a (rule, text) pair: a note of one reading of Q
     base = analyses[QRule.UNION]
     where = base.e_star_configuration
     lower_txt = f"min{{e*, K-1}} = min{{{base.e_star}, {inst.K - 1}}} = {printed_lower}"
@@ -400,7 +400,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
 
     for c in checks:
         if c.structural:
-            notes.append(f"{c.q_rule} reading: the {c.construction} construction does not apply: {c.failure}")
+            notes.append((c.q_rule, f"the {c.construction} construction does not apply: {c.failure}"))
         elif not c.verified and c.allowed:
             x = f" with x = {display.user(*inst.label(c.extra_user))}" if c.extra_user is not None else ""
             findings.append(Finding(
@@ -414,7 +414,7 @@ def _findings(inst, analyses, printed_lower, corrected, checks, search, external
     for rule, a in analyses.items():
         claim = a.key_rate_upper.value     # the claimed optimum, or Theorem 2's upper bound
         if claim is None:
-            notes.append(f"{rule} reading: the claimed upper bound is unknown ({a.key_rate_upper.reason})")
+            notes.append((rule, f"the claimed upper bound is unknown ({a.key_rate_upper.reason})"))
             continue
         for c in checks:                   # Theorem 2's upper bound against its own construction
             if (a.regime is Regime.THEOREM_2 and c.q_rule == rule and c.verified and c.rate < claim
@@ -489,16 +489,14 @@ def _converse_notes(b, best: Fraction | None) -> list[str]:
     return [f"certified keys converse: R_ZΣ >= {b.value} for {b.scope}"]
 
 
-def _merge_rules(notes: list[str]) -> list[str]:
-    """One line for a note that both readings of Q give alike."""
+def _merge_rules(notes: list[str | tuple[str, str]]) -> list[str]:
+    """The notes as lines, a ``(rule, text)`` note that every reading of Q gives alike said once."""
     out: list[str] = []
     for note in notes:
-        for rule in Q_RULES:
-            prefix = f"{rule} reading: "
-            if note.startswith(prefix):
-                bare = note[len(prefix):]
-                if all(f"{r} reading: {bare}" in notes for r in Q_RULES):
-                    note = f"both readings of Q: {bare}"
+        if isinstance(note, tuple):
+            rule, text = note
+            alike = all((r, text) in notes for r in Q_RULES)
+            note = f"both readings of Q: {text}" if alike else f"{rule} reading: {text}"
         if note not in out:
             out.append(note)
     return out

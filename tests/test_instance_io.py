@@ -52,7 +52,7 @@ def test_fewer_than_three_servers_is_flagged_not_refused():
     (with_(security_sets=[[[4, 1]]]), "user [4, 1] is outside the topology"),
     (with_(security_sets=[[[1, 3]]]), "user [1, 3] is outside the topology"),
     (with_(servers=[2, 0, 1]), "server 2 has 0 users"),
-    (with_(collusion_sets={"subsets_of": [[1, 1]], "min_size": -1}), "min_size: -1 is negative"),
+    (with_(collusion_sets={"subsets_of": [[1, 1]], "min_size": -1}), "min_size: must be a whole number >= 0, not -1"),
     (with_(collusion_sets={"subsets_of": [[1, 1], [1, 2]], "min_size": 2, "max_size": 1}),
      "min_size 2 > max_size 1"),
     (with_(collusion_sets="everyone"), "a family is a list of sets or a generator"),

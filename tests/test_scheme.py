@@ -190,7 +190,7 @@ MALFORMED = [
     ("entry-string", keys(k={"1,1": [[1, "2"]]}), r"entry \(1, 2\) = '2' is not an integer"),
     ("entry-null", keys(k={"1,1": [[1, None]]}), "is not an integer"),
     ("construction", mutate(construction=3), "construction must be a string"),
-    ("seed", mutate(seed="x"), "seed must be an integer"),
+    ("seed", mutate(seed="x"), "seed: must be a whole number"),
 ]
 
 

@@ -74,12 +74,18 @@ def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = Inva
     raise error((f"{where}: " if where else "") + unknown(kind, value, options))
 
 
-def whole_number(name: str, value, minimum: int = 0, maximum: int | None = None,
+def whole_number(name: str, value, minimum: int | None = 0, maximum: int | None = None,
                  error: type[InvalidInput] = InvalidOption) -> int:
-    """``value`` if it is a whole number in ``[minimum, maximum]``."""
-    if not is_whole(value) or value < minimum or (maximum is not None and value > maximum):
-        bound = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
-        raise error(f"{name}: must be a whole number {bound}, not {excerpt(value)}")
+    """``value`` if it is a whole number in ``[minimum, maximum]`` (``minimum=None``: any whole number).
+
+    >>> whole_number("seed", -3, minimum=None)
+    -3
+    """
+    low_ok = minimum is None or (is_whole(value) and value >= minimum)
+    if not is_whole(value) or not low_ok or (maximum is not None and value > maximum):
+        bound = ("" if minimum is None and maximum is None else f" >= {minimum}" if maximum is None
+                 else f" in {minimum}..{maximum}")
+        raise error(f"{name}: must be a whole number{bound}, not {excerpt(value)}")
     return value
 
 

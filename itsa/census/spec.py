@@ -127,7 +127,7 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
         raise InvalidSpec(f"time_limit: {tl!r} is not a positive number of seconds")
     seed, fld = data.get("seed", 0), data.get("field", 31)
     for key, val in (("seed", seed), ("field", fld)):
-        whole_number(key, val, minimum=-(2**63), error=InvalidSpec)
+        whole_number(key, val, minimum=None, error=InvalidSpec)
     search = data.get("search") or {}
     if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
         raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from itsa._util.bitset import mask_of
-from itsa._util.checks import is_whole
+from itsa._util.checks import is_whole, whole_number
 from itsa._util.checks import unknown as unknown_choice
 from itsa._util.files import read_text
 from itsa._util.safe_yaml import MAX_BYTES, load_yaml
@@ -72,8 +72,7 @@ def parse_instance(data: Any, default_name: str | None = None) -> Instance:
     if not isinstance(servers, list) or not servers:
         raise InvalidInstance("servers: must be a non-empty list of user counts")
     for u, v in enumerate(servers, 1):
-        if not _is_int(v):
-            raise InvalidInstance(f"servers: server {u}: {excerpt(v)} is not a whole number")
+        whole_number(f"servers: server {u}", v, minimum=None, error=InvalidInstance)
         if v < 1:
             raise InvalidInstance(f"servers: server {u} has {v} users; each server needs at least 1")
     if sum(servers) > MAX_USERS:
@@ -158,10 +157,7 @@ def _set(spec: Any, where: str, topo: Instance, dups: list, allow_all: bool = Tr
 
 
 def _size(x: Any, where: str) -> int:
-    if not _is_int(x):
-        raise InvalidInstance(f"{where}: {excerpt(x)} is not a whole number")
-    if x < 0:
-        raise InvalidInstance(f"{where}: {excerpt(x, 20)} is negative")
+    whole_number(where, x, minimum=0, error=InvalidInstance)
     return x
 
 

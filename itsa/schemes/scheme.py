@@ -97,8 +97,8 @@ class Scheme(Displayable):
         whole_number("key_symbols", self.key_symbols, minimum=0, error=InvalidScheme)
         if self.construction is not None and not isinstance(self.construction, str):
             raise InvalidScheme(f"construction must be a string or null, not {excerpt(self.construction)}")
-        if self.seed is not None and not _is_int(self.seed):
-            raise InvalidScheme(f"seed must be an integer or null, not {excerpt(self.seed)}")
+        if self.seed is not None:
+            whole_number("seed", self.seed, minimum=None, error=InvalidScheme)
         items = list(self.keys.items() if isinstance(self.keys, Mapping) else self.keys)
         check_sizes(self.L, self.key_symbols, len(items))
         q, out, seen = self.field, [], set()

@@ -63,6 +63,7 @@ import flint
 import numpy as np
 
 from itsa._util.bitset import members
+from itsa._util.checks import whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
@@ -252,8 +253,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     (True, Fraction(3, 2), True)
     """
     rate = _parse_rate(rate)
-    if any(not isinstance(L, int) or isinstance(L, bool) or L < 1 for L in L_values):
-        raise InvalidInstance(f"L_values must be whole numbers >= 1, not {tuple(L_values)!r}")
+    for L in L_values:
+        whole_number("L_values", L, minimum=1)
     Ls = tuple(L for L in L_values if (rate * L).denominator == 1)
     K = instance.K
     d_max = max((int(rate * L) for L in Ls), default=0)
