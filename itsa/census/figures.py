@@ -213,18 +213,22 @@ def _fig_grid(rows, style):
     optimal = [r for r in rows if r[5] == Verdict.OPTIMAL]
     other = [r for r in rows if r[5] != Verdict.OPTIMAL]
     if optimal:
-        ax.scatter([r[6] for r in optimal], [float(Fraction(r[3])) for r in optimal], marker="o",
+        points = _counted((r[6], Fraction(r[3])) for r in optimal)
+        ax.scatter([x for x, _ in points], [float(y) for _, y in points], marker="o",
                    facecolor=SERIES_COLOURS[0], edgecolor="black", lw=0.5, s=22, label="certified optimum",
                    zorder=3)
+        _label_counts(ax, points)
     if other:
         for r in other:
             lo_r = float(Fraction(r[3])) if r[3] else None
             up_r = float(Fraction(r[4])) if r[4] else None
             ax.plot([r[6]] * 2, [lo_r if lo_r is not None else up_r, up_r if up_r is not None else lo_r],
                     color=SERIES_COLOURS[1], lw=1.5, zorder=2)
-        ax.scatter([r[6] for r in other], [float(Fraction(r[3])) if r[3] else float("nan") for r in other],
+        points = _counted((r[6], Fraction(r[3])) for r in other if r[3])
+        ax.scatter([x for x, _ in points], [float(y) for _, y in points],
                    marker="^", facecolor="white", edgecolor=SERIES_COLOURS[1], s=22, label="open: lower–upper",
                    zorder=3)
+        _label_counts(ax, points)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("min{U+V+t−2, UV−1}", fontsize=8)
@@ -233,6 +237,21 @@ def _fig_grid(rows, style):
     if optimal and other:
         ax.legend(fontsize=7, frameon=False)
     return fig
+
+
+def _counted(points) -> dict:
+    """``{(x, y): how many instances sit there}``, in first-seen order."""
+    from collections import Counter
+
+    return dict(Counter(points))
+
+
+def _label_counts(ax, points: dict) -> None:
+    """``×n`` beside every point that stands for n > 1 instances drawn on top of each other."""
+    for (x, y), n in points.items():
+        if n > 1:
+            ax.annotate(f"×{n}", (x, float(y)), xytext=(4, -3), textcoords="offset points",
+                        fontsize=6, ha="left", va="top", zorder=4)
 
 
 def _fig_open(rows, style):

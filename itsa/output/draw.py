@@ -73,6 +73,14 @@ _LEGEND_IN = 3.6     # width of the legend column, inches (annotated style)
 _NOTES_PT = 10.5     # font size of the text box under the plot
 
 
+#: matplotlib settings every saved figure uses, for a publisher's checks: TrueType
+#: (Type 42) fonts embedded in PDF, never Type 3 (IEEE PDF eXpress and others reject
+#: those), and SVG text drawn as outlines, so that no viewer needs matplotlib's own
+#: math fonts (whose script letters sit at private-use code points); the SVG keeps
+#: its title in its metadata.
+PUBLICATION_RC: dict[Any, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path",
+                  "svg.hashsalt": "itsa", "mathtext.fontset": "dejavusans"}
+
 #: Most users drawn in one figure (time grows quickly beyond it).
 MAX_DRAW_USERS = 1000
 
@@ -256,8 +264,7 @@ def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
 
     meta = {"svg": {"Title": title, "Date": None}, "pdf": {"Title": title, "CreationDate": None},
             "png": {"Title": title, "Software": None}}[fmt]
-    with atomic_writer(path, binary=True) as fh, matplotlib.rc_context(
-            {"svg.hashsalt": "itsa", "svg.fonttype": "none"}):
+    with atomic_writer(path, binary=True) as fh, matplotlib.rc_context(PUBLICATION_RC):
         fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
 
 
@@ -395,8 +402,8 @@ class _Painter:
         lines = [
             f"Eavesdropping server $u$ = {u};  colluders $T_{{{n}}}$ = {_fmt_users(inst, self.T_n)};"
             f"  $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ = {_fmt_users(inst, self.SK)}",
-            f"$\\mathcal{{U}}^{{({m},{n})}}$ = {_fmt_servers(self.U_mn)};"
-            f"  $\\mathcal{{F}}^{{({m},{n})}}$ = {_fmt_servers(self.F_mn)};"
+            f"$\\mathcal{{U}}^{{\\;({m},{n})}}$ = {_fmt_servers(self.U_mn)};"
+            f"  $\\mathcal{{F}}^{{\\;({m},{n})}}$ = {_fmt_servers(self.F_mn)};"
             f"  $S_{{{m}}}$ = {_fmt_users(inst, self.S_m)}",
             f"$D_{{{u},{m},{n}}}$ = {_fmt_users(inst, self.D)};"
             f"  $A_{{{u},{m},{n}}}=D\\cap\\bar{{S}}$ = {_fmt_users(inst, self.D & a.S_bar)}",
@@ -511,8 +518,8 @@ class _Painter:
                  f"in $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ (halo)"),
                 ("eavesdropper", dot("white", EAVESDROPPER, 3.0, 16, "s"), f"eavesdropping server $u$ = {u}"),
                 ("receives", Line2D([], [], color=EAVESDROPPER, lw=2.6 * k), f"what server {u} receives"),
-                ("server_u", dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{({m},{n})}}$"),
-                ("server_f", dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{({m},{n})}}$"),
+                ("server_u", dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{\\;({m},{n})}}$"),
+                ("server_f", dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{\\;({m},{n})}}$"),
                 ("server_other", dot(SERVER_OTHER, "black", 1.2, 16, "s"), "other server")]),
             ("Links", [
                 ("hop1", Line2D([], [], color=LINK, lw=1.0 * k), "user to its server (hop 1)"),
