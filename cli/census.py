@@ -78,15 +78,18 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
     with itsa_errors():
-        from itsa.census import census_report, census_summary, read_rows, report_notes
+        from itsa.census import census_report, census_summary, coverage, read_rows, report_notes, universe_size
 
         files = census_report(results, out_dir, fmt=fmt, style=style)
-        summary = census_summary(read_rows(results))
+        summary = census_summary(read_rows(results), universe_size(results))
         notes = report_notes(out_dir)
     if as_json:
         echo_json({"summary": summary, "notes": notes, "files": files})
         return
+    click.echo(coverage(summary))
     scope = summary.pop("optimal_scope")
+    for key in ("instances", "universe", "partial"):
+        summary.pop(key)
     for key, val in summary.items():
         click.echo(f"{key:22s} {val}" + (f" (lower bound proved for {scope})" if key == "optimal" and scope else ""))
     for note in notes:

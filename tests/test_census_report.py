@@ -101,3 +101,28 @@ def test_report_of_a_grid_census_pdf_and_notes(tmp_path):
     with open(tmp_path / "rep" / "summary.csv") as fh:
         summary = {r[0]: r[1] for r in csv.reader(fh) if r[0] != "note"}
     assert summary["optimal"] == "8" and summary["optimal_scope"] == EVERY_SCHEME
+
+
+def test_report_of_a_partial_census_says_how_much_is_done_and_never_all(cli, tmp_path):
+    """An interrupted census (3 of the 8 instances of grid-small done) is reported as partial."""
+    import json
+    import re
+
+    from itsa.census import ResultStore, read_rows
+
+    spec = load_spec(ROOT / "specs" / "grid-small.yaml")
+    full = tmp_path / "full.parquet"
+    run_census(spec, full, workers=0)
+    part = tmp_path / "part.parquet"
+    with ResultStore(part, spec.text, universe=len(spec.items())) as store:
+        for r in read_rows(full)[:3]:
+            store.add(r)
+    res = cli("census", "report", part, "-o", tmp_path / "rep")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0].startswith("instances done: 3 of the 8 in the universe (partial")
+    assert re.search(r"\ball\b", res.output) is None, res.output
+    d = json.loads(cli("census", "report", part, "-o", tmp_path / "rep2", "--json").stdout)
+    assert (d["summary"]["instances"], d["summary"]["universe"], d["summary"]["partial"]) == (3, 8, True)
+    assert all(n.split(": ", 1)[1].startswith("so far (partial census)") for n in d["notes"])
+    done = json.loads(cli("census", "report", full, "-o", tmp_path / "rep3", "--json").stdout)["summary"]
+    assert (done["instances"], done["universe"], done["partial"]) == (8, 8, False)

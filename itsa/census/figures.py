@@ -45,11 +45,12 @@ _QUESTIONS = {
 }
 
 
-def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]:
+def census_figures(tables: dict, style: str = "paper", partial: bool = False) -> tuple[dict, list[str]]:
     """One figure per table with at least two values, and a note for every other table.
 
     Returns ``(figures, notes)``: figures by report name, and lines such as
-    ``"open: no open instance (no figure)"``.
+    ``"open: no open instance (no figure)"``. With ``partial`` (the table of an
+    interrupted census) a note speaks of the instances done so far, never of all.
 
     >>> figs, notes = census_figures({"open": (["key", "name", "K", "regime", "lower", "upper",
     ...                                         "status", "error"], [])})
@@ -60,12 +61,30 @@ def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]
     for name, (_header, rows) in tables.items():
         fig_or_note = _BUILDERS[name](rows, style)
         if isinstance(fig_or_note, str):
-            notes.append(f"{name}: {fig_or_note} (no figure)")
+            notes.append(f"{name}: {_so_far(fig_or_note) if partial else fig_or_note} (no figure)")
         else:
             if style == Style.ANNOTATED:
                 fig_or_note.suptitle(_QUESTIONS[name], fontsize=9)
             figures[name] = fig_or_note
     return figures, notes
+
+
+#: The words of a note that claim the whole universe, and what a partial table says instead.
+_WHOLE = ((", all with", ", each with"), ("on all ", "on the "), ("all ", "the "),
+          ("every one of the ", "each of the "))
+
+
+def _so_far(note: str) -> str:
+    """A note about the instances done so far (a partial table), never about all of them.
+
+    >>> _so_far("every one of the 82 instances with both bounds has gap 0")
+    'so far (partial census): each of the 82 instances with both bounds has gap 0'
+    >>> _so_far("8 homogeneous instance(s), all with closed form 3")
+    'so far (partial census): 8 homogeneous instance(s), each with closed form 3'
+    """
+    for whole, part in _WHOLE:
+        note = note.replace(whole, part)
+    return "so far (partial census): " + note
 
 
 # -- building blocks -------------------------------------------------------
