@@ -71,7 +71,9 @@ def main():
     audit, converse, solve, census, examples and privacy (one line each below).
 
     Every verb takes an instance file or the name of a shipped one (itsa examples).
-    Errors are one line on stderr: exit 2 for bad input, 1 for a failed check.
+    Errors are one line on stderr: exit 2 for bad input, 1 for a failed check
+    or a missing optional part (the line names the extra to install, e.g.
+    pip install 'itsa[draw]').
 
     Based on Li, Zhang, He, Caire, arXiv 2604.26391.
     """
