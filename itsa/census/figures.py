@@ -133,9 +133,12 @@ def _grouped_bars(ax, categories: list, series: dict, labels: dict | None = None
 
 
 def _for_scope(text: str, scopes) -> str:
-    """``text``, with the scope of the optima it shows, wrapped for an axis label."""
+    """``text``, with the short name of the scope of the optima it shows (the summary gives
+    it in full), wrapped for an axis label."""
+    from itsa.converse.registry import scope_name
+
     scopes = sorted({s for s in scopes if s})
-    scope = scopes[0] if len(scopes) == 1 else "the scope of each lower bound (CSV)"
+    scope = scope_name(scopes[0]) if len(scopes) == 1 else "the scope of each lower bound (CSV)"
     return "\n".join(textwrap.wrap(f"{text}, for {scope}", 34))
 
 
