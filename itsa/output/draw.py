@@ -345,9 +345,14 @@ class _Painter:
         fig = self._paper() if style == Style.PAPER else self._annotated(title, rel)
         return fig, plain
 
-    def _plot(self, ax, ax_in: float) -> None:
+    def _bottom(self) -> float:
+        """The lowest height a node reaches (with its halo), in data units: the plot ends there."""
+        lowest = min(y for _, y in self.pos.values())
+        return max(-self.lim, lowest - max(self.halo, self.h) - 0.04)
+
+    def _plot(self, ax, ax_in: float, bottom: float | None = None) -> None:
         ax.set_xlim(-self.lim, self.lim)
-        ax.set_ylim(-self.lim, self.lim)
+        ax.set_ylim(-self.lim if bottom is None else bottom, self.lim)
         ax.set_aspect("equal")
         ax.set_axis_off()
         self.ppu = ax_in * 72 / (2 * self.lim)               # points per data unit
@@ -376,11 +381,13 @@ class _Painter:
         ax_in, legend_in = self._axes_inches(), _LEGEND_IN
         title_in, pad = 0.95, 0.15
         notes_in = 0.24 * len(notes) + 0.2
-        W, H = ax_in + legend_in + 2 * pad, ax_in + title_in + notes_in + pad
+        bottom = self._bottom()                 # no blank band between the lowest node and the notes
+        ax_h = ax_in * (self.lim - bottom) / (2 * self.lim)
+        W, H = ax_in + legend_in + 2 * pad, ax_h + title_in + notes_in + pad
         self.lw = 1.0
         fig = Figure(figsize=(W, H), dpi=_DPI)
-        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_in / H))
-        self._plot(ax, ax_in)
+        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_h / H))
+        self._plot(ax, ax_in, bottom)
         sub = (f"$c_{{{u},{m},{n}}}$ = {self.c} {rel.replace('e*', '$e^*$')}, "
                f"{'critical' if self.critical else 'not critical'}"
                f"{' (first configuration attaining $e^*$)' if self.default else ''}"
