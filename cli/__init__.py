@@ -71,9 +71,11 @@ def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
     audit, converse, solve, census, examples, privacy and modular (one line each below).
 
-    Every verb but modular takes an instance file or the name of a shipped one
-    (itsa examples); modular takes the parameters of a layered modular sum.
-    Errors are one line on stderr: exit 2 for bad input, 1 for a failed check.
+    Every verb but privacy and modular takes an instance file or the name of a
+    shipped one (itsa examples); privacy takes privacy parameters or client updates,
+    modular the parameters of a layered modular sum. Errors are one line on stderr:
+    exit 2 for bad input, 1 for a failed check or a missing optional part (the line
+    names the extra to install, e.g. pip install 'itsa[draw]').
 
     Based on Li, Zhang, He, Caire, arXiv 2604.26391; modular on
     Azimi-Abarghouyi, arXiv 2610.00695.

@@ -33,6 +33,7 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
             result = run_audit(instance, field=field, seed=seed, max_symbols=max_symbols,
                                progress=progress, out_dir=out_dir)
     warn(instance.warnings)
+    warn(instance.outside_assumptions())
     if as_json:
         echo_json(audit_to_dict(result))
     else:

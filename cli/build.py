@@ -26,6 +26,7 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
     with itsa_errors():
         instance = load_instance(path)
         warn(instance.warnings)
+        warn(instance.outside_assumptions())
         analysis = itsa.analyze(instance, q_rule=q_rule)
         field = itsa.default_field(analysis) if field is None else field
         warn([w for w in [field_warning(analysis, field)] if w])
@@ -39,12 +40,11 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
         return
     out = console()
     sch = result.scheme
-    need = "none printed" if result.required_field is None else f"q > {result.required_field}"
     used = sch.trimmed()
     on_used = (f"; rate {used.rate} on the {used.key_symbols} its keys use" if used is not sch else "")
     out.print(f"[bold]{result.construction}[/] scheme for {instance.name}: rate {sch.rate} "
               f"({sch.key_symbols} key symbols, L = {sch.L}{on_used}) over F_{sch.field}")
-    out.print(f"{result.note}; Schwartz-Zippel field size: {need}; "
+    out.print(f"{result.note}; Schwartz-Zippel field size: {result.field_size}; "
               f"verified by the {result.verdict.engine} engine after {result.tries} draw(s)")
     render_keys(out, instance, sch)
     if output:

@@ -52,13 +52,13 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
         from itsa.census import load_spec, run_census  # one line without the census extra
 
         spec = load_spec(examples.resolve_spec(spec_path))     # a file, or a shipped spec's name
-        with _progress_bar(quiet=as_json) as progress:
-            try:
+        try:
+            with _progress_bar(quiet=as_json) as progress:
                 result = run_census(spec, output, workers=workers, scheduler=scheduler, resume=resume,
                                     connect_timeout=connect_timeout, progress=progress)
-            except KeyboardInterrupt:
-                click.echo(f"interrupted: finished rows are in {output}; continue with --resume", err=True)
-                sys.exit(130)
+        except KeyboardInterrupt:      # the bar has stopped (its last line ended): a line of its own
+            click.echo(f"interrupted: finished rows are in {output}; continue with --resume", err=True)
+            sys.exit(130)
     p = result.progress
     if as_json:
         echo_json({"output": result.path, "workers": result.workers, **asdict(p)})
@@ -78,15 +78,18 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
     with itsa_errors():
-        from itsa.census import census_report, census_summary, read_rows, report_notes
+        from itsa.census import census_report, census_summary, coverage, read_rows, report_notes, universe_size
 
         files = census_report(results, out_dir, fmt=fmt, style=style)
-        summary = census_summary(read_rows(results))
+        summary = census_summary(read_rows(results), universe_size(results))
         notes = report_notes(out_dir)
     if as_json:
         echo_json({"summary": summary, "notes": notes, "files": files})
         return
+    click.echo(coverage(summary))
     scope = summary.pop("optimal_scope")
+    for key in ("instances", "universe", "partial"):
+        summary.pop(key)
     for key, val in summary.items():
         click.echo(f"{key:22s} {val}" + (f" (lower bound proved for {scope})" if key == "optimal" and scope else ""))
     for note in notes:
@@ -96,36 +99,33 @@ def report(results, out_dir, fmt, style, as_json):
 
 
 class _progress_bar:
-    """A rich bar on stderr: done/total, running, failed, rate and ETA (nothing if quiet or not a tty)."""
+    """A rich bar on stderr: done/total, running, failed, rate and ETA (nothing if quiet or not a tty).
 
-    def __init__(self, quiet: bool):
+    The bar is one short line (under 80 columns whatever the counts), so that a
+    terminal never wraps it: a wrapped live line is redrawn below itself.
+    """
+
+    def __init__(self, quiet: bool, console=None):
         from rich.console import Console
 
-        self.console = Console(stderr=True)
+        self.console = console or Console(stderr=True)
         self.enabled = not quiet and self.console.is_terminal
         self.bar = self.task = None
 
     def __enter__(self):
         if not self.enabled:
             return None
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self.bar = Progress(TextColumn("census"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[state]}"), TimeElapsedColumn(), TextColumn("ETA"),
-                            TimeRemainingColumn(), console=self.console)
+        self.bar = Progress(TextColumn("census"), BarColumn(bar_width=16), MofNCompleteColumn(),
+                            TextColumn("{task.fields[state]}"), TextColumn("ETA"), TimeRemainingColumn(),
+                            console=self.console)
         self.bar.start()
         return self.update
 
     def update(self, p) -> None:
         rate = p.done / p.elapsed if p.elapsed > 0 else 0.0
-        state = f"running {p.running}, failed {p.failed}, timeout {p.timeout}, {rate:.2f}/s"
+        state = f"run {p.running} fail {p.failed} t/o {p.timeout} {rate:.2f}/s"
         if self.task is None:
             self.task = self.bar.add_task("census", total=p.total, state=state)
         self.bar.update(self.task, completed=p.done, total=p.total, state=state)

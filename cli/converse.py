@@ -52,6 +52,7 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
         if bound.certified and proof_file:
             write_proof(bound, instance, proof_file)
     warn(instance.warnings)
+    warn(instance.outside_assumptions())
     if as_json:
         echo_json({"instance": instance.name, "lower": bound.to_dict(), "proof_file": proof_file if bound.certified else None})
     else:

@@ -15,7 +15,8 @@ from ._progress import progress_display, time_limit_of
 @click.option("--time-limit", type=click.FloatRange(min=0),
               help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); what is proved and "
               "verified by then is reported, with each converse LP skipped or cut and why.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the scheme constructions and searches (the same seed, the same output).")
 @click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def solve(path, out_dir, time_limit, seed, field, as_json):
@@ -39,6 +40,7 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
                          field=field, progress=progress)
         files = save_solution(result, out_dir)
     warn(instance.warnings)
+    warn(instance.outside_assumptions())
     if as_json:
         data = result.to_dict()
         data["lower"]["certificate_file"] = files.get("proof")

@@ -24,7 +24,9 @@ from ._common import (
               help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
                    "file's). Without it: the smallest prime above 100 and the construction's "
                    "Schwartz-Zippel size.")
-@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default="auto", show_default=True)
+@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default="auto", show_default=True,
+              help="rank: exact ranks over F_q (any size); enumerate: every key and input value (small "
+                   "schemes, a cross-check); auto: enumerate when it is small, else rank.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
 @click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
@@ -44,6 +46,7 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
     with itsa_errors():
         instance = load_instance(path)
         warn(instance.warnings)
+        warn(instance.outside_assumptions())
         if scheme_path:
             scheme = itsa.load_scheme(instance, itsa.examples.resolve(scheme_path), field=field)
             with progress_callback(f"verify ({engine})", quiet=as_json) as progress:

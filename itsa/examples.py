@@ -95,8 +95,12 @@ def resolve(path_or_name: str | Path) -> Path:
 
     What the command line does with its ``PATH`` arguments, so that
     ``itsa analyze example-1`` works from any directory. A name that is
-    neither is returned unchanged (reading it then reports the missing file).
+    neither is returned unchanged (reading it then reports the missing file);
+    an empty one is refused (``Path("")`` would be the current folder).
     """
+    if not str(path_or_name).strip():
+        raise InvalidInstance("the path is empty: give a file, or the name of a shipped example "
+                              "(itsa examples)")
     p = Path(path_or_name)
     if p.exists():
         return p

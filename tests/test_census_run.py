@@ -257,9 +257,26 @@ def test_saved_files_go_under_the_results_folder_and_rows_point_to_them(tmp_path
         rows = read_rows(out)
         assert len(rows) == 2
         for r in rows:
-            assert r["scheme_path"] == f"schemes/{r['key']}.scheme.json"
+            assert r["scheme_path"] == f"_saved/{r['key']}.scheme.json"
             assert (out / r["scheme_path"]).is_file()
     assert read_results(tmp_path / "a.parquet").num_rows == 2          # the folder still reads as a table
+
+
+def test_a_census_with_saved_files_reads_as_one_table_in_pyarrow_and_pandas(tmp_path):
+    """The saved schemes and proofs sit outside the Parquet scan (a folder starting with _)."""
+    import pyarrow.parquet as pq
+
+    pd = pytest.importorskip("pandas")          # in the test extra
+    spec = parse_spec({"universe": {"grid": {"U": 3, "V": [1, 2], "t": 1}}, "work": "solve", "save": "files"})
+    out = tmp_path / "r.parquet"
+    run_census(spec, out, workers=0)
+    table = pq.read_table(out)
+    frame = pd.read_parquet(out)
+    assert table.num_rows == len(frame) == 2
+    assert sorted(table.column("key").to_pylist()) == sorted(frame["key"]) == [r["key"] for r in read_rows(out)]
+    for _, r in frame.iterrows():                                      # every row points to its files
+        assert r["scheme_path"].startswith("_files/") and (out / r["scheme_path"]).is_file()
+        assert r["proof_path"].startswith("_files/") and (out / r["proof_path"]).is_file()
 
 
 def test_solve_work_saves_scheme_and_proof(tmp_path):

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 import subprocess
 
 import pytest
@@ -163,3 +164,46 @@ def test_ctrl_c_on_workers_is_one_line_and_resume_completes(cli, tmp_path):
     assert json.loads(res.stdout)["skipped"] == kept
     rows = read_rows(out)
     assert len(rows) == len({r["key"] for r in rows}) == n and all(r["status"] == "ok" for r in rows)
+
+
+def _fake_census(states, interrupt):
+    def run_census(*args, progress=None, **kwargs):
+        for p in states:
+            progress(p)
+        if interrupt:
+            raise KeyboardInterrupt
+        raise AssertionError("not reached")
+    return run_census
+
+
+def test_progress_bar_is_one_line_and_an_interrupt_gets_a_line_of_its_own(cli, monkeypatch):
+    """In a 100-column terminal the bar never wraps (a wrapped live line is redrawn below
+    itself), and Ctrl-C's 'interrupted: ...' comes after the bar's last line has ended."""
+    import io
+
+    import click
+    from rich.console import Console
+
+    import itsa.census
+    from itsa.census import CensusProgress
+    from itsa_cli import census as census_cli
+
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=100, color_system=None)
+    bar = census_cli._progress_bar
+    monkeypatch.setattr(census_cli, "_progress_bar", lambda quiet: bar(quiet, terminal))
+    states = [CensusProgress(total=5488, done=d, failed=d // 7, timeout=d // 11, running=2, elapsed=1.0 + d)
+              for d in (0, 82, 4000)]
+    monkeypatch.setattr(itsa.census, "run_census", _fake_census(states, interrupt=True))
+    seen = []
+    echo = click.echo
+    monkeypatch.setattr(click, "echo", lambda msg="", **kw: (seen.append((screen.getvalue(), str(msg))),
+                                                            echo(msg, **kw)))
+    res = cli("census", "run", ROOT / "specs" / "grid-small.yaml", "-o", "unused.parquet")
+    assert res.exit_code == 130
+    drawn, message = next((s, m) for s, m in seen if m.startswith("interrupted:"))
+    drawn = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)            # the terminal's control codes
+    assert drawn.endswith("\n") and drawn.count("\n") == 1          # the bar's one line ended first
+    lines = re.split(r"[\r\n]", drawn)
+    assert max(len(line) for line in lines) < 80                   # never wraps
+    assert "4000/5488" in drawn

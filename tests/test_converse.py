@@ -13,6 +13,8 @@ from itsa.converse.proof import identifications, proof_markdown, proof_steps
 from itsa.search.scalar import search_min_rate
 from itsa.testing import instances, relabellings
 
+from .conftest import ROOT
+
 
 def everything_protected(servers, t):
     """Every input protected (S = all users), any t users collude; servers of any sizes."""
@@ -128,9 +130,23 @@ def test_expansions_use_the_statement_sets_and_name_each_permutation():
     assert same and all("π = (Z(1,3) Z(1,4))" in x for x in same)
 
 
-def test_latex_proof_is_a_complete_document(tmp_path):
+def _compile(path):
+    """pdflatex on ``path`` where it is installed (CI's image may lack it: then skip)."""
     import shutil
     import subprocess
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name],
+                         cwd=path.parent, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert path.with_suffix(".pdf").stat().st_size > 0
+
+
+def test_latex_proof_is_mathematics(tmp_path):
+    """itsa converse example-2 --proof p.tex: math mode, subscripts, \\Sigma, sets, standard packages."""
+    import re
+
     from itsa.converse.proof import write_proof
 
     inst = examples.load("example-2")
@@ -139,13 +155,28 @@ def test_latex_proof_is_a_complete_document(tmp_path):
     write_proof(b, inst, path)
     text = path.read_text()
     assert text.startswith("\\documentclass") and text.rstrip().endswith("\\end{document}")
-    assert "\\DeclareUnicodeCharacter{2265}" in text            # ≥ typeset in math mode
-    if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex is not installed")
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout[-2000:]
-    assert (tmp_path / "proof.pdf").stat().st_size > 0
+    assert text.isascii() and "\\_" not in text and "DeclareUnicodeCharacter" not in text
+    assert set(re.findall(r"\\usepackage(?:\[[^]]*\])?\{([^}]*)\}", text)) <= {"amsmath,amssymb", "geometry"}
+    assert "$R_{Z\\Sigma} \\geq H(Z_{\\Sigma})/L" in text                           # the claim
+    assert "$S_{8} = \\{(1,1), (2,1), (2,2)\\}$" in text                             # a set, in math mode
+    assert "$T_{21} = \\{(1,2), (1,3), (2,3)\\}$" in text
+    assert "\\bigl[I(Z_{(1,2)}; Z_{(1,4)} \\mid Z_{(1,3)}) \\geq 0\\bigr]" in text      # a statement
+    assert "$\\pi = (Z_{(1,3)} Z_{(1,4)})$" in text                                   # the symmetry used
+    _compile(path)
+
+
+@pytest.mark.parametrize("path, lp", [("instances/audit/overlap-condition-1.yaml", "model"),
+                                      ("example-1", "linear")])
+def test_latex_proofs_of_the_other_lps_compile(cli, tmp_path, path, lp):
+    """The model LP's dependencies (W(1,1) = ΣW minus ...) and the linear LP's Ingleton rows."""
+    out = tmp_path / "p.tex"
+    res = cli("converse", str(ROOT / path) if path.endswith(".yaml") else path, "--lp", lp, "--proof", out)
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert text.isascii() and "\\_" not in text
+    if lp == "model":
+        assert "($W_{(1,1)} = \\Sigma W$ minus the other inputs)" in text
+    _compile(out)
 
 
 def test_general_refuses_large_instance():

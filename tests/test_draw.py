@@ -169,3 +169,13 @@ def test_radial_layout_is_symmetric_on_example_2(analysis2):
 def test_bad_style(analysis2, tmp_path):
     with pytest.raises(itsa.InvalidOption, match="style"):
         draw_instance(analysis2, tmp_path / "x.png", style="poster")
+
+
+def test_annotated_plot_ends_at_its_lowest_node(analysis2):
+    """No blank band between the drawing and the box of sets under it."""
+    fig, _ = instance_figure(analysis2, (1, 8, 21), style="annotated")
+    ax = fig.axes[0]
+    lowest = min(p.center[1] for p in ax.patches if hasattr(p, "center"))   # user circles
+    bottom, top = ax.get_ylim()
+    assert bottom > -top + 1e-9                     # cropped below, not the full square
+    assert 0 < lowest - bottom < 0.25 * (top - bottom)

@@ -31,6 +31,13 @@ def test_notebook_committed_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_notebook_names_its_kernel(path):
+    """Jupyter opens a notebook without asking for a kernel only when its metadata names one."""
+    nb = nbformat.read(path, as_version=4)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", path.name
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 def test_notebook_executes(path):
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",

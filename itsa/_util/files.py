@@ -25,6 +25,8 @@ def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,
 
     ``max_bytes`` refuses a larger file before reading it.
     """
+    if not os.fspath(path).strip():
+        raise error("the path is empty: give a file, or the name of a shipped example (itsa examples)")
     path = Path(path)
     try:
         if max_bytes is None:
@@ -38,6 +40,8 @@ def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,
         return data.decode("utf-8")
     except FileNotFoundError:
         raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a folder, not a file") from None
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:

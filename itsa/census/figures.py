@@ -45,11 +45,12 @@ _QUESTIONS = {
 }
 
 
-def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]:
+def census_figures(tables: dict, style: str = "paper", partial: bool = False) -> tuple[dict, list[str]]:
     """One figure per table with at least two values, and a note for every other table.
 
     Returns ``(figures, notes)``: figures by report name, and lines such as
-    ``"open: no open instance (no figure)"``.
+    ``"open: no open instance (no figure)"``. With ``partial`` (the table of an
+    interrupted census) a note speaks of the instances done so far, never of all.
 
     >>> figs, notes = census_figures({"open": (["key", "name", "K", "regime", "lower", "upper",
     ...                                         "status", "error"], [])})
@@ -60,12 +61,30 @@ def census_figures(tables: dict, style: str = "paper") -> tuple[dict, list[str]]
     for name, (_header, rows) in tables.items():
         fig_or_note = _BUILDERS[name](rows, style)
         if isinstance(fig_or_note, str):
-            notes.append(f"{name}: {fig_or_note} (no figure)")
+            notes.append(f"{name}: {_so_far(fig_or_note) if partial else fig_or_note} (no figure)")
         else:
             if style == Style.ANNOTATED:
                 fig_or_note.suptitle(_QUESTIONS[name], fontsize=9)
             figures[name] = fig_or_note
     return figures, notes
+
+
+#: The words of a note that claim the whole universe, and what a partial table says instead.
+_WHOLE = ((", all with", ", each with"), ("on all ", "on the "), ("all ", "the "),
+          ("every one of the ", "each of the "))
+
+
+def _so_far(note: str) -> str:
+    """A note about the instances done so far (a partial table), never about all of them.
+
+    >>> _so_far("every one of the 82 instances with both bounds has gap 0")
+    'so far (partial census): each of the 82 instances with both bounds has gap 0'
+    >>> _so_far("8 homogeneous instance(s), all with closed form 3")
+    'so far (partial census): 8 homogeneous instance(s), each with closed form 3'
+    """
+    for whole, part in _WHOLE:
+        note = note.replace(whole, part)
+    return "so far (partial census): " + note
 
 
 # -- building blocks -------------------------------------------------------
@@ -114,9 +133,12 @@ def _grouped_bars(ax, categories: list, series: dict, labels: dict | None = None
 
 
 def _for_scope(text: str, scopes) -> str:
-    """``text``, with the scope of the optima it shows, wrapped for an axis label."""
+    """``text``, with the short name of the scope of the optima it shows (the summary gives
+    it in full), wrapped for an axis label."""
+    from itsa.converse.registry import scope_name
+
     scopes = sorted({s for s in scopes if s})
-    scope = scopes[0] if len(scopes) == 1 else "the scope of each lower bound (CSV)"
+    scope = scope_name(scopes[0]) if len(scopes) == 1 else "the scope of each lower bound (CSV)"
     return "\n".join(textwrap.wrap(f"{text}, for {scope}", 34))
 
 
@@ -213,18 +235,22 @@ def _fig_grid(rows, style):
     optimal = [r for r in rows if r[5] == Verdict.OPTIMAL]
     other = [r for r in rows if r[5] != Verdict.OPTIMAL]
     if optimal:
-        ax.scatter([r[6] for r in optimal], [float(Fraction(r[3])) for r in optimal], marker="o",
+        points = _counted((r[6], Fraction(r[3])) for r in optimal)
+        ax.scatter([x for x, _ in points], [float(y) for _, y in points], marker="o",
                    facecolor=SERIES_COLOURS[0], edgecolor="black", lw=0.5, s=22, label="certified optimum",
                    zorder=3)
+        _label_counts(ax, points)
     if other:
         for r in other:
             lo_r = float(Fraction(r[3])) if r[3] else None
             up_r = float(Fraction(r[4])) if r[4] else None
             ax.plot([r[6]] * 2, [lo_r if lo_r is not None else up_r, up_r if up_r is not None else lo_r],
                     color=SERIES_COLOURS[1], lw=1.5, zorder=2)
-        ax.scatter([r[6] for r in other], [float(Fraction(r[3])) if r[3] else float("nan") for r in other],
+        points = _counted((r[6], Fraction(r[3])) for r in other if r[3])
+        ax.scatter([x for x, _ in points], [float(y) for _, y in points],
                    marker="^", facecolor="white", edgecolor=SERIES_COLOURS[1], s=22, label="open: lower–upper",
                    zorder=3)
+        _label_counts(ax, points)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("min{U+V+t−2, UV−1}", fontsize=8)
@@ -233,6 +259,21 @@ def _fig_grid(rows, style):
     if optimal and other:
         ax.legend(fontsize=7, frameon=False)
     return fig
+
+
+def _counted(points) -> dict:
+    """``{(x, y): how many instances sit there}``, in first-seen order."""
+    from collections import Counter
+
+    return dict(Counter(points))
+
+
+def _label_counts(ax, points: dict) -> None:
+    """``×n`` beside every point that stands for n > 1 instances drawn on top of each other."""
+    for (x, y), n in points.items():
+        if n > 1:
+            ax.annotate(f"×{n}", (x, float(y)), xytext=(4, -3), textcoords="offset points",
+                        fontsize=6, ha="left", va="top", zorder=4)
 
 
 def _fig_open(rows, style):

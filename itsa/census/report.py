@@ -34,7 +34,7 @@ from itsa.converse.registry import scope_of
 from itsa.optimum import Verdict
 from itsa.output.draw import FORMATS, STYLES
 
-__all__ = ["census_summary", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
+__all__ = ["census_summary", "coverage", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
 
 #: One census row: a column name to its value (strings, ints, floats, booleans or None).
 Row = dict[str, Any]
@@ -52,19 +52,27 @@ def _share(a: int, b: int) -> str:
     return f"{a / b:.4f}" if b else ""
 
 
-def census_summary(rows: list[Row]) -> dict[str, Any]:
+def census_summary(rows: list[Row], universe: int | None = None) -> dict[str, Any]:
     """Counts over the whole table: instances, by status, optimal (and for which schemes:
     ``optimal_scope``), printed converse beaten.
+
+    ``universe`` is how many instances the census's universe holds (``None``: not known);
+    ``partial`` says the table holds fewer (an interrupted census: every count is of the
+    instances done), ``None`` when the universe is not known.
 
     >>> s = census_summary([{"status": "ok", "verdict": "optimal", "upper": "2", "printed_beaten": True,
     ...                      "lower": "2", "lower_corrected": "2", "lower_class": "general"}])
     >>> s["printed_beaten"], s["optimal"], s["optimal_scope"]
     (1, 1, 'every scheme of the model (any encoders, relays and keys)')
+    >>> census_summary([], universe=5488)["partial"]
+    True
     """
     ok = [r for r in rows if r["status"] == RowStatus.OK]
     with_upper = [r for r in ok if r["upper"] is not None]
     return {
         "instances": len(rows),
+        "universe": universe,
+        "partial": None if universe is None else len(rows) < universe,
         "ok": len(ok),
         "failed": sum(r["status"] == RowStatus.FAILED for r in rows),
         "timeout": sum(r["status"] == RowStatus.TIMEOUT for r in rows),
@@ -76,6 +84,23 @@ def census_summary(rows: list[Row]) -> dict[str, Any]:
                                   if r["lower_corrected"] is not None),
         "fractional_upper": sum(Fraction(r["upper"]).denominator > 1 for r in with_upper),
     }
+
+
+def coverage(summary: dict[str, Any]) -> str:
+    """One line on how much of the universe a table holds; a partial one says so.
+
+    >>> coverage({"instances": 82, "universe": 5488, "partial": True})
+    'instances done: 82 of the 5,488 in the universe (partial: the census was interrupted; every count is of the 82 done; continue it with --resume)'
+    >>> coverage({"instances": 8, "universe": 8, "partial": False})
+    'instances done: 8 of the 8 in the universe (complete)'
+    """
+    n, size = summary["instances"], summary["universe"]
+    if size is None:
+        return f"instances done: {n:,} (the size of the universe was not recorded with this table)"
+    if summary["partial"]:
+        return (f"instances done: {n:,} of the {size:,} in the universe (partial: the census was "
+                f"interrupted; every count is of the {n:,} done; continue it with --resume)")
+    return f"instances done: {n:,} of the {size:,} in the universe (complete)"
 
 
 def census_tables(rows: list[Row]) -> dict[str, tuple[list[str], list[list]]]:
@@ -157,7 +182,9 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     """Write every table as ``NAME.csv`` and its figure as ``NAME.pdf`` (``.svg``, ``.png``) under ``out_dir``.
 
     A table with no data, or with one value only, gets no figure: a line saying
-    so goes into ``summary.csv`` (quantity ``note``) instead of empty axes.
+    so goes into ``summary.csv`` (quantity ``note``) instead of empty axes. On a
+    partial table (an interrupted census) the summary gives the universe's size and
+    ``partial``, and the notes speak of the instances done so far, never of all.
     ``style`` is ``"paper"`` (no titles: the caption is the paper's) or
     ``"annotated"`` (each figure titled with its question).
 
@@ -174,7 +201,7 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     """
     from itsa._util.files import atomic_writer
     from itsa.census.figures import census_figures
-    from itsa.census.store import read_rows
+    from itsa.census.store import read_rows, universe_size
     from itsa.exceptions import InvalidInstance
 
     choice("figure format", fmt, FORMATS)
@@ -186,9 +213,9 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
     except OSError as exc:
         raise InvalidInstance(f"cannot create {os.fspath(out)!r}: {exc.strerror}") from None
     tables = census_tables(rows)
-    figures, notes = census_figures(tables, style)
+    summary = census_summary(rows, universe_size(path))
+    figures, notes = census_figures(tables, style, partial=bool(summary["partial"]))
     written: dict[str, list[str]] = {}
-    summary = census_summary(rows)
     with atomic_writer(out / "summary.csv") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerows([["quantity", "value"], *summary.items(), *(("note", n) for n in notes)])

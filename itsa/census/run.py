@@ -207,7 +207,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     serial = workers == 0 and client is None and scheduler is None
     cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,
                                                                  connect_timeout)
-    with cluster as c, ResultStore(out, spec.text, resume=resume, batch=batch) as store:
+    with cluster as c, ResultStore(out, spec.text, resume=resume, batch=batch,
+                                                 universe=len(items)) as store:
         todo = sorted((it for it in items if it.key not in store.keys), key=_cost, reverse=True)
         state = CensusProgress(total=len(todo), skipped=len(items) - len(todo))
         report = progress or (lambda p: None)

@@ -58,14 +58,14 @@ class CensusSpec:
     def options(self, out: str | os.PathLike | None = None) -> dict:
         """The plain-data options :func:`~itsa.census.work.run_one` takes, for results in ``out``.
 
-        Saved files (``save``) go under the results folder ``out``, so that two
-        runs of one spec never write over each other's files; the rows record
-        their paths relative to ``out``.
+        Saved files (``save``) go under the results folder ``out``, in a folder whose
+        name starts with ``_`` (outside the Parquet scan), so that two runs of one spec
+        never write over each other's files; the rows record their paths relative to ``out``.
 
         >>> spec = parse_spec({"universe": {"grid": {"U": 3, "V": 1}}, "save": "schemes"})
         >>> o = spec.options("/data/r.parquet")
         >>> o["save_dir"], o["root"]
-        ('/data/r.parquet/schemes', '/data/r.parquet')
+        ('/data/r.parquet/_schemes', '/data/r.parquet')
         """
         root = None if out is None else os.path.abspath(out)
         save = None if self.save is None or root is None else os.path.join(root, self.save)
@@ -138,17 +138,28 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     return spec
 
 
+#: The folder of saved files for ``save: true``.
+DEFAULT_SAVE = "_saved"
+
+
 def _save_folder(save) -> str | None:
-    """``save:`` as a folder inside the results folder: ``true`` is ``schemes``; a path that
-    leaves the results folder (absolute, or through ``..``) is refused."""
+    """``save:`` as a folder inside the results folder, outside its Parquet scan.
+
+    ``true`` is :data:`DEFAULT_SAVE`; a name gets a leading ``_`` (Parquet readers skip
+    such folders, so pyarrow, pandas, Dask and DuckDB read the results folder as one
+    table); a path that leaves the results folder (absolute, or through ``..``) is refused.
+
+    >>> _save_folder(True), _save_folder("schemes"), _save_folder("_mine/x")
+    ('_saved', '_schemes', '_mine/x')
+    """
     if save is None or save is False:
         return None
     if save is True:
-        return "schemes"
+        return DEFAULT_SAVE
     if not isinstance(save, str) or not save.strip():
         raise InvalidSpec("save: true, or a folder name (inside the results folder) for saved schemes")
     norm = os.path.normpath(save)
     if os.path.isabs(save) or norm == ".." or norm.startswith(".." + os.sep) or norm == ".":
         raise InvalidSpec(f"save: {save!r} must be a folder inside the results folder, "
                           "such as 'schemes'")
-    return norm
+    return norm if norm.startswith(("_", ".")) else "_" + norm

@@ -6,7 +6,7 @@ one dataset)::
     RESULTS.parquet/
       part-000000.parquet ...   # row groups written atomically (temp file + rename)
       _journal.jsonl            # one JSON row per finished instance, appended at once
-      _census.json              # schema version and the spec that produced the table
+      _census.json              # schema version, the spec that produced the table, its universe size
 
 Every finished row is appended to the journal immediately, and every
 ``batch`` rows the journal is turned into a new part file. A run killed at any
@@ -26,7 +26,7 @@ from itsa._util.files import atomic_writer
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
 from itsa.exceptions import InvalidSpec
 
-__all__ = ["ResultStore", "read_results", "read_rows"]
+__all__ = ["ResultStore", "read_results", "read_rows", "universe_size"]
 
 JOURNAL = "_journal.jsonl"
 META = "_census.json"
@@ -71,6 +71,17 @@ def read_rows(path: str | os.PathLike) -> list[dict]:
     return [rows[k] for k in sorted(rows)]
 
 
+def universe_size(path: str | os.PathLike) -> int | None:
+    """How many instances the universe of the census in ``path`` holds (``None``: not recorded,
+    as in tables written before it was)."""
+    try:
+        meta = json.loads((Path(path) / META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    size = meta.get("universe") if isinstance(meta, dict) else None
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+
 def read_results(path: str | os.PathLike):
     """The results table as a :class:`pyarrow.Table` (see :func:`read_rows`)."""
     import pyarrow as pa
@@ -96,9 +107,13 @@ class ResultStore:
         existing non-empty results folder is refused.
     batch : int
         Rows per part file.
+    universe : int, optional
+        How many instances the spec's universe holds (kept in ``_census.json``, so that a
+        report on a partial table says how much of it is done: :func:`universe_size`).
     """
 
-    def __init__(self, path, spec_text: str = "", resume: bool = False, batch: int = 256):
+    def __init__(self, path, spec_text: str = "", resume: bool = False, batch: int = 256,
+                 universe: int | None = None):
         self.folder = Path(path)
         _check_folder(self.folder)
         if not resume and self.folder.is_dir() and (_parts(self.folder) or _journal_rows(self.folder)):
@@ -106,7 +121,7 @@ class ResultStore:
                               "or choose another output")
         self.folder.mkdir(parents=True, exist_ok=True)
         self.batch = batch
-        meta = {"schema_version": SCHEMA_VERSION, "spec": spec_text}
+        meta = {"schema_version": SCHEMA_VERSION, "spec": spec_text, "universe": universe}
         with atomic_writer(self.folder / META) as fh:
             json.dump(meta, fh, indent=1)
         self.keys: set[str] = {r["key"] for r in read_rows(self.folder)} if resume else set()

@@ -138,7 +138,17 @@ def check_params(spec: Universe) -> None:
             _values(p[k], f"{where}.{k}", lo=1)
         total = _exhaustive_candidates(p)
         if total > MAX_CANDIDATES:
-            raise InvalidSpec(f"{where}: {total} candidate instances to enumerate (limit {MAX_CANDIDATES})")
+            raise InvalidSpec(f"{where}: {_how_many(total)} candidate instances to enumerate "
+                              f"(limit {MAX_CANDIDATES:,}); narrow K, U, M or N")
+
+
+def _how_many(n: int) -> str:
+    """``n`` with thousands separators, or its order of magnitude when it is huge.
+
+    >>> _how_many(123_456), _how_many(10 ** 116 + 7)
+    ('123,456', 'more than 10^116')
+    """
+    return f"{n:,}" if n < 10 ** 15 else f"more than 10^{len(str(n)) - 1}"
 
 
 def census_items(spec: Universe) -> list[Item]:

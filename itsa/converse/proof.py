@@ -224,51 +224,37 @@ def proof_markdown(rlp: ReducedLP, cert: Certificate, title: str) -> str:
     return "\n".join(lines)
 
 
-#: How pdflatex typesets the non-ASCII characters of a proof.
-_UNICODE_TEX = {"≥": r"\geq", "≤": r"\leq", "−": "-", "Σ": r"\Sigma", "∅": r"\emptyset",
-                "∎": r"\square", "·": r"\cdot", "×": r"\times", "⊄": r"\not\subseteq",
-                "⊆": r"\subseteq", "∪": r"\cup", "∩": r"\cap", "π": r"\pi", "∈": r"\in",
-                "→": r"\to", "↦": r"\mapsto", "§": r"\S", "≠": r"\neq", "…": r"\ldots", "∖": r"\setminus"}
-
-
-def _tex(text: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("#", r"\#"), ("&", r"\&"),
-                 ("%", r"\%"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("$", r"\$")):
-        text = text.replace(a, b) if a != "\\" else text.replace(a, "\0")
-    return text.replace("\0", r"\textbackslash{}")
-
-
-def _tex_preamble(body: str) -> list[str]:
-    """A complete pdflatex preamble: every non-ASCII character of ``body`` declared in math mode."""
-    out = [r"\documentclass[11pt]{article}", r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
-           r"\usepackage{amsmath,amssymb}", r"\usepackage[margin=2cm]{geometry}",
-           r"\sloppy"]
-    for ch in sorted({c for c in body if ord(c) > 127}):
-        tex = _UNICODE_TEX.get(ch, rf"\text{{[U+{ord(ch):04X}]}}")
-        out.append(rf"\DeclareUnicodeCharacter{{{ord(ch):04X}}}{{\ensuremath{{{tex}}}}}")
-    return out
+#: The LaTeX preamble of a proof: standard packages only (in every TeX distribution).
+_TEX_PREAMBLE = (r"\documentclass[11pt]{article}", r"\usepackage{amsmath,amssymb}", r"\usepackage[margin=2cm]{geometry}", r"\sloppy")
 
 
 def proof_latex(rlp: ReducedLP, cert: Certificate, title: str) -> str:
-    """The proof as a complete LaTeX document that pdflatex compiles (weights typeset by sympy)."""
+    """The proof as a complete LaTeX document in ASCII, its mathematics in math mode.
+
+    Statements and expansions are set as formulas (:func:`itsa.converse.latex.math`), the
+    prose around them with its mathematics in math mode (:func:`itsa.converse.latex.prose`):
+    subscripts, ``\\Sigma``, sets as ``\\{(1,1), (2,1)\\}``; weights typeset by sympy.
+    """
     import sympy
+
+    from itsa.converse.latex import math, prose
 
     body = []
     for heading, content, steps in _document(rlp, cert):
-        body.append(r"\section*{" + _tex(heading) + "}")
+        body.append(r"\section*{" + prose(heading) + "}")
         if heading == "Steps":
             body.append(r"\begin{enumerate}")
             for w, stmt, reason, exp in steps:
                 weight = sympy.latex(sympy.Rational(w.numerator, w.denominator))
-                body.append(rf"\item ${weight} \times$ [{_tex(stmt)}] --- {_tex(reason)}.\\ {_tex(exp)}")
+                body.append(rf"\item ${weight} \times \bigl[{math(stmt)}\bigr]$ --- {prose(reason)}.\\"
+                            + "\n" + rf"${math(exp)}$")
             body.append(r"\end{enumerate}")
         elif heading == "Identifications by symmetry":
-            body += [r"\begin{itemize}"] + [rf"\item {_tex(x)}" for x in content] + [r"\end{itemize}"]
+            body += [r"\begin{itemize}"] + [rf"\item {prose(x)}" for x in content] + [r"\end{itemize}"]
         else:
-            body += [_tex(x) + r"\par" for x in content]
-    text = "\n".join(body)
-    return "\n".join(_tex_preamble(title + text) + [r"\begin{document}", r"\title{" + _tex(title) + "}",
-                                                     r"\author{itsa}", r"\date{}", r"\maketitle", text, r"\end{document}", ""])
+            body += [prose(x) + r"\par" for x in content]
+    return "\n".join([*_TEX_PREAMBLE, r"\begin{document}", r"\title{" + prose(title) + "}",
+                      r"\author{itsa}", r"\date{}", r"\maketitle", *body, r"\end{document}", ""])
 
 
 def write_proof(bound, instance, path) -> None:

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from itsa._util.checks import choice, unknown
 from itsa.bounds.corrected import EVERY_SCHEME
-from itsa.converse.classes import ConverseClass
+from itsa.converse.classes import LINEAR_KEYS, ConverseClass
 from itsa.converse.linear import LINEAR
 from itsa.converse.problem import KEYS, MODEL, EntropyProblem
 from itsa.exceptions import InvalidOption
 from itsa.model.instance import Instance
 
-__all__ = ["REGISTRY", "CLASSES", "SOLVE_CLASSES", "ALIASES", "lookup", "resolve", "scope_of", "build_problem"]
+__all__ = ["REGISTRY", "CLASSES", "SOLVE_CLASSES", "ALIASES", "SCOPE_NAMES", "lookup", "resolve", "scope_of",
+           "scope_name", "build_problem"]
 
 #: Every converse LP, cheapest first (the order ``solve`` runs them in).
 REGISTRY: dict[str, ConverseClass] = {c.name: c for c in (KEYS, MODEL, LINEAR)}
@@ -65,6 +66,20 @@ def scope_of(name: str | None) -> str | None:
         return EVERY_SCHEME
     entry = REGISTRY.get(ALIASES.get(name, name))
     return entry.scope if entry is not None else f"lower-bound class {name}"
+
+
+#: A short name for each scope, for the places a whole sentence does not fit (figure axes):
+#: the head of the sentence, which the report prints in full beside it.
+SCOPE_NAMES = {EVERY_SCHEME: "every scheme", LINEAR_KEYS: "linear keys"}
+
+
+def scope_name(scope: str) -> str:
+    """The short name of ``scope`` (:data:`SCOPE_NAMES`), or the scope itself if it has none.
+
+    >>> scope_name(EVERY_SCHEME)
+    'every scheme'
+    """
+    return SCOPE_NAMES.get(scope, scope)
 
 
 def resolve(lp: str | None, old_name: str | None = None) -> ConverseClass:

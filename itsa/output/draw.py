@@ -73,6 +73,14 @@ _LEGEND_IN = 3.6     # width of the legend column, inches (annotated style)
 _NOTES_PT = 10.5     # font size of the text box under the plot
 
 
+#: matplotlib settings every saved figure uses, for a publisher's checks: TrueType
+#: (Type 42) fonts embedded in PDF, never Type 3 (IEEE PDF eXpress and others reject
+#: those), and SVG text drawn as outlines, so that no viewer needs matplotlib's own
+#: math fonts (whose script letters sit at private-use code points); the SVG keeps
+#: its title in its metadata.
+PUBLICATION_RC: dict[Any, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path",
+                  "svg.hashsalt": "itsa", "mathtext.fontset": "dejavusans"}
+
 #: Most users drawn in one figure (time grows quickly beyond it).
 MAX_DRAW_USERS = 1000
 
@@ -256,8 +264,7 @@ def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
 
     meta = {"svg": {"Title": title, "Date": None}, "pdf": {"Title": title, "CreationDate": None},
             "png": {"Title": title, "Software": None}}[fmt]
-    with atomic_writer(path, binary=True) as fh, matplotlib.rc_context(
-            {"svg.hashsalt": "itsa", "svg.fonttype": "none"}):
+    with atomic_writer(path, binary=True) as fh, matplotlib.rc_context(PUBLICATION_RC):
         fig.savefig(fh, format=fmt, dpi=_DPI, metadata=meta)
 
 
@@ -338,9 +345,14 @@ class _Painter:
         fig = self._paper() if style == Style.PAPER else self._annotated(title, rel)
         return fig, plain
 
-    def _plot(self, ax, ax_in: float) -> None:
+    def _bottom(self) -> float:
+        """The lowest height a node reaches (with its halo), in data units: the plot ends there."""
+        lowest = min(y for _, y in self.pos.values())
+        return max(-self.lim, lowest - max(self.halo, self.h) - 0.04)
+
+    def _plot(self, ax, ax_in: float, bottom: float | None = None) -> None:
         ax.set_xlim(-self.lim, self.lim)
-        ax.set_ylim(-self.lim, self.lim)
+        ax.set_ylim(-self.lim if bottom is None else bottom, self.lim)
         ax.set_aspect("equal")
         ax.set_axis_off()
         self.ppu = ax_in * 72 / (2 * self.lim)               # points per data unit
@@ -369,11 +381,13 @@ class _Painter:
         ax_in, legend_in = self._axes_inches(), _LEGEND_IN
         title_in, pad = 0.95, 0.15
         notes_in = 0.24 * len(notes) + 0.2
-        W, H = ax_in + legend_in + 2 * pad, ax_in + title_in + notes_in + pad
+        bottom = self._bottom()                 # no blank band between the lowest node and the notes
+        ax_h = ax_in * (self.lim - bottom) / (2 * self.lim)
+        W, H = ax_in + legend_in + 2 * pad, ax_h + title_in + notes_in + pad
         self.lw = 1.0
         fig = Figure(figsize=(W, H), dpi=_DPI)
-        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_in / H))
-        self._plot(ax, ax_in)
+        ax = fig.add_axes((pad / W, (notes_in + pad) / H, ax_in / W, ax_h / H))
+        self._plot(ax, ax_in, bottom)
         sub = (f"$c_{{{u},{m},{n}}}$ = {self.c} {rel.replace('e*', '$e^*$')}, "
                f"{'critical' if self.critical else 'not critical'}"
                f"{' (first configuration attaining $e^*$)' if self.default else ''}"
@@ -395,8 +409,8 @@ class _Painter:
         lines = [
             f"Eavesdropping server $u$ = {u};  colluders $T_{{{n}}}$ = {_fmt_users(inst, self.T_n)};"
             f"  $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ = {_fmt_users(inst, self.SK)}",
-            f"$\\mathcal{{U}}^{{({m},{n})}}$ = {_fmt_servers(self.U_mn)};"
-            f"  $\\mathcal{{F}}^{{({m},{n})}}$ = {_fmt_servers(self.F_mn)};"
+            f"$\\mathcal{{U}}^{{\\;({m},{n})}}$ = {_fmt_servers(self.U_mn)};"
+            f"  $\\mathcal{{F}}^{{\\;({m},{n})}}$ = {_fmt_servers(self.F_mn)};"
             f"  $S_{{{m}}}$ = {_fmt_users(inst, self.S_m)}",
             f"$D_{{{u},{m},{n}}}$ = {_fmt_users(inst, self.D)};"
             f"  $A_{{{u},{m},{n}}}=D\\cap\\bar{{S}}$ = {_fmt_users(inst, self.D & a.S_bar)}",
@@ -511,8 +525,8 @@ class _Painter:
                  f"in $S_{{{m}}}\\cap\\mathcal{{K}}_{{{u}}}$ (halo)"),
                 ("eavesdropper", dot("white", EAVESDROPPER, 3.0, 16, "s"), f"eavesdropping server $u$ = {u}"),
                 ("receives", Line2D([], [], color=EAVESDROPPER, lw=2.6 * k), f"what server {u} receives"),
-                ("server_u", dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{({m},{n})}}$"),
-                ("server_f", dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{({m},{n})}}$"),
+                ("server_u", dot(SERVER_U, "black", 1.2, 16, "s"), f"server in $\\mathcal{{U}}^{{\\;({m},{n})}}$"),
+                ("server_f", dot(SERVER_F, "black", 1.2, 16, "s"), f"server in $\\mathcal{{F}}^{{\\;({m},{n})}}$"),
                 ("server_other", dot(SERVER_OTHER, "black", 1.2, 16, "s"), "other server")]),
             ("Links", [
                 ("hop1", Line2D([], [], color=LINK, lw=1.0 * k), "user to its server (hop 1)"),

@@ -48,11 +48,16 @@ class Build(Displayable):
     def _headline(self) -> str:
         return f"{self.construction} scheme over F_{self.scheme.field}, rate {self.scheme.rate}, verified"
 
+    @property
+    def field_size(self) -> str:
+        """The Schwartz-Zippel field size in words: ``"q > 16"``, or that the paper gives none."""
+        if self.required_field is None:
+            return "none (the paper gives no field size for this construction)"
+        return f"q > {self.required_field}"
+
     def _rows(self) -> list[tuple[str, str]]:
-        needs = ("the paper prints no field size for this construction" if self.required_field is None
-                 else f"q > {self.required_field}")
         rows = [("scheme", repr(self.scheme)), ("verdict", repr(self.verdict)),
-                ("draws", f"{self.tries} (the first that verified)"), ("Schwartz-Zippel size", needs)]
+                ("draws", f"{self.tries} (the first that verified)"), ("Schwartz-Zippel size", self.field_size)]
         return rows + ([("note", self.note)] if self.note else [])
 
     def to_dict(self) -> dict[str, Any]:

@@ -304,8 +304,8 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
             raise InvalidOption(
                 f"exhaustive enumeration too large: q^dim = {scheme.field}^{plan.dim} = "
                 f"{plan.samples_text} source values x {plan.passes} passes = {plan.work_text} "
-                f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); use the rank engine "
-                f"or raise the budget")
+                f"(limits: {ENUM_MAX_SOURCE:.0e} values, {budget:.0e} work); the rank engine decides "
+                f"this scheme exactly, at any size (--engine rank, or auto); or raise the budget")
     tick = counting(progress, f"verify ({engine})")
     if engine == Engine.RANK:
         correct, values, inferred = rank_engine(plan, tick, rank_backend)
