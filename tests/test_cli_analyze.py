@@ -67,7 +67,7 @@ def test_infeasible_lp_prints_unknown_upper_bound(cli):
     ("servers: [1, 1, 1]\nsecurity_sets: [[[5, 1]]]\ncollusion_sets: [[]]\n", "outside the topology"),
     ("servers: [1, 0, 1]\nsecurity_sets: [all]\ncollusion_sets: [[]]\n", "server 2 has 0 users"),
     ("servers: [1, 1, 1]\nsecurity_sets: [all]\ncollusion_sets: {subsets_of: [[1, 1]], max_size: -2}\n",
-     "max_size: -2 is negative"),
+     "max_size: must be a whole number >= 0, not -2"),
     ("servers: [1, 1, 1]\nsecurity_sets: 7\ncollusion_sets: [[]]\n", "a family is a list"),
     ("servers: [1, 1\n", "not valid YAML"),
 ])

@@ -283,7 +283,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     >>> v
     <Verdict ok: rate 2 over F_3, enumerate engine, 3 configurations checked, 0 leaking>
     >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").leaks[0]
-    Leak(k=1, m=1, n=1, symbols=Fraction(1, 1), approx=1.0)
+    <Leak (1,1,1): 1 symbols>
     """
     choice("engine", engine, ENGINES)
     scheme.check_fits(instance)
