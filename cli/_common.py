@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import importlib
 import json
 import sys
@@ -65,13 +66,48 @@ class LibraryChoice(click.Choice):
         self._where = (module, name)
         self.case_sensitive = True
 
+    # click stores the choices as a tuple attribute; this one is read from the library on first use
     @property
-    def choices(self):
+    def choices(self):  # type: ignore[override]
         module, name = self._where
         return tuple(str(value) for value in getattr(importlib.import_module(module), name))
 
 
 Q_RULE = LibraryChoice("itsa.model.quantities", "Q_RULES")
+
+
+class LibraryDefault:
+    """The default of a library function's parameter, read on first use: one home for every default.
+
+    A click option's ``default``: called when the command runs, printed (``str``)
+    in the verb's help; ``itsa --help`` imports nothing of the library.
+    """
+
+    def __init__(self, module: str, function: str, parameter: str):
+        self._where = (module, function, parameter)
+
+    def __call__(self):
+        import inspect
+
+        module, function, parameter = self._where
+        with itsa_errors():                  # a part whose extra is missing: its one line, exit 1
+            value = inspect.signature(getattr(importlib.import_module(module), function)).parameters[parameter].default
+        return str(value) if isinstance(value, enum.Enum) else value
+
+    def __str__(self) -> str:
+        return str(self())
+
+
+class LibraryConstant(LibraryDefault):
+    """A constant of the library as a click default, read on first use."""
+
+    def __init__(self, module: str, name: str):
+        self._name = (module, name)
+
+    def __call__(self):
+        module, name = self._name
+        with itsa_errors():
+            return getattr(importlib.import_module(module), name)
 
 
 class WholeNumber(click.ParamType):

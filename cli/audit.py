@@ -2,13 +2,13 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, load_instance, progress_callback, warn
+from ._common import LibraryDefault, console, echo_json, itsa_errors, load_instance, progress_callback, warn
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1; capped, with a note, at the search's limit K·L + d <= 60).")
-@click.option("--field", "-q", type=int, default=31, show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
+@click.option("--field", "-q", type=int, default=LibraryDefault("itsa.auditor", "audit", "field"), show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
                    "their Schwartz-Zippel size, else the next prime above that.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of every draw (constructions and search).")

@@ -6,10 +6,11 @@ a subcommand name is taken as the spec of ``run``.
 """
 
 import sys
+from typing import Any
 
 import click
 
-from ._common import LibraryChoice, echo_json, itsa_errors
+from ._common import LibraryChoice, LibraryDefault, echo_json, itsa_errors
 
 
 class _DefaultRun(click.Group):
@@ -37,7 +38,7 @@ def census():
 @click.option("--workers", type=click.IntRange(0), help="Local Dask worker processes (default: all cores; 0: serial, no Dask).")
 @click.option("--scheduler", metavar="ADDRESS", help="Join a running Dask cluster, e.g. tcp://host:8786.")
 @click.option("--resume", is_flag=True, help="Keep the rows in OUTPUT and skip their instances.")
-@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10, show_default=True, help="Seconds to reach --scheduler.")
+@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=LibraryDefault("itsa.census.run", "run_census", "connect_timeout"), show_default=True, help="Seconds to reach --scheduler.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final counts as one JSON object.")
 def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json):
     """Run the census of SPEC, streaming one row per instance to OUTPUT."""
@@ -70,9 +71,11 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 @census.command()
 @click.argument("results", type=click.Path(exists=False))
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=LibraryChoice("itsa.output.draw", "FORMATS"), default="pdf", show_default=True,
+@click.option("--format", "fmt", type=LibraryChoice("itsa.output.draw", "FORMATS"),
+              default=LibraryDefault("itsa.census.report", "census_report", "fmt"), show_default=True,
               help="Format of the figures.")
-@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"), default="paper", show_default=True,
+@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"),
+              default=LibraryDefault("itsa.census.report", "census_report", "style"), show_default=True,
               help="paper: no titles (the caption is yours); annotated: each figure titled with its question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
 def report(results, out_dir, fmt, style, as_json):
@@ -110,7 +113,8 @@ class _progress_bar:
 
         self.console = console or Console(stderr=True)
         self.enabled = not quiet and self.console.is_terminal
-        self.bar = self.task = None
+        self.bar: Any = None       # a rich Progress once started
+        self.task: Any = None
 
     def __enter__(self):
         if not self.enabled:

@@ -57,7 +57,7 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
         echo_json({"instance": instance.name, "lower": bound.to_dict(), "proof_file": proof_file if bound.certified else None})
     else:
         out = console()
-        if bound.certified:
+        if bound.certified and bound.certificate is not None:
             out.print(f"{instance.name}: R_ZΣ ≥ [bold]{bound.value}[/] for {bound.scope}")
             out.print(f"{method} LP; certificate: {bound.certificate.size} rows, checked exactly; LP "
                       f"{bound.sizes['columns']} columns × {bound.sizes['rows']} rows")

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instance, warn
+from ._common import Q_RULE, LibraryChoice, LibraryDefault, echo_json, itsa_errors, load_instance, warn
 
 
 @click.command()
@@ -11,10 +11,12 @@ from ._common import Q_RULE, LibraryChoice, echo_json, itsa_errors, load_instanc
               help="Image to write; the extension (.pdf, .svg or .png) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")
-@click.option("--layout", type=LibraryChoice("itsa.output.draw", "LAYOUTS"), default="radial",
+@click.option("--layout", type=LibraryChoice("itsa.output.draw", "LAYOUTS"),
+              default=LibraryDefault("itsa.output.draw", "draw_instance", "layout"),
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
-@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"), default="paper", show_default=True,
+@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"),
+              default=LibraryDefault("itsa.output.draw", "draw_instance", "style"), show_default=True,
               help="paper: the figure and a legend of the roles present; annotated: also a title "
               "and a box listing the configuration's sets.")
 @click.option("--q-rule", type=Q_RULE, default="union",

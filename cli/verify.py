@@ -6,6 +6,7 @@ from ._common import (
     EXIT_FAILED,
     Q_RULE,
     LibraryChoice,
+    LibraryConstant,
     WholeNumber,
     console,
     echo_json,
@@ -30,8 +31,9 @@ from ._common import (
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
 @click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
-@click.option("--enum-budget", type=WholeNumber(), default=None,
-              help="Work limit of the enumerate engine (source values x passes; default 2e9; "
+@click.option("--enum-budget", type=WholeNumber(), default=LibraryConstant("itsa.schemes.verifier", "ENUM_BUDGET"),
+              show_default=True,
+              help="Work limit of the enumerate engine (source values x passes; "
                    "2e10 and 20000000000 are both accepted).")
 @click.option("--all", "show_all", is_flag=True, help="List every configuration, not only the leaking ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
