@@ -41,7 +41,7 @@ SCALAR_SHARE = 0.4
 HINT_MAX_USERS = 12
 
 
-class Verdict(Kind):
+class SolveVerdict(Kind):
     """What :func:`solve` settled: the optimum, or an interval."""
 
     OPTIMAL = "optimal"
@@ -104,14 +104,14 @@ class Solution(Displayable):
     skipped_kinds: dict = field(default_factory=dict)   # converse class -> its Outcome (skipped or cut)
 
     @property
-    def verdict(self) -> Verdict:
-        """:attr:`Verdict.OPTIMAL` when the ends meet, else :attr:`Verdict.OPEN`."""
+    def verdict(self) -> SolveVerdict:
+        """:attr:`SolveVerdict.OPTIMAL` when the ends meet, else :attr:`SolveVerdict.OPEN`."""
         settled = self.upper is not None and self.upper.value == self.lower.value
-        return Verdict.OPTIMAL if settled else Verdict.OPEN
+        return SolveVerdict.OPTIMAL if settled else SolveVerdict.OPEN
 
     def _headline(self) -> str:
         name = self.instance.name or "instance"
-        if self.verdict is Verdict.OPTIMAL:
+        if self.verdict is SolveVerdict.OPTIMAL:
             return f"{name}: R* = {self.lower.value}, optimal for {self.lower.scope}"
         up = "?" if self.upper is None else self.upper.value
         return f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
@@ -121,7 +121,7 @@ class Solution(Displayable):
         rows = [("lower", f"{self.lower.reason} [{self.lower.scope}]"),
                 ("upper", "no verified scheme" if up is None else
                  f"verified scheme of rate {up.value} (L = {up.L}, F_{up.scheme.field}), {up.source}")]
-        if self.verdict is Verdict.OPEN and self.search is not None:
+        if self.verdict is SolveVerdict.OPEN and self.search is not None:
             rows.append(("search", self.search.why()))
         return rows + [("note", n) for n in self.notes]
 

@@ -21,7 +21,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from itsa.census.schema import RowStatus
-from itsa.optimum import Verdict
+from itsa.optimum import SolveVerdict
 from itsa.output.draw import Style
 
 __all__ = ["census_figures", "SERIES_COLOURS", "SERIES_HATCHES"]
@@ -232,8 +232,8 @@ def _fig_grid(rows, style):
     fig, ax = _figure(style)
     lo, hi = min(closed), max(closed)
     ax.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="grey", lw=0.6, ls="--", zorder=0)
-    optimal = [r for r in rows if r[5] == Verdict.OPTIMAL]
-    other = [r for r in rows if r[5] != Verdict.OPTIMAL]
+    optimal = [r for r in rows if r[5] == SolveVerdict.OPTIMAL]
+    other = [r for r in rows if r[5] != SolveVerdict.OPTIMAL]
     if optimal:
         points = _counted((r[6], Fraction(r[3])) for r in optimal)
         ax.scatter([x for x, _ in points], [float(y) for _, y in points], marker="o",

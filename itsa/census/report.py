@@ -31,7 +31,7 @@ from typing import Any
 from itsa._util.checks import choice
 from itsa.census.schema import RowStatus
 from itsa.converse.registry import scope_of
-from itsa.optimum import Verdict
+from itsa.optimum import SolveVerdict
 from itsa.output.draw import FORMATS, STYLES
 
 __all__ = ["census_summary", "coverage", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
@@ -76,8 +76,8 @@ def census_summary(rows: list[Row], universe: int | None = None) -> dict[str, An
         "ok": len(ok),
         "failed": sum(r["status"] == RowStatus.FAILED for r in rows),
         "timeout": sum(r["status"] == RowStatus.TIMEOUT for r in rows),
-        "optimal": sum(r["verdict"] == Verdict.OPTIMAL for r in ok),
-        "optimal_scope": _scopes([r for r in ok if r["verdict"] == Verdict.OPTIMAL]),
+        "optimal": sum(r["verdict"] == SolveVerdict.OPTIMAL for r in ok),
+        "optimal_scope": _scopes([r for r in ok if r["verdict"] == SolveVerdict.OPTIMAL]),
         "with_verified_rate": len(with_upper),
         "printed_beaten": sum(bool(r["printed_beaten"]) for r in with_upper),
         "corrected_violated": sum(Fraction(r["upper"]) < Fraction(r["lower_corrected"]) for r in with_upper
@@ -139,7 +139,7 @@ def _by_K(ok):
     header = ["K", "regime", "instances", "optimal", "share_optimal", "scope"]
     out = []
     for (K, regime), g in sorted(groups.items()):
-        opt = [r for r in g if r["verdict"] == Verdict.OPTIMAL]
+        opt = [r for r in g if r["verdict"] == SolveVerdict.OPTIMAL]
         out.append([K, regime, len(g), len(opt), _share(len(opt), len(g)), _scopes(opt)])
     return header, out
 
@@ -148,7 +148,7 @@ def _printed_gap(ok):
     """On the optimal instances: printed converse minus optimum, counted by regime."""
     groups = defaultdict(list)
     for r in ok:
-        if r["verdict"] == Verdict.OPTIMAL and r["lower_printed"] is not None:
+        if r["verdict"] == SolveVerdict.OPTIMAL and r["lower_printed"] is not None:
             groups[(r["regime"], Fraction(r["lower_printed"]) - Fraction(r["lower"]))].append(r)
     return ["regime", "printed_minus_optimum", "instances", "scope"], \
         [[regime, str(d), len(g), _scopes(g)] for (regime, d), g in sorted(groups.items())]
@@ -173,7 +173,7 @@ def _grid(ok):
 def _open(rows):
     header = ["key", "name", "K", "regime", "lower", "upper", "status", "error"]
     return header, [[r["key"], r["name"], r["K"], r["regime"], r["lower"], r["upper"], r["status"], r["error"]]
-                    for r in rows if r["verdict"] != Verdict.OPTIMAL]
+                    for r in rows if r["verdict"] != SolveVerdict.OPTIMAL]
 
 
 # -- writing ---------------------------------------------------------------

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.checks import unknown
+from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION, RowStatus
 from itsa.exceptions import InvalidSpec
-from itsa.optimum import Verdict
+from itsa.optimum import SolveVerdict
 
 __all__ = ["run_one", "failed_row", "hard_limit", "text_key", "warm_up"]
 
@@ -38,7 +39,7 @@ def failed_row(text: str, work: str, seed: int, options: dict | None, status: st
     """A row for an instance whose work did not finish (``failed`` or ``timeout``)."""
     row = dict.fromkeys(COLUMNS)
     row.update(_identity(text, options or {}), work=work, seed=seed, status=status,
-               error=error, verdict="open", schema_version=SCHEMA_VERSION)
+               error=error, verdict=SolveVerdict.OPEN, schema_version=SCHEMA_VERSION)
     if row["key"] is None:
         row["key"] = text_key(text)
     row.update(_sizes(text))
@@ -178,11 +179,11 @@ def _in_child(limit: float, fn, args: tuple):
         finally:
             os._exit(0)
     os.close(w)
-    chunks, deadline, finished = [], time.monotonic() + limit, False
+    chunks, finished, clock = [], False, Deadline(limit)
     try:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([r], [], [], left)[0]:
+            left = clock.left() or 0.0
+            if clock.expired() or not select.select([r], [], [], left)[0]:
                 os.kill(pid, signal.SIGKILL)
                 return RowStatus.TIMEOUT, f"stopped after {limit:.3g} s" + (
                     f" (time_limit {args[2]} s)" if fn is _guarded else "")
@@ -226,7 +227,7 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
     row.update(_identity(text, options), work=work, seed=seed, status=RowStatus.OK, schema_version=SCHEMA_VERSION)
     row["key"] = row["key"] or canonical_key(inst)
     row["name"] = inst.name if inst.name is not None else row["name"]
-    a = analyze(inst, corrected=work != "analyze")
+    a = analyze(inst, corrected=kind.corrected)
     timings["analyze"] = time.perf_counter() - t0
     row.update(_analysis_columns(a))
     hom = homogeneous_parameters(inst)
@@ -243,7 +244,8 @@ def _compute(text: str, work: str, time_limit, seed: int, options: dict) -> dict
         if lower is not None:
             row["gap"] = frac(upper - lower)
     if row["verdict"] is None:
-        row["verdict"] = "optimal" if lower is not None and lower == upper else "open"
+        settled = lower is not None and lower == upper
+        row["verdict"] = SolveVerdict.OPTIMAL if settled else SolveVerdict.OPEN
     row["timings"] = json.dumps({k: round(v, 6) for k, v in timings.items()})
     return row
 
@@ -314,7 +316,7 @@ def _solve(inst, lower, time_limit, seed, options, row, timings):
                lower_certified=lo.get("certified"), lower_method=lo.get("method"),
                skipped=json.dumps(sol.get("skipped") or {}), upper=frac(upper), upper_L=up.get("L"),
                verdict=sol.get("verdict"), field=options.get("field"),
-               open_why=result.search.why() if result.verdict is Verdict.OPEN and result.search else None,
+               open_why=result.search.why() if result.verdict is SolveVerdict.OPEN and result.search else None,
                scheme_path=paths.get("scheme"), proof_path=paths.get("proof"))
     timings.update({f"solve.{k}": v for k, v in (sol.get("timings") or {}).items()})
     return lower, upper
