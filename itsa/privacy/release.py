@@ -213,7 +213,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     noise = draw(sigma_int, u.shape[1], seed, eng)
     released = tuple(Fraction(y + z, denominator) for y, z in zip(Y, noise.draws))
     epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, noise, u.shape[1])
-    multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, Direction.UPPER, sigma_t.method +
+    multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, sigma_t.method +
                            f"; rounded up to {SIGMA_DIGITS} digits")
     return Release(released=released, noise_multiplier=multiplier, sigma_int=sigma_int, noise=noise,
                    epsilon=epsilon_run, delta_run=delta_run, **base)  # type: ignore[arg-type]

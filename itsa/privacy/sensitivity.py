@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from itsa._util.checks import fraction, whole_number
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa.privacy.certified import Certified, precision, safe_decimal, to_arb
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.weights import grid_guidance, hamilton_weights, rounding_bound, sensitivity
 
@@ -40,9 +40,10 @@ def sensitivity_report(*, w_max=None, alpha: int = 256, clip=1, dimension: int, 
         sigma_t = classical_sigma(epsilon, delta)
         with precision():
             ball = to_arb(sigma_t.upper()) * gamma * alpha * to_arb(ds.upper())
-        sigma_int = Certified.from_arb("sigma_int", ball, Direction.UPPER, "sigma_t gamma W_int Delta*_2, W_int = alpha")
+        sigma_int = Certified.from_arb("sigma_int", ball, sigma_t.direction,
+                                       "sigma_t gamma W_int Delta*_2, W_int = alpha; as sure as sigma_t")
         out["sigma_t"] = sigma_t.to_dict()
         out["sigma_int"] = sigma_int.to_dict()
         out["decoded_noise_per_coordinate"] = {"value": safe_decimal(sigma_t.upper() * ds.upper(), 6),
-                                               "direction": "upper bound", "method": "sigma_t Delta*_2"}
+                                               "direction": str(sigma_t.direction), "method": "sigma_t Delta*_2"}
     return out

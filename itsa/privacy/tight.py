@@ -32,7 +32,7 @@ from itsa.privacy.certified import Certified, Direction, precision, to_arb
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.rdp import number
 
-__all__ = ["gaussian_delta", "gaussian_tight_epsilon", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
+__all__ = ["gaussian_delta", "gaussian_meets", "gaussian_tight_epsilon", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
 
 #: Bisection steps of the tight ε (each halves the interval).
 STEPS = 80
@@ -47,6 +47,24 @@ def _phi(x: flint.arb) -> flint.arb:
 def gaussian_delta(mu: flint.arb, epsilon: flint.arb) -> flint.arb:
     """``δ(ε)`` of μ-GDP: ``Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)`` (a ball)."""
     return _phi(mu / 2 - epsilon / mu) - epsilon.exp() * _phi(-mu / 2 - epsilon / mu)
+
+
+def gaussian_meets(noise_multiplier, epsilon, delta, rounds: int = 1) -> bool:
+    """Whether ``rounds`` Gaussian mechanisms at ``noise_multiplier`` are certainly ``(ε, δ)``-DP.
+
+    True only when the ball of the exact curve's ``δ(ε)`` lies at or below
+    ``δ`` (Balle and Wang 2018, Theorem 8): a proof, not an estimate.
+
+    >>> gaussian_meets("4.8448", 1, "1e-5"), gaussian_meets("0.0969", 50, "1e-5")
+    (True, False)
+    """
+    z = number("noise multiplier", noise_multiplier)
+    whole_number("rounds", rounds, minimum=1)
+    eps = to_arb(number("epsilon", epsilon))
+    d = to_arb(check_delta(delta))
+    with precision(512):
+        mu = flint.arb(rounds).sqrt() / to_arb(z)
+        return bool(gaussian_delta(mu, eps) <= d)
 
 
 def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:

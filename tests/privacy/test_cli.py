@@ -31,6 +31,11 @@ def test_account_json_names_the_conversions():
     eps = out["epsilon"]
     assert {"mironov", "cks", "basic", "advanced", "sqrt_rounds_heuristic", "tight"} <= set(eps)
     assert round(float(eps["mironov"]["value"])) == 1869 and eps["basic"]["value"] == "1500"
+    assert eps["basic"]["direction"].startswith("conditional") and eps["mironov"]["direction"] == "upper bound"
+    default = as_json("account", "--noise-multiplier", "0.0969", "--rounds", "30")["epsilon"]
+    assert default["basic"]["direction"] == "upper bound" and float(default["basic"]["value"]) > 1790.6
+    classical = as_json("account", "--noise-multiplier", "0.0969", "--rounds", "30", "--per-round", "classical")
+    assert classical["epsilon"]["basic"]["direction"].startswith("conditional")
     assert all(e["method"] and len(e["interval"]) == 2 for e in eps.values())
     assert eps["sqrt_rounds_heuristic"]["direction"].startswith("heuristic")
 
@@ -62,6 +67,13 @@ def test_noise_exact_is_reproducible():
 def test_sensitivity_json():
     out = as_json("sensitivity", "--w-max", "6/256", "--clip", "1", "-d", "2", "--gamma", "256")
     assert round(float(out["Delta*_2"]["value"]), 3) == 0.047 and "reading" in out["Delta*_2"]["method"]
+
+
+@pytest.mark.parametrize(("eps", "kind"), [("50", "heuristic"), ("1", "upper bound"), ("1/2", "upper bound")])
+def test_sensitivity_sigma_labels(eps, kind):
+    """The classical sigma_t (and sigma_int from it) is a bound below eps = 1, or where the exact curve says so."""
+    out = as_json("sensitivity", "--clients", "50", "-d", "2", "--epsilon", eps)
+    assert out["sigma_t"]["direction"].startswith(kind) and out["sigma_int"]["direction"].startswith(kind)
 
 
 def test_release_csv_and_npy(tmp_path):
