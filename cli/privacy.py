@@ -186,8 +186,7 @@ def release(path, alpha, gamma, clip, epsilon, noise_multiplier, delta, data_wei
         result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
                      noise_multiplier=noise_multiplier, delta=delta, seed=seed, engine=engine,
                      conversion=conversion, ids=ids)
-    if result.epsilon is not None:
-        warn(result.epsilon.warnings)
+    warn(result.warnings)
     if as_json:
         echo_json(result.to_dict())
         return

@@ -8,8 +8,11 @@ less); the release is ``(Y + z)/(γ W_int)``, exact as a rational.
 The privacy of the release is stated for the mechanism that was run: the
 discrete Gaussian with the σ_int actually used, against the integer-domain
 sensitivity ``γ W_int Δ*₂`` (a reading, labelled), converted at ``δ``; for
-the truncated table engine ``δ`` grows by ``(1 + e^ε) d`` times its certified
-tail mass (a total-variation argument).
+the table engine ``δ`` grows by ``(1 + e^ε) d η``, ``η`` the certified
+total-variation distance of one table draw from the exact discrete Gaussian
+(:func:`itsa.privacy.table_law.table_distance`: the float table, the 53-bit
+uniforms and the truncation together). A ``δ_run ≥ 1`` is vacuous, and the
+release says so in :attr:`Release.warnings`.
 
 Examples
 --------
@@ -36,9 +39,9 @@ from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
-from itsa.privacy.discrete_gaussian import tail_mass
 from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import Engine, NoiseDraw, draw
+from itsa.privacy.table_law import table_distance
 from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
 
 __all__ = ["Release", "release", "load_updates", "clip_updates", "encode", "SIGMA_DIGITS"]
@@ -67,6 +70,16 @@ class Release(Displayable):
     noise: NoiseDraw | None = None
     epsilon: EpsilonBound | None = None
     delta_run: Certified | None = None
+    table_distance: Certified | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The accounting's warnings, and a vacuous ``δ_run`` (``≥ 1``) said in words."""
+        out = () if self.epsilon is None else self.epsilon.warnings
+        if self.delta_run is not None and self.delta_run.upper() >= 1:
+            out += (f"delta_run = {self.delta_run.decimal()} >= 1: the (eps, delta) guarantee of this release is "
+                    "vacuous",)
+        return out
 
     def to_dict(self) -> dict:
         out = {"weights": list(self.weights.integers), "alpha": self.weights.alpha, "gamma": self.gamma,
@@ -80,7 +93,8 @@ class Release(Displayable):
             out.update({"noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": str(self.sigma_int),
                         "noise": {k: v for k, v in self.noise.to_dict().items() if k != "draws"},
                         "noise_draws": list(self.noise.draws), "epsilon": self.epsilon.to_dict(),
-                        "delta_run": self.delta_run.to_dict()})
+                        "delta_run": self.delta_run.to_dict(), "warnings": list(self.warnings),
+                        "table_distance": None if self.table_distance is None else self.table_distance.to_dict()})
         return out
 
     def _headline(self) -> str:
@@ -93,8 +107,9 @@ class Release(Displayable):
                 ("released", ", ".join(_dec(x) for x in self.released[:6])),
                 ("exact average", ", ".join(f"{x:.10g}" for x in self.exact_average[:6]))]
         if self.epsilon is not None and self.delta_run is not None:
+            vacuous = " (vacuous: delta >= 1)" if self.delta_run.upper() >= 1 else ""
             rows += [("epsilon", f"{self.epsilon.epsilon.decimal()} at delta {self.delta_run.decimal()} "
-                                 f"({self.epsilon.conversion}, upper bound)")]
+                                 f"({self.epsilon.conversion}, upper bound){vacuous}")]
         return rows
 
 
@@ -212,25 +227,31 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     sigma_int = Fraction(safe_decimal(Certified.from_arb("s", sigma_ball, Direction.UPPER, "").upper(), SIGMA_DIGITS))
     noise = draw(sigma_int, u.shape[1], seed, eng)
     released = tuple(Fraction(y + z, denominator) for y, z in zip(Y, noise.draws))
-    epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, noise, u.shape[1])
+    distance = None if noise.truncation is None else table_distance(sigma_int)
+    epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, u.shape[1])
     multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, sigma_t.method +
                            f"; rounded up to {SIGMA_DIGITS} digits")
     return Release(released=released, noise_multiplier=multiplier, sigma_int=sigma_int, noise=noise,
-                   epsilon=epsilon_run, delta_run=delta_run, **base)  # type: ignore[arg-type]
+                   epsilon=epsilon_run, delta_run=delta_run, table_distance=distance, **base)  # type: ignore[arg-type]
 
 
 def _privacy_of_run(sigma_int: Fraction, integer_sensitivity, delta: Fraction, conv: Conversion,
-                    noise: NoiseDraw, dimension: int) -> tuple[EpsilonBound, Certified]:
-    """ε of the discrete Gaussian run (q Δ²/(2σ²), CKS 2020) and δ with the table's truncation added."""
+                    distance: Certified | None, dimension: int) -> tuple[EpsilonBound, Certified]:
+    """ε of the discrete Gaussian run (q Δ²/(2σ²), CKS 2020) and δ with the table's distance added.
+
+    A mechanism within total variation ``η`` of an ``(ε, δ)``-DP one is
+    ``(ε, δ + (1 + e^ε) η)``-DP; ``d`` independent coordinates give ``η ≤ d η₁``.
+    """
     with precision():
         z = to_arb(sigma_int) / integer_sensitivity
     z_low = Fraction(safe_decimal(Certified.from_arb("z", z, Direction.LOWER, "").lower(), 12, up=False))
     bound = to_epsilon(gaussian_curve(z_low), delta, conv)
-    if noise.truncation is None:
-        return bound, Certified.exact("delta", delta, "the exact sampler: no truncation")
-    tail = tail_mass(sigma_int, noise.truncation)
+    if distance is None:
+        return bound, Certified.exact("delta", delta, "the exact sampler: the law is N_Z(0, sigma^2) exactly")
     with precision():
-        extra = (1 + to_arb(bound.epsilon.upper()).exp()) * dimension * to_arb(tail.upper())
+        extra = (1 + to_arb(bound.epsilon.upper()).exp()) * dimension * to_arb(distance.upper())
         ball = to_arb(delta) + extra
+    vacuous = "; >= 1: vacuous" if ball.upper() >= 1 else ""
     return bound, Certified.from_arb("delta", ball, Direction.UPPER,
-                                     f"delta + (1 + e^eps) d P(|X| > {noise.truncation}): the table's truncation")
+                                     "delta + (1 + e^eps) d TV: TV the certified distance of one table draw from "
+                                     f"N_Z(0, sigma^2) (float table, 53-bit uniforms, truncation){vacuous}")

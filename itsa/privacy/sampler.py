@@ -18,8 +18,11 @@ Engines (:class:`Engine`):
   float64 table of ``exp(−k²/(2σ²))`` over ``−K ≤ k ≤ K``,
   ``K = ⌈σ √(2 ln(2·10¹²)) + 4⌉``, normalised cumulative sums, and
   ``numpy.searchsorted`` (side ``left``: the first ``k`` whose running total
-  reaches the uniform). Truncated: its law differs from ``N_Z(0, σ²)`` by the
-  certified tail mass (:func:`itsa.privacy.discrete_gaussian.tail_mass`).
+  reaches the uniform). Its law is a rational distribution (exact word
+  counts per entry) whose total-variation distance from ``N_Z(0, σ²)``
+  :func:`itsa.privacy.table_law.table_distance` bounds, certified: the
+  truncated tail (:func:`itsa.privacy.discrete_gaussian.tail_mass`) is only
+  one part of it.
 
 The **commitment** is ``SHA-256`` of the draws as little-endian signed 64-bit
 integers, in order (``numpy.asarray(draws, '<i8').tobytes()``).
