@@ -70,6 +70,7 @@ def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta
     with itsa_errors():
         result = run(noise_multiplier, rounds, delta, per_round_epsilon=epsilon_per_round, per_round=per_round,
                      delta_slack=delta_slack, crosscheck=crosscheck)
+    warn(result.notes)
     if as_json:
         echo_json(result.to_dict())
         return

@@ -30,7 +30,7 @@ from fractions import Fraction
 
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.privacy.certified import Certified, Direction, exact_text, safe_decimal
+from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
@@ -86,13 +86,14 @@ class Accounting(Displayable):
     per_round: Certified
     entries: dict[str, Entry]
     crosscheck: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"noise_multiplier": str(self.noise_multiplier), "rounds": self.rounds, "delta": _d(self.delta),
                 "per_round_epsilon": self.per_round.to_dict(),
                 "epsilon": {k: e.to_dict() for k, e in self.entries.items()},
                 "crosscheck": {k: {"value": v, "kind": "float from dp-accounting, not certified"}
-                               for k, v in self.crosscheck.items()}}
+                               for k, v in self.crosscheck.items()}, "notes": list(self.notes)}
 
     def _headline(self) -> str:
         return f"z = {self.noise_multiplier}, T = {self.rounds}, delta = {_d(self.delta)}"
@@ -164,8 +165,12 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
         entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
     basic, basic_delta = basic_composition(first, d, rounds)
     entries["basic"] = Entry("basic", basic, basic_delta)
-    advanced, advanced_delta = advanced_composition(first, d, rounds, delta_slack)
-    entries["advanced"] = Entry("advanced", advanced, advanced_delta)
+    notes: tuple[str, ...] = ()
+    try:
+        advanced, advanced_delta = advanced_composition(first, d, rounds, delta_slack)
+        entries["advanced"] = Entry("advanced", advanced, advanced_delta)
+    except TooLarge as exc:         # T eps (e^eps - 1) overflows any exact number: the bound says nothing
+        notes += (f"advanced composition omitted: {exc}",)
     entries["sqrt_rounds_heuristic"] = Entry("sqrt_rounds_heuristic", sqrt_rounds_heuristic(first, rounds), d)
     checks = {}
     if crosscheck:
@@ -173,5 +178,5 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
 
         checks = {kind: dp_accounting_epsilon(float(z), rounds, float(d), kind) for kind in ("rdp", "pld")}
     return Accounting(noise_multiplier=z, rounds=rounds, delta=d, per_round=first, entries=entries,
-                      crosscheck=checks)
+                      crosscheck=checks, notes=notes)
 

@@ -35,12 +35,15 @@ from fractions import Fraction
 import flint
 
 from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption
 
-__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "PRECISION",
+__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "TooLarge", "PRECISION",
            "precision"]
 
 #: Longest integer (in bits) written out in digits; Python refuses more than 4,300 digits.
 MAX_TEXT_BITS = 12_000
+#: Largest binary exponent of a number carried exactly (about 10^19728); beyond, a bound is refused.
+MAX_BITS = 1 << 16
 
 #: Working precision of every ball computation (bits); the balls stay rigorous at any precision.
 PRECISION = 128
@@ -86,17 +89,31 @@ def to_arb(x) -> flint.arb:
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
 
-def _point_to_fraction(point: flint.arb) -> Fraction:
+class TooLarge(InvalidOption):
+    """A bound beyond ``2^MAX_BITS``: too large to carry as an exact number (exit 2)."""
+
+
+def _point_to_fraction(point: flint.arb, up: bool) -> Fraction:
     pair = point.man_exp()
     man, exp = int(pair[0]), int(pair[1])
+    size = exp + man.bit_length()
+    if size > MAX_BITS:
+        raise TooLarge(f"a bound of about 2^{size} is beyond 2^{MAX_BITS}: too large to carry exactly")
+    if size < -MAX_BITS:        # below 2^-MAX_BITS: widen outward to 0 or to +-2^-MAX_BITS (still a valid end)
+        tiny = Fraction(1, 2**MAX_BITS)
+        return (tiny if man > 0 else Fraction(0)) if up else (Fraction(0) if man > 0 else -tiny)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
 def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
-    """The exact endpoints ``(lower, upper)`` of a finite arb ball, as Fractions."""
+    """The exact endpoints ``(lower, upper)`` of a finite arb ball, as Fractions (widened outward below 2^-MAX_BITS).
+
+    >>> arb_to_fractions(flint.arb(1) / 2**(2 * MAX_BITS)) == (0, Fraction(1, 2**MAX_BITS))
+    True
+    """
     if not x.is_finite():
         raise ArithmeticError(f"not a finite ball: {x}")
-    return _point_to_fraction(x.lower()), _point_to_fraction(x.upper())
+    return _point_to_fraction(x.lower(), up=False), _point_to_fraction(x.upper(), up=True)
 
 
 def _decimal_exponent(x: Fraction) -> int:

@@ -50,6 +50,8 @@ __all__ = ["Release", "release", "load_updates", "clip_updates", "encode", "SIGM
 SIGMA_DIGITS = 9
 #: Most clients x coordinates one release takes.
 MAX_ENTRIES = 20_000_000
+#: Encoded coordinates |round(gamma u)| <= gamma S stay below this (int64 with room).
+MAX_ENCODED = 2**62
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -146,8 +148,11 @@ def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | N
         except (ValueError, OSError) as exc:
             raise InvalidInput(f"{path}: not a readable .npy file ({exc})") from None
         return _finite_matrix(a, str(path)), None, None
-    with p.open(newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
+    try:
+        with p.open(newline="", encoding="utf-8-sig") as f:
+            rows = list(csv.reader(f))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise InvalidInput(f"{path}: not a UTF-8 CSV file ({excerpt(str(exc))})") from None
     if len(rows) < 2:
         raise InvalidInput(f"{path}: a CSV needs a header row and one row per client")
     header = [h.strip().lower() for h in rows[0]]
@@ -195,8 +200,10 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     """
     u = _finite_matrix(updates, "updates")
     whole_number("alpha", alpha, minimum=1)
-    whole_number("gamma", gamma, minimum=1)
+    whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     S = fraction("clip S", clip, low=0)
+    if gamma * S >= MAX_ENCODED:        # encoded coordinates must fit int64 (and the clip a float)
+        raise InvalidOption(f"clip S: gamma S must be below 2^62, not {safe_decimal(gamma * S, 4)}")
     d_ = check_delta(delta)
     eng = choice("engine", engine, Engine)
     conv = choice("conversion", conversion, Conversion)
@@ -251,7 +258,8 @@ def _privacy_of_run(sigma_int: Fraction, integer_sensitivity, delta: Fraction, c
     with precision():
         extra = (1 + to_arb(bound.epsilon.upper()).exp()) * dimension * to_arb(distance.upper())
         ball = to_arb(delta) + extra
-    vacuous = "; >= 1: vacuous" if ball.upper() >= 1 else ""
-    return bound, Certified.from_arb("delta", ball, Direction.UPPER,
-                                     "delta + (1 + e^eps) d TV: TV the certified distance of one table draw from "
-                                     f"N_Z(0, sigma^2) (float table, 53-bit uniforms, truncation){vacuous}")
+    method = ("delta + (1 + e^eps) d TV: TV the certified distance of one table draw from N_Z(0, sigma^2) "
+              "(float table, 53-bit uniforms, truncation)")
+    if not ball < 1:        # every mechanism is (eps, 1)-DP: 1 is then the bound, and it says nothing
+        return bound, Certified("delta", Fraction(1), Fraction(1), Direction.UPPER, method + "; >= 1: vacuous")
+    return bound, Certified.from_arb("delta", ball, Direction.UPPER, method)

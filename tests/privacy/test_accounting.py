@@ -243,3 +243,14 @@ def test_safe_decimal_is_safe(value, digits):
     up, down = Fraction(safe_decimal(value, digits, up=True)), Fraction(safe_decimal(value, digits, up=False))
     assert down <= value <= up
     assert up - down <= abs(value) * Fraction(2, 10 ** (digits - 1))
+
+
+@pytest.mark.parametrize(("value", "digits", "up", "text"), [
+    (Fraction(1, 10**400), 3, True, "1e-400"), (Fraction(1, 3 * 10**400), 3, True, "3.34e-401"),
+    (Fraction(10**400 + 1), 3, True, "1.01e400"), (Fraction(10**400 + 1), 3, False, "1e400"),
+])
+def test_safe_decimal_beyond_floats(value, digits, up, text):
+    """The exponent comes from integer lengths: values beyond 1e+-308 are written, still safely rounded."""
+    from itsa.privacy.certified import safe_decimal
+
+    assert safe_decimal(value, digits, up=up) == text

@@ -1,6 +1,7 @@
 """``itsa privacy``: the interface, --json, exit codes."""
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -102,3 +103,53 @@ def test_bad_input_is_one_line_exit_2(args):
     res = run(*args)
     assert res.exit_code == 2, res.output
     assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
+
+
+def _files(tmp_path):
+    (tmp_path / "u.csv").write_text("x,y\n0.1,0.2\n0.3,0.4\n")
+    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00garbage\x80\n")
+    return tmp_path
+
+
+#: The reviewer's inputs that raised tracebacks, hung, or stopped at "order: must be > 1, not 1".
+EDGE_INPUTS = [
+    ["noise", "--sigma", "1/10", "--count", "3", "--seed", "x", "--engine", "table"],
+    ["noise", "--sigma", "1e-9", "--count", "3", "--seed", "x", "--engine", "table"],
+    ["account", "--noise-multiplier", "1e-9"],
+    ["account", "--noise-multiplier", "1e-9", "--rounds", "3"],
+    ["account", "--noise-multiplier", "1", "--delta", "1e-400"],
+    ["account", "--noise-multiplier", "1", "--delta", "1e-100000"],
+    ["account", "--noise-multiplier", "1", "--delta-slack", "1e-100000"],
+    ["account", "--noise-multiplier", "1", "--delta", "1e-999999999"],
+    ["account", "--noise-multiplier", "1e-13"],
+    ["account", "--noise-multiplier", "1e9"],
+    ["calibrate", "--epsilon", "1e30", "--quiet"],
+    ["release", "{u}", "--epsilon", "1e5"],
+    ["release", "{bin}"],
+    ["release", "{u}", "--clip", "1e400", "--epsilon", "1"],
+    ["release", "{u}", "--gamma", str(2**70)],
+    ["sensitivity", "--clients", "50", "-d", "2", "--epsilon", "1e5"],
+]
+
+
+@pytest.mark.parametrize("args", EDGE_INPUTS, ids=lambda a: " ".join(a)[:60])
+def test_edge_inputs_give_a_number_or_one_line(tmp_path, args):
+    """Each gives a result (exit 0) or one line and exit 2: never a traceback, never order 1."""
+    files = _files(tmp_path)
+    argv = [a.format(u=files / "u.csv", bin=files / "bin.csv") for a in args]
+    res = run(*argv, "--json")
+    assert res.exit_code in (0, 2), res.output
+    if res.exit_code == 2:
+        assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
+        assert "order: must be > 1" not in res.output
+    else:
+        json.loads(res.stdout)
+
+
+def test_order_never_one():
+    """An order 1 + e^x with e^x < 5e-13 stays above 1 (it was rounded to 1 before)."""
+    from itsa.privacy import gaussian_curve, to_epsilon
+
+    bound = to_epsilon(gaussian_curve("1e-13"), "1e-5")
+    assert bound.order > 1 and bound.order - 1 < Fraction(1, 10**12)
+    assert "q = 1 + " in bound.epsilon.method
