@@ -5,6 +5,11 @@
 ``σ_int = σ_t γ W_int Δ*₂`` (rounded up to a short decimal: more noise, never
 less); the release is ``(Y + z)/(γ W_int)``, exact as a rational.
 
+``w_max`` (hence ``Δ*₂`` and ``σ_int``) is computed from the data weights:
+unless the weights are public, ``σ_int`` then depends on private data and the
+privacy statement holds only for neighbouring datasets with the same weights
+(:data:`W_MAX_NOTE`, shown with every release).
+
 The privacy of the release is stated for the mechanism that was run: the
 discrete Gaussian with the σ_int actually used, against the integer-domain
 sensitivity ``γ W_int Δ*₂`` (a reading, labelled), converted at ``δ``; for
@@ -27,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -50,6 +56,9 @@ __all__ = ["Release", "release", "load_updates", "clip_updates", "encode", "SIGM
 SIGMA_DIGITS = 9
 #: Most clients x coordinates one release takes.
 MAX_ENTRIES = 20_000_000
+#: Said with every release: the noise depends on w_max, which comes from the weights.
+W_MAX_NOTE = ("w_max, hence Delta*_2 and sigma_int, is computed from the data weights: unless the weights are "
+              "public, sigma_int depends on the data and the (eps, delta) holds only between datasets with equal weights")
 #: Encoded coordinates |round(gamma u)| <= gamma S stay below this (int64 with room).
 MAX_ENCODED = 2**62
 
@@ -89,7 +98,7 @@ class Release(Displayable):
                "released": [_dec(x) for x in self.released], "released_exact": [str(x) for x in self.released],
                "noiseless": [_dec(x) for x in self.noiseless],
                "exact_average": [repr(x) for x in self.exact_average],
-               "sensitivity": self.sensitivity.to_dict()}
+               "sensitivity": self.sensitivity.to_dict(), "w_max_note": W_MAX_NOTE}
         if self.noise is not None:
             assert self.noise_multiplier is not None and self.epsilon is not None and self.delta_run is not None
             out.update({"noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": str(self.sigma_int),
@@ -106,6 +115,8 @@ class Release(Displayable):
     def _rows(self) -> list[tuple[str, str]]:
         rows = [("integer weights", f"sum {sum(self.weights.integers)} = alpha (exact)"),
                 ("Delta*_2", f"{self.sensitivity.decimal()} ({self.sensitivity.direction}; reading)"),
+                ("w_max", f"{self.weights.max_weight} from the data weights: sigma_int depends on them unless "
+                          "they are public"),
                 ("released", ", ".join(_dec(x) for x in self.released[:6])),
                 ("exact average", ", ".join(f"{x:.10g}" for x in self.exact_average[:6]))]
         if self.epsilon is not None and self.delta_run is not None:
@@ -133,30 +144,37 @@ def _finite_matrix(array, where: str) -> np.ndarray:
     return a
 
 
-def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | None]:
+def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | list[int] | None]:
     """Client updates from a ``.npy`` (clients x coordinates) or a CSV with a header.
 
-    CSV columns: ``client`` (optional, IDs for Hamilton ties), ``weight``
-    (optional, data weights), every other column a coordinate.
+    CSV columns: ``client`` (optional, IDs for Hamilton ties: compared as
+    whole numbers when every ID is one, else as text), ``weight`` (optional,
+    data weights), every other column a coordinate. A ``.npy`` is mapped and
+    its size checked before it is read.
     """
     p = Path(path)
     if not p.is_file():
         raise InvalidInput(f"{path}: no such file")
     if p.suffix.lower() == ".npy":
-        try:
-            a = np.load(p, allow_pickle=False)
+        try:        # mapped, not read: the shape is checked before any data is loaded
+            a = np.load(p, allow_pickle=False, mmap_mode="r")
         except (ValueError, OSError) as exc:
-            raise InvalidInput(f"{path}: not a readable .npy file ({exc})") from None
+            raise InvalidInput(f"{path}: not a readable .npy file ({excerpt(str(exc))})") from None
+        if a.size > MAX_ENTRIES:
+            raise InvalidInput(f"{path}: {a.size} entries is more than {MAX_ENTRIES}")
         return _finite_matrix(a, str(path)), None, None
     try:
         with p.open(newline="", encoding="utf-8-sig") as f:
-            rows = list(csv.reader(f))
+            rows = [r for r in csv.reader(f) if r]      # blank lines carry no client
     except (UnicodeDecodeError, csv.Error) as exc:
         raise InvalidInput(f"{path}: not a UTF-8 CSV file ({excerpt(str(exc))})") from None
     if len(rows) < 2:
         raise InvalidInput(f"{path}: a CSV needs a header row and one row per client")
     header = [h.strip().lower() for h in rows[0]]
-    ids = [r[header.index("client")].strip() for r in rows[1:]] if "client" in header else None
+    ids = None
+    if "client" in header:
+        at = header.index("client")
+        ids = _client_ids([r[at] if at < len(r) else "" for r in rows[1:]])
     coords = [i for i, h in enumerate(header) if h not in ("client", "weight")]
     weights = None
     try:
@@ -168,16 +186,37 @@ def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | N
     return _finite_matrix(values, str(path)), weights, ids
 
 
+def _client_ids(texts: list[str]) -> list[str] | list[int]:
+    """Client IDs for Hamilton's ties: compared as whole numbers when every one is (so ``2 < 10``), else as text."""
+    ids = [t.strip() for t in texts]
+    if ids and all(re.fullmatch(r"[+-]?\d{1,30}", t) for t in ids):
+        return [int(t) for t in ids]
+    return ids
+
+
 def clip_updates(updates: np.ndarray, clip: Fraction) -> np.ndarray:
-    """Each row scaled to ``ℓ2`` norm at most ``clip`` (a safety factor keeps float rounding inside)."""
-    norms = np.linalg.norm(updates, axis=1)
+    """Each row scaled to ``ℓ2`` norm at most ``clip`` (a safety factor keeps float rounding inside).
+
+    The norm is taken of the row over its largest entry, so entries near ``1e308`` do not overflow.
+    """
+    peaks = np.abs(updates).max(axis=1)
+    safe = np.where(peaks == 0, 1.0, peaks)
+    unit = np.linalg.norm(updates / safe[:, None], axis=1)      # in [1, sqrt(d)] for a nonzero row
     limit = float(clip) * (1 - 2.0**-40)
-    scale = np.where(norms > limit, limit / np.where(norms == 0, 1, norms), 1.0)
+    with np.errstate(over="ignore"):
+        over = peaks > limit / np.where(unit == 0, 1.0, unit)
+    scale = np.where(over, (limit / safe) / np.where(unit == 0, 1.0, unit), 1.0)
     return updates * scale[:, None]
 
 
 def encode(updates: np.ndarray, gamma: int) -> np.ndarray:
-    """``round_half_even(γ u)`` exactly, as int64 (float products are exact when γ is a power of 2)."""
+    """``round_half_even(γ u)`` exactly, as int64 (float products are exact when γ is a power of 2).
+
+    Refused (not wrapped around) when some ``|γ u|`` reaches ``2^62``.
+    """
+    whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
+    if updates.size and float(np.abs(updates).max()) * gamma >= MAX_ENCODED:
+        raise InvalidOption(f"encoding: |gamma u| must stay below 2^62 (int64), not {float(np.abs(updates).max()) * gamma:.3g}")
     if gamma & (gamma - 1) == 0:
         return np.rint(updates * gamma).astype(np.int64)
     out = [[round(Fraction(float(x)) * gamma) for x in row] for row in updates]

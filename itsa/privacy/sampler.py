@@ -86,7 +86,8 @@ class ByteStream:
     def __init__(self, seed: str):
         self.key = seed_bytes(seed)
         self.counter = 0
-        self.buffer = b""
+        self.buffer = bytearray()
+        self.position = 0
 
     def block(self) -> bytes:
         out = hmac.new(self.key, self.counter.to_bytes(8, "little"), hashlib.sha256).digest()
@@ -94,9 +95,15 @@ class ByteStream:
         return out
 
     def read(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            self.buffer += self.block()
-        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        """The next ``n`` bytes (linear time: blocks are appended, the consumed prefix dropped now and then)."""
+        missing = n - (len(self.buffer) - self.position)
+        if missing > 0:
+            self.buffer += b"".join(self.block() for _ in range(-(-missing // 32)))
+        out = bytes(self.buffer[self.position:self.position + n])
+        self.position += n
+        if self.position > 1 << 16:
+            del self.buffer[:self.position]
+            self.position = 0
         return out
 
     def below(self, n: int) -> int:

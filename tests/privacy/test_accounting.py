@@ -172,9 +172,9 @@ def test_psa_tau_and_vacuity():
     expected = 10 * sum(math.exp(-2 * math.pi**2 * 0.25 * j / (j + 1)) for j in (1, 2))
     assert tau.contains(expected) or abs(float(tau.mid()) - expected) < 1e-12
     D = psa_block_sensitivity(1, 3, 1, 1290)
-    layer = psa_layer(sensitivity=D, scale=Fraction(1, 2), k_eff=1000, dimension=1290)
+    layer = psa_layer(sensitivity=D, scale=Fraction(1, 2), k_eff=1000, dimension=1290, step=1)
     assert layer.vacuous and layer.curve().warnings
-    fine = psa_layer_curve(sensitivity=D, scale=40, k_eff=1000, dimension=1290)
+    fine = psa_layer_curve(sensitivity=D, scale=40, k_eff=1000, dimension=1290, step=1)
     assert not fine.warnings
 
 
@@ -209,7 +209,7 @@ def test_bad_scale():
 
 def test_inactive_psa_layer_is_omitted():
     """PSA Sec. VII-A: a layer whose range is below r_pack has D = 0 and is omitted from the sum."""
-    layer = psa_layer(sensitivity=0, scale=1, k_eff=1000, dimension=1290)
+    layer = psa_layer(sensitivity=0, scale=1, k_eff=1000, dimension=1290, step=1)
     assert not layer.vacuous and layer.curve().coefficient().is_zero() and not layer.curve().warnings
 
 
@@ -231,7 +231,7 @@ def test_calibrate_at_the_floor():
     """A loose target met already at the smallest admissible scale returns that scale."""
     D = psa_block_sensitivity(1, 3, 1, 4)
     cal = calibrate(10**6, DELTA_PSA, curve_for=lambda s: psa_layer_curve(sensitivity=D, scale=s, k_eff=10,
-                                                                           dimension=4), minimum_scale=Fraction(1, 2))
+                                                                           dimension=4, step=1), minimum_scale=Fraction(1, 2))
     assert cal.noise_multiplier.value() == Fraction(1, 2)
 
 
@@ -254,3 +254,14 @@ def test_safe_decimal_beyond_floats(value, digits, up, text):
     from itsa.privacy.certified import safe_decimal
 
     assert safe_decimal(value, digits, up=up) == text
+
+
+def test_psa_step_is_required():
+    """Layer 2, rho = 3, s = 3: with its step h rho = 3, s~ = 1 and tau d = 0.739; a forgotten step is an error."""
+    D = psa_block_sensitivity(1, 3, 2, 1290)
+    with pytest.raises(TypeError):
+        psa_layer(sensitivity=D, scale=3, k_eff=1000, dimension=1290)      # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        psa_layer_curve(sensitivity=D, scale=3, k_eff=1000, dimension=1290)      # type: ignore[call-arg]
+    layer = psa_layer(sensitivity=D, scale=3, k_eff=1000, dimension=1290, step=3)
+    assert round(float(layer.correction.mid()), 3) == 0.739

@@ -153,3 +153,9 @@ def test_order_never_one():
     bound = to_epsilon(gaussian_curve("1e-13"), "1e-5")
     assert bound.order > 1 and bound.order - 1 < Fraction(1, 10**12)
     assert "q = 1 + " in bound.epsilon.method
+
+
+def test_sensitivity_for_a_billion_clients():
+    """w_max of M equal clients in closed form: ceil(alpha/M)/alpha, no list of M weights."""
+    out = as_json("sensitivity", "--clients", "1000000000", "-d", "2")
+    assert out["w_max"] == "1/256"

@@ -107,3 +107,20 @@ def test_verify_commitment():
 def test_bad_noise_input(sigma, count):
     with pytest.raises(InvalidOption):
         sample(sigma, count, "x")
+
+
+@given(st.lists(st.integers(0, 5000), min_size=1, max_size=40))
+def test_stream_reads_are_the_concatenated_blocks(sizes):
+    """Reads of any sizes (past the buffer's compaction) give the block stream in order."""
+    stream, source, total = ByteStream("chunks"), ByteStream("chunks"), sum(sizes) + 70_000
+    reference = b"".join(source.block() for _ in range(total // 32 + 1))
+    got = b"".join(stream.read(n) for n in sizes) + stream.read(70_000)
+    assert got == reference[:total]
+
+
+@given(st.integers(1, 3000), st.integers(1, 4096))
+def test_equal_max_weight_is_hamiltons(clients, alpha):
+    from itsa.privacy.sensitivity import equal_max_weight
+    from itsa.privacy.weights import hamilton_weights
+
+    assert equal_max_weight(clients, alpha) == hamilton_weights([1] * clients, alpha).max_weight

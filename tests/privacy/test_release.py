@@ -4,12 +4,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.privacy.release import encode, load_updates, release
 from itsa.privacy.weights import grid_guidance, hamilton_weights, rounding_bound, sensitivity
+from itsa_cli import main as cli
 
 
 def test_fifty_equal_clients_golden():
@@ -114,3 +116,50 @@ def test_bad_weights(weights):
 def test_bad_grid():
     with pytest.raises(InvalidOption, match="alpha"):
         hamilton_weights([1, 2], 2.5)
+
+
+def test_exact_delta_is_printed_exactly(tmp_path):
+    """The exact engine's delta_run is delta itself: printed exactly, not rounded to nearest (1.234e-05)."""
+    u = np.random.default_rng(3).normal(size=(4, 2))
+    r = release(u, epsilon=1, delta="0.000012344", seed="s", engine="exact")
+    assert r.delta_run.decimal() == "1.2344e-5" and r.to_dict()["delta_run"]["value"] == "1.2344e-5"
+    assert "1.2344e-5" in r.epsilon._headline()
+    path = tmp_path / "u.csv"
+    path.write_text("x,y\n0.1,0.2\n0.3,0.4\n")
+    res = CliRunner().invoke(cli, ["privacy", "release", str(path), "--engine", "exact", "--delta", "0.000012344",
+                                   "--epsilon", "1"])
+    assert res.exit_code == 0 and "1.2344e-5" in res.output and "1.234e-05" not in res.output
+
+
+def test_huge_npy_is_refused_before_it_is_read(tmp_path):
+    """A .npy beyond MAX_ENTRIES is refused from its header (mapped, not loaded)."""
+    from itsa.privacy.release import MAX_ENTRIES
+
+    path = tmp_path / "big.npy"
+    np.lib.format.open_memmap(path, mode="w+", dtype=np.int8, shape=(MAX_ENTRIES // 1000 + 1, 1000)).flush()
+    with pytest.raises(InvalidInput, match="more than"):
+        load_updates(path)
+
+
+def test_numeric_client_ids_tie_break_as_numbers(tmp_path):
+    """IDs 10, 9, 2 with equal weights on alpha = 4: the spare unit goes to client 2 (as text, '10' < '2')."""
+    path = tmp_path / "u.csv"
+    path.write_text("client,x\n10,0.1\n9,0.2\n2,0.3\n")
+    u, w, ids = load_updates(path)
+    assert ids == [10, 9, 2]
+    assert release(u, alpha=4, ids=ids).weights.integers == (1, 1, 2)
+    text = tmp_path / "t.csv"
+    text.write_text("client,x\nb10,0.1\nb9,0.2\nb2,0.3\n")
+    assert load_updates(text)[2] == ["b10", "b9", "b2"]
+
+
+def test_encode_refuses_int64_overflow():
+    with pytest.raises(InvalidOption, match="2\\^62"):
+        encode(np.array([[1e10]]), 2**40)
+    with pytest.raises(InvalidOption, match="2\\^62"):
+        release(np.array([[0.5]]), gamma=2**40, clip=10**7)
+
+
+def test_release_states_that_w_max_comes_from_the_data():
+    r = release(np.array([[0.1], [0.2]]), [1, 3])
+    assert "public" in r.to_dict()["w_max_note"] and any("public" in v for _, v in r._rows())
