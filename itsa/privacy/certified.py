@@ -113,7 +113,8 @@ def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
     """
     if not x.is_finite():
         raise ArithmeticError(f"not a finite ball: {x}")
-    return _point_to_fraction(x.lower(), up=False), _point_to_fraction(x.upper(), up=True)
+    with flint.ctx.workprec(max(PRECISION, flint.ctx.prec)):      # the ends rounded outward at full precision
+        return _point_to_fraction(x.lower(), up=False), _point_to_fraction(x.upper(), up=True)
 
 
 def _decimal_exponent(x: Fraction) -> int:

@@ -1,5 +1,6 @@
 """Hamilton weights, the sensitivity reading, the integer release (PCU-FL Algorithm 3 via the explainer page)."""
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -36,15 +37,26 @@ def test_ties_follow_ids():
 
 @given(st.lists(st.integers(0, 10**6), min_size=1, max_size=60).filter(any), st.integers(1, 5000))
 def test_hamilton_properties(weights, alpha):
+    """Largest remainders: floor(quota) each, +1 to exactly the alpha - sum(floors) largest remainders, ties by index."""
     hw = hamilton_weights(weights, alpha)
-    assert sum(hw.integers) == alpha
-    assert all(abs(w - q) < 1 for w, q in zip(hw.integers, hw.quotas))
+    total = sum(weights)
+    quotas = [Fraction(alpha * w, total) for w in weights]
+    floors = [q.numerator // q.denominator for q in quotas]
+    assert hw.quotas == tuple(quotas) and sum(hw.integers) == alpha
+    bumped = [i for i, (w, f) in enumerate(zip(hw.integers, floors)) if w == f + 1]
+    assert all(w in (f, f + 1) for w, f in zip(hw.integers, floors)) and len(bumped) == alpha - sum(floors)
+    kept = [i for i in range(len(weights)) if i not in set(bumped)]
+    rank = [(-(quotas[i] - floors[i]), i) for i in range(len(weights))]
+    assert all(rank[b] < rank[k] for b in bumped for k in kept[:50])
 
 
 def test_sensitivity_golden():
     """Page: Delta*_2 = 0.047 for w_max = 6/256, S = 1, d = 2, gamma = 256 (reading [R] of its Eq. (1))."""
     ds = sensitivity(max_weight=Fraction(6, 256), clip=1, dimension=2, gamma=256)
-    assert round(float(ds.upper()), 3) == 0.047 and ds.lower() <= ds.upper()
+    exact = 2 * 6 / 256 * (1 + math.sqrt(2) / (2 * 256))
+    assert round(float(ds.upper()), 3) == 0.047
+    assert ds.lower() <= Fraction(exact) * (1 + Fraction(1, 10**14)) and ds.upper() >= Fraction(exact) * (1 - Fraction(1, 10**14))
+    assert ds.upper() - ds.lower() < Fraction(1, 10**30)
     assert "reading" in ds.method
 
 
@@ -84,7 +96,7 @@ def test_release_is_reproducible_and_decodes_once():
     b = release(u, epsilon=10, seed="s")
     assert a.released == b.released and a.noise.commitment == b.noise.commitment
     assert all(x == Fraction(y + z, a.denominator) for x, y, z in zip(a.released, a.encoded_sum, a.noise.draws))
-    assert a.epsilon.epsilon.upper() > 0 and a.delta_run.upper() >= Fraction(1, 10**5)
+    assert a.delta_run.method.startswith("delta + (1 + e^eps) d TV")
 
 
 def test_encode_half_even():
@@ -163,3 +175,34 @@ def test_encode_refuses_int64_overflow():
 def test_release_states_that_w_max_comes_from_the_data():
     r = release(np.array([[0.1], [0.2]]), [1, 3])
     assert "public" in r.to_dict()["w_max_note"] and any("public" in v for _, v in r._rows())
+
+
+@pytest.mark.parametrize("engine", ["table", "exact"])
+def test_release_privacy_recomputed_independently(engine):
+    """eps_run and delta_run of a release from scratch (mpmath): z = sigma_int / (gamma W Delta*_2), the CKS
+    conversion at the reported order, delta + (1 + e^eps) d TV for the table engine, delta for the exact one."""
+    import mpmath
+
+    from itsa.privacy.table_law import table_distance
+
+    mpmath.mp.dps = 40
+    u = np.random.default_rng(5).normal(size=(7, 3))
+    r = release(u, epsilon=2, seed="recompute", engine=engine)
+    w_max = mpmath.mpf(max(r.weights.integers)) / 256
+    delta_star = 2 * w_max * (1 + mpmath.sqrt(3) / (2 * 256))
+    sigma = mpmath.mpf(r.sigma_int.numerator) / r.sigma_int.denominator
+    z = sigma / (256 * 256 * delta_star)
+    q = mpmath.mpf(r.epsilon.order.numerator) / r.epsilon.order.denominator
+    delta = mpmath.mpf(1) / 10**5
+    eps = q / (2 * z**2) + mpmath.log(1 - 1 / q) - (mpmath.log(delta) + mpmath.log(q)) / (q - 1)
+    printed = r.epsilon.epsilon.upper()
+    assert Fraction(mpmath.nstr(eps, 30)) <= printed <= Fraction(mpmath.nstr(eps, 30)) * (1 + Fraction(1, 10**9))
+    if engine == "exact":
+        assert r.delta_run.upper() == r.delta_run.lower() == Fraction(1, 10**5)
+        return
+    tv = table_distance(r.sigma_int).upper()
+    expected = delta + (1 + mpmath.exp(mpmath.mpf(printed.numerator) / printed.denominator)) * 3 * (
+        mpmath.mpf(tv.numerator) / tv.denominator)
+    got = mpmath.mpf(r.delta_run.upper().numerator) / r.delta_run.upper().denominator
+    assert expected * (1 - mpmath.mpf(10) ** -25) <= got <= expected * (1 + mpmath.mpf(10) ** -14)
+    assert got > delta
