@@ -161,11 +161,14 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     for conv in Conversion:
         bound = to_epsilon(curve, d, conv)
         entries[str(conv)] = Entry(str(conv), bound.epsilon, d, {"order": str(float(bound.order))})
+    notes: tuple[str, ...] = ()
     if tight:
-        entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
+        try:
+            entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
+        except TooLarge as exc:
+            notes += (f"exact curve omitted: {exc}",)
     basic, basic_delta = basic_composition(first, d, rounds)
     entries["basic"] = Entry("basic", basic, basic_delta)
-    notes: tuple[str, ...] = ()
     try:
         advanced, advanced_delta = advanced_composition(first, d, rounds, delta_slack)
         entries["advanced"] = Entry("advanced", advanced, advanced_delta)

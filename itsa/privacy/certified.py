@@ -112,7 +112,7 @@ def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
     True
     """
     if not x.is_finite():
-        raise ArithmeticError(f"not a finite ball: {x}")
+        raise TooLarge(f"a bound overflowed the ball arithmetic ({x}): too large to carry exactly")
     with flint.ctx.workprec(max(PRECISION, flint.ctx.prec)):      # the ends rounded outward at full precision
         return _point_to_fraction(x.lower(), up=False), _point_to_fraction(x.upper(), up=True)
 
@@ -234,7 +234,7 @@ class Certified(Displayable):
             return safe_decimal(self.low, digits, up=False)
         if self.direction is Direction.EXACT:
             return exact_text(self.low)
-        return f"{float(self.value()):.{digits}g}"
+        return safe_decimal(self.value(), digits, up=True)      # a heuristic or an enclosure: its midpoint
 
     def __float__(self) -> float:
         return float(self.value())

@@ -129,23 +129,29 @@ def _float_epsilon(c: float, x: float, log_delta: float, conversion: Conversion)
     return c * q + math.log1p(-1 / q) - (log_delta + math.log(q)) / (q - 1)
 
 
-def optimal_order(c: float, delta: Fraction, conversion: Conversion) -> Fraction:
+def optimal_order(c: float, delta: Fraction, conversion: Conversion, log_c: float | None = None) -> Fraction:
     """A good order ``q > 1`` for ``ε(q) = c q`` (a float search; only its choice, not its value, is used).
 
     For ``mironov`` the minimiser is ``1 + sqrt(ln(1/δ)/c)``; for ``cks`` a
-    bounded scalar search over ``ln(q − 1)``.
+    bounded scalar search over ``ln(q − 1)`` around it. ``log_c`` (``ln c``)
+    may be given for a ``c`` beyond the floats.
     """
     log_delta = math.log(delta.numerator) - math.log(delta.denominator)
-    if c <= 0:
-        return Fraction(10**6)
-    if conversion is Conversion.MIRONOV:
-        x = 0.5 * (math.log(-log_delta) - math.log(c))
+    if log_c is None:
+        if c <= 0:
+            return Fraction(10**6)
+        log_c = math.log(c)
+    if not math.isfinite(log_c):
+        return Fraction(10**6) if log_c < 0 else 1 + MIN_ORDER_GAP
+    x0 = 0.5 * (math.log(-log_delta) - log_c)
+    low, high = max(LOG_ORDER_RANGE[0], x0 - 10), min(LOG_ORDER_RANGE[1], x0 + 10)
+    if conversion is Conversion.MIRONOV or low >= high or abs(log_c) > 600:
+        x = x0
     else:
         from scipy.optimize import minimize_scalar
 
-        x0 = 0.5 * (math.log(-log_delta) - math.log(c))
-        low, high = max(LOG_ORDER_RANGE[0], x0 - 10), min(LOG_ORDER_RANGE[1], x0 + 10)
-        found = minimize_scalar(lambda x: _float_epsilon(c, x, log_delta, conversion), bounds=(low, high),
+        c_ = math.exp(log_c)
+        found = minimize_scalar(lambda x: _float_epsilon(c_, x, log_delta, conversion), bounds=(low, high),
                                 method="bounded", options={"xatol": 1e-10})
         x = float(found.x)
     x = min(max(x, LOG_ORDER_RANGE[0]), LOG_ORDER_RANGE[1])
@@ -184,7 +190,9 @@ def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion
     d = check_delta(delta)
     coefficient = curve.coefficient()
     if orders is None:
-        candidates = [optimal_order(curve.coefficient_float(), d, conv)]
+        c = coefficient.upper()
+        log_c = float(c.log()) if c > 0 else -math.inf
+        candidates = [optimal_order(0.0, d, conv, log_c=log_c)]
     else:
         candidates = [fraction("order", q, low=1) for q in orders]
         if not candidates:

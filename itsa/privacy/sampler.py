@@ -64,6 +64,10 @@ __all__ = ["Engine", "ByteStream", "seed_bytes", "sample", "sample_exact", "samp
 MAX_COUNT = 10_000_000
 #: Largest σ the table engine accepts (its table has about 15σ entries).
 MAX_TABLE_SIGMA = 10**6
+#: Smallest σ the table engine accepts (σ² must not underflow in float64).
+MIN_TABLE_SIGMA = 1e-150
+#: Largest σ the exact engine accepts: draws (about 10σ at most, in practice) must fit the int64 commitment.
+MAX_EXACT_SIGMA = 10**15
 
 
 class Engine(StrEnum):
@@ -172,6 +176,9 @@ def _discrete_gaussian(stream: ByteStream, sigma2: Fraction) -> int:
 def sample_exact(sigma, count: int, seed: str) -> list[int]:
     """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the stream of ``seed``."""
     s = number("sigma", sigma)
+    if s > MAX_EXACT_SIGMA:
+        raise InvalidOption(f"sigma: the exact engine takes sigma <= {MAX_EXACT_SIGMA} (draws are committed as "
+                            f"int64), not {float(s):g}")
     stream = ByteStream(seed)
     sigma2 = Fraction(s) ** 2
     return [_discrete_gaussian(stream, sigma2) for _ in range(count)]
@@ -182,8 +189,8 @@ def sample_exact(sigma, count: int, seed: str) -> list[int]:
 def table(sigma) -> tuple[np.ndarray, np.ndarray]:
     """The support ``−K..K`` and the float64 running totals ``cumsum(p)/sum(p)`` of the table engine."""
     s = float(number("sigma", sigma))
-    if s > MAX_TABLE_SIGMA:
-        raise InvalidOption(f"sigma: the table engine takes sigma <= {MAX_TABLE_SIGMA}, not {s:g}")
+    if not MIN_TABLE_SIGMA <= s <= MAX_TABLE_SIGMA:
+        raise InvalidOption(f"sigma: the table engine takes sigma in [{MIN_TABLE_SIGMA:g}, {MAX_TABLE_SIGMA}], not {s:g}")
     K = page_truncation(sigma)
     support = np.arange(-K, K + 1, dtype=np.int64)
     weights = np.exp(-(support.astype(np.float64) ** 2) / (2 * s * s))

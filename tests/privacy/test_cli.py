@@ -129,6 +129,14 @@ EDGE_INPUTS = [
     ["release", "{u}", "--clip", "1e400", "--epsilon", "1"],
     ["release", "{u}", "--gamma", str(2**70)],
     ["sensitivity", "--clients", "50", "-d", "2", "--epsilon", "1e5"],
+    # found while fixing the above
+    ["release", "{u}", "--epsilon", "1e-30", "--engine", "exact"],
+    ["release", "{u}", "--noise-multiplier", "1e-300"],
+    ["account", "--noise-multiplier", "1", "--epsilon-per-round", "1e400"],
+    ["noise", "--sigma", "1e30", "--count", "3", "--seed", "x"],
+    ["account", "--noise-multiplier", "1e-200"],
+    ["calibrate", "--epsilon", "1e400", "--quiet"],
+    ["release", "{u}", "--noise-multiplier", "1e-300", "--engine", "exact"],
 ]
 
 
