@@ -12,7 +12,11 @@ Two comparisons, each a ratio against a baseline timed in the same run:
 - sampling at σ = 14,924 (the PCU-FL page's ε = 1 setting): draws per second
   of the exact sampler (rationals) and of the table sampler (HMAC-SHA256
   stream, inverse-CDF table), against NumPy's float Gaussian rounded to
-  integers (not a discrete Gaussian; only a speed baseline).
+  integers (not a discrete Gaussian; only a speed baseline);
+- scaling of the table sampler: the time of ``3n`` draws over the time of
+  ``n`` (about 3 when reading the stream is linear; it was quadratic), and
+  the one-off cost of the table's certified distance from the discrete
+  Gaussian (what a release adds to its δ) against the table draws.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 
 from itsa.privacy import Conversion, gaussian_curve, to_epsilon
 from itsa.privacy.sampler import sample
+from itsa.privacy.table_law import table_distance
 
 SIGMA = Fraction(14924)
 DELTA = Fraction(1, 10**5)
@@ -77,6 +82,19 @@ def bench_sampling(n: int) -> dict:
     return out
 
 
+def bench_scaling(n: int) -> dict:
+    times = []
+    for count in (n, 3 * n):
+        start = time.perf_counter()
+        sample(SIGMA, count, f"scaling-{count}", "table")
+        times.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    table_distance(SIGMA + Fraction(1, 7))        # a sigma not cached yet
+    distance_seconds = time.perf_counter() - start
+    return {"draws": n, "time_3n_over_n": times[1] / times[0],
+            "table_distance_seconds": distance_seconds, "table_distance_over_n_draws": distance_seconds / times[0]}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200, help="(z, T) events accounted")
@@ -86,7 +104,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.smoke:
         args.events, args.draws = 5, 200
-    result = {"accounting": bench_accounting(args.events), "sampling": bench_sampling(args.draws)}
+    result = {"accounting": bench_accounting(args.events), "sampling": bench_sampling(args.draws),
+              "scaling": bench_scaling(max(args.draws, 10_000) * 5)}
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -101,6 +120,10 @@ def main(argv=None) -> int:
     print(f"sampling, {smp['draws']} draws at sigma = {smp['sigma']}: numpy {smp['numpy_draws_per_second']:,.0f}/s; "
           f"table {smp['table_draws_per_second']:,.0f}/s ({smp['table_speed_vs_numpy']:.3g}x numpy); "
           f"exact {smp['exact_draws_per_second']:,.0f}/s ({smp['exact_speed_vs_numpy']:.3g}x numpy)")
+    sc = result["scaling"]
+    print(f"table sampler scaling: {3 * sc['draws']:,} draws take {sc['time_3n_over_n']:.2f}x the time of "
+          f"{sc['draws']:,} (3 is linear); the certified table distance costs {sc['table_distance_over_n_draws']:.2f}x "
+          f"the {sc['draws']:,} draws")
     return 0
 
 

@@ -14,9 +14,10 @@ CONVERSION = click.option("--conversion", type=LibraryChoice("itsa.privacy.conve
 def privacy():
     """Private integer aggregation (PCU-FL Algorithm 3) and certified accounting.
 
-    Every eps, delta and noise multiplier printed is a certified bound (ball
-    arithmetic), rounded in the safe direction, with its method. Model and
-    audit: docs/privacy.md.
+    Every eps, delta and noise multiplier printed says what it is: a certified
+    bound (ball arithmetic, rounded in the safe direction), exact, conditional
+    on a premise that could not be certified, or a heuristic; with its method.
+    Model and audit: docs/privacy.md.
     """
 
 
@@ -54,17 +55,22 @@ def weights(alpha, weights, as_json):
 @click.option("--rounds", type=int, default=1, show_default=True, help="Rounds T composed.")
 @DELTA
 @click.option("--epsilon-per-round", default=None,
-              help="Per-round eps for basic/advanced composition (default: the classical formula's).")
+              help="Per-round eps for basic/advanced composition, checked against the exact curve "
+                   "(not certified: the totals are shown as conditional).")
+@click.option("--per-round", type=LibraryChoice("itsa.privacy.account", "PerRound"), default="tight",
+              show_default=True, help="Without --epsilon-per-round: the exact curve's one-round eps (certified) "
+                                      "or the classical formula's (checked the same way).")
 @click.option("--delta-slack", default=None, help="delta' of advanced composition (default: delta).")
 @click.option("--crosscheck", is_flag=True, help="Add dp-accounting's RDP and PLD floats (itsa[crosscheck]).")
 @JSON
-def account(noise_multiplier, rounds, delta, epsilon_per_round, delta_slack, crosscheck, as_json):
+def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta_slack, crosscheck, as_json):
     """eps after T Gaussian rounds under every accountant: mironov, cks, tight, basic, advanced, eps sqrt(T)."""
     from itsa.privacy.account import account as run
 
     with itsa_errors():
-        result = run(noise_multiplier, rounds, delta, per_round_epsilon=epsilon_per_round,
+        result = run(noise_multiplier, rounds, delta, per_round_epsilon=epsilon_per_round, per_round=per_round,
                      delta_slack=delta_slack, crosscheck=crosscheck)
+    warn(result.notes)
     if as_json:
         echo_json(result.to_dict())
         return
@@ -181,8 +187,7 @@ def release(path, alpha, gamma, clip, epsilon, noise_multiplier, delta, data_wei
         result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
                      noise_multiplier=noise_multiplier, delta=delta, seed=seed, engine=engine,
                      conversion=conversion, ids=ids)
-    if result.epsilon is not None:
-        warn(result.epsilon.warnings)
+    warn(result.warnings)
     if as_json:
         echo_json(result.to_dict())
         return

@@ -29,6 +29,7 @@ Fraction(1, 100000)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from enum import Enum
 from fractions import Fraction
@@ -96,14 +97,33 @@ def positive_number(name: str, value, error: type[InvalidInput] = InvalidOption)
     return value
 
 
+#: Largest decimal exponent ``fraction`` reads (``1e-100000`` is fine; ``1e-999999999`` would take minutes).
+MAX_DECIMAL_EXPONENT = 100_000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+
+
+def _check_exponent(name: str, text: str, error: type[InvalidInput]) -> None:
+    found = _EXPONENT.search(text)
+    if found and abs(int(found.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
+        raise error(f"{name}: a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT} is not accepted, not {excerpt(text)}")
+
+
 def fraction(name: str, value, low=None, high=None, closed: bool = False,
              error: type[InvalidInput] = InvalidOption) -> Fraction:
     """``value`` (an int, a Fraction, a float or a text ``'1/1000'``, ``'1e-3'``) as an exact Fraction.
 
     A float is read as the decimal it prints (``0.1`` is ``1/10``). With ``low``
     and ``high`` the value must lie in the open interval between them (the
-    closed one with ``closed=True``).
+    closed one with ``closed=True``). A decimal exponent is read up to
+    ``±MAX_DECIMAL_EXPONENT``.
+
+    >>> fraction("delta", "1e-999999999")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: delta: a decimal exponent beyond +-100000 is not accepted, not '1e-999999999'
     """
+    if isinstance(value, str):
+        _check_exponent(name, value.strip(), error)
     try:
         if isinstance(value, bool):
             raise ValueError

@@ -7,9 +7,10 @@ The accountant, for other parts of itsa to call (every number is a
         gaussian_rdp(order, noise_multiplier) -> arb
         gaussian_curve(noise_multiplier, sensitivity=1, count=1) -> RdpCurve
         psa_tau(k_eff, scaled_scale) -> arb                                   # PSA eq. 30
-        psa_layer_rdp(order, *, sensitivity, scale, k_eff, dimension, step=1) -> arb   # PSA eq. 31
-        psa_layer_curve(*, sensitivity, scale, k_eff, dimension, step=1, label=...) -> RdpCurve
-        psa_layer(*, ...) -> PsaLayer   (leading term, tau, tau*d, .vacuous, .curve())
+        psa_layer_rdp(order, *, sensitivity, scale, k_eff, dimension, step) -> arb   # PSA eq. 31
+        psa_layer_curve(*, sensitivity, scale, k_eff, dimension, step, label=...) -> RdpCurve
+        psa_layer(*, ..., step) -> PsaLayer   (leading term, tau, tau*d, .vacuous, .curve())
+            (step = h rho^(l-1) is required, keyword-only: no default of 1)
         psa_block_sensitivity(h, rho, layer, dimension) -> arb                # PSA eq. 28
         compose(curves) -> RdpCurve; curve * count; curve + curve
         compose_authorized(layers: {layer: RdpCurve}, authorized) -> RdpCurve  # PSA Theorem 3, eq. 29

@@ -1,26 +1,36 @@
 """Every accountant on the same events: T rounds of the Gaussian mechanism at noise multiplier z.
 
 :func:`account` returns one :class:`Accounting` with the ε of each
-conversion and composition rule, each a certified bound with its method
+conversion and composition rule, each with its method and direction
 (``mironov``, ``cks``, the exact Gaussian curve, basic and advanced
-composition over the classical per-round ε), the heuristic ``ε√T`` marked as
-such, and optionally dp-accounting's floats as a cross-check.
+composition), the heuristic ``ε√T`` marked as such, and optionally
+dp-accounting's floats as a cross-check.
+
+Basic and advanced composition start from a per-round ε (:class:`PerRound`):
+by default the exact Gaussian curve's at one round (certified, so the totals
+are upper bounds); the classical formula's, or a given one, is first checked
+against the exact curve: certified, the totals are upper bounds; not, they
+are ``conditional`` (a bound only if the premise held), never shown as bounds.
 
 Examples
 --------
->>> acc = account("0.0969", 30, "1e-5", per_round_epsilon=50)
->>> [acc.entries[k].epsilon.decimal(4) for k in ("mironov", "basic")]
-['1869', '1500']
+>>> acc = account("0.0969", 30, "1e-5")
+>>> acc.per_round.decimal(4), acc.entries["basic"].epsilon.decimal(4), str(acc.entries["basic"].epsilon.direction)
+('96.43', '2893', 'upper bound')
+>>> page = account("0.0969", 30, "1e-5", per_round_epsilon=50)
+>>> page.entries["basic"].epsilon.decimal(4), str(page.entries["basic"].epsilon.direction)
+('1500', 'conditional (premise not certified)')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from fractions import Fraction
 
-from itsa._util.checks import fraction, whole_number
+from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.privacy.certified import Certified, Direction
+from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
@@ -30,9 +40,16 @@ from itsa.privacy.composition import (
 )
 from itsa.privacy.conversion import Conversion, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.tight import gaussian_tight_epsilon
+from itsa.privacy.tight import gaussian_meets, gaussian_tight_epsilon
 
-__all__ = ["Entry", "Accounting", "account"]
+__all__ = ["PerRound", "Entry", "Accounting", "account", "one_round_epsilon"]
+
+
+class PerRound(StrEnum):
+    """Where basic and advanced composition take their per-round ε from."""
+
+    TIGHT = "tight"              # the exact Gaussian curve at one round: certified
+    CLASSICAL = "classical"      # sqrt(2 ln(1.25/delta))/z: certified only if the exact curve agrees
 
 
 @dataclass(frozen=True, repr=False)
@@ -45,7 +62,7 @@ class Entry(Displayable):
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, **self.epsilon.to_dict(), "delta": _d(self.delta), "delta_exact": str(self.delta),
+        return {"name": self.name, **self.epsilon.to_dict(), "delta": _d(self.delta), "delta_exact": exact_text(self.delta),
                 **self.extra}
 
     def _headline(self) -> str:
@@ -56,8 +73,6 @@ class Entry(Displayable):
 
 
 def _d(x: Fraction) -> str:
-    from itsa.privacy.certified import safe_decimal
-
     return safe_decimal(x, 6, up=True)
 
 
@@ -71,13 +86,14 @@ class Accounting(Displayable):
     per_round: Certified
     entries: dict[str, Entry]
     crosscheck: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"noise_multiplier": str(self.noise_multiplier), "rounds": self.rounds, "delta": _d(self.delta),
                 "per_round_epsilon": self.per_round.to_dict(),
                 "epsilon": {k: e.to_dict() for k, e in self.entries.items()},
                 "crosscheck": {k: {"value": v, "kind": "float from dp-accounting, not certified"}
-                               for k, v in self.crosscheck.items()}}
+                               for k, v in self.crosscheck.items()}, "notes": list(self.notes)}
 
     def _headline(self) -> str:
         return f"z = {self.noise_multiplier}, T = {self.rounds}, delta = {_d(self.delta)}"
@@ -88,8 +104,33 @@ class Accounting(Displayable):
                                                       for k, v in self.crosscheck.items()]
 
 
+def one_round_epsilon(noise_multiplier, delta, given=None, source: PerRound | str = PerRound.TIGHT) -> Certified:
+    """One Gaussian round's ε at ``δ``: the exact curve's, or ``given`` / the classical one checked against it.
+
+    >>> one_round_epsilon("4.8448", "1e-5", given=1).direction.value
+    'upper bound'
+    >>> one_round_epsilon("0.4845", "1e-5", given=10).direction.value
+    'conditional (premise not certified)'
+    """
+    z = fraction("noise multiplier", noise_multiplier, low=0)
+    d = check_delta(delta)
+    kind = choice("per-round source", source, PerRound)
+    if given is None and kind is PerRound.TIGHT:
+        exact = gaussian_tight_epsilon(z, 1, d)
+        return Certified("epsilon per round", exact.low, exact.high, exact.direction, exact.method + " at T = 1")
+    claimed = (classical_epsilon(z, d) if given is None else
+               Certified.exact("epsilon per round", check_epsilon(given), "given"))
+    if gaussian_meets(z, claimed.upper(), d):
+        return Certified(claimed.name, claimed.low, claimed.high, Direction.UPPER,
+                         claimed.method.split("; eps >= 1")[0] + "; certified by the exact Gaussian curve at T = 1")
+    exact = gaussian_tight_epsilon(z, 1, d)
+    return Certified(claimed.name, claimed.low, claimed.high, Direction.CONDITIONAL,
+                     claimed.method.split("; eps >= 1")[0] + "; NOT certified: the exact Gaussian curve at T = 1 gives "
+                     f"eps in [{safe_decimal(exact.lower(), 6, up=False)}, {safe_decimal(exact.upper(), 6)}]")
+
+
 def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, delta_slack=None,
-            tight: bool = True, crosscheck: bool = False) -> Accounting:
+            per_round: PerRound | str = PerRound.TIGHT, tight: bool = True, crosscheck: bool = False) -> Accounting:
     """The ε after ``rounds`` Gaussian rounds at ``noise_multiplier`` under every accountant itsa has.
 
     Parameters
@@ -97,9 +138,13 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     noise_multiplier, rounds, delta
         The events and the target δ (read exactly).
     per_round_epsilon : number, optional
-        The per-round ε that basic and advanced composition start from;
-        default: the classical formula's ``√(2 ln(1.25/δ))/z`` (a guarantee
-        proved only below 1, said so in its method).
+        A per-round ε for basic and advanced composition; checked against the
+        exact Gaussian curve (certified: the totals are upper bounds; not:
+        they are ``conditional``).
+    per_round : PerRound or str
+        Without ``per_round_epsilon``: ``"tight"`` (default, the exact curve at
+        one round, certified) or ``"classical"`` (``√(2 ln(1.25/δ))/z``, checked
+        the same way).
     delta_slack : number, optional
         ``δ'`` of advanced composition (default ``δ``).
     tight : bool
@@ -110,31 +155,31 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     z = fraction("noise multiplier", noise_multiplier, low=0)
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
-    per_round = (classical_epsilon(z, d) if per_round_epsilon is None else
-                 Certified.exact("epsilon per round", check_epsilon(per_round_epsilon), "given"))
+    first = one_round_epsilon(z, d, per_round_epsilon, per_round)
     curve = gaussian_curve(z) * rounds
     entries: dict[str, Entry] = {}
     for conv in Conversion:
         bound = to_epsilon(curve, d, conv)
         entries[str(conv)] = Entry(str(conv), bound.epsilon, d, {"order": str(float(bound.order))})
+    notes: tuple[str, ...] = ()
     if tight:
-        entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
-    premise = "" if per_round.upper() < 1 else " (premise: a per-round eps >= 1 from the classical formula is not proved)"
-    basic, basic_delta = basic_composition(per_round, d, rounds)
-    entries["basic"] = Entry("basic", _note(basic, premise), basic_delta)
-    advanced, advanced_delta = advanced_composition(per_round, d, rounds, delta_slack)
-    entries["advanced"] = Entry("advanced", _note(advanced, premise), advanced_delta)
-    entries["sqrt_rounds_heuristic"] = Entry("sqrt_rounds_heuristic", sqrt_rounds_heuristic(per_round, rounds), d)
+        try:
+            entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
+        except TooLarge as exc:
+            notes += (f"exact curve omitted: {exc}",)
+    basic, basic_delta = basic_composition(first, d, rounds)
+    entries["basic"] = Entry("basic", basic, basic_delta)
+    try:
+        advanced, advanced_delta = advanced_composition(first, d, rounds, delta_slack)
+        entries["advanced"] = Entry("advanced", advanced, advanced_delta)
+    except TooLarge as exc:         # T eps (e^eps - 1) overflows any exact number: the bound says nothing
+        notes += (f"advanced composition omitted: {exc}",)
+    entries["sqrt_rounds_heuristic"] = Entry("sqrt_rounds_heuristic", sqrt_rounds_heuristic(first, rounds), d)
     checks = {}
     if crosscheck:
         from itsa.privacy.tight import dp_accounting_epsilon
 
         checks = {kind: dp_accounting_epsilon(float(z), rounds, float(d), kind) for kind in ("rdp", "pld")}
-    return Accounting(noise_multiplier=z, rounds=rounds, delta=d, per_round=per_round, entries=entries,
-                      crosscheck=checks)
+    return Accounting(noise_multiplier=z, rounds=rounds, delta=d, per_round=first, entries=entries,
+                      crosscheck=checks, notes=notes)
 
-
-def _note(value: Certified, premise: str) -> Certified:
-    if not premise:
-        return value
-    return Certified(value.name, value.low, value.high, Direction.UPPER, value.method + premise)

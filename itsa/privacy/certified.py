@@ -4,8 +4,9 @@ Every ε, δ and noise multiplier :mod:`itsa.privacy` returns is a
 :class:`Certified`: the exact value of a bound lies in ``interval`` (a
 python-flint ``arb`` ball, computed in ball arithmetic), ``direction`` says
 whether the number is an upper bound (ε, δ: round up), a lower bound, an
-exact value or only a heuristic, and :meth:`Certified.decimal` rounds in the
-safe direction.
+exact value, an upper bound only under a premise that could not be certified
+(``conditional``), or only a heuristic, and :meth:`Certified.decimal` rounds
+in the safe direction.
 
 Examples
 --------
@@ -34,8 +35,15 @@ from fractions import Fraction
 import flint
 
 from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption
 
-__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "PRECISION", "precision"]
+__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "TooLarge", "PRECISION",
+           "precision"]
+
+#: Longest integer (in bits) written out in digits; Python refuses more than 4,300 digits.
+MAX_TEXT_BITS = 12_000
+#: Largest binary exponent of a number carried exactly (about 10^19728); beyond, a bound is refused.
+MAX_BITS = 1 << 16
 
 #: Working precision of every ball computation (bits); the balls stay rigorous at any precision.
 PRECISION = 128
@@ -55,7 +63,14 @@ class Direction(StrEnum):
     LOWER = "lower bound"
     EXACT = "exact"
     ENCLOSURE = "enclosure"
+    #: an upper bound IF its stated premise holds; the premise is not certified (never shown as a bound)
+    CONDITIONAL = "conditional (premise not certified)"
     HEURISTIC = "heuristic (not a bound)"
+
+    @property
+    def rounds_up(self) -> bool:
+        """Shown rounded up (an upper bound, or one under a premise)."""
+        return self in (Direction.UPPER, Direction.CONDITIONAL)
 
 
 def to_arb(x) -> flint.arb:
@@ -74,17 +89,63 @@ def to_arb(x) -> flint.arb:
     return flint.arb(flint.fmpq(q.numerator, q.denominator))
 
 
-def _point_to_fraction(point: flint.arb) -> Fraction:
+class TooLarge(InvalidOption):
+    """A bound beyond ``2^MAX_BITS``: too large to carry as an exact number (exit 2)."""
+
+
+def _point_to_fraction(point: flint.arb, up: bool) -> Fraction:
     pair = point.man_exp()
     man, exp = int(pair[0]), int(pair[1])
+    size = exp + man.bit_length()
+    if size > MAX_BITS:
+        raise TooLarge(f"a bound of about 2^{size} is beyond 2^{MAX_BITS}: too large to carry exactly")
+    if size < -MAX_BITS:        # below 2^-MAX_BITS: widen outward to 0 or to +-2^-MAX_BITS (still a valid end)
+        tiny = Fraction(1, 2**MAX_BITS)
+        return (tiny if man > 0 else Fraction(0)) if up else (Fraction(0) if man > 0 else -tiny)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
 def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
-    """The exact endpoints ``(lower, upper)`` of a finite arb ball, as Fractions."""
+    """The exact endpoints ``(lower, upper)`` of a finite arb ball, as Fractions (widened outward below 2^-MAX_BITS).
+
+    >>> arb_to_fractions(flint.arb(1) / 2**(2 * MAX_BITS)) == (0, Fraction(1, 2**MAX_BITS))
+    True
+    """
     if not x.is_finite():
-        raise ArithmeticError(f"not a finite ball: {x}")
-    return _point_to_fraction(x.lower()), _point_to_fraction(x.upper())
+        raise TooLarge(f"a bound overflowed the ball arithmetic ({x}): too large to carry exactly")
+    with flint.ctx.workprec(max(PRECISION, flint.ctx.prec)):      # the ends rounded outward at full precision
+        return _point_to_fraction(x.lower(), up=False), _point_to_fraction(x.upper(), up=True)
+
+
+def _decimal_exponent(x: Fraction) -> int:
+    """About ``floor(log10 x)`` from the bit lengths (any size, no float overflow)."""
+    bits = x.numerator.bit_length() - x.denominator.bit_length()
+    return math.floor(bits * math.log10(2))
+
+
+def exact_text(value) -> str:
+    """``value`` written exactly: a terminating decimal as one (``1.2344e-5``), else ``n/d``.
+
+    A number too long to write in digits is shown by its safe bounds, said so.
+
+    >>> exact_text(Fraction(12344, 10**9)), exact_text(Fraction(1, 3)), exact_text(Fraction(1, 10**100000))
+    ('1.2344e-5', '1/3', '1e-100000')
+    """
+    q = Fraction(value)
+    if q == 0:
+        return "0"
+    den = q.denominator
+    twos = (den & -den).bit_length() - 1
+    rest = den >> twos
+    fives = round(rest.bit_length() / math.log2(5)) if rest > 1 else 0
+    if 5**fives == rest:        # a terminating decimal: print all its significant digits
+        whole = abs(q.numerator) * 10 ** max(twos, fives) // den
+        if whole.bit_length() <= MAX_TEXT_BITS:
+            digits = len(str(whole).rstrip("0")) or 1
+            return safe_decimal(q, digits, up=True)
+    elif q.numerator.bit_length() <= MAX_TEXT_BITS and den.bit_length() <= MAX_TEXT_BITS:
+        return str(q)
+    return f"in [{safe_decimal(q, 17, up=False)}, {safe_decimal(q, 17, up=True)}] (too long to write exactly)"
 
 
 def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
@@ -100,8 +161,8 @@ def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
     """
     if value == 0:
         return "0"
-    exponent = math.floor(math.log10(abs(value)))
-    # log10 of a Fraction is a float: correct the exponent exactly
+    exponent = _decimal_exponent(abs(Fraction(value)))
+    # the estimate is within one or two of the truth: correct it exactly
     while abs(value) >= Fraction(10) ** (exponent + 1):
         exponent += 1
     while abs(value) < Fraction(10) ** exponent:
@@ -154,8 +215,8 @@ class Certified(Displayable):
         return self.low
 
     def value(self) -> Fraction:
-        """The safe endpoint: ``high`` for an upper bound, ``low`` for a lower one, else the midpoint."""
-        if self.direction is Direction.UPPER:
+        """The safe endpoint: ``high`` for an upper (or conditional) bound, ``low`` for a lower one, else the midpoint."""
+        if self.direction.rounds_up:
             return self.high
         if self.direction is Direction.LOWER:
             return self.low
@@ -167,13 +228,13 @@ class Certified(Displayable):
 
     def decimal(self, digits: int = 4) -> str:
         """The number to ``digits`` significant digits, rounded in the safe direction."""
-        if self.direction is Direction.UPPER:
+        if self.direction.rounds_up:
             return safe_decimal(self.high, digits, up=True)
         if self.direction is Direction.LOWER:
             return safe_decimal(self.low, digits, up=False)
-        if self.direction is Direction.EXACT and self.low.denominator == 1:
-            return str(self.low.numerator)
-        return f"{float(self.value()):.{digits}g}"
+        if self.direction is Direction.EXACT:
+            return exact_text(self.low)
+        return safe_decimal(self.value(), digits, up=True)      # a heuristic or an enclosure: its midpoint
 
     def __float__(self) -> float:
         return float(self.value())

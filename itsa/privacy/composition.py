@@ -2,19 +2,31 @@
 
 - :func:`classical_sigma`: ``σ = √(2 ln(1.25/δ))/ε``, the classical Gaussian
   mechanism (Dwork and Roth 2014, Theorem A.1), proved for ``ε < 1`` only;
-  the PCU-FL Table I uses it at ``ε = 50, 10, 1``.
+  the PCU-FL Table I uses it at ``ε = 50, 10, 1``. Outside ``ε < 1`` it is
+  an upper bound only where the exact Gaussian curve certifies it; otherwise
+  it is labelled a heuristic.
 - :func:`basic_composition`: ``(T ε, T δ)`` (Dwork and Roth, Theorem 3.16).
 - :func:`advanced_composition`: ``(ε √(2T ln(1/δ')) + T ε (e^ε − 1), T δ + δ')``
   (Dwork, Rothblum, Vadhan 2010; Dwork and Roth, Theorem 3.20).
 - :func:`sqrt_rounds_heuristic`: ``ε √T``, a scaling heuristic, never a bound.
+
+Both composition theorems turn a per-round guarantee into a total. The
+total is an upper bound only when the per-round ε is a certified one (a
+:class:`Certified` upper bound, e.g. the exact curve's
+:func:`~itsa.privacy.tight.gaussian_tight_epsilon`); from a bare number, or a
+conditional or heuristic per-round ε, it is ``conditional``: a bound IF every
+round is ``(ε, δ)``-DP.
 
 Examples
 --------
 >>> from fractions import Fraction
 >>> classical_sigma(50, Fraction(1, 10**5)).decimal(3)
 '0.0969'
->>> basic_composition(50, Fraction(1, 10**5), 30)[0].decimal()
-'1500'
+>>> total = basic_composition(50, Fraction(1, 10**5), 30)[0]
+>>> total.decimal(), total.direction.value
+('1500', 'conditional (premise not certified)')
+>>> classical_sigma(50, Fraction(1, 10**5)).direction.value
+'heuristic (not a bound)'
 >>> sqrt_rounds_heuristic(50, 30).direction.value
 'heuristic (not a bound)'
 """
@@ -26,8 +38,9 @@ from fractions import Fraction
 import flint
 
 from itsa._util.checks import fraction, whole_number
-from itsa.privacy.certified import Certified, Direction, precision, to_arb
+from itsa.privacy.certified import Certified, Direction, exact_text, precision, to_arb
 from itsa.privacy.conversion import check_delta
+from itsa.privacy.tight import gaussian_meets
 
 __all__ = ["classical_sigma", "classical_epsilon", "basic_composition", "advanced_composition",
            "sqrt_rounds_heuristic", "check_epsilon"]
@@ -44,42 +57,71 @@ def _classical_numerator(delta: Fraction) -> flint.arb:
     return (2 * (to_arb(Fraction(5, 4) / delta)).log()).sqrt()
 
 
+#: What the exact curve says of a classical-formula pair outside the theorem.
+UNPROVED = "; eps >= 1: outside the theorem, and the exact Gaussian curve does not certify it: a heuristic"
+PROVED_BY_CURVE = "; eps >= 1: outside the theorem, certified by the exact Gaussian curve (Balle-Wang 2018, Thm 8)"
+
+
 def classical_sigma(epsilon, delta) -> Certified:
-    """The classical Gaussian noise multiplier ``√(2 ln(1.25/δ))/ε`` (certified; round up = more noise)."""
+    """The classical Gaussian noise multiplier ``√(2 ln(1.25/δ))/ε`` (round up = more noise).
+
+    An upper bound (enough noise for ``(ε, δ)``) for ``ε < 1`` by the theorem,
+    and for ``ε ≥ 1`` where the exact Gaussian curve certifies it; else a
+    heuristic (PCU-FL's ``ε = 50`` and ``10`` rows are of that kind).
+    """
     eps, d = check_epsilon(epsilon), check_delta(delta)
     with precision():
         ball = _classical_numerator(d) / to_arb(eps)
-    note = "" if eps < 1 else "; eps >= 1: outside the theorem's proof, the guarantee must come from an accountant"
-    return Certified.from_arb("noise multiplier", ball, Direction.UPPER, CLASSICAL + note)
+    if eps < 1:
+        return Certified.from_arb("noise multiplier", ball, Direction.UPPER, CLASSICAL)
+    sigma = Certified.from_arb("noise multiplier", ball, Direction.UPPER, CLASSICAL)
+    certified = gaussian_meets(sigma.lower(), eps, d)
+    return Certified(sigma.name, sigma.low, sigma.high, Direction.UPPER if certified else Direction.HEURISTIC,
+                     CLASSICAL + (PROVED_BY_CURVE if certified else UNPROVED))
 
 
 def classical_epsilon(noise_multiplier, delta) -> Certified:
-    """The per-round ε the classical formula assigns to ``σ``: ``√(2 ln(1.25/δ))/σ`` (certified upper)."""
+    """The per-round ε the classical formula assigns to ``σ``: ``√(2 ln(1.25/δ))/σ``.
+
+    An upper bound where the exact Gaussian curve certifies it (always below
+    1, where the theorem holds); else a heuristic.
+    """
     sigma = fraction("noise multiplier", noise_multiplier, low=0)
     d = check_delta(delta)
     with precision():
         ball = _classical_numerator(d) / to_arb(sigma)
-    return Certified.from_arb("epsilon per round", ball, Direction.UPPER,
-                              "inverse of the " + CLASSICAL)
+    eps = Certified.from_arb("epsilon per round", ball, Direction.UPPER, "inverse of the " + CLASSICAL)
+    if gaussian_meets(sigma, eps.upper(), d):
+        return Certified(eps.name, eps.low, eps.high, Direction.UPPER, eps.method + "; certified by the exact "
+                         "Gaussian curve (Balle-Wang 2018, Thm 8)")
+    return Certified(eps.name, eps.low, eps.high, Direction.HEURISTIC, eps.method + UNPROVED)
 
 
-def _per_round(epsilon) -> flint.arb:
+def _per_round(epsilon) -> tuple[flint.arb, Direction, str]:
+    """The per-round ε as a ball, the direction a total built on it has, and the premise it rests on."""
     if isinstance(epsilon, Certified):
-        return to_arb(epsilon.upper())
-    return to_arb(check_epsilon(epsilon))
+        if epsilon.direction in (Direction.UPPER, Direction.EXACT):
+            return to_arb(epsilon.upper()), Direction.UPPER, f"per-round eps: {epsilon.method}"
+        kind = Direction.HEURISTIC if epsilon.direction is Direction.HEURISTIC else Direction.CONDITIONAL
+        return to_arb(epsilon.upper()), kind, f"premise not certified: per-round eps {epsilon.method}"
+    return (to_arb(check_epsilon(epsilon)), Direction.CONDITIONAL,
+            "premise: every round is (eps, delta)-DP at the given eps (not certified here)")
 
 
 def basic_composition(epsilon, delta, rounds: int) -> tuple[Certified, Fraction]:
     """``T`` rounds of ``(ε, δ)``-DP: ``(T ε, T δ)`` (Dwork and Roth 2014, Theorem 3.16).
 
-    ``epsilon`` may be a :class:`Certified` per-round ε (its upper end is used).
+    ``epsilon`` may be a :class:`Certified` per-round ε (its upper end is
+    used); the total is an upper bound only when that ε is one, and
+    ``conditional`` from a bare number (see the module notes).
     """
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
+    eps, direction, premise = _per_round(epsilon)
     with precision():
-        ball = rounds * _per_round(epsilon)
-    return (Certified.from_arb("epsilon", ball, Direction.UPPER, "basic composition T eps (Dwork-Roth Thm 3.16)"),
-            rounds * d)
+        ball = rounds * eps
+    return (Certified.from_arb("epsilon", ball, direction,
+                               f"basic composition T eps (Dwork-Roth Thm 3.16); {premise}"), rounds * d)
 
 
 def advanced_composition(epsilon, delta, rounds: int, delta_slack=None) -> tuple[Certified, Fraction]:
@@ -94,17 +136,18 @@ def advanced_composition(epsilon, delta, rounds: int, delta_slack=None) -> tuple
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
     slack = d if delta_slack is None else check_delta(delta_slack)
+    eps, direction, premise = _per_round(epsilon)
     with precision():
-        eps = _per_round(epsilon)
         ball = eps * (2 * rounds * (1 / to_arb(slack)).log()).sqrt() + rounds * eps * eps.expm1()
-    method = f"advanced composition eps sqrt(2T ln(1/d')) + T eps (e^eps - 1), d' = {slack} (Dwork-Rothblum-Vadhan 2010)"
-    return Certified.from_arb("epsilon", ball, Direction.UPPER, method), rounds * d + slack
+    method = (f"advanced composition eps sqrt(2T ln(1/d')) + T eps (e^eps - 1), d' = {exact_text(slack)} "
+              f"(Dwork-Rothblum-Vadhan 2010); {premise}")
+    return Certified.from_arb("epsilon", ball, direction, method), rounds * d + slack
 
 
 def sqrt_rounds_heuristic(epsilon, rounds: int) -> Certified:
     """``ε √T``: a scaling heuristic, NOT a composition bound (shown so that it can be compared)."""
     whole_number("rounds", rounds, minimum=1)
     with precision():
-        ball = _per_round(epsilon) * flint.arb(rounds).sqrt()
+        ball = _per_round(epsilon)[0] * flint.arb(rounds).sqrt()
     return Certified.from_arb("epsilon", ball, Direction.HEURISTIC,
                               "eps sqrt(T): a scaling heuristic, not a composition bound")

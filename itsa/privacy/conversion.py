@@ -36,13 +36,15 @@ import flint
 from itsa._util.checks import choice, fraction
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa.privacy.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
 from itsa.privacy.rdp import RdpCurve
 
 __all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "check_delta", "optimal_order"]
 
 #: Orders are searched for in ``1 + exp(x)`` for ``x`` in this range.
 LOG_ORDER_RANGE = (-30.0, 30.0)
+#: The order is never closer to 1 than this.
+MIN_ORDER_GAP = Fraction(1, 2**60)
 
 
 class Conversion(StrEnum):
@@ -80,7 +82,7 @@ class EpsilonBound(Displayable):
 
     def to_dict(self, digits: int = 6) -> dict:
         return {"conversion": str(self.conversion), "epsilon": self.epsilon.to_dict(digits),
-                "delta": str(self.delta), "order": safe_decimal(self.order, 12, up=False),
+                "delta": exact_text(self.delta), "order": order_text(self.order),
                 "order_exact": str(self.order), "rdp": self.curve.method(), "warnings": list(self.warnings)}
 
     def _headline(self) -> str:
@@ -88,12 +90,23 @@ class EpsilonBound(Displayable):
 
     def _rows(self) -> list[tuple[str, str]]:
         return [("epsilon", f"{self.epsilon.decimal(8)} ({self.epsilon.direction})"),
-                ("delta", _delta(self.delta)), ("order q", safe_decimal(self.order, 8, up=False)),
+                ("delta", _delta(self.delta)), ("order q", order_text(self.order)),
                 ("conversion", METHODS[self.conversion]), ("rdp", self.curve.method())]
 
 
+def order_text(order: Fraction) -> str:
+    """An order ``q > 1`` that never reads as 1: ``1 + 9.357e-14`` close to 1, else 8 digits (rounded down).
+
+    >>> order_text(1 + Fraction(1, 10**13)), order_text(Fraction(7, 2))
+    ('1 + 1e-13', '3.5')
+    """
+    if order - 1 < Fraction(1, 10**6):
+        return f"1 + {safe_decimal(order - 1, 4, up=False)}"
+    return safe_decimal(order, 8, up=False)
+
+
 def _delta(d: Fraction) -> str:
-    return str(d) if d.denominator < 10**4 else f"{float(d):.6g}"
+    return exact_text(d)
 
 
 def convert_at(coefficient: flint.arb, order, delta: Fraction, conversion: Conversion) -> flint.arb:
@@ -116,27 +129,33 @@ def _float_epsilon(c: float, x: float, log_delta: float, conversion: Conversion)
     return c * q + math.log1p(-1 / q) - (log_delta + math.log(q)) / (q - 1)
 
 
-def optimal_order(c: float, delta: Fraction, conversion: Conversion) -> Fraction:
+def optimal_order(c: float, delta: Fraction, conversion: Conversion, log_c: float | None = None) -> Fraction:
     """A good order ``q > 1`` for ``ε(q) = c q`` (a float search; only its choice, not its value, is used).
 
     For ``mironov`` the minimiser is ``1 + sqrt(ln(1/δ)/c)``; for ``cks`` a
-    bounded scalar search over ``ln(q − 1)``.
+    bounded scalar search over ``ln(q − 1)`` around it. ``log_c`` (``ln c``)
+    may be given for a ``c`` beyond the floats.
     """
     log_delta = math.log(delta.numerator) - math.log(delta.denominator)
-    if c <= 0:
-        return Fraction(10**6)
-    if conversion is Conversion.MIRONOV:
-        x = 0.5 * (math.log(-log_delta) - math.log(c))
+    if log_c is None:
+        if c <= 0:
+            return Fraction(10**6)
+        log_c = math.log(c)
+    if not math.isfinite(log_c):
+        return Fraction(10**6) if log_c < 0 else 1 + MIN_ORDER_GAP
+    x0 = 0.5 * (math.log(-log_delta) - log_c)
+    low, high = max(LOG_ORDER_RANGE[0], x0 - 10), min(LOG_ORDER_RANGE[1], x0 + 10)
+    if conversion is Conversion.MIRONOV or low >= high or abs(log_c) > 600:
+        x = x0
     else:
         from scipy.optimize import minimize_scalar
 
-        x0 = 0.5 * (math.log(-log_delta) - math.log(c))
-        low, high = max(LOG_ORDER_RANGE[0], x0 - 10), min(LOG_ORDER_RANGE[1], x0 + 10)
-        found = minimize_scalar(lambda x: _float_epsilon(c, x, log_delta, conversion), bounds=(low, high),
+        c_ = math.exp(log_c)
+        found = minimize_scalar(lambda x: _float_epsilon(c_, x, log_delta, conversion), bounds=(low, high),
                                 method="bounded", options={"xatol": 1e-10})
         x = float(found.x)
     x = min(max(x, LOG_ORDER_RANGE[0]), LOG_ORDER_RANGE[1])
-    return 1 + Fraction(math.exp(x)).limit_denominator(10**12)
+    return 1 + max(Fraction(math.exp(x)), MIN_ORDER_GAP)      # the float exactly: never order 1
 
 
 def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion.CKS,
@@ -171,7 +190,9 @@ def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion
     d = check_delta(delta)
     coefficient = curve.coefficient()
     if orders is None:
-        candidates = [optimal_order(curve.coefficient_float(), d, conv)]
+        c = coefficient.upper()
+        log_c = float(c.log()) if c > 0 else -math.inf
+        candidates = [optimal_order(0.0, d, conv, log_c=log_c)]
     else:
         candidates = [fraction("order", q, low=1) for q in orders]
         if not candidates:
@@ -185,5 +206,5 @@ def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion
     order, ball = best
     ball = ball.max(flint.arb(0))       # a negative value still certifies eps = 0
     epsilon = Certified.from_arb("epsilon", ball, Direction.UPPER, f"{METHODS[conv]} at q = "
-                                 f"{safe_decimal(order, 8, up=False)}; {curve.method()}")
+                                 f"{order_text(order)}; {curve.method()}")
     return EpsilonBound(epsilon=epsilon, delta=d, order=order, conversion=conv, curve=curve)

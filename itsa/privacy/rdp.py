@@ -264,8 +264,8 @@ class PsaLayer(Displayable):
                 ("tau d", _up(self.correction)), ("vacuous", str(self.vacuous))]
 
 
-def psa_layer(*, sensitivity, scale, k_eff: int, dimension: int, step=1) -> PsaLayer:
-    """The per-layer bound of PSA eq. 30–31 with its parts (see :func:`psa_layer_curve`)."""
+def psa_layer(*, sensitivity, scale, k_eff: int, dimension: int, step) -> PsaLayer:
+    """The per-layer bound of PSA eq. 30–31 with its parts (see :func:`psa_layer_curve`; ``step`` is required)."""
     D = number("sensitivity D", sensitivity, positive=False)
     s = number("scale s", scale)
     step_ = number("step h rho^(l-1)", step)
@@ -282,7 +282,7 @@ def psa_layer(*, sensitivity, scale, k_eff: int, dimension: int, step=1) -> PsaL
                         tau=tau, leading=leading, correction=tau * dimension)
 
 
-def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step=1, label: str = "psa layer") -> RdpCurve:
+def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step, label: str = "psa layer") -> RdpCurve:
     """PSA eq. 31 as an RDP curve: ``ε_ℓ(q) ≤ q D_ℓ²/(2 K_eff s_ℓ²) + q τ_ℓ d``, with τ_ℓ of eq. 30.
 
     Parameters
@@ -299,6 +299,9 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step=1, l
         ``d``, the model dimension.
     step : number
         ``h ρ^(ℓ−1)``, the layer's lattice step, so that ``s̃ = s/step ≥ 1/2``.
+        Required (keyword-only, no default): a forgotten step of 1 at layer
+        ``ℓ > 1`` would overstate ``s̃`` by ``ρ^(ℓ−1)`` and understate τ by
+        orders of magnitude.
 
     Returns
     -------
@@ -307,7 +310,7 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step=1, l
 
     Examples
     --------
-    >>> c = psa_layer_curve(sensitivity=2, scale=10, k_eff=100, dimension=10)
+    >>> c = psa_layer_curve(sensitivity=2, scale=10, k_eff=100, dimension=10, step=1)
     >>> c.coefficient() > 0.00019, c.warnings
     (True, ())
 
@@ -321,7 +324,7 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step=1, l
                      step=step).curve(label)
 
 
-def psa_layer_rdp(order, *, sensitivity, scale, k_eff: int, dimension: int, step=1) -> flint.arb:
+def psa_layer_rdp(order, *, sensitivity, scale, k_eff: int, dimension: int, step) -> flint.arb:
     """PSA eq. 31 at one ``order`` (a ball; see :func:`psa_layer_curve`)."""
     return psa_layer_curve(sensitivity=sensitivity, scale=scale, k_eff=k_eff, dimension=dimension,
                            step=step).at(order)

@@ -18,8 +18,11 @@ Engines (:class:`Engine`):
   float64 table of ``exp(−k²/(2σ²))`` over ``−K ≤ k ≤ K``,
   ``K = ⌈σ √(2 ln(2·10¹²)) + 4⌉``, normalised cumulative sums, and
   ``numpy.searchsorted`` (side ``left``: the first ``k`` whose running total
-  reaches the uniform). Truncated: its law differs from ``N_Z(0, σ²)`` by the
-  certified tail mass (:func:`itsa.privacy.discrete_gaussian.tail_mass`).
+  reaches the uniform). Its law is a rational distribution (exact word
+  counts per entry) whose total-variation distance from ``N_Z(0, σ²)``
+  :func:`itsa.privacy.table_law.table_distance` bounds, certified: the
+  truncated tail (:func:`itsa.privacy.discrete_gaussian.tail_mass`) is only
+  one part of it.
 
 The **commitment** is ``SHA-256`` of the draws as little-endian signed 64-bit
 integers, in order (``numpy.asarray(draws, '<i8').tobytes()``).
@@ -61,6 +64,10 @@ __all__ = ["Engine", "ByteStream", "seed_bytes", "sample", "sample_exact", "samp
 MAX_COUNT = 10_000_000
 #: Largest σ the table engine accepts (its table has about 15σ entries).
 MAX_TABLE_SIGMA = 10**6
+#: Smallest σ the table engine accepts (σ² must not underflow in float64).
+MIN_TABLE_SIGMA = 1e-150
+#: Largest σ the exact engine accepts: draws (about 10σ at most, in practice) must fit the int64 commitment.
+MAX_EXACT_SIGMA = 10**15
 
 
 class Engine(StrEnum):
@@ -83,7 +90,8 @@ class ByteStream:
     def __init__(self, seed: str):
         self.key = seed_bytes(seed)
         self.counter = 0
-        self.buffer = b""
+        self.buffer = bytearray()
+        self.position = 0
 
     def block(self) -> bytes:
         out = hmac.new(self.key, self.counter.to_bytes(8, "little"), hashlib.sha256).digest()
@@ -91,9 +99,15 @@ class ByteStream:
         return out
 
     def read(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            self.buffer += self.block()
-        out, self.buffer = self.buffer[:n], self.buffer[n:]
+        """The next ``n`` bytes (linear time: blocks are appended, the consumed prefix dropped now and then)."""
+        missing = n - (len(self.buffer) - self.position)
+        if missing > 0:
+            self.buffer += b"".join(self.block() for _ in range(-(-missing // 32)))
+        out = bytes(self.buffer[self.position:self.position + n])
+        self.position += n
+        if self.position > 1 << 16:
+            del self.buffer[:self.position]
+            self.position = 0
         return out
 
     def below(self, n: int) -> int:
@@ -162,6 +176,9 @@ def _discrete_gaussian(stream: ByteStream, sigma2: Fraction) -> int:
 def sample_exact(sigma, count: int, seed: str) -> list[int]:
     """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the stream of ``seed``."""
     s = number("sigma", sigma)
+    if s > MAX_EXACT_SIGMA:
+        raise InvalidOption(f"sigma: the exact engine takes sigma <= {MAX_EXACT_SIGMA} (draws are committed as "
+                            f"int64), not {float(s):g}")
     stream = ByteStream(seed)
     sigma2 = Fraction(s) ** 2
     return [_discrete_gaussian(stream, sigma2) for _ in range(count)]
@@ -172,8 +189,8 @@ def sample_exact(sigma, count: int, seed: str) -> list[int]:
 def table(sigma) -> tuple[np.ndarray, np.ndarray]:
     """The support ``−K..K`` and the float64 running totals ``cumsum(p)/sum(p)`` of the table engine."""
     s = float(number("sigma", sigma))
-    if s > MAX_TABLE_SIGMA:
-        raise InvalidOption(f"sigma: the table engine takes sigma <= {MAX_TABLE_SIGMA}, not {s:g}")
+    if not MIN_TABLE_SIGMA <= s <= MAX_TABLE_SIGMA:
+        raise InvalidOption(f"sigma: the table engine takes sigma in [{MIN_TABLE_SIGMA:g}, {MAX_TABLE_SIGMA}], not {s:g}")
     K = page_truncation(sigma)
     support = np.arange(-K, K + 1, dtype=np.int64)
     weights = np.exp(-(support.astype(np.float64) ** 2) / (2 * s * s))

@@ -28,14 +28,16 @@ import flint
 
 from itsa._util.checks import choice, whole_number
 from itsa._util.extras import require
-from itsa.privacy.certified import Certified, Direction, precision, to_arb
+from itsa.privacy.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.rdp import number
 
-__all__ = ["gaussian_delta", "gaussian_tight_epsilon", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
+__all__ = ["gaussian_delta", "gaussian_meets", "gaussian_tight_epsilon", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
 
 #: Bisection steps of the tight ε (each halves the interval).
 STEPS = 80
+#: Doublings of the bracket's upper end tried before giving up.
+MAX_DOUBLINGS = 64
 #: dp-accounting's accountants the cross-check can use.
 CROSSCHECK_ACCOUNTANTS = ("rdp", "pld")
 
@@ -47,6 +49,24 @@ def _phi(x: flint.arb) -> flint.arb:
 def gaussian_delta(mu: flint.arb, epsilon: flint.arb) -> flint.arb:
     """``δ(ε)`` of μ-GDP: ``Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)`` (a ball)."""
     return _phi(mu / 2 - epsilon / mu) - epsilon.exp() * _phi(-mu / 2 - epsilon / mu)
+
+
+def gaussian_meets(noise_multiplier, epsilon, delta, rounds: int = 1) -> bool:
+    """Whether ``rounds`` Gaussian mechanisms at ``noise_multiplier`` are certainly ``(ε, δ)``-DP.
+
+    True only when the ball of the exact curve's ``δ(ε)`` lies at or below
+    ``δ`` (Balle and Wang 2018, Theorem 8): a proof, not an estimate.
+
+    >>> gaussian_meets("4.8448", 1, "1e-5"), gaussian_meets("0.0969", 50, "1e-5")
+    (True, False)
+    """
+    z = number("noise multiplier", noise_multiplier)
+    whole_number("rounds", rounds, minimum=1)
+    eps = to_arb(number("epsilon", epsilon))
+    d = to_arb(check_delta(delta))
+    with precision(512):
+        mu = flint.arb(rounds).sqrt() / to_arb(z)
+        return bool(gaussian_delta(mu, eps) <= d)
 
 
 def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
@@ -63,11 +83,19 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
     d = to_arb(check_delta(delta))
     with precision(512):
         mu = flint.arb(rounds).sqrt() / to_arb(z)
-        low, high = flint.arb(0), flint.arb(1)
+        low = flint.arb(0)
         if gaussian_delta(mu, low) < d:
             return Certified("epsilon", Fraction(0), Fraction(0), Direction.EXACT, "delta(0) <= delta: eps = 0")
-        while not gaussian_delta(mu, high) < d:
+        # at mu^2/2 + mu t, t = sqrt(2 ln(1/delta)): delta(eps) <= Phi(-t) < delta; doubling is a safeguard
+        high = flint.arb((1 + mu * mu / 2 + mu * (2 * (1 / d).log()).sqrt()).upper())
+        for _ in range(MAX_DOUBLINGS):
+            if gaussian_delta(mu, high) < d:
+                break
             high *= 2
+        else:
+            raise TooLarge(f"exact Gaussian curve: delta(eps) cannot be decided at 512 bits near eps = "
+                           f"{safe_decimal(Certified.from_arb('e', high, Direction.UPPER, '').upper(), 3)} "
+                           "(noise multiplier too small)")
         for _ in range(STEPS):
             mid = (low + high) / 2
             value = gaussian_delta(mu, mid)

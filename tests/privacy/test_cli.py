@@ -1,6 +1,7 @@
 """``itsa privacy``: the interface, --json, exit codes."""
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -31,6 +32,11 @@ def test_account_json_names_the_conversions():
     eps = out["epsilon"]
     assert {"mironov", "cks", "basic", "advanced", "sqrt_rounds_heuristic", "tight"} <= set(eps)
     assert round(float(eps["mironov"]["value"])) == 1869 and eps["basic"]["value"] == "1500"
+    assert eps["basic"]["direction"].startswith("conditional") and eps["mironov"]["direction"] == "upper bound"
+    default = as_json("account", "--noise-multiplier", "0.0969", "--rounds", "30")["epsilon"]
+    assert default["basic"]["direction"] == "upper bound" and float(default["basic"]["value"]) > 1790.6
+    classical = as_json("account", "--noise-multiplier", "0.0969", "--rounds", "30", "--per-round", "classical")
+    assert classical["epsilon"]["basic"]["direction"].startswith("conditional")
     assert all(e["method"] and len(e["interval"]) == 2 for e in eps.values())
     assert eps["sqrt_rounds_heuristic"]["direction"].startswith("heuristic")
 
@@ -64,6 +70,13 @@ def test_sensitivity_json():
     assert round(float(out["Delta*_2"]["value"]), 3) == 0.047 and "reading" in out["Delta*_2"]["method"]
 
 
+@pytest.mark.parametrize(("eps", "kind"), [("50", "heuristic"), ("1", "upper bound"), ("1/2", "upper bound")])
+def test_sensitivity_sigma_labels(eps, kind):
+    """The classical sigma_t (and sigma_int from it) is a bound below eps = 1, or where the exact curve says so."""
+    out = as_json("sensitivity", "--clients", "50", "-d", "2", "--epsilon", eps)
+    assert out["sigma_t"]["direction"].startswith(kind) and out["sigma_int"]["direction"].startswith(kind)
+
+
 def test_release_csv_and_npy(tmp_path):
     csv = tmp_path / "u.csv"
     csv.write_text("client,weight,x,y\n1,31,0.5,0.1\n2,74,-0.2,0.3\n3,120,0.9,0.9\n4,9,0,-0.7\n5,66,0.3,0.3\n")
@@ -90,3 +103,67 @@ def test_bad_input_is_one_line_exit_2(args):
     res = run(*args)
     assert res.exit_code == 2, res.output
     assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
+
+
+def _files(tmp_path):
+    (tmp_path / "u.csv").write_text("x,y\n0.1,0.2\n0.3,0.4\n")
+    (tmp_path / "bin.csv").write_bytes(b"\xff\xfe\x00garbage\x80\n")
+    return tmp_path
+
+
+#: The reviewer's inputs that raised tracebacks, hung, or stopped at "order: must be > 1, not 1".
+EDGE_INPUTS = [
+    ["noise", "--sigma", "1/10", "--count", "3", "--seed", "x", "--engine", "table"],
+    ["noise", "--sigma", "1e-9", "--count", "3", "--seed", "x", "--engine", "table"],
+    ["account", "--noise-multiplier", "1e-9"],
+    ["account", "--noise-multiplier", "1e-9", "--rounds", "3"],
+    ["account", "--noise-multiplier", "1", "--delta", "1e-400"],
+    ["account", "--noise-multiplier", "1", "--delta", "1e-100000"],
+    ["account", "--noise-multiplier", "1", "--delta-slack", "1e-100000"],
+    ["account", "--noise-multiplier", "1", "--delta", "1e-999999999"],
+    ["account", "--noise-multiplier", "1e-13"],
+    ["account", "--noise-multiplier", "1e9"],
+    ["calibrate", "--epsilon", "1e30", "--quiet"],
+    ["release", "{u}", "--epsilon", "1e5"],
+    ["release", "{bin}"],
+    ["release", "{u}", "--clip", "1e400", "--epsilon", "1"],
+    ["release", "{u}", "--gamma", str(2**70)],
+    ["sensitivity", "--clients", "50", "-d", "2", "--epsilon", "1e5"],
+    # found while fixing the above
+    ["release", "{u}", "--epsilon", "1e-30", "--engine", "exact"],
+    ["release", "{u}", "--noise-multiplier", "1e-300"],
+    ["account", "--noise-multiplier", "1", "--epsilon-per-round", "1e400"],
+    ["noise", "--sigma", "1e30", "--count", "3", "--seed", "x"],
+    ["account", "--noise-multiplier", "1e-200"],
+    ["calibrate", "--epsilon", "1e400", "--quiet"],
+    ["release", "{u}", "--noise-multiplier", "1e-300", "--engine", "exact"],
+]
+
+
+@pytest.mark.parametrize("args", EDGE_INPUTS, ids=lambda a: " ".join(a)[:60])
+def test_edge_inputs_give_a_number_or_one_line(tmp_path, args):
+    """Each gives a result (exit 0) or one line and exit 2: never a traceback, never order 1."""
+    files = _files(tmp_path)
+    argv = [a.format(u=files / "u.csv", bin=files / "bin.csv") for a in args]
+    res = run(*argv, "--json")
+    assert res.exit_code in (0, 2), res.output
+    if res.exit_code == 2:
+        assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
+        assert "order: must be > 1" not in res.output
+    else:
+        json.loads(res.stdout)
+
+
+def test_order_never_one():
+    """An order 1 + e^x with e^x < 5e-13 stays above 1 (it was rounded to 1 before)."""
+    from itsa.privacy import gaussian_curve, to_epsilon
+
+    bound = to_epsilon(gaussian_curve("1e-13"), "1e-5")
+    assert bound.order > 1 and bound.order - 1 < Fraction(1, 10**12)
+    assert "q = 1 + " in bound.epsilon.method
+
+
+def test_sensitivity_for_a_billion_clients():
+    """w_max of M equal clients in closed form: ceil(alpha/M)/alpha, no list of M weights."""
+    out = as_json("sensitivity", "--clients", "1000000000", "-d", "2")
+    assert out["w_max"] == "1/256"

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption, VerificationError
@@ -22,12 +22,45 @@ def _float_sums(s: float):
     return z, m / z
 
 
-@given(st.fractions(min_value=Fraction(1, 5), max_value=40))
+def _exact_sums(s: Fraction):
+    """Z and E X^2 by direct summation in mpmath at 60 digits (the tail beyond 60 sigma is below 1e-700)."""
+    import mpmath
+
+    mpmath.mp.dps = 60
+    s2 = mpmath.mpf(s.numerator) ** 2 / s.denominator**2
+    K = int(60 * s) + 60
+    terms = [(k, mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * s2))) for k in range(-K, K + 1)]
+    z = mpmath.fsum(t for _, t in terms)
+    return z, mpmath.fsum(k * k * t for k, t in terms) / z
+
+
+def _inside(ball, x) -> bool:
+    from itsa.privacy.certified import arb_to_fractions
+
+    low, high = arb_to_fractions(ball)
+    return Fraction(low) <= Fraction(mpmath_text(x)) <= Fraction(high)
+
+
+def mpmath_text(x) -> str:
+    import mpmath
+
+    return mpmath.nstr(x, 55, strip_zeros=False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.fractions(min_value=Fraction(1, 5), max_value=40, max_denominator=1000))
 def test_normaliser_and_variance_enclose_direct_sums(s):
-    z, var = _float_sums(float(s))
-    assert abs(float(normaliser(s).mid()) - z) <= 1e-12 * z
-    assert abs(float(variance(s).mid()) - var) <= 1e-12 * max(var, 1e-300)
+    """The balls contain the 60-digit direct sums (enclosure, not a midpoint within float error)."""
+    z, var = _exact_sums(s)
+    assert _inside(normaliser(s), z) and _inside(variance(s), var)
     assert not variance(s) > float(s) ** 2          # E X^2 <= sigma^2 (CKS 2020)
+
+
+@pytest.mark.parametrize("s", [Fraction(1, 50), Fraction(99, 100), Fraction(1), Fraction(1000001, 1000000), Fraction(300)])
+def test_normaliser_enclosure_at_the_branch_points(s):
+    """Around sigma = 1 the computation switches from direct sums to Poisson summation."""
+    z, var = _exact_sums(s)
+    assert _inside(normaliser(s), z) and _inside(variance(s), var)
 
 
 def test_tail_mass_encloses_direct_sum():
@@ -107,3 +140,65 @@ def test_verify_commitment():
 def test_bad_noise_input(sigma, count):
     with pytest.raises(InvalidOption):
         sample(sigma, count, "x")
+
+
+@given(st.lists(st.integers(0, 5000), min_size=1, max_size=40))
+def test_stream_reads_are_the_concatenated_blocks(sizes):
+    """Reads of any sizes (past the buffer's compaction) give the block stream in order."""
+    stream, source, total = ByteStream("chunks"), ByteStream("chunks"), sum(sizes) + 70_000
+    reference = b"".join(source.block() for _ in range(total // 32 + 1))
+    got = b"".join(stream.read(n) for n in sizes) + stream.read(70_000)
+    assert got == reference[:total]
+
+
+@given(st.integers(1, 3000), st.integers(1, 4096))
+def test_equal_max_weight_is_hamiltons(clients, alpha):
+    from itsa.privacy.sensitivity import equal_max_weight
+    from itsa.privacy.weights import hamilton_weights
+
+    assert equal_max_weight(clients, alpha) == hamilton_weights([1] * clients, alpha).max_weight
+
+
+@pytest.mark.parametrize("gamma", [Fraction(1, 3), Fraction(1, 2), Fraction(3, 2), Fraction(7, 3)])
+def test_bernoulli_exp_alone(gamma):
+    """CKS Algorithm 1 by itself: 20,000 Bernoulli(e^-gamma) draws within 4.5 standard errors of e^-gamma.
+
+    A 10% error in gamma moves the frequency by about 8 standard errors at gamma = 1/2.
+    """
+    from itsa.privacy.sampler import _bernoulli_exp
+
+    n, stream = 20_000, ByteStream(f"bernoulli-{gamma}")
+    hits = sum(_bernoulli_exp(stream, gamma) for _ in range(n))
+    p = math.exp(-gamma)
+    assert abs(hits / n - p) < 4.5 * math.sqrt(p * (1 - p) / n)
+
+
+def _moments(sigma: Fraction):
+    import mpmath
+
+    mpmath.mp.dps = 30
+    s2 = mpmath.mpf(sigma.numerator) ** 2 / sigma.denominator**2
+    ks = range(-60 * int(sigma + 1), 60 * int(sigma + 1) + 1)
+    w = {k: mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * s2)) for k in ks}
+    z = mpmath.fsum(w.values())
+    return {k: float(v / z) for k, v in w.items()}
+
+
+@pytest.mark.parametrize("sigma", [Fraction(3, 2), Fraction(7, 3)])
+def test_exact_sampler_at_non_integer_variance(sigma):
+    """sigma^2 = 9/4 and 49/9 (not whole): chi-square against the pmf, and the second and fourth moments
+    within 4.5 standard errors (the 4th moment catches a rejection step with the wrong exponent)."""
+    from scipy.stats import chi2
+
+    n = 20_000
+    draws = np.array(sample(sigma, n, f"non-integer-{sigma}"))
+    pmf_ = _moments(sigma)
+    cells = [k for k, p in pmf_.items() if p * n >= 5]
+    observed = [np.sum(draws == k) for k in cells] + [np.sum(~np.isin(draws, cells))]
+    probs = [pmf_[k] for k in cells] + [1 - sum(pmf_[k] for k in cells)]
+    stat = sum((o - n * p) ** 2 / (n * p) for o, p in zip(observed, probs) if p > 0)
+    assert chi2.sf(stat, len(cells)) > 1e-3
+    for power in (2, 4):
+        mean = sum(p * k**power for k, p in pmf_.items())
+        spread = math.sqrt(sum(p * k ** (2 * power) for k, p in pmf_.items()) - mean**2)
+        assert abs(np.mean(draws.astype(float) ** power) - mean) < 4.5 * spread / math.sqrt(n)
