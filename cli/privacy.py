@@ -112,7 +112,7 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 @click.option("--sigma", required=True, help="The discrete Gaussian's sigma (a rational, e.g. 14924 or 3/2).")
 @click.option("--count", type=int, required=True, help="Number of draws.")
 @click.option("--seed", required=True, help="Seed text (SHA-256 of it keys the HMAC-SHA256 stream).")
-@click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "Engine"), default="exact", show_default=True,
+@click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="exact", show_default=True,
               help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
 @click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
 @click.option("--show", type=int, default=20, show_default=True, help="Draws shown without --json.")
@@ -172,7 +172,7 @@ def _text(v) -> str:
 @DELTA
 @click.option("--weights", "data_weights", default=None, help="Data weights w1,w2,... (a .npy file has none).")
 @click.option("--seed", default="itsa-release", show_default=True, help="Noise seed text.")
-@click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "Engine"), default="table", show_default=True)
+@click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="table", show_default=True)
 @CONVERSION
 @JSON
 def release(path, alpha, gamma, clip, epsilon, noise_multiplier, delta, data_weights, seed, engine, conversion,

@@ -110,11 +110,11 @@ def leading_ratio(layer_sensitivities: Sequence, flat_sensitivity):
     total = sum(active, 0 * flat_sensitivity)
     exact = all(isinstance(d, (int, Fraction)) for d in [*active, flat_sensitivity])
     lay = flint.arb(0)
-    for d in active:
+    for d in active:          # only the leading terms are read: they do not depend on the step
         s2 = flint.arb(_BUDGET) * _ball(d) / _ball(total)
-        lay += psa_layer(sensitivity=_ball(d), scale=s2.sqrt(), k_eff=1, dimension=1).leading
+        lay += psa_layer(sensitivity=_ball(d), scale=s2.sqrt(), k_eff=1, dimension=1, step=1).leading
     flat = psa_layer(sensitivity=_ball(flat_sensitivity), scale=flint.arb(_BUDGET).sqrt(), k_eff=1,
-                     dimension=1).leading
+                     dimension=1, step=1).leading
     ratio = lay / flat
     if exact:
         closed = Fraction(total) ** 2 / Fraction(flat_sensitivity) ** 2

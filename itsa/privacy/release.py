@@ -46,7 +46,7 @@ from itsa.privacy.certified import Certified, Direction, precision, safe_decimal
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.sampler import Engine, NoiseDraw, draw
+from itsa.privacy.sampler import SamplerEngine, NoiseDraw, draw
 from itsa.privacy.table_law import table_distance
 from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
 
@@ -225,7 +225,7 @@ def encode(updates: np.ndarray, gamma: int) -> np.ndarray:
 
 def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, clip=1, epsilon=None,
             noise_multiplier=None, delta=Fraction(1, 10**5), seed: str = "itsa-release",
-            engine: Engine | str = Engine.TABLE, conversion: Conversion | str = Conversion.CKS,
+            engine: SamplerEngine | str = SamplerEngine.TABLE, conversion: Conversion | str = Conversion.CKS,
             ids=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
@@ -244,7 +244,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     if gamma * S >= MAX_ENCODED:        # encoded coordinates must fit int64 (and the clip a float)
         raise InvalidOption(f"clip S: gamma S must be below 2^62, not {safe_decimal(gamma * S, 4)}")
     d_ = check_delta(delta)
-    eng = choice("engine", engine, Engine)
+    eng = choice("engine", engine, SamplerEngine)
     conv = choice("conversion", conversion, Conversion)
     weights = [1] * u.shape[0] if data_weights is None else list(data_weights)
     if len(weights) != u.shape[0]:

@@ -7,7 +7,7 @@ Both engines read one deterministic byte stream, fixed here once:
 - **stream**: block ``i`` is ``HMAC-SHA256(key = seed, message = i as 8 bytes,
   little-endian)``, ``i = 0, 1, 2, …``; the blocks are concatenated.
 
-Engines (:class:`Engine`):
+Engines (:class:`SamplerEngine`):
 
 - ``exact``: the Canonne–Kamath–Steinke sampler (NeurIPS 2020, Algorithms 1–3)
   in rational arithmetic; every random choice is a uniform integer drawn by
@@ -57,7 +57,7 @@ from itsa.privacy.certified import Certified
 from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 
-__all__ = ["Engine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "commitment",
+__all__ = ["SamplerEngine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "commitment",
            "NoiseDraw", "draw", "verify", "MAX_COUNT"]
 
 #: Most draws one call makes (a count beyond would not fit comfortably in memory).
@@ -70,7 +70,7 @@ MIN_TABLE_SIGMA = 1e-150
 MAX_EXACT_SIGMA = 10**15
 
 
-class Engine(StrEnum):
+class SamplerEngine(StrEnum):
     """The sampler engine."""
 
     EXACT = "exact"
@@ -213,11 +213,11 @@ def sample_table(sigma, count: int, seed: str) -> list[int]:
     return support[index].tolist()
 
 
-def sample(sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> list[int]:
+def sample(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT) -> list[int]:
     """``count`` draws from ``engine`` (``exact`` or ``table``), reproducible bit for bit from ``seed``."""
-    eng = choice("engine", engine, Engine)
+    eng = choice("engine", engine, SamplerEngine)
     whole_number("count", count, minimum=0, maximum=MAX_COUNT)
-    return sample_exact(sigma, count, seed) if eng is Engine.EXACT else sample_table(sigma, count, seed)
+    return sample_exact(sigma, count, seed) if eng is SamplerEngine.EXACT else sample_table(sigma, count, seed)
 
 
 def commitment(draws) -> str:
@@ -231,7 +231,7 @@ class NoiseDraw(Displayable):
 
     sigma: Fraction
     seed: str
-    engine: Engine
+    engine: SamplerEngine
     draws: tuple[int, ...]
     commitment: str
     truncation: int | None
@@ -253,18 +253,18 @@ class NoiseDraw(Displayable):
             [] if self.tail is None else [("tail mass P(|X| > K)", f"{self.tail.decimal(3)} (upper bound)")])
 
 
-def draw(sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> NoiseDraw:
+def draw(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT) -> NoiseDraw:
     """:func:`sample` with its commitment and parameters (what the log of a release keeps)."""
-    eng = choice("engine", engine, Engine)
+    eng = choice("engine", engine, SamplerEngine)
     s = number("sigma", sigma)
     values = sample(s, count, seed, eng)
-    K = page_truncation(s) if eng is Engine.TABLE else None
+    K = page_truncation(s) if eng is SamplerEngine.TABLE else None
     tail = tail_mass(s, K) if K is not None else None
     return NoiseDraw(sigma=Fraction(s), seed=seed, engine=eng, draws=tuple(values),
                      commitment=commitment(values), truncation=K, tail=tail)
 
 
-def verify(expected: str, sigma, count: int, seed: str, engine: Engine | str = Engine.EXACT) -> NoiseDraw:
+def verify(expected: str, sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT) -> NoiseDraw:
     """Redraw and check a logged commitment; :class:`~itsa.exceptions.VerificationError` if it differs."""
     text = expected.strip().lower()
     if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
