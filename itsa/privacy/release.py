@@ -46,7 +46,7 @@ from itsa.privacy.certified import Certified, Direction, precision, safe_decimal
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.sampler import SamplerEngine, NoiseDraw, draw
+from itsa.privacy.sampler import NoiseDraw, SamplerEngine, draw
 from itsa.privacy.table_law import table_distance
 from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
 
