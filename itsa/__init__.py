@@ -143,14 +143,17 @@ __all__ = [
 
 
 #: The rooms of the package, reachable as attributes (``itsa.converse``) as every submodule was.
-_ROOMS = ("model", "bounds", "schemes", "search", "converse", "privacy", "optimum", "auditor",
+_ROOMS = ("model", "bounds", "schemes", "search", "converse", "privacy", "modular", "optimum", "auditor",
           "output", "census", "testing", "exceptions", "typing", "examples")
 
 
 def __getattr__(name: str):
     """A public name, imported from its module on first use; a room of the package, imported."""
     if name in _ROOMS and name not in _WHERE:
-        return importlib.import_module(f"{__name__}.{name}")
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ImportError as exc:       # a room whose extra is missing (MissingExtra): not an attribute here
+            raise AttributeError(f"itsa.{name} is not available: {exc}") from exc
     if name not in _WHERE:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, attr = _WHERE[name]

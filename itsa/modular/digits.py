@@ -142,7 +142,7 @@ class Compatibility(Displayable):
         return all(r.violations == 0 for r in self.rows)
 
     def _headline(self) -> str:
-        how = "every point" if self.exhaustive else f"{self.points} sampled points (seed {self.seed})"
+        how = "every point enumerated" if self.exhaustive else f"{self.points} sampled points (seed {self.seed})"
         verdict = "holds" if self.satisfied else "fails"
         return f"{self.chain} chain, ρ = {self.radix}, L = {self.layers}: Assumption 1 {verdict} ({how})"
 

@@ -29,7 +29,7 @@ def _tau() -> Check:
     low, text = round_down(tau.low, 4), round_up(tau.high, 4)
     return Check("tau-one-half", "§VII-B, eq. 30", "an 'exponentially small correction' (s̃ >= 1/2)",
                  f"τ = [{low}, {text}] at K_eff = 1000, s̃ = 1/2 (certified, itsa.privacy.psa_tau)", Status.DISAGREES,
-                 f"at the smallest admitted s̃ the correction is about {round_up(tau.high, 2)}, so q τ d dwarfs the "
+                 f"at the smallest admitted s̃ the correction τ is above {round_down(tau.low, 3)}, so q τ d dwarfs the "
                  "leading term of eq. 31 for any realistic d; it is small only for s̃ well above 1/2",
                  "itsa modular privacy --clients 1000 --scaled-scale 1/2 --dimension 1")
 

@@ -50,7 +50,7 @@ class Calibration(Displayable):
     steps: int
 
     def to_dict(self) -> dict:
-        return {"noise_multiplier": float(self.noise_multiplier.decimal(DIGITS)),
+        return {"noise_multiplier": self.noise_multiplier.decimal(DIGITS),   # the safe decimal, as text
                 "noise_multiplier_certified": self.noise_multiplier.to_dict(DIGITS), "target_epsilon": str(self.target_epsilon),
                 "rounds": self.rounds, "bisection_steps": self.steps, "achieved": self.epsilon.to_dict()}
 
