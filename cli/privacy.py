@@ -95,7 +95,8 @@ def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @JSON
 def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
-    """The smallest Gaussian noise multiplier meeting (eps, delta) over T rounds, certified."""
+    """The smallest Gaussian noise multiplier meeting (eps, delta) over T rounds under the chosen
+    RDP conversion, certified."""
     from itsa.privacy.calibrate import calibrate as run
 
     from ._progress import progress_display
@@ -105,7 +106,8 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
     if as_json:
         echo_json(result.to_dict())
         return
-    _rows(console(), "itsa privacy calibrate", result._rows())
+    _rows(console(), f"itsa privacy calibrate: eps = {epsilon}, delta = {delta}, T = {rounds}, {conversion}",
+          result._rows())
 
 
 @privacy.command()
