@@ -143,7 +143,7 @@ def _set(spec: Any, where: str, topo: Instance, dups: list, allow_all: bool = Tr
         raise InvalidInstance(f"{where}: a set is a list of users [u, v]{hint}, not {_kind(spec)}")
     mask = 0
     for j, user in enumerate(spec):
-        if not (isinstance(user, list) and len(user) == 2 and all(map(_is_int, user))):
+        if not (isinstance(user, list) and len(user) == 2 and all(map(is_whole, user))):
             raise InvalidInstance(f"{where}[{j}]: a user is a pair [u, v] of whole numbers, not {excerpt(user)}")
         u, v = user
         if not (1 <= u <= topo.U) or not (1 <= v <= topo.servers[u - 1]):
@@ -161,7 +161,6 @@ def _size(x: Any, where: str) -> int:
     return x
 
 
-_is_int = is_whole       # the one whole-number test (itsa._util.checks)
 
 
 def _kind(x: Any) -> str:

@@ -25,9 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from itsa._util.checks import is_whole as _is_int
+from itsa._util.checks import is_whole, whole_number
 from itsa._util.checks import unknown as unknown_choice
-from itsa._util.checks import whole_number
 from itsa._util.display import Displayable, user
 from itsa._util.files import atomic_writer, read_text
 from itsa.exceptions import InvalidInstance, InvalidOption, InvalidScheme, excerpt
@@ -103,7 +102,7 @@ class Scheme(Displayable):
         check_sizes(self.L, self.key_symbols, len(items))
         q, out, seen = self.field, [], set()
         for i, mat in items:
-            if not _is_int(i) or i < 0:
+            if not is_whole(i) or i < 0:
                 raise InvalidScheme(f"key owner {excerpt(i)} is not a user bit index")
             if i in seen:
                 raise InvalidScheme(f"user index {i} has two keys")
@@ -228,7 +227,7 @@ def _normalise_matrix(mat, L: int, d: int, q: int, where: str) -> Matrix:
         for c, x in enumerate(row, 1):
             if isinstance(x, np.integer):
                 x = int(x)
-            if not _is_int(x):
+            if not is_whole(x):
                 raise InvalidScheme(f"{where}: entry ({r}, {c}) = {excerpt(x)} is not an integer")
             vals.append(x % q)
         out.append(tuple(vals))
