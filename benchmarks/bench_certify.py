@@ -32,7 +32,7 @@ import time
 from itsa import Instance
 from itsa.converse import _reduced
 from itsa.converse import certificate as C
-from itsa.converse.lp import solve_float
+from itsa.converse.solver import solve_float
 
 
 def one_protected_user(K: int, seed: int = 0) -> Instance:

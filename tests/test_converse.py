@@ -160,7 +160,7 @@ def test_latex_proof_is_mathematics(tmp_path):
     assert "$R_{Z\\Sigma} \\geq H(Z_{\\Sigma})/L" in text                           # the claim
     assert "$S_{8} = \\{(1,1), (2,1), (2,2)\\}$" in text                             # a set, in math mode
     assert "$T_{21} = \\{(1,2), (1,3), (2,3)\\}$" in text
-    assert "\\bigl[I(Z_{(1,2)}; Z_{(1,4)} \\mid Z_{(1,3)}) \\geq 0\\bigr]" in text      # a statement
+    assert "\\bigl[I(Z_{(1,4)}; Z_{(2,3)} \\mid Z_{(1,3)}) \\geq 0\\bigr]" in text      # a statement
     assert "$\\pi = (Z_{(1,3)} Z_{(1,4)})$" in text                                   # the symmetry used
     _compile(path)
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 from itsa.converse import converse
 from itsa.converse.certificate import Certificate, certify, check_certificate
 from itsa.converse.linear import LINEAR, ingleton_cuts, ingleton_rows, linear_converse
-from itsa.converse.lp import Row, reduce_problem, solve_float
+from itsa.converse.lp import Row, reduce_problem
+from itsa.converse.solver import solve_float
 from itsa.converse.problem import KEYS, Constraint, EntropyProblem, ingleton_form
 from itsa.exceptions import VerificationError
 from itsa.schemes.scheme import Scheme

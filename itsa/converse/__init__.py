@@ -24,9 +24,17 @@ from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
 from itsa.bounds.corrected import corrected_lower_bound
 from itsa.converse.certificate import Certificate, check_certificate
+from itsa.converse.lazy import MAX_LAZY_USERS, lazy_lp
 from itsa.converse.lp import ReducedLP, reduce_problem
-from itsa.converse.orbit import orbit_lp
-from itsa.converse.pipeline import DEFAULT_TIME_LIMIT, ConverseBound, check_size, estimate_seconds, solve_and_certify
+from itsa.converse.orbit import TooManyRows, orbit_lp
+from itsa.converse.pipeline import (
+    DEFAULT_TIME_LIMIT,
+    PLAIN_MAX_USERS,
+    ConverseBound,
+    check_size,
+    estimate_seconds,
+    solve_and_certify,
+)
 from itsa.converse.problem import KEYS, EntropyProblem
 from itsa.converse.registry import CLASSES, REGISTRY, build_problem, lookup
 from itsa.model.instance import Instance
@@ -42,9 +50,21 @@ __all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBo
 
 
 def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
-    """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise."""
-    if method == KEYS.name and symmetry:
-        return orbit_lp(instance)
+    """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise.
+
+    The keys LP whose orbits give too many rows to build, or that is asked for
+    without symmetry past :data:`~.pipeline.PLAIN_MAX_USERS`, is the LP on every
+    user set with its elemental rows held as arrays (:mod:`.lazy`).
+    """
+    if method == KEYS.name:
+        if symmetry:
+            try:
+                return orbit_lp(instance)
+            except TooManyRows:
+                if instance.K > MAX_LAZY_USERS:
+                    raise
+        if symmetry or instance.K > PLAIN_MAX_USERS:
+            return lazy_lp(instance)
     return reduce_problem(build_problem(instance, method), symmetry=symmetry)
 
 

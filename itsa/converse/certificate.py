@@ -14,8 +14,9 @@ the orbits, checks that the problem's symmetry generators map the problem to
 itself, and adds up in :class:`~fractions.Fraction`. Nothing from the float
 solver is trusted: a certificate that does not add up is rejected.
 
-The float dual is turned into rationals in four ways, cheapest first:
-rounding each weight to a small denominator; solving the normal equations of
+The float answer is turned into rationals in five ways, cheapest first:
+rounding each dual weight to a small denominator; solving the square system
+of the solver's optimal basis exactly (:func:`from_basis`); solving the normal equations of
 the dual's support exactly by numeric iterative refinement (a sparse float LU,
 exact integer residuals, then rational reconstruction), which gives the basic
 dual when the support is independent; the same system by p-adic lifting in
@@ -31,8 +32,9 @@ from math import lcm
 
 from itsa._util.deadline import Deadline
 from itsa.converse.classes import INGLETON
-from itsa.converse.lp import FloatSolution, Origin, ReducedLP, Row
+from itsa.converse.lp import Origin, ReducedLP, Row
 from itsa.converse.problem import ingleton_form, mutual_information
+from itsa.converse.solver import FloatSolution
 from itsa.exceptions import VerificationError
 
 #: Float duals below this are taken as zero when the support is read off.
@@ -139,6 +141,9 @@ def certify(rlp: ReducedLP, sol: FloatSolution, time_limit: float | None = None)
             return _checked(rlp, weights)
     if clock.expired():
         return None
+    cert = from_basis(rlp, sol, clock)
+    if cert is not None or clock.expired():
+        return cert
     system = _support_system(rlp, support, forms)
     cert = _refined(rlp, support, forms, system, clock)
     if cert is None and not clock.expired():
@@ -215,37 +220,103 @@ def _weights(support, y, scale, obj_scale):
     return [(r, y_j * scale[j] / obj_scale) for j, (r, y_j) in enumerate(zip(support, y))]
 
 
-def _refined(rlp: ReducedLP, support: list[int], forms, system,
-             deadline: Deadline | None = None) -> Certificate | None:
-    """The normal equations ``AᵀA y = Aᵀb`` of the support, solved exactly by refinement.
+def from_basis(rlp: ReducedLP, sol: FloatSolution, deadline: Deadline | None = None) -> Certificate | None:
+    """The basic dual of the solver's optimal basis, solved exactly, as a certificate (or ``None``).
 
-    A float LU of the sparse ``AᵀA`` gives ``REFINE_BITS`` more bits of ``y`` per
-    step; each step's residual is computed in exact integers, so the digits add
-    up to ``y`` itself (Wan's output-sensitive solver). After each step every
-    weight is reconstructed with one common denominator; a guess that two steps
-    in a row agree on is checked, and the first that adds up goes to
-    :func:`_checked`. ``None`` when the LU fails (``AᵀA`` singular), the
-    residual grows, ``REFINE_STEPS`` pass or the ``deadline``
-    (``time.perf_counter()``) does.
+    With ``B`` the basis's nonbasic rows and ``J`` its basic columns (as many of
+    each), the basic dual solves ``Σ_{r ∈ B} y_r A[r, j] = c_j`` for ``j ∈ J``: a
+    square sparse system, solved by :func:`solve_exactly`, whose size is the
+    basis's and whose conditioning is the basis's own (the normal equations of
+    the dual's support square it). The weights of ``H(C) >= 0`` are the reduced
+    costs ``c - Σ y_r A_r``, computed exactly; a negative one means the basis is
+    not optimal in exact arithmetic, and ``None`` is returned.
     """
-
+    basis = sol.basis
+    if basis is None or not basis.rows or len(basis.rows) != len(basis.columns):
+        return None
     import numpy as np
     from scipy.sparse import csr_matrix
-    from scipy.sparse.linalg import splu
+
+    rows = list(basis.rows)
+    forms = [row_form(rlp, rlp.rows[r]) for r in rows]
+    where = {o: k for k, o in enumerate(basis.columns)}
+    scale = [lcm(*(c.denominator for c in f.values())) if f else 1 for f in forms]
+    obj_scale = lcm(*(c.denominator for c in rlp.objective.values()))
+    data, ri, ci = [], [], []
+    for j, f in enumerate(forms):
+        for o, c in f.items():
+            if o in where:
+                data.append(int(c * scale[j]))
+                ri.append(where[o])
+                ci.append(j)
+    M = csr_matrix((data, (ri, ci)), shape=(len(where), len(rows)), dtype=np.int64)
+    b = [int(rlp.objective.get(o, 0) * obj_scale) for o in basis.columns]
+    y = solve_exactly(M, b, deadline)
+    if y is None:
+        return None
+    weights, reduced = [], dict(rlp.objective)
+    for j, (r, y_j) in enumerate(zip(rows, y)):
+        if y_j:
+            w = y_j * scale[j] / obj_scale
+            weights.append((r, w))
+            for o, c in forms[j].items():
+                reduced[o] = reduced.get(o, Fraction(0)) - w * c
+    nonneg = {rlp.rows[k].coefs[0][0]: k for k in range(len(rlp.rows)) if rlp.rows[k].origin[0] == Origin.NONNEG}
+    for o, d in reduced.items():
+        if d < 0 or (d and o not in nonneg):
+            return None
+        if d:
+            weights.append((nonneg[o], d))
+    return _checked(rlp, weights)
+
+
+def _refined(rlp: ReducedLP, support: list[int], forms, system,
+             deadline: Deadline | None = None) -> Certificate | None:
+    """The normal equations ``AᵀA y = Aᵀb`` of the dual's support, solved by :func:`solve_exactly`.
+
+    Their solution is the basic dual when the support is independent; ``None``
+    when ``AᵀA`` is singular, the solve fails or the weights do not add up.
+    """
+    from scipy.sparse import csr_matrix
 
     if system is None:
         return None
     A, b, scale, obj_scale = system
-    normal = csr_matrix(A.T @ A)
-    rhs = [int(v) for v in A.T @ b]
-    try:
-        lu = splu(normal.astype(float).tocsc())
-    except RuntimeError:                       # exactly singular: the support is dependent
+    y = solve_exactly(csr_matrix(A.T @ A), [int(v) for v in A.T @ b], deadline)
+    if y is None:
         return None
-    target = rlp.coords(rlp.problem.objective)
-    ptr, idx, val = normal.indptr.tolist(), normal.indices.tolist(), [int(v) for v in normal.data]
-    bound = max(sum(abs(v) for v in val[ptr[i]:ptr[i + 1]]) for i in range(len(rhs)))
-    step, residual, digits, shift, last = 1 << REFINE_BITS, rhs, [0] * len(rhs), 0, None
+    weights = _weights(support, y, scale, obj_scale)
+    return _checked(rlp, weights) if _adds_up(rlp, forms, weights, rlp.coords(rlp.problem.objective)) else None
+
+
+def solve_exactly(M, b: list[int], deadline: Deadline | None = None) -> list[Fraction] | None:
+    """The rational solution of the square integer system ``M y = b``, checked exactly, or ``None``.
+
+    Numeric iterative refinement (Wan's output-sensitive solver): a float LU of
+    the sparse ``M`` gives ``REFINE_BITS`` more bits of ``y`` per step, and each
+    step's residual is computed in exact integers, so the digits add up to
+    ``y`` itself. After each step every entry is reconstructed with one common
+    denominator; a guess that two steps in a row agree on is checked against
+    ``M y = b`` in integers. ``None`` when the LU fails (``M`` singular), the
+    residual grows, ``REFINE_STEPS`` pass or the ``deadline`` does.
+
+    >>> from scipy.sparse import csr_matrix
+    >>> solve_exactly(csr_matrix([[3, 1], [1, 2]]), [1, 0])
+    [Fraction(2, 5), Fraction(-1, 5)]
+    """
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.linalg import splu
+
+    M = csr_matrix(M)
+    try:
+        lu = splu(M.astype(float).tocsc())
+    except RuntimeError:                       # exactly singular
+        return None
+    ptr, idx, val = M.indptr.tolist(), M.indices.tolist(), [int(v) for v in M.data]
+    rows = range(len(b))
+    bound = max([sum(abs(v) for v in val[ptr[i]:ptr[i + 1]]) for i in rows] + [1])
+    step, residual, digits, shift, last = 1 << REFINE_BITS, list(b), [0] * len(b), 0, None
     for _ in range(REFINE_STEPS):
         if deadline is not None and deadline.expired():
             return None
@@ -254,18 +325,24 @@ def _refined(rlp: ReducedLP, support: list[int], forms, system,
             return None
         x = [int(v) for v in np.rint(z)]
         residual = [step * residual[i] - sum(val[t] * x[idx[t]] for t in range(ptr[i], ptr[i + 1]))
-                    for i in range(len(rhs))]
+                    for i in rows]
         digits = [(d << REFINE_BITS) + v for d, v in zip(digits, x)]
         shift += REFINE_BITS
-        if max(map(abs, residual)) > 4 * bound:          # diverging: LU not accurate enough
+        if max(map(abs, residual), default=0) > 4 * bound:   # diverging: LU not accurate enough
             return None
         y = _reconstruct(digits, shift)
-        if y == last:
-            weights = _weights(support, y, scale, obj_scale)
-            if _adds_up(rlp, forms, weights, target):
-                return _checked(rlp, weights)
+        if y == last and _solves(ptr, idx, val, y, b):
+            return y
         last = y
     return None
+
+
+def _solves(ptr, idx, val, y: list[Fraction], b: list[int]) -> bool:
+    """Whether ``M y = b`` exactly (``M`` in CSR parts), in integers over ``y``'s common denominator."""
+    den = lcm(*(f.denominator for f in y)) if y else 1
+    num = [f.numerator * (den // f.denominator) for f in y]
+    return all(sum(val[t] * num[idx[t]] for t in range(ptr[i], ptr[i + 1])) == b[i] * den
+               for i in range(len(b)))
 
 
 def _reconstruct(digits: list[int], shift: int) -> list[Fraction]:

@@ -30,9 +30,10 @@ from itertools import combinations
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
 from itsa.converse.classes import GROUP_LEMMA, INGLETON, LINEAR_KEYS, ConverseClass
-from itsa.converse.lp import Origin, ReducedLP, Row, reduce_problem, solve_float
+from itsa.converse.lp import Origin, ReducedLP, Row, reduce_problem
 from itsa.converse.pipeline import check_size, solve_and_certify
 from itsa.converse.problem import ingleton_form, keys_problem
+from itsa.converse.solver import solve_float
 
 __all__ = ["ingleton_form", "ingleton_rows", "ingleton_cuts", "linear_converse"]
 
@@ -73,7 +74,7 @@ def ingleton_cuts(rlp: ReducedLP, x, max_size: int = 2, limit: int = 500,
     """The Ingleton rows (sets of at most ``max_size`` keys) that the primal ``x`` violates most.
 
     ``x`` holds one value per LP column (orbit), as
-    :class:`~itsa.converse.lp.FloatSolution` gives it. At most ``limit`` rows,
+    :class:`~itsa.converse.solver.FloatSolution` gives it. At most ``limit`` rows,
     most violated first; none when ``x`` satisfies them all (up to ``tol``).
     """
     keys = rlp.problem.keys

@@ -13,7 +13,7 @@ nor the validity of a certificate):
    Rows that coincide in orbit coordinates are merged.
 
 Rows are generated from closed sets directly, never from all ``2^n`` subsets.
-The float solve uses HiGHS through SciPy; its dual is only a *hint* for
+The float solve (:mod:`itsa.converse.solver`) is only a *hint* for
 :mod:`itsa.converse.certificate`, which proves the bound exactly.
 """
 
@@ -22,11 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-
-import numpy as np
+from typing import Any
 
 from itsa._util.bitset import members
-from itsa._util.deadline import Deadline
 from itsa._util.display import Kind
 from itsa.converse.problem import EntropyProblem
 from itsa.converse.symmetry import permute_mask
@@ -34,16 +32,6 @@ from itsa.exceptions import ItsaError, VerificationError
 
 #: Closed sets the reduction enumerates at the most (memory and time guard).
 MAX_CLOSED_SETS = 400_000
-#: Shannon rows added per cutting-plane round, and the violation that counts.
-CUTS_PER_ROUND = 2_000
-CUT_TOL = 1e-9
-#: Past this many active rows the whole LP is solved at once, by interior point (with crossover).
-MAX_CUT_ROWS = 6_000
-#: LPs with at most this many rows per column are solved whole by dual simplex, without
-#: cutting planes (orbit LPs: 0.2 s against 3.2 s at K = 48, 25 s against 44 s at K = 64;
-#: the model LP, about 25 rows per column, is faster with cuts).
-WHOLE_ROWS_PER_COLUMN = 12
-
 
 class Origin(Kind):
     """Where an LP row comes from: the first entry of every :attr:`Row.origin`."""
@@ -81,6 +69,9 @@ class ReducedLP:
     rows: list[Row]
     objective: dict[int, Fraction]
     sizes: dict[str, int] = field(default_factory=dict)
+    #: Rows held as arrays, not as :class:`Row` objects (:class:`itsa.converse.lazy.ElementalRows`):
+    #: given to the solver in bulk, and built as rows only when a certificate needs them.
+    implicit: Any = field(default=None, repr=False)
 
     @property
     def n_columns(self) -> int:
@@ -242,108 +233,6 @@ def _constraint_rows(rlp: ReducedLP) -> list[Row]:
             continue
         rows.append(Row(tuple(sorted(coefs.items())), c.sense, c.rhs, (Origin.CONSTRAINT, idx)))
     return rows
-
-
-@dataclass(frozen=True, kw_only=True)
-class FloatSolution:
-    """HiGHS's answer: objective, primal ``x`` (per column) and row duals ``y >= 0`` for ``>=``."""
-
-    value: float
-    x: np.ndarray
-    duals: np.ndarray
-    status: str
-    seconds: float
-    timed_out: bool = False       # the time limit stopped the solve (``status`` says where)
-
-
-def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
-    """Solve the reduced LP with HiGHS (through SciPy), adding Shannon rows as cuts.
-
-    ``H(C) >= 0`` rows are column bounds. The first LP has the problem's own
-    constraints only; each round adds the Shannon rows the current optimum
-    violates most (at most :data:`CUTS_PER_ROUND`), until none is violated.
-    The LP solved last is the whole LP's optimum: every row left out holds at
-    its solution. Past :data:`MAX_CUT_ROWS` active rows the whole LP is solved
-    by interior point instead, and an LP with few rows per column
-    (:data:`WHOLE_ROWS_PER_COLUMN`) is solved whole by dual simplex from the start. The dual is only a hint for the exact certificate.
-
-    ``progress``, an optional :class:`itsa._util.progress.Reporter`, hears of every
-    round (rows in the LP, rows added).
-    """
-
-    from scipy.optimize import linprog
-    from scipy.sparse import csr_matrix
-
-    ncol = rlp.n_columns
-    ineq = [k for k, r in enumerate(rlp.rows) if r.sense == ">=" and r.origin[0] != Origin.NONNEG]
-    eq = [k for k, r in enumerate(rlp.rows) if r.sense == "="]
-
-    def matrix(idx):
-        data, ri, ci = [], [], []
-        for n, k in enumerate(idx):
-            for o, w in rlp.rows[k].coefs:
-                data.append(float(w))
-                ri.append(n)
-                ci.append(o - 1)
-        return csr_matrix((data, (ri, ci)), shape=(len(idx), ncol))
-    G, g = matrix(ineq), np.array([float(rlp.rows[k].rhs) for k in ineq])
-    E, e = (matrix(eq), np.array([float(rlp.rows[k].rhs) for k in eq])) if eq else (None, None)
-    c = np.zeros(ncol)
-    for o, w in rlp.objective.items():
-        c[o - 1] = float(w)
-    active = np.array([rlp.rows[k].origin[0] == Origin.CONSTRAINT for k in ineq], dtype=bool)
-    simplex = len(ineq) <= WHOLE_ROWS_PER_COLUMN * ncol
-    if simplex:
-        active[:] = True
-    clock = Deadline(time_limit)
-    rounds, added = 0, int(active.sum())
-    while True:
-        left = clock.left()
-        where = f"in cutting-plane round {rounds + 1}, {int(active.sum())} of {len(ineq)} rows in the LP"
-        if clock.expired():
-            return _failed(rlp, f"time limit reached {where}", clock.elapsed(), timed_out=True)
-        whole = active.sum() > MAX_CUT_ROWS          # cuts stopped paying: solve it all
-        if whole:
-            active[:] = True
-        rounds += 1
-        if progress is not None:
-            progress("solve", columns=ncol, rows=int(active.sum()) + len(eq), round=rounds,
-                     rows_added=added, note="whole LP, interior point" if whole else "")
-        res = linprog(c, A_ub=-G[active], b_ub=-g[active], A_eq=E, b_eq=e, bounds=(0, None),
-                      method="highs-ipm" if whole else "highs-ds" if simplex else "highs",
-                      options={"time_limit": left} if left else {})
-        if res.status == 1:
-            return _failed(rlp, f"time limit reached {where}", clock.elapsed(), timed_out=True)
-        if res.status == 3 and not active.all():     # unbounded until the cuts that bound it
-            active[:] = True                          # are in (objectives with negative terms)
-            continue
-        if res.status != 0:
-            return _failed(rlp, res.message, clock.elapsed())
-        if whole or simplex:
-            break
-        slack = G @ res.x - g
-        slack[active] = 0
-        worst = np.argsort(slack)[:CUTS_PER_ROUND]
-        worst = worst[slack[worst] < -CUT_TOL]
-        if not len(worst):
-            break
-        active[worst] = True
-        added = len(worst)
-    duals = np.zeros(len(rlp.rows))
-    duals[np.array(ineq)[active]] = -np.asarray(res.ineqlin.marginals)
-    if eq:
-        duals[eq] = np.asarray(res.eqlin.marginals)
-    reduced = np.asarray(res.lower.marginals)
-    for k, r in enumerate(rlp.rows):
-        if r.origin[0] == Origin.NONNEG:
-            duals[k] = reduced[r.coefs[0][0] - 1]
-    return FloatSolution(value=float(res.fun), x=np.asarray(res.x), duals=duals, status="optimal",
-                         seconds=clock.elapsed())
-
-
-def _failed(rlp: ReducedLP, why: str, secs: float, timed_out: bool = False) -> FloatSolution:
-    return FloatSolution(value=float("nan"), x=np.zeros(rlp.n_columns), duals=np.zeros(len(rlp.rows)), status=why,
-                         seconds=secs, timed_out=timed_out)
 
 
 def check_orbits(rlp: ReducedLP) -> None:

@@ -270,6 +270,10 @@ def _prepare(instance: Instance):
     return cells, gens, actions, radix
 
 
+class TooManyRows(InvalidInstance):
+    """The orbit LP would build more than :data:`MAX_PAIR_ROWS` elemental rows (:mod:`itsa.converse.lazy` may take it)."""
+
+
 def orbit_count(instance: Instance) -> tuple[int, str | None]:
     """Count vectors of ``instance`` and why the orbit LP is refused (``None`` when it fits)."""
     cells = twin_cells(instance)
@@ -307,7 +311,7 @@ def orbit_lp(instance: Instance) -> OrbitLP:
     reps = reps[np.lexsort((reps, total))]
     m = len(cells)
     if len(reps) * m * (m + 1) // 2 > MAX_PAIR_ROWS:
-        raise InvalidInstance(f"the orbit LP is not run: {len(reps) - 1:,} orbits of user sets in "
+        raise TooManyRows(f"the orbit LP is not run: {len(reps) - 1:,} orbits of user sets in "
                               f"{m} classes of interchangeable users give more than "
                               f"{MAX_PAIR_ROWS:,} elemental inequalities")
     col_of_rep = np.zeros(n, dtype=np.int64)

@@ -15,13 +15,16 @@ from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.corrected import EVERY_SCHEME, CorrectedBound
 from itsa.converse.certificate import Certificate, certify
 from itsa.converse.classes import ConverseClass
-from itsa.converse.lp import ReducedLP, solve_float
+from itsa.converse.lazy import MAX_LAZY_USERS
+from itsa.converse.lp import ReducedLP
 from itsa.converse.orbit import orbit_count
 from itsa.converse.problem import KEYS
+from itsa.converse.solver import solve_float
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 
-#: Largest K of the keys LP without symmetry (one column per user set).
+#: Largest K of the keys LP without symmetry with its rows built as objects; past it,
+#: up to :data:`itsa.converse.lazy.MAX_LAZY_USERS`, its elemental rows are held as arrays.
 PLAIN_MAX_USERS = 12
 #: Seconds per (column × row) of the reduced LP for the float solve and the exact
 #: certificate together, on 2 shared cores: below every ratio measured by
@@ -156,7 +159,7 @@ def check_size(instance: Instance, entry: ConverseClass, symmetry: bool = True) 
     The message says why the LP is not run (users, or orbits of user sets).
     """
     orbits = entry.name == KEYS.name and symmetry     # the keys LP on orbits of user sets
-    limit = entry.max_users if symmetry or entry.name != KEYS.name else PLAIN_MAX_USERS
+    limit = entry.max_users if symmetry or entry.name != KEYS.name else MAX_LAZY_USERS
     if instance.K > limit:
         raise InvalidInstance(f"the {entry.name} converse takes at most {limit} "
                               f"users; this instance has K = {instance.K}")
@@ -172,8 +175,13 @@ def solve_and_certify(rlp: ReducedLP, clock: Deadline, report, *, max_estimate=N
 
     ``clock`` is the call's :class:`~itsa._util.deadline.Deadline` (started
     when the call began), ``report`` an :class:`itsa._util.progress.Reporter`;
-    ``solver(rlp, time_limit=, progress=)`` returns a :class:`~.lp.FloatSolution`
+    ``solver(rlp, time_limit=, progress=)`` returns a :class:`~.solver.FloatSolution`
     (the linear LP's adds Ingleton cuts to ``rlp`` as it goes).
+
+    A solved LP is always certified: the certificate gets what is left of the time
+    limit, and never less than the float solve took, so a time limit can be
+    overshot by at most that (the certificate from the optimal basis costs about a
+    tenth of the solve, ``python benchmarks/bench_certify.py``).
     """
     kind = rlp.problem.kind
     secs = {"reduce": clock.elapsed()}
@@ -199,10 +207,12 @@ def solve_and_certify(rlp: ReducedLP, clock: Deadline, report, *, max_estimate=N
         return stop(Outcome.SOLVER_FAILED, f"solver failed: {sol.status}")
     started = clock.elapsed()
     report("certify", columns=rlp.n_columns, rows=rlp.sizes["rows"])
-    cert = certify(rlp, sol, time_limit=clock.left())
+    left = clock.left()                         # a solved LP's certificate gets at least the solve's own time
+    budget = None if left is None else max(left, sol.seconds)
+    cert = certify(rlp, sol, time_limit=budget)
     secs["certify"] = clock.elapsed() - started
     if cert is None:
-        if clock.expired():
+        if budget is not None and secs["certify"] >= budget:
             return stop(Outcome.CUT, "cut: time limit reached while certifying", sol.value)
         return stop(Outcome.NOT_CHECKED, "certificate did not check exactly", sol.value)
     return ConverseBound(method=rlp.problem.method, value=cert.value, certified=True, status="certified",

@@ -1,0 +1,154 @@
+"""The keys LP without symmetry past the size its rows allow as objects: elemental rows as arrays.
+
+With no symmetry to merge them, the keys LP of ``K`` users has a column per
+user set (``2^K - 1``) and ``K(K-1)·2^(K-3) + K`` elemental inequalities: 1.97
+million at ``K = 16``, too many to build one :class:`~itsa.converse.lp.Row`
+at a time. :class:`ElementalRows` holds them as arrays: the four user sets of
+``I(i; j | C) = h(C+i) + h(C+j) - h(C+i+j) - h(C) >= 0`` for every pair
+``i < j`` and every ``C`` without them (one array operation per pair), handed
+to HiGHS in bulk (:mod:`itsa.converse.solver`). Only the rows a certificate
+may use, those of positive dual at the interior-point optimum, are built as
+rows, each with its origin, from which the exact check rebuilds it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from itsa._util.display import user
+from itsa.converse.lp import Origin, Row, _constraint_rows
+from itsa.converse.orbit import OrbitLP, _identity, _lemma_rows, _raw_rows
+from itsa.converse.problem import KEYS, EntropyProblem
+from itsa.exceptions import InvalidInstance
+from itsa.model.instance import Instance
+
+__all__ = ["lazy_lp", "ElementalRows", "MAX_LAZY_USERS"]
+
+#: Largest K the array-held LP takes: 2^16 - 1 columns and 1,966,096 elemental rows.
+MAX_LAZY_USERS = 16
+
+
+class ElementalRows:
+    """Every elemental inequality of the keys LP on all user sets, as arrays (module notes)."""
+
+    def __init__(self, K: int, column_of: np.ndarray):
+        self.K = K
+        self.column_of = column_of
+        sets, pairs = [], []
+        for i in range(K):
+            for j in range(i + 1, K):
+                C = _without(np.arange(1 << (K - 2), dtype=np.int64), i, j)
+                sets.append(np.stack([C | 1 << i, C | 1 << j, C | 1 << i | 1 << j, C], axis=1))
+                pairs.append(np.full(len(C), i * K + j, dtype=np.int32))
+        full = (1 << K) - 1
+        rest = np.array([full & ~(1 << i) for i in range(K)], dtype=np.int64)
+        sets.append(np.stack([np.full(K, full), rest, rest, rest], axis=1))   # H(i | rest): h(N) - h(N - i)
+        pairs.append(-1 - np.arange(K, dtype=np.int32))
+        self.sets = np.concatenate(sets)
+        self.pair = np.concatenate(pairs)          # i*K + j, or -1 - i for H(i | rest)
+        self.n = len(self.sets)
+        self.built: dict[int, int] = {}
+
+    def add_to(self, h) -> None:
+        """Add every row to the HiGHS model ``h`` (as ``>= 0``)."""
+        import highspy
+
+        cols = self.column_of[self.sets] - 1                       # -1: the empty set
+        vals = np.tile(np.array([1.0, 1.0, -1.0, -1.0]), (self.n, 1))
+        vals[-self.K:] = [1.0, -1.0, 0.0, 0.0]
+        keep = (cols >= 0) & (vals != 0)
+        starts = np.concatenate(([0], np.cumsum(keep.sum(axis=1))[:-1])).astype(np.int32)
+        h.addRows(self.n, np.zeros(self.n), np.full(self.n, highspy.kHighsInf), int(keep.sum()), starts,
+                  cols[keep].astype(np.int32), vals[keep])
+
+    def materialise(self, which, lp: OrbitLP) -> list[int]:
+        """The rows ``which`` (array indices) built into ``lp.rows``, once each; their indices there."""
+        out = []
+        for t in np.asarray(which).tolist():
+            k = self.built.get(t)
+            if k is None:
+                k = self.built[t] = self._append(t, lp)
+            out.append(k)
+        return out
+
+    def _append(self, t: int, lp: OrbitLP) -> int:
+        a, b, ab, C = (int(v) for v in self.sets[t])
+        p = int(self.pair[t])
+        if p < 0:
+            i, j, terms = -1 - p, -1, ((a, 1), (b, -1))
+            C = b
+        else:
+            i, j, terms = p // self.K, p % self.K, ((a, 1), (b, 1), (ab, -1), (C, -1))
+        acc: dict[int, int] = {}
+        for s, w in terms:
+            o = int(self.column_of[s])
+            if o:
+                acc[o] = acc.get(o, 0) + w
+        lp.rows.append(Row(tuple(sorted((o, w) for o, w in acc.items() if w)), ">=", Fraction(0),
+                           (Origin.SHANNON, C, i, j)))
+        return len(lp.rows) - 1
+
+
+def _without(a: np.ndarray, i: int, j: int) -> np.ndarray:
+    """Spread the bits of ``a`` over the positions other than ``i < j``: every set without ``i`` and ``j``."""
+    low = a & ((1 << i) - 1)
+    mid = (a >> i) & ((1 << (j - i - 1)) - 1)
+    high = a >> (j - 1)
+    return low | (mid << (i + 1)) | (high << (j + 1))
+
+
+def lazy_lp(instance: Instance) -> OrbitLP:
+    """The keys LP of ``instance`` without symmetry, its elemental rows held as arrays.
+
+    Raises
+    ------
+    InvalidInstance
+        Past :data:`MAX_LAZY_USERS` users.
+
+    Examples
+    --------
+    >>> from itsa import examples
+    >>> lp = lazy_lp(examples.load("example-1"))
+    >>> lp.n_columns, lp.implicit.n
+    (7, 18)
+    """
+    K = instance.K
+    if K > MAX_LAZY_USERS:
+        raise InvalidInstance(f"the keys LP without symmetry takes at most {MAX_LAZY_USERS} users; "
+                              f"this instance has K = {K}")
+    cells = tuple((i,) for i in range(K))
+    n = 1 << K
+    masks = np.arange(n, dtype=np.int64)
+    reps = masks[np.lexsort((masks, _popcount(masks)))]
+    column_of = np.zeros(n, dtype=np.int64)
+    column_of[reps] = np.arange(n)
+
+    def orbit(mask: int) -> int:
+        return int(column_of[mask])
+    cons, origins = _lemma_rows(instance, cells, orbit)
+    names = tuple(f"Z{user(*instance.label(i))}" for i in range(K))
+    problem = EntropyProblem(names=names, dependencies=(), constraints=tuple(cons),
+                             objective=((instance.full_mask, Fraction(1)),), generators=(), method="keys",
+                             keys=tuple(range(K)), kind=KEYS)
+    lp = OrbitLP(problem=problem, closure=_identity, orbit_of={}, representatives=reps.tolist(), orbit_sizes=[],
+                 rows=[], objective={}, instance=instance, cells=cells, radix=[2] * K, column_of=column_of,
+                 lemma_origins=tuple(origins))
+    lp.rows = _constraint_rows(lp) + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, int(reps[o])))
+                                      for o in range(1, n)]
+    lp.objective = lp.coords(problem.objective)
+    lp.implicit = ElementalRows(K, column_of)
+    lp.sizes = {"variables": K, "columns_raw": n - 1, "rows_raw": _raw_rows(K), "columns_closure": n - 1,
+                "columns": n - 1, "rows": len(cons) + _raw_rows(K), "rows_built": len(cons),
+                "group_generators": 0, "cells": K, "count_vectors": n}
+    return lp
+
+
+def _popcount(a: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(a), dtype=np.int64)
+    rest = a.copy()
+    while rest.any():
+        out += rest & 1
+        rest >>= 1
+    return out

@@ -1,0 +1,249 @@
+"""The float solve of a reduced LP: HiGHS, with the optimal basis kept for the exact certificate.
+
+Small LPs are solved whole by dual simplex. Larger ones start from the
+problem's own constraints and add, each round, the rows the current optimum
+violates most; HiGHS goes on from the basis it has, so a round costs a few
+pivots, not a new solve. Past :data:`MAX_CUT_ROWS` rows in the LP the whole LP
+is solved by interior point, and rows held as arrays
+(:attr:`ReducedLP.implicit <itsa.converse.lp.ReducedLP>`, :mod:`itsa.converse.lazy`)
+go to HiGHS that way from the start.
+
+The answer keeps the optimal **basis**: which rows are tight and nonbasic,
+which columns are basic. :mod:`itsa.converse.certificate` solves the square
+system of that basis exactly; the float duals are only a hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from itsa._util.deadline import Deadline
+from itsa.converse.lp import Origin, ReducedLP
+
+__all__ = ["Basis", "FloatSolution", "solve_float", "CUTS_PER_ROUND", "CUT_TOL", "WHOLE_ROWS_PER_COLUMN"]
+
+#: Rows added per cutting-plane round, and the violation that counts.
+CUTS_PER_ROUND = 2_000
+CUT_TOL = 1e-9
+#: LPs with at most this many rows per column are solved whole by dual simplex, without
+#: cutting planes (orbit LPs, whose rows are few; the model LP, about 25 rows per column,
+#: is faster with cuts).
+WHOLE_ROWS_PER_COLUMN = 12
+#: Past this many rows in the LP, dual simplex from the last basis loses to interior point
+#: on the whole LP: 13 s against 62 s for the keys LP of 4,095 columns and 68,479 rows
+#: (``python benchmarks/bench_certify.py``).
+MAX_CUT_ROWS = 6_000
+
+
+@dataclass(frozen=True)
+class Basis:
+    """An optimal basis of the LP solved last, in the reduced LP's indices.
+
+    ``rows`` are the rows (indices into ``rlp.rows``) whose slack is nonbasic;
+    ``columns`` the basic columns (orbit ids, from 1). A valid basis has as many
+    of one as of the other: the square system ``Σ_r y_r A[r, j] = c_j`` over them
+    gives the basic dual.
+    """
+
+    rows: tuple[int, ...]
+    columns: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloatSolution:
+    """HiGHS's answer: objective, primal ``x`` (per column), row duals ``y >= 0`` for ``>=`` and the basis."""
+
+    value: float
+    x: np.ndarray
+    duals: np.ndarray
+    status: str
+    seconds: float
+    timed_out: bool = False       # the time limit stopped the solve (``status`` says where)
+    basis: Basis | None = None
+    rounds: int = 0               # cutting-plane rounds
+
+
+def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
+    """Solve the reduced LP with HiGHS (module notes); the answer carries the optimal basis.
+
+    ``H(C) >= 0`` rows are column bounds. Three ways, by the LP's shape:
+
+    * few rows per column (:data:`WHOLE_ROWS_PER_COLUMN`): every row at once, dual simplex;
+    * otherwise, cutting planes by dual simplex from the last basis until the LP
+      holds :data:`MAX_CUT_ROWS` rows, then every row by interior point;
+    * rows held as arrays (:attr:`~itsa.converse.lp.ReducedLP.implicit`): every row, interior point.
+
+    Interior point ends with HiGHS's crossover, for the basis. (Re-solving only
+    the rows of positive interior dual does not do: on the degenerate keys LPs
+    that dual leans on most rows, 55,199 of 68,479 at ``K = 12``, and any
+    cheaper cut of them loses the optimum.) ``progress``, an optional
+    :class:`itsa._util.progress.Reporter`, hears of every round.
+    """
+    import highspy
+
+    clock = Deadline(time_limit)
+    pool = _Pool(rlp)
+    h = _model(rlp)
+    in_lp: list[int] = []
+    implicit = rlp.implicit
+    new = pool.first(whole=implicit is None and pool.n_ineq <= WHOLE_ROWS_PER_COLUMN * rlp.n_columns)
+    rounds, ipm = 0, False
+    while True:
+        where = f"in round {rounds + 1}, {len(in_lp) + len(new)} rows in the LP"
+        if clock.expired():
+            return _failed(rlp, f"time limit reached {where}", clock, rounds)
+        if not ipm and (implicit is not None or len(in_lp) + len(new) > MAX_CUT_ROWS):
+            new += pool.everything()
+            ipm = True
+            h.setOptionValue("solver", "ipm")
+            h.setOptionValue("run_crossover", "on")
+        _add_rows(h, rlp, new)
+        in_lp += new
+        if implicit is not None and rounds == 0:
+            implicit.add_to(h)
+        rounds += 1
+        if progress is not None:
+            progress("solve", columns=rlp.n_columns, rows=h.getNumRow(), round=rounds, rows_added=len(new),
+                     note="interior point" if ipm else "")
+        status = _run(h, clock)
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            return _failed(rlp, f"time limit reached {where}", clock, rounds)
+        if status == highspy.HighsModelStatus.kUnbounded and pool.left():
+            new = pool.everything()             # unbounded until the rows that bound it are in
+            continue
+        if status != highspy.HighsModelStatus.kOptimal:
+            return _failed(rlp, h.modelStatusToString(status), clock, rounds, timed_out=False)
+        new = [] if ipm else pool.violated(np.asarray(h.getSolution().col_value))
+        if not new:
+            break
+    return _answer(h, rlp, in_lp, clock, rounds)
+
+
+def _model(rlp: ReducedLP):
+    """A HiGHS model with the LP's columns (``>= 0``) and objective, and no rows."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    ncol = rlp.n_columns
+    h.addVars(ncol, np.zeros(ncol), np.full(ncol, highspy.kHighsInf))
+    cost = np.zeros(ncol)
+    for o, w in rlp.objective.items():
+        cost[o - 1] = float(w)
+    h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), cost)
+    return h
+
+
+def _run(h, clock: Deadline):
+    import highspy
+
+    left = clock.left()
+    h.setOptionValue("time_limit", highspy.kHighsInf if left is None else h.getRunTime() + left)
+    h.run()
+    return h.getModelStatus()
+
+
+class _Pool:
+    """The built rows not yet in the LP, checked against ``x`` as one sparse product."""
+
+    def __init__(self, rlp: ReducedLP):
+        from scipy.sparse import csr_matrix
+
+        self.rlp = rlp
+        self.ineq = np.array([k for k, r in enumerate(rlp.rows)
+                              if r.origin[0] not in (Origin.CONSTRAINT, Origin.NONNEG)], dtype=np.int64)
+        self.n_ineq = len(self.ineq)
+        data, ri, ci = [], [], []
+        for n, k in enumerate(self.ineq.tolist()):
+            for o, w in rlp.rows[k].coefs:
+                data.append(float(w))
+                ri.append(n)
+                ci.append(o - 1)
+        self.G = csr_matrix((data, (ri, ci)), shape=(self.n_ineq, rlp.n_columns))
+        self.waiting = np.ones(self.n_ineq, dtype=bool)
+
+    def first(self, whole: bool) -> list[int]:
+        """The problem's own constraints (and every built row when ``whole``)."""
+        out = [k for k, r in enumerate(self.rlp.rows) if r.origin[0] == Origin.CONSTRAINT]
+        if whole:
+            out += self.everything()
+        return out
+
+    def left(self) -> bool:
+        return bool(self.waiting.any())
+
+    def everything(self) -> list[int]:
+        out = self.ineq[self.waiting].tolist()
+        self.waiting[:] = False
+        return out
+
+    def violated(self, x: np.ndarray) -> list[int]:
+        if self.waiting.any():
+            slack = self.G @ x
+            slack[~self.waiting] = 0.0
+            worst = np.argsort(slack)[:CUTS_PER_ROUND]
+            worst = worst[slack[worst] < -CUT_TOL]
+            if len(worst):
+                self.waiting[worst] = False
+                return self.ineq[worst].tolist()
+        return []
+
+
+def _add_rows(h, rlp: ReducedLP, new: list[int]) -> None:
+    import highspy
+
+    inf = highspy.kHighsInf
+    if not new:
+        return
+    lower, upper, starts, index, value = [], [], [], [], []
+    for k in new:
+        r = rlp.rows[k]
+        lower.append(float(r.rhs))
+        upper.append(float(r.rhs) if r.sense == "=" else inf)
+        starts.append(len(index))
+        for o, w in r.coefs:
+            index.append(o - 1)
+            value.append(float(w))
+    h.addRows(len(new), np.array(lower), np.array(upper), len(index), np.array(starts, dtype=np.int32),
+              np.array(index, dtype=np.int32), np.array(value))
+
+
+def _answer(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, rounds: int) -> FloatSolution:
+    """The optimum with the duals laid out by ``rlp.rows`` and the basis.
+
+    HiGHS's rows are ``in_lp`` (indices into ``rlp.rows``) and then, for an LP
+    with :attr:`~itsa.converse.lp.ReducedLP.implicit` rows, those; of these only
+    the nonbasic ones and those of nonzero dual are built into ``rlp.rows``.
+    """
+    import highspy
+
+    sol, basis = h.getSolution(), h.getBasis()
+    y = np.asarray(sol.row_dual)
+    status = np.array([s != highspy.HighsBasisStatus.kBasic for s in basis.row_status], dtype=bool) \
+        if basis.valid else np.zeros(len(y), dtype=bool)
+    rows_of = list(in_lp)
+    if rlp.implicit is not None:
+        extra = np.flatnonzero(status[len(in_lp):] | (np.abs(y[len(in_lp):]) > 0))
+        built = rlp.implicit.materialise(extra, rlp)
+        keep = np.concatenate((np.arange(len(in_lp)), len(in_lp) + extra)).astype(np.int64)
+        rows_of, y, status = rows_of + built, y[keep], status[keep]
+    duals = np.zeros(len(rlp.rows))
+    duals[rows_of] = y
+    reduced = np.asarray(sol.col_dual)
+    for k, r in enumerate(rlp.rows):
+        if r.origin[0] == Origin.NONNEG:
+            duals[k] = reduced[r.coefs[0][0] - 1]
+    found = None
+    if basis.valid:
+        rows = tuple(k for k, tight in zip(rows_of, status.tolist()) if tight)
+        cols = tuple(j + 1 for j, s in enumerate(basis.col_status) if s == highspy.HighsBasisStatus.kBasic)
+        found = Basis(rows, cols) if len(rows) == len(cols) else None
+    return FloatSolution(value=float(h.getInfo().objective_function_value), x=np.asarray(sol.col_value),
+                         duals=duals, status="optimal", seconds=clock.elapsed(), basis=found, rounds=rounds)
+
+
+def _failed(rlp: ReducedLP, why: str, clock: Deadline, rounds: int, timed_out: bool = True) -> FloatSolution:
+    return FloatSolution(value=float("nan"), x=np.zeros(rlp.n_columns), duals=np.zeros(len(rlp.rows)),
+                         status=why, seconds=clock.elapsed(), timed_out=timed_out, rounds=rounds)
