@@ -1,23 +1,26 @@
 """Benchmark: the exact certificate against the float solve, on asymmetric keys LPs.
 
-Run:  python benchmarks/bench_certify.py [--sizes 8,10,12] [--json]
-      python benchmarks/bench_certify.py --smoke        # K = 6 only, a few seconds
+Run:  python benchmarks/bench_certify.py [--sizes 8,10,12] [--dixon] [--json]
+      python benchmarks/bench_certify.py --sizes 13,14      # the keys LP with array-held rows
+      python benchmarks/bench_certify.py --smoke            # K = 6 only, a few seconds
 
 Instances with no symmetry at all (the keys LP has one column per user set,
 2^K - 1 of them): one protected user, and every user or pair of users that a
 seeded coin keeps as a collusion set. Their LPs are highly degenerate, and the
 basic dual the float solver returns has large denominators, so rounding it
-fails and the dual must be solved exactly on its support. For each instance,
-in the same run:
+fails and the dual must be solved exactly. For each instance, in the same run:
 
 * ``solve``: the float solve (HiGHS), the baseline;
-* ``refine``: the exact dual by numeric iterative refinement (itsa's default);
-* ``dixon``: the same system by dense p-adic lifting (python-flint), the method
-  used before refinement.
+* ``basis``: the certificate from the optimal basis's square system (itsa's default);
+* ``refine``: the normal equations of the dual's support, by iterative refinement
+  (the method before the basis was kept);
+* ``dixon`` (with ``--dixon``): the same normal equations by dense p-adic lifting.
 
-The ratios ``refine/solve`` (the goal: below 1, a certificate cheaper than the
-float solve) and ``dixon/refine`` are printed. Timings are wall-clock seconds
-on whatever the machine is doing; compare ratios within one run.
+The ratio ``basis/solve`` (the goal: well below 1, a certificate cheaper than the
+float solve) is printed, with ``refine/basis``. Up to K = 13 the LP is the orbit
+LP (with no symmetry, one column per user set, rows built as objects); past it,
+the LP with elemental rows held as arrays. Timings are wall-clock seconds on
+whatever the machine is doing; compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -51,38 +54,51 @@ def _timed(f, *args):
     return out, time.perf_counter() - t0
 
 
-def run(inst: Instance) -> dict:
-    rlp = _reduced(inst, "keys", True)
+def run(inst: Instance, dixon: bool = False) -> dict:
+    rlp, reduce_s = _timed(_reduced, inst, "keys", True)
     sol, solve_s = _timed(solve_float, rlp)
-    support = [r for r, y in enumerate(sol.duals) if abs(y) > C.SUPPORT_TOL]
-    forms = {r: C.row_form(rlp, rlp.rows[r]) for r in support}
-    system = C._support_system(rlp, support, forms)
-    refined, refine_s = _timed(C._refined, rlp, support, forms, system)
-    dixon, dixon_s = _timed(C._basis_solved, rlp, support, forms, system)
-    if refined is None or dixon is None or refined.value != dixon.value:
-        raise SystemExit(f"{inst.name}: the two exact solves disagree ({refined}, {dixon})")
-    return {"name": inst.name, "K": inst.K, "columns": rlp.n_columns, "rows": rlp.sizes["rows"],
-            "support": len(support), "value": str(refined.value),
-            "largest_denominator_digits": max(len(str(w.denominator)) for _, w in refined.weights),
-            "solve": solve_s, "refine": refine_s, "dixon": dixon_s}
+    basis, basis_s = _timed(C.from_basis, rlp, sol)
+    if basis is None:
+        raise SystemExit(f"{inst.name}: no certificate from the optimal basis")
+    out = {"name": inst.name, "K": inst.K, "columns": rlp.n_columns, "rows": rlp.sizes["rows"],
+           "rows_built": rlp.sizes.get("rows_built", rlp.sizes["rows"]), "certificate_rows": basis.size,
+           "value": str(basis.value), "largest_denominator_digits": max(len(str(w.denominator)) for _, w in basis.weights),
+           "reduce": reduce_s, "solve": solve_s, "basis": basis_s, "refine": None, "dixon": None}
+    if rlp.implicit is None:
+        support = [r for r, y in enumerate(sol.duals) if abs(y) > C.SUPPORT_TOL]
+        forms = {r: C.row_form(rlp, rlp.rows[r]) for r in support}
+        system = C._support_system(rlp, support, forms)
+        refined, out["refine"] = _timed(C._refined, rlp, support, forms, system)
+        if refined is not None and refined.value != basis.value:
+            raise SystemExit(f"{inst.name}: the two exact solves disagree ({refined}, {basis})")
+        if dixon:
+            _, out["dixon"] = _timed(C._basis_solved, rlp, support, forms, system)
+    return out
+
+
+def _cell(v) -> str:
+    return f"{v:7.2f}" if v is not None else f"{'-':>7}"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="8,10,12", help="comma-separated K")
+    ap.add_argument("--dixon", action="store_true", help="also time the dense p-adic lifting")
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
     ap.add_argument("--smoke", action="store_true", help="K = 6 only (a few seconds)")
     args = ap.parse_args(argv)
     sizes = [6] if args.smoke else [int(k) for k in args.sizes.split(",")]
-    print(f"{'instance':28} {'K':>2} {'cols':>5} {'rows':>6} {'supp':>5} {'value':>6} {'digits':>6} "
-          f"{'solve':>7} {'refine':>7} {'dixon':>7} {'refine/solve':>12} {'dixon/refine':>12}")
+    print(f"{'instance':26} {'K':>2} {'cols':>6} {'rows':>8} {'built':>7} {'cert':>5} {'value':>6} {'digits':>6} "
+          f"{'solve':>7} {'basis':>7} {'refine':>7} {'dixon':>7} {'basis/solve':>11} {'refine/basis':>12}")
     rows = []
     for K in sizes:
-        r = run(one_protected_user(K))
+        r = run(one_protected_user(K), args.dixon)
         rows.append(r)
-        print(f"{r['name'][:28]:28} {r['K']:2d} {r['columns']:5d} {r['rows']:6d} {r['support']:5d} "
-              f"{r['value']:>6} {r['largest_denominator_digits']:6d} {r['solve']:7.2f} {r['refine']:7.2f} "
-              f"{r['dixon']:7.2f} {r['refine'] / r['solve']:12.2f} {r['dixon'] / r['refine']:12.1f}")
+        ratio = f"{r['refine'] / r['basis']:12.1f}" if r["refine"] is not None and r["basis"] > 0 else f"{'-':>12}"
+        print(f"{r['name'][:26]:26} {r['K']:2d} {r['columns']:6d} {r['rows']:8d} {r['rows_built']:7d} "
+              f"{r['certificate_rows']:5d} {r['value']:>6} {r['largest_denominator_digits']:6d} {_cell(r['solve'])} "
+              f"{_cell(r['basis'])} {_cell(r['refine'])} {_cell(r['dixon'])} {r['basis'] / r['solve']:11.2f} {ratio}",
+              flush=True)
     if args.json:
         print(json.dumps(rows))
     return 0

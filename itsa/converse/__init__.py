@@ -11,8 +11,10 @@ Both bound **every scheme of the model**: any encoders, relays and keys. The
 registry :mod:`itsa.converse.registry` holds each LP's entry (:mod:`.classes`).
 
 The instance becomes an :class:`~.problem.EntropyProblem`, the problem a
-reduced LP (:mod:`.lp`), the LP's float dual an exact certificate
-(:mod:`.certificate`), and the certificate a proof (:mod:`.proof`). A bound is
+reduced LP (:mod:`.lp`, :mod:`.orbit`, or :mod:`.lazy` for the keys LP
+without symmetry), the LP a float optimum with its basis (:mod:`.solver`),
+the basis an exact certificate (:mod:`.certificate`), and the certificate a
+proof (:mod:`.proof`). A bound is
 reported as proved only when its certificate checks in exact arithmetic.
 """
 
@@ -37,6 +39,7 @@ from itsa.converse.pipeline import (
 )
 from itsa.converse.problem import KEYS, EntropyProblem
 from itsa.converse.registry import CLASSES, REGISTRY, build_problem, lookup
+from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 
 #: Largest number of users each LP accepts. The model LP grows as 2^(3K+U+1); the keys
@@ -60,9 +63,10 @@ def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
         if symmetry:
             try:
                 return orbit_lp(instance)
-            except TooManyRows:
+            except TooManyRows as exc:
                 if instance.K > MAX_LAZY_USERS:
-                    raise
+                    raise InvalidInstance(f"{exc}; the keys LP on every user set takes at most "
+                                          f"{MAX_LAZY_USERS} users") from None
         if symmetry or instance.K > PLAIN_MAX_USERS:
             return lazy_lp(instance)
     return reduce_problem(build_problem(instance, method), symmetry=symmetry)

@@ -76,6 +76,7 @@ class ElementalRows:
     def _append(self, t: int, lp: OrbitLP) -> int:
         a, b, ab, C = (int(v) for v in self.sets[t])
         p = int(self.pair[t])
+        terms: tuple[tuple[int, int], ...]
         if p < 0:
             i, j, terms = -1 - p, -1, ((a, 1), (b, -1))
             C = b

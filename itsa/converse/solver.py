@@ -197,7 +197,11 @@ def _add_rows(h, rlp: ReducedLP, new: list[int]) -> None:
     inf = highspy.kHighsInf
     if not new:
         return
-    lower, upper, starts, index, value = [], [], [], [], []
+    lower: list[float] = []
+    upper: list[float] = []
+    value: list[float] = []
+    starts: list[int] = []
+    index: list[int] = []
     for k in new:
         r = rlp.rows[k]
         lower.append(float(r.rhs))
