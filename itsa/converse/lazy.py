@@ -112,8 +112,8 @@ def lazy_lp(instance: Instance) -> OrbitLP:
     --------
     >>> from itsa import examples
     >>> lp = lazy_lp(examples.load("example-1"))
-    >>> lp.n_columns, lp.implicit.n
-    (7, 18)
+    >>> lp.n_columns, lp.implicit.n              # K = 7: 2^7 - 1 columns, 7·6·2^4 + 7 rows
+    (127, 679)
     """
     K = instance.K
     if K > MAX_LAZY_USERS:
