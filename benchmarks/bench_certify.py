@@ -26,9 +26,7 @@ whatever the machine is doing; compare ratios within one run.
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import random
 import sys
 import time
 
@@ -36,16 +34,7 @@ from itsa import Instance
 from itsa.converse import _reduced
 from itsa.converse import certificate as C
 from itsa.converse.solver import solve_float
-
-
-def one_protected_user(K: int, seed: int = 0) -> Instance:
-    """Three or four servers, user 0 protected, each user and pair colluding with probability 0.6."""
-    rng = random.Random(f"{K}:{seed}")
-    U = 3 + K % 2
-    servers = [K // U + (u < K % U) for u in range(U)]
-    T = [sum(1 << i for i in c) for r in (1, 2) for c in itertools.combinations(range(K), r)
-         if rng.random() < 0.6]
-    return Instance(tuple(servers), (1,), tuple(T) or (0,), name=f"one-protected-K{K}-seed{seed}")
+from itsa.testing.families import one_protected_user
 
 
 def _timed(f, *args):

@@ -1,6 +1,5 @@
 """The float solve's optimal basis, its exact certificate, and the keys LP with array-held rows."""
 
-import random
 from fractions import Fraction
 
 import numpy as np
@@ -9,7 +8,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 
-from itsa import Instance
 from itsa.converse import _reduced, check_certificate, converse
 from itsa.converse import certificate as C
 from itsa.converse import orbit
@@ -17,18 +15,7 @@ from itsa.converse.lazy import ElementalRows, lazy_lp
 from itsa.converse.lp import Origin
 from itsa.converse.solver import solve_float
 from itsa.testing import instances
-
-
-def one_protected_user(K: int, seed: int = 0) -> Instance:
-    """No symmetry at all: user 0 protected, each user and pair colluding with probability 0.6."""
-    import itertools
-
-    rng = random.Random(f"{K}:{seed}")
-    U = 3 + K % 2
-    servers = [K // U + (u < K % U) for u in range(U)]
-    T = [sum(1 << i for i in c) for r in (1, 2) for c in itertools.combinations(range(K), r)
-         if rng.random() < 0.6]
-    return Instance(tuple(servers), (1,), tuple(T) or (0,))
+from itsa.testing.families import one_protected_user
 
 
 def _gauss(M: list[list[int]], b: list[int]) -> list[Fraction]:
@@ -71,7 +58,7 @@ def test_certificate_from_the_basis_checks_and_is_the_optimum(K):
     assert cert.value == {8: Fraction(7, 5), 10: Fraction(9, 7)}[K]
 
 
-def test_a_wrong_basis_gives_no_certificate():
+def test_a_wrong_basis_never_gives_a_false_certificate():
     rlp = _reduced(one_protected_user(8), "keys", True)
     sol = solve_float(rlp)
     import dataclasses

@@ -16,6 +16,7 @@ system of that basis exactly; the float duals are only a hint.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -146,23 +147,29 @@ def _run(h, clock: Deadline):
 
 
 class _Pool:
-    """The built rows not yet in the LP, checked against ``x`` as one sparse product."""
+    """The built rows not yet in the LP, checked against ``x`` as one sparse product (built on first use)."""
 
     def __init__(self, rlp: ReducedLP):
-        from scipy.sparse import csr_matrix
-
         self.rlp = rlp
         self.ineq = np.array([k for k, r in enumerate(rlp.rows)
                               if r.origin[0] not in (Origin.CONSTRAINT, Origin.NONNEG)], dtype=np.int64)
         self.n_ineq = len(self.ineq)
-        data, ri, ci = [], [], []
-        for n, k in enumerate(self.ineq.tolist()):
-            for o, w in rlp.rows[k].coefs:
-                data.append(float(w))
-                ri.append(n)
-                ci.append(o - 1)
-        self.G = csr_matrix((data, (ri, ci)), shape=(self.n_ineq, rlp.n_columns))
         self.waiting = np.ones(self.n_ineq, dtype=bool)
+        self._matrix: tuple[Any, np.ndarray] | None = None
+
+    def _slack(self, x: np.ndarray) -> np.ndarray:
+        """``form·x - rhs`` of every pooled row."""
+        if self._matrix is None:
+            from scipy.sparse import csr_matrix
+
+            rows = [self.rlp.rows[k] for k in self.ineq.tolist()]
+            data = [float(w) for r in rows for _, w in r.coefs]
+            ri = [n for n, r in enumerate(rows) for _ in r.coefs]
+            ci = [o - 1 for r in rows for o, _ in r.coefs]
+            self._matrix = (csr_matrix((data, (ri, ci)), shape=(self.n_ineq, self.rlp.n_columns)),
+                            np.array([float(r.rhs) for r in rows]))
+        G, g = self._matrix
+        return G @ x - g
 
     def first(self, whole: bool) -> list[int]:
         """The problem's own constraints (and every built row when ``whole``)."""
@@ -181,7 +188,7 @@ class _Pool:
 
     def violated(self, x: np.ndarray) -> list[int]:
         if self.waiting.any():
-            slack = self.G @ x
+            slack = self._slack(x)
             slack[~self.waiting] = 0.0
             worst = np.argsort(slack)[:CUTS_PER_ROUND]
             worst = worst[slack[worst] < -CUT_TOL]

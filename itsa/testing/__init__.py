@@ -6,6 +6,8 @@
 - :mod:`itsa.testing.oracles`: deliberately plain re-implementations of the
   paper's quantities and of ``g(X)``, written with no code shared with the
   library, used as test oracles and benchmark baselines;
+- :mod:`itsa.testing.families`: seeded families of instances (:func:`~.families.one_protected_user`,
+  asymmetric keys LPs) shared by tests and benchmarks;
 - :mod:`itsa.testing.hostile`: a corpus of hostile input files that every
   command must refuse with one line and exit code 2.
 
@@ -24,7 +26,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["instances", "relabellings", "strategies", "oracles", "hostile"]
+__all__ = ["instances", "relabellings", "strategies", "oracles", "hostile", "families"]
 
 _STRATEGIES = ("instances", "relabellings")
 
@@ -35,6 +37,6 @@ def __getattr__(name: str):
 
     if name in _STRATEGIES:
         return getattr(importlib.import_module(".strategies", __name__), name)
-    if name in ("strategies", "oracles", "hostile"):
+    if name in ("strategies", "oracles", "hostile", "families"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
