@@ -1,7 +1,7 @@
 """Benchmark: the exact certificate against the float solve, on asymmetric keys LPs.
 
 Run:  python benchmarks/bench_certify.py [--sizes 8,10,12] [--dixon] [--json]
-      python benchmarks/bench_certify.py --sizes 13,14      # the keys LP with array-held rows
+      python benchmarks/bench_certify.py --sizes 13,14      # K = 14: the keys LP with array-held rows
       python benchmarks/bench_certify.py --smoke            # K = 6 only, a few seconds
 
 Instances with no symmetry at all (the keys LP has one column per user set,
@@ -15,6 +15,10 @@ fails and the dual must be solved exactly. For each instance, in the same run:
 * ``refine``: the normal equations of the dual's support, by iterative refinement
   (the method before the basis was kept);
 * ``dixon`` (with ``--dixon``): the same normal equations by dense p-adic lifting.
+
+``lemma`` counts the certificate's group-lemma rows, and ``ring`` is the size of the family of user sets that the sets named by the
+certificate's own lemma rows (and the set of all users) generate under union
+and intersection: the columns an LP restricted to that ring family would keep.
 
 The ratio ``basis/solve`` (the goal: well below 1, a certificate cheaper than the
 float solve) is printed, with ``refine/basis``. Up to K = 13 the LP is the orbit
@@ -33,6 +37,7 @@ import time
 from itsa import Instance
 from itsa.converse import _reduced
 from itsa.converse import certificate as C
+from itsa.converse.lp import Origin
 from itsa.converse.solver import solve_float
 from itsa.testing.families import one_protected_user
 
@@ -53,6 +58,7 @@ def run(inst: Instance, dixon: bool = False) -> dict:
            "rows_built": rlp.sizes.get("rows_built", rlp.sizes["rows"]), "certificate_rows": basis.size,
            "value": str(basis.value), "largest_denominator_digits": max(len(str(w.denominator)) for _, w in basis.weights),
            "reduce": reduce_s, "solve": solve_s, "basis": basis_s, "refine": None, "dixon": None}
+    out["lemma_rows"], out["ring"] = ring_size(rlp, basis)
     if rlp.implicit is None:
         support = [r for r, y in enumerate(sol.duals) if abs(y) > C.SUPPORT_TOL]
         forms = {r: C.row_form(rlp, rlp.rows[r]) for r in support}
@@ -63,6 +69,18 @@ def run(inst: Instance, dixon: bool = False) -> dict:
         if dixon:
             _, out["dixon"] = _timed(C._basis_solved, rlp, support, forms, system)
     return out
+
+
+def ring_size(rlp, cert) -> tuple[int, int]:
+    """Lemma rows of ``cert``, and the size of the ring family their sets and all users generate."""
+    used = [rlp.rows[r] for r, _ in cert.weights if rlp.rows[r].origin[0] == Origin.CONSTRAINT]
+    family = {0, (1 << rlp.problem.n) - 1} | {m for row in used for m, _ in rlp.problem.constraints[row.origin[1]].form}
+    new = set(family)
+    while new:
+        grown = {op for a in new for b in list(family) for op in (a | b, a & b)} - family
+        family |= grown
+        new = grown
+    return len(used), len(family)
 
 
 def _cell(v) -> str:
@@ -77,7 +95,7 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="K = 6 only (a few seconds)")
     args = ap.parse_args(argv)
     sizes = [6] if args.smoke else [int(k) for k in args.sizes.split(",")]
-    print(f"{'instance':26} {'K':>2} {'cols':>6} {'rows':>8} {'built':>7} {'cert':>5} {'value':>6} {'digits':>6} "
+    print(f"{'instance':26} {'K':>2} {'cols':>6} {'rows':>8} {'built':>7} {'cert':>5} {'lemma':>5} {'ring':>6} {'value':>6} {'digits':>6} "
           f"{'solve':>7} {'basis':>7} {'refine':>7} {'dixon':>7} {'basis/solve':>11} {'refine/basis':>12}")
     rows = []
     for K in sizes:
@@ -85,7 +103,7 @@ def main(argv=None) -> int:
         rows.append(r)
         ratio = f"{r['refine'] / r['basis']:12.1f}" if r["refine"] is not None and r["basis"] > 0 else f"{'-':>12}"
         print(f"{r['name'][:26]:26} {r['K']:2d} {r['columns']:6d} {r['rows']:8d} {r['rows_built']:7d} "
-              f"{r['certificate_rows']:5d} {r['value']:>6} {r['largest_denominator_digits']:6d} {_cell(r['solve'])} "
+              f"{r['certificate_rows']:5d} {r['lemma_rows']:5d} {r['ring']:6d} {r['value']:>6} {r['largest_denominator_digits']:6d} {_cell(r['solve'])} "
               f"{_cell(r['basis'])} {_cell(r['refine'])} {_cell(r['dixon'])} {r['basis'] / r['solve']:11.2f} {ratio}",
               flush=True)
     if args.json:

@@ -58,16 +58,41 @@ def test_certificate_from_the_basis_checks_and_is_the_optimum(K):
     assert cert.value == {8: Fraction(7, 5), 10: Fraction(9, 7)}[K]
 
 
-def test_a_wrong_basis_never_gives_a_false_certificate():
-    rlp = _reduced(one_protected_user(8), "keys", True)
-    sol = solve_float(rlp)
+def test_a_basis_not_optimal_for_the_objective_gives_no_certificate():
+    """The basis of another objective (the sum of all entropies) is feasible but not optimal
+    for ``h(N)``: a reduced cost is negative in exact arithmetic, and no certificate is made."""
     import dataclasses
 
-    wrong = dataclasses.replace(sol, basis=dataclasses.replace(sol.basis, rows=sol.basis.rows[1:] + (len(rlp.rows) - 1,)))
-    cert = C.from_basis(rlp, wrong)
-    if cert is not None:                                       # whatever it gives has checked: never above
-        check_certificate(rlp, cert)
-        assert cert.value <= Fraction(7, 5)
+    rlp = _reduced(one_protected_user(8), "keys", True)
+    sol = solve_float(rlp)
+    other = dataclasses.replace(rlp, objective={o: Fraction(1) for o in range(1, rlp.n_columns + 1)})
+    foreign = solve_float(other).basis
+    assert foreign is not None and foreign != sol.basis
+    assert C.from_basis(rlp, dataclasses.replace(sol, basis=foreign)) is None
+    assert C.from_basis(rlp, sol).value == Fraction(7, 5)
+
+
+def test_a_row_of_unknown_origin_is_rejected():
+    import dataclasses
+
+    from itsa import VerificationError
+    from itsa.converse.lp import Row
+
+    rlp = _reduced(one_protected_user(6), "keys", True)
+    cert = C.certify(rlp, solve_float(rlp))
+    r, w = cert.weights[0]
+    rlp.rows[r] = Row(rlp.rows[r].coefs, ">=", Fraction(0), ("zhang-yeung", 1, 2, 4, 8))
+    with pytest.raises(VerificationError, match="unknown origin"):
+        check_certificate(rlp, dataclasses.replace(cert))
+
+
+def test_a_column_map_without_the_empty_set_first_is_rejected():
+    from itsa import VerificationError
+
+    lp = lazy_lp(one_protected_user(5))
+    lp.column_of[[0, 1]] = lp.column_of[[1, 0]]
+    with pytest.raises(VerificationError, match="empty set"):
+        lp.check_structure()
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -76,12 +101,12 @@ def test_array_held_lp_equals_the_orbit_lp(inst):
     lazy = lazy_lp(inst)
     assert lazy.n_columns == (1 << inst.K) - 1
     sol = solve_float(lazy)
-    cert = C.certify(lazy, sol)
+    cert = C.from_basis(lazy, sol)                      # the basis route itself, not a rounding
     assert cert is not None
     check_certificate(lazy, cert)
     assert cert.value == converse(inst, "keys").value
     built = [r for r in lazy.rows if r.origin[0] == Origin.SHANNON]
-    assert len(built) <= lazy.implicit.n
+    assert len(built) == len(lazy.implicit.built) == lazy.sizes["rows_built"] - len(lazy.problem.constraints)
 
 
 def test_elemental_rows_are_every_elemental_inequality():
@@ -90,11 +115,16 @@ def test_elemental_rows_are_every_elemental_inequality():
     assert rows.n == K * (K - 1) * 2 ** (K - 3) + K
     seen = {(int(p), int(s[3]) if p >= 0 else int(s[1])) for s, p in zip(rows.sets, rows.pair)}
     assert len(seen) == rows.n                                   # no row twice
+    full, rests = (1 << K) - 1, set()
     for s, p in zip(rows.sets.tolist(), rows.pair.tolist()):
         if p >= 0:
             i, j = divmod(p, K)
             a, b, ab, c = s
             assert not c >> i & 1 and not c >> j & 1 and (a, b, ab) == (c | 1 << i, c | 1 << j, c | 1 << i | 1 << j)
+        else:                                                    # H(i | rest) = h(N) - h(N - i)
+            assert s[0] == full and s[1] == full & ~(1 << (-1 - p))
+            rests.add(-1 - p)
+    assert rests == set(range(K))
 
 
 def test_too_many_orbit_rows_go_to_the_array_held_lp(monkeypatch):
@@ -106,6 +136,18 @@ def test_too_many_orbit_rows_go_to_the_array_held_lp(monkeypatch):
     b = converse(inst)
     assert b.certified and b.value == expected and b.sizes["rows_built"] < b.sizes["rows"]
     assert converse(inst, symmetry=False).value == expected
+
+
+def test_without_symmetry_past_the_plain_limit_the_array_held_lp_answers(monkeypatch):
+    import itsa.converse as conv
+
+    inst = one_protected_user(9)
+    plain = converse(inst, symmetry=False)
+    assert "rows_built" not in plain.sizes                       # rows built as objects
+    monkeypatch.setattr(conv, "PLAIN_MAX_USERS", 8)
+    held = converse(inst, symmetry=False)
+    assert held.certified and held.value == plain.value
+    assert held.sizes["rows_built"] < held.sizes["rows"]
 
 
 def test_the_certificate_is_never_starved_by_the_solve():

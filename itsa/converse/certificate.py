@@ -70,7 +70,9 @@ def origin_form(rlp: ReducedLP, row: Row) -> tuple[tuple[int, Fraction], ...]:
         return tuple(mutual_information(1 << i, 1 << j, C).items())
     if kind == Origin.INGLETON:
         return tuple(ingleton_form(*row.origin[1:]).items())
-    return rlp.problem.constraints[row.origin[1]].form
+    if kind == Origin.CONSTRAINT:
+        return rlp.problem.constraints[row.origin[1]].form
+    raise VerificationError(f"a row of unknown origin {kind!r}")
 
 
 def row_form(rlp: ReducedLP, row: Row) -> dict[int, Fraction]:
@@ -83,7 +85,9 @@ def row_sense(rlp: ReducedLP, row: Row) -> tuple[str, Fraction]:
     if row.origin[0] == Origin.CONSTRAINT:
         c = rlp.problem.constraints[row.origin[1]]
         return c.sense, c.rhs
-    return ">=", Fraction(0)          # Shannon, Ingleton and non-negativity
+    if row.origin[0] in (Origin.SHANNON, Origin.INGLETON, Origin.NONNEG):
+        return ">=", Fraction(0)
+    raise VerificationError(f"a row of unknown origin {row.origin[0]!r}")
 
 
 def check_certificate(rlp: ReducedLP, cert: Certificate) -> None:

@@ -7,8 +7,8 @@ at a time. :class:`ElementalRows` holds them as arrays: the four user sets of
 ``I(i; j | C) = h(C+i) + h(C+j) - h(C+i+j) - h(C) >= 0`` for every pair
 ``i < j`` and every ``C`` without them (one array operation per pair), handed
 to HiGHS in bulk (:mod:`itsa.converse.solver`). Only the rows a certificate
-may use, those of positive dual at the interior-point optimum, are built as
-rows, each with its origin, from which the exact check rebuilds it.
+may use, those the optimal basis holds nonbasic or gives a nonzero dual, are
+built as rows, each with its origin, from which the exact check rebuilds it.
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ class ElementalRows:
             k = self.built.get(t)
             if k is None:
                 k = self.built[t] = self._append(t, lp)
+                lp.sizes["rows_built"] = lp.sizes.get("rows_built", 0) + 1
             out.append(k)
         return out
 
@@ -122,7 +123,7 @@ def lazy_lp(instance: Instance) -> OrbitLP:
     cells = tuple((i,) for i in range(K))
     n = 1 << K
     masks = np.arange(n, dtype=np.int64)
-    reps = masks[np.lexsort((masks, _popcount(masks)))]
+    reps = masks[np.lexsort((masks, np.bitwise_count(masks)))]
     column_of = np.zeros(n, dtype=np.int64)
     column_of[reps] = np.arange(n)
 
@@ -144,12 +145,3 @@ def lazy_lp(instance: Instance) -> OrbitLP:
                 "columns": n - 1, "rows": len(cons) + _raw_rows(K), "rows_built": len(cons),
                 "group_generators": 0, "cells": K, "count_vectors": n}
     return lp
-
-
-def _popcount(a: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(a), dtype=np.int64)
-    rest = a.copy()
-    while rest.any():
-        out += rest & 1
-        rest >>= 1
-    return out

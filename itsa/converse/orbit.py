@@ -173,6 +173,8 @@ class OrbitLP(ReducedLP):
             if act is None:
                 raise VerificationError(f"symmetry {g} is not an automorphism mapping cells to cells")
             actions.append(act)
+        if int(self.column_of[0]) != 0:
+            raise VerificationError("column 0 is not the empty set's")
         fresh = _components(self.radix, actions)
         pairs = set(zip(self.column_of.tolist(), fresh.tolist()))
         if len(pairs) != len({a for a, _ in pairs}) or len(pairs) != len({b for _, b in pairs}):

@@ -178,10 +178,11 @@ def solve_and_certify(rlp: ReducedLP, clock: Deadline, report, *, max_estimate=N
     ``solver(rlp, time_limit=, progress=)`` returns a :class:`~.solver.FloatSolution`
     (the linear LP's adds Ingleton cuts to ``rlp`` as it goes).
 
-    A solved LP is always certified: the certificate gets what is left of the time
-    limit, and never less than the float solve took, so a time limit can be
-    overshot by at most that (the certificate from the optimal basis costs about a
-    tenth of the solve, ``python benchmarks/bench_certify.py``).
+    The certificate of a solved LP gets what is left of the time limit and never
+    less than the float solve took: the certificate from the optimal basis, about a
+    tenth of the solve on large LPs (``python benchmarks/bench_certify.py``), is not
+    cut by the limit. (The older routes it falls back to are not interrupted once
+    started, so the limit can then be overshot by their time.)
     """
     kind = rlp.problem.kind
     secs = {"reduce": clock.elapsed()}

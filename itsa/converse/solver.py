@@ -23,7 +23,8 @@ import numpy as np
 from itsa._util.deadline import Deadline
 from itsa.converse.lp import Origin, ReducedLP
 
-__all__ = ["Basis", "FloatSolution", "solve_float", "CUTS_PER_ROUND", "CUT_TOL", "WHOLE_ROWS_PER_COLUMN"]
+__all__ = ["Basis", "FloatSolution", "solve_float", "CUTS_PER_ROUND", "CUT_TOL", "WHOLE_ROWS_PER_COLUMN",
+           "MAX_CUT_ROWS"]
 
 #: Rows added per cutting-plane round, and the violation that counts.
 CUTS_PER_ROUND = 2_000
@@ -33,8 +34,8 @@ CUT_TOL = 1e-9
 #: is faster with cuts).
 WHOLE_ROWS_PER_COLUMN = 12
 #: Past this many rows in the LP, dual simplex from the last basis loses to interior point
-#: on the whole LP: 13 s against 62 s for the keys LP of 4,095 columns and 68,479 rows
-#: (``python benchmarks/bench_certify.py``).
+#: on the whole LP (on the keys LP of 4,095 columns and 68,479 rows of
+#: ``python benchmarks/bench_certify.py``: 13 to 20 s against 62 s when this route was chosen).
 MAX_CUT_ROWS = 6_000
 
 
@@ -63,7 +64,6 @@ class FloatSolution:
     seconds: float
     timed_out: bool = False       # the time limit stopped the solve (``status`` says where)
     basis: Basis | None = None
-    rounds: int = 0               # cutting-plane rounds
 
 
 def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
@@ -92,14 +92,15 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     new = pool.first(whole=implicit is None and pool.n_ineq <= WHOLE_ROWS_PER_COLUMN * rlp.n_columns)
     rounds, ipm = 0, False
     while True:
-        where = f"in round {rounds + 1}, {len(in_lp) + len(new)} rows in the LP"
-        if clock.expired():
-            return _failed(rlp, f"time limit reached {where}", clock, rounds)
         if not ipm and (implicit is not None or len(in_lp) + len(new) > MAX_CUT_ROWS):
             new += pool.everything()
             ipm = True
             h.setOptionValue("solver", "ipm")
             h.setOptionValue("run_crossover", "on")
+        held = implicit.n if implicit is not None else 0
+        where = f"in round {rounds + 1}, {len(in_lp) + len(new) + held} rows in the LP"
+        if clock.expired():
+            return _failed(rlp, f"time limit reached {where}", clock)
         _add_rows(h, rlp, new)
         in_lp += new
         if implicit is not None and rounds == 0:
@@ -110,16 +111,17 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
                      note="interior point" if ipm else "")
         status = _run(h, clock)
         if status == highspy.HighsModelStatus.kTimeLimit:
-            return _failed(rlp, f"time limit reached {where}", clock, rounds)
-        if status == highspy.HighsModelStatus.kUnbounded and pool.left():
+            return _failed(rlp, f"time limit reached {where}", clock)
+        unbounded = (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible)
+        if status in unbounded and pool.left():
             new = pool.everything()             # unbounded until the rows that bound it are in
             continue
         if status != highspy.HighsModelStatus.kOptimal:
-            return _failed(rlp, h.modelStatusToString(status), clock, rounds, timed_out=False)
+            return _failed(rlp, h.modelStatusToString(status), clock, timed_out=False)
         new = [] if ipm else pool.violated(np.asarray(h.getSolution().col_value))
         if not new:
             break
-    return _answer(h, rlp, in_lp, clock, rounds)
+    return _answer(h, rlp, in_lp, clock)
 
 
 def _model(rlp: ReducedLP):
@@ -151,8 +153,10 @@ class _Pool:
 
     def __init__(self, rlp: ReducedLP):
         self.rlp = rlp
+        held = set(rlp.implicit.built.values()) if rlp.implicit is not None else set()   # already in the arrays
         self.ineq = np.array([k for k, r in enumerate(rlp.rows)
-                              if r.origin[0] not in (Origin.CONSTRAINT, Origin.NONNEG)], dtype=np.int64)
+                              if r.origin[0] not in (Origin.CONSTRAINT, Origin.NONNEG) and k not in held],
+                             dtype=np.int64)
         self.n_ineq = len(self.ineq)
         self.waiting = np.ones(self.n_ineq, dtype=bool)
         self._matrix: tuple[Any, np.ndarray] | None = None
@@ -221,7 +225,7 @@ def _add_rows(h, rlp: ReducedLP, new: list[int]) -> None:
               np.array(index, dtype=np.int32), np.array(value))
 
 
-def _answer(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, rounds: int) -> FloatSolution:
+def _answer(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline) -> FloatSolution:
     """The optimum with the duals laid out by ``rlp.rows`` and the basis.
 
     HiGHS's rows are ``in_lp`` (indices into ``rlp.rows``) and then, for an LP
@@ -252,9 +256,9 @@ def _answer(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, rounds: int) -
         cols = tuple(j + 1 for j, s in enumerate(basis.col_status) if s == highspy.HighsBasisStatus.kBasic)
         found = Basis(rows, cols) if len(rows) == len(cols) else None
     return FloatSolution(value=float(h.getInfo().objective_function_value), x=np.asarray(sol.col_value),
-                         duals=duals, status="optimal", seconds=clock.elapsed(), basis=found, rounds=rounds)
+                         duals=duals, status="optimal", seconds=clock.elapsed(), basis=found)
 
 
-def _failed(rlp: ReducedLP, why: str, clock: Deadline, rounds: int, timed_out: bool = True) -> FloatSolution:
+def _failed(rlp: ReducedLP, why: str, clock: Deadline, timed_out: bool = True) -> FloatSolution:
     return FloatSolution(value=float("nan"), x=np.zeros(rlp.n_columns), duals=np.zeros(len(rlp.rows)),
-                         status=why, seconds=clock.elapsed(), timed_out=timed_out, rounds=rounds)
+                         status=why, seconds=clock.elapsed(), timed_out=timed_out)
