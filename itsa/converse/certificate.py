@@ -192,31 +192,39 @@ def _checked(rlp: ReducedLP, weights) -> Certificate | None:
 
 
 def _support_system(rlp: ReducedLP, support: list[int], forms):
-    """``Σ_j y_j A_j = b`` in integers: ``A_j`` is row ``support[j]``'s form times ``scale[j]``,
-    ``b`` the objective times ``obj_scale``; a weight is ``y_j · scale[j] / obj_scale``.
+    """:func:`_integer_system` of the dual's support on every column it or the objective touches
+    (``None`` for an empty support)."""
+    if not support:
+        return None
+    cols = sorted({o for r in support for o in forms[r]} | set(rlp.objective))
+    return _integer_system(rlp, [forms[r] for r in support], cols)
 
-    Returns ``(A, b, scale, obj_scale)``, ``A`` a sparse int64 matrix (one row per column
-    of the LP that the support or the objective touches), or ``None`` for an empty support.
+
+def _integer_system(rlp: ReducedLP, forms: list[dict[int, Fraction]], cols):
+    """``Σ_j y_j A_j = b`` in integers on the columns ``cols``: ``A_j`` is ``forms[j]`` times
+    ``scale[j]`` (its entries outside ``cols`` dropped), ``b`` the objective times ``obj_scale``;
+    a weight is ``y_j · scale[j] / obj_scale``.
+
+    Returns ``(A, b, scale, obj_scale)``, ``A`` a sparse int64 matrix with a row per column of ``cols``.
     """
     import numpy as np
     from scipy.sparse import csc_matrix
 
-    if not support:
-        return None
-    cols = sorted({o for r in support for o in forms[r]} | set(rlp.objective))
     where = {o: k for k, o in enumerate(cols)}
-    scale = [lcm(*(c.denominator for c in forms[r].values())) for r in support]
+    scale = [lcm(*(c.denominator for c in f.values())) if f else 1 for f in forms]
     data, ri, ci = [], [], []
-    for j, r in enumerate(support):
-        for o, c in forms[r].items():
-            data.append(int(c * scale[j]))
-            ri.append(where[o])
-            ci.append(j)
-    A = csc_matrix((np.array(data, dtype=np.int64), (ri, ci)), shape=(len(cols), len(support)))
+    for j, f in enumerate(forms):
+        for o, c in f.items():
+            if o in where:
+                data.append(int(c * scale[j]))
+                ri.append(where[o])
+                ci.append(j)
+    A = csc_matrix((np.array(data, dtype=np.int64), (ri, ci)), shape=(len(cols), len(forms)))
     obj_scale = lcm(*(c.denominator for c in rlp.objective.values()))
     b = np.zeros(len(cols), dtype=np.int64)
     for o, c in rlp.objective.items():
-        b[where[o]] = int(c * obj_scale)
+        if o in where:
+            b[where[o]] = int(c * obj_scale)
     return A, b, scale, obj_scale
 
 
@@ -238,24 +246,10 @@ def from_basis(rlp: ReducedLP, sol: FloatSolution, deadline: Deadline | None = N
     basis = sol.basis
     if basis is None or not basis.rows or len(basis.rows) != len(basis.columns):
         return None
-    import numpy as np
-    from scipy.sparse import csr_matrix
-
     rows = list(basis.rows)
     forms = [row_form(rlp, rlp.rows[r]) for r in rows]
-    where = {o: k for k, o in enumerate(basis.columns)}
-    scale = [lcm(*(c.denominator for c in f.values())) if f else 1 for f in forms]
-    obj_scale = lcm(*(c.denominator for c in rlp.objective.values()))
-    data, ri, ci = [], [], []
-    for j, f in enumerate(forms):
-        for o, c in f.items():
-            if o in where:
-                data.append(int(c * scale[j]))
-                ri.append(where[o])
-                ci.append(j)
-    M = csr_matrix((data, (ri, ci)), shape=(len(where), len(rows)), dtype=np.int64)
-    b = [int(rlp.objective.get(o, 0) * obj_scale) for o in basis.columns]
-    y = solve_exactly(M, b, deadline)
+    M, b, scale, obj_scale = _integer_system(rlp, forms, list(basis.columns))
+    y = solve_exactly(M, [int(v) for v in b], deadline)
     if y is None:
         return None
     weights, reduced = [], dict(rlp.objective)
