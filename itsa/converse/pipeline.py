@@ -27,9 +27,11 @@ from itsa.model.instance import Instance
 #: up to :data:`itsa.converse.lazy.MAX_LAZY_USERS`, its elemental rows are held as arrays.
 PLAIN_MAX_USERS = 12
 #: Seconds per (column × row) of the reduced LP for the float solve and the exact
-#: certificate together, on 2 shared cores: below every ratio measured by
-#: benchmarks/bench_converse.py (1.2e-7 to 6.4e-7 on model and keys LPs of 10^6 to
-#: 2·10^8 column-rows; over 3.2e-7 at 3.8·10^9), so the estimate errs on the short side.
+#: certificate together, on 2 shared cores. Fitted with the solver before HiGHS's basis
+#: was kept (benchmarks/bench_converse.py: 1.2e-7 to 6.4e-7 on model and keys LPs of
+#: 10^6 to 2·10^8 column-rows). With it, ``python benchmarks/bench_certify.py`` measures
+#: 5e-8 on the asymmetric K = 12 keys LP (alone) and 1.2e-7 to 1.6e-7 at K = 13 and 14
+#: (cores shared): the estimate can now err on the long side for LPs like the first.
 SECONDS_PER_CELL = 1e-7
 
 #: The scope of a bound whose problem was built by hand, not by a registered LP.
