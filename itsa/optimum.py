@@ -187,7 +187,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         if upper is not None and upper.value == lower.value and lower.certified:
             notes.append(f"{cls} converse not needed: the lower end already meets a verified scheme")
             continue
-        b = _converse(instance, cls, clock, report, skipped, kinds)
+        b = _converse(instance, cls, clock, report, skipped, kinds, None if upper is None else upper.value)
         if b is None:
             continue
         bounds.append(b)
@@ -217,8 +217,11 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
                     skipped_kinds=kinds)
 
 
-def _converse(instance, cls, clock, report, skipped, kinds) -> ConverseBound | None:
-    """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``)."""
+def _converse(instance, cls, clock, report, skipped, kinds, target) -> ConverseBound | None:
+    """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``).
+
+    ``target``, the best scheme's rate so far, lets an LP solved by separation stop once it is proved.
+    """
     try:
         check_size(instance, lookup(cls))
     except InvalidInstance as exc:          # too many users
@@ -229,7 +232,7 @@ def _converse(instance, cls, clock, report, skipped, kinds) -> ConverseBound | N
         return None
     try:
         return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
-                        max_estimate=clock.left())
+                        max_estimate=clock.left(), target=target)
     except InvalidInstance as exc:          # e.g. too many orbits of user sets
         skipped[cls], kinds[cls] = str(exc), Outcome.REFUSED
         return None

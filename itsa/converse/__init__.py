@@ -21,6 +21,8 @@ reported as proved only when its certificate checks in exact arithmetic.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from fractions import Fraction
 
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
@@ -28,7 +30,7 @@ from itsa.bounds.corrected import corrected_lower_bound
 from itsa.converse.certificate import Certificate, check_certificate
 from itsa.converse.lazy import MAX_LAZY_USERS, lazy_lp
 from itsa.converse.lp import ReducedLP, reduce_problem
-from itsa.converse.orbit import TooManyRows, orbit_lp
+from itsa.converse.orbit import TooManyRows, orbit_count, orbit_lp
 from itsa.converse.pipeline import (
     DEFAULT_TIME_LIMIT,
     PLAIN_MAX_USERS,
@@ -38,6 +40,7 @@ from itsa.converse.pipeline import (
     solve_and_certify,
 )
 from itsa.converse.problem import KEYS, EntropyProblem
+from itsa.converse.solver import solve_float
 from itsa.converse.registry import CLASSES, REGISTRY, build_problem, lookup
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
@@ -55,11 +58,15 @@ __all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBo
 def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
     """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise.
 
-    The keys LP whose orbits give too many rows to build, or that is asked for
-    without symmetry past :data:`~.pipeline.PLAIN_MAX_USERS`, is the LP on every
-    user set with its elemental rows held as arrays (:mod:`.lazy`).
+    The keys LP with little symmetry (more than ``2^PLAIN_MAX_USERS`` count
+    vectors, so ``K > 12``), whose orbits give too many rows to build, or that
+    is asked for without symmetry past :data:`~.pipeline.PLAIN_MAX_USERS`, is
+    the LP on every user set with its elemental rows held as arrays, solved by
+    separation (:mod:`.lazy`).
     """
     if method == KEYS.name:
+        if symmetry and instance.K <= MAX_LAZY_USERS and orbit_count(instance)[0] > 1 << PLAIN_MAX_USERS:
+            return lazy_lp(instance)             # little symmetry: more count vectors than 2^12
         if symmetry:
             try:
                 return orbit_lp(instance)
@@ -73,7 +80,8 @@ def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
 
 
 def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
-             symmetry: bool = True, progress=None, max_estimate: float | None = None) -> ConverseBound:
+             symmetry: bool = True, progress=None, max_estimate: float | None = None,
+             target: Fraction | None = None) -> ConverseBound:
     """A certified lower bound on the source key rate for ``instance`` (every scheme, unless ``linear``).
 
     Parameters
@@ -94,6 +102,10 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     max_estimate : float, optional
         Skip the solve (status ``"skipped: ..."``) when :func:`estimate_seconds`
         of the reduced LP exceeds this many seconds less the reduction's.
+    target : Fraction, optional
+        The bound sought (say, the rate of a known scheme). An LP solved by
+        separation (the keys LP on every user set, :mod:`.lazy`) stops as soon
+        as its relaxation reaches it; ``relaxed`` then says so.
 
     Examples
     --------
@@ -112,8 +124,9 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         clock = Deadline(time_limit)
         report = Reporter(progress, entry.name)
         report("reduce")
+        solver = functools.partial(solve_float, target=None if target is None else float(target))
         bound = solve_and_certify(_reduced(instance, entry.name, symmetry), clock, report,
-                                  max_estimate=max_estimate)
+                                  max_estimate=max_estimate, solver=solver)
     if bound.cut:                          # the best bound proved all the same: the corrected chain bound
         bound = dataclasses.replace(bound, fallback=corrected_lower_bound(instance))
     return bound

@@ -13,6 +13,7 @@ built as rows, each with its origin, from which the exact check rebuilds it.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -24,10 +25,12 @@ from itsa.converse.problem import KEYS, EntropyProblem
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 
-__all__ = ["lazy_lp", "ElementalRows", "MAX_LAZY_USERS"]
+__all__ = ["lazy_lp", "ElementalRows", "MAX_LAZY_USERS", "CHAIN_EXTRA", "upper_fill"]
 
 #: Largest K the array-held LP takes: 2^16 - 1 columns and 1,966,096 elemental rows.
 MAX_LAZY_USERS = 16
+#: Users a chain row's condition may hold beyond a prefix (:meth:`ElementalRows.chain_rows`).
+CHAIN_EXTRA = 2
 
 
 class ElementalRows:
@@ -49,19 +52,48 @@ class ElementalRows:
         self.sets = np.concatenate(sets)
         self.pair = np.concatenate(pairs)          # i*K + j, or -1 - i for H(i | rest)
         self.n = len(self.sets)
+        #: Each row's coefficients on its four sets: ``+1 +1 -1 -1``, or ``+1 -1`` for ``H(i | rest)``.
+        self.values = np.tile(np.array([1.0, 1.0, -1.0, -1.0]), (self.n, 1))
+        self.values[-K:] = [1.0, -1.0, 0.0, 0.0]
+        #: The rows the separation starts from (:meth:`chain_rows` of the forward and reverse orders).
+        self.seed = self.chain_rows([list(range(K)), list(range(K))[::-1]])
         self.built: dict[int, int] = {}
 
-    def add_to(self, h) -> None:
-        """Add every row to the HiGHS model ``h`` (as ``>= 0``)."""
+    def add_to(self, h, which: np.ndarray | None = None) -> None:
+        """Add the rows ``which`` (array indices; every row by default) to the HiGHS model ``h`` (as ``>= 0``)."""
         import highspy
 
-        cols = self.column_of[self.sets] - 1                       # -1: the empty set
-        vals = np.tile(np.array([1.0, 1.0, -1.0, -1.0]), (self.n, 1))
-        vals[-self.K:] = [1.0, -1.0, 0.0, 0.0]
+        which = np.arange(self.n) if which is None else np.asarray(which)
+        cols = self.column_of[self.sets[which]] - 1                # -1: the empty set
+        vals = self.values[which]
         keep = (cols >= 0) & (vals != 0)
         starts = np.concatenate(([0], np.cumsum(keep.sum(axis=1))[:-1])).astype(np.int32)
-        h.addRows(self.n, np.zeros(self.n), np.full(self.n, highspy.kHighsInf), int(keep.sum()), starts,
-                  cols[keep].astype(np.int32), vals[keep])
+        h.addRows(len(which), np.zeros(len(which)), np.full(len(which), highspy.kHighsInf), int(keep.sum()),
+                  starts, cols[keep].astype(np.int32), vals[keep])
+
+    def chain_rows(self, orders, extra: int = CHAIN_EXTRA) -> np.ndarray:
+        """The rows ``I(i; j | C)`` whose ``C`` is a prefix of one of ``orders`` with at most ``extra``
+        users added, and every ``H(i | rest)``: the rows of chain-rule proofs (module notes)."""
+        K, full = self.K, (1 << self.K) - 1
+        chains = np.zeros(1 << K, dtype=bool)
+        for order in orders:
+            prefix = 0
+            for u in [None, *order]:
+                prefix |= 0 if u is None else 1 << u
+                rest = [1 << v for v in range(K) if not prefix >> v & 1]
+                for r in range(extra + 1):
+                    for added in itertools.combinations(rest, r):
+                        chains[prefix | sum(added)] = True
+        chains[full] = False
+        return np.flatnonzero(chains[self.sets[:, 3]] | (self.pair < 0))
+
+    def slack(self, values: np.ndarray) -> np.ndarray:
+        """Every row's left side at the entropy vector ``values`` (indexed by user set)."""
+        return (values[self.sets] * self.values).sum(axis=1)
+
+    def sets_of(self, which: np.ndarray) -> np.ndarray:
+        """The user sets the rows ``which`` name."""
+        return self.sets[np.asarray(which)].ravel()
 
     def materialise(self, which, lp: OrbitLP) -> list[int]:
         """The rows ``which`` (array indices) built into ``lp.rows``, once each; their indices there."""
@@ -91,6 +123,22 @@ class ElementalRows:
         lp.rows.append(Row(tuple(sorted((o, w) for o, w in acc.items() if w)), ">=", Fraction(0),
                            (Origin.SHANNON, C, i, j)))
         return len(lp.rows) - 1
+
+
+def upper_fill(values: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """``values`` on the ``known`` user sets, and on each other set the least value of a known superset.
+
+    The entropy vector a separation round checks: the LP's columns that no row
+    in it names are free, so their own values say nothing. ``values`` and
+    ``known`` are indexed by user set; the set of all users must be known.
+    """
+    n = len(values)
+    out = np.where(known, values, np.inf)
+    masks = np.arange(n)
+    for bit in (1 << i for i in range(n.bit_length() - 1)):
+        low = masks[(masks & bit) == 0]
+        out[low] = np.where(known[low], out[low], np.minimum(out[low], out[low | bit]))
+    return out
 
 
 def _without(a: np.ndarray, i: int, j: int) -> np.ndarray:
@@ -143,5 +191,7 @@ def lazy_lp(instance: Instance) -> OrbitLP:
     lp.implicit = ElementalRows(K, column_of)
     lp.sizes = {"variables": K, "columns_raw": n - 1, "rows_raw": _raw_rows(K), "columns_closure": n - 1,
                 "columns": n - 1, "rows": len(cons) + _raw_rows(K), "rows_built": len(cons),
-                "group_generators": 0, "cells": K, "count_vectors": n}
+                "group_generators": 0, "cells": K, "count_vectors": n,
+                "rows_seeded": len(cons) + len(lp.implicit.seed),
+                "columns_seeded": int(np.unique(lp.implicit.sets_of(lp.implicit.seed)).size)}
     return lp

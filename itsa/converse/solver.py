@@ -21,14 +21,17 @@ from typing import Any
 import numpy as np
 
 from itsa._util.deadline import Deadline
+from itsa.converse.lazy import upper_fill
 from itsa.converse.lp import Origin, ReducedLP
 
 __all__ = ["Basis", "FloatSolution", "solve_float", "CUTS_PER_ROUND", "CUT_TOL", "WHOLE_ROWS_PER_COLUMN",
-           "MAX_CUT_ROWS"]
+           "MAX_CUT_ROWS", "SEPARATION_ROWS"]
 
 #: Rows added per cutting-plane round, and the violation that counts.
 CUTS_PER_ROUND = 2_000
 CUT_TOL = 1e-9
+#: Array-held rows added per separation round (:func:`_separated`).
+SEPARATION_ROWS = 10_000
 #: LPs with at most this many rows per column are solved whole by dual simplex, without
 #: cutting planes (orbit LPs, whose rows are few; the model LP, about 25 rows per column,
 #: is faster with cuts).
@@ -64,9 +67,13 @@ class FloatSolution:
     seconds: float
     timed_out: bool = False       # the time limit stopped the solve (``status`` says where)
     basis: Basis | None = None
+    #: Why the optimum is of a relaxation (some rows left out), or ``None``: the LP's own optimum.
+    #: A relaxation's bound still holds; it may be below the LP's.
+    relaxed: str | None = None
 
 
-def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) -> FloatSolution:
+def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
+                target: float | None = None) -> FloatSolution:
     """Solve the reduced LP with HiGHS (module notes); the answer carries the optimal basis.
 
     ``H(C) >= 0`` rows are column bounds. Three ways, by the LP's shape:
@@ -74,7 +81,9 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     * few rows per column (:data:`WHOLE_ROWS_PER_COLUMN`): every row at once, dual simplex;
     * otherwise, cutting planes by dual simplex from the last basis until the LP
       holds :data:`MAX_CUT_ROWS` rows, then every row by interior point;
-    * rows held as arrays (:attr:`~itsa.converse.lp.ReducedLP.implicit`): every row, interior point.
+    * rows held as arrays (:attr:`~itsa.converse.lp.ReducedLP.implicit`): separation
+      from the chain rows (:func:`_separated`), which stops early, with a relaxation's
+      optimum, once the time limit passes or the value reaches ``target``.
 
     Interior point ends with HiGHS's crossover, for the basis. (Re-solving only
     the rows of positive interior dual does not do: on the degenerate keys LPs
@@ -87,24 +96,22 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
     clock = Deadline(time_limit)
     pool = _Pool(rlp)
     h = _model(rlp)
+    if rlp.implicit is not None:
+        return _separated(h, rlp, pool.first(whole=False), clock, progress, target)
     in_lp: list[int] = []
-    implicit = rlp.implicit
-    new = pool.first(whole=implicit is None and pool.n_ineq <= WHOLE_ROWS_PER_COLUMN * rlp.n_columns)
+    new = pool.first(whole=pool.n_ineq <= WHOLE_ROWS_PER_COLUMN * rlp.n_columns)
     rounds, ipm = 0, False
     while True:
-        if not ipm and (implicit is not None or len(in_lp) + len(new) > MAX_CUT_ROWS):
+        if not ipm and len(in_lp) + len(new) > MAX_CUT_ROWS:
             new += pool.everything()
             ipm = True
             h.setOptionValue("solver", "ipm")
             h.setOptionValue("run_crossover", "on")
-        held = implicit.n if implicit is not None else 0
-        where = f"in round {rounds + 1}, {len(in_lp) + len(new) + held} rows in the LP"
+        where = f"in round {rounds + 1}, {len(in_lp) + len(new)} rows in the LP"
         if clock.expired():
             return _failed(rlp, f"time limit reached {where}", clock)
         _add_rows(h, rlp, new)
         in_lp += new
-        if implicit is not None and rounds == 0:
-            implicit.add_to(h)
         rounds += 1
         if progress is not None:
             progress("solve", columns=rlp.n_columns, rows=h.getNumRow(), round=rounds, rows_added=len(new),
@@ -121,7 +128,73 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None) 
         new = [] if ipm else pool.violated(np.asarray(h.getSolution().col_value))
         if not new:
             break
-    return _answer(h, rlp, in_lp, clock)
+    return _answer(_Optimum.read(h), rlp, in_lp, clock)
+
+
+def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
+               target: float | None) -> FloatSolution:
+    """The LP with array-held rows by separation: the chain rows first, then the violated ones.
+
+    Each round solves the LP with the rows added so far (interior point and
+    crossover: at ``K = 16`` the chain rows' LP takes 6 s so, against 92 s by
+    dual simplex, and dual simplex from the last basis loses on later rounds
+    too) and checks **every** held row against the optimum, its free
+    columns (sets no row in the LP names) filled by
+    :func:`~itsa.converse.lazy.upper_fill`. When no row is violated that
+    vector is feasible for the whole LP with the same objective: the optimum
+    is the LP's. Each round's LP is a relaxation of the whole LP, so its
+    optimum is a valid bound in any case; the last one is returned, with
+    ``relaxed`` saying why, when the time limit passes or the value reaches
+    ``target``.
+    """
+    import highspy
+
+    held = rlp.implicit
+    _add_rows(h, rlp, in_lp)
+    masks = np.asarray(rlp.representatives)
+    known = np.zeros(1 << held.K, dtype=bool)
+    known[[0, -1]] = True
+    known[[masks[o] for k in in_lp for o, _ in rlp.rows[k].coefs]] = True
+    in_model = np.zeros(held.n, dtype=bool)
+    order = np.zeros(0, dtype=np.int64)
+    new, last, rounds = held.seed, None, 0
+    h.setOptionValue("solver", "ipm")             # faster than dual simplex from the last basis, every round
+    h.setOptionValue("run_crossover", "on")
+    while True:
+        held.add_to(h, new)
+        in_model[new] = True
+        known[held.sets_of(new)] = True
+        order = np.concatenate((order, new))
+        rounds += 1
+        if progress is not None:
+            progress("solve", columns=rlp.n_columns, rows=h.getNumRow(), round=rounds, rows_added=len(new),
+                     note="separation")
+        status = _run(h, clock)
+        where = f"round {rounds}, {len(order):,} of {held.n:,} elemental rows in the LP"
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            stop = f"time limit reached in {where}"
+            break
+        if status != highspy.HighsModelStatus.kOptimal:
+            return _failed(rlp, h.modelStatusToString(status), clock, timed_out=False)
+        last = (_Optimum.read(h), order.copy())
+        if target is not None and last[0].value >= target - CUT_TOL:
+            stop = f"the bound sought reached in {where}"
+            break
+        values = np.zeros(1 << held.K)
+        values[masks[1:]] = last[0].x
+        slack = held.slack(upper_fill(values, known))
+        slack[in_model] = 0.0
+        new = np.argsort(slack)[:SEPARATION_ROWS]
+        new = np.sort(new[slack[new] < -CUT_TOL])
+        if not len(new):
+            stop = None
+            break
+        if clock.expired():
+            stop = f"time limit reached after {where}, {int((slack < -CUT_TOL).sum()):,} rows still violated"
+            break
+    if last is None:
+        return _failed(rlp, stop or "no optimum", clock)
+    return _answer(last[0], rlp, in_lp, clock, implicit_order=last[1], relaxed=stop)
 
 
 def _model(rlp: ReducedLP):
@@ -225,38 +298,58 @@ def _add_rows(h, rlp: ReducedLP, new: list[int]) -> None:
               np.array(index, dtype=np.int32), np.array(value))
 
 
-def _answer(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline) -> FloatSolution:
+@dataclass(frozen=True)
+class _Optimum:
+    """What HiGHS holds after an optimal run, copied out (the model goes on changing)."""
+
+    value: float
+    x: np.ndarray
+    row_dual: np.ndarray
+    col_dual: np.ndarray
+    tight: np.ndarray | None      # per row: nonbasic (None without a valid basis)
+    basic_columns: tuple[int, ...]
+
+    @classmethod
+    def read(cls, h) -> _Optimum:
+        import highspy
+
+        sol, basis = h.getSolution(), h.getBasis()
+        tight = np.array([s != highspy.HighsBasisStatus.kBasic for s in basis.row_status], dtype=bool) \
+            if basis.valid else None
+        cols = tuple(j + 1 for j, s in enumerate(basis.col_status) if s == highspy.HighsBasisStatus.kBasic) \
+            if basis.valid else ()
+        return cls(float(h.getInfo().objective_function_value), np.array(sol.col_value), np.array(sol.row_dual),
+                   np.array(sol.col_dual), tight, cols)
+
+
+def _answer(opt: _Optimum, rlp: ReducedLP, in_lp: list[int], clock: Deadline,
+            implicit_order: np.ndarray | None = None, relaxed: str | None = None) -> FloatSolution:
     """The optimum with the duals laid out by ``rlp.rows`` and the basis.
 
     HiGHS's rows are ``in_lp`` (indices into ``rlp.rows``) and then, for an LP
-    with :attr:`~itsa.converse.lp.ReducedLP.implicit` rows, those; of these only
-    the nonbasic ones and those of nonzero dual are built into ``rlp.rows``.
+    with :attr:`~itsa.converse.lp.ReducedLP.implicit` rows, the held rows
+    ``implicit_order``; of these only the nonbasic ones and those of nonzero
+    dual are built into ``rlp.rows``.
     """
-    import highspy
-
-    sol, basis = h.getSolution(), h.getBasis()
-    y = np.asarray(sol.row_dual)
-    status = np.array([s != highspy.HighsBasisStatus.kBasic for s in basis.row_status], dtype=bool) \
-        if basis.valid else np.zeros(len(y), dtype=bool)
+    y = opt.row_dual
+    status = opt.tight if opt.tight is not None else np.zeros(len(y), dtype=bool)
     rows_of = list(in_lp)
-    if rlp.implicit is not None:
+    if implicit_order is not None:
         extra = np.flatnonzero(status[len(in_lp):] | (np.abs(y[len(in_lp):]) > 0))
-        built = rlp.implicit.materialise(extra, rlp)
+        built = rlp.implicit.materialise(implicit_order[extra], rlp)
         keep = np.concatenate((np.arange(len(in_lp)), len(in_lp) + extra)).astype(np.int64)
         rows_of, y, status = rows_of + built, y[keep], status[keep]
     duals = np.zeros(len(rlp.rows))
     duals[rows_of] = y
-    reduced = np.asarray(sol.col_dual)
     for k, r in enumerate(rlp.rows):
         if r.origin[0] == Origin.NONNEG:
-            duals[k] = reduced[r.coefs[0][0] - 1]
+            duals[k] = opt.col_dual[r.coefs[0][0] - 1]
     found = None
-    if basis.valid:
+    if opt.tight is not None:
         rows = tuple(k for k, tight in zip(rows_of, status.tolist()) if tight)
-        cols = tuple(j + 1 for j, s in enumerate(basis.col_status) if s == highspy.HighsBasisStatus.kBasic)
-        found = Basis(rows, cols) if len(rows) == len(cols) else None
-    return FloatSolution(value=float(h.getInfo().objective_function_value), x=np.asarray(sol.col_value),
-                         duals=duals, status="optimal", seconds=clock.elapsed(), basis=found)
+        found = Basis(rows, opt.basic_columns) if len(rows) == len(opt.basic_columns) else None
+    return FloatSolution(value=opt.value, x=opt.x, duals=duals, status="optimal", seconds=clock.elapsed(),
+                         basis=found, relaxed=relaxed)
 
 
 def _failed(rlp: ReducedLP, why: str, clock: Deadline, timed_out: bool = True) -> FloatSolution:
