@@ -210,8 +210,9 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         found, search = _vector_search(instance, lower, upper, seed, field, clock, scalar)
         upper = _better(upper, found)
         clock.lap("vector-search")
-    if upper is None or upper.value > lower.value:      # open: say which converse did not run
+    if upper is None or upper.value > lower.value:      # open: say which converse did not run or finish
         notes += [f"{cls} converse {_why_not(skipped[cls], kind)}" for cls, kind in kinds.items()]
+        notes += [f"{b.method} converse {b.status}: its bound may rise with more time" for b in bounds if b.relaxed]
     return Solution(instance=instance, lower=lower, upper=upper, converses=tuple(bounds),
                     timings=dict(clock.timings), notes=tuple(notes), search=search, skipped=skipped,
                     skipped_kinds=kinds)

@@ -82,9 +82,13 @@ def test_twin_cells_split_users_the_sets_single_out():
 def test_asymmetric_large_instance_is_refused_with_the_reason():
     with pytest.raises(InvalidInstance, match="at most 16 users"):
         converse(chain(17), "keys")
+
+
+def test_asymmetric_K14_is_settled_by_separation_within_the_budget():
     s = solve(chain(14), time_limit=20, classes=("keys",))
-    assert "keys" in s.skipped and "estimated" in s.skipped["keys"]
-    assert s.lower.method == "corrected" and s.to_dict()["skipped"] == s.skipped
+    assert s.verdict == "optimal" and s.lower.method == "keys" and not s.skipped
+    bound = s.converses[0]
+    assert bound.lp.implicit is not None and bound.sizes["rows_built"] < bound.sizes["rows"]
 
 
 @pytest.fixture(scope="module")

@@ -133,12 +133,12 @@ def upper_fill(values: np.ndarray, known: np.ndarray) -> np.ndarray:
     ``known`` are indexed by user set; the set of all users must be known.
     """
     n = len(values)
-    out = np.where(known, values, np.inf)
+    least = np.where(known, values, np.inf)        # then the least over known supersets, bit by bit
     masks = np.arange(n)
     for bit in (1 << i for i in range(n.bit_length() - 1)):
         low = masks[(masks & bit) == 0]
-        out[low] = np.where(known[low], out[low], np.minimum(out[low], out[low | bit]))
-    return out
+        least[low] = np.minimum(least[low], least[low | bit])
+    return np.where(known, values, least)
 
 
 def _without(a: np.ndarray, i: int, j: int) -> np.ndarray:

@@ -1,0 +1,77 @@
+"""The keys LP on every user set by separation: chain rows first, a relaxation's bound every round."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from itsa import Instance
+from itsa.converse import check_certificate, converse
+from itsa.converse import certificate as C
+from itsa.converse.lazy import ElementalRows, lazy_lp, upper_fill
+from itsa.converse.lp import Origin
+from itsa.converse.solver import solve_float
+from itsa.testing.families import one_protected_user
+
+#: K = 8, drawn from the probe's `testing` ensemble: the chain rows alone give 5, the LP 6.
+CHAIN_SHORT = Instance((3, 1, 3, 1), (186, 143, 248), (150, 174, 91), name="chain-rows-short")
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(2, 6), st.data())
+def test_upper_fill_is_the_least_known_superset(K, data):
+    n = 1 << K
+    values = np.array(data.draw(st.lists(st.integers(0, 9), min_size=n, max_size=n)), dtype=float)
+    known = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    known[-1] = True
+    out = upper_fill(values, known)
+    for X in range(n):
+        want = values[X] if known[X] else min(values[A] for A in range(n) if known[A] and A & X == X)
+        assert out[X] == want
+
+
+def test_chain_rows_are_the_prefix_conditions_and_every_rest_row():
+    K = 6
+    rows = ElementalRows(K, np.arange(1 << K))
+    order = [2, 0, 5, 1, 4, 3]
+    got = set(rows.chain_rows([order], extra=1).tolist())
+    prefixes = {sum(1 << u for u in order[:m]) for m in range(K + 1)}
+    for t in range(rows.n):
+        C, p = int(rows.sets[t][3]), int(rows.pair[t])
+        near = any(P & C == P and bin(C & ~P).count("1") <= 1 for P in prefixes)
+        assert (t in got) == (p < 0 or near)
+
+
+@pytest.mark.parametrize("K, value", [(8, Fraction(7, 5)), (10, Fraction(9, 7))])
+def test_chain_rows_alone_prove_the_optimum_of_one_protected_user(K, value):
+    """Round 1 (the chain rows: a Shearer-type proof) is already the LP's optimum on this family."""
+    lp = lazy_lp(one_protected_user(K))
+    sol = solve_float(lp, target=float(value))
+    assert "round 1," in sol.relaxed
+    cert = C.certify(lp, sol)
+    check_certificate(lp, cert)
+    assert cert.value == value
+
+
+def test_a_stopped_relaxation_is_certified_and_below_the_lp():
+    lp = lazy_lp(CHAIN_SHORT)
+    first = solve_float(lp, target=0.0)                 # stop after the first round
+    assert first.relaxed and "round 1," in first.relaxed
+    cert = C.certify(lp, first)
+    check_certificate(lp, cert)
+    assert cert.value == 5 < converse(CHAIN_SHORT).value == 6
+    whole = solve_float(lazy_lp(CHAIN_SHORT))
+    assert whole.relaxed is None and abs(whole.value - 6) < 1e-7
+
+
+def test_converse_stops_at_the_target_and_says_so(monkeypatch):
+    import itsa.converse as conv
+
+    monkeypatch.setattr(conv, "PLAIN_MAX_USERS", 7)          # K = 8 goes to the array-held LP
+    short = converse(CHAIN_SHORT, symmetry=False, target=Fraction(5))
+    assert short.certified and short.value == 5 and short.lp.implicit is not None
+    assert "relaxation" in short.status and short.to_dict()["relaxed"] == short.relaxed
+    whole = converse(CHAIN_SHORT, symmetry=False)
+    assert whole.certified and whole.value == 6 and whole.relaxed is None and whole.status == "certified"
