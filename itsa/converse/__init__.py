@@ -40,8 +40,8 @@ from itsa.converse.pipeline import (
     solve_and_certify,
 )
 from itsa.converse.problem import KEYS, EntropyProblem
-from itsa.converse.solver import solve_float
 from itsa.converse.registry import CLASSES, REGISTRY, build_problem, lookup
+from itsa.converse.solver import solve_float
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
 

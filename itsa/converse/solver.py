@@ -158,6 +158,7 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
     in_model = np.zeros(held.n, dtype=bool)
     order = np.zeros(0, dtype=np.int64)
     new, last, rounds = held.seed, None, 0
+    stop: str | None = None
     h.setOptionValue("solver", "ipm")             # faster than dual simplex from the last basis, every round
     h.setOptionValue("run_crossover", "on")
     while True:
@@ -170,30 +171,31 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
             progress("solve", columns=rlp.n_columns, rows=h.getNumRow(), round=rounds, rows_added=len(new),
                      note="separation")
         status = _run(h, clock)
-        where = f"round {rounds}, {len(order):,} of {held.n:,} elemental rows in the LP"
         if status == highspy.HighsModelStatus.kTimeLimit:
-            stop = f"time limit reached in {where}"
+            stop = f"time limit reached in round {rounds}"
             break
         if status != highspy.HighsModelStatus.kOptimal:
             return _failed(rlp, h.modelStatusToString(status), clock, timed_out=False)
-        last = (_Optimum.read(h), order.copy())
+        last = (_Optimum.read(h), order.copy(), f"round {rounds}, {len(order):,} of {held.n:,} elemental rows")
         if target is not None and last[0].value >= target - CUT_TOL:
-            stop = f"the bound sought reached in {where}"
+            stop = "the bound sought reached"
             break
         values = np.zeros(1 << held.K)
         values[masks[1:]] = last[0].x
         slack = held.slack(upper_fill(values, known))
         slack[in_model] = 0.0
-        new = np.argsort(slack)[:SEPARATION_ROWS]
-        new = np.sort(new[slack[new] < -CUT_TOL])
-        if not len(new):
-            stop = None
+        violated = int((slack < -CUT_TOL).sum())
+        if not violated:
             break
         if clock.expired():
-            stop = f"time limit reached after {where}, {int((slack < -CUT_TOL).sum()):,} rows still violated"
+            stop = f"time limit reached, {violated:,} held rows still violated"
             break
+        new = np.argpartition(slack, min(SEPARATION_ROWS, held.n - 1))[:SEPARATION_ROWS]
+        new = np.sort(new[slack[new] < -CUT_TOL])
     if last is None:
         return _failed(rlp, stop or "no optimum", clock)
+    if stop is not None:
+        stop = f"{stop}; the optimum of {last[2]}"
     return _answer(last[0], rlp, in_lp, clock, implicit_order=last[1], relaxed=stop)
 
 
