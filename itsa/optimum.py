@@ -37,6 +37,9 @@ from itsa.search.gap import GapSearch, search_gap
 
 #: Share of the time limit the scalar search may take (the converse and the gap search come after it).
 SCALAR_SHARE = 0.4
+#: Share of what is left after the search that the rounds of a keys LP solved by separation may
+#: take (its first round always runs): the rest is the gap search's.
+SEPARATION_SHARE = 1 / 3
 #: The gap search gets the LP's whole key-entropy vector up to this K (2^K sets); above, pairs only.
 HINT_MAX_USERS = 12
 
@@ -221,7 +224,9 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
 def _converse(instance, cls, clock, report, skipped, kinds, target) -> ConverseBound | None:
     """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``).
 
-    ``target``, the best scheme's rate so far, lets an LP solved by separation stop once it is proved.
+    ``target``, the best scheme's rate so far, lets an LP solved by separation stop once it is proved;
+    such an LP starts no new round past :data:`SEPARATION_SHARE` of what is left, which the gap
+    search needs.
     """
     try:
         check_size(instance, lookup(cls))
@@ -232,8 +237,9 @@ def _converse(instance, cls, clock, report, skipped, kinds, target) -> ConverseB
         skipped[cls], kinds[cls] = "skipped: no time left", Outcome.NOT_RUN
         return None
     try:
-        return converse(instance, cls, time_limit=clock.left(), progress=report.callback,
-                        max_estimate=clock.left(), target=target)
+        left = clock.left()
+        return converse(instance, cls, time_limit=left, progress=report.callback, max_estimate=left,
+                        target=target, separation_limit=None if left is None else left * SEPARATION_SHARE)
     except InvalidInstance as exc:          # e.g. too many orbits of user sets
         skipped[cls], kinds[cls] = str(exc), Outcome.REFUSED
         return None

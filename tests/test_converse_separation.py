@@ -75,3 +75,11 @@ def test_converse_stops_at_the_target_and_says_so(monkeypatch):
     assert "relaxation" in short.status and short.to_dict()["relaxed"] == short.relaxed
     whole = converse(CHAIN_SHORT, symmetry=False)
     assert whole.certified and whole.value == 6 and whole.relaxed is None and whole.status == "certified"
+
+
+def test_separation_limit_stops_after_the_first_round(monkeypatch):
+    import itsa.converse as conv
+
+    monkeypatch.setattr(conv, "PLAIN_MAX_USERS", 7)
+    b = converse(CHAIN_SHORT, symmetry=False, separation_limit=0.0)
+    assert b.certified and b.value == 5 and "time for rounds used" in b.status and "round 1," in b.status

@@ -81,7 +81,7 @@ def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
 
 def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
              symmetry: bool = True, progress=None, max_estimate: float | None = None,
-             target: Fraction | None = None) -> ConverseBound:
+             target: Fraction | None = None, separation_limit: float | None = None) -> ConverseBound:
     """A certified lower bound on the source key rate for ``instance`` (every scheme, unless ``linear``).
 
     Parameters
@@ -106,6 +106,9 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         The bound sought (say, the rate of a known scheme). An LP solved by
         separation (the keys LP on every user set, :mod:`.lazy`) stops as soon
         as its relaxation reaches it; ``relaxed`` then says so.
+    separation_limit : float, optional
+        Seconds after which such an LP starts no new round (its first round
+        always runs, within ``time_limit``); by default, the time limit.
 
     Examples
     --------
@@ -124,7 +127,8 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         clock = Deadline(time_limit)
         report = Reporter(progress, entry.name)
         report("reduce")
-        solver = functools.partial(solve_float, target=None if target is None else float(target))
+        solver = functools.partial(solve_float, target=None if target is None else float(target),
+                                   separation_limit=separation_limit)
         bound = solve_and_certify(_reduced(instance, entry.name, symmetry), clock, report,
                                   max_estimate=max_estimate, solver=solver)
     if bound.cut:                          # the best bound proved all the same: the corrected chain bound

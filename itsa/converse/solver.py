@@ -73,7 +73,7 @@ class FloatSolution:
 
 
 def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
-                target: float | None = None) -> FloatSolution:
+                target: float | None = None, separation_limit: float | None = None) -> FloatSolution:
     """Solve the reduced LP with HiGHS (module notes); the answer carries the optimal basis.
 
     ``H(C) >= 0`` rows are column bounds. Three ways, by the LP's shape:
@@ -83,7 +83,8 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
       holds :data:`MAX_CUT_ROWS` rows, then every row by interior point;
     * rows held as arrays (:attr:`~itsa.converse.lp.ReducedLP.implicit`): separation
       from the chain rows (:func:`_separated`), which stops early, with a relaxation's
-      optimum, once the time limit passes or the value reaches ``target``.
+      optimum, once the time limit passes, the value reaches ``target``, or a round
+      ends past ``separation_limit`` seconds.
 
     Interior point ends with HiGHS's crossover, for the basis. (Re-solving only
     the rows of positive interior dual does not do: on the degenerate keys LPs
@@ -97,7 +98,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
     pool = _Pool(rlp)
     h = _model(rlp)
     if rlp.implicit is not None:
-        return _separated(h, rlp, pool.first(whole=False), clock, progress, target)
+        return _separated(h, rlp, pool.first(whole=False), clock, progress, target, separation_limit)
     in_lp: list[int] = []
     new = pool.first(whole=pool.n_ineq <= WHOLE_ROWS_PER_COLUMN * rlp.n_columns)
     rounds, ipm = 0, False
@@ -132,7 +133,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
 
 
 def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
-               target: float | None) -> FloatSolution:
+               target: float | None, separation_limit: float | None = None) -> FloatSolution:
     """The LP with array-held rows by separation: the chain rows first, then the violated ones.
 
     Each round solves the LP with the rows added so far (interior point and
@@ -144,8 +145,8 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
     vector is feasible for the whole LP with the same objective: the optimum
     is the LP's. Each round's LP is a relaxation of the whole LP, so its
     optimum is a valid bound in any case; the last one is returned, with
-    ``relaxed`` saying why, when the time limit passes or the value reaches
-    ``target``.
+    ``relaxed`` saying why, when the time limit passes, the value reaches
+    ``target`` or a round ends past ``separation_limit`` seconds.
     """
     import highspy
 
@@ -187,8 +188,8 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
         violated = int((slack < -CUT_TOL).sum())
         if not violated:
             break
-        if clock.expired():
-            stop = f"time limit reached, {violated:,} held rows still violated"
+        if clock.expired() or (separation_limit is not None and clock.elapsed() >= separation_limit):
+            stop = f"time for rounds used, {violated:,} held rows still violated"
             break
         new = np.argpartition(slack, min(SEPARATION_ROWS, held.n - 1))[:SEPARATION_ROWS]
         new = np.sort(new[slack[new] < -CUT_TOL])
