@@ -16,6 +16,9 @@ fails and the dual must be solved exactly. For each instance, in the same run:
   (the method before the basis was kept);
 * ``dixon`` (with ``--dixon``): the same normal equations by dense p-adic lifting.
 
+With ``--solve``, each instance is also given to ``itsa.solve`` (the keys LP
+only, the same ``--time-limit``): its verdict, the two ends and its seconds.
+
 ``lemma`` counts the certificate's group-lemma rows, and ``ring`` is the size of the family of user sets that the sets named by the
 certificate's own lemma rows (and the set of all users) generate under union
 and intersection: the columns an LP restricted to that ring family would keep.
@@ -116,6 +119,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="also print every row as JSON")
     ap.add_argument("--smoke", action="store_true", help="K = 6 only (a few seconds)")
     ap.add_argument("--time-limit", type=float, default=None, help="seconds for each float solve (separation stops)")
+    ap.add_argument("--solve", action="store_true", help="also run itsa.solve on each instance")
     args = ap.parse_args(argv)
     sizes = [6] if args.smoke else [int(k) for k in args.sizes.split(",")]
     print(f"{'instance':26} {'K':>2} {'cols':>6} {'rows':>8} {'built':>7} {'cert':>5} {'lemma':>5} {'ring':>6} {'value':>6} {'digits':>6} "
@@ -132,6 +136,15 @@ def main(argv=None) -> int:
               f"{_cell(r['basis'])} {_cell(r['refine'])} {_cell(r['dixon'])} {r['basis'] / r['solve']:11.2f} {ratio} "
               f"{'yes' if r['relaxed'] else 'no'}",
               flush=True)
+    if args.solve:
+        from itsa.optimum import solve
+
+        for K in sizes:
+            t0 = time.perf_counter()
+            s = solve(one_protected_user(K), time_limit=args.time_limit, classes=("keys",))
+            upper = s.upper.value if s.upper is not None else None
+            print(f"solve K = {K}: {s.verdict}, {s.lower.value} ({s.lower.method}) <= R* <= {upper}, "
+                  f"{time.perf_counter() - t0:.1f} s", flush=True)
     if args.json:
         print(json.dumps(rows))
     return 0

@@ -190,7 +190,8 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
         if upper is not None and upper.value == lower.value and lower.certified:
             notes.append(f"{cls} converse not needed: the lower end already meets a verified scheme")
             continue
-        b = _converse(instance, cls, clock, report, skipped, kinds, None if upper is None else upper.value)
+        b = _converse(instance, cls, clock, report, skipped, kinds, None if upper is None else upper.value,
+                      lower.value)
         if b is None:
             continue
         bounds.append(b)
@@ -221,12 +222,12 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
                     skipped_kinds=kinds)
 
 
-def _converse(instance, cls, clock, report, skipped, kinds, target) -> ConverseBound | None:
+def _converse(instance, cls, clock, report, skipped, kinds, target, floor) -> ConverseBound | None:
     """The converse of ``cls`` within what is left of the budget, or ``None`` (reason in ``skipped``).
 
     ``target``, the best scheme's rate so far, lets an LP solved by separation stop once it is proved;
     such an LP starts no new round past :data:`SEPARATION_SHARE` of what is left, which the gap
-    search needs.
+    search needs, nor after one no higher than ``floor``, the lower end proved so far.
     """
     try:
         check_size(instance, lookup(cls))
@@ -239,7 +240,8 @@ def _converse(instance, cls, clock, report, skipped, kinds, target) -> ConverseB
     try:
         left = clock.left()
         return converse(instance, cls, time_limit=left, progress=report.callback, max_estimate=left,
-                        target=target, separation_limit=None if left is None else left * SEPARATION_SHARE)
+                        target=target, separation_limit=None if left is None else left * SEPARATION_SHARE,
+                        floor=floor)
     except InvalidInstance as exc:          # e.g. too many orbits of user sets
         skipped[cls], kinds[cls] = str(exc), Outcome.REFUSED
         return None

@@ -48,9 +48,10 @@ def test_chain_rows_are_the_prefix_conditions_and_every_rest_row():
 def test_chain_rows_alone_prove_the_optimum_of_one_protected_user(K, value):
     """Round 1 (the chain rows: a Shearer-type proof) is already the LP's optimum on this family."""
     lp = lazy_lp(one_protected_user(K))
-    sol = solve_float(lp, target=float(value))
-    assert "round 1," in sol.relaxed
-    cert = C.certify(lp, sol)
+    rounds: list[str] = []
+    sol = solve_float(lp, target=float(value), progress=lambda stage, **kw: rounds.append(stage))
+    assert len(rounds) == 1
+    cert = C.from_basis(lp, sol)                       # the basis route itself
     check_certificate(lp, cert)
     assert cert.value == value
 
@@ -59,7 +60,7 @@ def test_a_stopped_relaxation_is_certified_and_below_the_lp():
     lp = lazy_lp(CHAIN_SHORT)
     first = solve_float(lp, target=0.0)                 # stop after the first round
     assert first.relaxed and "round 1," in first.relaxed
-    cert = C.certify(lp, first)
+    cert = C.from_basis(lp, first)
     check_certificate(lp, cert)
     assert cert.value == 5 < converse(CHAIN_SHORT).value == 6
     whole = solve_float(lazy_lp(CHAIN_SHORT))
@@ -83,3 +84,66 @@ def test_separation_limit_stops_after_the_first_round(monkeypatch):
     monkeypatch.setattr(conv, "PLAIN_MAX_USERS", 7)
     b = converse(CHAIN_SHORT, symmetry=False, separation_limit=0.0)
     assert b.certified and b.value == 5 and "time for rounds used" in b.status and "round 1," in b.status
+
+
+def test_a_cut_round_returns_the_last_rounds_optimum(monkeypatch):
+    import highspy
+
+    import itsa.converse.solver as S
+
+    real, calls = S._run, []
+
+    def cut_second(h, clock):
+        calls.append(1)
+        return highspy.HighsModelStatus.kTimeLimit if len(calls) == 2 else real(h, clock)
+    monkeypatch.setattr(S, "_run", cut_second)
+    lp = lazy_lp(CHAIN_SHORT)
+    sol = solve_float(lp)
+    assert sol.status == "optimal" and "time limit reached in round 2; the optimum of round 1," in sol.relaxed
+    assert C.from_basis(lp, sol).value == 5
+
+
+def test_a_cut_first_round_is_a_clean_cut(monkeypatch):
+    import highspy
+
+    import itsa.converse.solver as S
+
+    monkeypatch.setattr(S, "_run", lambda h, clock: highspy.HighsModelStatus.kTimeLimit)
+    sol = solve_float(lazy_lp(CHAIN_SHORT))
+    assert sol.status != "optimal" and sol.timed_out and sol.basis is None
+
+
+def test_a_failed_later_round_keeps_the_earlier_bound(monkeypatch):
+    import highspy
+
+    import itsa.converse.solver as S
+
+    real, calls = S._run, []
+
+    def fail_second(h, clock):
+        calls.append(1)
+        return highspy.HighsModelStatus.kSolveError if len(calls) == 2 else real(h, clock)
+    monkeypatch.setattr(S, "_run", fail_second)
+    lp = lazy_lp(CHAIN_SHORT)
+    sol = solve_float(lp)
+    assert sol.status == "optimal" and sol.relaxed.startswith("HiGHS:") and "round 2" in sol.relaxed
+    assert C.from_basis(lp, sol).value == 5
+
+
+def test_routing_keeps_the_orbit_lp_where_users_are_interchangeable():
+    from itsa.converse import _reduced
+    from itsa.converse.orbit import orbit_count
+
+    twins = Instance((2,) * 8, (1,), (2,), name="seven-twin-pairs")   # K = 16, 4·3^7 = 8,748 count vectors
+    assert orbit_count(twins)[0] == 8748
+    assert _reduced(twins, "keys", True).implicit is None
+    assert _reduced(one_protected_user(13), "keys", True).implicit is not None
+
+
+def test_floor_stops_after_a_round_no_higher(monkeypatch):
+    import itsa.converse as conv
+
+    monkeypatch.setattr(conv, "PLAIN_MAX_USERS", 7)
+    b = converse(CHAIN_SHORT, symmetry=False, floor=Fraction(5))
+    assert b.certified and b.value == 5 and "no higher than the bound proved otherwise" in b.status
+    assert converse(CHAIN_SHORT, symmetry=False, floor=Fraction(4)).value == 6

@@ -58,15 +58,16 @@ __all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBo
 def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
     """The reduced LP: orbits of user sets for the keys LP, closed sets otherwise.
 
-    The keys LP with little symmetry (more than ``2^PLAIN_MAX_USERS`` count
-    vectors, so ``K > 12``), whose orbits give too many rows to build, or that
+    The keys LP with almost no symmetry (more than ``2^(K-1)`` and
+    ``2^PLAIN_MAX_USERS`` count vectors: at most one pair of interchangeable
+    users, ``K > 12``), whose orbits give too many rows to build, or that
     is asked for without symmetry past :data:`~.pipeline.PLAIN_MAX_USERS`, is
     the LP on every user set with its elemental rows held as arrays, solved by
     separation (:mod:`.lazy`).
     """
     if method == KEYS.name:
-        if symmetry and instance.K <= MAX_LAZY_USERS and orbit_count(instance)[0] > 1 << PLAIN_MAX_USERS:
-            return lazy_lp(instance)             # little symmetry: more count vectors than 2^12
+        if symmetry and instance.K <= MAX_LAZY_USERS and orbit_count(instance)[0] > _lazy_from(instance.K):
+            return lazy_lp(instance)             # almost no symmetry, past K = 12
         if symmetry:
             try:
                 return orbit_lp(instance)
@@ -79,9 +80,15 @@ def _reduced(instance: Instance, method: str, symmetry: bool) -> ReducedLP:
     return reduce_problem(build_problem(instance, method), symmetry=symmetry)
 
 
+def _lazy_from(K: int) -> int:
+    """Count vectors past which the keys LP goes to every user set (:func:`_reduced`)."""
+    return max(1 << PLAIN_MAX_USERS, 1 << (K - 1))
+
+
 def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
              symmetry: bool = True, progress=None, max_estimate: float | None = None,
-             target: Fraction | None = None, separation_limit: float | None = None) -> ConverseBound:
+             target: Fraction | None = None, separation_limit: float | None = None,
+             floor: Fraction | None = None) -> ConverseBound:
     """A certified lower bound on the source key rate for ``instance`` (every scheme, unless ``linear``).
 
     Parameters
@@ -109,6 +116,9 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     separation_limit : float, optional
         Seconds after which such an LP starts no new round (its first round
         always runs, within ``time_limit``); by default, the time limit.
+    floor : Fraction, optional
+        A bound already proved otherwise: such an LP starts no new round after
+        one whose value is not above it.
 
     Examples
     --------
@@ -128,7 +138,8 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         report = Reporter(progress, entry.name)
         report("reduce")
         solver = functools.partial(solve_float, target=None if target is None else float(target),
-                                   separation_limit=separation_limit)
+                                   separation_limit=separation_limit,
+                                   floor=None if floor is None else float(floor))
         bound = solve_and_certify(_reduced(instance, entry.name, symmetry), clock, report,
                                   max_estimate=max_estimate, solver=solver)
     if bound.cut:                          # the best bound proved all the same: the corrected chain bound

@@ -73,7 +73,8 @@ class FloatSolution:
 
 
 def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
-                target: float | None = None, separation_limit: float | None = None) -> FloatSolution:
+                target: float | None = None, separation_limit: float | None = None,
+                floor: float | None = None) -> FloatSolution:
     """Solve the reduced LP with HiGHS (module notes); the answer carries the optimal basis.
 
     ``H(C) >= 0`` rows are column bounds. Three ways, by the LP's shape:
@@ -84,7 +85,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
     * rows held as arrays (:attr:`~itsa.converse.lp.ReducedLP.implicit`): separation
       from the chain rows (:func:`_separated`), which stops early, with a relaxation's
       optimum, once the time limit passes, the value reaches ``target``, or a round
-      ends past ``separation_limit`` seconds.
+      ends past ``separation_limit`` seconds or no higher than ``floor``.
 
     Interior point ends with HiGHS's crossover, for the basis. (Re-solving only
     the rows of positive interior dual does not do: on the degenerate keys LPs
@@ -98,7 +99,7 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
     pool = _Pool(rlp)
     h = _model(rlp)
     if rlp.implicit is not None:
-        return _separated(h, rlp, pool.first(whole=False), clock, progress, target, separation_limit)
+        return _separated(h, rlp, pool.first(whole=False), clock, progress, target, separation_limit, floor)
     in_lp: list[int] = []
     new = pool.first(whole=pool.n_ineq <= WHOLE_ROWS_PER_COLUMN * rlp.n_columns)
     rounds, ipm = 0, False
@@ -133,7 +134,8 @@ def solve_float(rlp: ReducedLP, time_limit: float | None = None, progress=None,
 
 
 def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
-               target: float | None, separation_limit: float | None = None) -> FloatSolution:
+               target: float | None, separation_limit: float | None = None,
+               floor: float | None = None) -> FloatSolution:
     """The LP with array-held rows by separation: the chain rows first, then the violated ones.
 
     Each round solves the LP with the rows added so far (interior point and
@@ -142,11 +144,12 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
     too) and checks **every** held row against the optimum, its free
     columns (sets no row in the LP names) filled by
     :func:`~itsa.converse.lazy.upper_fill`. When no row is violated that
-    vector is feasible for the whole LP with the same objective: the optimum
-    is the LP's. Each round's LP is a relaxation of the whole LP, so its
+    vector is feasible for the whole LP (to the float tolerance) with the same
+    objective: the optimum is the LP's. Each round's LP is a relaxation of the whole LP, so its
     optimum is a valid bound in any case; the last one is returned, with
     ``relaxed`` saying why, when the time limit passes, the value reaches
-    ``target`` or a round ends past ``separation_limit`` seconds.
+    ``target``, a round ends past ``separation_limit`` seconds or no higher
+    than ``floor`` (a bound proved otherwise), or HiGHS fails on a later round.
     """
     import highspy
 
@@ -176,17 +179,23 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
             stop = f"time limit reached in round {rounds}"
             break
         if status != highspy.HighsModelStatus.kOptimal:
-            return _failed(rlp, h.modelStatusToString(status), clock, timed_out=False)
-        last = (_Optimum.read(h), order.copy(), f"round {rounds}, {len(order):,} of {held.n:,} elemental rows")
-        if target is not None and last[0].value >= target - CUT_TOL:
-            stop = "the bound sought reached"
+            stop = f"HiGHS: {h.modelStatusToString(status)} in round {rounds}"
+            if last is None:
+                return _failed(rlp, stop, clock, timed_out=False)
             break
+        last = (_Optimum.read(h), order.copy(), f"round {rounds}, {len(order):,} of {held.n:,} elemental rows")
         values = np.zeros(1 << held.K)
         values[masks[1:]] = last[0].x
         slack = held.slack(upper_fill(values, known))
         slack[in_model] = 0.0
         violated = int((slack < -CUT_TOL).sum())
-        if not violated:
+        if not violated:                          # the LP's own optimum (to the float tolerance)
+            break
+        if target is not None and last[0].value >= target - CUT_TOL:
+            stop = "the bound sought reached"
+            break
+        if floor is not None and last[0].value <= floor + CUT_TOL:
+            stop = f"no higher than the bound proved otherwise, {violated:,} held rows still violated"
             break
         if clock.expired() or (separation_limit is not None and clock.elapsed() >= separation_limit):
             stop = f"time for rounds used, {violated:,} held rows still violated"
