@@ -61,6 +61,9 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
             out.print(f"{instance.name}: R_ZΣ ≥ [bold]{bound.value}[/] for {bound.scope}")
             out.print(f"{method} LP; certificate: {bound.certificate.size} rows, checked exactly; LP "
                       f"{bound.sizes['columns']} columns × {bound.sizes['rows']} rows")
+            if bound.relaxed:
+                out.print(f"the optimum of a relaxation of the LP ({bound.relaxed}): "
+                          "the LP's own optimum may be higher")
             if proof_file:
                 out.print(f"proof written to {proof_file}")
         else:

@@ -147,3 +147,20 @@ def test_floor_stops_after_a_round_no_higher(monkeypatch):
     b = converse(CHAIN_SHORT, symmetry=False, floor=Fraction(5))
     assert b.certified and b.value == 5 and "no higher than the bound proved otherwise" in b.status
     assert converse(CHAIN_SHORT, symmetry=False, floor=Fraction(4)).value == 6
+
+
+def test_cli_says_a_bound_is_a_relaxations(cli, tmp_path):
+    import json
+
+    inst = one_protected_user(13)
+    fam = lambda masks: [[list(u) for u in inst.labels(m)] for m in masks]          # noqa: E731
+    path = tmp_path / "op13.json"
+    path.write_text(json.dumps({"name": "op13", "servers": list(inst.servers),
+                                "security_sets": fam(inst.security_sets),
+                                "collusion_sets": fam(inst.collusion_sets)}))
+    res = cli("converse", path, "--time-limit", 8)
+    assert res.exit_code == 0 and "R_ZΣ ≥ 6/5" in res.stdout
+    assert "the optimum of a relaxation of the LP" in res.stdout and "may be higher" in res.stdout
+    res = cli("converse", path, "--time-limit", 8, "--json")
+    lower = json.loads(res.stdout)["lower"]
+    assert lower["value"] == "6/5" and lower["relaxed"] and "relaxation" in lower["status"]
