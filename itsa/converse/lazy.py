@@ -9,6 +9,16 @@ at a time. :class:`ElementalRows` holds them as arrays: the four user sets of
 to HiGHS in bulk (:mod:`itsa.converse.solver`). Only the rows a certificate
 may use, those the optimal basis holds nonbasic or gives a nonzero dual, are
 built as rows, each with its origin, from which the exact check rebuilds it.
+
+The solver does not give HiGHS every row: it separates. It starts from the
+*chain rows* (:meth:`ElementalRows.chain_rows`), the rows of chain-rule
+proofs: ``I(i; j | C)`` with ``C`` a prefix of an order of the users plus at
+most :data:`CHAIN_EXTRA` users, and every ``H(i | rest)``. Shearer's lemma,
+``Σ_T w_T h(T) >= h(N)`` for a fractional cover, is proved by
+``h(T) = Σ_{i∈T} h(i | T ∩ P_i) >= Σ_{i∈T} h(i | P_i)`` (``P_i`` the users
+before ``i``), and the second step costs only such rows. Then it adds the
+rows that the optimum violates, checked all at once by :meth:`ElementalRows.slack`
+on the vector :func:`upper_fill` completes.
 """
 
 from __future__ import annotations
@@ -74,7 +84,7 @@ class ElementalRows:
     def chain_rows(self, orders, extra: int = CHAIN_EXTRA) -> np.ndarray:
         """The rows ``I(i; j | C)`` whose ``C`` is a prefix of one of ``orders`` with at most ``extra``
         users added, and every ``H(i | rest)``: the rows of chain-rule proofs (module notes)."""
-        K, full = self.K, (1 << self.K) - 1
+        K = self.K
         chains = np.zeros(1 << K, dtype=bool)
         for order in orders:
             prefix = 0
@@ -84,7 +94,6 @@ class ElementalRows:
                 for r in range(extra + 1):
                     for added in itertools.combinations(rest, r):
                         chains[prefix | sum(added)] = True
-        chains[full] = False
         return np.flatnonzero(chains[self.sets[:, 3]] | (self.pair < 0))
 
     def slack(self, values: np.ndarray) -> np.ndarray:

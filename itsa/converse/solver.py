@@ -139,14 +139,15 @@ def _separated(h, rlp: ReducedLP, in_lp: list[int], clock: Deadline, progress,
     """The LP with array-held rows by separation: the chain rows first, then the violated ones.
 
     Each round solves the LP with the rows added so far (interior point and
-    crossover: at ``K = 16`` the chain rows' LP takes 6 s so, against 92 s by
-    dual simplex, and dual simplex from the last basis loses on later rounds
-    too) and checks **every** held row against the optimum, its free
-    columns (sets no row in the LP names) filled by
+    crossover: at ``K = 16`` the chain rows' LP takes 6 s, against 92 s by
+    dual simplex, and dual simplex from the last basis lost on later rounds
+    too) and checks **every** held row against the optimum, its free columns
+    (sets no row in the LP names) filled by
     :func:`~itsa.converse.lazy.upper_fill`. When no row is violated that
     vector is feasible for the whole LP (to the float tolerance) with the same
-    objective: the optimum is the LP's. Each round's LP is a relaxation of the whole LP, so its
-    optimum is a valid bound in any case; the last one is returned, with
+    objective: the optimum is the LP's. Each round's LP is a relaxation of the
+    whole LP, so its optimum is a valid bound in any case, certified from its
+    own basis; the last one is returned, with
     ``relaxed`` saying why, when the time limit passes, the value reaches
     ``target``, a round ends past ``separation_limit`` seconds or no higher
     than ``floor`` (a bound proved otherwise), or HiGHS fails on a later round.
