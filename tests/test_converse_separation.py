@@ -86,17 +86,22 @@ def test_separation_limit_stops_after_the_first_round(monkeypatch):
     assert b.certified and b.value == 5 and "time for rounds used" in b.status and "round 1," in b.status
 
 
-def test_a_cut_round_returns_the_last_rounds_optimum(monkeypatch):
+def _second_run_ends(monkeypatch, status_name: str):
+    """Make HiGHS's second run in a solve end with ``status_name`` (the first runs for real)."""
     import highspy
 
     import itsa.converse.solver as S
 
     real, calls = S._run, []
 
-    def cut_second(h, clock):
+    def second(h, clock):
         calls.append(1)
-        return highspy.HighsModelStatus.kTimeLimit if len(calls) == 2 else real(h, clock)
-    monkeypatch.setattr(S, "_run", cut_second)
+        return getattr(highspy.HighsModelStatus, status_name) if len(calls) == 2 else real(h, clock)
+    monkeypatch.setattr(S, "_run", second)
+
+
+def test_a_cut_round_returns_the_last_rounds_optimum(monkeypatch):
+    _second_run_ends(monkeypatch, "kTimeLimit")
     lp = lazy_lp(CHAIN_SHORT)
     sol = solve_float(lp)
     assert sol.status == "optimal" and "time limit reached in round 2; the optimum of round 1," in sol.relaxed
@@ -114,16 +119,7 @@ def test_a_cut_first_round_is_a_clean_cut(monkeypatch):
 
 
 def test_a_failed_later_round_keeps_the_earlier_bound(monkeypatch):
-    import highspy
-
-    import itsa.converse.solver as S
-
-    real, calls = S._run, []
-
-    def fail_second(h, clock):
-        calls.append(1)
-        return highspy.HighsModelStatus.kSolveError if len(calls) == 2 else real(h, clock)
-    monkeypatch.setattr(S, "_run", fail_second)
+    _second_run_ends(monkeypatch, "kSolveError")
     lp = lazy_lp(CHAIN_SHORT)
     sol = solve_float(lp)
     assert sol.status == "optimal" and sol.relaxed.startswith("HiGHS:") and "round 2" in sol.relaxed

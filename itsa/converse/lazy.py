@@ -69,11 +69,11 @@ class ElementalRows:
         self.seed = self.chain_rows([list(range(K)), list(range(K))[::-1]])
         self.built: dict[int, int] = {}
 
-    def add_to(self, h, which: np.ndarray | None = None) -> None:
-        """Add the rows ``which`` (array indices; every row by default) to the HiGHS model ``h`` (as ``>= 0``)."""
+    def add_to(self, h, which: np.ndarray) -> None:
+        """Add the rows ``which`` (array indices) to the HiGHS model ``h`` (as ``>= 0``)."""
         import highspy
 
-        which = np.arange(self.n) if which is None else np.asarray(which)
+        which = np.asarray(which)
         cols = self.column_of[self.sets[which]] - 1                # -1: the empty set
         vals = self.values[which]
         keep = (cols >= 0) & (vals != 0)
