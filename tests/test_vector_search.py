@@ -125,6 +125,24 @@ def test_group_criterion_agrees_with_verify(inst, s, L, d, q):
     assert crit.secure(Z) == ok and (crit.deficit(Z) == 0) == ok
 
 
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(instances(max_users=5), st.integers(0, 10**6), st.sampled_from([1, 2]),
+       st.integers(0, 4), st.integers(0, 6))
+def test_bounded_deficit_is_exact_or_above_the_bound(inst, s, L, d, above):
+    rng = random.Random(s)
+    q = 5
+    crit = GroupCriterion(inst, q)
+    for _ in range(3):                # the bounded calls reorder the checks; the exact sum must not move
+        Z = np.array([[[rng.randrange(q) for _ in range(d)] for _ in range(L)]
+                      for _ in range(inst.K)], dtype=np.int64).reshape(inst.K, L, d)
+        Z[-1] = (-Z[:-1].sum(axis=0)) % q
+        exact = crit.deficit(Z)
+        bounded = crit.deficit(Z, above)
+        assert bounded == exact if exact <= above else above < bounded <= exact
+        assert crit.deficit(Z) == exact
+
+
 def test_deterministic_for_a_seed(example2):
     a = search_vector_scheme(example2, "7/2", seed=5, budget=300)
     b = search_vector_scheme(example2, "7/2", seed=5, budget=300)

@@ -183,17 +183,20 @@ def moves(blocks: Blocks, ranks: dict[int, int], K: int, L: int,
     return kind, tuple((b[0], b[1], b[2]) for b in bl if b[0] > 0), rk
 
 
-def repair(start: tuple[Blocks, dict[int, int]], score: Callable[[Blocks, dict[int, int]], int],
+def repair(start: tuple[Blocks, dict[int, int]],
+           score: Callable[[Blocks, dict[int, int], int | None], int],
            K: int, L: int, rng: random.Random, patience: int) -> Iterator[tuple[int, Blocks, dict]]:
     """Walk from ``start`` by :func:`moves`, yielding ``(deficit, blocks, ranks)`` of each shape scored.
 
-    ``score`` draws keys of a shape and returns their deficit (0: secure). The
+    ``score(blocks, ranks, above)`` draws keys of a shape and returns their
+    deficit (0: secure), or any number above ``above`` once the deficit is
+    known to exceed it (the walk rejects such a move either way). The
     walk keeps a move when the deficit does not grow, stops at deficit 0 or
     after ``patience`` scored moves without a strict improvement; the caller
     may also stop it (it is a generator).
     """
     blocks, ranks = start
-    best = score(blocks, ranks)
+    best = score(blocks, ranks, None)
     yield best, blocks, ranks
     stale = 0
     while best and stale < patience:
@@ -202,7 +205,7 @@ def repair(start: tuple[Blocks, dict[int, int]], score: Callable[[Blocks, dict[i
             stale += 1
             continue
         _, nb, nr = m
-        s = score(nb, nr)
+        s = score(nb, nr, best)
         yield s, nb, nr
         stale = 0 if s < best else stale + 1
         if s <= best:

@@ -198,9 +198,29 @@ class GroupCriterion:
                 return False
         return True
 
-    def deficit(self, Z: np.ndarray) -> int:
+    def deficit(self, Z: np.ndarray, above: int | None = None) -> int:
+        """The summed shortfall of ``Z`` (0 iff secure).
+
+        With ``above``, the sum stops as soon as it exceeds ``above`` and the
+        partial sum is returned (it exceeds ``above`` too), and the failing
+        configurations move to the front, as in :meth:`secure`: a caller that
+        only asks whether a draw is worse than ``above`` gets the same answer sooner.
+        """
         cache: dict = {}
-        return sum(self._short(Z, c, cache) for c in self.checks)
+        if above is None:
+            return sum(self._short(Z, c, cache) for c in self.checks)
+        total, failing = 0, []
+        for j, check in enumerate(self.checks):
+            short = self._short(Z, check, cache)
+            if short:
+                total += short
+                failing.append(j)
+                if total > above:
+                    break
+        if failing and failing[-1] >= len(failing):           # not already in front
+            moved = set(failing)
+            self.checks = [self.checks[j] for j in failing] + [c for j, c in enumerate(self.checks) if j not in moved]
+        return total
 
 
 

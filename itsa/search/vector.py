@@ -303,9 +303,11 @@ class _Search:
         self.stop = budget
         self.best: int | None = None
 
-    def deficit(self, Z) -> int:
-        x = self.crit.deficit(Z)
-        self.best = x if self.best is None else min(self.best, x)
+    def deficit(self, Z, above: int | None = None) -> int:
+        """The deficit of ``Z`` (or a number above ``above``, see :meth:`GroupCriterion.deficit`)."""
+        x = self.crit.deficit(Z, above)
+        if above is None or x <= above:                  # an exact value
+            self.best = x if self.best is None else min(self.best, x)
         return x
 
     def out_of_time(self) -> bool:
@@ -353,11 +355,11 @@ class _Search:
         """One :func:`itsa.search.repair.repair` walk from ``start``; a shape of deficit 0 is verified."""
         draws = passed = 0
 
-        def score(blocks, ranks):
+        def score(blocks, ranks, above):
             nonlocal draws
             draws += 1
             sh = BlockShape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
-            return self.deficit(self.draw(sh, L, d, 0)) if self.left() else 1 << 30
+            return self.deficit(self.draw(sh, L, d, 0), above) if self.left() else 1 << 30
 
         for deficit, blocks, ranks in repair((start.blocks, dict(start.ranks)), score,
                                              self.instance.K, L, rng, patience):
