@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, strategies as st
 
 from itsa import examples, parse_instance
-from itsa.search.repair import atom_shapes, atoms, moves
+from itsa.search.repair import atom_shapes, atoms, moves, neighbours, repair
 from itsa.converse import converse
 from itsa.search.gap import GapSearch, RateTried, gap_rates, search_gap
 from itsa.optimum import solve
@@ -145,6 +145,41 @@ def test_moves_keep_a_shape_well_formed(seed):
         assert sum(s for s, _, _ in blocks) == 5
         assert all(s > 0 and u and not u >> a & 1 and u < 1 << K for s, u, a in blocks)
         assert all(1 <= r <= L for r in ranks.values())
+
+
+@given(st.integers(0, 10_000))
+def test_neighbours_are_well_formed_and_one_move_away(seed):
+    rng = random.Random(seed)
+    K, L = 5, 3
+    blocks, ranks = ((3, 0b0110, 0), (2, 0b1000, 4)), {1: 3, 2: 2, 3: 1}
+    for _ in range(rng.randint(0, 10)):                  # start from a random walk's shape
+        m = moves(blocks, ranks, K, L, rng)
+        if m is not None:
+            _, blocks, ranks = m
+    seen = set()
+    for nb, nr in neighbours(blocks, ranks, K, L):
+        assert sum(s for s, _, _ in nb) == 5
+        assert all(s > 0 and u and not u >> a & 1 and u < 1 << K for s, u, a in nb)
+        assert all(1 <= r <= L for r in nr.values())
+        assert (nb, tuple(sorted(nr.items()))) != (blocks, tuple(sorted(ranks.items())))
+        seen.add((nb, tuple(sorted(nr.items()))))
+    assert seen
+
+
+def test_a_stale_walk_scans_its_neighbours():
+    """A score only a chain of single moves improves: random moves are never tried (patience 0),
+    so the walk ends at once without the scan and reaches 0 with it."""
+    K, L = 4, 2
+    target = ((2, 0b0110, 0), (1, 0b1000, 2))
+    start = ((2, 0b0010, 0), (1, 0b1001, 2))
+
+    def score(blocks, ranks, above):
+        return sum(a != b for x, y in zip(blocks, target) for a, b in zip(x, y)) + abs(len(blocks) - 2)
+
+    plain = list(repair((start, {1: 2}), score, K, L, random.Random(0), 0))
+    scanned = list(repair((start, {1: 2}), score, K, L, random.Random(0), 0, scan=True))
+    assert [d for d, _, _ in plain] == [2]
+    assert scanned[-1][0] == 0 and scanned[-1][1] == target
 
 
 def test_a_time_limit_is_spent_in_further_rounds():

@@ -19,7 +19,9 @@ Two helpers of :func:`itsa.search.vector.search_vector_scheme`:
   absorber, change a user's rank, move one key symbol between blocks, split
   or merge blocks, change one key's support, copy one key's support onto
   another. Moves that keep the deficit are accepted too (plateaus); after
-  ``patience`` moves without improvement the walk stops.
+  ``patience`` moves without improvement the walk stops, unless the caller
+  asks for a *scan*: every shape one deterministic move away
+  (:func:`neighbours`) is scored, and the first better one restarts the walk.
 
 Every draw is seeded; the same seed gives the same walk.
 """
@@ -32,7 +34,7 @@ from fractions import Fraction
 
 from itsa._util.bitset import members
 
-__all__ = ["atoms", "atom_shapes", "moves", "repair"]
+__all__ = ["atoms", "atom_shapes", "moves", "neighbours", "repair"]
 
 #: A shape as plain data: ``(blocks, ranks)``, see :class:`itsa.search.blocks.BlockShape`.
 Blocks = tuple[tuple[int, int, int], ...]
@@ -183,9 +185,49 @@ def moves(blocks: Blocks, ranks: dict[int, int], K: int, L: int,
     return kind, tuple((b[0], b[1], b[2]) for b in bl if b[0] > 0), rk
 
 
+def neighbours(blocks: Blocks, ranks: dict[int, int], K: int, L: int) -> Iterator[tuple[Blocks, dict[int, int]]]:
+    """Every shape one deterministic move away, in a fixed order.
+
+    The moves: add or drop one user on one block, make one of a block's users
+    its absorber, move one key symbol from one block to another, and raise or
+    lower one user's rank by 1 (within ``1..L``).
+
+    Examples
+    --------
+    >>> blocks = ((2, 0b01, 2), (1, 0b10, 2))       # (size, users, absorber)
+    >>> shapes = list(neighbours(blocks, {0: 2, 1: 2}, 3, 2))
+    >>> len(shapes), shapes[0][0]                   # 3 + 2 block moves, 2 rank moves; user 1 added to block 0
+    (7, ((2, 3, 2), (1, 2, 2)))
+    """
+    def out(bl, rk):
+        return tuple((b[0], b[1], b[2]) for b in bl if b[0] > 0), rk
+
+    for j, (size, users, a) in enumerate(blocks):
+        for i in range(K):
+            if i != a and users ^ (1 << i):
+                bl = [list(b) for b in blocks]
+                bl[j][1] = users ^ (1 << i)
+                yield out(bl, {i: L, **ranks})
+        for i in members(users):
+            bl = [list(b) for b in blocks]
+            bl[j][1:] = [(users & ~(1 << i)) | (1 << a), i]
+            yield out(bl, {a: L, **ranks})
+        for k in range(len(blocks)):
+            if k != j and size > 1:
+                bl = [list(b) for b in blocks]
+                bl[j][0] -= 1
+                bl[k][0] += 1
+                yield out(bl, dict(ranks))
+    for i, r in ranks.items():
+        for step in (-1, 1):
+            if 1 <= r + step <= L:
+                yield out([list(b) for b in blocks], {**ranks, i: r + step})
+
+
 def repair(start: tuple[Blocks, dict[int, int]],
            score: Callable[[Blocks, dict[int, int], int | None], int],
-           K: int, L: int, rng: random.Random, patience: int) -> Iterator[tuple[int, Blocks, dict]]:
+           K: int, L: int, rng: random.Random, patience: int,
+           scan: bool = False) -> Iterator[tuple[int, Blocks, dict]]:
     """Walk from ``start`` by :func:`moves`, yielding ``(deficit, blocks, ranks)`` of each shape scored.
 
     ``score(blocks, ranks, above)`` draws keys of a shape and returns their
@@ -194,12 +236,31 @@ def repair(start: tuple[Blocks, dict[int, int]],
     walk keeps a move when the deficit does not grow, stops at deficit 0 or
     after ``patience`` scored moves without a strict improvement; the caller
     may also stop it (it is a generator).
+
+    With ``scan``, a walk gone stale scores every :func:`neighbours` shape
+    (random moves sample only some of them): the first that improves on
+    ``best`` restarts the walk from there, and a scan without one ends it.
     """
     blocks, ranks = start
     best = score(blocks, ranks, None)
     yield best, blocks, ranks
     stale = 0
-    while best and stale < patience:
+    while best:
+        if stale >= patience:
+            if not scan:
+                return
+            better = None
+            for nb, nr in neighbours(blocks, ranks, K, L):
+                s = score(nb, nr, best - 1)
+                yield s, nb, nr
+                if s < best:
+                    better = nb, nr, s
+                    break
+            if better is None:
+                return
+            blocks, ranks, best = better
+            stale = 0
+            continue
         m = moves(blocks, ranks, K, L, rng)
         if m is None:
             stale += 1

@@ -43,7 +43,9 @@ into blocks, each visible to a random set of users, random ranks;
 ``rank#j``, one shared block, random ranks on a random support;
 ``pseudo#j``, the hint shapes of random entropies; ``sums#j``, blocks that
 each sum to zero over their own support. A walk's shapes are named
-``<start>+repair#n``.
+``<start>+repair#n``. A walk that goes stale scans every shape one move away
+before it ends (:func:`itsa.search.repair.neighbours`), and goes on from the
+first better one.
 
 Candidates pass a fast exact pre-filter first: for keys with ``Σ Z = 0``,
 configuration ``(k, m, n)`` is secure iff
@@ -362,7 +364,7 @@ class _Search:
             return self.deficit(self.draw(sh, L, d, 0), above) if self.left() else 1 << 30
 
         for deficit, blocks, ranks in repair((start.blocks, dict(start.ranks)), score,
-                                             self.instance.K, L, rng, patience):
+                                             self.instance.K, L, rng, patience, scan=True):
             if deficit == 0:
                 sh = BlockShape(f"{start.name}+repair#{draws}", blocks, tuple(sorted(ranks.items())))
                 passed += 1
