@@ -143,6 +143,37 @@ def test_bounded_deficit_is_exact_or_above_the_bound(inst, s, L, d, above):
         assert crit.deficit(Z) == exact
 
 
+@pytest.mark.parametrize("walk_seed", [0, 1, 2])
+def test_bounded_scoring_walks_the_same_steps(example2, walk_seed):
+    """The walk with ``deficit(Z, above=best)`` moves exactly as with the full sums."""
+    from itsa.search.blocks import BlockShape, draw_keys
+    from itsa.search.repair import repair
+
+    K, L, q = example2.K, 2, 101
+    start = hint_shapes(example2, {}, L, 6)[0]
+
+    cut = []
+
+    def path(bounded: bool):
+        crit = GroupCriterion(example2, q)
+
+        def score(blocks, ranks, above):
+            shape = BlockShape("walk", blocks, tuple(sorted(ranks.items())))
+            Z = draw_keys(shape, random.Random(repr((blocks, shape.ranks))), q, K, L)
+            if not bounded:
+                return crit.deficit(Z)
+            x = crit.deficit(Z, above)
+            cut.append(x != crit.deficit(Z))
+            return x
+
+        walk = repair((start.blocks, dict(start.ranks)), score, K, L, random.Random(walk_seed), 15, scan=True)
+        return [(blocks, tuple(sorted(ranks.items())), d == 0) for d, blocks, ranks in walk]
+
+    exact, bounded = path(False), path(True)
+    assert len(exact) > 15 and exact == bounded
+    assert any(cut)                   # some scores really were cut short
+
+
 def test_deterministic_for_a_seed(example2):
     a = search_vector_scheme(example2, "7/2", seed=5, budget=300)
     b = search_vector_scheme(example2, "7/2", seed=5, budget=300)

@@ -240,7 +240,8 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     time_limit : float, optional
         Seconds; the search stops (``limit`` says so) when they are spent.
     patience : int, optional
-        Moves without improvement before a repair walk restarts (default ``20 + 4K``).
+        Moves without improvement before a repair walk scans its neighbours, then goes on
+        from a better one or ends (default ``20 + 4K``).
 
     Returns
     -------
