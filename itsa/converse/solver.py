@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from itsa._util.deadline import Deadline
+from itsa._util.native import quiet_native_stdout
 from itsa.converse.lazy import upper_fill
 from itsa.converse.lp import Origin, ReducedLP
 
@@ -214,14 +215,28 @@ def _model(rlp: ReducedLP):
     """A HiGHS model with the LP's columns (``>= 0``) and objective, and no rows."""
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     ncol = rlp.n_columns
     h.addVars(ncol, np.zeros(ncol), np.full(ncol, highspy.kHighsInf))
     cost = np.zeros(ncol)
     for o, w in rlp.objective.items():
         cost[o - 1] = float(w)
     h.changeColsCost(ncol, np.arange(ncol, dtype=np.int32), cost)
+    return h
+
+
+def new_highs():
+    """A silent HiGHS model: the one place itsa constructs one.
+
+    HiGHS prints a banner on file descriptor 1 at construction (1.16 and
+    newer), before ``output_flag`` can be set; it is sent to the null device
+    (:func:`itsa._util.native.quiet_native_stdout`), so ``--json`` stays JSON.
+    """
+    import highspy
+
+    with quiet_native_stdout():
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
     return h
 
 
