@@ -174,7 +174,7 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
 
 
 @privacy.command()
-@click.argument("path", type=click.Path(dir_okay=False), required=False, metavar="UPDATES")
+@click.argument("path", type=click.Path(dir_okay=False), required=False, metavar="[UPDATES]")
 @click.option("--alpha", type=int, default=256, show_default=True, help="Weight grid.")
 @click.option("--gamma", type=int, default=256, show_default=True, help="Encoding scale gamma.")
 @click.option("--clip", default="1", show_default=True, help="Clipping norm S.")

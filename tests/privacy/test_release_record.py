@@ -109,6 +109,13 @@ def test_the_hash_attack_on_two_neighbouring_datasets_fails():
     assert hash_of_draws(list(r.noise.draws)) == r.record()["secret_values"]["noise_sha256"]
 
 
+def test_neighbours_differ_in_public_only_by_the_mechanism_output_and_the_commitment():
+    """Same seed and salt on two neighbouring datasets: every other public field is equal (it reveals nothing)."""
+    a = release(UPDATES, epsilon=1, seed="s", salt="c" * 64).to_dict()
+    b = release(NEIGHBOUR, epsilon=1, seed="s", salt="c" * 64).to_dict()
+    assert {k for k in a if a[k] != b[k]} == {"released", "released_exact", "commitment"}
+
+
 def test_the_commitment_changes_with_the_salt_for_identical_noise():
     a = release(UPDATES, epsilon=1, seed="one seed", salt="a" * 64)
     b = release(UPDATES, epsilon=1, seed="one seed", salt="b" * 64)
