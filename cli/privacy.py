@@ -164,8 +164,17 @@ def _text(v) -> str:
     return str(v)
 
 
+SEED_HELP = ("Noise seed text. A seed on the command line is visible to other users of the machine (ps): "
+             "prefer --seed-file or the ITSA_SEED environment variable. Without one, 256 bits of the operating "
+             "system's entropy, kept only in the audit record. Never reuse a seed: two releases with one seed "
+             "and the same sigma_int and d add the same noise.")
+#: Options that say how to make a release: refused with --verify, where the record says them.
+MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "data_weights", "seed", "seed_file",
+          "engine", "conversion", "no_noise", "record_path")
+
+
 @privacy.command()
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), required=False, metavar="[UPDATES]")
 @click.option("--alpha", type=int, default=256, show_default=True, help="Weight grid.")
 @click.option("--gamma", type=int, default=256, show_default=True, help="Encoding scale gamma.")
 @click.option("--clip", default="1", show_default=True, help="Clipping norm S.")
@@ -173,27 +182,125 @@ def _text(v) -> str:
 @click.option("--noise-multiplier", "noise_multiplier", default=None, help="sigma_t directly.")
 @DELTA
 @click.option("--weights", "data_weights", default=None, help="Data weights w1,w2,... (a .npy file has none).")
-@click.option("--seed", default="itsa-release", show_default=True, help="Noise seed text.")
+@click.option("--seed", envvar="ITSA_SEED", show_envvar=True, default=None, help=SEED_HELP)
+@click.option("--seed-file", type=click.Path(dir_okay=False), default=None,
+              help="Read the seed text from this file (its content without the final line break).")
 @click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="table", show_default=True)
 @CONVERSION
+@click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the audit record (seed, salt, noise, noiseless sum: SECRET) to this new file, mode 0600.")
+@click.option("--verify", "verify_path", type=click.Path(dir_okay=False), default=None, metavar="RECORD",
+              help="Check an audit record instead of releasing (with UPDATES: also rerun the release on them). "
+                   "Exit 0 PASS, 1 FAIL, 2 bad input.")
+@click.option("--published", "published_path", type=click.Path(dir_okay=False), default=None,
+              help="With --verify: the published --json output, checked against the record.")
+@click.option("--time-limit", type=click.FloatRange(min=0), default=None,
+              help="Seconds the run may take, estimated before any noise is drawn (default 300; 0: none).")
+@click.option("--quiet", is_flag=True, help="No progress line.")
 @JSON
-def release(path, alpha, gamma, clip, epsilon, noise_multiplier, delta, data_weights, seed, engine, conversion,
-            as_json):
-    """One release of Algorithm 3 on PATH (a CSV with header, or .npy clients x coordinates)."""
+@click.pass_context
+def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, data_weights, seed, seed_file, engine,
+            conversion, no_noise, record_path, verify_path, published_path, time_limit, quiet, as_json):
+    """One release of Algorithm 3 on UPDATES (a CSV with header, or .npy clients x coordinates).
+
+    Stdout (text or --json) holds only what may be published: the released
+    values, eps, delta, the parameters and a salted commitment. The seed, the
+    salt, the noise and the noiseless sum go only to the audit record
+    (--record PATH), for the auditor, who checks it with --verify RECORD.
+    """
+    from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+    from ._progress import progress_display, time_limit_of
+
+    limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+    if verify_path is not None:
+        _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json)
+        return
+    from itsa.privacy.commitment import check_record_path, read_seed_file
     from itsa.privacy.release import load_updates
     from itsa.privacy.release import release as run
 
     with itsa_errors():
+        _release_options(ctx, path, seed, seed_file, published_path)
+        if record_path is not None:
+            check_record_path(record_path)
+        if seed_file is not None:
+            seed = read_seed_file(seed_file)
         updates, weights_in_file, ids = load_updates(path)
         given = data_weights.split(",") if data_weights else weights_in_file
-        result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
-                     noise_multiplier=noise_multiplier, delta=delta, seed=seed, engine=engine,
-                     conversion=conversion, ids=ids)
+        with progress_display(as_json or quiet) as progress:
+            result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
+                         noise_multiplier=noise_multiplier, delta=delta, seed=seed, engine=engine,
+                         conversion=conversion, ids=ids, no_noise=no_noise, time_limit=limit, progress=progress)
+        if record_path is not None:
+            from itsa.privacy.commitment import write_record
+
+            write_record(record_path, result.record())
     warn(result.warnings)
     if as_json:
         echo_json(result.to_dict())
-        return
-    rows = result._rows()
-    if result.noise is not None:
-        rows += [("sigma_int", f"{result.sigma_int} (rounded up)"), ("commitment", result.noise.commitment)]
-    _rows(console(), f"itsa privacy release: {path}", rows)
+    else:
+        rows = result._rows() + [("audit record", f"{record_path} (SECRET, mode 0600: keep it from the public)"
+                                  if record_path else "none kept (--record PATH keeps one for an auditor)")]
+        _rows(console(), f"itsa privacy release: {path} ({'private' if result.private else 'NOT PRIVATE'})", rows)
+
+
+def _release_options(ctx, path, seed, seed_file, published_path) -> None:
+    """What a release needs and refuses, before anything is read or written."""
+    from click.core import ParameterSource
+
+    from itsa.exceptions import InvalidOption
+
+    if path is None:
+        raise InvalidOption("UPDATES: give the file of client updates (or --verify RECORD to check a record)")
+    if published_path is not None:
+        raise InvalidOption("--published: only with --verify")
+    if seed is not None and seed_file is not None:
+        where = "ITSA_SEED" if ctx.get_parameter_source("seed") is ParameterSource.ENVIRONMENT else "--seed"
+        raise InvalidOption(f"seed: given twice ({where} and --seed-file); give one")
+
+
+def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json) -> None:
+    """``--verify RECORD [UPDATES]``: every check of the record; exit 1 on a FAIL."""
+    import json
+
+    from click.core import ParameterSource
+
+    from itsa.exceptions import InvalidInput, InvalidOption
+    from itsa.privacy.auditor import check_record
+    from itsa.privacy.commitment import load_record
+    from itsa.privacy.release import load_updates
+
+    from ._common import EXIT_FAILED
+    from ._progress import progress_display
+
+    with itsa_errors():
+        given = [name for name in MAKING if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
+        if given:
+            option = next(p.opts[0] for p in ctx.command.params if p.name == given[0])
+            raise InvalidOption(f"--verify: the record says how the release was made; {option} does not apply")
+        record = load_record(verify_path)
+        published = None
+        if published_path is not None:
+            from itsa._util.files import read_text
+
+            try:
+                published = json.loads(read_text(published_path, InvalidInput, max_bytes=1 << 30))
+            except json.JSONDecodeError:
+                raise InvalidInput(f"{published_path}: not JSON") from None
+            if not isinstance(published, dict):
+                raise InvalidInput(f"{published_path}: not a JSON object")
+        updates = None if path is None else load_updates(path)[0]
+        with progress_display(as_json or quiet) as progress:
+            result = check_record(record, updates, published, time_limit=limit, progress=progress)
+    if as_json:
+        echo_json(result.to_dict())
+    else:
+        out = console()
+        out.print(result._headline(), markup=False)
+        _rows(out, f"itsa privacy release --verify {verify_path}", result._rows())
+        if not result.private:
+            out.print("the recorded release has no noise: it is NOT private", markup=False)
+    if not result.ok:
+        raise SystemExit(EXIT_FAILED)

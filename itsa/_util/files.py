@@ -49,8 +49,12 @@ def read_text(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput,
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[Any]]:
-    """Yield a file handle whose content replaces ``path`` only if the block succeeds."""
+def atomic_writer(path: str | os.PathLike, binary: bool = False, mode: int = 0o666) -> Iterator[IO[Any]]:
+    """Yield a file handle whose content replaces ``path`` only if the block succeeds.
+
+    The file gets ``mode`` less the umask (``0o600``: the owner alone reads it,
+    from its creation on: the temporary file is made ``0o600``).
+    """
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -64,7 +68,7 @@ def atomic_writer(path: str | os.PathLike, binary: bool = False) -> Iterator[IO[
             os.fsync(fh.fileno())
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, mode & ~umask)
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

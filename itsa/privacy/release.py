@@ -19,14 +19,26 @@ total-variation distance of one table draw from the exact discrete Gaussian
 uniforms and the truncation together). A ``δ_run ≥ 1`` is vacuous, and the
 release says so in :attr:`Release.warnings`.
 
+**Two outputs.** :meth:`Release.to_dict` is what may be published (the
+released values, ε, δ, the parameters, a salted commitment);
+:meth:`Release.record` is the audit record (seed, salt, noise, noiseless
+sum, exact average), secret, for the auditor
+(:func:`itsa.privacy.auditor.check_record`). Without a seed one is drawn
+from the operating system's entropy; a release without noise is refused
+unless asked for by name (``no_noise=True``), and then says it is not
+private.
+
 Examples
 --------
 >>> import numpy as np
->>> r = release(np.array([[0.5, 0.0], [0.0, 0.5], [0.25, 0.25]]), alpha=256, gamma=256, clip=1)
->>> r.weights.integers, r.denominator
-((86, 85, 85), 65536)
+>>> r = release(np.array([[0.5, 0.0], [0.0, 0.5], [0.25, 0.25]]), alpha=256, gamma=256, clip=1, no_noise=True)
+>>> r.weights.integers, r.denominator, r.private
+((86, 85, 85), 65536, False)
 >>> [str(x) for x in r.released]
 ['257/1024', '255/1024']
+>>> p = release(np.array([[0.5, 0.0]]), noise_multiplier=1, engine="exact")
+>>> p.noise.seed in str(p.to_dict()), len(p.commitment), p.record()["secret"]
+(False, 64, True)
 """
 
 from __future__ import annotations
@@ -41,16 +53,31 @@ import numpy as np
 
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
+from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa.privacy.commitment import (
+    RECORD_KIND,
+    RECORD_VERSION,
+    SCHEME,
+    SECRET_NOTE,
+    check_salt,
+    check_seed,
+    commit,
+    commitment_fields,
+    new_salt,
+    new_seed,
+)
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
+from itsa.privacy.discrete_gaussian import page_truncation
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.sampler import NoiseDraw, SamplerEngine, draw
-from itsa.privacy.table_law import table_distance
+from itsa.privacy.sampler import MAX_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
+from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
 from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
 
-__all__ = ["Release", "release", "load_updates", "clip_updates", "encode", "SIGMA_DIGITS"]
+__all__ = ["Release", "release", "load_updates", "clip_updates", "encode", "noise_scale", "cost_estimate",
+           "SIGMA_DIGITS"]
 
 #: Significant digits of σ_int handed to the sampler (rounded up from its certified value).
 SIGMA_DIGITS = 9
@@ -61,11 +88,28 @@ W_MAX_NOTE = ("w_max, hence Delta*_2 and sigma_int, is computed from the data we
               "public, sigma_int depends on the data and the (eps, delta) holds only between datasets with equal weights")
 #: Encoded coordinates |round(gamma u)| <= gamma S stay below this (int64 with room).
 MAX_ENCODED = 2**62
+#: Said by every release without noise, in its output and as a warning.
+NOT_PRIVATE = "NOT PRIVATE: no noise was added; the released values are the exact weighted sum"
+#: Said by the public output: what it is.
+PUBLIC_NOTE = ("this object may be published: the released values, (eps, delta), the parameters and a salted "
+               "commitment; the seed, the salt, the noise and the noiseless sum are only in the audit record")
+#: How the public commitment is made (the fields are in the audit record).
+COMMITMENT_OF = ("SHA-256 of the canonical JSON (sorted keys, no spaces, ASCII) of scheme, salt (256 bits), seed, "
+                 "sigma_int, engine, count, truncation, stream, encoded_sum, denominator")
+#: Estimated seconds per exact draw (about 10,000 draws/s measured; taken at half that).
+EXACT_SECONDS_PER_DRAW = 2e-4
+#: Estimated seconds per table entry with the ball pass (about 1.3 µs measured).
+BALL_SECONDS_PER_ENTRY = 3e-6
+#: Estimated seconds per table entry with the float pass (about 0.12 µs measured).
+TABLE_SECONDS_PER_ENTRY = 3e-7
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Release(Displayable):
-    """One release with its evidence: the integer weights, Y, the noise and its commitment, the privacy."""
+    """One release: what may be published (:meth:`to_dict`) and the secret audit record (:meth:`record`).
+
+    ``inputs`` are the arguments that, with the updates, rerun it exactly.
+    """
 
     weights: HamiltonWeights
     gamma: int
@@ -76,16 +120,26 @@ class Release(Displayable):
     noiseless: tuple[Fraction, ...]
     exact_average: tuple[float, ...]
     sensitivity: Certified
+    inputs: dict
     noise_multiplier: Certified | None = None
     sigma_int: Fraction | None = None
     noise: NoiseDraw | None = None
     epsilon: EpsilonBound | None = None
     delta_run: Certified | None = None
     table_distance: Certified | None = None
+    salt: str | None = None
+    commitment: str | None = None
+
+    @property
+    def private(self) -> bool:
+        """Whether noise was added (a release without noise is the exact sum: not private)."""
+        return self.noise is not None
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """The accounting's warnings, and a vacuous ``δ_run`` (``≥ 1``) said in words."""
+        """The accounting's warnings, a vacuous ``δ_run`` (``≥ 1``) and a release without noise, in words."""
+        if not self.private:
+            return (NOT_PRIVATE,)
         out = () if self.epsilon is None else self.epsilon.warnings
         if self.delta_run is not None and self.delta_run.upper() >= 1:
             out += (f"delta_run = {self.delta_run.decimal()} >= 1: the (eps, delta) guarantee of this release is "
@@ -93,37 +147,52 @@ class Release(Displayable):
         return out
 
     def to_dict(self) -> dict:
-        out = {"weights": list(self.weights.integers), "alpha": self.weights.alpha, "gamma": self.gamma,
-               "clip": str(self.clip), "encoded_sum": list(self.encoded_sum), "denominator": self.denominator,
+        """What may be published: the released values, (ε, δ), the parameters and the hiding commitment."""
+        out = {"publishable": PUBLIC_NOTE, "private": self.private, "clients": len(self.weights.integers),
+               "dimension": len(self.released), "alpha": self.weights.alpha, "gamma": self.gamma,
+               "clip": str(self.clip), "denominator": self.denominator, "w_max": str(self.weights.max_weight),
                "released": [_dec(x) for x in self.released], "released_exact": [str(x) for x in self.released],
-               "noiseless": [_dec(x) for x in self.noiseless],
-               "exact_average": [repr(x) for x in self.exact_average],
-               "sensitivity": self.sensitivity.to_dict(), "w_max_note": W_MAX_NOTE}
+               "sensitivity": self.sensitivity.to_dict(), "w_max_note": W_MAX_NOTE, "warnings": list(self.warnings)}
+        if not self.private:
+            return {**out, "not_private": NOT_PRIVATE}
+        assert self.noise is not None and self.epsilon is not None and self.delta_run is not None
+        return {**out, "noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": str(self.sigma_int),  # type: ignore[union-attr]
+                "engine": str(self.noise.engine), "truncation": self.noise.truncation,
+                "conversion": self.inputs["conversion"], "delta": self.inputs["delta"],
+                "epsilon": self.epsilon.to_dict(), "delta_run": self.delta_run.to_dict(),
+                "table_distance": None if self.table_distance is None else self.table_distance.to_dict(),
+                "commitment": {"value": self.commitment, "scheme": SCHEME, "of": COMMITMENT_OF}}
+
+    def record(self) -> dict:
+        """The audit record: the public part and everything needed to re-check it. SECRET (see ``note``)."""
+        secret = {"encoded_sum": list(self.encoded_sum), "noiseless_exact": [str(x) for x in self.noiseless],
+                  "exact_average": [repr(x) for x in self.exact_average],
+                  "integer_weights": list(self.weights.integers)}
         if self.noise is not None:
-            assert self.noise_multiplier is not None and self.epsilon is not None and self.delta_run is not None
-            out.update({"noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": str(self.sigma_int),
-                        "noise": {k: v for k, v in self.noise.to_dict().items() if k != "draws"},
-                        "noise_draws": list(self.noise.draws), "epsilon": self.epsilon.to_dict(),
-                        "delta_run": self.delta_run.to_dict(), "warnings": list(self.warnings),
-                        "table_distance": None if self.table_distance is None else self.table_distance.to_dict()})
-        return out
+            secret.update({"seed": self.noise.seed, "salt": self.salt, "noise_draws": list(self.noise.draws),
+                           "noise_sha256": self.noise.commitment})
+        return {"secret": True, "note": SECRET_NOTE, "kind": RECORD_KIND, "record_version": RECORD_VERSION,
+                "public": self.to_dict(), "inputs": self.inputs, "secret_values": secret}
 
     def _headline(self) -> str:
-        noise = "no noise" if self.noise is None else f"sigma_int = {self.sigma_int}"
+        noise = "NO NOISE: NOT PRIVATE" if self.noise is None else f"sigma_int = {self.sigma_int}"
         return f"{len(self.weights.integers)} clients, d = {len(self.released)}, {noise}"
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = [("integer weights", f"sum {sum(self.weights.integers)} = alpha (exact)"),
+        """The public rows (nothing of the audit record)."""
+        rows = [("clients, d", f"{len(self.weights.integers)}, {len(self.released)}"),
                 ("Delta*_2", f"{self.sensitivity.decimal()} ({self.sensitivity.direction}; reading)"),
                 ("w_max", f"{self.weights.max_weight} from the data weights: sigma_int depends on them unless "
                           "they are public"),
-                ("released", ", ".join(_dec(x) for x in self.released[:6])),
-                ("exact average", ", ".join(f"{x:.10g}" for x in self.exact_average[:6]))]
-        if self.epsilon is not None and self.delta_run is not None:
-            vacuous = " (vacuous: delta >= 1)" if self.delta_run.upper() >= 1 else ""
-            rows += [("epsilon", f"{self.epsilon.epsilon.decimal()} at delta {self.delta_run.decimal()} "
-                                 f"({self.epsilon.conversion}, upper bound){vacuous}")]
-        return rows
+                ("released", ", ".join(_dec(x) for x in self.released[:6]) + (" …" if len(self.released) > 6 else ""))]
+        if not self.private:
+            return rows + [("privacy", NOT_PRIVATE)]
+        assert self.epsilon is not None and self.delta_run is not None and self.noise is not None
+        vacuous = " (vacuous: delta >= 1)" if self.delta_run.upper() >= 1 else ""
+        return rows + [("epsilon", f"{self.epsilon.epsilon.decimal()} at delta {self.delta_run.decimal()} "
+                                   f"({self.epsilon.conversion}, upper bound){vacuous}"),
+                       ("sigma_int", f"{self.sigma_int} (rounded up), {self.noise.engine} engine"),
+                       ("commitment", f"{self.commitment} (salted: hides the noise)")]
 
 
 def _dec(x: Fraction, digits: int = 12) -> str:
@@ -224,19 +293,25 @@ def encode(updates: np.ndarray, gamma: int) -> np.ndarray:
 
 
 def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, clip=1, epsilon=None,
-            noise_multiplier=None, delta=Fraction(1, 10**5), seed: str = "itsa-release",
+            noise_multiplier=None, delta=Fraction(1, 10**5), seed: str | None = None, salt: str | None = None,
             engine: SamplerEngine | str = SamplerEngine.TABLE, conversion: Conversion | str = Conversion.CKS,
-            ids=None) -> Release:
+            ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
     ``epsilon`` calibrates ``σ_t = √(2 ln(1.25/δ))/ε`` (the paper's Table I);
-    ``noise_multiplier`` gives ``σ_t`` directly; neither: no noise. The
-    reported ε is recomputed for the mechanism run (see the module notes).
+    ``noise_multiplier`` gives ``σ_t`` directly; neither is refused unless
+    ``no_noise`` asks for the exact sum (NOT private). The reported ε is
+    recomputed for the mechanism run (see the module notes). Without a
+    ``seed`` (or ``salt``) 256 bits are drawn from the operating system's
+    entropy; both go only into :meth:`Release.record`. ``time_limit``
+    refuses a run whose estimate (:func:`cost_estimate`) exceeds it, before
+    any noise is drawn; ``progress`` receives the stages.
 
     Notes
     -----
     PCU-FL Algorithm 3 and its Fig. 1, as quoted by the explainer page.
     """
+    report = Reporter(progress, "release")
     u = _finite_matrix(updates, "updates")
     whole_number("alpha", alpha, minimum=1)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
@@ -246,39 +321,101 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     d_ = check_delta(delta)
     eng = choice("engine", engine, SamplerEngine)
     conv = choice("conversion", conversion, Conversion)
+    _check_noise_request(epsilon, noise_multiplier, no_noise)
+    seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
+    salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
     weights = [1] * u.shape[0] if data_weights is None else list(data_weights)
     if len(weights) != u.shape[0]:
         raise InvalidOption(f"weights: {len(weights)} given for {u.shape[0]} clients")
     hw = hamilton_weights(weights, alpha, ids)
+    inputs = {"alpha": alpha, "gamma": gamma, "clip": str(S), "epsilon": None if epsilon is None else str(epsilon),
+              "noise_multiplier": None if noise_multiplier is None else str(noise_multiplier), "delta": str(d_),
+              "engine": str(eng), "conversion": str(conv), "no_noise": bool(no_noise),
+              "data_weights": None if data_weights is None else [str(fraction("weight", w)) for w in weights],
+              "ids": None if ids is None else list(ids)}
+    report("encode", done=0, total=u.size)
     clipped = clip_updates(u, S)
     encoded = encode(clipped, gamma)
-    total = sum(hw.integers)
-    Y = [int(x) for x in (np.array(hw.integers, dtype=object)[:, None] * encoded.astype(object)).sum(axis=0)]
-    denominator = gamma * total
+    Y = _weighted_sum(hw.integers, encoded)
+    denominator = gamma * alpha
     data = np.array([float(fraction("weight", w)) for w in weights])
     exact = tuple(float(x) for x in (data[:, None] * clipped).sum(axis=0) / data.sum())
     delta_star = sensitivity(max_weight=hw.max_weight, clip=S, dimension=u.shape[1], gamma=gamma)
-    base = dict(weights=hw, gamma=gamma, clip=S, encoded_sum=tuple(Y), denominator=denominator,
+    base = dict(weights=hw, gamma=gamma, clip=S, encoded_sum=tuple(Y), denominator=denominator, inputs=inputs,
                 noiseless=tuple(Fraction(y, denominator) for y in Y), exact_average=exact, sensitivity=delta_star)
-    if epsilon is None and noise_multiplier is None:
+    if no_noise:
         return Release(released=base["noiseless"], **base)  # type: ignore[arg-type]
-    if epsilon is not None and noise_multiplier is not None:
+    multiplier, sigma_int, integer_sensitivity = noise_scale(epsilon, noise_multiplier, d_, gamma * alpha, delta_star)
+    seconds, what = cost_estimate(eng, sigma_int, u.shape[1])
+    if time_limit is not None and seconds > time_limit:
+        raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
+                            f"{time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
+    report("noise", note=f"{what}, about {seconds:.2g} s")
+    assert seed_text is not None and salt_text is not None
+    noise = draw(sigma_int, u.shape[1], seed_text, eng)
+    released = tuple(Fraction(y + z, denominator) for y, z in zip(Y, noise.draws))
+    report("table distance" if noise.truncation is not None else "accounting")
+    distance = None if noise.truncation is None else table_distance(sigma_int)
+    epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, u.shape[1])
+    fields = commitment_fields(salt=salt_text, seed=seed_text, sigma_int=sigma_int, engine=str(eng),
+                               count=u.shape[1], truncation=noise.truncation, encoded_sum=Y, denominator=denominator)
+    return Release(released=released, noise_multiplier=multiplier, sigma_int=sigma_int, noise=noise,
+                   epsilon=epsilon_run, delta_run=delta_run, table_distance=distance, salt=salt_text,
+                   commitment=commit(fields), **base)  # type: ignore[arg-type]
+
+
+def _check_noise_request(epsilon, noise_multiplier, no_noise: bool) -> None:
+    """Exactly one of ``epsilon``, ``noise_multiplier`` and ``no_noise``: a noiseless release only by name."""
+    given = [name for name, v in (("epsilon", epsilon), ("noise multiplier", noise_multiplier)) if v is not None]
+    if len(given) == 2:
         raise InvalidOption("give epsilon or noise multiplier, not both")
-    sigma_t = (classical_sigma(epsilon, d_) if epsilon is not None else
+    if no_noise and given:
+        raise InvalidOption(f"no noise: refused together with {given[0]} (a release has noise or has none)")
+    if not no_noise and not given:
+        raise InvalidOption("no noise asked for: give epsilon or a noise multiplier (--epsilon, "
+                            "--noise-multiplier), or ask for the exact, NOT private sum by name (--no-noise)")
+
+
+def _weighted_sum(integers, encoded: np.ndarray) -> list[int]:
+    """``Y = Σ w̃_i ũ_i`` exactly: in int64 when ``Σ w̃_i · max |ũ| < 2⁶³`` (no wrap possible), else in Python ints."""
+    peak = int(np.abs(encoded).max()) if encoded.size else 0
+    if sum(integers) * peak < 2**63:
+        return [int(y) for y in np.array(integers, dtype=np.int64) @ encoded]
+    return [int(x) for x in (np.array(integers, dtype=object)[:, None] * encoded.astype(object)).sum(axis=0)]
+
+
+def noise_scale(epsilon, noise_multiplier, delta: Fraction, scale: int, delta_star: Certified):
+    """``σ_t`` (rounded up to :data:`SIGMA_DIGITS`), ``σ_int = σ_t γ W_int Δ*₂`` rounded up, and ``γ W_int Δ*₂``.
+
+    ``scale`` is ``γ W_int``. The auditor recomputes ``σ_int`` with this same function.
+    """
+    sigma_t = (classical_sigma(epsilon, delta) if epsilon is not None else
                Certified.exact("noise multiplier", fraction("noise multiplier", noise_multiplier, low=0), "given"))
     sigma_t_used = Fraction(safe_decimal(sigma_t.upper(), SIGMA_DIGITS))
     with precision():
-        integer_sensitivity = gamma * total * to_arb(delta_star.upper())
+        integer_sensitivity = scale * to_arb(delta_star.upper())
         sigma_ball = to_arb(sigma_t_used) * integer_sensitivity
     sigma_int = Fraction(safe_decimal(Certified.from_arb("s", sigma_ball, Direction.UPPER, "").upper(), SIGMA_DIGITS))
-    noise = draw(sigma_int, u.shape[1], seed, eng)
-    released = tuple(Fraction(y + z, denominator) for y, z in zip(Y, noise.draws))
-    distance = None if noise.truncation is None else table_distance(sigma_int)
-    epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, u.shape[1])
     multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, sigma_t.method +
                            f"; rounded up to {SIGMA_DIGITS} digits")
-    return Release(released=released, noise_multiplier=multiplier, sigma_int=sigma_int, noise=noise,
-                   epsilon=epsilon_run, delta_run=delta_run, table_distance=distance, **base)  # type: ignore[arg-type]
+    return multiplier, sigma_int, integer_sensitivity
+
+
+def cost_estimate(engine: SamplerEngine, sigma_int: Fraction, count: int) -> tuple[float, str]:
+    """Seconds the noise and its accounting take, estimated up front (generously), and what they are.
+
+    The table engine builds ``2K + 1 ≈ 15 σ`` entries and bounds their
+    distance (a ball per entry up to :data:`~itsa.privacy.table_law.EXACT_PASS_ENTRIES`,
+    float64 beyond); the exact engine's time is per draw.
+    """
+    if engine is SamplerEngine.EXACT:
+        return count * EXACT_SECONDS_PER_DRAW + 1, f"{count:,} exact draws"
+    if sigma_int > MAX_TABLE_SIGMA:
+        raise InvalidOption(f"sigma_int = {safe_decimal(sigma_int, 4)}: the table engine takes sigma <= "
+                            f"{MAX_TABLE_SIGMA} (use the exact engine)")
+    entries = 2 * page_truncation(sigma_int) + 1
+    per_entry = BALL_SECONDS_PER_ENTRY if entries <= EXACT_PASS_ENTRIES else TABLE_SECONDS_PER_ENTRY
+    return entries * per_entry + count * 1e-7 + 1, f"a table of {entries:,} entries"
 
 
 def _privacy_of_run(sigma_int: Fraction, integer_sensitivity, delta: Fraction, conv: Conversion,

@@ -193,9 +193,14 @@ def table(sigma) -> tuple[np.ndarray, np.ndarray]:
         raise InvalidOption(f"sigma: the table engine takes sigma in [{MIN_TABLE_SIGMA:g}, {MAX_TABLE_SIGMA}], not {s:g}")
     K = page_truncation(sigma)
     support = np.arange(-K, K + 1, dtype=np.int64)
-    weights = np.exp(-(support.astype(np.float64) ** 2) / (2 * s * s))
-    cdf = np.cumsum(weights)
-    return support, cdf / cdf[-1]
+    cdf = support.astype(np.float64)        # exp(-k^2/(2 s s)), summed and normalised, in place (same floats)
+    np.square(cdf, out=cdf)
+    np.negative(cdf, out=cdf)
+    np.divide(cdf, 2 * s * s, out=cdf)
+    np.exp(cdf, out=cdf)
+    np.cumsum(cdf, out=cdf)
+    cdf /= cdf[-1]
+    return support, cdf
 
 
 def uniforms(stream: ByteStream, count: int) -> np.ndarray:
