@@ -48,9 +48,23 @@ class DecoderSuccess(Displayable):
     local_limit_constant: Certified
 
     @property
+    def raw_bound(self) -> Fraction:
+        """``M sup_s p_K(s)`` (eq. 46), before the cap at 1."""
+        return self.modulus * self.sup
+
+    @property
     def bound(self) -> Fraction:
         """``min(1, M sup_s p_K(s))`` (eq. 46)."""
-        return min(Fraction(1), self.modulus * self.sup)
+        return min(Fraction(1), self.raw_bound)
+
+    @property
+    def capped(self) -> bool:
+        """Whether ``M sup p_K`` exceeds 1, so that the bound is the cap (and says nothing)."""
+        return self.raw_bound > 1
+
+    def _bound_text(self) -> str:
+        raw = f"M · sup p_K = {round_up(self.raw_bound, 6)} (exact, rounded up)"
+        return f"1, the cap: {raw} > 1" if self.capped else raw
 
     @property
     def centered_optimal(self) -> bool:
@@ -64,13 +78,14 @@ class DecoderSuccess(Displayable):
         return [("best decoder Σ_r max p_K", f"{round_down(self.optimal, 6)} (exact, rounded down)"),
                 ("centred reduction", f"{round_down(self.centered, 6)} (exact, rounded down)"),
                 ("centred is optimal", "yes" if self.centered_optimal else "no"),
-                ("M · sup p_K (eq. 46)", f"{round_up(self.bound, 6)} (exact, rounded up)"),
+                ("min(1, M · sup p_K) (eq. 46)", self._bound_text()),
                 ("σ √K sup p_K", f"{self.local_limit_constant.text(4)} (certified)")]
 
     def to_json(self) -> dict:
         return {"clients": self.clients, "modulus": self.modulus, "optimal_success": str(self.optimal),
                 "optimal_success_lower": round_down(self.optimal, 6), "centered_success": str(self.centered),
                 "centered_optimal": self.centered_optimal, "sup_bound": str(self.bound),
+                "sup_bound_raw": str(self.raw_bound), "sup_bound_capped": self.capped,
                 "local_limit_constant": self.local_limit_constant.to_json()}
 
 

@@ -1,0 +1,119 @@
+"""Readings and labels of ``itsa modular``: each number is the quantity its label names.
+
+The golden values are recomputed here from the carry law directly (inclusion-exclusion on the
+coefficients of ``(x^-c + … + x^c)^K``), never from the functions under test.
+"""
+
+import json
+import math
+import subprocess
+from fractions import Fraction
+from math import comb
+
+from itsa.modular import payload
+
+
+def _at_most(t: int, clients: int, n: int) -> int:
+    """How many of the ``n^K`` tuples in ``{0..n-1}^K`` sum to at most ``t`` (inclusion-exclusion)."""
+    return sum((-1) ** j * comb(clients, j) * comb(t - n * j + clients, clients)
+               for j in range(clients + 1) if t - n * j >= 0)
+
+
+def carry(clients: int, n: int, half: int) -> Fraction:
+    """``P[|S| > half]`` for ``S`` the sum of ``K`` digits uniform on the ``n`` (odd) balanced values."""
+    centre = clients * (n - 1) // 2
+    inside = _at_most(centre + half, clients, n) - _at_most(centre - half - 1, clients, n)
+    return 1 - Fraction(inside, n ** clients)
+
+
+def smallest(clients: int, radix: int, width: int, ok) -> tuple[int, Fraction]:
+    """The smallest margin whose per-modulus carry ``p`` satisfies ``ok(p)``, with that ``p``."""
+    m = 0
+    while not ok(p := carry(clients, radix ** width, (radix ** (width + m) - 1) // 2)):
+        m += 1
+    return m, p
+
+
+def run_json(*args: str) -> dict:
+    out = subprocess.run(["itsa", "modular", *args, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def bits_up(units: int, radix: int = 3) -> str:
+    return f"{math.ceil(units * math.log2(radix) * 100) / 100:.2f}"
+
+
+def test_the_carry_law_here_is_the_one_of_table1():
+    # Table I: margin 4 at K = 1000 for one layer, per-layer target 1/1000
+    assert smallest(1000, 3, 1, lambda p: p <= Fraction(1, 1000))[0] == 4
+
+
+def test_one_stage_union_counts_one_modulus_at_k_170():
+    target = Fraction(1, 1000)
+    m, p = smallest(170, 3, 4, lambda p: 1 * p <= target)          # one stage: one modulus shares the target
+    assert m == 3 and f"{float(p):.3g}" == "0.000321"
+    assert carry(170, 81, (3 ** 6 - 1) // 2) > target             # margin 2 does not meet it
+    assert 4 * p > target                                          # counting L = 4 moduli asks for margin 4
+    got = payload(170, 3, 4, "one", target, reading="union")
+    assert got.stage_margins == (m,) and got.single_stage_margin == m
+    assert got.psa_bits.upper(2) == bits_up(4 + m) == "11.10"
+    data = run_json("payload", "--clients", "170", "--stages", "one", "--reading", "union")
+    assert data["stage_margins"] == [3] and data["psa_bits_per_dimension"] == "11.10"
+    assert data["moduli_per_target"] == {"psa": 1, "flat_execution": 1}
+
+
+def test_two_stages_share_a_total_target_and_each_flat_execution_has_its_own():
+    target, k = Fraction(1, 1000), 169                            # counting L = 4 moduli gives 4 everywhere
+    got = payload(k, 3, 4, "4,3/2,1", target, reading="union")
+    assert got.stage_margins == tuple(smallest(k, 3, 2, lambda p: 2 * p <= target)[0] for _ in range(2))
+    assert got.flat_margins == tuple(smallest(k, 3, w, lambda p: p <= target)[0] for w in (2, 4))
+    assert got.stage_margins == (3, 3) and got.flat_margins == (3, 3)
+    every = payload(k, 3, 4, "4,3/2,1", target, reading="all-layers")
+    assert every.stage_margins == tuple(smallest(k, 3, 2, lambda p: 1 - (1 - p) ** 2 <= target)[0]
+                                        for _ in range(2))
+
+
+def _theorem1b(clients: int, radix: int, width: int, moduli: int, delta: float) -> int:
+    """Eq. 21 without noise in floating point, ``ln(4R/δ_w)`` with ``R`` moduli."""
+    r, v, log = radix ** width / 2, clients * (radix ** (2 * width) - 1) / 12, math.log(4 * moduli / delta)
+    rhs = math.sqrt(2 * v * log) + 2 * r / 3 * log
+    m = 0
+    while radix ** (width + m) / 2 <= rhs:
+        m += 1
+    assert min(abs(radix ** (width + j) / 2 - rhs) for j in (m - 1, m)) > rhs / 100    # far from a tie
+    return m
+
+
+def test_theorem1b_payload_uses_the_moduli_of_the_schedule():
+    # K = 72, one stage, union: ln(4/δ) gives 3; ln(4L/δ) with L = 4 would give 4
+    assert _theorem1b(72, 3, 4, 1, 1e-3) == 3 and _theorem1b(72, 3, 4, 4, 1e-3) == 4
+    got = payload(72, 3, 4, "one", Fraction(1, 1000), reading="union", rule="theorem1b")
+    assert got.stage_margins == (3,)
+    # per layer the count cancels: δ_w = R p, ln(4R/δ_w) = ln(4/p)
+    each = payload(72, 3, 4, "4,3/2,1", Fraction(1, 1000), rule="theorem1b")
+    assert each.stage_margins == (_theorem1b(72, 3, 2, 1, 1e-3),) * 2
+
+
+def _central_trinomial(n: int) -> int:
+    """The largest coefficient of ``(1 + x + x²)^n``: ``Σ_k C(n, 2k) C(2k, k)``."""
+    return sum(comb(n, 2 * k) * comb(2 * k, k) for k in range(n // 2 + 1))
+
+
+def test_converse_bound_says_when_it_is_capped():
+    raw = Fraction(243 * _central_trinomial(1000), 3 ** 1000)      # K = 1000, margin 4: M = 3^5
+    assert 3.753 < raw < 3.755
+    data = run_json("converse", "--clients", "1000", "--margin", "4")["decoder"]
+    assert Fraction(data["sup_bound_raw"]) == raw and data["sup_bound"] == "1" and data["sup_bound_capped"]
+    text = subprocess.run(["itsa", "modular", "converse", "--clients", "1000", "--margin", "4"],
+                          capture_output=True, text=True, check=True).stdout
+    line = next(x for x in text.splitlines() if "sup p_K" in x and "eq. 46" in x)
+    assert "min(1, M · sup p_K)" in line and "cap" in line
+    shown = Fraction(line.split("M · sup p_K = ")[1].split()[0])
+    assert raw <= shown <= raw * (1 + Fraction(1, 10 ** 5))
+
+
+def test_converse_bound_below_one_is_not_called_capped():
+    k, m = 2, 0                                                     # M = 3: 3 · 3/9 = 1, no cap needed
+    data = run_json("converse", "--clients", str(k), "--margin", str(m))["decoder"]
+    assert Fraction(data["sup_bound_raw"]) == Fraction(3 * _central_trinomial(k), 3 ** k) == 1
+    assert not data["sup_bound_capped"]
