@@ -56,19 +56,23 @@ def margins(clients, radix, layers, carry, reading, method, law, as_json):
     from rich.table import Table
 
     first = result.rows[0]
-    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {first.target} ({first.reading})")
-    for col in ("K", "margin m", "modulus", "carry at m", "carry at m − 1"):
+    q = first.quantity
+    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {first.target} "
+                        f"({first.reading}; p = carry per layer)")
+    per_layer = q == "p"
+    for col in ("K", "margin m", "modulus", "p at m", *(() if per_layer else (f"{q} at m",)), f"{q} at m − 1"):
         table.add_column(col)
     for r in result.rows:
-        below = "" if r.carry_below is None else r.carry_below.text()
-        table.add_row(str(r.clients), str(r.margin), f"{radix}^{r.width + r.margin}", r.carry.text(), below)
+        below = "" if r.constrained_below is None else r.constrained_below.text()
+        shown = (r.carry.text(),) if per_layer else (r.carry.text(), r.constrained.text())
+        table.add_row(str(r.clients), str(r.margin), f"{radix}^{r.width + r.margin}", *shown, below)
     out = console()
     out.print(table)
     if result.slope is not None:
         out.print(f"slope of m against log_{radix} K: {result.slope.text(4)} (certified, least squares)")
     if result.offset is not None:
         out.print(f"mean of m − ½ log_{radix} K: {result.offset.text(3)} (certified)")
-    out.print(f"largest carry at the margins: {result.largest_carry.text()}")
+    out.print(f"largest carry per layer p at the margins: {result.largest_carry.text()}")
 
 
 @modular.command()

@@ -117,3 +117,25 @@ def test_converse_bound_below_one_is_not_called_capped():
     data = run_json("converse", "--clients", str(k), "--margin", str(m))["decoder"]
     assert Fraction(data["sup_bound_raw"]) == Fraction(3 * _central_trinomial(k), 3 ** k) == 1
     assert not data["sup_bound_capped"]
+
+
+def run_text(*args: str) -> str:
+    return subprocess.run(["itsa", "modular", *args], capture_output=True, text=True, check=True).stdout
+
+
+def test_margins_table_shows_the_quantity_the_reading_constrains():
+    p = carry(22, 3, (3 ** 3 - 1) // 2)                             # K = 22 at margin 2: p = 2.639e-4
+    assert f"{float(p):.4g}" == "0.0002639" and 4 * p > Fraction(1, 1000)
+    data = run_json("margins", "--clients", "22", "--reading", "union")["rows"][0]
+    assert data["margin"] == 3 and data["constrained_quantity"] == "4·p"
+    assert Fraction(data["carry_probability_below"]) == p           # the per-layer p, as its key says
+    below = data["constrained_probability_below"]
+    assert Fraction(below["low"]) <= 4 * p <= Fraction(below["high"])
+    text = run_text("margins", "--clients", "22", "--reading", "union")
+    assert "4·p at m − 1" in text and f"{math.ceil(4 * p * 10 ** 6) / 10 ** 6:.6f}" in text
+    assert "carry at m − 1" not in text
+    every = run_json("margins", "--clients", "100", "--reading", "all-layers")["rows"][0]
+    assert every["constrained_quantity"] == "1 − (1 − p)^4"
+    p100 = carry(100, 3, (3 ** 4 - 1) // 2)
+    assert Fraction(every["constrained_probability"]["high"]) >= 1 - (1 - p100) ** 4 >= Fraction(
+        every["constrained_probability"]["low"])
