@@ -79,8 +79,8 @@ def margins(clients, radix, layers, carry, reading, method, law, as_json):
 @click.option("--chain", type=click.Choice(["integer", "a2"]), default="integer", show_default=True)
 @_RADIX
 @_LAYERS
-@click.option("--block-dimension", "-n", type=int, default=1, show_default=True,
-              help="n_b of the integer chain (A2 is 2-dimensional).")
+@click.option("--block-dimension", "-n", type=int, default=None,
+              help="n_b of the integer chain (default 1); refused with A2, which is 2-dimensional.")
 @click.option("--max-points", type=int, default=2_000_000, show_default=True,
               help="Enumerate every point up to this many; sample beyond.")
 @click.option("--samples", type=int, default=200_000, show_default=True, help="Points drawn when sampling.")
@@ -174,12 +174,15 @@ def rules(clients, radix, layers, carry, reading, noise_scale, method, as_json):
     from rich.table import Table
 
     table = Table(title=f"itsa modular rules: ρ = {radix}, L = {layers}, target {carry} ({reading})")
-    for col in ("K", "exact", "Theorem 1(a)", "Theorem 1(b)", "carry at exact margin"):
+    for col in ("K", "exact", "Theorem 1(a)", "Theorem 1(b)", "p per layer at exact margin"):
         table.add_column(col)
     for r in rows:
         table.add_row(str(r.exact.clients), str(r.exact.margin), f"{r.worst_case} ({r.excess_worst_case:+d})",
                       f"{r.concentration} ({r.excess_concentration:+d})", r.exact.carry.text())
-    console().print(table)
+    out = console()
+    out.print(table)
+    a, b = rows[0].budgets()
+    out.print(f"budgets: Theorem 1(a) {a}; Theorem 1(b) {b} (each rule's per-layer carry bound is its budget / L)")
 
 
 @modular.command()

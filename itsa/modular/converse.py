@@ -99,8 +99,11 @@ def _exact_sum(law: DigitLaw, clients: int) -> ExactSum:
     return dist
 
 
-def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, radix: int = 3) -> DecoderSuccess:
+def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, radix: int = 3,
+                    width: int = 1) -> DecoderSuccess:
     """The best and the centred decoder's success from ``S mod modulus``, exactly.
+
+    ``law`` (uniform by default) must lie in the balanced alphabet of ``ρ^width`` values.
 
     Notes
     -----
@@ -108,7 +111,7 @@ def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, rad
     The centred window of an even modulus is ``[-M/2, M/2 - 1]``.
     """
     whole_number("modulus", modulus, minimum=1)
-    law = DigitLaw.uniform(check_radix(radix)) if law is None else law
+    law = DigitLaw.uniform(check_radix(radix), width) if law is None else law.check_alphabet(radix, width)
     dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
     best: dict[int, int] = {}
     for i, count in enumerate(dist.counts):
@@ -202,10 +205,10 @@ def converse_margin(clients: int, radix: int = 3, success=Fraction(999, 1000), l
     target = fraction("success", success, low=0, high=1, closed=True)
     if target == 0:
         raise InvalidOption("success: must be > 0")
-    law = DigitLaw.uniform(radix, width) if law is None else law
+    law = DigitLaw.uniform(radix, width) if law is None else law.check_alphabet(radix, width)
     below = None
     for m in range(200):
-        d = decoder_success(clients, radix ** (width + m), law)
+        d = decoder_success(clients, radix ** (width + m), law, radix, width)
         if d.optimal >= target:
             return ConverseMargin(clients=clients, radix=radix, width=width, success=target, margin=m,
                                   at_margin=d, below=below)

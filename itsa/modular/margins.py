@@ -176,7 +176,7 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
     clients = whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
     target = fraction("carry target", target, low=0, high=1)
     reading = choice("reading", reading, Reading)
-    law = DigitLaw.uniform(radix, width) if law is None else law
+    law = DigitLaw.uniform(radix, width) if law is None else law.check_alphabet(radix, width)
     for bits in (precision, 4 * precision, 16 * precision):
         found = _search(clients, radix, layers, target, reading, law, width, method, bits)
         if found is not None:

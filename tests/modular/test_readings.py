@@ -139,3 +139,29 @@ def test_margins_table_shows_the_quantity_the_reading_constrains():
     p100 = carry(100, 3, (3 ** 4 - 1) // 2)
     assert Fraction(every["constrained_probability"]["high"]) >= 1 - (1 - p100) ** 4 >= Fraction(
         every["constrained_probability"]["low"])
+
+
+def _noise_tail(clients: int, layers: int, scale: float, delta_z: float) -> float:
+    return scale * math.sqrt(2 * clients * math.log(2 * layers / delta_z))          # eq. 19, n_b = 1
+
+
+def _first_margin(rhs: float, radix: int = 3) -> int:
+    m = 0
+    while radix ** (1 + m) / 2 <= rhs:
+        m += 1
+    assert min(abs(radix ** (1 + j) / 2 - rhs) for j in (m - 1, m)) > rhs / 1000     # far from a tie
+    return m
+
+
+def test_theorem1a_with_noise_spends_the_whole_budget_on_delta_z():
+    # Theorem 1's proof: "part (a) uses only the δ_z budget"; per-layer 1/1000 at L = 4 is a budget 4/1000
+    k, layers, scale = 21, 4, 0.5
+    rule_a = _first_margin(k * 3 / 2 + _noise_tail(k, layers, scale, 4 / 1000))
+    assert rule_a == 3 and _first_margin(k * 3 / 2 + _noise_tail(k, layers, scale, 2 / 1000)) == 4
+    log = math.log(4 * layers / (2 / 1000))
+    rule_b = _first_margin(math.sqrt(2 * k * 8 / 12 * log) + 3 / 3 * log + _noise_tail(k, layers, scale, 2 / 1000))
+    row = run_json("rules", "--clients", str(k), "--noise-scale", "1/2")["rows"][0]
+    assert (row["theorem1a_margin"], row["theorem1a_delta_z"]) == (rule_a, "1/250")
+    assert (row["theorem1b_margin"], row["delta_w"], row["delta_z"]) == (rule_b, "1/500", "1/500")
+    text = run_text("rules", "--clients", str(k), "--noise-scale", "1/2")
+    assert "Theorem 1(a) δ_z = 1/250; Theorem 1(b) δ_w = 1/500, δ_z = 1/500" in text
