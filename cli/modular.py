@@ -36,7 +36,8 @@ def modular():
 @_CARRY
 @_READING
 @_METHOD
-@click.option("--law", default=None, help="Digit law as weights centred on 0, e.g. 1/4,1/2,1/4 (default uniform).")
+@click.option("--law", default=None, help="Digit law: an odd number (at most ρ) of weights centred on 0, e.g. "
+              "1/4,1/2,1/4 (default uniform).")
 @_JSON
 def margins(clients, radix, layers, carry, reading, method, law, as_json):
     """The smallest overflow margin per K for a carry target, and the slope against log_ρ K."""
@@ -108,7 +109,7 @@ def digits(chain, radix, layers, block_dimension, max_points, samples, seed, as_
 @_READING
 @click.option("--rule", type=click.Choice(["exact", "theorem1a", "theorem1b", "fixed"]), default="exact",
               show_default=True, help="Where each margin comes from.")
-@click.option("--margin", type=int, default=None, help="With --rule fixed: the margin of every modulus.")
+@click.option("--margin", type=int, default=None, help="With --rule fixed (only): the margin of every modulus.")
 @_METHOD
 @_JSON
 def payload(clients, radix, layers, stages, carry, reading, rule, margin, method, as_json):
@@ -130,7 +131,8 @@ def payload(clients, radix, layers, stages, carry, reading, rule, margin, method
 @click.option("--modulus", "-M", type=int, default=None, help="Any modulus M (instead of --margin).")
 @click.option("--success", default="999/1000", show_default=True,
               help="Success target of the exact converse margin.")
-@click.option("--law", default=None, help="Digit law as weights centred on 0 (default uniform).")
+@click.option("--law", default=None, help="Digit law: an odd number (at most ρ) of weights centred on 0 "
+              "(default uniform).")
 @_JSON
 def converse(clients, radix, margin, modulus, success, law, as_json):
     """The best decoder from S mod M against centred reduction, and the exact converse margin."""
@@ -190,7 +192,8 @@ def rules(clients, radix, layers, carry, reading, noise_scale, method, as_json):
 @_RADIX
 @_LAYERS
 @click.option("--source", type=click.Choice(["uniform", "gaussian"]), default="uniform", show_default=True)
-@click.option("--spread", type=float, default=None, help="Half-range (uniform) or standard deviation (Gaussian).")
+@click.option("--spread", type=float, default=None,
+              help="Half-range (uniform, at most (ρ^L − 1)/2 − 1/2) or standard deviation (Gaussian, clipped).")
 @click.option("--samples", type=int, default=100_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @_JSON
@@ -235,7 +238,7 @@ def audit(privacy, as_json):
 @click.option("--clients", "-K", type=int, required=True, help="K_eff: honest clients whose noise is counted.")
 @_RADIX
 @_LAYERS
-@click.option("--authorized", default=None, help="Released layers, e.g. 4,3 (default: all L).")
+@click.option("--authorized", default=None, help="Released layers, a suffix L..ℓ0 such as 4,3 (default: all L).")
 @click.option("--scaled-scale", "-s", default="1", show_default=True, help="s̃ = s_ℓ/(h ρ^(ℓ-1)) >= 1/2, every layer.")
 @click.option("--dimension", "-d", type=int, default=1, show_default=True, help="Model dimension d.")
 @click.option("--delta", default="1e-6", show_default=True)

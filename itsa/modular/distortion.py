@@ -127,10 +127,12 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
                 spread: float | None = None, samples: int = 100_000, seed: int = 0) -> MonteCarlo:
     """Measure ``E‖E_k^(ℓ0)‖²`` and ``T_ℓ0`` by simulation (one coordinate, ``h = 1``).
 
-    ``v`` is uniform on ``[-spread, spread]`` (default and largest accepted: the
-    widest range whose quantized points stay in ``V_(L+1)``, ``(ρ^L - 1)/2 - 1/2``)
-    or Gaussian with standard deviation ``spread`` (default a sixth of that
-    range), clipped to it; the dither is uniform on ``[-1/2, 1/2)``.
+    ``v`` is uniform on ``[-spread, spread)`` (default and largest accepted:
+    ``(ρ^L - 1)/2 - 1/2``, half a step inside the exact limit ``(ρ^L - 1)/2``
+    beyond which ``round(v + d)`` leaves ``V_(L+1)``, so that rounding in floating
+    point cannot push a point out) or Gaussian with standard deviation ``spread``
+    (default a sixth of that range), clipped to it (the share clipped is
+    reported); the dither is uniform on ``[-1/2, 1/2)``.
 
     Notes
     -----

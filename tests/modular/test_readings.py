@@ -6,11 +6,19 @@ coefficients of ``(x^-c + … + x^c)^K``), never from the functions under test.
 
 import json
 import math
+import re
 import subprocess
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 
-from itsa.modular import payload
+import pytest
+from click.testing import CliRunner
+
+from itsa.exceptions import InvalidOption
+from itsa.modular import DigitLaw, compatibility, monte_carlo, payload, smallest_margin
+from itsa.modular.privacy import authorized_suffix
+from itsa_cli import main as cli
 
 
 def _at_most(t: int, clients: int, n: int) -> int:
@@ -165,3 +173,69 @@ def test_theorem1a_with_noise_spends_the_whole_budget_on_delta_z():
     assert (row["theorem1b_margin"], row["delta_w"], row["delta_z"]) == (rule_b, "1/500", "1/500")
     text = run_text("rules", "--clients", str(k), "--noise-scale", "1/2")
     assert "Theorem 1(a) δ_z = 1/250; Theorem 1(b) δ_w = 1/500, δ_z = 1/500" in text
+
+
+def refused(*args: str) -> str:
+    """The one-line message of a refused ``itsa modular`` call (exit 2)."""
+    result = CliRunner().invoke(cli, ["modular", *args])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    return lines[0]
+
+
+def test_a_uniform_spread_that_leaves_v_l_plus_1_is_refused():
+    half = (3 ** 4 - 1) // 2                                       # V_5 holds the integers |x| <= 40
+    assert math.floor(40.4 + 0.3 + 0.5) > half                     # spread 40.4: v = 40.4, d = 0.3 rounds to 41
+    assert "V_(L+1)" in refused("distortion", "--spread", "1000", "--finest", "4")
+    refused("distortion", "--spread", "40.4", "--finest", "4")
+    with pytest.raises(InvalidOption):
+        monte_carlo(4, spread=40.4)
+    assert monte_carlo(4, spread=half - 0.5, samples=2000).inside_bounds     # the largest accepted
+    wide = monte_carlo(4, source="gaussian", spread=1000, samples=2000, seed=3)
+    assert wide.clipped > 0.9                                       # a Gaussian is clipped, and says how much
+
+
+@pytest.mark.parametrize("law", ["1/2,1/2", "1/3,1/3,1/3,0", "1/5,1/5,1/5,1/5,1/5"])
+def test_a_law_must_be_centred_and_fit_the_radix_alphabet(law):
+    assert "digit law" in refused("margins", "--clients", "8", "--law", law)
+    assert "digit law" in refused("converse", "--clients", "8", "--margin", "1", "--law", law)
+
+
+def test_centred_laws_inside_the_alphabet_are_accepted():
+    law = DigitLaw.parse("1/4,1/2,1/4")
+    assert law.values == (-1, 0, 1) and law.mean == 0
+    assert DigitLaw.parse("1/5,1/5,1/5,1/5,1/5").check_alphabet(5).values == (-2, -1, 0, 1, 2)
+    with pytest.raises(InvalidOption, match="centred"):
+        DigitLaw.parse("1/2,1/2")
+    with pytest.raises(InvalidOption, match="alphabet"):
+        smallest_margin(8, 3, law=DigitLaw.parse("1/5,1/5,1/5,1/5,1/5"))
+
+
+def test_options_that_do_not_apply_are_refused():
+    assert "A2" in refused("digits", "--chain", "a2", "--block-dimension", "3")
+    assert compatibility("a2", 3, 2, block_dimension=2).block_dimension == 2
+    assert "fixed" in refused("payload", "--clients", "100", "--margin", "3")
+    assert payload(100, rule="fixed", margin=3).stage_margins == (3,) * 4
+
+
+@pytest.mark.parametrize("authorized", ["2", "4,2", "3", "4,4,3", "4,3,3"])
+def test_authorized_sets_are_suffixes_named_once(authorized):
+    # §IV: "the authorized suffix is {ℓ0, ..., L}"
+    assert "authorized" in refused("privacy", "--clients", "1000", "--authorized", authorized)
+
+
+def test_every_suffix_is_accepted_in_any_order():
+    assert authorized_suffix([3, 4], 4) == (4, 3) and authorized_suffix([1, 2, 3, 4], 4) == (4, 3, 2, 1)
+
+
+def test_a2_share_is_printed_rounded_up_and_the_docs_agree():
+    share = Fraction(972, 6561)
+    assert share == Fraction(4, 27)
+    up = f"{math.ceil(100 * share * 100) / 100:.2f}"               # 14.8148… % rounded up to two decimals
+    assert up == "14.82"
+    text = run_text("digits", "--chain", "a2")
+    assert text.count(f"4/27 = {up} %, rounded up") == 3
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "modular.md").read_text(encoding="utf-8")
+    written = re.findall(r"4/27 = \**([\d.]+) %", docs)
+    assert written and set(written) == {up}
