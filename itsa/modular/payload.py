@@ -211,19 +211,19 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     whole_number("K (clients)", clients, minimum=1)
     schedule = parse_stages(stages, layers)
     how: MarginRule = choice("margin rule", rule, MarginRule)
-    reading = choice("reading", reading, Reading)
+    how_read: Reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)
     if how is MarginRule.FIXED and margin is None:
         raise InvalidOption("margin rule fixed: needs a margin")
     if how is not MarginRule.FIXED and margin is not None:
         raise InvalidOption(f"margin: applies only to the margin rule fixed, not {how}")
-    stage_margins = tuple(_margin(how, clients, radix, len(schedule), len(s), target, reading, margin, method)
+    stage_margins = tuple(_margin(how, clients, radix, len(schedule), len(s), target, how_read, margin, method)
                           for s in schedule)
     widths = tuple(layers - min(s) + 1 for s in schedule)
-    flat_margins = tuple(_margin(how, clients, radix, 1, w, target, reading, margin, method) for w in widths)
-    single = _margin(how, clients, radix, 1, layers, target, reading, margin, method)
+    flat_margins = tuple(_margin(how, clients, radix, 1, w, target, how_read, margin, method) for w in widths)
+    single = _margin(how, clients, radix, 1, layers, target, how_read, margin, method)
     return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how, target=target,
-                   reading=reading,
+                   reading=how_read,
                    stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
                    single_stage_margin=single)
 
