@@ -36,7 +36,8 @@ def modular():
 @_CARRY
 @_READING
 @_METHOD
-@click.option("--law", default=None, help="Digit law as weights centred on 0, e.g. 1/4,1/2,1/4 (default uniform).")
+@click.option("--law", default=None, help="Digit law: an odd number (at most ρ) of weights centred on 0, e.g. "
+              "1/4,1/2,1/4 (default uniform).")
 @_JSON
 def margins(clients, radix, layers, carry, reading, method, law, as_json):
     """The smallest overflow margin per K for a carry target, and the slope against log_ρ K."""
@@ -56,27 +57,31 @@ def margins(clients, radix, layers, carry, reading, method, law, as_json):
     from rich.table import Table
 
     first = result.rows[0]
-    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {first.target} ({first.reading})")
-    for col in ("K", "margin m", "modulus", "carry at m", "carry at m − 1"):
+    q = first.quantity
+    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {first.target} "
+                        f"({first.reading}; p = carry per layer)")
+    per_layer = q == "p"
+    for col in ("K", "margin m", "modulus", "p at m", *(() if per_layer else (f"{q} at m",)), f"{q} at m − 1"):
         table.add_column(col)
     for r in result.rows:
-        below = "" if r.carry_below is None else r.carry_below.text()
-        table.add_row(str(r.clients), str(r.margin), f"{radix}^{r.width + r.margin}", r.carry.text(), below)
+        below = "" if r.constrained_below is None else r.constrained_below.text()
+        shown = (r.carry.text(),) if per_layer else (r.carry.text(), r.constrained.text())
+        table.add_row(str(r.clients), str(r.margin), f"{radix}^{r.width + r.margin}", *shown, below)
     out = console()
     out.print(table)
     if result.slope is not None:
         out.print(f"slope of m against log_{radix} K: {result.slope.text(4)} (certified, least squares)")
     if result.offset is not None:
         out.print(f"mean of m − ½ log_{radix} K: {result.offset.text(3)} (certified)")
-    out.print(f"largest carry at the margins: {result.largest_carry.text()}")
+    out.print(f"largest carry per layer p at the margins: {result.largest_carry.text()}")
 
 
 @modular.command()
 @click.option("--chain", type=click.Choice(["integer", "a2"]), default="integer", show_default=True)
 @_RADIX
 @_LAYERS
-@click.option("--block-dimension", "-n", type=int, default=1, show_default=True,
-              help="n_b of the integer chain (A2 is 2-dimensional).")
+@click.option("--block-dimension", "-n", type=int, default=None,
+              help="n_b of the integer chain (default 1); refused with A2, which is 2-dimensional.")
 @click.option("--max-points", type=int, default=2_000_000, show_default=True,
               help="Enumerate every point up to this many; sample beyond.")
 @click.option("--samples", type=int, default=200_000, show_default=True, help="Points drawn when sampling.")
@@ -104,7 +109,7 @@ def digits(chain, radix, layers, block_dimension, max_points, samples, seed, as_
 @_READING
 @click.option("--rule", type=click.Choice(["exact", "theorem1a", "theorem1b", "fixed"]), default="exact",
               show_default=True, help="Where each margin comes from.")
-@click.option("--margin", type=int, default=None, help="With --rule fixed: the margin of every modulus.")
+@click.option("--margin", type=int, default=None, help="With --rule fixed (only): the margin of every modulus.")
 @_METHOD
 @_JSON
 def payload(clients, radix, layers, stages, carry, reading, rule, margin, method, as_json):
@@ -126,7 +131,8 @@ def payload(clients, radix, layers, stages, carry, reading, rule, margin, method
 @click.option("--modulus", "-M", type=int, default=None, help="Any modulus M (instead of --margin).")
 @click.option("--success", default="999/1000", show_default=True,
               help="Success target of the exact converse margin.")
-@click.option("--law", default=None, help="Digit law as weights centred on 0 (default uniform).")
+@click.option("--law", default=None, help="Digit law: an odd number (at most ρ) of weights centred on 0 "
+              "(default uniform).")
 @_JSON
 def converse(clients, radix, margin, modulus, success, law, as_json):
     """The best decoder from S mod M against centred reduction, and the exact converse margin."""
@@ -170,12 +176,15 @@ def rules(clients, radix, layers, carry, reading, noise_scale, method, as_json):
     from rich.table import Table
 
     table = Table(title=f"itsa modular rules: ρ = {radix}, L = {layers}, target {carry} ({reading})")
-    for col in ("K", "exact", "Theorem 1(a)", "Theorem 1(b)", "carry at exact margin"):
+    for col in ("K", "exact", "Theorem 1(a)", "Theorem 1(b)", "p per layer at exact margin"):
         table.add_column(col)
     for r in rows:
         table.add_row(str(r.exact.clients), str(r.exact.margin), f"{r.worst_case} ({r.excess_worst_case:+d})",
                       f"{r.concentration} ({r.excess_concentration:+d})", r.exact.carry.text())
-    console().print(table)
+    out = console()
+    out.print(table)
+    a, b = rows[0].budgets()
+    out.print(f"budgets: Theorem 1(a) {a}; Theorem 1(b) {b} (each rule's per-layer carry bound is its budget / L)")
 
 
 @modular.command()
@@ -183,7 +192,8 @@ def rules(clients, radix, layers, carry, reading, noise_scale, method, as_json):
 @_RADIX
 @_LAYERS
 @click.option("--source", type=click.Choice(["uniform", "gaussian"]), default="uniform", show_default=True)
-@click.option("--spread", type=float, default=None, help="Half-range (uniform) or standard deviation (Gaussian).")
+@click.option("--spread", type=float, default=None,
+              help="Half-range (uniform, at most (ρ^L − 1)/2 − 1/2) or standard deviation (Gaussian, clipped).")
 @click.option("--samples", type=int, default=100_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @_JSON
@@ -228,7 +238,7 @@ def audit(privacy, as_json):
 @click.option("--clients", "-K", type=int, required=True, help="K_eff: honest clients whose noise is counted.")
 @_RADIX
 @_LAYERS
-@click.option("--authorized", default=None, help="Released layers, e.g. 4,3 (default: all L).")
+@click.option("--authorized", default=None, help="Released layers, a suffix L..ℓ0 such as 4,3 (default: all L).")
 @click.option("--scaled-scale", "-s", default="1", show_default=True, help="s̃ = s_ℓ/(h ρ^(ℓ-1)) >= 1/2, every layer.")
 @click.option("--dimension", "-d", type=int, default=1, show_default=True, help="Model dimension d.")
 @click.option("--delta", default="1e-6", show_default=True)

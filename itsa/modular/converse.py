@@ -48,9 +48,23 @@ class DecoderSuccess(Displayable):
     local_limit_constant: Certified
 
     @property
+    def raw_bound(self) -> Fraction:
+        """``M sup_s p_K(s)`` (eq. 46), before the cap at 1."""
+        return self.modulus * self.sup
+
+    @property
     def bound(self) -> Fraction:
         """``min(1, M sup_s p_K(s))`` (eq. 46)."""
-        return min(Fraction(1), self.modulus * self.sup)
+        return min(Fraction(1), self.raw_bound)
+
+    @property
+    def capped(self) -> bool:
+        """Whether ``M sup p_K`` exceeds 1, so that the bound is the cap (and says nothing)."""
+        return self.raw_bound > 1
+
+    def _bound_text(self) -> str:
+        raw = f"M · sup p_K = {round_up(self.raw_bound, 6)} (exact, rounded up)"
+        return f"1, the cap: {raw} > 1" if self.capped else raw
 
     @property
     def centered_optimal(self) -> bool:
@@ -64,13 +78,14 @@ class DecoderSuccess(Displayable):
         return [("best decoder Σ_r max p_K", f"{round_down(self.optimal, 6)} (exact, rounded down)"),
                 ("centred reduction", f"{round_down(self.centered, 6)} (exact, rounded down)"),
                 ("centred is optimal", "yes" if self.centered_optimal else "no"),
-                ("M · sup p_K (eq. 46)", f"{round_up(self.bound, 6)} (exact, rounded up)"),
+                ("min(1, M · sup p_K) (eq. 46)", self._bound_text()),
                 ("σ √K sup p_K", f"{self.local_limit_constant.text(4)} (certified)")]
 
     def to_json(self) -> dict:
         return {"clients": self.clients, "modulus": self.modulus, "optimal_success": str(self.optimal),
                 "optimal_success_lower": round_down(self.optimal, 6), "centered_success": str(self.centered),
                 "centered_optimal": self.centered_optimal, "sup_bound": str(self.bound),
+                "sup_bound_raw": str(self.raw_bound), "sup_bound_capped": self.capped,
                 "local_limit_constant": self.local_limit_constant.to_json()}
 
 
@@ -84,8 +99,11 @@ def _exact_sum(law: DigitLaw, clients: int) -> ExactSum:
     return dist
 
 
-def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, radix: int = 3) -> DecoderSuccess:
+def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, radix: int = 3,
+                    width: int = 1) -> DecoderSuccess:
     """The best and the centred decoder's success from ``S mod modulus``, exactly.
+
+    ``law`` (uniform by default) must lie in the balanced alphabet of ``ρ^width`` values.
 
     Notes
     -----
@@ -93,7 +111,7 @@ def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, rad
     The centred window of an even modulus is ``[-M/2, M/2 - 1]``.
     """
     whole_number("modulus", modulus, minimum=1)
-    law = DigitLaw.uniform(check_radix(radix)) if law is None else law
+    law = DigitLaw.uniform(check_radix(radix), width) if law is None else law.check_alphabet(radix, width)
     dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
     best: dict[int, int] = {}
     for i, count in enumerate(dist.counts):
@@ -187,10 +205,10 @@ def converse_margin(clients: int, radix: int = 3, success=Fraction(999, 1000), l
     target = fraction("success", success, low=0, high=1, closed=True)
     if target == 0:
         raise InvalidOption("success: must be > 0")
-    law = DigitLaw.uniform(radix, width) if law is None else law
+    law = DigitLaw.uniform(radix, width) if law is None else law.check_alphabet(radix, width)
     below = None
     for m in range(200):
-        d = decoder_success(clients, radix ** (width + m), law)
+        d = decoder_success(clients, radix ** (width + m), law, radix, width)
         if d.optimal >= target:
             return ConverseMargin(clients=clients, radix=radix, width=width, success=target, margin=m,
                                   at_margin=d, below=below)

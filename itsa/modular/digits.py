@@ -166,12 +166,15 @@ class Compatibility(Displayable):
                          for r in self.rows]}
 
 
-def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: int = 4, block_dimension: int = 1,
-                  max_points: int = MAX_ENUMERATION, samples: int = 200_000, seed: int = 0) -> Compatibility:
+def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: int = 4,
+                  block_dimension: int | None = None, max_points: int = MAX_ENUMERATION, samples: int = 200_000,
+                  seed: int = 0) -> Compatibility:
     """Count, per layer, the points of ``Λ_1 ∩ V_(L+1)`` whose layer symbol leaves ``C_ℓ``.
 
     Every point is enumerated when there are at most ``max_points`` of them
     (``ρ^(n_b L)``); beyond, ``samples`` points are drawn uniformly with ``seed``.
+    ``block_dimension`` is the integer chain's ``n_b`` (default 1); the A2 chain
+    is 2-dimensional, and another ``block_dimension`` for it is refused.
 
     Notes
     -----
@@ -185,7 +188,7 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     kind: Chain = choice("chain", chain, Chain)
     check_radix(radix)
     layers = whole_number("L (layers)", layers, minimum=1, maximum=40)
-    dim = 2 if kind is Chain.A2 else whole_number("block dimension", block_dimension, minimum=1, maximum=64)
+    dim = _block_dimension(kind, block_dimension)
     whole_number("samples", samples, minimum=1, maximum=10**7)
     if radix ** layers > 2**30:
         raise InvalidOption(f"radix^L = {radix}^{layers} is above 2^30, beyond the integer range of the enumeration")
@@ -199,6 +202,14 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     rows = _count_layers(points, radix, layers, quantize)
     return Compatibility(chain=kind, radix=radix, layers=layers, block_dimension=dim, points=len(points[0]),
                          exhaustive=exhaustive, seed=None if exhaustive else seed, rows=tuple(rows))
+
+
+def _block_dimension(kind: Chain, block_dimension: int | None) -> int:
+    if kind is Chain.A2:
+        if block_dimension not in (None, 2):
+            raise InvalidOption(f"block dimension: the A2 chain is 2-dimensional; {block_dimension} does not apply")
+        return 2
+    return 1 if block_dimension is None else whole_number("block dimension", block_dimension, minimum=1, maximum=64)
 
 
 def _quantize_box(*coords_and_scale):

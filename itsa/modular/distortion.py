@@ -33,6 +33,7 @@ import numpy as np
 
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption
 from itsa.modular.laws import check_radix
 from itsa.modular.numbers import Certified, certified, working_precision
 
@@ -83,6 +84,7 @@ class MonteCarlo(Displayable):
     T_se: float
     closed_form_T: Fraction
     bounds: tuple[Certified, Certified]
+    clipped: float = 0.0
 
     @property
     def measured_bounds(self) -> tuple[Certified, Certified]:
@@ -102,16 +104,19 @@ class MonteCarlo(Displayable):
 
     def _rows(self) -> list[tuple[str, str]]:
         lo, hi = self.measured_bounds
-        return [("samples, seed", f"{self.samples}, {self.seed}"), ("source", f"{self.source}, spread {self.spread:g}"),
+        clip = "" if self.source is Source.UNIFORM else f", {100 * self.clipped:.2f} % of draws clipped to V_(L+1)"
+        return [("samples, seed", f"{self.samples}, {self.seed}"),
+                ("source", f"{self.source}, spread {self.spread:g}{clip}"),
                 ("error E‖E‖²", f"{self.error:.5g} ± {self.error_se:.2g} (Monte Carlo, standard error)"),
                 ("T measured", f"{self.T:.5g} ± {self.T_se:.2g} (Monte Carlo)"),
                 ("T closed form (eq. 39)", f"{self.closed_form_T} (exact, uniform residues)"),
                 ("eq. 43 with measured T", f"{lo.text(4)} .. {hi.text(4)}"),
-                ("inside", "yes" if self.inside_bounds else "no")]
+                ("inside eq. 43 (± 3 s.e.)", "yes" if self.inside_bounds else "no")]
 
     def to_json(self) -> dict:
         lo, hi = self.measured_bounds
         return {"finest_layer": self.finest, "source": str(self.source), "spread": self.spread,
+                "clipped_fraction": self.clipped,
                 "samples": self.samples, "seed": self.seed, "error": self.error, "error_standard_error": self.error_se,
                 "T": self.T, "T_standard_error": self.T_se, "closed_form_T": str(self.closed_form_T),
                 "bounds_measured_T": [lo.to_json(), hi.to_json()], "inside_bounds": self.inside_bounds,
@@ -122,10 +127,12 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
                 spread: float | None = None, samples: int = 100_000, seed: int = 0) -> MonteCarlo:
     """Measure ``E‖E_k^(ℓ0)‖²`` and ``T_ℓ0`` by simulation (one coordinate, ``h = 1``).
 
-    ``v`` is uniform on ``[-spread, spread]`` (default: the widest range whose
-    quantized points stay in ``V_(L+1)``, ``(ρ^L - 1)/2 - 1/2``) or Gaussian with
-    standard deviation ``spread`` (default a sixth of that range), clipped to it;
-    the dither is uniform on ``[-1/2, 1/2)``.
+    ``v`` is uniform on ``[-spread, spread)`` (default and largest accepted:
+    ``(ρ^L - 1)/2 - 1/2``, half a step inside the exact limit ``(ρ^L - 1)/2``
+    beyond which ``round(v + d)`` leaves ``V_(L+1)``, so that rounding in floating
+    point cannot push a point out) or Gaussian with standard deviation ``spread``
+    (default a sixth of that range), clipped to it (the share clipped is
+    reported); the dither is uniform on ``[-1/2, 1/2)``.
 
     Notes
     -----
@@ -139,11 +146,17 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     top = (radix ** layers - 1) / 2 - 0.5
     if spread is None:
         spread = top if kind is Source.UNIFORM else top / 6
+    elif kind is Source.UNIFORM and spread > top:
+        raise InvalidOption(f"spread: a uniform half-range above (ρ^L − 1)/2 − 1/2 = {top:g} quantizes points "
+                            f"outside V_(L+1), where Theorem 4 does not apply; not {spread:g}")
     rng = np.random.default_rng(seed)
     if kind is Source.UNIFORM:
         v = rng.uniform(-spread, spread, samples)
+        clipped = 0.0
     else:
-        v = np.clip(rng.normal(0.0, spread, samples), -top, top)
+        drawn = rng.normal(0.0, spread, samples)
+        clipped = float(np.mean(np.abs(drawn) > top))
+        v = np.clip(drawn, -top, top)
     d = rng.uniform(-0.5, 0.5, samples)
     x = np.floor(v + d + 0.5)
     step = radix ** (finest - 1)
@@ -155,4 +168,4 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     return MonteCarlo(finest=finest, radix=radix, layers=layers, source=kind, spread=float(spread), samples=samples,
                       seed=seed, error=float(e2.mean()), error_se=float(e2.std(ddof=1) / np.sqrt(samples)),
                       T=float(r2.mean()), T_se=float(r2.std(ddof=1) / np.sqrt(samples)), closed_form_T=T,
-                      bounds=theorem4_bounds(T))
+                      bounds=theorem4_bounds(T), clipped=clipped)

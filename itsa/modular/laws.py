@@ -16,6 +16,14 @@ Fraction(1, 2)
 Traceback (most recent call last):
 ...
 itsa.exceptions.InvalidOption: digit law: the weights must sum to 1, not 3/4
+>>> DigitLaw.parse("1/2,1/2")
+Traceback (most recent call last):
+...
+itsa.exceptions.InvalidOption: digit law: 2 weights cannot be centred on 0; write an odd number, such as 1/4,1/2,1/4
+>>> DigitLaw.parse("1/5,1/5,1/5,1/5,1/5").check_alphabet(3)
+Traceback (most recent call last):
+...
+itsa.exceptions.InvalidOption: digit law: values -2..2 leave the balanced alphabet -1..1 of radix 3 (at most 3 weights)
 """
 
 from __future__ import annotations
@@ -85,11 +93,27 @@ class DigitLaw(Displayable):
 
     @classmethod
     def parse(cls, text: str, low: int | None = None) -> DigitLaw:
-        """Weights written ``"1/4,1/2,1/4"``, centred on 0 unless ``low`` is given."""
+        """Weights written ``"1/4,1/2,1/4"``, centred on 0 unless ``low`` is given.
+
+        Centred means on ``-(n-1)/2, …, (n-1)/2``: it needs an odd number ``n``
+        of weights (an even number is refused rather than shifted).
+        """
         parts = [p for p in str(text).split(",")]
         weights = tuple(fraction("digit law weight", p.strip(), low=0, high=1, closed=True) for p in parts)
-        start = -((len(weights) - 1) // 2) if low is None else low
-        return cls(start, weights)
+        law = cls(-((len(weights) - 1) // 2) if low is None else low, weights)
+        if low is None and len(weights) % 2 == 0:
+            raise InvalidOption(f"digit law: {len(weights)} weights cannot be centred on 0; write an odd number, "
+                                "such as 1/4,1/2,1/4")
+        return law
+
+    def check_alphabet(self, radix: int, width: int = 1) -> DigitLaw:
+        """``self`` if its values lie in the balanced alphabet of ``ρ^width`` values, else refused."""
+        half = (check_radix(radix) ** width - 1) // 2
+        if self.low < -half or self.high > half:
+            raise InvalidOption(f"digit law: values {self.low}..{self.high} leave the balanced alphabet "
+                                f"{-half}..{half} of radix {radix}{'' if width == 1 else f'^{width}'} "
+                                f"(at most {2 * half + 1} weights)")
+        return self
 
     @property
     def values(self) -> tuple[int, ...]:

@@ -39,7 +39,7 @@ from itsa.modular.numbers import Certified, certified, round_up, working_precisi
 from itsa.modular.sums import DEFAULT_PRECISION, CarryBound, Method, sum_law
 
 __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "parse_clients", "meets",
-           "MAX_CLIENT_LIST"]
+           "constrained_quantity", "MAX_CLIENT_LIST"]
 
 #: Most values of K in one staircase.
 MAX_CLIENT_LIST = 10_000
@@ -71,6 +71,20 @@ def total_carry(carry: CarryBound, reading: Reading, layers: int) -> CarryBound:
     return carry.map(lambda p: 1 - (1 - p) ** layers)
 
 
+def constrained_quantity(reading: Reading, layers: int) -> str:
+    """The name of what the target bounds, in terms of the per-layer carry ``p``: ``p``, ``4·p``, ``1 − (1 − p)^4``."""
+    if reading is Reading.PER_LAYER:
+        return "p"
+    return f"{layers}·p" if reading is Reading.UNION else f"1 − (1 − p)^{layers}"
+
+
+def _decimals(carry: CarryBound) -> dict:
+    """``carry`` as decimals rounded outward (the exact value may be too long to print)."""
+    from itsa.modular.numbers import round_down
+
+    return {"low": round_down(carry.low, 6), "high": round_up(carry.high, 6), "exact": carry.exact}
+
+
 @dataclass(frozen=True, repr=False, kw_only=True)
 class Margin(Displayable):
     """The smallest margin for one K, with the carry probability at it and one step below."""
@@ -94,19 +108,40 @@ class Margin(Displayable):
     def method(self) -> str:
         return self.carry.method
 
+    @property
+    def quantity(self) -> str:
+        """What the target bounds under the reading, in terms of the per-layer carry ``p``."""
+        return constrained_quantity(self.reading, self.layers)
+
+    @property
+    def constrained(self) -> CarryBound:
+        """The quantity the target bounds (``p``, ``L·p`` or ``1 − (1 − p)^L``) at the margin."""
+        return total_carry(self.carry, self.reading, self.layers)
+
+    @property
+    def constrained_below(self) -> CarryBound | None:
+        """The same one margin lower (above the target), or ``None`` at margin 0."""
+        return None if self.carry_below is None else total_carry(self.carry_below, self.reading, self.layers)
+
     def _headline(self) -> str:
         return f"K = {self.clients}: margin {self.margin} (modulus {self.radix}^{self.width + self.margin})"
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = [("target", f"{self.target} ({self.reading})"), ("carry per layer", self.carry.text())]
-        if self.carry_below is not None:
-            rows.append((f"carry at margin {self.margin - 1}", self.carry_below.text()))
+        rows = [("target", f"{self.quantity} <= {self.target} ({self.reading})"),
+                ("carry per layer p", self.carry.text())]
+        if self.reading is not Reading.PER_LAYER:
+            rows.append((self.quantity, self.constrained.text()))
+        if self.constrained_below is not None:
+            rows.append((f"{self.quantity} at margin {self.margin - 1}", self.constrained_below.text()))
         return rows + [("digit law", self.law._headline())]
 
     def to_json(self) -> dict:
+        below = self.constrained_below
         return {"clients": self.clients, "margin": self.margin, "modulus_exponent": self.width + self.margin,
                 "carry_probability": self.carry.to_json(), "carry_probability_upper": round_up(self.carry.high, 4),
                 "carry_probability_below": None if self.carry_below is None else self.carry_below.to_json(),
+                "constrained_quantity": self.quantity, "constrained_probability": _decimals(self.constrained),
+                "constrained_probability_below": None if below is None else _decimals(below),
                 "exact": self.carry.exact, "method": self.method}
 
 
@@ -141,7 +176,7 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
     clients = whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
     target = fraction("carry target", target, low=0, high=1)
     reading = choice("reading", reading, Reading)
-    law = DigitLaw.uniform(radix, width) if law is None else law
+    law = DigitLaw.uniform(radix, width) if law is None else law.check_alphabet(radix, width)
     for bits in (precision, 4 * precision, 16 * precision):
         found = _search(clients, radix, layers, target, reading, law, width, method, bits)
         if found is not None:
@@ -194,7 +229,7 @@ class Staircase(Displayable):
 
     def _rows(self) -> list[tuple[str, str]]:
         rows = [(f"K = {r.clients}", f"m = {r.margin}, carry {r.carry.text()}") for r in self.rows]
-        rows.append(("largest carry", self.largest_carry.text()))
+        rows.append(("largest carry per layer", self.largest_carry.text()))
         if self.offset is not None:
             rows.append(("mean of m − ½ log_ρ K", self.offset.text(3)))
         return rows

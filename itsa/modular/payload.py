@@ -9,6 +9,9 @@ each served finest layer ``ℓ0`` (§IX-D, "Matched functionality").
 
 Each margin is the exact smallest one of that modular sum (uniform digits,
 :func:`~itsa.modular.margins.smallest_margin`), or Theorem 1's, or given.
+A total target (``all-layers`` or ``union``) is shared by the moduli that one
+run actually has: the ``R`` stages of the schedule, and the single modulus of
+each flat execution (a separate run with its own target).
 
 Examples
 --------
@@ -85,6 +88,8 @@ class Payload(Displayable):
     layers: int
     stages: tuple[tuple[int, ...], ...]
     rule: MarginRule
+    target: Fraction
+    reading: Reading
     stage_margins: tuple[int, ...]
     flat_widths: tuple[int, ...]
     flat_margins: tuple[int, ...]
@@ -130,9 +135,24 @@ class Payload(Displayable):
         return (f"R = {len(self.stages)} at K = {self.clients}: PSA {self.psa_bits.upper(2)} against flat ×R "
                 f"{self.flat_bits.upper(2)} bit per dimension")
 
+    @property
+    def moduli_per_target(self) -> dict[str, int]:
+        """How many moduli share one carry target: the schedule's ``R``; one per flat execution."""
+        return {"psa": len(self.stages), "flat_execution": 1}
+
+    def _target_text(self) -> str:
+        if self.rule is MarginRule.FIXED:
+            return "not used (fixed margin)"
+        if self.reading is Reading.PER_LAYER:
+            return f"{self.target} per modulus"
+        r = len(self.stages)
+        shared = "its one modulus" if r == 1 else f"its {r} moduli"
+        return f"{self.target} ({self.reading}): the schedule over {shared}, each flat execution over its one"
+
     def _rows(self) -> list[tuple[str, str]]:
         stages = " / ".join(",".join(map(str, s)) for s in self.stages)
-        return [("stages (coarse to fine)", stages), ("margins", f"{list(self.stage_margins)} ({self.rule})"),
+        return [("stages (coarse to fine)", stages), ("carry target", self._target_text()),
+                ("margins", f"{list(self.stage_margins)} ({self.rule})"),
                 ("PSA", f"{self.psa_units} log2 ρ = {self.psa_bits.upper(2)} bit (rounded up)"),
                 ("flat executions (width)", str(list(self.flat_widths))),
                 ("flat ×R", f"{self.flat_units} log2 ρ = {self.flat_bits.upper(2)} bit (rounded up)"),
@@ -143,6 +163,7 @@ class Payload(Displayable):
     def to_json(self) -> dict:
         return {"clients": self.clients, "radix": self.radix, "layers": self.layers,
                 "stages": [list(s) for s in self.stages], "margin_rule": str(self.rule),
+                "target": str(self.target), "reading": str(self.reading), "moduli_per_target": self.moduli_per_target,
                 "stage_margins": list(self.stage_margins), "psa_units_log2_radix": self.psa_units,
                 "psa_bits_per_dimension": self.psa_bits.upper(2), "psa_bits_certified": self.psa_bits.to_json(),
                 "flat_widths": list(self.flat_widths), "flat_margins": list(self.flat_margins),
@@ -152,15 +173,16 @@ class Payload(Displayable):
                 "corollary1_leading_premium": self.asymptotic_premium.to_json()}
 
 
-def _margin(rule: MarginRule, clients, radix, layers, width, target, reading, fixed, method) -> int:
+def _margin(rule: MarginRule, clients, radix, moduli, width, target, reading, fixed, method) -> int:
+    """The margin of one modulus of ``width`` layers, in a run of ``moduli`` moduli sharing the target."""
     if rule is MarginRule.FIXED:
         return whole_number("margin", fixed, minimum=0)
     if rule is MarginRule.THEOREM1A:
-        return worst_case_margin(clients, radix, layers, width)
-    if rule is MarginRule.THEOREM1B:
-        total = layers * target if reading is Reading.PER_LAYER else target
-        return concentration_margin(clients, radix, layers, total, width)
-    return _exact_margin(clients, radix, layers, target, reading, width, Method(method))
+        return worst_case_margin(clients, radix, moduli, width)
+    if rule is MarginRule.THEOREM1B:          # ln(4R/δ_w) with R the moduli of this run (eq. 21 per modulus)
+        total = moduli * target if reading is Reading.PER_LAYER else target
+        return concentration_margin(clients, radix, moduli, total, width)
+    return _exact_margin(clients, radix, moduli, target, reading, width, Method(method))
 
 
 @lru_cache(maxsize=256)
@@ -175,8 +197,10 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
 
     Each modulus gets its own margin: a stage of ``b`` layers sums symbols
     uniform on ``ρ^b`` values modulo ``ρ^(b+m)``; a flat execution serving
-    ``ℓ0`` has width ``L - ℓ0 + 1``. ``layers`` plays the role of ``L`` in the
-    target reading (the number of sums sharing a total target).
+    ``ℓ0`` has width ``L - ℓ0 + 1``. A total target (``all-layers``,
+    ``union``; Theorem 1(b)'s ``ln(4R/δ_w)``) counts the moduli of the run at
+    hand: the ``R`` stages of the schedule, one for each flat execution and for
+    the single stage of the premium's reference.
 
     Notes
     -----
@@ -187,16 +211,19 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     whole_number("K (clients)", clients, minimum=1)
     schedule = parse_stages(stages, layers)
     how: MarginRule = choice("margin rule", rule, MarginRule)
-    reading = choice("reading", reading, Reading)
+    how_read: Reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)
     if how is MarginRule.FIXED and margin is None:
         raise InvalidOption("margin rule fixed: needs a margin")
-    stage_margins = tuple(_margin(how, clients, radix, layers, len(s), target, reading, margin, method)
+    if how is not MarginRule.FIXED and margin is not None:
+        raise InvalidOption(f"margin: applies only to the margin rule fixed, not {how}")
+    stage_margins = tuple(_margin(how, clients, radix, len(schedule), len(s), target, how_read, margin, method)
                           for s in schedule)
     widths = tuple(layers - min(s) + 1 for s in schedule)
-    flat_margins = tuple(_margin(how, clients, radix, layers, w, target, reading, margin, method) for w in widths)
-    single = _margin(how, clients, radix, layers, layers, target, reading, margin, method)
-    return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how,
+    flat_margins = tuple(_margin(how, clients, radix, 1, w, target, how_read, margin, method) for w in widths)
+    single = _margin(how, clients, radix, 1, layers, target, how_read, margin, method)
+    return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how, target=target,
+                   reading=how_read,
                    stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
                    single_stage_margin=single)
 

@@ -31,7 +31,7 @@ from itsa.modular.laws import check_radix
 if TYPE_CHECKING:
     from itsa.privacy import EpsilonBound, PsaLayer, RdpCurve
 
-__all__ = ["ReleasePrivacy", "release_privacy", "leading_ratio", "fill_leading_ratio"]
+__all__ = ["ReleasePrivacy", "release_privacy", "authorized_suffix", "leading_ratio", "fill_leading_ratio"]
 
 #: Noise-scale budget used to evaluate leading ratios (they do not depend on it; it keeps every s̃ >= 1/2).
 _BUDGET = 10**8
@@ -79,10 +79,7 @@ def release_privacy(*, clients: int, radix: int = 3, layers: int = 4, authorized
 
     check_radix(radix)
     whole_number("L (layers)", layers, minimum=1)
-    chosen = tuple(sorted({whole_number("authorized layer", ell, minimum=1, maximum=layers) for ell in authorized},
-                          reverse=True))
-    if not chosen:
-        raise InvalidOption("authorized: needs at least one layer")
+    chosen = authorized_suffix(authorized, layers)
     s = fraction("scaled scale s̃", scaled_scale, low=0)
     step_h = fraction("h", h, low=0)
     every = {}
@@ -93,6 +90,33 @@ def release_privacy(*, clients: int, radix: int = 3, layers: int = 4, authorized
     curve = compose_authorized({ell: layer.curve(f"layer {ell}") for ell, layer in every.items()}, chosen)
     return ReleasePrivacy(layers=chosen, per_layer=tuple(every[ell] for ell in chosen), curve=curve,
                           epsilon=to_epsilon(curve, delta, conversion))
+
+
+def authorized_suffix(authorized: Sequence[int], layers: int) -> tuple[int, ...]:
+    """``authorized`` as ``(L, L-1, …, ℓ0)``, refused unless it is such a suffix, each layer once.
+
+    Layers are authorized coarse to fine: with ``ℓ0`` the finest authorized
+    layer the authorized set is ``{ℓ0, …, L}`` (§IV).
+
+    >>> authorized_suffix([3, 4], 4)
+    (4, 3)
+    >>> authorized_suffix([4, 4, 3], 4)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: authorized: [4, 4, 3] names a layer twice
+    """
+    given = [whole_number("authorized layer", ell, minimum=1, maximum=layers) for ell in authorized]
+    if not given:
+        raise InvalidOption("authorized: needs at least one layer")
+    if len(set(given)) != len(given):
+        raise InvalidOption(f"authorized: {given} names a layer twice")
+    chosen = tuple(sorted(given, reverse=True))
+    finest = chosen[-1]
+    if chosen != tuple(range(layers, finest - 1, -1)):
+        missing = ", ".join(str(ell) for ell in range(layers, finest, -1) if ell not in chosen)
+        raise InvalidOption(f"authorized: {given} is not a suffix L..ℓ0 of the layers (such as {layers},{layers - 1}); "
+                            f"with finest layer {finest} it needs {missing} too")
+    return chosen
 
 
 def leading_ratio(layer_sensitivities: Sequence, flat_sensitivity):

@@ -122,12 +122,18 @@ def concentration_margin(clients: int, radix: int = 3, layers: int = 4, delta_w=
 
 @dataclass(frozen=True, repr=False, kw_only=True)
 class RuleComparison(Displayable):
-    """Theorem 1(a) and (b) beside the exact smallest margin at one K (noise-free data sum)."""
+    """Theorem 1(a) and (b) beside the exact smallest margin at one K (noise-free data sum).
+
+    ``delta_z_worst_case`` is rule (a)'s noise budget (its whole budget: (a)
+    spends nothing on the data); ``delta_w`` and ``delta_z`` are rule (b)'s.
+    """
 
     exact: Margin
     worst_case: int
     concentration: int
     delta_w: Fraction
+    delta_z: Fraction
+    delta_z_worst_case: Fraction
     noise_scale: Fraction
 
     @property
@@ -142,17 +148,27 @@ class RuleComparison(Displayable):
         return (f"K = {self.exact.clients}: exact {self.exact.margin}, Theorem 1(a) {self.worst_case}, "
                 f"Theorem 1(b) {self.concentration}")
 
+    def budgets(self) -> tuple[str, str]:
+        """The budgets each rule was given, as text: rule (a)'s, rule (b)'s."""
+        if self.noise_scale == 0:
+            return "no noise (zero carry)", f"δ_w = {self.delta_w}"
+        return f"δ_z = {self.delta_z_worst_case}", f"δ_w = {self.delta_w}, δ_z = {self.delta_z}"
+
     def _rows(self) -> list[tuple[str, str]]:
+        a, b = self.budgets()
         return [("exact margin", f"{self.exact.margin} (carry {self.exact.carry.text()})"),
-                ("Theorem 1(a)", f"{self.worst_case} ({self.excess_worst_case:+d} radix steps)"),
-                ("Theorem 1(b)", f"{self.concentration} ({self.excess_concentration:+d} radix steps, δ_w = {self.delta_w})"),
+                ("Theorem 1(a)", f"{self.worst_case} ({self.excess_worst_case:+d} radix steps, {a})"),
+                ("Theorem 1(b)", f"{self.concentration} ({self.excess_concentration:+d} radix steps, {b})"),
                 ("noise scale s̃", str(self.noise_scale))]
 
     def to_json(self) -> dict:
+        noisy = self.noise_scale != 0
         return {"clients": self.exact.clients, "exact_margin": self.exact.margin,
                 "exact_carry_probability": self.exact.carry.to_json(), "theorem1a_margin": self.worst_case,
                 "theorem1b_margin": self.concentration, "theorem1a_excess": self.excess_worst_case,
                 "theorem1b_excess": self.excess_concentration, "delta_w": str(self.delta_w),
+                "delta_z": str(self.delta_z) if noisy else None,
+                "theorem1a_delta_z": str(self.delta_z_worst_case) if noisy else None,
                 "noise_scale": str(self.noise_scale), "method": self.exact.method}
 
 
@@ -161,11 +177,14 @@ def compare(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 10
             method: Method | str = Method.AUTO) -> RuleComparison:
     """The rules against the exact margin for the same carry target.
 
-    A per-layer target ``p`` is Theorem 1(b)'s ``δ_w = L p`` (its per-layer
-    bound is ``δ_w / L``); a total target ``δ`` (``all-layers`` or ``union``)
-    is ``δ_w = δ``. With noise (``s̃ >= 1/2``) the budget is split
-    ``δ_w = δ_z`` in halves unless ``delta_z`` is given; the exact margin is
-    always that of the noise-free data sum.
+    A per-layer target ``p`` is a total budget ``L p`` (each rule's per-layer
+    bound is its budget over ``L``); a total target ``δ`` (``all-layers`` or
+    ``union``) is the budget ``δ``. Without noise rule (b) spends it all on
+    ``δ_w``. With noise (``s̃ >= 1/2``) rule (a), which guarantees ``δ_z/L``
+    and spends nothing on the data, gets ``δ_z`` = the whole budget; rule (b),
+    which guarantees ``(δ_w + δ_z)/L``, splits it ``δ_w = δ_z`` in halves, or
+    ``δ_w`` = budget − ``delta_z`` when ``delta_z`` is given (then both rules
+    use that ``δ_z``). The exact margin is always that of the noise-free data sum.
     """
     reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)
@@ -174,8 +193,20 @@ def compare(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 10
     if total >= 1:
         raise InvalidOption(f"carry target: L × target = {total} must be below 1 for Theorem 1(b)")
     noise = _check_noise(noise_scale)
-    dw = total if noise == 0 else total / 2
-    dz = fraction("δ_z", delta_z, low=0, high=1) if delta_z is not None else (total / 2 if noise else total)
-    a = worst_case_margin(clients, radix, layers, width, noise_scale=noise, delta_z=dz)
-    b = concentration_margin(clients, radix, layers, dw, width, noise_scale=noise, delta_z=dz)
-    return RuleComparison(exact=exact, worst_case=a, concentration=b, delta_w=dw, noise_scale=noise)
+    dz_a, dz_b, dw = _budgets(total, noise, delta_z)
+    a = worst_case_margin(clients, radix, layers, width, noise_scale=noise, delta_z=dz_a)
+    b = concentration_margin(clients, radix, layers, dw, width, noise_scale=noise, delta_z=dz_b)
+    return RuleComparison(exact=exact, worst_case=a, concentration=b, delta_w=dw, delta_z=dz_b,
+                          delta_z_worst_case=dz_a, noise_scale=noise)
+
+
+def _budgets(total: Fraction, noise: Fraction, delta_z) -> tuple[Fraction, Fraction, Fraction]:
+    """``(δ_z of rule (a), δ_z of rule (b), δ_w of rule (b))`` for the total budget ``total``."""
+    if noise == 0:
+        return total, total, total           # no noise: δ_z is not used (u = 0)
+    if delta_z is None:
+        return total, total / 2, total / 2
+    dz = fraction("δ_z", delta_z, low=0, high=1)
+    if dz >= total:
+        raise InvalidOption(f"δ_z: must be below the total budget {total}, not {dz}")
+    return dz, dz, total - dz
