@@ -27,14 +27,14 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     """
     from pathlib import Path
 
-    from itsa._util.files import output_dir, safe_stem
+    from itsa._util.files import check_output_dir, safe_stem
     from itsa.optimum import save_solution
     from itsa.optimum import solve as run
 
     with itsa_errors():
         instance = load_instance(path)
         out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
-        output_dir(out_dir)                  # a bad folder is refused before the work, not after
+        check_output_dir(out_dir)            # a bad folder is refused before the work, and made only after it
         with progress_display(as_json) as progress:
             result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
                          field=field, progress=progress)

@@ -1,15 +1,24 @@
+import atexit
 import contextlib
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Dask's scratch space (its lock files, spilled data) goes to a folder of this run, removed at its end,
+# not to a dask-scratch-space folder left behind in the system's temporary directory.
+_DASK_SCRATCH = tempfile.mkdtemp(prefix="itsa-tests-dask-")
+os.environ["DASK_TEMPORARY_DIRECTORY"] = _DASK_SCRATCH
+atexit.register(shutil.rmtree, _DASK_SCRATCH, ignore_errors=True)
 INSTANCES = ROOT / "instances"
 
 # Every random choice is seeded: hypothesis runs the same examples everywhere.

@@ -147,3 +147,34 @@ def test_verify_without_scheme_verifies_once(cli, monkeypatch):
     d = json.loads(res.stdout)
     assert d["ok"] and d["engine"] == "rank" and "automatic enumeration limit" in d["fallback"]
     assert calls == ["auto"]          # the build's one draw (F_7 works first time), no second pass
+
+
+def test_verify_refuses_a_scheme_of_another_instance(cli):
+    """The shipped Example 1 scheme names users that Example 2 also has; its instance record tells them apart."""
+    res = cli("verify", "example-2", "--scheme", INSTANCES / "example-1.scheme.json")
+    assert res.exit_code == 2
+    assert "made for instance 'example-1'" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_saved_scheme_records_its_instance(example1, tmp_path):
+    from itsa.exceptions import InvalidScheme
+
+    scheme = itsa.load_scheme(example1, INSTANCES / "example-1.scheme.json")
+    data = itsa.scheme_to_dict(example1, scheme)
+    assert data["instance"] == {"name": "example-1", "fingerprint": example1.fingerprint}
+    data["instance"]["fingerprint"] = "0" * 16
+    try:
+        itsa.scheme_from_dict(example1, data)
+    except InvalidScheme as exc:
+        assert "0000000000000000" in str(exc)
+    else:
+        raise AssertionError("a scheme recorded for another instance was read")
+    del data["instance"]                                 # files from before the record still read
+    assert itsa.scheme_from_dict(example1, data).keys == scheme.keys
+
+
+def test_fingerprints_separate_the_shipped_problems():
+    """Same fingerprint exactly when same topology and families (one instance is shipped twice)."""
+    shipped = [itsa.load_instance(itsa.examples.resolve(n)) for n in itsa.examples.names()]
+    problems = {(i.servers, i.security_sets, i.collusion_sets) for i in shipped}
+    assert len({i.fingerprint for i in shipped}) == len(problems) < len(shipped)

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.io import load_instance
-from itsa.schemes.scheme import (Scheme, dumps_scheme, load_scheme, save_scheme, scheme_from_dict,
-                         scheme_to_dict)
+from itsa.schemes.scheme import Scheme, dumps_scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
 from itsa.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +98,8 @@ def test_scheme_outside_instance(ex1):
 # -- round trips -------------------------------------------------------------------
 def test_dict_round_trip(ex1):
     s = scheme_from_dict(ex1, good())
-    assert scheme_to_dict(ex1, s) == good()
+    record = {"name": "example-1", "fingerprint": ex1.fingerprint}
+    assert scheme_to_dict(ex1, s) == {**good(), "instance": record}
     assert scheme_from_dict(ex1, scheme_to_dict(ex1, s)) == s
 
 
@@ -161,7 +161,9 @@ def keys(**kw):
 
 MALFORMED = [
     ("top-list", [1, 2], "JSON object"),
-    ("unknown-key", mutate(instance="x"), "unknown key 'instance'"),
+    ("unknown-key", mutate(instances="x"), "unknown key 'instances'"),
+    ("instance-record", mutate(instance="x"), "instance: must be"),
+    ("other-instance", mutate(instance={"name": "y", "fingerprint": "0"}), "made for instance 'y'"),
     ("missing-keys", mutate(keys=KeyError), "missing key 'keys'"),
     ("missing-field", mutate(field=KeyError), "missing key 'field'"),
     ("non-prime", mutate(field=6), "field 6 is not a prime"),

@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 
 from itsa import examples, verify
-from itsa.schemes.scheme import load_scheme
 from itsa.optimum import solve
+from itsa.schemes.scheme import load_scheme
 
 
 def test_solve_fractional_optimum(tmp_path):
@@ -147,3 +147,11 @@ def test_theorem2_optimum_is_the_trimmed_construction(name):
     s = solve(inst)
     assert (s.verdict, s.lower.value, s.upper.value) == ("optimal", value, value)
     assert s.upper.source.startswith("paper construction (theorem-2)") and s.lower.method == "keys"
+
+
+def test_bad_input_leaves_no_output_folder(cli, tmp_path, monkeypatch):
+    """A refused field is refused before the output folder is made."""
+    monkeypatch.chdir(tmp_path)
+    res = cli("solve", "example-1", "--field", "4")
+    assert res.exit_code == 2 and "prime power" in res.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -88,6 +88,32 @@ def safe_stem(name: str) -> str:
     return stem or "instance"
 
 
+def check_output_dir(path: str | os.PathLike) -> Path:
+    """Refuse, before any work, a folder ``path`` that :func:`output_dir` could not create; create nothing.
+
+    The folder must be a folder if it exists; otherwise its nearest existing
+    parent must be a folder this process can write into.
+
+    >>> check_output_dir("/dev/null/out")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOutputPath: cannot create '/dev/null/out': '/dev/null' is not a folder
+    """
+    out = Path(path)
+    if out.exists():
+        if not out.is_dir():
+            raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: a file of that name exists")
+        return out
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: {os.fspath(parent)!r} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidOutputPath(f"cannot create {os.fspath(out)!r}: {os.fspath(parent)!r} is not writable")
+    return out
+
+
 def output_dir(path: str | os.PathLike) -> Path:
     """The folder ``path``, created if missing; :class:`InvalidOutputPath` in one line if it cannot be."""
     out = Path(path)

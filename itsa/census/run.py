@@ -144,21 +144,25 @@ def local_cluster(n: int, processes: bool = True):
     """A :class:`distributed.LocalCluster` of ``n`` one-thread workers with :data:`WORKER_CONFIG`,
     and its client; worker processes ignore SIGINT (see :func:`_no_sigint`) and log only critical
     errors (a task's error reaches the client anyway; a heartbeat lost while an interrupted census
-    shuts its cluster down is not one, so Ctrl-C stays one line)."""
+    shuts its cluster down is not one, so Ctrl-C stays one line). The workers' scratch space is a
+    temporary folder removed with the cluster."""
     import logging
+    import tempfile
 
     import dask
     from distributed import Client, LocalCluster
 
-    with dask.config.set(WORKER_CONFIG), _no_sigint():
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                               dashboard_address=":0", silence_logs=logging.CRITICAL)
-        c = Client(cluster)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
+    with tempfile.TemporaryDirectory(prefix="itsa-census-") as scratch:
+        with dask.config.set({**WORKER_CONFIG, "temporary-directory": scratch}), _no_sigint():
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                                   dashboard_address=":0", silence_logs=logging.CRITICAL,
+                                   local_directory=scratch)
+            c = Client(cluster)
+        try:
+            yield c
+        finally:
+            c.close()
+            cluster.close()
 
 
 def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None = None,

@@ -78,6 +78,22 @@ class Instance(Displayable):
                 if s < 0 or s > self.full_mask:
                     raise InvalidInstance(f"set {s:#x} names users outside the topology")
 
+    @property
+    def fingerprint(self) -> str:
+        """A short digest of the topology and both set families (the name and warnings aside).
+
+        Two instances have the same fingerprint exactly when they are the same
+        problem; a scheme file records it, so it is not checked against another
+        instance by mistake.
+
+        >>> Instance.from_users([2, 1, 1], [[(1, 1)]], [[]]).fingerprint
+        'b61ffbfd556c2584'
+        """
+        import hashlib
+
+        text = f"{self.servers}|{self.security_sets}|{self.collusion_sets}"
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
     # -- sizes -------------------------------------------------------------
     @property
     def U(self) -> int:

@@ -33,7 +33,7 @@ from itsa.exceptions import InvalidInstance, InvalidOption, InvalidScheme, excer
 from itsa.model.instance import Instance
 from itsa.schemes.linalg import check_field
 
-TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed")
+TOP_KEYS = ("field", "L", "key_symbols", "keys", "construction", "seed", "instance")
 #: Largest ``L`` (input symbols per user) of a scheme.
 MAX_L = 4096
 #: Largest ``key_symbols`` ``d``.
@@ -280,6 +280,7 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
     for key in ("field", "L", "key_symbols", "keys"):
         if key not in data:
             raise InvalidScheme(f"missing key {key!r}")
+    _check_instance(instance, data.get("instance"))
     q, L, d = data["field"], data["L"], data["key_symbols"]
     check_field(q, InvalidScheme)
     if field is not None:
@@ -306,6 +307,18 @@ def scheme_from_dict(instance: Instance, data: Any, field: int | None = None) ->
     return Scheme(field=q, L=L, key_symbols=d, keys=mats, construction=data.get("construction"), seed=data.get("seed"))
 
 
+def _check_instance(instance: Instance, recorded: Any) -> None:
+    """Refuse a scheme file made for another instance (files without the record are read as they are)."""
+    if recorded is None:
+        return
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("fingerprint"), str):
+        raise InvalidScheme('instance: must be {"name": ..., "fingerprint": "..."}')
+    if recorded["fingerprint"] != instance.fingerprint:
+        theirs = excerpt(recorded.get("name") or recorded["fingerprint"], 60)
+        raise InvalidScheme(f"the scheme was made for instance {theirs} (fingerprint {excerpt(recorded['fingerprint'], 40)}), "
+                            f"not for {instance.name or 'this instance'} (fingerprint {instance.fingerprint})")
+
+
 def scheme_to_dict(instance: Instance, scheme: Scheme) -> dict:
     """The JSON structure of ``scheme`` (inverse of :func:`scheme_from_dict`).
 
@@ -321,7 +334,8 @@ def scheme_to_dict(instance: Instance, scheme: Scheme) -> dict:
         u, v = instance.label(i)
         keys[f"{u},{v}"] = [list(r) for r in mat]
     return {"field": scheme.field, "L": scheme.L, "key_symbols": scheme.key_symbols,
-            "keys": keys, "construction": scheme.construction, "seed": scheme.seed}
+            "keys": keys, "construction": scheme.construction, "seed": scheme.seed,
+            "instance": {"name": instance.name, "fingerprint": instance.fingerprint}}
 
 
 def dumps_scheme(instance: Instance, scheme: Scheme) -> str:
@@ -335,7 +349,8 @@ def dumps_scheme(instance: Instance, scheme: Scheme) -> str:
     lines.append(",\n".join(entries))
     lines.append("  },")
     lines.append(f'  "construction": {json.dumps(data["construction"])},')
-    lines.append(f'  "seed": {json.dumps(data["seed"])}')
+    lines.append(f'  "seed": {json.dumps(data["seed"])},')
+    lines.append(f'  "instance": {json.dumps(data["instance"])}')
     lines.append("}")
     return "\n".join(x for x in lines if x) + "\n"
 

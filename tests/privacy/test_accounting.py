@@ -54,8 +54,8 @@ def test_classical_sigma_below_one_is_the_theorem():
     assert sigma.direction is Direction.UPPER and gaussian_meets(sigma.lower(), Fraction(1, 2), DELTA_PAGE)
 
 
-@pytest.mark.parametrize(("row", "printed", "kind"), zip(TABLE_I, [1500, 400, 100], [Direction.CONDITIONAL,
-                                                                                     Direction.CONDITIONAL, Direction.UPPER]))
+@pytest.mark.parametrize(("row", "printed", "kind"), list(zip(TABLE_I, [1500, 400, 100], [Direction.CONDITIONAL,
+                                                                                     Direction.CONDITIONAL, Direction.UPPER])))
 def test_basic_composition_golden(row, printed, kind):
     """Page, 'Notes: cumulative eps': basic composition 1,500, 400, 100: the page's arithmetic T eps.
 
@@ -93,7 +93,7 @@ def test_every_upper_bound_is_one(z, rounds, source, given_eps):
             assert entry.epsilon.upper() >= gaussian_tight_epsilon(z, rounds, entry.delta).lower(), entry.name
 
 
-@pytest.mark.parametrize(("row", "printed"), zip(TABLE_I, [1869, 148, 12.0]))
+@pytest.mark.parametrize(("row", "printed"), list(zip(TABLE_I, [1869, 148, 12.0])))
 def test_page_rdp_totals_are_mironov(row, printed):
     """Page: 'the Gaussian RDP accountant with the standard conversion gives about 1,869, 148 and 12.0'.
 
