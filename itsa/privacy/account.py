@@ -11,6 +11,7 @@ by default the exact Gaussian curve's at one round (certified, so the totals
 are upper bounds); the classical formula's, or a given one, is first checked
 against the exact curve: certified, the totals are upper bounds; not, they
 are ``conditional`` (a bound only if the premise held), never shown as bounds.
+A total whose δ reaches 1 (``T δ ≥ 1``) is ``vacuous``, and a note says so.
 
 Examples
 --------
@@ -34,13 +35,14 @@ from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, s
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
+    check_delta_slack,
     check_epsilon,
     classical_epsilon,
     sqrt_rounds_heuristic,
 )
 from itsa.privacy.conversion import Conversion, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.tight import gaussian_meets, gaussian_tight_epsilon
+from itsa.privacy.tight import converged, gaussian_meets, gaussian_tight_epsilon
 
 __all__ = ["PerRound", "Entry", "Accounting", "account", "one_round_epsilon"]
 
@@ -155,6 +157,9 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     z = fraction("noise multiplier", noise_multiplier, low=0)
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
+    slack = None if delta_slack is None else check_delta_slack(delta_slack)     # every input before any work
+    if per_round_epsilon is not None:
+        check_epsilon(per_round_epsilon)
     first = one_round_epsilon(z, d, per_round_epsilon, per_round)
     curve = gaussian_curve(z) * rounds
     entries: dict[str, Entry] = {}
@@ -167,13 +172,20 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
             entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
         except TooLarge as exc:
             notes += (f"exact curve omitted: {exc}",)
+        else:
+            if not converged(entries["tight"].epsilon):
+                notes += ("tight: the exact curve's bisection did not converge; its upper end is still a bound "
+                          "but loose: use the cks row",)
     basic, basic_delta = basic_composition(first, d, rounds)
     entries["basic"] = Entry("basic", basic, basic_delta)
     try:
-        advanced, advanced_delta = advanced_composition(first, d, rounds, delta_slack)
+        advanced, advanced_delta = advanced_composition(first, d, rounds, slack)
         entries["advanced"] = Entry("advanced", advanced, advanced_delta)
     except TooLarge as exc:         # T eps (e^eps - 1) overflows any exact number: the bound says nothing
         notes += (f"advanced composition omitted: {exc}",)
+    vacuous = [k for k, e in entries.items() if e.epsilon.direction is Direction.VACUOUS]
+    if vacuous:
+        notes += (f"{' and '.join(vacuous)} composition: delta >= 1 after {rounds} rounds: vacuous (bounds nothing)",)
     entries["sqrt_rounds_heuristic"] = Entry("sqrt_rounds_heuristic", sqrt_rounds_heuristic(first, rounds), d)
     checks = {}
     if crosscheck:

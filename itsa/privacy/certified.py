@@ -5,7 +5,8 @@ Every ε, δ and noise multiplier :mod:`itsa.privacy` returns is a
 python-flint ``arb`` ball, computed in ball arithmetic), ``direction`` says
 whether the number is an upper bound (ε, δ: round up), a lower bound, an
 exact value, an upper bound only under a premise that could not be certified
-(``conditional``), or only a heuristic, and :meth:`Certified.decimal` rounds
+(``conditional``), only a heuristic, or ``vacuous`` (a formula's value at a
+``δ ≥ 1``, where it bounds nothing), and :meth:`Certified.decimal` rounds
 in the safe direction.
 
 Examples
@@ -66,11 +67,13 @@ class Direction(StrEnum):
     #: an upper bound IF its stated premise holds; the premise is not certified (never shown as a bound)
     CONDITIONAL = "conditional (premise not certified)"
     HEURISTIC = "heuristic (not a bound)"
+    #: a formula's value at a delta >= 1: every mechanism is (eps, 1)-DP, so it bounds nothing
+    VACUOUS = "vacuous (delta >= 1: bounds nothing)"
 
     @property
     def rounds_up(self) -> bool:
-        """Shown rounded up (an upper bound, or one under a premise)."""
-        return self in (Direction.UPPER, Direction.CONDITIONAL)
+        """Shown rounded up (an upper bound, one under a premise, or a vacuous one's formula value)."""
+        return self in (Direction.UPPER, Direction.CONDITIONAL, Direction.VACUOUS)
 
 
 def to_arb(x) -> flint.arb:
