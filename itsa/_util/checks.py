@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
-__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown"]
+__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -51,6 +51,15 @@ def unknown(kind: str, value: object, choices: Iterable[object]) -> str:
     """The one wording of an unknown choice: ``unknown KIND 'value' (choose from a, b, c)``."""
     names = ", ".join(str(c.value if isinstance(c, Enum) else c) for c in choices)
     return f"unknown {kind} {excerpt(value)} (choose from {names})"
+
+
+def conflict(first: str, second: str, why: str = "", error: type[InvalidInput] = InvalidOption) -> InvalidInput:
+    """The one wording of two options that contradict each other (raise what it returns).
+
+    >>> conflict("--w-max 1/5", "--clients 5", "5 equal clients give w_max = 13/64")
+    InvalidOption('--w-max 1/5 conflicts with --clients 5 (5 equal clients give w_max = 13/64): give one of them')
+    """
+    return error(f"{first} conflicts with {second}" + (f" ({why})" if why else "") + ": give one of them")
 
 
 def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = InvalidOption,
