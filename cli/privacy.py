@@ -2,6 +2,8 @@
 
 import click
 
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
 from ._common import LibraryChoice, console, echo_json, itsa_errors, warn
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
@@ -32,12 +34,14 @@ def _rows(out, title, rows) -> None:
     out.print(table)
 
 
-@privacy.command()
+@privacy.command(context_settings={"ignore_unknown_options": True})
 @click.option("--alpha", type=int, required=True, help="The grid: integer weights add to alpha.")
-@click.argument("weights", nargs=-1, required=True)
+@click.argument("weights", nargs=-1, required=True, type=click.UNPROCESSED)
 @JSON
 def weights(alpha, weights, as_json):
-    """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order)."""
+    """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order).
+
+    A weight that starts with '-' is read as a number (and refused: weights are >= 0), not as an option."""
     from itsa.privacy.weights import hamilton_weights
 
     with itsa_errors():
@@ -117,14 +121,28 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 @click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="exact", show_default=True,
               help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
 @click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
-@click.option("--show", type=int, default=20, show_default=True, help="Draws shown without --json.")
+@click.option("--show", type=click.IntRange(min=0), default=20, show_default=True, help="Draws shown without --json.")
+@click.option("--time-limit", type=click.FloatRange(min=0), default=None,
+              help=f"Seconds for the draws (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). A count whose estimate "
+                   "is past it is refused before any draw; the exact engine stops when it runs out.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @JSON
-def noise(sigma, count, seed, engine, expected, show, as_json):
-    """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one)."""
+def noise(sigma, count, seed, engine, expected, show, time_limit, quiet, as_json):
+    """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one).
+
+    The cost is estimated up front (the exact engine makes a few thousand draws a second, the table
+    engine a few hundred thousand); a progress bar is drawn on stderr when it is a terminal."""
+    import sys
+
     from itsa.privacy.sampler import draw, verify
 
-    with itsa_errors():
-        result = verify(expected, sigma, count, seed, engine) if expected else draw(sigma, count, seed, engine)
+    from ._common import progress_callback
+    from ._progress import time_limit_of
+
+    limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+    with itsa_errors(), progress_callback("noise: exact draws", quiet or (as_json and not sys.stdout.isatty())) as bar:
+        result = (verify(expected, sigma, count, seed, engine, time_limit=limit, progress=bar) if expected else
+                  draw(sigma, count, seed, engine, time_limit=limit, progress=bar))
     if as_json:
         echo_json({**result.to_dict(), **({"verified": True} if expected else {})})
         return

@@ -37,6 +37,10 @@ __all__ = ["Calibration", "calibrate"]
 DIGITS = 6
 #: The bracket is doubled at most this many times each way before giving up.
 MAX_DOUBLINGS = 200
+#: Largest noise scale calibration tries (``2^MAX_DOUBLINGS``): a target not met there is refused up front.
+MAX_SCALE = Fraction(2) ** MAX_DOUBLINGS
+#: Smallest noise scale calibration tries: a target already met there is refused up front (nothing to calibrate).
+MIN_SCALE = Fraction(1, 2 ** (2 * MAX_DOUBLINGS))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -105,6 +109,7 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
         return bound if bound.epsilon.upper() <= target else None
 
     floor = None if minimum_scale is None else fraction("minimum scale", minimum_scale, low=0)
+    _reachable(meets, floor, target)
     low, high, steps = _bracket(meets, floor)
     while low < high and high - low > tol * high:
         mid = (low + high) / 2
@@ -122,6 +127,17 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
               f"{float(tol):g}; rounded up to {DIGITS} digits and certified there")
     multiplier = Certified("noise multiplier", printed, printed, Direction.UPPER, method)
     return Calibration(noise_multiplier=multiplier, epsilon=found, target_epsilon=target, rounds=rounds, steps=steps)
+
+
+def _reachable(meets: Callable[[Fraction], EpsilonBound | None], floor: Fraction | None, target: Fraction) -> None:
+    """Refuse, in one line and before the search, a target outside what scales in ``[MIN_SCALE, MAX_SCALE]`` meet."""
+    shown = safe_decimal(target, 6)
+    if meets(max(MAX_SCALE, floor or 0)) is None:
+        raise InvalidOption(f"epsilon: the target {shown} is not met even at noise scale 2^{MAX_DOUBLINGS} "
+                            "(MAX_SCALE): too small a target to calibrate")
+    if floor is None and meets(MIN_SCALE) is not None:
+        raise InvalidOption(f"epsilon: the target {shown} is met already at noise scale 2^-{2 * MAX_DOUBLINGS} "
+                            "(MIN_SCALE): too large a target to calibrate (it allows almost no noise)")
 
 
 def _bracket(meets: Callable[[Fraction], EpsilonBound | None],

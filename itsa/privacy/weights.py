@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.exceptions import InvalidOption
+from itsa.exceptions import InvalidOption, excerpt
 from itsa.privacy.certified import Certified, Direction, precision, to_arb
 
 __all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
@@ -83,8 +83,9 @@ def _data_weights(weights: Sequence) -> list[Fraction]:
     if len(weights) == 0:
         raise InvalidOption("weights: give at least one client weight")
     values = [fraction(f"weight {i + 1}", w) for i, w in enumerate(weights)]
-    if any(v < 0 for v in values):
-        raise InvalidOption("weights: must be >= 0, not negative")
+    for i, (given, v) in enumerate(zip(weights, values)):
+        if v < 0:
+            raise InvalidOption(f"weight {i + 1}: must be >= 0, not {excerpt(given)}")
     if sum(values) == 0:
         raise InvalidOption("weights: must not all be zero")
     return values
