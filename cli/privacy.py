@@ -42,6 +42,7 @@ def weights(alpha, weights, as_json):
     """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order).
 
     A weight that starts with '-' is read as a number (and refused: weights are >= 0), not as an option."""
+    from itsa.privacy.certified import safe_decimal
     from itsa.privacy.weights import hamilton_weights
 
     with itsa_errors():
@@ -50,7 +51,7 @@ def weights(alpha, weights, as_json):
         echo_json(hw.to_dict())
         return
     _rows(console(), f"Hamilton weights on alpha = {alpha} (exact)",
-          [(f"client {i + 1}", f"{w}  (quota {float(q):.6g})") for i, (w, q) in enumerate(zip(hw.integers, hw.quotas))]
+          [(f"client {i + 1}", f"{w}  (quota {safe_decimal(q, 6)})") for i, (w, q) in enumerate(zip(hw.integers, hw.quotas))]
           + [("sum", str(sum(hw.integers))), ("w_max", str(hw.max_weight))])
 
 
@@ -134,12 +135,14 @@ def noise(sigma, count, seed, engine, expected, show, time_limit, quiet, as_json
     engine a few hundred thousand); a progress bar is drawn on stderr when it is a terminal."""
     import sys
 
+    from itsa._util.checks import seconds
     from itsa.privacy.sampler import draw, verify
 
     from ._common import progress_callback
     from ._progress import time_limit_of
 
-    limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+    with itsa_errors():
+        limit = time_limit_of(seconds("--time-limit", time_limit), DEFAULT_TIME_LIMIT)
     with itsa_errors(), progress_callback("noise: exact draws", quiet or (as_json and not sys.stdout.isatty())) as bar:
         result = (verify(expected, sigma, count, seed, engine, time_limit=limit, progress=bar) if expected else
                   draw(sigma, count, seed, engine, time_limit=limit, progress=bar))

@@ -31,7 +31,7 @@ from fractions import Fraction
 
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, safe_decimal
+from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
@@ -91,7 +91,7 @@ class Accounting(Displayable):
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"noise_multiplier": str(self.noise_multiplier), "rounds": self.rounds, "delta": _d(self.delta),
+        return {"noise_multiplier": fraction_text(self.noise_multiplier), "rounds": self.rounds, "delta": _d(self.delta),
                 "per_round_epsilon": self.per_round.to_dict(),
                 "epsilon": {k: e.to_dict() for k, e in self.entries.items()},
                 "crosscheck": {k: {"value": v, "kind": "float from dp-accounting, not certified"}
@@ -104,6 +104,18 @@ class Accounting(Displayable):
         return [(k, f"{e.epsilon.decimal()} ({e.epsilon.direction}) at delta {_d(e.delta)}")
                 for k, e in self.entries.items()] + [(f"dp-accounting {k}", f"{v:.6g} (float)")
                                                       for k, v in self.crosscheck.items()]
+
+
+#: dp-accounting's floats are asked only for z, T and delta within these (float64 with room).
+FLOAT_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+
+
+def _floats(*, z: Fraction, rounds: int, delta: Fraction) -> tuple[float, int, float] | None:
+    """``(z, T, δ)`` as the floats dp-accounting takes, or ``None`` when one is outside :data:`FLOAT_RANGE`."""
+    low, high = FLOAT_RANGE
+    if all(low <= x <= high for x in (z, Fraction(rounds), delta)):
+        return float(z), rounds, float(delta)
+    return None
 
 
 def one_round_epsilon(noise_multiplier, delta, given=None, source: PerRound | str = PerRound.TIGHT) -> Certified:
@@ -191,7 +203,11 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     if crosscheck:
         from itsa.privacy.tight import dp_accounting_epsilon
 
-        checks = {kind: dp_accounting_epsilon(float(z), rounds, float(d), kind) for kind in ("rdp", "pld")}
+        floats = _floats(z=z, rounds=rounds, delta=d)
+        if floats is None:
+            notes += ("dp-accounting cross-check omitted: z, T or delta is outside the range of float64",)
+        else:
+            checks = {kind: dp_accounting_epsilon(*floats, kind) for kind in ("rdp", "pld")}
     return Accounting(noise_multiplier=z, rounds=rounds, delta=d, per_round=first, entries=entries,
                       crosscheck=checks, notes=notes)
 

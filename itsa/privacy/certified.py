@@ -38,7 +38,7 @@ import flint
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 
-__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "TooLarge", "PRECISION",
+__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "fraction_text", "TooLarge", "PRECISION",
            "precision"]
 
 #: Longest integer (in bits) written out in digits; Python refuses more than 4,300 digits.
@@ -149,6 +149,18 @@ def exact_text(value) -> str:
     elif q.numerator.bit_length() <= MAX_TEXT_BITS and den.bit_length() <= MAX_TEXT_BITS:
         return str(q)
     return f"in [{safe_decimal(q, 17, up=False)}, {safe_decimal(q, 17, up=True)}] (too long to write exactly)"
+
+
+def fraction_text(value) -> str:
+    """``value`` as ``n/d`` (as ``str`` writes it) while both fit in digits, else :func:`exact_text`'s form.
+
+    >>> fraction_text(Fraction(1, 256)), fraction_text(Fraction(1, 10**5000))
+    ('1/256', '1e-5000')
+    """
+    q = Fraction(value)
+    if q.numerator.bit_length() <= MAX_TEXT_BITS and q.denominator.bit_length() <= MAX_TEXT_BITS:
+        return str(q)
+    return exact_text(q)
 
 
 def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:

@@ -62,7 +62,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, ItsaError, VerificationError, excerpt
-from itsa.privacy.certified import Certified, safe_decimal
+from itsa.privacy.certified import Certified, fraction_text, safe_decimal
 from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 
@@ -77,6 +77,8 @@ MAX_TABLE_SIGMA = 10**6
 MIN_TABLE_SIGMA = 1e-150
 #: Largest σ the exact engine accepts: draws (about 10σ at most, in practice) must fit the int64 commitment.
 MAX_EXACT_SIGMA = 10**15
+#: Smallest σ the exact engine accepts (the table's floor; below, σ²'s digits only slow the rationals down).
+MIN_EXACT_SIGMA = Fraction(1, 10**150)
 
 
 class SamplerEngine(StrEnum):
@@ -217,6 +219,15 @@ def _discrete_gaussian(stream: ByteStream, sigma2: Fraction) -> int:
             return y
 
 
+def exact_sigma(sigma) -> Fraction:
+    """``σ`` for the exact engine, refused outside ``[MIN_EXACT_SIGMA, MAX_EXACT_SIGMA]``."""
+    s = number("sigma", sigma)
+    if not MIN_EXACT_SIGMA <= s <= MAX_EXACT_SIGMA:
+        raise InvalidOption(f"sigma: the exact engine takes sigma in [1e-150, {MAX_EXACT_SIGMA}] (draws are committed "
+                            f"as int64), not {safe_decimal(Fraction(s), 4)}")
+    return s
+
+
 def sample_exact(sigma, count: int, seed: str, *, time_limit: float | None = None,
                  progress: Callback | None = None) -> list[int]:
     """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the stream of ``seed``.
@@ -225,10 +236,7 @@ def sample_exact(sigma, count: int, seed: str, *, time_limit: float | None = Non
     (no partial draws); ``progress`` gets ``done`` of ``total`` every
     :data:`CHECK_EVERY` draws.
     """
-    s = number("sigma", sigma)
-    if s > MAX_EXACT_SIGMA:
-        raise InvalidOption(f"sigma: the exact engine takes sigma <= {MAX_EXACT_SIGMA} (draws are committed as "
-                            f"int64), not {safe_decimal(Fraction(s), 4)}")
+    s = exact_sigma(sigma)
     clock, report = Deadline(time_limit), Reporter(progress, prefix="noise")
     stream = ByteStream(seed)
     sigma2 = Fraction(s) ** 2
@@ -313,7 +321,7 @@ class NoiseDraw(Displayable):
     tail: Certified | None = None
 
     def to_dict(self) -> dict:
-        return {"sigma": str(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
+        return {"sigma": fraction_text(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
                 "truncation": self.truncation, "tail_mass": None if self.tail is None else self.tail.to_dict(),
                 "draws": list(self.draws), "commitment": self.commitment,
                 "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
@@ -333,8 +341,7 @@ def draw(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngi
     """:func:`sample` with its commitment and parameters (what the log of a release keeps)."""
     eng = choice("engine", engine, SamplerEngine)
     s = number("sigma", sigma)
-    if eng is SamplerEngine.TABLE:
-        table_sigma(s)          # sigma's range before the plan and the draws
+    table_sigma(s) if eng is SamplerEngine.TABLE else exact_sigma(s)     # sigma's range before the plan and draws
     values = sample(s, count, seed, eng, time_limit=time_limit, progress=progress)
     K = page_truncation(s) if eng is SamplerEngine.TABLE else None
     tail = tail_mass(s, K) if K is not None else None

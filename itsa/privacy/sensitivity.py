@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from itsa._util.checks import conflict, fraction, whole_number
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa.privacy.certified import Certified, Direction, fraction_text, precision, safe_decimal, to_arb
 from itsa.privacy.composition import check_epsilon, classical_sigma
 from itsa.privacy.conversion import Conversion, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve
@@ -62,14 +62,14 @@ def sensitivity_report(*, w_max=None, alpha: int = 256, clip=1, dimension: int, 
     equal = None if clients is None else equal_max_weight(whole_number("clients", clients, minimum=1), alpha)
     w = equal if w_max is None else fraction("w_max", w_max, low=0, high=1, closed=True)
     if equal is not None and w != equal:
-        raise conflict(f"--w-max {w}", f"--clients {clients}", f"{clients} equal clients on alpha = {alpha} give "
-                                                               f"w_max = {equal}")
+        raise conflict(f"--w-max {fraction_text(w)}", f"--clients {clients}", f"{clients} equal clients on alpha = {alpha} give "
+                     f"w_max = {equal}")
     target = None if epsilon is None else check_epsilon(epsilon)
     d = check_delta(delta)
     ds = sensitivity(max_weight=w, clip=clip, dimension=dimension, gamma=gamma)
-    out: dict = {"w_max": str(w), "Delta*_2": ds.to_dict()}
+    out: dict = {"w_max": fraction_text(w), "Delta*_2": ds.to_dict()}
     if clients is not None:
-        out["rounding_bound"] = {"value": str(rounding_bound(clients, clip, alpha)), "direction": "exact",
+        out["rounding_bound"] = {"value": fraction_text(rounding_bound(clients, clip, alpha)), "direction": "exact",
                                  "method": "M_t S/(alpha W_t)"}
         out["grid_guidance_alpha_min"] = grid_guidance(clients)
     if target is not None:
