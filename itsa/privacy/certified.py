@@ -133,6 +133,8 @@ def exact_text(value) -> str:
 
     >>> exact_text(Fraction(12344, 10**9)), exact_text(Fraction(1, 3)), exact_text(Fraction(1, 10**100000))
     ('1.2344e-5', '1/3', '1e-100000')
+    >>> exact_text(Fraction(10**5000))
+    '1e5000'
     """
     q = Fraction(value)
     if q == 0:
@@ -148,6 +150,9 @@ def exact_text(value) -> str:
             return safe_decimal(q, digits, up=True)
     elif q.numerator.bit_length() <= MAX_TEXT_BITS and den.bit_length() <= MAX_TEXT_BITS:
         return str(q)
+    short = safe_decimal(q, 17, up=True)
+    if short == safe_decimal(q, 17, up=False):     # rounded up and down alike: the short decimal is exact
+        return short
     return f"in [{safe_decimal(q, 17, up=False)}, {safe_decimal(q, 17, up=True)}] (too long to write exactly)"
 
 
