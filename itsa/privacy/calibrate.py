@@ -132,7 +132,7 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
 def _reachable(meets: Callable[[Fraction], EpsilonBound | None], floor: Fraction | None, target: Fraction) -> None:
     """Refuse, in one line and before the search, a target outside what scales in ``[MIN_SCALE, MAX_SCALE]`` meet."""
     shown = safe_decimal(target, 6)
-    if meets(max(MAX_SCALE, floor or 0)) is None:
+    if meets(MAX_SCALE if floor is None else max(MAX_SCALE, floor)) is None:
         raise InvalidOption(f"epsilon: the target {shown} is not met even at noise scale 2^{MAX_DOUBLINGS} "
                             "(MAX_SCALE): too small a target to calibrate")
     if floor is None and meets(MIN_SCALE) is not None:
