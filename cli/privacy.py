@@ -62,9 +62,9 @@ def weights(alpha, weights, as_json):
 @click.option("--epsilon-per-round", default=None,
               help="Per-round eps for basic/advanced composition, checked against the exact curve "
                    "(not certified: the totals are shown as conditional).")
-@click.option("--per-round", type=LibraryChoice("itsa.privacy.account", "PerRound"), default="tight",
-              show_default=True, help="Without --epsilon-per-round: the exact curve's one-round eps (certified) "
-                                      "or the classical formula's (checked the same way).")
+@click.option("--per-round", type=LibraryChoice("itsa.privacy.account", "PerRound"), default=None,
+              help="Instead of --epsilon-per-round: the exact curve's one-round eps (tight, the default; "
+                   "certified) or the classical formula's (checked the same way).")
 @click.option("--delta-slack", default=None, help="delta' of advanced composition (default: delta).")
 @click.option("--crosscheck", is_flag=True, help="Add dp-accounting's RDP and PLD floats (itsa[crosscheck]).")
 @JSON

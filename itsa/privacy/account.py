@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import excerpt
 from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
@@ -149,7 +149,7 @@ def one_round_epsilon(noise_multiplier, delta, given=None, source: PerRound | st
 
 
 def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, delta_slack=None,
-            per_round: PerRound | str = PerRound.TIGHT, tight: bool = True, crosscheck: bool = False) -> Accounting:
+            per_round: PerRound | str | None = None, tight: bool = True, crosscheck: bool = False) -> Accounting:
     """The ε after ``rounds`` Gaussian rounds at ``noise_multiplier`` under every accountant itsa has.
 
     Parameters
@@ -160,10 +160,10 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
         A per-round ε for basic and advanced composition; checked against the
         exact Gaussian curve (certified: the totals are upper bounds; not:
         they are ``conditional``).
-    per_round : PerRound or str
+    per_round : PerRound or str, optional
         Without ``per_round_epsilon``: ``"tight"`` (default, the exact curve at
         one round, certified) or ``"classical"`` (``√(2 ln(1.25/δ))/z``, checked
-        the same way).
+        the same way). Both given: refused (they name two per-round ε).
     delta_slack : number, optional
         ``δ'`` of advanced composition (default ``δ``).
     tight : bool
@@ -177,7 +177,10 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     slack = None if delta_slack is None else check_delta_slack(delta_slack)     # every input before any work
     if per_round_epsilon is not None:
         check_epsilon(per_round_epsilon)
-    first = one_round_epsilon(z, d, per_round_epsilon, per_round)
+        if per_round is not None:
+            raise conflict(f"--epsilon-per-round {excerpt(per_round_epsilon)}", f"--per-round {excerpt(per_round)}",
+                           "each names the per-round eps of basic and advanced composition")
+    first = one_round_epsilon(z, d, per_round_epsilon, PerRound.TIGHT if per_round is None else per_round)
     curve = gaussian_curve(z) * rounds
     entries: dict[str, Entry] = {}
     for conv in Conversion:

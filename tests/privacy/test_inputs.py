@@ -85,3 +85,8 @@ def test_numbers_past_the_digit_limit_print():
     res = run("account", "--noise-multiplier", "1e5000", "--json")
     assert res.exit_code == 0, res.stderr
     assert '"noise_multiplier": "1e5000"' in res.stdout
+
+
+def test_a_given_per_round_epsilon_and_a_per_round_source_are_refused_together():
+    line = refused("account", "--noise-multiplier", "1", "--epsilon-per-round", "2", "--per-round", "classical")
+    assert "--epsilon-per-round '2' conflicts with --per-round 'classical'" in line
