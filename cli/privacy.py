@@ -2,6 +2,8 @@
 
 import click
 
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
 from ._common import LibraryChoice, console, echo_json, itsa_errors, warn
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
@@ -32,12 +34,15 @@ def _rows(out, title, rows) -> None:
     out.print(table)
 
 
-@privacy.command()
+@privacy.command(context_settings={"ignore_unknown_options": True})
 @click.option("--alpha", type=int, required=True, help="The grid: integer weights add to alpha.")
-@click.argument("weights", nargs=-1, required=True)
+@click.argument("weights", nargs=-1, required=True, type=click.UNPROCESSED)
 @JSON
 def weights(alpha, weights, as_json):
-    """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order)."""
+    """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order).
+
+    A weight that starts with '-' is read as a number (and refused: weights are >= 0), not as an option."""
+    from itsa.privacy.certified import safe_decimal
     from itsa.privacy.weights import hamilton_weights
 
     with itsa_errors():
@@ -46,7 +51,7 @@ def weights(alpha, weights, as_json):
         echo_json(hw.to_dict())
         return
     _rows(console(), f"Hamilton weights on alpha = {alpha} (exact)",
-          [(f"client {i + 1}", f"{w}  (quota {float(q):.6g})") for i, (w, q) in enumerate(zip(hw.integers, hw.quotas))]
+          [(f"client {i + 1}", f"{w}  (quota {safe_decimal(q, 6)})") for i, (w, q) in enumerate(zip(hw.integers, hw.quotas))]
           + [("sum", str(sum(hw.integers))), ("w_max", str(hw.max_weight))])
 
 
@@ -57,9 +62,9 @@ def weights(alpha, weights, as_json):
 @click.option("--epsilon-per-round", default=None,
               help="Per-round eps for basic/advanced composition, checked against the exact curve "
                    "(not certified: the totals are shown as conditional).")
-@click.option("--per-round", type=LibraryChoice("itsa.privacy.account", "PerRound"), default="tight",
-              show_default=True, help="Without --epsilon-per-round: the exact curve's one-round eps (certified) "
-                                      "or the classical formula's (checked the same way).")
+@click.option("--per-round", type=LibraryChoice("itsa.privacy.account", "PerRound"), default=None,
+              help="Instead of --epsilon-per-round: the exact curve's one-round eps (tight, the default; "
+                   "certified) or the classical formula's (checked the same way).")
 @click.option("--delta-slack", default=None, help="delta' of advanced composition (default: delta).")
 @click.option("--crosscheck", is_flag=True, help="Add dp-accounting's RDP and PLD floats (itsa[crosscheck]).")
 @JSON
@@ -117,14 +122,30 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 @click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="exact", show_default=True,
               help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
 @click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
-@click.option("--show", type=int, default=20, show_default=True, help="Draws shown without --json.")
+@click.option("--show", type=click.IntRange(min=0), default=20, show_default=True, help="Draws shown without --json.")
+@click.option("--time-limit", type=click.FloatRange(min=0), default=None,
+              help=f"Seconds for the draws (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). A count whose estimate "
+                   "is past it is refused before any draw; the exact engine stops when it runs out.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @JSON
-def noise(sigma, count, seed, engine, expected, show, as_json):
-    """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one)."""
+def noise(sigma, count, seed, engine, expected, show, time_limit, quiet, as_json):
+    """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one).
+
+    The cost is estimated up front (the exact engine makes a few thousand draws a second, the table
+    engine a few hundred thousand); a progress bar is drawn on stderr when it is a terminal."""
+    import sys
+
+    from itsa._util.checks import seconds
     from itsa.privacy.sampler import draw, verify
 
+    from ._common import progress_callback
+    from ._progress import time_limit_of
+
     with itsa_errors():
-        result = verify(expected, sigma, count, seed, engine) if expected else draw(sigma, count, seed, engine)
+        limit = time_limit_of(seconds("--time-limit", time_limit), DEFAULT_TIME_LIMIT)
+    with itsa_errors(), progress_callback("noise: exact draws", quiet or (as_json and not sys.stdout.isatty())) as bar:
+        result = (verify(expected, sigma, count, seed, engine, time_limit=limit, progress=bar) if expected else
+                  draw(sigma, count, seed, engine, time_limit=limit, progress=bar))
     if as_json:
         echo_json({**result.to_dict(), **({"verified": True} if expected else {})})
         return

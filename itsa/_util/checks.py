@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
-__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown"]
+__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "seconds"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -51,6 +51,15 @@ def unknown(kind: str, value: object, choices: Iterable[object]) -> str:
     """The one wording of an unknown choice: ``unknown KIND 'value' (choose from a, b, c)``."""
     names = ", ".join(str(c.value if isinstance(c, Enum) else c) for c in choices)
     return f"unknown {kind} {excerpt(value)} (choose from {names})"
+
+
+def conflict(first: str, second: str, why: str = "", error: type[InvalidInput] = InvalidOption) -> InvalidInput:
+    """The one wording of two options that contradict each other (raise what it returns).
+
+    >>> conflict("--w-max 1/5", "--clients 5", "5 equal clients give w_max = 13/64")
+    InvalidOption('--w-max 1/5 conflicts with --clients 5 (5 equal clients give w_max = 13/64): give one of them')
+    """
+    return error(f"{first} conflicts with {second}" + (f" ({why})" if why else "") + ": give one of them")
 
 
 def choice(kind: str, value, choices: Iterable, error: type[InvalidInput] = InvalidOption,
@@ -95,6 +104,24 @@ def positive_number(name: str, value, error: type[InvalidInput] = InvalidOption)
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) or not value > 0:
         raise error(f"{name}: must be a number > 0, not {excerpt(value)}")
     return value
+
+
+def seconds(name: str, value, error: type[InvalidInput] = InvalidOption) -> float | None:
+    """A time limit: ``None`` (not given) or a float ``>= 0`` (``inf``: no limit); ``nan`` and negatives refused.
+
+    >>> seconds("--time-limit", 5), seconds("--time-limit", None)
+    (5.0, None)
+    >>> seconds("--time-limit", float("nan"))
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: --time-limit: must be a number of seconds >= 0, not nan
+    """
+    if value is None:
+        return None
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, Fraction)) and value >= 0
+    if not ok:
+        raise error(f"{name}: must be a number of seconds >= 0, not {excerpt(value)}")
+    return float(value)
 
 
 #: Largest decimal exponent ``fraction`` reads (``1e-100000`` is fine; ``1e-999999999`` would take minutes).

@@ -11,6 +11,7 @@ by default the exact Gaussian curve's at one round (certified, so the totals
 are upper bounds); the classical formula's, or a given one, is first checked
 against the exact curve: certified, the totals are upper bounds; not, they
 are ``conditional`` (a bound only if the premise held), never shown as bounds.
+A total whose δ reaches 1 (``T δ ≥ 1``) is ``vacuous``, and a note says so.
 
 Examples
 --------
@@ -24,23 +25,26 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, safe_decimal
+from itsa.exceptions import excerpt
+from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
+    check_delta_slack,
     check_epsilon,
     classical_epsilon,
     sqrt_rounds_heuristic,
 )
 from itsa.privacy.conversion import Conversion, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.tight import gaussian_meets, gaussian_tight_epsilon
+from itsa.privacy.tight import converged, gaussian_meets, gaussian_tight_epsilon
 
 __all__ = ["PerRound", "Entry", "Accounting", "account", "one_round_epsilon"]
 
@@ -89,7 +93,7 @@ class Accounting(Displayable):
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return {"noise_multiplier": str(self.noise_multiplier), "rounds": self.rounds, "delta": _d(self.delta),
+        return {"noise_multiplier": fraction_text(self.noise_multiplier), "rounds": self.rounds, "delta": _d(self.delta),
                 "per_round_epsilon": self.per_round.to_dict(),
                 "epsilon": {k: e.to_dict() for k, e in self.entries.items()},
                 "crosscheck": {k: {"value": v, "kind": "float from dp-accounting, not certified"}
@@ -102,6 +106,21 @@ class Accounting(Displayable):
         return [(k, f"{e.epsilon.decimal()} ({e.epsilon.direction}) at delta {_d(e.delta)}")
                 for k, e in self.entries.items()] + [(f"dp-accounting {k}", f"{v:.6g} (float)")
                                                       for k, v in self.crosscheck.items()]
+
+
+#: Largest sqrt(T)/z the PLD cross-check is run at: its grid grows with it (measured: 20 -> 12 s and 1.4 GB,
+#: 33 -> 28 s and 2.9 GB, 110 -> 305 s and 22 GB).
+MAX_PLD_MU = 25
+#: dp-accounting's floats are asked only for z, T and delta within these (float64 with room).
+FLOAT_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+
+
+def _floats(*, z: Fraction, rounds: int, delta: Fraction) -> tuple[float, int, float] | None:
+    """``(z, T, δ)`` as the floats dp-accounting takes, or ``None`` when one is outside :data:`FLOAT_RANGE`."""
+    low, high = FLOAT_RANGE
+    if all(low <= x <= high for x in (z, Fraction(rounds), delta)):
+        return float(z), rounds, float(delta)
+    return None
 
 
 def one_round_epsilon(noise_multiplier, delta, given=None, source: PerRound | str = PerRound.TIGHT) -> Certified:
@@ -130,7 +149,7 @@ def one_round_epsilon(noise_multiplier, delta, given=None, source: PerRound | st
 
 
 def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, delta_slack=None,
-            per_round: PerRound | str = PerRound.TIGHT, tight: bool = True, crosscheck: bool = False) -> Accounting:
+            per_round: PerRound | str | None = None, tight: bool = True, crosscheck: bool = False) -> Accounting:
     """The ε after ``rounds`` Gaussian rounds at ``noise_multiplier`` under every accountant itsa has.
 
     Parameters
@@ -141,10 +160,10 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
         A per-round ε for basic and advanced composition; checked against the
         exact Gaussian curve (certified: the totals are upper bounds; not:
         they are ``conditional``).
-    per_round : PerRound or str
+    per_round : PerRound or str, optional
         Without ``per_round_epsilon``: ``"tight"`` (default, the exact curve at
         one round, certified) or ``"classical"`` (``√(2 ln(1.25/δ))/z``, checked
-        the same way).
+        the same way). Both given: refused (they name two per-round ε).
     delta_slack : number, optional
         ``δ'`` of advanced composition (default ``δ``).
     tight : bool
@@ -155,7 +174,13 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
     z = fraction("noise multiplier", noise_multiplier, low=0)
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
-    first = one_round_epsilon(z, d, per_round_epsilon, per_round)
+    slack = None if delta_slack is None else check_delta_slack(delta_slack)     # every input before any work
+    if per_round_epsilon is not None:
+        check_epsilon(per_round_epsilon)
+        if per_round is not None:
+            raise conflict(f"--epsilon-per-round {excerpt(per_round_epsilon)}", f"--per-round {excerpt(per_round)}",
+                           "each names the per-round eps of basic and advanced composition")
+    first = one_round_epsilon(z, d, per_round_epsilon, PerRound.TIGHT if per_round is None else per_round)
     curve = gaussian_curve(z) * rounds
     entries: dict[str, Entry] = {}
     for conv in Conversion:
@@ -167,19 +192,40 @@ def account(noise_multiplier, rounds: int, delta, *, per_round_epsilon=None, del
             entries["tight"] = Entry("tight", gaussian_tight_epsilon(z, rounds, d), d)
         except TooLarge as exc:
             notes += (f"exact curve omitted: {exc}",)
+        else:
+            if not converged(entries["tight"].epsilon):
+                notes += ("tight: the exact curve's bisection did not converge; its upper end is still a bound "
+                          "but loose: use the cks row",)
     basic, basic_delta = basic_composition(first, d, rounds)
     entries["basic"] = Entry("basic", basic, basic_delta)
     try:
-        advanced, advanced_delta = advanced_composition(first, d, rounds, delta_slack)
+        advanced, advanced_delta = advanced_composition(first, d, rounds, slack)
         entries["advanced"] = Entry("advanced", advanced, advanced_delta)
     except TooLarge as exc:         # T eps (e^eps - 1) overflows any exact number: the bound says nothing
         notes += (f"advanced composition omitted: {exc}",)
+    vacuous = [k for k, e in entries.items() if e.epsilon.direction is Direction.VACUOUS]
+    if vacuous:
+        notes += (f"{' and '.join(vacuous)} composition: delta >= 1 after {rounds} rounds: vacuous (bounds nothing)",)
     entries["sqrt_rounds_heuristic"] = Entry("sqrt_rounds_heuristic", sqrt_rounds_heuristic(first, rounds), d)
     checks = {}
     if crosscheck:
         from itsa.privacy.tight import dp_accounting_epsilon
 
-        checks = {kind: dp_accounting_epsilon(float(z), rounds, float(d), kind) for kind in ("rdp", "pld")}
+        floats = _floats(z=z, rounds=rounds, delta=d)
+        if floats is None:
+            notes += ("dp-accounting cross-check omitted: z, T or delta is outside the range of float64",)
+        else:
+            mu = Fraction(math.isqrt(rounds)) / z         # about sqrt(T)/z: the PLD grid grows with it
+            kinds = ("rdp", "pld") if mu <= MAX_PLD_MU else ("rdp",)
+            if mu > MAX_PLD_MU:
+                notes += (f"dp-accounting pld cross-check omitted: sqrt(T)/z = {safe_decimal(mu, 4)} is past "
+                          f"MAX_PLD_MU = {MAX_PLD_MU} (its grid would take minutes and gigabytes)",)
+            for kind in kinds:
+                try:
+                    checks[kind] = dp_accounting_epsilon(*floats, kind)
+                except (ValueError, ArithmeticError) as exc:       # its own limits: a float cross-check, not ours
+                    notes += (f"dp-accounting {kind} cross-check omitted: it raised {type(exc).__name__} "
+                              f"({excerpt(str(exc))})",)
     return Accounting(noise_multiplier=z, rounds=rounds, delta=d, per_round=first, entries=entries,
                       crosscheck=checks, notes=notes)
 

@@ -26,7 +26,7 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, safe_decimal
+from itsa.privacy.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import check_epsilon
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.rdp import RdpCurve, gaussian_curve
@@ -37,6 +37,10 @@ __all__ = ["Calibration", "calibrate"]
 DIGITS = 6
 #: The bracket is doubled at most this many times each way before giving up.
 MAX_DOUBLINGS = 200
+#: Largest noise scale calibration tries (``2^MAX_DOUBLINGS``): a target not met there is refused up front.
+MAX_SCALE = Fraction(2) ** MAX_DOUBLINGS
+#: Smallest noise scale calibration tries: a target already met there is refused up front (nothing to calibrate).
+MIN_SCALE = Fraction(1, 2 ** (2 * MAX_DOUBLINGS))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -51,12 +55,12 @@ class Calibration(Displayable):
 
     def to_dict(self) -> dict:
         return {"noise_multiplier": self.noise_multiplier.decimal(DIGITS),   # the safe decimal, as text
-                "noise_multiplier_certified": self.noise_multiplier.to_dict(DIGITS), "target_epsilon": str(self.target_epsilon),
+                "noise_multiplier_certified": self.noise_multiplier.to_dict(DIGITS), "target_epsilon": fraction_text(self.target_epsilon),
                 "rounds": self.rounds, "bisection_steps": self.steps, "achieved": self.epsilon.to_dict()}
 
     def _headline(self) -> str:
         return (f"z = {self.noise_multiplier.decimal(DIGITS)} gives eps <= {self.epsilon.epsilon.decimal()} "
-                f"(target {float(self.target_epsilon):g}, {self.epsilon.conversion})")
+                f"(target {exact_text(self.target_epsilon)}, {self.epsilon.conversion})")
 
     def _rows(self) -> list[tuple[str, str]]:
         return [("noise multiplier", self.noise_multiplier.decimal(DIGITS)), ("rounds", str(self.rounds)),
@@ -105,6 +109,7 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
         return bound if bound.epsilon.upper() <= target else None
 
     floor = None if minimum_scale is None else fraction("minimum scale", minimum_scale, low=0)
+    _reachable(meets, floor, target)
     low, high, steps = _bracket(meets, floor)
     while low < high and high - low > tol * high:
         mid = (low + high) / 2
@@ -122,6 +127,17 @@ def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str =
               f"{float(tol):g}; rounded up to {DIGITS} digits and certified there")
     multiplier = Certified("noise multiplier", printed, printed, Direction.UPPER, method)
     return Calibration(noise_multiplier=multiplier, epsilon=found, target_epsilon=target, rounds=rounds, steps=steps)
+
+
+def _reachable(meets: Callable[[Fraction], EpsilonBound | None], floor: Fraction | None, target: Fraction) -> None:
+    """Refuse, in one line and before the search, a target outside what scales in ``[MIN_SCALE, MAX_SCALE]`` meet."""
+    shown = safe_decimal(target, 6)
+    if meets(MAX_SCALE if floor is None else max(MAX_SCALE, floor)) is None:
+        raise InvalidOption(f"epsilon: the target {shown} is not met even at noise scale 2^{MAX_DOUBLINGS} "
+                            "(MAX_SCALE): too small a target to calibrate")
+    if floor is None and meets(MIN_SCALE) is not None:
+        raise InvalidOption(f"epsilon: the target {shown} is met already at noise scale 2^-{2 * MAX_DOUBLINGS} "
+                            "(MIN_SCALE): too large a target to calibrate (it allows almost no noise)")
 
 
 def _bracket(meets: Callable[[Fraction], EpsilonBound | None],

@@ -5,7 +5,8 @@ Every ε, δ and noise multiplier :mod:`itsa.privacy` returns is a
 python-flint ``arb`` ball, computed in ball arithmetic), ``direction`` says
 whether the number is an upper bound (ε, δ: round up), a lower bound, an
 exact value, an upper bound only under a premise that could not be certified
-(``conditional``), or only a heuristic, and :meth:`Certified.decimal` rounds
+(``conditional``), only a heuristic, or ``vacuous`` (a formula's value at a
+``δ ≥ 1``, where it bounds nothing), and :meth:`Certified.decimal` rounds
 in the safe direction.
 
 Examples
@@ -37,7 +38,7 @@ import flint
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 
-__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "TooLarge", "PRECISION",
+__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "fraction_text", "TooLarge", "PRECISION",
            "precision"]
 
 #: Longest integer (in bits) written out in digits; Python refuses more than 4,300 digits.
@@ -66,11 +67,13 @@ class Direction(StrEnum):
     #: an upper bound IF its stated premise holds; the premise is not certified (never shown as a bound)
     CONDITIONAL = "conditional (premise not certified)"
     HEURISTIC = "heuristic (not a bound)"
+    #: a formula's value at a delta >= 1: every mechanism is (eps, 1)-DP, so it bounds nothing
+    VACUOUS = "vacuous (delta >= 1: bounds nothing)"
 
     @property
     def rounds_up(self) -> bool:
-        """Shown rounded up (an upper bound, or one under a premise)."""
-        return self in (Direction.UPPER, Direction.CONDITIONAL)
+        """Shown rounded up (an upper bound, one under a premise, or a vacuous one's formula value)."""
+        return self in (Direction.UPPER, Direction.CONDITIONAL, Direction.VACUOUS)
 
 
 def to_arb(x) -> flint.arb:
@@ -130,6 +133,8 @@ def exact_text(value) -> str:
 
     >>> exact_text(Fraction(12344, 10**9)), exact_text(Fraction(1, 3)), exact_text(Fraction(1, 10**100000))
     ('1.2344e-5', '1/3', '1e-100000')
+    >>> exact_text(Fraction(10**5000))
+    '1e5000'
     """
     q = Fraction(value)
     if q == 0:
@@ -145,7 +150,22 @@ def exact_text(value) -> str:
             return safe_decimal(q, digits, up=True)
     elif q.numerator.bit_length() <= MAX_TEXT_BITS and den.bit_length() <= MAX_TEXT_BITS:
         return str(q)
+    short = safe_decimal(q, 17, up=True)
+    if short == safe_decimal(q, 17, up=False):     # rounded up and down alike: the short decimal is exact
+        return short
     return f"in [{safe_decimal(q, 17, up=False)}, {safe_decimal(q, 17, up=True)}] (too long to write exactly)"
+
+
+def fraction_text(value) -> str:
+    """``value`` as ``n/d`` (as ``str`` writes it) while both fit in digits, else :func:`exact_text`'s form.
+
+    >>> fraction_text(Fraction(1, 256)), fraction_text(Fraction(1, 10**5000))
+    ('1/256', '1e-5000')
+    """
+    q = Fraction(value)
+    if q.numerator.bit_length() <= MAX_TEXT_BITS and q.denominator.bit_length() <= MAX_TEXT_BITS:
+        return str(q)
+    return exact_text(q)
 
 
 def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:

@@ -11,6 +11,8 @@
 - :func:`sqrt_rounds_heuristic`: ``ε √T``, a scaling heuristic, never a bound.
 
 Both composition theorems turn a per-round guarantee into a total. The
+total is ``vacuous`` when its δ (``T δ``, or ``T δ + δ'``) is ``≥ 1``:
+every mechanism is ``(ε, 1)``-DP, so it then bounds nothing. Otherwise the
 total is an upper bound only when the per-round ε is a certified one (a
 :class:`Certified` upper bound, e.g. the exact curve's
 :func:`~itsa.privacy.tight.gaussian_tight_epsilon`); from a bare number, or a
@@ -43,7 +45,7 @@ from itsa.privacy.conversion import check_delta
 from itsa.privacy.tight import gaussian_meets
 
 __all__ = ["classical_sigma", "classical_epsilon", "basic_composition", "advanced_composition",
-           "sqrt_rounds_heuristic", "check_epsilon"]
+           "sqrt_rounds_heuristic", "check_epsilon", "check_delta_slack"]
 
 CLASSICAL = "classical Gaussian mechanism sqrt(2 ln(1.25/delta))/eps (Dwork-Roth Thm A.1, proved for eps < 1)"
 
@@ -51,6 +53,11 @@ CLASSICAL = "classical Gaussian mechanism sqrt(2 ln(1.25/delta))/eps (Dwork-Roth
 def check_epsilon(epsilon) -> Fraction:
     """``epsilon`` as an exact Fraction ``> 0`` (one line, exit 2 otherwise)."""
     return fraction("epsilon", epsilon, low=0)
+
+
+def check_delta_slack(delta_slack) -> Fraction:
+    """``δ'`` of advanced composition as an exact Fraction in ``(0, 1)``, named as such in its one line."""
+    return fraction("delta slack (delta')", delta_slack, low=0, high=1)
 
 
 def _classical_numerator(delta: Fraction) -> flint.arb:
@@ -108,40 +115,52 @@ def _per_round(epsilon) -> tuple[flint.arb, Direction, str]:
             "premise: every round is (eps, delta)-DP at the given eps (not certified here)")
 
 
+def _vacuous_at(total_delta: Fraction, direction: Direction, method: str) -> tuple[Direction, str]:
+    """A total at ``δ ≥ 1`` bounds nothing (every mechanism is ``(ε, 1)``-DP): labelled vacuous, said why."""
+    if total_delta < 1:
+        return direction, method
+    return Direction.VACUOUS, f"{method}; VACUOUS: its delta {exact_text(total_delta)} >= 1, so it bounds nothing"
+
+
 def basic_composition(epsilon, delta, rounds: int) -> tuple[Certified, Fraction]:
     """``T`` rounds of ``(ε, δ)``-DP: ``(T ε, T δ)`` (Dwork and Roth 2014, Theorem 3.16).
 
     ``epsilon`` may be a :class:`Certified` per-round ε (its upper end is
     used); the total is an upper bound only when that ε is one, and
-    ``conditional`` from a bare number (see the module notes).
+    ``conditional`` from a bare number (see the module notes). At ``T δ ≥ 1``
+    it is ``vacuous``.
+
+    >>> basic_composition(1, Fraction(1, 10**5), 10**6)[0].direction.value
+    'vacuous (delta >= 1: bounds nothing)'
     """
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
     eps, direction, premise = _per_round(epsilon)
     with precision():
         ball = rounds * eps
-    return (Certified.from_arb("epsilon", ball, direction,
-                               f"basic composition T eps (Dwork-Roth Thm 3.16); {premise}"), rounds * d)
+    kind, method = _vacuous_at(rounds * d, direction, f"basic composition T eps (Dwork-Roth Thm 3.16); {premise}")
+    return Certified.from_arb("epsilon", ball, kind, method), rounds * d
 
 
 def advanced_composition(epsilon, delta, rounds: int, delta_slack=None) -> tuple[Certified, Fraction]:
     """``T`` rounds of ``(ε, δ)``-DP: ``ε √(2T ln(1/δ')) + T ε (e^ε − 1)`` at ``T δ + δ'``.
 
     ``delta_slack`` is ``δ'`` (default: ``δ``). Dwork, Rothblum, Vadhan 2010;
-    Dwork and Roth 2014, Theorem 3.20.
+    Dwork and Roth 2014, Theorem 3.20. At ``T δ + δ' ≥ 1`` the total is ``vacuous``.
 
     >>> advanced_composition(Fraction(1, 10), Fraction(1, 10**5), 100)[0].decimal(4)
     '5.851'
     """
     whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta)
-    slack = d if delta_slack is None else check_delta(delta_slack)
+    slack = d if delta_slack is None else check_delta_slack(delta_slack)
     eps, direction, premise = _per_round(epsilon)
     with precision():
         ball = eps * (2 * rounds * (1 / to_arb(slack)).log()).sqrt() + rounds * eps * eps.expm1()
     method = (f"advanced composition eps sqrt(2T ln(1/d')) + T eps (e^eps - 1), d' = {exact_text(slack)} "
               f"(Dwork-Rothblum-Vadhan 2010); {premise}")
-    return Certified.from_arb("epsilon", ball, direction, method), rounds * d + slack
+    kind, method = _vacuous_at(rounds * d + slack, direction, method)
+    return Certified.from_arb("epsilon", ball, kind, method), rounds * d + slack
 
 
 def sqrt_rounds_heuristic(epsilon, rounds: int) -> Certified:

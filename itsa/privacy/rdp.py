@@ -335,6 +335,8 @@ def _up(x: flint.arb) -> str:
 
 
 def _short(x) -> str:
+    """A label's number: ``3/2`` while short, else 6 significant digits (any size)."""
     if isinstance(x, Fraction):
-        return str(x) if x.denominator < 10**6 else f"{float(x):.6g}"
+        short = x.denominator < 10**6 and abs(x.numerator) < 10**12
+        return str(x) if short else safe_decimal(x, 6, up=x > 0)
     return str(x)

@@ -5,7 +5,13 @@ exactly one Gaussian mechanism with ``μ = √T / z`` (μ-GDP), whose privacy
 curve is (Balle and Wang, ICML 2018, Theorem 8; Dong, Roth, Su 2022)
 ``δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)``. :func:`gaussian_tight_epsilon`
 encloses the ``ε`` solving ``δ(ε) = δ`` in a certified interval (bisection
-on balls): no valid bound can be below its lower end.
+on balls): no valid bound can be below its lower end. The second term is
+evaluated as ``e^(−b²/2) erfcx(a/√2)/2`` (``a, b = μ/2 ± ε/μ``, ``erfcx`` the
+scaled complementary error function), which stays accurate where ``e^ε`` and
+``Φ`` alone overflow the balls (noise multipliers of ``10⁻⁶`` and below), and the
+working precision grows with ``log μ``. A bisection whose interval stays wider
+than :data:`CONVERGED_WIDTH` says so in its method (``did NOT converge``): its
+upper end is still a bound, the interval is not the exact ε.
 
 :func:`dp_accounting_epsilon` asks Google's ``dp-accounting`` (the
 ``crosscheck`` extra) for the same events, with its RDP or its
@@ -30,14 +36,22 @@ from itsa._util.checks import choice, whole_number
 from itsa._util.extras import require
 from itsa.privacy.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
 from itsa.privacy.conversion import check_delta
-from itsa.privacy.rdp import number
+from itsa.privacy.rdp import HALF, number
 
-__all__ = ["gaussian_delta", "gaussian_meets", "gaussian_tight_epsilon", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
+__all__ = ["gaussian_delta", "gaussian_meets", "gaussian_tight_epsilon", "converged", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
 
 #: Bisection steps of the tight ε (each halves the interval).
 STEPS = 80
 #: Doublings of the bracket's upper end tried before giving up.
 MAX_DOUBLINGS = 64
+#: Working precision (bits) of the curve, before the extra bits that ``log2 μ`` asks for.
+BASE_PRECISION = 512
+#: Most working precision (bits) the curve is evaluated at (the extra bits grow with ``log2 μ``).
+MAX_PRECISION = 1 << 15
+#: Relative width below which the bisection counts as converged.
+CONVERGED_WIDTH = Fraction(1, 2**40)
+#: Said in the method of a tight ε whose bisection did not converge.
+NOT_CONVERGED = "did NOT converge"
 #: dp-accounting's accountants the cross-check can use.
 CROSSCHECK_ACCOUNTANTS = ("rdp", "pld")
 
@@ -46,9 +60,31 @@ def _phi(x: flint.arb) -> flint.arb:
     return (-x / flint.arb(2).sqrt()).erfc() / 2
 
 
+def _erfcx(x: flint.arb) -> flint.arb:
+    """``e^(x²) erfc(x) = U(1/2, 1/2, x²)/√π`` for ``x > 0`` (no overflow for large ``x``)."""
+    return (x * x).hypgeom_u(HALF, HALF) / flint.arb.pi().sqrt()
+
+
 def gaussian_delta(mu: flint.arb, epsilon: flint.arb) -> flint.arb:
-    """``δ(ε)`` of μ-GDP: ``Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)`` (a ball)."""
-    return _phi(mu / 2 - epsilon / mu) - epsilon.exp() * _phi(-mu / 2 - epsilon / mu)
+    """``δ(ε)`` of μ-GDP: ``Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)`` (a ball, ``ε ≥ 0``).
+
+    The second term is ``e^(−b²/2) erfcx(a/√2)/2`` with ``a = μ/2 + ε/μ``,
+    ``b = μ/2 − ε/μ`` (since ``ε − a²/2 = −b²/2``): the same number, without
+    the ``e^ε`` that overflows the balls for small noise multipliers.
+    """
+    a, b = mu / 2 + epsilon / mu, mu / 2 - epsilon / mu
+    return _phi(b) - (-(b * b) / 2).exp() * _erfcx(a / flint.arb(2).sqrt()) / 2
+
+
+def _bits(mu: flint.arb) -> int:
+    """Working precision for ``μ``: :data:`BASE_PRECISION` plus twice ``log2 μ`` (``ε/μ − μ/2`` cancels), capped."""
+    man, exp = (int(x) for x in mu.upper().man_exp())
+    return min(MAX_PRECISION, BASE_PRECISION + 2 * max(0, exp + man.bit_length()))
+
+
+def _mu(z, rounds: int) -> flint.arb:
+    with precision(BASE_PRECISION):
+        return flint.arb(rounds).sqrt() / to_arb(z)
 
 
 def gaussian_meets(noise_multiplier, epsilon, delta, rounds: int = 1) -> bool:
@@ -62,11 +98,11 @@ def gaussian_meets(noise_multiplier, epsilon, delta, rounds: int = 1) -> bool:
     """
     z = number("noise multiplier", noise_multiplier)
     whole_number("rounds", rounds, minimum=1)
-    eps = to_arb(number("epsilon", epsilon))
-    d = to_arb(check_delta(delta))
-    with precision(512):
+    eps = number("epsilon", epsilon)
+    d = check_delta(delta)
+    with precision(_bits(_mu(z, rounds))):
         mu = flint.arb(rounds).sqrt() / to_arb(z)
-        return bool(gaussian_delta(mu, eps) <= d)
+        return bool(gaussian_delta(mu, to_arb(eps)) <= to_arb(d))
 
 
 def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
@@ -80,8 +116,9 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
     """
     z = number("noise multiplier", noise_multiplier)
     whole_number("rounds", rounds, minimum=1)
-    d = to_arb(check_delta(delta))
-    with precision(512):
+    bits = _bits(_mu(z, rounds))
+    with precision(bits):
+        d = to_arb(check_delta(delta))
         mu = flint.arb(rounds).sqrt() / to_arb(z)
         low = flint.arb(0)
         if gaussian_delta(mu, low) < d:
@@ -93,9 +130,10 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
                 break
             high *= 2
         else:
-            raise TooLarge(f"exact Gaussian curve: delta(eps) cannot be decided at 512 bits near eps = "
+            raise TooLarge(f"exact Gaussian curve: delta(eps) cannot be decided at {bits} bits near eps = "
                            f"{safe_decimal(Certified.from_arb('e', high, Direction.UPPER, '').upper(), 3)} "
                            "(noise multiplier too small)")
+        why = f"the {STEPS} bisection steps ran out"
         for _ in range(STEPS):
             mid = (low + high) / 2
             value = gaussian_delta(mu, mid)
@@ -104,11 +142,23 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
             elif value > d:
                 low = mid
             else:       # the ball cannot decide: stop with what is certain
+                why = "the ball of delta(eps) could not decide"
                 break
         ball = low.union(high)
-    return Certified.from_arb("epsilon", ball, Direction.UPPER,
-                              "exact Gaussian privacy curve, mu = sqrt(T)/z (Balle-Wang 2018, Thm 8), "
-                              "bisection on balls; the interval brackets the exact eps")
+    method = ("exact Gaussian privacy curve, mu = sqrt(T)/z (Balle-Wang 2018, Thm 8), bisection on balls; "
+              "the interval brackets the exact eps")
+    found = Certified.from_arb("epsilon", ball, Direction.UPPER, method)
+    if found.lower() > 0 and found.upper() - found.lower() <= CONVERGED_WIDTH * found.upper():
+        return found
+    return Certified(found.name, max(found.lower(), Fraction(0)), found.upper(), Direction.UPPER,
+                     f"{method}; {NOT_CONVERGED}: {why} at {bits} bits, the "
+                     f"interval stayed [{safe_decimal(max(found.lower(), Fraction(0)), 4, up=False)}, "
+                     f"{safe_decimal(found.upper(), 4)}]: its upper end is still a bound, not the exact eps")
+
+
+def converged(epsilon: Certified) -> bool:
+    """Whether a tight ε's bisection converged (its method does not say :data:`NOT_CONVERGED`)."""
+    return NOT_CONVERGED not in epsilon.method
 
 
 def dp_accounting_epsilon(noise_multiplier: float, rounds: int, delta: float, accountant: str = "rdp",

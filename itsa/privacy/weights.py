@@ -27,8 +27,8 @@ from fractions import Fraction
 
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, precision, to_arb
+from itsa.exceptions import InvalidOption, excerpt
+from itsa.privacy.certified import Certified, Direction, fraction_text, precision, to_arb
 
 __all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
            "round_half_even", "SENSITIVITY_READING"]
@@ -68,7 +68,7 @@ class HamiltonWeights(Displayable):
 
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "weights": list(self.integers), "total": sum(self.integers),
-                "quotas": [str(q) for q in self.quotas], "w_max": str(self.max_weight),
+                "quotas": [fraction_text(q) for q in self.quotas], "w_max": fraction_text(self.max_weight),
                 "method": "Hamilton (largest remainders), ties by client order; exact"}
 
     def _headline(self) -> str:
@@ -76,15 +76,16 @@ class HamiltonWeights(Displayable):
 
     def _rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(map(str, self.integers[:20])) + (" …" if len(self.integers) > 20 else "")
-        return [("weights", shown), ("w_max", str(self.max_weight))]
+        return [("weights", shown), ("w_max", fraction_text(self.max_weight))]
 
 
 def _data_weights(weights: Sequence) -> list[Fraction]:
     if len(weights) == 0:
         raise InvalidOption("weights: give at least one client weight")
     values = [fraction(f"weight {i + 1}", w) for i, w in enumerate(weights)]
-    if any(v < 0 for v in values):
-        raise InvalidOption("weights: must be >= 0, not negative")
+    for i, (given, v) in enumerate(zip(weights, values)):
+        if v < 0:
+            raise InvalidOption(f"weight {i + 1}: must be >= 0, not {excerpt(given)}")
     if sum(values) == 0:
         raise InvalidOption("weights: must not all be zero")
     return values

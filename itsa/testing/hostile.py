@@ -145,3 +145,16 @@ def commands(case: Case, instance: str | Path, out: str | Path) -> list[list[str
         return [["verify", str(instance), "--scheme", p]]
     return [["analyze", p, "--json"], ["build", p, "-o", str(out / "s.json")], ["verify", p],
             ["draw", p, "-o", str(out / "x.png")], ["audit", p, "-o", str(out / "audit")]]
+
+
+# privacy
+
+#: Number texts every numeric option of ``itsa privacy`` must read or refuse in one line: exponents past
+#: Python's digit limit and past itsa's, nan and inf, negatives, blanks, a division by zero, a list.
+PRIVACY_NUMBERS = ("1e400", "1e-400", "1e-4301", "1e-5000", "1e5000", "1e-100000", "1e-100001", "1e999999999",
+                   "nan", "inf", "-inf", "-1", "-1e-5", "0", "-0", "", " ", "1/0", "abc", "1,2", TOO_BIG)
+
+
+def privacy_numbers() -> tuple[str, ...]:
+    """:data:`PRIVACY_NUMBERS`: hostile texts for the numeric options of ``itsa privacy``."""
+    return PRIVACY_NUMBERS
