@@ -130,6 +130,25 @@ class WholeNumber(click.ParamType):
         return int(number)
 
 
+class Seconds(click.FloatRange):
+    """A time limit in seconds, ``>= 0`` (0: none); ``nan``, which a float range lets through, refused."""
+
+    name = "SECONDS"
+
+    def __init__(self):
+        super().__init__(min=0)
+
+    def convert(self, value, param, ctx):
+        seconds = super().convert(value, param, ctx)
+        if seconds != seconds:
+            self.fail(f"{value!r} is not a number of seconds >= 0", param, ctx)
+        return seconds
+
+
+#: The ``--time-limit`` option's type, shared by every verb that has one.
+SECONDS = Seconds()
+
+
 def load_instance(path):
     """The instance at ``path``, or the shipped example of that name (``itsa examples``).
 

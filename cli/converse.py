@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import LibraryChoice, console, echo_json, itsa_errors, load_instance, warn
+from ._common import SECONDS, LibraryChoice, console, echo_json, itsa_errors, load_instance, warn
 from ._progress import progress_display, time_limit_of
 
 TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). When it "
@@ -21,7 +21,7 @@ TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 
               help="Old name of --lp: additive = keys, general = model.")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
               help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX, for pdflatex).")
-@click.option("--time-limit", type=click.FloatRange(min=0), help=TIME_LIMIT_HELP)
+@click.option("--time-limit", type=SECONDS, help=TIME_LIMIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def converse(path, method, old_name, proof_file, time_limit, as_json):
     """Prove R_ZΣ >= bound on PATH by a Shannon-type LP, certified in exact arithmetic.

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import LibraryChoice, console, echo_json, itsa_errors, warn
+from ._common import SECONDS, LibraryChoice, console, echo_json, itsa_errors, warn
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 DELTA = click.option("--delta", default="1e-5", show_default=True, help="delta in (0, 1), read exactly.")
@@ -123,7 +123,7 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
               help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
 @click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
 @click.option("--show", type=click.IntRange(min=0), default=20, show_default=True, help="Draws shown without --json.")
-@click.option("--time-limit", type=click.FloatRange(min=0), default=None,
+@click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the draws (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). A count whose estimate "
                    "is past it is refused before any draw; the exact engine stops when it runs out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -216,7 +216,7 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
                    "Exit 0 PASS, 1 FAIL, 2 bad input.")
 @click.option("--published", "published_path", type=click.Path(dir_okay=False), default=None,
               help="With --verify: the published --json output, checked against the record.")
-@click.option("--time-limit", type=click.FloatRange(min=0), default=None,
+@click.option("--time-limit", type=SECONDS, default=None,
               help="Seconds the run may take, estimated before any noise is drawn (default 300; 0: none).")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @JSON

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import echo_json, itsa_errors, load_instance, warn
+from ._common import SECONDS, echo_json, itsa_errors, load_instance, warn
 from ._progress import progress_display, time_limit_of
 
 
@@ -12,7 +12,7 @@ from ._progress import progress_display, time_limit_of
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for the proof and the scheme (default: solve-out/NAME).")
-@click.option("--time-limit", type=click.FloatRange(min=0),
+@click.option("--time-limit", type=SECONDS,
               help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); what is proved and "
               "verified by then is reported, with each converse LP skipped or cut and why.")
 @click.option("--seed", type=int, default=0, show_default=True,

@@ -101,3 +101,14 @@ def test_a_native_banner_is_kept_off_stdout(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["before", "after"]
+
+
+@pytest.mark.parametrize("verb", [["solve", "example-1"], ["converse", "example-1"],
+                                  ["privacy", "noise", "--sigma", "3", "--count", "3", "--seed", "1"],
+                                  ["privacy", "release", "updates.csv", "--epsilon", "1"]])
+def test_time_limit_nan_is_one_line(verb, workdir):
+    """A float range lets ``nan`` through; every ``--time-limit`` refuses it before any work."""
+    out = subprocess.run(installed_itsa() + verb + ["--time-limit", "nan"], cwd=workdir, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "'nan' is not a number of seconds" in out.stderr
