@@ -55,8 +55,11 @@ def margins(clients, radix, layers, carry, reading, method, law, as_json):
         return
     from rich.table import Table
 
+    from itsa.modular.numbers import exact_text
+
     first = result.rows[0]
-    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {first.target} ({first.reading})")
+    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {exact_text(first.target)} "
+                        f"({first.reading})")
     for col in ("K", "margin m", "modulus", "carry at m", "carry at m − 1"):
         table.add_column(col)
     for r in result.rows:

@@ -66,6 +66,20 @@ class Deadline:
         out.start = out._lap = self.start
         return out
 
+    def check(self, where: str) -> None:
+        """Raise :class:`~itsa.exceptions.TimeLimitReached` (naming ``where``) once the limit has passed.
+
+        >>> Deadline(0).check("K = 8")
+        Traceback (most recent call last):
+        ...
+        itsa.exceptions.TimeLimitReached: time limit of 0 s reached at K = 8 (raise --time-limit, or 0 for none)
+        """
+        if self.expired():
+            from itsa.exceptions import TimeLimitReached
+
+            raise TimeLimitReached(f"time limit of {self.time_limit:g} s reached at {where} "
+                                   "(raise --time-limit, or 0 for none)")
+
     def lap(self, stage: str) -> None:
         """Add the time since the last lap to ``timings[stage]``."""
         now = time.perf_counter()

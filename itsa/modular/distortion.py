@@ -34,7 +34,7 @@ import numpy as np
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.modular.laws import check_radix
-from itsa.modular.numbers import Certified, certified, working_precision
+from itsa.modular.numbers import Certified, certified, exact_text, working_precision
 
 __all__ = ["Source", "uniform_residue_T", "theorem4_bounds", "MonteCarlo", "monte_carlo"]
 
@@ -105,7 +105,7 @@ class MonteCarlo(Displayable):
         return [("samples, seed", f"{self.samples}, {self.seed}"), ("source", f"{self.source}, spread {self.spread:g}"),
                 ("error E‖E‖²", f"{self.error:.5g} ± {self.error_se:.2g} (Monte Carlo, standard error)"),
                 ("T measured", f"{self.T:.5g} ± {self.T_se:.2g} (Monte Carlo)"),
-                ("T closed form (eq. 39)", f"{self.closed_form_T} (exact, uniform residues)"),
+                ("T closed form (eq. 39)", f"{exact_text(self.closed_form_T)} (exact, uniform residues)"),
                 ("eq. 43 with measured T", f"{lo.text(4)} .. {hi.text(4)}"),
                 ("inside", "yes" if self.inside_bounds else "no")]
 
@@ -113,7 +113,7 @@ class MonteCarlo(Displayable):
         lo, hi = self.measured_bounds
         return {"finest_layer": self.finest, "source": str(self.source), "spread": self.spread,
                 "samples": self.samples, "seed": self.seed, "error": self.error, "error_standard_error": self.error_se,
-                "T": self.T, "T_standard_error": self.T_se, "closed_form_T": str(self.closed_form_T),
+                "T": self.T, "T_standard_error": self.T_se, "closed_form_T": exact_text(self.closed_form_T),
                 "bounds_measured_T": [lo.to_json(), hi.to_json()], "inside_bounds": self.inside_bounds,
                 "method": "seeded Monte Carlo (numpy default_rng)"}
 

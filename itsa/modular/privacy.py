@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.exceptions import InvalidOption
+from itsa.exceptions import InvalidOption, VerificationError
 from itsa.modular.laws import check_radix
 
 if TYPE_CHECKING:
@@ -47,7 +47,9 @@ class ReleasePrivacy(Displayable):
     epsilon: EpsilonBound
 
     def _headline(self) -> str:
-        return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {self.epsilon.delta}"
+        from itsa.modular.numbers import exact_text
+
+        return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {exact_text(self.epsilon.delta)}"
 
     def _rows(self) -> list[tuple[str, str]]:
         rows = [(f"layer {ell}", layer._headline()) for ell, layer in zip(self.layers, self.per_layer)]
@@ -119,7 +121,7 @@ def leading_ratio(layer_sensitivities: Sequence, flat_sensitivity):
     if exact:
         closed = Fraction(total) ** 2 / Fraction(flat_sensitivity) ** 2
         if not ratio.contains(flint.arb(closed.numerator) / closed.denominator):   # pragma: no cover
-            raise ArithmeticError("the accountant's leading terms disagree with eq. 34")
+            raise VerificationError("the accountant's leading terms disagree with eq. 34")
         return closed
     return ratio
 
