@@ -32,12 +32,12 @@ from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.numbers import Certified, certified, exact_text, round_up, working_precision
-from itsa._util.deadline import Deadline
 from itsa.modular.sums import DEFAULT_PRECISION, MAX_PRECISION, CarryBound, Method, check_size, engine, sum_law
 
 __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "parse_clients", "meets",
