@@ -39,6 +39,16 @@ class Deadline:
         self.timings: dict[str, float] = {}
         self._lap = self.start
 
+    @staticmethod
+    def of(time_limit: float | Deadline | None) -> Deadline:
+        """``time_limit`` itself when it is a Deadline (a part of a longer run), else a new one.
+
+        >>> d = Deadline(5)
+        >>> Deadline.of(d) is d, Deadline.of(None).time_limit
+        (True, None)
+        """
+        return time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+
     def elapsed(self) -> float:
         """Seconds since the clock started."""
         return time.perf_counter() - self.start

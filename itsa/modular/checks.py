@@ -1,11 +1,24 @@
-"""A printed number of the paper against itsa's value: the rows of ``itsa modular audit``."""
+"""A printed number of the paper against itsa's value (the rows of ``itsa modular audit``), and input checks.
+
+The checks raise :class:`~itsa.exceptions.InvalidOption` with one line, as
+:mod:`itsa._util.checks` does, for what only itsa.modular knows about.
+
+>>> from itsa.modular.laws import DigitLaw
+>>> law_in_alphabet(DigitLaw.parse("1/4,1/2,1/4"), 3)
+>>> law_in_alphabet(DigitLaw.parse("1/3,1/3,1/3,0"), 3)
+Traceback (most recent call last):
+...
+itsa.exceptions.InvalidOption: digit law: 4 values (-1..2) do not fit the 3 balanced digits -1..1 of radix 3
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Status", "Check"]
+from itsa.exceptions import InvalidOption
+
+__all__ = ["Status", "Check", "law_in_alphabet", "exclusive"]
 
 
 class Status(StrEnum):
@@ -33,3 +46,27 @@ class Check:
     def to_json(self) -> dict:
         return {"key": self.key, "where": self.where, "printed": self.printed, "itsa": self.itsa,
                 "status": str(self.status), "reading": self.reading, "command": self.command}
+
+
+def law_in_alphabet(law, radix: int, width: int = 1) -> None:
+    """Refuse a digit law with a value outside the ``ρ^width`` balanced digits ``-(ρ^b-1)/2..(ρ^b-1)/2``."""
+    half = (radix ** width - 1) // 2
+    if law.low < -half or law.high > half:
+        raise InvalidOption(f"digit law: {len(law.weights)} values ({law.low}..{law.high}) do not fit the "
+                            f"{radix ** width} balanced digits {-half}..{half} of radix {radix}"
+                            + (f"^{width}" if width > 1 else ""))
+
+
+def exclusive(**options) -> None:
+    """Refuse two options given together that say the same thing (``None`` is not given).
+
+    >>> exclusive(margin=None, modulus=81)
+    >>> exclusive(margin=4, modulus=81)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: give --margin or --modulus, not both
+    """
+    given = [name for name, value in options.items() if value is not None]
+    if len(given) > 1:
+        names = " or ".join("--" + name.replace("_", "-") for name in given)
+        raise InvalidOption(f"give {names}, not {'both' if len(given) == 2 else 'several'}")

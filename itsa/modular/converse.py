@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.checks import fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
+from itsa.modular.checks import law_in_alphabet
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.numbers import Certified, certified, exact_text, round_down, round_up, working_precision
 from itsa.modular.sums import MAX_EXACT_BYTES, ExactSum, Method, exact_bytes, sum_law
@@ -94,7 +96,12 @@ def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, rad
     """
     whole_number("modulus", modulus, minimum=1)
     law = DigitLaw.uniform(check_radix(radix)) if law is None else law
-    dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
+    law_in_alphabet(law, radix)
+    return _decode(_exact_sum(law, whole_number("K (clients)", clients, minimum=1)), modulus)
+
+
+def _decode(dist: ExactSum, modulus: int) -> DecoderSuccess:
+    law, clients = dist.law, dist.clients
     best: dict[int, int] = {}
     for i, count in enumerate(dist.counts):
         r = (dist.low + i) % modulus
@@ -177,20 +184,26 @@ class ConverseMargin(Displayable):
 
 
 def converse_margin(clients: int, radix: int = 3, success=Fraction(999, 1000), law: DigitLaw | None = None,
-                    width: int = 1) -> ConverseMargin:
+                    width: int = 1, time_limit: float | Deadline | None = None) -> ConverseMargin:
     """The smallest ``m`` whose modulus ``ρ^(width+m)`` lets the best decoder succeed with ``success``.
 
     Below it, every decoder of the layerwise modular interface (Definition 1)
     fails with probability above ``1 - success``: the exact form of eq. 26.
+    The law of ``S`` is computed once (its size is checked first, against
+    ``MAX_EXACT_BYTES``); ``time_limit`` (seconds) is checked at each margin.
     """
     check_radix(radix)
     target = fraction("success", success, low=0, high=1, closed=True)
     if target == 0:
         raise InvalidOption("success: must be > 0")
     law = DigitLaw.uniform(radix, width) if law is None else law
+    law_in_alphabet(law, radix, width)
+    clock = Deadline.of(time_limit)
+    dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
     below = None
     for m in range(200):
-        d = decoder_success(clients, radix ** (width + m), law)
+        clock.check(f"margin {m} of the converse at K = {clients}")
+        d = _decode(dist, radix ** (width + m))
         if d.optimal >= target:
             return ConverseMargin(clients=clients, radix=radix, width=width, success=target, margin=m,
                                   at_margin=d, below=below)

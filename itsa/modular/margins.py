@@ -36,6 +36,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
+from itsa.modular.checks import law_in_alphabet
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.numbers import Certified, certified, exact_text, round_up, working_precision
 from itsa.modular.sums import DEFAULT_PRECISION, MAX_PRECISION, CarryBound, Method, check_size, engine, sum_law
@@ -115,7 +116,7 @@ class Margin(Displayable):
 def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 1000),
                     reading: Reading | str = Reading.PER_LAYER, law: DigitLaw | None = None, width: int = 1,
                     method: Method | str = Method.AUTO, precision: int = DEFAULT_PRECISION,
-                    time_limit: float | None = None, tick=None) -> Margin:
+                    time_limit: float | Deadline | None = None, tick=None) -> Margin:
     """The smallest ``m >= 0`` whose modulus ``ρ^(width+m)`` meets the carry ``target``.
 
     Parameters
@@ -149,7 +150,8 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
     target = fraction("carry target", target, low=0, high=1)
     reading = choice("reading", reading, Reading)
     law = DigitLaw.uniform(radix, width) if law is None else law
-    clock = Deadline(time_limit)
+    law_in_alphabet(law, radix, width)
+    clock = Deadline.of(time_limit)
     how = check_margin_size(clients, target, law, method, precision)
     for bits in ([precision] if how is Method.EXACT else precisions(target, precision)):
         found = _search(clients, radix, layers, target, reading, law, width, how, bits, clock, tick)
@@ -245,7 +247,7 @@ class Staircase(Displayable):
 def staircase(clients: Sequence[int], radix: int = 3, layers: int = 4, target=Fraction(1, 1000),
               reading: Reading | str = Reading.PER_LAYER, law: DigitLaw | None = None,
               method: Method | str = Method.AUTO, progress: Callback | None = None,
-              time_limit: float | None = None) -> Staircase:
+              time_limit: float | Deadline | None = None) -> Staircase:
     """:func:`smallest_margin` for every K, with the slope of ``m`` against ``log_ρ K``.
 
     ``progress`` receives events with ``done`` of ``total`` (thousandths of the
@@ -266,7 +268,7 @@ def staircase(clients: Sequence[int], radix: int = 3, layers: int = 4, target=Fr
         k = whole_number("K (clients)", k, minimum=1, maximum=MAX_CLIENTS)
         check_margin_size(k, target, DigitLaw.uniform(check_radix(radix)) if law is None else law, method)
     report = Reporter(progress, prefix="margins")
-    clock = Deadline(time_limit)
+    clock = Deadline.of(time_limit)
     rows = []
     n = len(clients)
     for i, k in enumerate(clients):
@@ -274,7 +276,7 @@ def staircase(clients: Sequence[int], radix: int = 3, layers: int = 4, target=Fr
             report(f"K = {k}", done=1000 * i + 1000 * done // total, total=1000 * n, note=f"{i + 1} of {n}")
 
         clock.check(f"K = {k}, {i} of {n} done")
-        rows.append(smallest_margin(k, radix, layers, target, reading, law, method=method, time_limit=clock.left(),
+        rows.append(smallest_margin(k, radix, layers, target, reading, law, method=method, time_limit=clock,
                                     tick=tick if progress is not None else None))
         report(f"K = {k}", round=i + 1, done=1000 * (i + 1), total=1000 * n, note=f"{i + 1} of {n}")
     slope, offset = _fit(rows, radix)

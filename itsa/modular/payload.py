@@ -24,13 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from functools import lru_cache
 
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.modular.laws import check_radix
-from itsa.modular.margins import Reading, smallest_margin
+from itsa.modular.laws import DigitLaw, check_radix
+from itsa.modular.margins import Reading, check_margin_size, smallest_margin
 from itsa.modular.numbers import Certified, log2_multiple
 from itsa.modular.rules import concentration_margin, worst_case_margin
 from itsa.modular.sums import Method
@@ -152,7 +152,7 @@ class Payload(Displayable):
                 "corollary1_leading_premium": self.asymptotic_premium.to_json()}
 
 
-def _margin(rule: MarginRule, clients, radix, layers, width, target, reading, fixed, method) -> int:
+def _margin(rule: MarginRule, clients, radix, layers, width, target, reading, fixed, method, clock, memo) -> int:
     if rule is MarginRule.FIXED:
         return whole_number("margin", fixed, minimum=0)
     if rule is MarginRule.THEOREM1A:
@@ -160,23 +160,26 @@ def _margin(rule: MarginRule, clients, radix, layers, width, target, reading, fi
     if rule is MarginRule.THEOREM1B:
         total = layers * target if reading is Reading.PER_LAYER else target
         return concentration_margin(clients, radix, layers, total, width)
-    return _exact_margin(clients, radix, layers, target, reading, width, Method(method))
-
-
-@lru_cache(maxsize=256)
-def _exact_margin(clients, radix, layers, target, reading, width, method) -> int:
-    return smallest_margin(clients, radix, layers, target, reading, width=width, method=method).margin
+    if width not in memo:
+        clock.check(f"the margin of width {width}")
+        memo[width] = smallest_margin(clients, radix, layers, target, reading, width=width, method=method,
+                                      time_limit=clock).margin
+    return memo[width]
 
 
 def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each", target=Fraction(1, 1000),
             reading: Reading | str = Reading.PER_LAYER, rule: MarginRule | str = MarginRule.EXACT,
-            margin: int | None = None, method: Method | str = Method.AUTO) -> Payload:
+            margin: int | None = None, method: Method | str = Method.AUTO, time_limit: float | Deadline | None = None,
+            tick=None) -> Payload:
     """Proposition 2's payload for ``stages`` and the repeated flat baseline, at ``K = clients``.
 
     Each modulus gets its own margin: a stage of ``b`` layers sums symbols
     uniform on ``ρ^b`` values modulo ``ρ^(b+m)``; a flat execution serving
     ``ℓ0`` has width ``L - ℓ0 + 1``. ``layers`` plays the role of ``L`` in the
-    target reading (the number of sums sharing a total target).
+    target reading (the number of sums sharing a total target). Under the
+    exact rule the size of every modular sum is checked before any is
+    computed; ``time_limit`` (seconds) bounds the whole call, and
+    ``tick(done, total)`` counts the exact margins found.
 
     Notes
     -----
@@ -191,14 +194,33 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     target = fraction("carry target", target, low=0, high=1)
     if how is MarginRule.FIXED and margin is None:
         raise InvalidOption("margin rule fixed: needs a margin")
-    stage_margins = tuple(_margin(how, clients, radix, layers, len(s), target, reading, margin, method)
-                          for s in schedule)
     widths = tuple(layers - min(s) + 1 for s in schedule)
-    flat_margins = tuple(_margin(how, clients, radix, layers, w, target, reading, margin, method) for w in widths)
-    single = _margin(how, clients, radix, layers, layers, target, reading, margin, method)
+    every = sorted({len(s) for s in schedule} | set(widths) | {layers})
+    if how is MarginRule.EXACT:
+        for w in every:
+            check_margin_size(clients, target, DigitLaw.uniform(radix, w), method)
+    clock, memo = Deadline.of(time_limit), _Memo(tick, len(every))
+    args = (clients, radix, layers)
+    rest = (target, reading, margin, method, clock, memo)
+    stage_margins = tuple(_margin(how, *args, len(s), *rest) for s in schedule)
+    flat_margins = tuple(_margin(how, *args, w, *rest) for w in widths)
+    single = _margin(how, *args, layers, *rest)
     return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how,
                    stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
                    single_stage_margin=single)
+
+
+class _Memo(dict):
+    """The exact margin of each width, found once; ``tick(done, total)`` at each new one."""
+
+    def __init__(self, tick, total: int):
+        super().__init__()
+        self.tick, self.total = tick, total
+
+    def __setitem__(self, width, margin) -> None:
+        super().__setitem__(width, margin)
+        if self.tick is not None:
+            self.tick(len(self), self.total)
 
 
 def corollary1_premium(clients: int, stages: int) -> Certified:

@@ -158,7 +158,7 @@ class RuleComparison(Displayable):
 
 def compare(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 1000),
             reading: Reading | str = Reading.PER_LAYER, width: int = 1, noise_scale=0, delta_z=None,
-            method: Method | str = Method.AUTO) -> RuleComparison:
+            method: Method | str = Method.AUTO, time_limit=None) -> RuleComparison:
     """The rules against the exact margin for the same carry target.
 
     A per-layer target ``p`` is Theorem 1(b)'s ``δ_w = L p`` (its per-layer
@@ -169,7 +169,7 @@ def compare(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 10
     """
     reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)
-    exact = smallest_margin(clients, radix, layers, target, reading, width=width, method=method)
+    exact = smallest_margin(clients, radix, layers, target, reading, width=width, method=method, time_limit=time_limit)
     total = layers * target if reading is Reading.PER_LAYER else target
     if total >= 1:
         raise InvalidOption(f"carry target: L × target = {exact_text(total)} must be below 1 for Theorem 1(b)")
