@@ -234,7 +234,7 @@ def distortion(finest, radix, layers, source, spread, samples, seed, time_limit,
     from itsa.modular import monte_carlo
 
     with itsa_errors(), progress_callback("distortion: samples", quiet=as_json) as progress:
-        levels = [finest] if finest is not None else list(range(whole_number("L (layers)", layers, minimum=1), 0, -1))
+        levels = [finest] if finest is not None else list(range(whole_number("L (layers)", layers, minimum=1, maximum=30), 0, -1))
         clock = Deadline(_limit(time_limit))
         tick = counting(progress, "distortion")
         rows = [monte_carlo(f, radix, layers, source, spread, samples, seed, time_limit=clock,
@@ -287,7 +287,7 @@ def privacy(clients, radix, layers, authorized, scaled_scale, dimension, delta, 
 
     with itsa_errors():
         try:
-            chosen = [int(x) for x in authorized.split(",")] if authorized is not None else list(range(layers, 0, -1))
+            chosen = [int(x) for x in authorized.split(",")] if authorized is not None else None
         except ValueError:
             raise InvalidOption(f"authorized: {authorized!r} is not a list of layers (write 4,3)") from None
         result = release_privacy(clients=clients, radix=radix, layers=layers, authorized=chosen,

@@ -121,11 +121,17 @@ def _decode(dist: ExactSum, modulus: int) -> DecoderSuccess:
                           sup=sup, local_limit_constant=constant)
 
 
+def _spread(law: DigitLaw) -> None:
+    if law.variance == 0:
+        raise InvalidOption("digit law: a single value (variance 0) has no converse; give a law with a spread")
+
+
 def paper_bound(clients: int, modulus: int, constant, law: DigitLaw | None = None, radix: int = 3) -> Certified:
     """``min(1, C M / (σ √K))`` (eq. 25) for a given constant ``C``, certified."""
     import flint
 
     law = DigitLaw.uniform(check_radix(radix)) if law is None else law
+    _spread(law)
     c = fraction("C", constant, low=0)
     var = law.variance
     with working_precision():
@@ -198,6 +204,7 @@ def converse_margin(clients: int, radix: int = 3, success=Fraction(999, 1000), l
         raise InvalidOption("success: must be > 0")
     law = DigitLaw.uniform(radix, width) if law is None else law
     law_in_alphabet(law, radix, width)
+    _spread(law)
     clock = Deadline.of(time_limit)
     dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
     below = None

@@ -145,7 +145,7 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     whole_number("L (layers)", layers, minimum=1, maximum=30)
     whole_number("ℓ0", finest, minimum=1, maximum=layers)
     whole_number("samples", samples, minimum=2, maximum=MAX_SAMPLES)
-    whole_number("seed", seed, minimum=None)
+    whole_number("seed", seed, minimum=0)
     kind: Source = choice("source", source, Source)
     if radix ** layers > 2**52:
         raise InvalidOption(f"radix^L = {radix}^{layers} is above 2^52, beyond the exact integers of a float")

@@ -39,7 +39,16 @@ from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.modular.checks import law_in_alphabet
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.numbers import Certified, certified, exact_text, round_up, working_precision
-from itsa.modular.sums import DEFAULT_PRECISION, MAX_PRECISION, CarryBound, Method, check_size, engine, sum_law
+from itsa.modular.sums import (
+    DEFAULT_PRECISION,
+    MAX_CLIENTS,
+    MAX_PRECISION,
+    CarryBound,
+    Method,
+    check_size,
+    engine,
+    sum_law,
+)
 
 __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "parse_clients", "meets",
            "MAX_CLIENT_LIST"]
@@ -48,8 +57,6 @@ __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "pa
 MAX_CLIENT_LIST = 10_000
 #: Most layers (sums sharing one target).
 MAX_LAYERS = 64
-#: Largest K accepted (the certified engine decides 10⁷ in about a second).
-MAX_CLIENTS = 10**8
 
 
 class Reading(StrEnum):
@@ -314,6 +321,8 @@ def parse_clients(text: str) -> list[int]:
     itsa.exceptions.InvalidOption: clients: 'x' is not a whole number >= 1 (write 8,16,32 or 8..4096x2)
     """
     text = str(text).strip()
+    if re.search(r"\d{19}", text.replace("_", "")):      # beyond any K (and, past 4,300 digits, unreadable)
+        raise InvalidOption(f"clients: {excerpt(text)} holds a number above {MAX_CLIENTS}, the largest K")
     match = _RANGE.match(text)
     if match:
         start, stop, kind, step = match.groups()

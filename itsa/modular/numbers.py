@@ -25,8 +25,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa.exceptions import InvalidOption
-
 __all__ = ["round_up", "round_down", "exact_text", "Certified", "certified", "log2_multiple", "working_precision"]
 
 #: Bits of the ball arithmetic used for certified reals.
@@ -144,20 +142,23 @@ class Certified:
 
 
 def certified(ball) -> Certified:
-    """The rational interval enclosing an ``arb`` ball."""
-    import flint
+    """The rational interval enclosing an ``arb`` ball.
 
-    lo, hi = ball.lower(), ball.upper()
-    if not (lo.is_finite() and hi.is_finite()):
-        raise InvalidOption("a number is too large or too close to a decision for the ball arithmetic "
-                            f"({PRECISION} bits); use smaller inputs")
-    return Certified(_exact(lo, flint), _exact(hi, flint))
+    :mod:`itsa.privacy`'s conversion, with its size guard: an end below
+    ``2^-MAX_BITS`` is widened outward (to 0 or ``±2^-MAX_BITS``), a ball that
+    overflowed or an end above ``2^MAX_BITS`` is refused in one line.
 
+    >>> import flint
+    >>> certified(flint.arb(2) ** -(10**7)).high == Fraction(1, 2**65536)
+    True
+    >>> certified(flint.arb(2) ** (10**7))
+    Traceback (most recent call last):
+    ...
+    itsa.privacy.certified.TooLarge: a bound of about 2^10000001 is beyond 2^65536: too large to carry exactly
+    """
+    from itsa.privacy.certified import arb_to_fractions
 
-def _exact(x, flint) -> Fraction:
-    mantissa, exponent = x.man_exp()
-    m, e = int(mantissa), int(exponent)
-    return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
+    return Certified(*arb_to_fractions(ball))
 
 
 def log2_multiple(n, radix: int) -> Certified:

@@ -30,7 +30,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.margins import Reading, check_margin_size, smallest_margin
+from itsa.modular.margins import MAX_CLIENTS, MAX_LAYERS, Reading, check_margin_size, smallest_margin
 from itsa.modular.numbers import Certified, log2_multiple
 from itsa.modular.rules import concentration_margin, worst_case_margin
 from itsa.modular.sums import Method
@@ -187,8 +187,8 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     arXiv 2610.00695.
     """
     check_radix(radix)
-    whole_number("K (clients)", clients, minimum=1)
-    schedule = parse_stages(stages, layers)
+    whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
+    schedule = parse_stages(stages, whole_number("L (layers)", layers, minimum=1, maximum=MAX_LAYERS))
     how: MarginRule = choice("margin rule", rule, MarginRule)
     reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)

@@ -81,7 +81,7 @@ def _smallest(radix: int, width: int, rhs) -> int:
             return m
         if not lhs <= rhs:
             raise VerificationError(f"ball arithmetic could not decide the rule at margin {m}")
-    raise VerificationError("the rule asks for a margin above 200")
+    raise InvalidOption(f"the rule asks for a margin above {MAX_RULE_MARGIN} (a noise scale or K too large)")
 
 
 def _check(clients, radix, layers, width, block_dimension):

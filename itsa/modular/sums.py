@@ -47,6 +47,8 @@ AUTO_EXACT_BYTES = 16 * 2**20
 MAX_EXACT_BYTES = 256 * 2**20
 #: Longest window (coefficients) of the certified engine.
 MAX_WINDOW = 4 * 10**6
+#: Largest K accepted (the certified engine decides 10⁷ in about a second).
+MAX_CLIENTS = 10**8
 #: Fixed-point bits of the certified engine (its stored values are multiples of 2^-P).
 DEFAULT_PRECISION = 128
 #: Most fixed-point bits of the certified engine (it resolves probabilities down to about 2^-MAX_PRECISION).
@@ -106,6 +108,7 @@ class CarryBound:
 
 def exact_bytes(law: DigitLaw, clients: int) -> int:
     """Estimated size in bytes of the exact counts of the sum of ``clients`` digits."""
+    whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
     _, d = law.integer_weights()
     bits = clients * max(1.0, math.log2(d)) if d > 1 else 1.0
     return int((clients * (len(law.weights) - 1) + 1) * bits / 8) + 1
