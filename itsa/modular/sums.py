@@ -132,10 +132,10 @@ def certified_bytes(law: DigitLaw, clients: int, precision: int = DEFAULT_PRECIS
 
 def engine(law: DigitLaw, clients: int, method: Method | str = Method.AUTO) -> Method:
     """The engine ``method`` runs at this size: ``exact`` or ``certified`` (``auto`` picks by :func:`exact_bytes`)."""
-    method = choice("method", method, Method)
-    if method is Method.AUTO:
+    how: Method = choice("method", method, Method)
+    if how is Method.AUTO:
         return Method.EXACT if exact_bytes(law, clients) <= AUTO_EXACT_BYTES else Method.CERTIFIED
-    return method
+    return how
 
 
 @dataclass(frozen=True)
