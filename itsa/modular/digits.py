@@ -192,6 +192,7 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     if radix ** layers > 2**30:
         raise InvalidOption(f"radix^L = {radix}^{layers} is above 2^30, beyond the integer range of the enumeration")
     whole_number("max points", max_points, minimum=0)
+    whole_number("seed", seed, minimum=0)
     total = radix ** (dim * layers)
     exhaustive = total <= max_points
     need = count_bytes(total if exhaustive else samples, dim, layers)

@@ -164,7 +164,7 @@ HOSTILE_LISTS = ("", " ", ",", "4,", ",4", "4,4", "4,3,3", "2", "0", "-1", "5", 
 MODULAR_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "margins": (("-K", "8,16"), {"--clients": "list", "--radix": "int", "--layers": "int", "--carry": "number",
                                  "--reading": "choice", "--method": "choice", "--law": "list"}),
-    "digits": ((), {"--chain": "choice", "--radix": "int", "--layers": "int", "--block-dimension": "int",
+    "digits": (("--max-points", "0", "--samples", "1000"), {"--chain": "choice", "--radix": "int", "--layers": "int", "--block-dimension": "int",
                     "--max-points": "int", "--samples": "int", "--seed": "int"}),
     "payload": (("-K", "16"), {"--clients": "int", "--radix": "int", "--layers": "int", "--stages": "list",
                                "--carry": "number", "--reading": "choice", "--rule": "choice", "--margin": "int",

@@ -84,6 +84,7 @@ def test_distortion_refuses_a_spread_outside_its_domain(spread):
     (["converse", "-K", "100", "--margin=-1"], "margin"),
     (["distortion", "--layers", "0"], "layers"),
     (["distortion", "--seed=-1", "--samples", "100"], "seed"),
+    (["digits", "--seed=-1", "--max-points", "0"], "seed"),
     (["margins", "-K", "10", "--law", "1/3,1/3,1/3,0"], "radix 3"),
     (["converse", "-K", "10", "--law", "1"], "variance 0"),
     (["margins", "-K", "9" * 5000], "largest K"),
@@ -152,3 +153,12 @@ def test_staircase_reports_counted_progress():
     assert counted and all(e.total == 3000 for e in counted)
     assert [e.done for e in counted] == sorted(e.done for e in counted) and counted[-1].done == 3000
     assert any(0 < e.done < 3000 and e.done % 1000 for e in counted)     # the certified power moves the bar
+
+
+def test_margins_json_of_an_exact_carry_past_the_digit_limit_is_its_bounds():
+    res = run("margins", "-K", "9100", "--method", "exact", "--json")
+    assert res.exit_code == 0, res.stderr
+    row = json.loads(res.stdout)["rows"][0]
+    assert row["exact"] and row["carry_probability"].endswith("(too long to write exactly)")
+    low, high = (Fraction(x) for x in row["carry_probability"][4:].split("]")[0].split(", "))
+    assert low <= Fraction(row["carry_probability_upper"]) and high <= Fraction(1, 1000)
