@@ -2,8 +2,8 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors
-from ._progress import progress_display
+from ._common import console, echo_json, itsa_errors, progress_callback
+from ._progress import time_limit_of
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 _RADIX = click.option("--radix", "-r", type=int, default=3, show_default=True, help="Odd radix ρ >= 3.")
@@ -12,8 +12,25 @@ _CARRY = click.option("--carry", "-p", default="1/1000", show_default=True,
                       help="Carry target in (0, 1): 1/1000 or 0.001 (read exactly).")
 _READING = click.option("--reading", type=click.Choice(["per-layer", "all-layers", "union"]), default="per-layer",
                         show_default=True, help="The target per layer, for all L independent layers, or L·p <= target.")
+
+
+def _seconds(ctx, param, value):
+    if value is not None and value != value:     # nan passes click's FloatRange
+        raise click.BadParameter("must be a number of seconds >= 0, not nan", ctx, param)
+    return value
+
+
+_TIME_LIMIT = click.option("--time-limit", type=click.FloatRange(min=0), default=None, callback=_seconds,
+                           help="Seconds for the whole run (default 300; 0 = no limit); past it the run stops "
+                                "with one line, exit 1.")
 _METHOD = click.option("--method", type=click.Choice(["auto", "exact", "certified"]), default="auto",
                        show_default=True, help="Exact integers, or certified fixed-point bounds (deployment scale).")
+
+
+def _limit(time_limit):
+    from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+    return time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
 
 
 @click.group()
@@ -38,16 +55,18 @@ def modular():
 @_METHOD
 @click.option("--law", default=None, help="Digit law: an odd number (at most ρ) of weights centred on 0, e.g. "
               "1/4,1/2,1/4 (default uniform).")
+@_TIME_LIMIT
 @_JSON
-def margins(clients, radix, layers, carry, reading, method, law, as_json):
+def margins(clients, radix, layers, carry, reading, method, law, time_limit, as_json):
     """The smallest overflow margin per K for a carry target, and the slope against log_ρ K."""
     from itsa.modular import DigitLaw, parse_clients, staircase
 
     with itsa_errors():
         ks = parse_clients(clients)
         digit_law = DigitLaw.parse(law) if law else None
-        with progress_display(as_json) as progress:
-            result = staircase(ks, radix, layers, carry, reading, digit_law, method, progress=progress)
+        with progress_callback("margins", quiet=as_json) as progress:
+            result = staircase(ks, radix, layers, carry, reading, digit_law, method, progress=progress,
+                               time_limit=_limit(time_limit))
     if as_json:
         data = result.to_json()
         if result.slope is not None:
@@ -56,9 +75,11 @@ def margins(clients, radix, layers, carry, reading, method, law, as_json):
         return
     from rich.table import Table
 
+    from itsa.modular.numbers import exact_text
+
     first = result.rows[0]
     q = first.quantity
-    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {first.target} "
+    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {exact_text(first.target)} "
                         f"({first.reading}; p = carry per layer)")
     per_layer = q == "p"
     for col in ("K", "margin m", "modulus", "p at m", *(() if per_layer else (f"{q} at m",)), f"{q} at m − 1"):
@@ -111,13 +132,16 @@ def digits(chain, radix, layers, block_dimension, max_points, samples, seed, as_
               show_default=True, help="Where each margin comes from.")
 @click.option("--margin", type=int, default=None, help="With --rule fixed (only): the margin of every modulus.")
 @_METHOD
+@_TIME_LIMIT
 @_JSON
-def payload(clients, radix, layers, stages, carry, reading, rule, margin, method, as_json):
+def payload(clients, radix, layers, stages, carry, reading, rule, margin, method, time_limit, as_json):
     """Proposition 2's payload of one PSA upload against repeated flat executions."""
+    from itsa._util.progress import counting
     from itsa.modular import payload as run
 
-    with itsa_errors():
-        result = run(clients, radix, layers, stages, carry, reading, rule, margin, method)
+    with itsa_errors(), progress_callback("payload: margins", quiet=as_json) as progress:
+        result = run(clients, radix, layers, stages, carry, reading, rule, margin, method,
+                     time_limit=_limit(time_limit), tick=counting(progress, "payload"))
     if as_json:
         echo_json(result.to_json())
     else:
@@ -133,18 +157,22 @@ def payload(clients, radix, layers, stages, carry, reading, rule, margin, method
               help="Success target of the exact converse margin.")
 @click.option("--law", default=None, help="Digit law: an odd number (at most ρ) of weights centred on 0 "
               "(default uniform).")
+@_TIME_LIMIT
 @_JSON
-def converse(clients, radix, margin, modulus, success, law, as_json):
+def converse(clients, radix, margin, modulus, success, law, time_limit, as_json):
     """The best decoder from S mod M against centred reduction, and the exact converse margin."""
+    from itsa._util.checks import whole_number
     from itsa.modular import DigitLaw, check_radix, converse_margin, decoder_success
+    from itsa.modular.checks import exclusive
 
     with itsa_errors():
         check_radix(radix)
+        exclusive(margin=margin, modulus=modulus)
         digit_law = DigitLaw.parse(law) if law else None
-        if modulus is None and margin is not None:
-            modulus = radix ** (1 + margin)
+        if margin is not None:
+            modulus = radix ** (1 + whole_number("margin", margin, minimum=0, maximum=200))
+        need = converse_margin(clients, radix, success, digit_law, time_limit=_limit(time_limit))
         at = decoder_success(clients, modulus, digit_law, radix) if modulus is not None else None
-        need = converse_margin(clients, radix, success, digit_law)
     if as_json:
         echo_json({"decoder": None if at is None else at.to_json(), "converse": need.to_json()})
         return
@@ -161,14 +189,23 @@ def converse(clients, radix, margin, modulus, success, law, as_json):
 @_READING
 @click.option("--noise-scale", default="0", show_default=True, help="s̃ >= 1/2 of the DP noise, or 0 for none.")
 @_METHOD
+@_TIME_LIMIT
 @_JSON
-def rules(clients, radix, layers, carry, reading, noise_scale, method, as_json):
+def rules(clients, radix, layers, carry, reading, noise_scale, method, time_limit, as_json):
     """Theorem 1(a) and (b) against the exact smallest margin."""
+    from itsa._util.deadline import Deadline
+    from itsa._util.progress import counting
     from itsa.modular import compare, parse_clients
 
-    with itsa_errors():
-        rows = [compare(k, radix, layers, carry, reading, noise_scale=noise_scale, method=method)
-                for k in parse_clients(clients)]
+    with itsa_errors(), progress_callback("rules", quiet=as_json) as progress:
+        ks, clock, rows = parse_clients(clients), Deadline(_limit(time_limit)), []
+        tick = counting(progress, "rules")
+        for i, k in enumerate(ks):
+            clock.check(f"K = {k}, {i} of {len(ks)} done")
+            rows.append(compare(k, radix, layers, carry, reading, noise_scale=noise_scale, method=method,
+                                time_limit=clock))
+            if tick is not None:
+                tick(i + 1, len(ks))
     if as_json:
         echo_json({"radix": radix, "layers": layers, "target": carry, "reading": reading,
                    "rows": [r.to_json() for r in rows]})
@@ -196,14 +233,22 @@ def rules(clients, radix, layers, carry, reading, noise_scale, method, as_json):
               help="Half-range (uniform, at most (ρ^L − 1)/2 − 1/2) or standard deviation (Gaussian, clipped).")
 @click.option("--samples", type=int, default=100_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
+@_TIME_LIMIT
 @_JSON
-def distortion(finest, radix, layers, source, spread, samples, seed, as_json):
+def distortion(finest, radix, layers, source, spread, samples, seed, time_limit, as_json):
     """Theorem 4: closed-form T, the two-sided bounds and a seeded Monte Carlo check."""
+    from itsa._util.checks import whole_number
+    from itsa._util.deadline import Deadline
+    from itsa._util.progress import counting
     from itsa.modular import monte_carlo
 
-    with itsa_errors():
-        levels = [finest] if finest is not None else list(range(layers, 0, -1))
-        rows = [monte_carlo(f, radix, layers, source, spread, samples, seed) for f in levels]
+    with itsa_errors(), progress_callback("distortion: samples", quiet=as_json) as progress:
+        levels = [finest] if finest is not None else list(range(whole_number("L (layers)", layers, minimum=1, maximum=30), 0, -1))
+        clock = Deadline(_limit(time_limit))
+        tick = counting(progress, "distortion")
+        rows = [monte_carlo(f, radix, layers, source, spread, samples, seed, time_limit=clock,
+                            tick=None if tick is None else (lambda d, t, i=i: tick(i * t + d, len(levels) * t)))
+                for i, f in enumerate(levels)]
     if as_json:
         echo_json({"rows": [r.to_json() for r in rows]})
         return
@@ -251,7 +296,7 @@ def privacy(clients, radix, layers, authorized, scaled_scale, dimension, delta, 
 
     with itsa_errors():
         try:
-            chosen = [int(x) for x in authorized.split(",")] if authorized else list(range(layers, 0, -1))
+            chosen = [int(x) for x in authorized.split(",")] if authorized is not None else None
         except ValueError:
             raise InvalidOption(f"authorized: {authorized!r} is not a list of layers (write 4,3)") from None
         result = release_privacy(clients=clients, radix=radix, layers=layers, authorized=chosen,

@@ -15,6 +15,7 @@ of input, so a caller can catch exactly what it passed::
     ├── Infeasible                          exit 1
     ├── Unreachable                         exit 1: a service itsa needs does not answer
     ├── VerificationError                   exit 1
+    ├── TimeLimitReached                    exit 1: a computation stopped at its time limit
     └── MissingExtra (also ImportError)     exit 1: an optional part whose extra is not installed
 
 >>> issubclass(InvalidScheme, ValueError) and issubclass(InvalidScheme, ItsaError)
@@ -60,6 +61,10 @@ class Unreachable(ItsaError):
 
 class VerificationError(ItsaError):
     """A certificate or scheme that does not pass its own exact check."""
+
+
+class TimeLimitReached(ItsaError):
+    """A computation that stopped at its time limit (``--time-limit``) before it had a result."""
 
 
 class MissingExtra(ItsaError, ImportError):

@@ -39,6 +39,16 @@ class Deadline:
         self.timings: dict[str, float] = {}
         self._lap = self.start
 
+    @staticmethod
+    def of(time_limit: float | Deadline | None) -> Deadline:
+        """``time_limit`` itself when it is a Deadline (a part of a longer run), else a new one.
+
+        >>> d = Deadline(5)
+        >>> Deadline.of(d) is d, Deadline.of(None).time_limit
+        (True, None)
+        """
+        return time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+
     def elapsed(self) -> float:
         """Seconds since the clock started."""
         return time.perf_counter() - self.start
@@ -65,6 +75,20 @@ class Deadline:
         out = Deadline(None if self.time_limit is None else fraction * self.time_limit)
         out.start = out._lap = self.start
         return out
+
+    def check(self, where: str) -> None:
+        """Raise :class:`~itsa.exceptions.TimeLimitReached` (naming ``where``) once the limit has passed.
+
+        >>> Deadline(0).check("K = 8")
+        Traceback (most recent call last):
+        ...
+        itsa.exceptions.TimeLimitReached: time limit of 0 s reached at K = 8 (raise --time-limit, or 0 for none)
+        """
+        if self.expired():
+            from itsa.exceptions import TimeLimitReached
+
+            raise TimeLimitReached(f"time limit of {self.time_limit:g} s reached at {where} "
+                                   "(raise --time-limit, or 0 for none)")
 
     def lap(self, stage: str) -> None:
         """Add the time since the last lap to ``timings[stage]``."""

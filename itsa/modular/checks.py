@@ -1,11 +1,19 @@
-"""A printed number of the paper against itsa's value: the rows of ``itsa modular audit``."""
+"""A printed number of the paper against itsa's value (the rows of ``itsa modular audit``), and input checks.
+
+The checks raise :class:`~itsa.exceptions.InvalidOption` with one line, as
+:mod:`itsa._util.checks` does, for what only itsa.modular knows about.
+
+>>> exclusive(margin=4, modulus=None)
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Status", "Check"]
+from itsa.exceptions import InvalidOption
+
+__all__ = ["Status", "Check", "exclusive"]
 
 
 class Status(StrEnum):
@@ -33,3 +41,18 @@ class Check:
     def to_json(self) -> dict:
         return {"key": self.key, "where": self.where, "printed": self.printed, "itsa": self.itsa,
                 "status": str(self.status), "reading": self.reading, "command": self.command}
+
+
+def exclusive(**options) -> None:
+    """Refuse two options given together that say the same thing (``None`` is not given).
+
+    >>> exclusive(margin=None, modulus=81)
+    >>> exclusive(margin=4, modulus=81)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: give --margin or --modulus, not both
+    """
+    given = [name for name, value in options.items() if value is not None]
+    if len(given) > 1:
+        names = " or ".join("--" + name.replace("_", "-") for name in given)
+        raise InvalidOption(f"give {names}, not {'both' if len(given) == 2 else 'several'}")

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.checks import fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.numbers import Certified, certified, round_down, round_up, working_precision
+from itsa.modular.numbers import Certified, certified, exact_text, round_down, round_up, working_precision
 from itsa.modular.sums import MAX_EXACT_BYTES, ExactSum, Method, exact_bytes, sum_law
 
 __all__ = ["DecoderSuccess", "decoder_success", "ConverseMargin", "converse_margin", "paper_bound"]
@@ -82,10 +83,10 @@ class DecoderSuccess(Displayable):
                 ("σ √K sup p_K", f"{self.local_limit_constant.text(4)} (certified)")]
 
     def to_json(self) -> dict:
-        return {"clients": self.clients, "modulus": self.modulus, "optimal_success": str(self.optimal),
-                "optimal_success_lower": round_down(self.optimal, 6), "centered_success": str(self.centered),
-                "centered_optimal": self.centered_optimal, "sup_bound": str(self.bound),
-                "sup_bound_raw": str(self.raw_bound), "sup_bound_capped": self.capped,
+        return {"clients": self.clients, "modulus": self.modulus, "optimal_success": exact_text(self.optimal),
+                "optimal_success_lower": round_down(self.optimal, 6), "centered_success": exact_text(self.centered),
+                "centered_optimal": self.centered_optimal, "sup_bound": exact_text(self.bound),
+                "sup_bound_raw": exact_text(self.raw_bound), "sup_bound_capped": self.capped,
                 "local_limit_constant": self.local_limit_constant.to_json()}
 
 
@@ -112,7 +113,11 @@ def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, rad
     """
     whole_number("modulus", modulus, minimum=1)
     law = DigitLaw.uniform(check_radix(radix), width) if law is None else law.check_alphabet(radix, width)
-    dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
+    return _decode(_exact_sum(law, whole_number("K (clients)", clients, minimum=1)), modulus)
+
+
+def _decode(dist: ExactSum, modulus: int) -> DecoderSuccess:
+    law, clients = dist.law, dist.clients
     best: dict[int, int] = {}
     for i, count in enumerate(dist.counts):
         r = (dist.low + i) % modulus
@@ -132,11 +137,17 @@ def decoder_success(clients: int, modulus: int, law: DigitLaw | None = None, rad
                           sup=sup, local_limit_constant=constant)
 
 
+def _spread(law: DigitLaw) -> None:
+    if law.variance == 0:
+        raise InvalidOption("digit law: a single value (variance 0) has no converse; give a law with a spread")
+
+
 def paper_bound(clients: int, modulus: int, constant, law: DigitLaw | None = None, radix: int = 3) -> Certified:
     """``min(1, C M / (σ √K))`` (eq. 25) for a given constant ``C``, certified."""
     import flint
 
     law = DigitLaw.uniform(check_radix(radix)) if law is None else law
+    _spread(law)
     c = fraction("C", constant, low=0)
     var = law.variance
     with working_precision():
@@ -159,7 +170,7 @@ class ConverseMargin(Displayable):
     below: DecoderSuccess | None
 
     def _headline(self) -> str:
-        return f"K = {self.clients}: no residue decoder reaches {self.success} below margin {self.margin}"
+        return f"K = {self.clients}: no residue decoder reaches {exact_text(self.success)} below margin {self.margin}"
 
     @property
     def eq26_bound(self) -> Certified:
@@ -188,27 +199,33 @@ class ConverseMargin(Displayable):
         return rows
 
     def to_json(self) -> dict:
-        return {"clients": self.clients, "radix": self.radix, "success": str(self.success), "margin": self.margin,
+        return {"clients": self.clients, "radix": self.radix, "success": exact_text(self.success), "margin": self.margin,
                 "at_margin": self.at_margin.to_json(),
                 "below": None if self.below is None else self.below.to_json(),
                 "eq26_lower_bound": self.eq26_bound.to_json()}
 
 
 def converse_margin(clients: int, radix: int = 3, success=Fraction(999, 1000), law: DigitLaw | None = None,
-                    width: int = 1) -> ConverseMargin:
+                    width: int = 1, time_limit: float | Deadline | None = None) -> ConverseMargin:
     """The smallest ``m`` whose modulus ``ρ^(width+m)`` lets the best decoder succeed with ``success``.
 
     Below it, every decoder of the layerwise modular interface (Definition 1)
     fails with probability above ``1 - success``: the exact form of eq. 26.
+    The law of ``S`` is computed once (its size is checked first, against
+    ``MAX_EXACT_BYTES``); ``time_limit`` (seconds) is checked at each margin.
     """
     check_radix(radix)
     target = fraction("success", success, low=0, high=1, closed=True)
     if target == 0:
         raise InvalidOption("success: must be > 0")
     law = DigitLaw.uniform(radix, width) if law is None else law.check_alphabet(radix, width)
+    _spread(law)
+    clock = Deadline.of(time_limit)
+    dist = _exact_sum(law, whole_number("K (clients)", clients, minimum=1))
     below = None
     for m in range(200):
-        d = decoder_success(clients, radix ** (width + m), law, radix, width)
+        clock.check(f"margin {m} of the converse at K = {clients}")
+        d = _decode(dist, radix ** (width + m))
         if d.optimal >= target:
             return ConverseMargin(clients=clients, radix=radix, width=width, success=target, margin=m,
                                   at_margin=d, below=below)

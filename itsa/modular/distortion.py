@@ -32,12 +32,18 @@ from fractions import Fraction
 import numpy as np
 
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular.laws import check_radix
-from itsa.modular.numbers import Certified, certified, working_precision
+from itsa.modular.numbers import Certified, certified, exact_text, working_precision
 
-__all__ = ["Source", "uniform_residue_T", "theorem4_bounds", "MonteCarlo", "monte_carlo"]
+__all__ = ["Source", "uniform_residue_T", "theorem4_bounds", "MonteCarlo", "monte_carlo", "MAX_SAMPLES", "CHUNK"]
+
+#: Most Monte Carlo samples (about 50 s at 2·10⁶ samples per second).
+MAX_SAMPLES = 10**8
+#: Samples drawn at once: the memory stays at about 100 MB for any ``samples``.
+CHUNK = 10**6
 
 
 class Source(StrEnum):
@@ -109,7 +115,7 @@ class MonteCarlo(Displayable):
                 ("source", f"{self.source}, spread {self.spread:g}{clip}"),
                 ("error E‖E‖²", f"{self.error:.5g} ± {self.error_se:.2g} (Monte Carlo, standard error)"),
                 ("T measured", f"{self.T:.5g} ± {self.T_se:.2g} (Monte Carlo)"),
-                ("T closed form (eq. 39)", f"{self.closed_form_T} (exact, uniform residues)"),
+                ("T closed form (eq. 39)", f"{exact_text(self.closed_form_T)} (exact, uniform residues)"),
                 ("eq. 43 with measured T", f"{lo.text(4)} .. {hi.text(4)}"),
                 ("inside eq. 43 (± 3 s.e.)", "yes" if self.inside_bounds else "no")]
 
@@ -118,13 +124,14 @@ class MonteCarlo(Displayable):
         return {"finest_layer": self.finest, "source": str(self.source), "spread": self.spread,
                 "clipped_fraction": self.clipped,
                 "samples": self.samples, "seed": self.seed, "error": self.error, "error_standard_error": self.error_se,
-                "T": self.T, "T_standard_error": self.T_se, "closed_form_T": str(self.closed_form_T),
+                "T": self.T, "T_standard_error": self.T_se, "closed_form_T": exact_text(self.closed_form_T),
                 "bounds_measured_T": [lo.to_json(), hi.to_json()], "inside_bounds": self.inside_bounds,
                 "method": "seeded Monte Carlo (numpy default_rng)"}
 
 
 def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | str = Source.UNIFORM,
-                spread: float | None = None, samples: int = 100_000, seed: int = 0) -> MonteCarlo:
+                spread: float | None = None, samples: int = 100_000, seed: int = 0,
+                time_limit: float | Deadline | None = None, tick=None) -> MonteCarlo:
     """Measure ``E‖E_k^(ℓ0)‖²`` and ``T_ℓ0`` by simulation (one coordinate, ``h = 1``).
 
     ``v`` is uniform on ``[-spread, spread)`` (default and largest accepted:
@@ -132,7 +139,10 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     beyond which ``round(v + d)`` leaves ``V_(L+1)``, so that rounding in floating
     point cannot push a point out) or Gaussian with standard deviation ``spread``
     (default a sixth of that range), clipped to it (the share clipped is
-    reported); the dither is uniform on ``[-1/2, 1/2)``.
+    reported); the dither is uniform on ``[-1/2, 1/2)``. The samples are drawn in
+    blocks of :data:`CHUNK` (the same numbers as one block up to ``CHUNK``
+    samples), each block checked against ``time_limit`` (seconds) and counted by
+    ``tick(done, total)``.
 
     Notes
     -----
@@ -141,31 +151,71 @@ def monte_carlo(finest: int, radix: int = 3, layers: int = 4, source: Source | s
     check_radix(radix)
     whole_number("L (layers)", layers, minimum=1, maximum=30)
     whole_number("ℓ0", finest, minimum=1, maximum=layers)
-    whole_number("samples", samples, minimum=2, maximum=10**8)
+    whole_number("samples", samples, minimum=2, maximum=MAX_SAMPLES)
+    whole_number("seed", seed, minimum=0)
     kind: Source = choice("source", source, Source)
+    if radix ** layers > 2**52:
+        raise InvalidOption(f"radix^L = {radix}^{layers} is above 2^52, beyond the exact integers of a float")
     top = (radix ** layers - 1) / 2 - 0.5
     if spread is None:
         spread = top if kind is Source.UNIFORM else top / 6
-    elif kind is Source.UNIFORM and spread > top:
+    else:
+        exact = fraction("spread", spread, low=0)
+        if exact > 2**52:
+            raise InvalidOption(f"spread: at most 2^52 (the exact integers of a float), not {spread:g}")
+        spread = float(exact)
+    if kind is Source.UNIFORM and spread > top:
         raise InvalidOption(f"spread: a uniform half-range above (ρ^L − 1)/2 − 1/2 = {top:g} quantizes points "
                             f"outside V_(L+1), where Theorem 4 does not apply; not {spread:g}")
     rng = np.random.default_rng(seed)
-    if kind is Source.UNIFORM:
-        v = rng.uniform(-spread, spread, samples)
-        clipped = 0.0
-    else:
-        drawn = rng.normal(0.0, spread, samples)
-        clipped = float(np.mean(np.abs(drawn) > top))
-        v = np.clip(drawn, -top, top)
-    d = rng.uniform(-0.5, 0.5, samples)
-    x = np.floor(v + d + 0.5)
-    step = radix ** (finest - 1)
-    coarse = np.floor_divide(2 * x + step, 2 * step) * step
-    error = coarse - d - v
-    residue = x - coarse
-    e2, r2 = error ** 2, residue ** 2
+    clock = Deadline.of(time_limit)
+    error, residue = _Moments(), _Moments()
+    clipped = 0
+    for start in range(0, samples, CHUNK):
+        clock.check(f"sample {start} of {samples}")
+        e2, r2, out = _draw(rng, kind, spread, top, radix ** (finest - 1), min(CHUNK, samples - start))
+        error.add(e2)
+        residue.add(r2)
+        clipped += out
+        if tick is not None:
+            tick(start + len(e2), samples)
     T = uniform_residue_T(finest, radix)
-    return MonteCarlo(finest=finest, radix=radix, layers=layers, source=kind, spread=float(spread), samples=samples,
-                      seed=seed, error=float(e2.mean()), error_se=float(e2.std(ddof=1) / np.sqrt(samples)),
-                      T=float(r2.mean()), T_se=float(r2.std(ddof=1) / np.sqrt(samples)), closed_form_T=T,
-                      bounds=theorem4_bounds(T), clipped=clipped)
+    return MonteCarlo(finest=finest, radix=radix, layers=layers, source=kind, spread=spread, samples=samples,
+                      seed=seed, error=error.mean, error_se=error.standard_error(), T=residue.mean,
+                      T_se=residue.standard_error(), closed_form_T=T, bounds=theorem4_bounds(T),
+                      clipped=clipped / samples)
+
+
+def _draw(rng, kind: Source, spread: float, top: float, step: int, n: int):
+    """One block of ``n`` clients: the squared error ``‖E‖²``, the squared withheld refinement ``‖r‖²``
+    and how many Gaussian draws were clipped to the range."""
+    if kind is Source.UNIFORM:
+        v = rng.uniform(-spread, spread, n)
+        out = 0
+    else:
+        drawn = rng.normal(0.0, spread, n)
+        out = int(np.count_nonzero(np.abs(drawn) > top))
+        v = np.clip(drawn, -top, top)
+    d = rng.uniform(-0.5, 0.5, n)
+    x = np.floor(v + d + 0.5)
+    coarse = np.floor_divide(2 * x + step, 2 * step) * step
+    return (coarse - d - v) ** 2, (x - coarse) ** 2, out
+
+
+class _Moments:
+    """Running mean and sum of squared deviations over blocks (Chan et al.'s pairwise update)."""
+
+    def __init__(self):
+        self.n, self.mean, self.m2 = 0, 0.0, 0.0
+
+    def add(self, x: np.ndarray) -> None:
+        n, mean = len(x), float(x.mean())
+        m2 = float(((x - mean) ** 2).sum())
+        total = self.n + n
+        delta = mean - self.mean
+        self.mean += delta * n / total
+        self.m2 += m2 + delta * delta * self.n * n / total
+        self.n = total
+
+    def standard_error(self) -> float:
+        return float(np.sqrt(self.m2 / (self.n - 1)) / np.sqrt(self.n))

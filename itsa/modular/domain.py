@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction  # noqa: F401 (the examples use it)
 
 from itsa._util.checks import fraction, whole_number
+from itsa.exceptions import InvalidOption
 from itsa.modular.laws import check_radix
 
 __all__ = ["FillSensitivities", "fill_sensitivities", "decade_fill"]
@@ -76,7 +77,7 @@ def fill_sensitivities(fill, radix: int = 3, layers: int = 4) -> FillSensitiviti
         step = radix ** (ell - 1)
         on = bool(width > step)
         if not on and not bool(width <= step):
-            raise ArithmeticError("the fill is too close to a layer's threshold to decide")
+            raise InvalidOption("fill Γ: too close to a layer's threshold to decide in ball arithmetic")
         active.append(on)
         diameter = (radix - 1) * step
         out.append((diameter + 0 * width if bool(diameter <= width) else width) if on else 0 * width)

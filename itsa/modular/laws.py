@@ -79,7 +79,7 @@ class DigitLaw(Displayable):
             raise InvalidOption(f"digit law: weights must be >= 0, not {excerpt(self.weights)}")
         total = sum(self.weights, Fraction(0))
         if total != 1:
-            raise InvalidOption(f"digit law: the weights must sum to 1, not {total}")
+            raise InvalidOption(f"digit law: the weights must sum to 1, not {_text(total)}")
 
     @classmethod
     def uniform(cls, radix: int, width: int = 1) -> DigitLaw:
@@ -145,9 +145,15 @@ class DigitLaw(Displayable):
         return tuple(int(w * d) for w in self.weights), d
 
     def _headline(self) -> str:
-        return f"{self.name} on {self.low}..{self.high}, mean {self.mean}, variance {self.variance} (exact)"
+        return f"{self.name} on {self.low}..{self.high}, mean {_text(self.mean)}, variance {_text(self.variance)} (exact)"
 
     def _rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(str(w) for w in self.weights[:9]) + (" …" if len(self.weights) > 9 else "")
         return [("values", f"{self.low}..{self.high}"), ("weights", shown),
-                ("mean", str(self.mean)), ("variance", str(self.variance))]
+                ("mean", _text(self.mean)), ("variance", _text(self.variance))]
+
+
+def _text(x) -> str:
+    from itsa.modular.numbers import exact_text
+
+    return exact_text(x)

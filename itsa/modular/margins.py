@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,12 +32,22 @@ from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.numbers import Certified, certified, round_up, working_precision
-from itsa.modular.sums import DEFAULT_PRECISION, CarryBound, Method, sum_law
+from itsa.modular.numbers import Certified, certified, exact_text, round_up, working_precision
+from itsa.modular.sums import (
+    DEFAULT_PRECISION,
+    MAX_CLIENTS,
+    MAX_PRECISION,
+    CarryBound,
+    Method,
+    check_size,
+    engine,
+    sum_law,
+)
 
 __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "parse_clients", "meets",
            "constrained_quantity", "MAX_CLIENT_LIST"]
@@ -45,8 +56,6 @@ __all__ = ["Reading", "Margin", "Staircase", "smallest_margin", "staircase", "pa
 MAX_CLIENT_LIST = 10_000
 #: Most layers (sums sharing one target).
 MAX_LAYERS = 64
-#: Largest K accepted (the certified engine decides 10⁷ in about a second).
-MAX_CLIENTS = 10**8
 
 
 class Reading(StrEnum):
@@ -127,7 +136,7 @@ class Margin(Displayable):
         return f"K = {self.clients}: margin {self.margin} (modulus {self.radix}^{self.width + self.margin})"
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = [("target", f"{self.quantity} <= {self.target} ({self.reading})"),
+        rows = [("target", f"{self.quantity} <= {exact_text(self.target)} ({self.reading})"),
                 ("carry per layer p", self.carry.text())]
         if self.reading is not Reading.PER_LAYER:
             rows.append((self.quantity, self.constrained.text()))
@@ -147,7 +156,8 @@ class Margin(Displayable):
 
 def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 1000),
                     reading: Reading | str = Reading.PER_LAYER, law: DigitLaw | None = None, width: int = 1,
-                    method: Method | str = Method.AUTO, precision: int = DEFAULT_PRECISION) -> Margin:
+                    method: Method | str = Method.AUTO, precision: int = DEFAULT_PRECISION,
+                    time_limit: float | Deadline | None = None, tick=None) -> Margin:
     """The smallest ``m >= 0`` whose modulus ``ρ^(width+m)`` meets the carry ``target``.
 
     Parameters
@@ -164,6 +174,10 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
         The law of one client's symbol; uniform on ``ρ^width`` balanced values by default.
     method : Method
         ``exact``, ``certified`` or ``auto`` (exact while it fits, :mod:`itsa.modular.sums`).
+        The certified engine starts at enough bits to resolve ``target``
+        (:func:`precisions`) and is refused past its limits in one line.
+    time_limit : float, optional
+        Seconds; past them :class:`~itsa.exceptions.TimeLimitReached`.
 
     Notes
     -----
@@ -177,17 +191,42 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
     target = fraction("carry target", target, low=0, high=1)
     reading = choice("reading", reading, Reading)
     law = DigitLaw.uniform(radix, width) if law is None else law.check_alphabet(radix, width)
-    for bits in (precision, 4 * precision, 16 * precision):
-        found = _search(clients, radix, layers, target, reading, law, width, method, bits)
+    clock = Deadline.of(time_limit)
+    how = check_margin_size(clients, target, law, method, precision)
+    for bits in ([precision] if how is Method.EXACT else precisions(target, precision)):
+        found = _search(clients, radix, layers, target, reading, law, width, how, bits, clock, tick)
         if found is not None:
             return found
-        if choice("method", method, Method) is Method.EXACT:
-            break
-    raise VerificationError(f"K = {clients}: the certified bounds could not decide the margin against {target}")
+    raise VerificationError(f"K = {clients}: the certified bounds could not decide the margin against {exact_text(target)}")
 
 
-def _search(clients, radix, layers, target, reading, law, width, method, precision) -> Margin | None:
-    dist = sum_law(law, clients, method, precision)
+def check_margin_size(clients: int, target: Fraction, law: DigitLaw, method: Method | str = Method.AUTO,
+                      precision: int = DEFAULT_PRECISION) -> Method:
+    """The engine a margin search runs, after refusing a size past its limit (before any work is done)."""
+    how = engine(law, clients, method)
+    return check_size(law, clients, how, precision if how is Method.EXACT else precisions(target, precision)[0])
+
+
+def precisions(target: Fraction, precision: int = DEFAULT_PRECISION) -> list[int]:
+    """The fixed-point bits the certified engine tries for ``target``: enough to resolve it, then 4× (at most 2).
+
+    >>> precisions(Fraction(1, 1000)), precisions(Fraction(1, 10**300))
+    ([128, 512], [1045, 4096])
+    >>> precisions(Fraction(1, 10**5000))
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: carry target: 1e-5000 is below 2^-4048, the smallest the certified engine resolves (4096 bits); use --method exact or a larger target
+    """
+    need = math.ceil(math.log2(target.denominator) - math.log2(target.numerator)) + 48
+    if need > MAX_PRECISION:
+        raise InvalidOption(f"carry target: {exact_text(target)} is below 2^-{MAX_PRECISION - 48}, the smallest the "
+                            f"certified engine resolves ({MAX_PRECISION} bits); use --method exact or a larger target")
+    start = max(precision, need)
+    return sorted({start, min(4 * start, MAX_PRECISION)})
+
+
+def _search(clients, radix, layers, target, reading, law, width, method, precision, clock, tick) -> Margin | None:
+    dist = sum_law(law, clients, method, precision, deadline=clock, tick=tick)
     reach = clients * max(abs(law.low), abs(law.high))
     below = None
     m = 0
@@ -236,7 +275,7 @@ class Staircase(Displayable):
 
     def to_json(self) -> dict:
         first = self.rows[0]
-        return {"radix": first.radix, "layers": first.layers, "target": str(first.target),
+        return {"radix": first.radix, "layers": first.layers, "target": exact_text(first.target),
                 "reading": str(first.reading), "rows": [r.to_json() for r in self.rows],
                 "slope": None if self.slope is None else self.slope.to_json(),
                 "offset_above_half_log": None if self.offset is None else self.offset.to_json(),
@@ -247,8 +286,13 @@ class Staircase(Displayable):
 
 def staircase(clients: Sequence[int], radix: int = 3, layers: int = 4, target=Fraction(1, 1000),
               reading: Reading | str = Reading.PER_LAYER, law: DigitLaw | None = None,
-              method: Method | str = Method.AUTO, progress: Callback | None = None) -> Staircase:
+              method: Method | str = Method.AUTO, progress: Callback | None = None,
+              time_limit: float | Deadline | None = None) -> Staircase:
     """:func:`smallest_margin` for every K, with the slope of ``m`` against ``log_ρ K``.
+
+    ``progress`` receives events with ``done`` of ``total`` (thousandths of the
+    list of K, moved on by each product of the certified engine too);
+    ``time_limit`` (seconds) bounds the whole list.
 
     Notes
     -----
@@ -259,11 +303,22 @@ def staircase(clients: Sequence[int], radix: int = 3, layers: int = 4, target=Fr
         raise InvalidOption("clients: needs at least one K")
     if len(clients) > MAX_CLIENT_LIST:
         raise InvalidOption(f"clients: at most {MAX_CLIENT_LIST} values of K, not {len(clients)}")
+    target = fraction("carry target", target, low=0, high=1)
+    for k in clients:       # every size checked before any work
+        k = whole_number("K (clients)", k, minimum=1, maximum=MAX_CLIENTS)
+        check_margin_size(k, target, DigitLaw.uniform(check_radix(radix)) if law is None else law, method)
     report = Reporter(progress, prefix="margins")
+    clock = Deadline.of(time_limit)
     rows = []
+    n = len(clients)
     for i, k in enumerate(clients):
-        rows.append(smallest_margin(k, radix, layers, target, reading, law, method=method))
-        report(f"K = {k}", round=i + 1, note=f"{i + 1} of {len(clients)}")
+        def tick(done, total, i=i, k=k):
+            report(f"K = {k}", done=1000 * i + 1000 * done // total, total=1000 * n, note=f"{i + 1} of {n}")
+
+        clock.check(f"K = {k}, {i} of {n} done")
+        rows.append(smallest_margin(k, radix, layers, target, reading, law, method=method, time_limit=clock,
+                                    tick=tick if progress is not None else None))
+        report(f"K = {k}", round=i + 1, done=1000 * (i + 1), total=1000 * n, note=f"{i + 1} of {n}")
     slope, offset = _fit(rows, radix)
     return Staircase(tuple(rows), slope, offset)
 
@@ -299,6 +354,8 @@ def parse_clients(text: str) -> list[int]:
     itsa.exceptions.InvalidOption: clients: 'x' is not a whole number >= 1 (write 8,16,32 or 8..4096x2)
     """
     text = str(text).strip()
+    if re.search(r"\d{19}", text.replace("_", "")):      # beyond any K (and, past 4,300 digits, unreadable)
+        raise InvalidOption(f"clients: {excerpt(text)} holds a number above {MAX_CLIENTS}, the largest K")
     match = _RANGE.match(text)
     if match:
         start, stop, kind, step = match.groups()

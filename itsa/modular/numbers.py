@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["round_up", "round_down", "Certified", "certified", "log2_multiple", "working_precision"]
+__all__ = ["round_up", "round_down", "exact_text", "Certified", "certified", "log2_multiple", "working_precision"]
 
 #: Bits of the ball arithmetic used for certified reals.
 PRECISION = 192
@@ -70,6 +70,28 @@ def round_up(x, digits: int = 4) -> str:
 def round_down(x, digits: int = 4) -> str:
     """``x`` rounded down to ``digits`` significant digits (a safe lower bound)."""
     return _round(Fraction(x), digits, up=False)
+
+
+def exact_text(x) -> str:
+    """``x`` written exactly (``n/d``) while it is short; beyond, safely: never more than a few thousand digits.
+
+    The limit is :mod:`itsa.privacy`'s (``MAX_TEXT_BITS`` bits for the numerator
+    and for the denominator, under Python's 4,300-digit limit): a longer number
+    is written as a terminating decimal when it is one (``1e-5000``), else as
+    its bounds rounded outward, said so.
+
+    >>> exact_text(Fraction(1, 1000)), exact_text(Fraction(1, 10**5000))
+    ('1/1000', '1e-5000')
+    >>> exact_text(Fraction(1, 3**9100))
+    'in [1.5724688502718809e-4342, 1.572468850271881e-4342] (too long to write exactly)'
+    """
+    from itsa.privacy.certified import MAX_TEXT_BITS
+    from itsa.privacy.certified import exact_text as safe_text
+
+    q = Fraction(x)
+    if q.numerator.bit_length() <= MAX_TEXT_BITS and q.denominator.bit_length() <= MAX_TEXT_BITS:
+        return str(q)
+    return safe_text(q)
 
 
 @contextmanager
@@ -120,19 +142,23 @@ class Certified:
 
 
 def certified(ball) -> Certified:
-    """The rational interval enclosing an ``arb`` ball."""
-    import flint
+    """The rational interval enclosing an ``arb`` ball.
 
-    lo, hi = ball.lower(), ball.upper()
-    if not (lo.is_finite() and hi.is_finite()):
-        raise ArithmeticError("ball arithmetic lost all precision")
-    return Certified(_exact(lo, flint), _exact(hi, flint))
+    :mod:`itsa.privacy`'s conversion, with its size guard: an end below
+    ``2^-MAX_BITS`` is widened outward (to 0 or ``±2^-MAX_BITS``), a ball that
+    overflowed or an end above ``2^MAX_BITS`` is refused in one line.
 
+    >>> import flint
+    >>> certified(flint.arb(2) ** -(10**7)).high == Fraction(1, 2**65536)
+    True
+    >>> certified(flint.arb(2) ** (10**7))
+    Traceback (most recent call last):
+    ...
+    itsa.privacy.certified.TooLarge: a bound of about 2^10000001 is beyond 2^65536: too large to carry exactly
+    """
+    from itsa.privacy.certified import arb_to_fractions
 
-def _exact(x, flint) -> Fraction:
-    mantissa, exponent = x.man_exp()
-    m, e = int(mantissa), int(exponent)
-    return Fraction(m * 2 ** e) if e >= 0 else Fraction(m, 2 ** -e)
+    return Certified(*arb_to_fractions(ball))
 
 
 def log2_multiple(n, radix: int) -> Certified:

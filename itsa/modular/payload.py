@@ -27,14 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from functools import lru_cache
 
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.modular.laws import check_radix
-from itsa.modular.margins import Reading, smallest_margin
-from itsa.modular.numbers import Certified, log2_multiple
+from itsa.modular.laws import DigitLaw, check_radix
+from itsa.modular.margins import MAX_CLIENTS, MAX_LAYERS, Reading, check_margin_size, smallest_margin
+from itsa.modular.numbers import Certified, exact_text, log2_multiple
 from itsa.modular.rules import concentration_margin, worst_case_margin
 from itsa.modular.sums import Method
 
@@ -144,10 +144,10 @@ class Payload(Displayable):
         if self.rule is MarginRule.FIXED:
             return "not used (fixed margin)"
         if self.reading is Reading.PER_LAYER:
-            return f"{self.target} per modulus"
+            return f"{exact_text(self.target)} per modulus"
         r = len(self.stages)
         shared = "its one modulus" if r == 1 else f"its {r} moduli"
-        return f"{self.target} ({self.reading}): the schedule over {shared}, each flat execution over its one"
+        return f"{exact_text(self.target)} ({self.reading}): the schedule over {shared}, each flat execution over its one"
 
     def _rows(self) -> list[tuple[str, str]]:
         stages = " / ".join(",".join(map(str, s)) for s in self.stages)
@@ -163,7 +163,7 @@ class Payload(Displayable):
     def to_json(self) -> dict:
         return {"clients": self.clients, "radix": self.radix, "layers": self.layers,
                 "stages": [list(s) for s in self.stages], "margin_rule": str(self.rule),
-                "target": str(self.target), "reading": str(self.reading), "moduli_per_target": self.moduli_per_target,
+                "target": exact_text(self.target), "reading": str(self.reading), "moduli_per_target": self.moduli_per_target,
                 "stage_margins": list(self.stage_margins), "psa_units_log2_radix": self.psa_units,
                 "psa_bits_per_dimension": self.psa_bits.upper(2), "psa_bits_certified": self.psa_bits.to_json(),
                 "flat_widths": list(self.flat_widths), "flat_margins": list(self.flat_margins),
@@ -173,7 +173,7 @@ class Payload(Displayable):
                 "corollary1_leading_premium": self.asymptotic_premium.to_json()}
 
 
-def _margin(rule: MarginRule, clients, radix, moduli, width, target, reading, fixed, method) -> int:
+def _margin(rule: MarginRule, clients, radix, moduli, width, target, reading, fixed, method, clock, memo) -> int:
     """The margin of one modulus of ``width`` layers, in a run of ``moduli`` moduli sharing the target."""
     if rule is MarginRule.FIXED:
         return whole_number("margin", fixed, minimum=0)
@@ -182,17 +182,17 @@ def _margin(rule: MarginRule, clients, radix, moduli, width, target, reading, fi
     if rule is MarginRule.THEOREM1B:          # ln(4R/δ_w) with R the moduli of this run (eq. 21 per modulus)
         total = moduli * target if reading is Reading.PER_LAYER else target
         return concentration_margin(clients, radix, moduli, total, width)
-    return _exact_margin(clients, radix, moduli, target, reading, width, Method(method))
-
-
-@lru_cache(maxsize=256)
-def _exact_margin(clients, radix, layers, target, reading, width, method) -> int:
-    return smallest_margin(clients, radix, layers, target, reading, width=width, method=method).margin
+    if (moduli, width) not in memo:
+        clock.check(f"the margin of width {width}")
+        memo[moduli, width] = smallest_margin(clients, radix, moduli, target, reading, width=width, method=method,
+                                              time_limit=clock).margin
+    return memo[moduli, width]
 
 
 def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each", target=Fraction(1, 1000),
             reading: Reading | str = Reading.PER_LAYER, rule: MarginRule | str = MarginRule.EXACT,
-            margin: int | None = None, method: Method | str = Method.AUTO) -> Payload:
+            margin: int | None = None, method: Method | str = Method.AUTO, time_limit: float | Deadline | None = None,
+            tick=None) -> Payload:
     """Proposition 2's payload for ``stages`` and the repeated flat baseline, at ``K = clients``.
 
     Each modulus gets its own margin: a stage of ``b`` layers sums symbols
@@ -200,7 +200,10 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     ``ℓ0`` has width ``L - ℓ0 + 1``. A total target (``all-layers``,
     ``union``; Theorem 1(b)'s ``ln(4R/δ_w)``) counts the moduli of the run at
     hand: the ``R`` stages of the schedule, one for each flat execution and for
-    the single stage of the premium's reference.
+    the single stage of the premium's reference. Under the exact rule the size
+    of every modular sum is checked before any is computed; ``time_limit``
+    (seconds) bounds the whole call, and ``tick(done, total)`` counts the exact
+    margins found.
 
     Notes
     -----
@@ -208,8 +211,8 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     arXiv 2610.00695.
     """
     check_radix(radix)
-    whole_number("K (clients)", clients, minimum=1)
-    schedule = parse_stages(stages, layers)
+    whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
+    schedule = parse_stages(stages, whole_number("L (layers)", layers, minimum=1, maximum=MAX_LAYERS))
     how: MarginRule = choice("margin rule", rule, MarginRule)
     how_read: Reading = choice("reading", reading, Reading)
     target = fraction("carry target", target, low=0, high=1)
@@ -217,15 +220,33 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
         raise InvalidOption("margin rule fixed: needs a margin")
     if how is not MarginRule.FIXED and margin is not None:
         raise InvalidOption(f"margin: applies only to the margin rule fixed, not {how}")
-    stage_margins = tuple(_margin(how, clients, radix, len(schedule), len(s), target, how_read, margin, method)
-                          for s in schedule)
     widths = tuple(layers - min(s) + 1 for s in schedule)
-    flat_margins = tuple(_margin(how, clients, radix, 1, w, target, how_read, margin, method) for w in widths)
-    single = _margin(how, clients, radix, 1, layers, target, how_read, margin, method)
+    runs = {(len(schedule), len(s)) for s in schedule} | {(1, w) for w in widths} | {(1, layers)}
+    if how is MarginRule.EXACT:
+        for w in sorted({w for _, w in runs}):
+            check_margin_size(clients, target, DigitLaw.uniform(radix, w), method)
+    clock, memo = Deadline.of(time_limit), _Memo(tick, len(runs))
+    rest = (target, how_read, margin, method, clock, memo)
+    stage_margins = tuple(_margin(how, clients, radix, len(schedule), len(s), *rest) for s in schedule)
+    flat_margins = tuple(_margin(how, clients, radix, 1, w, *rest) for w in widths)
+    single = _margin(how, clients, radix, 1, layers, *rest)
     return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how, target=target,
                    reading=how_read,
                    stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
                    single_stage_margin=single)
+
+
+class _Memo(dict):
+    """The exact margin of each (moduli, width), found once; ``tick(done, total)`` at each new one."""
+
+    def __init__(self, tick, total: int):
+        super().__init__()
+        self.tick, self.total = tick, total
+
+    def __setitem__(self, key, margin) -> None:
+        super().__setitem__(key, margin)
+        if self.tick is not None:
+            self.tick(len(self), self.total)
 
 
 def corollary1_premium(clients: int, stages: int) -> Certified:

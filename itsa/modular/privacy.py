@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
-from itsa.exceptions import InvalidOption
+from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.modular.laws import check_radix
 
 if TYPE_CHECKING:
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ReleasePrivacy", "release_privacy", "authorized_suffix", "leading_ratio", "fill_leading_ratio"]
 
+#: Most layers.
+MAX_LAYERS = 64
+#: Closest approach of δ to 1.
+_DELTA_GAP = Fraction(1, 2**40)
 #: Noise-scale budget used to evaluate leading ratios (they do not depend on it; it keeps every s̃ >= 1/2).
 _BUDGET = 10**8
 
@@ -47,7 +51,9 @@ class ReleasePrivacy(Displayable):
     epsilon: EpsilonBound
 
     def _headline(self) -> str:
-        return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {self.epsilon.delta}"
+        from itsa.modular.numbers import exact_text
+
+        return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {exact_text(self.epsilon.delta)}"
 
     def _rows(self) -> list[tuple[str, str]]:
         rows = [(f"layer {ell}", layer._headline()) for ell, layer in zip(self.layers, self.per_layer)]
@@ -67,20 +73,24 @@ def _upper(ball) -> str:
     return round_up(certified(ball).high, 6)
 
 
-def release_privacy(*, clients: int, radix: int = 3, layers: int = 4, authorized: Sequence[int], scaled_scale,
+def release_privacy(*, clients: int, radix: int = 3, layers: int = 4, authorized: Sequence[int] | None, scaled_scale,
                     dimension: int, h=1, delta="1e-6", conversion: str = "cks") -> ReleasePrivacy:
     """Theorem 3 over ``authorized`` layers, each a full-range integer layer with eq. 30–31's RDP.
 
     ``scaled_scale`` is ``s̃ = s_ℓ/(h ρ^(ℓ-1))`` (the same for every layer); the
     sensitivity of layer ``ℓ`` is eq. 35's ``h (ρ-1) ρ^(ℓ-1) √d``; ``clients`` is
-    ``K_eff``. Sealed layers cost nothing (they are not in ``authorized``).
+    ``K_eff``. Sealed layers cost nothing (they are not in ``authorized``;
+    ``None`` authorizes all ``L``).
     """
     from itsa.privacy import compose_authorized, psa_block_sensitivity, psa_layer, to_epsilon
 
     check_radix(radix)
-    whole_number("L (layers)", layers, minimum=1)
-    chosen = authorized_suffix(authorized, layers)
+    whole_number("L (layers)", layers, minimum=1, maximum=MAX_LAYERS)
+    whole_number("K_eff (clients)", clients, minimum=1)
+    chosen = authorized_suffix(range(layers, 0, -1) if authorized is None else authorized, layers)
     s = fraction("scaled scale s̃", scaled_scale, low=0)
+    if 1 - fraction("delta", delta, low=0, high=1) < _DELTA_GAP:      # the accountant's search works in floats
+        raise InvalidOption(f"delta: must be below 1 - 2^-40 (the accountant's float search), not {excerpt(delta)}")
     step_h = fraction("h", h, low=0)
     every = {}
     for ell in range(layers, 0, -1):
@@ -143,7 +153,7 @@ def leading_ratio(layer_sensitivities: Sequence, flat_sensitivity):
     if exact:
         closed = Fraction(total) ** 2 / Fraction(flat_sensitivity) ** 2
         if not ratio.contains(flint.arb(closed.numerator) / closed.denominator):   # pragma: no cover
-            raise ArithmeticError("the accountant's leading terms disagree with eq. 34")
+            raise VerificationError("the accountant's leading terms disagree with eq. 34")
         return closed
     return ratio
 

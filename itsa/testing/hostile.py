@@ -158,3 +158,63 @@ PRIVACY_NUMBERS = ("1e400", "1e-400", "1e-4301", "1e-5000", "1e5000", "1e-100000
 def privacy_numbers() -> tuple[str, ...]:
     """:data:`PRIVACY_NUMBERS`: hostile texts for the numeric options of ``itsa privacy``."""
     return PRIVACY_NUMBERS
+# modular
+
+#: Hostile texts for a number option: decimal exponents past Python's 4,300-digit limit, nan, inf, signs, empties.
+HOSTILE_NUMBERS = ("1e-100000", "1e-5000", "1e-4301", "1e4301", "1e5000", "1e999999999", "1e-999999999",
+                   "nan", "inf", "-inf", "-1", "0", "1", "", " ", "1/0", "0/0", "1/3", "-1/3", "2", "1e", "e5",
+                   "0x10", "1_000", "1,2", BIG, "-" + BIG, "1/" + BIG, "0." + BIG, TOO_BIG, "1e-5000/3")
+#: Hostile texts for a whole-number option.
+HOSTILE_INTEGERS = ("-1", "0", "1", "2", "1e3", "1.5", "nan", "inf", "", " ", "-" + BIG, BIG, TOO_BIG, "10000000000")
+#: Hostile texts for a list option (K values, stages, layers, a digit law).
+HOSTILE_LISTS = ("", " ", ",", "4,", ",4", "4,4", "4,3,3", "2", "0", "-1", "5", "x", "1/3,1/3,1/3,0", "1/2,1/2",
+                 "1e-5000,1", "nan,nan,nan", "1..", "..5", "0..5", "8..4096x1", "8..4096x2", "1..100000000",
+                 "4/3/2/1", "4,3/2,1", "1,2,3,4", "4/4", "one", "each", "1" + "," * 1000, BIG, TOO_BIG)
+
+#: Per verb of ``itsa modular``: each option, the kind of its values, and a base command line (small, fast).
+MODULAR_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "margins": (("-K", "8,16"), {"--clients": "list", "--radix": "int", "--layers": "int", "--carry": "number",
+                                 "--reading": "choice", "--method": "choice", "--law": "list"}),
+    "digits": (("--max-points", "0", "--samples", "1000"), {"--chain": "choice", "--radix": "int", "--layers": "int", "--block-dimension": "int",
+                    "--max-points": "int", "--samples": "int", "--seed": "int"}),
+    "payload": (("-K", "16"), {"--clients": "int", "--radix": "int", "--layers": "int", "--stages": "list",
+                               "--carry": "number", "--reading": "choice", "--rule": "choice", "--margin": "int",
+                               "--method": "choice"}),
+    "converse": (("-K", "16"), {"--clients": "int", "--radix": "int", "--margin": "int", "--modulus": "int",
+                                "--success": "number", "--law": "list"}),
+    "rules": (("-K", "8,16"), {"--clients": "list", "--radix": "int", "--layers": "int", "--carry": "number",
+                               "--reading": "choice", "--noise-scale": "number", "--method": "choice"}),
+    "distortion": (("--samples", "200"), {"--finest": "int", "--radix": "int", "--layers": "int",
+                                          "--source": "choice", "--spread": "number", "--samples": "int",
+                                          "--seed": "int"}),
+    "privacy": (("-K", "100"), {"--clients": "int", "--radix": "int", "--layers": "int", "--authorized": "list",
+                                "--scaled-scale": "number", "--dimension": "int", "--delta": "number",
+                                "--conversion": "choice"}),
+}
+
+_HOSTILE = {"number": HOSTILE_NUMBERS, "int": HOSTILE_INTEGERS, "list": HOSTILE_LISTS,
+            "choice": ("", "x", "EXACT", "per layer", TOO_BIG)}
+
+
+def modular_values(kind: str) -> tuple[str, ...]:
+    """The hostile texts for an option of ``kind`` (``number``, ``int``, ``list`` or ``choice``)."""
+    return _HOSTILE[kind]
+
+
+def modular_command(verb: str, option: str, value: str, as_json: bool = False) -> list[str]:
+    """``modular VERB BASE... OPTION=VALUE [--json]``: the base line of the verb with one hostile option.
+
+    The option comes last, so it wins over the same option in the base line;
+    ``OPTION=VALUE`` keeps a value that starts with ``-`` a value.
+    """
+    base, options = MODULAR_VERBS[verb]
+    if option not in options:
+        raise KeyError(f"{verb} has no option {option}")
+    return ["modular", verb, *base, f"{option}={value}", *(["--json"] if as_json else [])]
+
+
+def modular_cases() -> list[list[str]]:
+    """Every hostile value on every option of every verb of ``itsa modular`` (a few thousand command lines)."""
+    return [modular_command(verb, option, value)
+            for verb, (_, options) in MODULAR_VERBS.items()
+            for option, kind in options.items() for value in modular_values(kind)]
