@@ -26,6 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -143,7 +144,7 @@ def optimal_order(c: float, delta: Fraction, conversion: Conversion, log_c: floa
         log_c = math.log(c)
     if not math.isfinite(log_c):
         return Fraction(10**6) if log_c < 0 else 1 + MIN_ORDER_GAP
-    x0 = 0.5 * (math.log(-log_delta) - log_c)
+    x0 = 0.5 * (math.log(max(-log_delta, sys.float_info.min)) - log_c)     # δ within 1e-16 of 1: ln δ rounds to 0
     low, high = max(LOG_ORDER_RANGE[0], x0 - 10), min(LOG_ORDER_RANGE[1], x0 + 10)
     if conversion is Conversion.MIRONOV or low >= high or abs(log_c) > 600:
         x = x0

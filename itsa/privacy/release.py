@@ -200,6 +200,8 @@ def _dec(x: Fraction, digits: int = 12) -> str:
 
 
 def _finite_matrix(array, where: str) -> np.ndarray:
+    if isinstance(array, np.ndarray) and array.dtype.kind not in "biuf":       # complex would lose its imaginary part
+        raise InvalidInput(f"{where}: updates must be real numbers, not {array.dtype} values")
     try:
         a = np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError):

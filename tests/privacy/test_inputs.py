@@ -90,3 +90,13 @@ def test_numbers_past_the_digit_limit_print():
 def test_a_given_per_round_epsilon_and_a_per_round_source_are_refused_together():
     line = refused("account", "--noise-multiplier", "1", "--epsilon-per-round", "2", "--per-round", "classical")
     assert "--epsilon-per-round '2' conflicts with --per-round 'classical'" in line
+
+
+@pytest.mark.parametrize("conversion", ["mironov", "cks"])
+def test_a_delta_within_float_rounding_of_one_is_accounted(conversion):
+    """ln δ rounds to 0 in floating point there; the order search still starts (and the bound is vacuous)."""
+    res = run("calibrate", "--epsilon", "4", "--delta", "0.99999999999999999", "--conversion", conversion, "--json")
+    assert res.exit_code in (0, 2), res.stderr
+    assert "Traceback" not in res.stderr and "math domain" not in res.stderr
+    res = run("account", "--noise-multiplier", "2", "--rounds", "10", "--delta", "0.99999999999999999", "--json")
+    assert res.exit_code == 0, res.stderr

@@ -306,3 +306,14 @@ def test_the_estimate_refuses_past_the_time_limit():
         release(np.zeros((1, 50_000)), noise_multiplier=1, engine="exact", time_limit=5)
     with pytest.raises(InvalidInput, match="time limit"):
         release(UPDATES, epsilon=1, time_limit=0.1)
+
+
+@pytest.mark.parametrize("values", [np.array([[1 + 2j, 3.0]]), np.array([["a", "b"]])])
+def test_a_npy_of_other_than_real_numbers_is_refused(values, tmp_path):
+    """A complex array would be released with its imaginary part silently dropped."""
+    from itsa.privacy.release import load_updates
+
+    path = tmp_path / "updates.npy"
+    np.save(path, values)
+    with pytest.raises(InvalidInput, match="must be real numbers"):
+        load_updates(path)
