@@ -1,4 +1,4 @@
-"""Fuzz every option of every ``itsa privacy`` verb (but ``release``): exit 0 or 2, and 2 is one line.
+"""Fuzz every option of every ``itsa privacy`` verb: exit 0 or 2, and 2 is one line.
 
 Each verb starts from a valid command line; hypothesis replaces some of its
 options (and adds others) with hostile texts (exponents past every limit,
@@ -113,3 +113,36 @@ test_fuzz_sensitivity = fuzz("sensitivity")
        as_json=st.booleans())
 def test_fuzz_weights(alpha, weights, as_json):
     check(["privacy", "weights", "--alpha", alpha, *weights, *(["--json"] if as_json else [])])
+
+
+#: ``release``'s options (the verb starts from a file of three clients, written per test).
+RELEASE = {
+    "--alpha": values("256", "1", "4"),
+    "--gamma": values("256", "1", "4"),
+    "--clip": values("1", "0.45", "1e-9"),
+    "--epsilon": values("1", "10", "1e-3"),
+    "--noise-multiplier": values("1", "50"),
+    "--delta": values("1e-5", "0.5"),
+    "--weights": st.sampled_from(["1,2,3", "1", "1,2", "0,0,0", "-1,2,3", "nan,1,1", "", "1/3,1,1"]),
+    "--seed": st.sampled_from(["", "s", "é", "-1"]),
+    "--engine": st.sampled_from(["exact", "table", "", "nan"]),
+    "--conversion": st.sampled_from(["cks", "mironov", "", "tight"]),
+    "--time-limit": values("0", "1", "1e-9"),
+}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_fuzz_release(data, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("release-fuzz")
+    updates = folder / "updates.csv"
+    updates.write_text("a,b\n0.3,0.4\n0.1,0.2\n0.5,-0.2\n")
+    chosen = data.draw(st.dictionaries(st.sampled_from(sorted(RELEASE)), st.none(), min_size=1, max_size=3))
+    args = ["privacy", "release", str(updates), "--quiet", "--record", str(folder / "record.json")]
+    if "--noise-multiplier" not in chosen:
+        args += ["--epsilon", "1"]
+    for name in chosen:
+        args += [name, data.draw(RELEASE[name])]
+    check(args + data.draw(st.lists(st.sampled_from(["--json", "--no-noise"]), unique=True)))
+    if not (folder / "record.json").exists():                 # refused: nothing half-written either
+        assert list(folder.iterdir()) == [updates]
