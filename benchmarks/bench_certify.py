@@ -48,7 +48,6 @@ from itsa.converse.lp import Origin
 from itsa.converse.solver import solve_float
 from itsa.testing.families import one_protected_user
 
-
 #: Past this K the ring family is not computed (its closure loop is quadratic in its size).
 RING_MAX_USERS = 12
 

@@ -25,9 +25,10 @@ import sys
 import time
 from collections import Counter
 
+from hypothesis_formula import hypothesis_bound
+
 from itsa import Instance
 from itsa.bounds.corrected import corrected_lower_bound, paper_lower_bound
-from hypothesis_formula import hypothesis_bound
 from itsa.search.scalar import search_min_rate
 
 
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
     c = Counter()
     gaps, beaten, hyp_bad, invalid = [], [], [], []
     t0 = time.time()
-    for i in range(args.n):
+    for _ in range(args.n):
         inst = random_instance(rng, args.max_users)
         paper = paper_lower_bound(inst)
         hyp = hypothesis_bound(inst)

@@ -87,7 +87,7 @@ def probe(name: str, max_size: int, rounds: int, per_round: int = 500) -> dict:
     rlp = _reduced(inst, "keys", True)
     sol = solve_float(rlp)
     first, cuts, done, converged = sol.value, 0, 0, False
-    for done in range(1, rounds + 1):
+    for done in range(1, rounds + 1):  # noqa: B007 (the rounds done, read after the loop)
         found = violated(rlp, sol.x, inst.K, max_size)
         if not found:
             converged = True              # the optimum found satisfies every such inequality

@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from probe_converse import random_instance
+
 import itsa
 from itsa._util.bitset import members
-from probe_converse import random_instance
 
 
 def main() -> None:

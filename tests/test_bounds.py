@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import itsa
-from itsa.testing.oracles import ReferenceChain, reference_g
 from itsa.bounds.corrected import _Chain, corrected_lower_bound, paper_lower_bound, structure
 from itsa.model.quantities import configurations
 from itsa.search.scalar import search_min_rate
 from itsa.testing import instances
+from itsa.testing.oracles import ReferenceChain, reference_g
 
 ROOT = Path(__file__).resolve().parents[1]
 AUDIT = ROOT / "instances" / "audit"
@@ -113,8 +113,8 @@ def test_fractional_optimum_needs_L2():
 
 
 def test_condition3_construction_fails_under_intersection_rule():
-    from itsa.schemes.constructions import build_scheme
     from itsa.exceptions import VerificationError
+    from itsa.schemes.constructions import build_scheme
 
     inst = itsa.load_instance(AUDIT / "condition3-intersection-fails.yaml")
     assert itsa.analyze(inst, q_rule="union").regime == "theorem-2"

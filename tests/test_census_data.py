@@ -3,7 +3,7 @@
 import re
 from fractions import Fraction
 
-from itsa.census import census_summary, census_tables, read_rows, read_results
+from itsa.census import census_summary, census_tables, read_results, read_rows
 
 from .conftest import ROOT
 

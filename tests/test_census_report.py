@@ -5,9 +5,9 @@ import csv
 
 import pytest
 
+from itsa.bounds.corrected import EVERY_SCHEME
 from itsa.census import census_report, census_summary, census_tables, load_spec, run_census, scope_of
 from itsa.census.figures import SERIES_COLOURS, census_figures
-from itsa.bounds.corrected import EVERY_SCHEME
 
 from .conftest import ROOT
 

@@ -12,8 +12,7 @@ import pytest
 import yaml
 
 import itsa
-from itsa.census import (InvalidSpec, load_spec, parse_spec, read_results, read_rows, run_census,
-                         run_one)
+from itsa.census import InvalidSpec, load_spec, parse_spec, read_results, read_rows, run_census, run_one
 from itsa.census.store import JOURNAL
 from itsa.census.work import hard_limit
 

@@ -8,9 +8,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 
-from itsa.converse import _reduced, check_certificate, converse
+from itsa.converse import _reduced, check_certificate, converse, orbit
 from itsa.converse import certificate as C
-from itsa.converse import orbit
 from itsa.converse.lazy import ElementalRows, lazy_lp
 from itsa.converse.lp import Origin
 from itsa.converse.solver import solve_float

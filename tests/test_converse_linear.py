@@ -6,19 +6,20 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from itsa.converse import converse
 from itsa.converse.certificate import Certificate, certify, check_certificate
 from itsa.converse.linear import LINEAR, ingleton_cuts, ingleton_rows, linear_converse
 from itsa.converse.lp import Row, reduce_problem
-from itsa.converse.solver import solve_float
 from itsa.converse.problem import KEYS, Constraint, EntropyProblem, ingleton_form
+from itsa.converse.solver import solve_float
 from itsa.exceptions import VerificationError
 from itsa.schemes.scheme import Scheme
+from itsa.schemes.verifier import verify
 from itsa.search.scalar import search_min_rate
 from itsa.testing import instances
-from itsa.schemes.verifier import verify
 
 
 def _ingleton_problem() -> EntropyProblem:
@@ -102,8 +103,8 @@ def test_no_verified_linear_scheme_below_the_linear_bound(inst, seed):
 
 def test_linear_is_a_registered_lp_with_its_own_scope(tmp_path):
     from itsa import examples
-    from itsa.converse.registry import SOLVE_CLASSES
     from itsa.converse.proof import write_proof
+    from itsa.converse.registry import SOLVE_CLASSES
 
     inst = examples.load("audit/fractional-optimum")
     b = converse(inst, "linear")

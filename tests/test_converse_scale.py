@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from itsa import Instance, InvalidInstance, VerificationError, examples, solve
-from itsa.converse import Certificate, check_certificate, converse
-from itsa.converse.orbit import orbit_lp, twin_cells
 from itsa._util.progress import Event
+from itsa.converse import Certificate, check_certificate, converse
+from itsa.converse.orbit import twin_cells
 from itsa.testing import instances
 
 

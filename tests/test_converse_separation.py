@@ -8,10 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from itsa import Instance
-from itsa.converse import check_certificate, converse
 from itsa.converse import certificate as C
+from itsa.converse import check_certificate, converse
 from itsa.converse.lazy import ElementalRows, lazy_lp, upper_fill
-from itsa.converse.lp import Origin
 from itsa.converse.solver import solve_float
 from itsa.testing.families import one_protected_user
 

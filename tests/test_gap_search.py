@@ -6,15 +6,16 @@ from fractions import Fraction
 
 import pytest
 import yaml
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from itsa import examples, parse_instance
-from itsa.search.repair import atom_shapes, atoms, moves, neighbours, repair
 from itsa.converse import converse
-from itsa.search.gap import GapSearch, RateTried, gap_rates, search_gap
 from itsa.optimum import solve
-from itsa.search.vector import key_entropies, search_vector_scheme
 from itsa.schemes.verifier import verify
+from itsa.search.gap import GapSearch, RateTried, gap_rates, search_gap
+from itsa.search.repair import atom_shapes, atoms, moves, neighbours, repair
+from itsa.search.vector import key_entropies, search_vector_scheme
 
 # K = 8, Theorem-2 regime (probe_solve.py, ensemble theorem2, seed 11, #6): the keys
 # converse proves 7/5; the scalar and L = 2..4 searches stop at 3/2.
@@ -127,7 +128,7 @@ def test_atom_shapes_rebuild_shared_keys():
     for L, d, sizes, rank in ((1, 3, (1, 2), 1), (3, 9, (3, 6), 3), (2, 3, (1, 2), 2)):
         shapes = atom_shapes(h, 3, L, d)
         assert [n for n, _, _ in shapes] == ["atoms/low", "atoms/high"]
-        for name, blocks, ranks in shapes:
+        for _name, blocks, ranks in shapes:
             assert sorted((u | (1 << a), s) for s, u, a in blocks) == [(3, sizes[1]), (6, sizes[0])]
             assert dict(ranks) == {0: rank, 1: rank, 2: rank}
 

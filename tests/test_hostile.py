@@ -17,8 +17,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from itsa.testing.hostile import commands, write_corpus
 from itsa._util.safe_yaml import load_yaml
+from itsa.testing.hostile import commands, write_corpus
 from itsa_cli._common import LIMIT_PREFIX
 
 from .conftest import INSTANCES, ROOT

@@ -4,8 +4,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import itsa
-from itsa.testing.oracles import plain_quantities
 from itsa.testing import instances, relabellings
+from itsa.testing.oracles import plain_quantities
 
 
 def as_pairs(inst, masks):

@@ -6,14 +6,15 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import itsa
 from itsa.exceptions import ItsaError
 from itsa.schemes.scheme import Scheme
+from itsa.schemes.verifier import verify
 from itsa.search.scalar import MAX_SOURCE_DIM, fast_secure, search_min_rate
 from itsa.testing import instances
-from itsa.schemes.verifier import verify
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,

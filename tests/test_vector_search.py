@@ -6,18 +6,18 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import itsa
-from itsa.exceptions import InvalidInput
 from itsa.bounds.published import known_optimum
+from itsa.exceptions import InvalidInput
 from itsa.schemes.scheme import Scheme
-from itsa.search.scalar import search_min_rate
-from itsa.testing import instances
-from itsa.search.blocks import hint_shapes
-from itsa.search.vector import (GroupCriterion, default_vector_field, key_entropies,
-                                search_vector_scheme)
 from itsa.schemes.verifier import verify
+from itsa.search.blocks import hint_shapes
+from itsa.search.scalar import search_min_rate
+from itsa.search.vector import GroupCriterion, default_vector_field, key_entropies, search_vector_scheme
+from itsa.testing import instances
 
 from .conftest import INSTANCES
 

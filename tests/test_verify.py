@@ -16,8 +16,8 @@ from itsa.exceptions import InvalidOption, InvalidScheme, ItsaError
 from itsa.model.io import load_instance
 from itsa.schemes.linalg import rank, rank_flat
 from itsa.schemes.scheme import Scheme, load_scheme, scheme_from_dict, scheme_to_dict
-from itsa.testing import instances
 from itsa.schemes.verifier import Leak, Verdict, verify
+from itsa.testing import instances
 
 V = sys.modules["itsa.schemes.engines"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,7 +192,7 @@ def test_unknown_engine(ex1):
 def test_progress_is_reported(ex1):
     for engine in ("rank", "enumerate"):
         calls = []
-        verify(ex1, scheme1(ex1, 3), engine=engine, progress=lambda e: calls.append((e.done, e.total)))
+        verify(ex1, scheme1(ex1, 3), engine=engine, progress=lambda e, calls=calls: calls.append((e.done, e.total)))
         assert calls and calls[-1][0] == calls[-1][1]
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
