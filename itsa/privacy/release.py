@@ -340,8 +340,9 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     encoded = encode(clipped, gamma)
     Y = _weighted_sum(hw.integers, encoded)
     denominator = gamma * alpha
-    data = np.array([float(fraction("weight", w)) for w in weights])
-    exact = tuple(float(x) for x in (data[:, None] * clipped).sum(axis=0) / data.sum())
+    data = [fraction("weight", w) for w in weights]
+    shares = np.array([float(w / sum(data)) for w in data])         # each in [0, 1], whatever the weights' size
+    exact = tuple(float(x) for x in (shares[:, None] * clipped).sum(axis=0))
     delta_star = sensitivity(max_weight=hw.max_weight, clip=S, dimension=u.shape[1], gamma=gamma)
     base = dict(weights=hw, gamma=gamma, clip=S, encoded_sum=tuple(Y), denominator=denominator, inputs=inputs,
                 noiseless=tuple(Fraction(y, denominator) for y in Y), exact_average=exact, sensitivity=delta_star)

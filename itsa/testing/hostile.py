@@ -147,23 +147,13 @@ def commands(case: Case, instance: str | Path, out: str | Path) -> list[list[str
             ["draw", p, "-o", str(out / "x.png")], ["audit", p, "-o", str(out / "audit")]]
 
 
-# privacy
-
-#: Number texts every numeric option of ``itsa privacy`` must read or refuse in one line: exponents past
-#: Python's digit limit and past itsa's, nan and inf, negatives, blanks, a division by zero, a list.
-PRIVACY_NUMBERS = ("1e400", "1e-400", "1e-4301", "1e-5000", "1e5000", "1e-100000", "1e-100001", "1e999999999",
-                   "nan", "inf", "-inf", "-1", "-1e-5", "0", "-0", "", " ", "1/0", "abc", "1,2", TOO_BIG)
-
-
-def privacy_numbers() -> tuple[str, ...]:
-    """:data:`PRIVACY_NUMBERS`: hostile texts for the numeric options of ``itsa privacy``."""
-    return PRIVACY_NUMBERS
-# modular
+# privacy and modular: the option values of the two parts' verbs
 
 #: Hostile texts for a number option: decimal exponents past Python's 4,300-digit limit, nan, inf, signs, empties.
 HOSTILE_NUMBERS = ("1e-100000", "1e-5000", "1e-4301", "1e4301", "1e5000", "1e999999999", "1e-999999999",
                    "nan", "inf", "-inf", "-1", "0", "1", "", " ", "1/0", "0/0", "1/3", "-1/3", "2", "1e", "e5",
-                   "0x10", "1_000", "1,2", BIG, "-" + BIG, "1/" + BIG, "0." + BIG, TOO_BIG, "1e-5000/3")
+                   "0x10", "1_000", "1,2", BIG, "-" + BIG, "1/" + BIG, "0." + BIG, TOO_BIG, "1e-5000/3",
+                   "1e400", "1e-400", "1e-100001", "-1e-5", "-0", "abc")
 #: Hostile texts for a whole-number option.
 HOSTILE_INTEGERS = ("-1", "0", "1", "2", "1e3", "1.5", "nan", "inf", "", " ", "-" + BIG, BIG, TOO_BIG, "10000000000")
 #: Hostile texts for a list option (K values, stages, layers, a digit law).
@@ -218,3 +208,8 @@ def modular_cases() -> list[list[str]]:
     return [modular_command(verb, option, value)
             for verb, (_, options) in MODULAR_VERBS.items()
             for option, kind in options.items() for value in modular_values(kind)]
+
+
+def privacy_numbers() -> tuple[str, ...]:
+    """:data:`HOSTILE_NUMBERS`: the hostile texts for the numeric options of ``itsa privacy``, as for modular."""
+    return HOSTILE_NUMBERS
