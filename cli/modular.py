@@ -63,7 +63,7 @@ def margins(clients, radix, layers, carry, reading, method, law, time_limit, as_
 
     with itsa_errors():
         ks = parse_clients(clients)
-        digit_law = DigitLaw.parse(law) if law else None
+        digit_law = None if law is None else DigitLaw.parse(law)
         with progress_callback("margins", quiet=as_json) as progress:
             result = staircase(ks, radix, layers, carry, reading, digit_law, method, progress=progress,
                                time_limit=_limit(time_limit))
@@ -168,7 +168,7 @@ def converse(clients, radix, margin, modulus, success, law, time_limit, as_json)
     with itsa_errors():
         check_radix(radix)
         exclusive(margin=margin, modulus=modulus)
-        digit_law = DigitLaw.parse(law) if law else None
+        digit_law = None if law is None else DigitLaw.parse(law)
         if margin is not None:
             modulus = radix ** (1 + whole_number("margin", margin, minimum=0, maximum=200))
         need = converse_margin(clients, radix, success, digit_law, time_limit=_limit(time_limit))

@@ -127,6 +127,8 @@ def seed_bytes(seed: str) -> bytes:
     """The 32-byte seed: ``SHA-256`` of the seed text."""
     if not isinstance(seed, str):
         raise InvalidOption(f"seed: must be a text, not {type(seed).__name__}")
+    if not seed:
+        raise InvalidOption("seed: must be a non-empty text (an empty seed is a guessable one)")
     return hashlib.sha256(seed.encode("utf-8")).digest()
 
 

@@ -163,3 +163,9 @@ def test_margins_json_of_an_exact_carry_past_the_digit_limit_is_its_bounds():
     assert row["exact"] and row["carry_probability"].endswith("(too long to write exactly)")
     low, high = (Fraction(x) for x in row["carry_probability"][4:].split("]")[0].split(", "))
     assert low <= Fraction(row["carry_probability_upper"]) and high <= Fraction(1, 1000)
+
+
+@pytest.mark.parametrize("verb", [["margins", "-K", "10"], ["converse", "-K", "10"]])
+def test_an_empty_law_is_refused_not_read_as_the_default(verb):
+    res = run(*verb, "--law", "")
+    assert res.exit_code == 2 and res.stdout == "" and "digit law" in res.stderr

@@ -100,3 +100,7 @@ def test_a_delta_within_float_rounding_of_one_is_accounted(conversion):
     assert "Traceback" not in res.stderr and "math domain" not in res.stderr
     res = run("account", "--noise-multiplier", "2", "--rounds", "10", "--delta", "0.99999999999999999", "--json")
     assert res.exit_code == 0, res.stderr
+
+
+def test_an_empty_noise_seed_is_refused():
+    assert "non-empty" in refused("noise", "--sigma", "3", "--count", "3", "--seed", "")
