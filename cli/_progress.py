@@ -35,12 +35,13 @@ def describe(event) -> str:
 
 
 @contextlib.contextmanager
-def progress_display(as_json: bool = False):
-    """Yield a callback for ``progress=`` that draws a live line on stderr, or ``None`` when silent."""
+def progress_display(as_json: bool = False, quiet: bool = False):
+    """Yield a callback for ``progress=`` that draws a live line on stderr, or ``None`` when silent
+    (``quiet``, or :func:`wanted` says no)."""
     from rich.console import Console
 
     err = Console(stderr=True)
-    if not wanted(as_json, sys.stdout.isatty(), err.is_terminal):
+    if quiet or not wanted(as_json, sys.stdout.isatty(), err.is_terminal):
         yield None
         return
     status = err.status("starting", spinner="dots")

@@ -2,7 +2,9 @@
 
 import click
 
-from ._common import console, echo_json, itsa_errors, progress_callback
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+from ._common import SECONDS, console, echo_json, itsa_errors, progress_callback
 from ._progress import time_limit_of
 
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
@@ -14,22 +16,14 @@ _READING = click.option("--reading", type=click.Choice(["per-layer", "all-layers
                         show_default=True, help="The target per layer, for all L independent layers, or L·p <= target.")
 
 
-def _seconds(ctx, param, value):
-    if value is not None and value != value:     # nan passes click's FloatRange
-        raise click.BadParameter("must be a number of seconds >= 0, not nan", ctx, param)
-    return value
-
-
-_TIME_LIMIT = click.option("--time-limit", type=click.FloatRange(min=0), default=None, callback=_seconds,
-                           help="Seconds for the whole run (default 300; 0 = no limit); past it the run stops "
-                                "with one line, exit 1.")
+_TIME_LIMIT = click.option("--time-limit", type=SECONDS, default=None,
+                           help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); past it "
+                                "the run stops with one line, exit 1.")
 _METHOD = click.option("--method", type=click.Choice(["auto", "exact", "certified"]), default="auto",
                        show_default=True, help="Exact integers, or certified fixed-point bounds (deployment scale).")
 
 
 def _limit(time_limit):
-    from itsa._util.deadline import DEFAULT_TIME_LIMIT
-
     return time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
 
 
@@ -75,13 +69,14 @@ def margins(clients, radix, layers, carry, reading, method, law, time_limit, as_
         return
     from rich.table import Table
 
-    from itsa.modular.numbers import exact_text
+    from itsa.modular import Reading
+    from itsa.modular.numbers import fraction_text
 
     first = result.rows[0]
     q = first.quantity
-    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {exact_text(first.target)} "
+    table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {fraction_text(first.target)} "
                         f"({first.reading}; p = carry per layer)")
-    per_layer = q == "p"
+    per_layer = first.reading is Reading.PER_LAYER
     for col in ("K", "margin m", "modulus", "p at m", *(() if per_layer else (f"{q} at m",)), f"{q} at m − 1"):
         table.add_column(col)
     for r in result.rows:

@@ -106,7 +106,7 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 
     from ._progress import progress_display
 
-    with itsa_errors(), progress_display(as_json or quiet) as progress:
+    with itsa_errors(), progress_display(as_json, quiet=quiet) as progress:
         result = run(epsilon, delta, rounds=rounds, conversion=conversion, progress=progress)
     if as_json:
         echo_json(result.to_dict())
@@ -135,14 +135,12 @@ def noise(sigma, count, seed, engine, expected, show, time_limit, quiet, as_json
     engine a few hundred thousand); a progress bar is drawn on stderr when it is a terminal."""
     import sys
 
-    from itsa._util.checks import seconds
     from itsa.privacy.sampler import draw, verify
 
     from ._common import progress_callback
     from ._progress import time_limit_of
 
-    with itsa_errors():
-        limit = time_limit_of(seconds("--time-limit", time_limit), DEFAULT_TIME_LIMIT)
+    limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
     with itsa_errors(), progress_callback("noise: exact draws", quiet or (as_json and not sys.stdout.isatty())) as bar:
         result = (verify(expected, sigma, count, seed, engine, time_limit=limit, progress=bar) if expected else
                   draw(sigma, count, seed, engine, time_limit=limit, progress=bar))

@@ -178,3 +178,10 @@ def test_fingerprints_separate_the_shipped_problems():
     shipped = [itsa.load_instance(itsa.examples.resolve(n)) for n in itsa.examples.names()]
     problems = {(i.servers, i.security_sets, i.collusion_sets) for i in shipped}
     assert len({i.fingerprint for i in shipped}) == len(problems) < len(shipped)
+
+
+def test_a_fingerprint_ignores_the_order_of_the_sets_but_not_the_sets():
+    a = itsa.Instance.from_users([2, 2], [[(1, 1)], [(2, 1)]], [[], [(1, 2)]])
+    b = itsa.Instance.from_users([2, 2], [[(2, 1)], [(1, 1)]], [[(1, 2)], []], name="renamed")
+    c = itsa.Instance.from_users([2, 2], [[(1, 1)], [(2, 2)]], [[], [(1, 2)]])
+    assert a.fingerprint == b.fingerprint != c.fingerprint

@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
-__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "seconds"]
+__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -104,24 +104,6 @@ def positive_number(name: str, value, error: type[InvalidInput] = InvalidOption)
     if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)) or not value > 0:
         raise error(f"{name}: must be a number > 0, not {excerpt(value)}")
     return value
-
-
-def seconds(name: str, value, error: type[InvalidInput] = InvalidOption) -> float | None:
-    """A time limit: ``None`` (not given) or a float ``>= 0`` (``inf``: no limit); ``nan`` and negatives refused.
-
-    >>> seconds("--time-limit", 5), seconds("--time-limit", None)
-    (5.0, None)
-    >>> seconds("--time-limit", float("nan"))
-    Traceback (most recent call last):
-    ...
-    itsa.exceptions.InvalidOption: --time-limit: must be a number of seconds >= 0, not nan
-    """
-    if value is None:
-        return None
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, Fraction)) and value >= 0
-    if not ok:
-        raise error(f"{name}: must be a number of seconds >= 0, not {excerpt(value)}")
-    return float(value)
 
 
 #: Largest decimal exponent ``fraction`` reads (``1e-100000`` is fine; ``1e-999999999`` would take minutes).

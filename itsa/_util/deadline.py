@@ -24,7 +24,7 @@ import time
 
 __all__ = ["Deadline", "DEFAULT_TIME_LIMIT"]
 
-#: Seconds ``itsa converse`` and ``itsa solve`` take by default (0 on the command line: no limit).
+#: Seconds a command that can run long takes by default (0 on the command line: no limit).
 DEFAULT_TIME_LIMIT = 300.0
 
 
@@ -32,6 +32,10 @@ class Deadline:
     """A clock started at creation with an optional limit in seconds, and the time of each stage."""
 
     def __init__(self, time_limit: float | None):
+        if time_limit is not None and time_limit != time_limit:
+            from itsa.exceptions import InvalidOption
+
+            raise InvalidOption("time limit: must be a number of seconds >= 0, not nan")
         if time_limit is not None and time_limit < 0:
             time_limit = 0.0
         self.time_limit = time_limit
@@ -82,13 +86,13 @@ class Deadline:
         >>> Deadline(0).check("K = 8")
         Traceback (most recent call last):
         ...
-        itsa.exceptions.TimeLimitReached: time limit of 0 s reached at K = 8 (raise --time-limit, or 0 for none)
+        itsa.exceptions.TimeLimitReached: time limit of 0 s reached at K = 8 (raise the time limit, or 0 for none)
         """
         if self.expired():
             from itsa.exceptions import TimeLimitReached
 
             raise TimeLimitReached(f"time limit of {self.time_limit:g} s reached at {where} "
-                                   "(raise --time-limit, or 0 for none)")
+                                   "(raise the time limit, or 0 for none)")
 
     def lap(self, stage: str) -> None:
         """Add the time since the last lap to ``timings[stage]``."""

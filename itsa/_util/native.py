@@ -38,15 +38,15 @@ def _flush_c_streams() -> None:
 def quiet_native_stdout() -> Iterator[None]:
     """Send whatever native code writes to descriptor 1 inside the block to the null device.
 
-    Python-level output inside the block is flushed first and is not affected
-    afterwards; where descriptor 1 cannot be duplicated (closed, or no file
-    descriptors at all, as under some notebook kernels), the block runs as is.
+    Python's own buffer is flushed on the way in and out, so Python-level
+    output inside the block is dropped too, buffered or not. Where descriptor 1
+    cannot be duplicated (closed, or none at all, as under some notebook
+    kernels), the block runs as is. The redirection is process-wide, so other
+    threads' writes to descriptor 1 during the block are dropped as well; the
+    guard is not re-entrant (keep blocks to one native call).
     """
     with _LOCK:
-        try:
-            sys.stdout.flush()
-        except (AttributeError, ValueError, OSError):
-            pass
+        _flush_python_stdout()
         _flush_c_streams()
         saved = _duplicate_stdout()
         if saved is None:
@@ -57,10 +57,18 @@ def quiet_native_stdout() -> Iterator[None]:
             os.dup2(null, 1)
             yield
         finally:
+            _flush_python_stdout()
             _flush_c_streams()
             os.dup2(saved, 1)
             os.close(saved)
             os.close(null)
+
+
+def _flush_python_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except (AttributeError, ValueError, OSError):   # replaced, closed or detached
+        pass
 
 
 def _duplicate_stdout() -> int | None:

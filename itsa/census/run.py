@@ -155,8 +155,7 @@ def local_cluster(n: int, processes: bool = True):
     with tempfile.TemporaryDirectory(prefix="itsa-census-") as scratch:
         with dask.config.set({**WORKER_CONFIG, "temporary-directory": scratch}), _no_sigint():
             cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                                   dashboard_address=":0", silence_logs=logging.CRITICAL,
-                                   local_directory=scratch)
+                                   dashboard_address=":0", silence_logs=logging.CRITICAL)
             c = Client(cluster)
         try:
             yield c

@@ -80,18 +80,20 @@ class Instance(Displayable):
 
     @property
     def fingerprint(self) -> str:
-        """A short digest of the topology and both set families (the name and warnings aside).
+        """A short digest of the topology and both set families, up to the order the sets are listed in.
 
-        Two instances have the same fingerprint exactly when they are the same
-        problem; a scheme file records it, so it is not checked against another
-        instance by mistake.
+        Two instances have the same fingerprint exactly when they have the same
+        servers (in order: user ``(u, v)`` names a server) and the same sets in
+        each family (the name, the warnings and the order of the sets aside);
+        a scheme file records it, so it is not checked against another instance
+        by mistake.
 
         >>> Instance.from_users([2, 1, 1], [[(1, 1)]], [[]]).fingerprint
         'b61ffbfd556c2584'
         """
         import hashlib
 
-        text = f"{self.servers}|{self.security_sets}|{self.collusion_sets}"
+        text = f"{self.servers}|{tuple(sorted(set(self.security_sets)))}|{tuple(sorted(set(self.collusion_sets)))}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     # -- sizes -------------------------------------------------------------

@@ -30,7 +30,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.numbers import Certified, certified, exact_text, round_down, round_up, working_precision
+from itsa.modular.numbers import Certified, certified, fraction_text, round_down, round_up, working_precision
 from itsa.modular.sums import MAX_EXACT_BYTES, ExactSum, Method, exact_bytes, sum_law
 
 __all__ = ["DecoderSuccess", "decoder_success", "ConverseMargin", "converse_margin", "paper_bound"]
@@ -83,10 +83,10 @@ class DecoderSuccess(Displayable):
                 ("σ √K sup p_K", f"{self.local_limit_constant.text(4)} (certified)")]
 
     def to_json(self) -> dict:
-        return {"clients": self.clients, "modulus": self.modulus, "optimal_success": exact_text(self.optimal),
-                "optimal_success_lower": round_down(self.optimal, 6), "centered_success": exact_text(self.centered),
-                "centered_optimal": self.centered_optimal, "sup_bound": exact_text(self.bound),
-                "sup_bound_raw": exact_text(self.raw_bound), "sup_bound_capped": self.capped,
+        return {"clients": self.clients, "modulus": self.modulus, "optimal_success": fraction_text(self.optimal),
+                "optimal_success_lower": round_down(self.optimal, 6), "centered_success": fraction_text(self.centered),
+                "centered_optimal": self.centered_optimal, "sup_bound": fraction_text(self.bound),
+                "sup_bound_raw": fraction_text(self.raw_bound), "sup_bound_capped": self.capped,
                 "local_limit_constant": self.local_limit_constant.to_json()}
 
 
@@ -170,7 +170,7 @@ class ConverseMargin(Displayable):
     below: DecoderSuccess | None
 
     def _headline(self) -> str:
-        return f"K = {self.clients}: no residue decoder reaches {exact_text(self.success)} below margin {self.margin}"
+        return f"K = {self.clients}: no residue decoder reaches {fraction_text(self.success)} below margin {self.margin}"
 
     @property
     def eq26_bound(self) -> Certified:
@@ -199,7 +199,7 @@ class ConverseMargin(Displayable):
         return rows
 
     def to_json(self) -> dict:
-        return {"clients": self.clients, "radix": self.radix, "success": exact_text(self.success), "margin": self.margin,
+        return {"clients": self.clients, "radix": self.radix, "success": fraction_text(self.success), "margin": self.margin,
                 "at_margin": self.at_margin.to_json(),
                 "below": None if self.below is None else self.below.to_json(),
                 "eq26_lower_bound": self.eq26_bound.to_json()}

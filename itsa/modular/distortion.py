@@ -36,7 +36,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular.laws import check_radix
-from itsa.modular.numbers import Certified, certified, exact_text, working_precision
+from itsa.modular.numbers import Certified, certified, fraction_text, working_precision
 
 __all__ = ["Source", "uniform_residue_T", "theorem4_bounds", "MonteCarlo", "monte_carlo", "MAX_SAMPLES", "CHUNK"]
 
@@ -115,7 +115,7 @@ class MonteCarlo(Displayable):
                 ("source", f"{self.source}, spread {self.spread:g}{clip}"),
                 ("error E‖E‖²", f"{self.error:.5g} ± {self.error_se:.2g} (Monte Carlo, standard error)"),
                 ("T measured", f"{self.T:.5g} ± {self.T_se:.2g} (Monte Carlo)"),
-                ("T closed form (eq. 39)", f"{exact_text(self.closed_form_T)} (exact, uniform residues)"),
+                ("T closed form (eq. 39)", f"{fraction_text(self.closed_form_T)} (exact, uniform residues)"),
                 ("eq. 43 with measured T", f"{lo.text(4)} .. {hi.text(4)}"),
                 ("inside eq. 43 (± 3 s.e.)", "yes" if self.inside_bounds else "no")]
 
@@ -124,7 +124,7 @@ class MonteCarlo(Displayable):
         return {"finest_layer": self.finest, "source": str(self.source), "spread": self.spread,
                 "clipped_fraction": self.clipped,
                 "samples": self.samples, "seed": self.seed, "error": self.error, "error_standard_error": self.error_se,
-                "T": self.T, "T_standard_error": self.T_se, "closed_form_T": exact_text(self.closed_form_T),
+                "T": self.T, "T_standard_error": self.T_se, "closed_form_T": fraction_text(self.closed_form_T),
                 "bounds_measured_T": [lo.to_json(), hi.to_json()], "inside_bounds": self.inside_bounds,
                 "method": "seeded Monte Carlo (numpy default_rng)"}
 

@@ -35,6 +35,7 @@ from fractions import Fraction
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
+from itsa.privacy.certified import fraction_text
 
 __all__ = ["DigitLaw", "check_radix", "MAX_LAW_VALUES"]
 
@@ -79,7 +80,7 @@ class DigitLaw(Displayable):
             raise InvalidOption(f"digit law: weights must be >= 0, not {excerpt(self.weights)}")
         total = sum(self.weights, Fraction(0))
         if total != 1:
-            raise InvalidOption(f"digit law: the weights must sum to 1, not {_text(total)}")
+            raise InvalidOption(f"digit law: the weights must sum to 1, not {fraction_text(total)}")
 
     @classmethod
     def uniform(cls, radix: int, width: int = 1) -> DigitLaw:
@@ -145,15 +146,10 @@ class DigitLaw(Displayable):
         return tuple(int(w * d) for w in self.weights), d
 
     def _headline(self) -> str:
-        return f"{self.name} on {self.low}..{self.high}, mean {_text(self.mean)}, variance {_text(self.variance)} (exact)"
+        return f"{self.name} on {self.low}..{self.high}, mean {fraction_text(self.mean)}, variance {fraction_text(self.variance)} (exact)"
 
     def _rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(str(w) for w in self.weights[:9]) + (" …" if len(self.weights) > 9 else "")
         return [("values", f"{self.low}..{self.high}"), ("weights", shown),
-                ("mean", _text(self.mean)), ("variance", _text(self.variance))]
+                ("mean", fraction_text(self.mean)), ("variance", fraction_text(self.variance))]
 
-
-def _text(x) -> str:
-    from itsa.modular.numbers import exact_text
-
-    return exact_text(x)

@@ -37,7 +37,7 @@ from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.numbers import Certified, certified, exact_text, round_up, working_precision
+from itsa.modular.numbers import Certified, certified, fraction_text, round_up, working_precision
 from itsa.modular.sums import (
     DEFAULT_PRECISION,
     MAX_CLIENTS,
@@ -136,7 +136,7 @@ class Margin(Displayable):
         return f"K = {self.clients}: margin {self.margin} (modulus {self.radix}^{self.width + self.margin})"
 
     def _rows(self) -> list[tuple[str, str]]:
-        rows = [("target", f"{self.quantity} <= {exact_text(self.target)} ({self.reading})"),
+        rows = [("target", f"{self.quantity} <= {fraction_text(self.target)} ({self.reading})"),
                 ("carry per layer p", self.carry.text())]
         if self.reading is not Reading.PER_LAYER:
             rows.append((self.quantity, self.constrained.text()))
@@ -197,7 +197,7 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, target=Fracti
         found = _search(clients, radix, layers, target, reading, law, width, how, bits, clock, tick)
         if found is not None:
             return found
-    raise VerificationError(f"K = {clients}: the certified bounds could not decide the margin against {exact_text(target)}")
+    raise VerificationError(f"K = {clients}: the certified bounds could not decide the margin against {fraction_text(target)}")
 
 
 def check_margin_size(clients: int, target: Fraction, law: DigitLaw, method: Method | str = Method.AUTO,
@@ -219,7 +219,7 @@ def precisions(target: Fraction, precision: int = DEFAULT_PRECISION) -> list[int
     """
     need = math.ceil(math.log2(target.denominator) - math.log2(target.numerator)) + 48
     if need > MAX_PRECISION:
-        raise InvalidOption(f"carry target: {exact_text(target)} is below 2^-{MAX_PRECISION - 48}, the smallest the "
+        raise InvalidOption(f"carry target: {fraction_text(target)} is below 2^-{MAX_PRECISION - 48}, the smallest the "
                             f"certified engine resolves ({MAX_PRECISION} bits); use --method exact or a larger target")
     start = max(precision, need)
     return sorted({start, min(4 * start, MAX_PRECISION)})
@@ -275,7 +275,7 @@ class Staircase(Displayable):
 
     def to_json(self) -> dict:
         first = self.rows[0]
-        return {"radix": first.radix, "layers": first.layers, "target": exact_text(first.target),
+        return {"radix": first.radix, "layers": first.layers, "target": fraction_text(first.target),
                 "reading": str(first.reading), "rows": [r.to_json() for r in self.rows],
                 "slope": None if self.slope is None else self.slope.to_json(),
                 "offset_above_half_log": None if self.offset is None else self.offset.to_json(),
@@ -354,7 +354,7 @@ def parse_clients(text: str) -> list[int]:
     itsa.exceptions.InvalidOption: clients: 'x' is not a whole number >= 1 (write 8,16,32 or 8..4096x2)
     """
     text = str(text).strip()
-    if re.search(r"\d{19}", text.replace("_", "")):      # beyond any K (and, past 4,300 digits, unreadable)
+    if re.search(r"(?<!\d)0*[1-9]\d{18}", text.replace("_", "")):   # 19 significant digits: beyond any K
         raise InvalidOption(f"clients: {excerpt(text)} holds a number above {MAX_CLIENTS}, the largest K")
     match = _RANGE.match(text)
     if match:

@@ -25,7 +25,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["round_up", "round_down", "exact_text", "Certified", "certified", "log2_multiple", "working_precision"]
+from itsa.privacy.certified import fraction_text
+
+__all__ = ["round_up", "round_down", "fraction_text", "Certified", "certified", "log2_multiple", "working_precision"]
 
 #: Bits of the ball arithmetic used for certified reals.
 PRECISION = 192
@@ -70,28 +72,6 @@ def round_up(x, digits: int = 4) -> str:
 def round_down(x, digits: int = 4) -> str:
     """``x`` rounded down to ``digits`` significant digits (a safe lower bound)."""
     return _round(Fraction(x), digits, up=False)
-
-
-def exact_text(x) -> str:
-    """``x`` written exactly (``n/d``) while it is short; beyond, safely: never more than a few thousand digits.
-
-    The limit is :mod:`itsa.privacy`'s (``MAX_TEXT_BITS`` bits for the numerator
-    and for the denominator, under Python's 4,300-digit limit): a longer number
-    is written as a terminating decimal when it is one (``1e-5000``), else as
-    its bounds rounded outward, said so.
-
-    >>> exact_text(Fraction(1, 1000)), exact_text(Fraction(1, 10**5000))
-    ('1/1000', '1e-5000')
-    >>> exact_text(Fraction(1, 3**9100))
-    'in [1.5724688502718809e-4342, 1.572468850271881e-4342] (too long to write exactly)'
-    """
-    from itsa.privacy.certified import MAX_TEXT_BITS
-    from itsa.privacy.certified import exact_text as safe_text
-
-    q = Fraction(x)
-    if q.numerator.bit_length() <= MAX_TEXT_BITS and q.denominator.bit_length() <= MAX_TEXT_BITS:
-        return str(q)
-    return safe_text(q)
 
 
 @contextmanager

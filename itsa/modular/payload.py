@@ -34,7 +34,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.modular.laws import DigitLaw, check_radix
 from itsa.modular.margins import MAX_CLIENTS, MAX_LAYERS, Reading, check_margin_size, smallest_margin
-from itsa.modular.numbers import Certified, exact_text, log2_multiple
+from itsa.modular.numbers import Certified, fraction_text, log2_multiple
 from itsa.modular.rules import concentration_margin, worst_case_margin
 from itsa.modular.sums import Method
 
@@ -144,10 +144,10 @@ class Payload(Displayable):
         if self.rule is MarginRule.FIXED:
             return "not used (fixed margin)"
         if self.reading is Reading.PER_LAYER:
-            return f"{exact_text(self.target)} per modulus"
+            return f"{fraction_text(self.target)} per modulus"
         r = len(self.stages)
         shared = "its one modulus" if r == 1 else f"its {r} moduli"
-        return f"{exact_text(self.target)} ({self.reading}): the schedule over {shared}, each flat execution over its one"
+        return f"{fraction_text(self.target)} ({self.reading}): the schedule over {shared}, each flat execution over its one"
 
     def _rows(self) -> list[tuple[str, str]]:
         stages = " / ".join(",".join(map(str, s)) for s in self.stages)
@@ -163,7 +163,7 @@ class Payload(Displayable):
     def to_json(self) -> dict:
         return {"clients": self.clients, "radix": self.radix, "layers": self.layers,
                 "stages": [list(s) for s in self.stages], "margin_rule": str(self.rule),
-                "target": exact_text(self.target), "reading": str(self.reading), "moduli_per_target": self.moduli_per_target,
+                "target": fraction_text(self.target), "reading": str(self.reading), "moduli_per_target": self.moduli_per_target,
                 "stage_margins": list(self.stage_margins), "psa_units_log2_radix": self.psa_units,
                 "psa_bits_per_dimension": self.psa_bits.upper(2), "psa_bits_certified": self.psa_bits.to_json(),
                 "flat_widths": list(self.flat_widths), "flat_margins": list(self.flat_margins),

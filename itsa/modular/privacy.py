@@ -27,14 +27,13 @@ from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.modular.laws import check_radix
+from itsa.modular.margins import MAX_LAYERS
 
 if TYPE_CHECKING:
     from itsa.privacy import EpsilonBound, PsaLayer, RdpCurve
 
 __all__ = ["ReleasePrivacy", "release_privacy", "authorized_suffix", "leading_ratio", "fill_leading_ratio"]
 
-#: Most layers.
-MAX_LAYERS = 64
 #: Closest approach of δ to 1.
 _DELTA_GAP = Fraction(1, 2**40)
 #: Noise-scale budget used to evaluate leading ratios (they do not depend on it; it keeps every s̃ >= 1/2).
@@ -51,9 +50,9 @@ class ReleasePrivacy(Displayable):
     epsilon: EpsilonBound
 
     def _headline(self) -> str:
-        from itsa.modular.numbers import exact_text
+        from itsa.modular.numbers import fraction_text
 
-        return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {exact_text(self.epsilon.delta)}"
+        return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {fraction_text(self.epsilon.delta)}"
 
     def _rows(self) -> list[tuple[str, str]]:
         rows = [(f"layer {ell}", layer._headline()) for ell, layer in zip(self.layers, self.per_layer)]

@@ -34,7 +34,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.modular.laws import check_radix
 from itsa.modular.margins import Margin, Reading, smallest_margin
-from itsa.modular.numbers import Certified, certified, exact_text, working_precision
+from itsa.modular.numbers import Certified, certified, fraction_text, working_precision
 from itsa.modular.sums import Method
 
 __all__ = ["noise_tail", "worst_case_margin", "concentration_margin", "RuleComparison", "compare"]
@@ -46,7 +46,7 @@ MAX_RULE_MARGIN = 200
 def _check_noise(noise_scale) -> Fraction:
     s = fraction("noise scale s̃", noise_scale, low=0, high=None, closed=True)
     if 0 < s < Fraction(1, 2):
-        raise InvalidOption(f"noise scale s̃: eq. 19 needs s̃ >= 1/2 (or 0 for no noise), not {exact_text(s)}")
+        raise InvalidOption(f"noise scale s̃: eq. 19 needs s̃ >= 1/2 (or 0 for no noise), not {fraction_text(s)}")
     return s
 
 
@@ -151,26 +151,26 @@ class RuleComparison(Displayable):
     def budgets(self) -> tuple[str, str]:
         """The budgets each rule was given, as text: rule (a)'s, rule (b)'s."""
         if self.noise_scale == 0:
-            return "no noise (zero carry)", f"δ_w = {exact_text(self.delta_w)}"
-        return (f"δ_z = {exact_text(self.delta_z_worst_case)}",
-                f"δ_w = {exact_text(self.delta_w)}, δ_z = {exact_text(self.delta_z)}")
+            return "no noise (zero carry)", f"δ_w = {fraction_text(self.delta_w)}"
+        return (f"δ_z = {fraction_text(self.delta_z_worst_case)}",
+                f"δ_w = {fraction_text(self.delta_w)}, δ_z = {fraction_text(self.delta_z)}")
 
     def _rows(self) -> list[tuple[str, str]]:
         a, b = self.budgets()
         return [("exact margin", f"{self.exact.margin} (carry {self.exact.carry.text()})"),
                 ("Theorem 1(a)", f"{self.worst_case} ({self.excess_worst_case:+d} radix steps, {a})"),
                 ("Theorem 1(b)", f"{self.concentration} ({self.excess_concentration:+d} radix steps, {b})"),
-                ("noise scale s̃", exact_text(self.noise_scale))]
+                ("noise scale s̃", fraction_text(self.noise_scale))]
 
     def to_json(self) -> dict:
         noisy = self.noise_scale != 0
         return {"clients": self.exact.clients, "exact_margin": self.exact.margin,
                 "exact_carry_probability": self.exact.carry.to_json(), "theorem1a_margin": self.worst_case,
                 "theorem1b_margin": self.concentration, "theorem1a_excess": self.excess_worst_case,
-                "theorem1b_excess": self.excess_concentration, "delta_w": exact_text(self.delta_w),
-                "delta_z": exact_text(self.delta_z) if noisy else None,
-                "theorem1a_delta_z": exact_text(self.delta_z_worst_case) if noisy else None,
-                "noise_scale": exact_text(self.noise_scale), "method": self.exact.method}
+                "theorem1b_excess": self.excess_concentration, "delta_w": fraction_text(self.delta_w),
+                "delta_z": fraction_text(self.delta_z) if noisy else None,
+                "theorem1a_delta_z": fraction_text(self.delta_z_worst_case) if noisy else None,
+                "noise_scale": fraction_text(self.noise_scale), "method": self.exact.method}
 
 
 def compare(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 1000),
@@ -192,7 +192,7 @@ def compare(clients: int, radix: int = 3, layers: int = 4, target=Fraction(1, 10
     exact = smallest_margin(clients, radix, layers, target, reading, width=width, method=method, time_limit=time_limit)
     total = layers * target if reading is Reading.PER_LAYER else target
     if total >= 1:
-        raise InvalidOption(f"carry target: L × target = {exact_text(total)} must be below 1 for Theorem 1(b)")
+        raise InvalidOption(f"carry target: L × target = {fraction_text(total)} must be below 1 for Theorem 1(b)")
     noise = _check_noise(noise_scale)
     dz_a, dz_b, dw = _budgets(total, noise, delta_z)
     a = worst_case_margin(clients, radix, layers, width, noise_scale=noise, delta_z=dz_a)

@@ -99,10 +99,10 @@ class CarryBound:
 
     def to_json(self):
         """An exact fraction string, or ``{"low", "high", "method"}`` with decimals rounded outward."""
-        from itsa.modular.numbers import exact_text, round_down, round_up
+        from itsa.modular.numbers import fraction_text, round_down, round_up
 
         if self.exact:
-            return exact_text(self.high)
+            return fraction_text(self.high)
         return {"low": round_down(self.low, 6), "high": round_up(self.high, 6), "method": self.method}
 
 

@@ -150,7 +150,10 @@ def _distance(sigma: Fraction) -> tuple[Fraction, Fraction, int]:
 
 def _as_float(x: flint.arb) -> float:
     """The float nearest the ball's midpoint: within ``2u`` of every point of a ball this narrow."""
-    assert x > 0 and x.rel_accuracy_bits() >= 60, "ball too wide for a float enclosure"
+    if not (x > 0 and x.rel_accuracy_bits() >= 60):          # a check, not an assertion: python -O keeps it
+        from itsa.exceptions import VerificationError
+
+        raise VerificationError("table distance: a ball too wide for its float enclosure; the bound is not certified")
     return float(x.mid())
 
 

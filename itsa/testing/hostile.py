@@ -164,19 +164,21 @@ HOSTILE_LISTS = ("", " ", ",", "4,", ",4", "4,4", "4,3,3", "2", "0", "-1", "5", 
 #: Per verb of ``itsa modular``: each option, the kind of its values, and a base command line (small, fast).
 MODULAR_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "margins": (("-K", "8,16"), {"--clients": "list", "--radix": "int", "--layers": "int", "--carry": "number",
-                                 "--reading": "choice", "--method": "choice", "--law": "list"}),
+                                 "--reading": "choice", "--method": "choice", "--law": "list",
+                                 "--time-limit": "number"}),
     "digits": (("--max-points", "0", "--samples", "1000"), {"--chain": "choice", "--radix": "int", "--layers": "int", "--block-dimension": "int",
                     "--max-points": "int", "--samples": "int", "--seed": "int"}),
     "payload": (("-K", "16"), {"--clients": "int", "--radix": "int", "--layers": "int", "--stages": "list",
                                "--carry": "number", "--reading": "choice", "--rule": "choice", "--margin": "int",
-                               "--method": "choice"}),
+                               "--method": "choice", "--time-limit": "number"}),
     "converse": (("-K", "16"), {"--clients": "int", "--radix": "int", "--margin": "int", "--modulus": "int",
-                                "--success": "number", "--law": "list"}),
+                                "--success": "number", "--law": "list", "--time-limit": "number"}),
     "rules": (("-K", "8,16"), {"--clients": "list", "--radix": "int", "--layers": "int", "--carry": "number",
-                               "--reading": "choice", "--noise-scale": "number", "--method": "choice"}),
+                               "--reading": "choice", "--noise-scale": "number", "--method": "choice",
+                               "--time-limit": "number"}),
     "distortion": (("--samples", "200"), {"--finest": "int", "--radix": "int", "--layers": "int",
                                           "--source": "choice", "--spread": "number", "--samples": "int",
-                                          "--seed": "int"}),
+                                          "--seed": "int", "--time-limit": "number"}),
     "privacy": (("-K", "100"), {"--clients": "int", "--radix": "int", "--layers": "int", "--authorized": "list",
                                 "--scaled-scale": "number", "--dimension": "int", "--delta": "number",
                                 "--conversion": "choice"}),
@@ -213,3 +215,24 @@ def modular_cases() -> list[list[str]]:
 def privacy_numbers() -> tuple[str, ...]:
     """:data:`HOSTILE_NUMBERS`: the hostile texts for the numeric options of ``itsa privacy``, as for modular."""
     return HOSTILE_NUMBERS
+
+
+def check_refusal(result, args: list[str]) -> None:
+    """Assert what every command line of the two parts must do with any input (``result``: click's).
+
+    Exit 0 (with ``--json``: one JSON object on stdout), 2 (one ``error:`` line on
+    stderr, nothing on stdout) or, for a run stopped by its time limit, 1 with
+    one line that says so; never an exception or a traceback.
+    """
+    import json
+
+    where = f"{args!r}: exit {result.exit_code}, stderr {result.stderr[-500:]!r}"
+    assert result.exception is None or isinstance(result.exception, SystemExit), where + f" raised {result.exception!r}"
+    assert "Traceback" not in result.stderr, where
+    stopped = result.exit_code == 1 and "time limit" in result.stderr
+    assert result.exit_code in (0, 2) or stopped, where
+    if result.exit_code != 0:
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), where
+        assert result.stdout == "", where
+    elif "--json" in args:
+        assert isinstance(json.loads(result.stdout), dict), where
