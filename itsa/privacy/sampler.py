@@ -28,7 +28,7 @@ Cost: the exact engine makes a few thousand draws a second, the table
 engine a few hundred thousand. :func:`estimate_seconds` plans with
 :data:`DRAWS_PER_SECOND`; given a ``time_limit``, :func:`draw` refuses up
 front a count whose estimate is past it, and stops the exact engine (an
-:class:`~itsa.exceptions.ItsaError`, nothing drawn is returned) when the
+:class:`~itsa.exceptions.TimeLimitReached`, nothing drawn is returned) when the
 limit runs out mid-way; ``progress`` receives ``done`` of ``total`` events.
 
 The **commitment** is ``SHA-256`` of the draws as little-endian signed 64-bit
@@ -61,7 +61,7 @@ from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
-from itsa.exceptions import InvalidOption, ItsaError, VerificationError, excerpt
+from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.privacy.certified import Certified, fraction_text, safe_decimal
 from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
@@ -230,23 +230,22 @@ def exact_sigma(sigma) -> Fraction:
     return s
 
 
-def sample_exact(sigma, count: int, seed: str, *, time_limit: float | None = None,
+def sample_exact(sigma, count: int, seed: str, *, time_limit: float | Deadline | None = None,
                  progress: Callback | None = None) -> list[int]:
     """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the stream of ``seed``.
 
-    Past ``time_limit`` seconds it stops with an :class:`~itsa.exceptions.ItsaError`
-    (no partial draws); ``progress`` gets ``done`` of ``total`` every
+    Past ``time_limit`` seconds (or a :class:`~itsa._util.deadline.Deadline` of a
+    longer run) it stops with :class:`~itsa.exceptions.TimeLimitReached` (no
+    partial draws are kept); ``progress`` gets ``done`` of ``total`` every
     :data:`CHECK_EVERY` draws.
     """
     s = exact_sigma(sigma)
-    clock, report = Deadline(time_limit), Reporter(progress, prefix="noise")
+    clock, report = Deadline.of(time_limit), Reporter(progress, prefix="noise")
     stream = ByteStream(seed)
     sigma2 = Fraction(s) ** 2
     out: list[int] = []
     for start in range(0, count, CHECK_EVERY):
-        if clock.expired():
-            raise ItsaError(f"time limit of {time_limit:g} s reached after {start} of {count} exact draws: "
-                            "nothing drawn is kept (--time-limit; 0 = no limit)")
+        clock.check(f"{start} of {count} exact draws (nothing drawn is kept)")
         out.extend(_discrete_gaussian(stream, sigma2) for _ in range(min(CHECK_EVERY, count - start)))
         report("exact draws", done=len(out), total=count)
     return out

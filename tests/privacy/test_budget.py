@@ -36,7 +36,7 @@ def test_a_given_time_limit_moves_the_refusal():
 
 def test_the_exact_engine_stops_when_the_limit_runs_out(monkeypatch):
     monkeypatch.setitem(DRAWS_PER_SECOND, sampler.SamplerEngine.EXACT, 10**15)      # the plan lets it start
-    with pytest.raises(ItsaError, match=r"time limit of 1e-09 s reached after \d+ of 5000 exact draws"):
+    with pytest.raises(ItsaError, match=r"time limit of 1e-09 s reached at \d+ of 5000 exact draws"):
         sample(3, 5000, "s", "exact", time_limit=1e-9)
 
 
