@@ -17,6 +17,9 @@ seed, the salt, the recorded noise), with the same code the release runs
 - **noise**: the noise redrawn from the noise key (salt, seed) equals the recorded draws;
 - **released**: every released value is ``(Y + z)/(γ W_int)``, exactly;
 - **privacy**: ε, ``δ_run`` and the table's distance recomputed;
+- **exact average**: within the rounding bound of ``Y/(γ W_int)`` (it is
+  the float average of the clipped updates: only the rerun on the updates
+  checks it exactly);
 - **public**: the whole public part equals the rebuilt one (every key, none more);
 - **secret**: the whole secret part equals the rebuilt one;
 
@@ -46,9 +49,11 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, ItsaError
+from itsa.privacy.certified import safe_decimal
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,
@@ -160,6 +165,7 @@ def check_record(record: dict, updates=None, published: dict | None = None, time
         steps += [(name, _fields(name, public, secret, again)) for name in ("commitment",)]
         steps.append(("noise", lambda: _noise(rebuilt, secret, progress)))
     steps += [(name, _fields(name, public, secret, again)) for name in ("released", "privacy")]
+    steps.append(("exact average", lambda: _average(rebuilt)))
     steps += [("public", lambda: _whole("public part", public, again["public"])),
               ("secret", lambda: _whole("secret values", secret, again["secret_values"]))]
     if published is not None:
@@ -248,7 +254,10 @@ def _secret_form(inputs, secret) -> str:
     d = len(_int_list("secret_values.encoded_sum", secret["encoded_sum"]))
     if not 1 <= d <= MAX_ENTRIES:
         raise _Mismatch(f"secret_values.encoded_sum: {d} coordinates, not in 1..{MAX_ENTRIES}")
-    _int_list("secret_values.integer_weights", secret["integer_weights"])
+    clients = len(_int_list("secret_values.integer_weights", secret["integer_weights"]))
+    for key in ("data_weights", "ids"):
+        if inputs[key] is not None and len(inputs[key]) != clients:
+            raise _Mismatch(f"inputs.{key}: {len(inputs[key])} given for {clients} integer weights")
     average = secret["exact_average"]
     if not isinstance(average, list) or len(average) != d or not all(
             isinstance(x, str) and math.isfinite(float(x)) for x in average):
@@ -300,6 +309,24 @@ def _whole(what: str, mine: dict, theirs: dict) -> str:
 
 
 _ABSENT = object()
+
+
+def _average(rebuilt) -> str:
+    """The recorded exact average within the rounding bound of ``Y/(γ W_int)`` (exact only with the updates).
+
+    ``|Σ (w̃_i/α) ũ_i/γ − Σ (w_i/W) u_i| ≤ 1/(2γ) + S Σ_i |w̃_i − α w_i/W|/α``
+    per coordinate (``|u_ij| ≤ S`` after clipping), plus a margin for the
+    float sum that made the average.
+    """
+    hw, S = rebuilt.weights, rebuilt.clip
+    off = sum(abs(w - q) for w, q in zip(hw.integers, hw.quotas, strict=True)) / hw.alpha
+    bound = Fraction(1, 2 * rebuilt.gamma) + S * off + (S + 1) * len(hw.integers) * Fraction(1, 2**40)
+    for j, (x, y) in enumerate(zip(rebuilt.exact_average, rebuilt.noiseless, strict=True)):
+        if abs(Fraction(x) - y) > bound:
+            raise _Mismatch(f"secret_values.exact_average {j}: {x!r} is farther than {safe_decimal(bound, 4)} "
+                            f"(the rounding bound) from Y/(gamma W_int) = {safe_decimal(abs(y), 6)}"
+                            f"{' (negative)' if y < 0 else ''}")
+    return f"within {safe_decimal(bound, 4)} (the encoding's and the weights' rounding) of Y/(gamma W_int)"
 
 
 def _noise(rebuilt, secret, progress) -> str:

@@ -438,7 +438,7 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
     if epsilon is not None:
         eps = recorded(epsilon, "epsilon", low=0)
         if Fraction(eps) > MAX_EPSILON:
-            raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {eps[:60]} "
+            raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {exact_text(Fraction(eps))} "
                                 "(--no-noise asks for the NOT private exact sum by name)")
     noisy = not no_noise
     whole_number("alpha", alpha, minimum=1)
