@@ -187,8 +187,8 @@ def _text(v) -> str:
 
 SEED_HELP = ("Noise seed text. A seed on the command line is visible to other users of the machine (ps): "
              "prefer --seed-file or the ITSA_SEED environment variable. Without one, 256 bits of the operating "
-             "system's entropy, kept only in the audit record. Never reuse a seed: two releases with one seed "
-             "and the same sigma_int and d add the same noise.")
+             "system's entropy, kept only in the audit record. The noise is keyed by the seed and a fresh 256-bit "
+             "salt together: a weak or reused seed does not let the public redraw it.")
 #: Options that say how to make a release: refused with --verify, where the record says them.
 MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "data_weights", "seed", "seed_file",
           "engine", "conversion", "no_noise", "record_path")
@@ -208,7 +208,8 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
               help="Read the seed text from this file (its content without the final line break).")
 @click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="table", show_default=True)
 @CONVERSION
-@click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private.")
+@click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private "
+              "(refused with --seed, --seed-file, ITSA_SEED, --engine, --conversion and --delta).")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
               help="Write the audit record (seed, salt, noise, noiseless sum: SECRET) to this new file, mode 0600.")
 @click.option("--verify", "verify_path", type=click.Path(dir_okay=False), default=None, metavar="RECORD",

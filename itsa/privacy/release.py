@@ -16,15 +16,19 @@ sensitivity ``γ W_int Δ*₂`` (a reading, labelled), converted at ``δ``; for
 the table engine ``δ`` grows by ``(1 + e^ε) d η``, ``η`` the certified
 total-variation distance of one table draw from the exact discrete Gaussian
 (:func:`itsa.privacy.table_law.table_distance`: the float table, the 53-bit
-uniforms and the truncation together). A ``δ_run ≥ 1`` is vacuous, and the
-release says so in :attr:`Release.warnings`.
+uniforms and the truncation together). A guarantee that says nothing
+(``δ_run ≥ 1``, or ``ε >`` :data:`MAX_EPSILON`) is refused: such a release
+would publish the sum all but exactly under the name "private".
 
 **Two outputs.** :meth:`Release.to_dict` is what may be published (the
 released values, ε, δ, the parameters, a salted commitment);
 :meth:`Release.record` is the audit record (seed, salt, noise, noiseless
 sum, exact average), secret, for the auditor
-(:func:`itsa.privacy.auditor.check_record`). Without a seed one is drawn
-from the operating system's entropy; a release without noise is refused
+(:func:`itsa.privacy.auditor.check_record`), who rebuilds every public
+field from it with :func:`assemble`. Without a seed one is drawn from the
+operating system's entropy; the noise is keyed by the seed and a fresh
+256-bit salt together, so a weak or reused seed gives the public nothing.
+A release without noise is refused
 unless asked for by name (``no_noise=True``), and then says it is not
 private.
 
@@ -168,7 +172,7 @@ class Release(Displayable):
         if not self.private:
             return {**out, "not_private": NOT_PRIVATE}
         assert self.noise is not None and self.epsilon is not None and self.delta_run is not None
-        return {**out, "noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": fraction_text(self.sigma_int),  # type: ignore[union-attr,arg-type]
+        return {**out, "noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": fraction_text(self.sigma_int),  # type: ignore[union-attr]
                 "engine": str(self.noise.engine), "truncation": self.noise.truncation,
                 "conversion": self.inputs["conversion"], "delta": self.inputs["delta"],
                 "epsilon": self.epsilon.to_dict(), "delta_run": self.delta_run.to_dict(),
@@ -372,7 +376,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
                 noiseless=tuple(Fraction(y, denominator) for y in Y), exact_average=tuple(exact),
                 sensitivity=delta_star)
     if inputs["no_noise"]:
-        return Release(released=base["noiseless"], **base)  # type: ignore[arg-type]
+        return Release(released=base["noiseless"], **base)
     eng, conv = SamplerEngine(inputs["engine"]), Conversion(inputs["conversion"])
     d_ = check_delta(inputs["delta"])
     multiplier, sigma_int, integer_sensitivity = noise_scale(inputs["epsilon"], inputs["noise_multiplier"], d_,
@@ -399,7 +403,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
                                truncation=noise.truncation, encoded_sum=Y, denominator=denominator)
     return Release(released=released, noise_multiplier=multiplier, sigma_int=sigma_int, noise=noise,
                    epsilon=epsilon_run, delta_run=delta_run, table_distance=distance, seed=seed, salt=salt,
-                   commitment=commit(fields), **base)  # type: ignore[arg-type]
+                   commitment=commit(fields), **base)
 
 
 def _sensitivity_of(inputs: dict, hw: HamiltonWeights, d: int) -> Certified:
