@@ -185,8 +185,8 @@ def _text(v) -> str:
 
 SEED_HELP = ("Noise seed text. A seed on the command line is visible to other users of the machine (ps): "
              "prefer --seed-file or the ITSA_SEED environment variable. Without one, 256 bits of the operating "
-             "system's entropy, kept only in the audit record. Never reuse a seed: two releases with one seed "
-             "and the same sigma_int and d add the same noise.")
+             "system's entropy, kept only in the audit record. The noise is keyed by the seed and a fresh 256-bit "
+             "salt together: a weak or reused seed does not let the public redraw it.")
 #: Options that say how to make a release: refused with --verify, where the record says them.
 MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "data_weights", "seed", "seed_file",
           "engine", "conversion", "no_noise", "record_path")
@@ -206,7 +206,8 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
               help="Read the seed text from this file (its content without the final line break).")
 @click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="table", show_default=True)
 @CONVERSION
-@click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private.")
+@click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private "
+              "(refused with --seed, --seed-file, ITSA_SEED, --engine, --conversion and --delta).")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
               help="Write the audit record (seed, salt, noise, noiseless sum: SECRET) to this new file, mode 0600.")
 @click.option("--verify", "verify_path", type=click.Path(dir_okay=False), default=None, metavar="RECORD",
@@ -241,17 +242,18 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     from itsa.privacy.release import release as run
 
     with itsa_errors():
-        _release_options(ctx, path, seed, seed_file, published_path)
+        _release_options(ctx, path, seed, seed_file, published_path, data_weights, no_noise)
         if record_path is not None:
             check_record_path(record_path)
         if seed_file is not None:
             seed = read_seed_file(seed_file)
         updates, weights_in_file, ids = load_updates(path)
-        given = data_weights.split(",") if data_weights else weights_in_file
+        given = data_weights.split(",") if data_weights is not None else weights_in_file
+        noisy = {} if no_noise else {"delta": delta, "seed": seed, "engine": engine, "conversion": conversion}
         with progress_display(as_json or quiet) as progress:
             result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
-                         noise_multiplier=noise_multiplier, delta=delta, seed=seed, engine=engine,
-                         conversion=conversion, ids=ids, no_noise=no_noise, time_limit=limit, progress=progress)
+                         noise_multiplier=noise_multiplier, ids=ids, no_noise=no_noise, time_limit=limit,
+                         progress=progress, **noisy)
         if record_path is not None:
             from itsa.privacy.commitment import write_record
 
@@ -265,7 +267,11 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
         _rows(console(), f"itsa privacy release: {path} ({'private' if result.private else 'NOT PRIVATE'})", rows)
 
 
-def _release_options(ctx, path, seed, seed_file, published_path) -> None:
+#: Options that say how to draw the noise: refused with --no-noise (ITSA_SEED too).
+NOISE_ONLY = ("seed", "seed_file", "engine", "conversion", "delta")
+
+
+def _release_options(ctx, path, seed, seed_file, published_path, data_weights, no_noise) -> None:
     """What a release needs and refuses, before anything is read or written."""
     from click.core import ParameterSource
 
@@ -275,6 +281,17 @@ def _release_options(ctx, path, seed, seed_file, published_path) -> None:
         raise InvalidOption("UPDATES: give the file of client updates (or --verify RECORD to check a record)")
     if published_path is not None:
         raise InvalidOption("--published: only with --verify")
+    if data_weights is not None and not data_weights.strip():
+        raise InvalidOption("--weights: the list is empty (leave the option out for equal weights)")
+    if no_noise:
+        for name in NOISE_ONLY:
+            source = ctx.get_parameter_source(name)
+            if source is ParameterSource.ENVIRONMENT:
+                raise InvalidOption("--no-noise: ITSA_SEED is set, and a release without noise has no seed "
+                                    "(unset it)")
+            if source is ParameterSource.COMMANDLINE:
+                option = next(p.opts[0] for p in ctx.command.params if p.name == name)
+                raise InvalidOption(f"--no-noise: {option} does not apply to a release without noise")
     if seed is not None and seed_file is not None:
         where = "ITSA_SEED" if ctx.get_parameter_source("seed") is ParameterSource.ENVIRONMENT else "--seed"
         raise InvalidOption(f"seed: given twice ({where} and --seed-file); give one")

@@ -11,10 +11,18 @@ spaces, ASCII, :func:`canonical`) of the object built by
 text, ``σ_int`` as an exact fraction, the engine, the count of draws, the
 table's truncation ``K`` (``null`` for the exact engine), the byte stream's
 definition, the noiseless encoded sum ``Y`` and the decoding denominator.
-The noise is a function of (seed, σ_int, engine, count), so the commitment
-binds it; with 256 unknown bits of salt (and of seed, when the operating
-system drew it) the published hash reveals nothing about it: knowing the
-data, ``Y`` and every other field, a guess still needs the salt.
+The noise is drawn from the **noise key** :func:`noise_key` ``(salt, seed)``,
+never from the seed alone: a guessable seed (``1``, a word) or a seed used
+twice still leaves the 256 fresh bits of the salt between the public and the
+noise. The noise is a function of (salt, seed, σ_int, engine, count), so the
+commitment binds it; with 256 unknown bits of salt the published hash
+reveals nothing about it: knowing the data, ``Y`` and every other field, a
+guess still needs the salt.
+
+The record is written to a new file only (:func:`write_record`): a hard
+link of a complete temporary file (mode ``0600``), which fails rather than
+replace a file that appeared meanwhile; where the file system has no hard
+links, an exclusive create.
 
 Examples
 --------
@@ -26,31 +34,37 @@ b'{"count":2,"denominator":256,"encoded_su'
 False
 >>> len(new_seed()), new_seed() != new_seed()
 (64, True)
+>>> noise_key("ab" * 32, "1")[:26], noise_key("ab" * 32, "1")[-3:]
+('itsa-release-noise-v2:abab', 'b:1')
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
 import re
 import secrets
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from itsa._util.files import atomic_writer, read_text
+from itsa._util.files import read_text
 from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath
+from itsa.privacy.certified import fraction_text
 
 __all__ = ["SCHEME", "RECORD_KIND", "RECORD_VERSION", "SECRET_NOTE", "new_seed", "new_salt", "check_salt",
-           "check_seed", "read_seed_file", "commitment_fields", "canonical", "commit", "check_record_path",
+           "check_seed", "read_seed_file", "noise_key", "commitment_fields", "canonical", "commit", "check_record_path",
            "write_record", "load_record"]
 
 #: The name of the commitment's encoding, inside what is hashed.
-SCHEME = "itsa-release-commitment-v1"
+SCHEME = "itsa-release-commitment-v2"
 #: What an audit record says it is.
 RECORD_KIND = "itsa privacy release audit record"
 #: The audit record's format.
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 #: Bits of entropy of a drawn seed and of every salt.
 ENTROPY_BITS = 256
 #: Said inside every audit record.
@@ -58,8 +72,11 @@ SECRET_NOTE = ("SECRET: this audit record holds the seed, the salt, the noise an
                "release; whoever reads it can remove the noise and recover the exact sum. Keep it from the public "
                "and from the server that publishes; give it to the auditor only. Publish the command's stdout, "
                "never this file.")
-#: The byte stream both engines read (see :mod:`itsa.privacy.sampler`).
-STREAM = "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)"
+#: What the noise key's text begins with (then the salt, a colon and the seed).
+NOISE_KEY_PREFIX = "itsa-release-noise-v2:"
+#: The byte stream both engines read (see :mod:`itsa.privacy.sampler`), keyed by :func:`noise_key`.
+STREAM = ("HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
+          "noise key = 'itsa-release-noise-v2:' + salt + ':' + seed")
 #: Longest seed text read (characters).
 MAX_SEED_CHARS = 4096
 #: Largest audit record read (bytes).
@@ -92,6 +109,15 @@ def check_seed(seed) -> str:
     return seed
 
 
+def noise_key(salt: str, seed: str) -> str:
+    """The sampler's seed text of a release: :data:`NOISE_KEY_PREFIX`, the salt (64 hex digits), ``:``, the seed.
+
+    The salt has a fixed length, so the text is one-to-one in (salt, seed);
+    the noise is never a function of the seed alone.
+    """
+    return f"{NOISE_KEY_PREFIX}{check_salt(salt)}:{check_seed(seed)}"
+
+
 def read_seed_file(path) -> str:
     """The seed text of a file: its UTF-8 content without the final line break."""
     text = read_text(path, InvalidOption, max_bytes=4 * MAX_SEED_CHARS)
@@ -101,7 +127,7 @@ def read_seed_file(path) -> str:
 def commitment_fields(*, salt: str, seed: str, sigma_int: Fraction, engine: str, count: int,
                       truncation: int | None, encoded_sum, denominator: int) -> dict:
     """The object whose canonical JSON is hashed (every value as JSON text or a whole number)."""
-    return {"scheme": SCHEME, "salt": check_salt(salt), "seed": check_seed(seed), "sigma_int": str(Fraction(sigma_int)),
+    return {"scheme": SCHEME, "salt": check_salt(salt), "seed": check_seed(seed), "sigma_int": fraction_text(Fraction(sigma_int)),
             "engine": str(engine), "count": int(count), "truncation": truncation, "stream": STREAM,
             "encoded_sum": [str(int(y)) for y in encoded_sum], "denominator": int(denominator)}
 
@@ -121,8 +147,8 @@ def check_record_path(path) -> Path:
     p = Path(path)
     if not os.fspath(path).strip():
         raise InvalidOutputPath("--record: the path is empty")
-    if p.exists():
-        raise InvalidOutputPath(f"{path}: exists; an audit record is never overwritten (choose a new name)")
+    if p.exists() or p.is_symlink():
+        raise _exists(path)
     if not p.parent.is_dir():
         raise InvalidOutputPath(f"{path}: the folder {os.fspath(p.parent)!r} does not exist")
     if not os.access(p.parent, os.W_OK):
@@ -131,12 +157,63 @@ def check_record_path(path) -> Path:
 
 
 def write_record(path, record: dict) -> Path:
-    """Write ``record`` as JSON to the new file ``path``, mode ``0600``, whole or not at all."""
+    """Write ``record`` as JSON to the new file ``path``, mode ``0600``, whole or not at all, never over a file.
+
+    The JSON is made before any file is touched; it goes to a temporary
+    file (``0600`` from its creation), which is then hard-linked to ``path``
+    (a link fails on an existing name, so a file that appeared after the
+    check is not replaced) and unlinked. Without hard links (``EPERM``,
+    ``ENOTSUP``, ``EXDEV`` ...) the file is created with ``O_EXCL`` instead.
+    """
     p = check_record_path(path)
-    with atomic_writer(p, mode=0o600) as fh:
-        json.dump(record, fh, indent=2)
-        fh.write("\n")
+    data = (json.dumps(record, indent=2) + "\n").encode("utf-8")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    except OSError as exc:
+        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), 0o600)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, p)
+        except FileExistsError:
+            raise _exists(path) from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK,
+                                 errno.ENOSYS):
+                raise
+            _write_exclusive(p, data)
+    except OSError as exc:
+        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
     return p
+
+
+def _exists(path) -> InvalidOutputPath:
+    return InvalidOutputPath(f"{path}: exists; an audit record is never overwritten (choose a new name)")
+
+
+def _write_exclusive(p: Path, data: bytes) -> None:
+    """Create ``p`` (it must not exist), mode ``0600``, and write ``data``; a partial file is removed."""
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:
+        raise _exists(p) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), 0o600)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(p)
+        raise
 
 
 def load_record(path) -> dict:

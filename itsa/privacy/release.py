@@ -16,15 +16,19 @@ sensitivity ``γ W_int Δ*₂`` (a reading, labelled), converted at ``δ``; for
 the table engine ``δ`` grows by ``(1 + e^ε) d η``, ``η`` the certified
 total-variation distance of one table draw from the exact discrete Gaussian
 (:func:`itsa.privacy.table_law.table_distance`: the float table, the 53-bit
-uniforms and the truncation together). A ``δ_run ≥ 1`` is vacuous, and the
-release says so in :attr:`Release.warnings`.
+uniforms and the truncation together). A guarantee that says nothing
+(``δ_run ≥ 1``, or ``ε >`` :data:`MAX_EPSILON`) is refused: such a release
+would publish the sum all but exactly under the name "private".
 
 **Two outputs.** :meth:`Release.to_dict` is what may be published (the
 released values, ε, δ, the parameters, a salted commitment);
 :meth:`Release.record` is the audit record (seed, salt, noise, noiseless
 sum, exact average), secret, for the auditor
-(:func:`itsa.privacy.auditor.check_record`). Without a seed one is drawn
-from the operating system's entropy; a release without noise is refused
+(:func:`itsa.privacy.auditor.check_record`), who rebuilds every public
+field from it with :func:`assemble`. Without a seed one is drawn from the
+operating system's entropy; the noise is keyed by the seed and a fresh
+256-bit salt together, so a weak or reused seed gives the public nothing.
+A release without noise is refused
 unless asked for by name (``no_noise=True``), and then says it is not
 private.
 
@@ -55,7 +59,15 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
-from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa.privacy.certified import (
+    Certified,
+    Direction,
+    exact_text,
+    fraction_text,
+    precision,
+    safe_decimal,
+    to_arb,
+)
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,
@@ -67,20 +79,27 @@ from itsa.privacy.commitment import (
     commitment_fields,
     new_salt,
     new_seed,
+    noise_key,
 )
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.discrete_gaussian import page_truncation
 from itsa.privacy.rdp import gaussian_curve
-from itsa.privacy.sampler import MAX_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
+from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
+from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
 from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
 
-__all__ = ["Release", "release", "load_updates", "clip_updates", "encode", "noise_scale", "cost_estimate",
-           "SIGMA_DIGITS"]
+__all__ = ["Release", "release", "assemble", "recorded", "planned_cost", "normalised_inputs", "load_updates",
+           "clip_updates", "encode", "noise_scale", "cost_estimate", "SIGMA_DIGITS", "MAX_EPSILON"]
 
 #: Significant digits of σ_int handed to the sampler (rounded up from its certified value).
 SIGMA_DIGITS = 9
+#: The largest ε a release publishes (e^200 ≈ 7·10^86): past it the guarantee says nothing and the release is
+#: refused. The paper's ε = 50 row runs at ε ≈ 101 on the exact engine and stays allowed.
+MAX_EPSILON = 200
+#: The δ of a release unless one is given.
+DEFAULT_DELTA = Fraction(1, 10**5)
 #: Most clients x coordinates one release takes.
 MAX_ENTRIES = 20_000_000
 #: Said with every release: the noise depends on w_max, which comes from the weights.
@@ -127,6 +146,7 @@ class Release(Displayable):
     epsilon: EpsilonBound | None = None
     delta_run: Certified | None = None
     table_distance: Certified | None = None
+    seed: str | None = None
     salt: str | None = None
     commitment: str | None = None
 
@@ -137,26 +157,23 @@ class Release(Displayable):
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """The accounting's warnings, a vacuous ``δ_run`` (``≥ 1``) and a release without noise, in words."""
+        """The accounting's warnings, and a release without noise, in words (a vacuous one is never made)."""
         if not self.private:
             return (NOT_PRIVATE,)
-        out = () if self.epsilon is None else self.epsilon.warnings
-        if self.delta_run is not None and self.delta_run.upper() >= 1:
-            out += (f"delta_run = {self.delta_run.decimal()} >= 1: the (eps, delta) guarantee of this release is "
-                    "vacuous",)
-        return out
+        return () if self.epsilon is None else self.epsilon.warnings
 
     def to_dict(self) -> dict:
         """What may be published: the released values, (ε, δ), the parameters and the hiding commitment."""
         out = {"publishable": PUBLIC_NOTE, "private": self.private, "clients": len(self.weights.integers),
                "dimension": len(self.released), "alpha": self.weights.alpha, "gamma": self.gamma,
-               "clip": str(self.clip), "denominator": self.denominator, "w_max": str(self.weights.max_weight),
-               "released": [_dec(x) for x in self.released], "released_exact": [str(x) for x in self.released],
+               "clip": fraction_text(self.clip), "denominator": self.denominator,
+               "w_max": fraction_text(self.weights.max_weight), "released": [_dec(x) for x in self.released],
+               "released_exact": [fraction_text(x) for x in self.released],
                "sensitivity": self.sensitivity.to_dict(), "w_max_note": W_MAX_NOTE, "warnings": list(self.warnings)}
         if not self.private:
             return {**out, "not_private": NOT_PRIVATE}
         assert self.noise is not None and self.epsilon is not None and self.delta_run is not None
-        return {**out, "noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": str(self.sigma_int),  # type: ignore[union-attr]
+        return {**out, "noise_multiplier": self.noise_multiplier.to_dict(), "sigma_int": fraction_text(self.sigma_int),  # type: ignore[union-attr]
                 "engine": str(self.noise.engine), "truncation": self.noise.truncation,
                 "conversion": self.inputs["conversion"], "delta": self.inputs["delta"],
                 "epsilon": self.epsilon.to_dict(), "delta_run": self.delta_run.to_dict(),
@@ -165,11 +182,11 @@ class Release(Displayable):
 
     def record(self) -> dict:
         """The audit record: the public part and everything needed to re-check it. SECRET (see ``note``)."""
-        secret = {"encoded_sum": list(self.encoded_sum), "noiseless_exact": [str(x) for x in self.noiseless],
+        secret = {"encoded_sum": list(self.encoded_sum), "noiseless_exact": [fraction_text(x) for x in self.noiseless],
                   "exact_average": [repr(x) for x in self.exact_average],
                   "integer_weights": list(self.weights.integers)}
         if self.noise is not None:
-            secret.update({"seed": self.noise.seed, "salt": self.salt, "noise_draws": list(self.noise.draws),
+            secret.update({"seed": self.seed, "salt": self.salt, "noise_draws": list(self.noise.draws),
                            "noise_sha256": self.noise.commitment})
         return {"secret": True, "note": SECRET_NOTE, "kind": RECORD_KIND, "record_version": RECORD_VERSION,
                 "public": self.to_dict(), "inputs": self.inputs, "secret_values": secret}
@@ -188,9 +205,8 @@ class Release(Displayable):
         if not self.private:
             return rows + [("privacy", NOT_PRIVATE)]
         assert self.epsilon is not None and self.delta_run is not None and self.noise is not None
-        vacuous = " (vacuous: delta >= 1)" if self.delta_run.upper() >= 1 else ""
         return rows + [("epsilon", f"{self.epsilon.epsilon.decimal()} at delta {self.delta_run.decimal()} "
-                                   f"({self.epsilon.conversion}, upper bound){vacuous}"),
+                                   f"({self.epsilon.conversion}, upper bound)"),
                        ("sigma_int", f"{self.sigma_int} (rounded up), {self.noise.engine} engine"),
                        ("commitment", f"{self.commitment} (salted: hides the noise)")]
 
@@ -295,19 +311,23 @@ def encode(updates: np.ndarray, gamma: int) -> np.ndarray:
 
 
 def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, clip=1, epsilon=None,
-            noise_multiplier=None, delta=Fraction(1, 10**5), seed: str | None = None, salt: str | None = None,
-            engine: SamplerEngine | str = SamplerEngine.TABLE, conversion: Conversion | str = Conversion.CKS,
+            noise_multiplier=None, delta=None, seed: str | None = None, salt: str | None = None,
+            engine: SamplerEngine | str | None = None, conversion: Conversion | str | None = None,
             ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
     ``epsilon`` calibrates ``σ_t = √(2 ln(1.25/δ))/ε`` (the paper's Table I);
     ``noise_multiplier`` gives ``σ_t`` directly; neither is refused unless
-    ``no_noise`` asks for the exact sum (NOT private). The reported ε is
-    recomputed for the mechanism run (see the module notes). Without a
+    ``no_noise`` asks for the exact sum (NOT private), which takes no
+    ``delta``, ``seed``, ``salt``, ``engine`` or ``conversion``. The reported
+    ε is recomputed for the mechanism run (see the module notes); a vacuous
+    one (``δ_run ≥ 1`` or ``ε >`` :data:`MAX_EPSILON`) is refused. Without a
     ``seed`` (or ``salt``) 256 bits are drawn from the operating system's
-    entropy; both go only into :meth:`Release.record`. ``time_limit``
-    refuses a run whose estimate (:func:`cost_estimate`) exceeds it, before
-    any noise is drawn; ``progress`` receives the stages.
+    entropy; the noise is keyed by both (:func:`~itsa.privacy.commitment.noise_key`),
+    and both go only into :meth:`Release.record`. ``time_limit`` refuses a
+    run whose estimate (:func:`cost_estimate`) exceeds it, before any noise
+    is drawn; ``progress`` receives the stages. ``delta`` defaults to ``1e-5``,
+    ``engine`` to ``table``, ``conversion`` to ``cks``.
 
     Notes
     -----
@@ -320,51 +340,142 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     S = fraction("clip S", clip, low=0)
     if gamma * S >= MAX_ENCODED:        # encoded coordinates must fit int64 (and the clip a float)
         raise InvalidOption(f"clip S: gamma S must be below 2^62, not {safe_decimal(gamma * S, 4)}")
-    d_ = check_delta(delta)
-    eng = choice("engine", engine, SamplerEngine)
-    conv = choice("conversion", conversion, Conversion)
     _check_noise_request(epsilon, noise_multiplier, no_noise)
-    seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
-    salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
+    if no_noise:
+        _refuse_without_noise(delta=delta, seed=seed, salt=salt, engine=engine, conversion=conversion)
     weights = [1] * u.shape[0] if data_weights is None else list(data_weights)
     if len(weights) != u.shape[0]:
         raise InvalidOption(f"weights: {len(weights)} given for {u.shape[0]} clients")
+    inputs = normalised_inputs(alpha=alpha, gamma=gamma, clip=S, epsilon=epsilon, noise_multiplier=noise_multiplier,
+                     delta=delta, engine=engine, conversion=conversion, no_noise=no_noise,
+                     data_weights=None if data_weights is None else weights, ids=ids)
+    seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
+    salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
     hw = hamilton_weights(weights, alpha, ids)
-    inputs = {"alpha": alpha, "gamma": gamma, "clip": str(S), "epsilon": None if epsilon is None else str(epsilon),
-              "noise_multiplier": None if noise_multiplier is None else str(noise_multiplier), "delta": str(d_),
-              "engine": str(eng), "conversion": str(conv), "no_noise": bool(no_noise),
-              "data_weights": None if data_weights is None else [str(fraction("weight", w)) for w in weights],
-              "ids": None if ids is None else list(ids)}
     report("encode", done=0, total=u.size)
     clipped = clip_updates(u, S)
-    encoded = encode(clipped, gamma)
-    Y = _weighted_sum(hw.integers, encoded)
-    denominator = gamma * alpha
+    Y = _weighted_sum(hw.integers, encode(clipped, gamma))
     data = [fraction("weight", w) for w in weights]
     shares = np.array([float(w / sum(data)) for w in data])         # each in [0, 1], whatever the weights' size
     exact = tuple(float(x) for x in (shares[:, None] * clipped).sum(axis=0))
-    delta_star = sensitivity(max_weight=hw.max_weight, clip=S, dimension=u.shape[1], gamma=gamma)
+    return assemble(inputs, hw, Y, exact, seed_text, salt_text, None, time_limit, report)
+
+
+def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt: str | None,
+             draws, time_limit: float | None = None, report=None) -> Release:
+    """The release of the noiseless encoded sum ``Y`` under the normalised ``inputs`` (:func:`normalised_inputs`).
+
+    The noise is drawn from (salt, seed), or, for the auditor, ``draws`` are
+    the recorded ones (which the auditor redraws on its own). Every public
+    field is computed here, from ``inputs``, ``Y`` and the noise alone.
+    """
+    report = report or Reporter(None, "release")
+    gamma, S, d = inputs["gamma"], fraction("clip S", inputs["clip"]), len(Y)
+    denominator = gamma * hw.alpha
+    delta_star = _sensitivity_of(inputs, hw, d)
     base = dict(weights=hw, gamma=gamma, clip=S, encoded_sum=tuple(Y), denominator=denominator, inputs=inputs,
-                noiseless=tuple(Fraction(y, denominator) for y in Y), exact_average=exact, sensitivity=delta_star)
-    if no_noise:
-        return Release(released=base["noiseless"], **base)  # type: ignore[arg-type]
-    multiplier, sigma_int, integer_sensitivity = noise_scale(epsilon, noise_multiplier, d_, gamma * alpha, delta_star)
-    seconds, what = cost_estimate(eng, sigma_int, u.shape[1])
+                noiseless=tuple(Fraction(y, denominator) for y in Y), exact_average=tuple(exact),
+                sensitivity=delta_star)
+    if inputs["no_noise"]:
+        return Release(released=base["noiseless"], **base)
+    eng, conv = SamplerEngine(inputs["engine"]), Conversion(inputs["conversion"])
+    d_ = check_delta(inputs["delta"])
+    multiplier, sigma_int, integer_sensitivity = noise_scale(inputs["epsilon"], inputs["noise_multiplier"], d_,
+                                                             denominator, delta_star)
+    seconds, what = cost_estimate(eng, sigma_int, d)
     if time_limit is not None and seconds > time_limit:
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
                             f"{time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
-    report("noise", note=f"{what}, about {seconds:.2g} s")
-    assert seed_text is not None and salt_text is not None
-    noise = draw(sigma_int, u.shape[1], seed_text, eng)
-    released = tuple(Fraction(y + z, denominator) for y, z in zip(Y, noise.draws))
-    report("table distance" if noise.truncation is not None else "accounting")
-    distance = None if noise.truncation is None else table_distance(sigma_int)
-    epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, u.shape[1])
-    fields = commitment_fields(salt=salt_text, seed=seed_text, sigma_int=sigma_int, engine=str(eng),
-                               count=u.shape[1], truncation=noise.truncation, encoded_sum=Y, denominator=denominator)
+    report("table distance" if eng is SamplerEngine.TABLE else "accounting")
+    distance = table_distance(sigma_int) if eng is SamplerEngine.TABLE else None
+    epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, d)
+    _refuse_vacuous(epsilon_run, delta_run)
+    assert seed is not None and salt is not None
+    if draws is None:
+        report("noise", note=f"{what}, about {seconds:.2g} s")
+        noise = draw(sigma_int, d, noise_key(salt, seed), eng)
+    else:
+        values = tuple(int(z) for z in draws)
+        K = page_truncation(sigma_int) if eng is SamplerEngine.TABLE else None
+        noise = NoiseDraw(sigma=sigma_int, seed=noise_key(salt, seed), engine=eng, draws=values,
+                          commitment=hash_of_draws(values), truncation=K)
+    released = tuple(Fraction(y + z, denominator) for y, z in zip(Y, noise.draws, strict=True))
+    fields = commitment_fields(salt=salt, seed=seed, sigma_int=sigma_int, engine=str(eng), count=d,
+                               truncation=noise.truncation, encoded_sum=Y, denominator=denominator)
     return Release(released=released, noise_multiplier=multiplier, sigma_int=sigma_int, noise=noise,
-                   epsilon=epsilon_run, delta_run=delta_run, table_distance=distance, salt=salt_text,
-                   commitment=commit(fields), **base)  # type: ignore[arg-type]
+                   epsilon=epsilon_run, delta_run=delta_run, table_distance=distance, seed=seed, salt=salt,
+                   commitment=commit(fields), **base)
+
+
+def _sensitivity_of(inputs: dict, hw: HamiltonWeights, d: int) -> Certified:
+    return sensitivity(max_weight=hw.max_weight, clip=fraction("clip S", inputs["clip"]), dimension=d,
+                       gamma=inputs["gamma"])
+
+
+def planned_cost(inputs: dict, hw: HamiltonWeights, d: int) -> tuple[float, str]:
+    """:func:`cost_estimate` of the release that ``inputs`` describe, ``d`` coordinates (no noise: none)."""
+    if inputs["no_noise"]:
+        return 0.0, "no noise"
+    _, sigma_int, _ = noise_scale(inputs["epsilon"], inputs["noise_multiplier"], check_delta(inputs["delta"]),
+                                  inputs["gamma"] * hw.alpha, _sensitivity_of(inputs, hw, d))
+    return cost_estimate(SamplerEngine(inputs["engine"]), sigma_int, d)
+
+
+def recorded(text, name: str, *, low=None, high=None) -> str:
+    """``text`` as the exact text a record keeps (:func:`~itsa.privacy.certified.fraction_text`), re-read the same.
+
+    Refused (one line) when no exact text of it can be read back.
+    """
+    q = fraction(name, text, low=low, high=high)
+    out = fraction_text(q)
+    try:
+        same = fraction(name, out) == q
+    except InvalidInput:
+        same = False
+    if not same:
+        raise InvalidOption(f"{name}: too long to record exactly ({exact_text(q)[:60]})")
+    return out
+
+
+def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, engine, conversion, no_noise, data_weights,
+            ids) -> dict:
+    """The arguments of a release, checked and normalised: what the record keeps and :func:`assemble` reads."""
+    if epsilon is not None:
+        eps = recorded(epsilon, "epsilon", low=0)
+        if Fraction(eps) > MAX_EPSILON:
+            raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {exact_text(Fraction(eps))} "
+                                "(--no-noise asks for the NOT private exact sum by name)")
+    noisy = not no_noise
+    whole_number("alpha", alpha, minimum=1)
+    whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
+    if not isinstance(no_noise, bool):
+        raise InvalidOption(f"no noise: must be true or false, not {excerpt(no_noise)}")
+    return {"alpha": int(alpha), "gamma": int(gamma), "clip": recorded(clip, "clip S", low=0),
+            "epsilon": None if epsilon is None else eps,
+            "noise_multiplier": None if noise_multiplier is None else recorded(noise_multiplier, "noise multiplier",
+                                                                               low=0),
+            "delta": recorded(DEFAULT_DELTA if delta is None else delta, "delta", low=0, high=1) if noisy else None,
+            "engine": str(choice("engine", engine or SamplerEngine.TABLE, SamplerEngine)) if noisy else None,
+            "conversion": str(choice("conversion", conversion or Conversion.CKS, Conversion)) if noisy else None,
+            "no_noise": bool(no_noise),
+            "data_weights": None if data_weights is None else [recorded(w, "weight") for w in data_weights],
+            "ids": None if ids is None else list(ids)}
+
+
+def _refuse_without_noise(**given) -> None:
+    """A release without noise has no delta, seed, salt, engine or conversion: each given is refused by name."""
+    for name, value in given.items():
+        if value is not None:
+            raise InvalidOption(f"no noise: {name} does not apply to a release without noise")
+
+
+def _refuse_vacuous(epsilon: EpsilonBound, delta_run: Certified) -> None:
+    """A guarantee that says nothing (``δ_run ≥ 1`` or ``ε >`` :data:`MAX_EPSILON`) is refused, not published."""
+    eps = epsilon.epsilon.upper()
+    if delta_run.upper() >= 1 or eps > MAX_EPSILON:
+        raise InvalidOption(f"release: the guarantee of this noise is vacuous (eps = {epsilon.epsilon.decimal()} "
+                            f"at delta_run = {delta_run.decimal()}; refused at delta_run >= 1 or eps > "
+                            f"{MAX_EPSILON}): add noise, or ask for the NOT private exact sum by name (--no-noise)")
 
 
 def _check_noise_request(epsilon, noise_multiplier, no_noise: bool) -> None:
@@ -413,9 +524,9 @@ def cost_estimate(engine: SamplerEngine, sigma_int: Fraction, count: int) -> tup
     """
     if engine is SamplerEngine.EXACT:
         return count * EXACT_SECONDS_PER_DRAW + 1, f"{count:,} exact draws"
-    if sigma_int > MAX_TABLE_SIGMA:
-        raise InvalidOption(f"sigma_int = {safe_decimal(sigma_int, 4)}: the table engine takes sigma <= "
-                            f"{MAX_TABLE_SIGMA} (use the exact engine)")
+    if not MIN_TABLE_SIGMA <= sigma_int <= MAX_TABLE_SIGMA:
+        raise InvalidOption(f"sigma_int = {safe_decimal(sigma_int, 4)}: the table engine takes sigma in "
+                            f"[{MIN_TABLE_SIGMA:g}, {MAX_TABLE_SIGMA}] (use the exact engine)")
     entries = 2 * page_truncation(sigma_int) + 1
     per_entry = BALL_SECONDS_PER_ENTRY if entries <= EXACT_PASS_ENTRIES else TABLE_SECONDS_PER_ENTRY
     return entries * per_entry + count * 1e-7 + 1, f"a table of {entries:,} entries"

@@ -51,18 +51,24 @@ def recovered_sum(public: dict, noise) -> list[int]:
 
 def test_two_releases_without_a_seed_draw_different_noise():
     a, b = release(UPDATES, epsilon=1), release(UPDATES, epsilon=1)
-    assert a.noise.seed != b.noise.seed and a.noise.draws != b.noise.draws and a.released != b.released
-    assert len(a.noise.seed) == 64 and int(a.noise.seed, 16).bit_length() > 200       # 256 bits of hex
+    assert a.seed != b.seed and a.noise.draws != b.noise.draws and a.released != b.released
+    assert len(a.seed) == 64 and int(a.seed, 16).bit_length() > 200       # 256 bits of hex
 
 
-def test_the_old_default_seed_no_longer_recovers_the_sum():
-    """Redraw the noise with the old public default seed and take it off: the true sum only by the old default."""
-    old = release(UPDATES, epsilon=1, seed=OLD_DEFAULT_SEED)       # what every release without --seed was
-    attack = draw(old.sigma_int, 2, OLD_DEFAULT_SEED, "table").draws
-    assert recovered_sum(old.to_dict(), attack) == list(old.encoded_sum)           # the attack, where it works
-    new = release(UPDATES, epsilon=1)
-    guess = draw(new.sigma_int, 2, OLD_DEFAULT_SEED, "table").draws
-    assert recovered_sum(new.to_dict(), guess) != list(new.encoded_sum)
+@pytest.mark.parametrize("seed", [None, OLD_DEFAULT_SEED, "1"])
+def test_a_known_seed_no_longer_recovers_the_sum(seed):
+    """Redraw the noise from the seed alone, as `privacy noise --seed` does, and take it off: never the true sum.
+
+    The old release keyed the noise by the seed alone; the attack, run on such noise, does recover the sum.
+    """
+    r = release(UPDATES, epsilon=1, seed=seed)
+    public = r.to_dict()
+    attack = draw(Fraction(public["sigma_int"]), 2, seed or OLD_DEFAULT_SEED, "table").draws
+    assert recovered_sum(public, attack) != list(r.encoded_sum)
+    old_noise = draw(r.sigma_int, 2, seed or OLD_DEFAULT_SEED, "table").draws        # the old release's noise
+    old_public = {**public, "released_exact": [str(Fraction(y + z, r.denominator))
+                                               for y, z in zip(r.encoded_sum, old_noise)]}
+    assert recovered_sum(old_public, attack) == list(r.encoded_sum)             # the attack, where it worked
 
 
 def test_the_public_json_has_no_seed_salt_noise_or_noiseless_sum(tmp_path):
@@ -116,20 +122,23 @@ def test_neighbours_differ_in_public_only_by_the_mechanism_output_and_the_commit
     assert {k for k in a if a[k] != b[k]} == {"released", "released_exact", "commitment"}
 
 
-def test_the_commitment_changes_with_the_salt_for_identical_noise():
+def test_the_noise_and_commitment_change_with_the_salt_for_one_seed():
     a = release(UPDATES, epsilon=1, seed="one seed", salt="a" * 64)
     b = release(UPDATES, epsilon=1, seed="one seed", salt="b" * 64)
-    assert a.noise.draws == b.noise.draws and a.released == b.released and a.commitment != b.commitment
+    assert a.noise.draws != b.noise.draws and a.released != b.released and a.commitment != b.commitment
     again = release(UPDATES, epsilon=1, seed="one seed", salt="a" * 64)
+    assert again.noise.draws == a.noise.draws and again.released == a.released         # same seed and salt
     assert again.commitment == a.commitment                 # binding: the same fields, the same hash
+    assert a.noise.draws == draw(a.sigma_int, 2, "itsa-release-noise-v2:" + "a" * 64 + ":one seed", "table").draws
 
 
 def test_the_commitment_is_the_documented_hash():
     r = release(UPDATES, noise_multiplier=2, engine="exact")
     secret = r.record()["secret_values"]
-    fields = {"scheme": "itsa-release-commitment-v1", "salt": secret["salt"], "seed": secret["seed"],
+    fields = {"scheme": "itsa-release-commitment-v2", "salt": secret["salt"], "seed": secret["seed"],
               "sigma_int": str(r.sigma_int), "engine": "exact", "count": 2, "truncation": None,
-              "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
+              "stream": "HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
+                        "noise key = 'itsa-release-noise-v2:' + salt + ':' + seed",
               "encoded_sum": [str(y) for y in r.encoded_sum], "denominator": 65536}
     body = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
     assert body == canonical(fields) and hashlib.sha256(body).hexdigest() == r.commitment
@@ -181,7 +190,7 @@ def _set_epsilon(rec):
 @pytest.mark.parametrize(("change", "fails"), [
     (_set_seed, {"commitment", "noise"}),
     (_set_released, {"released"}),
-    (_set_sigma, {"sigma_int", "commitment", "noise"}),
+    (_set_sigma, {"sigma_int", "public"}),
     (_set_salt, {"commitment"}),
     (_set_sum, {"commitment", "released"}),
     (_set_epsilon, {"sigma_int"}),
@@ -281,11 +290,18 @@ def test_the_seed_from_a_file_the_environment_or_the_option_is_the_same_seed(tmp
     path = csv_of(tmp_path)
     seed_file = tmp_path / "seed"
     seed_file.write_text("round 7\n")
-    by_option = json.loads(itsa(str(path), "--epsilon", "1", "--seed", "round 7", "--json").stdout)
-    by_file = json.loads(itsa(str(path), "--epsilon", "1", "--seed-file", str(seed_file), "--json").stdout)
-    by_env = json.loads(itsa(str(path), "--epsilon", "1", "--json", env={"ITSA_SEED": "round 7"}).stdout)
-    assert by_option["released_exact"] == by_file["released_exact"] == by_env["released_exact"]
-    assert by_option["commitment"]["value"] != by_file["commitment"]["value"]          # fresh salts
+    records = [tmp_path / f"r{i}.json" for i in range(3)]
+    by_option = json.loads(itsa(str(path), "--epsilon", "1", "--seed", "round 7", "--record", str(records[0]),
+                                "--json").stdout)
+    by_file = json.loads(itsa(str(path), "--epsilon", "1", "--seed-file", str(seed_file), "--record",
+                              str(records[1]), "--json").stdout)
+    itsa(str(path), "--epsilon", "1", "--record", str(records[2]), env={"ITSA_SEED": "round 7"})
+    secrets = [json.loads(r.read_text())["secret_values"] for r in records]
+    assert [s["seed"] for s in secrets] == ["round 7"] * 3
+    assert len({s["salt"] for s in secrets}) == 3                   # fresh salts: the noise is not the seed's alone
+    assert by_option["commitment"]["value"] != by_file["commitment"]["value"]
+    same = release(UPDATES, epsilon=1, seed="round 7", salt=secrets[0]["salt"])      # same seed and salt
+    assert list(same.noise.draws) == secrets[0]["noise_draws"]
     help_text = itsa("--help").stdout
     assert "ITSA_SEED" in help_text and "--seed-file" in help_text and "visible" in help_text
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from itsa.exceptions import InvalidOption
 from itsa.privacy.certified import arb_to_fractions
 from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.release import release
@@ -93,16 +94,17 @@ def test_release_delta_counts_the_table_distance():
     assert abs(r.delta_run.upper() - expected) < Fraction(1, 10**12) and not r.warnings
 
 
-def test_vacuous_delta_is_said():
+def test_vacuous_delta_is_refused():
+    """The table engine's delta_run reaches 1 at eps = 20 (eps_run 27): refused, saying why; exact is not."""
     u = np.random.default_rng(0).normal(size=(5, 3))
-    r = release(u, epsilon=100, seed="t")
-    assert r.delta_run.upper() >= 1 and "vacuous" in r.warnings[0] and "vacuous" in r.delta_run.method
-    exact = release(u, epsilon=100, seed="t", engine="exact")
+    with pytest.raises(InvalidOption, match="vacuous .*delta_run = 1;"):
+        release(u, epsilon=20, seed="t")
+    exact = release(u, epsilon=20, seed="t", engine="exact")
     assert exact.delta_run.upper() == Fraction(1, 10**5) and not exact.warnings
 
 
-def test_cli_warns_when_vacuous(tmp_path):
+def test_cli_refuses_a_vacuous_release(tmp_path):
     path = tmp_path / "u.csv"
     path.write_text("x,y\n0.1,0.2\n0.3,0.4\n")
     res = CliRunner().invoke(cli, ["privacy", "release", str(path), "--epsilon", "100", "--json"])
-    assert res.exit_code == 0 and "vacuous" in res.stderr
+    assert res.exit_code == 2 and "vacuous" in res.stderr and res.stdout == ""
