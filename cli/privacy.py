@@ -250,7 +250,7 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
         updates, weights_in_file, ids = load_updates(path)
         given = data_weights.split(",") if data_weights is not None else weights_in_file
         noisy = {} if no_noise else {"delta": delta, "seed": seed, "engine": engine, "conversion": conversion}
-        with progress_display(as_json or quiet) as progress:
+        with progress_display(as_json, quiet=quiet) as progress:
             result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
                          noise_multiplier=noise_multiplier, ids=ids, no_noise=no_noise, time_limit=limit,
                          progress=progress, **noisy)
@@ -328,7 +328,7 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
             if not isinstance(published, dict):
                 raise InvalidInput(f"{published_path}: not a JSON object")
         updates = None if path is None else load_updates(path)[0]
-        with progress_display(as_json or quiet) as progress:
+        with progress_display(as_json, quiet=quiet) as progress:
             result = check_record(record, updates, published, time_limit=limit, progress=progress)
     if as_json:
         echo_json(result.to_dict())

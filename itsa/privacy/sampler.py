@@ -257,10 +257,9 @@ def table_sigma(sigma) -> float:
     """``σ`` as the table engine's float, refused outside ``[MIN_TABLE_SIGMA, MAX_TABLE_SIGMA]``."""
     q = number("sigma", sigma)
     s = float(q) if q < 2 * MAX_TABLE_SIGMA else math.inf
-    if not MIN_TABLE_SIGMA <= s <= MAX_TABLE_SIGMA:
-        shown = f"{s:g}" if math.isfinite(s) else "more"
+    if not MIN_TABLE_SIGMA <= s <= MAX_TABLE_SIGMA:          # the value as given, not its float (0 or inf)
         raise InvalidOption(f"sigma: the table engine takes sigma in [{MIN_TABLE_SIGMA:g}, {MAX_TABLE_SIGMA}], "
-                            f"not {shown}")
+                            f"not {safe_decimal(Fraction(q), 4)}")
     return s
 
 

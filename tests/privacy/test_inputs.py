@@ -108,3 +108,9 @@ def test_a_delta_within_float_rounding_of_one_is_accounted(conversion):
 
 def test_an_empty_noise_seed_is_refused():
     assert "non-empty" in refused("noise", "--sigma", "3", "--count", "3", "--seed", "")
+
+
+@pytest.mark.parametrize("sigma", ["1e-5000", "1e400"])
+def test_a_table_sigma_out_of_range_is_shown_as_given(sigma):
+    """Its float would be 0 or inf; the message shows the value the user gave."""
+    assert refused("noise", "--sigma", sigma, "--count", "2", "--seed", "s", "--engine", "table").endswith(f"not {sigma}")
