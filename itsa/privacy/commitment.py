@@ -172,11 +172,7 @@ def write_record(path, record: dict) -> Path:
     except OSError as exc:
         raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), 0o600)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _write_private(fd, data)
         try:
             os.link(tmp, p)
         except FileExistsError:
@@ -194,6 +190,15 @@ def write_record(path, record: dict) -> Path:
     return p
 
 
+def _write_private(fd: int, data: bytes) -> None:
+    """Write ``data`` to the open file ``fd``, mode ``0600``, through to the disk, and close it."""
+    with os.fdopen(fd, "wb") as fh:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def _exists(path) -> InvalidOutputPath:
     return InvalidOutputPath(f"{path}: exists; an audit record is never overwritten (choose a new name)")
 
@@ -205,11 +210,7 @@ def _write_exclusive(p: Path, data: bytes) -> None:
     except FileExistsError:
         raise _exists(p) from None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), 0o600)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _write_private(fd, data)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(p)
