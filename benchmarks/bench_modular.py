@@ -89,7 +89,7 @@ def main(argv=None) -> None:
     base_ks = [k for k in ks if k <= (64 if args.smoke else 512)]
     base, t_base = timed(lambda: [schoolbook_margin(k) for k in base_ks])
     fast_part, t_fast_part = timed(staircase, base_ks, target=TARGET, method="exact")
-    assert base == [r.margin for r in fast_part.rows]
+    assert base == [r.margin for r in fast_part.margins]
     print(f"(a) exact staircase K = {ks[0]}..{ks[-1]} ({len(ks)} K): {t_fast:.3f} s, slope {st.slope.text(4)}")
     print(f"    on K <= {base_ks[-1]}: fmpz_poly {t_fast_part:.4f} s, schoolbook {t_base:.3f} s, "
           f"ratio {t_base / max(t_fast_part, 1e-9):.0f}x")
@@ -108,7 +108,7 @@ def main(argv=None) -> None:
     layers = 3 if args.smoke else 4
     c, t_vec = timed(compatibility, "a2", 3, layers)
     ref, t_ref = timed(scalar_a2_violations, layers)
-    assert ref == [r.violations for r in c.rows]
+    assert ref == [r.violations for r in c.counts]
     print(f"(c) A2 chain, {c.points} points: vectorised {t_vec:.4f} s, scalar {t_ref:.3f} s, "
           f"ratio {t_ref / max(t_vec, 1e-9):.0f}x, violations {ref}")
 

@@ -171,9 +171,30 @@ def echo_json(obj) -> None:
     version (``itsa._util.schema.SCHEMA_VERSION``) whether or not the library's
     plain-data form already has it.
     """
-    from itsa._util.schema import SCHEMA_VERSION
+    from itsa._util.plain import stamped
 
-    click.echo(json.dumps({"schema_version": SCHEMA_VERSION, **obj}, indent=2))
+    click.echo(json.dumps(stamped({k: v for k, v in obj.items() if k != "schema_version"}), indent=2))
+
+
+def show(result, as_json: bool = False) -> None:
+    """Print one result: its ``to_dict()`` as JSON, or its title, headline and ``rows()`` as a table.
+
+    The one renderer of every verb: a result (``itsa._util.display.Displayable``)
+    says what it holds; this only lays it out.
+    """
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(f"{result.title()}: {result.headline()}"), title_justify="left",
+                  show_header=False, box=None, padding=(0, 2, 0, 0))
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in result.rows():
+        table.add_row(Text(str(label)), Text(str(value)))
+    console().print(table)
 
 
 def warn(lines) -> None:

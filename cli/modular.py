@@ -72,14 +72,14 @@ def margins(clients, radix, layers, carry, reading, method, law, time_limit, as_
     from itsa.modular import Reading
     from itsa.modular.numbers import fraction_text
 
-    first = result.rows[0]
+    first = result.margins[0]
     q = first.quantity
     table = Table(title=f"itsa modular margins: ρ = {radix}, L = {layers}, target {q} <= {fraction_text(first.target)} "
                         f"({first.reading}; p = carry per layer)")
     per_layer = first.reading is Reading.PER_LAYER
     for col in ("K", "margin m", "modulus", "p at m", *(() if per_layer else (f"{q} at m",)), f"{q} at m − 1"):
         table.add_column(col)
-    for r in result.rows:
+    for r in result.margins:
         below = "" if r.constrained_below is None else r.constrained_below.text()
         shown = (r.carry.text(),) if per_layer else (r.carry.text(), r.constrained.text())
         table.add_row(str(r.clients), str(r.margin), f"{radix}^{r.width + r.margin}", *shown, below)

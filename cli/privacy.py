@@ -23,7 +23,7 @@ def privacy():
     """
 
 
-def _rows(out, title, rows) -> None:
+def rows(out, title, rows) -> None:
     from rich.table import Table
 
     table = Table(title=title, show_header=False)
@@ -42,7 +42,7 @@ def weights(alpha, weights, as_json):
     """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order).
 
     A weight that starts with '-' is read as a number (and refused: weights are >= 0), not as an option."""
-    from itsa.privacy.certified import safe_decimal
+    from itsa._util.certified import safe_decimal
     from itsa.privacy.weights import hamilton_weights
 
     with itsa_errors():
@@ -112,7 +112,7 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
         echo_json(result.to_dict())
         return
     _rows(console(), f"itsa privacy calibrate: eps = {epsilon}, delta = {delta}, T = {rounds}, {conversion}",
-          result._rows())
+          result.rows())
 
 
 @privacy.command()
@@ -149,7 +149,7 @@ def noise(sigma, count, seed, engine, expected, show, time_limit, quiet, as_json
         return
     out = console()
     head = ", ".join(map(str, result.draws[:show])) + (" …" if len(result.draws) > show else "")
-    _rows(out, f"itsa privacy noise: {count} draws", [("draws", head)] + result._rows())
+    _rows(out, f"itsa privacy noise: {count} draws", [("draws", head)] + result.rows())
     if expected:
         out.print("verified: the redrawn commitment equals the logged one")
 
@@ -262,7 +262,7 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     if as_json:
         echo_json(result.to_dict())
     else:
-        rows = result._rows() + [("audit record", f"{record_path} (SECRET, mode 0600: keep it from the public)"
+        rows = result.rows() + [("audit record", f"{record_path} (SECRET, mode 0600: keep it from the public)"
                                   if record_path else "none kept (--record PATH keeps one for an auditor)")]
         _rows(console(), f"itsa privacy release: {path} ({'private' if result.private else 'NOT PRIVATE'})", rows)
 
@@ -334,8 +334,8 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
         echo_json(result.to_dict())
     else:
         out = console()
-        out.print(result._headline(), markup=False)
-        _rows(out, f"itsa privacy release --verify {verify_path}", result._rows())
+        out.print(result.headline(), markup=False)
+        _rows(out, f"itsa privacy release --verify {verify_path}", result.rows())
         if not result.private:
             out.print("the recorded release has no noise: it is NOT private", markup=False)
     if not result.ok:

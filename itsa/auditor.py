@@ -186,14 +186,14 @@ class Audit(Displayable):
             "notes": list(self.notes),
         })
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         n = len(self.findings)
         return (f"{self.instance.name or 'instance'}: {n} finding{'s' if n != 1 else ''}; "
                 f"printed lower {self.printed_lower}, corrected lower {self.corrected.value}, "
                 f"best verified {_opt(self.best_verified_rate)}")
 
-    def _rows(self) -> list[tuple[str, str]]:
-        rows = [("instance", self.instance._headline())]
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("instance", self.instance.headline())]
         for rule, a in self.analyses.items():
             rows.append((f"{rule} reading", f"{a.regime}: {claim_text(a)}"))
         rows += [("printed lower bound", str(self.printed_lower)),

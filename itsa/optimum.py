@@ -112,14 +112,14 @@ class Solution(Displayable):
         settled = self.upper is not None and self.upper.value == self.lower.value
         return SolveVerdict.OPTIMAL if settled else SolveVerdict.OPEN
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         name = self.instance.name or "instance"
         if self.verdict is SolveVerdict.OPTIMAL:
             return f"{name}: R* = {self.lower.value}, optimal for {self.lower.scope}"
         up = "?" if self.upper is None else self.upper.value
         return f"{name}: {self.lower.value} ≤ R* ≤ {up}, open"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         up = self.upper
         rows = [("lower", f"{self.lower.reason} [{self.lower.scope}]"),
                 ("upper", "no verified scheme" if up is None else

@@ -85,7 +85,7 @@ def test_open_interval_says_why(monkeypatch):
          "limit": "budget of 120 candidate schemes reached", "best_deficit": 1},
         {"rate": "4/3", "L": [3, 6], "candidates": 60, "prefiltered": 0, "found": False,
          "limit": "budget of 60 candidate schemes reached", "best_deficit": 1}]
-    assert ("search", s.search.why()) in s._rows()
+    assert ("search", s.search.why()) in s.rows()
     assert "rates 1, 4/3 tried with L up to 6" in s.search.why()
 
 

@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections.abc import Iterable
 from enum import StrEnum
@@ -72,27 +73,48 @@ def _width(text: str) -> int:
 
 
 class Displayable:
-    """Mixin: ``repr``, ``summary()`` and ``_repr_html_`` from two methods.
+    """The result protocol: every answer itsa gives has ``headline()``, ``rows()`` and ``to_dict()``.
 
-    A class defines ``_headline()`` (one short line, the ``repr`` body) and
-    ``_rows()`` (``(label, text)`` pairs, the summary). Dataclasses using it
-    are declared with ``repr=False`` so the mixin's ``__repr__`` is kept.
+    A class defines ``headline()`` (one short line, the ``repr`` body),
+    ``rows()`` (``(label, text)`` pairs, the summary and the terminal table)
+    and ``to_dict()`` (its JSON-ready form, built from :mod:`itsa._util.plain`,
+    without ``schema_version``: that is stamped once, where the object is
+    printed). ``repr``, :meth:`summary` and ``_repr_html_`` follow from them,
+    under :meth:`title`. Dataclasses using it are declared with ``repr=False``
+    so the mixin's ``__repr__`` is kept.
+
+    >>> class Answer(Displayable):
+    ...     def headline(self): return "42"
+    ...     def rows(self): return [("question", "unknown")]
+    ...     def to_dict(self): return {"answer": 42}
+    >>> print(Answer().summary())
+    answer: 42
+      question  unknown
     """
 
-    def _headline(self) -> str:          # pragma: no cover - overridden
+    def headline(self) -> str:          # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _rows(self) -> list[tuple[str, str]]:   # pragma: no cover - overridden
+    def rows(self) -> list[tuple[str, str]]:   # pragma: no cover - overridden
         raise NotImplementedError
+
+    def to_dict(self) -> dict:          # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @classmethod
+    def title(cls) -> str:
+        """What the result is, in words: the class name spelled out (``ReleasePrivacy`` -> ``release privacy``)."""
+        words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", cls.__name__)
+        return " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in words)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self._headline()}>"
+        return f"<{type(self).__name__} {self.headline()}>"
 
     def summary(self) -> str:
-        """A few lines of plain text: the headline, then one ``label: value`` per row."""
-        rows = self._rows()
+        """A few lines of plain text: the title and headline, then one ``label: value`` per row."""
+        rows = self.rows()
         width = max((_width(k) for k, _ in rows), default=0)
-        lines = [f"{type(self).__name__}: {self._headline()}"]
+        lines = [f"{self.title()}: {self.headline()}"]
         for key, val in rows:
             pad = " " * (width - _width(key))
             lines.append(f"  {key}{pad}  " + str(val).replace("\n", "\n    " + " " * width))
@@ -102,6 +124,6 @@ class Displayable:
         cells = "".join(
             f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
             f"<td style='text-align:left;white-space:pre-wrap'>{html.escape(str(v))}</td></tr>"
-            for k, v in self._rows())
-        title = html.escape(f"{type(self).__name__}: {self._headline()}")
+            for k, v in self.rows())
+        title = html.escape(f"{self.title()}: {self.headline()}")
         return f"<table><caption style='text-align:left'><b>{title}</b></caption>{cells}</table>"

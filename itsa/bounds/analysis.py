@@ -130,7 +130,7 @@ class Analysis(Displayable):
         return self.configurations.where(self.configurations.c == self.e_star)[0]
 
     # -- display -----------------------------------------------------------
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"{self.instance.name or 'instance'}: {self.regime}, e* = {self.e_star} at "
                 f"{display.config(self.e_star_configuration)}, a* = {self.a_star}, "
                 f"{_opt(self.key_rate_lower.value)} <= R_ZΣ <= {_opt(self.key_rate_upper.value)}")
@@ -169,16 +169,16 @@ class Analysis(Displayable):
             "warnings": list(inst.warnings),
         })
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         s = self.sets
-        rows = [("instance", self.instance._headline())]
-        rows += s._rows()[:2]
+        rows = [("instance", self.instance.headline())]
+        rows += s.rows()[:2]
         rows += [("a*", str(s.a_star)),
                  ("e*", f"{s.e_star}, attained first at (u,m,n) = "
                         f"{display.config(self.e_star_configuration)}"),
                  ("critical (u,m,n)", str(int(self.configurations.critical.sum()))
                   + " configurations with |A| = |S̄|")]
-        rows += s._rows()[4:]
+        rows += s.rows()[4:]
         rows += [("regime", f"{self.regime}: {self.regime_reason}"),
                  ("R_X, R_Y", f">= {self.R_X.value}, optimal (Theorem 1)"),
                  ("key rate lower (paper)", f"{_opt(self.key_rate_lower_printed.value)}: "

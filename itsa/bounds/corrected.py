@@ -231,10 +231,10 @@ class CorrectedBound(Displayable):
     scope: str = SCOPE
     instance: Instance | None = field(default=None, compare=False, repr=False)   # for (u, v) in output
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"R_ZΣ ≥ {self.value} (g(K) = {self.g}, K = {self.K}; {len(self.chain)} chain steps)"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         steps = self.describe(self.instance) if self.instance is not None else [
             f"configuration {display.config(st.config)}: gain {st.gain}" for st in self.chain]
         return [("what", self.label), ("holds for", self.scope), ("chain", "\n".join(steps) or "none")]

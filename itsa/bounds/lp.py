@@ -83,13 +83,13 @@ class LPResult(Displayable):
     solver: str = ""
     instance: Instance | None = field(default=None, compare=False, repr=False)   # for (u, v) in output
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         if not self.feasible:
             where = "" if self.empty_constraint is None else f" (configuration {display.config(self.empty_constraint)} has D = K)"
             return "infeasible" + where
         return f"b* = {self.b_star}, primal = dual, certified in fractions"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         rows = [("solver", self.solver or "none"), ("constraints", str(len(self.constraints)))]
         if self.b is not None:
             inst = self.instance

@@ -111,12 +111,12 @@ class ConverseBound(Displayable):
                 out[A] = Fraction(self.primal[o - 1] if o else 0.0).limit_denominator(24)
         return out
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         if self.certified:
             return f"R_ZΣ ≥ {self.value} ({self.method} LP, certified)"
         return f"no bound ({self.method} LP: {self.status})"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         description = self.kind.description if self.kind is not None else "built by hand"
         rows = [("LP", f"{self.method}: {description}"),
                 ("holds for", self.scope), ("status", self.status)]

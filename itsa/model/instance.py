@@ -167,7 +167,7 @@ class Instance(Displayable):
         return _users(self.labels(mask))
 
     # -- display -----------------------------------------------------------
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"{self.name or 'unnamed'}: servers {self.servers}, K = {self.K}, "
                 f"M = {self.M}, N = {self.N}")
 
@@ -176,7 +176,7 @@ class Instance(Displayable):
         more = f", … ({len(family)} in all)" if len(family) > SHOWN_SETS else ""
         return ", ".join(shown) + more
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         servers = " | ".join(" ".join(_user(u, v) for v in range(1, vu + 1))
                              for u, vu in enumerate(self.servers, 1))
         rows = [("users", servers),

@@ -114,11 +114,11 @@ class SetQuantities(Displayable):
     def _set(self, mask: int) -> str:
         return self.instance.describe(mask) if self.instance is not None else bin(mask)
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"a* = {self.a_star}, e* = {self.e_star}, S_I = {self._set(self.S_I)}, "
                 f"S̄ = {self._set(self.S_bar)}, Q = {self._set(self.Q)} ({self.q_rule} rule)")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("S_I", self._set(self.S_I)), ("S̄", self._set(self.S_bar)),
                 ("a*", str(self.a_star)), ("e*", str(self.e_star)),
                 ("Q_1", self._set(self.Q1)), ("Q_2", self._set(self.Q2)),

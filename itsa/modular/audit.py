@@ -43,13 +43,13 @@ class Audit(Displayable):
     def by_key(self, key: str) -> Check:
         return next(c for c in self.checks if c.key == key)
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         counts: dict[str, int] = {}
         for c in self.checks:
             counts[c.status] = counts.get(c.status, 0) + 1
         return f"{len(self.checks)} printed values: " + ", ".join(f"{n} {s}" for s, n in counts.items())
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [(f"{c.where}: {c.key}", f"printed {c.printed} | itsa {c.itsa} | {c.status}: {c.reading}")
                 for c in self.checks]
 
@@ -74,11 +74,11 @@ def reading_split(clients_range=range(8, 200), radix: int = 3, layers: int = 4, 
 def _fig1a() -> list[Check]:
     cmd = f"itsa modular margins --radix 3 --layers 4 --clients {FIG1A_CLIENTS} --carry 1/1000"
     per = staircase(parse_clients(FIG1A_CLIENTS), target=TARGET)
-    same = all([r.margin for r in staircase(parse_clients(FIG1A_CLIENTS), target=TARGET, reading=rd).rows]
-               == [r.margin for r in per.rows] for rd in (Reading.ALL_LAYERS, Reading.UNION))
-    margins = [r.margin for r in per.rows]
+    same = all([r.margin for r in staircase(parse_clients(FIG1A_CLIENTS), target=TARGET, reading=rd).margins]
+               == [r.margin for r in per.margins] for rd in (Reading.ALL_LAYERS, Reading.UNION))
+    margins = [r.margin for r in per.margins]
     k, a, b = reading_split()
-    top = max(per.rows, key=lambda r: r.carry.high)
+    top = max(per.margins, key=lambda r: r.carry.high)
     assert per.slope is not None and per.offset is not None
     readings = ("the three target readings (per layer, all layers, union) give the same margins on these K"
                 if same else "the readings differ on these K")
@@ -101,8 +101,8 @@ def _fig1a() -> list[Check]:
 def _fig1b() -> list[Check]:
     integer = compatibility("integer", 3, 4, block_dimension=2)
     a2 = compatibility("a2", 3, 4)
-    share = [f"{round_up(100 * r.fraction, 4)} %" for r in a2.rows[1:]]
-    fracs = sorted({str(r.fraction) for r in a2.rows[1:]})
+    share = [f"{round_up(100 * r.fraction, 4)} %" for r in a2.counts[1:]]
+    fracs = sorted({str(r.fraction) for r in a2.counts[1:]})
     return [
         Check("fig1b-integer", "§IX-A, Fig. 1b", "0 of 2·10^5 sampled points",
               f"0 of all {integer.points} points of Λ_1 ∩ V_5 (n_b = 2), every layer (exact)", Status.REPRODUCED,

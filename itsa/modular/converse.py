@@ -71,11 +71,11 @@ class DecoderSuccess(Displayable):
     def centered_optimal(self) -> bool:
         return self.optimal == self.centered
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"K = {self.clients}, M = {self.modulus}: best decoder {round_down(self.optimal, 6)}, "
                 f"centred {round_down(self.centered, 6)} (exact)")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("best decoder Σ_r max p_K", f"{round_down(self.optimal, 6)} (exact, rounded down)"),
                 ("centred reduction", f"{round_down(self.centered, 6)} (exact, rounded down)"),
                 ("centred is optimal", "yes" if self.centered_optimal else "no"),
@@ -169,7 +169,7 @@ class ConverseMargin(Displayable):
     at_margin: DecoderSuccess
     below: DecoderSuccess | None
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"K = {self.clients}: no residue decoder reaches {fraction_text(self.success)} below margin {self.margin}"
 
     @property
@@ -191,10 +191,10 @@ class ConverseMargin(Displayable):
             value = flint.arb(self.clients).log() / (2 * rho.log()) + inner.log() / rho.log()
             return certified(value)
 
-    def _rows(self) -> list[tuple[str, str]]:
-        rows = [(f"margin {self.margin}", self.at_margin._headline())]
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [(f"margin {self.margin}", self.at_margin.headline())]
         if self.below is not None:
-            rows.append((f"margin {self.margin - 1}", self.below._headline()))
+            rows.append((f"margin {self.margin - 1}", self.below.headline()))
         rows.append(("eq. 26 (C = σ√K sup p_K)", f"m >= {self.eq26_bound.text(3)} (certified)"))
         return rows
 

@@ -17,7 +17,7 @@ Examples
 >>> layer_symbols(13, radix=3, layers=3)
 (1, 3, 9)
 >>> c = compatibility("integer", radix=3, layers=4)
->>> c.points, [r.violations for r in c.rows]
+>>> c.points, [r.violations for r in c.counts]
 (81, [0, 0, 0, 0])
 """
 
@@ -137,20 +137,20 @@ class Compatibility(Displayable):
     points: int
     exhaustive: bool
     seed: int | None
-    rows: tuple[LayerCount, ...]
+    counts: tuple[LayerCount, ...]
 
     @property
     def satisfied(self) -> bool:
-        return all(r.violations == 0 for r in self.rows)
+        return all(r.violations == 0 for r in self.counts)
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         how = "every point enumerated" if self.exhaustive else f"{self.points} sampled points (seed {self.seed})"
         verdict = "holds" if self.satisfied else "fails"
         return f"{self.chain} chain, ρ = {self.radix}, L = {self.layers}: Assumption 1 {verdict} ({how})"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         rows = []
-        for r in self.rows:
+        for r in self.counts:
             share = f"{r.fraction} = {round_up(100 * r.fraction, 4)} %, rounded up" if r.violations else "0"
             how = "exact count" if self.exhaustive else (f"sampled, ± {100 * r.standard_error():.2f} % "
                                                          "standard error")
@@ -165,7 +165,7 @@ class Compatibility(Displayable):
                 "rows": [{"layer": r.layer, "violations": r.violations, "points": r.points,
                           "fraction": str(r.fraction), "telescoping_failures": r.telescoping_failures,
                           **({} if self.exhaustive else {"standard_error": r.standard_error()})}
-                         for r in self.rows]}
+                         for r in self.counts]}
 
 
 def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: int = 4,
@@ -184,7 +184,7 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     reports sampled rates for the A2 chain (14.4 %, 14.8 %, 13.1 % at layers 2–4).
     The boundary rule is :data:`TIE_BREAK`.
 
-    >>> [r.violations for r in compatibility("a2", radix=3, layers=2).rows]
+    >>> [r.violations for r in compatibility("a2", radix=3, layers=2).counts]
     [0, 12]
     """
     kind: Chain = choice("chain", chain, Chain)
@@ -210,7 +210,7 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     points = [c - q for c, q in zip(cosets, coarse)]          # Λ_1 ∩ V_(L+1), tie-broken
     rows = _count_layers(points, radix, layers, quantize)
     return Compatibility(chain=kind, radix=radix, layers=layers, block_dimension=dim, points=len(points[0]),
-                         exhaustive=exhaustive, seed=None if exhaustive else seed, rows=tuple(rows))
+                         exhaustive=exhaustive, seed=None if exhaustive else seed, counts=tuple(rows))
 
 
 def _block_dimension(kind: Chain, block_dimension: int | None) -> int:

@@ -104,11 +104,11 @@ class MonteCarlo(Displayable):
         slack = 3 * self.error_se + 1e-12
         return float(lo.low) - slack <= self.error <= float(hi.high) + slack
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"ℓ0 = {self.finest}, {self.source}: error {self.error:.4g} ± {self.error_se:.2g}, "
                 f"T {self.T:.4g} (closed form {float(self.closed_form_T):.4g}); seeded Monte Carlo, not a bound")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         lo, hi = self.measured_bounds
         clip = "" if self.source is Source.UNIFORM else f", {100 * self.clipped:.2f} % of draws clipped to V_(L+1)"
         return [("samples, seed", f"{self.samples}, {self.seed}"),

@@ -35,7 +35,7 @@ from fractions import Fraction
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.privacy.certified import fraction_text
+from itsa._util.certified import fraction_text
 
 __all__ = ["DigitLaw", "check_radix", "MAX_LAW_VALUES"]
 
@@ -145,10 +145,10 @@ class DigitLaw(Displayable):
         d = math.lcm(*(w.denominator for w in self.weights))
         return tuple(int(w * d) for w in self.weights), d
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{self.name} on {self.low}..{self.high}, mean {fraction_text(self.mean)}, variance {fraction_text(self.variance)} (exact)"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(str(w) for w in self.weights[:9]) + (" …" if len(self.weights) > 9 else "")
         return [("values", f"{self.low}..{self.high}"), ("weights", shown),
                 ("mean", fraction_text(self.mean)), ("variance", fraction_text(self.variance))]

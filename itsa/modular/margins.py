@@ -18,7 +18,7 @@ Examples
 >>> m.carry_below.high > Fraction(1, 1000)      # margin 1 is not enough
 True
 >>> st = staircase([8, 16, 32, 64], radix=3, layers=4, target=Fraction(1, 1000))
->>> [r.margin for r in st.rows]
+>>> [r.margin for r in st.margins]
 [2, 2, 3, 3]
 """
 
@@ -132,17 +132,17 @@ class Margin(Displayable):
         """The same one margin lower (above the target), or ``None`` at margin 0."""
         return None if self.carry_below is None else total_carry(self.carry_below, self.reading, self.layers)
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"K = {self.clients}: margin {self.margin} (modulus {self.radix}^{self.width + self.margin})"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         rows = [("target", f"{self.quantity} <= {fraction_text(self.target)} ({self.reading})"),
                 ("carry per layer p", self.carry.text())]
         if self.reading is not Reading.PER_LAYER:
             rows.append((self.quantity, self.constrained.text()))
         if self.constrained_below is not None:
             rows.append((f"{self.quantity} at margin {self.margin - 1}", self.constrained_below.text()))
-        return rows + [("digit law", self.law._headline())]
+        return rows + [("digit law", self.law.headline())]
 
     def to_json(self) -> dict:
         below = self.constrained_below
@@ -247,36 +247,36 @@ def _search(clients, radix, layers, target, reading, law, width, method, precisi
 class Staircase(Displayable):
     """Smallest margins over a list of K, the least-squares slope against ``log_ρ K`` and the offset."""
 
-    rows: tuple[Margin, ...]
+    margins: tuple[Margin, ...]
     slope: Certified | None
     offset: Certified | None
 
     @property
     def largest_carry(self) -> CarryBound:
         """The largest realised carry probability over the rows (at their margins)."""
-        top = max(self.rows, key=lambda r: r.carry.high)
+        top = max(self.margins, key=lambda r: r.carry.high)
         return top.carry
 
     @property
     def exact(self) -> bool:
-        return all(r.carry.exact for r in self.rows)
+        return all(r.carry.exact for r in self.margins)
 
-    def _headline(self) -> str:
-        first, last = self.rows[0], self.rows[-1]
+    def headline(self) -> str:
+        first, last = self.margins[0], self.margins[-1]
         slope = "n/a" if self.slope is None else self.slope.text(3)
         return f"margin {first.margin} at K = {first.clients} to {last.margin} at K = {last.clients}, slope {slope}"
 
-    def _rows(self) -> list[tuple[str, str]]:
-        rows = [(f"K = {r.clients}", f"m = {r.margin}, carry {r.carry.text()}") for r in self.rows]
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [(f"K = {r.clients}", f"m = {r.margin}, carry {r.carry.text()}") for r in self.margins]
         rows.append(("largest carry per layer", self.largest_carry.text()))
         if self.offset is not None:
             rows.append(("mean of m − ½ log_ρ K", self.offset.text(3)))
         return rows
 
     def to_json(self) -> dict:
-        first = self.rows[0]
+        first = self.margins[0]
         return {"radix": first.radix, "layers": first.layers, "target": fraction_text(first.target),
-                "reading": str(first.reading), "rows": [r.to_json() for r in self.rows],
+                "reading": str(first.reading), "rows": [r.to_json() for r in self.margins],
                 "slope": None if self.slope is None else self.slope.to_json(),
                 "offset_above_half_log": None if self.offset is None else self.offset.to_json(),
                 "largest_carry_probability": self.largest_carry.to_json(),

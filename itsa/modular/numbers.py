@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa.privacy.certified import fraction_text
+from itsa._util.certified import fraction_text
 
 __all__ = ["round_up", "round_down", "fraction_text", "Certified", "certified", "log2_multiple", "working_precision"]
 
@@ -134,9 +134,9 @@ def certified(ball) -> Certified:
     >>> certified(flint.arb(2) ** (10**7))
     Traceback (most recent call last):
     ...
-    itsa.privacy.certified.TooLarge: a bound of about 2^10000001 is beyond 2^65536: too large to carry exactly
+    itsa._util.certified.TooLarge: a bound of about 2^10000001 is beyond 2^65536: too large to carry exactly
     """
-    from itsa.privacy.certified import arb_to_fractions
+    from itsa._util.certified import arb_to_fractions
 
     return Certified(*arb_to_fractions(ball))
 

@@ -131,7 +131,7 @@ class Payload(Displayable):
         """PSA payload over the repeated flat payload, exactly."""
         return Fraction(self.psa_units, self.flat_units)
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"R = {len(self.stages)} at K = {self.clients}: PSA {self.psa_bits.upper(2)} against flat ×R "
                 f"{self.flat_bits.upper(2)} bit per dimension")
 
@@ -149,7 +149,7 @@ class Payload(Displayable):
         shared = "its one modulus" if r == 1 else f"its {r} moduli"
         return f"{fraction_text(self.target)} ({self.reading}): the schedule over {shared}, each flat execution over its one"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         stages = " / ".join(",".join(map(str, s)) for s in self.stages)
         return [("stages (coarse to fine)", stages), ("carry target", self._target_text()),
                 ("margins", f"{list(self.stage_margins)} ({self.rule})"),

@@ -49,14 +49,14 @@ class ReleasePrivacy(Displayable):
     curve: RdpCurve
     epsilon: EpsilonBound
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         from itsa.modular.numbers import fraction_text
 
         return f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} at δ = {fraction_text(self.epsilon.delta)}"
 
-    def _rows(self) -> list[tuple[str, str]]:
-        rows = [(f"layer {ell}", layer._headline()) for ell, layer in zip(self.layers, self.per_layer)]
-        rows.append(("(ε, δ)", self.epsilon._headline()))
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [(f"layer {ell}", layer.headline()) for ell, layer in zip(self.layers, self.per_layer)]
+        rows.append(("(ε, δ)", self.epsilon.headline()))
         return rows + [("warning", w) for w in self.curve.warnings]
 
     def to_json(self) -> dict:

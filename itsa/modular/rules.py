@@ -144,7 +144,7 @@ class RuleComparison(Displayable):
     def excess_concentration(self) -> int:
         return self.concentration - self.exact.margin
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"K = {self.exact.clients}: exact {self.exact.margin}, Theorem 1(a) {self.worst_case}, "
                 f"Theorem 1(b) {self.concentration}")
 
@@ -155,7 +155,7 @@ class RuleComparison(Displayable):
         return (f"δ_z = {fraction_text(self.delta_z_worst_case)}",
                 f"δ_w = {fraction_text(self.delta_w)}, δ_z = {fraction_text(self.delta_z)}")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         a, b = self.budgets()
         return [("exact margin", f"{self.exact.margin} (carry {self.exact.carry.text()})"),
                 ("Theorem 1(a)", f"{self.worst_case} ({self.excess_worst_case:+d} radix steps, {a})"),

@@ -1,7 +1,7 @@
 """Integer-domain private aggregation and certified privacy accounting (itsa privacy).
 
 The accountant, for other parts of itsa to call (every number is a
-:class:`~itsa.privacy.certified.Certified` arb interval with its method)::
+:class:`~itsa._util.certified.Certified` arb interval with its method)::
 
     itsa.privacy.rdp
         gaussian_rdp(order, noise_multiplier) -> arb
@@ -38,7 +38,7 @@ Examples
 """
 
 from itsa.privacy.calibrate import Calibration, calibrate
-from itsa.privacy.certified import Certified, Direction, safe_decimal
+from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,

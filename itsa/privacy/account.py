@@ -33,7 +33,7 @@ from fractions import Fraction
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import excerpt
-from itsa.privacy.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
+from itsa._util.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
@@ -69,10 +69,10 @@ class Entry(Displayable):
         return {"name": self.name, **self.epsilon.to_dict(), "delta": _d(self.delta), "delta_exact": exact_text(self.delta),
                 **self.extra}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{self.name}: eps {self.epsilon.decimal()} ({self.epsilon.direction}) at delta {_d(self.delta)}"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("method", self.epsilon.method)]
 
 
@@ -99,10 +99,10 @@ class Accounting(Displayable):
                 "crosscheck": {k: {"value": v, "kind": "float from dp-accounting, not certified"}
                                for k, v in self.crosscheck.items()}, "notes": list(self.notes)}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"z = {self.noise_multiplier}, T = {self.rounds}, delta = {_d(self.delta)}"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [(k, f"{e.epsilon.decimal()} ({e.epsilon.direction}) at delta {_d(e.delta)}")
                 for k, e in self.entries.items()] + [(f"dp-accounting {k}", f"{v:.6g} (float)")
                                                       for k, v in self.crosscheck.items()]

@@ -53,7 +53,7 @@ from fractions import Fraction
 
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, ItsaError
-from itsa.privacy.certified import safe_decimal
+from itsa._util.certified import safe_decimal
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,
@@ -97,11 +97,11 @@ class RecordCheck(Displayable):
         return {"verified": self.ok, "private": self.private, "failed": list(self.failed),
                 "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         names = ", ".join(c.name for c in self.checks)
         return f"PASS release record: {names}" if self.ok else f"FAIL release record: {', '.join(self.failed)}"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [(c.name, ("ok: " if c.ok else "FAIL: ") + c.detail) for c in self.checks]
 
 

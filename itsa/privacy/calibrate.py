@@ -26,7 +26,7 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
+from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import check_epsilon
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.rdp import RdpCurve, gaussian_curve
@@ -58,11 +58,11 @@ class Calibration(Displayable):
                 "noise_multiplier_certified": self.noise_multiplier.to_dict(DIGITS), "target_epsilon": fraction_text(self.target_epsilon),
                 "rounds": self.rounds, "bisection_steps": self.steps, "achieved": self.epsilon.to_dict()}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return (f"z = {self.noise_multiplier.decimal(DIGITS)} gives eps <= {self.epsilon.epsilon.decimal()} "
                 f"(target {exact_text(self.target_epsilon)}, {self.epsilon.conversion})")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("noise multiplier", self.noise_multiplier.decimal(DIGITS)), ("rounds", str(self.rounds)),
                 ("certified epsilon", self.epsilon.epsilon.decimal(8)), ("bisection steps", str(self.steps)),
                 ("method", self.noise_multiplier.method)]

@@ -37,7 +37,7 @@ import flint
 from itsa._util.checks import choice, fraction
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
 from itsa.privacy.rdp import RdpCurve
 
 __all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "check_delta", "optimal_order"]
@@ -86,10 +86,10 @@ class EpsilonBound(Displayable):
                 "delta": exact_text(self.delta), "order": order_text(self.order),
                 "order_exact": str(self.order), "rdp": self.curve.method(), "warnings": list(self.warnings)}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"eps <= {self.epsilon.decimal()} at delta = {_delta(self.delta)} ({self.conversion})"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("epsilon", f"{self.epsilon.decimal(8)} ({self.epsilon.direction})"),
                 ("delta", _delta(self.delta)), ("order q", order_text(self.order)),
                 ("conversion", METHODS[self.conversion]), ("rdp", self.curve.method())]
@@ -178,7 +178,7 @@ def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion
     Returns
     -------
     EpsilonBound
-        ε as a :class:`~itsa.privacy.certified.Certified` upper bound, with the order used.
+        ε as a :class:`~itsa._util.certified.Certified` upper bound, with the order used.
 
     Notes
     -----

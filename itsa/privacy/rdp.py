@@ -30,7 +30,7 @@ import flint
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 
 __all__ = ["RdpTerm", "RdpCurve", "gaussian_rdp", "gaussian_curve", "psa_tau", "psa_layer", "psa_layer_rdp",
            "psa_layer_curve", "psa_block_sensitivity", "compose", "compose_authorized", "PsaLayer", "number"]
@@ -59,13 +59,13 @@ class RdpTerm(Displayable):
     method: str
     warnings: tuple[str, ...] = ()
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{self.label} x{self.count}: eps(q) <= {self._coef()} q"
 
     def _coef(self) -> str:
         return safe_decimal(Certified.from_arb("c", self.coefficient, Direction.UPPER, "").high, 6)
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("coefficient", f"{self._coef()} (upper bound)"), ("count", str(self.count)),
                 ("method", self.method)] + [("warning", w) for w in self.warnings]
 
@@ -111,12 +111,12 @@ class RdpCurve(Displayable):
     def method(self) -> str:
         return " + ".join(f"{t.count} x {t.label}" for t in self.terms) + " (RDP adds at each order)"
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         c = Certified.from_arb("c", self.coefficient(), Direction.UPPER, "")
         return f"eps(q) <= {safe_decimal(c.high, 6)} q over {len(self.terms)} term(s)"
 
-    def _rows(self) -> list[tuple[str, str]]:
-        return [(t.label, t._headline()) for t in self.terms]
+    def rows(self) -> list[tuple[str, str]]:
+        return [(t.label, t.headline()) for t in self.terms]
 
 
 def compose(curves: Iterable[RdpCurve]) -> RdpCurve:
@@ -256,10 +256,10 @@ class PsaLayer(Displayable):
         method = "PSA eq. 31: q D^2/(2 K_eff s^2) + q tau d, tau from eq. 30 (Azimi-Abarghouyi, Sec. VII-B)"
         return RdpCurve((RdpTerm(label, self.leading + self.correction, 1, method, warn),))
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"leading {_up(self.leading)} + tau d {_up(self.correction)} (per order q)"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("leading D^2/(2 K s^2)", _up(self.leading)), ("tau (eq. 30)", _up(self.tau)),
                 ("tau d", _up(self.correction)), ("vacuous", str(self.vacuous))]
 

@@ -59,7 +59,7 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
-from itsa.privacy.certified import (
+from itsa._util.certified import (
     Certified,
     Direction,
     exact_text,
@@ -191,11 +191,11 @@ class Release(Displayable):
         return {"secret": True, "note": SECRET_NOTE, "kind": RECORD_KIND, "record_version": RECORD_VERSION,
                 "public": self.to_dict(), "inputs": self.inputs, "secret_values": secret}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         noise = "NO NOISE: NOT PRIVATE" if self.noise is None else f"sigma_int = {self.sigma_int}"
         return f"{len(self.weights.integers)} clients, d = {len(self.released)}, {noise}"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         """The public rows (nothing of the audit record)."""
         rows = [("clients, d", f"{len(self.weights.integers)}, {len(self.released)}"),
                 ("Delta*_2", f"{self.sensitivity.decimal()} ({self.sensitivity.direction}; reading)"),
@@ -422,7 +422,7 @@ def planned_cost(inputs: dict, hw: HamiltonWeights, d: int) -> tuple[float, str]
 
 
 def recorded(text, name: str, *, low=None, high=None) -> str:
-    """``text`` as the exact text a record keeps (:func:`~itsa.privacy.certified.fraction_text`), re-read the same.
+    """``text`` as the exact text a record keeps (:func:`~itsa._util.certified.fraction_text`), re-read the same.
 
     Refused (one line) when no exact text of it can be read back.
     """

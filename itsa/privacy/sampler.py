@@ -62,7 +62,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
-from itsa.privacy.certified import Certified, fraction_text, safe_decimal
+from itsa._util.certified import Certified, fraction_text, safe_decimal
 from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 
@@ -332,10 +332,10 @@ class NoiseDraw(Displayable):
                 "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
                 "commitment_of": "SHA-256 of the draws as int64 little-endian"}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{len(self.draws)} draws, sigma = {float(self.sigma):g}, {self.engine}, commitment {self.commitment[:16]}…"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("engine", str(self.engine)), ("seed", self.seed), ("commitment", self.commitment),
                 ("truncation K", "none (exact)" if self.truncation is None else str(self.truncation))] + (
             [] if self.tail is None else [("tail mass P(|X| > K)", f"{self.tail.decimal(3)} (upper bound)")])

@@ -41,7 +41,7 @@ from fractions import Fraction
 import flint
 import numpy as np
 
-from itsa.privacy.certified import Certified, Direction, precision, to_arb
+from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa.privacy.discrete_gaussian import normaliser, tail_mass
 from itsa.privacy.rdp import number
 

@@ -34,7 +34,7 @@ import flint
 
 from itsa._util.checks import choice, whole_number
 from itsa._util.extras import require
-from itsa.privacy.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.rdp import HALF, number
 

@@ -28,7 +28,7 @@ from fractions import Fraction
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.privacy.certified import Certified, Direction, fraction_text, precision, to_arb
+from itsa._util.certified import Certified, Direction, fraction_text, precision, to_arb
 
 __all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
            "round_half_even", "SENSITIVITY_READING"]
@@ -71,10 +71,10 @@ class HamiltonWeights(Displayable):
                 "quotas": [fraction_text(q) for q in self.quotas], "w_max": fraction_text(self.max_weight),
                 "method": "Hamilton (largest remainders), ties by client order; exact"}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{len(self.integers)} clients on alpha = {self.alpha}: sum {sum(self.integers)} (exact)"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(map(str, self.integers[:20])) + (" …" if len(self.integers) > 20 else "")
         return [("weights", shown), ("w_max", fraction_text(self.max_weight))]
 

@@ -45,7 +45,7 @@ class Build(Displayable):
     required_field: int | None
     note: str = ""
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{self.construction} scheme over F_{self.scheme.field}, rate {self.scheme.rate}, verified"
 
     @property
@@ -55,7 +55,7 @@ class Build(Displayable):
             return "none (the paper gives no field size for this construction)"
         return f"q > {self.required_field}"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         rows = [("scheme", repr(self.scheme)), ("verdict", repr(self.verdict)),
                 ("draws", f"{self.tries} (the first that verified)"), ("Schwartz-Zippel size", self.field_size)]
         return rows + ([("note", self.note)] if self.note else [])

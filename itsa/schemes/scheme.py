@@ -160,12 +160,12 @@ class Scheme(Displayable):
         return np.array(mat, dtype=np.int64).reshape(self.L, self.key_symbols)
 
     # -- display -----------------------------------------------------------
-    def _headline(self) -> str:
+    def headline(self) -> str:
         made = f"{self.construction} " if self.construction else ""
         return (f"{made}over F_{self.field}: L = {self.L}, {self.key_symbols} key symbols, "
                 f"rate {self.rate}, keys on {len(self.keys)} users")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         """Keys by user bit index (a scheme does not know its instance; see ``describe``)."""
         return [(f"user #{i}", "; ".join(" ".join(map(str, r)) for r in mat)) for i, mat in self.keys]
 

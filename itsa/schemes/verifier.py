@@ -184,12 +184,12 @@ class Verdict(Displayable):
         return len(self.measured) + self.trivial
 
     # -- display -----------------------------------------------------------
-    def _headline(self) -> str:
+    def headline(self) -> str:
         status = "ok" if self.ok else "FAILS"
         return (f"{status}: rate {self.scheme.rate} over F_{self.scheme.field}, {self.engine} engine, "
                 f"{self.checked} configurations checked, {len(self.leaks)} leaking")
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         sch = self.scheme
         wrong = [k for k, ok in self.correct.items() if not ok]
         rows = [("scheme", f"F_{sch.field}, L = {sch.L}, {sch.key_symbols} key symbols, "

@@ -118,13 +118,13 @@ class GapSearch(Displayable):
         return (f"no scheme below the upper end: rates {tried} tried with L up to {self.largest_L}, "
                 f"{self.candidates} candidates; stopped: {'; '.join(stops) or 'every planned rate tried'}")
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         found = [r.rate for r in self.rates if r.found]
         if found:
             return f"a verified scheme at rate {min(found)}; {self.candidates} candidates in all"
         return self.why()
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [(f"rate {r.rate}", f"L {', '.join(map(str, r.L_values))}: {r.candidates} candidates, "
                  + ("found" if r.found else f"none ({r.limit or 'all drawn'})")) for r in self.rates]
 

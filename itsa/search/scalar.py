@@ -107,7 +107,7 @@ class SearchResult(Displayable):
         return self.scheme is not None
 
     # -- display -----------------------------------------------------------
-    def _headline(self) -> str:
+    def headline(self) -> str:
         what = f"rate {self.rate} (shape {self.shape})" if self.found else "no scheme found"
         proof = "exhaustive below it" if self.exhaustive else "not exhaustive"
         return f"{what} over F_{self.field}, {self.candidates} candidates, {proof}"
@@ -120,7 +120,7 @@ class SearchResult(Displayable):
                 "candidates": self.candidates, "prefiltered": self.prefiltered, "verified": self.verified,
                 "exhaustive": self.exhaustive, "complete": self.complete, "limit": self.limit}
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         levels = "; ".join(f"L = {L}: d = {', '.join(map(str, ds))}" for L, ds in self.d_values.items())
         return [("levels tried", levels or "none"),
                 ("candidates", f"{self.candidates} drawn, {self.prefiltered} passed the fast criterion, "

@@ -131,12 +131,12 @@ class VectorSearchResult(Displayable):
     def found(self) -> bool:
         return self.scheme is not None
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         what = (f"rate {self.rate} found at L = {self.scheme.L} (shape {self.shape})" if self.scheme is not None
                 else f"no scheme at rate {self.rate}")
         return f"{what} over F_{self.field}, {self.candidates} candidates"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         rows = [("L tried", ", ".join(map(str, self.L_tried)) or "none"),
                 ("candidates", f"{self.candidates} drawn, {self.prefiltered} past the group criterion"),
                 ("stopped", self.limit or "every planned shape tried")]

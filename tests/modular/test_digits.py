@@ -28,20 +28,20 @@ def test_integer_chain_satisfies_assumption1_at_every_layer(radix, layers, dim):
     # §III-A: "(2) follows from balanced Euclidean division"; Fig. 1b: no violation
     c = compatibility("integer", radix, layers, block_dimension=dim)
     assert c.exhaustive and c.points == radix ** (dim * layers)
-    assert c.satisfied and all(r.telescoping_failures == 0 for r in c.rows)
+    assert c.satisfied and all(r.telescoping_failures == 0 for r in c.counts)
 
 
 def test_a2_chain_exact_counts():
     # Fig. 1b samples 14.4 %, 14.8 %, 13.1 % at layers 2-4; the exact share of all 6561 points is 4/27 each
     c = compatibility("a2", 3, 4)
     assert c.exhaustive and c.points == 6561
-    assert [r.violations for r in c.rows] == [0, 972, 972, 972]
-    assert {r.fraction for r in c.rows[1:]} == {Fraction(4, 27)}
-    assert all(r.telescoping_failures == 0 for r in c.rows)        # telescoping is algebraic
+    assert [r.violations for r in c.counts] == [0, 972, 972, 972]
+    assert {r.fraction for r in c.counts[1:]} == {Fraction(4, 27)}
+    assert all(r.telescoping_failures == 0 for r in c.counts)        # telescoping is algebraic
 
 
 def test_a2_counts_do_not_depend_on_the_tie_break(monkeypatch):
-    plain = [r.violations for r in compatibility("a2", 3, 3).rows]
+    plain = [r.violations for r in compatibility("a2", 3, 3).counts]
     original = digits_module._quantize_a2
 
     def mirrored(a, b, scale):                      # lexicographically largest instead of smallest
@@ -49,13 +49,13 @@ def test_a2_counts_do_not_depend_on_the_tie_break(monkeypatch):
         return -i, -j
 
     monkeypatch.setattr(digits_module, "_quantize_a2", mirrored)
-    assert [r.violations for r in compatibility("a2", 3, 3).rows] == plain
+    assert [r.violations for r in compatibility("a2", 3, 3).counts] == plain
 
 
 def test_sampling_beyond_the_enumeration_limit_reports_a_standard_error():
     c = compatibility("a2", 3, 4, max_points=100, samples=20_000, seed=3)
     assert not c.exhaustive and c.seed == 3
-    for r in c.rows[1:]:
+    for r in c.counts[1:]:
         assert abs(float(r.fraction) - 4 / 27) < 5 * r.standard_error()
 
 

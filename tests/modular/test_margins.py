@@ -21,7 +21,7 @@ def fig1a():
 
 def test_fig1a_staircase_grows_from_2_to_5_in_integer_steps(fig1a):
     # §IX-A, Fig. 1a: "grows from 2 at K = 8 to 5 at K = 4096 in integer steps"
-    margins = [r.margin for r in fig1a.rows]
+    margins = [r.margin for r in fig1a.margins]
     assert margins[0] == 2 and margins[-1] == 5
     assert all(b - a in (0, 1) for a, b in zip(margins, margins[1:]))
     assert fig1a.exact
@@ -47,7 +47,7 @@ def test_fig1a_largest_carry_rounds_to_975e_6(fig1a):
 def test_fig1a_readings_agree_on_powers_of_two_but_not_everywhere(fig1a):
     for reading in (Reading.ALL_LAYERS, Reading.UNION):
         other = staircase(FIG1A, target=TARGET, reading=reading)
-        assert [r.margin for r in other.rows] == [r.margin for r in fig1a.rows]
+        assert [r.margin for r in other.margins] == [r.margin for r in fig1a.margins]
     k, per_layer, union = reading_split()
     assert per_layer < union
     assert smallest_margin(k, target=TARGET).margin == per_layer

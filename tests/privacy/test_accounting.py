@@ -25,7 +25,7 @@ from itsa.privacy import (
     to_epsilon,
 )
 from itsa.privacy.account import account
-from itsa.privacy.certified import to_arb
+from itsa._util.certified import to_arb
 from itsa.privacy.conversion import convert_at
 from itsa.privacy.tight import gaussian_meets, gaussian_tight_epsilon
 
@@ -238,7 +238,7 @@ def test_calibrate_at_the_floor():
 @given(st.fractions(min_value=Fraction(-10**20), max_value=Fraction(10**20)).filter(lambda x: x != 0),
        st.integers(1, 12))
 def test_safe_decimal_is_safe(value, digits):
-    from itsa.privacy.certified import safe_decimal
+    from itsa._util.certified import safe_decimal
 
     up, down = Fraction(safe_decimal(value, digits, up=True)), Fraction(safe_decimal(value, digits, up=False))
     assert down <= value <= up
@@ -251,7 +251,7 @@ def test_safe_decimal_is_safe(value, digits):
 ])
 def test_safe_decimal_beyond_floats(value, digits, up, text):
     """The exponent comes from integer lengths: values beyond 1e+-308 are written, still safely rounded."""
-    from itsa.privacy.certified import safe_decimal
+    from itsa._util.certified import safe_decimal
 
     assert safe_decimal(value, digits, up=up) == text
 

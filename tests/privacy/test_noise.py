@@ -35,7 +35,7 @@ def _exact_sums(s: Fraction):
 
 
 def _inside(ball, x) -> bool:
-    from itsa.privacy.certified import arb_to_fractions
+    from itsa._util.certified import arb_to_fractions
 
     low, high = arb_to_fractions(ball)
     return Fraction(low) <= Fraction(mpmath_text(x)) <= Fraction(high)

@@ -135,7 +135,7 @@ def test_exact_delta_is_printed_exactly(tmp_path):
     u = np.random.default_rng(3).normal(size=(4, 2))
     r = release(u, epsilon=1, delta="0.000012344", seed="s", engine="exact")
     assert r.delta_run.decimal() == "1.2344e-5" and r.to_dict()["delta_run"]["value"] == "1.2344e-5"
-    assert "1.2344e-5" in r.epsilon._headline()
+    assert "1.2344e-5" in r.epsilon.headline()
     path = tmp_path / "u.csv"
     path.write_text("x,y\n0.1,0.2\n0.3,0.4\n")
     res = CliRunner().invoke(cli, ["privacy", "release", str(path), "--engine", "exact", "--delta", "0.000012344",
@@ -174,7 +174,7 @@ def test_encode_refuses_int64_overflow():
 
 def test_release_states_that_w_max_comes_from_the_data():
     r = release(np.array([[0.1], [0.2]]), [1, 3], no_noise=True)
-    assert "public" in r.to_dict()["w_max_note"] and any("public" in v for _, v in r._rows())
+    assert "public" in r.to_dict()["w_max_note"] and any("public" in v for _, v in r.rows())
 
 
 @pytest.mark.parametrize("engine", ["table", "exact"])

@@ -40,7 +40,7 @@ def test_the_vectorised_bound_is_above_the_exact_pass_and_close_to_it(sigma):
 
 def test_the_vectorised_pmf_is_within_rho():
     """p̂_j against balls of e^(-j^2/2s^2)/Z at sampled j: within the stated relative error."""
-    from itsa.privacy.certified import precision, to_arb
+    from itsa._util.certified import precision, to_arb
     from itsa.privacy.discrete_gaussian import normaliser
 
     sigma = Fraction(20001, 7)

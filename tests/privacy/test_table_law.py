@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from itsa.exceptions import InvalidOption
-from itsa.privacy.certified import arb_to_fractions
+from itsa._util.certified import arb_to_fractions
 from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.release import release
 from itsa.privacy.sampler import table

@@ -265,10 +265,10 @@ class Certified(Displayable):
                 "interval": [safe_decimal(self.low, 17, up=False), safe_decimal(self.high, 17, up=True)],
                 "method": self.method}
 
-    def _headline(self) -> str:
+    def headline(self) -> str:
         return f"{self.name} = {self.decimal()} ({self.direction})"
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def rows(self) -> list[tuple[str, str]]:
         return [("value", self.decimal(8)), ("direction", str(self.direction)),
                 ("interval", f"[{safe_decimal(self.low, 12, False)}, {safe_decimal(self.high, 12, True)}]"),
                 ("method", self.method)]
