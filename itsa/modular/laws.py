@@ -32,10 +32,10 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from itsa._util.certified import fraction_text
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa._util.certified import fraction_text
 
 __all__ = ["DigitLaw", "check_radix", "MAX_LAW_VALUES"]
 

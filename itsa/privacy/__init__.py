@@ -37,8 +37,8 @@ Examples
 '20.2'
 """
 
-from itsa.privacy.calibrate import Calibration, calibrate
 from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa.privacy.calibrate import Calibration, calibrate
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,

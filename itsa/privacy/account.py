@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 
+from itsa._util.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import excerpt
-from itsa._util.certified import Certified, Direction, TooLarge, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,

@@ -51,9 +51,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from itsa._util.certified import safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, ItsaError
-from itsa._util.certified import safe_decimal
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,

@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa.privacy.composition import check_epsilon
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.rdp import RdpCurve, gaussian_curve

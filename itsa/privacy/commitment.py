@@ -51,9 +51,9 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
+from itsa._util.certified import fraction_text
 from itsa._util.files import read_text
 from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath
-from itsa._util.certified import fraction_text
 
 __all__ = ["SCHEME", "RECORD_KIND", "RECORD_VERSION", "SECRET_NOTE", "new_seed", "new_salt", "check_salt",
            "check_seed", "read_seed_file", "noise_key", "commitment_fields", "canonical", "commit", "check_record_path",

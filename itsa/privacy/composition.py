@@ -39,8 +39,8 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.checks import fraction, whole_number
 from itsa._util.certified import Certified, Direction, exact_text, precision, to_arb
+from itsa._util.checks import fraction, whole_number
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.tight import gaussian_meets
 

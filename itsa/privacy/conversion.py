@@ -34,10 +34,10 @@ from fractions import Fraction
 
 import flint
 
+from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, fraction
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
 from itsa.privacy.rdp import RdpCurve
 
 __all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "check_delta", "optimal_order"]

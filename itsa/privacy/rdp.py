@@ -27,10 +27,10 @@ from fractions import Fraction
 
 import flint
 
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 
 __all__ = ["RdpTerm", "RdpCurve", "gaussian_rdp", "gaussian_curve", "psa_tau", "psa_layer", "psa_layer_rdp",
            "psa_layer_curve", "psa_block_sensitivity", "compose", "compose_authorized", "PsaLayer", "number"]

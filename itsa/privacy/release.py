@@ -55,10 +55,6 @@ from pathlib import Path
 
 import numpy as np
 
-from itsa._util.checks import choice, fraction, whole_number
-from itsa._util.display import Displayable
-from itsa._util.progress import Reporter
-from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 from itsa._util.certified import (
     Certified,
     Direction,
@@ -68,6 +64,10 @@ from itsa._util.certified import (
     safe_decimal,
     to_arb,
 )
+from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.display import Displayable
+from itsa._util.progress import Reporter
+from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,

@@ -57,12 +57,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from itsa._util.certified import Certified, fraction_text, safe_decimal
 from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
-from itsa._util.certified import Certified, fraction_text, safe_decimal
 from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 

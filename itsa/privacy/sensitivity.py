@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from itsa._util.certified import Certified, Direction, fraction_text, precision, safe_decimal, to_arb
 from itsa._util.checks import conflict, fraction, whole_number
 from itsa.exceptions import InvalidOption
-from itsa._util.certified import Certified, Direction, fraction_text, precision, safe_decimal, to_arb
 from itsa.privacy.composition import check_epsilon, classical_sigma
 from itsa.privacy.conversion import Conversion, check_delta, to_epsilon
 from itsa.privacy.rdp import gaussian_curve

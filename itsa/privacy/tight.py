@@ -32,9 +32,9 @@ from fractions import Fraction
 
 import flint
 
+from itsa._util.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, whole_number
 from itsa._util.extras import require
-from itsa._util.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.rdp import HALF, number
 

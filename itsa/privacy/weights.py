@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from itsa._util.certified import Certified, Direction, fraction_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa._util.certified import Certified, Direction, fraction_text, precision, to_arb
 
 __all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
            "round_half_even", "SENSITIVITY_READING"]

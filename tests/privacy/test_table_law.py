@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from itsa.exceptions import InvalidOption
 from itsa._util.certified import arb_to_fractions
+from itsa.exceptions import InvalidOption
 from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.release import release
 from itsa.privacy.sampler import table
