@@ -13,7 +13,7 @@ implementation modules are private; the former names (``staircase``,
 """
 
 from itsa._util.certified import Certified
-from itsa.modular._audit import Audit, audit
+from itsa.modular._audit import Audit, audit, reading_split
 from itsa.modular._converse import (
     Converse,
     ConverseMargin,
@@ -74,7 +74,7 @@ CarryBound = Certified
 
 __all__ = [
     "margins", "rules", "digits", "payload", "converse", "distortion", "privacy", "audit",
-    "Audit", "Check", "Status",
+    "Audit", "Check", "Status", "reading_split",
     "Converse", "ConverseMargin", "DecoderSuccess", "converse_margin", "decoder_success", "paper_bound",
     "Chain", "Compatibility", "LayerCount", "balanced_digits", "from_digits", "layer_symbols",
     "Distortion", "MonteCarlo", "Source", "monte_carlo", "theorem4_bounds", "uniform_residue_T",

@@ -5,7 +5,9 @@ arb ball turned into a ``Certified`` by :func:`enclose`, at the one working
 precision :data:`itsa._util.certified.PRECISION`; every decimal is
 :func:`~itsa._util.certified.safe_decimal`'s. A carry probability is a
 ``Certified`` always: ``Direction.EXACT`` (``low == high``, a Fraction) from the
-exact engine, ``Direction.ENCLOSURE`` from the certified one (:func:`carry`).
+exact engine, ``Direction.UPPER`` from the certified one (:func:`carry`): its
+decimal is the certified interval's upper end rounded up, the side a carry
+target is checked on; the interval keeps the lower end.
 
 Examples
 --------
@@ -34,8 +36,8 @@ def enclose(name: str, ball, direction: Direction = Direction.ENCLOSURE, method:
 
 
 def carry(low: Fraction, high: Fraction, method: str) -> Certified:
-    """A carry probability: exact when ``low == high``, else a certified enclosure."""
-    direction = Direction.EXACT if low == high else Direction.ENCLOSURE
+    """A carry probability: exact when ``low == high``, else an upper bound with its certified interval."""
+    direction = Direction.EXACT if low == high else Direction.UPPER
     return Certified("carry probability", Fraction(low), Fraction(high), direction, method)
 
 

@@ -22,7 +22,7 @@ Examples
 Fraction(2, 3)
 >>> c = sum_law(DigitLaw.uniform(3), 2, arithmetic="certified").carry(0)
 >>> c.low <= Fraction(2, 3) <= c.high, str(c.direction)
-(True, 'enclosure')
+(True, 'upper bound')
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def test_margins_certified_interval_at_deployment_scale():
     row = json.loads(res.stdout)["rows"][0]
     assert row["margin"] == 7 and not row["exact"]
     assert set(row["carry_probability"]) == {"value", "direction", "interval", "method"}
-    assert row["carry_probability"]["direction"] == "enclosure"
+    assert row["carry_probability"]["direction"] == "upper bound"
 
 
 def test_margins_table():

@@ -7,8 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption
-from itsa.modular import DigitLaw, Reading, margins, parse_clients, smallest_margin, sum_law
-from itsa.modular._audit import reading_split
+from itsa.modular import DigitLaw, Reading, margins, parse_clients, reading_split, smallest_margin, sum_law
 
 TARGET = Fraction(1, 1000)
 FIG1A = parse_clients("8..4096x2")
