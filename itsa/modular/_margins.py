@@ -399,7 +399,13 @@ Staircase = Margins
 
 
 def client_list(clients: Sequence[int] | str) -> list[int]:
-    """``clients`` as a list of K: a text (:func:`parse_clients`) or a sequence, refused when empty or too long."""
+    """``clients`` as a list of K: a text (:func:`parse_clients`) or a sequence, refused when empty or too long.
+
+    Parameters
+    ----------
+    clients : sequence of int or str
+        The values of K.
+    """
     ks = parse_clients(clients) if isinstance(clients, str) else list(clients)
     if not ks:
         raise InvalidOption("clients: needs at least one K")
@@ -485,6 +491,14 @@ _RANGE = re.compile(r"^\s*(\d[\d_]*)\s*\.\.\s*(\d[\d_]*)\s*(?:([:*x])\s*(\d[\d_]
 
 def parse_clients(text: str) -> list[int]:
     """``"8,16,32"``, ``"8..12"`` (every K), ``"8..64:8"`` (step 8) or ``"8..4096x2"`` (doubling).
+
+    Parameters
+    ----------
+    text : str
+        The list of K, written one of those ways.
+
+    Examples
+    --------
 
     >>> parse_clients("8..4096x2")[-3:], parse_clients("1..3"), parse_clients("8,16")
     ([1024, 2048, 4096], [1, 2, 3], [8, 16])

@@ -150,7 +150,7 @@ def privacy(*, survivors: int, radix: int = 3, layers: int = 4, authorized: Sequ
 release_privacy = privacy
 
 
-def authorized_suffix(authorized: Sequence[int], layers: int) -> tuple[int, ...]:
+def authorized_suffix(authorized: Sequence[int] | str, layers: int) -> tuple[int, ...]:
     """``authorized`` as ``(L, L-1, …, ℓ0)``, refused unless it is such a suffix, each layer once.
 
     Layers are authorized coarse to fine: with ``ℓ0`` the finest authorized

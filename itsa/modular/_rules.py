@@ -347,16 +347,16 @@ def rules(clients: Sequence[int] | str, radix: int = 3, layers: int = 4, carry=D
     """
     ks = client_list(clients)
     how: Arithmetic = choice("arithmetic", arithmetic, Arithmetic)
-    reading = choice("reading", reading, Reading)
+    read: Reading = choice("reading", reading, Reading)
     carry = fraction("carry target", carry, low=0, high=1)
     clock, tick, out = Deadline.of(time_limit), counting(progress, "rules"), []
     for i, k in enumerate(ks):
         clock.check(f"K = {k}, {i} of {len(ks)} done")
-        out.append(compare_rules(k, radix, layers, carry, reading, noise_scale=noise_scale, arithmetic=how,
+        out.append(compare_rules(k, radix, layers, carry, read, noise_scale=noise_scale, arithmetic=how,
                                  time_limit=clock))
         if tick is not None:
             tick(i + 1, len(ks))
-    return Rules(tuple(out), radix, layers, carry, reading, how)
+    return Rules(tuple(out), radix, layers, carry, read, how)
 
 
 def _budgets(total: Fraction, noise: Fraction, delta_z) -> tuple[Fraction, Fraction, Fraction]:
