@@ -70,7 +70,7 @@ class Audit(Displayable):
         return {"paper": PAPER, "privacy": self.privacy, "checks": [c.to_dict() for c in self.checks]}
 
 
-def reading_split(clients_range=range(8, 200), radix: int = 3, layers: int = 4, target=TARGET) -> tuple[int, int, int]:
+def reading_split(clients_range=range(8, 200), radix: int = 3, layers: int = 4, carry=TARGET) -> tuple[int, int, int]:
     """The first K where the per-layer and the union reading of a carry target give different margins.
 
     Parameters
@@ -79,15 +79,15 @@ def reading_split(clients_range=range(8, 200), radix: int = 3, layers: int = 4, 
         The K tried, in order.
     radix, layers : int
         ``ρ`` and ``L``.
-    target : Fraction
+    carry : Fraction
         The carry target.
 
     >>> reading_split()
     (22, 2, 3)
     """
     for k in clients_range:
-        a = smallest_margin(k, radix, layers, target).margin
-        b = smallest_margin(k, radix, layers, target, Reading.UNION).margin
+        a = smallest_margin(k, radix, layers, carry).margin
+        b = smallest_margin(k, radix, layers, carry, Reading.UNION).margin
         if a != b:
             return k, a, b
     raise LookupError("the readings agree on the whole range")

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction  # noqa: F401 (the examples use it)
 
+from itsa._util.certified import precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.exceptions import InvalidOption
 from itsa.modular._laws import check_radix
@@ -66,10 +67,9 @@ def decade_fill(k: int):
     k : int
         The grid index, ``>= 0``.
     """
-    import flint
-
     whole_number("k", k, minimum=0)
-    return flint.arb(10) ** (flint.arb(-k) / 10)
+    with precision():
+        return to_arb(10) ** (to_arb(-k) / 10)
 
 
 def fill_sensitivities(fill, radix: int = 3, layers: int = 4) -> FillSensitivities:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from itsa._util.certified import Direction, fraction_text
+from itsa._util.certified import Direction, fraction_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
@@ -203,35 +203,25 @@ def leading_ratio(layer_sensitivities: Sequence, flat_sensitivity):
     flat_sensitivity : Fraction or arb
         ``D_flat``.
     """
-    import flint
-
     from itsa.privacy import psa_layer
 
     active = [d for d in layer_sensitivities if bool(d > 0)]
     total = sum(active, 0 * flat_sensitivity)
     exact = all(isinstance(d, (int, Fraction)) for d in [*active, flat_sensitivity])
-    lay = flint.arb(0)
-    for d in active:          # only the leading terms are read: they do not depend on the step
-        s2 = flint.arb(_BUDGET) * _ball(d) / _ball(total)
-        lay += psa_layer(sensitivity=_ball(d), scale=s2.sqrt(), k_eff=1, dimension=1, step=1).leading
-    flat = psa_layer(sensitivity=_ball(flat_sensitivity), scale=flint.arb(_BUDGET).sqrt(), k_eff=1,
-                     dimension=1, step=1).leading
-    ratio = lay / flat
-    if exact:
-        closed = Fraction(total) ** 2 / Fraction(flat_sensitivity) ** 2
-        if not ratio.contains(flint.arb(closed.numerator) / closed.denominator):   # pragma: no cover
-            raise VerificationError("the accountant's leading terms disagree with eq. 34")
-        return closed
-    return ratio
-
-
-def _ball(x):
-    import flint
-
-    if isinstance(x, flint.arb):
-        return x
-    x = Fraction(x)
-    return flint.arb(x.numerator) / x.denominator
+    with precision():
+        lay = to_arb(0)
+        for d in active:          # only the leading terms are read: they do not depend on the step
+            s2 = to_arb(_BUDGET) * to_arb(d) / to_arb(total)
+            lay += psa_layer(sensitivity=to_arb(d), scale=s2.sqrt(), k_eff=1, dimension=1, step=1).leading
+        flat = psa_layer(sensitivity=to_arb(flat_sensitivity), scale=to_arb(_BUDGET).sqrt(), k_eff=1,
+                         dimension=1, step=1).leading
+        ratio = lay / flat
+        if exact:
+            closed = Fraction(total) ** 2 / Fraction(flat_sensitivity) ** 2
+            if not ratio.contains(to_arb(closed)):   # pragma: no cover
+                raise VerificationError("the accountant's leading terms disagree with eq. 34")
+            return closed
+        return ratio
 
 
 def fill_leading_ratio(k: int, radix: int = 3, layers: int = 4):
@@ -246,5 +236,6 @@ def fill_leading_ratio(k: int, radix: int = 3, layers: int = 4):
     """
     from itsa.modular._domain import decade_fill, fill_sensitivities
 
-    d = fill_sensitivities(decade_fill(k), radix, layers)
-    return leading_ratio(d.layers, d.flat)
+    with precision():
+        d = fill_sensitivities(decade_fill(k), radix, layers)
+        return leading_ratio(d.layers, d.flat)
