@@ -4,7 +4,7 @@ Per-layer Rényi DP (eq. 30–31), its composition over the authorized set
 (Theorem 3), the conversion to ``(ε, δ)`` and calibration, and Proposition 3's
 leading ratio are all :mod:`itsa.privacy`'s; this module supplies the layer
 geometry of the integer chain (steps ``h ρ^(ℓ-1)``, full-range sensitivities,
-the fill domain of :mod:`itsa.modular._domain`) and the audit's privacy checks.
+the fill domain of :func:`~itsa.modular.fill_sensitivities`) and the audit's privacy checks.
 
 Examples
 --------

@@ -49,7 +49,7 @@ def _fig2a() -> Check:
     misses = [f"{p} (nearest {n})" for p, n in zip(printed, near) if p != n]
     return Check("fig2a-ratios", "§IX-B, Fig. 2a", "0.975 at full fill; peaks 3.26, 3.18, 2.62; drops 1.03, 0.97, 0.61",
                  f"{shown} at Γ = 10^(-k/10), k = {', '.join(str(k) for k, _ in FIG2A)} (certified)", Status.READING,
-                 "flat sensitivity Γρ^L, an active layer's min((ρ−1)ρ^(ℓ−1), Γρ^L) (itsa.modular._domain); full fill "
+                 "flat sensitivity Γρ^L, an active layer's min((ρ−1)ρ^(ℓ−1), Γρ^L) (itsa.modular.fill_sensitivities); full fill "
                  "is (80/81)², not Prop. 3's 1, because the flat sensitivity is ρ^L there; decimals off by one unit "
                  f"under rounding to nearest: {', '.join(misses) or 'none'}", "itsa modular audit")
 
