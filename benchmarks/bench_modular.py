@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from itsa.modular import compatibility, parse_clients, smallest_margin, staircase  # noqa: E402
+from itsa.modular import digits, margins, parse_clients, smallest_margin  # noqa: E402
 
 TARGET = Fraction(1, 1000)
 
@@ -85,28 +85,29 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     ks = parse_clients("8..256x2" if args.smoke else "8..4096x2")
-    st, t_fast = timed(staircase, ks, target=TARGET, method="exact")
+    st, t_fast = timed(margins, ks, carry=TARGET, arithmetic="exact")
     base_ks = [k for k in ks if k <= (64 if args.smoke else 512)]
     base, t_base = timed(lambda: [schoolbook_margin(k) for k in base_ks])
-    fast_part, t_fast_part = timed(staircase, base_ks, target=TARGET, method="exact")
+    fast_part, t_fast_part = timed(margins, base_ks, carry=TARGET, arithmetic="exact")
     assert base == [r.margin for r in fast_part.margins]
-    print(f"(a) exact staircase K = {ks[0]}..{ks[-1]} ({len(ks)} K): {t_fast:.3f} s, slope {st.slope.text(4)}")
+    print(f"(a) exact staircase K = {ks[0]}..{ks[-1]} ({len(ks)} K): {t_fast:.3f} s, slope {st.slope.decimal(4)}")
     print(f"    on K <= {base_ks[-1]}: fmpz_poly {t_fast_part:.4f} s, schoolbook {t_base:.3f} s, "
           f"ratio {t_base / max(t_fast_part, 1e-9):.0f}x")
 
     both = 2000 if args.smoke else 20_000
-    exact, t_exact = timed(smallest_margin, both, method="exact")
-    cert, t_cert = timed(smallest_margin, both, method="certified")
-    assert exact.margin == cert.margin and cert.carry.low <= exact.carry.high <= cert.carry.high
+    exact, t_exact = timed(smallest_margin, both, arithmetic="exact")
+    cert, t_cert = timed(smallest_margin, both, arithmetic="certified")
+    p, q = cert.carry_probability, exact.carry_probability
+    assert exact.margin == cert.margin and p.low <= q.high <= p.high
     print(f"(b) K = {both}: exact {t_exact:.3f} s, certified {t_cert:.3f} s, ratio "
           f"{t_exact / max(t_cert, 1e-9):.1f}x, margin {exact.margin} both")
     for big in ([10**5] if args.smoke else [10**6, 10**7]):
         m, t = timed(smallest_margin, big)
         print(f"    K = {big}: margin {m.margin} in {t:.2f} s ({t / max(t_cert, 1e-9):.1f}x the certified K = {both}); "
-              f"carry {m.carry.text()}")
+              f"{m.carry_probability.headline()}")
 
     layers = 3 if args.smoke else 4
-    c, t_vec = timed(compatibility, "a2", 3, layers)
+    c, t_vec = timed(digits, "a2", 3, layers)
     ref, t_ref = timed(scalar_a2_violations, layers)
     assert ref == [r.violations for r in c.counts]
     print(f"(c) A2 chain, {c.points} points: vectorised {t_vec:.4f} s, scalar {t_ref:.3f} s, "

@@ -37,7 +37,7 @@ VERBS = {
     "modular distortion": ["modular", "distortion"],
     "modular margins": ["modular", "margins", "-K", "8,16"],
     "modular payload": ["modular", "payload", "--clients", "10"],
-    "modular privacy": ["modular", "privacy", "-K", "10"],
+    "modular privacy": ["modular", "privacy", "--survivors", "10"],
     "modular rules": ["modular", "rules", "-K", "10"],
 }
 

@@ -1,38 +1,90 @@
-"""Overflow margins, payload and the converse of layered modular sums (PSA, arXiv 2610.00695), exactly."""
+"""Overflow margins, payload and the converse of layered modular sums (PSA, arXiv 2610.00695), exactly.
 
-from itsa.modular.audit import Audit, audit
-from itsa.modular.checks import Check, Status
-from itsa.modular.converse import ConverseMargin, DecoderSuccess, converse_margin, decoder_success, paper_bound
-from itsa.modular.digits import (
+Each verb of ``itsa modular`` is the function of the same name here:
+:func:`margins`, :func:`rules`, :func:`digits`, :func:`payload`,
+:func:`converse`, :func:`distortion`, :func:`privacy` and :func:`audit`; each
+returns a result with ``headline()``, ``rows()`` and ``to_dict()``. Every
+irrational number and every carry probability is an
+:class:`itsa._util.certified.Certified` (exact, or a certified interval with its
+method); exact values that are not probabilities are Fractions. The
+implementation modules are private; the former names (``staircase``,
+``compare``, ``compatibility``, ``release_privacy``, ``Staircase``, ``Method``,
+``CarryBound``) are kept here as aliases.
+"""
+
+from itsa._util.certified import Certified
+from itsa.modular._audit import Audit, audit, reading_split
+from itsa.modular._converse import (
+    Converse,
+    ConverseMargin,
+    DecoderSuccess,
+    converse,
+    converse_margin,
+    decoder_success,
+    paper_bound,
+)
+from itsa.modular._digits import (
     Chain,
     Compatibility,
     LayerCount,
     balanced_digits,
     compatibility,
+    digits,
     from_digits,
     layer_symbols,
 )
-from itsa.modular.distortion import MonteCarlo, Source, monte_carlo, theorem4_bounds, uniform_residue_T
-from itsa.modular.domain import FillSensitivities, decade_fill, fill_sensitivities
-from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.margins import Margin, Reading, Staircase, parse_clients, smallest_margin, staircase
-from itsa.modular.numbers import Certified, round_down, round_up
-from itsa.modular.payload import MarginRule, Payload, corollary1_premium, parse_stages, payload
-from itsa.modular.privacy import ReleasePrivacy, fill_leading_ratio, leading_ratio, release_privacy
-from itsa.modular.rules import RuleComparison, compare, concentration_margin, noise_tail, worst_case_margin
-from itsa.modular.sums import CarryBound, CertifiedSum, ExactSum, Method, sum_law
+from itsa.modular._distortion import (
+    Distortion,
+    MonteCarlo,
+    Source,
+    distortion,
+    monte_carlo,
+    theorem4_bounds,
+    uniform_residue_T,
+)
+from itsa.modular._domain import FillSensitivities, decade_fill, fill_sensitivities
+from itsa.modular._laws import DigitLaw, check_radix
+from itsa.modular._margins import (
+    Margin,
+    Margins,
+    Reading,
+    Staircase,
+    margins,
+    parse_clients,
+    smallest_margin,
+    staircase,
+)
+from itsa.modular._payload import MarginRule, Payload, corollary1_premium, parse_stages, payload
+from itsa.modular._printed import Check, Status
+from itsa.modular._privacy import ReleasePrivacy, fill_leading_ratio, leading_ratio, privacy, release_privacy
+from itsa.modular._rules import (
+    RuleComparison,
+    Rules,
+    compare,
+    compare_rules,
+    concentration_margin,
+    noise_tail,
+    rules,
+    worst_case_margin,
+)
+from itsa.modular._sums import Arithmetic, CertifiedSum, ExactSum, Method, sum_law
+
+#: The former name of a carry probability's type: it is the one :class:`Certified`.
+CarryBound = Certified
 
 __all__ = [
-    "Audit", "Check", "Status", "audit",
-    "ConverseMargin", "DecoderSuccess", "converse_margin", "decoder_success", "paper_bound",
-    "Chain", "Compatibility", "LayerCount", "balanced_digits", "compatibility", "from_digits", "layer_symbols",
+    "margins", "rules", "digits", "payload", "converse", "distortion", "privacy", "audit",
+    "Audit", "Check", "Status", "reading_split",
+    "Converse", "ConverseMargin", "DecoderSuccess", "converse_margin", "decoder_success", "paper_bound",
+    "Chain", "Compatibility", "LayerCount", "balanced_digits", "from_digits", "layer_symbols",
+    "Distortion", "MonteCarlo", "Source", "monte_carlo", "theorem4_bounds", "uniform_residue_T",
     "FillSensitivities", "decade_fill", "fill_sensitivities",
-    "MonteCarlo", "Source", "monte_carlo", "theorem4_bounds", "uniform_residue_T",
     "DigitLaw", "check_radix",
-    "Margin", "Reading", "Staircase", "parse_clients", "smallest_margin", "staircase",
-    "Certified", "round_down", "round_up",
-    "MarginRule", "Payload", "corollary1_premium", "parse_stages", "payload",
-    "ReleasePrivacy", "fill_leading_ratio", "leading_ratio", "release_privacy",
-    "RuleComparison", "compare", "concentration_margin", "noise_tail", "worst_case_margin",
-    "CarryBound", "CertifiedSum", "ExactSum", "Method", "sum_law",
+    "Margin", "Margins", "Reading", "parse_clients", "smallest_margin",
+    "MarginRule", "Payload", "corollary1_premium", "parse_stages",
+    "ReleasePrivacy", "fill_leading_ratio", "leading_ratio",
+    "RuleComparison", "Rules", "compare_rules", "concentration_margin", "noise_tail", "worst_case_margin",
+    "Arithmetic", "CertifiedSum", "ExactSum", "sum_law", "Certified",
+    # former names
+    "staircase", "Staircase", "compare", "compatibility", "release_privacy", "Method", "CarryBound",
 ]

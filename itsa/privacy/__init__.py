@@ -37,6 +37,8 @@ Examples
 '20.2'
 """
 
+from fractions import Fraction
+
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa.privacy.calibrate import Calibration, calibrate
 from itsa.privacy.composition import (
@@ -61,6 +63,9 @@ from itsa.privacy.rdp import (
     psa_layer_rdp,
     psa_tau,
 )
+
+#: The δ of both parts (privacy and modular) unless one is given.
+DEFAULT_DELTA = Fraction(1, 10**5)
 
 __all__ = [
     "Calibration", "calibrate", "Certified", "Direction", "safe_decimal",

@@ -41,14 +41,15 @@ def test_margins_reads_exponents_past_the_digit_limit(carry):
     assert text.exit_code == 0 and text.stderr == "", text.stderr
     assert f"<= {carry}" in text.stdout
     data = json.loads(run("margins", "-K", "1000", "--carry", carry, "--json").stdout)
-    assert data["target"] == carry
-    assert data["rows"][0]["carry_probability"] == "0"      # K = 1000 cannot carry at its margin: exactly 0
+    assert data["carry"] == carry
+    p = data["rows"][0]["carry_probability"]
+    assert (p["value"], p["direction"]) == ("0", "exact")  # K = 1000 cannot carry at its margin: exactly 0
 
 
 def test_payload_refuses_a_target_below_the_certified_engine_and_computes_it_exactly():
     line = refused("payload", "-K", "1000", "--carry", "1e-5000")
     assert "carry target" in line and "4096 bits" in line
-    exact = run("payload", "-K", "1000", "--carry", "1e-5000", "--method", "exact", "--json")
+    exact = run("payload", "-K", "1000", "--carry", "1e-5000", "--arithmetic", "exact", "--json")
     assert exact.exit_code == 0, exact.stderr
     assert json.loads(exact.stdout)["stage_margins"] == [6, 6, 6, 6]     # the full range: 3^7 > 2·1000 + 1
 
@@ -56,7 +57,7 @@ def test_payload_refuses_a_target_below_the_certified_engine_and_computes_it_exa
 def test_converse_and_privacy_print_a_tiny_target():
     res = run("converse", "-K", "100", "--success", "1e-5000")
     assert res.exit_code == 0 and "1e-5000" in res.stdout, res.stderr
-    res = run("privacy", "-K", "100", "--delta", "1e-5000")
+    res = run("privacy", "--survivors", "100", "--delta", "1e-5000")
     assert res.exit_code == 0 and "δ = 1e-5000" in res.stdout, res.stderr
 
 
@@ -79,8 +80,8 @@ def test_distortion_refuses_a_spread_outside_its_domain(spread):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["privacy", "-K", "100", "--authorized", ""], "authorized"),
-    (["converse", "-K", "100", "--margin", "4", "-M", "81"], "--margin or --modulus"),
+    (["privacy", "--survivors", "100", "--authorized", ""], "authorized"),
+    (["converse", "-K", "100", "--margin", "4", "-M", "81"], "margin 4 conflicts with modulus 81"),
     (["converse", "-K", "100", "--margin=-1"], "margin"),
     (["distortion", "--layers", "0"], "layers"),
     (["distortion", "--seed=-1", "--samples", "100"], "seed"),
@@ -91,7 +92,7 @@ def test_distortion_refuses_a_spread_outside_its_domain(spread):
     (["margins", "-K", "9" * 5000], "largest K"),
     (["payload", "-K", "16", "--layers", "10000000000"], "layers"),
     (["rules", "-K", "16", "--noise-scale", "1e5000"], "margin above 200"),
-    (["privacy", "-K", "100", "--delta", "0." + "9" * 40], "delta"),
+    (["privacy", "--survivors", "100", "--delta", "0." + "9" * 40], "delta"),
 ])
 def test_silent_misreadings_are_refused(args, says):
     assert says in refused(*args)
@@ -115,6 +116,19 @@ def test_a_time_limit_stops_the_run_with_one_line(args):
     assert "time limit of 0." in refused(*args, code=1)
 
 
+def test_the_json_shape_of_a_carry_probability_does_not_depend_on_k():
+    """Exact at K = 5,000 and certified at K = 9,000: one object with the same keys."""
+    shapes = set()
+    for k in ("5000", "9000"):
+        out = run("margins", "-K", k, "--json")
+        assert out.exit_code == 0, out.stderr
+        row = json.loads(out.stdout)["rows"][0]
+        assert isinstance(row["carry_probability"], dict)
+        shapes.add(tuple(sorted(row["carry_probability"])))
+        shapes.add(tuple(sorted(row["carry_probability_below"])))
+    assert shapes == {("direction", "interval", "method", "value")}
+
+
 def test_a_nan_time_limit_is_refused():
     assert "time-limit" in refused("margins", "-K", "8", "--time-limit", "nan")
 
@@ -123,19 +137,19 @@ def test_ball_arithmetic_failures_are_itsa_errors():
     import flint
 
     from itsa.modular import fill_sensitivities
-    from itsa.modular.numbers import certified
+    from itsa.modular._certify import enclose
 
     straddling = flint.arb(1) / 3 + flint.arb(0, 1e-30)     # width 27 ± tiny against the threshold 27
     with pytest.raises(InvalidOption, match="threshold"):
         fill_sensitivities(straddling, radix=3, layers=4)
     with pytest.raises(InvalidOption, match="too large"):
-        certified(flint.arb(2) ** (10**7))
+        enclose("x", flint.arb(2) ** (10**7))
     with pytest.raises(InvalidOption):
-        certified(flint.arb("inf"))
+        enclose("x", flint.arb("inf"))
 
 
 def test_block_moments_match_one_pass():
-    from itsa.modular.distortion import _Moments
+    from itsa.modular._distortion import _Moments
 
     x = np.random.default_rng(3).exponential(size=10_007)
     m = _Moments()
@@ -145,11 +159,11 @@ def test_block_moments_match_one_pass():
     assert m.standard_error() == pytest.approx(x.std(ddof=1) / np.sqrt(len(x)), rel=1e-10)
 
 
-def test_staircase_reports_counted_progress():
-    from itsa.modular import staircase
+def test_margins_report_counted_progress():
+    from itsa.modular import margins
 
     events = []
-    staircase([8, 16, 10**6], progress=events.append)
+    margins([8, 16, 10**6], progress=events.append)
     counted = [e for e in events if e.total is not None]
     assert counted and all(e.total == 3000 for e in counted)
     assert [e.done for e in counted] == sorted(e.done for e in counted) and counted[-1].done == 3000
@@ -157,12 +171,14 @@ def test_staircase_reports_counted_progress():
 
 
 def test_margins_json_of_an_exact_carry_past_the_digit_limit_is_its_bounds():
-    res = run("margins", "-K", "9100", "--method", "exact", "--json")
+    res = run("margins", "-K", "9100", "--arithmetic", "exact", "--json")
     assert res.exit_code == 0, res.stderr
     row = json.loads(res.stdout)["rows"][0]
-    assert row["exact"] and row["carry_probability"].endswith("(too long to write exactly)")
-    low, high = (Fraction(x) for x in row["carry_probability"][4:].split("]")[0].split(", "))
-    assert low <= Fraction(row["carry_probability_upper"]) and high <= Fraction(1, 1000)
+    p = row["carry_probability"]
+    assert row["exact"] and p["direction"] == "exact" and p["value"].endswith("(too long to write exactly)")
+    low, high = (Fraction(x) for x in p["value"][4:].split("]")[0].split(", "))
+    outward = [Fraction(x) for x in p["interval"]]
+    assert outward[0] <= low <= high <= outward[1] <= Fraction(1, 1000)
 
 
 @pytest.mark.parametrize("verb", [["margins", "-K", "10"], ["converse", "-K", "10"]])

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import itsa.modular._digits as digits_module
 from itsa.exceptions import InvalidOption
 from itsa.modular import balanced_digits, compatibility, from_digits, layer_symbols
-from itsa.modular import digits as digits_module
 
 
 @given(st.sampled_from([3, 5, 7]), st.integers(1, 6), st.data())

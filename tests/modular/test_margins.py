@@ -7,8 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption
-from itsa.modular import DigitLaw, Reading, parse_clients, smallest_margin, staircase, sum_law
-from itsa.modular.audit import reading_split
+from itsa.modular import DigitLaw, Reading, margins, parse_clients, reading_split, smallest_margin, sum_law
 
 TARGET = Fraction(1, 1000)
 FIG1A = parse_clients("8..4096x2")
@@ -16,7 +15,7 @@ FIG1A = parse_clients("8..4096x2")
 
 @pytest.fixture(scope="module")
 def fig1a():
-    return staircase(FIG1A, radix=3, layers=4, target=TARGET)
+    return margins(FIG1A, radix=3, layers=4, carry=TARGET)
 
 
 def test_fig1a_staircase_grows_from_2_to_5_in_integer_steps(fig1a):
@@ -29,36 +28,36 @@ def test_fig1a_staircase_grows_from_2_to_5_in_integer_steps(fig1a):
 
 def test_fig1a_slope_is_0548(fig1a):
     # §IX-A: "regressing it on log3 K gives slope 0.548"
-    assert fig1a.slope.nearest(3) == "0.548"
+    assert Fraction(5475, 10**4) <= fig1a.slope.low <= fig1a.slope.high < Fraction(5485, 10**4)
 
 
 def test_fig1a_offset_about_1_1(fig1a):
     # §IX-A: "the margins lie about 1.1 steps above ½ log_ρ K"
-    assert fig1a.offset.lower(1) == "1.1"
+    assert Fraction(11, 10) <= fig1a.offset.low <= fig1a.offset.high < Fraction(12, 10)
 
 
 def test_fig1a_largest_carry_rounds_to_975e_6(fig1a):
     # §IX-A: "Realized carry probabilities never exceed 9.75×10−6" (as rounded to three digits)
-    top = fig1a.largest_carry
-    assert top.exact and Fraction(9745, 10**9) <= top.high < Fraction(9755, 10**9)
+    top = fig1a.largest_carry_probability
+    assert top.low == top.high and Fraction(9745, 10**9) <= top.high < Fraction(9755, 10**9)
     assert top.high > Fraction(975, 10**8)        # the exact maximum is a hair above the printed value
 
 
 def test_fig1a_readings_agree_on_powers_of_two_but_not_everywhere(fig1a):
     for reading in (Reading.ALL_LAYERS, Reading.UNION):
-        other = staircase(FIG1A, target=TARGET, reading=reading)
+        other = margins(FIG1A, carry=TARGET, reading=reading)
         assert [r.margin for r in other.margins] == [r.margin for r in fig1a.margins]
     k, per_layer, union = reading_split()
     assert per_layer < union
-    assert smallest_margin(k, target=TARGET).margin == per_layer
+    assert smallest_margin(k, carry=TARGET).margin == per_layer
 
 
 @given(st.integers(1, 300), st.sampled_from([3, 5]), st.fractions(Fraction(1, 10**6), Fraction(1, 2)))
 def test_margin_is_the_smallest(k, radix, target):
-    m = smallest_margin(k, radix=radix, layers=4, target=target)
-    assert m.carry.high <= target
-    if m.carry_below is not None:
-        assert m.carry_below.low > target
+    m = smallest_margin(k, radix=radix, layers=4, carry=target)
+    assert m.carry_probability.high <= target
+    if m.carry_probability_below is not None:
+        assert m.carry_probability_below.low > target
     else:
         assert m.margin == 0
 
@@ -75,25 +74,25 @@ def test_certified_interval_contains_the_exact_probability(k, raw):
 
 
 def test_exact_and_certified_agree_at_k_10000():
-    exact = smallest_margin(10**4, method="exact")
-    cert = smallest_margin(10**4, method="certified")
+    exact = smallest_margin(10**4, arithmetic="exact")
+    cert = smallest_margin(10**4, arithmetic="certified")
     assert exact.margin == cert.margin == 5
-    assert cert.carry.low <= exact.carry.high <= cert.carry.high
+    assert cert.carry_probability.low <= exact.carry_probability.high <= cert.carry_probability.high
 
 
 def test_deployment_scale_is_decided_by_certified_bounds():
     m = smallest_margin(10**6)
-    assert not m.carry.exact and m.carry.high <= TARGET < m.carry_below.low
+    assert not m.exact and m.carry_probability.high <= TARGET < m.carry_probability_below.low
     assert m.margin == 7
 
 
 def test_exact_refuses_what_does_not_fit():
-    with pytest.raises(InvalidOption, match="use method certified"):
+    with pytest.raises(InvalidOption, match="use arithmetic certified"):
         sum_law(DigitLaw.uniform(3), 10**6, "exact")
 
 
-@pytest.mark.parametrize("bad", [dict(radix=4), dict(layers=0), dict(target="1"), dict(target="0"),
-                                 dict(target="x"), dict(reading="sometimes")])
+@pytest.mark.parametrize("bad", [dict(radix=4), dict(layers=0), dict(carry="1"), dict(carry="0"),
+                                 dict(carry="x"), dict(reading="sometimes")])
 def test_bad_input_is_refused(bad):
     with pytest.raises(InvalidOption):
         smallest_margin(8, **bad)

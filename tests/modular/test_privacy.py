@@ -8,15 +8,15 @@ from click.testing import CliRunner
 
 from itsa.exceptions import InvalidOption
 from itsa.modular import Status
-from itsa.modular.domain import decade_fill, fill_sensitivities
-from itsa.modular.privacy import fill_leading_ratio, leading_ratio, release_privacy
-from itsa.modular.privacy_audit import checks
+from itsa.modular._domain import decade_fill, fill_sensitivities
+from itsa.modular._privacy import fill_leading_ratio, leading_ratio, release_privacy
+from itsa.modular._privacy_audit import checks
 from itsa_cli import main as cli
 
 
 def test_sealed_layers_cost_nothing():
     # Theorem 3: only the authorized layers compose
-    kw = dict(clients=1000, radix=3, layers=4, scaled_scale=4, dimension=10, delta="1e-6")
+    kw = dict(survivors=1000, radix=3, layers=4, scaled_scale=4, dimension=10, delta="1e-6")
     coarse = release_privacy(authorized=[4], **kw).curve.coefficient()
     two = release_privacy(authorized=[4, 3], **kw).curve.coefficient()
     every = release_privacy(authorized=[4, 3, 2, 1], **kw).curve.coefficient()
@@ -52,16 +52,19 @@ def test_privacy_checks():
 
 def test_bad_scaled_scale_and_layers():
     with pytest.raises(InvalidOption):
-        release_privacy(clients=10, authorized=[1], scaled_scale="1/4", dimension=1)
+        release_privacy(survivors=10, authorized=[1], scaled_scale="1/4", dimension=1)
     with pytest.raises(InvalidOption):
-        release_privacy(clients=10, authorized=[9], scaled_scale=1, dimension=1)
+        release_privacy(survivors=10, authorized=[9], scaled_scale=1, dimension=1)
 
 
 def test_cli_privacy():
-    res = CliRunner().invoke(cli, ["modular", "privacy", "-K", "1000", "-s", "4", "-d", "10", "--authorized",
+    res = CliRunner().invoke(cli, ["modular", "privacy", "--survivors", "1000", "-s", "4", "-d", "10", "--authorized",
                                    "4,3", "--json"])
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
-    assert data["layers"] == [4, 3] and data["epsilon"]["epsilon"]["direction"] == "upper bound"
-    bad = CliRunner().invoke(cli, ["modular", "privacy", "-K", "1000", "--authorized", "x"])
+    data = json.loads(res.stdout)
+    assert data["authorized"] == [4, 3] and data["epsilon"]["epsilon"]["direction"] == "upper bound"
+    assert (data["survivors"], data["layers"], data["dimension"], data["scaled_scale"]) == (1000, 4, 10, "4")
+    assert data["delta"] == "1/100000"               # itsa.privacy.DEFAULT_DELTA, the one default of both parts
+    assert {p["tau"]["direction"] for p in data["per_layer"]} == {"upper bound"}
+    bad = CliRunner().invoke(cli, ["modular", "privacy", "--survivors", "1000", "--authorized", "x"])
     assert bad.exit_code == 2

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.modular import DigitLaw, compatibility, monte_carlo, payload, smallest_margin
-from itsa.modular.privacy import authorized_suffix
+from itsa.modular._privacy import authorized_suffix
 from itsa_cli import main as cli
 
 
@@ -64,9 +65,10 @@ def test_one_stage_union_counts_one_modulus_at_k_170():
     assert 4 * p > target                                          # counting L = 4 moduli asks for margin 4
     got = payload(170, 3, 4, "one", target, reading="union")
     assert got.stage_margins == (m,) and got.single_stage_margin == m
-    assert got.psa_bits.upper(2) == bits_up(4 + m) == "11.10"
+    assert Fraction(got.psa_bits.decimal(4)) == Fraction(bits_up(4 + m)) == Fraction("11.10")
     data = run_json("payload", "--clients", "170", "--stages", "one", "--reading", "union")
-    assert data["stage_margins"] == [3] and data["psa_bits_per_dimension"] == "11.10"
+    assert data["stage_margins"] == [3] and Fraction(safe_decimal(
+        Fraction(data["psa_bits_per_dimension"]["value"]), 4)) == Fraction("11.10")
     assert data["moduli_per_target"] == {"psa": 1, "flat_execution": 1}
 
 
@@ -136,17 +138,17 @@ def test_margins_table_shows_the_quantity_the_reading_constrains():
     assert f"{float(p):.4g}" == "0.0002639" and 4 * p > Fraction(1, 1000)
     data = run_json("margins", "--clients", "22", "--reading", "union")["rows"][0]
     assert data["margin"] == 3 and data["constrained_quantity"] == "4·p"
-    assert Fraction(data["carry_probability_below"]) == p           # the per-layer p, as its key says
+    assert Fraction(data["carry_probability_below"]["value"]) == p   # the per-layer p, as its key says
     below = data["constrained_probability_below"]
-    assert Fraction(below["low"]) <= 4 * p <= Fraction(below["high"])
+    assert Fraction(below["interval"][0]) <= 4 * p <= Fraction(below["interval"][1])
     text = run_text("margins", "--clients", "22", "--reading", "union")
     assert "4·p at m − 1" in text and f"{math.ceil(4 * p * 10 ** 6) / 10 ** 6:.6f}" in text
     assert "carry at m − 1" not in text
     every = run_json("margins", "--clients", "100", "--reading", "all-layers")["rows"][0]
     assert every["constrained_quantity"] == "1 − (1 − p)^4"
     p100 = carry(100, 3, (3 ** 4 - 1) // 2)
-    assert Fraction(every["constrained_probability"]["high"]) >= 1 - (1 - p100) ** 4 >= Fraction(
-        every["constrained_probability"]["low"])
+    low, high = (Fraction(x) for x in every["constrained_probability"]["interval"])
+    assert high >= 1 - (1 - p100) ** 4 >= low
 
 
 def _noise_tail(clients: int, layers: int, scale: float, delta_z: float) -> float:
@@ -179,7 +181,8 @@ def refused(*args: str) -> str:
     """The one-line message of a refused ``itsa modular`` call (exit 2)."""
     result = CliRunner().invoke(cli, ["modular", *args])
     assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.output
     return lines[0]
 
@@ -222,7 +225,7 @@ def test_options_that_do_not_apply_are_refused():
 @pytest.mark.parametrize("authorized", ["2", "4,2", "3", "4,4,3", "4,3,3"])
 def test_authorized_sets_are_suffixes_named_once(authorized):
     # §IV: "the authorized suffix is {ℓ0, ..., L}"
-    assert "authorized" in refused("privacy", "--clients", "1000", "--authorized", authorized)
+    assert "authorized" in refused("privacy", "--survivors", "1000", "--authorized", authorized)
 
 
 def test_every_suffix_is_accepted_in_any_order():

@@ -37,7 +37,7 @@ from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
 
-__all__ = ["DigitLaw", "check_radix", "MAX_LAW_VALUES"]
+__all__ = ["DigitLaw", "check_radix", "as_law", "MAX_LAW_VALUES"]
 
 #: Most values a digit law may have (a stage of width b has ρ^b values).
 MAX_LAW_VALUES = 10**6
@@ -45,6 +45,11 @@ MAX_LAW_VALUES = 10**6
 
 def check_radix(radix) -> int:
     """``radix`` if it is an odd whole number ``>= 3`` (the balanced alphabet needs an odd radix).
+
+    Parameters
+    ----------
+    radix : int
+        ``ρ``.
 
     >>> check_radix(4)
     Traceback (most recent call last):
@@ -60,6 +65,15 @@ def check_radix(radix) -> int:
 @dataclass(frozen=True, repr=False)
 class DigitLaw(Displayable):
     """A law on ``low, low+1, …, low+len(weights)-1`` with exact weights summing to 1.
+
+    Parameters
+    ----------
+    low : int
+        The smallest value.
+    weights : tuple of Fraction
+        The probabilities of ``low, low + 1, …``.
+    name : str
+        A label (``uniform(3)``, ``custom``).
 
     Notes
     -----
@@ -148,8 +162,35 @@ class DigitLaw(Displayable):
     def headline(self) -> str:
         return f"{self.name} on {self.low}..{self.high}, mean {fraction_text(self.mean)}, variance {fraction_text(self.variance)} (exact)"
 
+    def to_dict(self) -> dict:
+        return {"name": self.name, "low": self.low, "high": self.high,
+                "weights": None if self.is_uniform else [fraction_text(w) for w in self.weights],
+                "mean": fraction_text(self.mean), "variance": fraction_text(self.variance)}
+
     def rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(str(w) for w in self.weights[:9]) + (" …" if len(self.weights) > 9 else "")
         return [("values", f"{self.low}..{self.high}"), ("weights", shown),
                 ("mean", fraction_text(self.mean)), ("variance", fraction_text(self.variance))]
 
+
+
+def as_law(law: DigitLaw | str | None, radix: int, width: int = 1) -> DigitLaw:
+    """A digit law inside the balanced alphabet of ``ρ^width`` values: uniform for ``None``, parsed from a text.
+
+    Parameters
+    ----------
+    law : DigitLaw, str or None
+        A law, its weights written ``"1/4,1/2,1/4"`` (centred on 0), or ``None`` for the uniform law.
+    radix : int
+        ``ρ``.
+    width : int
+        ``b``: the alphabet has ``ρ^b`` values.
+
+    Examples
+    --------
+    >>> as_law("1/4,1/2,1/4", 3).variance, as_law(None, 3).name
+    (Fraction(1, 2), 'uniform(3)')
+    """
+    if law is None:
+        return DigitLaw.uniform(radix, width)
+    return (DigitLaw.parse(law) if isinstance(law, str) else law).check_alphabet(radix, width)

@@ -4,7 +4,7 @@ For the integer chain ``Λ_ℓ = ρ^(ℓ-1) Z`` (``h = 1``), a point ``|x| <= (�
 has balanced digits ``a_ℓ ∈ {-(ρ-1)/2, …, (ρ-1)/2}`` with ``x = Σ ρ^(ℓ-1) a_ℓ``,
 and the layer symbol ``x^ℓ = Q_ℓ(x) - Q_(ℓ+1)(x)`` equals ``ρ^(ℓ-1) a_ℓ``.
 
-:func:`compatibility` checks Assumption 1 (``x^ℓ ∈ C_ℓ = Λ_ℓ ∩ V_(ℓ+1)``) on
+:func:`digits` checks Assumption 1 (``x^ℓ ∈ C_ℓ = Λ_ℓ ∩ V_(ℓ+1)``) on
 every point of ``Λ_1 ∩ V_(L+1)`` for a chain: the integer chain in ``n_b``
 dimensions, or the self-similar hexagonal chain ``Λ_ℓ = ρ^(ℓ-1) A2``.
 
@@ -16,7 +16,7 @@ Examples
 ((1, 1, -1), -11)
 >>> layer_symbols(13, radix=3, layers=3)
 (1, 3, 9)
->>> c = compatibility("integer", radix=3, layers=4)
+>>> c = digits("integer", radix=3, layers=4)
 >>> c.points, [r.violations for r in c.counts]
 (81, [0, 0, 0, 0])
 """
@@ -31,19 +31,21 @@ from typing import Any
 
 import numpy as np
 
+from itsa._util.certified import safe_decimal
 from itsa._util.checks import choice, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.modular.laws import check_radix
-from itsa.modular.numbers import round_up
+from itsa.modular._laws import check_radix
 
 __all__ = ["Chain", "balanced_digits", "from_digits", "layer_symbols", "LayerCount", "Compatibility",
-           "compatibility", "MAX_ENUMERATION", "TIE_BREAK", "MAX_COUNT_BYTES", "count_bytes"]
+           "digits", "compatibility", "DEFAULT_SAMPLES", "MAX_ENUMERATION", "TIE_BREAK", "MAX_COUNT_BYTES", "count_bytes"]
 
 #: Most points enumerated exhaustively; beyond, points are sampled (with a standard error).
 MAX_ENUMERATION = 2 * 10**6
 #: Largest estimated working memory of a count (bytes): about 3 s of work at the limit.
 MAX_COUNT_BYTES = 2**30
+#: Points drawn when sampling, unless told.
+DEFAULT_SAMPLES = 200_000
 #: The deterministic boundary rule of every quantizer here.
 TIE_BREAK = ("a point equidistant from several lattice points is quantized to the one whose "
              "coordinates in the lattice basis are lexicographically smallest; for the odd-radix "
@@ -51,14 +53,22 @@ TIE_BREAK = ("a point equidistant from several lattice points is quantized to th
 
 
 class Chain(StrEnum):
-    """The lattice chains whose digit compatibility can be counted."""
+    """The lattice chains whose digit compatibility can be counted: the integer chain and the hexagonal A2."""
 
     INTEGER = "integer"
     A2 = "a2"
 
 
 def balanced_digits(x: int, radix: int, layers: int) -> tuple[int, ...]:
-    """The balanced radix-``ρ`` digits of ``x``, least significant first (balanced Euclidean division)."""
+    """The balanced radix-``ρ`` digits of ``x``, least significant first (balanced Euclidean division).
+
+    Parameters
+    ----------
+    x : int
+        An integer with ``|x| <= (ρ^L - 1)/2``.
+    radix, layers : int
+        ``ρ`` and ``L``.
+    """
     check_radix(radix)
     top = (radix ** layers - 1) // 2
     if not isinstance(x, int) or abs(x) > top:
@@ -73,7 +83,15 @@ def balanced_digits(x: int, radix: int, layers: int) -> tuple[int, ...]:
 
 
 def from_digits(digits: Sequence[int], radix: int) -> int:
-    """``Σ_ℓ ρ^(ℓ-1) a_ℓ``."""
+    """``Σ_ℓ ρ^(ℓ-1) a_ℓ``.
+
+    Parameters
+    ----------
+    digits : sequence of int
+        ``a_1, a_2, …``, least significant first.
+    radix : int
+        ``ρ``.
+    """
     return sum(a * radix ** i for i, a in enumerate(digits))
 
 
@@ -83,7 +101,15 @@ def _nearest_multiple(x: np.ndarray, step: int) -> np.ndarray:
 
 
 def layer_symbols(x: int, radix: int, layers: int) -> tuple[int, ...]:
-    """``x^ℓ = Q_(ρ^(ℓ-1) Z)(x) - Q_(ρ^ℓ Z)(x)`` for ``ℓ = 1..L`` (eq. 7)."""
+    """``x^ℓ = Q_(ρ^(ℓ-1) Z)(x) - Q_(ρ^ℓ Z)(x)`` for ``ℓ = 1..L`` (eq. 7).
+
+    Parameters
+    ----------
+    x : int
+        An integer with ``|x| <= (ρ^L - 1)/2``.
+    radix, layers : int
+        ``ρ`` and ``L``.
+    """
     balanced_digits(x, radix, layers)
     q = [int(_nearest_multiple(np.array(x), radix ** i)) for i in range(layers + 1)]
     return tuple(q[i] - q[i + 1] for i in range(layers))
@@ -110,7 +136,19 @@ def _quantize_a2(a: np.ndarray, b: np.ndarray, scale: int) -> tuple[np.ndarray, 
 
 @dataclass(frozen=True)
 class LayerCount:
-    """Assumption 1 at one layer: how many of the points have ``x^ℓ`` outside ``C_ℓ``."""
+    """Assumption 1 at one layer: how many of the points have ``x^ℓ`` outside ``C_ℓ``.
+
+    Parameters
+    ----------
+    layer : int
+        ``ℓ``.
+    violations : int
+        Points whose layer symbol leaves ``C_ℓ``.
+    points : int
+        Points counted.
+    telescoping_failures : int
+        Points whose symbols do not sum back to the point (0: telescoping is algebraic).
+    """
 
     layer: int
     violations: int
@@ -122,13 +160,37 @@ class LayerCount:
         return Fraction(self.violations, self.points)
 
     def standard_error(self) -> float:
+        """The standard error of the sampled share (a float: a statistic, never printed unrounded)."""
         p = self.violations / self.points
         return float(np.sqrt(p * (1 - p) / self.points))
+
+    def to_dict(self, exhaustive: bool = True) -> dict:
+        se = {} if exhaustive else {"standard_error": safe_decimal(Fraction(self.standard_error()), 4)}
+        return {"layer": self.layer, "violations": self.violations, "points": self.points,
+                "fraction": str(self.fraction), "telescoping_failures": self.telescoping_failures, **se}
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
 class Compatibility(Displayable):
-    """Per-layer counts of Assumption 1's violations over ``Λ_1 ∩ V_(L+1)`` (or a sample of it)."""
+    """Per-layer counts of Assumption 1's violations over ``Λ_1 ∩ V_(L+1)`` (or a sample of it).
+
+    Parameters
+    ----------
+    chain : Chain
+        ``integer`` or ``a2``.
+    radix, layers, block_dimension : int
+        ``ρ``, ``L`` and ``n_b``.
+    points : int
+        Points counted.
+    exhaustive : bool
+        Every point enumerated (else a seeded sample).
+    seed : int or None
+        The sample's seed (``None`` when exhaustive).
+    counts : tuple of LayerCount
+        One per layer.
+    max_points, samples : int
+        The enumeration limit and the sample size asked for.
+    """
 
     chain: Chain
     radix: int
@@ -138,6 +200,8 @@ class Compatibility(Displayable):
     exhaustive: bool
     seed: int | None
     counts: tuple[LayerCount, ...]
+    max_points: int = MAX_ENUMERATION
+    samples: int = DEFAULT_SAMPLES
 
     @property
     def satisfied(self) -> bool:
@@ -151,26 +215,24 @@ class Compatibility(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         rows = []
         for r in self.counts:
-            share = f"{r.fraction} = {round_up(100 * r.fraction, 4)} %, rounded up" if r.violations else "0"
-            how = "exact count" if self.exhaustive else (f"sampled, ± {100 * r.standard_error():.2f} % "
-                                                         "standard error")
+            share = f"{r.fraction} = {safe_decimal(100 * r.fraction, 4)} %, rounded up" if r.violations else "0"
+            error = safe_decimal(100 * Fraction(r.standard_error()), 3)
+            how = "exact count" if self.exhaustive else f"sampled, ± {error} % standard error"
             rows.append((f"layer {r.layer}", f"{r.violations} of {r.points} outside C_ℓ ({how}; {share})"))
         rows.append(("tie-break", TIE_BREAK))
         return rows
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {"chain": str(self.chain), "radix": self.radix, "layers": self.layers,
-                "block_dimension": self.block_dimension, "points": self.points, "exhaustive": self.exhaustive,
-                "seed": self.seed, "satisfied": self.satisfied, "tie_break": TIE_BREAK,
-                "rows": [{"layer": r.layer, "violations": r.violations, "points": r.points,
-                          "fraction": str(r.fraction), "telescoping_failures": r.telescoping_failures,
-                          **({} if self.exhaustive else {"standard_error": r.standard_error()})}
-                         for r in self.counts]}
+                "block_dimension": self.block_dimension, "max_points": self.max_points, "samples": self.samples,
+                "points": self.points, "exhaustive": self.exhaustive, "seed": self.seed,
+                "satisfied": self.satisfied, "tie_break": TIE_BREAK,
+                "rows": [r.to_dict(self.exhaustive) for r in self.counts]}
 
 
-def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: int = 4,
-                  block_dimension: int | None = None, max_points: int = MAX_ENUMERATION, samples: int = 200_000,
-                  seed: int = 0) -> Compatibility:
+def digits(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: int = 4,
+           block_dimension: int | None = None, max_points: int = MAX_ENUMERATION, samples: int = DEFAULT_SAMPLES,
+           seed: int = 0) -> Compatibility:
     """Count, per layer, the points of ``Λ_1 ∩ V_(L+1)`` whose layer symbol leaves ``C_ℓ``.
 
     Every point is enumerated when there are at most ``max_points`` of them
@@ -184,7 +246,24 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     reports sampled rates for the A2 chain (14.4 %, 14.8 %, 13.1 % at layers 2–4).
     The boundary rule is :data:`TIE_BREAK`.
 
-    >>> [r.violations for r in compatibility("a2", radix=3, layers=2).counts]
+    Parameters
+    ----------
+    chain : Chain or str
+        ``integer`` (``Λ_ℓ = ρ^(ℓ-1) Z^(n_b)``) or ``a2`` (``ρ^(ℓ-1) A2``).
+    radix, layers : int
+        ``ρ`` and ``L``.
+    block_dimension : int, optional
+        ``n_b`` of the integer chain (default 1); the A2 chain is 2-dimensional.
+    max_points : int
+        Enumerate every point up to this many; sample beyond.
+    samples : int
+        Points drawn when sampling.
+    seed : int
+        The sample's seed.
+
+    Examples
+    --------
+    >>> [r.violations for r in digits("a2", radix=3, layers=2).counts]
     [0, 12]
     """
     kind: Chain = choice("chain", chain, Chain)
@@ -202,7 +281,8 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     if need > MAX_COUNT_BYTES:
         what = f"every one of {radix}^{dim * layers} points" if exhaustive else f"{samples} sampled points"
         raise InvalidOption(f"digits: counting {what} in {dim} dimensions would take about {need // 2**20} MiB "
-                            f"(limit {MAX_COUNT_BYTES // 2**20} MiB); lower --max-points or --samples")
+                            f"(limit {MAX_COUNT_BYTES // 2**20} MiB); lower the enumeration limit (max points) "
+                            "or the samples")
     cosets = _all_cosets(radix ** layers, dim) if exhaustive else _sample_cosets(radix ** layers, dim, samples, seed)
     quantize: Any = _quantize_a2 if kind is Chain.A2 else _quantize_box
     top = radix ** layers
@@ -210,7 +290,12 @@ def compatibility(chain: Chain | str = Chain.INTEGER, radix: int = 3, layers: in
     points = [c - q for c, q in zip(cosets, coarse)]          # Λ_1 ∩ V_(L+1), tie-broken
     rows = _count_layers(points, radix, layers, quantize)
     return Compatibility(chain=kind, radix=radix, layers=layers, block_dimension=dim, points=len(points[0]),
-                         exhaustive=exhaustive, seed=None if exhaustive else seed, counts=tuple(rows))
+                         exhaustive=exhaustive, seed=None if exhaustive else seed, counts=tuple(rows),
+                         max_points=max_points, samples=samples)
+
+
+#: The former name of :func:`digits`.
+compatibility = digits
 
 
 def _block_dimension(kind: Chain, block_dimension: int | None) -> int:
@@ -223,6 +308,11 @@ def _block_dimension(kind: Chain, block_dimension: int | None) -> int:
 
 def count_bytes(points: int, dim: int, layers: int) -> int:
     """Estimated peak memory (bytes) of counting ``points`` points: ``L + 1`` quantizations of ``dim`` int64 arrays.
+
+    Parameters
+    ----------
+    points, dim, layers : int
+        Points counted, their dimension and ``L``.
 
     Measured: 1.4 GB for 10⁶ points, ``n_b = 8``, ``L = 13`` (estimate 1.2 GB).
     """

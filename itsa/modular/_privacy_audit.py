@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from itsa.modular.checks import Check, Status
-from itsa.modular.numbers import Certified, certified, round_down, round_up
-from itsa.modular.privacy import fill_leading_ratio, leading_ratio
+from itsa._util.certified import safe_decimal
+from itsa.modular._certify import enclose, interval
+from itsa.modular._printed import Check, Status, nearest
+from itsa.modular._privacy import fill_leading_ratio, leading_ratio
 
 __all__ = ["checks", "privacy_checks"]
 
@@ -25,13 +26,12 @@ FLAT_TOTALS = ("2.00", "2.92", "3.65", "4.29")
 def _tau() -> Check:
     from itsa.privacy import psa_tau
 
-    tau = certified(psa_tau(1000, Fraction(1, 2)))
-    low, text = round_down(tau.low, 4), round_up(tau.high, 4)
+    tau = enclose("τ", psa_tau(1000, Fraction(1, 2)))
     return Check("tau-one-half", "§VII-B, eq. 30", "an 'exponentially small correction' (s̃ >= 1/2)",
-                 f"τ = [{low}, {text}] at K_eff = 1000, s̃ = 1/2 (certified, itsa.privacy.psa_tau)", Status.DISAGREES,
-                 f"at the smallest admitted s̃ the correction τ is above {round_down(tau.low, 3)}, so q τ d dwarfs the "
+                 f"τ = {interval(tau)} at K_eff = 1000, s̃ = 1/2 (certified, itsa.privacy.psa_tau)", Status.DISAGREES,
+                 f"at the smallest admitted s̃ the correction τ is above {safe_decimal(tau.low, 3, up=False)}, so q τ d dwarfs the "
                  "leading term of eq. 31 for any realistic d; it is small only for s̃ well above 1/2",
-                 "itsa modular privacy --clients 1000 --scaled-scale 1/2 --dimension 1")
+                 "itsa modular privacy --survivors 1000 --scaled-scale 1/2 --dimension 1")
 
 
 def _neutral() -> Check:
@@ -42,14 +42,14 @@ def _neutral() -> Check:
 
 
 def _fig2a() -> Check:
-    values = [(printed, certified(fill_leading_ratio(k))) for k, printed in FIG2A]
-    shown = ", ".join(b.text(4) for _, b in values)
-    nearest = [b.nearest(len(p.split(".")[1])) for p, b in values]
+    values = [(printed, enclose("leading ratio", fill_leading_ratio(k))) for k, printed in FIG2A]
+    shown = ", ".join(interval(b, 5) for _, b in values)
+    near = [nearest(b, len(p.split(".")[1])) for p, b in values]
     printed = [p for p, _ in values]
-    misses = [f"{p} (nearest {n})" for p, n in zip(printed, nearest) if p != n]
+    misses = [f"{p} (nearest {n})" for p, n in zip(printed, near) if p != n]
     return Check("fig2a-ratios", "§IX-B, Fig. 2a", "0.975 at full fill; peaks 3.26, 3.18, 2.62; drops 1.03, 0.97, 0.61",
                  f"{shown} at Γ = 10^(-k/10), k = {', '.join(str(k) for k, _ in FIG2A)} (certified)", Status.READING,
-                 "flat sensitivity Γρ^L, an active layer's min((ρ−1)ρ^(ℓ−1), Γρ^L) (itsa.modular.domain); full fill "
+                 "flat sensitivity Γρ^L, an active layer's min((ρ−1)ρ^(ℓ−1), Γρ^L) (itsa.modular.fill_sensitivities); full fill "
                  "is (80/81)², not Prop. 3's 1, because the flat sensitivity is ρ^L there; decimals off by one unit "
                  f"under rounding to nearest: {', '.join(misses) or 'none'}", "itsa modular audit")
 
@@ -62,9 +62,9 @@ def _flat_totals() -> Check:
         cal = calibrate(2, Fraction(1, 10**6), conversion=conversion)
         z = cal.noise_multiplier.upper()
         totals = [to_epsilon(gaussian_curve(z) * r, Fraction(1, 10**6), conversion).epsilon for r in (1, 2, 3, 4)]
-        rows.append((conversion, [Certified(t.low, t.high) for t in totals]))
-    found = [c for c, t in rows if [x.nearest(2) for x in t] == list(FLAT_TOTALS)]
-    text = "; ".join(f"{c}: {', '.join(x.upper(4) for x in t)} (certified upper bounds)" for c, t in rows)
+        rows.append((conversion, totals))
+    found = [c for c, t in rows if [nearest(x, 2) for x in t] == list(FLAT_TOTALS)]
+    text = "; ".join(f"{c}: {', '.join(x.decimal(5) for x in t)} (certified upper bounds)" for c, t in rows)
     status = Status.READING if found else Status.UNDETERMINED
     reading = (f"R identical executions, each a Gaussian calibrated to ε = 2.00 at δ = 10^-6, composed in RDP and "
                f"converted by {found[0]}; the printed decimals are rounded to nearest (rounded up, as upper bounds "

@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction  # noqa: F401 (the examples use it)
 
+from itsa._util.certified import precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.exceptions import InvalidOption
-from itsa.modular.laws import check_radix
+from itsa.modular._laws import check_radix
 
 __all__ = ["FillSensitivities", "fill_sensitivities", "decade_fill"]
 
@@ -36,6 +37,19 @@ class FillSensitivities:
     """Per-layer and flat sensitivities (physical units, ``h = 1``, one coordinate) at a fill ``Γ``.
 
     Values are Fractions for a rational fill, python-flint ``arb`` balls for an irrational one.
+
+    Parameters
+    ----------
+    fill : Fraction or arb
+        ``Γ``.
+    radix : int
+        ``ρ``.
+    layers : tuple
+        ``D_ℓ`` of each layer (0 for an inactive one).
+    flat : Fraction or arb
+        The matched flat sensitivity ``Γ ρ^L``.
+    active : tuple of bool
+        Whether each layer is active.
     """
 
     fill: object
@@ -46,17 +60,27 @@ class FillSensitivities:
 
 
 def decade_fill(k: int):
-    """``Γ = 10^(-k/10)`` as an arb ball (the fill grid of Fig. 2a)."""
-    import flint
+    """``Γ = 10^(-k/10)`` as an arb ball (the fill grid of Fig. 2a).
 
+    Parameters
+    ----------
+    k : int
+        The grid index, ``>= 0``.
+    """
     whole_number("k", k, minimum=0)
-    return flint.arb(10) ** (flint.arb(-k) / 10)
+    with precision():
+        return to_arb(10) ** (to_arb(-k) / 10)
 
 
 def fill_sensitivities(fill, radix: int = 3, layers: int = 4) -> FillSensitivities:
     """The layer sensitivities ``min((ρ-1)ρ^(ℓ-1), Γρ^L)`` of the active layers, and the flat ``Γρ^L``.
 
-    ``fill`` is a number in ``(0, 1]`` (read exactly) or an ``arb`` ball.
+    Parameters
+    ----------
+    fill : Fraction, str or arb
+        ``Γ`` in ``(0, 1]`` (read exactly), or an ``arb`` ball.
+    radix, layers : int
+        ``ρ`` and ``L``.
 
     Notes
     -----

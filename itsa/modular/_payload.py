@@ -8,7 +8,7 @@ resolutions by repeated flat executions costs ``(L - ℓ0 + 1 + m) log2 ρ`` for
 each served finest layer ``ℓ0`` (§IX-D, "Matched functionality").
 
 Each margin is the exact smallest one of that modular sum (uniform digits,
-:func:`~itsa.modular.margins.smallest_margin`), or Theorem 1's, or given.
+:func:`~itsa.modular._margins.smallest_margin`), or Theorem 1's, or given.
 A total target (``all-layers`` or ``union``) is shared by the moduli that one
 run actually has: the ``R`` stages of the schedule, and the single modulus of
 each flat execution (a separate run with its own target).
@@ -16,7 +16,7 @@ each flat execution (a separate run with its own target).
 Examples
 --------
 >>> p = payload(1000, radix=3, layers=4, stages="4,3/2,1")
->>> p.psa_units, p.flat_units, p.psa_bits.upper(2), p.flat_bits.upper(2)
+>>> p.psa_units, p.flat_units, p.psa_bits.decimal(4), p.flat_bits.decimal(4)
 (12, 14, '19.02', '22.19')
 >>> p.ratio
 Fraction(6, 7)
@@ -28,21 +28,23 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+from itsa._util.certified import Certified, fraction_text, precision, to_arb
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa._util.progress import Callback, counting
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.modular.laws import DigitLaw, check_radix
-from itsa.modular.margins import MAX_CLIENTS, MAX_LAYERS, Reading, check_margin_size, smallest_margin
-from itsa.modular.numbers import Certified, fraction_text, log2_multiple
-from itsa.modular.rules import concentration_margin, worst_case_margin
-from itsa.modular.sums import Method
+from itsa.modular._certify import enclose, interval, log2_multiple
+from itsa.modular._laws import DigitLaw, check_radix
+from itsa.modular._margins import DEFAULT_CARRY, MAX_CLIENTS, MAX_LAYERS, Reading, check_margin_size, smallest_margin
+from itsa.modular._rules import concentration_margin, worst_case_margin
+from itsa.modular._sums import Arithmetic
 
 __all__ = ["MarginRule", "parse_stages", "Payload", "payload", "corollary1_premium"]
 
 
 class MarginRule(StrEnum):
-    """Where each modulus's margin comes from."""
+    """Where each modulus's margin comes from: the exact smallest one, Theorem 1(a) or (b), or a fixed one."""
 
     EXACT = "exact"
     THEOREM1A = "theorem1a"
@@ -55,6 +57,13 @@ def parse_stages(spec: str, layers: int) -> tuple[tuple[int, ...], ...]:
 
     The stages must partition ``1..L`` into contiguous blocks, listed from the
     coarsest (containing ``L``) to the finest (containing 1).
+
+    Parameters
+    ----------
+    spec : str
+        The schedule: ``"4,3/2,1"``, ``"each"`` or ``"one"``.
+    layers : int
+        ``L``.
 
     >>> parse_stages("4/3/2/1", 4) == parse_stages("each", 4)
     True
@@ -81,19 +90,45 @@ def parse_stages(spec: str, layers: int) -> tuple[tuple[int, ...], ...]:
 
 @dataclass(frozen=True, repr=False, kw_only=True)
 class Payload(Displayable):
-    """One PSA upload against repeated flat executions serving the same resolutions."""
+    """One PSA upload against repeated flat executions serving the same resolutions.
+
+    Parameters
+    ----------
+    clients, radix, layers : int
+        ``K``, ``ρ`` and ``L``.
+    stages : tuple of tuple of int
+        The schedule, coarse to fine.
+    rule : MarginRule
+        Where each margin comes from.
+    carry : Fraction
+        The carry target.
+    reading : Reading
+        How it is read.
+    stage_margins : tuple of int
+        The margin of each stage.
+    flat_widths, flat_margins : tuple of int
+        Each flat execution's width and margin.
+    single_stage_margin : int
+        The margin of the one-stage reference.
+    arithmetic : Arithmetic
+        Of the exact margins.
+    margin : int or None
+        The fixed margin given (rule ``fixed``).
+    """
 
     clients: int
     radix: int
     layers: int
     stages: tuple[tuple[int, ...], ...]
     rule: MarginRule
-    target: Fraction
+    carry: Fraction
     reading: Reading
     stage_margins: tuple[int, ...]
     flat_widths: tuple[int, ...]
     flat_margins: tuple[int, ...]
     single_stage_margin: int
+    arithmetic: Arithmetic = Arithmetic.AUTO
+    margin: int | None = None
 
     @property
     def premium_units(self) -> int:
@@ -102,7 +137,7 @@ class Payload(Displayable):
 
     @property
     def premium_bits(self) -> Certified:
-        return log2_multiple(self.premium_units, self.radix)
+        return log2_multiple(self.premium_units, self.radix, "premium bits per dimension")
 
     @property
     def asymptotic_premium(self) -> Certified:
@@ -120,11 +155,11 @@ class Payload(Displayable):
 
     @property
     def psa_bits(self) -> Certified:
-        return log2_multiple(self.psa_units, self.radix)
+        return log2_multiple(self.psa_units, self.radix, "PSA bits per dimension")
 
     @property
     def flat_bits(self) -> Certified:
-        return log2_multiple(self.flat_units, self.radix)
+        return log2_multiple(self.flat_units, self.radix, "flat bits per dimension")
 
     @property
     def ratio(self) -> Fraction:
@@ -132,8 +167,8 @@ class Payload(Displayable):
         return Fraction(self.psa_units, self.flat_units)
 
     def headline(self) -> str:
-        return (f"R = {len(self.stages)} at K = {self.clients}: PSA {self.psa_bits.upper(2)} against flat ×R "
-                f"{self.flat_bits.upper(2)} bit per dimension")
+        return (f"R = {len(self.stages)} at K = {self.clients}: PSA {self.psa_bits.decimal(4)} against flat ×R "
+                f"{self.flat_bits.decimal(4)} bit per dimension")
 
     @property
     def moduli_per_target(self) -> dict[str, int]:
@@ -144,55 +179,56 @@ class Payload(Displayable):
         if self.rule is MarginRule.FIXED:
             return "not used (fixed margin)"
         if self.reading is Reading.PER_LAYER:
-            return f"{fraction_text(self.target)} per modulus"
+            return f"{fraction_text(self.carry)} per modulus"
         r = len(self.stages)
         shared = "its one modulus" if r == 1 else f"its {r} moduli"
-        return f"{fraction_text(self.target)} ({self.reading}): the schedule over {shared}, each flat execution over its one"
+        return f"{fraction_text(self.carry)} ({self.reading}): the schedule over {shared}, each flat execution over its one"
 
     def rows(self) -> list[tuple[str, str]]:
         stages = " / ".join(",".join(map(str, s)) for s in self.stages)
         return [("stages (coarse to fine)", stages), ("carry target", self._target_text()),
                 ("margins", f"{list(self.stage_margins)} ({self.rule})"),
-                ("PSA", f"{self.psa_units} log2 ρ = {self.psa_bits.upper(2)} bit (rounded up)"),
+                ("PSA", f"{self.psa_units} log2 ρ = {self.psa_bits.decimal(4)} bit (rounded up)"),
                 ("flat executions (width)", str(list(self.flat_widths))),
-                ("flat ×R", f"{self.flat_units} log2 ρ = {self.flat_bits.upper(2)} bit (rounded up)"),
+                ("flat ×R", f"{self.flat_units} log2 ρ = {self.flat_bits.decimal(4)} bit (rounded up)"),
                 ("ratio", f"{self.ratio} (exact)"),
-                ("premium over one stage", f"{self.premium_units} log2 ρ = {self.premium_bits.upper(2)} bit; "
-                 f"Corollary 1's (R−1)/2 log2 K = {self.asymptotic_premium.text(2)}")]
+                ("premium over one stage", f"{self.premium_units} log2 ρ = {self.premium_bits.decimal(4)} bit; "
+                 f"Corollary 1's (R−1)/2 log2 K = {interval(self.asymptotic_premium)}")]
 
-    def to_json(self) -> dict:
+    def to_dict(self) -> dict:
         return {"clients": self.clients, "radix": self.radix, "layers": self.layers,
-                "stages": [list(s) for s in self.stages], "margin_rule": str(self.rule),
-                "target": fraction_text(self.target), "reading": str(self.reading), "moduli_per_target": self.moduli_per_target,
+                "stages": [list(s) for s in self.stages], "margin_rule": str(self.rule), "margin": self.margin,
+                "carry": fraction_text(self.carry), "reading": str(self.reading), "arithmetic": str(self.arithmetic),
+                "moduli_per_target": self.moduli_per_target,
                 "stage_margins": list(self.stage_margins), "psa_units_log2_radix": self.psa_units,
-                "psa_bits_per_dimension": self.psa_bits.upper(2), "psa_bits_certified": self.psa_bits.to_json(),
+                "psa_bits_per_dimension": self.psa_bits.to_dict(),
                 "flat_widths": list(self.flat_widths), "flat_margins": list(self.flat_margins),
-                "flat_units_log2_radix": self.flat_units, "flat_bits_per_dimension": self.flat_bits.upper(2),
-                "flat_bits_certified": self.flat_bits.to_json(), "ratio": str(self.ratio),
-                "premium_units_log2_radix": self.premium_units, "premium_bits_per_dimension": self.premium_bits.upper(2),
-                "corollary1_leading_premium": self.asymptotic_premium.to_json()}
+                "flat_units_log2_radix": self.flat_units, "flat_bits_per_dimension": self.flat_bits.to_dict(),
+                "ratio": str(self.ratio), "premium_units_log2_radix": self.premium_units,
+                "premium_bits_per_dimension": self.premium_bits.to_dict(),
+                "corollary1_leading_premium": self.asymptotic_premium.to_dict()}
 
 
-def _margin(rule: MarginRule, clients, radix, moduli, width, target, reading, fixed, method, clock, memo) -> int:
+def _margin(rule: MarginRule, clients, radix, moduli, width, carry, reading, fixed, arithmetic, clock, memo) -> int:
     """The margin of one modulus of ``width`` layers, in a run of ``moduli`` moduli sharing the target."""
     if rule is MarginRule.FIXED:
         return whole_number("margin", fixed, minimum=0)
     if rule is MarginRule.THEOREM1A:
         return worst_case_margin(clients, radix, moduli, width)
     if rule is MarginRule.THEOREM1B:          # ln(4R/δ_w) with R the moduli of this run (eq. 21 per modulus)
-        total = moduli * target if reading is Reading.PER_LAYER else target
+        total = moduli * carry if reading is Reading.PER_LAYER else carry
         return concentration_margin(clients, radix, moduli, total, width)
     if (moduli, width) not in memo:
         clock.check(f"the margin of width {width}")
-        memo[moduli, width] = smallest_margin(clients, radix, moduli, target, reading, width=width, method=method,
-                                              time_limit=clock).margin
+        memo[moduli, width] = smallest_margin(clients, radix, moduli, carry, reading, width=width,
+                                              arithmetic=arithmetic, time_limit=clock).margin
     return memo[moduli, width]
 
 
-def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each", target=Fraction(1, 1000),
+def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each", carry=DEFAULT_CARRY,
             reading: Reading | str = Reading.PER_LAYER, rule: MarginRule | str = MarginRule.EXACT,
-            margin: int | None = None, method: Method | str = Method.AUTO, time_limit: float | Deadline | None = None,
-            tick=None) -> Payload:
+            margin: int | None = None, arithmetic: Arithmetic | str = Arithmetic.AUTO,
+            time_limit: float | Deadline | None = None, progress: Callback | None = None) -> Payload:
     """Proposition 2's payload for ``stages`` and the repeated flat baseline, at ``K = clients``.
 
     Each modulus gets its own margin: a stage of ``b`` layers sums symbols
@@ -201,9 +237,28 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     ``union``; Theorem 1(b)'s ``ln(4R/δ_w)``) counts the moduli of the run at
     hand: the ``R`` stages of the schedule, one for each flat execution and for
     the single stage of the premium's reference. Under the exact rule the size
-    of every modular sum is checked before any is computed; ``time_limit``
-    (seconds) bounds the whole call, and ``tick(done, total)`` counts the exact
-    margins found.
+    of every modular sum is checked before any is computed.
+
+    Parameters
+    ----------
+    clients, radix, layers : int
+        ``K``, ``ρ`` and ``L``.
+    stages : str
+        The schedule, coarse to fine (:func:`parse_stages`).
+    carry : Fraction or str
+        The carry target.
+    reading : Reading
+        How it is read.
+    rule : MarginRule
+        Where each margin comes from.
+    margin : int, optional
+        The margin of every modulus under the rule ``fixed`` (only).
+    arithmetic : Arithmetic
+        Of the exact margins.
+    time_limit : float or Deadline, optional
+        Seconds for the whole call.
+    progress : callable, optional
+        Receives :class:`~itsa._util.progress.Event` s counting the exact margins found.
 
     Notes
     -----
@@ -215,7 +270,7 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     schedule = parse_stages(stages, whole_number("L (layers)", layers, minimum=1, maximum=MAX_LAYERS))
     how: MarginRule = choice("margin rule", rule, MarginRule)
     how_read: Reading = choice("reading", reading, Reading)
-    target = fraction("carry target", target, low=0, high=1)
+    carry = fraction("carry target", carry, low=0, high=1)
     if how is MarginRule.FIXED and margin is None:
         raise InvalidOption("margin rule fixed: needs a margin")
     if how is not MarginRule.FIXED and margin is not None:
@@ -224,16 +279,16 @@ def payload(clients: int, radix: int = 3, layers: int = 4, stages: str = "each",
     runs = {(len(schedule), len(s)) for s in schedule} | {(1, w) for w in widths} | {(1, layers)}
     if how is MarginRule.EXACT:
         for w in sorted({w for _, w in runs}):
-            check_margin_size(clients, target, DigitLaw.uniform(radix, w), method)
-    clock, memo = Deadline.of(time_limit), _Memo(tick, len(runs))
-    rest = (target, how_read, margin, method, clock, memo)
+            check_margin_size(clients, carry, DigitLaw.uniform(radix, w), arithmetic)
+    clock, memo = Deadline.of(time_limit), _Memo(counting(progress, "payload"), len(runs))
+    rest = (carry, how_read, margin, arithmetic, clock, memo)
     stage_margins = tuple(_margin(how, clients, radix, len(schedule), len(s), *rest) for s in schedule)
     flat_margins = tuple(_margin(how, clients, radix, 1, w, *rest) for w in widths)
     single = _margin(how, clients, radix, 1, layers, *rest)
-    return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how, target=target,
-                   reading=how_read,
-                   stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
-                   single_stage_margin=single)
+    return Payload(clients=clients, radix=radix, layers=layers, stages=schedule, rule=how, carry=carry,
+                   reading=how_read, stage_margins=stage_margins, flat_widths=widths, flat_margins=flat_margins,
+                   single_stage_margin=single, arithmetic=choice("arithmetic", arithmetic, Arithmetic),
+                   margin=margin)
 
 
 class _Memo(dict):
@@ -252,17 +307,22 @@ class _Memo(dict):
 def corollary1_premium(clients: int, stages: int) -> Certified:
     """``(R-1)/2 · log2 K``, Corollary 1's leading premium of ``R`` stages over one (eq. 27).
 
-    >>> corollary1_premium(1000, 4).text(2), corollary1_premium(1024, 4).text(2)
-    ('[14.94, 14.95]', '[15.00, 15.00]')
+    Parameters
+    ----------
+    clients : int
+        ``K``.
+    stages : int
+        ``R``.
+
+    Examples
+    --------
+    >>> interval(corollary1_premium(1000, 4)), corollary1_premium(1024, 4).decimal()
+    ('[14.94, 14.95]', '15')
     """
-    import flint
-
-    from itsa.modular.numbers import certified, working_precision
-
     whole_number("R (stages)", stages, minimum=1)
     whole_number("K (clients)", clients, minimum=1)
+    name = "Corollary 1's leading premium"
     if clients & (clients - 1) == 0:          # a power of two: log2 K is an integer
-        exact = Fraction(stages - 1, 2) * (clients.bit_length() - 1)
-        return Certified(exact, exact, "exact")
-    with working_precision():
-        return certified(flint.arb(stages - 1) / 2 * flint.arb(clients).log() / flint.arb(2).log())
+        return Certified.exact(name, Fraction(stages - 1, 2) * (clients.bit_length() - 1), "exact (log2 of a power of 2)")
+    with precision():
+        return enclose(name, to_arb(stages - 1) / 2 * to_arb(clients).log() / to_arb(2).log())

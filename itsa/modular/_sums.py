@@ -14,15 +14,15 @@ the sum leaves a centred window):
 
 Examples
 --------
->>> from itsa.modular.laws import DigitLaw
+>>> from itsa.modular._laws import DigitLaw
 >>> s = sum_law(DigitLaw.uniform(3), 2)
 >>> s.counts, s.denominator
 ((1, 2, 3, 2, 1), 9)
 >>> s.carry(0).high        # P[|S| > 0] for K = 2
 Fraction(2, 3)
->>> c = sum_law(DigitLaw.uniform(3), 2, method="certified").carry(0)
->>> c.low <= Fraction(2, 3) <= c.high, c.exact
-(True, False)
+>>> c = sum_law(DigitLaw.uniform(3), 2, arithmetic="certified").carry(0)
+>>> c.low <= Fraction(2, 3) <= c.high, str(c.direction)
+(True, 'upper bound')
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ from enum import StrEnum
 from fractions import Fraction
 from itertools import accumulate
 
+from itsa._util.certified import Certified
 from itsa._util.checks import choice, whole_number
 from itsa.exceptions import InvalidOption
-from itsa.modular.laws import DigitLaw
+from itsa.modular._certify import carry
+from itsa.modular._laws import DigitLaw
 
-__all__ = ["Method", "CarryBound", "ExactSum", "CertifiedSum", "sum_law", "exact_bytes", "MAX_EXACT_BYTES", "AUTO_EXACT_BYTES",
+__all__ = ["Arithmetic", "Method", "ExactSum", "CertifiedSum", "sum_law", "exact_bytes", "MAX_EXACT_BYTES", "AUTO_EXACT_BYTES",
            "DEFAULT_PRECISION", "MAX_PRECISION", "MAX_CERTIFIED_BYTES", "certified_bytes", "engine",
            "check_size"]
 
@@ -45,8 +47,6 @@ __all__ = ["Method", "CarryBound", "ExactSum", "CertifiedSum", "sum_law", "exact
 AUTO_EXACT_BYTES = 16 * 2**20
 #: Largest estimated size of the exact counts (bytes) that ``exact`` accepts at all.
 MAX_EXACT_BYTES = 256 * 2**20
-#: Longest window (coefficients) of the certified engine.
-MAX_WINDOW = 4 * 10**6
 #: Largest K accepted (the certified engine decides 10⁷ in about a second).
 MAX_CLIENTS = 10**8
 #: Fixed-point bits of the certified engine (its stored values are multiples of 2^-P).
@@ -57,57 +57,28 @@ MAX_PRECISION = 4096
 MAX_CERTIFIED_BYTES = 2**30
 
 
-class Method(StrEnum):
-    """How the law of the sum is computed."""
+class Arithmetic(StrEnum):
+    """How the law of the sum is computed: exact integers, certified fixed point, or whichever fits."""
 
     AUTO = "auto"
     EXACT = "exact"
     CERTIFIED = "certified"
 
 
-@dataclass(frozen=True)
-class CarryBound:
-    """A probability known exactly (``low == high``) or certified to lie in ``[low, high]``."""
-
-    low: Fraction
-    high: Fraction
-    method: str
-
-    @property
-    def exact(self) -> bool:
-        return self.low == self.high
-
-    def at_most(self, target: Fraction) -> bool | None:
-        """Whether the probability is ``<= target``; ``None`` when the interval straddles it."""
-        if self.high <= target:
-            return True
-        if self.low > target:
-            return False
-        return None
-
-    def map(self, f) -> CarryBound:
-        """The image under an increasing function ``f`` of Fractions."""
-        return CarryBound(f(self.low), f(self.high), self.method)
-
-    def text(self, digits: int = 4) -> str:
-        """``9.751e-06 (exact)`` or ``[2.1e-05, 2.2e-05] (certified)``, rounded outward."""
-        from itsa.modular.numbers import round_down, round_up
-
-        if self.exact:
-            return "0 (exact)" if self.high == 0 else f"{round_up(self.high, digits)} (exact, rounded up)"
-        return f"[{round_down(self.low, digits)}, {round_up(self.high, digits)}] (certified, {self.method})"
-
-    def to_json(self):
-        """An exact fraction string, or ``{"low", "high", "method"}`` with decimals rounded outward."""
-        from itsa.modular.numbers import fraction_text, round_down, round_up
-
-        if self.exact:
-            return fraction_text(self.high)
-        return {"low": round_down(self.low, 6), "high": round_up(self.high, 6), "method": self.method}
+#: The former name of :class:`Arithmetic`.
+Method = Arithmetic
 
 
 def exact_bytes(law: DigitLaw, clients: int) -> int:
-    """Estimated size in bytes of the exact counts of the sum of ``clients`` digits."""
+    """Estimated size in bytes of the exact counts of the sum of ``clients`` digits.
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``.
+    """
     whole_number("K (clients)", clients, minimum=1, maximum=MAX_CLIENTS)
     _, d = law.integer_weights()
     bits = clients * max(1.0, math.log2(d)) if d > 1 else 1.0
@@ -124,23 +95,58 @@ def certified_bytes(law: DigitLaw, clients: int, precision: int = DEFAULT_PRECIS
     """Estimated peak working memory (bytes) of the certified engine: a few products of the window.
 
     Measured (peak of the whole process): 190 MB at K = 10⁸ and 128 bits, 740 MB at K = 10⁷ and
-    1045 bits; the estimates are 130 and 780 MB.
+    1045 bits; the estimates are 130 and 780 MB. This is the certified engine's one size check.
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``.
+    precision : int
+        Fixed-point bits ``P``.
     """
     window = 2 * _half_window(law, clients, precision) + 1
     return 12 * window * (2 * precision + 64) // 8
 
 
-def engine(law: DigitLaw, clients: int, method: Method | str = Method.AUTO) -> Method:
-    """The engine ``method`` runs at this size: ``exact`` or ``certified`` (``auto`` picks by :func:`exact_bytes`)."""
-    how: Method = choice("method", method, Method)
-    if how is Method.AUTO:
-        return Method.EXACT if exact_bytes(law, clients) <= AUTO_EXACT_BYTES else Method.CERTIFIED
+def engine(law: DigitLaw, clients: int, arithmetic: Arithmetic | str = Arithmetic.AUTO) -> Arithmetic:
+    """The engine ``arithmetic`` runs at this size: ``exact`` or ``certified`` (``auto`` picks by :func:`exact_bytes`).
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``.
+    arithmetic : Arithmetic or str
+        ``auto``, ``exact`` or ``certified``.
+    """
+    how: Arithmetic = choice("arithmetic", arithmetic, Arithmetic)
+    if how is Arithmetic.AUTO:
+        return Arithmetic.EXACT if exact_bytes(law, clients) <= AUTO_EXACT_BYTES else Arithmetic.CERTIFIED
     return how
 
 
 @dataclass(frozen=True)
 class ExactSum:
-    """``P[S = low + i] = counts[i] / denominator`` exactly."""
+    """``P[S = low + i] = counts[i] / denominator`` exactly.
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``.
+    low : int
+        The smallest value of ``S``.
+    counts : tuple of int
+        The counts of ``S = low, low + 1, …``.
+    denominator : int
+        Their common denominator (the counts sum to it).
+    method : str
+        How the counts were computed.
+    """
 
     law: DigitLaw
     clients: int
@@ -163,10 +169,10 @@ class ExactSum:
         j = min(len(self.counts), hi - self.low + 1)
         return prefix[j] - prefix[i] if j > i else 0
 
-    def carry(self, half: int) -> CarryBound:
-        """``P[|S| > half]``: the sum leaves the centred window ``[-half, half]``."""
+    def carry(self, half: int) -> Certified:
+        """``P[|S| > half]``: the sum leaves the centred window ``[-half, half]`` (exact)."""
         p = Fraction(self.denominator - self.mass(-half, half), self.denominator)
-        return CarryBound(p, p, self.method)
+        return carry(p, p, self.method)
 
     def probability(self, s: int) -> Fraction:
         i = s - self.low
@@ -175,7 +181,21 @@ class ExactSum:
 
 @dataclass(frozen=True)
 class CertifiedSum:
-    """Lower bounds ``q[i] / 2^P <= P[S = low + i]`` on a window, and the exact lost mass."""
+    """Lower bounds ``q[i] / 2^P <= P[S = low + i]`` on a window, and the exact lost mass.
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``.
+    low : int
+        The value of ``S`` at the window's first coefficient.
+    counts : tuple of int
+        The numerators ``q[i]`` over ``2^precision``.
+    precision : int
+        Fixed-point bits ``P``.
+    """
 
     law: DigitLaw
     clients: int
@@ -196,15 +216,16 @@ class CertifiedSum:
         """Probability not represented (outside the window or lost to rounding), exactly."""
         return Fraction(self.scale - sum(self.counts), self.scale)
 
-    def carry(self, half: int) -> CarryBound:
+    def carry(self, half: int) -> Certified:
+        """``P[|S| > half]``, certified inside ``[outside mass, outside mass + lost mass]``."""
         i = max(0, -half - self.low)
         j = min(len(self.counts), half - self.low + 1)
         inside = sum(self.counts[i:j]) if j > i else 0
         outside = Fraction(sum(self.counts) - inside, self.scale)
-        return CarryBound(outside, outside + self.lost, self.method)
+        return carry(outside, outside + self.lost, self.method)
 
 
-def sum_law(law: DigitLaw, clients: int, method: Method | str = Method.AUTO,
+def sum_law(law: DigitLaw, clients: int, arithmetic: Arithmetic | str = Arithmetic.AUTO,
             precision: int = DEFAULT_PRECISION, deadline=None, tick=None) -> ExactSum | CertifiedSum:
     """The law of the sum of ``clients`` i.i.d. digits of ``law``.
 
@@ -219,37 +240,63 @@ def sum_law(law: DigitLaw, clients: int, method: Method | str = Method.AUTO,
     The exact counts are the coefficients of the generating polynomial's K-th
     power, the "exact polynomial convolution" of Azimi-Abarghouyi,
     arXiv 2610.00695, §IX-A.
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``, the number of digits summed.
+    arithmetic : Arithmetic or str
+        ``auto``, ``exact`` or ``certified``.
+    precision : int
+        Fixed-point bits of the certified engine.
+    deadline : Deadline, optional
+        Checked at each product of the certified engine.
+    tick : callable, optional
+        ``tick(done, total)`` at each product of the certified engine.
     """
-    method = check_size(law, clients, method, precision)
-    if method is Method.EXACT:
+    how = check_size(law, clients, arithmetic, precision)
+    if how is Arithmetic.EXACT:
         return _exact(law, clients)
     return _certified(law, clients, precision, deadline, tick)
 
 
-def check_size(law: DigitLaw, clients: int, method: Method | str = Method.AUTO,
-               precision: int = DEFAULT_PRECISION) -> Method:
+def check_size(law: DigitLaw, clients: int, arithmetic: Arithmetic | str = Arithmetic.AUTO,
+               precision: int = DEFAULT_PRECISION) -> Arithmetic:
     """The engine :func:`sum_law` would run, after refusing (in one line) a size past its limit.
+
+    Parameters
+    ----------
+    law : DigitLaw
+        The law of one digit.
+    clients : int
+        ``K``.
+    arithmetic : Arithmetic or str
+        ``auto``, ``exact`` or ``certified``.
+    precision : int
+        Fixed-point bits of the certified engine.
 
     >>> check_size(DigitLaw.uniform(3), 10**8, "certified", 2048)
     Traceback (most recent call last):
     ...
-    itsa.exceptions.InvalidOption: method certified: K = 100000000 at 2^-2048 would take about 6344 MiB (limit 1024 MiB); ask for fewer clients, a narrower law or a larger target
+    itsa.exceptions.InvalidOption: arithmetic certified: K = 100000000 at 2^-2048 would take about 6344 MiB (limit 1024 MiB); ask for fewer clients, a narrower law or a larger carry target
     """
     clients = whole_number("K (clients)", clients, minimum=1)
-    method = engine(law, clients, method)
-    if method is Method.EXACT:
+    how = engine(law, clients, arithmetic)
+    if how is Arithmetic.EXACT:
         size = exact_bytes(law, clients)
         if size > MAX_EXACT_BYTES:
-            raise InvalidOption(f"method exact: the counts for K = {clients} would take about {size // 2**20} MiB "
-                                f"(limit {MAX_EXACT_BYTES // 2**20} MiB); use method certified")
-        return method
+            raise InvalidOption(f"arithmetic exact: the counts for K = {clients} would take about {size // 2**20} MiB "
+                                f"(limit {MAX_EXACT_BYTES // 2**20} MiB); use arithmetic certified")
+        return how
     whole_number("precision", precision, minimum=16, maximum=MAX_PRECISION)
     need = certified_bytes(law, clients, precision)
     if need > MAX_CERTIFIED_BYTES:
-        raise InvalidOption(f"method certified: K = {clients} at 2^-{precision} would take about {need // 2**20} MiB "
+        raise InvalidOption(f"arithmetic certified: K = {clients} at 2^-{precision} would take about {need // 2**20} MiB "
                             f"(limit {MAX_CERTIFIED_BYTES // 2**20} MiB); ask for fewer clients, a narrower law "
-                            "or a larger target")
-    return method
+                            "or a larger carry target")
+    return how
 
 
 def _exact(law: DigitLaw, clients: int) -> ExactSum:
@@ -266,9 +313,6 @@ def _certified(law: DigitLaw, clients: int, precision: int, deadline=None, tick=
     scale = 1 << precision
     weights = [w.numerator * scale // w.denominator for w in law.weights]
     half = _half_window(law, clients, precision)
-    if 2 * half + 1 > MAX_WINDOW:
-        raise InvalidOption(f"method certified: K = {clients} with {len(weights)} digit values needs a window of "
-                            f"{2 * half + 1} coefficients (limit {MAX_WINDOW}); use fewer clients or a narrower law")
     mean = law.mean
 
     def clip(poly, lo, k):
