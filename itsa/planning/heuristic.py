@@ -341,7 +341,7 @@ def wrap_bound(*, clients: int, dimension: int, data_proxy, sigma, word_bits: in
 
     def capped(name, ball, how):
         if ball.lower() >= 1:
-            return Certified.exact(name, 1, "trivial: the bound reaches 1")
+            return Certified(name, Fraction(1), Fraction(1), Direction.UPPER, "trivial: the tail bound reaches 1")
         return Certified.from_arb(name, ball, Direction.UPPER, how)
 
     return (capped("wrap per coordinate", coord, method),
