@@ -206,6 +206,8 @@ def _json(x):
 
 def _value(quantity: Quantity, value):
     if quantity in (Quantity.WORD_BITS, Quantity.CLIENTS):
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
         return whole_number(str(quantity), value, minimum=1)
     if quantity is Quantity.DROPOUT:
         return fraction("dropout", value, low=0, high=1, closed=True)
