@@ -139,6 +139,12 @@ class HeuristicConfig(Displayable):
     refusal: str | None
     notes: tuple[str, ...] = ()
 
+    def picks(self) -> tuple[Fraction, Fraction, Fraction]:
+        """``(scale, gamma, sigma)``; refused inputs have none (an :class:`~itsa.exceptions.InvalidOption`)."""
+        if self.scale is None or self.gamma is None or self.sigma is None:
+            raise InvalidOption(f"k-sd rule: picked nothing ({self.refusal})")
+        return self.scale, self.gamma, self.sigma
+
     @property
     def assumptions(self) -> tuple[str, ...]:
         return ("the noise is sized for the expected clients, with no allowance for dropouts",
@@ -236,7 +242,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
         k = float(fraction("k_stddevs", k_stddevs, low=0))
         p = Fraction(math.erfc(k / math.sqrt(2)))
     d_pad = padded_dimension(dimension, rot)
-    notes = (() if bits <= RULE_MAX_BITS else
+    notes: tuple[str, ...] = (() if bits <= RULE_MAX_BITS else
              (f"the rule refuses more than {RULE_MAX_BITS} bits (its arithmetic is float32); the formula is extrapolated",))
     base = dict(clients=n, dimension=dimension, padded_dimension=d_pad, clip=c, word_bits=bits, noise_multiplier=z,
                 k_stddevs=Fraction(k), modclip_prob=p, rotation=rot, flatness=rho)
@@ -276,7 +282,7 @@ class HeuristicRisk(Displayable):
     reasons: tuple[str, ...] = ()
 
     def headline(self) -> str:
-        if self.config.refusal:
+        if self.wrap_round is None:
             return f"k-sd rule at {self.config.word_bits} bits: refused"
         eps = "none certified" if self.epsilon is None else f"{self.epsilon.decimal()} ({self.epsilon.direction})"
         return (f"k-sd rule at {self.config.word_bits} bits: eps {eps}, wrap per round "
@@ -284,7 +290,7 @@ class HeuristicRisk(Displayable):
 
     def rows(self) -> list[tuple[str, str]]:
         rows = list(self.config.rows())
-        if self.config.refusal:
+        if self.sensitivity is None or self.wrap_coordinate is None or self.wrap_round is None:
             return rows
         rows += [("survivors (fewest)", f"{self.survivors} of {self.config.clients} (exact)"),
                  ("integer sensitivity", f"{self.sensitivity.decimal()} ({self.sensitivity.direction}, {self.adjacency})"),
@@ -313,7 +319,7 @@ def integer_sensitivity(config: HeuristicConfig, adjacency: Adjacency | str = Ad
     """``‖x̃‖₂ ≤ c·scale + √d``: stochastic rounding moves each coordinate by less than 1 (twice, replace-one)."""
     adj = choice("adjacency", adjacency, Adjacency)
     with precision():
-        ball = to_arb(config.clip * config.scale) + flint.arb(config.padded_dimension).sqrt()
+        ball = to_arb(config.clip * config.picks()[0]) + flint.arb(config.padded_dimension).sqrt()
         if adj is Adjacency.REPLACE_ONE:
             ball = 2 * ball
     return Certified.from_arb("integer sensitivity", ball, Direction.UPPER,
@@ -354,10 +360,11 @@ def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, ro
 
     if config.noise_multiplier == 0:
         return None, "no noise (z = 0): no epsilon"
-    if config.sigma < Fraction(1, 2):
-        return None, (f"local sigma {_dec(config.sigma)} < 1/2 integer units: the tau bound of the distributed "
+    sigma = config.picks()[2]
+    if sigma < Fraction(1, 2):
+        return None, (f"local sigma {_dec(sigma)} < 1/2 integer units: the tau bound of the distributed "
                       "discrete Gaussian does not apply")
-    curve = psa_layer_curve(sensitivity=sensitivity.arb(), scale=config.sigma, k_eff=survivors,
+    curve = psa_layer_curve(sensitivity=sensitivity.arb(), scale=sigma, k_eff=survivors,
                             dimension=config.padded_dimension, step=1, label="k-sd rule") * rounds
     bound = to_epsilon(curve, delta, conversion)
     note = None if not curve.warnings else "the tau term is not below the leading term: the bound is loose"
@@ -397,10 +404,11 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
                              verdict="wrong" if eps_target is not None else None, reasons=(config.refusal,))
     sens = integer_sensitivity(config, adj)
     eps, eps_note = _epsilon(config, sens, left, rounds, d, conversion)
-    proxy = CERTIFIED_FLATNESS[config.rotation] * (config.clients * config.clip * config.scale) ** 2 \
+    scale, _, sigma = config.picks()
+    proxy = CERTIFIED_FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 \
         / config.padded_dimension
     coord, per_round = wrap_bound(clients=config.clients, dimension=config.padded_dimension, data_proxy=proxy,
-                                  sigma=config.sigma, word_bits=config.word_bits)
+                                  sigma=sigma, word_bits=config.word_bits)
     reasons = tuple(r for r in (eps_note, _inflation(config)) if r)
     risk = HeuristicRisk(config=config, survivors=left, rounds=rounds, delta=d, adjacency=adj, sensitivity=sens,
                          epsilon=eps, wrap_coordinate=coord, wrap_round=per_round, verdict=None, reasons=reasons)
@@ -413,8 +421,8 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
 
 def _meets(risk: HeuristicRisk, eps_target: Fraction, wrap_target: Fraction) -> list[str]:
     missed = []
-    if risk.config.refusal:
-        return [risk.config.refusal]
+    if risk.wrap_round is None:
+        return [str(risk.config.refusal)]
     if risk.epsilon is None or risk.epsilon.upper() > eps_target:
         missed.append(f"certified eps {'none' if risk.epsilon is None else risk.epsilon.decimal()} "
                       f"is above the target {fraction_text(eps_target)}")
@@ -441,7 +449,7 @@ def _verdict(risk, eps_target, wrap_target, **accounting) -> tuple[str, tuple[st
 
 def _inflation(config: HeuristicConfig) -> str | None:
     """Rounding's share of the sensitivity: ``1 + γ√d/c``, where low word sizes break the rule."""
-    ratio = 1 + config.gamma * Fraction(math.isqrt(config.padded_dimension)) / config.clip
+    ratio = 1 + config.picks()[1] * Fraction(math.isqrt(config.padded_dimension)) / config.clip
     if ratio < Fraction(11, 10):
         return None
     return (f"rounding inflates the sensitivity by at least {safe_decimal(ratio, 3, up=False)}x "

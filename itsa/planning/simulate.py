@@ -118,15 +118,21 @@ class SimulationSetup:
             raise InvalidOption("encoding: give a modulus (flat), or all of radix, layers and margin (PSA)")
         from itsa.modular.laws import check_radix
 
-        check_radix(self.radix)
-        whole_number("layers", self.layers, minimum=1, maximum=38)
-        whole_number("margin", self.margin, minimum=0)
-        if self.radix ** (1 + self.margin) > MAX_MODULUS:
-            raise InvalidOption(f"margin: radix^(1 + margin) must be at most 2^62, not {self.radix}^{1 + self.margin}")
-        top = (self.radix ** self.layers - 1) // 2
+        radix = check_radix(self.radix)
+        layers = whole_number("layers", self.layers, minimum=1, maximum=38)
+        margin = whole_number("margin", self.margin, minimum=0)
+        if radix ** (1 + margin) > MAX_MODULUS:
+            raise InvalidOption(f"margin: radix^(1 + margin) must be at most 2^62, not {radix}^{1 + margin}")
+        top = (radix ** layers - 1) // 2
         if math.ceil(self.clip / self.gamma) > top:
             raise InvalidOption(f"gamma: clip/gamma = {fraction_text(self.clip / self.gamma)} does not fit the "
-                                f"{self.layers} layers of radix {self.radix} (at most {top} after rounding up)")
+                                f"{layers} layers of radix {radix} (at most {top} after rounding up)")
+
+    def digits(self) -> tuple[int, int, int]:
+        """``(radix, layers, margin)`` of a layered setup (``(0, 1, 0)`` for a flat one: one layer)."""
+        if self.radix is None or self.layers is None or self.margin is None:
+            return 0, 1, 0
+        return self.radix, self.layers, self.margin
 
     @property
     def layered(self) -> bool:
@@ -135,9 +141,10 @@ class SimulationSetup:
     @property
     def moduli(self) -> tuple[int, ...]:
         """The modulus of each layer (one for a flat sum)."""
-        if not self.layered:
+        if self.modulus is not None:
             return (self.modulus,)
-        return (self.radix ** (1 + self.margin),) * self.layers
+        radix, layers, margin = self.digits()
+        return (radix ** (1 + margin),) * layers
 
     @property
     def survivors(self) -> int:
@@ -399,7 +406,8 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
     x, ints = _updates(rng, setup, kind)
     alive = np.ones(K, dtype=bool)
     alive[rng.permutation(K)[:K - setup.survivors]] = False
-    symbols = _digits(ints, setup.radix, setup.layers) if setup.layered else [ints]
+    radix, layers, _ = setup.digits()
+    symbols = _digits(ints, radix, layers) if setup.layered else [ints]
     true_sums, decoded, carried = [], [], []
     for ell, (sym, modulus) in enumerate(zip(symbols, setup.moduli), start=1):
         noisy = sym + _noise(setup.sigma_client, (K, d), f"itsa-simulate:{seed}:round:{t}:layer:{ell}")
@@ -410,18 +418,20 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
         tally.cancel &= cancel
         tally.wraps[ell - 1] += int(carry.sum())
         tally.hits[ell - 1] += int(carry.any())
-        true_sums.append(true), decoded.append(got), carried.append(carry)
+        true_sums.append(true)
+        decoded.append(got)
+        carried.append(carry)
         if ell == 1:
             tally.upload.append(first)
-    step = [setup.radix ** (ell - 1) if setup.layered else 1 for ell in range(1, len(symbols) + 1)]
+    step = _steps(setup)
     for l0 in range(1, len(symbols) + 1):
-        want = sum(step[i] * true_sums[i] for i in range(l0 - 1, len(symbols)))
-        got = sum(step[i] * decoded[i] for i in range(l0 - 1, len(symbols)))
+        want = _weighted(step, true_sums, l0 - 1)
+        got = _weighted(step, decoded, l0 - 1)
         touched = np.logical_or.reduce(carried[l0 - 1:])
         tally.wrong[l0 - 1] += int((got != want).sum())
         tally.touched[l0 - 1] += int(touched.sum())
         tally.exact &= bool(np.array_equal(got[~touched], want[~touched]))
-    released = float(setup.gamma) * sum(step[i] * decoded[i] for i in range(len(symbols))) / setup.survivors
+    released = float(setup.gamma) * _weighted(step, decoded, 0) / setup.survivors
     tally.squares.append((released - x[alive].mean(axis=0)) ** 2)
     scaled = x[alive] / float(setup.gamma)
     f = scaled - np.floor(scaled)          # a rounding error's variance is f (1 - f)
@@ -499,7 +509,17 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
 
 
 def _steps(setup: SimulationSetup) -> list[int]:
-    return [setup.radix ** i for i in range(setup.layers)] if setup.layered else [1]
+    """Each layer's weight ``ρ^(ℓ−1)`` in the decoded value (``[1]`` for a flat sum)."""
+    radix, layers, _ = setup.digits()
+    return [radix ** i for i in range(layers)] if setup.layered else [1]
+
+
+def _weighted(step: list[int], sums: list[np.ndarray], first: int) -> np.ndarray:
+    """``Σ_(ℓ ≥ first) step_ℓ · sums_ℓ``: the value decoded from layers ``first + 1 .. L``."""
+    total = step[first] * sums[first]
+    for i in range(first + 1, len(sums)):
+        total = total + step[i] * sums[i]
+    return total
 
 
 def _certified(certified, layers: int) -> tuple[Fraction | None, ...]:

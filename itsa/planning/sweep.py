@@ -109,11 +109,11 @@ def heuristic_error(risk: HeuristicRisk) -> Certified | None:
     ``γ² (K_eff/4 + K_eff σ²)/K_eff²``: stochastic rounding's variance is at
     most 1/4 per client, the discrete Gaussian's below σ² (integer units).
     """
-    c = risk.config
-    if c.refusal:
+    if risk.config.refusal:
         return None
+    _, gamma, sigma = risk.config.picks()
     k = risk.survivors
-    value = c.gamma ** 2 * (Fraction(k, 4) + k * c.sigma ** 2) / k ** 2
+    value = gamma ** 2 * (Fraction(k, 4) + k * sigma ** 2) / k ** 2
     return Certified("error", value, value, Direction.UPPER,
                      "gamma^2 (K_eff/4 + K_eff sigma^2)/K_eff^2: rounding at most 1/4, the noise below sigma^2")
 
