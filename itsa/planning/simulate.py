@@ -53,12 +53,16 @@ from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "setup_from_plan", "Updates",
-           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS"]
+           "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND"]
 
 #: Largest modulus (int64 arithmetic with room for one addition).
 MAX_MODULUS = 2**62
-#: Most client-coordinates of one round (memory: a few int64 arrays of this size).
-MAX_CELLS = 20_000_000
+#: Most client-coordinates of one round (memory: about ten int64 arrays of this size, 320 MB at the limit).
+MAX_CELLS = 4_000_000
+#: Client-coordinates (per layer) simulated per second, measured on one core at K = 1000, d = 1290 with
+#: noise (0.3-0.7 million; most of it drawing the noise from the sampler's byte stream). A run whose estimate
+#: at the fast end is past its time limit is refused before it starts.
+CELLS_PER_SECOND = 600_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
 #: Default time limit of a simulation (seconds).
@@ -486,6 +490,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     seed = whole_number("seed", seed, minimum=0)
     kind = choice("updates", updates, Updates.ALL)
     bounds = _certified(certified, len(setup.moduli))
+    _plan_time(setup, rounds, time_limit)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     rng = np.random.default_rng(seed)
     tally = _Tally(setup)
@@ -506,6 +511,19 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
                       predicted_mse=Fraction(tally.predicted / rounds), planned_mse=Fraction(float(planned)),
                       masks_cancel=tally.cancel, uniformity=_uniformity(tally.upload, setup.moduli[0]),
                       seconds=clock.elapsed())
+
+
+def estimate_seconds(setup: SimulationSetup, rounds: int) -> float:
+    """About how long ``rounds`` rounds take at :data:`CELLS_PER_SECOND` (the fast end of the measurements)."""
+    return rounds * setup.clients * setup.dimension * len(setup.moduli) / CELLS_PER_SECOND
+
+
+def _plan_time(setup: SimulationSetup, rounds: int, time_limit) -> None:
+    limit = time_limit.left() if isinstance(time_limit, Deadline) else time_limit
+    seconds = estimate_seconds(setup, rounds)
+    if limit is not None and limit > 0 and seconds > limit:
+        raise InvalidOption(f"rounds: {rounds} rounds take at least about {seconds:.0f} s, past the time limit of "
+                            f"{limit:g} s: lower the rounds or raise the limit")
 
 
 def _steps(setup: SimulationSetup) -> list[int]:

@@ -119,3 +119,17 @@ def test_bad_run_inputs():
             simulate(setup, **({"rounds": 1, "seed": 0} | kwargs))
     with pytest.raises(ItsaError):                                          # a time limit already spent
         simulate(setup, rounds=5, seed=0, time_limit=0)
+
+
+def test_a_run_past_its_time_limit_is_refused_before_it_starts():
+    setup = SimulationSetup(clients=1000, dimension=1290, clip=1, gamma="1/1000", sigma_client=40, modulus=2**32)
+    with pytest.raises(InvalidInput, match="time limit"):
+        simulate(setup, rounds=1000, seed=0, time_limit=60)
+
+
+def test_a_round_at_the_deployment_size_takes_seconds():
+    setup = SimulationSetup(clients=1000, dimension=1290, clip=1, gamma="1/1000", sigma_client=40,
+                            dropout="1/10", modulus=2**32)
+    run = simulate(setup, rounds=1, seed=1, time_limit=120)
+    assert run.exact_recovery and run.masks_cancel and run.layers[0].wraps == 0
+    assert run.seconds < 120
