@@ -331,7 +331,8 @@ def wrap_bound(*, clients: int, dimension: int, data_proxy, sigma, word_bits: in
     """Certified ``P(the coordinate's sum leaves [−2^(b−1), 2^(b−1)))`` per coordinate and per round.
 
     The sum is sub-Gaussian with variance proxy ``v = data_proxy + K/4 + K σ²``
-    (the rotated data over the rotation's random signs or phases, each
+    (the rotated data over the rotation's random signs or phases, for
+    updates chosen independently of them, each
     client's rounding error by Hoeffding's lemma, each discrete Gaussian
     share being σ²-sub-Gaussian, Canonne–Kamath–Steinke 2020), so
     ``P(|S| ≥ t) ≤ 2 exp(−t²/(2v))`` at ``t = 2^(b−1)``; per round the

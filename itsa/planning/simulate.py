@@ -309,7 +309,8 @@ class Simulation(Displayable):
                           "kind": "empirical (float)"},
                 "masks_cancel": self.masks_cancel,
                 "uniformity": None if self.uniformity is None else
-                dict(zip(("chi_square", "degrees_of_freedom", "p_value"), self.uniformity)),
+                {"chi_square": f"{self.uniformity[0]:.4g}", "degrees_of_freedom": self.uniformity[1],
+                 "p_value": f"{self.uniformity[2]:.3g}", "kind": "chi-square test of one masked upload (float)"},
                 "seconds": round(self.seconds, 3)}
 
 
