@@ -279,11 +279,15 @@ def parse_sweep(text: str) -> tuple[Quantity, list]:
 
 # -- the figure -----------------------------------------------------------------------------------
 
-def _plotted(x) -> float:
+#: Wrap probabilities below this are drawn at it (the bounds reach 1e-500 and below).
+WRAP_FLOOR = 1e-40
+
+
+def _plotted(x, floor: float = 0.0) -> float:
     """A plotted coordinate (never printed): the safe end of a certified number, ``nan`` for none."""
     if x is None:
         return math.nan
-    return float(x.value()) if isinstance(x, Certified) else float(x)
+    return max(floor, float(x.value()) if isinstance(x, Certified) else float(x))
 
 
 def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
@@ -303,12 +307,13 @@ def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
     with matplotlib.rc_context(PUBLICATION_RC):
         fig = Figure(figsize=(9.5, 3.2), layout="constrained")
         axes = fig.subplots(1, 3)
-        for k, (ax, label) in enumerate(zip(axes, ("epsilon (certified)", "wrap probability per round",
-                                                   "MSE of the released mean"))):
-            ax.plot(xs, [_plotted(p.heuristic_numbers()[k]) for p in result.points], "o--", color="#D55E00",
+        titles = ("epsilon (certified)", f"wrap per round (floor {WRAP_FLOOR:g})", "MSE of the released mean")
+        for k, (ax, label) in enumerate(zip(axes, titles)):
+            floor = WRAP_FLOOR if k == 1 else 0.0
+            ax.plot(xs, [_plotted(p.heuristic_numbers()[k], floor) for p in result.points], "o--", color="#D55E00",
                     label="k-sd rule")
             if result.has_itsa:
-                ax.plot(xs, [_plotted(None if p.itsa is None else p.itsa[k]) for p in result.points], "s-",
+                ax.plot(xs, [_plotted(None if p.itsa is None else p.itsa[k], floor) for p in result.points], "s-",
                         color="#0072B2", label="itsa")
             ax.set_yscale("log")
             ax.set_xlabel(str(result.quantity).replace("_", " "))
