@@ -36,7 +36,7 @@ from fractions import Fraction
 import flint
 
 from itsa._util.certified import Certified, Direction, exact_text, fraction_text, precision, safe_decimal, to_arb
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 
@@ -395,6 +395,8 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
     rounds = whole_number("rounds", rounds, minimum=1)
     d = fraction("delta", DEFAULT_DELTA if delta is None else delta, low=0, high=1)
     adj = choice("adjacency", adjacency, Adjacency)
+    if survivors is not None and dropout != 0:
+        raise conflict(f"survivors {survivors}", f"dropout {dropout}", "each names the fewest survivors")
     left = (survivors_under(config.clients, dropout) if survivors is None
             else whole_number("survivors", survivors, minimum=1, maximum=config.clients))
     eps_target = None if epsilon is None else fraction("epsilon", epsilon, low=0)

@@ -116,6 +116,7 @@ def test_bad_inputs_are_itsa_errors(kwargs):
 
 def test_bad_accounting_inputs():
     h = tff_rule(clients=10, dimension=8, clip=1, word_bits=16, noise_multiplier=1)
-    for kwargs in (dict(dropout=1), dict(rounds=0), dict(delta=2), dict(adjacency="swap"), dict(survivors=11)):
+    for kwargs in (dict(dropout=1), dict(rounds=0), dict(delta=2), dict(adjacency="swap"), dict(survivors=11),
+                   dict(survivors=5, dropout="1/2")):
         with pytest.raises(InvalidInput):
             certify_heuristic(h, **kwargs)
