@@ -1,0 +1,326 @@
+"""Trade-offs: ε, wrap probability and error against one swept quantity, the heuristic's curve beside itsa's.
+
+:func:`sweep` varies one of ``word_bits``, ``epsilon``, ``clients`` or
+``dropout`` over a list of values. At each value the k-standard-deviations
+rule (:mod:`itsa.planning.heuristic`) picks its configuration and itsa
+certifies it; itsa's own configuration comes from a callable
+``evaluate(value) -> (epsilon, wrap, error)`` (the planner's), so the two
+curves are computed by the same accountant and the same tail bounds.
+:func:`draw_sweep` writes the three panels to a PDF (or SVG, PNG) with
+TrueType fonts, never Type 3.
+
+Examples
+--------
+>>> p = SweepParameters(clients=100, dimension=64, clip=1, word_bits=16, epsilon=8, delta="1e-6", rounds=10)
+>>> s = sweep(p, "word_bits", [12, 16])
+>>> [row.value for row in s.points], s.points[0].heuristic.config.word_bits
+([12, 16], 12)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from fractions import Fraction
+from pathlib import Path
+
+from itsa._util.certified import Certified, Direction, fraction_text, safe_decimal
+from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa._util.progress import Callback, Reporter
+from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
+from itsa.planning.heuristic import Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
+
+__all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
+           "heuristic_error", "MAX_POINTS"]
+
+#: Most values in one sweep.
+MAX_POINTS = 200
+
+
+class Quantity(StrEnum):
+    """The quantities a sweep can vary."""
+
+    WORD_BITS = "word_bits"
+    EPSILON = "epsilon"
+    CLIENTS = "clients"
+    DROPOUT = "dropout"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepParameters:
+    """The deployment a sweep starts from; the swept quantity replaces one of these.
+
+    The rule takes a noise multiplier: it is the Gaussian mechanism's for
+    ``epsilon`` at ``delta`` over ``rounds`` (what a user of the rule
+    calibrates with a central accountant), unless ``noise_multiplier`` is given.
+    """
+
+    clients: int
+    dimension: int
+    clip: Fraction
+    word_bits: int
+    epsilon: Fraction
+    delta: Fraction
+    rounds: int = 1
+    dropout: Fraction = Fraction(0)
+    overflow: Fraction | None = None
+    noise_multiplier: Fraction | None = None
+    adjacency: Adjacency = Adjacency.ADD_REMOVE
+    rotation: Rotation = Rotation.DFT
+
+    def __post_init__(self):
+        whole_number("clients", self.clients, minimum=1)
+        whole_number("dimension", self.dimension, minimum=1)
+        whole_number("word_bits", self.word_bits, minimum=1, maximum=62)
+        whole_number("rounds", self.rounds, minimum=1)
+        for name, low, high in (("clip", 0, None), ("epsilon", 0, None), ("delta", 0, 1)):
+            object.__setattr__(self, name, fraction(name, getattr(self, name), low=low, high=high))
+        object.__setattr__(self, "dropout", fraction("dropout", self.dropout, low=0, high=1, closed=True))
+        if self.dropout == 1:
+            raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+        if self.overflow is not None:
+            object.__setattr__(self, "overflow", fraction("overflow", self.overflow, low=0, high=1))
+        if self.noise_multiplier is not None:
+            object.__setattr__(self, "noise_multiplier",
+                               fraction("noise_multiplier", self.noise_multiplier, low=0))
+        object.__setattr__(self, "adjacency", choice("adjacency", self.adjacency, Adjacency))
+        object.__setattr__(self, "rotation", choice("rotation", self.rotation, Rotation))
+
+    def with_value(self, quantity: Quantity, value) -> SweepParameters:
+        return replace(self, **{str(quantity): value})
+
+
+def _gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
+    """The Gaussian mechanism's noise multiplier for ``epsilon`` at ``delta`` over ``rounds`` (its safe end)."""
+    from itsa.privacy import calibrate
+
+    return calibrate(epsilon, delta, rounds=rounds, relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
+
+
+def heuristic_error(risk: HeuristicRisk) -> Certified | None:
+    """The MSE per coordinate of the released mean under the rule's pick, wraps aside: an upper bound.
+
+    ``γ² (K_eff/4 + K_eff σ²)/K_eff²``: stochastic rounding's variance is at
+    most 1/4 per client, the discrete Gaussian's below σ² (integer units).
+    """
+    if risk.config.refusal:
+        return None
+    _, gamma, sigma = risk.config.picks()
+    k = risk.survivors
+    value = gamma ** 2 * (Fraction(k, 4) + k * sigma ** 2) / k ** 2
+    return Certified("error", value, value, Direction.UPPER,
+                     "gamma^2 (K_eff/4 + K_eff sigma^2)/K_eff^2: rounding at most 1/4, the noise below sigma^2")
+
+
+@dataclass(frozen=True, repr=False)
+class SweepPoint(Displayable):
+    """One value of the swept quantity: the rule's pick with its certified risk, and itsa's numbers."""
+
+    value: Fraction | int
+    heuristic: HeuristicRisk
+    heuristic_error: Certified | None
+    itsa: tuple | None
+
+    def headline(self) -> str:
+        return f"{_text(self.value)}: {self.heuristic.headline()}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [(name, text) for name, text in zip(("heuristic eps", "heuristic wrap", "heuristic error"),
+                                                   _three(self.heuristic_numbers()))] + (
+            [] if self.itsa is None else list(zip(("itsa eps", "itsa wrap", "itsa error"), _three(self.itsa))))
+
+    def heuristic_numbers(self) -> tuple:
+        return (self.heuristic.epsilon, self.heuristic.wrap_round, self.heuristic_error)
+
+    def to_dict(self) -> dict:
+        return {"value": _text(self.value),
+                "heuristic": {"epsilon": _json(self.heuristic.epsilon), "wrap_probability": _json(self.heuristic.wrap_round),
+                              "error": _json(self.heuristic_error), "verdict": self.heuristic.verdict,
+                              "gamma": None if self.heuristic.config.gamma is None else fraction_text(self.heuristic.config.gamma),
+                              "sigma_client": None if self.heuristic.config.sigma is None
+                              else safe_decimal(self.heuristic.config.sigma, 6),
+                              "refusal": self.heuristic.config.refusal},
+                "itsa": None if self.itsa is None else dict(zip(("epsilon", "wrap_probability", "error"),
+                                                                 (_json(x) for x in self.itsa)))}
+
+
+@dataclass(frozen=True, repr=False)
+class Sweep(Displayable):
+    """ε, wrap probability (per round) and error against one quantity, for the rule and for itsa."""
+
+    quantity: Quantity
+    parameters: SweepParameters
+    points: tuple[SweepPoint, ...]
+
+    def headline(self) -> str:
+        return (f"{self.quantity} over {len(self.points)} values ({_text(self.points[0].value)} .. "
+                f"{_text(self.points[-1].value)}): the k-sd rule" + (" beside itsa" if self.has_itsa else ""))
+
+    @property
+    def has_itsa(self) -> bool:
+        return any(p.itsa is not None for p in self.points)
+
+    def rows(self) -> list[tuple[str, str]]:
+        out = []
+        for p in self.points:
+            h = " | ".join(_three(p.heuristic_numbers()))
+            text = f"rule: {h}" + ("" if p.itsa is None else f"; itsa: {' | '.join(_three(p.itsa))}")
+            out.append((f"{self.quantity} = {_text(p.value)}", text + (f" ({p.heuristic.verdict})"
+                                                                       if p.heuristic.verdict else "")))
+        return out
+
+    def to_dict(self) -> dict:
+        return {"quantity": str(self.quantity), "columns": ["epsilon", "wrap_probability", "error"],
+                "wrap_probability_per": "round", "points": [p.to_dict() for p in self.points]}
+
+
+def _text(value) -> str:
+    return str(value) if isinstance(value, int) else fraction_text(value)
+
+
+def _three(numbers) -> list[str]:
+    return [_short(x) for x in numbers]
+
+
+def _short(x) -> str:
+    if x is None:
+        return "none"
+    if isinstance(x, Certified):
+        return f"{x.decimal(3)} ({x.direction})"
+    return f"{safe_decimal(Fraction(x), 3)} (as given)"
+
+
+def _json(x):
+    if x is None:
+        return None
+    if isinstance(x, Certified):
+        return x.to_dict()
+    return {"value": safe_decimal(Fraction(x), 6), "direction": "as given"}
+
+
+def _value(quantity: Quantity, value):
+    if quantity in (Quantity.WORD_BITS, Quantity.CLIENTS):
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        return whole_number(str(quantity), value, minimum=1)
+    if quantity is Quantity.DROPOUT:
+        return fraction("dropout", value, low=0, high=1, closed=True)
+    return fraction("epsilon", value, low=0)
+
+
+def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequence, *,
+          evaluate: Callable | None = None, progress: Callback | None = None,
+          time_limit: float | Deadline | None = None) -> Sweep:
+    """The rule's certified ε, wrap probability and error (and itsa's, through ``evaluate``) at each value.
+
+    ``evaluate(value)`` returns itsa's ``(epsilon, wrap, error)`` at the
+    value (each a :class:`~itsa._util.certified.Certified` or a number, or
+    ``None``); without it only the rule's curve is computed.
+    """
+    q = choice("quantity", quantity, Quantity)
+    vals = [_value(q, v) for v in values]
+    if not 1 <= len(vals) <= MAX_POINTS:
+        raise InvalidOption(f"sweep: needs 1 to {MAX_POINTS} values, not {len(vals)}")
+    clock, report = Deadline.of(time_limit), Reporter(progress, prefix="sweep")
+    multipliers: dict = {}
+    points = []
+    for i, v in enumerate(vals):
+        clock.check(f"{i} of {len(vals)} sweep points")
+        p = parameters.with_value(q, v)
+        risk = _rule_risk(p, multipliers)
+        points.append(SweepPoint(v, risk, heuristic_error(risk), None if evaluate is None else tuple(evaluate(v))))
+        report("point", done=i + 1, total=len(vals))
+    return Sweep(q, parameters, tuple(points))
+
+
+def _rule_risk(p: SweepParameters, multipliers: dict) -> HeuristicRisk:
+    z = p.noise_multiplier
+    if z is None:
+        key = (p.epsilon, p.delta, p.rounds)
+        if key not in multipliers:
+            multipliers[key] = _gaussian_multiplier(*key)
+        z = multipliers[key]
+    config = tff_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
+    return certify_heuristic(config, dropout=p.dropout, rounds=p.rounds, delta=p.delta, adjacency=p.adjacency,
+                             epsilon=p.epsilon, overflow=p.overflow)
+
+
+_SPEC = re.compile(r"^\s*([a-z_]+)\s*=\s*(.+?)\s*$")
+_RANGE = re.compile(r"^(\d+)\s*\.\.\s*(\d+)(?:\s*:\s*(\d+))?$")
+
+
+def parse_sweep(text: str) -> tuple[Quantity, list]:
+    """``"word_bits=12..32"`` (a step: ``12..32:2``) or ``"epsilon=1,2,4"`` as ``(quantity, values)``.
+
+    >>> parse_sweep("word_bits=12..16:2")
+    (<Quantity.WORD_BITS: 'word_bits'>, [12, 14, 16])
+    >>> parse_sweep("dropout=0,1/10")[1]
+    [Fraction(0, 1), Fraction(1, 10)]
+    """
+    found = _SPEC.match(text) if isinstance(text, str) else None
+    if not found:
+        raise InvalidOption(f"sweep: must read QUANTITY=LOW..HIGH or QUANTITY=V1,V2,..., not {excerpt(text)}")
+    q = choice("sweep quantity", found.group(1), Quantity)
+    spec = found.group(2)
+    span = _RANGE.match(spec)
+    if span:
+        low, high, step = int(span.group(1)), int(span.group(2)), int(span.group(3) or 1)
+        if step < 1 or high < low or (high - low) // step + 1 > MAX_POINTS:
+            raise InvalidOption(f"sweep: {excerpt(spec)} is not a range LOW..HIGH of at most {MAX_POINTS} values")
+        return q, [_value(q, v) for v in range(low, high + 1, step)]
+    return q, [_value(q, v.strip()) for v in spec.split(",")]
+
+
+# -- the figure -----------------------------------------------------------------------------------
+
+#: Wrap probabilities below this are drawn at it (the bounds reach 1e-500 and below).
+WRAP_FLOOR = 1e-40
+
+
+def _plotted(x, floor: float = 0.0) -> float:
+    """A plotted coordinate (never printed): the safe end of a certified number, ``nan`` for none."""
+    if x is None:
+        return math.nan
+    return max(floor, float(x.value()) if isinstance(x, Certified) else float(x))
+
+
+def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
+    """Three panels (ε, wrap per round, error) against the swept quantity, the rule dashed, itsa solid."""
+    from itsa._util.extras import require
+    from itsa._util.files import atomic_writer
+    from itsa.output.draw import PUBLICATION_RC, output_format
+
+    out = Path(path)
+    fmt = output_format(out)
+    if not out.parent.is_dir():
+        raise InvalidOutputPath(f"cannot draw to {os.fspath(path)!r}: no directory {os.fspath(out.parent)!r}")
+    matplotlib = require("matplotlib")
+    from matplotlib.figure import Figure
+
+    xs = [float(p.value) for p in result.points]
+    with matplotlib.rc_context(PUBLICATION_RC):
+        fig = Figure(figsize=(9.5, 3.2), layout="constrained")
+        axes = fig.subplots(1, 3)
+        titles = ("epsilon (certified)", f"wrap per round (floor {WRAP_FLOOR:g})", "MSE of the released mean")
+        for k, (ax, label) in enumerate(zip(axes, titles)):
+            floor = WRAP_FLOOR if k == 1 else 0.0
+            ax.plot(xs, [_plotted(p.heuristic_numbers()[k], floor) for p in result.points], "o--", color="#D55E00",
+                    label="k-sd rule")
+            if result.has_itsa:
+                ax.plot(xs, [_plotted(None if p.itsa is None else p.itsa[k], floor) for p in result.points], "s-",
+                        color="#0072B2", label="itsa")
+            ax.set_yscale("log")
+            ax.set_xlabel(str(result.quantity).replace("_", " "))
+            ax.set_title(label, fontsize=10)
+        axes[0].legend(fontsize=8)
+        meta = {"pdf": {"Title": result.headline(), "CreationDate": None},
+                "svg": {"Title": result.headline(), "Date": None}, "png": {"Title": result.headline()}}[fmt]
+        with atomic_writer(out, binary=True) as fh:
+            fig.savefig(fh, format=fmt, metadata=meta)
+    return out
