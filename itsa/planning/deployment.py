@@ -300,8 +300,13 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
 
 
 def load_deployment(path: str | Path) -> Deployment:
-    """Read a deployment file (YAML, within the safe loader's limits); one line on any bad input."""
-    path = Path(path)
+    """Read a deployment file (YAML, within the safe loader's limits), or a shipped one by name (``k1000``).
+
+    One line on any bad input (:class:`~itsa.exceptions.InvalidDeployment`).
+    """
+    from itsa.examples import resolve_deployment
+
+    path = resolve_deployment(path)
     text = read_text(path, _ERR, max_bytes=MAX_BYTES)
     try:
         deployment = parse_deployment(load_yaml(text, _ERR), default_name=path.stem)
