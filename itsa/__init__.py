@@ -54,8 +54,8 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.model.io import load_instance, parse_instance
     from itsa.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
     from itsa.optimum import Solution, solve
-    from itsa.planning import Deployment, Plan, load_deployment, plan
     from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+    from itsa.planning import Deployment, Plan, load_deployment, plan
     from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
     from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
     from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify

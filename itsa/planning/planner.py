@@ -43,10 +43,10 @@ from itsa.planning.encoding import EncodingPlan, data_bound, gamma_candidates, s
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.noise import NoisePlan, calibrated_sigma, epsilon_at, sensitivity, size_noise
 from itsa.planning.sections import (
+    NOT_COMPUTED,
     ErrorPlan,
     HeuristicPlan,
     KeysPlan,
-    NOT_COMPUTED,
     PayloadPlan,
     mean_square_error,
     size_heuristic,
