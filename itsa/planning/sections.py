@@ -20,7 +20,7 @@ Examples
 >>> from fractions import Fraction
 >>> e = mean_square_error(dimension=2, gamma=Fraction(4), noise_variance=Fraction(32), survivors=2)
 >>> e.per_coordinate, e.quantization, e.noise
-(Fraction(9, 16), Fraction(1, 64), Fraction(1, 2))
+(Fraction(33, 64), Fraction(1, 64), Fraction(1, 2))
 """
 
 from __future__ import annotations
