@@ -269,6 +269,17 @@ def _servers(raw) -> str | None:
     return raw.strip()
 
 
+def _check_digits(clip: Fraction, encoding: Encoding) -> None:
+    """A layering's γ must encode the clip in its ``L`` balanced digits: ``|round(γ S)| ≤ (ρ^L − 1)/2``."""
+    if not encoding.layered or encoding.gamma is None:
+        return
+    capacity = (encoding.radix ** encoding.layers - 1) // 2
+    top = math.floor(encoding.gamma * clip + Fraction(1, 2))
+    if top > capacity:
+        raise _ERR(f"encoding.gamma: round(gamma S) = {top} does not fit {encoding.layers} balanced "
+                   f"radix-{encoding.radix} digits (at most {capacity})")
+
+
 def _dropout(raw) -> Fraction:
     value = _number("dropout", raw, low=0, high=1, closed=True)
     if value == 1:
@@ -290,12 +301,14 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     name = d.get("name", default_name)
     if not isinstance(name, str):
         raise _ERR(f"name: must be a text, not {excerpt(name)}")
+    clip, encoding = _number("clip", d["clip"], low=0), _encoding(d.get("encoding"))
+    _check_digits(clip, encoding)
     return Deployment(clients=clients,
                       dimension=whole_number("dimension", d["dimension"], minimum=1, maximum=MAX_DIMENSION, error=_ERR),
-                      clip=_number("clip", d["clip"], low=0),
+                      clip=clip,
                       dropout=_dropout(d.get("dropout", 0)),
                       adjacency=choice("adjacency", d.get("adjacency", "replace-one"), Adjacency, error=_ERR),
-                      privacy=privacy, noise=noise, encoding=_encoding(d.get("encoding")), overflow=overflow,
+                      privacy=privacy, noise=noise, encoding=encoding, overflow=overflow,
                       overflow_per=per, servers=_servers(d.get("servers")), gate=_gate(d.get("gate")), name=name)
 
 

@@ -39,7 +39,8 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.planning.deployment import Adjacency, Deployment, NoiseKind
 
-__all__ = ["NoisePlan", "size_noise", "sensitivity", "epsilon_at", "CALIBRATION_TOLERANCE"]
+__all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
+           "calibrated_sigma", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
@@ -95,6 +96,7 @@ class NoisePlan(Displayable):
     target: Fraction | None
     chosen: str
     warnings: tuple[str, ...] = ()
+    unit: str = "integer units"
 
     @property
     def meets_target(self) -> bool:
@@ -107,10 +109,10 @@ class NoisePlan(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         who = "per client" if self.kind is NoiseKind.DISTRIBUTED else "added once"
         return [("noise", f"{self.kind} discrete Gaussian ({who}); {self.chosen}"),
-                ("sensitivity", f"{self.sensitivity.decimal(6)} integer units, {self.adjacency} (upper bound)"),
+                ("sensitivity", f"{self.sensitivity.decimal(6)} {self.unit}, {self.adjacency} (upper bound)"),
                 ("sigma per client" if self.kind is NoiseKind.DISTRIBUTED else "sigma",
-                 f"{safe_decimal(self.sigma_client, 8)} integer units (exact, as used)"),
-                ("sigma of the sum", f"{self.sigma_aggregate.decimal(6)} integer units for the fewest "
+                 f"{safe_decimal(self.sigma_client, 8)} {self.unit} (exact, as used)"),
+                ("sigma of the sum", f"{self.sigma_aggregate.decimal(6)} {self.unit} for the fewest "
                                      f"{self.survivors} survivors ({self.sigma_aggregate.direction})"),
                 ("noise multiplier", f"{self.noise_multiplier.decimal(6)} = sigma of the sum / sensitivity "
                                      f"({self.noise_multiplier.direction})"),
@@ -124,46 +126,79 @@ class NoisePlan(Displayable):
                 "sigma_aggregate": self.sigma_aggregate.to_dict(), "noise_multiplier": self.noise_multiplier.to_dict(),
                 "epsilon": self.epsilon.to_dict(), "delta": frac(self.delta), "rounds": self.rounds,
                 "target_epsilon": frac(self.target), "meets_target": self.meets_target, "chosen": self.chosen,
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "unit": self.unit}
 
 
 def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> Fraction:
     """The smallest σ (to :data:`CALIBRATION_TOLERANCE`, rounded up, certified) meeting the target ε at γ."""
+    return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)), progress)
+
+
+def _calibrate(deployment: Deployment, curve_for, progress=None) -> Fraction:
     from itsa.privacy import calibrate
 
     floor = MIN_SHARE if deployment.noise.kind is NoiseKind.DISTRIBUTED else None
     p = deployment.privacy
-    cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks",
-                    curve_for=_curve_for(deployment, sensitivity(deployment, gamma)), minimum_scale=floor,
+    cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", curve_for=curve_for, minimum_scale=floor,
                     relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
     return cal.noise_multiplier.upper()
+
+
+CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"
 
 
 def size_noise(deployment: Deployment, gamma: Fraction, sigma: Fraction | None = None,
                progress=None) -> NoisePlan:
     """The noise section at scale ``gamma``: the file's σ, the given ``sigma``, or σ calibrated to the target."""
+    delta_int = sensitivity(deployment, gamma)
+    return _noise_plan(deployment, delta_int, _curve_for(deployment, delta_int), sigma, progress,
+                       "factor (gamma S + sqrt(d)/2), rounding to nearest")
+
+
+def layer_sensitivity(deployment: Deployment, radix: int) -> flint.arb:
+    """A full-range layer's sensitivity in its digit units: ``(ρ − 1) √d`` (PSA eq. 28; half for add-remove)."""
+    from itsa.privacy import psa_block_sensitivity
+
+    full = psa_block_sensitivity(1, radix, 1, deployment.dimension)
+    return full if deployment.adjacency is Adjacency.REPLACE_ONE else full / 2
+
+
+def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress=None) -> NoisePlan:
+    """The noise of a PSA layering: every layer gets shares of the same scaled scale ``s~`` (digit units),
+    and a server authorized for the finest resolution sees all ``L`` layers (PSA Theorem 3)."""
+    delta_layer = layer_sensitivity(deployment, radix)
+    one = _curve_for(deployment, delta_layer)
+
+    def all_layers(sigma: Fraction):
+        return one(sigma) * layers
+    return _noise_plan(deployment, delta_layer, all_layers, None, progress,
+                       f"(rho - 1) sqrt(d) per layer in its digit units (PSA eq. 28, full-range digits); "
+                       f"{layers} layers composed (PSA Theorem 3)", unit="digit units of each layer")
+
+
+def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
+                how_sensitivity: str, unit: str = "integer units") -> NoisePlan:
+    from itsa.privacy import to_epsilon
+
     given = deployment.noise.sigma
     if sigma is not None:
-        chosen = "calibrated: the smallest sigma whose certified epsilon meets the target"
+        chosen = CALIBRATED
     elif given is not None:
         sigma, chosen = given, "given in the deployment file"
     else:
-        sigma = calibrated_sigma(deployment, gamma, progress)
-        chosen = "calibrated: the smallest sigma whose certified epsilon meets the target"
-    bound = epsilon_at(deployment, gamma, sigma)
-    delta_int = sensitivity(deployment, gamma)
+        sigma, chosen = _calibrate(deployment, curve_for, progress), CALIBRATED
+    bound = to_epsilon(curve_for(sigma) * deployment.privacy.rounds, deployment.privacy.delta, "cks")
     central = deployment.noise.kind is NoiseKind.CENTRAL
     with precision():
         aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(deployment.survivors).sqrt()
         multiplier = aggregate / delta_int
     how = "sigma" if central else f"sigma per client x sqrt({deployment.survivors})"
     return NoisePlan(kind=deployment.noise.kind, adjacency=deployment.adjacency, survivors=deployment.survivors,
-                     sensitivity=Certified.from_arb("sensitivity", delta_int, Direction.UPPER,
-                                                    "factor (gamma S + sqrt(d)/2), rounding to nearest"),
+                     sensitivity=Certified.from_arb("sensitivity", delta_int, Direction.UPPER, how_sensitivity),
                      sigma_client=sigma,
                      sigma_aggregate=Certified.exact("sigma_aggregate", sigma, how) if central else
                      Certified.from_arb("sigma_aggregate", aggregate, Direction.ENCLOSURE, how),
                      noise_multiplier=Certified.from_arb("noise_multiplier", multiplier, Direction.ENCLOSURE,
                                                          "sigma of the sum / sensitivity"),
                      epsilon=bound.epsilon, delta=deployment.privacy.delta, rounds=deployment.privacy.rounds,
-                     target=deployment.privacy.epsilon, chosen=chosen, warnings=bound.curve.warnings)
+                     target=deployment.privacy.epsilon, chosen=chosen, warnings=bound.curve.warnings, unit=unit)

@@ -41,7 +41,15 @@ from itsa.exceptions import InvalidDeployment
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
 from itsa.planning.encoding import EncodingPlan, data_bound, gamma_candidates, smallest_word, wrap_probability
 from itsa.planning.gate import GatePlan, size_gate
-from itsa.planning.noise import NoisePlan, calibrated_sigma, epsilon_at, sensitivity, size_noise
+from itsa.planning.layered import LayeredEncodingPlan
+from itsa.planning.noise import (
+    NoisePlan,
+    calibrated_sigma,
+    epsilon_at,
+    sensitivity,
+    size_layered_noise,
+    size_noise,
+)
 from itsa.planning.sections import (
     NOT_COMPUTED,
     ErrorPlan,
@@ -87,7 +95,7 @@ class Plan(Displayable):
 
     deployment: Deployment
     noise: NoisePlan
-    encoding: EncodingPlan
+    encoding: EncodingPlan | LayeredEncodingPlan
     payload: PayloadPlan
     keys: KeysPlan | None
     error: ErrorPlan
@@ -100,18 +108,22 @@ class Plan(Displayable):
                 "error": self.error, "heuristic": self.heuristic, "gate": self.gate, "verdict": self.verdict}
 
     def headline(self) -> str:
-        return (f"{self.deployment.name}: {self.verdict.headline()}; eps <= {self.noise.epsilon.decimal()}, "
-                f"{self.encoding.word_bits}-bit word, wrap <= {self.encoding.wrap_probability.decimal()} "
-                f"per {self.encoding.per}")
+        return (f"{self.deployment.name}: {self.verdict.headline()}; eps <= {self.noise.epsilon.decimal()}; "
+                f"{self.encoding.headline()}")
 
     def rows(self) -> list[tuple[str, str]]:
         rows: list[tuple[str, str]] = [("deployment", self.deployment.headline())]
         for name, section in self.sections().items():
             if section is None:
-                rows.append((name, _ABSENT[name]))
+                rows.append((name, self._absent(name)))
                 continue
             rows.extend(section.rows())
         return rows
+
+    def _absent(self, name: str) -> str:
+        if name == "heuristic" and self.deployment.encoding.layered:
+            return "not computed (the k-standard-deviations rule sizes a flat word, not a layering)"
+        return _ABSENT[name]
 
     def to_dict(self) -> dict:
         return {"deployment": self.deployment.to_dict(),
@@ -123,7 +135,7 @@ class Plan(Displayable):
         for name, section in {"deployment": self.deployment, **self.sections()}.items():
             lines += [f"## {name}", ""]
             if section is None:
-                lines += [_ABSENT[name], ""]
+                lines += [self._absent(name), ""]
                 continue
             lines += ["| | |", "|---|---|"]
             lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in section.rows()] + [""]
@@ -228,8 +240,17 @@ class _Sizer:
         return cands[-1], "no power of two makes the rounding error small beside the noise: the largest tried"
 
 
-def _verdict(d: Deployment, sizer: _Sizer, noise: NoisePlan, enc: EncodingPlan) -> Verdict:
-    reasons, fixes = [], {}
+def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verdict:
+    reasons: list[str] = []
+    fixes: dict = {}
+    if d.encoding.layered:
+        if not noise.meets_target:
+            reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target)}")
+        if not enc.meets_target:
+            reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the "
+                           f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
+                           "most tried)")
+        return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
     if not noise.meets_target:
         sigma = calibrated_sigma(d, enc.gamma)
         reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target)}")
@@ -259,10 +280,10 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
     """
     if not isinstance(deployment, Deployment):
         raise InvalidDeployment(f"plan: needs a Deployment, not {type(deployment).__name__}")
-    if deployment.encoding.layered:
-        raise InvalidDeployment("encoding: a PSA layering (radix) is not planned yet; give word_bits (a flat word)")
     instance = _servers(deployment.servers)
     deadline, report = Deadline(time_limit), Reporter(progress, prefix="plan")
+    if deployment.encoding.layered:
+        return _plan_layered(deployment, instance, report, deadline)
     sizer = _Sizer(deployment, report, deadline)
     gamma, bits, how_gamma, how_word = sizer.choose()
     noise = size_noise(deployment, gamma, None if deployment.noise.sigma is not None else sizer.sigma(gamma))
@@ -284,6 +305,24 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
     heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=size_gate(deployment), verdict=_verdict(deployment, sizer, noise, enc))
+
+
+def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline) -> Plan:
+    """A PSA layering: the noise of all L layers, each stage's noisy exact margin, payload against flat."""
+    from itsa.planning.layered import layered_encoding
+
+    report("calibrate", note="the layers' shares")
+    noise = size_layered_noise(deployment, deployment.encoding.radix, deployment.encoding.layers)
+    report("margins", note=f"stages {deployment.encoding.stages}")
+    enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
+    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left())
+    r = deployment.encoding.radix
+    spread = sum(Fraction(r) ** (2 * j) for j in range(deployment.encoding.layers))
+    error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
+                              noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
+                              survivors=deployment.survivors)
+    return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
+                heuristic=None, gate=size_gate(deployment), verdict=_verdict(deployment, None, noise, enc))
 
 
 def check_report_path(path) -> None:

@@ -190,3 +190,48 @@ def test_json_sections_and_markdown():
     assert data["encoding"]["modulus"] == str(2**32) and data["verdict"]["verdict"] == "feasible"
     text = p.markdown()
     assert text.startswith("# Plan:") and "## noise" in text and "## verdict" in text
+
+
+# --- a PSA layering: the noise enters the modular part's exact margins ---------------------------------------
+
+PSA = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150},
+       "encoding": {"radix": 3, "layers": 4, "stages": "4,3/2,1"}, "overflow": "1e-6"}
+
+
+def test_without_noise_the_carry_is_the_modular_parts_exact_value():
+    """K = 1000, radix 3, one layer, per-layer target 1/1000: the exact margin is 4 (itsa modular margins)."""
+    from itsa.modular import DigitLaw, smallest_margin, sum_law
+    from itsa.planning.layered import noisy_carry, size_stage
+
+    exact = smallest_margin(1000, radix=3, layers=4, target=Fraction(1, 1000))
+    law = sum_law(DigitLaw.uniform(3), 1000)
+    carry = noisy_carry(law, (3 ** (1 + exact.margin) - 1) // 2, Fraction(0))
+    assert exact.margin == 4 and carry.low == carry.high == exact.carry.high
+    noisy = size_stage(clients=1000, radix=3, layers=(1,), share_scale=Fraction(1, 2), shares=1000,
+                       target=Fraction(1, 1000))
+    assert noisy.margin >= exact.margin and noisy.carry.upper() <= Fraction(1, 1000)
+
+
+def test_more_noise_never_lowers_a_stage_margin():
+    from itsa.planning.layered import size_stage
+
+    margins = [size_stage(clients=200, radix=3, layers=(2, 1), share_scale=Fraction(s), shares=200,
+                          target=Fraction(1, 10**6)).margin for s in ("1/2", 1, 4, 16)]
+    assert all(a <= b for a, b in zip(margins, margins[1:])) and margins[0] < margins[-1]
+
+
+def test_a_layering_is_planned():
+    p = itsa.plan(parse_deployment(PSA))
+    assert p.verdict.feasible and p.noise.epsilon.upper() <= 4 and p.heuristic is None
+    assert p.encoding.gamma == 32 and len(p.encoding.stages) == 2          # round(32) <= (3^4 - 1)/2 = 40 < 64
+    assert p.encoding.wrap_probability.upper() <= Fraction(1, 10**6)
+    assert p.payload.bits_per_coordinate.upper() < p.payload.flat_bits_per_coordinate.lower()
+    data = p.to_dict()["encoding"]
+    assert data["kind"] == "layered" and {"gamma", "modulus", "wrap_probability"} <= set(data)
+    # all four layers composed over 150 rounds: 600 terms of the distributed bound
+    assert "600 x" in p.noise.epsilon.method
+
+
+def test_a_gamma_beyond_the_digits_is_refused():
+    with pytest.raises(itsa.InvalidDeployment, match="does not fit 4 balanced radix-3 digits"):
+        parse_deployment({**PSA, "encoding": {**PSA["encoding"], "gamma": 64}})      # before any work
