@@ -271,9 +271,10 @@ def _servers(raw) -> str | None:
 
 def _check_digits(clip: Fraction, encoding: Encoding) -> None:
     """A layering's γ must encode the clip in its ``L`` balanced digits: ``|round(γ S)| ≤ (ρ^L − 1)/2``."""
-    if not encoding.layered or encoding.gamma is None:
+    radix, layers = encoding.radix, encoding.layers
+    if radix is None or layers is None or encoding.gamma is None:
         return
-    capacity = (encoding.radix ** encoding.layers - 1) // 2
+    capacity = (radix**layers - 1) // 2
     top = math.floor(encoding.gamma * clip + Fraction(1, 2))
     if top > capacity:
         raise _ERR(f"encoding.gamma: round(gamma S) = {top} does not fit {encoding.layers} balanced "
@@ -325,7 +326,7 @@ def load_deployment(path: str | Path) -> Deployment:
         deployment = parse_deployment(load_yaml(text, _ERR), default_name=path.stem)
     except InvalidDeployment as exc:
         raise InvalidDeployment(f"{path}: {exc}") from None
-    beside = None if deployment.servers is None else path.parent / deployment.servers
-    if beside is not None and not Path(deployment.servers).is_absolute() and beside.is_file():
-        deployment = replace(deployment, servers=str(beside))      # a path relative to the deployment file
+    servers = deployment.servers
+    if servers is not None and not Path(servers).is_absolute() and (path.parent / servers).is_file():
+        deployment = replace(deployment, servers=str(path.parent / servers))   # a path beside the deployment file
     return deployment

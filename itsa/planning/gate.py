@@ -48,13 +48,14 @@ def shut_out_probability(*, budget: int, rounds: int, flag_rate: Fraction) -> Ce
         below = sum(math.comb(rounds, k) * flag_rate**k * q ** (rounds - k) for k in range(budget))
         return Certified.exact("shut_out_probability", 1 - below, "1 - sum_(k<B) C(T,k) p^k (1-p)^(T-k), exact")
     with precision(256):
-        p, q = to_arb(flag_rate), 1 - to_arb(flag_rate)
-        below = flint.arb(0)
+        p_arb = to_arb(flag_rate)
+        q_arb = 1 - p_arb
+        below_arb = flint.arb(0)
         for k in range(budget):
             log_term = (flint.arb(rounds + 1).lgamma() - flint.arb(k + 1).lgamma() - flint.arb(rounds - k + 1).lgamma()
-                        + k * p.log() + (rounds - k) * q.log())
-            below += log_term.exp()
-        ball = 1 - below
+                        + k * p_arb.log() + (rounds - k) * q_arb.log())
+            below_arb += log_term.exp()
+        ball = 1 - below_arb
     c = Certified.from_arb("shut_out_probability", ball, Direction.ENCLOSURE,
                            "1 - sum_(k<B) C(T,k) p^k (1-p)^(T-k), ball arithmetic")
     return Certified(c.name, max(c.low, Fraction(0)), min(c.high, Fraction(1)), c.direction, c.method)

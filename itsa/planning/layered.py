@@ -115,10 +115,8 @@ def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale
     width = len(layers)
     law = sum_law(DigitLaw.uniform(radix, width), clients, method=method, deadline=deadline)
     proxy = shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width))
-    carry = None
     for margin in range(MAX_MARGIN + 1):
-        half = (radix ** (width + margin) - 1) // 2
-        carry = noisy_carry(law, half, proxy)
+        carry = noisy_carry(law, (radix ** (width + margin) - 1) // 2, proxy)
         if carry.upper() <= target:
             return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry)
     return StagePlan(layers=layers, margin=None, radix=radix, carry=carry)

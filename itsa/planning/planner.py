@@ -311,13 +311,14 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     """A PSA layering: the noise of all L layers, each stage's noisy exact margin, payload against flat."""
     from itsa.planning.layered import layered_encoding
 
+    radix, layers = deployment.encoding.radix, deployment.encoding.layers
+    assert radix is not None and layers is not None            # a layered encoding has both (the reader's check)
     report("calibrate", note="the layers' shares")
-    noise = size_layered_noise(deployment, deployment.encoding.radix, deployment.encoding.layers)
+    noise = size_layered_noise(deployment, radix, layers)
     report("margins", note=f"stages {deployment.encoding.stages}")
     enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
     keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left())
-    r = deployment.encoding.radix
-    spread = sum(Fraction(r) ** (2 * j) for j in range(deployment.encoding.layers))
+    spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
                               survivors=deployment.survivors)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.display import Displayable
@@ -122,8 +123,9 @@ def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float 
 
     found = itsa.examples.resolve(servers)
     solution = itsa.solve(itsa.load_instance(found), time_limit=time_limit)
+    name = solution.instance.name or found.stem
     upper = None if solution.upper is None else Fraction(solution.upper.value)
-    return KeysPlan(instance=solution.instance.name, verdict=str(solution.verdict),
+    return KeysPlan(instance=name, verdict=str(solution.verdict),
                     rate_low=Fraction(solution.lower.value), rate_high=upper, scope=solution.lower.scope,
                     bits_per_round=bits_per_round)
 
@@ -170,7 +172,7 @@ def mean_square_error(*, dimension: int, gamma: Fraction, noise_variance: Fracti
 class HeuristicPlan(Displayable):
     """The k-standard-deviations rule's configuration and itsa's certified risks for it."""
 
-    config: object
+    config: Any
     epsilon: Certified
     wrap_probability: Certified
 
