@@ -12,9 +12,11 @@ from ._progress import progress_display, time_limit_of
               help="Also write the plan as a Markdown report to PATH.")
 @click.option("--time-limit", type=SECONDS, default=None,
               help="Seconds for the whole plan (default: the library's; 0 = no limit).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the key-rate solve's scheme constructions (with servers:); the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def plan(path, report, time_limit, quiet, as_json):
+def plan(path, report, time_limit, seed, quiet, as_json):
     """Size the deployment in DEPLOYMENT (a YAML file, docs/format.md): the noise and its certified
     epsilon, the scale and word with the certified probability that the sum wraps, the payload, the
     key material (with servers:), the error of the released mean, and a verdict.
@@ -29,7 +31,8 @@ def plan(path, report, time_limit, quiet, as_json):
         if report:
             check_report_path(report)
         with progress_display(as_json, quiet=quiet) as progress:
-            result = run(deployment, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), progress=progress)
+            result = run(deployment, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
+                         progress=progress)
         if report:
             write_report(result, report)
     show(result, as_json)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa._util.checks import whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
@@ -265,7 +266,7 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verd
     return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
 
 
-def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
+def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMIT, seed: int = 0,
          progress: Callback | None = None) -> Plan:
     """Size ``deployment``: every section of the plan, and its verdict.
 
@@ -275,6 +276,8 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
         What to size (:func:`itsa.planning.load_deployment` reads one from a file).
     time_limit : float, optional
         Seconds for the whole plan (the key-rate solve gets what is left).
+    seed : int
+        Seed of the key-rate solve's scheme constructions and searches (the only randomness of a plan).
     progress : callable, optional
         Called with an :class:`~itsa._util.progress.Event` at each calibration and scale tried.
     """
@@ -282,8 +285,9 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
         raise InvalidDeployment(f"plan: needs a Deployment, not {type(deployment).__name__}")
     instance = _servers(deployment.servers)
     deadline, report = Deadline(time_limit), Reporter(progress, prefix="plan")
+    whole_number("seed", seed, minimum=None)
     if deployment.encoding.layered:
-        return _plan_layered(deployment, instance, report, deadline)
+        return _plan_layered(deployment, instance, report, deadline, seed)
     sizer = _Sizer(deployment, report, deadline)
     gamma, bits, how_gamma, how_word = sizer.choose()
     noise = size_noise(deployment, gamma, None if deployment.noise.sigma is not None else sizer.sigma(gamma))
@@ -294,7 +298,7 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
     payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
                           dimension=deployment.dimension, note="a flat word: one resolution, no layering")
     report("keys", note=deployment.servers or "none")
-    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left())
+    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left(), seed)
     error = mean_square_error(dimension=deployment.dimension, gamma=gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client),
                               survivors=deployment.survivors)
@@ -307,7 +311,8 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
                 heuristic=heuristic, gate=size_gate(deployment), verdict=_verdict(deployment, sizer, noise, enc))
 
 
-def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline) -> Plan:
+def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,
+                  seed: int) -> Plan:
     """A PSA layering: the noise of all L layers, each stage's noisy exact margin, payload against flat."""
     from itsa.planning.layered import layered_encoding
 
@@ -317,7 +322,7 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     noise = size_layered_noise(deployment, radix, layers)
     report("margins", note=f"stages {deployment.encoding.stages}")
     enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
-    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left())
+    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left(), seed)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,

@@ -115,14 +115,15 @@ class KeysPlan(Displayable):
                 "method": "R* (itsa solve) x bits per client per round"}
 
 
-def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None) -> KeysPlan | None:
+def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None,
+              seed: int = 0) -> KeysPlan | None:
     """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``)."""
     if servers is None:
         return None
     import itsa
 
     found = itsa.examples.resolve(servers)
-    solution = itsa.solve(itsa.load_instance(found), time_limit=time_limit)
+    solution = itsa.solve(itsa.load_instance(found), time_limit=time_limit, seed=seed)
     name = solution.instance.name or found.stem
     upper = None if solution.upper is None else Fraction(solution.upper.value)
     return KeysPlan(instance=name, verdict=str(solution.verdict),
