@@ -172,6 +172,12 @@ def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
     return sigma**2 * (deployment.survivors if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1)
 
 
+#: How γ is chosen in a given word.
+FINEST = ("the largest power of two whose certified wrap probability meets the overflow target with the noise "
+          "scaled from the smallest scale's (an upper bound on the noise calibrated there), checked with the noise "
+          "calibrated at it")
+
+
 class _Sizer:
     """The γ, σ and word search of one deployment (the file's choices, the rest chosen)."""
 
@@ -195,6 +201,13 @@ class _Sizer:
             return self.d.noise.sigma
         ratio = Certified.from_arb("r", sensitivity(self.d, gamma) / sensitivity(self.d, base), Direction.UPPER, "").upper()
         return Fraction(safe_decimal(self.sigma(base) * ratio, 8, up=True))
+
+    def private_enough(self, gamma: Fraction) -> bool:
+        """With the file's σ, whether ε at γ meets the target (a calibrated σ meets it by construction)."""
+        target = self.d.privacy.epsilon
+        if self.d.noise.sigma is None or target is None:
+            return True
+        return epsilon_at(self.d, gamma, self.d.noise.sigma).epsilon.upper() <= target
 
     def quantization_ok(self, gamma: Fraction, sigma: Fraction) -> bool:
         e = mean_square_error(dimension=1, gamma=gamma, noise_variance=_noise_variance(self.d, sigma),
@@ -226,8 +239,9 @@ class _Sizer:
         for gamma in reversed(fitting):
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if _wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
-                if _wrap(self.d, bits, gamma, self.sigma(gamma)).upper() <= self.d.overflow:
-                    return gamma, "the largest power of two whose certified wrap probability meets the overflow target"
+                if (_wrap(self.d, bits, gamma, self.sigma(gamma)).upper() <= self.d.overflow
+                        and self.private_enough(gamma)):
+                    return gamma, FINEST
         return base, "no power of two meets the overflow target in this word: the smallest with gamma S >= 1"
 
     def _coarsest_accurate(self) -> tuple[Fraction, str]:
@@ -235,7 +249,8 @@ class _Sizer:
         base = cands[0]
         for gamma in cands:
             self.report("scale", note=f"gamma = {frac(gamma)}")
-            if self.quantization_ok(gamma, self.estimate(gamma, base)) and self.quantization_ok(gamma, self.sigma(gamma)):
+            if (self.quantization_ok(gamma, self.estimate(gamma, base)) and self.quantization_ok(gamma, self.sigma(gamma))
+                    and self.private_enough(gamma)):
                 return gamma, (f"the smallest power of two whose rounding error is at most "
                                f"{frac(QUANTIZATION_SHARE)} of the noise's (no word given)")
         return cands[-1], "no power of two makes the rounding error small beside the noise: the largest tried"

@@ -235,3 +235,42 @@ def test_a_layering_is_planned():
 def test_a_gamma_beyond_the_digits_is_refused():
     with pytest.raises(itsa.InvalidDeployment, match="does not fit 4 balanced radix-3 digits"):
         parse_deployment({**PSA, "encoding": {**PSA["encoding"], "gamma": 64}})      # before any work
+
+
+def test_with_a_given_noise_gamma_keeps_the_target_epsilon():
+    """sigma fixed: a larger gamma raises the sensitivity, so gamma is chosen where eps still meets the target."""
+    base = {**SMALL, "encoding": {"word_bits": 40}, "noise": {"kind": "central", "sigma": 3000},
+            "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 10}}
+    p = itsa.plan(parse_deployment(base))
+    assert p.verdict.feasible and p.noise.epsilon.upper() <= 4
+    d = parse_deployment(base)
+    assert epsilon_at(d, 2 * p.encoding.gamma, Fraction(3000)).epsilon.upper() > 4
+
+
+def test_the_heuristic_is_wired_when_its_module_exists(monkeypatch):
+    """A stand-in rule (the agreed interface): the plan assesses its gamma and sigma with itsa's own bounds."""
+    import sys
+    import types
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Config:
+        gamma: Fraction
+        sigma_client: Fraction
+
+    seen = {}
+
+    def tff_rule(clients, dimension, clip, word_bits, noise_multiplier, k_stddevs=None):
+        seen.update(clients=clients, dimension=dimension, clip=clip, word_bits=word_bits, z=noise_multiplier)
+        return Config(Fraction(128), Fraction(600))
+
+    fake = types.ModuleType("itsa.planning.heuristic")
+    fake.tff_rule = tff_rule
+    monkeypatch.setitem(sys.modules, "itsa.planning.heuristic", fake)
+    p = _plan(noise={"kind": "distributed", "sigma": "102.8"})
+    assert seen["clients"] == 100 and seen["word_bits"] == 32 and seen["z"] == p.noise.noise_multiplier.value()
+    d = parse_deployment({**SMALL, "noise": {"kind": "distributed", "sigma": "102.8"}})
+    assert p.heuristic.epsilon == epsilon_at(d, Fraction(128), Fraction(600)).epsilon
+    assert p.heuristic.wrap_probability == wrap_probability(word_bits=32, clients=100, bound=100 * 128,
+                                                            sigma=Fraction(600), shares=100, coordinates=4)
+    assert p.to_dict()["heuristic"]["computed"] is True
