@@ -2,6 +2,8 @@
 
 import click
 
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
 from ._common import SECONDS, itsa_errors, show
 from ._progress import progress_display, time_limit_of
 
@@ -11,7 +13,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--markdown", "report", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Also write the plan as a Markdown report to PATH.")
 @click.option("--time-limit", type=SECONDS, default=None,
-              help="Seconds for the whole plan (default: the library's; 0 = no limit).")
+              help=f"Seconds for the whole plan (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the key-rate solve's scheme constructions (with servers:); the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
@@ -24,7 +26,7 @@ def plan(path, report, time_limit, seed, quiet, as_json):
     Exits 0 when it ran (feasible or infeasible: the verdict says which), 2 for bad input."""
     from itsa.planning import load_deployment
     from itsa.planning import plan as run
-    from itsa.planning.planner import DEFAULT_TIME_LIMIT, check_report_path, write_report
+    from itsa.planning.planner import check_report_path, write_report
 
     with itsa_errors():
         deployment = load_deployment(path)

@@ -34,6 +34,7 @@ from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.checks import whole_number
+from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
@@ -66,8 +67,8 @@ __all__ = ["Plan", "Verdict", "plan", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"
 
 #: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
 QUANTIZATION_SHARE = Fraction(1, 100)
-#: Seconds a plan may take by default (the key-rate solve takes most of it).
-DEFAULT_TIME_LIMIT = 300.0
+#: Seconds a plan may take by default (the key-rate solve takes most of it): the library's one default.
+DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
