@@ -21,6 +21,7 @@ _COMMANDS = {
     "examples": ("itsa_cli.examples", "examples"),
     "modular": ("itsa_cli.modular", "modular"),
     "privacy": ("itsa_cli.privacy", "privacy"),
+    "plan": ("itsa_cli.plan", "plan"),
 }
 
 
@@ -69,11 +70,11 @@ class _LazyGroup(click.Group):
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
-    audit, converse, solve, census, examples, privacy and modular (one line each below).
+    audit, converse, solve, census, examples, privacy, modular and plan (one line each below).
 
-    Every verb but privacy and modular takes an instance file or the name of a
+    Every verb but privacy, modular and plan takes an instance file or the name of a
     shipped one (itsa examples); privacy takes privacy parameters or client updates,
-    modular the parameters of a layered modular sum. Errors are one line on stderr:
+    modular the parameters of a layered modular sum, plan a deployment file. Errors are one line on stderr:
     exit 2 for bad input, 1 for a failed check or a missing optional part (the line
     names the extra to install, e.g. pip install 'itsa[draw]').
 

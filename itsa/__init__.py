@@ -12,7 +12,8 @@ The library is organised by domain, each subpackage with one job:
 - ``itsa.converse``: certified converse LPs and their proofs;
 - ``itsa.optimum`` and ``itsa.auditor``: the pipelines behind ``solve`` and ``audit``;
 - ``itsa.output``: plain-data forms, tables and figures;
-- ``itsa.census``: the same work over a universe of instances.
+- ``itsa.census``: the same work over a universe of instances;
+- ``itsa.planning``: a whole deployment sized at once (``itsa.plan(deployment) -> Plan``).
 
 This module only re-exports the public names.
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.bounds.published import KnownOptimum, homogeneous_parameters, known_optimum
     from itsa.exceptions import (
         Infeasible,
+        InvalidDeployment,
         InvalidInput,
         InvalidInstance,
         InvalidOption,
@@ -53,6 +55,7 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
     from itsa.optimum import Solution, solve
     from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+    from itsa.planning import Deployment, Plan, load_deployment, plan
     from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
     from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
     from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
@@ -125,6 +128,11 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'InvalidSpec': ('itsa.exceptions', 'InvalidSpec'),
     'Unreachable': ('itsa.exceptions', 'Unreachable'),
     'examples': ('itsa.examples', None),
+    'InvalidDeployment': ('itsa.exceptions', 'InvalidDeployment'),
+    'Deployment': ('itsa.planning.deployment', 'Deployment'),
+    'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
+    'Plan': ('itsa.planning.planner', 'Plan'),
+    'plan': ('itsa.planning.planner', 'plan'),
 }
 
 __all__ = [
@@ -139,12 +147,13 @@ __all__ = [
     'LAYOUTS', 'DrawnFigure', 'draw_instance', 'instance_figure', 'ItsaError', 'InvalidInstance',
     'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
     'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
+    'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan',
 ]
 
 
 #: The rooms of the package, reachable as attributes (``itsa.converse``) as every submodule was.
 _ROOMS = ("model", "bounds", "schemes", "search", "converse", "privacy", "modular", "optimum", "auditor",
-          "output", "census", "testing", "exceptions", "typing", "examples")
+          "output", "census", "planning", "testing", "exceptions", "typing", "examples")
 
 
 def __getattr__(name: str):

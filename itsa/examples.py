@@ -33,7 +33,7 @@ from itsa.model.io import load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
            "homogeneous", "homogeneous_yaml", "resolve", "spec_names", "spec_path", "resolve_spec",
-           "suggest"]
+           "suggest", "deployment_names", "resolve_deployment"]
 
 #: The prefix under which census specs were once listed among the instances (still accepted).
 SPEC_PREFIX = "census/"
@@ -269,3 +269,21 @@ def homogeneous(U: int, V: int, t: int) -> Instance:
     _check_homogeneous(U, V, t)
     return parse_instance({"name": f"homogeneous-U{U}-V{V}-t{t}", "servers": [V] * U,
                            "security_sets": ["all"], "collusion_sets": {"all_users_up_to": t}})
+
+
+def deployment_names() -> tuple[str, ...]:
+    """Every shipped deployment (the repository's ``deployments/`` folder; ``itsa plan NAME`` sizes one).
+
+    >>> "k1000" in deployment_names()
+    True
+    """
+    return tuple(sorted(p.stem for p in _shipped("deployments").glob("*.yaml")))
+
+
+def resolve_deployment(path_or_name: str | Path) -> Path:
+    """``path_or_name`` if such a file exists, else the shipped deployment of that name (else unchanged)."""
+    p = Path(path_or_name)
+    if p.exists() or not str(path_or_name).strip():
+        return p
+    found = _find(_shipped("deployments"), str(path_or_name))
+    return p if found is None else found

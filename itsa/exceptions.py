@@ -11,6 +11,7 @@ of input, so a caller can catch exactly what it passed::
     │   ├── InvalidScheme                   a scheme file or Scheme
     │   ├── InvalidOption                   a parameter: field, engine, rule, configuration...
     │   ├── InvalidSpec                     a census spec
+    │   ├── InvalidDeployment               a deployment file (itsa plan)
     │   └── InvalidOutputPath               a place to write to
     ├── Infeasible                          exit 1
     ├── Unreachable                         exit 1: a service itsa needs does not answer
@@ -45,6 +46,10 @@ class InvalidOption(InvalidInput):
 
 class InvalidSpec(InvalidInput):
     """A census spec that cannot be run (the CLI exits 2 with its one line)."""
+
+
+class InvalidDeployment(InvalidInput):
+    """A deployment file (``itsa plan``) that does not describe a deployment to size."""
 
 
 class InvalidOutputPath(InvalidInput):

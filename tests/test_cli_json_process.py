@@ -39,9 +39,11 @@ VERBS = {
     "modular payload": ["modular", "payload", "--clients", "10"],
     "modular privacy": ["modular", "privacy", "--survivors", "10"],
     "modular rules": ["modular", "rules", "-K", "10"],
+    "plan": ["plan", "deployment.yaml"],
 }
 
 TINY_CENSUS = "universe:\n  grid: {U: [3], V: [1], t: [0]}\nwork: analyze\n"
+TINY_DEPLOYMENT = "clients: 10\ndimension: 4\nclip: 1\nprivacy: {epsilon: 4}\nencoding: {word_bits: 32}\n"
 
 
 def installed_itsa() -> list[str]:
@@ -64,6 +66,7 @@ def workdir(tmp_path_factory):
     where = tmp_path_factory.mktemp("json-process")
     (where / "updates.csv").write_text("a,b\n0.3,0.4\n0.1,0.2\n")
     (where / "tiny.yaml").write_text(TINY_CENSUS)
+    (where / "deployment.yaml").write_text(TINY_DEPLOYMENT)
     return where
 
 

@@ -120,7 +120,7 @@ class SimulationSetup:
             return
         if not all(layered):
             raise InvalidOption("encoding: give a modulus (flat), or all of radix, layers and margin (PSA)")
-        from itsa.modular.laws import check_radix
+        from itsa.modular import check_radix
 
         radix = check_radix(self.radix)
         layers = whole_number("layers", self.layers, minimum=1, maximum=38)

@@ -6,8 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from itsa.exceptions import InvalidInput, ItsaError
-from itsa.modular.laws import DigitLaw
-from itsa.modular.sums import sum_law
+from itsa.modular import DigitLaw, sum_law
 from itsa.planning.heuristic import wrap_bound
 from itsa.planning.simulate import SimulationSetup, setup_from_plan, simulate
 

@@ -1,0 +1,151 @@
+"""The encoding of a plan: the scale γ, the word, and the certified probability that the sum wraps.
+
+A flat modular sum adds the clients' integer vectors in a ``b``-bit word,
+``M = 2^b``, centred: a coordinate of the sum is recovered exactly while it
+lies in ``[−2^(b−1), 2^(b−1) − 1]`` and wraps otherwise.
+
+The modular part's exact margins assume the full product domain (every digit
+free); a clipped update lives in the ``ℓ2`` ball, so the range of the sum is
+bounded here from the clip instead:
+
+- the data: each encoded coordinate is ``round(γ x)`` with ``|x| ≤ S``, so
+  ``|e| ≤ c = ⌊γ S + 1/2⌋`` and ``|Σ e| ≤ K c`` (exact, whatever the data);
+- the noise: the sum ``Z`` of ``n`` independent discrete Gaussian shares of
+  scale σ is ``n σ²``-subgaussian (each share is σ²-subgaussian, Canonne,
+  Kamath, Steinke 2020), so ``P[|Z| ≥ t] ≤ 2 exp(−t²/(2 n σ²))``, with ``n = K``
+  (every client's share) for ``distributed`` noise and ``n = 1`` for ``central``.
+
+A coordinate wraps only if ``|Z| ≥ t = 2^(b−1) − K c``; a round (``d``
+coordinates) only if one of them does: the union bound ``d P[|Z| ≥ t]``. The
+probability is an upper bound computed in ball arithmetic (``1`` when
+``t ≤ 0``: then the data alone can reach the modulus).
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> data_bound(1000, Fraction(2**10), Fraction(1))
+1024000
+>>> wrap_probability(word_bits=32, clients=1000, bound=1024000, sigma=Fraction(1000), shares=1000,
+...                  coordinates=1).upper() < Fraction(1, 10**100)
+True
+>>> wrap_probability(word_bits=16, clients=1000, bound=1024000, sigma=Fraction(1000), shares=1000,
+...                  coordinates=1).decimal()
+'1'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+
+__all__ = ["EncodingPlan", "data_bound", "wrap_probability", "smallest_word", "gamma_candidates", "WRAP_METHOD"]
+
+WRAP_METHOD = ("data |sum| <= K floor(gamma S + 1/2) per coordinate (from the clip: exact); noise sum "
+               "n sigma^2-subgaussian: P[|Z| >= t] <= 2 exp(-t^2/(2 n sigma^2)); union bound over the coordinates")
+#: Largest power of two tried as γ (``2^MAX_GAMMA_EXPONENT``).
+MAX_GAMMA_EXPONENT = 256
+
+
+def data_bound(clients: int, gamma: Fraction, clip: Fraction) -> int:
+    """``K ⌊γ S + 1/2⌋``: the most any coordinate of the sum of ``K`` encoded clipped updates reaches (exact)."""
+    return clients * math.floor(gamma * clip + Fraction(1, 2))
+
+
+def wrap_probability(*, word_bits: int, clients: int, bound: int, sigma: Fraction, shares: int,
+                     coordinates: int) -> Certified:
+    """An upper bound on the probability that one of ``coordinates`` sums wraps a ``word_bits``-bit word.
+
+    ``bound`` is the data's range (:func:`data_bound`), ``sigma`` the noise
+    share's scale and ``shares`` how many shares are summed.
+    """
+    room = 2 ** (word_bits - 1) - bound          # the noise must reach |Z| >= room to wrap
+    if room <= 0:
+        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
+                         "the data alone can reach the modulus (K c >= 2^(b-1)): no guarantee; 1 is the only bound")
+    if sigma == 0:
+        return Certified.exact("wrap_probability", 0, "no noise and K c < 2^(b-1): the sum never wraps")
+    with precision():
+        t = flint.arb(room)
+        tail = 2 * coordinates * (-(t * t) / (2 * shares * to_arb(sigma) ** 2)).exp()
+    ball = Certified.from_arb("wrap_probability", tail, Direction.UPPER, WRAP_METHOD)
+    if ball.upper() >= 1:
+        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
+                         "the tail bound exceeds 1: it bounds nothing; " + WRAP_METHOD)
+    return Certified("wrap_probability", Fraction(0), ball.high, Direction.UPPER, WRAP_METHOD)
+
+
+def smallest_word(*, clients: int, bound: int, sigma: Fraction, shares: int, coordinates: int, target: Fraction,
+                  widest: int) -> int | None:
+    """The fewest bits whose wrap bound meets ``target`` (``None`` when even ``widest`` bits do not)."""
+    low = max(2, bound.bit_length() + 1)
+    for bits in range(low, widest + 1):
+        if wrap_probability(word_bits=bits, clients=clients, bound=bound, sigma=sigma, shares=shares,
+                            coordinates=coordinates).upper() <= target:
+            return bits
+    return None
+
+
+def gamma_candidates(clip: Fraction, clients: int, word_bits: int | None) -> list[Fraction]:
+    """Powers of two ``γ`` from the smallest at which the clip encodes to at least 1 (``γ S ≥ 1``) up to
+    the largest whose data range fits the word (all up to ``2^MAX_GAMMA_EXPONENT`` without a word)."""
+    first = 0
+    while Fraction(2) ** first * clip < 1:
+        first += 1
+    while first > -MAX_GAMMA_EXPONENT and Fraction(2) ** (first - 1) * clip >= 1:
+        first -= 1
+    out = []
+    for e in range(first, MAX_GAMMA_EXPONENT + 1):
+        gamma = Fraction(2) ** e
+        if word_bits is not None and data_bound(clients, gamma, clip) >= 2 ** (word_bits - 1):
+            break
+        out.append(gamma)
+    return out
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class EncodingPlan(Displayable):
+    """γ, the word, the data's range, the quantization error and the certified wrap probability."""
+
+    gamma: Fraction
+    word_bits: int
+    data_range: int
+    wrap_probability: Certified
+    overflow_target: Fraction
+    per: str
+    chosen: str
+    quantization_bound: Fraction
+
+    @property
+    def modulus(self) -> int:
+        return 2 ** self.word_bits
+
+    @property
+    def meets_target(self) -> bool:
+        return self.wrap_probability.upper() <= self.overflow_target
+
+    def headline(self) -> str:
+        return (f"gamma {frac(self.gamma)}, {self.word_bits}-bit word: wrap <= "
+                f"{self.wrap_probability.decimal()} per {self.per}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("scale gamma", f"{frac(self.gamma)} (exact; {self.chosen})"),
+                ("quantization", f"each coordinate of the released mean off by at most "
+                                 f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
+                ("modulus", f"2^{self.word_bits} (a flat {self.word_bits}-bit word)"),
+                ("data range", f"|sum| <= {self.data_range} per coordinate (exact, from the clip)"),
+                ("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
+                                     f"({self.wrap_probability.direction}; target {safe_decimal(self.overflow_target, 6)})"),
+                ("wrap method", self.wrap_probability.method)]
+
+    def to_dict(self) -> dict:
+        return {"kind": "flat", "gamma": frac(self.gamma), "word_bits": self.word_bits, "modulus": str(self.modulus),
+                "data_range": self.data_range, "quantization_bound": frac(self.quantization_bound),
+                "wrap_probability": self.wrap_probability.to_dict(), "overflow_target": frac(self.overflow_target),
+                "per": self.per, "meets_target": self.meets_target, "chosen": self.chosen}

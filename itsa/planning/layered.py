@@ -1,0 +1,231 @@
+"""The encoding of a PSA layering: per stage, the smallest margin whose carry, noise included, meets the target.
+
+Each client's coordinate ``round(γ x)`` is written in ``L`` balanced
+radix-``ρ`` digits (``|round(γ x)| ≤ (ρ^L − 1)/2`` is needed, so γ is at most
+``(ρ^L − 1)/(2 S)``). A stage of ``w`` layers sums the clients' stage symbols
+(uniform on ``ρ^w`` values under the digit prior of the modular part) modulo
+``M = ρ^(w+m)``, and each of its layers carries every client's noise share of
+scaled scale ``s~`` (in that layer's digit units). In the stage's units the
+noise is ``N = Σ_(j<w) ρ^j Z_j``, ``Z_j`` a sum of ``n`` shares, so ``N`` is
+``n s~² Σ_j ρ^(2j)``-subgaussian.
+
+A coordinate of a stage carries when ``|S + N| > (M − 1)/2 = c``. For every
+``t``, ``P[|S + N| > c] ≤ P[|S| > c − t] + P[|N| ≥ t + 1]``: the first term is
+the modular part's exact (or certified) law of the noise-free sum
+(:func:`itsa.modular.sum_law`), the second the subgaussian tail. The plan
+picks ``t`` from a grid (a float search only chooses where to look) and
+certifies the bound there: the noise enters the exact margin.
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> from itsa.modular import DigitLaw, sum_law
+>>> law = sum_law(DigitLaw.uniform(3), 8)
+>>> noisy_carry(law, 13, Fraction(0)).high == law.carry(13).high     # no noise: the exact carry
+True
+>>> noisy_carry(law, 13, Fraction(8, 4)).high > law.carry(13).high
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+
+__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
+
+#: The most margin digits a stage may take before the plan calls the layering infeasible.
+MAX_MARGIN = 40
+#: Multiples of the noise's standard deviation tried as the split point ``t``.
+SPLIT_GRID = tuple(k / 4 for k in range(0, 81))
+
+CARRY_METHOD = ("P[|S| > c - t] (the modular part's law of the noise-free sum, uniform digits) + "
+                "P[|N| >= t + 1] <= 2 exp(-(t+1)^2/(2 v)) (N v-subgaussian)")
+
+
+def _tail(u: int, proxy: Fraction) -> flint.arb:
+    with precision():
+        return 2 * (-(flint.arb(u) ** 2) / (2 * to_arb(proxy))).exp()
+
+
+def noisy_carry(law, half: int, proxy: Fraction) -> Certified:
+    """An upper bound on ``P[|S + N| > half]`` for the sum law ``law`` and noise of variance proxy ``proxy``."""
+    if proxy == 0:
+        c = law.carry(half)
+        return Certified("carry", c.low, c.high, c.direction,
+                         "the modular part's law of the sum (no noise)")
+    std = math.sqrt(float(proxy))
+
+    def estimate(t: int) -> float:
+        noise = 2 * math.exp(-((t + 1) ** 2) / (2 * float(proxy)))
+        return float(law.carry(half - t).high) + noise
+    candidates = sorted({min(half, int(k * std)) for k in SPLIT_GRID} | {half})
+    best = min(candidates, key=estimate)
+    data = law.carry(half - best)
+    ball = Certified.from_arb("carry", to_arb(data.high) + _tail(best + 1, proxy), Direction.UPPER, "")
+    high = min(ball.high, Fraction(1))
+    return Certified("carry", Fraction(0), high, Direction.UPPER, f"{CARRY_METHOD}, t = {best}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class StagePlan:
+    """One modulus: the layers it sums, its margin and modulus, and its per-coordinate carry bound."""
+
+    layers: tuple[int, ...]
+    margin: int | None
+    radix: int
+    carry: Certified
+
+    @property
+    def width(self) -> int:
+        return len(self.layers)
+
+    @property
+    def modulus(self) -> int | None:
+        return None if self.margin is None else self.radix ** (self.width + self.margin)
+
+    def digits(self) -> int:
+        return self.width + (MAX_MARGIN if self.margin is None else self.margin)
+
+    def to_dict(self) -> dict:
+        return {"layers": list(self.layers), "margin": self.margin,
+                "modulus": None if self.modulus is None else str(self.modulus),
+                "carry_per_coordinate": self.carry.to_dict()}
+
+    def text(self) -> str:
+        where = ",".join(map(str, self.layers))
+        if self.margin is None:
+            return f"layers {where}: no margin up to {MAX_MARGIN} meets the target"
+        return (f"layers {where}: margin {self.margin}, modulus {self.radix}^{self.width + self.margin}, carry <= "
+                f"{self.carry.decimal(4)} per coordinate")
+
+
+def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale: Fraction, shares: int,
+               target: Fraction, arithmetic: str = "auto", deadline=None) -> StagePlan:
+    """The smallest margin of one stage whose noisy carry bound is ``<= target`` (per coordinate)."""
+    from itsa.modular import DigitLaw, sum_law
+
+    width = len(layers)
+    law = sum_law(DigitLaw.uniform(radix, width), clients, arithmetic=arithmetic, deadline=deadline)
+    proxy = shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width))
+    for margin in range(MAX_MARGIN + 1):
+        carry = noisy_carry(law, (radix ** (width + margin) - 1) // 2, proxy)
+        if carry.upper() <= target:
+            return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry)
+    return StagePlan(layers=layers, margin=None, radix=radix, carry=carry)
+
+
+def largest_gamma(radix: int, layers: int, clip: Fraction) -> Fraction:
+    """The largest power of two ``γ`` with ``⌊γ S + 1/2⌋ ≤ (ρ^L − 1)/2`` (the clip fits ``L`` digits)."""
+    capacity = (radix**layers - 1) // 2
+    e = 0
+    while math.floor(Fraction(2) ** e * clip + Fraction(1, 2)) > capacity:
+        e -= 1
+    while math.floor(Fraction(2) ** (e + 1) * clip + Fraction(1, 2)) <= capacity:
+        e += 1
+    return Fraction(2) ** e
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class LayeredEncodingPlan(Displayable):
+    """γ, the stages with their margins and moduli, the flat executions beside them, and the wrap bound."""
+
+    gamma: Fraction
+    radix: int
+    layers: int
+    stages: tuple[StagePlan, ...]
+    flat: tuple[StagePlan, ...]
+    wrap_probability: Certified
+    overflow_target: Fraction
+    per: str
+    chosen: str
+    stage_target: Fraction
+
+    @property
+    def quantization_bound(self) -> Fraction:
+        return 1 / (2 * self.gamma)
+
+    @property
+    def modulus(self) -> tuple[int | None, ...]:
+        return tuple(s.modulus for s in self.stages)
+
+    @property
+    def meets_target(self) -> bool:
+        return all(s.margin is not None for s in self.stages) and self.wrap_probability.upper() <= self.overflow_target
+
+    def headline(self) -> str:
+        return (f"gamma {frac(self.gamma)}, radix {self.radix}, {len(self.stages)} stage(s): wrap <= "
+                f"{self.wrap_probability.decimal()} per {self.per}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return ([("scale gamma", f"{frac(self.gamma)} (exact; {self.chosen})"),
+                 ("quantization", f"each coordinate of the released mean off by at most "
+                                  f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
+                 ("digit prior", "uniform digits in every layer (the modular part's exact margins)")]
+                + [(f"stage {i + 1}", s.text()) for i, s in enumerate(self.stages)]
+                + [("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
+                                        f"({self.wrap_probability.direction}; target "
+                                        f"{safe_decimal(self.overflow_target, 6)}; each stage's "
+                                        f"{safe_decimal(self.stage_target, 6)} per coordinate)"),
+                   ("wrap method", CARRY_METHOD + "; union bound over the stages and coordinates")])
+
+    def to_dict(self) -> dict:
+        return {"kind": "layered", "gamma": frac(self.gamma), "radix": self.radix, "layers": self.layers,
+                "modulus": [None if m is None else str(m) for m in self.modulus],
+                "stages": [s.to_dict() for s in self.stages], "flat_executions": [s.to_dict() for s in self.flat],
+                "quantization_bound": frac(self.quantization_bound),
+                "wrap_probability": self.wrap_probability.to_dict(), "overflow_target": frac(self.overflow_target),
+                "per": self.per, "stage_target": frac(self.stage_target), "meets_target": self.meets_target,
+                "chosen": self.chosen, "digit_prior": "uniform"}
+
+
+def bits(digits: int, radix: int) -> Certified:
+    """``digits log2 ρ`` bits, certified."""
+    with precision():
+        ball = digits * flint.arb(radix).log() / flint.arb(2).log()
+    return Certified.from_arb("bits_per_coordinate", ball, Direction.ENCLOSURE, f"{digits} x log2({radix})")
+
+
+def layered_encoding(deployment, share_scale: Fraction, deadline=None):
+    """The encoding and payload sections of a layered deployment at noise share ``share_scale`` (digit units)."""
+    from itsa.modular import parse_stages
+    from itsa.planning.deployment import NoiseKind, Overflow
+    from itsa.planning.sections import PayloadPlan
+
+    e, clip, d = deployment.encoding, deployment.clip, deployment.dimension
+    radix, layers = e.radix, e.layers
+    capacity = (radix**layers - 1) // 2
+    if e.gamma is not None:            # the file's reader checked that it fits the digits
+        gamma, how = e.gamma, "given in the deployment file"
+    else:
+        gamma = largest_gamma(radix, layers, clip)
+        how = f"the largest power of two at which the clip fits the {layers} digits (|round(gamma S)| <= {capacity})"
+    schedule = parse_stages(e.stages, layers)
+    per_round = deployment.overflow_per is Overflow.ROUND
+    target = deployment.overflow / (len(schedule) * d) if per_round else deployment.overflow
+    shares = deployment.clients if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1
+
+    def stage(ls: tuple[int, ...]) -> StagePlan:
+        return size_stage(clients=deployment.clients, radix=radix, layers=ls, share_scale=share_scale, shares=shares,
+                          target=target, deadline=deadline)
+    stages = tuple(stage(tuple(s)) for s in schedule)
+    flat = tuple(stage(tuple(range(layers, min(s) - 1, -1))) for s in schedule)
+    total = sum((s.carry.upper() for s in stages), Fraction(0))
+    wrap = (min(Fraction(1), d * total) if per_round else max(s.carry.upper() for s in stages))
+    enc = LayeredEncodingPlan(gamma=gamma, radix=radix, layers=layers, stages=stages, flat=flat,
+                              wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.UPPER,
+                                                         CARRY_METHOD + "; union bound over the stages and coordinates"),
+                              overflow_target=deployment.overflow, per=str(deployment.overflow_per), chosen=how,
+                              stage_target=target)
+    payload = PayloadPlan(bits_per_coordinate=bits(sum(s.digits() for s in stages), radix), dimension=d,
+                          flat_bits_per_coordinate=bits(sum(s.digits() for s in flat), radix),
+                          note=f"{len(schedule)} resolution(s); flat: one execution per resolution, each with its "
+                               "own noisy exact margin")
+    return enc, payload

@@ -1,0 +1,204 @@
+"""The noise of a plan: the privacy part's accountant applied to one deployment (no second copy of it).
+
+Updates are encoded as ``round(γ x)``; an update of ``ℓ2`` norm at most ``S``
+then has an integer vector of norm at most ``γ S + √d/2`` (each coordinate
+moves by at most 1/2). The integer sensitivity ``Δ`` is that bound for
+``add-remove`` and twice it for ``replace-one``.
+
+- ``distributed``: each of the ``K_eff = ⌈(1 − dropout) K⌉`` surviving clients
+  adds a discrete Gaussian share of scale ``σ_client`` per coordinate; one
+  round costs the distributed discrete Gaussian bound with its τ term
+  (:func:`itsa.privacy.psa_layer_curve` on the integer lattice, step 1):
+  ``ε(q) ≤ q Δ²/(2 K_eff σ_client²) + q τ d``.
+- ``central``: one discrete Gaussian of scale σ is added to the sum:
+  ``ε(q) ≤ q Δ²/(2 σ²)`` (:func:`itsa.privacy.gaussian_curve` at ``z = σ/Δ``).
+
+The rounds compose (RDP adds), and the ``cks`` conversion gives ε at δ; a
+missing σ is calibrated (:func:`itsa.privacy.calibrate`) to the target ε.
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> from itsa.planning.deployment import parse_deployment
+>>> d = parse_deployment({"clients": 10, "dimension": 4, "clip": 1, "noise": "central",
+...                       "privacy": {"epsilon": 2, "delta": "1e-6"}})
+>>> n = size_noise(d, Fraction(8))
+>>> n.epsilon.upper() <= 2, n.chosen
+(True, 'calibrated: the smallest sigma whose certified epsilon meets the target')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+from itsa.planning.deployment import Adjacency, Deployment, NoiseKind
+
+__all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
+           "calibrated_sigma", "CALIBRATION_TOLERANCE"]
+
+#: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
+CALIBRATION_TOLERANCE = Fraction(1, 10**6)
+#: The smallest per-client share the τ term of the distributed bound accepts (s~ >= 1/2).
+MIN_SHARE = Fraction(1, 2)
+
+
+def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
+    """``Δ = c (γ S + √d/2)``, ``c = 2`` for replace-one and 1 for add-remove (integer units, a ball)."""
+    factor = 2 if deployment.adjacency is Adjacency.REPLACE_ONE else 1
+    with precision():
+        return factor * (to_arb(gamma * deployment.clip) + flint.arb(deployment.dimension).sqrt() / 2)
+
+
+def _curve_for(deployment: Deployment, delta_int: flint.arb):
+    """One round's RDP curve as a function of the noise scale (the privacy part's own curves)."""
+    from itsa.privacy import gaussian_curve, psa_layer_curve
+
+    if deployment.noise.kind is NoiseKind.CENTRAL:
+        def central(sigma: Fraction):
+            with precision():
+                return gaussian_curve(to_arb(sigma) / delta_int)
+        return central
+
+    def distributed(sigma: Fraction):
+        return psa_layer_curve(sensitivity=delta_int, scale=sigma, k_eff=deployment.survivors,
+                               dimension=deployment.dimension, step=1, label="distributed discrete Gaussian")
+    return distributed
+
+
+def epsilon_at(deployment: Deployment, gamma: Fraction, sigma: Fraction):
+    """The certified ε (an :class:`~itsa.privacy.EpsilonBound`) of the deployment at scale γ and noise σ."""
+    from itsa.privacy import to_epsilon
+
+    curve = _curve_for(deployment, sensitivity(deployment, gamma))(sigma) * deployment.privacy.rounds
+    return to_epsilon(curve, deployment.privacy.delta, "cks")
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class NoisePlan(Displayable):
+    """The noise: σ per client and of the sum (integer units), the multiplier, the certified ε and its method."""
+
+    kind: NoiseKind
+    adjacency: Adjacency
+    survivors: int
+    sensitivity: Certified
+    sigma_client: Fraction
+    sigma_aggregate: Certified
+    noise_multiplier: Certified
+    epsilon: Certified
+    delta: Fraction
+    rounds: int
+    target: Fraction | None
+    chosen: str
+    warnings: tuple[str, ...] = ()
+    unit: str = "integer units"
+
+    @property
+    def meets_target(self) -> bool:
+        return self.target is None or self.epsilon.upper() <= self.target
+
+    def headline(self) -> str:
+        return (f"{self.kind} discrete Gaussian, sigma per client {safe_decimal(self.sigma_client, 6)}: "
+                f"eps <= {self.epsilon.decimal()} at delta {safe_decimal(self.delta, 4)} over {self.rounds} rounds")
+
+    def rows(self) -> list[tuple[str, str]]:
+        who = "per client" if self.kind is NoiseKind.DISTRIBUTED else "added once"
+        return [("noise", f"{self.kind} discrete Gaussian ({who}); {self.chosen}"),
+                ("sensitivity", f"{self.sensitivity.decimal(6)} {self.unit}, {self.adjacency} (upper bound)"),
+                ("sigma per client" if self.kind is NoiseKind.DISTRIBUTED else "sigma",
+                 f"{safe_decimal(self.sigma_client, 8)} {self.unit} (exact, as used)"),
+                ("sigma of the sum", f"{self.sigma_aggregate.decimal(6)} {self.unit} for the fewest "
+                                     f"{self.survivors} survivors ({self.sigma_aggregate.direction})"),
+                ("noise multiplier", f"{self.noise_multiplier.decimal(6)} = sigma of the sum / sensitivity "
+                                     f"({self.noise_multiplier.direction})"),
+                ("epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}) at delta "
+                            f"{safe_decimal(self.delta, 6)} over {self.rounds} rounds"),
+                ("epsilon method", self.epsilon.method)] + [("warning", w) for w in self.warnings]
+
+    def to_dict(self) -> dict:
+        return {"kind": str(self.kind), "adjacency": str(self.adjacency), "survivors": self.survivors,
+                "sensitivity": self.sensitivity.to_dict(), "sigma_client": frac(self.sigma_client),
+                "sigma_aggregate": self.sigma_aggregate.to_dict(), "noise_multiplier": self.noise_multiplier.to_dict(),
+                "epsilon": self.epsilon.to_dict(), "delta": frac(self.delta), "rounds": self.rounds,
+                "target_epsilon": frac(self.target), "meets_target": self.meets_target, "chosen": self.chosen,
+                "warnings": list(self.warnings), "unit": self.unit}
+
+
+def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> Fraction:
+    """The smallest σ (to :data:`CALIBRATION_TOLERANCE`, rounded up, certified) meeting the target ε at γ."""
+    return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)), progress)
+
+
+def _calibrate(deployment: Deployment, curve_for, progress=None) -> Fraction:
+    from itsa.privacy import calibrate
+
+    floor = MIN_SHARE if deployment.noise.kind is NoiseKind.DISTRIBUTED else None
+    p = deployment.privacy
+    cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", curve_for=curve_for, minimum_scale=floor,
+                    relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
+    return cal.noise_multiplier.upper()
+
+
+CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"
+
+
+def size_noise(deployment: Deployment, gamma: Fraction, sigma: Fraction | None = None,
+               progress=None) -> NoisePlan:
+    """The noise section at scale ``gamma``: the file's σ, the given ``sigma``, or σ calibrated to the target."""
+    delta_int = sensitivity(deployment, gamma)
+    return _noise_plan(deployment, delta_int, _curve_for(deployment, delta_int), sigma, progress,
+                       "factor (gamma S + sqrt(d)/2), rounding to nearest")
+
+
+def layer_sensitivity(deployment: Deployment, radix: int) -> flint.arb:
+    """A full-range layer's sensitivity in its digit units: ``(ρ − 1) √d`` (PSA eq. 28; half for add-remove)."""
+    from itsa.privacy import psa_block_sensitivity
+
+    full = psa_block_sensitivity(1, radix, 1, deployment.dimension)
+    return full if deployment.adjacency is Adjacency.REPLACE_ONE else full / 2
+
+
+def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress=None) -> NoisePlan:
+    """The noise of a PSA layering: every layer gets shares of the same scaled scale ``s~`` (digit units),
+    and a server authorized for the finest resolution sees all ``L`` layers (PSA Theorem 3)."""
+    delta_layer = layer_sensitivity(deployment, radix)
+    one = _curve_for(deployment, delta_layer)
+
+    def all_layers(sigma: Fraction):
+        return one(sigma) * layers
+    return _noise_plan(deployment, delta_layer, all_layers, None, progress,
+                       f"(rho - 1) sqrt(d) per layer in its digit units (PSA eq. 28, full-range digits); "
+                       f"{layers} layers composed (PSA Theorem 3)", unit="digit units of each layer")
+
+
+def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
+                how_sensitivity: str, unit: str = "integer units") -> NoisePlan:
+    from itsa.privacy import to_epsilon
+
+    given = deployment.noise.sigma
+    if sigma is not None:
+        chosen = CALIBRATED
+    elif given is not None:
+        sigma, chosen = given, "given in the deployment file"
+    else:
+        sigma, chosen = _calibrate(deployment, curve_for, progress), CALIBRATED
+    bound = to_epsilon(curve_for(sigma) * deployment.privacy.rounds, deployment.privacy.delta, "cks")
+    central = deployment.noise.kind is NoiseKind.CENTRAL
+    with precision():
+        aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(deployment.survivors).sqrt()
+        multiplier = aggregate / delta_int
+    how = "sigma" if central else f"sigma per client x sqrt({deployment.survivors})"
+    return NoisePlan(kind=deployment.noise.kind, adjacency=deployment.adjacency, survivors=deployment.survivors,
+                     sensitivity=Certified.from_arb("sensitivity", delta_int, Direction.UPPER, how_sensitivity),
+                     sigma_client=sigma,
+                     sigma_aggregate=Certified.exact("sigma_aggregate", sigma, how) if central else
+                     Certified.from_arb("sigma_aggregate", aggregate, Direction.ENCLOSURE, how),
+                     noise_multiplier=Certified.from_arb("noise_multiplier", multiplier, Direction.ENCLOSURE,
+                                                         "sigma of the sum / sensitivity"),
+                     epsilon=bound.epsilon, delta=deployment.privacy.delta, rounds=deployment.privacy.rounds,
+                     target=deployment.privacy.epsilon, chosen=chosen, warnings=bound.curve.warnings, unit=unit)

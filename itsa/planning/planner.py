@@ -1,0 +1,380 @@
+"""``plan(deployment) -> Plan``: noise, encoding, payload, keys, error, heuristic and gate for one deployment.
+
+What the file leaves out is chosen, and the plan says how:
+
+- **the noise** (no ``noise.sigma``): the smallest σ whose certified ε meets
+  the target at the chosen γ (:func:`itsa.privacy.calibrate`);
+- **the scale γ** (no ``encoding.gamma``), a power of two: with a word, the
+  largest γ whose certified wrap probability meets the overflow target (the
+  finest grid the word holds); without one, the smallest γ at which the
+  rounding's share of the error is at most :data:`QUANTIZATION_SHARE` of the
+  noise's;
+- **the word** (no ``encoding.word_bits``): the fewest bits whose wrap
+  probability meets the overflow target at that γ and σ.
+
+A deployment that cannot meet its targets is ``infeasible``, with the
+smallest word (at the plan's γ and σ) and the smallest noise (at its γ) that
+fix it; never a wrap left silent.
+
+Examples
+--------
+>>> from itsa.planning.deployment import parse_deployment
+>>> d = parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
+...                       "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10},
+...                       "encoding": {"word_bits": 32, "gamma": 256}})
+>>> p = plan(d)
+>>> p.verdict.feasible, p.encoding.word_bits, p.noise.epsilon.upper() <= 2
+(True, 32, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa._util.checks import whole_number
+from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+from itsa._util.progress import Callback, Reporter
+from itsa.exceptions import InvalidDeployment
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
+from itsa.planning.encoding import EncodingPlan, data_bound, gamma_candidates, smallest_word, wrap_probability
+from itsa.planning.gate import GatePlan, size_gate
+from itsa.planning.layered import LayeredEncodingPlan
+from itsa.planning.noise import (
+    NoisePlan,
+    calibrated_sigma,
+    epsilon_at,
+    sensitivity,
+    size_layered_noise,
+    size_noise,
+)
+from itsa.planning.sections import (
+    NOT_COMPUTED,
+    ErrorPlan,
+    HeuristicPlan,
+    KeysPlan,
+    PayloadPlan,
+    mean_square_error,
+    size_heuristic,
+    size_keys,
+)
+
+__all__ = ["Plan", "Verdict", "plan", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
+
+#: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
+QUANTIZATION_SHARE = Fraction(1, 100)
+#: Seconds a plan may take by default (the key-rate solve takes most of it): the library's one default.
+DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Verdict(Displayable):
+    """``feasible`` or ``infeasible``, why, and the smallest changes that fix an infeasible deployment."""
+
+    feasible: bool
+    reasons: tuple[str, ...] = ()
+    fixes: dict = field(default_factory=dict)
+
+    def headline(self) -> str:
+        return "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("verdict", "feasible" if self.feasible else "infeasible")] + [
+            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()]
+
+    def to_dict(self) -> dict:
+        return {"verdict": "feasible" if self.feasible else "infeasible", "reasons": list(self.reasons),
+                "fixes": {k: {kk: vv for kk, vv in v.items()} for k, v in self.fixes.items()}}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Plan(Displayable):
+    """Everything one deployment needs, each number exact or certified and labelled."""
+
+    deployment: Deployment
+    noise: NoisePlan
+    encoding: EncodingPlan | LayeredEncodingPlan
+    payload: PayloadPlan
+    keys: KeysPlan | None
+    error: ErrorPlan
+    heuristic: HeuristicPlan | None
+    gate: GatePlan | None
+    verdict: Verdict
+
+    def sections(self) -> dict[str, Displayable | None]:
+        return {"noise": self.noise, "encoding": self.encoding, "payload": self.payload, "keys": self.keys,
+                "error": self.error, "heuristic": self.heuristic, "gate": self.gate, "verdict": self.verdict}
+
+    def headline(self) -> str:
+        return (f"{self.deployment.name}: {self.verdict.headline()}; eps <= {self.noise.epsilon.decimal()}; "
+                f"{self.encoding.headline()}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows: list[tuple[str, str]] = [("deployment", self.deployment.headline())]
+        for name, section in self.sections().items():
+            if section is None:
+                rows.append((name, self._absent(name)))
+                continue
+            rows.extend(section.rows())
+        return rows
+
+    def _absent(self, name: str) -> str:
+        if name == "heuristic" and self.deployment.encoding.layered:
+            return "not computed (the k-standard-deviations rule sizes a flat word, not a layering)"
+        return _ABSENT[name]
+
+    def to_dict(self) -> dict:
+        return {"deployment": self.deployment.to_dict(),
+                **{k: None if s is None else s.to_dict() for k, s in self.sections().items()}}
+
+    def markdown(self) -> str:
+        """The plan as a Markdown report: one table per section."""
+        lines = [f"# Plan: {self.deployment.name}", "", self.headline(), ""]
+        for name, section in {"deployment": self.deployment, **self.sections()}.items():
+            lines += [f"## {name}", ""]
+            if section is None:
+                lines += [self._absent(name), ""]
+                continue
+            lines += ["| | |", "|---|---|"]
+            lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in section.rows()] + [""]
+        return "\n".join(lines)
+
+
+#: What the plan says of a section it does not have.
+_ABSENT = {"keys": "not asked for (no servers)", "gate": "not asked for (no gate)", "heuristic": NOT_COMPUTED}
+
+
+def _coordinates(deployment: Deployment) -> int:
+    return deployment.dimension if deployment.overflow_per is Overflow.ROUND else 1
+
+
+def _shares(deployment: Deployment) -> int:
+    return deployment.clients if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1
+
+
+def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
+    return wrap_probability(word_bits=bits, clients=deployment.clients,
+                            bound=data_bound(deployment.clients, gamma, deployment.clip), sigma=sigma,
+                            shares=_shares(deployment), coordinates=_coordinates(deployment))
+
+
+def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction) -> int | None:
+    return smallest_word(clients=deployment.clients, bound=data_bound(deployment.clients, gamma, deployment.clip),
+                         sigma=sigma, shares=_shares(deployment), coordinates=_coordinates(deployment),
+                         target=deployment.overflow, widest=MAX_WORD_BITS)
+
+
+def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
+    """``Var Z`` bound: ``K_eff σ²`` for distributed shares of the fewest survivors, ``σ²`` central."""
+    return sigma**2 * (deployment.survivors if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1)
+
+
+#: How γ is chosen in a given word.
+FINEST = ("the largest power of two whose certified wrap probability meets the overflow target with the noise "
+          "scaled from the smallest scale's (an upper bound on the noise calibrated there), checked with the noise "
+          "calibrated at it")
+
+
+class _Sizer:
+    """The γ, σ and word search of one deployment (the file's choices, the rest chosen)."""
+
+    def __init__(self, deployment: Deployment, report: Reporter, deadline: Deadline):
+        self.d, self.report, self.deadline = deployment, report, deadline
+        self.memo: dict[Fraction, Fraction] = {}
+
+    def sigma(self, gamma: Fraction) -> Fraction:
+        """σ at γ: the file's, or calibrated (once per γ)."""
+        if self.d.noise.sigma is not None:
+            return self.d.noise.sigma
+        if gamma not in self.memo:
+            self.deadline.check("plan: calibrating the noise")
+            self.report("calibrate", note=f"gamma = {frac(gamma)}")
+            self.memo[gamma] = calibrated_sigma(self.d, gamma)
+        return self.memo[gamma]
+
+    def estimate(self, gamma: Fraction, base: Fraction) -> Fraction:
+        """A σ meeting the target at γ ≥ base without calibrating: σ(base) Δ(γ)/Δ(base) (τ only falls as σ grows)."""
+        if self.d.noise.sigma is not None:
+            return self.d.noise.sigma
+        ratio = Certified.from_arb("r", sensitivity(self.d, gamma) / sensitivity(self.d, base), Direction.UPPER, "").upper()
+        return Fraction(safe_decimal(self.sigma(base) * ratio, 8, up=True))
+
+    def private_enough(self, gamma: Fraction) -> bool:
+        """With the file's σ, whether ε at γ meets the target (a calibrated σ meets it by construction)."""
+        target = self.d.privacy.epsilon
+        if self.d.noise.sigma is None or target is None:
+            return True
+        return epsilon_at(self.d, gamma, self.d.noise.sigma).epsilon.upper() <= target
+
+    def quantization_ok(self, gamma: Fraction, sigma: Fraction) -> bool:
+        e = mean_square_error(dimension=1, gamma=gamma, noise_variance=_noise_variance(self.d, sigma),
+                              survivors=self.d.survivors)
+        return e.quantization <= QUANTIZATION_SHARE * e.noise
+
+    def choose(self) -> tuple[Fraction, int, str, str]:
+        """``(γ, word bits, how γ was chosen, how the word was chosen)``."""
+        e = self.d.encoding
+        if e.gamma is not None:
+            gamma, how_gamma = e.gamma, "given in the deployment file"
+        elif e.word_bits is not None:
+            gamma, how_gamma = self._finest_in_word(e.word_bits)
+        else:
+            gamma, how_gamma = self._coarsest_accurate()
+        if e.word_bits is not None:
+            return gamma, e.word_bits, how_gamma, "given in the deployment file"
+        bits = _word(self.d, gamma, self.sigma(gamma))
+        return (gamma, MAX_WORD_BITS if bits is None else bits, how_gamma,
+                "the fewest bits whose certified wrap probability meets the overflow target")
+
+    def _finest_in_word(self, bits: int) -> tuple[Fraction, str]:
+        all_ = gamma_candidates(self.d.clip, self.d.clients, None)
+        fitting = gamma_candidates(self.d.clip, self.d.clients, bits)
+        if not fitting:
+            return all_[0], ("no power of two fits the word (K floor(gamma S + 1/2) reaches 2^(b-1) at "
+                             "gamma S = 1): the smallest with gamma S >= 1")
+        base = fitting[0]
+        for gamma in reversed(fitting):
+            self.report("scale", note=f"gamma = {frac(gamma)}")
+            if _wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
+                if (_wrap(self.d, bits, gamma, self.sigma(gamma)).upper() <= self.d.overflow
+                        and self.private_enough(gamma)):
+                    return gamma, FINEST
+        return base, "no power of two meets the overflow target in this word: the smallest with gamma S >= 1"
+
+    def _coarsest_accurate(self) -> tuple[Fraction, str]:
+        cands = gamma_candidates(self.d.clip, self.d.clients, None)
+        base = cands[0]
+        for gamma in cands:
+            self.report("scale", note=f"gamma = {frac(gamma)}")
+            if (self.quantization_ok(gamma, self.estimate(gamma, base)) and self.quantization_ok(gamma, self.sigma(gamma))
+                    and self.private_enough(gamma)):
+                return gamma, (f"the smallest power of two whose rounding error is at most "
+                               f"{frac(QUANTIZATION_SHARE)} of the noise's (no word given)")
+        return cands[-1], "no power of two makes the rounding error small beside the noise: the largest tried"
+
+
+def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verdict:
+    reasons: list[str] = []
+    fixes: dict = {}
+    if d.encoding.layered:
+        if not noise.meets_target:
+            reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target)}")
+        if not enc.meets_target:
+            reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the "
+                           f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
+                           "most tried)")
+        return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
+    if not noise.meets_target:
+        sigma = calibrated_sigma(d, enc.gamma)
+        reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target)}")
+        fixes["noise"] = {"sigma_client": frac(sigma), "text": f"sigma {safe_decimal(sigma, 8)} (integer units, at "
+                          f"gamma {frac(enc.gamma)}) is the smallest meeting the target"}
+    if not enc.meets_target:
+        reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the overflow "
+                       f"target {safe_decimal(d.overflow, 6)}")
+        bits = _word(d, enc.gamma, noise.sigma_client)
+        fixes["word_bits"] = {"word_bits": bits, "text": (f"a {bits}-bit word (at gamma {frac(enc.gamma)}, this noise)"
+                                                          if bits else f"no word up to {MAX_WORD_BITS} bits")}
+    return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
+
+
+def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMIT, seed: int = 0,
+         progress: Callback | None = None) -> Plan:
+    """Size ``deployment``: every section of the plan, and its verdict.
+
+    Parameters
+    ----------
+    deployment : Deployment
+        What to size (:func:`itsa.planning.load_deployment` reads one from a file).
+    time_limit : float, optional
+        Seconds for the whole plan (the key-rate solve gets what is left).
+    seed : int
+        Seed of the key-rate solve's scheme constructions and searches (the only randomness of a plan).
+    progress : callable, optional
+        Called with an :class:`~itsa._util.progress.Event` at each calibration and scale tried.
+    """
+    if not isinstance(deployment, Deployment):
+        raise InvalidDeployment(f"plan: needs a Deployment, not {type(deployment).__name__}")
+    instance = _servers(deployment.servers)
+    deadline, report = Deadline(time_limit), Reporter(progress, prefix="plan")
+    whole_number("seed", seed, minimum=None)
+    if deployment.encoding.layered:
+        return _plan_layered(deployment, instance, report, deadline, seed)
+    sizer = _Sizer(deployment, report, deadline)
+    gamma, bits, how_gamma, how_word = sizer.choose()
+    noise = size_noise(deployment, gamma, None if deployment.noise.sigma is not None else sizer.sigma(gamma))
+    enc = EncodingPlan(gamma=gamma, word_bits=bits, data_range=data_bound(deployment.clients, gamma, deployment.clip),
+                       wrap_probability=_wrap(deployment, bits, gamma, noise.sigma_client),
+                       overflow_target=deployment.overflow, per=str(deployment.overflow_per),
+                       chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma))
+    payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
+                          dimension=deployment.dimension, note="a flat word: one resolution, no layering")
+    report("keys", note=deployment.servers or "none")
+    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left(), seed)
+    error = mean_square_error(dimension=deployment.dimension, gamma=gamma,
+                              noise_variance=_noise_variance(deployment, noise.sigma_client),
+                              survivors=deployment.survivors)
+
+    def assess(g: Fraction, s: Fraction):
+        return epsilon_at(deployment, g, s).epsilon, _wrap(deployment, bits, g, s)
+
+    heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
+    return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
+                heuristic=heuristic, gate=size_gate(deployment), verdict=_verdict(deployment, sizer, noise, enc))
+
+
+def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,
+                  seed: int) -> Plan:
+    """A PSA layering: the noise of all L layers, each stage's noisy exact margin, payload against flat."""
+    from itsa.planning.layered import layered_encoding
+
+    radix, layers = deployment.encoding.radix, deployment.encoding.layers
+    assert radix is not None and layers is not None            # a layered encoding has both (the reader's check)
+    report("calibrate", note="the layers' shares")
+    noise = size_layered_noise(deployment, radix, layers)
+    report("margins", note=f"stages {deployment.encoding.stages}")
+    enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
+    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left(), seed)
+    spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
+    error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
+                              noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
+                              survivors=deployment.survivors)
+    return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
+                heuristic=None, gate=size_gate(deployment), verdict=_verdict(deployment, None, noise, enc))
+
+
+def check_report_path(path) -> None:
+    """Refuse, before any work, a report path whose folder cannot be written (one line)."""
+    import os
+    from pathlib import Path
+
+    from itsa.exceptions import InvalidOutputPath
+
+    out = Path(path)
+    if out.is_dir():
+        raise InvalidOutputPath(f"cannot write {os.fspath(out)!r}: a folder of that name exists")
+    if not out.absolute().parent.is_dir():
+        raise InvalidOutputPath(f"cannot write {os.fspath(out)!r}: its folder does not exist")
+
+
+def write_report(result: Plan, path) -> None:
+    """Write the plan's Markdown report to ``path`` (atomically)."""
+    from itsa._util.files import atomic_writer
+
+    with atomic_writer(path) as fh:
+        fh.write(result.markdown() + "\n")
+
+
+def _servers(servers: str | None) -> str | None:
+    """The instance's path, checked to load before any work (one line if it does not)."""
+    if servers is None:
+        return None
+    import itsa
+
+    found = itsa.examples.resolve(servers)
+    itsa.load_instance(found)
+    return str(found)

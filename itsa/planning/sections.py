@@ -1,0 +1,222 @@
+"""The plan's other sections: payload, keys, error, and the heuristic beside it.
+
+- **payload**: the bits each client sends per coordinate and per round;
+- **keys**: for a key-rate instance, ``itsa.solve``'s settled ``R*`` (source key
+  symbols per input symbol, with its scope) and the source key it implies per
+  round at this payload, ``R* × bits per client per round``;
+- **error**: the mean-square error of the released mean
+  ``(Σ e_i + Z)/(γ n)`` over the ``n ≥ K_eff`` survivors, in the data's units:
+  ``d ((1/(2γ))² + Var Z/(γ n)²)``, an exact upper bound (rounding to nearest
+  moves each coordinate of the mean by at most ``1/(2γ)``; the discrete
+  Gaussian's variance is below σ², Canonne, Kamath, Steinke 2020; the noise
+  has mean 0 and is independent of the data, so there is no cross term), for
+  a round whose sum does not wrap;
+- **heuristic**: the configuration TensorFlow Federated's k-standard-deviations
+  rule picks for the same inputs, with itsa's certified ε and wrap probability
+  for it (computed by ``itsa.planning.heuristic`` when it is installed).
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> e = mean_square_error(dimension=2, gamma=Fraction(4), noise_variance=Fraction(32), survivors=2)
+>>> e.per_coordinate, e.quantization, e.noise
+(Fraction(33, 64), Fraction(1, 64), Fraction(1, 2))
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+
+__all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "size_keys",
+           "size_heuristic", "heuristic_module", "HEURISTIC_MODULE", "NOT_COMPUTED"]
+
+#: Where the k-standard-deviations rule lives (an optional module of this package).
+HEURISTIC_MODULE = "itsa.planning.heuristic"
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PayloadPlan(Displayable):
+    """Bits per coordinate and per client per round; for a layering, against a flat execution."""
+
+    bits_per_coordinate: Certified
+    dimension: int
+    flat_bits_per_coordinate: Certified | None = None
+    note: str = ""
+
+    @property
+    def bits_per_round(self) -> Certified:
+        b = self.bits_per_coordinate
+        return Certified("bits_per_client_per_round", b.low * self.dimension, b.high * self.dimension, b.direction,
+                         f"bits per coordinate x d = {self.dimension}")
+
+    def headline(self) -> str:
+        return f"{self.bits_per_coordinate.decimal(6)} bits per coordinate, {self.bits_per_round.decimal(6)} per round"
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("bits per coordinate", f"{self.bits_per_coordinate.decimal(6)} ({self.bits_per_coordinate.direction})"),
+                ("bits per client per round", f"{self.bits_per_round.decimal(8)} ({self.bits_per_round.direction})")]
+        if self.flat_bits_per_coordinate is not None:
+            rows.append(("flat execution", f"{self.flat_bits_per_coordinate.decimal(6)} bits per coordinate "
+                                           f"({self.flat_bits_per_coordinate.direction})"))
+        return rows + ([("payload note", self.note)] if self.note else [])
+
+    def to_dict(self) -> dict:
+        return {"bits_per_coordinate": self.bits_per_coordinate.to_dict(),
+                "bits_per_client_per_round": self.bits_per_round.to_dict(),
+                "flat_bits_per_coordinate": None if self.flat_bits_per_coordinate is None
+                else self.flat_bits_per_coordinate.to_dict(), "note": self.note}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class KeysPlan(Displayable):
+    """The settled key rate of the servers' instance and the source key per round at this payload."""
+
+    instance: str
+    verdict: str
+    rate_low: Fraction
+    rate_high: Fraction | None
+    scope: str
+    bits_per_round: Certified
+
+    def _key(self, rate: Fraction | None) -> str:
+        if rate is None:
+            return "unbounded (no verified scheme)"
+        return safe_decimal(rate * self.bits_per_round.upper(), 8) + " bits"
+
+    def headline(self) -> str:
+        return f"{self.instance}: R* {self._rate()}, source key {self._key(self.rate_low)} per round at least"
+
+    def _rate(self) -> str:
+        if self.rate_high == self.rate_low:
+            return f"= {frac(self.rate_low)}"
+        return f"in [{frac(self.rate_low)}, {frac(self.rate_high) if self.rate_high is not None else 'inf'}]"
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("instance", self.instance), ("key rate R*", f"{self._rate()} ({self.verdict}; exact)"),
+                ("scope", self.scope), ("source key per round", f"{self._key(self.rate_low)} (R* x bits per client "
+                                                              "per round; for the instance's users)")]
+        if self.rate_high != self.rate_low:
+            rows.append(("source key per round, verified scheme", self._key(self.rate_high)))
+        return rows
+
+    def to_dict(self) -> dict:
+        return {"instance": self.instance, "verdict": self.verdict, "rate": frac(self.rate_low),
+                "rate_upper": frac(self.rate_high), "scope": self.scope,
+                "key_bits_per_round": frac(self.rate_low * self.bits_per_round.upper()),
+                "key_bits_per_round_upper": None if self.rate_high is None
+                else frac(self.rate_high * self.bits_per_round.upper()),
+                "method": "R* (itsa solve) x bits per client per round"}
+
+
+def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None,
+              seed: int = 0) -> KeysPlan | None:
+    """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``)."""
+    if servers is None:
+        return None
+    import itsa
+
+    found = itsa.examples.resolve(servers)
+    solution = itsa.solve(itsa.load_instance(found), time_limit=time_limit, seed=seed)
+    name = solution.instance.name or found.stem
+    upper = None if solution.upper is None else Fraction(solution.upper.value)
+    return KeysPlan(instance=name, verdict=str(solution.verdict),
+                    rate_low=Fraction(solution.lower.value), rate_high=upper, scope=solution.lower.scope,
+                    bits_per_round=bits_per_round)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class ErrorPlan(Displayable):
+    """The mean-square error of the released mean, per coordinate and in total: quantization + noise."""
+
+    dimension: int
+    quantization: Fraction
+    noise: Fraction
+
+    @property
+    def per_coordinate(self) -> Fraction:
+        return self.quantization + self.noise
+
+    @property
+    def total(self) -> Fraction:
+        return self.dimension * self.per_coordinate
+
+    def headline(self) -> str:
+        return f"MSE of the released mean <= {safe_decimal(self.total, 6)} (sum over d coordinates)"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("mean-square error", f"{safe_decimal(self.total, 6)} summed over {self.dimension} coordinates "
+                                      "(exact upper bound, for a round that does not wrap)"),
+                ("per coordinate", f"{safe_decimal(self.per_coordinate, 6)} = quantization "
+                                   f"{safe_decimal(self.quantization, 6)} + noise {safe_decimal(self.noise, 6)}")]
+
+    def to_dict(self) -> dict:
+        bound = Direction.UPPER
+        return {"mse_total": Certified("mse_total", self.total, self.total, bound, "d (quantization + noise)").to_dict(),
+                "mse_per_coordinate": frac(self.per_coordinate), "quantization_per_coordinate": frac(self.quantization),
+                "noise_per_coordinate": frac(self.noise), "exact": True}
+
+
+def mean_square_error(*, dimension: int, gamma: Fraction, noise_variance: Fraction, survivors: int) -> ErrorPlan:
+    """``(1/(2γ))²`` (the rounding's worst bias) and ``Var Z/(γ K_eff)²`` per coordinate, exact."""
+    return ErrorPlan(dimension=dimension, quantization=1 / (4 * gamma**2),
+                     noise=noise_variance / (gamma * survivors) ** 2)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class HeuristicPlan(Displayable):
+    """The k-standard-deviations rule's configuration and itsa's certified risks for it."""
+
+    config: Any
+    epsilon: Certified
+    wrap_probability: Certified
+
+    def headline(self) -> str:
+        return (f"the k-standard-deviations rule: gamma {frac(self.config.gamma)}, eps <= {self.epsilon.decimal()}, "
+                f"wrap <= {self.wrap_probability.decimal()}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        c = self.config
+        return [("heuristic gamma", f"{frac(c.gamma)} (the rule's choice)"),
+                ("heuristic sigma per client", f"{safe_decimal(Fraction(c.sigma_client), 8)} (the rule's choice)"),
+                ("heuristic epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}, itsa's accountant)"),
+                ("heuristic wrap probability", f"{self.wrap_probability.decimal(6)} ({self.wrap_probability.direction})")]
+
+    def to_dict(self) -> dict:
+        to = getattr(self.config, "to_dict", None)
+        return {"computed": True, "config": to() if to else {"gamma": frac(self.config.gamma),
+                                                             "sigma_client": frac(Fraction(self.config.sigma_client))},
+                "epsilon": self.epsilon.to_dict(), "wrap_probability": self.wrap_probability.to_dict()}
+
+
+def heuristic_module():
+    """The module with ``tff_rule``, or ``None`` when this installation has none."""
+    try:
+        return importlib.import_module(HEURISTIC_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != HEURISTIC_MODULE:
+            raise
+        return None
+
+
+#: What a plan says when the k-standard-deviations rule is not installed beside it.
+NOT_COMPUTED = "not computed (the k-standard-deviations rule is not part of this installation)"
+
+
+def size_heuristic(deployment, word_bits: int, noise_multiplier: Fraction, assess) -> HeuristicPlan | None:
+    """The rule's configuration for the same inputs, with ``assess(gamma, sigma) -> (epsilon, wrap)``.
+
+    ``None`` (the plan says :data:`NOT_COMPUTED`) when ``itsa.planning.heuristic`` is not installed.
+    """
+    module = heuristic_module()
+    if module is None:
+        return None
+    config = module.tff_rule(deployment.clients, deployment.dimension, deployment.clip, word_bits, noise_multiplier)
+    epsilon, wrap = assess(Fraction(config.gamma), Fraction(config.sigma_client))
+    return HeuristicPlan(config=config, epsilon=epsilon, wrap_probability=wrap)
