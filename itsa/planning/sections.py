@@ -171,28 +171,38 @@ def mean_square_error(*, dimension: int, gamma: Fraction, noise_variance: Fracti
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class HeuristicPlan(Displayable):
-    """The k-standard-deviations rule's configuration and itsa's certified risks for it."""
+    """The k-standard-deviations rule's configuration and itsa's certified risks for it.
+
+    The rule's ``scale`` is the plan's ``gamma`` (integer units per unit of
+    the update); ``epsilon`` and ``wrap_probability`` are ``None`` when the
+    rule itself refuses the inputs (its ``refusal`` says why).
+    """
 
     config: Any
-    epsilon: Certified
-    wrap_probability: Certified
+    epsilon: Certified | None
+    wrap_probability: Certified | None
+    #: why there is no epsilon or wrap probability (the rule's own refusal, or a noise too small to account)
+    reason: str | None = None
 
     def headline(self) -> str:
-        return (f"the k-standard-deviations rule: gamma {frac(self.config.gamma)}, eps <= {self.epsilon.decimal()}, "
-                f"wrap <= {self.wrap_probability.decimal()}")
+        if self.epsilon is None or self.wrap_probability is None:
+            return f"the k-standard-deviations rule: no certified risk ({self.reason})"
+        return (f"the k-standard-deviations rule: gamma {safe_decimal(self.config.scale, 6)}, "
+                f"eps <= {self.epsilon.decimal()}, wrap <= {self.wrap_probability.decimal()}")
 
     def rows(self) -> list[tuple[str, str]]:
         c = self.config
-        return [("heuristic gamma", f"{frac(c.gamma)} (the rule's choice)"),
-                ("heuristic sigma per client", f"{safe_decimal(Fraction(c.sigma_client), 8)} (the rule's choice)"),
+        if self.epsilon is None or self.wrap_probability is None:
+            return [("heuristic", f"no certified risk: {self.reason}")]
+        return [("heuristic gamma", f"{safe_decimal(c.scale, 8)} (the rule's choice, k = {safe_decimal(c.k_stddevs, 4)})"),
+                ("heuristic sigma per client", f"{safe_decimal(c.sigma, 8)} integer units (the rule's choice)"),
                 ("heuristic epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}, itsa's accountant)"),
                 ("heuristic wrap probability", f"{self.wrap_probability.decimal(6)} ({self.wrap_probability.direction})")]
 
     def to_dict(self) -> dict:
-        to = getattr(self.config, "to_dict", None)
-        return {"computed": True, "config": to() if to else {"gamma": frac(self.config.gamma),
-                                                             "sigma_client": frac(Fraction(self.config.sigma_client))},
-                "epsilon": self.epsilon.to_dict(), "wrap_probability": self.wrap_probability.to_dict()}
+        return {"computed": True, "config": self.config.to_dict(), "reason": self.reason,
+                "epsilon": None if self.epsilon is None else self.epsilon.to_dict(),
+                "wrap_probability": None if self.wrap_probability is None else self.wrap_probability.to_dict()}
 
 
 def heuristic_module():
@@ -218,5 +228,13 @@ def size_heuristic(deployment, word_bits: int, noise_multiplier: Fraction, asses
     if module is None:
         return None
     config = module.tff_rule(deployment.clients, deployment.dimension, deployment.clip, word_bits, noise_multiplier)
-    epsilon, wrap = assess(Fraction(config.gamma), Fraction(config.sigma_client))
+    if config.refusal is not None:
+        return HeuristicPlan(config=config, epsilon=None, wrap_probability=None,
+                             reason=f"the rule picks nothing: {config.refusal}")
+    scale, _, sigma = config.picks()
+    if sigma < Fraction(1, 2):
+        return HeuristicPlan(config=config, epsilon=None, wrap_probability=None,
+                             reason=f"the rule's noise, sigma = {safe_decimal(sigma, 4)} integer units, is below the "
+                                    "1/2 the distributed discrete Gaussian bound needs: no epsilon is certified")
+    epsilon, wrap = assess(scale, sigma)
     return HeuristicPlan(config=config, epsilon=epsilon, wrap_probability=wrap)

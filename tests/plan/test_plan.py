@@ -203,10 +203,10 @@ def test_without_noise_the_carry_is_the_modular_parts_exact_value():
     from itsa.modular import DigitLaw, smallest_margin, sum_law
     from itsa.planning.layered import noisy_carry, size_stage
 
-    exact = smallest_margin(1000, radix=3, layers=4, target=Fraction(1, 1000))
+    exact = smallest_margin(1000, radix=3, layers=4, carry=Fraction(1, 1000))
     law = sum_law(DigitLaw.uniform(3), 1000)
     carry = noisy_carry(law, (3 ** (1 + exact.margin) - 1) // 2, Fraction(0))
-    assert exact.margin == 4 and carry.low == carry.high == exact.carry.high
+    assert exact.margin == 4 and carry.low == carry.high == exact.carry_probability.high
     noisy = size_stage(clients=1000, radix=3, layers=(1,), share_scale=Fraction(1, 2), shares=1000,
                        target=Fraction(1, 1000))
     assert noisy.margin >= exact.margin and noisy.carry.upper() <= Fraction(1, 1000)
@@ -247,30 +247,17 @@ def test_with_a_given_noise_gamma_keeps_the_target_epsilon():
     assert epsilon_at(d, 2 * p.encoding.gamma, Fraction(3000)).epsilon.upper() > 4
 
 
-def test_the_heuristic_is_wired_when_its_module_exists(monkeypatch):
-    """A stand-in rule (the agreed interface): the plan assesses its gamma and sigma with itsa's own bounds."""
-    import sys
-    import types
-    from dataclasses import dataclass
+def test_the_heuristic_is_the_rules_pick_assessed_with_the_plans_own_bounds():
+    """The plan's heuristic section is the k-sd rule's pick for the same inputs, scored by the plan's epsilon and wrap."""
+    from itsa.planning.heuristic import tff_rule
+    from itsa.planning.planner import _wrap
 
-    @dataclass(frozen=True)
-    class Config:
-        gamma: Fraction
-        sigma_client: Fraction
-
-    seen = {}
-
-    def tff_rule(clients, dimension, clip, word_bits, noise_multiplier, k_stddevs=None):
-        seen.update(clients=clients, dimension=dimension, clip=clip, word_bits=word_bits, z=noise_multiplier)
-        return Config(Fraction(128), Fraction(600))
-
-    fake = types.ModuleType("itsa.planning.heuristic")
-    fake.tff_rule = tff_rule
-    monkeypatch.setitem(sys.modules, "itsa.planning.heuristic", fake)
     p = _plan(noise={"kind": "distributed", "sigma": "102.8"})
-    assert seen["clients"] == 100 and seen["word_bits"] == 32 and seen["z"] == p.noise.noise_multiplier.value()
     d = parse_deployment({**SMALL, "noise": {"kind": "distributed", "sigma": "102.8"}})
-    assert p.heuristic.epsilon == epsilon_at(d, Fraction(128), Fraction(600)).epsilon
-    assert p.heuristic.wrap_probability == wrap_probability(word_bits=32, clients=100, bound=100 * 128,
-                                                            sigma=Fraction(600), shares=100, coordinates=4)
+    rule = tff_rule(100, 4, Fraction(1), 32, p.noise.noise_multiplier.value())
+    assert p.heuristic.config == rule
+    scale, _, sigma = rule.picks()
+    assert p.heuristic.epsilon == epsilon_at(d, scale, sigma).epsilon
+    assert p.heuristic.wrap_probability == _wrap(d, 32, scale, sigma)
+    assert p.heuristic.wrap_probability.upper() <= 1 and p.heuristic.epsilon.upper() > 0
     assert p.to_dict()["heuristic"]["computed"] is True
