@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, echo_json, itsa_errors, load_instance, warn
+from ._common import SECONDS, itsa_errors, load_instance, show, warn
 from ._progress import progress_display, time_limit_of
 
 
@@ -28,7 +28,6 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     from pathlib import Path
 
     from itsa._util.files import check_output_dir, safe_stem
-    from itsa.optimum import save_solution
     from itsa.optimum import solve as run
 
     with itsa_errors():
@@ -38,16 +37,7 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
         with progress_display(as_json) as progress:
             result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
                          field=field, progress=progress)
-        files = save_solution(result, out_dir)
+        result = result.saved(out_dir)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
-    if as_json:
-        data = result.to_dict()
-        data["lower"]["certificate_file"] = files.get("proof")
-        if data["upper"] is not None:
-            data["upper"]["scheme_file"] = files.get("scheme")
-        echo_json(data)
-        return
-    click.echo(result.summary())
-    for kind, f in files.items():
-        click.echo(f"{kind} saved to {f}")
+    show(result, as_json)

@@ -20,7 +20,7 @@ from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.display import Displayable, Kind
 from itsa._util.files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.auditor.safe_stem)
-from itsa._util.plain import frac, stamped
+from itsa._util.plain import frac, plain
 from itsa.bounds.analysis import Analysis, Regime, analyze
 from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
 from itsa.bounds.published import KnownOptimum, known_optimum
@@ -145,7 +145,7 @@ class Audit(Displayable):
         """The ``itsa audit --json`` object."""
         inst = self.instance
         search = self.search
-        return stamped({
+        return plain({
             "instance": inst.name,
             "field": self.field,
             "seed": self.seed,

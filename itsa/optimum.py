@@ -18,12 +18,11 @@ lower bound but the corrected one has a certificate checked exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable, Kind, shorten
-from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.analysis import Analysis, analyze
 from itsa.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
 from itsa.converse import ConverseBound, check_size, converse
@@ -105,6 +104,7 @@ class Solution(Displayable):
     search: GapSearch | None = field(default=None, compare=False)
     skipped: dict = field(default_factory=dict)    # converse class -> why it was not run or cut
     skipped_kinds: dict = field(default_factory=dict)   # converse class -> its Outcome (skipped or cut)
+    files: dict = field(default_factory=dict, compare=False)   # kind ("proof", "scheme") -> path written
 
     @property
     def verdict(self) -> SolveVerdict:
@@ -126,16 +126,23 @@ class Solution(Displayable):
                  f"verified scheme of rate {up.value} (L = {up.L}, F_{up.scheme.field}), {up.source}")]
         if self.verdict is SolveVerdict.OPEN and self.search is not None:
             rows.append(("search", self.search.why()))
-        return rows + [("note", n) for n in self.notes]
+        rows += [("note", n) for n in self.notes]
+        return rows + [(f"{kind} saved to", path) for kind, path in self.files.items()]
+
+    def saved(self, out_dir) -> Solution:
+        """Write the proof and the scheme under ``out_dir`` (:func:`save_solution`); the solution naming them."""
+        return replace(self, files=save_solution(self, out_dir))
 
     def to_dict(self) -> dict:
         up = self.upper
-        return {"schema_version": SCHEMA_VERSION, "instance": self.instance.name, "verdict": str(self.verdict),
+        return {"instance": self.instance.name, "verdict": str(self.verdict),
                 "lower": {"value": str(self.lower.value), "class": self.lower.scheme_class,
                           "method": self.lower.method, "certified": self.lower.certified,
-                          "reason": self.lower.reason, "scope": self.lower.scope},
+                          "reason": self.lower.reason, "scope": self.lower.scope,
+                          "certificate_file": self.files.get("proof")},
                 "upper": None if up is None else {"value": str(up.value), "L": up.L,
-                                                  "field": up.scheme.field, "source": up.source},
+                                                  "field": up.scheme.field, "source": up.source,
+                                                  "scheme_file": self.files.get("scheme")},
                 "converses": [b.to_dict() for b in self.converses],
                 "skipped": dict(self.skipped),
                 "skipped_kinds": {cls: str(kind) for cls, kind in self.skipped_kinds.items()},
@@ -310,7 +317,8 @@ def _vector_search(instance, lower: LowerEnd, upper, seed, field, clock, scalar)
 def save_solution(result: Solution, out_dir) -> dict[str, str]:
     """Write the proof (Markdown) and the scheme (the format ``itsa verify --scheme`` reads).
 
-    Returns the paths written, by kind (``"proof"``, ``"scheme"``).
+    Returns the paths written, by kind (``"proof"``, ``"scheme"``); :meth:`Solution.saved`
+    gives the solution that names them.
     """
     from itsa._util.files import output_dir, safe_stem
     from itsa.converse.proof import write_proof

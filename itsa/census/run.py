@@ -37,7 +37,9 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+
+from itsa._util.display import Displayable
 
 from itsa.census.schema import RowStatus
 from itsa.census.spec import CensusSpec
@@ -71,13 +73,25 @@ class CensusProgress:
     elapsed: float = 0.0
 
 
-@dataclass(frozen=True)
-class CensusRun:
+@dataclass(frozen=True, repr=False)
+class CensusRun(Displayable):
     """Outcome of :func:`run_census`: the final progress and where the table is."""
 
     path: str
     progress: CensusProgress
     workers: int
+
+    def headline(self) -> str:
+        p = self.progress
+        return (f"{p.done} instances in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
+                f"{p.skipped} already done) -> {self.path}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("results", self.path), ("workers", str(self.workers))]
+
+    def to_dict(self) -> dict:
+        """The ``itsa census --json`` object: the table's folder, the workers and the final counts."""
+        return {"output": self.path, "workers": self.workers, **asdict(self.progress)}
 
 
 def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusProgress:

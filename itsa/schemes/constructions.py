@@ -18,7 +18,7 @@ from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.checks import choice
 from itsa._util.display import Displayable
-from itsa._util.plain import frac, stamped
+from itsa._util.plain import frac, plain
 from itsa._util.progress import counting
 from itsa.bounds.analysis import REGIMES, Analysis, Regime
 from itsa.exceptions import Infeasible, VerificationError
@@ -63,7 +63,7 @@ class Build(Displayable):
     def to_dict(self) -> dict[str, Any]:
         """The ``itsa build --json`` object."""
         inst = self.verdict.instance
-        return stamped({
+        return plain({
             "instance": None if inst is None else inst.name,
             "construction": self.construction, "note": self.note, "rate": frac(self.scheme.rate),
             "field": self.scheme.field, "required_field": self.required_field, "tries": self.tries,

@@ -29,7 +29,7 @@ from typing import Any
 from itsa._util import display
 from itsa._util.checks import choice
 from itsa._util.display import Displayable, Kind
-from itsa._util.plain import frac, stamped
+from itsa._util.plain import frac, plain
 from itsa._util.progress import counting
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.instance import Instance
@@ -143,7 +143,7 @@ class Verdict(Displayable):
         """The ``itsa verify --json`` object (leaks in exact q-ary units; every one with ``include_all``)."""
         inst = self.instance
         shown = self.measured if include_all else self.leaks
-        return stamped({
+        return plain({
             "instance": None if inst is None else inst.name,
             "ok": self.ok, "engine": self.engine, "fallback": self.fallback, "source_dim": self.source_dim,
             "scheme": None if inst is None else scheme_to_dict(inst, self.scheme),
