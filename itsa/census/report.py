@@ -24,8 +24,8 @@ from __future__ import annotations
 import csv
 import os
 from collections import Counter, defaultdict
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 

@@ -40,7 +40,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
 from itsa._util.display import Displayable
-
 from itsa.census.schema import RowStatus
 from itsa.census.spec import CensusSpec
 from itsa.census.store import ResultStore

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from itsa._util.checks import choice
 from itsa._util import display
+from itsa._util.checks import choice
 from itsa._util.display import Displayable, Kind
 from itsa._util.files import atomic_writer
 from itsa._util.plain import plain
