@@ -1,6 +1,7 @@
 """Command-line output a script or a new user relies on: version, JSON schema, piped text."""
 
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -70,9 +71,9 @@ def test_piped_output_does_not_wrap_paths(cli, tmp_path):
     deep = tmp_path / ("a-rather-long-directory-name-" * 4) / "out"
     res = cli("audit", "audit/fractional-optimum", "-o", deep)
     assert res.exit_code == 0
-    assert f"schemes saved under {deep}/" in res.stdout
+    assert re.search(rf"schemes saved under +{re.escape(str(deep))}/", res.stdout), res.stdout
     # the corrected bound (1) leaves a gap to 3/2, which the certified keys converse closes
-    assert "No finding: the printed claims agree" in res.stdout
+    assert re.search(r"findings +none: the printed claims agree", res.stdout), res.stdout
     assert "certified keys converse 3/2 meets the best verified scheme" in res.stdout
     for text in ("None", "verified: None", "{'"):
         assert text not in res.stdout

@@ -495,3 +495,25 @@ def fast_secure(instance: Instance, scheme: Scheme) -> bool:
     if not checker.sum_known(keys, scheme.L, scheme.key_symbols):
         return not verify(instance, scheme, engine="rank").leaks
     return checker.secure_keys(keys, scheme.L, scheme.key_symbols)
+
+
+def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | None, str | None]:
+    """``max_symbols`` capped at the search's limit, and a note saying so when it was cut.
+
+    The search refuses ``K·L + d > MAX_SOURCE_DIM`` for its largest cell
+    (``L = 2``, ``d = 2·(max_symbols + 1)``); a larger request is cut to the
+    largest one it accepts rather than skipped. When even ``max_symbols = 0``
+    is too large, the request is passed on and the search says why it stops.
+
+    >>> from itsa import examples
+    >>> capped_symbols(examples.load("example-1"), 1000)[0]
+    22
+    >>> capped_symbols(examples.load("example-1"), 5)
+    (5, None)
+    """
+    want = instance.K - 1 if max_symbols is None else max_symbols
+    top = MAX_SOURCE_DIM // 2 - instance.K - 1
+    if want <= top or top < 0:
+        return max_symbols, None
+    return top, (f"search capped at max_symbols = {top} (requested {want}): K·L + d stays within "
+                 f"the search's limit of {MAX_SOURCE_DIM} source symbols")
