@@ -32,7 +32,7 @@ from itsa.schemes.constructions import Build, build_scheme, default_field, requi
 from itsa.schemes.linalg import check_field
 from itsa.schemes.scheme import Scheme, save_scheme
 from itsa.schemes.verifier import verify
-from itsa.search.scalar import SearchResult, capped_symbols, search_min_rate
+from itsa.search.scalar import ScalarOptions, SearchResult, capped_symbols, run_scalar_search
 from itsa.typing import Config
 
 if TYPE_CHECKING:
@@ -310,7 +310,7 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     checks = _construction_checks(analyses, field, seed, max_tries)
     try:
         max_symbols, cap_note = capped_symbols(instance, max_symbols)
-        search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
+        search = run_scalar_search(instance, ScalarOptions(field=field, seed=seed, max_symbols=max_symbols), progress)
     except ItsaError as exc:    # too large to search: the audit still reports the rest
         search = SearchResult(field=field, seed=seed, scheme=None, rate=None, verdict=None, shape=None, L_values=(), complete=False,
                               limit=str(exc))

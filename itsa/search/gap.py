@@ -35,7 +35,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import ItsaError
 from itsa.model.instance import Instance
-from itsa.search.vector import VectorSearchResult, search_vector_scheme
+from itsa.search.vector import VectorOptions, VectorSearchResult, run_vector_search
 
 __all__ = ["RateTried", "GapSearch", "gap_rates", "search_gap"]
 
@@ -232,9 +232,9 @@ def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, *, lower, gap, 
         if deadline.expired():
             return best, "time limit reached"
         try:
-            r = search_vector_scheme(instance, rate, L_values=_Ls(rate), field=field, seed=seed,
-                                     hints=hints, time_limit=None if left is None else left * share,
-                                     budget=budget * (2 if rate == lo else 1))
+            r = run_vector_search(instance, rate, VectorOptions(
+                L_values=_Ls(rate), field=field, seed=seed, time_limit=None if left is None else left * share,
+                budget=budget * (2 if rate == lo else 1)), hints=hints)
         except ItsaError as exc:
             tried.append(RateTried(rate=rate, L_values=_Ls(rate), candidates=0, prefiltered=0, found=False, limit=f"skipped: {exc}"))
             rest = [x for x in rest if x != rate]
