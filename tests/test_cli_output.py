@@ -53,9 +53,9 @@ def test_enum_budget_accepts_scientific_notation(cli):
     assert ok.exit_code == 0, ok.output
     small = cli("verify", "example-1", "--scheme", "example-1.scheme.json", "--field", "3",
                 "--engine", "enumerate", "--enum-budget", "1e3")
-    assert small.exit_code == 2 and "budget" in small.output
+    assert small.exit_code == 2 and "budget" in small.stderr
     bad = cli("verify", "example-1", "--enum-budget", "2.5")
-    assert bad.exit_code == 2 and "whole number" in bad.output
+    assert bad.exit_code == 2 and "whole number" in bad.stderr
 
 
 def test_analyze_names_the_e_star_configuration_and_critical(cli):
