@@ -98,6 +98,10 @@ class LibraryDefault:
         return str(self())
 
 
+#: ``--q-rule``'s default: :func:`itsa.analyze`'s.
+Q_RULE_DEFAULT = LibraryDefault("itsa.bounds.analysis", "analyze", "q_rule")
+
+
 class LibraryConstant(LibraryDefault):
     """A constant of the library as a click default, read on first use."""
 

@@ -2,7 +2,17 @@
 
 import click
 
-from ._common import Q_RULE, LibraryChoice, console, echo_json, itsa_errors, load_instance, warn
+from ._common import (
+    Q_RULE,
+    Q_RULE_DEFAULT,
+    LibraryChoice,
+    LibraryDefault,
+    console,
+    echo_json,
+    itsa_errors,
+    load_instance,
+    warn,
+)
 
 
 @click.command()
@@ -15,9 +25,9 @@ from ._common import Q_RULE, LibraryChoice, console, echo_json, itsa_errors, loa
               help="With --detail: only this configuration (1-based).")
 @click.option("--force", is_flag=True,
               help="With --detail: print more than 1,000,000 configurations.")
-@click.option("--q-rule", type=Q_RULE, default="union",
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT,
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
-@click.option("--corrected/--no-corrected", default=True, show_default=True,
+@click.option("--corrected/--no-corrected", default=LibraryDefault("itsa.bounds.analysis", "analyze", "corrected"), show_default=True,
               help="Compute itsa's corrected lower bound (itsa/bounds/corrected.py).")
 def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.

@@ -10,7 +10,7 @@ from ._common import LibraryDefault, itsa_errors, load_instance, progress_callba
 @click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1; capped, with a note, at the search's limit K·L + d <= 60).")
 @click.option("--field", "-q", type=int, default=LibraryDefault("itsa.auditor", "audit", "field"), show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
                    "their Schwartz-Zippel size, else the next prime above that.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.auditor", "audit", "seed"), show_default=True,
               help="Seed of every draw (constructions and search).")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for every scheme the audit reports (default: audit-out/NAME).")

@@ -2,7 +2,17 @@
 
 import click
 
-from ._common import Q_RULE, LibraryDefault, console, echo_json, itsa_errors, load_instance, progress_callback, warn
+from ._common import (
+    Q_RULE,
+    Q_RULE_DEFAULT,
+    LibraryDefault,
+    console,
+    echo_json,
+    itsa_errors,
+    load_instance,
+    progress_callback,
+    warn,
+)
 
 
 @click.command()
@@ -10,10 +20,10 @@ from ._common import Q_RULE, LibraryDefault, console, echo_json, itsa_errors, lo
 @click.option("--field", "-q", type=int, default=None,
               help="The prime q of F_q (default: the smallest prime above the construction's "
                    "Schwartz-Zippel size and 100, as verify and audit use).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
+@click.option("--seed", type=int, default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "max_tries"), show_default=True,
               help="Coefficient draws before giving up.")
-@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

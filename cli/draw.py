@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import Q_RULE, LibraryChoice, LibraryDefault, itsa_errors, load_instance, show, warn
+from ._common import Q_RULE, Q_RULE_DEFAULT, LibraryChoice, LibraryDefault, itsa_errors, load_instance, show, warn
 
 
 @click.command()
@@ -19,7 +19,7 @@ from ._common import Q_RULE, LibraryChoice, LibraryDefault, itsa_errors, load_in
               default=LibraryDefault("itsa.output.draw", "draw_instance", "style"), show_default=True,
               help="paper: the figure and a legend of the roles present; annotated: also a title "
               "and a box listing the configuration's sets.")
-@click.option("--q-rule", type=Q_RULE, default="union",
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT,
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing what was drawn.")
 def draw(path, output, config, layout, style, q_rule, as_json):

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, itsa_errors, load_instance, show, warn
+from ._common import SECONDS, LibraryDefault, itsa_errors, load_instance, show, warn
 from ._progress import progress_display, time_limit_of
 
 
@@ -15,7 +15,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--time-limit", type=SECONDS,
               help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); what is proved and "
               "verified by then is reported, with each converse LP skipped or cut and why.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.optimum", "solve", "seed"), show_default=True,
               help="Seed of the scheme constructions and searches (the same seed, the same output).")
 @click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

@@ -5,8 +5,10 @@ import click
 from ._common import (
     EXIT_FAILED,
     Q_RULE,
+    Q_RULE_DEFAULT,
     LibraryChoice,
     LibraryConstant,
+    LibraryDefault,
     WholeNumber,
     console,
     echo_json,
@@ -25,11 +27,11 @@ from ._common import (
               help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
                    "file's). Without it: the smallest prime above 100 and the construction's "
                    "Schwartz-Zippel size.")
-@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default="auto", show_default=True,
+@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default=LibraryDefault("itsa.schemes.verifier", "verify", "engine"), show_default=True,
               help="rank: exact ranks over F_q (any size); enumerate: every key and input value (small "
                    "schemes, a cross-check); auto: enumerate when it is small, else rank.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
-@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the build, without --scheme.")
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--enum-budget", type=WholeNumber(), default=LibraryConstant("itsa.schemes.verifier", "ENUM_BUDGET"),
               show_default=True,
