@@ -6,11 +6,10 @@ from ._common import (
     Q_RULE,
     Q_RULE_DEFAULT,
     LibraryDefault,
-    console,
-    echo_json,
     itsa_errors,
     load_instance,
     progress_callback,
+    show,
     warn,
 )
 
@@ -30,7 +29,6 @@ from ._common import (
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa
-    from itsa.output.report import build_to_dict
     from itsa.schemes.constructions import field_warning
 
     with itsa_errors():
@@ -45,32 +43,6 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
                                        progress=progress)
         if output:
             itsa.save_scheme(instance, result.scheme, output)
-    if as_json:
-        echo_json(build_to_dict(instance, result))
-        return
-    out = console()
-    sch = result.scheme
-    used = sch.trimmed()
-    on_used = (f"; rate {used.rate} on the {used.key_symbols} its keys use" if used is not sch else "")
-    out.print(f"[bold]{result.construction}[/] scheme for {instance.name}: rate {sch.rate} "
-              f"({sch.key_symbols} key symbols, L = {sch.L}{on_used}) over F_{sch.field}")
-    out.print(f"{result.note}; Schwartz-Zippel field size: {result.field_size}; "
-              f"verified by the {result.verdict.engine} engine after {result.tries} draw(s)")
-    render_keys(out, instance, sch)
-    if output:
-        out.print(f"wrote {output}")
-
-
-def render_keys(out, instance, scheme) -> None:
-    from rich.table import Table
-
-    from itsa._util.display import user
-
-    table = Table(title=f"Keys Z_(u,v) = F_(u,v) · N over F_{scheme.field} (rows: the L symbols)")
-    table.add_column("user")
-    table.add_column("F_(u,v)")
-    for i in range(instance.K):
-        mat = scheme.key_matrix(i)
-        rows = "0" if not mat.any() else "\n".join(" ".join(f"{x:>3}" for x in r) for r in mat.tolist())
-        table.add_row(user(*instance.label(i)), rows)
-    out.print(table)
+    show(result, as_json)
+    if output and not as_json:
+        click.echo(f"wrote {output}")

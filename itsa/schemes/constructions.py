@@ -56,9 +56,14 @@ class Build(Displayable):
         return f"q > {self.required_field}"
 
     def rows(self) -> list[tuple[str, str]]:
-        rows = [("scheme", repr(self.scheme)), ("verdict", repr(self.verdict)),
-                ("draws", f"{self.tries} (the first that verified)"), ("Schwartz-Zippel size", self.field_size)]
-        return rows + ([("note", self.note)] if self.note else [])
+        sch, used = self.scheme, self.scheme.trimmed()
+        on_used = f"; rate {used.rate} on the {used.key_symbols} its keys use" if used is not sch else ""
+        rows = [("scheme", f"rate {sch.rate} ({sch.key_symbols} key symbols, L = {sch.L}{on_used}) over F_{sch.field}"),
+                ("verified", f"by the {self.verdict.engine} engine after {self.tries} draw(s), the first that verified"),
+                ("Schwartz-Zippel field size", self.field_size)]
+        rows += [("note", self.note)] if self.note else []
+        inst = self.verdict.instance
+        return rows + ([] if inst is None else [(f"F{label}", text) for label, text in sch.key_rows(inst)])
 
     def to_dict(self) -> dict[str, Any]:
         """The ``itsa build --json`` object."""
