@@ -20,14 +20,13 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
 
     Exits 0 whenever the audit ran, whatever it found; 2 for bad input.
     """
-    from pathlib import Path
-
-    from itsa._util.files import safe_stem
+    from itsa.auditor import OUTPUT_ROOT
     from itsa.auditor import audit as run_audit
+    from itsa.optimum import default_output_dir
 
     with itsa_errors():
         instance = load_instance(path)
-        out_dir = out_dir or str(Path("audit-out") / safe_stem(instance.name or Path(path).stem))
+        out_dir = out_dir or default_output_dir(instance, path, OUTPUT_ROOT)
         with progress_callback("search", quiet=as_json) as progress:
             result = run_audit(instance, field=field, seed=seed, max_symbols=max_symbols,
                                progress=progress, out_dir=out_dir)

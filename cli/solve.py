@@ -25,14 +25,13 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     Prints `R* = r, optimal` when the ends meet, else `lo ≤ R* ≤ hi, open`,
     each end with its reason. Exits 0 when it ran, 2 for bad input.
     """
-    from pathlib import Path
-
-    from itsa._util.files import check_output_dir, safe_stem
+    from itsa._util.files import check_output_dir
+    from itsa.optimum import default_output_dir
     from itsa.optimum import solve as run
 
     with itsa_errors():
         instance = load_instance(path)
-        out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
+        out_dir = out_dir or default_output_dir(instance, path)
         check_output_dir(out_dir)            # a bad folder is refused before the work, and made only after it
         with progress_display(as_json) as progress:
             result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,

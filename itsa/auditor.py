@@ -49,6 +49,9 @@ class FindingKind(Kind):
     UPPER_BOUND_LOOSE = "upper-bound-loose"      # a construction whose keys use fewer symbols than the printed rate counts
 
 
+#: The folder under which ``itsa audit`` saves the schemes it reports by default (``audit-out/NAME``).
+OUTPUT_ROOT = "audit-out"
+
 #: Every finding kind, in the order above.
 FINDING_KINDS = tuple(FindingKind)
 

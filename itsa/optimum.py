@@ -40,6 +40,8 @@ SCALAR_SHARE = 0.4
 #: Share of what is left after the search that the rounds of a keys LP solved by separation may
 #: take (its first round always runs): the rest is the gap search's.
 SEPARATION_SHARE = 1 / 3
+#: The folder under which :func:`save_solution` keeps a solution by default (``solve-out/NAME``).
+OUTPUT_ROOT = "solve-out"
 #: The gap search gets the LP's whole key-entropy vector up to this K (2^K sets); above, pairs only.
 HINT_MAX_USERS = 12
 
@@ -424,3 +426,17 @@ def save_solution(result: Solution, out_dir) -> dict[str, str]:
         written["scheme"] = str(out / f"{stem}.scheme.json")
         save_scheme(result.instance, result.upper.scheme, written["scheme"])
     return written
+
+
+def default_output_dir(instance: Instance, path, root: str = OUTPUT_ROOT) -> str:
+    """``root/NAME``: the instance's name, else the stem of the file it came from, safe as a folder name.
+
+    >>> from itsa import examples
+    >>> default_output_dir(examples.example1(), "x.yaml")
+    'solve-out/example-1'
+    """
+    from pathlib import Path
+
+    from itsa._util.files import safe_stem
+
+    return str(Path(root) / safe_stem(instance.name or Path(path).stem))
