@@ -44,7 +44,7 @@ from itsa.census.schema import RowStatus
 from itsa.census.spec import CensusSpec
 from itsa.census.store import ResultStore
 from itsa.census.work import failed_row, run_one, warm_up
-from itsa.exceptions import Unreachable
+from itsa.exceptions import InvalidOption, Unreachable
 
 __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
            "warm_worker", "WORKER_CONFIG"]
@@ -204,6 +204,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
 
     Raises
     ------
+    InvalidOption
+        ``workers`` and ``scheduler`` both given.
     KeyboardInterrupt
         Passed on after the tasks in flight are cancelled and quietly dropped;
         every finished row is in ``out``'s journal, for ``resume``.
@@ -219,6 +221,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     >>> run.progress.done, read_results(out).num_rows
     (8, 8)
     """
+    if scheduler and workers is not None:
+        raise InvalidOption("local workers and a running scheduler exclude each other: give one of them")
     items = spec.items()
     serial = workers == 0 and client is None and scheduler is None
     cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,
