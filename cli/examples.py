@@ -24,13 +24,18 @@ def examples(params, as_json):
     import itsa
 
     with itsa_errors():
-        result = itsa.examples.homogeneous_file(*params) if params else itsa.examples.catalogue()
+        if params:
+            found = itsa.examples.homogeneous_file(*params)
+            if not as_json:
+                click.echo(found.text, nl=False)
+                return
+            echo_json(found.to_dict())
+            return
+        result = itsa.examples.catalogue()
     if as_json:
         echo_json(result.to_dict())
-    elif params:
-        click.echo(result.text, nl=False)
-    else:
-        rows = result.rows()
-        width = max(len(n) for n, _ in rows)
-        for name, text in rows:
-            click.echo(f"{name:<{width}}  {text}")
+        return
+    rows = result.rows()
+    width = max(len(n) for n, _ in rows)
+    for name, text in rows:
+        click.echo(f"{name:<{width}}  {text}")

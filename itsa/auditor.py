@@ -150,9 +150,7 @@ class Audit(Displayable):
         inst = self.instance
         search = self.search
         return plain({
-            "instance": inst.name,
-            "field": self.field,
-            "seed": self.seed,
+            "instance": inst.name, "field": self.field, "seed": self.seed,
             "regimes": {rule: a.regime for rule, a in self.analyses.items()},
             "e_star": self.analyses["union"].e_star,
             "key_rate_lower_printed": frac(self.printed_lower),
@@ -169,8 +167,7 @@ class Audit(Displayable):
                  "rate": frac(c.build.scheme.rate) if c.build is not None else None,
                  "rate_on_symbols_used": frac(c.rate) if c.verified else None,
                  "failure": c.failure, "scheme_file": c.scheme_file}
-                for c in self.checks
-            ],
+                for c in self.checks],
             "search": {
                 "rate": frac(search.rate), "shape": search.shape, "field": search.field,
                 "candidates": search.candidates, "verified": search.verified,
@@ -185,8 +182,7 @@ class Audit(Displayable):
                 {"kind": f.kind, "message": f.message, "printed": f.printed, "verified": f.verified,
                  "configuration": None if f.configuration is None else list(f.configuration),
                  "scheme_file": f.scheme_file}
-                for f in self.findings
-            ],
+                for f in self.findings],
             "notes": list(self.notes),
         })
 
@@ -384,13 +380,8 @@ class Evidence:
     @cached_property
     def best(self) -> Fraction | None:
         """The best verified rate: of a construction (on the key symbols it uses) or of the search."""
-        return min([c.rate for c in self.checks if c.verified]
-                   + ([self.search.rate] if self.search.found else []), default=None)
-
-    @property
-    def lower_text(self) -> str:
-        base = self.analyses[QRule.UNION]
-        return f"min{{e*, K-1}} = min{{{base.e_star}, {self.instance.K - 1}}} = {self.printed_lower}"
+        rates = [c.rate for c in self.checks if c.rate is not None]
+        return min(rates + ([self.search.rate] if self.search.rate is not None else []), default=None)
 
 
 #: An audit rule: the findings and notes it draws from the evidence, in order.
@@ -398,12 +389,12 @@ AuditRule = Callable[[Evidence], Iterator["Finding | Note"]]
 
 def printed_converse_rule(ev: Evidence) -> Iterator[Finding | Note]:
     """A verified scheme, or a published optimum, below the printed lower bound ``min{e*, K-1}``."""
-    where = ev.analyses[QRule.UNION].e_star_configuration
-    search, external, printed = ev.search, ev.external, ev.printed_lower
-    if search.found and search.rate < printed:
+    base, search, external, printed = ev.analyses[QRule.UNION], ev.search, ev.external, ev.printed_lower
+    where, lower_text = base.e_star_configuration, f"min{{e*, K-1}} = min{{{base.e_star}, {ev.instance.K - 1}}} = {printed}"
+    if search.rate is not None and search.rate < printed:
         yield Finding(
             kind=FindingKind.CONVERSE_BEATEN,
-            message=f"a verified scheme has rate {search.rate} < the printed lower bound {ev.lower_text} "
+            message=f"a verified scheme has rate {search.rate} < the printed lower bound {lower_text} "
             f"(e* attained at configuration {display.config(where)}); the printed converse fails on this instance",
             printed=str(printed), verified=str(search.rate), configuration=where, scheme=search.scheme)
     if external is not None and external.value < printed:
@@ -411,14 +402,14 @@ def printed_converse_rule(ev: Evidence) -> Iterator[Finding | Note]:
             kind=FindingKind.CONVERSE_BEATEN,
             message=f"the published optimum {external.value} ({external.source}, "
             f"{', '.join(f'{k} = {v}' for k, v in external.parameters.items())}) "
-            f"is below the printed lower bound {ev.lower_text}",
+            f"is below the printed lower bound {lower_text}",
             printed=str(printed), verified=None, configuration=where)
 
 
 def corrected_bound_rule(ev: Evidence) -> Iterator[Finding | Note]:
     """A verified scheme below itsa's own corrected bound: a bug of ours."""
     search, corrected = ev.search, ev.corrected
-    if search.found and search.rate < corrected.value:
+    if search.rate is not None and search.rate < corrected.value:
         yield Finding(
             kind=FindingKind.CORRECTED_BOUND_VIOLATED,
             message=f"a verified scheme has rate {search.rate} < itsa's corrected bound {corrected.value}: "
@@ -462,8 +453,9 @@ def claims_rule(ev: Evidence) -> Iterator[Finding | Note]:
 def _loose_upper_bounds(ev: Evidence, rule: str, claim: Fraction) -> Iterator[Finding]:
     """Theorem 2's construction whose keys use fewer symbols than it draws: below its own upper bound."""
     for c in ev.checks:
-        if (c.q_rule == rule and c.verified and c.rate < claim
-                and verify(ev.instance, c.trimmed, engine="rank").ok):
+        if c.build is None or c.trimmed is None or c.rate is None or c.q_rule != rule or not c.rate < claim:
+            continue
+        if verify(ev.instance, c.trimmed, engine="rank").ok:
             yield Finding(
                 kind=FindingKind.UPPER_BOUND_LOOSE,
                 message=f"{rule} reading: the paper's theorem-2 construction draws {c.build.scheme.key_symbols} "
@@ -478,14 +470,15 @@ def q_rule_rule(ev: Evidence) -> Iterator[Finding | Note]:
     u, i = ev.analyses[QRule.UNION], ev.analyses[QRule.INTERSECTION]
     if (u.regime, u.Q) == (i.regime, i.Q):
         return
-    c3 = [c for c in checks if c.construction == Regime.CONDITION_3]
-    ok = display.users(sorted({inst.label(c.extra_user) for c in c3 if c.verified}))
-    bad = display.users(sorted({inst.label(c.extra_user) for c in c3 if not c.verified and not c.structural}))
+    c3 = [(c, inst.label(c.extra_user)) for c in checks
+          if c.construction == Regime.CONDITION_3 and c.extra_user is not None]     # each with its x
+    ok = display.users(sorted({x for c, x in c3 if c.verified}))
+    bad = display.users(sorted({x for c, x in c3 if not c.verified and not c.structural}))
     verdicts = []
     for rule in ev.analyses:
-        mine = [c for c in c3 if c.q_rule == rule and c.allowed]
+        mine = [(c, x) for c, x in c3 if c.q_rule == rule and c.allowed]
         if mine:
-            fails = [inst.label(c.extra_user) for c in mine if not c.verified]
+            fails = [x for c, x in mine if not c.verified]
             verdicts.append(f"{rule}: " + ("every allowed x verifies" if not fails
                                            else f"x in {display.users(fails)} fails"))
     yield Finding(
@@ -525,7 +518,10 @@ def run_rules(ev: Evidence, rules: dict[str, AuditRule] | None = None) -> tuple[
     notes: list[Note] = []
     for rule in (AUDIT_RULES if rules is None else rules).values():
         for item in rule(ev):
-            (findings if isinstance(item, Finding) else notes).append(item)
+            if isinstance(item, Finding):
+                findings.append(item)
+            else:
+                notes.append(item)
     return findings, merge_rules(notes)
 
 

@@ -18,6 +18,7 @@ lower bound but the corrected one has a certificate checked exactly.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -172,11 +173,11 @@ class SolveState:
     lower: LowerEnd | None = None
     upper: UpperEnd | None = None
     analysis: Analysis | None = None
-    bounds: list[ConverseBound] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-    kinds: dict[str, Outcome] = field(default_factory=dict)
-    search: GapSearch = field(default_factory=GapSearch)
+    bounds: list[ConverseBound] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    skipped: dict[str, str] = dataclasses.field(default_factory=dict)
+    kinds: dict[str, Outcome] = dataclasses.field(default_factory=dict)
+    search: GapSearch = dataclasses.field(default_factory=GapSearch)
 
     @property
     def floor(self) -> Fraction:

@@ -121,7 +121,7 @@ def lp_rows(a: Analysis, shown: int = 6) -> list[tuple[str, ...]]:
     """One row of :data:`LP_COLUMNS` per constraint of the (feasible) Theorem-2 LP."""
     from itsa._util.display import config
 
-    inst, rows = a.instance, []
+    inst, rows = a.instance, list[tuple[str, ...]]()
     for c in a.lp.constraints if a.lp is not None else ():
         cfgs = ", ".join(config(x) for x in c.configurations[:shown])
         if len(c.configurations) > shown:
@@ -143,7 +143,7 @@ def lp_text(a: Analysis) -> tuple[str, str]:
                 "with no variable (D = K); b* and the upper bound are unknown.", "")
     title = (f"Theorem-2 LP: b* = {lp.b_star} (certified: primal and dual feasible, "
              f"both objectives {lp.dual_objective})")
-    return title, "b = " + ", ".join(f"b{user(*inst.label(i))} = {v}" for i, v in lp.b.items())
+    return title, "b = " + ", ".join(f"b{user(*inst.label(i))} = {v}" for i, v in (lp.b or {}).items())
 
 
 #: The columns of ``itsa analyze --detail``.
