@@ -180,6 +180,27 @@ def echo_json(obj) -> None:
     click.echo(json.dumps(stamped({k: v for k, v in obj.items() if k != "schema_version"}), indent=2))
 
 
+def echo_json_stream(obj, key: str, items) -> None:
+    """Like :func:`echo_json`, with one more key, last, whose array is written item by item.
+
+    ``items`` yields each element already as JSON text, so a long array
+    (``analyze --json --detail``) is never held in memory.
+    """
+    import sys
+
+    from itsa._util.plain import stamped
+
+    head = json.dumps(stamped({k: v for k, v in obj.items() if k != "schema_version"}), indent=2)
+    out = sys.stdout
+    out.write(head[:-2] + f',\n  {json.dumps(key)}: [')
+    sep = "\n    "
+    for item in items:
+        out.write(sep + item)
+        sep = ",\n    "
+    out.write("\n  ]\n}\n")
+    out.flush()
+
+
 def show(result, as_json: bool = False) -> None:
     """Print one result: its ``to_dict()`` as JSON, or its title, headline and ``rows()`` as a table.
 

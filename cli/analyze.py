@@ -9,6 +9,7 @@ from ._common import (
     LibraryDefault,
     console,
     echo_json,
+    echo_json_stream,
     itsa_errors,
     load_instance,
     warn,
@@ -41,7 +42,6 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     --only and --config select rows (and imply --detail).
     """
     import itsa
-    from itsa.output.report import analysis_to_dict
 
     detail = detail or only is not None or config is not None
     with itsa_errors():
@@ -50,8 +50,12 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
         keep = _selection(result, only, config, force) if detail else None
     warn(instance.warnings)
     warn(instance.outside_assumptions())
-    if as_json:
-        _stream_json(analysis_to_dict(result), result, keep)
+    if as_json and keep is not None:
+        from itsa.output.detail import iter_json_rows
+
+        echo_json_stream(result.to_dict(), "configurations", iter_json_rows(result, keep))
+    elif as_json:
+        echo_json(result.to_dict())
     else:
         render(result, keep)
 
@@ -61,27 +65,6 @@ def _selection(result, only, config, force):
     from itsa.output.detail import MAX_ROWS, select
 
     return select(result, only, config, max_rows=None if force else MAX_ROWS)
-
-
-def _stream_json(obj, result, keep) -> None:
-    """One JSON object; with ``keep``, its "configurations" array is written row by row."""
-    import json
-    import sys
-
-    from itsa.output.detail import iter_json_rows
-
-    if keep is None:
-        echo_json(obj)
-        return
-    head = json.dumps(obj, indent=2)
-    out = sys.stdout
-    out.write(head[:-2] + ',\n  "configurations": [')
-    sep = "\n    "
-    for row in iter_json_rows(result, keep):
-        out.write(sep + row)
-        sep = ",\n    "
-    out.write("\n  ]\n}\n")
-    out.flush()
 
 
 def render(a, keep) -> None:

@@ -20,14 +20,27 @@ def test_version_and_python_dash_m(cli):
 
 @pytest.mark.parametrize("args", [
     ("analyze", "example-1", "--json"),
+    ("analyze", "example-1", "--json", "--detail"),
     ("build", "example-1", "--field", "7", "--json"),
     ("verify", "example-1", "--scheme", "example-1.scheme.json", "--json"),
     ("examples", "--json"),
     ("converse", "example-1", "--json"),
+    ("examples", "--homogeneous", "3,2,1", "--json"),
 ])
 def test_every_json_object_has_a_schema_version(cli, args):
+    """Stamped once, first, at the top: no nested result carries one of its own."""
     d = json.loads(cli(*args).stdout)
-    assert d["schema_version"] == SCHEMA_VERSION
+    assert next(iter(d)) == "schema_version" and d["schema_version"] == SCHEMA_VERSION
+    assert _stamps(d) == 1
+
+
+def _stamps(value) -> int:
+    """How many objects in ``value`` have a ``schema_version`` key."""
+    if isinstance(value, dict):
+        return ("schema_version" in value) + sum(map(_stamps, value.values()))
+    if isinstance(value, list):
+        return sum(map(_stamps, value))
+    return 0
 
 
 def test_census_report_json_has_a_schema_version(cli, tmp_path):
