@@ -117,3 +117,12 @@ def test_no_saved_line_when_nothing_saved(cli, tmp_path):
     assert res.exit_code == 0
     saved = any((tmp_path / "o").glob("*.json")) if (tmp_path / "o").exists() else False
     assert ("schemes saved under" in res.stdout) == saved
+
+
+@pytest.mark.parametrize("verb", ["audit", "solve"])
+def test_results_holding_converse_bounds_are_stamped_once(cli, tmp_path, verb):
+    """The audit's converse and the solution's converses are results too: none stamps itself."""
+    res = cli(verb, "audit/fractional-optimum", "--json", "-o", tmp_path / verb)
+    assert res.exit_code == 0, res.stderr
+    d = json.loads(res.stdout)
+    assert _stamps(d) == 1 and (d.get("converse_lower") or d.get("converses"))
