@@ -98,6 +98,10 @@ class LibraryDefault:
         return str(self())
 
 
+#: ``--q-rule``'s default: :func:`itsa.analyze`'s.
+Q_RULE_DEFAULT = LibraryDefault("itsa.bounds.analysis", "analyze", "q_rule")
+
+
 class LibraryConstant(LibraryDefault):
     """A constant of the library as a click default, read on first use."""
 
@@ -174,6 +178,27 @@ def echo_json(obj) -> None:
     from itsa._util.plain import stamped
 
     click.echo(json.dumps(stamped({k: v for k, v in obj.items() if k != "schema_version"}), indent=2))
+
+
+def echo_json_stream(obj, key: str, items) -> None:
+    """Like :func:`echo_json`, with one more key, last, whose array is written item by item.
+
+    ``items`` yields each element already as JSON text, so a long array
+    (``analyze --json --detail``) is never held in memory.
+    """
+    import sys
+
+    from itsa._util.plain import stamped
+
+    head = json.dumps(stamped({k: v for k, v in obj.items() if k != "schema_version"}), indent=2)
+    out = sys.stdout
+    out.write(head[:-2] + f',\n  {json.dumps(key)}: [')
+    sep = "\n    "
+    for item in items:
+        out.write(sep + item)
+        sep = ",\n    "
+    out.write("\n  ]\n}\n")
+    out.flush()
 
 
 def show(result, as_json: bool = False) -> None:

@@ -2,7 +2,16 @@
 
 import click
 
-from ._common import Q_RULE, LibraryDefault, console, echo_json, itsa_errors, load_instance, progress_callback, warn
+from ._common import (
+    Q_RULE,
+    Q_RULE_DEFAULT,
+    LibraryDefault,
+    itsa_errors,
+    load_instance,
+    progress_callback,
+    show,
+    warn,
+)
 
 
 @click.command()
@@ -10,17 +19,16 @@ from ._common import Q_RULE, LibraryDefault, console, echo_json, itsa_errors, lo
 @click.option("--field", "-q", type=int, default=None,
               help="The prime q of F_q (default: the smallest prime above the construction's "
                    "Schwartz-Zippel size and 100, as verify and audit use).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the coefficient draws.")
+@click.option("--seed", type=int, default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the coefficient draws.")
 @click.option("--max-tries", type=click.IntRange(1), default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "max_tries"), show_default=True,
               help="Coefficient draws before giving up.")
-@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa
-    from itsa.output.report import build_to_dict
     from itsa.schemes.constructions import field_warning
 
     with itsa_errors():
@@ -35,32 +43,6 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
                                        progress=progress)
         if output:
             itsa.save_scheme(instance, result.scheme, output)
-    if as_json:
-        echo_json(build_to_dict(instance, result))
-        return
-    out = console()
-    sch = result.scheme
-    used = sch.trimmed()
-    on_used = (f"; rate {used.rate} on the {used.key_symbols} its keys use" if used is not sch else "")
-    out.print(f"[bold]{result.construction}[/] scheme for {instance.name}: rate {sch.rate} "
-              f"({sch.key_symbols} key symbols, L = {sch.L}{on_used}) over F_{sch.field}")
-    out.print(f"{result.note}; Schwartz-Zippel field size: {result.field_size}; "
-              f"verified by the {result.verdict.engine} engine after {result.tries} draw(s)")
-    render_keys(out, instance, sch)
-    if output:
-        out.print(f"wrote {output}")
-
-
-def render_keys(out, instance, scheme) -> None:
-    from rich.table import Table
-
-    from itsa._util.display import user
-
-    table = Table(title=f"Keys Z_(u,v) = F_(u,v) · N over F_{scheme.field} (rows: the L symbols)")
-    table.add_column("user")
-    table.add_column("F_(u,v)")
-    for i in range(instance.K):
-        mat = scheme.key_matrix(i)
-        rows = "0" if not mat.any() else "\n".join(" ".join(f"{x:>3}" for x in r) for r in mat.tolist())
-        table.add_row(user(*instance.label(i)), rows)
-    out.print(table)
+    show(result, as_json)
+    if output and not as_json:
+        click.echo(f"wrote {output}")

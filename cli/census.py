@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ._common import LibraryChoice, LibraryDefault, echo_json, itsa_errors
+from ._common import LibraryChoice, LibraryDefault, echo_json, itsa_errors, show
 
 
 class _DefaultRun(click.Group):
@@ -42,13 +42,8 @@ def census():
 @click.option("--json", "as_json", is_flag=True, help="Print the final counts as one JSON object.")
 def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json):
     """Run the census of SPEC, streaming one row per instance to OUTPUT."""
-    from dataclasses import asdict
-
     from itsa import examples
 
-    if scheduler and workers is not None:
-        click.echo("error: --workers and --scheduler exclude each other", err=True)
-        sys.exit(2)
     with itsa_errors():
         from itsa.census import load_spec, run_census  # one line without the census extra
 
@@ -60,45 +55,34 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
         except KeyboardInterrupt:      # the bar has stopped (its last line ended): a line of its own
             click.echo(f"interrupted: finished rows are in {output}; continue with --resume", err=True)
             sys.exit(130)
-    p = result.progress
-    if as_json:
-        echo_json({"output": result.path, "workers": result.workers, **asdict(p)})
-    else:
-        click.echo(f"{p.done} instances in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
-                   f"{p.skipped} already done) -> {result.path}")
+    show(result, as_json)
 
 
 @census.command()
 @click.argument("results", type=click.Path(exists=False))
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False))
 @click.option("--format", "fmt", type=LibraryChoice("itsa.output.draw", "FORMATS"),
-              default=LibraryDefault("itsa.census.report", "census_report", "fmt"), show_default=True,
+              default=LibraryDefault("itsa.census.report", "write_report", "fmt"), show_default=True,
               help="Format of the figures.")
 @click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"),
-              default=LibraryDefault("itsa.census.report", "census_report", "style"), show_default=True,
+              default=LibraryDefault("itsa.census.report", "write_report", "style"), show_default=True,
               help="paper: no titles (the caption is yours); annotated: each figure titled with its question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
 def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
     with itsa_errors():
-        from itsa.census import census_report, census_summary, coverage, read_rows, report_notes, universe_size
+        from itsa.census import write_report
 
-        files = census_report(results, out_dir, fmt=fmt, style=style)
-        summary = census_summary(read_rows(results), universe_size(results))
-        notes = report_notes(out_dir)
+        result = write_report(results, out_dir, fmt=fmt, style=style)
     if as_json:
-        echo_json({"summary": summary, "notes": notes, "files": files})
+        echo_json(result.to_dict())
         return
-    click.echo(coverage(summary))
-    scope = summary.pop("optimal_scope")
-    for key in ("instances", "universe", "partial"):
-        summary.pop(key)
-    for key, val in summary.items():
-        click.echo(f"{key:22s} {val}" + (f" (lower bound proved for {scope})" if key == "optimal" and scope else ""))
-    for note in notes:
+    click.echo(result.headline())
+    for key, val in result.counts():
+        click.echo(f"{key:22s} {val}")
+    for note in result.notes:
         click.echo(f"note: {note}")
-    click.echo(f"wrote {sum(map(len, files.values()))} files to {out_dir}")
-
+    click.echo(f"wrote {result.file_count} files to {result.out_dir}")
 
 
 class _progress_bar:

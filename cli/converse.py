@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, LibraryChoice, console, echo_json, itsa_errors, load_instance, warn
+from ._common import SECONDS, LibraryChoice, itsa_errors, load_instance, show, warn
 from ._progress import progress_display, time_limit_of
 
 TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). When it "
@@ -33,44 +33,20 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
-    from itsa.converse import converse as run
-    from itsa.converse.proof import write_proof
+    from itsa.converse import prove
     from itsa.converse.registry import resolve
-    from itsa.exceptions import InvalidOutputPath
 
     with itsa_errors():
         method = resolve(method, old_name).name
         if old_name:
             warn([f"--class {old_name} is the old name of --lp {method} (every bound "
                   "itsa proves now holds for every scheme; the JSON's class 'general' says so)"])
-        if proof_file and not proof_file.endswith((".md", ".tex")):
-            raise InvalidOutputPath(f"--proof {proof_file}: the file must end in .md or .tex")
         instance = load_instance(path)
-        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
         with progress_display(as_json) as progress:
-            bound = run(instance, method, time_limit=limit, progress=progress)
-        if bound.certified and proof_file:
-            write_proof(bound, instance, proof_file)
+            result = prove(instance, method, proof_file=proof_file,
+                           time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), progress=progress)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
-    if as_json:
-        echo_json({"instance": instance.name, "lower": bound.to_dict(), "proof_file": proof_file if bound.certified else None})
-    else:
-        out = console()
-        if bound.certified and bound.certificate is not None:
-            out.print(f"{instance.name}: R_ZΣ ≥ [bold]{bound.value}[/] for {bound.scope}")
-            out.print(f"{method} LP; certificate: {bound.certificate.size} rows, checked exactly; LP "
-                      f"{bound.sizes['columns']} columns × {bound.sizes['rows']} rows")
-            if bound.relaxed:
-                out.print(f"the optimum of a relaxation of the LP ({bound.relaxed}): "
-                          "the LP's own optimum may be higher")
-            if proof_file:
-                out.print(f"proof written to {proof_file}")
-        else:
-            out.print(f"{instance.name}: no LP bound proved ({bound.status})")
-            if bound.fallback is not None:
-                out.print(f"best bound proved: R_ZΣ ≥ {bound.fallback.value} "
-                          "(corrected bound g(K), itsa.bounds.corrected)")
-    if not bound.certified:
+    show(result, as_json)
+    if not result.bound.certified:
         raise SystemExit(1)
-

@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import Q_RULE, LibraryChoice, LibraryDefault, echo_json, itsa_errors, load_instance, warn
+from ._common import Q_RULE, Q_RULE_DEFAULT, LibraryChoice, LibraryDefault, itsa_errors, load_instance, show, warn
 
 
 @click.command()
@@ -19,14 +19,13 @@ from ._common import Q_RULE, LibraryChoice, LibraryDefault, echo_json, itsa_erro
               default=LibraryDefault("itsa.output.draw", "draw_instance", "style"), show_default=True,
               help="paper: the figure and a legend of the roles present; annotated: also a title "
               "and a box listing the configuration's sets.")
-@click.option("--q-rule", type=Q_RULE, default="union",
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT,
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing what was drawn.")
 def draw(path, output, config, layout, style, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
     from itsa.output.draw import draw_instance, output_format, parse_config
-    from itsa.output.report import drawn_to_dict
 
     with itsa_errors():
         output_format(output)
@@ -36,12 +35,4 @@ def draw(path, output, config, layout, style, q_rule, as_json):
         drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout, style)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
-    if as_json:
-        echo_json(drawn_to_dict(instance, drawn))
-        return
-    from itsa._util.display import config as fmt_config
-
-    how = "first with c = e*" if drawn.default else "chosen"
-    click.echo(f"wrote {drawn.path} ({drawn.format}, layout {drawn.layout}): configuration "
-               f"{fmt_config(drawn.config)} {how}, c = {drawn.c}, e* = {drawn.e_star}, "
-               f"{'critical' if drawn.critical else 'not critical'}")
+    show(drawn, as_json)

@@ -22,22 +22,20 @@ def _triple(ctx, param, value):
 def examples(params, as_json):
     """List the shipped instances (usable as PATH by every command), one line each."""
     import itsa
-    from itsa._util.schema import SCHEMA_VERSION
 
     with itsa_errors():
         if params:
-            text = itsa.examples.homogeneous_yaml(*params)
-            itsa.examples.homogeneous(*params)          # refuse an instance itsa cannot read
-            if as_json:
-                echo_json({"schema_version": SCHEMA_VERSION, "yaml": text})
-            else:
-                click.echo(text, nl=False)
+            found = itsa.examples.homogeneous_file(*params)
+            if not as_json:
+                click.echo(found.text, nl=False)
+                return
+            echo_json(found.to_dict())
             return
-        rows = [(name, itsa.examples.describe(name)) for name in itsa.examples.names()]
+        result = itsa.examples.catalogue()
     if as_json:
-        echo_json({"schema_version": SCHEMA_VERSION,
-                   "examples": [{"name": n, "description": d} for n, d in rows]})
+        echo_json(result.to_dict())
         return
+    rows = result.rows()
     width = max(len(n) for n, _ in rows)
     for name, text in rows:
         click.echo(f"{name:<{width}}  {text}")

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, echo_json, itsa_errors, load_instance, warn
+from ._common import SECONDS, LibraryDefault, itsa_errors, load_instance, show, warn
 from ._progress import progress_display, time_limit_of
 
 
@@ -15,7 +15,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--time-limit", type=SECONDS,
               help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); what is proved and "
               "verified by then is reported, with each converse LP skipped or cut and why.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.optimum", "solve", "seed"), show_default=True,
               help="Seed of the scheme constructions and searches (the same seed, the same output).")
 @click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -25,29 +25,18 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     Prints `R* = r, optimal` when the ends meet, else `lo ≤ R* ≤ hi, open`,
     each end with its reason. Exits 0 when it ran, 2 for bad input.
     """
-    from pathlib import Path
-
-    from itsa._util.files import check_output_dir, safe_stem
-    from itsa.optimum import save_solution
+    from itsa._util.files import check_output_dir
+    from itsa.optimum import default_output_dir
     from itsa.optimum import solve as run
 
     with itsa_errors():
         instance = load_instance(path)
-        out_dir = out_dir or str(Path("solve-out") / safe_stem(instance.name or Path(path).stem))
+        out_dir = out_dir or default_output_dir(instance, path)
         check_output_dir(out_dir)            # a bad folder is refused before the work, and made only after it
         with progress_display(as_json) as progress:
             result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
                          field=field, progress=progress)
-        files = save_solution(result, out_dir)
+        result = result.saved(out_dir)
     warn(instance.warnings)
     warn(instance.outside_assumptions())
-    if as_json:
-        data = result.to_dict()
-        data["lower"]["certificate_file"] = files.get("proof")
-        if data["upper"] is not None:
-            data["upper"]["scheme_file"] = files.get("scheme")
-        echo_json(data)
-        return
-    click.echo(result.summary())
-    for kind, f in files.items():
-        click.echo(f"{kind} saved to {f}")
+    show(result, as_json)

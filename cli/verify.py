@@ -5,14 +5,17 @@ import click
 from ._common import (
     EXIT_FAILED,
     Q_RULE,
+    Q_RULE_DEFAULT,
     LibraryChoice,
     LibraryConstant,
+    LibraryDefault,
     WholeNumber,
     console,
     echo_json,
     itsa_errors,
     load_instance,
     progress_callback,
+    show,
     warn,
 )
 
@@ -25,11 +28,11 @@ from ._common import (
               help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
                    "file's). Without it: the smallest prime above 100 and the construction's "
                    "Schwartz-Zippel size.")
-@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default="auto", show_default=True,
+@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default=LibraryDefault("itsa.schemes.verifier", "verify", "engine"), show_default=True,
               help="rank: exact ranks over F_q (any size); enumerate: every key and input value (small "
                    "schemes, a cross-check); auto: enumerate when it is small, else rank.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the build, without --scheme.")
-@click.option("--q-rule", type=Q_RULE, default="union", show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the build, without --scheme.")
+@click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--enum-budget", type=WholeNumber(), default=LibraryConstant("itsa.schemes.verifier", "ENUM_BUDGET"),
               show_default=True,
@@ -43,7 +46,6 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
     Exit code 0 when every check passes, 1 when any fails, 2 for bad input.
     """
     import itsa
-    from itsa.output.report import verdict_to_dict
 
     with itsa_errors():
         instance = load_instance(path)
@@ -61,33 +63,22 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
                 verdict = itsa.build_scheme(analysis, q, seed=seed, engine=engine, progress=progress,
                                             enum_budget=enum_budget).verdict
     if as_json:
-        echo_json(verdict_to_dict(instance, verdict, include_all=show_all))
+        echo_json(verdict.to_dict(include_all=show_all))
     else:
-        render(instance, verdict, show_all)
+        show(verdict)
+        _leak_table(verdict.leak_rows(include_all=show_all))
     if not verdict.ok:
         raise SystemExit(EXIT_FAILED)
 
 
-def render(instance, verdict, show_all: bool) -> None:
+def _leak_table(rows) -> None:
+    if not rows:
+        return
     from rich.table import Table
 
-    out = console()
-    sch = verdict.scheme
-    status = "[bold green]PASS[/]" if verdict.ok else "[bold red]FAIL[/]"
-    out.print(f"{status} {instance.name}: scheme {sch.construction or '(given)'} over F_{sch.field}, "
-              f"L = {sch.L}, {sch.key_symbols} key symbols, rate {sch.rate}")
-    out.print(f"engine: {verdict.engine}" + (f" ({verdict.fallback})" if verdict.fallback else ""))
-    bad = [k for k, ok in verdict.correct.items() if not ok]
-    out.print("correctness: every server decodes ΣW" if not bad else
-              f"correctness: server(s) {', '.join(map(str, bad))} cannot decode ΣW")
-    out.print(f"security: {verdict.total} configurations (k, m, n), {verdict.trivial} with S_m = ∅, "
-              f"{len(verdict.leaks)} leaking")
-    rows = verdict.measured if show_all else verdict.leaks
-    if rows:
-        table = Table(title="I(view_k; W_Sm | ΣW, W_Tn, Z_Tn) in q-ary units")
-        for col in ("k", "m", "n", "leak"):
-            table.add_column(col)
-        for lk in rows:
-            table.add_row(str(lk.k), str(lk.m), str(lk.n),
-                          str(lk.symbols) if lk.exact else f"≈{lk.approx:.6g} (not a rational multiple of log q)")
-        out.print(table)
+    table = Table(title="I(view_k; W_Sm | ΣW, W_Tn, Z_Tn) in q-ary units")
+    for col in ("k", "m", "n", "leak"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*map(str, row))
+    console().print(table)

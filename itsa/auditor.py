@@ -10,6 +10,7 @@ disagreement as a :class:`Finding`. Every scheme a finding cites has passed
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property
@@ -20,7 +21,7 @@ from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.display import Displayable, Kind
 from itsa._util.files import output_dir, safe_stem  # noqa: F401  (safe_stem: also itsa.auditor.safe_stem)
-from itsa._util.plain import frac, stamped
+from itsa._util.plain import frac, plain
 from itsa.bounds.analysis import Analysis, Regime, analyze
 from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
 from itsa.bounds.published import KnownOptimum, known_optimum
@@ -31,7 +32,7 @@ from itsa.schemes.constructions import Build, build_scheme, default_field, requi
 from itsa.schemes.linalg import check_field
 from itsa.schemes.scheme import Scheme, save_scheme
 from itsa.schemes.verifier import verify
-from itsa.search.scalar import SearchResult, search_min_rate
+from itsa.search.scalar import ScalarOptions, SearchResult, capped_symbols, run_scalar_search
 from itsa.typing import Config
 
 if TYPE_CHECKING:
@@ -48,9 +49,11 @@ class FindingKind(Kind):
     UPPER_BOUND_LOOSE = "upper-bound-loose"      # a construction whose keys use fewer symbols than the printed rate counts
 
 
+#: The folder under which ``itsa audit`` saves the schemes it reports by default (``audit-out/NAME``).
+OUTPUT_ROOT = "audit-out"
+
 #: Every finding kind, in the order above.
 FINDING_KINDS = tuple(FindingKind)
-
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -124,6 +127,7 @@ class Audit(Displayable):
     notes: tuple[str, ...]
     search_file: str | None = None
     converse: ConverseBound | None = None
+    out_dir: str | None = None        # where the reported schemes were saved (:func:`save_audit_schemes`)
 
     @property
     def lower_bound(self) -> Fraction:
@@ -145,10 +149,8 @@ class Audit(Displayable):
         """The ``itsa audit --json`` object."""
         inst = self.instance
         search = self.search
-        return stamped({
-            "instance": inst.name,
-            "field": self.field,
-            "seed": self.seed,
+        return plain({
+            "instance": inst.name, "field": self.field, "seed": self.seed,
             "regimes": {rule: a.regime for rule, a in self.analyses.items()},
             "e_star": self.analyses["union"].e_star,
             "key_rate_lower_printed": frac(self.printed_lower),
@@ -165,8 +167,7 @@ class Audit(Displayable):
                  "rate": frac(c.build.scheme.rate) if c.build is not None else None,
                  "rate_on_symbols_used": frac(c.rate) if c.verified else None,
                  "failure": c.failure, "scheme_file": c.scheme_file}
-                for c in self.checks
-            ],
+                for c in self.checks],
             "search": {
                 "rate": frac(search.rate), "shape": search.shape, "field": search.field,
                 "candidates": search.candidates, "verified": search.verified,
@@ -181,8 +182,7 @@ class Audit(Displayable):
                 {"kind": f.kind, "message": f.message, "printed": f.printed, "verified": f.verified,
                  "configuration": None if f.configuration is None else list(f.configuration),
                  "scheme_file": f.scheme_file}
-                for f in self.findings
-            ],
+                for f in self.findings],
             "notes": list(self.notes),
         })
 
@@ -193,20 +193,35 @@ class Audit(Displayable):
                 f"best verified {_opt(self.best_verified_rate)}")
 
     def rows(self) -> list[tuple[str, str]]:
-        rows = [("instance", self.instance.headline())]
-        for rule, a in self.analyses.items():
-            rows.append((f"{rule} reading", f"{a.regime}: {claim_text(a)}"))
-        rows += [("printed lower bound", str(self.printed_lower)),
-                 ("corrected lower bound", str(self.corrected.value)),
-                 ("search", _search_text(self.search)),
-                 ("best verified rate", _opt(self.best_verified_rate))]
+        inst = self.instance
+        rows = [("instance", inst.headline())]
+        rows += [(f"regime ({rule} Q)", f"{a.regime}: {claim_text(a)}") for rule, a in self.analyses.items()]
+        rows += [("printed lower bound", f"{self.printed_lower}  (min{{e*, K-1}}, paper)"),
+                 ("corrected lower bound", f"{self.corrected.value}  ({self.corrected.label})")]
         if self.external is not None:
-            rows.append(("published optimum", f"{self.external.value} ({self.external.source})"))
-        rows += [(f"finding: {f.kind}", f.message) for f in self.findings]
+            rows.append(("published optimum", f"{self.external.value}  ({self.external.source})"))
+        rows.append(("search (bounded)", _search_text(self.search)))
+        for c in self.checks:
+            x = "" if c.extra_user is None else \
+                f" x={display.user(*inst.label(c.extra_user))}{'' if c.allowed else ' (x ∈ Q)'}"
+            rows.append((f"{c.construction} ({c.q_rule}){x}", c.state))
+        rows.append(("best verified rate", _opt(self.best_verified_rate)))
+        rows += [(f"finding {k}: {f.kind}", f.message + _evidence_text(f)) for k, f in enumerate(self.findings, 1)]
         if not self.findings:
             rows.append(("findings", no_finding_text(self)))
         rows += [("note", n) for n in self.notes]
+        if self.out_dir is not None and (self.search_file or any(c.scheme_file for c in self.checks)):
+            rows.append(("schemes saved under", f"{self.out_dir}/ (each re-checked by verify --scheme)"))
         return rows
+
+
+def _evidence_text(f: Finding) -> str:
+    evidence = [f"printed: {f.printed}"] if f.printed is not None else []
+    if f.verified is not None:
+        evidence.append(f"verified: {f.verified}")
+    if f.scheme_file:
+        evidence.append(f"scheme: {f.scheme_file}")
+    return f" ({'; '.join(evidence)})" if evidence else ""
 
 
 def claim_text(a: Analysis) -> str:
@@ -294,12 +309,14 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     checks = _construction_checks(analyses, field, seed, max_tries)
     try:
         max_symbols, cap_note = capped_symbols(instance, max_symbols)
-        search = search_min_rate(instance, field=field, seed=seed, max_symbols=max_symbols, progress=progress)
+        search = run_scalar_search(instance, ScalarOptions(field=field, seed=seed, max_symbols=max_symbols), progress)
     except ItsaError as exc:    # too large to search: the audit still reports the rest
         search = SearchResult(field=field, seed=seed, scheme=None, rate=None, verdict=None, shape=None, L_values=(), complete=False,
                               limit=str(exc))
     external = known_optimum(instance)
-    findings, notes = _findings(instance, analyses, printed_lower, corrected, checks, search, external)
+    findings, notes = run_rules(Evidence(instance=instance, analyses=analyses, printed_lower=printed_lower,
+                                         corrected=corrected, checks=tuple(checks), search=search,
+                                         external=external))
     notes = ([cap_note] if cap_note else []) + notes
     result = Audit(instance=instance, field=field, seed=seed, analyses=analyses, printed_lower=printed_lower, corrected=corrected, checks=tuple(checks), search=search,
                    external=external, findings=tuple(findings), notes=tuple(notes))
@@ -309,56 +326,29 @@ def audit(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int |
     return save_audit_schemes(result, out_dir) if out_dir is not None else result
 
 
-def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | None, str | None]:
-    """``max_symbols`` capped at the search's limit, and a note saying so when it was cut.
-
-    The search refuses ``K·L + d > MAX_SOURCE_DIM`` for its largest cell
-    (``L = 2``, ``d = 2·(max_symbols + 1)``); a larger request is cut to the
-    largest one it accepts rather than skipped. When even ``max_symbols = 0``
-    is too large, the request is passed on and the search says why it stops.
-
-    >>> from itsa import examples
-    >>> capped_symbols(examples.load("example-1"), 1000)[0]
-    22
-    >>> capped_symbols(examples.load("example-1"), 5)
-    (5, None)
-    """
-    from itsa.search.scalar import MAX_SOURCE_DIM
-
-    want = instance.K - 1 if max_symbols is None else max_symbols
-    top = MAX_SOURCE_DIM // 2 - instance.K - 1
-    if want <= top or top < 0:
-        return max_symbols, None
-    return top, (f"search capped at max_symbols = {top} (requested {want}): K·L + d stays within "
-                 f"the search's limit of {MAX_SOURCE_DIM} source symbols")
-
-
-#: What :func:`_try_build` gives: the verified build, else why not and whether the construction does not apply.
+#: What :func:`_try_build` gives: the verified build, else why not and whether the construction does not apply
 _Attempt = tuple[Build | None, str | None, bool]
 
 
 def _construction_checks(analyses: dict[str, Analysis], field: int, seed: int,
                          max_tries: int) -> list[ConstructionCheck]:
+    """The construction of each reading's regime (for Condition 3, one per user ``x`` it may add)."""
     checks: list[ConstructionCheck] = []
     cache: dict[tuple[str, int, int | None], _Attempt] = {}
     for rule, a in analyses.items():
         need = required_field(a, a.regime)
         q = field if need is None or field > need else default_field(a, floor=field)
+        extras: list[int | None] = [None]
         if a.regime is Regime.CONDITION_3:
-            inst = a.instance
-            for x in members(inst.full_mask & ~(a.S_bar & a.Q)):
-                key: tuple[str, int, int | None] = ("condition-3", q, x)
-                if key not in cache:
-                    cache[key] = _try_build(a, q, seed, max_tries, x)
-                build, failure, structural = cache[key]
-                checks.append(ConstructionCheck(q_rule=rule, construction=a.regime, field=q, extra_user=x, allowed=not (a.Q >> x & 1),
-                                                build=build, failure=failure, structural=structural))
-        else:
-            key = (a.regime, q, None)
+            extras = list(members(a.instance.full_mask & ~(a.S_bar & a.Q)))
+        for x in extras:
+            key = (a.regime, q, x)
             if key not in cache:
-                cache[key] = _try_build(a, q, seed, max_tries, None)
+                cache[key] = _try_build(a, q, seed, max_tries, x)
             build, failure, structural = cache[key]
-            checks.append(ConstructionCheck(q_rule=rule, construction=a.regime, field=q, extra_user=None, allowed=True, build=build, failure=failure, structural=structural))
+            checks.append(ConstructionCheck(q_rule=rule, construction=a.regime, field=q, extra_user=x,
+                                            allowed=x is None or not (a.Q >> x & 1), build=build,
+                                            failure=failure, structural=structural))
     return checks
 
 
@@ -371,98 +361,168 @@ def _try_build(a: Analysis, q: int, seed: int, max_tries: int, x: int | None) ->
         return None, str(exc), False
 
 
-def _findings(inst, analyses, printed_lower, corrected, checks, search, external):
-    findings: list[Finding] = []
-    notes: list[str | tuple[str, str]] = []   # a (rule, text) pair: a note of one reading of Q
-    base = analyses[QRule.UNION]
-    where = base.e_star_configuration
-    lower_txt = f"min{{e*, K-1}} = min{{{base.e_star}, {inst.K - 1}}} = {printed_lower}"
+#: A note of one reading of ``Q``: ``(rule, text)``; a plain note is its text.
+Note = str | tuple[str, str]
 
-    if search.found and search.rate < printed_lower:
-        findings.append(Finding(
+
+@dataclass(frozen=True)
+class Evidence:
+    """What every audit rule reads: the instance, both readings' analyses, the bounds, the schemes found."""
+
+    instance: Instance
+    analyses: dict[str, Analysis]
+    printed_lower: Fraction
+    corrected: CorrectedBound
+    checks: tuple[ConstructionCheck, ...]
+    search: SearchResult
+    external: KnownOptimum | None
+
+    @cached_property
+    def best(self) -> Fraction | None:
+        """The best verified rate: of a construction (on the key symbols it uses) or of the search."""
+        rates = [c.rate for c in self.checks if c.rate is not None]
+        return min(rates + ([self.search.rate] if self.search.rate is not None else []), default=None)
+
+
+#: An audit rule: the findings and notes it draws from the evidence, in order.
+AuditRule = Callable[[Evidence], Iterator["Finding | Note"]]
+
+def printed_converse_rule(ev: Evidence) -> Iterator[Finding | Note]:
+    """A verified scheme, or a published optimum, below the printed lower bound ``min{e*, K-1}``."""
+    base, search, external, printed = ev.analyses[QRule.UNION], ev.search, ev.external, ev.printed_lower
+    where, lower_text = base.e_star_configuration, f"min{{e*, K-1}} = min{{{base.e_star}, {ev.instance.K - 1}}} = {printed}"
+    if search.rate is not None and search.rate < printed:
+        yield Finding(
             kind=FindingKind.CONVERSE_BEATEN,
-            message=f"a verified scheme has rate {search.rate} < the printed lower bound {lower_txt} "
+            message=f"a verified scheme has rate {search.rate} < the printed lower bound {lower_text} "
             f"(e* attained at configuration {display.config(where)}); the printed converse fails on this instance",
-            printed=str(printed_lower), verified=str(search.rate), configuration=where, scheme=search.scheme))
-    if external is not None and external.value < printed_lower:
-        findings.append(Finding(
+            printed=str(printed), verified=str(search.rate), configuration=where, scheme=search.scheme)
+    if external is not None and external.value < printed:
+        yield Finding(
             kind=FindingKind.CONVERSE_BEATEN,
             message=f"the published optimum {external.value} ({external.source}, "
             f"{', '.join(f'{k} = {v}' for k, v in external.parameters.items())}) "
-            f"is below the printed lower bound {lower_txt}",
-            printed=str(printed_lower), verified=None, configuration=where))
-    if search.found and search.rate < corrected.value:
-        findings.append(Finding(
+            f"is below the printed lower bound {lower_text}",
+            printed=str(printed), verified=None, configuration=where)
+
+
+def corrected_bound_rule(ev: Evidence) -> Iterator[Finding | Note]:
+    """A verified scheme below itsa's own corrected bound: a bug of ours."""
+    search, corrected = ev.search, ev.corrected
+    if search.rate is not None and search.rate < corrected.value:
+        yield Finding(
             kind=FindingKind.CORRECTED_BOUND_VIOLATED,
             message=f"a verified scheme has rate {search.rate} < itsa's corrected bound {corrected.value}: "
             "the corrected bound is wrong here (please report)",
-            printed=str(corrected.value), verified=str(search.rate), configuration=None, scheme=search.scheme))
+            printed=str(corrected.value), verified=str(search.rate), configuration=None, scheme=search.scheme)
 
-    for c in checks:
+
+def constructions_rule(ev: Evidence) -> Iterator[Finding | Note]:
+    """A construction of the paper that does not apply (a note), or that no draw makes pass (a finding)."""
+    for c in ev.checks:
         if c.structural:
-            notes.append((c.q_rule, f"the {c.construction} construction does not apply: {c.failure}"))
+            yield (c.q_rule, f"the {c.construction} construction does not apply: {c.failure}")
         elif not c.verified and c.allowed:
-            x = f" with x = {display.user(*inst.label(c.extra_user))}" if c.extra_user is not None else ""
-            findings.append(Finding(
+            x = f" with x = {display.user(*ev.instance.label(c.extra_user))}" if c.extra_user is not None else ""
+            yield Finding(
                 kind=FindingKind.CONSTRUCTION_FAILS,
                 message=f"the paper's {c.construction} construction{x} ({c.q_rule} reading of Q) over F_{c.field} "
                 f"found no verified scheme: {c.failure}",
-                printed=f"{c.construction} scheme secure", verified="no verified draw"))
+                printed=f"{c.construction} scheme secure", verified="no verified draw")
 
-    best = min([c.rate for c in checks if c.verified]
-               + ([search.rate] if search.found else []), default=None)
-    for rule, a in analyses.items():
+
+def claims_rule(ev: Evidence) -> Iterator[Finding | Note]:
+    """Each reading's claimed optimum (or Theorem 2's upper bound): loose, or reached by no verified scheme."""
+    best = ev.best
+    for rule, a in ev.analyses.items():
         claim = a.key_rate_upper.value     # the claimed optimum, or Theorem 2's upper bound
         if claim is None:
-            notes.append((rule, f"the claimed upper bound is unknown ({a.key_rate_upper.reason})"))
+            yield (rule, f"the claimed upper bound is unknown ({a.key_rate_upper.reason})")
             continue
-        for c in checks:                   # Theorem 2's upper bound against its own construction
-            if (a.regime is Regime.THEOREM_2 and c.q_rule == rule and c.verified and c.rate < claim
-                    and verify(inst, c.trimmed, engine="rank").ok):
-                findings.append(Finding(
-                    kind=FindingKind.UPPER_BOUND_LOOSE,
-                    message=f"{rule} reading: the paper's theorem-2 construction draws {c.build.scheme.key_symbols} "
-                    f"key symbols but its keys use {c.trimmed.key_symbols}: its rate is {c.rate}, below "
-                    f"the printed upper bound e* + b* = {claim}", printed=str(claim), verified=str(c.rate), configuration=None, scheme=c.trimmed))
+        if a.regime is Regime.THEOREM_2:
+            yield from _loose_upper_bounds(ev, rule, claim)
         if best is None or best > claim:
             what = f"upper bound R <= {claim}" if a.regime is Regime.THEOREM_2 else f"claimed optimum R = {claim}"
-            findings.append(Finding(
+            yield Finding(
                 kind=FindingKind.OPTIMUM_NOT_REACHED,
                 message=f"{rule} reading: the {a.regime} {what} is reached by no verified scheme "
                 f"(best verified: {best if best is not None else 'none'}, search bounded)",
-                printed=str(claim), verified=None if best is None else str(best)))
+                printed=str(claim), verified=None if best is None else str(best))
 
-    u, i = analyses[QRule.UNION], analyses[QRule.INTERSECTION]
-    if (u.regime, u.Q) != (i.regime, i.Q):
-        c3 = [c for c in checks if c.construction == Regime.CONDITION_3]
-        ok = display.users(sorted({inst.label(c.extra_user) for c in c3 if c.verified}))
-        bad = display.users(sorted({inst.label(c.extra_user) for c in c3
-                                    if not c.verified and not c.structural}))
-        verdicts = []
-        for rule in analyses:
-            mine = [c for c in c3 if c.q_rule == rule and c.allowed]
-            if mine:
-                fails = [inst.label(c.extra_user) for c in mine if not c.verified]
-                verdicts.append(f"{rule}: " + ("every allowed x verifies" if not fails
-                                               else f"x in {display.users(fails)} fails"))
-        findings.append(Finding(
-            kind=FindingKind.Q_RULE_DISAGREEMENT,
-            message=f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
-            f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok}, "
-            f"that fail: {bad}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),
-            printed=f"union: {u.regime}, intersection: {i.regime}",
-            verified="; ".join(verdicts) or None))
 
-    if corrected.value > printed_lower:
-        notes.append(f"itsa's corrected lower bound {corrected.value} is above the printed {printed_lower}")
-    elif corrected.value < printed_lower:
-        notes.append(f"itsa's corrected lower bound {corrected.value} is below the printed {printed_lower}")
-    if not search.complete:
-        notes.append(f"the search stopped early: {search.limit}")
-    if best is not None and best > corrected.value:
-        notes.append(f"gap: best verified rate {best} > corrected lower bound {corrected.value} "
-                     "(the optimum lies in between; the search is bounded)")
-    return findings, _merge_rules(notes)
+def _loose_upper_bounds(ev: Evidence, rule: str, claim: Fraction) -> Iterator[Finding]:
+    """Theorem 2's construction whose keys use fewer symbols than it draws: below its own upper bound."""
+    for c in ev.checks:
+        if c.build is None or c.trimmed is None or c.rate is None or c.q_rule != rule or not c.rate < claim:
+            continue
+        if verify(ev.instance, c.trimmed, engine="rank").ok:
+            yield Finding(
+                kind=FindingKind.UPPER_BOUND_LOOSE,
+                message=f"{rule} reading: the paper's theorem-2 construction draws {c.build.scheme.key_symbols} "
+                f"key symbols but its keys use {c.trimmed.key_symbols}: its rate is {c.rate}, below "
+                f"the printed upper bound e* + b* = {claim}", printed=str(claim), verified=str(c.rate),
+                configuration=None, scheme=c.trimmed)
+
+
+def q_rule_rule(ev: Evidence) -> Iterator[Finding | Note]:
+    """The two readings of ``Q`` give different regimes or sets: which Condition-3 users verify under each."""
+    inst, checks = ev.instance, ev.checks
+    u, i = ev.analyses[QRule.UNION], ev.analyses[QRule.INTERSECTION]
+    if (u.regime, u.Q) == (i.regime, i.Q):
+        return
+    c3 = [(c, inst.label(c.extra_user)) for c in checks
+          if c.construction == Regime.CONDITION_3 and c.extra_user is not None]     # each with its x
+    ok = display.users(sorted({x for c, x in c3 if c.verified}))
+    bad = display.users(sorted({x for c, x in c3 if not c.verified and not c.structural}))
+    verdicts = []
+    for rule in ev.analyses:
+        mine = [(c, x) for c, x in c3 if c.q_rule == rule and c.allowed]
+        if mine:
+            fails = [x for c, x in mine if not c.verified]
+            verdicts.append(f"{rule}: " + ("every allowed x verifies" if not fails
+                                           else f"x in {display.users(fails)} fails"))
+    yield Finding(
+        kind=FindingKind.Q_RULE_DISAGREEMENT,
+        message=f"union reading: {u.regime} (|Q| = {u.Q.bit_count()}), intersection reading: {i.regime} "
+        f"(|Q| = {i.Q.bit_count()}); Condition-3 users x that verify: {ok}, "
+        f"that fail: {bad}" + (f"; {'; '.join(verdicts)}" if verdicts else ""),
+        printed=f"union: {u.regime}, intersection: {i.regime}",
+        verified="; ".join(verdicts) or None)
+
+
+def bounds_rule(ev: Evidence) -> Iterator[Finding | Note]:
+    """Notes: the corrected bound beside the printed one, a search stopped early, the gap left open."""
+    corrected, printed, best = ev.corrected.value, ev.printed_lower, ev.best
+    if corrected > printed:
+        yield f"itsa's corrected lower bound {corrected} is above the printed {printed}"
+    elif corrected < printed:
+        yield f"itsa's corrected lower bound {corrected} is below the printed {printed}"
+    if not ev.search.complete:
+        yield f"the search stopped early: {ev.search.limit}"
+    if best is not None and best > corrected:
+        yield (f"gap: best verified rate {best} > corrected lower bound {corrected} "
+               "(the optimum lies in between; the search is bounded)")
+
+
+#: Every audit rule by name, in the order they run (their findings and notes keep it):
+#: adding a rule is one function of :data:`AuditRule`'s shape, named here.
+AUDIT_RULES: dict[str, AuditRule] = {
+    "printed-converse": printed_converse_rule, "corrected-bound": corrected_bound_rule,
+    "constructions": constructions_rule, "claims": claims_rule, "q-rule": q_rule_rule, "bounds": bounds_rule,
+}
+
+
+def run_rules(ev: Evidence, rules: dict[str, AuditRule] | None = None) -> tuple[list[Finding], list[str]]:
+    """The findings and the notes of every rule of ``rules`` (default :data:`AUDIT_RULES`), in order."""
+    findings: list[Finding] = []
+    notes: list[Note] = []
+    for rule in (AUDIT_RULES if rules is None else rules).values():
+        for item in rule(ev):
+            if isinstance(item, Finding):
+                findings.append(item)
+            else:
+                notes.append(item)
+    return findings, merge_rules(notes)
 
 
 def _keys_converse(instance: Instance):
@@ -489,7 +549,7 @@ def _converse_notes(b, best: Fraction | None) -> list[str]:
     return [f"certified keys converse: R_ZΣ >= {b.value} for {b.scope}"]
 
 
-def _merge_rules(notes: list[str | tuple[str, str]]) -> list[str]:
+def merge_rules(notes: list[Note]) -> list[str]:
     """The notes as lines, a ``(rule, text)`` note that every reading of Q gives alike said once."""
     out: list[str] = []
     for note in notes:
@@ -500,8 +560,6 @@ def _merge_rules(notes: list[str | tuple[str, str]]) -> list[str]:
         if note not in out:
             out.append(note)
     return out
-
-
 
 
 def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
@@ -533,4 +591,5 @@ def save_audit_schemes(result: Audit, out_dir: str | Path) -> Audit:
             save_scheme(inst, f.scheme, path)
             f = replace(f, scheme_file=path)
         findings.append(f)
-    return replace(result, checks=tuple(checks), findings=tuple(findings), search_file=search_file)
+    return replace(result, checks=tuple(checks), findings=tuple(findings), search_file=search_file,
+                   out_dir=str(out_dir))

@@ -23,17 +23,20 @@ True
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from itsa._util.checks import whole_number
+from itsa._util.display import Displayable
 from itsa.exceptions import InvalidInput, InvalidInstance
 from itsa.model.instance import Instance
 from itsa.model.io import load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
            "homogeneous", "homogeneous_yaml", "resolve", "spec_names", "spec_path", "resolve_spec",
-           "suggest", "deployment_names", "resolve_deployment"]
+           "suggest", "deployment_names", "resolve_deployment", "Catalogue", "catalogue", "HomogeneousFile",
+           "homogeneous_file"]
 
 #: The prefix under which census specs were once listed among the instances (still accepted).
 SPEC_PREFIX = "census/"
@@ -287,3 +290,58 @@ def resolve_deployment(path_or_name: str | Path) -> Path:
         return p
     found = _find(_shipped("deployments"), str(path_or_name))
     return p if found is None else found
+
+
+@dataclass(frozen=True, repr=False)
+class Catalogue(Displayable):
+    """The shipped instances, each ``(name, description)``: the answer of ``itsa examples``."""
+
+    entries: tuple[tuple[str, str], ...]
+
+    def headline(self) -> str:
+        return f"{len(self.entries)} shipped instances"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return list(self.entries)
+
+    def to_dict(self) -> dict:
+        return {"examples": [{"name": n, "description": d} for n, d in self.entries]}
+
+
+def catalogue() -> Catalogue:
+    """Every shipped instance with its one-line description (:func:`names`, :func:`describe`).
+
+    >>> catalogue().rows()[0][0]
+    'example-1'
+    """
+    return Catalogue(tuple((name, describe(name)) for name in names()))
+
+
+@dataclass(frozen=True, repr=False)
+class HomogeneousFile(Displayable):
+    """The YAML file of one homogeneous instance: ``itsa examples --homogeneous U,V,t``."""
+
+    U: int
+    V: int
+    t: int
+    text: str
+
+    def headline(self) -> str:
+        return f"homogeneous-U{self.U}-V{self.V}-t{self.t}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("yaml", self.text)]
+
+    def to_dict(self) -> dict:
+        return {"U": self.U, "V": self.V, "t": self.t, "yaml": self.text}
+
+
+def homogeneous_file(U: int, V: int, t: int) -> HomogeneousFile:
+    """:func:`homogeneous_yaml`, checked to be an instance itsa reads (:func:`homogeneous`).
+
+    >>> homogeneous_file(3, 2, 1).text == homogeneous_yaml(3, 2, 1)
+    True
+    """
+    text = homogeneous_yaml(U, V, t)
+    homogeneous(U, V, t)              # refuse an instance itsa cannot read
+    return HomogeneousFile(U, V, t, text)

@@ -95,7 +95,7 @@ def test_theorem2_construction_on_the_symbols_it_uses_is_a_finding(cli, tmp_path
     assert res.best_verified_rate == Fraction(8, 3)
     saved = itsa.load_scheme(inst, loose[0].scheme_file)
     assert saved.rate == Fraction(8, 3) and itsa.verify(inst, saved).ok
-    out = json.loads(cli("audit", "audit/vector-optimum-8-3", "--json", "-o", tmp_path / "cli").output)
+    out = json.loads(cli("audit", "audit/vector-optimum-8-3", "--json", "-o", tmp_path / "cli").stdout)
     assert [c["rate_on_symbols_used"] for c in out["constructions"]] == ["8/3", "8/3"]
 
 

@@ -120,8 +120,8 @@ def test_report_of_a_partial_census_says_how_much_is_done_and_never_all(cli, tmp
             store.add(r)
     res = cli("census", "report", part, "-o", tmp_path / "rep")
     assert res.exit_code == 0, res.output
-    assert res.output.splitlines()[0].startswith("instances done: 3 of the 8 in the universe (partial")
-    assert re.search(r"\ball\b", res.output) is None, res.output
+    assert res.stdout.splitlines()[0].startswith("instances done: 3 of the 8 in the universe (partial")
+    assert re.search(r"\ball\b", res.stdout) is None, res.stdout
     d = json.loads(cli("census", "report", part, "-o", tmp_path / "rep2", "--json").stdout)
     assert (d["summary"]["instances"], d["summary"]["universe"], d["summary"]["partial"]) == (3, 8, True)
     assert all(n.split(": ", 1)[1].startswith("so far (partial census)") for n in d["notes"])

@@ -150,7 +150,7 @@ def test_theorem2_upper_bound_on_the_symbols_the_keys_use(cli):
     a = analyze(examples.load("audit/vector-optimum-8-3"))
     assert (a.key_rate_upper.value, a.key_rate_upper_used.value) == (Fraction(11, 3), Fraction(8, 3))
     assert analyze(examples.load("example-1")).key_rate_upper_used is None             # condition 2
-    out = json.loads(cli("analyze", "audit/vector-optimum-8-3", "--json").output)
+    out = json.loads(cli("analyze", "audit/vector-optimum-8-3", "--json").stdout)
     assert (out["key_rate_upper"], out["key_rate_upper_used"]) == ("11/3", "8/3")
-    text = cli("analyze", "audit/vector-optimum-8-3").output
+    text = cli("analyze", "audit/vector-optimum-8-3").stdout
     assert "key rate upper (itsa)" in text and "8/3" in text

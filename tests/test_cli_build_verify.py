@@ -47,7 +47,7 @@ def test_broken_scheme_exits_1_and_names_leaks(cli, tmp_path):
     assert (1, 4, 1) not in leaks                 # with T = ∅, W_{2,2} still masks the sum
     assert {k for k, _, _ in leaks} == {1}
     table = cli("verify", EX1, "--scheme", path)
-    assert table.exit_code == 1 and "FAIL" in table.stdout and "cannot decode" in table.stdout
+    assert table.exit_code == 1 and "FAIL" in table.stdout and "not decodable" in table.stdout
 
 
 def test_bad_scheme_files_exit_2(cli, tmp_path):

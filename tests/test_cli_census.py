@@ -66,14 +66,14 @@ def test_report_svg(cli, grid_results, tmp_path):
     res = cli("census", "report", grid_results, "-o", tmp_path, "--format", "svg", "--style", "annotated")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "grid-rate.svg").read_text().lstrip().startswith("<?xml")
-    assert "note: open: no open instance (no figure)" in res.output
-    optimal = next(line for line in res.output.splitlines() if line.startswith("optimal "))
+    assert "note: open: no open instance (no figure)" in res.stdout
+    optimal = next(line for line in res.stdout.splitlines() if line.startswith("optimal "))
     assert "(lower bound proved for " in optimal
 
 
 def one_line_exit_2(res, fragment):
     assert res.exit_code == 2, res.output
-    lines = res.output.strip().splitlines()
+    lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and fragment in lines[0], res.output
 
 
@@ -93,7 +93,7 @@ def test_unreachable_scheduler_is_an_environment_failure_not_bad_input(cli, tmp_
     res = cli("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
               "--scheduler", "tcp://127.0.0.1:9", "--connect-timeout", "0.5")
     assert res.exit_code == 1, res.output
-    lines = res.output.strip().splitlines()
+    lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "cannot reach the Dask scheduler" in lines[0]
     assert not (tmp_path / "r.parquet").exists()
 

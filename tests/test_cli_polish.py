@@ -8,7 +8,7 @@ from itsa_cli import _COMMANDS
 def test_help_names_every_verb(cli):
     res = cli("--help")
     assert res.exit_code == 0
-    head = res.output.split("Options:")[0]          # the description itself, not click's list
+    head = res.stdout.split("Options:")[0]          # the description itself, not click's list
     for verb in _COMMANDS:
         assert verb in head, verb
 

@@ -1,6 +1,7 @@
 """The converse at scale: orbit LPs of symmetric instances, their strict check, the time budget."""
 
 import dataclasses
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -178,7 +179,8 @@ def test_cli_converse_json_is_silent_on_stderr(cli):
 def test_cli_converse_cut_names_the_best_bound(cli):
     res = cli("converse", "homogeneous-U3-V2-t1", "--time-limit", "0.000001")
     assert res.exit_code == 1
-    assert "cut: time limit reached" in res.stdout and "best bound proved: R_ZΣ ≥" in res.stdout
+    assert "cut: time limit reached" in res.stdout
+    assert re.search(r"best bound proved +R_ZΣ ≥", res.stdout), res.stdout
 
 
 def test_cli_progress_rules():

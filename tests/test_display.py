@@ -52,7 +52,7 @@ def test_analysis_names_the_configuration_attaining_e_star(ex2_analysis):
 
 def test_verdict_lists_leaks(example1):
     v = itsa.verify(example1, itsa.Scheme(7, 1, 1, {0: [[1]]}), engine="rank")
-    assert repr(v).startswith("<Verdict FAILS: rate 1 over F_7, rank engine")
+    assert repr(v).startswith("<Verdict FAIL example-1: rate 1 over F_7, rank engine")
     assert "leak (1,2,1)" in v.summary() and "not decodable at server(s) 1, 2, 3" in v.summary()
     ok = itsa.verify(example1, itsa.examples.scheme("example-1"), engine="rank")
     assert "0 leaking" in repr(ok) and "every server decodes ΣW" in ok.summary()

@@ -84,7 +84,7 @@ def test_default_config_attains_e_star(path):
 def test_chosen_config_reports_c_and_critical(analysis2):
     _, info = instance_figure(analysis2, (1, 8, 21))
     assert (info.c, info.critical, info.default) == (2, True, False)
-    assert "(1, 8, 21)" in info.title and info.title.startswith("example-2")
+    assert "(1, 8, 21)" in info.caption and info.caption.startswith("example-2")
 
 
 def test_parse_config_library_errors(analysis2):

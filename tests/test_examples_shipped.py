@@ -60,7 +60,7 @@ def test_cli_examples_homogeneous_yaml(cli):
     assert res.exit_code == 0
     assert res.stdout == (INSTANCES / "homogeneous-U3-V2-t1.yaml").read_text()
     bad = cli("examples", "--homogeneous", "3,2")
-    assert bad.exit_code == 2 and "U,V,t" in bad.output
+    assert bad.exit_code == 2 and "U,V,t" in bad.stderr
 
 
 def _run_outside(tmp_path, *args):

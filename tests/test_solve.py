@@ -44,7 +44,7 @@ def test_equal_bounds_keep_the_certified_class():
 def test_cli_solve_json_and_files(cli, tmp_path):
     r = cli("solve", "audit/fractional-optimum", "--json", "-o", str(tmp_path))
     assert r.exit_code == 0, r.output
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     assert d["verdict"] == "optimal" and d["lower"]["value"] == d["upper"]["value"] == "3/2"
     assert (d["lower"]["class"], d["lower"]["method"], d["lower"]["certified"]) == ("general", "keys", True)
     inst = examples.load("audit/fractional-optimum")
@@ -57,19 +57,19 @@ def test_cli_solve_json_and_files(cli, tmp_path):
 def test_cli_converse(cli, tmp_path):
     proof = tmp_path / "p.tex"
     r = cli("converse", "example-2", "--proof", str(proof))
-    assert r.exit_code == 0 and "7/2" in r.output
+    assert r.exit_code == 0 and "7/2" in r.stdout
     assert proof.read_text(encoding="utf-8").startswith("\\documentclass")
     r = cli("converse", "example-2", "--json")
-    d = json.loads(r.output)
+    d = json.loads(r.stdout)
     assert d["lower"]["value"] == "7/2" and d["lower"]["lp"]["columns"] > 0
 
 
 def test_cli_converse_bad_input(cli):
     for opts in (["--lp", "model"], ["--class", "general"]):
         r = cli("converse", "example-2", *opts)
-        assert r.exit_code == 2 and "at most 4 users" in r.output
+        assert r.exit_code == 2 and "at most 4 users" in r.stderr
     r = cli("converse", "example-2", "--lp", "keys", "--class", "general")
-    assert r.exit_code == 2 and "the old name general is the model LP, not the keys LP" in r.output
+    assert r.exit_code == 2 and "the old name general is the model LP, not the keys LP" in r.stderr
     r = cli("converse", "example-2", "--proof", "x.pdf")
     assert r.exit_code == 2
 
@@ -83,16 +83,16 @@ def test_cli_lp_choices_come_from_the_library():
 
 def test_cli_solve_bad_input(cli):
     r = cli("solve", "example-1", "--field", "4")
-    assert r.exit_code == 2 and r.output.count("\n") == 1 and "error:" in r.output
+    assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "error:" in r.stderr
     r = cli("solve", "no-such-file.yaml")
-    assert r.exit_code == 2 and "no such file" in r.output
+    assert r.exit_code == 2 and "no such file" in r.stderr
 
 
 def test_cli_solve_refuses_a_bad_output_folder_before_the_work(cli, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     r = cli("solve", "example-1", "-o", str(blocker / "sub"))
-    assert r.exit_code == 2 and r.output.count("\n") == 1 and "cannot create" in r.output
+    assert r.exit_code == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and "cannot create" in r.stderr
 
 
 def test_settled_solution_does_not_list_converses_it_did_not_need():

@@ -12,7 +12,7 @@ from typing import Any
 
 from itsa._util import display
 from itsa._util.display import Displayable, Kind, shorten
-from itsa._util.plain import frac, stamped, users
+from itsa._util.plain import frac, plain, users
 from itsa.bounds.corrected import corrected_lower_bound
 from itsa.bounds.lp import LPResult, theorem2_lp
 from itsa.exceptions import InvalidOption
@@ -138,7 +138,7 @@ class Analysis(Displayable):
     def to_dict(self) -> dict[str, Any]:
         """The ``itsa analyze --json`` object (without the per-configuration rows: see :mod:`itsa.output.detail`)."""
         inst, s = self.instance, self.sets
-        return stamped({
+        return plain({
             "instance": inst.name,
             "U": inst.U, "K": inst.K, "M": inst.M, "N": inst.N,
             "servers": list(inst.servers),

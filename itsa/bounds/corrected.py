@@ -90,9 +90,8 @@ batch, by decreasing bound ``bound(g(X ∩ T)) + gain``, and ``g(X ∩ T)`` is o
 computed (on an explicit stack, memoised) when that bound beats the best value so far;
 the search stops once the cap ``|X|`` (``K-1``, ``|X ∩ A|``) is reached. The step
 recorded for ``X`` is the first configuration ``(n, m, k)``, in lexicographic
-order, attaining ``g(X)``: the one the plain loop over :func:`structures`
-(first strict maximum) picks, so values and chains are unchanged
-(``tests/test_bounds.py`` keeps that loop as the reference).
+order, of positive gain attaining ``g(X)``; :class:`itsa.testing.oracles.ReferenceChain`
+computes values and chains from the definition alone, and the tests hold the two equal.
 
 Security criterion (the converse of the Lemma for linear schemes). For a
 linear scheme **whose** ``ΣZ`` **is a function of** ``Z_T`` (for example

@@ -16,7 +16,17 @@ for _package in ("pyarrow", "dask", "distributed"):
     require(_package)
 
 from itsa.census.canonical import brute_canonical_form, canonical_key
-from itsa.census.report import REPORTS, census_report, census_summary, census_tables, coverage, report_notes, scope_of
+from itsa.census.report import (
+    REPORTS,
+    CensusReport,
+    census_report,
+    census_summary,
+    census_tables,
+    coverage,
+    report_notes,
+    scope_of,
+    write_report,
+)
 from itsa.census.run import CensusProgress, CensusRun, SchedulerUnreachable, run_census
 from itsa.census.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
 from itsa.census.spec import UNIVERSES, WORKS, CensusSpec, InvalidSpec, Item, load_spec, parse_spec
@@ -29,6 +39,6 @@ __all__ = [
     "CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census",
     "COLUMNS", "SCHEMA_VERSION", "arrow_schema",
     "UNIVERSES", "WORKS", "CensusSpec", "InvalidSpec", "Item", "load_spec", "parse_spec",
-    "REPORTS", "census_report", "census_summary", "census_tables", "coverage", "report_notes", "scope_of",
+    "REPORTS", "CensusReport", "write_report", "census_report", "census_summary", "census_tables", "coverage", "report_notes", "scope_of",
     "ResultStore", "read_results", "read_rows", "universe_size", "instance_yaml", "run_one",
 ]

@@ -24,17 +24,20 @@ from __future__ import annotations
 import csv
 import os
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from itsa._util.checks import choice
+from itsa._util.display import Displayable
 from itsa.census.schema import RowStatus
 from itsa.converse.registry import scope_of
 from itsa.optimum import SolveVerdict
 from itsa.output.draw import FORMATS, STYLES
 
-__all__ = ["census_summary", "coverage", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS", "report_notes"]
+__all__ = ["census_summary", "coverage", "census_tables", "census_report", "REPORTS", "scope_of", "FORMATS",
+           "report_notes", "CensusReport", "write_report"]
 
 #: One census row: a column name to its value (strings, ints, floats, booleans or None).
 Row = dict[str, Any]
@@ -234,12 +237,57 @@ def census_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str 
 
 
 def _save(fig, path, fmt, title):
-    from itsa.output.draw import _save_atomically
+    from itsa.output.draw import save_atomically
 
-    _save_atomically(fig, Path(path), fmt, title)
+    save_atomically(fig, Path(path), fmt, title)
 
 
 def report_notes(out_dir: str | os.PathLike) -> list[str]:
     """The notes of a written report (the tables that got a line instead of a figure)."""
     with open(Path(out_dir) / "summary.csv", encoding="utf-8") as fh:
         return [row[1] for row in csv.reader(fh) if row and row[0] == "note"]
+
+
+#: Summary keys that the report's first line (:func:`coverage`) or its "optimal" row already says.
+_IN_HEADLINE = ("instances", "universe", "partial", "optimal_scope")
+
+
+@dataclass(frozen=True, repr=False)
+class CensusReport(Displayable):
+    """A written census report: its ``tally`` (:func:`census_summary`), its notes and the files written, by report name."""
+
+    out_dir: str
+    tally: dict[str, Any]
+    notes: tuple[str, ...]
+    files: dict[str, list[str]]
+
+    def headline(self) -> str:
+        return coverage(self.tally)
+
+    def counts(self) -> list[tuple[str, str]]:
+        """The summary's counts as ``(quantity, text)``; "optimal" says for which schemes."""
+        scope = self.tally.get("optimal_scope")
+        return [(key, f"{val}" + (f" (lower bound proved for {scope})" if key == "optimal" and scope else ""))
+                for key, val in self.tally.items() if key not in _IN_HEADLINE]
+
+    @property
+    def file_count(self) -> int:
+        return sum(map(len, self.files.values()))
+
+    def rows(self) -> list[tuple[str, str]]:
+        return (self.counts() + [("note", n) for n in self.notes]
+                + [("written", f"{self.file_count} files to {self.out_dir}")])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``itsa census report --json`` object."""
+        return {"summary": dict(self.tally), "notes": list(self.notes), "files": dict(self.files)}
+
+
+def write_report(path: str | os.PathLike, out_dir: str | os.PathLike, fmt: str = "pdf",
+                 style: str = "paper") -> CensusReport:
+    """:func:`census_report`, with the table's summary and the report's notes: the answer of ``itsa census report``."""
+    from itsa.census.store import read_rows, universe_size
+
+    files = census_report(path, out_dir, fmt=fmt, style=style)
+    summary = census_summary(read_rows(path), universe_size(path))
+    return CensusReport(str(out_dir), summary, tuple(report_notes(out_dir)), files)

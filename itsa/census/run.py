@@ -37,13 +37,14 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
+from itsa._util.display import Displayable
 from itsa.census.schema import RowStatus
 from itsa.census.spec import CensusSpec
 from itsa.census.store import ResultStore
 from itsa.census.work import failed_row, run_one, warm_up
-from itsa.exceptions import Unreachable
+from itsa.exceptions import InvalidOption, Unreachable
 
 __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
            "warm_worker", "WORKER_CONFIG"]
@@ -71,13 +72,25 @@ class CensusProgress:
     elapsed: float = 0.0
 
 
-@dataclass(frozen=True)
-class CensusRun:
+@dataclass(frozen=True, repr=False)
+class CensusRun(Displayable):
     """Outcome of :func:`run_census`: the final progress and where the table is."""
 
     path: str
     progress: CensusProgress
     workers: int
+
+    def headline(self) -> str:
+        p = self.progress
+        return (f"{p.done} instances in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
+                f"{p.skipped} already done) -> {self.path}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("results", self.path), ("workers", str(self.workers))]
+
+    def to_dict(self) -> dict:
+        """The ``itsa census --json`` object: the table's folder, the workers and the final counts."""
+        return {"output": self.path, "workers": self.workers, **asdict(self.progress)}
 
 
 def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusProgress:
@@ -191,6 +204,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
 
     Raises
     ------
+    InvalidOption
+        ``workers`` and ``scheduler`` both given.
     KeyboardInterrupt
         Passed on after the tasks in flight are cancelled and quietly dropped;
         every finished row is in ``out``'s journal, for ``resume``.
@@ -206,6 +221,8 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     >>> run.progress.done, read_results(out).num_rows
     (8, 8)
     """
+    if scheduler and workers is not None:
+        raise InvalidOption("local workers and a running scheduler exclude each other: give one of them")
     items = spec.items()
     serial = workers == 0 and client is None and scheduler is None
     cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,

@@ -35,6 +35,7 @@ from itsa.converse.pipeline import (
     DEFAULT_TIME_LIMIT,
     PLAIN_MAX_USERS,
     ConverseBound,
+    ConverseProof,
     check_size,
     estimate_seconds,
     solve_and_certify,
@@ -50,7 +51,7 @@ from itsa.model.instance import Instance
 #: with too many orbits whatever K is.
 MAX_USERS = {name: c.max_users for name, c in REGISTRY.items()}
 
-__all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBound", "converse",
+__all__ = ["CLASSES", "MAX_USERS", "REGISTRY", "DEFAULT_TIME_LIMIT", "ConverseBound", "ConverseProof", "converse", "prove",
            "Certificate", "EntropyProblem", "check_certificate", "estimate_seconds", "lookup",
            "check_size", "solve_and_certify"]
 
@@ -147,3 +148,43 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     return bound
 
 
+
+
+#: The endings of a proof file: Markdown or LaTeX (:func:`itsa.converse.proof.write_proof`).
+PROOF_SUFFIXES = (".md", ".tex")
+
+
+def prove(instance: Instance, method: str = "keys", *, proof_file: str | None = None,
+          time_limit: float | None = DEFAULT_TIME_LIMIT, progress=None) -> ConverseProof:
+    """:func:`converse`, and the proof of a certified bound written to ``proof_file``.
+
+    Parameters
+    ----------
+    instance : Instance
+    method : str
+        The converse LP (see :func:`converse`).
+    proof_file : str, optional
+        ``FILE.md`` (Markdown) or ``FILE.tex`` (LaTeX); refused before any work
+        when it ends otherwise. Written only when the bound is certified.
+    time_limit : float, optional
+        Seconds for the whole call (``None``: no limit).
+    progress : callable, optional
+        As for :func:`converse`.
+
+    Examples
+    --------
+    >>> from itsa import examples
+    >>> prove(examples.load("audit/fractional-optimum")).headline()   # doctest: +ELLIPSIS
+    'audit-fractional-optimum: R_ZΣ ≥ 3/2 for every scheme of the model ...'
+    """
+    from itsa.exceptions import InvalidOutputPath
+
+    if proof_file and not str(proof_file).endswith(PROOF_SUFFIXES):
+        raise InvalidOutputPath(f"proof file {proof_file}: the file must end in .md or .tex")
+    bound = converse(instance, method, time_limit=time_limit, progress=progress)
+    if not (bound.certified and proof_file):
+        return ConverseProof(instance, bound)
+    from itsa.converse.proof import write_proof
+
+    write_proof(bound, instance, proof_file)
+    return ConverseProof(instance, bound, str(proof_file))

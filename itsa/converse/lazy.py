@@ -29,8 +29,8 @@ from fractions import Fraction
 import numpy as np
 
 from itsa._util.display import user
-from itsa.converse.lp import Origin, Row, _constraint_rows
-from itsa.converse.orbit import OrbitLP, _identity, _lemma_rows, _raw_rows
+from itsa.converse.lp import Origin, Row, constraint_rows
+from itsa.converse.orbit import OrbitLP, identity_closure, lemma_rows, raw_rows
 from itsa.converse.problem import KEYS, EntropyProblem
 from itsa.exceptions import InvalidInstance
 from itsa.model.instance import Instance
@@ -186,20 +186,20 @@ def lazy_lp(instance: Instance) -> OrbitLP:
 
     def orbit(mask: int) -> int:
         return int(column_of[mask])
-    cons, origins = _lemma_rows(instance, cells, orbit)
+    cons, origins = lemma_rows(instance, cells, orbit)
     names = tuple(f"Z{user(*instance.label(i))}" for i in range(K))
     problem = EntropyProblem(names=names, dependencies=(), constraints=tuple(cons),
                              objective=((instance.full_mask, Fraction(1)),), generators=(), method="keys",
                              keys=tuple(range(K)), kind=KEYS)
-    lp = OrbitLP(problem=problem, closure=_identity, orbit_of={}, representatives=reps.tolist(), orbit_sizes=[],
+    lp = OrbitLP(problem=problem, closure=identity_closure, orbit_of={}, representatives=reps.tolist(), orbit_sizes=[],
                  rows=[], objective={}, instance=instance, cells=cells, radix=[2] * K, column_of=column_of,
                  lemma_origins=tuple(origins))
-    lp.rows = _constraint_rows(lp) + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, int(reps[o])))
+    lp.rows = constraint_rows(lp) + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, int(reps[o])))
                                       for o in range(1, n)]
     lp.objective = lp.coords(problem.objective)
     lp.implicit = ElementalRows(K, column_of)
-    lp.sizes = {"variables": K, "columns_raw": n - 1, "rows_raw": _raw_rows(K), "columns_closure": n - 1,
-                "columns": n - 1, "rows": len(cons) + _raw_rows(K), "rows_built": len(cons),
+    lp.sizes = {"variables": K, "columns_raw": n - 1, "rows_raw": raw_rows(K), "columns_closure": n - 1,
+                "columns": n - 1, "rows": len(cons) + raw_rows(K), "rows_built": len(cons),
                 "group_generators": 0, "cells": K, "count_vectors": n,
                 "rows_seeded": len(cons) + len(lp.implicit.seed),
                 "columns_seeded": int(np.unique(lp.implicit.sets_of(lp.implicit.seed)).size)}

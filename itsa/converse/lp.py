@@ -181,7 +181,7 @@ def reduce_problem(problem: EntropyProblem, symmetry: bool = True) -> ReducedLP:
         sizes_[ids[r]] += 1 if c != closure(0) else 0
     orbit_of = {c: ids[root[c]] for c in closed}
     rlp = ReducedLP(problem=problem, closure=closure, orbit_of=orbit_of, representatives=reps, orbit_sizes=sizes_, rows=[], objective={})
-    rlp.rows = (_shannon_rows(problem, closure, succ, orbit_of) + _constraint_rows(rlp)
+    rlp.rows = (_shannon_rows(problem, closure, succ, orbit_of) + constraint_rows(rlp)
                 + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, reps[o])) for o in range(1, len(reps))])
     rlp.objective = rlp.coords(problem.objective)
     n = problem.n
@@ -223,7 +223,7 @@ def _shannon_rows(problem: EntropyProblem, closure: Closure, succ, orbit_of) -> 
     return list(seen.values())
 
 
-def _constraint_rows(rlp: ReducedLP) -> list[Row]:
+def constraint_rows(rlp: ReducedLP) -> list[Row]:
     rows = []
     for idx, c in enumerate(rlp.problem.constraints):
         coefs = rlp.coords(c.form)

@@ -47,7 +47,7 @@ from itsa._util.bitset import mask_of
 from itsa._util.display import user
 from itsa.bounds.corrected import structure
 from itsa.converse.lp import Origin, ReducedLP, Row
-from itsa.converse.problem import KEYS, Constraint, EntropyProblem, _sets
+from itsa.converse.problem import KEYS, Constraint, EntropyProblem, sets_text
 from itsa.converse.symmetry import instance_automorphisms, is_automorphism
 from itsa.exceptions import InvalidInstance, VerificationError
 from itsa.model.instance import Instance
@@ -324,20 +324,20 @@ def orbit_lp(instance: Instance) -> OrbitLP:
 
     def orbit(mask: int) -> int:
         return int(column_of[_count_index(mask, cell_masks, radix)])
-    cons, origins = _lemma_rows(instance, cells, orbit)
+    cons, origins = lemma_rows(instance, cells, orbit)
     names = tuple(f"Z{user(*instance.label(i))}" for i in range(instance.K))
     problem = EntropyProblem(names=names, dependencies=(), constraints=tuple(cons), objective=((instance.full_mask, Fraction(1)),),
                              generators=tuple(gens) + twins, method="keys", keys=tuple(range(instance.K)), kind=KEYS)
     rep_masks = [_rep_mask(int(r), cells, radix) for r in reps]
-    lp = OrbitLP(problem=problem, closure=_identity, orbit_of={}, representatives=rep_masks, orbit_sizes=[],
+    lp = OrbitLP(problem=problem, closure=identity_closure, orbit_of={}, representatives=rep_masks, orbit_sizes=[],
                  rows=[], objective={}, instance=instance, cells=cells,
                  radix=radix, column_of=column_of, lemma_origins=tuple(origins))
-    from itsa.converse.lp import _constraint_rows
-    lp.rows = (_shannon_rows(lp, reps) + _constraint_rows(lp)
+    from itsa.converse.lp import constraint_rows
+    lp.rows = (_shannon_rows(lp, reps) + constraint_rows(lp)
                + [Row(((o, 1),), ">=", Fraction(0), (Origin.NONNEG, rep_masks[o])) for o in range(1, len(reps))])
     lp.objective = lp.coords(problem.objective)
     lp.sizes = {"variables": instance.K, "columns_raw": (1 << instance.K) - 1,
-                "rows_raw": _raw_rows(instance.K), "columns_closure": (1 << instance.K) - 1,
+                "rows_raw": raw_rows(instance.K), "columns_closure": (1 << instance.K) - 1,
                 "columns": lp.n_columns, "rows": sum(r.origin[0] != Origin.NONNEG for r in lp.rows),
                 "group_generators": len(problem.generators), "cells": len(cells), "count_vectors": n}
     return lp
@@ -352,11 +352,13 @@ def _count_index(mask: int, cell_masks: list[int], radix: list[int]) -> int:
     return out
 
 
-def _raw_rows(n: int) -> int:
+def raw_rows(n: int) -> int:
+    """The elemental Shannon inequalities on ``n`` variables (the LP's rows before reduction)."""
     return n * (n - 1) * 2 ** (n - 3) + n if n >= 3 else n
 
 
-def _identity(mask: int) -> int:
+def identity_closure(mask: int) -> int:
+    """The closure of an LP on every user set: each set is its own."""
     return mask
 
 
@@ -435,7 +437,7 @@ def _signature(instance: Instance, cells_masks, cfg) -> tuple:
     return tuple(out)
 
 
-def _lemma_rows(instance: Instance, cells, orbit) -> tuple[list[Constraint], list[tuple]]:
+def lemma_rows(instance: Instance, cells, orbit) -> tuple[list[Constraint], list[tuple]]:
     """Group-lemma constraints, one configuration per signature and ``Y`` up to twins."""
     cell_masks = [mask_of(c) for c in cells]
     cell_of = {i: n for n, c in enumerate(cells) for i in c}
@@ -473,7 +475,7 @@ def _lemma_rows(instance: Instance, cells, orbit) -> tuple[list[Constraint], lis
     cons, origins = [], []
     for _, (_gain, cfg, Y) in sorted(best.items()):
         k, m, n = cfg
-        reason = f"general group lemma for server {k}, {_sets(instance, m, n)}, Y = {instance.describe(Y)}"
+        reason = f"general group lemma for server {k}, {sets_text(instance, m, n)}, Y = {instance.describe(Y)}"
         cons.append(_lemma_constraint(instance, cfg, Y, reason))
         origins.append((cfg, Y))
     return cons, origins

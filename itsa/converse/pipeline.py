@@ -11,7 +11,6 @@ from fractions import Fraction
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable, Kind
-from itsa._util.schema import SCHEMA_VERSION
 from itsa.bounds.corrected import EVERY_SCHEME, CorrectedBound
 from itsa.converse.certificate import Certificate, certify
 from itsa.converse.classes import ConverseClass
@@ -138,8 +137,7 @@ class ConverseBound(Displayable):
         return "general" if self.scope == EVERY_SCHEME else self.method
 
     def to_dict(self) -> dict:
-        return {"schema_version": SCHEMA_VERSION,
-                "value": None if self.value is None else str(self.value),
+        return {"value": None if self.value is None else str(self.value),
                 "class": self.scheme_class, "method": self.method, "scope": self.scope,
                 "certified": self.certified, "status": self.status,
                 "float_value": self.float_value, "lp": self.sizes,
@@ -150,6 +148,41 @@ class ConverseBound(Displayable):
                 "relaxed": self.relaxed,
                 "estimated_seconds": None if self.estimate is None else round(self.estimate, 1),
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+
+
+@dataclass(frozen=True, repr=False)
+class ConverseProof(Displayable):
+    """The answer of ``itsa converse``: a converse bound on one instance and the file its proof went to.
+
+    ``proof_file`` is set only when the bound is certified and its proof was written
+    (:func:`itsa.converse.prove`).
+    """
+
+    instance: Instance
+    bound: ConverseBound
+    proof_file: str | None = None
+
+    def headline(self) -> str:
+        b, name = self.bound, self.instance.name or "instance"
+        if b.certified:
+            return f"{name}: R_ZΣ ≥ {b.value} for {b.scope}"
+        return f"{name}: no LP bound proved ({b.status})"
+
+    def rows(self) -> list[tuple[str, str]]:
+        b = self.bound
+        if not (b.certified and b.certificate is not None):
+            return [] if b.fallback is None else [
+                ("best bound proved", f"R_ZΣ ≥ {b.fallback.value} (corrected bound g(K), itsa.bounds.corrected)")]
+        rows = [("LP", f"{b.method}; certificate: {b.certificate.size} rows, checked exactly; "
+                       f"LP {b.sizes['columns']} columns × {b.sizes['rows']} rows")]
+        if b.relaxed:
+            rows.append(("relaxation", f"the optimum of a relaxation of the LP ({b.relaxed}): "
+                                       "the LP's own optimum may be higher"))
+        return rows + ([("proof written to", self.proof_file)] if self.proof_file else [])
+
+    def to_dict(self) -> dict:
+        return {"instance": self.instance.name, "lower": self.bound.to_dict(),
+                "proof_file": self.proof_file if self.bound.certified else None}
 
 
 def estimate_seconds(sizes: dict) -> float:

@@ -132,7 +132,7 @@ def _user(instance: Instance, i: int) -> str:
     return user(*instance.label(i))
 
 
-def _sets(instance: Instance, m: int, n: int) -> str:
+def sets_text(instance: Instance, m: int, n: int) -> str:
     """``S_2 = {(1,1)}, T_3 = {(2,1), (3,1)}``: a configuration's sets by name and members."""
     return (f"S_{m} = {instance.describe(instance.security_sets[m - 1])}, "
             f"T_{n} = {instance.describe(instance.collusion_sets[n - 1])}")
@@ -202,7 +202,7 @@ def model_problem(instance: Instance) -> EntropyProblem:
                 cond = (1 << S) | mask_of(W[i] for i in members(T)) | mask_of(Z[i] for i in members(T))
                 form = mutual_information(view, mask_of(W[i] for i in members(Sm)), cond)
                 cons.append(_constraint(form, "=", 0, f"security of server {k + 1} for "
-                                        f"{_sets(instance, m, n)}"))
+                                        f"{sets_text(instance, m, n)}"))
     gens = tuple(_lift(instance, g, [W, [S], Z, X], Y) for g in instance_automorphisms(instance))
     return EntropyProblem(names=tuple(names), dependencies=tuple(deps), constraints=tuple(cons), objective=((Z_all, Fraction(1)),),
                           generators=gens, method="model", keys=tuple(Z), kind=MODEL)
@@ -250,7 +250,7 @@ def keys_problem(instance: Instance) -> EntropyProblem:
             k, m, n = st.config
             key = (Y | T, T)
             if key not in best or gain > best[key][0]:
-                best[key] = (gain, f"general group lemma for server {k}, {_sets(instance, m, n)}, "
+                best[key] = (gain, f"general group lemma for server {k}, {sets_text(instance, m, n)}, "
                              f"Y = {instance.describe(Y)}")
     cons = [_constraint({YT: 1, T: -1} if T else {YT: 1}, ">=", gain, reason)
             for (YT, T), (gain, reason) in sorted(best.items())]

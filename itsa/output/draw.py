@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from itsa._util import display
 from itsa._util.checks import choice
-from itsa._util.display import Kind
+from itsa._util.display import Displayable, Kind
 from itsa._util.files import atomic_writer
-from itsa._util.plain import stamped
+from itsa._util.plain import plain
 from itsa.bounds.analysis import Analysis
 from itsa.exceptions import InvalidOption, InvalidOutputPath
 from itsa.model.instance import Instance
@@ -84,8 +85,8 @@ PUBLICATION_RC: dict[Any, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fo
 #: Most users drawn in one figure (time grows quickly beyond it).
 MAX_DRAW_USERS = 1000
 
-@dataclass(kw_only=True, frozen=True)
-class DrawnFigure:
+@dataclass(kw_only=True, frozen=True, repr=False)
+class DrawnFigure(Displayable):
     """What :func:`draw_instance` wrote, and which configuration it shows.
 
     ``config`` is 1-based ``(u, m, n)``; ``default`` says it was chosen as the
@@ -100,12 +101,22 @@ class DrawnFigure:
     e_star: int
     critical: bool
     default: bool
-    title: str
+    caption: str           # the figure's title text (annotated style)
     instance: Instance | None = field(default=None, compare=False, repr=False)   # the instance drawn
+
+    def headline(self) -> str:
+        how = "first with c = e*" if self.default else "chosen"
+        return (f"wrote {self.path} ({self.format}, layout {self.layout}): configuration "
+                f"{display.config(self.config)} {how}, c = {self.c}, e* = {self.e_star}, "
+                f"{'critical' if self.critical else 'not critical'}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("file", str(self.path)), ("configuration (u,m,n)", display.config(self.config)),
+                ("c, e*", f"{self.c}, {self.e_star}")]
 
     def to_dict(self) -> dict[str, Any]:
         """The ``itsa draw --json`` object: the file, its format and layout, the configuration shown."""
-        return stamped({"instance": None if self.instance is None else self.instance.name,
+        return plain({"instance": None if self.instance is None else self.instance.name,
                         "path": str(self.path), "format": self.format, "layout": self.layout,
                         "configuration": list(self.config), "default": self.default, "c": self.c,
                         "e_star": self.e_star, "critical": self.critical})
@@ -188,7 +199,7 @@ def instance_figure(analysis: Analysis, config: str | Config | None = None,
     u, m, n = cfg
     conf = analysis.configurations
     info = DrawnFigure(path=Path(), format="", layout=layout, config=cfg, c=int(conf.c[u - 1, m - 1, n - 1]),
-                       e_star=analysis.e_star, critical=bool(conf.critical[u - 1, m - 1, n - 1]), default=default, title=title)
+                       e_star=analysis.e_star, critical=bool(conf.critical[u - 1, m - 1, n - 1]), default=default, caption=title)
     return fig, info
 
 
@@ -251,15 +262,15 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
         raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: "
                               f"directory {os.fspath(path.parent)!r} does not exist")
     fig, info = instance_figure(analysis, config, layout, style)
-    _save_atomically(fig, path, fmt, info.title)
+    save_atomically(fig, path, fmt, info.caption)
     return DrawnFigure(path=path, format=fmt, layout=info.layout, config=info.config, c=info.c, e_star=info.e_star,
-                       critical=info.critical, default=info.default, title=info.title,
+                       critical=info.critical, default=info.default, caption=info.caption,
                        instance=analysis.instance)
 
 
 # -- saving -----------------------------------------------------------------
 
-def _save_atomically(fig, path: Path, fmt: str, title: str) -> None:
+def save_atomically(fig, path: Path, fmt: str, title: str) -> None:
     import matplotlib
 
     meta = {"svg": {"Title": title, "Date": None}, "pdf": {"Title": title, "CreationDate": None},

@@ -18,7 +18,7 @@ from itsa._util import display
 from itsa._util.bitset import members
 from itsa._util.checks import choice
 from itsa._util.display import Displayable
-from itsa._util.plain import frac, stamped
+from itsa._util.plain import frac, plain
 from itsa._util.progress import counting
 from itsa.bounds.analysis import REGIMES, Analysis, Regime
 from itsa.exceptions import Infeasible, VerificationError
@@ -56,14 +56,19 @@ class Build(Displayable):
         return f"q > {self.required_field}"
 
     def rows(self) -> list[tuple[str, str]]:
-        rows = [("scheme", repr(self.scheme)), ("verdict", repr(self.verdict)),
-                ("draws", f"{self.tries} (the first that verified)"), ("Schwartz-Zippel size", self.field_size)]
-        return rows + ([("note", self.note)] if self.note else [])
+        sch, used = self.scheme, self.scheme.trimmed()
+        on_used = f"; rate {used.rate} on the {used.key_symbols} its keys use" if used is not sch else ""
+        rows = [("scheme", f"rate {sch.rate} ({sch.key_symbols} key symbols, L = {sch.L}{on_used}) over F_{sch.field}"),
+                ("verified", f"by the {self.verdict.engine} engine after {self.tries} draw(s), the first that verified"),
+                ("Schwartz-Zippel field size", self.field_size)]
+        rows += [("note", self.note)] if self.note else []
+        inst = self.verdict.instance
+        return rows + ([] if inst is None else [(f"F{label}", text) for label, text in sch.key_rows(inst)])
 
     def to_dict(self) -> dict[str, Any]:
         """The ``itsa build --json`` object."""
         inst = self.verdict.instance
-        return stamped({
+        return plain({
             "instance": None if inst is None else inst.name,
             "construction": self.construction, "note": self.note, "rate": frac(self.scheme.rate),
             "field": self.scheme.field, "required_field": self.required_field, "tries": self.tries,

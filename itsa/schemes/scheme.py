@@ -169,6 +169,20 @@ class Scheme(Displayable):
         """Keys by user bit index (a scheme does not know its instance; see ``describe``)."""
         return [(f"user #{i}", "; ".join(" ".join(map(str, r)) for r in mat)) for i, mat in self.keys]
 
+    def key_rows(self, instance: Instance) -> list[tuple[str, str]]:
+        """Each user ``(u,v)`` with its key matrix ``F_(u,v)`` (``Z_(u,v) = F_(u,v) · N``): one line per symbol, ``0`` when it has no key.
+
+        >>> from itsa import examples
+        >>> examples.scheme("example-1").key_rows(examples.example1())[:2]
+        [('(1,1)', '  1   0'), ('(1,2)', '0')]
+        """
+        rows = []
+        for i in range(instance.K):
+            mat = self.key_matrix(i)
+            text = "0" if not mat.any() else "\n".join(" ".join(f"{x:>3}" for x in r) for r in mat.tolist())
+            rows.append((user(*instance.label(i)), text))
+        return rows
+
     def describe(self, instance: Instance) -> str:
         """Every key as ``Z(u,v) = F N`` lines, users written ``(u,v)``.
 

@@ -29,7 +29,7 @@ from typing import Any
 from itsa._util import display
 from itsa._util.checks import choice
 from itsa._util.display import Displayable, Kind
-from itsa._util.plain import frac, stamped
+from itsa._util.plain import frac, plain
 from itsa._util.progress import counting
 from itsa.exceptions import InvalidOption, InvalidScheme
 from itsa.model.instance import Instance
@@ -143,7 +143,7 @@ class Verdict(Displayable):
         """The ``itsa verify --json`` object (leaks in exact q-ary units; every one with ``include_all``)."""
         inst = self.instance
         shown = self.measured if include_all else self.leaks
-        return stamped({
+        return plain({
             "instance": None if inst is None else inst.name,
             "ok": self.ok, "engine": self.engine, "fallback": self.fallback, "source_dim": self.source_dim,
             "scheme": None if inst is None else scheme_to_dict(inst, self.scheme),
@@ -185,9 +185,17 @@ class Verdict(Displayable):
 
     # -- display -----------------------------------------------------------
     def headline(self) -> str:
-        status = "ok" if self.ok else "FAILS"
-        return (f"{status}: rate {self.scheme.rate} over F_{self.scheme.field}, {self.engine} engine, "
+        status = "PASS" if self.ok else "FAIL"
+        name = f" {self.instance.name}" if self.instance is not None and self.instance.name else ""
+        return (f"{status}{name}: rate {self.scheme.rate} over F_{self.scheme.field}, {self.engine} engine, "
                 f"{self.checked} configurations checked, {len(self.leaks)} leaking")
+
+    def leak_rows(self, include_all: bool = False) -> list[tuple[int, int, int, str]]:
+        """``(k, m, n, leak)`` of each leaking configuration (of every one measured, with ``include_all``),
+        the leak in q-ary symbols."""
+        return [(lk.k, lk.m, lk.n, str(lk.symbols) if lk.exact else
+                 f"≈{lk.approx:.6g} (not a rational multiple of log q)")
+                for lk in (self.measured if include_all else self.leaks)]
 
     def rows(self) -> list[tuple[str, str]]:
         sch = self.scheme
@@ -281,7 +289,7 @@ def verify(instance: Instance, scheme: Scheme, engine: str = "auto",
     >>> v.engine, v.ok, v.checked
     ('enumerate', True, 3)
     >>> v
-    <Verdict ok: rate 2 over F_3, enumerate engine, 3 configurations checked, 0 leaking>
+    <Verdict PASS: rate 2 over F_3, enumerate engine, 3 configurations checked, 0 leaking>
     >>> verify(inst, Scheme(3, 1, 0, {}), engine="rank").leaks[0]
     <Leak (1,1,1): 1 symbols>
     """

@@ -35,7 +35,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import ItsaError
 from itsa.model.instance import Instance
-from itsa.search.vector import VectorSearchResult, search_vector_scheme
+from itsa.search.vector import VectorOptions, VectorSearchResult, run_vector_search
 
 __all__ = ["RateTried", "GapSearch", "gap_rates", "search_gap"]
 
@@ -182,8 +182,8 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
     """
     tried: list[RateTried] = []
     if time_limit is None:                               # one pass: the bound, then the gap
-        best, stopped = _one_pass(instance, lo, hi, None, tried, Deadline(None), lower=True, gap=True,
-                                  hints=hints, seed=seed, field=field, budget=rate_budget)
+        best, stopped = _one_pass(instance, lo, hi, None, tried, Deadline(None),
+                                  GapPass(hints, seed, field, rate_budget), lower=True, gap=True)
         return best, GapSearch(rates=tuple(tried), stopped=stopped)
     clock = Deadline(time_limit)
     passes = [0]
@@ -192,17 +192,17 @@ def search_gap(instance: Instance, lo: Fraction, hi: Fraction | None, *,
         """Passes at the lower bound alone until ``until``; the best find and what stopped them."""
         while True:
             before = len(tried)
-            best, stopped = _one_pass(instance, lo, hi, best, tried, until, lower=True, gap=False,
-                                      hints=hints, seed=seed + passes[0], field=field,
-                                      budget=rate_budget << min(passes[0], 6))
+            best, stopped = _one_pass(instance, lo, hi, best, tried, until,
+                                      GapPass(hints, seed + passes[0], field, rate_budget << min(passes[0], 6)),
+                                      lower=True, gap=False)
             drew = any(r.candidates for r in tried[before:])
             passes[0] += drew
             if not drew or _closes(best, lo) or stopped:
                 return best, stopped
     best, stopped = at_lower(None, clock.share(LOWER_SHARE))
     if not _closes(best, lo) and not clock.expired():
-        best, stopped = _one_pass(instance, lo, hi, best, tried, clock, lower=False, gap=True,
-                                  hints=hints, seed=seed, field=field, budget=rate_budget)
+        best, stopped = _one_pass(instance, lo, hi, best, tried, clock, GapPass(hints, seed, field, rate_budget),
+                                  lower=False, gap=True)
         if passes[0] and not _closes(best, lo) and not clock.expired():
             best, stopped = at_lower(best, clock)
     if not _closes(best, lo) and clock.expired():
@@ -215,7 +215,17 @@ def _closes(best: VectorSearchResult | None, lo: Fraction) -> bool:
     return best is not None and best.scheme is not None and best.scheme.rate == lo
 
 
-def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, *, lower, gap, hints, seed, field, budget):
+@dataclass(frozen=True)
+class GapPass:
+    """What one pass of :func:`search_gap` searches with: the hints, the seed, the field, the budget per rate."""
+
+    hints: Mapping[int, Fraction] | None
+    seed: int
+    field: int | None
+    budget: int
+
+
+def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, opts: GapPass, *, lower: bool, gap: bool):
     """``lo`` (with ``lower``), then the gap's rates by bisection (with ``gap``); appends to ``tried``.
 
     Returns the best find so far and what stopped the pass (``None``: every rate tried).
@@ -232,9 +242,9 @@ def _one_pass(instance, lo, hi, best, tried, deadline: Deadline, *, lower, gap, 
         if deadline.expired():
             return best, "time limit reached"
         try:
-            r = search_vector_scheme(instance, rate, L_values=_Ls(rate), field=field, seed=seed,
-                                     hints=hints, time_limit=None if left is None else left * share,
-                                     budget=budget * (2 if rate == lo else 1))
+            r = run_vector_search(instance, rate, VectorOptions(
+                L_values=_Ls(rate), field=opts.field, seed=opts.seed, time_limit=None if left is None else left * share,
+                budget=opts.budget * (2 if rate == lo else 1)), hints=opts.hints)
         except ItsaError as exc:
             tried.append(RateTried(rate=rate, L_values=_Ls(rate), candidates=0, prefiltered=0, found=False, limit=f"skipped: {exc}"))
             rest = [x for x in rest if x != rate]

@@ -353,13 +353,32 @@ class _Levels:
         return None
 
 
-def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symbols: int | None = None,
-                    L_values: tuple[int, ...] = (1, 2), tries: int = 4,
-                    progress: Progress | None = None, n_random_supports: int = 4,
-                    budget: int = DEFAULT_BUDGET, all_supports_up_to: int = 6,
-                    max_patterns: int = 400, pattern_tries: int = 2,
-                    enumerate_up_to: int = DEFAULT_ENUMERATE,
-                    time_limit: float | None = None) -> SearchResult:
+@dataclass(frozen=True)
+class ScalarOptions:
+    """How :func:`search_min_rate` searches: its parameters but the instance and ``progress``, same names and meaning."""
+
+    field: int = 31
+    seed: int = 0
+    max_symbols: int | None = None
+    L_values: tuple[int, ...] = (1, 2)
+    tries: int = 4
+    n_random_supports: int = 4
+    budget: int = DEFAULT_BUDGET
+    all_supports_up_to: int = 6
+    max_patterns: int = 400
+    pattern_tries: int = 2
+    enumerate_up_to: int = DEFAULT_ENUMERATE
+    time_limit: float | None = None
+
+
+def search_min_rate(instance: Instance, field: int = ScalarOptions.field, seed: int = ScalarOptions.seed,
+                    max_symbols: int | None = ScalarOptions.max_symbols,
+                    L_values: tuple[int, ...] = ScalarOptions.L_values, tries: int = ScalarOptions.tries,
+                    progress: Progress | None = None, n_random_supports: int = ScalarOptions.n_random_supports,
+                    budget: int = ScalarOptions.budget, all_supports_up_to: int = ScalarOptions.all_supports_up_to,
+                    max_patterns: int = ScalarOptions.max_patterns, pattern_tries: int = ScalarOptions.pattern_tries,
+                    enumerate_up_to: int = ScalarOptions.enumerate_up_to,
+                    time_limit: float | None = ScalarOptions.time_limit) -> SearchResult:
     """Smallest-rate verified scheme found by a bounded, seeded search.
 
     Parameters
@@ -420,35 +439,46 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
     >>> small.rate, small.exhaustive         # over F_2 every scalar key with rate < 2 was tried
     (Fraction(2, 1), True)
     """
+    return run_scalar_search(instance, ScalarOptions(
+        field=field, seed=seed, max_symbols=max_symbols, L_values=tuple(L_values), tries=tries,
+        n_random_supports=n_random_supports, budget=budget, all_supports_up_to=all_supports_up_to,
+        max_patterns=max_patterns, pattern_tries=pattern_tries, enumerate_up_to=enumerate_up_to,
+        time_limit=time_limit), progress)
+
+
+def run_scalar_search(instance: Instance, options: ScalarOptions = ScalarOptions(),
+                      progress: Progress | None = None) -> SearchResult:
+    """:func:`search_min_rate` with its options in one object."""
+    o = options
     K = instance.K
-    if any(L not in (1, 2) for L in L_values) or not L_values:
+    if any(L not in (1, 2) for L in o.L_values) or not o.L_values:
         raise InvalidOption("L_values must be a non-empty subset of (1, 2)")
-    max_d = K - 1 if max_symbols is None else max_symbols
+    max_d = K - 1 if o.max_symbols is None else o.max_symbols
     if max_d < 0:
         raise InvalidOption("max_symbols must be >= 0")
-    biggest = max(K * L + (max_d + 1) * L for L in L_values)
+    biggest = max(K * L + (max_d + 1) * L for L in o.L_values)
     if biggest > MAX_SOURCE_DIM:
         raise ItsaError(f"search too large: K·L + d reaches {biggest} > {MAX_SOURCE_DIM} "
-                        f"(K = {K}, max_symbols = {max_d}, L in {tuple(L_values)})")
-    check_field(field)
-    plan = Plan(instance=instance, field=field, seed=seed, supports=supports(instance, f"{seed}", n_random_supports, all_supports_up_to),
-                 sbar=frozenset(members(configurations(instance).S_bar)), tries=tries, n_random_supports=n_random_supports,
-                 max_patterns=max_patterns, pattern_tries=pattern_tries)
-    runner, levels = _Runner(instance, field, seed, budget, time_limit), _Levels(counting(progress, "search"))
+                        f"(K = {K}, max_symbols = {max_d}, L in {tuple(o.L_values)})")
+    check_field(o.field)
+    plan = Plan(instance=instance, field=o.field, seed=o.seed, supports=supports(instance, f"{o.seed}", o.n_random_supports, o.all_supports_up_to),
+                 sbar=frozenset(members(configurations(instance).S_bar)), tries=o.tries, n_random_supports=o.n_random_supports,
+                 max_patterns=o.max_patterns, pattern_tries=o.pattern_tries)
+    runner, levels = _Runner(instance, o.field, o.seed, o.budget, o.time_limit), _Levels(counting(progress, "search"))
 
     def every(L, d):
-        small = d > 0 and field ** ((K - 1) * L * d) <= enumerate_up_to
-        return every_key(K, field, L, d) if small else None
+        small = d > 0 and o.field ** ((K - 1) * L * d) <= o.enumerate_up_to
+        return every_key(K, o.field, L, d) if small else None
 
     best = None
-    if 1 in L_values:
+    if 1 in o.L_values:
         todo = [(d, shapes_L1(plan, d)) for d in range(0, max_d + 1)]
         planned = sum(len(sh) + (every(1, d) is not None) for d, sh in todo)
         for d, shapes in todo:
             best = levels.level(runner, 1, d, shapes, every(1, d), planned)
             if best or runner.limit:
                 break
-    if 2 in L_values and not runner.limit:
+    if 2 in o.L_values and not runner.limit:
         top = best[0].rate if best else Fraction(max_d + 1)
         todo = [(d, shapes_L2(plan, d)) for d in range(1, 2 * max_d + 2) if Fraction(d, 2) < top]
         planned = levels.done + sum(len(sh) + (every(2, d) is not None) for d, sh in todo)
@@ -460,8 +490,8 @@ def search_min_rate(instance: Instance, field: int = 31, seed: int = 0, max_symb
                 break
     scheme, verdict, shape = best if best else (None, None, None)
     exhaustive = runner.limit is None and all(levels.complete)
-    return SearchResult(field=field, seed=seed, scheme=scheme, rate=scheme.rate if scheme else None, verdict=verdict, shape=shape,
-                        L_values=tuple(L_values), d_values={L: tuple(v) for L, v in levels.d_tried.items()},
+    return SearchResult(field=o.field, seed=o.seed, scheme=scheme, rate=scheme.rate if scheme else None, verdict=verdict, shape=shape,
+                        L_values=tuple(o.L_values), d_values={L: tuple(v) for L, v in levels.d_tried.items()},
                         attempts=tuple(levels.attempts), candidates=runner.candidates, prefiltered=runner.prefiltered, verified=runner.verified,
                         exhaustive=exhaustive, complete=runner.limit is None, limit=runner.limit)
 
@@ -495,3 +525,25 @@ def fast_secure(instance: Instance, scheme: Scheme) -> bool:
     if not checker.sum_known(keys, scheme.L, scheme.key_symbols):
         return not verify(instance, scheme, engine="rank").leaks
     return checker.secure_keys(keys, scheme.L, scheme.key_symbols)
+
+
+def capped_symbols(instance: Instance, max_symbols: int | None) -> tuple[int | None, str | None]:
+    """``max_symbols`` capped at the search's limit, and a note saying so when it was cut.
+
+    The search refuses ``K·L + d > MAX_SOURCE_DIM`` for its largest cell
+    (``L = 2``, ``d = 2·(max_symbols + 1)``); a larger request is cut to the
+    largest one it accepts rather than skipped. When even ``max_symbols = 0``
+    is too large, the request is passed on and the search says why it stops.
+
+    >>> from itsa import examples
+    >>> capped_symbols(examples.load("example-1"), 1000)[0]
+    22
+    >>> capped_symbols(examples.load("example-1"), 5)
+    (5, None)
+    """
+    want = instance.K - 1 if max_symbols is None else max_symbols
+    top = MAX_SOURCE_DIM // 2 - instance.K - 1
+    if want <= top or top < 0:
+        return max_symbols, None
+    return top, (f"search capped at max_symbols = {top} (requested {want}): K·L + d stays within "
+                 f"the search's limit of {MAX_SOURCE_DIM} source symbols")

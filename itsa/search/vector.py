@@ -204,12 +204,28 @@ def _parse_rate(rate) -> Fraction:
     return r
 
 
-def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field: int | None = None,
-                         seed: int = 0, budget: int = DEFAULT_BUDGET,
-                         hints: Mapping[int, Fraction] | None = None,
-                         progress: Callback | None = None, tries: int = HINT_TRIES,
-                         max_absorbers: int = 4, time_limit: float | None = None,
-                         patience: int | None = None) -> VectorSearchResult:
+@dataclass(frozen=True)
+class VectorOptions:
+    """How :func:`search_vector_scheme` searches: its parameters but the instance, the rate, the hints
+    and ``progress``, same names and meaning."""
+
+    L_values: tuple[int, ...] = (2, 3, 4)
+    field: int | None = None
+    seed: int = 0
+    budget: int = DEFAULT_BUDGET
+    tries: int = HINT_TRIES
+    max_absorbers: int = 4
+    time_limit: float | None = None
+    patience: int | None = None
+
+
+def search_vector_scheme(instance: Instance, rate, *, L_values=VectorOptions.L_values,
+                         field: int | None = VectorOptions.field, seed: int = VectorOptions.seed,
+                         budget: int = VectorOptions.budget, hints: Mapping[int, Fraction] | None = None,
+                         progress: Callback | None = None, tries: int = VectorOptions.tries,
+                         max_absorbers: int = VectorOptions.max_absorbers,
+                         time_limit: float | None = VectorOptions.time_limit,
+                         patience: int | None = VectorOptions.patience) -> VectorSearchResult:
     """A verified linear scheme of source key rate exactly ``rate``, or a record of the tries.
 
     Parameters
@@ -255,41 +271,51 @@ def search_vector_scheme(instance: Instance, rate, *, L_values=(2, 3, 4), field:
     >>> r.found, r.scheme.rate, r.verdict.ok
     (True, Fraction(3, 2), True)
     """
+    options = VectorOptions(L_values=tuple(L_values), field=field, seed=seed, budget=budget, tries=tries,
+                            max_absorbers=max_absorbers, time_limit=time_limit, patience=patience)
+    return run_vector_search(instance, rate, options, hints=hints, progress=progress)
+
+
+def run_vector_search(instance: Instance, rate, options: VectorOptions = VectorOptions(), *,
+                      hints: Mapping[int, Fraction] | None = None,
+                      progress: Callback | None = None) -> VectorSearchResult:
+    """:func:`search_vector_scheme` with its options in one object."""
+    o = options
     rate = _parse_rate(rate)
-    for L in L_values:
+    for L in o.L_values:
         whole_number("L_values", L, minimum=1)
-    Ls = tuple(L for L in L_values if (rate * L).denominator == 1)
+    Ls = tuple(L for L in o.L_values if (rate * L).denominator == 1)
     K = instance.K
     d_max = max((int(rate * L) for L in Ls), default=0)
-    crit = GroupCriterion(instance, 2 if field is None else field)
-    if field is not None:
-        check_field(field)
-    q = crit.q = field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
-    s = _Search(instance, crit, q, seed, budget, counting(progress, "vector search"), Deadline(time_limit))
-    patience = 20 + 4 * K if patience is None else patience
+    crit = GroupCriterion(instance, 2 if o.field is None else o.field)
+    if o.field is not None:
+        check_field(o.field)
+    q = crit.q = o.field or default_vector_field(instance, max(d_max, 1), n_checks=len(crit))
+    s = _Search(instance, crit, q, o.seed, o.budget, counting(progress, "vector search"), Deadline(o.time_limit))
+    patience = 20 + 4 * K if o.patience is None else o.patience
     starts = {}
     for L in Ls:                   # first every fixed shape at every L: cheap, and often enough
         d = int(rate * L)
-        s.stop = budget
+        s.stop = o.budget
         if d == 0 or K < 2:
             s.run(L, d, BlockShape("zero", ((d, 0, 0),) if d else (), ()), 1)
         else:
-            starts[L] = _fixed_level(s, L, d, hints, tries, max_absorbers)
+            starts[L] = _fixed_level(s, L, d, hints, o.tries, o.max_absorbers)
         if s.found or not s.left():
             break
     todo = [L for L in starts] if s.found is None else []
     for n_left, L in zip(range(len(todo), 0, -1), todo):       # then repair walks, equal shares
-        s.stop = s.count["cand"] + (budget - s.count["cand"]) // n_left
+        s.stop = s.count["cand"] + (o.budget - s.count["cand"]) // n_left
         _walk_level(s, L, int(rate * L), starts[L], hints, patience)
         if s.found or s.out_of_time():
             break
     limit = None
     if s.found is None and s.out_of_time():
-        limit = f"time limit of {time_limit:.1f} s reached"
-    elif s.found is None and s.count["cand"] >= budget:
-        limit = f"budget of {budget} candidate schemes reached"
+        limit = f"time limit of {o.time_limit:.1f} s reached"
+    elif s.found is None and s.count["cand"] >= o.budget:
+        limit = f"budget of {o.budget} candidate schemes reached"
     scheme, verdict, shape = s.found if s.found else (None, None, None)
-    return VectorSearchResult(rate=rate, field=q, seed=seed, scheme=scheme, verdict=verdict, shape=shape, L_tried=Ls, trials=tuple(s.trials),
+    return VectorSearchResult(rate=rate, field=q, seed=o.seed, scheme=scheme, verdict=verdict, shape=shape, L_tried=Ls, trials=tuple(s.trials),
                               candidates=s.count["cand"], prefiltered=s.count["pre"], hinted=bool(hints), limit=limit,
                               best_deficit=s.best)
 
