@@ -39,15 +39,17 @@ from fractions import Fraction
 
 import flint
 
+from itsa._util.certified import Certified, Direction, Provenance, exact_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
-from itsa._util.certified import Certified, Direction, exact_text, precision, to_arb
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.tight import gaussian_meets
 
-__all__ = ["classical_sigma", "classical_epsilon", "basic_composition", "advanced_composition",
+__all__ = ["INVERSE_CLASSICAL", "classical_sigma", "classical_epsilon", "basic_composition", "advanced_composition",
            "sqrt_rounds_heuristic", "check_epsilon", "check_delta_slack"]
 
 CLASSICAL = "classical Gaussian mechanism sqrt(2 ln(1.25/delta))/eps (Dwork-Roth Thm A.1, proved for eps < 1)"
+#: The classical formula read backwards: the per-round ε it assigns to a noise multiplier.
+INVERSE_CLASSICAL = "inverse of the " + CLASSICAL
 
 
 def check_epsilon(epsilon) -> Fraction:
@@ -97,11 +99,12 @@ def classical_epsilon(noise_multiplier, delta) -> Certified:
     d = check_delta(delta)
     with precision():
         ball = _classical_numerator(d) / to_arb(sigma)
-    eps = Certified.from_arb("epsilon per round", ball, Direction.UPPER, "inverse of the " + CLASSICAL)
+    eps = Certified.from_arb("epsilon per round", ball, Direction.UPPER, INVERSE_CLASSICAL)
     if gaussian_meets(sigma, eps.upper(), d):
-        return Certified(eps.name, eps.low, eps.high, Direction.UPPER, eps.method + "; certified by the exact "
-                         "Gaussian curve (Balle-Wang 2018, Thm 8)")
-    return Certified(eps.name, eps.low, eps.high, Direction.HEURISTIC, eps.method + UNPROVED)
+        return Certified(eps.name, eps.low, eps.high, Direction.UPPER,
+                         Provenance((INVERSE_CLASSICAL, "certified by the exact Gaussian curve (Balle-Wang 2018, Thm 8)")))
+    return Certified(eps.name, eps.low, eps.high, Direction.HEURISTIC,
+                     Provenance((INVERSE_CLASSICAL, UNPROVED.removeprefix("; "))))
 
 
 def _per_round(epsilon) -> tuple[flint.arb, Direction, str]:

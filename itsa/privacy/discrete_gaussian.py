@@ -26,8 +26,8 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.checks import whole_number
 from itsa._util.certified import Certified, Direction, precision, to_arb
+from itsa._util.checks import whole_number
 from itsa.privacy.rdp import number
 
 __all__ = ["normaliser", "variance", "tail_mass", "page_truncation", "paper_truncation", "pmf", "TAIL_TARGET"]

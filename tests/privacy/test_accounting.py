@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from itsa._util.certified import to_arb
 from itsa.exceptions import InvalidOption
 from itsa.privacy import (
     Conversion,
@@ -24,8 +25,7 @@ from itsa.privacy import (
     sqrt_rounds_heuristic,
     to_epsilon,
 )
-from itsa.privacy.account import account
-from itsa._util.certified import to_arb
+from itsa.privacy.accounting import account
 from itsa.privacy.conversion import convert_at
 from itsa.privacy.tight import gaussian_meets, gaussian_tight_epsilon
 
