@@ -333,7 +333,13 @@ class RdpAccountant(Accountant):
 
 @register
 class MironovAccountant(RdpAccountant):
-    """RDP with Mironov's conversion (Mironov 2017, Prop. 3)."""
+    """RDP with Mironov's conversion (Mironov 2017, Prop. 3).
+
+    Parameters
+    ----------
+    per_round, delta_slack
+        As for :class:`Accountant`.
+    """
 
     name = "mironov"
 
@@ -343,7 +349,13 @@ class MironovAccountant(RdpAccountant):
 
 @register
 class CksAccountant(RdpAccountant):
-    """RDP with the Canonne-Kamath-Steinke conversion (2020, Prop. 12; dp-accounting's)."""
+    """RDP with the Canonne-Kamath-Steinke conversion (2020, Prop. 12; dp-accounting's).
+
+    Parameters
+    ----------
+    per_round, delta_slack
+        As for :class:`Accountant`.
+    """
 
     name = "cks"
 
@@ -353,7 +365,13 @@ class CksAccountant(RdpAccountant):
 
 @register
 class TightAccountant(Accountant):
-    """The exact (ε, δ) curve of composed Gaussian mechanisms (Balle-Wang 2018, Thm 8), enclosed in balls."""
+    """The exact (ε, δ) curve of composed Gaussian mechanisms (Balle-Wang 2018, Thm 8), enclosed in balls.
+
+    Parameters
+    ----------
+    per_round, delta_slack
+        As for :class:`Accountant`.
+    """
 
     name = "tight"
 
@@ -365,7 +383,13 @@ class TightAccountant(Accountant):
 
 @register
 class BasicAccountant(Accountant):
-    """Basic composition ``(T ε, T δ)`` of the per-round ε (Dwork-Roth Thm 3.16)."""
+    """Basic composition ``(T ε, T δ)`` of the per-round ε (Dwork-Roth Thm 3.16).
+
+    Parameters
+    ----------
+    per_round, delta_slack
+        As for :class:`Accountant`.
+    """
 
     name = "basic"
 
@@ -377,7 +401,13 @@ class BasicAccountant(Accountant):
 
 @register
 class AdvancedAccountant(Accountant):
-    """Advanced composition of the per-round ε (Dwork-Rothblum-Vadhan 2010) at ``T δ + δ'``."""
+    """Advanced composition of the per-round ε (Dwork-Rothblum-Vadhan 2010) at ``T δ + δ'``.
+
+    Parameters
+    ----------
+    per_round, delta_slack
+        As for :class:`Accountant`.
+    """
 
     name = "advanced"
 
@@ -389,7 +419,13 @@ class AdvancedAccountant(Accountant):
 
 @register
 class SqrtRoundsHeuristic(Accountant):
-    """``ε √T``: a scaling heuristic, never a bound (shown so that it can be compared)."""
+    """``ε √T``: a scaling heuristic, never a bound (shown so that it can be compared).
+
+    Parameters
+    ----------
+    per_round, delta_slack
+        As for :class:`Accountant`.
+    """
 
     name = "sqrt_rounds_heuristic"
 

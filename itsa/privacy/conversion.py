@@ -73,7 +73,21 @@ def check_delta(delta) -> Fraction:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class EpsilonBound(Displayable):
-    """A certified ``(ε, δ)`` guarantee: ``ε`` an upper bound at the exact ``order`` by ``conversion``."""
+    """A certified ``(ε, δ)`` guarantee: ``ε`` an upper bound at the exact ``order`` by ``conversion``.
+
+    Parameters
+    ----------
+    epsilon : Certified
+        ε, an upper bound.
+    delta : Fraction
+        δ.
+    order : Fraction
+        The exact order the conversion was evaluated at.
+    conversion : Conversion
+        ``mironov`` or ``cks``.
+    curve : RdpCurve
+        The curve converted.
+    """
 
     epsilon: Certified
     delta: Fraction
@@ -115,7 +129,19 @@ def _delta(d: Fraction) -> str:
 
 
 def convert_at(coefficient: flint.arb, order, delta: Fraction, conversion: Conversion) -> flint.arb:
-    """The conversion's ε at one exact ``order`` for the curve ``ε(q) = coefficient · q`` (a ball)."""
+    """The conversion's ε at one exact ``order`` for the curve ``ε(q) = coefficient · q`` (a ball).
+
+    Parameters
+    ----------
+    coefficient : arb
+        ``c`` of the curve ``ε(q) = c q``.
+    order : number
+        The order ``q > 1``.
+    delta : Fraction
+        δ.
+    conversion : Conversion
+        ``mironov`` or ``cks``.
+    """
     with precision():
         q = to_arb(order)
         if not q > 1:
@@ -270,11 +296,20 @@ class AtOrder:
         return f"{self.method} at q = {order_text(self.order)}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CurveMethod:
-    """A provenance step: the RDP curve a bound was computed from (rendered only for display)."""
+    """A provenance step: the RDP curve a bound was computed from (rendered only for display).
+
+    Two steps are equal when they say the same (the curves' balls do not compare equal).
+    """
 
     curve: RdpCurve
 
     def __str__(self) -> str:
         return self.curve.method()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, CurveMethod) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))

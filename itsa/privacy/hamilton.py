@@ -55,7 +55,19 @@ def round_half_even(x: Fraction) -> int:
 
 @dataclass(frozen=True, repr=False)
 class HamiltonWeights(Displayable):
-    """Integer weights ``w̃_i`` on the grid ``α`` (Σ w̃_i = α), with the quotas ``α w_i / W`` they round."""
+    """Integer weights ``w̃_i`` on the grid ``α`` (Σ w̃_i = α), with the quotas ``α w_i / W`` they round.
+
+    Parameters
+    ----------
+    integers : tuple of int
+        The integer weights ``w̃_i`` (they add to ``alpha``).
+    alpha : int
+        The grid.
+    quotas : tuple of Fraction
+        ``α w_i / W``, what each integer weight rounds.
+    data_weights : tuple of Fraction
+        The data weights given (echoed in :meth:`to_dict`).
+    """
 
     integers: tuple[int, ...]
     alpha: int
@@ -102,6 +114,16 @@ def _data_weights(weights: Sequence) -> list[Fraction]:
 def weights(data_weights: Sequence, alpha: int, ids: Sequence | None = None) -> HamiltonWeights:
     """Hamilton's rule on the grid ``alpha``: ``⌊α w_i/W⌋`` each, the rest to the largest remainders.
 
+    Parameters
+    ----------
+    data_weights : sequence of numbers
+        The clients' data weights (``>= 0``, not all zero; read exactly).
+    alpha : int
+        The grid: the integer weights add to it.
+    ids : sequence, optional
+        Client IDs for ties (default: the client's position).
+
+
     Ties between equal remainders go to the smaller client ID (``ids``, any
     sortable values; by default the client's position). Exact: weights are
     read as Fractions.
@@ -128,6 +150,20 @@ def weights(data_weights: Sequence, alpha: int, ids: Sequence | None = None) -> 
 
 def sensitivity_bound(*, max_weight, clip, dimension: int, gamma: int, total_weight=1) -> Certified:
     """``Δ*₂ = 2 (max_weight/W_t)(S + √d/(2γ))`` as a certified upper bound (a reading; see :data:`SENSITIVITY_READING`).
+
+    Parameters
+    ----------
+    max_weight : number
+        The largest integer weight over ``α``.
+    clip : number
+        The l2 clipping norm ``S``.
+    dimension : int
+        The model dimension ``d``.
+    gamma : int
+        The encoding scale ``γ``.
+    total_weight : number
+        ``W_t`` (1 for weights over ``α``).
+
 
     The ``√d/(2γ)`` term covers the encoding's rounding (each coordinate moves
     by at most ``1/(2γ)``).

@@ -51,7 +51,21 @@ def number(name: str, value, positive: bool = True):
 
 @dataclass(frozen=True, repr=False)
 class RdpTerm(Displayable):
-    """One mechanism run ``count`` times: ``ε(q) ≤ count · coefficient · q`` for every order ``q > 1``."""
+    """One mechanism run ``count`` times: ``ε(q) ≤ count · coefficient · q`` for every order ``q > 1``.
+
+    Parameters
+    ----------
+    label : str
+        The mechanism's name.
+    coefficient : arb
+        ``c`` of ``ε(q) ≤ c q`` for one run.
+    count : int
+        Runs.
+    method : str
+        Where the bound comes from.
+    warnings : tuple of str
+        What makes it loose, in words.
+    """
 
     label: str
     coefficient: flint.arb
@@ -72,7 +86,13 @@ class RdpTerm(Displayable):
 
 @dataclass(frozen=True, repr=False)
 class RdpCurve(Displayable):
-    """A composed RDP curve: the sum of its terms, valid at every order ``q > 1``."""
+    """A composed RDP curve: the sum of its terms, valid at every order ``q > 1``.
+
+    Parameters
+    ----------
+    terms : tuple of RdpTerm
+        The mechanisms composed.
+    """
 
     terms: tuple[RdpTerm, ...] = field(default_factory=tuple)
 
@@ -122,6 +142,12 @@ class RdpCurve(Displayable):
 def compose(curves: Iterable[RdpCurve]) -> RdpCurve:
     """The composition of ``curves`` (additive at every order; PSA paper Theorem 3, eq. 29).
 
+    Parameters
+    ----------
+    curves : iterable of RdpCurve
+        The curves composed.
+
+
     >>> c = compose([gaussian_curve(1), gaussian_curve(1) * 3])
     >>> c.coefficient().contains(2)
     True
@@ -134,6 +160,14 @@ def compose(curves: Iterable[RdpCurve]) -> RdpCurve:
 
 def compose_authorized(layers: Mapping, authorized: Iterable) -> RdpCurve:
     """The curve of an authorized set ``P``: the sum over ``ℓ ∈ P`` of the layers' curves (PSA Theorem 3).
+
+    Parameters
+    ----------
+    layers : mapping
+        Layer (or stage) -> its curve.
+    authorized : iterable
+        The layers released.
+
 
     ``layers`` maps a layer (or stage) to its curve; sealed layers, those not
     in ``authorized``, cost nothing.
@@ -151,6 +185,16 @@ def compose_authorized(layers: Mapping, authorized: Iterable) -> RdpCurve:
 
 def gaussian_curve(noise_multiplier, sensitivity=1, count: int = 1) -> RdpCurve:
     """The Gaussian mechanism: ``ε(q) = q Δ² / (2 σ²)`` with ``σ = noise_multiplier · Δ``: ``c = 1/(2 z²)``.
+
+    Parameters
+    ----------
+    noise_multiplier : number or arb
+        ``z``, the noise std over the l2 sensitivity.
+    sensitivity : number
+        Kept for callers (see above).
+    count : int
+        Runs.
+
 
     ``noise_multiplier`` is the noise standard deviation in units of the
     ``ℓ2`` sensitivity (``sensitivity`` only rescales: ``c = Δ²/(2 (zΔ)²)`` is
@@ -173,7 +217,15 @@ def gaussian_curve(noise_multiplier, sensitivity=1, count: int = 1) -> RdpCurve:
 
 
 def gaussian_rdp(order, noise_multiplier) -> flint.arb:
-    """The Gaussian mechanism's RDP at ``order``: ``q / (2 z²)`` (a ball; Mironov 2017, Prop. 7)."""
+    """The Gaussian mechanism's RDP at ``order``: ``q / (2 z²)`` (a ball; Mironov 2017, Prop. 7).
+
+    Parameters
+    ----------
+    order : number
+        ``q > 1``.
+    noise_multiplier : number
+        ``z``.
+    """
     return gaussian_curve(noise_multiplier).at(order)
 
 

@@ -152,8 +152,8 @@ def check_record(record: dict, updates=None, published: dict | None = None, time
         return RecordCheck(checks=(*form, Check("rebuild", False, f"malformed record: {str(exc)[:160]}")),
                            private=False)
     if time_limit is not None and 2 * seconds > time_limit:        # the accounting, then the redraw
-        raise InvalidOption(f"--verify: about {2 * seconds:.3g} s estimated ({what}, redrawn) is beyond the time "
-                            f"limit of {time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
+        raise InvalidOption(f"record check: about {2 * seconds:.3g} s estimated ({what}, redrawn) is beyond the time "
+                            f"limit of {time_limit:g} s (time limit 0: none)")
     state: dict = {}
     steps: list[tuple[str, Callable[[], str]]] = [("rebuild", lambda: _rebuild(inputs, secret, hw, state))]
     form.append(_run(*steps[0]))

@@ -131,6 +131,24 @@ TABLE_SECONDS_PER_ENTRY = 3e-7
 class Release(Displayable):
     """One release: what may be published (:meth:`to_dict`) and the secret audit record (:meth:`record`).
 
+    Parameters
+    ----------
+    weights : HamiltonWeights
+        The integer weights.
+    gamma, clip, denominator : int, Fraction, int
+        The encoding scale, the clip and ``γ W_int``.
+    encoded_sum, released, noiseless, exact_average : tuple
+        ``Y``, the released values, the noiseless decode and the float average (the last two: secret).
+    sensitivity : Certified
+        Δ*₂ (a reading).
+    inputs : dict
+        The normalised arguments.
+    noise_multiplier, sigma_int, noise, epsilon, delta_run, table_distance : optional
+        The noise and its accounting (a release with noise).
+    seed, salt, commitment : str, optional
+        The secret seed and salt, and the public salted commitment.
+
+
     ``inputs`` are the arguments that, with the updates, rerun it exactly.
     """
 
@@ -320,6 +338,34 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
             ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
+    Parameters
+    ----------
+    updates : array or path-like data
+        Clients x coordinates (each row one client's update).
+    data_weights : sequence of numbers, optional
+        The clients' data weights (default: equal).
+    alpha, gamma : int
+        The weight grid and the encoding scale.
+    clip : number
+        The l2 clipping norm ``S``.
+    epsilon, noise_multiplier : number, optional
+        The per-round target ε (``σ_t`` by the classical formula) or ``σ_t`` directly; one of them, or ``no_noise``.
+    delta : number, optional
+        δ (default :data:`~itsa.privacy.conversion.DEFAULT_DELTA`).
+    seed, salt : str, optional
+        The noise seed and salt (default: 256 bits of the operating system's entropy each).
+    engine, conversion : str, optional
+        The sampler engine (default ``table``) and the RDP conversion (default ``cks``).
+    ids : sequence, optional
+        Client IDs (ties of Hamilton's rule go to the smaller).
+    no_noise : bool
+        Release the exact weighted sum: NOT private, asked for by name.
+    time_limit : float, optional
+        Seconds the run may take, estimated before any noise is drawn.
+    progress : callable, optional
+        Receives the stages.
+
+
     ``epsilon`` calibrates ``σ_t = √(2 ln(1.25/δ))/ε`` (the paper's Table I);
     ``noise_multiplier`` gives ``σ_t`` directly; neither is refused unless
     ``no_noise`` asks for the exact sum (NOT private), which takes no
@@ -389,7 +435,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
     seconds, what = cost_estimate(eng, sigma_int, d)
     if time_limit is not None and seconds > time_limit:
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
-                            f"{time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
+                            f"{time_limit:g} s (time limit 0: none)")
     report("table distance" if eng is SamplerEngine.TABLE else "accounting")
     distance = table_distance(sigma_int) if eng is SamplerEngine.TABLE else None
     epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, d)
@@ -448,7 +494,7 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
         eps = recorded(epsilon, "epsilon", low=0)
         if Fraction(eps) > MAX_EPSILON:
             raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {exact_text(Fraction(eps))} "
-                                "(--no-noise asks for the NOT private exact sum by name)")
+                                "(no noise, asked for by name, gives the NOT private exact sum)")
     noisy = not no_noise
     whole_number("alpha", alpha, minimum=1)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
@@ -479,7 +525,7 @@ def _refuse_vacuous(epsilon: EpsilonBound, delta_run: Certified) -> None:
     if delta_run.upper() >= 1 or eps > MAX_EPSILON:
         raise InvalidOption(f"release: the guarantee of this noise is vacuous (eps = {epsilon.epsilon.decimal()} "
                             f"at delta_run = {delta_run.decimal()}; refused at delta_run >= 1 or eps > "
-                            f"{MAX_EPSILON}): add noise, or ask for the NOT private exact sum by name (--no-noise)")
+                            f"{MAX_EPSILON}): add noise, or ask for the NOT private exact sum by name (no noise)")
 
 
 def _check_noise_request(epsilon, noise_multiplier, no_noise: bool) -> None:
@@ -490,8 +536,8 @@ def _check_noise_request(epsilon, noise_multiplier, no_noise: bool) -> None:
     if no_noise and given:
         raise InvalidOption(f"no noise: refused together with {given[0]} (a release has noise or has none)")
     if not no_noise and not given:
-        raise InvalidOption("no noise asked for: give epsilon or a noise multiplier (--epsilon, "
-                            "--noise-multiplier), or ask for the exact, NOT private sum by name (--no-noise)")
+        raise InvalidOption("no noise asked for: give epsilon or a noise multiplier, or ask for the exact, NOT private sum "
+                            "by name (no noise)")
 
 
 def _weighted_sum(integers, encoded: np.ndarray) -> list[int]:

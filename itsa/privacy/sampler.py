@@ -111,15 +111,15 @@ def plan(count: int, engine: SamplerEngine | str, time_limit: float | None) -> f
     >>> plan(3_000_000, "exact", 300)
     Traceback (most recent call last):
     ...
-    itsa.exceptions.InvalidOption: count: 3000000 exact draws take about 1000 s (at about 3000 draws/s), past the time limit of 300 s (--time-limit; 0 = no limit): lower the count, raise the limit, or use --engine table
+    itsa.exceptions.InvalidOption: count: 3000000 exact draws take about 1000 s (at about 3000 draws/s), past the time limit of 300 s (time limit 0: none): lower the count, raise the limit, or use the table engine
     """
     seconds = estimate_seconds(count, engine)
     if time_limit is not None and seconds > time_limit:
         eng = choice("engine", engine, SamplerEngine)
         raise InvalidOption(f"count: {count} {eng} draws take about {seconds:.0f} s (at about "
                             f"{DRAWS_PER_SECOND[eng]} draws/s), past the time limit of {time_limit:g} s "
-                            "(--time-limit; 0 = no limit): lower the count, raise the limit"
-                            + (", or use --engine table" if eng is SamplerEngine.EXACT else ""))
+                            "(time limit 0: none): lower the count, raise the limit"
+                            + (", or use the table engine" if eng is SamplerEngine.EXACT else ""))
     return seconds
 
 

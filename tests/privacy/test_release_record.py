@@ -270,7 +270,7 @@ def test_an_existing_record_is_never_overwritten(tmp_path):
 # --- no noise only by name; seeds from a file or the environment ---
 
 def test_a_release_without_noise_needs_its_name():
-    with pytest.raises(InvalidOption, match="no-noise"):
+    with pytest.raises(InvalidOption, match="by name"):
         release(UPDATES)
     r = release(UPDATES, no_noise=True)
     assert not r.private and r.released == r.noiseless and "NOT PRIVATE" in r.warnings[0]
@@ -279,7 +279,7 @@ def test_a_release_without_noise_needs_its_name():
 def test_cli_without_noise(tmp_path):
     path = csv_of(tmp_path)
     refused = itsa(str(path), check=False)
-    assert refused.returncode == 2 and "--no-noise" in refused.stderr and not refused.stdout
+    assert refused.returncode == 2 and "by name (no noise)" in refused.stderr and not refused.stdout
     out = itsa(str(path), "--no-noise", "--json")
     public = json.loads(out.stdout)
     assert public["private"] is False and "NOT PRIVATE" in public["not_private"] and "NOT PRIVATE" in out.stderr
