@@ -83,7 +83,7 @@ class Calibration(Displayable):
                 ("delta", exact_text(self.epsilon.delta)), ("rounds", str(self.rounds)),
                 ("conversion", str(self.epsilon.conversion)),
                 ("certified epsilon", self.epsilon.epsilon.decimal(8)), ("bisection steps", str(self.steps)),
-                ("method", self.noise_multiplier.method)]
+                ("method", str(self.noise_multiplier.method))]
 
 
 def calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds: int = 1, conversion: Conversion | str = Conversion.CKS,

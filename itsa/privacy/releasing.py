@@ -340,30 +340,18 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
 
     Parameters
     ----------
-    updates : array or path-like data
-        Clients x coordinates (each row one client's update).
-    data_weights : sequence of numbers, optional
-        The clients' data weights (default: equal).
-    alpha, gamma : int
-        The weight grid and the encoding scale.
-    clip : number
-        The l2 clipping norm ``S``.
-    epsilon, noise_multiplier : number, optional
-        The per-round target ε (``σ_t`` by the classical formula) or ``σ_t`` directly; one of them, or ``no_noise``.
-    delta : number, optional
-        δ (default :data:`~itsa.privacy.conversion.DEFAULT_DELTA`).
-    seed, salt : str, optional
-        The noise seed and salt (default: 256 bits of the operating system's entropy each).
-    engine, conversion : str, optional
-        The sampler engine (default ``table``) and the RDP conversion (default ``cks``).
-    ids : sequence, optional
-        Client IDs (ties of Hamilton's rule go to the smaller).
+    updates : array
+        Clients x coordinates; ``data_weights`` (default equal) and ``ids`` (for ties) one per client.
+    alpha, gamma, clip : int, int, number
+        The weight grid, the encoding scale and the l2 clipping norm ``S``.
+    epsilon, noise_multiplier, delta : number, optional
+        The per-round target ε or ``σ_t`` directly (one of them, or ``no_noise``), and δ.
+    seed, salt, engine, conversion : str, optional
+        The noise key's seed and salt (default: fresh entropy), the sampler and the RDP conversion.
     no_noise : bool
         Release the exact weighted sum: NOT private, asked for by name.
-    time_limit : float, optional
-        Seconds the run may take, estimated before any noise is drawn.
-    progress : callable, optional
-        Receives the stages.
+    time_limit, progress : optional
+        Seconds the run may take (estimated before any noise), and a receiver of the stages.
 
 
     ``epsilon`` calibrates ``σ_t = √(2 ln(1.25/δ))/ε`` (the paper's Table I);
@@ -560,7 +548,7 @@ def noise_scale(epsilon, noise_multiplier, delta: Fraction, scale: int, delta_st
         integer_sensitivity = scale * to_arb(delta_star.upper())
         sigma_ball = to_arb(sigma_t_used) * integer_sensitivity
     sigma_int = Fraction(safe_decimal(Certified.from_arb("s", sigma_ball, Direction.UPPER, "").upper(), SIGMA_DIGITS))
-    multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, sigma_t.method +
+    multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, str(sigma_t.method) +
                            f"; rounded up to {SIGMA_DIGITS} digits")
     return multiplier, sigma_int, integer_sensitivity
 

@@ -419,11 +419,10 @@ def noise(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEng
         Called with progress events of the exact engine.
     """
     whole_number("shown", shown, minimum=0)
-    options = {"time_limit": time_limit, "progress": progress}
     if expected is None:
-        result = draw(sigma, count, seed, engine, **options)
+        result = draw(sigma, count, seed, engine, time_limit=time_limit, progress=progress)
     else:
-        result = verify(expected, sigma, count, seed, engine, **options)
+        result = verify(expected, sigma, count, seed, engine, time_limit=time_limit, progress=progress)
     return replace(result, verified=expected is not None, shown=shown)
 
 

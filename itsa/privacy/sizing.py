@@ -143,6 +143,7 @@ def sensitivity(*, max_weight=None, alpha: int = 256, clip=1, dimension: int, ga
         raise InvalidOption("give max weight or clients")
     equal = None if clients is None else equal_max_weight(whole_number("clients", clients, minimum=1), alpha)
     w = equal if max_weight is None else fraction("max weight", max_weight, low=0, high=1, closed=True)
+    assert w is not None
     if equal is not None and w != equal:
         raise conflict(f"max weight {exact_text(w)}", f"clients {clients}", f"{clients} equal clients on alpha = "
                        f"{alpha} give max weight {exact_text(equal)}")
