@@ -111,7 +111,8 @@ class LibraryConstant(LibraryDefault):
     def __call__(self):
         module, name = self._name
         with itsa_errors():
-            return getattr(importlib.import_module(module), name)
+            value = getattr(importlib.import_module(module), name)
+        return str(value) if isinstance(value, enum.Enum) else value
 
 
 class WholeNumber(click.ParamType):
@@ -225,6 +226,11 @@ def show(result, as_json: bool = False) -> None:
 def warn(lines) -> None:
     for line in lines:
         click.echo(f"warning: {line}", err=True)
+
+
+def note(line: str) -> None:
+    """One line of information on stderr (``note: ...``), never on stdout: ``--json`` stays one object."""
+    click.echo(f"note: {line}", err=True)
 
 
 def console():

@@ -4,12 +4,15 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, LibraryChoice, console, echo_json, itsa_errors, warn
+from ._common import SECONDS, LibraryChoice, LibraryConstant, LibraryDefault, itsa_errors, note, show, warn
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-DELTA = click.option("--delta", default="1e-5", show_default=True, help="delta in (0, 1), read exactly.")
-CONVERSION = click.option("--conversion", type=LibraryChoice("itsa.privacy.conversion", "Conversion"), default="cks", show_default=True,
+DELTA = click.option("--delta", default=LibraryConstant("itsa.privacy", "DEFAULT_DELTA"), show_default=True,
+                     help="delta in (0, 1), read exactly.")
+CONVERSION = click.option("--conversion", type=LibraryChoice("itsa.privacy", "Conversion"),
+                          default=LibraryDefault("itsa.privacy", "calibrate", "conversion"), show_default=True,
                           help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")
+ENGINE = LibraryChoice("itsa.privacy", "SamplerEngine")
 
 
 @click.group()
@@ -23,164 +26,121 @@ def privacy():
     """
 
 
-def _rows(out, title, rows) -> None:
-    from rich.table import Table
-
-    table = Table(title=title, show_header=False)
-    table.add_column(style="bold")
-    table.add_column()
-    for key, val in rows:
-        table.add_row(key, val)
-    out.print(table)
-
-
 @privacy.command(context_settings={"ignore_unknown_options": True})
 @click.option("--alpha", type=int, required=True, help="The grid: integer weights add to alpha.")
-@click.argument("weights", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument("data_weights", nargs=-1, required=True, type=click.UNPROCESSED, metavar="WEIGHTS...")
 @JSON
-def weights(alpha, weights, as_json):
+def weights(alpha, data_weights, as_json):
     """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order).
 
     A weight that starts with '-' is read as a number (and refused: weights are >= 0), not as an option."""
-    from itsa._util.certified import safe_decimal
-    from itsa.privacy.weights import hamilton_weights
+    from itsa.privacy import weights as run
 
     with itsa_errors():
-        hw = hamilton_weights(list(weights), alpha)
-    if as_json:
-        echo_json(hw.to_dict())
-        return
-    _rows(console(), f"Hamilton weights on alpha = {alpha} (exact)",
-          [(f"client {i + 1}", f"{w}  (quota {safe_decimal(q, 6)})") for i, (w, q) in enumerate(zip(hw.integers, hw.quotas))]
-          + [("sum", str(sum(hw.integers))), ("w_max", str(hw.max_weight))])
+        show(run(list(data_weights), alpha), as_json)
 
 
 @privacy.command()
 @click.option("--noise-multiplier", "noise_multiplier", required=True, help="z: noise std / l2 sensitivity.")
-@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds T composed.")
+@click.option("--rounds", type=int, default=LibraryDefault("itsa.privacy", "account", "rounds"), show_default=True,
+              help="Rounds T composed.")
 @DELTA
 @click.option("--epsilon-per-round", default=None,
               help="Per-round eps for basic/advanced composition, checked against the exact curve "
                    "(not certified: the totals are shown as conditional).")
-@click.option("--per-round", type=LibraryChoice("itsa.privacy.account", "PerRound"), default=None,
+@click.option("--per-round", type=LibraryChoice("itsa.privacy", "PerRound"), default=None,
               help="Instead of --epsilon-per-round: the exact curve's one-round eps (tight, the default; "
                    "certified) or the classical formula's (checked the same way).")
 @click.option("--delta-slack", default=None, help="delta' of advanced composition (default: delta).")
+@click.option("--accountant", "accountants", type=LibraryChoice("itsa.privacy", "ACCOUNTANTS"), multiple=True,
+              help="Ask only this accountant (repeat for several; default: every one).")
 @click.option("--crosscheck", is_flag=True, help="Add dp-accounting's RDP and PLD floats (itsa[crosscheck]).")
 @JSON
-def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta_slack, crosscheck, as_json):
+def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta_slack, accountants, crosscheck,
+            as_json):
     """eps after T Gaussian rounds under every accountant: mironov, cks, tight, basic, advanced, eps sqrt(T)."""
-    from itsa.privacy.account import account as run
+    from itsa.privacy import account as run
 
     with itsa_errors():
         result = run(noise_multiplier, rounds, delta, per_round_epsilon=epsilon_per_round, per_round=per_round,
-                     delta_slack=delta_slack, crosscheck=crosscheck)
+                     delta_slack=delta_slack, accountants=accountants or None, crosscheck=crosscheck)
     warn(result.notes)
-    if as_json:
-        echo_json(result.to_dict())
-        return
-    from rich.table import Table
-
-    out = console()
-    table = Table(title=f"itsa privacy account: z = {noise_multiplier}, T = {rounds}, delta = {delta}")
-    for col in ("accountant", "epsilon", "kind", "delta", "method"):
-        table.add_column(col)
-    for name, e in result.entries.items():
-        table.add_row(name, e.epsilon.decimal(), str(e.epsilon.direction), e.to_dict()["delta"], e.epsilon.method)
-    for name, v in result.crosscheck.items():
-        table.add_row(f"dp-accounting {name}", f"{v:.6g}", "float cross-check", str(delta), "dp-accounting")
-    out.print(table)
+    show(result, as_json)
 
 
 @privacy.command()
 @click.option("--epsilon", required=True, help="Target eps > 0.")
 @DELTA
-@click.option("--rounds", type=int, default=1, show_default=True, help="Rounds composed before conversion.")
+@click.option("--rounds", type=int, default=LibraryDefault("itsa.privacy", "calibrate", "rounds"), show_default=True,
+              help="Rounds composed before conversion.")
 @CONVERSION
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @JSON
 def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
     """The smallest Gaussian noise multiplier meeting (eps, delta) over T rounds under the chosen
     RDP conversion, certified."""
-    from itsa.privacy.calibrate import calibrate as run
+    from itsa.privacy import calibrate as run
 
     from ._progress import progress_display
 
     with itsa_errors(), progress_display(as_json, quiet=quiet) as progress:
         result = run(epsilon, delta, rounds=rounds, conversion=conversion, progress=progress)
-    if as_json:
-        echo_json(result.to_dict())
-        return
-    _rows(console(), f"itsa privacy calibrate: eps = {epsilon}, delta = {delta}, T = {rounds}, {conversion}",
-          result.rows())
+    show(result, as_json)
 
 
 @privacy.command()
 @click.option("--sigma", required=True, help="The discrete Gaussian's sigma (a rational, e.g. 14924 or 3/2).")
 @click.option("--count", type=int, required=True, help="Number of draws.")
 @click.option("--seed", required=True, help="Seed text (SHA-256 of it keys the HMAC-SHA256 stream).")
-@click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="exact", show_default=True,
+@click.option("--engine", type=ENGINE, default=LibraryDefault("itsa.privacy", "noise", "engine"), show_default=True,
               help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
 @click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
-@click.option("--show", type=click.IntRange(min=0), default=20, show_default=True, help="Draws shown without --json.")
+@click.option("--show", "shown", type=click.IntRange(min=0), default=LibraryDefault("itsa.privacy", "noise", "shown"),
+              show_default=True, help="Draws shown without --json.")
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the draws (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). A count whose estimate "
                    "is past it is refused before any draw; the exact engine stops when it runs out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @JSON
-def noise(sigma, count, seed, engine, expected, show, time_limit, quiet, as_json):
+def noise(sigma, count, seed, engine, expected, shown, time_limit, quiet, as_json):
     """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one).
 
     The cost is estimated up front (the exact engine makes a few thousand draws a second, the table
     engine a few hundred thousand); a progress bar is drawn on stderr when it is a terminal."""
     import sys
 
-    from itsa.privacy.sampler import draw, verify
+    from itsa.privacy import noise as run
 
     from ._common import progress_callback
     from ._progress import time_limit_of
 
     limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
     with itsa_errors(), progress_callback("noise: exact draws", quiet or (as_json and not sys.stdout.isatty())) as bar:
-        result = (verify(expected, sigma, count, seed, engine, time_limit=limit, progress=bar) if expected else
-                  draw(sigma, count, seed, engine, time_limit=limit, progress=bar))
-    if as_json:
-        echo_json({**result.to_dict(), **({"verified": True} if expected else {})})
-        return
-    out = console()
-    head = ", ".join(map(str, result.draws[:show])) + (" …" if len(result.draws) > show else "")
-    _rows(out, f"itsa privacy noise: {count} draws", [("draws", head)] + result.rows())
-    if expected:
-        out.print("verified: the redrawn commitment equals the logged one")
+        result = run(sigma, count, seed, engine, expected=expected, shown=shown, time_limit=limit, progress=bar)
+    show(result, as_json)
 
 
 @privacy.command()
-@click.option("--w-max", "w_max", default=None, help="Largest integer weight over alpha (e.g. 6/256).")
-@click.option("--alpha", type=int, default=256, show_default=True, help="Weight grid.")
-@click.option("--clip", default="1", show_default=True, help="Clipping norm S.")
+@click.option("--max-weight", "--w-max", "max_weight", default=None,
+              help="Largest integer weight over alpha (e.g. 6/256); --w-max is its old name.")
+@click.option("--alpha", type=int, default=LibraryDefault("itsa.privacy", "sensitivity", "alpha"), show_default=True,
+              help="Weight grid.")
+@click.option("--clip", default=LibraryDefault("itsa.privacy", "sensitivity", "clip"), show_default=True,
+              help="Clipping norm S.")
 @click.option("--dimension", "-d", type=int, required=True, help="Model dimension d.")
-@click.option("--gamma", type=int, default=256, show_default=True, help="Encoding scale gamma.")
-@click.option("--clients", type=int, default=None, help="Equal clients M_t (gives w_max by Hamilton's rule).")
+@click.option("--gamma", type=int, default=LibraryDefault("itsa.privacy", "sensitivity", "gamma"), show_default=True,
+              help="Encoding scale gamma.")
+@click.option("--clients", type=int, default=None, help="Equal clients M_t (gives the largest weight by Hamilton's rule).")
 @click.option("--epsilon", default=None, help="Per-round eps: add sigma_t and sigma_int (classical formula).")
 @DELTA
 @JSON
-def sensitivity(w_max, alpha, clip, dimension, gamma, clients, epsilon, delta, as_json):
-    """Delta*_2 = 2 (w_max/W_t)(S + sqrt(d)/(2 gamma)) (a reading), the rounding bound and grid guidance."""
-    from itsa.privacy.sensitivity import sensitivity_report
+def sensitivity(max_weight, alpha, clip, dimension, gamma, clients, epsilon, delta, as_json):
+    """The sensitivity 2 (max weight/W_t)(S + sqrt(d)/(2 gamma)) (a reading), the rounding bound and grid guidance."""
+    from itsa.privacy import sensitivity as run
 
     with itsa_errors():
-        report = sensitivity_report(w_max=w_max, alpha=alpha, clip=clip, dimension=dimension, gamma=gamma,
-                                    clients=clients, epsilon=epsilon, delta=delta)
-    if as_json:
-        echo_json(report)
-        return
-    _rows(console(), "itsa privacy sensitivity", [(k, _text(v)) for k, v in report.items()])
-
-
-def _text(v) -> str:
-    if isinstance(v, dict) and "value" in v:
-        return f"{v['value']} ({v['direction']}; {v['method']})"
-    return str(v)
+        show(run(max_weight=max_weight, alpha=alpha, clip=clip, dimension=dimension, gamma=gamma, clients=clients,
+                 epsilon=epsilon, delta=delta), as_json)
 
 
 SEED_HELP = ("Noise seed text. A seed on the command line is visible to other users of the machine (ps): "
@@ -194,9 +154,12 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
 
 @privacy.command()
 @click.argument("path", type=click.Path(dir_okay=False), required=False, metavar="[UPDATES]")
-@click.option("--alpha", type=int, default=256, show_default=True, help="Weight grid.")
-@click.option("--gamma", type=int, default=256, show_default=True, help="Encoding scale gamma.")
-@click.option("--clip", default="1", show_default=True, help="Clipping norm S.")
+@click.option("--alpha", type=int, default=LibraryDefault("itsa.privacy", "release", "alpha"), show_default=True,
+              help="Weight grid.")
+@click.option("--gamma", type=int, default=LibraryDefault("itsa.privacy", "release", "gamma"), show_default=True,
+              help="Encoding scale gamma.")
+@click.option("--clip", default=LibraryDefault("itsa.privacy", "release", "clip"), show_default=True,
+              help="Clipping norm S.")
 @click.option("--epsilon", default=None, help="Per-round eps (sigma_t by the classical formula).")
 @click.option("--noise-multiplier", "noise_multiplier", default=None, help="sigma_t directly.")
 @DELTA
@@ -204,8 +167,11 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
 @click.option("--seed", envvar="ITSA_SEED", show_envvar=True, default=None, help=SEED_HELP)
 @click.option("--seed-file", type=click.Path(dir_okay=False), default=None,
               help="Read the seed text from this file (its content without the final line break).")
-@click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="table", show_default=True)
-@CONVERSION
+@click.option("--engine", type=ENGINE, default=LibraryConstant("itsa.privacy.releasing", "DEFAULT_ENGINE"),
+              show_default=True)
+@click.option("--conversion", type=LibraryChoice("itsa.privacy", "Conversion"),
+              default=LibraryConstant("itsa.privacy.releasing", "DEFAULT_CONVERSION"), show_default=True,
+              help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")
 @click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private "
               "(refused with --seed, --seed-file, ITSA_SEED, --engine, --conversion and --delta).")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
@@ -216,7 +182,8 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
 @click.option("--published", "published_path", type=click.Path(dir_okay=False), default=None,
               help="With --verify: the published --json output, checked against the record.")
 @click.option("--time-limit", type=SECONDS, default=None,
-              help="Seconds the run may take, estimated before any noise is drawn (default 300; 0: none).")
+              help=f"Seconds the run may take, estimated before any noise is drawn (default {DEFAULT_TIME_LIMIT:g}; "
+                   "0: none).")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @JSON
 @click.pass_context
@@ -229,17 +196,15 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     salt, the noise and the noiseless sum go only to the audit record
     (--record PATH), for the auditor, who checks it with --verify RECORD.
     """
-    from itsa._util.deadline import DEFAULT_TIME_LIMIT
-
     from ._progress import progress_display, time_limit_of
 
     limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
     if verify_path is not None:
         _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json)
         return
+    from itsa.privacy import release as run
     from itsa.privacy.commitment import check_record_path, read_seed_file
-    from itsa.privacy.release import load_updates
-    from itsa.privacy.release import release as run
+    from itsa.privacy.releasing import load_updates
 
     with itsa_errors():
         _release_options(ctx, path, seed, seed_file, published_path, data_weights, no_noise)
@@ -259,12 +224,10 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
 
             write_record(record_path, result.record())
     warn(result.warnings)
-    if as_json:
-        echo_json(result.to_dict())
-    else:
-        rows = result.rows() + [("audit record", f"{record_path} (SECRET, mode 0600: keep it from the public)"
-                                  if record_path else "none kept (--record PATH keeps one for an auditor)")]
-        _rows(console(), f"itsa privacy release: {path} ({'private' if result.private else 'NOT PRIVATE'})", rows)
+    if not as_json:
+        note(f"audit record written to {record_path} (SECRET, mode 0600: keep it from the public)" if record_path
+             else "no audit record kept (--record PATH keeps one for an auditor)")
+    show(result, as_json)
 
 
 #: Options that say how to draw the noise: refused with --no-noise (ITSA_SEED too).
@@ -304,9 +267,9 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
     from click.core import ParameterSource
 
     from itsa.exceptions import InvalidInput, InvalidOption
-    from itsa.privacy.auditor import check_record
     from itsa.privacy.commitment import load_record
-    from itsa.privacy.release import load_updates
+    from itsa.privacy.record_check import check_record
+    from itsa.privacy.releasing import load_updates
 
     from ._common import EXIT_FAILED
     from ._progress import progress_display
@@ -330,13 +293,6 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
         updates = None if path is None else load_updates(path)[0]
         with progress_display(as_json, quiet=quiet) as progress:
             result = check_record(record, updates, published, time_limit=limit, progress=progress)
-    if as_json:
-        echo_json(result.to_dict())
-    else:
-        out = console()
-        out.print(result.headline(), markup=False)
-        _rows(out, f"itsa privacy release --verify {verify_path}", result.rows())
-        if not result.private:
-            out.print("the recorded release has no noise: it is NOT private", markup=False)
+    show(result, as_json)
     if not result.ok:
         raise SystemExit(EXIT_FAILED)

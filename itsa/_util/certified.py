@@ -38,7 +38,7 @@ import flint
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 
-__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "fraction_text", "TooLarge", "PRECISION",
+__all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "fraction_text", "Provenance", "TooLarge", "PRECISION",
            "precision"]
 
 #: Longest integer (in bits) written out in digits; Python refuses more than 4,300 digits.
@@ -126,20 +126,33 @@ def _decimal_exponent(x: Fraction) -> int:
     return math.floor(bits * math.log10(2))
 
 
-def exact_text(value) -> str:
-    """``value`` written exactly: a terminating decimal as one (``1.2344e-5``), else ``n/d``.
+def exact_text(value, *, as_fraction: bool = False) -> str:
+    """``value`` written exactly: the one exact-text format of itsa.
 
-    A number too long to write in digits is shown by its safe bounds, said so.
+    A terminating decimal is written as one (``1.2344e-5``, the decimal
+    format of :func:`safe_decimal`), any other number as ``n/d``; with
+    ``as_fraction`` every number is ``n/d`` (as ``str`` writes it). A number
+    too long to write in digits is shown by its safe bounds, said so.
+
+    Parameters
+    ----------
+    value : int, Fraction or text
+        The number (read exactly).
+    as_fraction : bool
+        Write ``n/d`` even for a terminating decimal.
 
     >>> exact_text(Fraction(12344, 10**9)), exact_text(Fraction(1, 3)), exact_text(Fraction(1, 10**100000))
     ('1.2344e-5', '1/3', '1e-100000')
-    >>> exact_text(Fraction(10**5000))
-    '1e5000'
+    >>> exact_text(Fraction(10**5000)), exact_text(Fraction(1, 256), as_fraction=True)
+    ('1e5000', '1/256')
     """
     q = Fraction(value)
     if q == 0:
         return "0"
     den = q.denominator
+    fits = q.numerator.bit_length() <= MAX_TEXT_BITS and den.bit_length() <= MAX_TEXT_BITS
+    if as_fraction and fits:
+        return str(q)
     twos = (den & -den).bit_length() - 1
     rest = den >> twos
     fives = round(rest.bit_length() / math.log2(5)) if rest > 1 else 0
@@ -148,7 +161,7 @@ def exact_text(value) -> str:
         if whole.bit_length() <= MAX_TEXT_BITS:
             digits = len(str(whole).rstrip("0")) or 1
             return safe_decimal(q, digits, up=True)
-    elif q.numerator.bit_length() <= MAX_TEXT_BITS and den.bit_length() <= MAX_TEXT_BITS:
+    elif fits:
         return str(q)
     short = safe_decimal(q, 17, up=True)
     if short == safe_decimal(q, 17, up=False):     # rounded up and down alike: the short decimal is exact
@@ -157,15 +170,42 @@ def exact_text(value) -> str:
 
 
 def fraction_text(value) -> str:
-    """``value`` as ``n/d`` (as ``str`` writes it) while both fit in digits, else :func:`exact_text`'s form.
+    """:func:`exact_text` with ``as_fraction``: ``n/d`` while both fit in digits (kept for the modular part).
 
     >>> fraction_text(Fraction(1, 256)), fraction_text(Fraction(1, 10**5000))
     ('1/256', '1e-5000')
     """
-    q = Fraction(value)
-    if q.numerator.bit_length() <= MAX_TEXT_BITS and q.denominator.bit_length() <= MAX_TEXT_BITS:
-        return str(q)
-    return exact_text(q)
+    return exact_text(value, as_fraction=True)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """How a number was obtained, as data: a tuple of steps, rendered to text only for display.
+
+    A step is text or any object whose ``str`` says it (so that costly text,
+    e.g. an order written out, is made only when shown).
+
+    Parameters
+    ----------
+    steps : tuple
+        The steps, first to last.
+
+    >>> p = Provenance(("classical formula",)).then("certified by the exact curve")
+    >>> str(p), p.steps[0]
+    ('classical formula; certified by the exact curve', 'classical formula')
+    """
+
+    steps: tuple = ()
+
+    def then(self, *steps) -> Provenance:
+        """This provenance followed by ``steps``."""
+        return Provenance(self.steps + tuple(steps))
+
+    def __str__(self) -> str:
+        return "; ".join(str(step) for step in self.steps)
+
+    def __contains__(self, text: str) -> bool:
+        return text in str(self)
 
 
 def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
@@ -216,10 +256,10 @@ class Certified(Displayable):
     low: Fraction
     high: Fraction
     direction: Direction
-    method: str
+    method: str | Provenance
 
     @classmethod
-    def from_arb(cls, name: str, ball: flint.arb, direction: Direction, method: str) -> Certified:
+    def from_arb(cls, name: str, ball: flint.arb, direction: Direction, method: str | Provenance) -> Certified:
         low, high = arb_to_fractions(ball)
         return cls(name, low, high, direction, method)
 
@@ -263,7 +303,7 @@ class Certified(Displayable):
         """Plain data: the safe decimal, the interval's endpoints (as decimals rounded outward), the method."""
         return {"value": self.decimal(digits), "direction": str(self.direction),
                 "interval": [safe_decimal(self.low, 17, up=False), safe_decimal(self.high, 17, up=True)],
-                "method": self.method}
+                "method": str(self.method)}
 
     def headline(self) -> str:
         return f"{self.name} = {self.decimal()} ({self.direction})"
@@ -271,4 +311,4 @@ class Certified(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         return [("value", self.decimal(8)), ("direction", str(self.direction)),
                 ("interval", f"[{safe_decimal(self.low, 12, False)}, {safe_decimal(self.high, 12, True)}]"),
-                ("method", self.method)]
+                ("method", str(self.method))]

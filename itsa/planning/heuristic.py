@@ -390,7 +390,7 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
         with both the verdict reads ``safe``, ``wasteful`` (one bit fewer
         would meet both too) or ``wrong`` (a target is missed).
     """
-    from itsa.privacy.release import DEFAULT_DELTA
+    from itsa.privacy import DEFAULT_DELTA
 
     rounds = whole_number("rounds", rounds, minimum=1)
     d = fraction("delta", DEFAULT_DELTA if delta is None else delta, low=0, high=1)

@@ -1,27 +1,34 @@
 """Integer-domain private aggregation and certified privacy accounting (itsa privacy).
 
+Every verb of ``itsa privacy`` is a function of the same name here:
+
+    account(noise_multiplier, rounds, delta=DEFAULT_DELTA, ...) -> Accounting     # every accountant, same events
+    calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds=1, conversion="cks", ...) -> Calibration
+    noise(sigma, count, seed, engine="exact", *, expected=None, ...) -> NoiseDraw  # draws and their commitment
+    release(updates, data_weights=None, *, alpha=256, gamma=256, clip=1, ...) -> Release
+    sensitivity(*, max_weight=None, alpha=256, clip=1, dimension, gamma=256, clients=None, ...) -> Sensitivity
+    weights(data_weights, alpha, ids=None) -> HamiltonWeights                      # Hamilton's rule
+
 The accountant, for other parts of itsa to call (every number is a
 :class:`~itsa._util.certified.Certified` arb interval with its method)::
 
+    accountants: Accountant (compose(GaussianEvent(z, T)); epsilon(delta) -> Entry), one class each,
+        registered in ACCOUNTANTS: mironov, cks, tight, basic, advanced, sqrt_rounds_heuristic
     itsa.privacy.rdp
         gaussian_rdp(order, noise_multiplier) -> arb
         gaussian_curve(noise_multiplier, sensitivity=1, count=1) -> RdpCurve
-        psa_tau(k_eff, scaled_scale) -> arb                                   # PSA eq. 30
-        psa_layer_rdp(order, *, sensitivity, scale, k_eff, dimension, step) -> arb   # PSA eq. 31
-        psa_layer_curve(*, sensitivity, scale, k_eff, dimension, step, label=...) -> RdpCurve
+        psa_tau(survivors, scaled_scale) -> arb                                   # PSA eq. 30
+        psa_layer_rdp(order, *, sensitivity, scale, survivors, dimension, step) -> arb   # PSA eq. 31
+        psa_layer_curve(*, sensitivity, scale, survivors, dimension, step, label=...) -> RdpCurve
         psa_layer(*, ..., step) -> PsaLayer   (leading term, tau, tau*d, .vacuous, .curve())
-            (step = h rho^(l-1) is required, keyword-only: no default of 1)
-        psa_block_sensitivity(h, rho, layer, dimension) -> arb                # PSA eq. 28
+            (step = h radix^(l-1) is required, keyword-only: no default of 1)
+        psa_block_sensitivity(h, radix, layer, dimension) -> arb                # PSA eq. 28
         compose(curves) -> RdpCurve; curve * count; curve + curve
         compose_authorized(layers: {layer: RdpCurve}, authorized) -> RdpCurve  # PSA Theorem 3, eq. 29
     itsa.privacy.conversion
         Conversion.MIRONOV | Conversion.CKS  ("mironov", "cks")
         to_epsilon(curve, delta, conversion=Conversion.CKS, orders=None) -> EpsilonBound
         convert_at(coefficient, order, delta, conversion) -> arb
-    itsa.privacy.calibrate
-        calibrate(epsilon, delta, *, rounds=1, conversion=CKS, curve_for=None, minimum_scale=None,
-                  relative_tolerance=1e-9, progress=None) -> Calibration
-            (curve_for: scale -> one round's RdpCurve, e.g. a psa_layer_curve closure)
     itsa.privacy.tight
         gaussian_tight_epsilon(noise_multiplier, rounds, delta) -> Certified   # exact Gaussian curve
         dp_accounting_epsilon(noise_multiplier, rounds, delta, accountant="rdp"|"pld") -> float
@@ -30,6 +37,9 @@ The accountant, for other parts of itsa to call (every number is a
         basic_composition(epsilon, delta, rounds), advanced_composition(epsilon, delta, rounds, delta_slack=None),
         sqrt_rounds_heuristic(epsilon, rounds)   # a heuristic, never a bound
 
+``hamilton_weights`` (the old name of :func:`weights`) and ``sensitivity_report``
+(of :func:`sensitivity`) still import from here.
+
 Examples
 --------
 >>> from itsa.privacy import gaussian_curve, to_epsilon
@@ -37,10 +47,25 @@ Examples
 '20.2'
 """
 
-from fractions import Fraction
-
-from itsa._util.certified import Certified, Direction, safe_decimal
-from itsa.privacy.calibrate import Calibration, calibrate
+from itsa._util.certified import Certified, Direction, Provenance, safe_decimal
+from itsa.privacy.accounting import (
+    ACCOUNTANTS,
+    Accountant,
+    Accounting,
+    AdvancedAccountant,
+    BasicAccountant,
+    CksAccountant,
+    Entry,
+    GaussianEvent,
+    MironovAccountant,
+    PerRound,
+    RdpAccountant,
+    SqrtRoundsHeuristic,
+    TightAccountant,
+    account,
+    one_round_epsilon,
+)
+from itsa.privacy.calibration import Calibration, calibrate
 from itsa.privacy.composition import (
     advanced_composition,
     basic_composition,
@@ -48,7 +73,8 @@ from itsa.privacy.composition import (
     classical_sigma,
     sqrt_rounds_heuristic,
 )
-from itsa.privacy.conversion import Conversion, EpsilonBound, convert_at, to_epsilon
+from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, convert_at, to_epsilon
+from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound, weights
 from itsa.privacy.rdp import (
     PsaLayer,
     RdpCurve,
@@ -63,14 +89,24 @@ from itsa.privacy.rdp import (
     psa_layer_rdp,
     psa_tau,
 )
+from itsa.privacy.releasing import Release, release
+from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
+from itsa.privacy.sizing import Sensitivity, sensitivity
 
-#: The δ of both parts (privacy and modular) unless one is given.
-DEFAULT_DELTA = Fraction(1, 10**5)
+#: The old names (kept importable from here only).
+hamilton_weights = weights
+sensitivity_report = sensitivity
 
 __all__ = [
-    "Calibration", "calibrate", "Certified", "Direction", "safe_decimal",
+    "account", "calibrate", "noise", "release", "sensitivity", "weights",
+    "DEFAULT_DELTA", "Accounting", "Entry", "PerRound", "one_round_epsilon", "GaussianEvent", "Accountant",
+    "ACCOUNTANTS", "RdpAccountant", "MironovAccountant", "CksAccountant", "TightAccountant", "BasicAccountant",
+    "AdvancedAccountant", "SqrtRoundsHeuristic",
+    "Calibration", "NoiseDraw", "SamplerEngine", "Release", "Sensitivity", "HamiltonWeights", "sensitivity_bound",
+    "Certified", "Direction", "Provenance", "safe_decimal",
     "advanced_composition", "basic_composition", "classical_epsilon", "classical_sigma", "sqrt_rounds_heuristic",
     "Conversion", "EpsilonBound", "convert_at", "to_epsilon",
-    "PsaLayer", "RdpCurve", "RdpTerm", "compose", "compose_authorized", "gaussian_curve", "gaussian_rdp", "psa_block_sensitivity",
-    "psa_layer", "psa_layer_curve", "psa_layer_rdp", "psa_tau",
+    "PsaLayer", "RdpCurve", "RdpTerm", "compose", "compose_authorized", "gaussian_curve", "gaussian_rdp",
+    "psa_block_sensitivity", "psa_layer", "psa_layer_curve", "psa_layer_rdp", "psa_tau",
+    "hamilton_weights", "sensitivity_report",
 ]

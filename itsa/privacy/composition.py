@@ -39,15 +39,17 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.certified import Certified, Direction, exact_text, precision, to_arb
+from itsa._util.certified import Certified, Direction, Provenance, exact_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.tight import gaussian_meets
 
-__all__ = ["classical_sigma", "classical_epsilon", "basic_composition", "advanced_composition",
+__all__ = ["INVERSE_CLASSICAL", "classical_sigma", "classical_epsilon", "basic_composition", "advanced_composition",
            "sqrt_rounds_heuristic", "check_epsilon", "check_delta_slack"]
 
 CLASSICAL = "classical Gaussian mechanism sqrt(2 ln(1.25/delta))/eps (Dwork-Roth Thm A.1, proved for eps < 1)"
+#: The classical formula read backwards: the per-round ε it assigns to a noise multiplier.
+INVERSE_CLASSICAL = "inverse of the " + CLASSICAL
 
 
 def check_epsilon(epsilon) -> Fraction:
@@ -72,6 +74,14 @@ PROVED_BY_CURVE = "; eps >= 1: outside the theorem, certified by the exact Gauss
 def classical_sigma(epsilon, delta) -> Certified:
     """The classical Gaussian noise multiplier ``√(2 ln(1.25/δ))/ε`` (round up = more noise).
 
+    Parameters
+    ----------
+    epsilon : number
+        The target ε.
+    delta : number
+        δ in ``(0, 1)``.
+
+
     An upper bound (enough noise for ``(ε, δ)``) for ``ε < 1`` by the theorem,
     and for ``ε ≥ 1`` where the exact Gaussian curve certifies it; else a
     heuristic (PCU-FL's ``ε = 50`` and ``10`` rows are of that kind).
@@ -90,6 +100,14 @@ def classical_sigma(epsilon, delta) -> Certified:
 def classical_epsilon(noise_multiplier, delta) -> Certified:
     """The per-round ε the classical formula assigns to ``σ``: ``√(2 ln(1.25/δ))/σ``.
 
+    Parameters
+    ----------
+    noise_multiplier : number
+        ``σ`` in units of the sensitivity.
+    delta : number
+        δ in ``(0, 1)``.
+
+
     An upper bound where the exact Gaussian curve certifies it (always below
     1, where the theorem holds); else a heuristic.
     """
@@ -97,11 +115,12 @@ def classical_epsilon(noise_multiplier, delta) -> Certified:
     d = check_delta(delta)
     with precision():
         ball = _classical_numerator(d) / to_arb(sigma)
-    eps = Certified.from_arb("epsilon per round", ball, Direction.UPPER, "inverse of the " + CLASSICAL)
+    eps = Certified.from_arb("epsilon per round", ball, Direction.UPPER, INVERSE_CLASSICAL)
     if gaussian_meets(sigma, eps.upper(), d):
-        return Certified(eps.name, eps.low, eps.high, Direction.UPPER, eps.method + "; certified by the exact "
-                         "Gaussian curve (Balle-Wang 2018, Thm 8)")
-    return Certified(eps.name, eps.low, eps.high, Direction.HEURISTIC, eps.method + UNPROVED)
+        return Certified(eps.name, eps.low, eps.high, Direction.UPPER,
+                         Provenance((INVERSE_CLASSICAL, "certified by the exact Gaussian curve (Balle-Wang 2018, Thm 8)")))
+    return Certified(eps.name, eps.low, eps.high, Direction.HEURISTIC,
+                     Provenance((INVERSE_CLASSICAL, UNPROVED.removeprefix("; "))))
 
 
 def _per_round(epsilon) -> tuple[flint.arb, Direction, str]:
@@ -125,6 +144,16 @@ def _vacuous_at(total_delta: Fraction, direction: Direction, method: str) -> tup
 def basic_composition(epsilon, delta, rounds: int) -> tuple[Certified, Fraction]:
     """``T`` rounds of ``(ε, δ)``-DP: ``(T ε, T δ)`` (Dwork and Roth 2014, Theorem 3.16).
 
+    Parameters
+    ----------
+    epsilon : number or Certified
+        The per-round ε.
+    delta : number
+        The per-round δ.
+    rounds : int
+        ``T``.
+
+
     ``epsilon`` may be a :class:`Certified` per-round ε (its upper end is
     used); the total is an upper bound only when that ε is one, and
     ``conditional`` from a bare number (see the module notes). At ``T δ ≥ 1``
@@ -145,6 +174,18 @@ def basic_composition(epsilon, delta, rounds: int) -> tuple[Certified, Fraction]
 def advanced_composition(epsilon, delta, rounds: int, delta_slack=None) -> tuple[Certified, Fraction]:
     """``T`` rounds of ``(ε, δ)``-DP: ``ε √(2T ln(1/δ')) + T ε (e^ε − 1)`` at ``T δ + δ'``.
 
+    Parameters
+    ----------
+    epsilon : number or Certified
+        The per-round ε.
+    delta : number
+        The per-round δ.
+    rounds : int
+        ``T``.
+    delta_slack : number, optional
+        ``δ'`` (default ``δ``).
+
+
     ``delta_slack`` is ``δ'`` (default: ``δ``). Dwork, Rothblum, Vadhan 2010;
     Dwork and Roth 2014, Theorem 3.20. At ``T δ + δ' ≥ 1`` the total is ``vacuous``.
 
@@ -164,7 +205,15 @@ def advanced_composition(epsilon, delta, rounds: int, delta_slack=None) -> tuple
 
 
 def sqrt_rounds_heuristic(epsilon, rounds: int) -> Certified:
-    """``ε √T``: a scaling heuristic, NOT a composition bound (shown so that it can be compared)."""
+    """``ε √T``: a scaling heuristic, NOT a composition bound (shown so that it can be compared).
+
+    Parameters
+    ----------
+    epsilon : number or Certified
+        The per-round ε.
+    rounds : int
+        ``T``.
+    """
     whole_number("rounds", rounds, minimum=1)
     with precision():
         ball = _per_round(epsilon)[0] * flint.arb(rounds).sqrt()

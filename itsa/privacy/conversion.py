@@ -1,8 +1,9 @@
 """From a Rényi-DP curve to (ε, δ): the Mironov and the Canonne–Kamath–Steinke conversions.
 
-A float optimiser picks the Rényi order (it only chooses where to look); the
-conversion is then evaluated at that exact order in ball arithmetic, so the
-printed ε is a valid upper bound whichever order was picked.
+A float search picks the Rényi order (it only chooses where to look); the
+conversion is then evaluated at that one exact order in ball arithmetic, so the
+printed ε is a valid upper bound whichever order was picked (every order
+``q > 1`` gives one).
 
 - ``mironov``: ``ε = ε(q) + ln(1/δ)/(q − 1)`` (Mironov, "Rényi differential
   privacy", CSF 2017, arXiv 1702.07476, Proposition 3).
@@ -34,13 +35,16 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, Provenance, exact_text, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, fraction
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import RdpCurve
 
-__all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "check_delta", "optimal_order"]
+__all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "check_delta", "optimal_order", "DEFAULT_DELTA"]
+
+#: The δ every verb and function of privacy (and of the modular part) takes by default.
+DEFAULT_DELTA = Fraction(1, 10**5)
 
 #: Orders are searched for in ``1 + exp(x)`` for ``x`` in this range.
 LOG_ORDER_RANGE = (-30.0, 30.0)
@@ -69,7 +73,21 @@ def check_delta(delta) -> Fraction:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class EpsilonBound(Displayable):
-    """A certified ``(ε, δ)`` guarantee: ``ε`` an upper bound at the exact ``order`` by ``conversion``."""
+    """A certified ``(ε, δ)`` guarantee: ``ε`` an upper bound at the exact ``order`` by ``conversion``.
+
+    Parameters
+    ----------
+    epsilon : Certified
+        ε, an upper bound.
+    delta : Fraction
+        δ.
+    order : Fraction
+        The exact order the conversion was evaluated at.
+    conversion : Conversion
+        ``mironov`` or ``cks``.
+    curve : RdpCurve
+        The curve converted.
+    """
 
     epsilon: Certified
     delta: Fraction
@@ -111,7 +129,19 @@ def _delta(d: Fraction) -> str:
 
 
 def convert_at(coefficient: flint.arb, order, delta: Fraction, conversion: Conversion) -> flint.arb:
-    """The conversion's ε at one exact ``order`` for the curve ``ε(q) = coefficient · q`` (a ball)."""
+    """The conversion's ε at one exact ``order`` for the curve ``ε(q) = coefficient · q`` (a ball).
+
+    Parameters
+    ----------
+    coefficient : arb
+        ``c`` of the curve ``ε(q) = c q``.
+    order : number
+        The order ``q > 1``.
+    delta : Fraction
+        δ.
+    conversion : Conversion
+        ``mironov`` or ``cks``.
+    """
     with precision():
         q = to_arb(order)
         if not q > 1:
@@ -123,19 +153,62 @@ def convert_at(coefficient: flint.arb, order, delta: Fraction, conversion: Conve
         return rdp + (-1 / q).log1p() - (log_delta + q.log()) / (q - 1)
 
 
-def _float_epsilon(c: float, x: float, log_delta: float, conversion: Conversion) -> float:
-    q = 1.0 + math.exp(x)
+def _float_epsilon(c: float, q: float, log_delta: float, conversion: Conversion) -> float:
+    """The conversion's ε at order ``q`` in floats (for choosing an order only; never printed)."""
     if conversion is Conversion.MIRONOV:
         return c * q - log_delta / (q - 1)
     return c * q + math.log1p(-1 / q) - (log_delta + math.log(q)) / (q - 1)
 
 
+#: Newton steps of the float order search (each is safeguarded by bisection).
+ORDER_STEPS = 60
+
+
+def _cks_log_gap(c: float, big_l: float, high: float) -> float:
+    """``u = ln(q − 1)`` where the CKS conversion of ``ε(q) = c q`` is least: the root of
+    ``h(u) = c e^(2u) + ln(1 + e^u) − L`` (``L = ln(1/δ)``; ``h`` increases, so the root is unique).
+
+    The derivative of the conversion in ``q`` is ``c − (L − ln q)/(q − 1)²``: zero at that root.
+    Safeguarded Newton in floats on ``[LOG_ORDER_RANGE[0], high]`` (``h(high) > 0``).
+    """
+    low = LOG_ORDER_RANGE[0]
+
+    def h(u: float) -> float:
+        return c * math.exp(2 * u) + math.log1p(math.exp(u)) - big_l
+
+    if h(low) >= 0:
+        return low
+    u = high
+    for _ in range(ORDER_STEPS):
+        value = h(u)
+        if value == 0:
+            return u
+        if value > 0:
+            high = u
+        else:
+            low = u
+        step = u - value / (2 * c * math.exp(2 * u) + 1 / (1 + math.exp(-u)))
+        following = step if low <= step <= high else (low + high) / 2
+        if abs(following - u) <= 1e-13 * (1 + abs(u)) or high - low <= 1e-13:
+            return following
+        u = following
+    return u
+
+
 def optimal_order(c: float, delta: Fraction, conversion: Conversion, log_c: float | None = None) -> Fraction:
     """A good order ``q > 1`` for ``ε(q) = c q`` (a float search; only its choice, not its value, is used).
 
-    For ``mironov`` the minimiser is ``1 + sqrt(ln(1/δ)/c)``; for ``cks`` a
-    bounded scalar search over ``ln(q − 1)`` around it. ``log_c`` (``ln c``)
-    may be given for a ``c`` beyond the floats.
+    Parameters
+    ----------
+    c : float
+        The curve's coefficient (upper end), ``ε(q) = c q``.
+    delta : Fraction
+        The target δ.
+    conversion : Conversion
+        ``mironov``: the minimiser ``1 + sqrt(ln(1/δ)/c)`` in closed form; ``cks``: the root of its
+        derivative, by a safeguarded Newton search in floats.
+    log_c : float, optional
+        ``ln c``, for a ``c`` beyond the floats.
     """
     log_delta = math.log(delta.numerator) - math.log(delta.denominator)
     if log_c is None:
@@ -144,19 +217,26 @@ def optimal_order(c: float, delta: Fraction, conversion: Conversion, log_c: floa
         log_c = math.log(c)
     if not math.isfinite(log_c):
         return Fraction(10**6) if log_c < 0 else 1 + MIN_ORDER_GAP
-    x0 = 0.5 * (math.log(max(-log_delta, sys.float_info.min)) - log_c)     # δ within 1e-16 of 1: ln δ rounds to 0
-    low, high = max(LOG_ORDER_RANGE[0], x0 - 10), min(LOG_ORDER_RANGE[1], x0 + 10)
-    if conversion is Conversion.MIRONOV or low >= high or abs(log_c) > 600:
-        x = x0
-    else:
-        from scipy.optimize import minimize_scalar
-
-        c_ = math.exp(log_c)
-        found = minimize_scalar(lambda x: _float_epsilon(c_, x, log_delta, conversion), bounds=(low, high),
-                                method="bounded", options={"xatol": 1e-10})
-        x = float(found.x)
+    big_l = max(-log_delta, sys.float_info.min)          # δ within 1e-16 of 1: ln δ rounds to 0
+    x0 = 0.5 * (math.log(big_l) - log_c)
+    x = min(max(x0, LOG_ORDER_RANGE[0]), LOG_ORDER_RANGE[1])
+    if conversion is not Conversion.MIRONOV and abs(log_c) <= 600 and x0 > LOG_ORDER_RANGE[0]:
+        x = _cks_log_gap(math.exp(log_c), big_l, x)
     x = min(max(x, LOG_ORDER_RANGE[0]), LOG_ORDER_RANGE[1])
     return 1 + max(Fraction(math.exp(x)), MIN_ORDER_GAP)      # the float exactly: never order 1
+
+
+def _best_of(orders: list[Fraction], c: float, delta: Fraction, conversion: Conversion) -> Fraction:
+    """The order among ``orders`` whose float ε is least (a choice only: the certified value is computed at it)."""
+    log_delta = math.log(delta.numerator) - math.log(delta.denominator)
+
+    def estimate(q: Fraction) -> float:
+        try:
+            return _float_epsilon(c, float(q), log_delta, conversion)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return math.inf
+
+    return min(orders, key=estimate)
 
 
 def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion.CKS,
@@ -187,25 +267,49 @@ def to_epsilon(curve: RdpCurve, delta, conversion: Conversion | str = Conversion
     over the order" (Sec. VII-B) reproduces its printed totals only as
     ``cks`` (see docs/privacy.md).
     """
-    conv = choice("conversion", conversion, Conversion)
-    d = check_delta(delta)
+    conv = conversion if isinstance(conversion, Conversion) else choice("conversion", conversion, Conversion)
+    d = delta if type(delta) is Fraction and 0 < delta < 1 else check_delta(delta)
     coefficient = curve.coefficient()
+    c = coefficient.upper()
     if orders is None:
-        c = coefficient.upper()
-        log_c = float(c.log()) if c > 0 else -math.inf
-        candidates = [optimal_order(0.0, d, conv, log_c=log_c)]
+        order = optimal_order(0.0, d, conv, log_c=float(c.log()) if c > 0 else -math.inf)
     else:
         candidates = [fraction("order", q, low=1) for q in orders]
         if not candidates:
             raise InvalidOption("orders: give at least one order > 1")
-    best = None
-    for q in candidates:
-        ball = convert_at(coefficient, q, d, conv)
-        if best is None or ball.upper() < best[1].upper():
-            best = (q, ball)
-    assert best is not None
-    order, ball = best
-    ball = ball.max(flint.arb(0))       # a negative value still certifies eps = 0
-    epsilon = Certified.from_arb("epsilon", ball, Direction.UPPER, f"{METHODS[conv]} at q = "
-                                 f"{order_text(order)}; {curve.method()}")
+        order = _best_of(candidates, float(c), d, conv)
+    # any order q > 1 gives a valid bound: the ball at the one chosen is a certified upper bound on epsilon
+    ball = convert_at(coefficient, order, d, conv).max(flint.arb(0))       # a negative value still certifies 0
+    epsilon = Certified.from_arb("epsilon", ball, Direction.UPPER,
+                                 Provenance((AtOrder(METHODS[conv], order), CurveMethod(curve))))
     return EpsilonBound(epsilon=epsilon, delta=d, order=order, conversion=conv, curve=curve)
+
+
+@dataclass(frozen=True)
+class AtOrder:
+    """A provenance step: a conversion evaluated at one exact order (rendered only for display)."""
+
+    method: str
+    order: Fraction
+
+    def __str__(self) -> str:
+        return f"{self.method} at q = {order_text(self.order)}"
+
+
+@dataclass(frozen=True, eq=False)
+class CurveMethod:
+    """A provenance step: the RDP curve a bound was computed from (rendered only for display).
+
+    Two steps are equal when they say the same (the curves' balls do not compare equal).
+    """
+
+    curve: RdpCurve
+
+    def __str__(self) -> str:
+        return self.curve.method()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, CurveMethod) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))

@@ -51,7 +51,21 @@ def number(name: str, value, positive: bool = True):
 
 @dataclass(frozen=True, repr=False)
 class RdpTerm(Displayable):
-    """One mechanism run ``count`` times: ``ε(q) ≤ count · coefficient · q`` for every order ``q > 1``."""
+    """One mechanism run ``count`` times: ``ε(q) ≤ count · coefficient · q`` for every order ``q > 1``.
+
+    Parameters
+    ----------
+    label : str
+        The mechanism's name.
+    coefficient : arb
+        ``c`` of ``ε(q) ≤ c q`` for one run.
+    count : int
+        Runs.
+    method : str
+        Where the bound comes from.
+    warnings : tuple of str
+        What makes it loose, in words.
+    """
 
     label: str
     coefficient: flint.arb
@@ -72,7 +86,13 @@ class RdpTerm(Displayable):
 
 @dataclass(frozen=True, repr=False)
 class RdpCurve(Displayable):
-    """A composed RDP curve: the sum of its terms, valid at every order ``q > 1``."""
+    """A composed RDP curve: the sum of its terms, valid at every order ``q > 1``.
+
+    Parameters
+    ----------
+    terms : tuple of RdpTerm
+        The mechanisms composed.
+    """
 
     terms: tuple[RdpTerm, ...] = field(default_factory=tuple)
 
@@ -122,6 +142,12 @@ class RdpCurve(Displayable):
 def compose(curves: Iterable[RdpCurve]) -> RdpCurve:
     """The composition of ``curves`` (additive at every order; PSA paper Theorem 3, eq. 29).
 
+    Parameters
+    ----------
+    curves : iterable of RdpCurve
+        The curves composed.
+
+
     >>> c = compose([gaussian_curve(1), gaussian_curve(1) * 3])
     >>> c.coefficient().contains(2)
     True
@@ -134,6 +160,14 @@ def compose(curves: Iterable[RdpCurve]) -> RdpCurve:
 
 def compose_authorized(layers: Mapping, authorized: Iterable) -> RdpCurve:
     """The curve of an authorized set ``P``: the sum over ``ℓ ∈ P`` of the layers' curves (PSA Theorem 3).
+
+    Parameters
+    ----------
+    layers : mapping
+        Layer (or stage) -> its curve.
+    authorized : iterable
+        The layers released.
+
 
     ``layers`` maps a layer (or stage) to its curve; sealed layers, those not
     in ``authorized``, cost nothing.
@@ -151,6 +185,16 @@ def compose_authorized(layers: Mapping, authorized: Iterable) -> RdpCurve:
 
 def gaussian_curve(noise_multiplier, sensitivity=1, count: int = 1) -> RdpCurve:
     """The Gaussian mechanism: ``ε(q) = q Δ² / (2 σ²)`` with ``σ = noise_multiplier · Δ``: ``c = 1/(2 z²)``.
+
+    Parameters
+    ----------
+    noise_multiplier : number or arb
+        ``z``, the noise std over the l2 sensitivity.
+    sensitivity : number
+        Kept for callers (see above).
+    count : int
+        Runs.
+
 
     ``noise_multiplier`` is the noise standard deviation in units of the
     ``ℓ2`` sensitivity (``sensitivity`` only rescales: ``c = Δ²/(2 (zΔ)²)`` is
@@ -173,33 +217,70 @@ def gaussian_curve(noise_multiplier, sensitivity=1, count: int = 1) -> RdpCurve:
 
 
 def gaussian_rdp(order, noise_multiplier) -> flint.arb:
-    """The Gaussian mechanism's RDP at ``order``: ``q / (2 z²)`` (a ball; Mironov 2017, Prop. 7)."""
+    """The Gaussian mechanism's RDP at ``order``: ``q / (2 z²)`` (a ball; Mironov 2017, Prop. 7).
+
+    Parameters
+    ----------
+    order : number
+        ``q > 1``.
+    noise_multiplier : number
+        ``z``.
+    """
     return gaussian_curve(noise_multiplier).at(order)
 
 
-def psa_block_sensitivity(h, rho: int, layer: int, dimension: int) -> flint.arb:
+def psa_block_sensitivity(h, radix: int, layer: int, dimension: int) -> flint.arb:
     """``D_ℓ = h (ρ−1) ρ^(ℓ−1) √d``: a full-range integer layer's replacement sensitivity (PSA eq. 28).
+
+    Parameters
+    ----------
+    h : number
+        The quantization step.
+    radix : int
+        ``ρ``, an odd whole number ``>= 3``.
+    layer : int
+        ``ℓ >= 1``.
+    dimension : int
+        ``d``.
 
     >>> psa_block_sensitivity(1, 3, 1, 4).contains(4)
     True
     """
-    _check_radix(rho)
+    _check_radix(radix)
     whole_number("layer", layer, minimum=1)
     whole_number("dimension", dimension, minimum=1)
     with precision():
-        return to_arb(number("h", h)) * (rho - 1) * rho ** (layer - 1) * flint.arb(dimension).sqrt()
+        return to_arb(number("h", h)) * (radix - 1) * radix ** (layer - 1) * flint.arb(dimension).sqrt()
 
 
-def _check_radix(rho: int) -> None:
-    whole_number("rho", rho, minimum=3)
-    if rho % 2 == 0:
-        raise InvalidOption(f"rho: must be an odd whole number >= 3, not {rho}")
+def _check_radix(radix: int) -> None:
+    whole_number("radix", radix, minimum=3)
+    if radix % 2 == 0:
+        raise InvalidOption(f"radix: must be an odd whole number >= 3, not {radix}")
 
 
-def psa_tau(k_eff: int, scaled_scale) -> flint.arb:
+def _survivors(survivors, k_eff) -> int:
+    """``survivors`` (K_eff), also accepted under its old keyword ``k_eff``."""
+    if survivors is None:
+        survivors = k_eff
+    elif k_eff is not None and k_eff != survivors:
+        raise InvalidOption(f"survivors: given twice ({survivors} and k_eff = {k_eff}); give one")
+    if survivors is None:
+        raise InvalidOption("survivors: give the number of honest clients whose noise is counted (K_eff)")
+    return whole_number("survivors", survivors, minimum=1)
+
+
+def psa_tau(survivors: int, scaled_scale) -> flint.arb:
     """``τ = 10 Σ_(j=1)^(K_eff−1) exp(−2π² s̃² j/(j+1))``, the convolution correction (PSA eq. 30).
 
-    ``scaled_scale`` is ``s̃ = s/(h ρ^(ℓ−1)) ≥ 1/2``. With one honest client the
+    Parameters
+    ----------
+    survivors : int
+        ``K_eff``, the honest clients whose noise is counted.
+    scaled_scale : number or arb
+        ``s̃ = s/(h ρ^(ℓ−1)) ≥ 1/2``.
+
+    With one honest client the
     sum is empty (``τ = 0``). Beyond :data:`TAU_EXACT_TERMS` terms the rest is
     bounded by the first term left out (the terms decrease in ``j``), so the
     ball is then an upper bound.
@@ -209,7 +290,7 @@ def psa_tau(k_eff: int, scaled_scale) -> flint.arb:
     >>> float(psa_tau(2, Fraction(1, 2)).mid()) > 0
     True
     """
-    whole_number("K_eff", k_eff, minimum=1)
+    k_eff = whole_number("survivors", survivors, minimum=1)
     s = number("scaled scale s~", scaled_scale)
     if not to_arb(s) >= HALF:
         raise InvalidOption(f"scaled scale s~: must be >= 1/2 (PSA eq. 30), not {_short(s)}")
@@ -227,16 +308,33 @@ def psa_tau(k_eff: int, scaled_scale) -> flint.arb:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PsaLayer(Displayable):
-    """The parts of PSA eq. 31 for one layer: the leading term, τ, and whether τ makes it vacuous."""
+    """The parts of PSA eq. 31 for one layer: the leading term, τ, and whether τ makes it vacuous.
+
+    Parameters
+    ----------
+    sensitivity, scale, scaled_scale : arb
+        ``D_ℓ``, ``s_ℓ`` and ``s̃ = s/(h ρ^(ℓ−1))``.
+    survivors : int
+        ``K_eff``.
+    dimension : int
+        ``d``.
+    tau, leading, correction : arb
+        ``τ`` (eq. 30), ``D²/(2 K_eff s²)`` and ``τ d``.
+    """
 
     sensitivity: flint.arb
     scale: flint.arb
     scaled_scale: flint.arb
-    k_eff: int
+    survivors: int
     dimension: int
     tau: flint.arb
     leading: flint.arb
     correction: flint.arb
+
+    @property
+    def k_eff(self) -> int:
+        """The old name of :attr:`survivors`."""
+        return self.survivors
 
     @property
     def vacuous(self) -> bool:
@@ -264,25 +362,33 @@ class PsaLayer(Displayable):
                 ("tau d", _up(self.correction)), ("vacuous", str(self.vacuous))]
 
 
-def psa_layer(*, sensitivity, scale, k_eff: int, dimension: int, step) -> PsaLayer:
-    """The per-layer bound of PSA eq. 30–31 with its parts (see :func:`psa_layer_curve`; ``step`` is required)."""
+def psa_layer(*, sensitivity, scale, survivors: int | None = None, dimension: int, step, k_eff: int | None = None
+              ) -> PsaLayer:
+    """The per-layer bound of PSA eq. 30–31 with its parts (``step`` is required).
+
+    Parameters
+    ----------
+    sensitivity, scale, survivors, dimension, step
+        As in :func:`psa_layer_curve` (``k_eff``: the old keyword of ``survivors``).
+    """
     D = number("sensitivity D", sensitivity, positive=False)
     s = number("scale s", scale)
-    step_ = number("step h rho^(l-1)", step)
-    whole_number("K_eff", k_eff, minimum=1)
+    step_ = number("step h radix^(l-1)", step)
+    k_eff = _survivors(survivors, k_eff)
     whole_number("dimension", dimension, minimum=1)
     with precision():
         s_arb, D_arb = to_arb(s), to_arb(D)
         scaled = s_arb / to_arb(step_)
         if not scaled >= HALF:
-            raise InvalidOption(f"scaled scale s~ = s/(h rho^(l-1)): must be >= 1/2 (PSA eq. 30), not {_up(scaled)}")
+            raise InvalidOption(f"scaled scale s~ = s/(h radix^(l-1)): must be >= 1/2 (PSA eq. 30), not {_up(scaled)}")
         tau = psa_tau(k_eff, scaled)
         leading = D_arb**2 / (2 * k_eff * s_arb**2)
-        return PsaLayer(sensitivity=D_arb, scale=s_arb, scaled_scale=scaled, k_eff=k_eff, dimension=dimension,
+        return PsaLayer(sensitivity=D_arb, scale=s_arb, scaled_scale=scaled, survivors=k_eff, dimension=dimension,
                         tau=tau, leading=leading, correction=tau * dimension)
 
 
-def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step, label: str = "psa layer") -> RdpCurve:
+def psa_layer_curve(*, sensitivity, scale, survivors: int | None = None, dimension: int, step,
+                    label: str = "psa layer", k_eff: int | None = None) -> RdpCurve:
     """PSA eq. 31 as an RDP curve: ``ε_ℓ(q) ≤ q D_ℓ²/(2 K_eff s_ℓ²) + q τ_ℓ d``, with τ_ℓ of eq. 30.
 
     Parameters
@@ -293,8 +399,9 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step, lab
         whose curve is then zero (the paper omits it from the sum).
     scale : number
         ``s_ℓ``, the per-client discrete-Gaussian scale in the same units.
-    k_eff : int
-        Lower bound on the honest clients whose noise the accounting relies on.
+    survivors : int
+        ``K_eff``: a lower bound on the honest clients whose noise the accounting relies on
+        (``k_eff``: its old keyword).
     dimension : int
         ``d``, the model dimension.
     step : number
@@ -310,7 +417,7 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step, lab
 
     Examples
     --------
-    >>> c = psa_layer_curve(sensitivity=2, scale=10, k_eff=100, dimension=10, step=1)
+    >>> c = psa_layer_curve(sensitivity=2, scale=10, survivors=100, dimension=10, step=1)
     >>> c.coefficient() > 0.00019, c.warnings
     (True, ())
 
@@ -320,14 +427,23 @@ def psa_layer_curve(*, sensitivity, scale, k_eff: int, dimension: int, step, lab
     Federated Learning", arXiv 2610.00695, Sec. VII-B, eq. 30–31 (a
     conservative form of the ℓ2 branch of Kairouz, Liu, Steinke, ICML 2021).
     """
-    return psa_layer(sensitivity=sensitivity, scale=scale, k_eff=k_eff, dimension=dimension,
+    return psa_layer(sensitivity=sensitivity, scale=scale, survivors=_survivors(survivors, k_eff), dimension=dimension,
                      step=step).curve(label)
 
 
-def psa_layer_rdp(order, *, sensitivity, scale, k_eff: int, dimension: int, step) -> flint.arb:
-    """PSA eq. 31 at one ``order`` (a ball; see :func:`psa_layer_curve`)."""
-    return psa_layer_curve(sensitivity=sensitivity, scale=scale, k_eff=k_eff, dimension=dimension,
-                           step=step).at(order)
+def psa_layer_rdp(order, *, sensitivity, scale, survivors: int | None = None, dimension: int, step,
+                  k_eff: int | None = None) -> flint.arb:
+    """PSA eq. 31 at one ``order`` (a ball).
+
+    Parameters
+    ----------
+    order : number
+        The Rényi order ``q > 1``.
+    sensitivity, scale, survivors, dimension, step
+        As in :func:`psa_layer_curve` (``k_eff``: the old keyword of ``survivors``).
+    """
+    return psa_layer_curve(sensitivity=sensitivity, scale=scale, survivors=_survivors(survivors, k_eff),
+                           dimension=dimension, step=step).at(order)
 
 
 def _up(x: flint.arb) -> str:

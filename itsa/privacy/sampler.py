@@ -51,13 +51,13 @@ import hashlib
 import hmac
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 
 import numpy as np
 
-from itsa._util.certified import Certified, fraction_text, safe_decimal
+from itsa._util.certified import Certified, exact_text, safe_decimal
 from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
@@ -67,7 +67,7 @@ from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 
 __all__ = ["SamplerEngine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "commitment",
-           "NoiseDraw", "draw", "verify", "MAX_COUNT", "DRAWS_PER_SECOND", "estimate_seconds", "plan"]
+           "NoiseDraw", "draw", "verify", "noise", "MAX_COUNT", "DRAWS_PER_SECOND", "estimate_seconds", "plan"]
 
 #: Most draws one call makes (a count beyond would not fit comfortably in memory).
 MAX_COUNT = 10_000_000
@@ -111,15 +111,15 @@ def plan(count: int, engine: SamplerEngine | str, time_limit: float | None) -> f
     >>> plan(3_000_000, "exact", 300)
     Traceback (most recent call last):
     ...
-    itsa.exceptions.InvalidOption: count: 3000000 exact draws take about 1000 s (at about 3000 draws/s), past the time limit of 300 s (--time-limit; 0 = no limit): lower the count, raise the limit, or use --engine table
+    itsa.exceptions.InvalidOption: count: 3000000 exact draws take about 1000 s (at about 3000 draws/s), past the time limit of 300 s (time limit 0: none): lower the count, raise the limit, or use the table engine
     """
     seconds = estimate_seconds(count, engine)
     if time_limit is not None and seconds > time_limit:
         eng = choice("engine", engine, SamplerEngine)
         raise InvalidOption(f"count: {count} {eng} draws take about {seconds:.0f} s (at about "
                             f"{DRAWS_PER_SECOND[eng]} draws/s), past the time limit of {time_limit:g} s "
-                            "(--time-limit; 0 = no limit): lower the count, raise the limit"
-                            + (", or use --engine table" if eng is SamplerEngine.EXACT else ""))
+                            "(time limit 0: none): lower the count, raise the limit"
+                            + (", or use the table engine" if eng is SamplerEngine.EXACT else ""))
     return seconds
 
 
@@ -315,7 +315,29 @@ def commitment(draws) -> str:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class NoiseDraw(Displayable):
-    """Draws with everything needed to redraw them: σ, the seed text, the engine, the commitment."""
+    """Draws with everything needed to redraw them: σ, the seed text, the engine, the commitment.
+
+    Parameters
+    ----------
+    sigma : Fraction
+        The discrete Gaussian's σ.
+    seed : str
+        The seed text (SHA-256 of it keys the HMAC-SHA256 stream).
+    engine : SamplerEngine
+        ``exact`` or ``table``.
+    draws : tuple of int
+        The draws.
+    commitment : str
+        SHA-256 (hex) of the draws as int64 little-endian.
+    truncation : int or None
+        The table's support bound ``K`` (None: exact).
+    tail : Certified, optional
+        ``P(|X| > K)`` of the table engine, an upper bound.
+    verified : bool
+        Whether a logged commitment was checked against the redraw (:func:`noise` with ``expected``).
+    shown : int
+        How many draws :meth:`rows` shows.
+    """
 
     sigma: Fraction
     seed: str
@@ -324,21 +346,27 @@ class NoiseDraw(Displayable):
     commitment: str
     truncation: int | None
     tail: Certified | None = None
+    verified: bool = False
+    shown: int = 20
 
     def to_dict(self) -> dict:
-        return {"sigma": fraction_text(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
+        return {"sigma": exact_text(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
                 "truncation": self.truncation, "tail_mass": None if self.tail is None else self.tail.to_dict(),
                 "draws": list(self.draws), "commitment": self.commitment,
                 "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
-                "commitment_of": "SHA-256 of the draws as int64 little-endian"}
-
-    def headline(self) -> str:
-        return f"{len(self.draws)} draws, sigma = {float(self.sigma):g}, {self.engine}, commitment {self.commitment[:16]}…"
+                "commitment_of": "SHA-256 of the draws as int64 little-endian", "verified": self.verified}
 
     def rows(self) -> list[tuple[str, str]]:
-        return [("engine", str(self.engine)), ("seed", self.seed), ("commitment", self.commitment),
+        head = ", ".join(map(str, self.draws[:self.shown])) + (" …" if len(self.draws) > self.shown else "")
+        verified = [("verified", "the redrawn commitment equals the logged one")] if self.verified else []
+        return [("draws", head), ("sigma", exact_text(self.sigma)), ("count", str(len(self.draws))),
+                ("engine", str(self.engine)), ("seed", self.seed), ("commitment", self.commitment)] + verified + [
                 ("truncation K", "none (exact)" if self.truncation is None else str(self.truncation))] + (
             [] if self.tail is None else [("tail mass P(|X| > K)", f"{self.tail.decimal(3)} (upper bound)")])
+
+    def headline(self) -> str:
+        return (f"{len(self.draws)} draws, sigma = {safe_decimal(self.sigma, 6)}, {self.engine}, "
+                f"commitment {self.commitment[:16]}…")
 
 
 def draw(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT, *,
@@ -364,6 +392,38 @@ def verify(expected: str, sigma, count: int, seed: str, engine: SamplerEngine | 
     if redrawn.commitment != text:
         raise VerificationError(f"commitment mismatch: redrawn {redrawn.commitment}, logged {text}")
     return redrawn
+
+
+def noise(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT, *, expected: str | None = None,
+          shown: int = 20, time_limit: float | None = None, progress: Callback | None = None) -> NoiseDraw:
+    """Discrete Gaussian draws reproducible from ``seed``, with their commitment; or redraw and check one.
+
+    Parameters
+    ----------
+    sigma : number
+        The discrete Gaussian's σ (a rational, e.g. ``14924`` or ``3/2``).
+    count : int
+        Number of draws.
+    seed : str
+        Seed text (SHA-256 of it keys the HMAC-SHA256 stream).
+    engine : SamplerEngine or str
+        ``"exact"`` (the CKS 2020 sampler in rationals) or ``"table"`` (the truncated inverse-CDF table).
+    expected : str, optional
+        A logged commitment (64 hex digits): redraw and check it
+        (:class:`~itsa.exceptions.VerificationError` if it differs).
+    shown : int
+        Draws shown by the result's ``rows()``.
+    time_limit : float, optional
+        Seconds: a count whose estimate is past it is refused before any draw.
+    progress : callable, optional
+        Called with progress events of the exact engine.
+    """
+    whole_number("shown", shown, minimum=0)
+    if expected is None:
+        result = draw(sigma, count, seed, engine, time_limit=time_limit, progress=progress)
+    else:
+        result = verify(expected, sigma, count, seed, engine, time_limit=time_limit, progress=progress)
+    return replace(result, verified=expected is not None, shown=shown)
 
 
 def iter_blocks(seed: str, blocks: int) -> Iterator[bytes]:

@@ -157,8 +157,16 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
 
 
 def converged(epsilon: Certified) -> bool:
-    """Whether a tight ε's bisection converged (its method does not say :data:`NOT_CONVERGED`)."""
-    return NOT_CONVERGED not in epsilon.method
+    """Whether a tight ε's bisection converged: an exact 0, or an interval narrower than :data:`CONVERGED_WIDTH`.
+
+    Parameters
+    ----------
+    epsilon : Certified
+        A tight ε (:func:`gaussian_tight_epsilon`).
+    """
+    if epsilon.direction is Direction.EXACT:
+        return True
+    return epsilon.lower() > 0 and epsilon.upper() - epsilon.lower() <= CONVERGED_WIDTH * epsilon.upper()
 
 
 def dp_accounting_epsilon(noise_multiplier: float, rounds: int, delta: float, accountant: str = "rdp",

@@ -11,7 +11,7 @@ from itsa.planning.encoding import wrap_probability
 from itsa.planning.gate import shut_out_probability
 from itsa.planning.noise import epsilon_at
 from itsa.planning.sections import heuristic_module
-from itsa.privacy.account import account
+from itsa.privacy import account
 
 # d = 4 (sqrt(d)/2 = 1) and gamma S = 256: the replace-one sensitivity is exactly 2 (256 + 1) = 514.
 SMALL = {"clients": 100, "dimension": 4, "clip": 1, "privacy": {"epsilon": 100, "delta": "1e-6", "rounds": 10},

@@ -25,7 +25,7 @@ from itsa.privacy import (
     sqrt_rounds_heuristic,
     to_epsilon,
 )
-from itsa.privacy.account import account
+from itsa.privacy.accounting import account
 from itsa.privacy.conversion import convert_at
 from itsa.privacy.tight import gaussian_meets, gaussian_tight_epsilon
 

@@ -17,7 +17,7 @@ def run(*args):
 def as_json(*args):
     res = run(*args, "--json")
     assert res.exit_code == 0, res.output
-    return json.loads(res.output)
+    return json.loads(res.stdout)
 
 
 def test_weights_json():
@@ -54,10 +54,10 @@ def test_noise_json_and_verify():
     assert len(out["commitment"]) == 64
     ok = run("noise", "--sigma", "14924", "--count", "50", "--seed", "round-1", "--engine", "table",
              "--verify", out["commitment"])
-    assert ok.exit_code == 0 and "verified" in ok.output
+    assert ok.exit_code == 0 and "verified" in ok.stdout
     bad = run("noise", "--sigma", "14924", "--count", "50", "--seed", "round-2", "--engine", "table",
               "--verify", out["commitment"])
-    assert bad.exit_code == 1 and "mismatch" in bad.output
+    assert bad.exit_code == 1 and "mismatch" in bad.stderr
 
 
 def test_noise_exact_is_reproducible():
@@ -67,8 +67,8 @@ def test_noise_exact_is_reproducible():
 
 
 def test_sensitivity_json():
-    out = as_json("sensitivity", "--w-max", "6/256", "--clip", "1", "-d", "2", "--gamma", "256")
-    assert round(float(out["Delta*_2"]["value"]), 3) == 0.047 and "reading" in out["Delta*_2"]["method"]
+    out = as_json("sensitivity", "--max-weight", "6/256", "--clip", "1", "-d", "2", "--gamma", "256")
+    assert round(float(out["sensitivity"]["value"]), 3) == 0.047 and "reading" in out["sensitivity"]["method"]
 
 
 @pytest.mark.parametrize(("eps", "kind"), [("50", "heuristic"), ("1", "upper bound"), ("1/2", "upper bound")])
@@ -103,7 +103,7 @@ def test_release_csv_and_npy(tmp_path):
 def test_bad_input_is_one_line_exit_2(args):
     res = run(*args)
     assert res.exit_code == 2, res.output
-    assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
+    assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error:") and not res.stdout
 
 
 def _files(tmp_path):
@@ -149,7 +149,7 @@ def test_edge_inputs_give_a_number_or_one_line(tmp_path, args):
     res = run(*argv, "--json")
     assert res.exit_code in (0, 2), res.output
     if res.exit_code == 2:
-        assert len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
+        assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error:") and not res.stdout
         assert "order: must be > 1" not in res.output
     else:
         json.loads(res.stdout)
@@ -165,6 +165,6 @@ def test_order_never_one():
 
 
 def test_sensitivity_for_a_billion_clients():
-    """w_max of M equal clients in closed form: ceil(alpha/M)/alpha, no list of M weights."""
+    """The largest weight of M equal clients in closed form: ceil(alpha/M)/alpha, no list of M weights."""
     out = as_json("sensitivity", "--clients", "1000000000", "-d", "2")
-    assert out["w_max"] == "1/256"
+    assert out["max_weight"] == "0.00390625"        # 1/256, written exactly

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import itsa.privacy.account
+import itsa.privacy.accounting
 from itsa.testing.hostile import check_refusal, privacy_numbers
 from itsa_cli import main as cli
 
@@ -21,7 +21,7 @@ HOSTILE = st.sampled_from(privacy_numbers())
 def no_pld_grid():
     """--crosscheck is fuzzed with dp-accounting's RDP only: its PLD grid takes seconds per example."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(itsa.privacy.account, "MAX_PLD_MU", 0)
+        patch.setattr(itsa.privacy.accounting, "MAX_PLD_MU", 0)
         yield
 
 
@@ -56,7 +56,7 @@ VERBS = {
         "--time-limit": values("0", "1", "1e-9"),
     }, ["--json", "--quiet"], 40),
     "sensitivity": (["-d", "2", "--clients", "5"], {
-        "--w-max": values("6/256", "13/64", "1"),
+        "--max-weight": values("6/256", "13/64", "1"),
         "--alpha": values("256", "1", "4096"),
         "--clip": values("1", "0.45"),
         "--dimension": values("2", "24706"),

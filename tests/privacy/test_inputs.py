@@ -36,12 +36,12 @@ def test_a_negative_weight_from_a_real_process():
 
 
 def test_delta_slack_is_named_and_checked_before_any_work(monkeypatch):
-    import itsa.privacy.account
+    import itsa.privacy.accounting
 
     def no_work(*args, **kwargs):
         raise AssertionError("an accountant ran before every input was checked")
 
-    monkeypatch.setattr(itsa.privacy.account, "one_round_epsilon", no_work)
+    monkeypatch.setattr(itsa.privacy.accounting, "one_round_epsilon", no_work)
     line = refused("account", "--noise-multiplier", "1", "--rounds", "10", "--delta-slack", "0")
     assert "delta slack" in line and "'0'" in line
 
@@ -57,20 +57,20 @@ def test_a_target_too_small_to_calibrate_is_said_so():
     assert "too small a target" in line and "MAX_SCALE" in line
 
 
-def test_w_max_and_clients_that_disagree_are_refused():
-    line = refused("sensitivity", "--clients", "5", "--w-max", "1/5", "-d", "2")
-    assert "--w-max 1/5 conflicts with --clients 5" in line and "13/64" in line
+def test_max_weight_and_clients_that_disagree_are_refused():
+    line = refused("sensitivity", "--clients", "5", "--max-weight", "1/5", "-d", "2")
+    assert "max weight 0.2 conflicts with clients 5" in line and "0.203125" in line      # 13/64
 
 
-def test_w_max_and_clients_that_agree_are_taken():
-    res = run("sensitivity", "--clients", "5", "--w-max", "13/64", "-d", "2", "--json")
+def test_max_weight_and_clients_that_agree_are_taken():
+    res = run("sensitivity", "--clients", "5", "--max-weight", "13/64", "-d", "2", "--json")
     assert res.exit_code == 0, res.stderr
 
 
 @pytest.mark.parametrize("args", [
     ["account", "--noise-multiplier", "1e5000"],
     ["account", "--noise-multiplier", "1e400", "--crosscheck"],
-    ["sensitivity", "-d", "2", "--clients", "5", "--w-max", "1e-5000"],
+    ["sensitivity", "-d", "2", "--clients", "5", "--max-weight", "1e-5000"],
     ["noise", "--sigma", "1e400", "--count", "3", "--seed", "s"],
     ["noise", "--sigma", "1e-100000", "--count", "3", "--seed", "s"],
     ["noise", "--sigma", "3", "--count", "3", "--seed", "s", "--time-limit", "nan"],
@@ -93,7 +93,7 @@ def test_numbers_past_the_digit_limit_print():
 
 def test_a_given_per_round_epsilon_and_a_per_round_source_are_refused_together():
     line = refused("account", "--noise-multiplier", "1", "--epsilon-per-round", "2", "--per-round", "classical")
-    assert "--epsilon-per-round '2' conflicts with --per-round 'classical'" in line
+    assert "per-round epsilon '2' conflicts with per-round source 'classical'" in line
 
 
 @pytest.mark.parametrize("conversion", ["mironov", "cks"])

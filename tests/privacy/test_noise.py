@@ -153,8 +153,8 @@ def test_stream_reads_are_the_concatenated_blocks(sizes):
 
 @given(st.integers(1, 3000), st.integers(1, 4096))
 def test_equal_max_weight_is_hamiltons(clients, alpha):
-    from itsa.privacy.sensitivity import equal_max_weight
-    from itsa.privacy.weights import hamilton_weights
+    from itsa.privacy import hamilton_weights
+    from itsa.privacy.sizing import equal_max_weight
 
     assert equal_max_weight(clients, alpha) == hamilton_weights([1] * clients, alpha).max_weight
 

@@ -10,8 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidInput, InvalidOption
-from itsa.privacy.release import encode, load_updates, release
-from itsa.privacy.weights import grid_guidance, hamilton_weights, rounding_bound, sensitivity
+from itsa.privacy import hamilton_weights
+from itsa.privacy import sensitivity_bound as sensitivity
+from itsa.privacy.hamilton import grid_guidance, rounding_bound
+from itsa.privacy.releasing import encode, load_updates, release
 from itsa_cli import main as cli
 
 
@@ -140,12 +142,12 @@ def test_exact_delta_is_printed_exactly(tmp_path):
     path.write_text("x,y\n0.1,0.2\n0.3,0.4\n")
     res = CliRunner().invoke(cli, ["privacy", "release", str(path), "--engine", "exact", "--delta", "0.000012344",
                                    "--epsilon", "1"])
-    assert res.exit_code == 0 and "1.2344e-5" in res.output and "1.234e-05" not in res.output
+    assert res.exit_code == 0 and "1.2344e-5" in res.stdout and "1.234e-05" not in res.stdout
 
 
 def test_huge_npy_is_refused_before_it_is_read(tmp_path):
     """A .npy beyond MAX_ENTRIES is refused from its header (mapped, not loaded)."""
-    from itsa.privacy.release import MAX_ENTRIES
+    from itsa.privacy.releasing import MAX_ENTRIES
 
     path = tmp_path / "big.npy"
     np.lib.format.open_memmap(path, mode="w+", dtype=np.int8, shape=(MAX_ENTRIES // 1000 + 1, 1000)).flush()
@@ -172,9 +174,9 @@ def test_encode_refuses_int64_overflow():
         release(np.array([[0.5]]), gamma=2**40, clip=10**7, no_noise=True)
 
 
-def test_release_states_that_w_max_comes_from_the_data():
+def test_release_states_that_max_weight_comes_from_the_data():
     r = release(np.array([[0.1], [0.2]]), [1, 3], no_noise=True)
-    assert "public" in r.to_dict()["w_max_note"] and any("public" in v for _, v in r.rows())
+    assert "public" in r.to_dict()["max_weight_note"] and any("public" in v for _, v in r.rows())
 
 
 @pytest.mark.parametrize("engine", ["table", "exact"])

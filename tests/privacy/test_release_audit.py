@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 import itsa.privacy.commitment as commitment
 from itsa.exceptions import InvalidOption, InvalidOutputPath
-from itsa.privacy.auditor import check_record
-from itsa.privacy.release import MAX_EPSILON, release
+from itsa.privacy.record_check import check_record
+from itsa.privacy.releasing import MAX_EPSILON, release
 from itsa_cli import main as cli
 
 UPDATES = np.array([[0.5, -0.25], [0.125, 0.75], [-0.5, 0.0]])
@@ -81,7 +81,7 @@ def test_a_vacuous_release_is_refused_and_writes_nothing(tmp_path, args):
     record = tmp_path / "r.json"
     message = refused([str(csv_of(tmp_path)), *args, "--record", str(record), "--json"])
     assert "vacuous" in message or "says nothing" in message
-    assert "--no-noise" in message and not record.exists()
+    assert "by name" in message and not record.exists()
 
 
 def test_the_library_refuses_a_vacuous_release():
@@ -165,7 +165,7 @@ def test_cli_verify_fails_a_record_not_marked_secret(tmp_path, made):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({**made.record(), "secret": False}))
     res = CliRunner().invoke(cli, ["privacy", "release", "--verify", str(bad)])
-    assert res.exit_code == 1 and res.stdout.startswith("FAIL release record: record")
+    assert res.exit_code == 1 and res.stdout.startswith("record check: FAIL release record: record")
 
 
 # --- finding 5: a malformed record is a FAIL naming the field ---
@@ -268,7 +268,7 @@ def test_tiny_deltas_and_clips_release_and_verify(tmp_path, args):
                              "--json").stdout)
     key = args[0].removeprefix("--")
     assert public[key] == args[1] and json.loads(record.read_text())["inputs"][key] == args[1]
-    assert itsa("release", "--verify", str(record), str(updates)).stdout.startswith("PASS")
+    assert itsa("release", "--verify", str(record), str(updates)).stdout.startswith("record check: PASS")
 
 
 @pytest.mark.parametrize(("args", "shown"), [(["--epsilon", "1e400"], "1e400"),
@@ -298,4 +298,4 @@ def test_itsa_seed_is_refused_without_noise_and_a_record_is_kept(tmp_path):
     record = tmp_path / "r.json"
     res = itsa("release", str(csv_of(tmp_path)), "--no-noise", "--record", str(record), "--json")
     assert json.loads(res.stdout)["private"] is False
-    assert itsa("release", "--verify", str(record), str(tmp_path / "u.csv")).stdout.startswith("PASS")
+    assert itsa("release", "--verify", str(record), str(tmp_path / "u.csv")).stdout.startswith("record check: PASS")

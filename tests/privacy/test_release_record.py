@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from itsa.exceptions import InvalidInput, InvalidOption
-from itsa.privacy.auditor import check_record
 from itsa.privacy.commitment import canonical, commit, commitment_fields, write_record
-from itsa.privacy.release import release
+from itsa.privacy.record_check import check_record
+from itsa.privacy.releasing import release
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.sampler import draw
 from itsa_cli import main as cli
@@ -152,7 +152,7 @@ def test_record_round_trip_passes(tmp_path):
     published = tmp_path / "published.json"
     published.write_text(itsa(str(updates), "--epsilon", "1", "--record", str(record), "--json").stdout)
     res = itsa("--verify", str(record), str(updates), "--published", str(published))
-    assert res.stdout.startswith("PASS release record") and "updates" in res.stdout.splitlines()[0]
+    assert res.stdout.startswith("record check: PASS release record") and "updates" in res.stdout.splitlines()[0]
     out = json.loads(itsa("--verify", str(record), "--json").stdout)
     assert out["verified"] is True and not out["failed"]
 
@@ -222,7 +222,7 @@ def test_cli_verify_fails_with_exit_1(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_tampered(json.loads(record.read_text()), _set_seed)))
     res = itsa("--verify", str(bad), check=False)
-    assert res.returncode == 1 and res.stdout.startswith("FAIL release record: commitment, noise")
+    assert res.returncode == 1 and res.stdout.startswith("record check: FAIL release record: commitment, noise")
     other = csv_of(tmp_path, NEIGHBOUR, "n.csv")
     res = itsa("--verify", str(record), str(other), check=False)
     assert res.returncode == 1 and "updates" in res.stdout.splitlines()[0]
@@ -270,7 +270,7 @@ def test_an_existing_record_is_never_overwritten(tmp_path):
 # --- no noise only by name; seeds from a file or the environment ---
 
 def test_a_release_without_noise_needs_its_name():
-    with pytest.raises(InvalidOption, match="no-noise"):
+    with pytest.raises(InvalidOption, match="by name"):
         release(UPDATES)
     r = release(UPDATES, no_noise=True)
     assert not r.private and r.released == r.noiseless and "NOT PRIVATE" in r.warnings[0]
@@ -279,7 +279,7 @@ def test_a_release_without_noise_needs_its_name():
 def test_cli_without_noise(tmp_path):
     path = csv_of(tmp_path)
     refused = itsa(str(path), check=False)
-    assert refused.returncode == 2 and "--no-noise" in refused.stderr and not refused.stdout
+    assert refused.returncode == 2 and "by name (no noise)" in refused.stderr and not refused.stdout
     out = itsa(str(path), "--no-noise", "--json")
     public = json.loads(out.stdout)
     assert public["private"] is False and "NOT PRIVATE" in public["not_private"] and "NOT PRIVATE" in out.stderr
@@ -327,7 +327,7 @@ def test_the_estimate_refuses_past_the_time_limit():
 @pytest.mark.parametrize("values", [np.array([[1 + 2j, 3.0]]), np.array([["a", "b"]])])
 def test_a_npy_of_other_than_real_numbers_is_refused(values, tmp_path):
     """A complex array would be released with its imaginary part silently dropped."""
-    from itsa.privacy.release import load_updates
+    from itsa.privacy.releasing import load_updates
 
     path = tmp_path / "updates.npy"
     np.save(path, values)

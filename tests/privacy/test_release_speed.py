@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from itsa.privacy import table_law
-from itsa.privacy.release import release
+from itsa.privacy.releasing import release
 from itsa.privacy.sampler import table
 from itsa.privacy.table_law import word_count_array, word_counts, words_at_most, words_below
 

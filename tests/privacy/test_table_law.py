@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from itsa._util.certified import arb_to_fractions
 from itsa.exceptions import InvalidOption
 from itsa.privacy.discrete_gaussian import normaliser
-from itsa.privacy.release import release
+from itsa.privacy.releasing import release
 from itsa.privacy.sampler import table
 from itsa.privacy.table_law import WORDS, table_distance, word_counts, words_at_most
 from itsa_cli import main as cli

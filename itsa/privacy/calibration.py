@@ -22,13 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
+from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
 from itsa.privacy.composition import check_epsilon
-from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
+from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.rdp import RdpCurve, gaussian_curve
 
 __all__ = ["Calibration", "calibrate"]
@@ -45,7 +45,21 @@ MIN_SCALE = Fraction(1, 2 ** (2 * MAX_DOUBLINGS))
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Calibration(Displayable):
-    """A noise multiplier that meets the target, the certified ε there, and how it was found."""
+    """A noise multiplier that meets the target, the certified ε there, and how it was found.
+
+    Parameters
+    ----------
+    noise_multiplier : Certified
+        The noise multiplier found (rounded up to :data:`DIGITS` digits and certified there).
+    epsilon : EpsilonBound
+        The certified ε at it.
+    target_epsilon : Fraction
+        The target ε.
+    rounds : int
+        Rounds composed before the conversion.
+    steps : int
+        Bracket and bisection steps taken.
+    """
 
     noise_multiplier: Certified
     epsilon: EpsilonBound
@@ -55,20 +69,24 @@ class Calibration(Displayable):
 
     def to_dict(self) -> dict:
         return {"noise_multiplier": self.noise_multiplier.decimal(DIGITS),   # the safe decimal, as text
-                "noise_multiplier_certified": self.noise_multiplier.to_dict(DIGITS), "target_epsilon": fraction_text(self.target_epsilon),
-                "rounds": self.rounds, "bisection_steps": self.steps, "achieved": self.epsilon.to_dict()}
+                "noise_multiplier_certified": self.noise_multiplier.to_dict(DIGITS),
+                "inputs": {"epsilon": exact_text(self.target_epsilon), "delta": exact_text(self.epsilon.delta),
+                           "rounds": self.rounds, "conversion": str(self.epsilon.conversion)},
+                "target_epsilon": exact_text(self.target_epsilon), "rounds": self.rounds, "bisection_steps": self.steps, "achieved": self.epsilon.to_dict()}
 
     def headline(self) -> str:
         return (f"z = {self.noise_multiplier.decimal(DIGITS)} gives eps <= {self.epsilon.epsilon.decimal()} "
                 f"(target {exact_text(self.target_epsilon)}, {self.epsilon.conversion})")
 
     def rows(self) -> list[tuple[str, str]]:
-        return [("noise multiplier", self.noise_multiplier.decimal(DIGITS)), ("rounds", str(self.rounds)),
+        return [("noise multiplier", self.noise_multiplier.decimal(DIGITS)), ("target epsilon", exact_text(self.target_epsilon)),
+                ("delta", exact_text(self.epsilon.delta)), ("rounds", str(self.rounds)),
+                ("conversion", str(self.epsilon.conversion)),
                 ("certified epsilon", self.epsilon.epsilon.decimal(8)), ("bisection steps", str(self.steps)),
-                ("method", self.noise_multiplier.method)]
+                ("method", str(self.noise_multiplier.method))]
 
 
-def calibrate(epsilon, delta, *, rounds: int = 1, conversion: Conversion | str = Conversion.CKS,
+def calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds: int = 1, conversion: Conversion | str = Conversion.CKS,
               curve_for: Callable[[Fraction], RdpCurve] | None = None, minimum_scale=None,
               relative_tolerance=Fraction(1, 10**9), progress: Callback | None = None) -> Calibration:
     """The smallest noise multiplier (to ``relative_tolerance``) whose certified ε at ``δ`` is ``≤ epsilon``.

@@ -7,14 +7,14 @@ integer weights add to exactly ``α`` and each is within one unit of
 
 Examples
 --------
->>> hw = hamilton_weights([1] * 50, 256)
+>>> hw = weights([1] * 50, 256)
 >>> sorted(set(hw.integers)), hw.integers.count(5), hw.integers.count(6)
 ([5, 6], 44, 6)
->>> hamilton_weights([31, 74, 120, 9, 66], 256).integers
+>>> weights([31, 74, 120, 9, 66], 256).integers
 (27, 63, 102, 8, 56)
->>> sensitivity(max_weight=Fraction(6, 256), clip=1, dimension=2, gamma=256).decimal(2)
+>>> sensitivity_bound(max_weight=Fraction(6, 256), clip=1, dimension=2, gamma=256).decimal(2)
 '0.048'
->>> round(float(sensitivity(max_weight=Fraction(6, 256), clip=1, dimension=2, gamma=256).value()), 3)
+>>> round(float(sensitivity_bound(max_weight=Fraction(6, 256), clip=1, dimension=2, gamma=256).value()), 3)
 0.047
 """
 
@@ -25,17 +25,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa._util.certified import Certified, Direction, fraction_text, precision, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
 
-__all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
+__all__ = ["HamiltonWeights", "weights", "sensitivity_bound", "rounding_bound", "grid_guidance",
            "round_half_even", "SENSITIVITY_READING"]
 
 #: How Δ*₂ is read: the page's "Eq. (1)" is not printed; this reading gives its 0.047.
-SENSITIVITY_READING = ("reading [R]: Delta*_2 = 2 (w_max/W_t)(S + sqrt(d)/(2 gamma)), w_max = max w~_i/alpha "
-                       "(reconstructed; reproduces the page's 0.047 at w_max = 6/256, S = 1, d = 2, gamma = 256)")
+SENSITIVITY_READING = ("reading [R]: sensitivity = 2 (max_weight/W_t)(S + sqrt(d)/(2 gamma)), max_weight = max w~_i/alpha "
+                       "(reconstructed; reproduces the page's 0.047 at max_weight = 6/256, S = 1, d = 2, gamma = 256)")
+
+
+#: How the integer weights are made (said in every answer).
+HAMILTON_METHOD = "Hamilton (largest remainders), ties by client order; exact"
 
 
 def round_half_even(x: Fraction) -> int:
@@ -51,15 +55,28 @@ def round_half_even(x: Fraction) -> int:
 
 @dataclass(frozen=True, repr=False)
 class HamiltonWeights(Displayable):
-    """Integer weights ``w̃_i`` on the grid ``α`` (Σ w̃_i = α), with the quotas ``α w_i / W`` they round."""
+    """Integer weights ``w̃_i`` on the grid ``α`` (Σ w̃_i = α), with the quotas ``α w_i / W`` they round.
+
+    Parameters
+    ----------
+    integers : tuple of int
+        The integer weights ``w̃_i`` (they add to ``alpha``).
+    alpha : int
+        The grid.
+    quotas : tuple of Fraction
+        ``α w_i / W``, what each integer weight rounds.
+    data_weights : tuple of Fraction
+        The data weights given (echoed in :meth:`to_dict`).
+    """
 
     integers: tuple[int, ...]
     alpha: int
     quotas: tuple[Fraction, ...]
+    data_weights: tuple[Fraction, ...] = ()
 
     @property
     def max_weight(self) -> Fraction:
-        """``w_max = max_i w̃_i / α`` (exact)."""
+        """The largest weight ``max_i w̃_i / α`` (exact)."""
         return Fraction(max(self.integers), self.alpha)
 
     @property
@@ -67,16 +84,19 @@ class HamiltonWeights(Displayable):
         return tuple(Fraction(w, self.alpha) for w in self.integers)
 
     def to_dict(self) -> dict:
-        return {"alpha": self.alpha, "weights": list(self.integers), "total": sum(self.integers),
-                "quotas": [fraction_text(q) for q in self.quotas], "w_max": fraction_text(self.max_weight),
-                "method": "Hamilton (largest remainders), ties by client order; exact"}
+        return {"alpha": self.alpha, "data_weights": [exact_text(w) for w in self.data_weights],
+                "weights": list(self.integers), "total": sum(self.integers),
+                "quotas": [exact_text(q) for q in self.quotas], "max_weight": exact_text(self.max_weight),
+                "method": HAMILTON_METHOD}
 
     def headline(self) -> str:
         return f"{len(self.integers)} clients on alpha = {self.alpha}: sum {sum(self.integers)} (exact)"
 
     def rows(self) -> list[tuple[str, str]]:
         shown = ", ".join(map(str, self.integers[:20])) + (" …" if len(self.integers) > 20 else "")
-        return [("weights", shown), ("w_max", fraction_text(self.max_weight))]
+        return [("weights", shown), ("quotas", ", ".join(exact_text(q) for q in self.quotas[:20])
+                                     + (" …" if len(self.quotas) > 20 else "")),
+                ("max weight", exact_text(self.max_weight)), ("method", HAMILTON_METHOD)]
 
 
 def _data_weights(weights: Sequence) -> list[Fraction]:
@@ -91,8 +111,18 @@ def _data_weights(weights: Sequence) -> list[Fraction]:
     return values
 
 
-def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None) -> HamiltonWeights:
+def weights(data_weights: Sequence, alpha: int, ids: Sequence | None = None) -> HamiltonWeights:
     """Hamilton's rule on the grid ``alpha``: ``⌊α w_i/W⌋`` each, the rest to the largest remainders.
+
+    Parameters
+    ----------
+    data_weights : sequence of numbers
+        The clients' data weights (``>= 0``, not all zero; read exactly).
+    alpha : int
+        The grid: the integer weights add to it.
+    ids : sequence, optional
+        Client IDs for ties (default: the client's position).
+
 
     Ties between equal remainders go to the smaller client ID (``ids``, any
     sortable values; by default the client's position). Exact: weights are
@@ -104,7 +134,7 @@ def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None)
     golden case: 50 equal clients at α = 256 give 44 weights 5 and six 6.
     """
     whole_number("alpha", alpha, minimum=1)
-    values = _data_weights(weights)
+    values = _data_weights(data_weights)
     total = sum(values)
     quotas = [alpha * v / total for v in values]
     floors = [math.floor(q) for q in quotas]
@@ -115,23 +145,37 @@ def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None)
     order = sorted(range(len(quotas)), key=lambda i: (-(quotas[i] - floors[i]), key[i]))
     for i in order[:left]:
         floors[i] += 1
-    return HamiltonWeights(tuple(floors), alpha, tuple(quotas))
+    return HamiltonWeights(tuple(floors), alpha, tuple(quotas), tuple(values))
 
 
-def sensitivity(*, max_weight, clip, dimension: int, gamma: int, total_weight=1) -> Certified:
-    """``Δ*₂ = 2 (w_max/W_t)(S + √d/(2γ))`` as a certified upper bound (a reading; see :data:`SENSITIVITY_READING`).
+def sensitivity_bound(*, max_weight, clip, dimension: int, gamma: int, total_weight=1) -> Certified:
+    """``Δ*₂ = 2 (max_weight/W_t)(S + √d/(2γ))`` as a certified upper bound (a reading; see :data:`SENSITIVITY_READING`).
+
+    Parameters
+    ----------
+    max_weight : number
+        The largest integer weight over ``α``.
+    clip : number
+        The l2 clipping norm ``S``.
+    dimension : int
+        The model dimension ``d``.
+    gamma : int
+        The encoding scale ``γ``.
+    total_weight : number
+        ``W_t`` (1 for weights over ``α``).
+
 
     The ``√d/(2γ)`` term covers the encoding's rounding (each coordinate moves
     by at most ``1/(2γ)``).
     """
-    w = fraction("w_max", max_weight, low=0)
+    w = fraction("max weight", max_weight, low=0)
     S = fraction("clip S", clip, low=0)
     whole_number("dimension", dimension, minimum=1)
     whole_number("gamma", gamma, minimum=1)
     W = fraction("W_t", total_weight, low=0)
     with precision():
         ball = 2 * to_arb(w / W) * (to_arb(S) + to_arb(Fraction(1, 2 * gamma)) * to_arb(dimension).sqrt())
-    return Certified.from_arb("Delta*_2", ball, Direction.UPPER, SENSITIVITY_READING)
+    return Certified.from_arb("sensitivity", ball, Direction.UPPER, SENSITIVITY_READING)
 
 
 def rounding_bound(clients: int, clip, alpha: int, total_weight=1) -> Fraction:

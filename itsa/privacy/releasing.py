@@ -5,7 +5,7 @@
 ``σ_int = σ_t γ W_int Δ*₂`` (rounded up to a short decimal: more noise, never
 less); the release is ``(Y + z)/(γ W_int)``, exact as a rational.
 
-``w_max`` (hence ``Δ*₂`` and ``σ_int``) is computed from the data weights:
+The largest weight ``max_weight`` (hence ``Δ*₂`` and ``σ_int``) is computed from the data weights:
 unless the weights are public, ``σ_int`` then depends on private data and the
 privacy statement holds only for neighbouring datasets with the same weights
 (:data:`W_MAX_NOTE`, shown with every release).
@@ -24,7 +24,7 @@ would publish the sum all but exactly under the name "private".
 released values, ε, δ, the parameters, a salted commitment);
 :meth:`Release.record` is the audit record (seed, salt, noise, noiseless
 sum, exact average), secret, for the auditor
-(:func:`itsa.privacy.auditor.check_record`), who rebuilds every public
+(:func:`itsa.privacy.record_check.check_record`), who rebuilds every public
 field from it with :func:`assemble`. Without a seed one is drawn from the
 operating system's entropy; the noise is keyed by the seed and a fresh
 256-bit salt together, so a weak or reused seed gives the public nothing.
@@ -82,13 +82,14 @@ from itsa.privacy.commitment import (
     noise_key,
 )
 from itsa.privacy.composition import classical_sigma
-from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
+from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.discrete_gaussian import page_truncation
+from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound
+from itsa.privacy.hamilton import weights as hamilton_weights
 from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
-from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
 
 __all__ = ["Release", "release", "assemble", "recorded", "planned_cost", "normalised_inputs", "load_updates",
            "clip_updates", "encode", "noise_scale", "cost_estimate", "SIGMA_DIGITS", "MAX_EPSILON"]
@@ -98,18 +99,21 @@ SIGMA_DIGITS = 9
 #: The largest ε a release publishes (e^200 ≈ 7·10^86): past it the guarantee says nothing and the release is
 #: refused. The paper's ε = 50 row runs at ε ≈ 101 on the exact engine and stays allowed.
 MAX_EPSILON = 200
-#: The δ of a release unless one is given.
-DEFAULT_DELTA = Fraction(1, 10**5)
+#: The engine and the conversion of a release unless given (its δ: :data:`~itsa.privacy.conversion.DEFAULT_DELTA`).
+DEFAULT_ENGINE = SamplerEngine.TABLE
+DEFAULT_CONVERSION = Conversion.CKS
 #: Most clients x coordinates one release takes.
 MAX_ENTRIES = 20_000_000
-#: Said with every release: the noise depends on w_max, which comes from the weights.
-W_MAX_NOTE = ("w_max, hence Delta*_2 and sigma_int, is computed from the data weights: unless the weights are "
+#: Said with every release: the noise depends on the largest weight, which comes from the weights.
+W_MAX_NOTE = ("the largest weight (max_weight), hence the sensitivity and sigma_int, is computed from the data weights: unless the weights are "
               "public, sigma_int depends on the data and the (eps, delta) holds only between datasets with equal weights")
 #: Encoded coordinates |round(gamma u)| <= gamma S stay below this (int64 with room).
 MAX_ENCODED = 2**62
 #: Said by every release without noise, in its output and as a warning.
 NOT_PRIVATE = "NOT PRIVATE: no noise was added; the released values are the exact weighted sum"
 #: Said by the public output: what it is.
+#: The inputs a published release echoes (the data weights and client ids are not published).
+PUBLIC_INPUTS = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "engine", "conversion", "no_noise")
 PUBLIC_NOTE = ("this object may be published: the released values, (eps, delta), the parameters and a salted "
                "commitment; the seed, the salt, the noise and the noiseless sum are only in the audit record")
 #: How the public commitment is made (the fields are in the audit record).
@@ -126,6 +130,24 @@ TABLE_SECONDS_PER_ENTRY = 3e-7
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Release(Displayable):
     """One release: what may be published (:meth:`to_dict`) and the secret audit record (:meth:`record`).
+
+    Parameters
+    ----------
+    weights : HamiltonWeights
+        The integer weights.
+    gamma, clip, denominator : int, Fraction, int
+        The encoding scale, the clip and ``γ W_int``.
+    encoded_sum, released, noiseless, exact_average : tuple
+        ``Y``, the released values, the noiseless decode and the float average (the last two: secret).
+    sensitivity : Certified
+        Δ*₂ (a reading).
+    inputs : dict
+        The normalised arguments.
+    noise_multiplier, sigma_int, noise, epsilon, delta_run, table_distance : optional
+        The noise and its accounting (a release with noise).
+    seed, salt, commitment : str, optional
+        The secret seed and salt, and the public salted commitment.
+
 
     ``inputs`` are the arguments that, with the updates, rerun it exactly.
     """
@@ -164,12 +186,12 @@ class Release(Displayable):
 
     def to_dict(self) -> dict:
         """What may be published: the released values, (ε, δ), the parameters and the hiding commitment."""
-        out = {"publishable": PUBLIC_NOTE, "private": self.private, "clients": len(self.weights.integers),
+        out = {"publishable": PUBLIC_NOTE, "inputs": {k: self.inputs.get(k) for k in PUBLIC_INPUTS}, "private": self.private, "clients": len(self.weights.integers),
                "dimension": len(self.released), "alpha": self.weights.alpha, "gamma": self.gamma,
                "clip": fraction_text(self.clip), "denominator": self.denominator,
-               "w_max": fraction_text(self.weights.max_weight), "released": [_dec(x) for x in self.released],
+               "max_weight": fraction_text(self.weights.max_weight), "released": [_dec(x) for x in self.released],
                "released_exact": [fraction_text(x) for x in self.released],
-               "sensitivity": self.sensitivity.to_dict(), "w_max_note": W_MAX_NOTE, "warnings": list(self.warnings)}
+               "sensitivity": self.sensitivity.to_dict(), "max_weight_note": W_MAX_NOTE, "warnings": list(self.warnings)}
         if not self.private:
             return {**out, "not_private": NOT_PRIVATE}
         assert self.noise is not None and self.epsilon is not None and self.delta_run is not None
@@ -192,14 +214,14 @@ class Release(Displayable):
                 "public": self.to_dict(), "inputs": self.inputs, "secret_values": secret}
 
     def headline(self) -> str:
-        noise = "NO NOISE: NOT PRIVATE" if self.noise is None else f"sigma_int = {self.sigma_int}"
+        noise = "NO NOISE: NOT PRIVATE" if self.noise is None else f"private, sigma_int = {self.sigma_int}"
         return f"{len(self.weights.integers)} clients, d = {len(self.released)}, {noise}"
 
     def rows(self) -> list[tuple[str, str]]:
         """The public rows (nothing of the audit record)."""
         rows = [("clients, d", f"{len(self.weights.integers)}, {len(self.released)}"),
-                ("Delta*_2", f"{self.sensitivity.decimal()} ({self.sensitivity.direction}; reading)"),
-                ("w_max", f"{self.weights.max_weight} from the data weights: sigma_int depends on them unless "
+                ("sensitivity", f"{self.sensitivity.decimal()} ({self.sensitivity.direction}; reading)"),
+                ("max weight", f"{fraction_text(self.weights.max_weight)} from the data weights: sigma_int depends on them unless "
                           "they are public"),
                 ("released", ", ".join(_dec(x) for x in self.released[:6]) + (" …" if len(self.released) > 6 else ""))]
         if not self.private:
@@ -316,6 +338,22 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
             ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
+    Parameters
+    ----------
+    updates : array
+        Clients x coordinates; ``data_weights`` (default equal) and ``ids`` (for ties) one per client.
+    alpha, gamma, clip : int, int, number
+        The weight grid, the encoding scale and the l2 clipping norm ``S``.
+    epsilon, noise_multiplier, delta : number, optional
+        The per-round target ε or ``σ_t`` directly (one of them, or ``no_noise``), and δ.
+    seed, salt, engine, conversion : str, optional
+        The noise key's seed and salt (default: fresh entropy), the sampler and the RDP conversion.
+    no_noise : bool
+        Release the exact weighted sum: NOT private, asked for by name.
+    time_limit, progress : optional
+        Seconds the run may take (estimated before any noise), and a receiver of the stages.
+
+
     ``epsilon`` calibrates ``σ_t = √(2 ln(1.25/δ))/ε`` (the paper's Table I);
     ``noise_multiplier`` gives ``σ_t`` directly; neither is refused unless
     ``no_noise`` asks for the exact sum (NOT private), which takes no
@@ -385,7 +423,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
     seconds, what = cost_estimate(eng, sigma_int, d)
     if time_limit is not None and seconds > time_limit:
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
-                            f"{time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
+                            f"{time_limit:g} s (time limit 0: none)")
     report("table distance" if eng is SamplerEngine.TABLE else "accounting")
     distance = table_distance(sigma_int) if eng is SamplerEngine.TABLE else None
     epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, d)
@@ -408,7 +446,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
 
 
 def _sensitivity_of(inputs: dict, hw: HamiltonWeights, d: int) -> Certified:
-    return sensitivity(max_weight=hw.max_weight, clip=fraction("clip S", inputs["clip"]), dimension=d,
+    return sensitivity_bound(max_weight=hw.max_weight, clip=fraction("clip S", inputs["clip"]), dimension=d,
                        gamma=inputs["gamma"])
 
 
@@ -444,7 +482,7 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
         eps = recorded(epsilon, "epsilon", low=0)
         if Fraction(eps) > MAX_EPSILON:
             raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {exact_text(Fraction(eps))} "
-                                "(--no-noise asks for the NOT private exact sum by name)")
+                                "(no noise, asked for by name, gives the NOT private exact sum)")
     noisy = not no_noise
     whole_number("alpha", alpha, minimum=1)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
@@ -455,8 +493,8 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
             "noise_multiplier": None if noise_multiplier is None else recorded(noise_multiplier, "noise multiplier",
                                                                                low=0),
             "delta": recorded(DEFAULT_DELTA if delta is None else delta, "delta", low=0, high=1) if noisy else None,
-            "engine": str(choice("engine", engine or SamplerEngine.TABLE, SamplerEngine)) if noisy else None,
-            "conversion": str(choice("conversion", conversion or Conversion.CKS, Conversion)) if noisy else None,
+            "engine": str(choice("engine", engine or DEFAULT_ENGINE, SamplerEngine)) if noisy else None,
+            "conversion": str(choice("conversion", conversion or DEFAULT_CONVERSION, Conversion)) if noisy else None,
             "no_noise": bool(no_noise),
             "data_weights": None if data_weights is None else [recorded(w, "weight") for w in data_weights],
             "ids": None if ids is None else list(ids)}
@@ -475,7 +513,7 @@ def _refuse_vacuous(epsilon: EpsilonBound, delta_run: Certified) -> None:
     if delta_run.upper() >= 1 or eps > MAX_EPSILON:
         raise InvalidOption(f"release: the guarantee of this noise is vacuous (eps = {epsilon.epsilon.decimal()} "
                             f"at delta_run = {delta_run.decimal()}; refused at delta_run >= 1 or eps > "
-                            f"{MAX_EPSILON}): add noise, or ask for the NOT private exact sum by name (--no-noise)")
+                            f"{MAX_EPSILON}): add noise, or ask for the NOT private exact sum by name (no noise)")
 
 
 def _check_noise_request(epsilon, noise_multiplier, no_noise: bool) -> None:
@@ -486,8 +524,8 @@ def _check_noise_request(epsilon, noise_multiplier, no_noise: bool) -> None:
     if no_noise and given:
         raise InvalidOption(f"no noise: refused together with {given[0]} (a release has noise or has none)")
     if not no_noise and not given:
-        raise InvalidOption("no noise asked for: give epsilon or a noise multiplier (--epsilon, "
-                            "--noise-multiplier), or ask for the exact, NOT private sum by name (--no-noise)")
+        raise InvalidOption("no noise asked for: give epsilon or a noise multiplier, or ask for the exact, NOT private sum "
+                            "by name (no noise)")
 
 
 def _weighted_sum(integers, encoded: np.ndarray) -> list[int]:
@@ -510,7 +548,7 @@ def noise_scale(epsilon, noise_multiplier, delta: Fraction, scale: int, delta_st
         integer_sensitivity = scale * to_arb(delta_star.upper())
         sigma_ball = to_arb(sigma_t_used) * integer_sensitivity
     sigma_int = Fraction(safe_decimal(Certified.from_arb("s", sigma_ball, Direction.UPPER, "").upper(), SIGMA_DIGITS))
-    multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, sigma_t.method +
+    multiplier = Certified(sigma_t.name, sigma_t_used, sigma_t_used, sigma_t.direction, str(sigma_t.method) +
                            f"; rounded up to {SIGMA_DIGITS} digits")
     return multiplier, sigma_int, integer_sensitivity
 

@@ -1,17 +1,17 @@
 """The auditor's check of a release's audit record: every public field recomputed from the record's inputs.
 
-Given the record (:meth:`itsa.privacy.release.Release.record`) the auditor
+Given the record (:meth:`itsa.privacy.releasing.Release.record`) the auditor
 first checks its form, then rebuilds the release from the record's
 **inputs** and **secret values** alone (the noiseless encoded sum ``Y``, the
 seed, the salt, the recorded noise), with the same code the release runs
-(:func:`itsa.privacy.release.assemble`), and compares:
+(:func:`itsa.privacy.releasing.assemble`), and compares:
 
 - **record**: the keys of the record, ``"secret": true`` and its note, the
   kind and version; **inputs**: every input present, known and normalised
   (as a release writes it); **secret form**: the secret values of the right
   kinds and lengths (a malformed field is a FAIL naming it, never an error);
 - **count**: ``d`` (the length of ``Y``) draws and released values, and the number of clients;
-- **weights**: Hamilton's integer weights from the recorded data weights, and ``w_max``;
+- **weights**: Hamilton's integer weights from the recorded data weights, and the largest weight;
 - **sigma_int**: ``Δ*₂``, σ_t and ``σ_int = σ_t γ W_int Δ*₂`` from the inputs;
 - **commitment**: the salted hash of (salt, seed, σ_int, engine, count, K, Y, denominator);
 - **noise**: the noise redrawn from the noise key (salt, seed) equals the recorded draws;
@@ -28,12 +28,12 @@ public part, so the commitment checked is the one the public saw) and
 **updates** (the release rerun on the clients' updates with the recorded
 seed and salt gives the same record: ``Y`` itself, and the exact average,
 are then checked). The redraw's cost is estimated before it starts
-(:func:`itsa.privacy.release.planned_cost`) and refused past ``time_limit``.
+(:func:`itsa.privacy.releasing.planned_cost`) and refused past ``time_limit``.
 
 Examples
 --------
 >>> import numpy as np
->>> from itsa.privacy.release import release
+>>> from itsa.privacy.releasing import release
 >>> r = release(np.array([[0.25, 0.5], [0.5, 0.0]]), noise_multiplier=1, engine="exact")
 >>> check_record(r.record()).ok
 True
@@ -62,9 +62,9 @@ from itsa.privacy.commitment import (
     check_seed,
     noise_key,
 )
-from itsa.privacy.release import MAX_ENTRIES
+from itsa.privacy.hamilton import weights as hamilton_weights
+from itsa.privacy.releasing import MAX_ENTRIES
 from itsa.privacy.sampler import draw
-from itsa.privacy.weights import hamilton_weights
 
 __all__ = ["Check", "RecordCheck", "check_record"]
 
@@ -102,7 +102,8 @@ class RecordCheck(Displayable):
         return f"PASS release record: {names}" if self.ok else f"FAIL release record: {', '.join(self.failed)}"
 
     def rows(self) -> list[tuple[str, str]]:
-        return [(c.name, ("ok: " if c.ok else "FAIL: ") + c.detail) for c in self.checks]
+        rows = [(c.name, ("ok: " if c.ok else "FAIL: ") + c.detail) for c in self.checks]
+        return rows + ([] if self.private else [("privacy", "the recorded release has no noise: it is NOT private")])
 
 
 #: The keys of an audit record.
@@ -116,7 +117,7 @@ NOISE_KEYS = {"seed", "salt", "noise_draws", "noise_sha256"}
 #: Which public and secret fields each comparison covers (``public`` and ``secret`` cover them all).
 FIELDS = {
     "count": (("dimension", "clients"), ()),
-    "weights": (("alpha", "w_max"), ("integer_weights",)),
+    "weights": (("alpha", "max_weight"), ("integer_weights",)),
     "sigma_int": (("gamma", "clip", "denominator", "sensitivity", "noise_multiplier", "sigma_int"), ()),
     "commitment": (("commitment",), ()),
     "released": (("released", "released_exact"), ("noiseless_exact",)),
@@ -132,7 +133,7 @@ def check_record(record: dict, updates=None, published: dict | None = None, time
     check (a tampered record is a FAIL, not an error); a redraw estimated
     past ``time_limit`` is refused (:class:`~itsa.exceptions.InvalidOption`).
     """
-    from itsa.privacy.release import planned_cost
+    from itsa.privacy.releasing import planned_cost
 
     record = _plain(record)
     form = [_run("record", lambda: _form(record))]
@@ -151,8 +152,8 @@ def check_record(record: dict, updates=None, published: dict | None = None, time
         return RecordCheck(checks=(*form, Check("rebuild", False, f"malformed record: {str(exc)[:160]}")),
                            private=False)
     if time_limit is not None and 2 * seconds > time_limit:        # the accounting, then the redraw
-        raise InvalidOption(f"--verify: about {2 * seconds:.3g} s estimated ({what}, redrawn) is beyond the time "
-                            f"limit of {time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
+        raise InvalidOption(f"record check: about {2 * seconds:.3g} s estimated ({what}, redrawn) is beyond the time "
+                            f"limit of {time_limit:g} s (time limit 0: none)")
     state: dict = {}
     steps: list[tuple[str, Callable[[], str]]] = [("rebuild", lambda: _rebuild(inputs, secret, hw, state))]
     form.append(_run(*steps[0]))
@@ -224,7 +225,7 @@ def _form(record) -> str:
 
 
 def _inputs_form(inputs) -> str:
-    from itsa.privacy.release import normalised_inputs
+    from itsa.privacy.releasing import normalised_inputs
 
     _keys("inputs", inputs, INPUT_KEYS)
     for key in ("data_weights", "ids"):
@@ -273,7 +274,7 @@ def _secret_form(inputs, secret) -> str:
 
 
 def _rebuild(inputs, secret, hw, state: dict) -> str:
-    from itsa.privacy.release import assemble
+    from itsa.privacy.releasing import assemble
 
     exact = [float(x) for x in secret["exact_average"]]
     state["rebuilt"] = assemble(inputs, hw, secret["encoded_sum"], exact, secret.get("seed"), secret.get("salt"),
@@ -349,7 +350,7 @@ def _published(public, published: dict) -> str:
 
 
 def _rerun(record, updates, time_limit, progress) -> str:
-    from itsa.privacy.release import release
+    from itsa.privacy.releasing import release
 
     inputs, secret = record["inputs"], record["secret_values"]
     again = release(updates, inputs["data_weights"], alpha=inputs["alpha"], gamma=inputs["gamma"],
