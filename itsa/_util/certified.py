@@ -214,6 +214,15 @@ def safe_decimal(value: Fraction, digits: int = 4, up: bool = True) -> str:
     Trailing zeros are dropped (``400``, not ``400.0``); below ``1e-4`` and
     from ``1e16`` on the form is scientific (``2.6e-14``).
 
+    Parameters
+    ----------
+    value : Fraction
+        The exact number.
+    digits : int
+        Significant digits shown.
+    up : bool
+        Round up (the text is an upper bound on ``value``) or down (a lower bound).
+
     >>> safe_decimal(Fraction(18688841, 10000), 4)
     '1869'
     >>> safe_decimal(Fraction(1, 3), 3), safe_decimal(Fraction(1, 3), 3, up=False)
@@ -250,6 +259,18 @@ class Certified(Displayable):
     ``low`` and ``high`` are exact Fractions (the endpoints of the arb ball the
     computation produced); :meth:`value` is the endpoint that is safe in
     ``direction`` (``high`` for an upper bound).
+
+    Parameters
+    ----------
+    name : str
+        What the number is (``epsilon``, ``carry probability``), for its display.
+    low, high : Fraction
+        The interval the exact value lies in (``low == high`` for an exact value).
+    direction : Direction
+        Which side is guaranteed: an upper or lower bound, exact, an enclosure,
+        conditional on a premise, a heuristic, or vacuous.
+    method : str or Provenance
+        How it was obtained (structured steps, shown as text).
     """
 
     name: str

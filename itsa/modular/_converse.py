@@ -194,7 +194,7 @@ def paper_bound(clients: int, modulus: int, constant, law: DigitLaw | None = Non
         value = to_arb(c) * modulus / (to_arb(law.variance).sqrt() * to_arb(clients).sqrt())
         out = enclose("eq. 25 bound", value, Direction.UPPER)
     return out if out.high <= 1 else Certified(out.name, min(out.low, Fraction(1)), Fraction(1), out.direction,
-                                               out.method + ", capped at 1")
+                                               str(out.method) + ", capped at 1")
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)

@@ -161,7 +161,7 @@ class Margin(Displayable):
     @property
     def method(self) -> str:
         """How the carry probability was obtained (provenance)."""
-        return self.carry_probability.method
+        return str(self.carry_probability.method)
 
     @property
     def exact(self) -> bool:

@@ -142,7 +142,7 @@ class EncodingPlan(Displayable):
                 ("data range", f"|sum| <= {self.data_range} per coordinate (exact, from the clip)"),
                 ("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
                                      f"({self.wrap_probability.direction}; target {safe_decimal(self.overflow_target, 6)})"),
-                ("wrap method", self.wrap_probability.method)]
+                ("wrap method", str(self.wrap_probability.method))]
 
     def to_dict(self) -> dict:
         return {"kind": "flat", "gamma": frac(self.gamma), "word_bits": self.word_bits, "modulus": str(self.modulus),

@@ -118,7 +118,7 @@ class NoisePlan(Displayable):
                                      f"({self.noise_multiplier.direction})"),
                 ("epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}) at delta "
                             f"{safe_decimal(self.delta, 6)} over {self.rounds} rounds"),
-                ("epsilon method", self.epsilon.method)] + [("warning", w) for w in self.warnings]
+                ("epsilon method", str(self.epsilon.method))] + [("warning", w) for w in self.warnings]
 
     def to_dict(self) -> dict:
         return {"kind": str(self.kind), "adjacency": str(self.adjacency), "survivors": self.survivors,

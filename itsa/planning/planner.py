@@ -373,8 +373,9 @@ def _servers(servers: str | None) -> str | None:
     """The instance's path, checked to load before any work (one line if it does not)."""
     if servers is None:
         return None
-    import itsa
+    from itsa.examples import resolve
+    from itsa.model.io import load_instance
 
-    found = itsa.examples.resolve(servers)
-    itsa.load_instance(found)
+    found = resolve(servers)
+    load_instance(found)
     return str(found)

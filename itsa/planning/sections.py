@@ -120,10 +120,12 @@ def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float 
     """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``)."""
     if servers is None:
         return None
-    import itsa
+    from itsa.examples import resolve
+    from itsa.model.io import load_instance
+    from itsa.optimum import solve
 
-    found = itsa.examples.resolve(servers)
-    solution = itsa.solve(itsa.load_instance(found), time_limit=time_limit, seed=seed)
+    found = resolve(servers)
+    solution = solve(load_instance(found), time_limit=time_limit, seed=seed)
     name = solution.instance.name or found.stem
     upper = None if solution.upper is None else Fraction(solution.upper.value)
     return KeysPlan(instance=name, verdict=str(solution.verdict),
