@@ -23,7 +23,7 @@ def privacy():
     """
 
 
-def rows(out, title, rows) -> None:
+def _rows(out, title, rows) -> None:
     from rich.table import Table
 
     table = Table(title=title, show_header=False)
