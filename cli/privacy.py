@@ -237,6 +237,7 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     if verify_path is not None:
         _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json)
         return
+    from itsa.exceptions import InvalidOption
     from itsa.privacy.commitment import check_record_path, read_seed_file
     from itsa.privacy.release import load_updates
     from itsa.privacy.release import release as run
@@ -248,6 +249,8 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
         if seed_file is not None:
             seed = read_seed_file(seed_file)
         updates, weights_in_file, ids = load_updates(path)
+        if data_weights is not None and weights_in_file is not None:
+            raise InvalidOption(f"--weights: {path} has a weight column already; give one of the two")
         given = data_weights.split(",") if data_weights is not None else weights_in_file
         noisy = {} if no_noise else {"delta": delta, "seed": seed, "engine": engine, "conversion": conversion}
         with progress_display(as_json, quiet=quiet) as progress:
@@ -299,13 +302,11 @@ def _release_options(ctx, path, seed, seed_file, published_path, data_weights, n
 
 def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json) -> None:
     """``--verify RECORD [UPDATES]``: every check of the record; exit 1 on a FAIL."""
-    import json
-
     from click.core import ParameterSource
 
-    from itsa.exceptions import InvalidInput, InvalidOption
+    from itsa.exceptions import InvalidOption
     from itsa.privacy.auditor import check_record
-    from itsa.privacy.commitment import load_record
+    from itsa.privacy.commitment import load_published, load_record
     from itsa.privacy.release import load_updates
 
     from ._common import EXIT_FAILED
@@ -317,17 +318,8 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
             option = next(p.opts[0] for p in ctx.command.params if p.name == given[0])
             raise InvalidOption(f"--verify: the record says how the release was made; {option} does not apply")
         record = load_record(verify_path)
-        published = None
-        if published_path is not None:
-            from itsa._util.files import read_text
-
-            try:
-                published = json.loads(read_text(published_path, InvalidInput, max_bytes=1 << 30))
-            except json.JSONDecodeError:
-                raise InvalidInput(f"{published_path}: not JSON") from None
-            if not isinstance(published, dict):
-                raise InvalidInput(f"{published_path}: not a JSON object")
-        updates = None if path is None else load_updates(path)[0]
+        published = None if published_path is None else load_published(published_path)
+        updates = None if path is None else load_updates(path)      # with the file's weights and IDs
         with progress_display(as_json, quiet=quiet) as progress:
             result = check_record(record, updates, published, time_limit=limit, progress=progress)
     if as_json:

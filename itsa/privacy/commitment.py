@@ -51,13 +51,14 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from itsa._util.files import read_text
-from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath
 from itsa._util.certified import fraction_text
+from itsa._util.files import read_text
+from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath, excerpt
 
 __all__ = ["SCHEME", "RECORD_KIND", "RECORD_VERSION", "SECRET_NOTE", "new_seed", "new_salt", "check_salt",
            "check_seed", "read_seed_file", "noise_key", "commitment_fields", "canonical", "commit", "check_record_path",
-           "write_record", "load_record"]
+           "write_record", "read_json", "load_record", "load_published", "MAX_RECORD_BYTES",
+           "MAX_PUBLISHED_BYTES"]
 
 #: The name of the commitment's encoding, inside what is hashed.
 SCHEME = "itsa-release-commitment-v2"
@@ -79,8 +80,13 @@ STREAM = ("HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
           "noise key = 'itsa-release-noise-v2:' + salt + ':' + seed")
 #: Longest seed text read (characters).
 MAX_SEED_CHARS = 4096
-#: Largest audit record read (bytes).
-MAX_RECORD_BYTES = 1 << 30
+#: Largest audit record written or read (bytes): refused before it is parsed. A record takes about 120 bytes a
+#: coordinate, so this holds a release of about two million coordinates.
+MAX_RECORD_BYTES = 1 << 28
+#: Largest published output read by the auditor (bytes).
+MAX_PUBLISHED_BYTES = 1 << 28
+#: Most digits of a whole number in a record or a published output (Python's own limit on reading one).
+MAX_JSON_DIGITS = 4300
 
 
 def new_seed() -> str:
@@ -94,10 +100,13 @@ def new_salt() -> str:
 
 
 def check_salt(salt) -> str:
-    """``salt`` as 64 lower-case hex digits (256 bits), or :class:`InvalidOption`."""
-    if not isinstance(salt, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", salt):
-        raise InvalidOption("salt: must be 64 hex digits (256 bits)")
-    return salt.lower()
+    """``salt``, 64 lower-case hex digits (256 bits), or :class:`InvalidOption`.
+
+    Only lower case: the salt is hashed as written, so ``AB…`` and ``ab…`` would be two salts of one noise.
+    """
+    if not isinstance(salt, str) or not re.fullmatch(r"[0-9a-f]{64}", salt):
+        raise InvalidOption("salt: must be 64 lower-case hex digits (256 bits)")
+    return salt
 
 
 def check_seed(seed) -> str:
@@ -167,6 +176,9 @@ def write_record(path, record: dict) -> Path:
     """
     p = check_record_path(path)
     data = (json.dumps(record, indent=2) + "\n").encode("utf-8")
+    if len(data) > MAX_RECORD_BYTES:
+        raise InvalidOutputPath(f"{path}: the record would take {len(data):,} bytes, more than the "
+                                f"{MAX_RECORD_BYTES:,} an audit reads (MAX_RECORD_BYTES); nothing written")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as exc:
@@ -217,19 +229,68 @@ def _write_exclusive(p: Path, data: bytes) -> None:
         raise
 
 
-def load_record(path) -> dict:
-    """An audit record read back: JSON, of :data:`RECORD_KIND` and :data:`RECORD_VERSION`, marked secret."""
-    text = read_text(path, InvalidInput, max_bytes=MAX_RECORD_BYTES)
+def read_json(path, max_bytes: int) -> dict:
+    """The JSON object of the file ``path``, read strictly; :class:`InvalidInput` (one line) otherwise.
+
+    The size is checked before anything is parsed (``max_bytes``). Refused:
+    text that is not JSON, ``NaN`` and ``Infinity`` (not JSON), a key given
+    twice in one object (readers disagree on which one counts), a whole
+    number of more than :data:`MAX_JSON_DIGITS` digits, nesting too deep
+    for the parser, and anything but an object at the top.
+    """
+    text = read_text(path, InvalidInput, max_bytes=max_bytes)
     try:
-        record = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        value = json.loads(text, parse_constant=_no_constant, parse_int=_whole, object_pairs_hook=_unique_keys)
+    except _NotStrictJson as exc:
+        raise InvalidInput(f"{path}: not JSON as itsa reads it ({exc})") from None
+    except (ValueError, RecursionError) as exc:        # JSONDecodeError is a ValueError
         raise InvalidInput(f"{path}: not JSON ({type(exc).__name__})") from None
-    if not isinstance(record, dict) or record.get("kind") != RECORD_KIND:
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{path}: not a JSON object")
+    return value
+
+
+class _NotStrictJson(Exception):
+    """JSON that Python's reader takes but an audit refuses."""
+
+
+def _no_constant(name: str):
+    raise _NotStrictJson(f"{name} is not a JSON number")
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_JSON_DIGITS:
+        raise _NotStrictJson(f"a whole number of {len(text.lstrip('-')):,} digits, more than {MAX_JSON_DIGITS:,}")
+    return int(text)
+
+
+def _unique_keys(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _NotStrictJson(f"the key {excerpt(twice)} is given twice in one object")
+    return out
+
+
+def load_record(path) -> dict:
+    """An audit record read back (:func:`read_json`): of :data:`RECORD_KIND` and :data:`RECORD_VERSION`.
+
+    Whether it is marked secret, and every field's kind, is the auditor's
+    check (:func:`itsa.privacy.auditor.check_record`): an edited record FAILs there.
+    """
+    record = read_json(path, MAX_RECORD_BYTES)
+    if record.get("kind") != RECORD_KIND:
         raise InvalidInput(f"{path}: not an audit record of itsa privacy release")
     if record.get("record_version") != RECORD_VERSION:
-        raise InvalidInput(f"{path}: record version {record.get('record_version')!r}, this itsa reads "
+        raise InvalidInput(f"{path}: record version {excerpt(record.get('record_version'))}, this itsa reads "
                            f"{RECORD_VERSION}")
     for key in ("public", "inputs", "secret_values"):
         if not isinstance(record.get(key), dict):
             raise InvalidInput(f"{path}: the record has no {key!r} object")
     return record
+
+
+def load_published(path) -> dict:
+    """A published output (a release's ``--json``) read back for the auditor (:func:`read_json`)."""
+    return read_json(path, MAX_PUBLISHED_BYTES)

@@ -52,13 +52,10 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from itsa._util.checks import choice, fraction, whole_number
-from itsa._util.display import Displayable
-from itsa._util.progress import Reporter
-from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 from itsa._util.certified import (
     Certified,
     Direction,
@@ -68,6 +65,11 @@ from itsa._util.certified import (
     safe_decimal,
     to_arb,
 )
+from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa._util.progress import Reporter
+from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,
@@ -88,10 +90,11 @@ from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
-from itsa.privacy.weights import HamiltonWeights, hamilton_weights, sensitivity
+from itsa.privacy.weights import HamiltonWeights, client_ids, hamilton_weights, sensitivity
 
 __all__ = ["Release", "release", "assemble", "recorded", "planned_cost", "normalised_inputs", "load_updates",
-           "clip_updates", "encode", "noise_scale", "cost_estimate", "SIGMA_DIGITS", "MAX_EPSILON"]
+           "clip_updates", "encode", "noise_scale", "cost_estimate", "LoadedUpdates", "SIGMA_DIGITS", "MAX_EPSILON",
+           "MAX_ALPHA"]
 
 #: Significant digits of σ_int handed to the sampler (rounded up from its certified value).
 SIGMA_DIGITS = 9
@@ -107,6 +110,8 @@ W_MAX_NOTE = ("w_max, hence Delta*_2 and sigma_int, is computed from the data we
               "public, sigma_int depends on the data and the (eps, delta) holds only between datasets with equal weights")
 #: Encoded coordinates |round(gamma u)| <= gamma S stay below this (int64 with room).
 MAX_ENCODED = 2**62
+#: The largest weight grid alpha (so that gamma alpha, the decoding denominator, stays below 2^124).
+MAX_ALPHA = 2**62
 #: Said by every release without noise, in its output and as a warning.
 NOT_PRIVATE = "NOT PRIVATE: no noise was added; the released values are the exact weighted sum"
 #: Said by the public output: what it is.
@@ -231,7 +236,15 @@ def _finite_matrix(array, where: str) -> np.ndarray:
     return a
 
 
-def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | list[int] | None]:
+class LoadedUpdates(NamedTuple):
+    """The updates of a file, with the data weights and client IDs it carries (``None``: the file has none)."""
+
+    values: np.ndarray
+    weights: list[Fraction] | None
+    ids: list[str] | list[int] | None
+
+
+def load_updates(path) -> LoadedUpdates:
     """Client updates from a ``.npy`` (clients x coordinates) or a CSV with a header.
 
     CSV columns: ``client`` (optional, IDs for Hamilton ties: compared as
@@ -249,7 +262,7 @@ def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | l
             raise InvalidInput(f"{path}: not a readable .npy file ({excerpt(str(exc))})") from None
         if a.size > MAX_ENTRIES:
             raise InvalidInput(f"{path}: {a.size} entries is more than {MAX_ENTRIES}")
-        return _finite_matrix(a, str(path)), None, None
+        return LoadedUpdates(_finite_matrix(a, str(path)), None, None)
     try:
         with p.open(newline="", encoding="utf-8-sig") as f:
             rows = [r for r in csv.reader(f) if r]      # blank lines carry no client
@@ -270,7 +283,7 @@ def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | l
         values = [[float(r[i]) for i in coords] for r in rows[1:]]
     except (ValueError, IndexError, InvalidInput) as exc:
         raise InvalidInput(f"{path}: a row is not numbers in every column ({excerpt(str(exc))})") from None
-    return _finite_matrix(values, str(path)), weights, ids
+    return LoadedUpdates(_finite_matrix(values, str(path)), weights, ids)
 
 
 def _client_ids(texts: list[str]) -> list[str] | list[int]:
@@ -296,17 +309,22 @@ def clip_updates(updates: np.ndarray, clip: Fraction) -> np.ndarray:
     return updates * scale[:, None]
 
 
-def encode(updates: np.ndarray, gamma: int) -> np.ndarray:
+def encode(updates: np.ndarray, gamma: int, deadline: Deadline | None = None) -> np.ndarray:
     """``round_half_even(γ u)`` exactly, as int64 (float products are exact when γ is a power of 2).
 
-    Refused (not wrapped around) when some ``|γ u|`` reaches ``2^62``.
+    Refused (not wrapped around) when some ``|γ u|`` reaches ``2^62``. Other
+    ``γ`` are done in rationals, row by row, looking at ``deadline``.
     """
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     if updates.size and float(np.abs(updates).max()) * gamma >= MAX_ENCODED:
         raise InvalidOption(f"encoding: |gamma u| must stay below 2^62 (int64), not {float(np.abs(updates).max()) * gamma:.3g}")
     if gamma & (gamma - 1) == 0:
         return np.rint(updates * gamma).astype(np.int64)
-    out = [[round(Fraction(float(x)) * gamma) for x in row] for row in updates]
+    out = []
+    for i, row in enumerate(updates):
+        if deadline is not None:
+            deadline.check(f"encoding, client {i + 1}")
+        out.append([round(Fraction(float(x)) * gamma) for x in row])
     return np.array(out, dtype=np.int64)
 
 
@@ -334,8 +352,9 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     PCU-FL Algorithm 3 and its Fig. 1, as quoted by the explainer page.
     """
     report = Reporter(progress, "release")
+    deadline = Deadline.of(time_limit)
     u = _finite_matrix(updates, "updates")
-    whole_number("alpha", alpha, minimum=1)
+    whole_number("alpha", alpha, minimum=1, maximum=MAX_ALPHA)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     S = fraction("clip S", clip, low=0)
     if gamma * S >= MAX_ENCODED:        # encoded coordinates must fit int64 (and the clip a float)
@@ -351,25 +370,27 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
                      data_weights=None if data_weights is None else weights, ids=ids)
     seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
     salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
-    hw = hamilton_weights(weights, alpha, ids)
+    hw = hamilton_weights(weights, alpha, inputs["ids"], deadline=deadline)
     report("encode", done=0, total=u.size)
     clipped = clip_updates(u, S)
-    Y = _weighted_sum(hw.integers, encode(clipped, gamma))
-    data = [fraction("weight", w) for w in weights]
-    shares = np.array([float(w / sum(data)) for w in data])         # each in [0, 1], whatever the weights' size
+    Y = _weighted_sum(hw.integers, encode(clipped, gamma, deadline))
+    shares = np.array([float(q / hw.alpha) for q in hw.quotas])     # w_i/W, each in [0, 1]
     exact = tuple(float(x) for x in (shares[:, None] * clipped).sum(axis=0))
-    return assemble(inputs, hw, Y, exact, seed_text, salt_text, None, time_limit, report)
+    return assemble(inputs, hw, Y, exact, seed_text, salt_text, None, deadline, report)
 
 
 def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt: str | None,
-             draws, time_limit: float | None = None, report=None) -> Release:
+             draws, time_limit: float | Deadline | None = None, report=None) -> Release:
     """The release of the noiseless encoded sum ``Y`` under the normalised ``inputs`` (:func:`normalised_inputs`).
 
     The noise is drawn from (salt, seed), or, for the auditor, ``draws`` are
     the recorded ones (which the auditor redraws on its own). Every public
     field is computed here, from ``inputs``, ``Y`` and the noise alone.
+    ``time_limit`` (seconds or a :class:`~itsa._util.deadline.Deadline`)
+    refuses a run estimated past it and stops the draws when it passes.
     """
     report = report or Reporter(None, "release")
+    deadline = Deadline.of(time_limit)
     gamma, S, d = inputs["gamma"], fraction("clip S", inputs["clip"]), len(Y)
     denominator = gamma * hw.alpha
     delta_star = _sensitivity_of(inputs, hw, d)
@@ -383,9 +404,9 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
     multiplier, sigma_int, integer_sensitivity = noise_scale(inputs["epsilon"], inputs["noise_multiplier"], d_,
                                                              denominator, delta_star)
     seconds, what = cost_estimate(eng, sigma_int, d)
-    if time_limit is not None and seconds > time_limit:
+    if deadline.time_limit is not None and seconds > deadline.left():
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
-                            f"{time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
+                            f"{deadline.time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
     report("table distance" if eng is SamplerEngine.TABLE else "accounting")
     distance = table_distance(sigma_int) if eng is SamplerEngine.TABLE else None
     epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, d)
@@ -393,7 +414,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
     assert seed is not None and salt is not None
     if draws is None:
         report("noise", note=f"{what}, about {seconds:.2g} s")
-        noise = draw(sigma_int, d, noise_key(salt, seed), eng)
+        noise = draw(sigma_int, d, noise_key(salt, seed), eng, time_limit=deadline.left())
     else:
         values = tuple(int(z) for z in draws)
         K = page_truncation(sigma_int) if eng is SamplerEngine.TABLE else None
@@ -446,7 +467,7 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
             raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {exact_text(Fraction(eps))} "
                                 "(--no-noise asks for the NOT private exact sum by name)")
     noisy = not no_noise
-    whole_number("alpha", alpha, minimum=1)
+    whole_number("alpha", alpha, minimum=1, maximum=MAX_ALPHA)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     if not isinstance(no_noise, bool):
         raise InvalidOption(f"no noise: must be true or false, not {excerpt(no_noise)}")
@@ -459,7 +480,7 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
             "conversion": str(choice("conversion", conversion or Conversion.CKS, Conversion)) if noisy else None,
             "no_noise": bool(no_noise),
             "data_weights": None if data_weights is None else [recorded(w, "weight") for w in data_weights],
-            "ids": None if ids is None else list(ids)}
+            "ids": client_ids(ids)}
 
 
 def _refuse_without_noise(**given) -> None:

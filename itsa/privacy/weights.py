@@ -25,13 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
+from itsa._util.certified import Certified, Direction, fraction_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
-from itsa._util.certified import Certified, Direction, fraction_text, precision, to_arb
 
 __all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
-           "round_half_even", "SENSITIVITY_READING"]
+           "round_half_even", "SENSITIVITY_READING", "client_ids", "MAX_WEIGHT_BITS"]
 
 #: How Δ*₂ is read: the page's "Eq. (1)" is not printed; this reading gives its 0.047.
 SENSITIVITY_READING = ("reading [R]: Delta*_2 = 2 (w_max/W_t)(S + sqrt(d)/(2 gamma)), w_max = max w~_i/alpha "
@@ -79,24 +81,72 @@ class HamiltonWeights(Displayable):
         return [("weights", shown), ("w_max", fraction_text(self.max_weight))]
 
 
-def _data_weights(weights: Sequence) -> list[Fraction]:
+#: Bits of every data weight's numerator and denominator, and of their common denominator: past it Hamilton's
+#: exact arithmetic grows without bound (a thousand weights ``1/(10^30 + 2k + 1)`` took 90 s), so it is refused.
+MAX_WEIGHT_BITS = 4096
+#: Longest client ID text (characters); a whole-number ID has at most :data:`MAX_ID_DIGITS` digits.
+MAX_ID_CHARS = 256
+MAX_ID_DIGITS = 30
+#: Clients between two looks at the clock in Hamilton's loop.
+_CLOCK_EVERY = 4096
+
+
+def _data_weights(weights: Sequence) -> tuple[list[Fraction], int]:
+    """The weights as Fractions and their common denominator, of bounded size (:data:`MAX_WEIGHT_BITS`)."""
     if len(weights) == 0:
         raise InvalidOption("weights: give at least one client weight")
     values = [fraction(f"weight {i + 1}", w) for i, w in enumerate(weights)]
+    common = 1
     for i, (given, v) in enumerate(zip(weights, values)):
         if v < 0:
             raise InvalidOption(f"weight {i + 1}: must be >= 0, not {excerpt(given)}")
-    if sum(values) == 0:
+        if max(v.numerator.bit_length(), v.denominator.bit_length()) > MAX_WEIGHT_BITS:
+            raise InvalidOption(f"weight {i + 1}: its numerator or denominator passes 2^{MAX_WEIGHT_BITS} "
+                                f"(MAX_WEIGHT_BITS), not {excerpt(given)}")
+        common = common // math.gcd(common, v.denominator) * v.denominator
+        if common.bit_length() > MAX_WEIGHT_BITS:
+            raise InvalidOption(f"weights: their common denominator passes 2^{MAX_WEIGHT_BITS} at weight {i + 1} "
+                                "(MAX_WEIGHT_BITS: exact weights that long cost without bound; round them)")
+    if not any(values):
         raise InvalidOption("weights: must not all be zero")
-    return values
+    return values, common
 
 
-def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None) -> HamiltonWeights:
+def client_ids(ids: Sequence | None, count: int | None = None) -> list[int] | list[str] | None:
+    """Client IDs for Hamilton's ties: distinct whole numbers or distinct texts, all of one kind (or ``None``).
+
+    A whole number has at most :data:`MAX_ID_DIGITS` digits, a text at most
+    :data:`MAX_ID_CHARS` characters; ``count`` IDs when it is given.
+
+    >>> client_ids([3, 1, 2]), client_ids(["b", "a"])
+    ([3, 1, 2], ['b', 'a'])
+    >>> client_ids(["1", 2])
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: client ids: must be all whole numbers or all texts, not ['1', 2]
+    """
+    if ids is None:
+        return None
+    if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__len__"):
+        raise InvalidOption(f"client ids: must be a list, not {excerpt(ids)}")
+    out = [int(i) if isinstance(i, np.integer) else i for i in ids]
+    if not out or not (all(type(i) is int for i in out) or all(type(i) is str for i in out)):
+        raise InvalidOption(f"client ids: must be all whole numbers or all texts, not {excerpt(out)}")
+    if any(abs(i) >= 10**MAX_ID_DIGITS if type(i) is int else len(i) > MAX_ID_CHARS for i in out):
+        raise InvalidOption(f"client ids: at most {MAX_ID_DIGITS} digits or {MAX_ID_CHARS} characters each")
+    if len(set(out)) != len(out) or (count is not None and len(out) != count):
+        raise InvalidOption("client ids: must be distinct, one per weight")
+    return out
+
+
+def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None, *, deadline=None) -> HamiltonWeights:
     """Hamilton's rule on the grid ``alpha``: ``⌊α w_i/W⌋`` each, the rest to the largest remainders.
 
-    Ties between equal remainders go to the smaller client ID (``ids``, any
-    sortable values; by default the client's position). Exact: weights are
-    read as Fractions.
+    Ties between equal remainders go to the smaller client ID (``ids``:
+    :func:`client_ids`; by default the client's position). Exact, in whole
+    numbers over the weights' common denominator (of at most
+    :data:`MAX_WEIGHT_BITS` bits); ``deadline`` (a
+    :class:`~itsa._util.deadline.Deadline`) is looked at in the loop.
 
     Notes
     -----
@@ -104,18 +154,22 @@ def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None)
     golden case: 50 equal clients at α = 256 give 44 weights 5 and six 6.
     """
     whole_number("alpha", alpha, minimum=1)
-    values = _data_weights(weights)
-    total = sum(values)
-    quotas = [alpha * v / total for v in values]
-    floors = [math.floor(q) for q in quotas]
-    left = alpha - sum(floors)
-    if ids is not None and (len(ids) != len(values) or len(set(ids)) != len(ids)):
-        raise InvalidOption("client ids: must be distinct, one per weight")
-    key = list(range(len(values))) if ids is None else list(ids)
-    order = sorted(range(len(quotas)), key=lambda i: (-(quotas[i] - floors[i]), key[i]))
-    for i in order[:left]:
+    values, common = _data_weights(weights)
+    key = list(range(len(values))) if ids is None else client_ids(ids, len(values))
+    scaled = [v.numerator * (common // v.denominator) for v in values]      # w_i = scaled_i / common
+    total = sum(scaled)
+    floors, remainders = [], []
+    for i, m in enumerate(scaled):
+        if deadline is not None and i % _CLOCK_EVERY == 0:
+            deadline.check(f"Hamilton's weights, client {i + 1}")
+        q, r = divmod(alpha * m, total)         # the quota alpha w_i / W = q + r / total
+        floors.append(q)
+        remainders.append(r)
+    order = sorted(range(len(values)), key=lambda i: (-remainders[i], key[i]))
+    for i in order[:alpha - sum(floors)]:
         floors[i] += 1
-    return HamiltonWeights(tuple(floors), alpha, tuple(quotas))
+    quotas = tuple(Fraction(alpha * m, total) for m in scaled)
+    return HamiltonWeights(tuple(floors), alpha, quotas)
 
 
 def sensitivity(*, max_weight, clip, dimension: int, gamma: int, total_weight=1) -> Certified:

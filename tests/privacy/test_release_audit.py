@@ -208,7 +208,8 @@ def test_verify_refuses_a_redraw_past_the_time_limit(tmp_path, made):
     record = made.record()
     d = 200_000
     record["inputs"]["engine"] = "exact"
-    record["secret_values"].update(encoded_sum=[0] * d, noise_draws=[0] * d, exact_average=["0.0"] * d)
+    record["secret_values"].update(encoded_sum=[0] * d, noise_draws=[0] * d, exact_average=["0.0"] * d,
+                                   noiseless_exact=["0"] * d)
     path = tmp_path / "big.json"
     path.write_text(json.dumps(record))
     start = time.monotonic()
