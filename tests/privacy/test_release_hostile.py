@@ -1,0 +1,215 @@
+"""A second attacker's records, published files and updates: each FAILs or is refused in one line, never a traceback."""
+
+import json
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from itsa._util.deadline import Deadline
+from itsa.exceptions import InvalidOption, TimeLimitReached
+from itsa.privacy.auditor import check_record
+from itsa.privacy.commitment import MAX_RECORD_BYTES
+from itsa.privacy.release import encode, release
+from itsa.privacy.weights import MAX_WEIGHT_BITS, hamilton_weights
+
+UPDATES = np.array([[0.5, -0.25], [0.125, 0.75], [-0.5, 0.0]])
+#: A thousand exact weights whose common denominator has about 100,000 bits (the release took 90 s).
+LONG_WEIGHTS = [Fraction(1, 10**30 + 2 * k + 1) for k in range(1000)]
+
+
+@pytest.fixture(scope="module")
+def made():
+    r = release(UPDATES, epsilon=1, engine="exact", ids=[1, 2, 3])
+    assert check_record(r.record()).ok
+    return r
+
+
+def _fresh(made) -> dict:
+    return json.loads(json.dumps(made.record()))
+
+
+def one_line_exit_2(res) -> str:
+    assert res.returncode == 2, (res.returncode, res.stdout, res.stderr)
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    return res.stderr
+
+
+def fail_names(result, *words) -> str:
+    assert not result.ok
+    details = " ".join(f"{c.name}: {c.detail}" for c in result.checks if not c.ok)
+    for word in words:
+        assert word in details, details
+    return details
+
+
+# --- 1: numbers past Python's 4,300-digit limit, and JSON that is not JSON ---
+
+HUGE = "9" * 5000
+RAW_EDITS = {
+    "a 5,000-digit whole number": lambda text: text.replace('"encoded_sum": [', f'"encoded_sum": [{HUGE}, ', 1),
+    "NaN": lambda text: text.replace('"encoded_sum": [', '"encoded_sum": [NaN, ', 1),
+    "Infinity": lambda text: text.replace('"encoded_sum": [', '"encoded_sum": [-Infinity, ', 1),
+    "a key given twice": lambda text: text.replace('"secret": true,', '"secret": true, "secret": false,', 1),
+    "nesting past the parser": lambda text: text.replace('"encoded_sum": [', '"encoded_sum": [' + "[" * 100_000, 1),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(RAW_EDITS))
+def test_a_record_that_is_not_strict_json_is_one_line_exit_2(tmp_path, made, itsa_privacy, edit):
+    path = tmp_path / "r.json"
+    path.write_text(RAW_EDITS[edit](json.dumps(made.record(), indent=1)))
+    one_line_exit_2(itsa_privacy("release", "--verify", path, check=False))
+
+
+@pytest.mark.parametrize("edit", sorted(RAW_EDITS))
+def test_a_published_file_that_is_not_strict_json_is_one_line_exit_2(tmp_path, made, itsa_privacy, edit):
+    record, published = tmp_path / "r.json", tmp_path / "p.json"
+    record.write_text(json.dumps(made.record()))
+    public = {"secret": True, "encoded_sum": [0], **made.to_dict()}     # room for each edit
+    published.write_text(RAW_EDITS[edit](json.dumps(public)))
+    one_line_exit_2(itsa_privacy("release", "--verify", record, "--published", published, check=False))
+
+
+def test_a_record_past_the_size_limit_is_refused_before_it_is_read(tmp_path, itsa_privacy):
+    path = tmp_path / "big.json"
+    with path.open("wb") as fh:         # sparse: no time to write, all the time to parse
+        fh.truncate(MAX_RECORD_BYTES + 1)
+    start = time.monotonic()
+    message = one_line_exit_2(itsa_privacy("release", "--verify", path, check=False))
+    assert f"{MAX_RECORD_BYTES:,}" in message and time.monotonic() - start < 10
+
+
+# --- 2 and 4: IDs, and every field, of the wrong JSON kind ---
+
+@pytest.mark.parametrize("ids", [["1", 2, 3], [{"a": 1}, 2, 3], [[1], 2, 3], [1.0, 2.0, 3.0], [True, 2, 3],
+                                 [1, 2, 2], "123", 7])
+def test_ids_of_the_wrong_kind_fail_naming_inputs_ids(made, ids):
+    record = _fresh(made)
+    record["inputs"]["ids"] = ids
+    fail_names(check_record(record), "inputs.ids")
+
+
+def test_the_library_refuses_mixed_ids_in_one_line():
+    with pytest.raises(InvalidOption, match="client ids"):
+        release(UPDATES, epsilon=1, ids=["1", 2, 3])
+    with pytest.raises(InvalidOption, match="client ids"):
+        hamilton_weights([1, 1, 1], 256, [{"a": 1}, 2, 3])
+
+
+def _set(path: str, value):
+    def change(record):
+        *parents, last = path.split(".")
+        target = record
+        for key in parents:
+            target = target[key]
+        target[last] = value(target[last]) if callable(value) else value
+    return change
+
+
+KIND_EDITS = {
+    "public.private": _set("public.private", 1),
+    "public.alpha": _set("public.alpha", 256.0),
+    "public.clients": _set("public.clients", 3.0),
+    "public.denominator": _set("public.denominator", float),
+    "record.record_version": _set("record_version", 2.0),
+    "record.secret": _set("secret", 1),
+    "inputs.alpha": _set("inputs.alpha", 256.0),
+    "inputs.no_noise": _set("inputs.no_noise", 0),
+    "inputs.gamma": _set("inputs.gamma", True),
+    "secret_values.encoded_sum": _set("secret_values.encoded_sum", lambda ys: [float(y) for y in ys]),
+    "secret_values.noise_draws": _set("secret_values.noise_draws", lambda zs: [float(z) for z in zs]),
+    "secret_values.integer_weights": _set("secret_values.integer_weights", lambda ws: [float(w) for w in ws]),
+    "secret_values.salt": _set("secret_values.salt", str.upper),
+}
+
+
+@pytest.mark.parametrize("field", sorted(KIND_EDITS))
+def test_a_value_of_another_json_kind_fails(made, field):
+    record = _fresh(made)
+    KIND_EDITS[field](record)
+    result = check_record(record)
+    fail_names(result)
+    if field == "secret_values.salt":       # the salt's form, before anything is rebuilt from it
+        assert result.failed == ("secret form",) and "lower-case" in result.checks[-1].detail
+
+
+def test_an_upper_case_salt_is_refused_by_the_library():
+    with pytest.raises(InvalidOption, match="lower-case"):
+        release(UPDATES, epsilon=1, salt="AB" * 32)
+
+
+# --- 4: the updates file's IDs and weights are the record's ---
+
+def _with_columns(tmp_path, ids=(1, 2, 3), weights=None):
+    path = tmp_path / "u.csv"
+    head = "client," + ("weight," if weights else "") + "x,y"
+    rows = [f"{i}," + (f"{w}," if weights else "") + ",".join(repr(float(x)) for x in row)
+            for i, w, row in zip(ids, weights or [None] * 3, UPDATES)]
+    path.write_text("\n".join([head, *rows]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("field", "value"), [("ids", [1, 2, 4]), ("data_weights", ["1", "1", "2"])])
+def test_record_inputs_edited_away_from_the_updates_file_fail(tmp_path, itsa_privacy, field, value):
+    updates = _with_columns(tmp_path, weights=[1, 1, 1])
+    record = tmp_path / "r.json"
+    itsa_privacy("release", updates, "--epsilon", "1", "--engine", "exact", "--record", record)
+    assert itsa_privacy("release", "--verify", record, updates).stdout.startswith("PASS")
+    edited = json.loads(record.read_text())
+    edited["inputs"][field] = value
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(edited))
+    res = itsa_privacy("release", "--verify", bad, updates, check=False)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert res.stdout.startswith("FAIL") and f"inputs.{field}" in res.stdout, res.stdout
+
+
+def test_a_record_with_ids_fails_against_a_file_without_them(tmp_path, itsa_privacy, updates_csv, made):
+    record = tmp_path / "r.json"
+    record.write_text(json.dumps(made.record()))
+    res = itsa_privacy("release", "--verify", record, updates_csv(UPDATES), check=False)
+    assert res.returncode == 1 and "inputs.ids" in res.stdout, res.stdout
+
+
+def test_weights_given_twice_are_refused(tmp_path, itsa_privacy):
+    res = itsa_privacy("release", _with_columns(tmp_path, weights=[1, 2, 3]), "--epsilon", "1", "--weights", "1,1,1",
+                       check=False)
+    assert "weight column" in one_line_exit_2(res)
+
+
+# --- 3: inputs too long for exact arithmetic are refused up front; the clock is looked at in the loops ---
+
+def test_long_fraction_weights_are_refused_up_front():
+    start = time.monotonic()
+    with pytest.raises(InvalidOption, match=f"2\\^{MAX_WEIGHT_BITS}"):
+        release(np.zeros((1000, 2)), LONG_WEIGHTS, epsilon=1, time_limit=5)
+    with pytest.raises(InvalidOption, match="MAX_WEIGHT_BITS"):
+        hamilton_weights([Fraction(1, 2**5000)], 256)
+    assert time.monotonic() - start < 5
+
+
+def test_long_fraction_weights_on_the_command_line_are_one_line(tmp_path, itsa_privacy):
+    path = tmp_path / "w.csv"
+    path.write_text("weight,x\n" + "".join(f"1/{w.denominator},0.5\n" for w in LONG_WEIGHTS))
+    start = time.monotonic()
+    assert "MAX_WEIGHT_BITS" in one_line_exit_2(itsa_privacy("release", path, "--epsilon", "1", check=False))
+    assert time.monotonic() - start < 20
+
+
+def test_a_record_with_long_fraction_weights_fails_quickly(made):
+    record = _fresh(made)
+    record["inputs"]["ids"] = None
+    record["inputs"]["data_weights"] = [f"1/{w.denominator}" for w in LONG_WEIGHTS]
+    record["secret_values"]["integer_weights"] = [0] * len(LONG_WEIGHTS)
+    start = time.monotonic()
+    fail_names(check_record(record, time_limit=5), "MAX_WEIGHT_BITS")
+    assert time.monotonic() - start < 5
+
+
+def test_the_long_loops_look_at_the_clock():
+    with pytest.raises(TimeLimitReached):
+        hamilton_weights([1] * 10, 256, deadline=Deadline(0))
+    with pytest.raises(TimeLimitReached):
+        encode(np.zeros((3, 2)), 255, Deadline(0))         # gamma not a power of 2: rationals, row by row
