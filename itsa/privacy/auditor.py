@@ -70,9 +70,9 @@ from itsa.privacy.commitment import (
     check_seed,
     noise_key,
 )
-from itsa.privacy.release import MAX_ENTRIES, LoadedUpdates, recorded
+from itsa.privacy.release import MAX_ENTRIES, LoadedUpdates, recorded_weights
 from itsa.privacy.sampler import draw
-from itsa.privacy.weights import client_ids, hamilton_weights
+from itsa.privacy.weights import hamilton_weights
 
 __all__ = ["Check", "RecordCheck", "check_record", "same"]
 
@@ -149,6 +149,7 @@ class _Audit:
     updates: object = None
     published: dict | None = None
     hw: object = None
+    hw_error: str = ""
     rebuilt: object = None
     again: dict | None = None
 
@@ -204,8 +205,9 @@ def _refuse_past_the_limit(audit: _Audit) -> None:
         seconds, what = planned_cost(inputs, audit.hw, len(secret["encoded_sum"]))
     except TimeLimitReached:
         raise
-    except ItsaError:
-        return          # the rebuild fails, naming it
+    except ItsaError as exc:
+        audit.hw_error = str(exc)[:160]         # the rebuild fails, naming it
+        return
     limit = audit.deadline.time_limit
     if limit is not None and 2 * seconds > audit.deadline.left():        # the accounting, then the redraw
         raise InvalidOption(f"--verify: about {2 * seconds:.3g} s estimated ({what}, redrawn) is beyond the time "
@@ -309,24 +311,19 @@ def _inputs_form(audit: _Audit) -> str:
     inputs = audit.inputs
     _keys("inputs", inputs, INPUT_KEYS)
     _kinds("inputs", inputs, INPUT_KINDS)
-    for key, check in (("ids", client_ids), ("data_weights", _weights_as_recorded)):     # named by their field
-        try:
-            check(inputs[key])
-        except ItsaError as exc:
-            raise _Mismatch(f"inputs.{key}: {str(exc)[:160]}") from None
     try:
-        again = normalised_inputs(**inputs)
+        again = normalised_inputs(**inputs, deadline=audit.deadline)
+    except TimeLimitReached:
+        raise
     except ItsaError as exc:
-        raise _Mismatch(f"inputs: {str(exc)[:160]}") from None
+        field = next((f".{key}" for key, start in (("data_weights", "weight"), ("ids", "client ids"))
+                      if str(exc).startswith(start)), "")
+        raise _Mismatch(f"inputs{field}: {str(exc)[:160]}") from None
     for key in sorted(INPUT_KEYS):
         if not same(again[key], inputs[key]):
             raise _Mismatch(f"inputs.{key}: {_show(inputs[key])} is not as a release writes it "
                             f"({_show(again[key])})")
     return "every input known, present, of its kind and as a release writes it"
-
-
-def _weights_as_recorded(weights):
-    return None if weights is None else [recorded(w, "weight") for w in weights]
 
 
 def _secret_form(audit: _Audit) -> str:
@@ -371,7 +368,7 @@ def _rebuild(audit: _Audit) -> str:
     from itsa.privacy.release import assemble
 
     if audit.hw is None:
-        raise _Mismatch("the record's data weights, alpha or IDs give no Hamilton weights")
+        raise _Mismatch(f"inputs: no Hamilton weights ({audit.hw_error})")
     secret = audit.secret
     exact = [float(x) for x in secret["exact_average"]]
     audit.rebuilt = assemble(audit.inputs, audit.hw, secret["encoded_sum"], exact, secret.get("seed"),
@@ -467,7 +464,7 @@ def _updates(audit: _Audit) -> str:
     weights = inputs["data_weights"]
     if isinstance(updates, LoadedUpdates):
         if updates.weights is not None:
-            _same_as_file("inputs.data_weights", weights, _weights_as_recorded(updates.weights))
+            _same_as_file("inputs.data_weights", weights, recorded_weights(updates.weights))
         _same_as_file("inputs.ids", inputs["ids"], updates.ids)
         updates = updates.values
     again = release(updates, weights, alpha=inputs["alpha"], gamma=inputs["gamma"],

@@ -90,7 +90,7 @@ from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
-from itsa.privacy.weights import HamiltonWeights, client_ids, hamilton_weights, sensitivity
+from itsa.privacy.weights import HamiltonWeights, client_ids, data_weight, hamilton_weights, sensitivity
 
 __all__ = ["Release", "release", "assemble", "recorded", "planned_cost", "normalised_inputs", "load_updates",
            "clip_updates", "encode", "noise_scale", "cost_estimate", "LoadedUpdates", "SIGMA_DIGITS", "MAX_EPSILON",
@@ -265,12 +265,18 @@ def load_updates(path) -> LoadedUpdates:
         return LoadedUpdates(_finite_matrix(a, str(path)), None, None)
     try:
         with p.open(newline="", encoding="utf-8-sig") as f:
-            rows = [r for r in csv.reader(f) if r]      # blank lines carry no client
+            rows = _csv_rows(csv.reader(f), path)
     except (UnicodeDecodeError, csv.Error) as exc:
         raise InvalidInput(f"{path}: not a UTF-8 CSV file ({excerpt(str(exc))})") from None
     if len(rows) < 2:
         raise InvalidInput(f"{path}: a CSV needs a header row and one row per client")
     header = [h.strip().lower() for h in rows[0]]
+    for name in ("client", "weight"):
+        if header.count(name) > 1:
+            raise InvalidInput(f"{path}: the header has {header.count(name)} {name!r} columns; give one")
+    short = next((n for n, r in enumerate(rows[1:], 2) if len(r) != len(header)), None)
+    if short is not None:
+        raise InvalidInput(f"{path}: row {short} has {len(rows[short - 1])} columns, the header {len(header)}")
     ids = None
     if "client" in header:
         at = header.index("client")
@@ -279,11 +285,35 @@ def load_updates(path) -> LoadedUpdates:
     weights = None
     try:
         if "weight" in header:
-            weights = [fraction("weight", r[header.index("weight")]) for r in rows[1:]]
+            weights = [data_weight(f"weight {i + 1}", r[header.index("weight")]) for i, r in enumerate(rows[1:])]
         values = [[float(r[i]) for i in coords] for r in rows[1:]]
     except (ValueError, IndexError, InvalidInput) as exc:
         raise InvalidInput(f"{path}: a row is not numbers in every column ({excerpt(str(exc))})") from None
     return LoadedUpdates(_finite_matrix(values, str(path)), weights, ids)
+
+
+def _csv_rows(reader, path) -> list[list[str]]:
+    """The rows that are not blank, read no further than :data:`MAX_ENTRIES` entries (or lines) past the header."""
+    rows, entries = [], 0
+    for lines, row in enumerate(reader):
+        entries += len(row)
+        if lines > MAX_ENTRIES or entries > MAX_ENTRIES + len(rows[0] if rows else row):
+            raise InvalidInput(f"{path}: more than {MAX_ENTRIES} entries (or lines) in the CSV")
+        if row:         # blank lines carry no client
+            rows.append(row)
+    return rows
+
+
+def recorded_weights(weights, deadline: Deadline | None = None) -> list[str] | None:
+    """Data weights as a record keeps them (:func:`recorded` of :func:`~itsa.privacy.weights.data_weight`)."""
+    if weights is None:
+        return None
+    out = []
+    for i, w in enumerate(weights):
+        if deadline is not None and i % 4096 == 0:
+            deadline.check(f"the data weights, client {i + 1}")
+        out.append(recorded(data_weight(f"weight {i + 1}", w), "weight"))
+    return out
 
 
 def _client_ids(texts: list[str]) -> list[str] | list[int]:
@@ -367,7 +397,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
         raise InvalidOption(f"weights: {len(weights)} given for {u.shape[0]} clients")
     inputs = normalised_inputs(alpha=alpha, gamma=gamma, clip=S, epsilon=epsilon, noise_multiplier=noise_multiplier,
                      delta=delta, engine=engine, conversion=conversion, no_noise=no_noise,
-                     data_weights=None if data_weights is None else weights, ids=ids)
+                     data_weights=None if data_weights is None else weights, ids=ids, deadline=deadline)
     seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
     salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
     hw = hamilton_weights(weights, alpha, inputs["ids"], deadline=deadline)
@@ -459,8 +489,11 @@ def recorded(text, name: str, *, low=None, high=None) -> str:
 
 
 def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, engine, conversion, no_noise, data_weights,
-            ids) -> dict:
-    """The arguments of a release, checked and normalised: what the record keeps and :func:`assemble` reads."""
+                      ids, deadline: Deadline | None = None) -> dict:
+    """The arguments of a release, checked and normalised: what the record keeps and :func:`assemble` reads.
+
+    ``deadline`` is looked at in the loop over the data weights.
+    """
     if epsilon is not None:
         eps = recorded(epsilon, "epsilon", low=0)
         if Fraction(eps) > MAX_EPSILON:
@@ -479,7 +512,7 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
             "engine": str(choice("engine", engine or SamplerEngine.TABLE, SamplerEngine)) if noisy else None,
             "conversion": str(choice("conversion", conversion or Conversion.CKS, Conversion)) if noisy else None,
             "no_noise": bool(no_noise),
-            "data_weights": None if data_weights is None else [recorded(w, "weight") for w in data_weights],
+            "data_weights": recorded_weights(data_weights, deadline),
             "ids": client_ids(ids)}
 
 

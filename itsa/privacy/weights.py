@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,7 +34,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, excerpt
 
 __all__ = ["HamiltonWeights", "hamilton_weights", "sensitivity", "rounding_bound", "grid_guidance",
-           "round_half_even", "SENSITIVITY_READING", "client_ids", "MAX_WEIGHT_BITS"]
+           "round_half_even", "SENSITIVITY_READING", "client_ids", "data_weight", "MAX_WEIGHT_BITS"]
 
 #: How Δ*₂ is read: the page's "Eq. (1)" is not printed; this reading gives its 0.047.
 SENSITIVITY_READING = ("reading [R]: Delta*_2 = 2 (w_max/W_t)(S + sqrt(d)/(2 gamma)), w_max = max w~_i/alpha "
@@ -84,6 +85,10 @@ class HamiltonWeights(Displayable):
 #: Bits of every data weight's numerator and denominator, and of their common denominator: past it Hamilton's
 #: exact arithmetic grows without bound (a thousand weights ``1/(10^30 + 2k + 1)`` took 90 s), so it is refused.
 MAX_WEIGHT_BITS = 4096
+#: Longest weight text read, and its largest decimal exponent (past them no weight fits MAX_WEIGHT_BITS).
+MAX_WEIGHT_CHARS = 2 * 1234 + 16
+MAX_WEIGHT_EXPONENT = 1234
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
 #: Longest client ID text (characters); a whole-number ID has at most :data:`MAX_ID_DIGITS` digits.
 MAX_ID_CHARS = 256
 MAX_ID_DIGITS = 30
@@ -91,18 +96,40 @@ MAX_ID_DIGITS = 30
 _CLOCK_EVERY = 4096
 
 
-def _data_weights(weights: Sequence) -> tuple[list[Fraction], int]:
+def data_weight(name: str, value) -> Fraction:
+    """One data weight, exact, ``>= 0``, its numerator and denominator below ``2^``:data:`MAX_WEIGHT_BITS`.
+
+    A text is measured before it is read (at most :data:`MAX_WEIGHT_CHARS`
+    characters, a decimal exponent within ``±``:data:`MAX_WEIGHT_EXPONENT`), so
+    a refused weight costs nothing to refuse.
+
+    >>> data_weight("weight 1", "3/4"), data_weight("weight 2", 2)
+    (Fraction(3, 4), Fraction(2, 1))
+    """
+    if isinstance(value, str):
+        exponent = _EXPONENT.search(value.strip())
+        if len(value) > MAX_WEIGHT_CHARS or (exponent and abs(int(exponent.group(1)[:12])) > MAX_WEIGHT_EXPONENT):
+            raise InvalidOption(f"{name}: too long for exact weights (MAX_WEIGHT_BITS: a numerator and a "
+                                f"denominator below 2^{MAX_WEIGHT_BITS}), not {excerpt(value)}")
+    v = fraction(name, value)
+    if v < 0:
+        raise InvalidOption(f"{name}: must be >= 0, not {excerpt(value)}")
+    if max(v.numerator.bit_length(), v.denominator.bit_length()) > MAX_WEIGHT_BITS:
+        raise InvalidOption(f"{name}: its numerator or denominator passes 2^{MAX_WEIGHT_BITS} "
+                            f"(MAX_WEIGHT_BITS), not {excerpt(value)}")
+    return v
+
+
+def _data_weights(weights: Sequence, deadline=None) -> tuple[list[Fraction], int]:
     """The weights as Fractions and their common denominator, of bounded size (:data:`MAX_WEIGHT_BITS`)."""
     if len(weights) == 0:
         raise InvalidOption("weights: give at least one client weight")
-    values = [fraction(f"weight {i + 1}", w) for i, w in enumerate(weights)]
-    common = 1
-    for i, (given, v) in enumerate(zip(weights, values)):
-        if v < 0:
-            raise InvalidOption(f"weight {i + 1}: must be >= 0, not {excerpt(given)}")
-        if max(v.numerator.bit_length(), v.denominator.bit_length()) > MAX_WEIGHT_BITS:
-            raise InvalidOption(f"weight {i + 1}: its numerator or denominator passes 2^{MAX_WEIGHT_BITS} "
-                                f"(MAX_WEIGHT_BITS), not {excerpt(given)}")
+    values, common = [], 1
+    for i, given in enumerate(weights):
+        if deadline is not None and i % _CLOCK_EVERY == 0:
+            deadline.check(f"the data weights, client {i + 1}")
+        v = data_weight(f"weight {i + 1}", given)
+        values.append(v)
         common = common // math.gcd(common, v.denominator) * v.denominator
         if common.bit_length() > MAX_WEIGHT_BITS:
             raise InvalidOption(f"weights: their common denominator passes 2^{MAX_WEIGHT_BITS} at weight {i + 1} "
@@ -154,7 +181,7 @@ def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None,
     golden case: 50 equal clients at α = 256 give 44 weights 5 and six 6.
     """
     whole_number("alpha", alpha, minimum=1)
-    values, common = _data_weights(weights)
+    values, common = _data_weights(weights, deadline)
     key = list(range(len(values))) if ids is None else client_ids(ids, len(values))
     scaled = [v.numerator * (common // v.denominator) for v in values]      # w_i = scaled_i / common
     total = sum(scaled)

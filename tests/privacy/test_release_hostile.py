@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from itsa._util.deadline import Deadline
-from itsa.exceptions import InvalidOption, TimeLimitReached
+from itsa.exceptions import InvalidInput, InvalidOption, TimeLimitReached
 from itsa.privacy.auditor import check_record
 from itsa.privacy.commitment import MAX_RECORD_BYTES
 from itsa.privacy.release import encode, release
@@ -213,3 +213,50 @@ def test_the_long_loops_look_at_the_clock():
         hamilton_weights([1] * 10, 256, deadline=Deadline(0))
     with pytest.raises(TimeLimitReached):
         encode(np.zeros((3, 2)), 255, Deadline(0))         # gamma not a power of 2: rationals, row by row
+
+
+# --- 5: found on a second pass ---
+
+def test_many_long_weight_texts_are_refused_before_they_are_read(made):
+    """``1e-100000`` costs 40 ms to read and record: 200,000 of them were refused only after hours."""
+    record = _fresh(made)
+    record["inputs"].update(ids=None, data_weights=["1e-100000"] * 200_000)
+    record["secret_values"]["integer_weights"] = [0] * 200_000
+    start = time.monotonic()
+    fail_names(check_record(record), "inputs.data_weights", "MAX_WEIGHT_BITS")
+    assert time.monotonic() - start < 5
+
+
+def test_many_weights_stop_at_the_time_limit(made):
+    record = _fresh(made)
+    record["inputs"].update(ids=None, data_weights=["1"] * 400_000)
+    record["secret_values"]["integer_weights"] = [0] * 400_000
+    start = time.monotonic()
+    with pytest.raises(TimeLimitReached):
+        check_record(record, time_limit=0.5)
+    assert time.monotonic() - start < 5
+
+
+def test_a_csv_of_too_many_lines_is_refused_while_it_is_read(tmp_path, monkeypatch):
+    import itsa.privacy.release as module
+
+    monkeypatch.setattr(module, "MAX_ENTRIES", 100)
+    path = tmp_path / "long.csv"
+    path.write_text("x\n" + "\n" * 1000 + "0.5\n")          # blank lines: no entries, but lines to read
+    with pytest.raises(InvalidInput, match="more than 100 entries"):
+        module.load_updates(path)
+    path.write_text("x,y\n" + "0.5,0.5\n" * 51)
+    with pytest.raises(InvalidInput, match="more than 100 entries"):
+        module.load_updates(path)
+
+
+@pytest.mark.parametrize(("text", "message"), [("x\n1,2,3\n", "row 2 has 3 columns"), ("x,y\n1\n", "row 2 has 1"),
+                                               ("client,client,x\n1,2,3\n", "2 'client' columns"),
+                                               ("weight,x,weight\n1,2,3\n", "2 'weight' columns")])
+def test_a_csv_whose_rows_do_not_fit_its_header_is_refused(tmp_path, text, message):
+    from itsa.privacy.release import load_updates
+
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(InvalidInput, match=message):
+        load_updates(path)
