@@ -183,7 +183,7 @@ def _text(v) -> str:
     return str(v)
 
 
-SEED_HELP = ("Noise seed text. A seed on the command line is visible to other users of the machine (ps): "
+SEED_HELP = ("Noise seed: a whole number >= 0 (decimal digits). A seed on the command line is visible to other users of the machine (ps): "
              "prefer --seed-file or the ITSA_SEED environment variable. Without one, 256 bits of the operating "
              "system's entropy, kept only in the audit record. The noise is keyed by the seed and a fresh 256-bit "
              "salt together: a weak or reused seed does not let the public redraw it.")
@@ -201,9 +201,9 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
 @click.option("--noise-multiplier", "noise_multiplier", default=None, help="sigma_t directly.")
 @DELTA
 @click.option("--weights", "data_weights", default=None, help="Data weights w1,w2,... (a .npy file has none).")
-@click.option("--seed", envvar="ITSA_SEED", show_envvar=True, default=None, help=SEED_HELP)
+@click.option("--seed", envvar="ITSA_SEED", show_envvar=True, default=None, metavar="INT", help=SEED_HELP)
 @click.option("--seed-file", type=click.Path(dir_okay=False), default=None,
-              help="Read the seed text from this file (its content without the final line break).")
+              help="Read the seed (a whole number) from this file (its content without the final line break).")
 @click.option("--engine", type=LibraryChoice("itsa.privacy.sampler", "SamplerEngine"), default="table", show_default=True)
 @CONVERSION
 @click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private "

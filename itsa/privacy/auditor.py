@@ -124,7 +124,7 @@ INPUT_KEYS = set(INPUT_KINDS)
 #: The JSON kind of each secret value, of every record and of a release with noise.
 SECRET_KINDS = {"encoded_sum": "list of whole numbers", "noiseless_exact": "list of texts",
                 "exact_average": "list of texts", "integer_weights": "list of whole numbers"}
-NOISE_KINDS = {"seed": "text", "salt": "text", "noise_draws": "list of whole numbers", "noise_sha256": "text"}
+NOISE_KINDS = {"seed": "whole number", "salt": "text", "noise_draws": "list of whole numbers", "noise_sha256": "text"}
 SECRET_KEYS, NOISE_KEYS = set(SECRET_KINDS), set(NOISE_KINDS)
 #: Which public and secret fields each comparison covers (``public`` and ``secret`` cover them all).
 FIELDS = {

@@ -151,7 +151,7 @@ class Release(Displayable):
     epsilon: EpsilonBound | None = None
     delta_run: Certified | None = None
     table_distance: Certified | None = None
-    seed: str | None = None
+    seed: int | None = None
     salt: str | None = None
     commitment: str | None = None
 
@@ -359,7 +359,7 @@ def encode(updates: np.ndarray, gamma: int, deadline: Deadline | None = None) ->
 
 
 def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, clip=1, epsilon=None,
-            noise_multiplier=None, delta=None, seed: str | None = None, salt: str | None = None,
+            noise_multiplier=None, delta=None, seed: int | str | None = None, salt: str | None = None,
             engine: SamplerEngine | str | None = None, conversion: Conversion | str | None = None,
             ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
@@ -370,8 +370,9 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     ``delta``, ``seed``, ``salt``, ``engine`` or ``conversion``. The reported
     ε is recomputed for the mechanism run (see the module notes); a vacuous
     one (``δ_run ≥ 1`` or ``ε >`` :data:`MAX_EPSILON`) is refused. Without a
-    ``seed`` (or ``salt``) 256 bits are drawn from the operating system's
-    entropy; the noise is keyed by both (:func:`~itsa.privacy.commitment.noise_key`),
+    ``seed`` (a whole number ``>= 0``, or its decimal digits) or ``salt``,
+    256 bits are drawn from the operating system's entropy
+    (``secrets.randbits(256)``); the noise is keyed by both (:func:`~itsa.privacy.commitment.noise_key`),
     and both go only into :meth:`Release.record`. ``time_limit`` refuses a
     run whose estimate (:func:`cost_estimate`) exceeds it, before any noise
     is drawn; ``progress`` receives the stages. ``delta`` defaults to ``1e-5``,
@@ -398,7 +399,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     inputs = normalised_inputs(alpha=alpha, gamma=gamma, clip=S, epsilon=epsilon, noise_multiplier=noise_multiplier,
                      delta=delta, engine=engine, conversion=conversion, no_noise=no_noise,
                      data_weights=None if data_weights is None else weights, ids=ids, deadline=deadline)
-    seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
+    seed_value = None if no_noise else (new_seed() if seed is None else check_seed(seed))
     salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
     hw = hamilton_weights(weights, alpha, inputs["ids"], deadline=deadline)
     report("encode", done=0, total=u.size)
@@ -406,10 +407,10 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     Y = _weighted_sum(hw.integers, encode(clipped, gamma, deadline))
     shares = np.array([float(q / hw.alpha) for q in hw.quotas])     # w_i/W, each in [0, 1]
     exact = tuple(float(x) for x in (shares[:, None] * clipped).sum(axis=0))
-    return assemble(inputs, hw, Y, exact, seed_text, salt_text, None, deadline, report)
+    return assemble(inputs, hw, Y, exact, seed_value, salt_text, None, deadline, report)
 
 
-def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt: str | None,
+def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: int | None, salt: str | None,
              draws, time_limit: float | Deadline | None = None, report=None) -> Release:
     """The release of the noiseless encoded sum ``Y`` under the normalised ``inputs`` (:func:`normalised_inputs`).
 

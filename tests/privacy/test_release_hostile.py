@@ -260,3 +260,43 @@ def test_a_csv_whose_rows_do_not_fit_its_header_is_refused(tmp_path, text, messa
     path.write_text(text)
     with pytest.raises(InvalidInput, match=message):
         load_updates(path)
+
+
+# --- 8: the seed is a whole number ---
+
+@pytest.mark.parametrize(("args", "env"), [(["--seed", "abc"], None), (["--seed", "-1"], None), (["--seed", "1e3"], None),
+                                           ([], {"ITSA_SEED": "round 7"}), (["--seed", "1" * 1300], None)])
+def test_a_seed_that_is_not_a_whole_number_is_one_line_exit_2(tmp_path, itsa_privacy, updates_csv, args, env):
+    record = tmp_path / "r.json"
+    res = itsa_privacy("release", updates_csv(UPDATES), "--epsilon", "1", *args, "--record", record, env=env,
+                       check=False)
+    assert "seed: must be a whole number" in one_line_exit_2(res) and not record.exists()
+
+
+def test_a_seed_file_holds_a_whole_number(tmp_path, itsa_privacy, updates_csv):
+    seed_file = tmp_path / "seed"
+    seed_file.write_text("a phrase\n")
+    res = itsa_privacy("release", updates_csv(UPDATES), "--epsilon", "1", "--seed-file", seed_file, check=False)
+    assert "seed: must be a whole number" in one_line_exit_2(res)
+
+
+def test_the_seed_is_a_whole_number_in_the_record_and_the_noise_key():
+    from itsa.privacy.commitment import check_seed, noise_key
+
+    r = release(UPDATES, epsilon=1, seed="0042", salt="ab" * 32)
+    assert r.seed == 42 and r.record()["secret_values"]["seed"] == 42
+    assert r.noise.seed == noise_key("ab" * 32, 42) == "itsa-release-noise-v3:" + "ab" * 32 + ":42"
+    assert release(UPDATES, epsilon=1, seed=42, salt="ab" * 32).noise.draws == r.noise.draws
+    for bad in (True, -1, 2**4096, 1.0, "4 2", ""):
+        with pytest.raises(InvalidOption, match="seed"):
+            check_seed(bad)
+    drawn = release(UPDATES, epsilon=1).seed
+    assert type(drawn) is int and 0 <= drawn < 2**256
+
+
+@pytest.mark.parametrize("seed", ["42", 42.0, True, -1])
+def test_a_record_seed_that_is_not_a_whole_number_fails_its_form(made, seed):
+    record = _fresh(made)
+    record["secret_values"]["seed"] = seed
+    result = check_record(record)
+    assert result.failed == ("secret form",) and "secret_values.seed" in result.checks[-1].detail
