@@ -85,10 +85,10 @@ MAX_SEED_BITS = 4096
 #: Longest seed text read (decimal digits: 2^4096 has 1,234).
 MAX_SEED_CHARS = 1234
 #: Largest audit record written or read (bytes): refused before it is parsed. A record takes about 120 bytes a
-#: coordinate, so this holds a release of about two million coordinates.
-MAX_RECORD_BYTES = 1 << 28
+#: coordinate, so this holds a release of about 500,000 coordinates (a larger one keeps no record).
+MAX_RECORD_BYTES = 1 << 26
 #: Largest published output read by the auditor (bytes).
-MAX_PUBLISHED_BYTES = 1 << 28
+MAX_PUBLISHED_BYTES = 1 << 26
 #: Most digits of a whole number in a record or a published output (Python's own limit on reading one).
 MAX_JSON_DIGITS = 4300
 
@@ -250,11 +250,16 @@ def read_json(path, max_bytes: int) -> dict:
     """
     text = read_text(path, InvalidInput, max_bytes=max_bytes)
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_int=_whole, object_pairs_hook=_unique_keys)
+        value = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except _NotStrictJson as exc:
         raise InvalidInput(f"{path}: not JSON as itsa reads it ({exc})") from None
-    except (ValueError, RecursionError) as exc:        # JSONDecodeError is a ValueError
-        raise InvalidInput(f"{path}: not JSON ({type(exc).__name__})") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except ValueError:       # Python's own limit on the digits of a whole number read
+        raise InvalidInput(f"{path}: not JSON as itsa reads it (a whole number of more than {MAX_JSON_DIGITS:,} "
+                           "digits)") from None
+    except RecursionError:
+        raise InvalidInput(f"{path}: not JSON as itsa reads it (nested too deep)") from None
     if not isinstance(value, dict):
         raise InvalidInput(f"{path}: not a JSON object")
     return value
@@ -266,12 +271,6 @@ class _NotStrictJson(Exception):
 
 def _no_constant(name: str):
     raise _NotStrictJson(f"{name} is not a JSON number")
-
-
-def _whole(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_JSON_DIGITS:
-        raise _NotStrictJson(f"a whole number of {len(text.lstrip('-')):,} digits, more than {MAX_JSON_DIGITS:,}")
-    return int(text)
 
 
 def _unique_keys(pairs: list) -> dict:

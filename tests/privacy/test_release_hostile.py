@@ -300,3 +300,12 @@ def test_a_record_seed_that_is_not_a_whole_number_fails_its_form(made, seed):
     record["secret_values"]["seed"] = seed
     result = check_record(record)
     assert result.failed == ("secret form",) and "secret_values.seed" in result.checks[-1].detail
+
+
+def test_a_record_past_the_size_limit_is_not_written(tmp_path, monkeypatch, made):
+    import itsa.privacy.commitment as commitment
+
+    monkeypatch.setattr(commitment, "MAX_RECORD_BYTES", 1000)
+    with pytest.raises(commitment.InvalidOutputPath, match="MAX_RECORD_BYTES"):
+        commitment.write_record(tmp_path / "r.json", made.record())
+    assert list(tmp_path.iterdir()) == []
