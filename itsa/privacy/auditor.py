@@ -57,6 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
+from typing import Any
 
 from itsa._util.certified import safe_decimal
 from itsa._util.deadline import Deadline
@@ -70,8 +71,9 @@ from itsa.privacy.commitment import (
     check_seed,
     noise_key,
 )
-from itsa.privacy.release import MAX_ENTRIES, LoadedUpdates, recorded_weights
+from itsa.privacy.release import recorded_weights
 from itsa.privacy.sampler import draw
+from itsa.privacy.updates import MAX_ENTRIES, LoadedUpdates
 from itsa.privacy.weights import hamilton_weights
 
 __all__ = ["Check", "RecordCheck", "check_record", "same"]
@@ -146,12 +148,12 @@ class _Audit:
     record: dict
     deadline: Deadline
     progress: Callable | None = None
-    updates: object = None
-    published: dict | None = None
-    hw: object = None
+    updates: Any = None
+    published: Any = None
+    hw: Any = None          # HamiltonWeights, once made
     hw_error: str = ""
-    rebuilt: object = None
-    again: dict | None = None
+    rebuilt: Any = None     # the Release rebuilt from the record
+    again: Any = None       # its record, as JSON carries it
 
     @property
     def inputs(self) -> dict:
@@ -208,8 +210,8 @@ def _refuse_past_the_limit(audit: _Audit) -> None:
     except ItsaError as exc:
         audit.hw_error = str(exc)[:160]         # the rebuild fails, naming it
         return
-    limit = audit.deadline.time_limit
-    if limit is not None and 2 * seconds > audit.deadline.left():        # the accounting, then the redraw
+    limit, left = audit.deadline.time_limit, audit.deadline.left()
+    if limit is not None and left is not None and 2 * seconds > left:        # the accounting, then the redraw
         raise InvalidOption(f"--verify: about {2 * seconds:.3g} s estimated ({what}, redrawn) is beyond the time "
                             f"limit of {limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
 

@@ -277,7 +277,10 @@ def _unique_keys(pairs: list) -> dict:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        for twice, _ in pairs:
+            if twice in seen:
+                break
+            seen.add(twice)
         raise _NotStrictJson(f"the key {excerpt(twice)} is given twice in one object")
     return out
 

@@ -47,12 +47,8 @@ Examples
 
 from __future__ import annotations
 
-import csv
-import re
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -90,11 +86,12 @@ from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
+from itsa.privacy.updates import MAX_ENTRIES, LoadedUpdates, finite_matrix, load_updates
 from itsa.privacy.weights import HamiltonWeights, client_ids, data_weight, hamilton_weights, sensitivity
 
-__all__ = ["Release", "release", "assemble", "recorded", "planned_cost", "normalised_inputs", "load_updates",
-           "clip_updates", "encode", "noise_scale", "cost_estimate", "LoadedUpdates", "SIGMA_DIGITS", "MAX_EPSILON",
-           "MAX_ALPHA"]
+__all__ = ["Release", "release", "assemble", "recorded", "recorded_weights", "planned_cost", "normalised_inputs",
+           "load_updates", "clip_updates", "encode", "noise_scale", "cost_estimate", "LoadedUpdates", "SIGMA_DIGITS",
+           "MAX_EPSILON", "MAX_ENTRIES", "MAX_ALPHA"]
 
 #: Significant digits of σ_int handed to the sampler (rounded up from its certified value).
 SIGMA_DIGITS = 9
@@ -103,8 +100,6 @@ SIGMA_DIGITS = 9
 MAX_EPSILON = 200
 #: The δ of a release unless one is given.
 DEFAULT_DELTA = Fraction(1, 10**5)
-#: Most clients x coordinates one release takes.
-MAX_ENTRIES = 20_000_000
 #: Said with every release: the noise depends on w_max, which comes from the weights.
 W_MAX_NOTE = ("w_max, hence Delta*_2 and sigma_int, is computed from the data weights: unless the weights are "
               "public, sigma_int depends on the data and the (eps, delta) holds only between datasets with equal weights")
@@ -220,90 +215,6 @@ def _dec(x: Fraction, digits: int = 12) -> str:
     return safe_decimal(x, digits, up=True) if x >= 0 else "-" + safe_decimal(-x, digits, up=False)
 
 
-def _finite_matrix(array, where: str) -> np.ndarray:
-    if isinstance(array, np.ndarray) and array.dtype.kind not in "biuf":       # complex would lose its imaginary part
-        raise InvalidInput(f"{where}: updates must be real numbers, not {array.dtype} values")
-    try:
-        a = np.asarray(array, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{where}: updates must be numbers") from None
-    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise InvalidInput(f"{where}: updates must be a 2-D array (clients x coordinates), not shape {a.shape}")
-    if a.size > MAX_ENTRIES:
-        raise InvalidInput(f"{where}: {a.size} entries is more than {MAX_ENTRIES}")
-    if not np.isfinite(a).all():
-        raise InvalidInput(f"{where}: updates must be finite numbers (no nan or inf)")
-    return a
-
-
-class LoadedUpdates(NamedTuple):
-    """The updates of a file, with the data weights and client IDs it carries (``None``: the file has none)."""
-
-    values: np.ndarray
-    weights: list[Fraction] | None
-    ids: list[str] | list[int] | None
-
-
-def load_updates(path) -> LoadedUpdates:
-    """Client updates from a ``.npy`` (clients x coordinates) or a CSV with a header.
-
-    CSV columns: ``client`` (optional, IDs for Hamilton ties: compared as
-    whole numbers when every ID is one, else as text), ``weight`` (optional,
-    data weights), every other column a coordinate. A ``.npy`` is mapped and
-    its size checked before it is read.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidInput(f"{path}: no such file")
-    if p.suffix.lower() == ".npy":
-        try:        # mapped, not read: the shape is checked before any data is loaded
-            a = np.load(p, allow_pickle=False, mmap_mode="r")
-        except (ValueError, OSError) as exc:
-            raise InvalidInput(f"{path}: not a readable .npy file ({excerpt(str(exc))})") from None
-        if a.size > MAX_ENTRIES:
-            raise InvalidInput(f"{path}: {a.size} entries is more than {MAX_ENTRIES}")
-        return LoadedUpdates(_finite_matrix(a, str(path)), None, None)
-    try:
-        with p.open(newline="", encoding="utf-8-sig") as f:
-            rows = _csv_rows(csv.reader(f), path)
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise InvalidInput(f"{path}: not a UTF-8 CSV file ({excerpt(str(exc))})") from None
-    if len(rows) < 2:
-        raise InvalidInput(f"{path}: a CSV needs a header row and one row per client")
-    header = [h.strip().lower() for h in rows[0]]
-    for name in ("client", "weight"):
-        if header.count(name) > 1:
-            raise InvalidInput(f"{path}: the header has {header.count(name)} {name!r} columns; give one")
-    short = next((n for n, r in enumerate(rows[1:], 2) if len(r) != len(header)), None)
-    if short is not None:
-        raise InvalidInput(f"{path}: row {short} has {len(rows[short - 1])} columns, the header {len(header)}")
-    ids = None
-    if "client" in header:
-        at = header.index("client")
-        ids = _client_ids([r[at] if at < len(r) else "" for r in rows[1:]])
-    coords = [i for i, h in enumerate(header) if h not in ("client", "weight")]
-    weights = None
-    try:
-        if "weight" in header:
-            weights = [data_weight(f"weight {i + 1}", r[header.index("weight")]) for i, r in enumerate(rows[1:])]
-        values = [[float(r[i]) for i in coords] for r in rows[1:]]
-    except (ValueError, IndexError, InvalidInput) as exc:
-        raise InvalidInput(f"{path}: a row is not numbers in every column ({excerpt(str(exc))})") from None
-    return LoadedUpdates(_finite_matrix(values, str(path)), weights, ids)
-
-
-def _csv_rows(reader, path) -> list[list[str]]:
-    """The rows that are not blank, read no further than :data:`MAX_ENTRIES` entries (or lines) past the header."""
-    rows, entries = [], 0
-    for lines, row in enumerate(reader):
-        entries += len(row)
-        if lines > MAX_ENTRIES or entries > MAX_ENTRIES + len(rows[0] if rows else row):
-            raise InvalidInput(f"{path}: more than {MAX_ENTRIES} entries (or lines) in the CSV")
-        if row:         # blank lines carry no client
-            rows.append(row)
-    return rows
-
-
 def recorded_weights(weights, deadline: Deadline | None = None) -> list[str] | None:
     """Data weights as a record keeps them (:func:`recorded` of :func:`~itsa.privacy.weights.data_weight`)."""
     if weights is None:
@@ -314,14 +225,6 @@ def recorded_weights(weights, deadline: Deadline | None = None) -> list[str] | N
             deadline.check(f"the data weights, client {i + 1}")
         out.append(recorded(data_weight(f"weight {i + 1}", w), "weight"))
     return out
-
-
-def _client_ids(texts: list[str]) -> list[str] | list[int]:
-    """Client IDs for Hamilton's ties: compared as whole numbers when every one is (so ``2 < 10``), else as text."""
-    ids = [t.strip() for t in texts]
-    if ids and all(re.fullmatch(r"[+-]?\d{1,30}", t) for t in ids):
-        return [int(t) for t in ids]
-    return ids
 
 
 def clip_updates(updates: np.ndarray, clip: Fraction) -> np.ndarray:
@@ -361,7 +264,7 @@ def encode(updates: np.ndarray, gamma: int, deadline: Deadline | None = None) ->
 def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, clip=1, epsilon=None,
             noise_multiplier=None, delta=None, seed: int | str | None = None, salt: str | None = None,
             engine: SamplerEngine | str | None = None, conversion: Conversion | str | None = None,
-            ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
+            ids=None, no_noise: bool = False, time_limit: float | Deadline | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
     ``epsilon`` calibrates ``σ_t = √(2 ln(1.25/δ))/ε`` (the paper's Table I);
@@ -384,7 +287,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     """
     report = Reporter(progress, "release")
     deadline = Deadline.of(time_limit)
-    u = _finite_matrix(updates, "updates")
+    u = finite_matrix(updates, "updates")
     whole_number("alpha", alpha, minimum=1, maximum=MAX_ALPHA)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     S = fraction("clip S", clip, low=0)
@@ -435,7 +338,8 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: int | None, salt
     multiplier, sigma_int, integer_sensitivity = noise_scale(inputs["epsilon"], inputs["noise_multiplier"], d_,
                                                              denominator, delta_star)
     seconds, what = cost_estimate(eng, sigma_int, d)
-    if deadline.time_limit is not None and seconds > deadline.left():
+    left = deadline.left()
+    if left is not None and seconds > left:
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
                             f"{deadline.time_limit:g} s (time_limit, --time-limit; 0 on the command line for none)")
     report("table distance" if eng is SamplerEngine.TABLE else "accounting")

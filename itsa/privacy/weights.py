@@ -156,10 +156,10 @@ def client_ids(ids: Sequence | None, count: int | None = None) -> list[int] | li
         return None
     if isinstance(ids, (str, bytes, dict)) or not hasattr(ids, "__len__"):
         raise InvalidOption(f"client ids: must be a list, not {excerpt(ids)}")
-    out = [int(i) if isinstance(i, np.integer) else i for i in ids]
+    out: list = [int(i) if isinstance(i, np.integer) else i for i in ids]
     if not out or not (all(type(i) is int for i in out) or all(type(i) is str for i in out)):
         raise InvalidOption(f"client ids: must be all whole numbers or all texts, not {excerpt(out)}")
-    if any(abs(i) >= 10**MAX_ID_DIGITS if type(i) is int else len(i) > MAX_ID_CHARS for i in out):
+    if any(abs(i) >= 10**MAX_ID_DIGITS if isinstance(i, int) else len(i) > MAX_ID_CHARS for i in out):
         raise InvalidOption(f"client ids: at most {MAX_ID_DIGITS} digits or {MAX_ID_CHARS} characters each")
     if len(set(out)) != len(out) or (count is not None and len(out) != count):
         raise InvalidOption("client ids: must be distinct, one per weight")
@@ -182,7 +182,7 @@ def hamilton_weights(weights: Sequence, alpha: int, ids: Sequence | None = None,
     """
     whole_number("alpha", alpha, minimum=1)
     values, common = _data_weights(weights, deadline)
-    key = list(range(len(values))) if ids is None else client_ids(ids, len(values))
+    key: list = list(range(len(values))) if ids is None else client_ids(ids, len(values)) or []
     scaled = [v.numerator * (common // v.denominator) for v in values]      # w_i = scaled_i / common
     total = sum(scaled)
     floors, remainders = [], []

@@ -238,7 +238,7 @@ def test_many_weights_stop_at_the_time_limit(made):
 
 
 def test_a_csv_of_too_many_lines_is_refused_while_it_is_read(tmp_path, monkeypatch):
-    import itsa.privacy.release as module
+    import itsa.privacy.updates as module
 
     monkeypatch.setattr(module, "MAX_ENTRIES", 100)
     path = tmp_path / "long.csv"
@@ -254,7 +254,7 @@ def test_a_csv_of_too_many_lines_is_refused_while_it_is_read(tmp_path, monkeypat
                                                ("client,client,x\n1,2,3\n", "2 'client' columns"),
                                                ("weight,x,weight\n1,2,3\n", "2 'weight' columns")])
 def test_a_csv_whose_rows_do_not_fit_its_header_is_refused(tmp_path, text, message):
-    from itsa.privacy.release import load_updates
+    from itsa.privacy.updates import load_updates
 
     path = tmp_path / "bad.csv"
     path.write_text(text)
