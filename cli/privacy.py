@@ -327,7 +327,11 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
     else:
         out = console()
         out.print(result.headline(), markup=False)
-        _rows(out, f"itsa privacy release --verify {verify_path}", result.rows())
+        from rich.markup import escape
+
+        # a hostile record's keys and values are text, never markup
+        _rows(out, escape(f"itsa privacy release --verify {verify_path}"),
+              [(escape(name), escape(detail)) for name, detail in result.rows()])
         if not result.private:
             out.print("the recorded release has no noise: it is NOT private", markup=False)
     if not result.ok:

@@ -270,8 +270,17 @@ def _kind(value) -> str:
 
 
 def _show(value) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else value
+    """``value`` for a FAIL line: printable ASCII as it is, anything else as ASCII JSON (no control characters,
+    no lone surrogates, no terminal escapes from a hostile record), cut at 80 characters."""
+    plain = isinstance(value, str) and value.isascii() and value.isprintable()
+    text = value if plain else json.dumps(value, ensure_ascii=True)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _names(keys) -> str:
+    """Keys of a record for a FAIL line (at most 8, each shown safely)."""
+    keys = list(keys)
+    return ", ".join(_show(k) for k in keys[:8]) + (", ..." if len(keys) > 8 else "")
 
 
 def _keys(what: str, obj, expected: set) -> None:
@@ -279,8 +288,8 @@ def _keys(what: str, obj, expected: set) -> None:
         raise _Mismatch(f"{what}: not an object")
     missing, extra = sorted(expected - set(obj)), sorted(set(obj) - expected)
     if missing or extra:
-        raise _Mismatch(f"{what}: " + "; ".join(p for p in (missing and f"missing {', '.join(missing)}",
-                                                            extra and f"unknown {', '.join(extra)}") if p))
+        raise _Mismatch(f"{what}: " + "; ".join(p for p in (missing and f"missing {_names(missing)}",
+                                                            extra and f"unknown {_names(extra)}") if p))
 
 
 def _kinds(what: str, obj: dict, kinds: dict) -> None:
@@ -404,8 +413,8 @@ def _whole(what: str, mine: dict, theirs: dict) -> str:
     if not same(mine, theirs):
         differ = _differ(mine, theirs)
         extra = [k for k in differ if k not in theirs]
-        raise _Mismatch(f"{what}: differs from the one recomputed in {', '.join(differ[:8])}"
-                        + (f" (unknown: {', '.join(extra[:8])})" if extra else ""))
+        raise _Mismatch(f"{what}: differs from the one recomputed in {_names(differ)}"
+                        + (f" (unknown: {_names(extra)})" if extra else ""))
     return f"the whole {what} equals the one recomputed"
 
 
@@ -454,7 +463,7 @@ def _published(audit: _Audit) -> str:
     shown = {k: v for k, v in audit.published.items() if k != "schema_version"}
     if not same(shown, audit.again["public"]):
         raise _Mismatch("the published output differs from the recomputed public part in "
-                        + ", ".join(_differ(shown, audit.again["public"])[:8]))
+                        + _names(_differ(shown, audit.again["public"])))
     return "the published output is the recomputed public part"
 
 
@@ -479,7 +488,7 @@ def _updates(audit: _Audit) -> str:
     for key in ("public", "secret_values", "inputs"):
         if not same(again[key], audit.record[key]):
             raise _Mismatch(f"the release rerun on the updates differs in {key}: "
-                            + ", ".join(_differ(again[key], audit.record[key])[:8]))
+                            + _names(_differ(again[key], audit.record[key])))
     return "the release rerun on the updates with the recorded seed and salt gives this record"
 
 

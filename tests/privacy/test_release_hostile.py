@@ -309,3 +309,29 @@ def test_a_record_past_the_size_limit_is_not_written(tmp_path, monkeypatch, made
     with pytest.raises(commitment.InvalidOutputPath, match="MAX_RECORD_BYTES"):
         commitment.write_record(tmp_path / "r.json", made.record())
     assert list(tmp_path.iterdir()) == []
+
+
+HOSTILE_TEXT = "\ud800 \x1b[31mred\u202e"       # a lone surrogate, a terminal escape, a right-to-left override
+
+
+@pytest.mark.parametrize("where", ["note", "public.engine", "public." + HOSTILE_TEXT, "secret_values.noise_sha256"])
+def test_hostile_text_in_a_record_is_shown_escaped(tmp_path, made, itsa_privacy, where):
+    record = _fresh(made)
+    _set(where, HOSTILE_TEXT)(record)
+    result = check_record(record)
+    assert not result.ok and all(c.detail.isascii() and "\x1b" not in c.detail for c in result.checks)
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(record))         # ASCII JSON: the surrogate is written \\ud800
+    res = itsa_privacy("release", "--verify", path, check=False)
+    assert res.returncode == 1 and "Traceback" not in res.stderr and "\x1b[31m" not in res.stdout, res.stderr
+
+
+@pytest.mark.parametrize("key", ["[/bold]", "[bold red]PASS", "[link=https://example.org]x"])
+def test_a_record_key_that_looks_like_markup_is_shown_as_text(tmp_path, made, itsa_privacy, key):
+    record = _fresh(made)
+    record["public"][key] = 1
+    path = tmp_path / "[red]r.json"
+    path.write_text(json.dumps(record))
+    res = itsa_privacy("release", "--verify", path, check=False)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert key in res.stdout.replace("\n", "") or key[:8] in res.stdout
