@@ -335,3 +335,9 @@ def test_a_record_key_that_looks_like_markup_is_shown_as_text(tmp_path, made, it
     res = itsa_privacy("release", "--verify", path, check=False)
     assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
     assert key in res.stdout.replace("\n", "") or key[:8] in res.stdout
+
+
+def test_numpy_weights_and_ids_are_read_as_numbers():
+    r = release(UPDATES, np.array([1.0, 2.0, 0.5]), epsilon=1, ids=np.array([5, 6, 7]))
+    assert r.inputs["data_weights"] == ["1", "2", "1/2"] and r.inputs["ids"] == [5, 6, 7]
+    assert check_record(r.record()).ok
