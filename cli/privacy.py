@@ -143,7 +143,7 @@ def sensitivity(max_weight, alpha, clip, dimension, gamma, clients, epsilon, del
                  epsilon=epsilon, delta=delta), as_json)
 
 
-SEED_HELP = ("Noise seed text. A seed on the command line is visible to other users of the machine (ps): "
+SEED_HELP = ("Noise seed: a whole number >= 0 (decimal digits). A seed on the command line is visible to other users of the machine (ps): "
              "prefer --seed-file or the ITSA_SEED environment variable. Without one, 256 bits of the operating "
              "system's entropy, kept only in the audit record. The noise is keyed by the seed and a fresh 256-bit "
              "salt together: a weak or reused seed does not let the public redraw it.")
@@ -164,9 +164,9 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
 @click.option("--noise-multiplier", "noise_multiplier", default=None, help="sigma_t directly.")
 @DELTA
 @click.option("--weights", "data_weights", default=None, help="Data weights w1,w2,... (a .npy file has none).")
-@click.option("--seed", envvar="ITSA_SEED", show_envvar=True, default=None, help=SEED_HELP)
+@click.option("--seed", envvar="ITSA_SEED", show_envvar=True, default=None, metavar="INT", help=SEED_HELP)
 @click.option("--seed-file", type=click.Path(dir_okay=False), default=None,
-              help="Read the seed text from this file (its content without the final line break).")
+              help="Read the seed (a whole number) from this file (its content without the final line break).")
 @click.option("--engine", type=ENGINE, default=LibraryConstant("itsa.privacy.releasing", "DEFAULT_ENGINE"),
               show_default=True)
 @click.option("--conversion", type=LibraryChoice("itsa.privacy", "Conversion"),
@@ -202,6 +202,7 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     if verify_path is not None:
         _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json)
         return
+    from itsa.exceptions import InvalidOption
     from itsa.privacy import release as run
     from itsa.privacy.commitment import check_record_path, read_seed_file
     from itsa.privacy.releasing import load_updates
@@ -213,6 +214,8 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
         if seed_file is not None:
             seed = read_seed_file(seed_file)
         updates, weights_in_file, ids = load_updates(path)
+        if data_weights is not None and weights_in_file is not None:
+            raise InvalidOption(f"--weights: {path} has a weight column already; give one of the two")
         given = data_weights.split(",") if data_weights is not None else weights_in_file
         noisy = {} if no_noise else {"delta": delta, "seed": seed, "engine": engine, "conversion": conversion}
         with progress_display(as_json, quiet=quiet) as progress:
@@ -262,12 +265,10 @@ def _release_options(ctx, path, seed, seed_file, published_path, data_weights, n
 
 def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json) -> None:
     """``--verify RECORD [UPDATES]``: every check of the record; exit 1 on a FAIL."""
-    import json
-
     from click.core import ParameterSource
 
-    from itsa.exceptions import InvalidInput, InvalidOption
-    from itsa.privacy.commitment import load_record
+    from itsa.exceptions import InvalidOption
+    from itsa.privacy.commitment import load_published, load_record
     from itsa.privacy.record_check import check_record
     from itsa.privacy.releasing import load_updates
 
@@ -280,17 +281,8 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
             option = next(p.opts[0] for p in ctx.command.params if p.name == given[0])
             raise InvalidOption(f"--verify: the record says how the release was made; {option} does not apply")
         record = load_record(verify_path)
-        published = None
-        if published_path is not None:
-            from itsa._util.files import read_text
-
-            try:
-                published = json.loads(read_text(published_path, InvalidInput, max_bytes=1 << 30))
-            except json.JSONDecodeError:
-                raise InvalidInput(f"{published_path}: not JSON") from None
-            if not isinstance(published, dict):
-                raise InvalidInput(f"{published_path}: not a JSON object")
-        updates = None if path is None else load_updates(path)[0]
+        published = None if published_path is None else load_published(published_path)
+        updates = None if path is None else load_updates(path)      # with the file's weights and IDs
         with progress_display(as_json, quiet=quiet) as progress:
             result = check_record(record, updates, published, time_limit=limit, progress=progress)
     show(result, as_json)

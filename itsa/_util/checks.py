@@ -137,7 +137,7 @@ def fraction(name: str, value, low=None, high=None, closed: bool = False,
         if isinstance(value, bool):
             raise ValueError
         if isinstance(value, float):
-            value = repr(value)
+            value = repr(float(value))      # numpy's float64 is a float whose repr is not a number
         out = Fraction(value.strip() if isinstance(value, str) else value)
     except (ValueError, TypeError, ZeroDivisionError, OverflowError):
         raise error(f"{name}: must be a number (such as 1/1000 or 0.001), not {excerpt(value)}") from None

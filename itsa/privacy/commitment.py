@@ -12,7 +12,7 @@ text, ``σ_int`` as an exact fraction, the engine, the count of draws, the
 table's truncation ``K`` (``null`` for the exact engine), the byte stream's
 definition, the noiseless encoded sum ``Y`` and the decoding denominator.
 The noise is drawn from the **noise key** :func:`noise_key` ``(salt, seed)``,
-never from the seed alone: a guessable seed (``1``, a word) or a seed used
+never from the seed alone: a guessable seed (``1``, ``42``) or a seed used
 twice still leaves the 256 fresh bits of the salt between the public and the
 noise. The noise is a function of (salt, seed, σ_int, engine, count), so the
 commitment binds it; with 256 unknown bits of salt the published hash
@@ -26,16 +26,18 @@ links, an exclusive create.
 
 Examples
 --------
->>> f = commitment_fields(salt="00" * 32, seed="s", sigma_int=Fraction(3, 2), engine="exact", count=2,
+>>> f = commitment_fields(salt="00" * 32, seed=7, sigma_int=Fraction(3, 2), engine="exact", count=2,
 ...                       truncation=None, encoded_sum=[5, -1], denominator=256)
 >>> canonical(f)[:40]
 b'{"count":2,"denominator":256,"encoded_su'
 >>> commit(f) == commit({**f, "salt": "11" * 32})
 False
->>> len(new_seed()), new_seed() != new_seed()
-(64, True)
->>> noise_key("ab" * 32, "1")[:26], noise_key("ab" * 32, "1")[-3:]
-('itsa-release-noise-v2:abab', 'b:1')
+>>> new_seed() < 2**256, new_seed() != new_seed()
+(True, True)
+>>> noise_key("ab" * 32, 1)[:26], noise_key("ab" * 32, 1)[-3:]
+('itsa-release-noise-v3:abab', 'b:1')
+>>> check_seed("0042"), check_seed(7)
+(42, 7)
 """
 
 from __future__ import annotations
@@ -53,18 +55,19 @@ from pathlib import Path
 
 from itsa._util.certified import fraction_text
 from itsa._util.files import read_text
-from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath
+from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath, excerpt
 
 __all__ = ["SCHEME", "RECORD_KIND", "RECORD_VERSION", "SECRET_NOTE", "new_seed", "new_salt", "check_salt",
            "check_seed", "read_seed_file", "noise_key", "commitment_fields", "canonical", "commit", "check_record_path",
-           "write_record", "load_record"]
+           "write_record", "read_json", "load_record", "load_published", "MAX_RECORD_BYTES",
+           "MAX_PUBLISHED_BYTES"]
 
 #: The name of the commitment's encoding, inside what is hashed.
-SCHEME = "itsa-release-commitment-v2"
+SCHEME = "itsa-release-commitment-v3"
 #: What an audit record says it is.
 RECORD_KIND = "itsa privacy release audit record"
 #: The audit record's format.
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 #: Bits of entropy of a drawn seed and of every salt.
 ENTROPY_BITS = 256
 #: Said inside every audit record.
@@ -72,20 +75,27 @@ SECRET_NOTE = ("SECRET: this audit record holds the seed, the salt, the noise an
                "release; whoever reads it can remove the noise and recover the exact sum. Keep it from the public "
                "and from the server that publishes; give it to the auditor only. Publish the command's stdout, "
                "never this file.")
-#: What the noise key's text begins with (then the salt, a colon and the seed).
-NOISE_KEY_PREFIX = "itsa-release-noise-v2:"
+#: What the noise key's text begins with (then the salt, a colon and the seed in decimal).
+NOISE_KEY_PREFIX = "itsa-release-noise-v3:"
 #: The byte stream both engines read (see :mod:`itsa.privacy.sampler`), keyed by :func:`noise_key`.
 STREAM = ("HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
-          "noise key = 'itsa-release-noise-v2:' + salt + ':' + seed")
-#: Longest seed text read (characters).
-MAX_SEED_CHARS = 4096
-#: Largest audit record read (bytes).
-MAX_RECORD_BYTES = 1 << 30
+          "noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal")
+#: A seed is a whole number below 2^MAX_SEED_BITS.
+MAX_SEED_BITS = 4096
+#: Longest seed text read (decimal digits: 2^4096 has 1,234).
+MAX_SEED_CHARS = 1234
+#: Largest audit record written or read (bytes): refused before it is parsed. A record takes about 120 bytes a
+#: coordinate, so this holds a release of about 500,000 coordinates (a larger one keeps no record).
+MAX_RECORD_BYTES = 1 << 26
+#: Largest published output read by the auditor (bytes).
+MAX_PUBLISHED_BYTES = 1 << 26
+#: Most digits of a whole number in a record or a published output (Python's own limit on reading one).
+MAX_JSON_DIGITS = 4300
 
 
-def new_seed() -> str:
-    """A seed of :data:`ENTROPY_BITS` bits from the operating system's entropy, as hex text."""
-    return secrets.token_hex(ENTROPY_BITS // 8)
+def new_seed() -> int:
+    """A seed of :data:`ENTROPY_BITS` bits from the operating system's entropy (a whole number)."""
+    return secrets.randbits(ENTROPY_BITS)
 
 
 def new_salt() -> str:
@@ -94,37 +104,46 @@ def new_salt() -> str:
 
 
 def check_salt(salt) -> str:
-    """``salt`` as 64 lower-case hex digits (256 bits), or :class:`InvalidOption`."""
-    if not isinstance(salt, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", salt):
-        raise InvalidOption("salt: must be 64 hex digits (256 bits)")
-    return salt.lower()
+    """``salt``, 64 lower-case hex digits (256 bits), or :class:`InvalidOption`.
+
+    Only lower case: the salt is hashed as written, so ``AB…`` and ``ab…`` would be two salts of one noise.
+    """
+    if not isinstance(salt, str) or not re.fullmatch(r"[0-9a-f]{64}", salt):
+        raise InvalidOption("salt: must be 64 lower-case hex digits (256 bits)")
+    return salt
 
 
-def check_seed(seed) -> str:
-    """A seed text: non-empty, at most :data:`MAX_SEED_CHARS` characters."""
-    if not isinstance(seed, str) or not seed:
-        raise InvalidOption("seed: must be a non-empty text")
-    if len(seed) > MAX_SEED_CHARS:
-        raise InvalidOption(f"seed: at most {MAX_SEED_CHARS} characters, not {len(seed)}")
+def check_seed(seed) -> int:
+    """A seed: a whole number ``>= 0`` below ``2^``:data:`MAX_SEED_BITS`, or its decimal digits as text.
+
+    A text (``--seed``, ``--seed-file``, ``ITSA_SEED``) is read as decimal
+    digits only (leading zeros allowed, no sign, no spaces inside).
+    """
+    if isinstance(seed, str) and re.fullmatch(rf"[0-9]{{1,{MAX_SEED_CHARS}}}", seed.strip()):
+        seed = int(seed.strip())
+    if type(seed) is not int or not 0 <= seed < 2**MAX_SEED_BITS:
+        raise InvalidOption(f"seed: must be a whole number >= 0 below 2^{MAX_SEED_BITS} (its decimal digits), "
+                            f"not {excerpt(seed)}")
     return seed
 
 
-def noise_key(salt: str, seed: str) -> str:
+def noise_key(salt: str, seed: int) -> str:
     """The sampler's seed text of a release: :data:`NOISE_KEY_PREFIX`, the salt (64 hex digits), ``:``, the seed.
 
-    The salt has a fixed length, so the text is one-to-one in (salt, seed);
-    the noise is never a function of the seed alone.
+    The seed is written in decimal without leading zeros and the salt has a
+    fixed length, so the text is one-to-one in (salt, seed); the noise is
+    never a function of the seed alone.
     """
     return f"{NOISE_KEY_PREFIX}{check_salt(salt)}:{check_seed(seed)}"
 
 
-def read_seed_file(path) -> str:
-    """The seed text of a file: its UTF-8 content without the final line break."""
+def read_seed_file(path) -> int:
+    """The seed of a file: its UTF-8 content without the final line break, decimal digits (:func:`check_seed`)."""
     text = read_text(path, InvalidOption, max_bytes=4 * MAX_SEED_CHARS)
     return check_seed(text.removesuffix("\n").removesuffix("\r"))
 
 
-def commitment_fields(*, salt: str, seed: str, sigma_int: Fraction, engine: str, count: int,
+def commitment_fields(*, salt: str, seed: int, sigma_int: Fraction, engine: str, count: int,
                       truncation: int | None, encoded_sum, denominator: int) -> dict:
     """The object whose canonical JSON is hashed (every value as JSON text or a whole number)."""
     return {"scheme": SCHEME, "salt": check_salt(salt), "seed": check_seed(seed), "sigma_int": fraction_text(Fraction(sigma_int)),
@@ -167,6 +186,9 @@ def write_record(path, record: dict) -> Path:
     """
     p = check_record_path(path)
     data = (json.dumps(record, indent=2) + "\n").encode("utf-8")
+    if len(data) > MAX_RECORD_BYTES:
+        raise InvalidOutputPath(f"{path}: the record would take {len(data):,} bytes, more than the "
+                                f"{MAX_RECORD_BYTES:,} an audit reads (MAX_RECORD_BYTES); nothing written")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     except OSError as exc:
@@ -217,19 +239,70 @@ def _write_exclusive(p: Path, data: bytes) -> None:
         raise
 
 
-def load_record(path) -> dict:
-    """An audit record read back: JSON, of :data:`RECORD_KIND` and :data:`RECORD_VERSION`, marked secret."""
-    text = read_text(path, InvalidInput, max_bytes=MAX_RECORD_BYTES)
+def read_json(path, max_bytes: int) -> dict:
+    """The JSON object of the file ``path``, read strictly; :class:`InvalidInput` (one line) otherwise.
+
+    The size is checked before anything is parsed (``max_bytes``). Refused:
+    text that is not JSON, ``NaN`` and ``Infinity`` (not JSON), a key given
+    twice in one object (readers disagree on which one counts), a whole
+    number of more than :data:`MAX_JSON_DIGITS` digits, nesting too deep
+    for the parser, and anything but an object at the top.
+    """
+    text = read_text(path, InvalidInput, max_bytes=max_bytes)
     try:
-        record = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InvalidInput(f"{path}: not JSON ({type(exc).__name__})") from None
-    if not isinstance(record, dict) or record.get("kind") != RECORD_KIND:
+        value = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    except _NotStrictJson as exc:
+        raise InvalidInput(f"{path}: not JSON as itsa reads it ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except ValueError:       # Python's own limit on the digits of a whole number read
+        raise InvalidInput(f"{path}: not JSON as itsa reads it (a whole number of more than {MAX_JSON_DIGITS:,} "
+                           "digits)") from None
+    except RecursionError:
+        raise InvalidInput(f"{path}: not JSON as itsa reads it (nested too deep)") from None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{path}: not a JSON object")
+    return value
+
+
+class _NotStrictJson(Exception):
+    """JSON that Python's reader takes but an audit refuses."""
+
+
+def _no_constant(name: str):
+    raise _NotStrictJson(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        for twice, _ in pairs:
+            if twice in seen:
+                break
+            seen.add(twice)
+        raise _NotStrictJson(f"the key {excerpt(twice)} is given twice in one object")
+    return out
+
+
+def load_record(path) -> dict:
+    """An audit record read back (:func:`read_json`): of :data:`RECORD_KIND` and :data:`RECORD_VERSION`.
+
+    Whether it is marked secret, and every field's kind, is the auditor's
+    check (:func:`itsa.privacy.record_check.check_record`): an edited record FAILs there.
+    """
+    record = read_json(path, MAX_RECORD_BYTES)
+    if record.get("kind") != RECORD_KIND:
         raise InvalidInput(f"{path}: not an audit record of itsa privacy release")
     if record.get("record_version") != RECORD_VERSION:
-        raise InvalidInput(f"{path}: record version {record.get('record_version')!r}, this itsa reads "
+        raise InvalidInput(f"{path}: record version {excerpt(record.get('record_version'))}, this itsa reads "
                            f"{RECORD_VERSION}")
     for key in ("public", "inputs", "secret_values"):
         if not isinstance(record.get(key), dict):
             raise InvalidInput(f"{path}: the record has no {key!r} object")
     return record
+
+
+def load_published(path) -> dict:
+    """A published output (a release's ``--json``) read back for the auditor (:func:`read_json`)."""
+    return read_json(path, MAX_PUBLISHED_BYTES)

@@ -47,11 +47,8 @@ Examples
 
 from __future__ import annotations
 
-import csv
-import re
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
@@ -65,6 +62,7 @@ from itsa._util.certified import (
     to_arb,
 )
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
@@ -84,15 +82,17 @@ from itsa.privacy.commitment import (
 from itsa.privacy.composition import classical_sigma
 from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta, to_epsilon
 from itsa.privacy.discrete_gaussian import page_truncation
-from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound
+from itsa.privacy.hamilton import HamiltonWeights, client_ids, data_weight, sensitivity_bound
 from itsa.privacy.hamilton import weights as hamilton_weights
 from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
+from itsa.privacy.updates import MAX_ENTRIES, LoadedUpdates, finite_matrix, load_updates
 
-__all__ = ["Release", "release", "assemble", "recorded", "planned_cost", "normalised_inputs", "load_updates",
-           "clip_updates", "encode", "noise_scale", "cost_estimate", "SIGMA_DIGITS", "MAX_EPSILON"]
+__all__ = ["Release", "release", "assemble", "recorded", "recorded_weights", "planned_cost", "normalised_inputs",
+           "load_updates", "clip_updates", "encode", "noise_scale", "cost_estimate", "LoadedUpdates", "SIGMA_DIGITS",
+           "MAX_EPSILON", "MAX_ENTRIES", "MAX_ALPHA"]
 
 #: Significant digits of σ_int handed to the sampler (rounded up from its certified value).
 SIGMA_DIGITS = 9
@@ -102,13 +102,13 @@ MAX_EPSILON = 200
 #: The engine and the conversion of a release unless given (its δ: :data:`~itsa.privacy.conversion.DEFAULT_DELTA`).
 DEFAULT_ENGINE = SamplerEngine.TABLE
 DEFAULT_CONVERSION = Conversion.CKS
-#: Most clients x coordinates one release takes.
-MAX_ENTRIES = 20_000_000
 #: Said with every release: the noise depends on the largest weight, which comes from the weights.
 W_MAX_NOTE = ("the largest weight (max_weight), hence the sensitivity and sigma_int, is computed from the data weights: unless the weights are "
               "public, sigma_int depends on the data and the (eps, delta) holds only between datasets with equal weights")
 #: Encoded coordinates |round(gamma u)| <= gamma S stay below this (int64 with room).
 MAX_ENCODED = 2**62
+#: The largest weight grid alpha (so that gamma alpha, the decoding denominator, stays below 2^124).
+MAX_ALPHA = 2**62
 #: Said by every release without noise, in its output and as a warning.
 NOT_PRIVATE = "NOT PRIVATE: no noise was added; the released values are the exact weighted sum"
 #: Said by the public output: what it is.
@@ -168,7 +168,7 @@ class Release(Displayable):
     epsilon: EpsilonBound | None = None
     delta_run: Certified | None = None
     table_distance: Certified | None = None
-    seed: str | None = None
+    seed: int | None = None
     salt: str | None = None
     commitment: str | None = None
 
@@ -237,70 +237,16 @@ def _dec(x: Fraction, digits: int = 12) -> str:
     return safe_decimal(x, digits, up=True) if x >= 0 else "-" + safe_decimal(-x, digits, up=False)
 
 
-def _finite_matrix(array, where: str) -> np.ndarray:
-    if isinstance(array, np.ndarray) and array.dtype.kind not in "biuf":       # complex would lose its imaginary part
-        raise InvalidInput(f"{where}: updates must be real numbers, not {array.dtype} values")
-    try:
-        a = np.asarray(array, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{where}: updates must be numbers") from None
-    if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
-        raise InvalidInput(f"{where}: updates must be a 2-D array (clients x coordinates), not shape {a.shape}")
-    if a.size > MAX_ENTRIES:
-        raise InvalidInput(f"{where}: {a.size} entries is more than {MAX_ENTRIES}")
-    if not np.isfinite(a).all():
-        raise InvalidInput(f"{where}: updates must be finite numbers (no nan or inf)")
-    return a
-
-
-def load_updates(path) -> tuple[np.ndarray, list[Fraction] | None, list[str] | list[int] | None]:
-    """Client updates from a ``.npy`` (clients x coordinates) or a CSV with a header.
-
-    CSV columns: ``client`` (optional, IDs for Hamilton ties: compared as
-    whole numbers when every ID is one, else as text), ``weight`` (optional,
-    data weights), every other column a coordinate. A ``.npy`` is mapped and
-    its size checked before it is read.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidInput(f"{path}: no such file")
-    if p.suffix.lower() == ".npy":
-        try:        # mapped, not read: the shape is checked before any data is loaded
-            a = np.load(p, allow_pickle=False, mmap_mode="r")
-        except (ValueError, OSError) as exc:
-            raise InvalidInput(f"{path}: not a readable .npy file ({excerpt(str(exc))})") from None
-        if a.size > MAX_ENTRIES:
-            raise InvalidInput(f"{path}: {a.size} entries is more than {MAX_ENTRIES}")
-        return _finite_matrix(a, str(path)), None, None
-    try:
-        with p.open(newline="", encoding="utf-8-sig") as f:
-            rows = [r for r in csv.reader(f) if r]      # blank lines carry no client
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise InvalidInput(f"{path}: not a UTF-8 CSV file ({excerpt(str(exc))})") from None
-    if len(rows) < 2:
-        raise InvalidInput(f"{path}: a CSV needs a header row and one row per client")
-    header = [h.strip().lower() for h in rows[0]]
-    ids = None
-    if "client" in header:
-        at = header.index("client")
-        ids = _client_ids([r[at] if at < len(r) else "" for r in rows[1:]])
-    coords = [i for i, h in enumerate(header) if h not in ("client", "weight")]
-    weights = None
-    try:
-        if "weight" in header:
-            weights = [fraction("weight", r[header.index("weight")]) for r in rows[1:]]
-        values = [[float(r[i]) for i in coords] for r in rows[1:]]
-    except (ValueError, IndexError, InvalidInput) as exc:
-        raise InvalidInput(f"{path}: a row is not numbers in every column ({excerpt(str(exc))})") from None
-    return _finite_matrix(values, str(path)), weights, ids
-
-
-def _client_ids(texts: list[str]) -> list[str] | list[int]:
-    """Client IDs for Hamilton's ties: compared as whole numbers when every one is (so ``2 < 10``), else as text."""
-    ids = [t.strip() for t in texts]
-    if ids and all(re.fullmatch(r"[+-]?\d{1,30}", t) for t in ids):
-        return [int(t) for t in ids]
-    return ids
+def recorded_weights(weights, deadline: Deadline | None = None) -> list[str] | None:
+    """Data weights as a record keeps them (:func:`recorded` of :func:`~itsa.privacy.hamilton.data_weight`)."""
+    if weights is None:
+        return None
+    out = []
+    for i, w in enumerate(weights):
+        if deadline is not None and i % 4096 == 0:
+            deadline.check(f"the data weights, client {i + 1}")
+        out.append(recorded(data_weight(f"weight {i + 1}", w), "weight"))
+    return out
 
 
 def clip_updates(updates: np.ndarray, clip: Fraction) -> np.ndarray:
@@ -318,24 +264,29 @@ def clip_updates(updates: np.ndarray, clip: Fraction) -> np.ndarray:
     return updates * scale[:, None]
 
 
-def encode(updates: np.ndarray, gamma: int) -> np.ndarray:
+def encode(updates: np.ndarray, gamma: int, deadline: Deadline | None = None) -> np.ndarray:
     """``round_half_even(γ u)`` exactly, as int64 (float products are exact when γ is a power of 2).
 
-    Refused (not wrapped around) when some ``|γ u|`` reaches ``2^62``.
+    Refused (not wrapped around) when some ``|γ u|`` reaches ``2^62``. Other
+    ``γ`` are done in rationals, row by row, looking at ``deadline``.
     """
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     if updates.size and float(np.abs(updates).max()) * gamma >= MAX_ENCODED:
         raise InvalidOption(f"encoding: |gamma u| must stay below 2^62 (int64), not {float(np.abs(updates).max()) * gamma:.3g}")
     if gamma & (gamma - 1) == 0:
         return np.rint(updates * gamma).astype(np.int64)
-    out = [[round(Fraction(float(x)) * gamma) for x in row] for row in updates]
+    out = []
+    for i, row in enumerate(updates):
+        if deadline is not None:
+            deadline.check(f"encoding, client {i + 1}")
+        out.append([round(Fraction(float(x)) * gamma) for x in row])
     return np.array(out, dtype=np.int64)
 
 
 def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, clip=1, epsilon=None,
-            noise_multiplier=None, delta=None, seed: str | None = None, salt: str | None = None,
+            noise_multiplier=None, delta=None, seed: int | str | None = None, salt: str | None = None,
             engine: SamplerEngine | str | None = None, conversion: Conversion | str | None = None,
-            ids=None, no_noise: bool = False, time_limit: float | None = None, progress=None) -> Release:
+            ids=None, no_noise: bool = False, time_limit: float | Deadline | None = None, progress=None) -> Release:
     """Run Algorithm 3 once on ``updates`` (clients x coordinates); noise from ``epsilon`` or ``noise_multiplier``.
 
     Parameters
@@ -360,8 +311,9 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     ``delta``, ``seed``, ``salt``, ``engine`` or ``conversion``. The reported
     ε is recomputed for the mechanism run (see the module notes); a vacuous
     one (``δ_run ≥ 1`` or ``ε >`` :data:`MAX_EPSILON`) is refused. Without a
-    ``seed`` (or ``salt``) 256 bits are drawn from the operating system's
-    entropy; the noise is keyed by both (:func:`~itsa.privacy.commitment.noise_key`),
+    ``seed`` (a whole number ``>= 0``, or its decimal digits) or ``salt``,
+    256 bits are drawn from the operating system's entropy
+    (``secrets.randbits(256)``); the noise is keyed by both (:func:`~itsa.privacy.commitment.noise_key`),
     and both go only into :meth:`Release.record`. ``time_limit`` refuses a
     run whose estimate (:func:`cost_estimate`) exceeds it, before any noise
     is drawn; ``progress`` receives the stages. ``delta`` defaults to ``1e-5``,
@@ -372,8 +324,9 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     PCU-FL Algorithm 3 and its Fig. 1, as quoted by the explainer page.
     """
     report = Reporter(progress, "release")
-    u = _finite_matrix(updates, "updates")
-    whole_number("alpha", alpha, minimum=1)
+    deadline = Deadline.of(time_limit)
+    u = finite_matrix(updates, "updates")
+    whole_number("alpha", alpha, minimum=1, maximum=MAX_ALPHA)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     S = fraction("clip S", clip, low=0)
     if gamma * S >= MAX_ENCODED:        # encoded coordinates must fit int64 (and the clip a float)
@@ -386,28 +339,30 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
         raise InvalidOption(f"weights: {len(weights)} given for {u.shape[0]} clients")
     inputs = normalised_inputs(alpha=alpha, gamma=gamma, clip=S, epsilon=epsilon, noise_multiplier=noise_multiplier,
                      delta=delta, engine=engine, conversion=conversion, no_noise=no_noise,
-                     data_weights=None if data_weights is None else weights, ids=ids)
-    seed_text = None if no_noise else (new_seed() if seed is None else check_seed(seed))
+                     data_weights=None if data_weights is None else weights, ids=ids, deadline=deadline)
+    seed_value = None if no_noise else (new_seed() if seed is None else check_seed(seed))
     salt_text = None if no_noise else (new_salt() if salt is None else check_salt(salt))
-    hw = hamilton_weights(weights, alpha, ids)
+    hw = hamilton_weights(weights, alpha, inputs["ids"], deadline=deadline)
     report("encode", done=0, total=u.size)
     clipped = clip_updates(u, S)
-    Y = _weighted_sum(hw.integers, encode(clipped, gamma))
-    data = [fraction("weight", w) for w in weights]
-    shares = np.array([float(w / sum(data)) for w in data])         # each in [0, 1], whatever the weights' size
+    Y = _weighted_sum(hw.integers, encode(clipped, gamma, deadline))
+    shares = np.array([float(q / hw.alpha) for q in hw.quotas])     # w_i/W, each in [0, 1]
     exact = tuple(float(x) for x in (shares[:, None] * clipped).sum(axis=0))
-    return assemble(inputs, hw, Y, exact, seed_text, salt_text, None, time_limit, report)
+    return assemble(inputs, hw, Y, exact, seed_value, salt_text, None, deadline, report)
 
 
-def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt: str | None,
-             draws, time_limit: float | None = None, report=None) -> Release:
+def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: int | None, salt: str | None,
+             draws, time_limit: float | Deadline | None = None, report=None) -> Release:
     """The release of the noiseless encoded sum ``Y`` under the normalised ``inputs`` (:func:`normalised_inputs`).
 
     The noise is drawn from (salt, seed), or, for the auditor, ``draws`` are
     the recorded ones (which the auditor redraws on its own). Every public
     field is computed here, from ``inputs``, ``Y`` and the noise alone.
+    ``time_limit`` (seconds or a :class:`~itsa._util.deadline.Deadline`)
+    refuses a run estimated past it and stops the draws when it passes.
     """
     report = report or Reporter(None, "release")
+    deadline = Deadline.of(time_limit)
     gamma, S, d = inputs["gamma"], fraction("clip S", inputs["clip"]), len(Y)
     denominator = gamma * hw.alpha
     delta_star = _sensitivity_of(inputs, hw, d)
@@ -421,7 +376,8 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
     multiplier, sigma_int, integer_sensitivity = noise_scale(inputs["epsilon"], inputs["noise_multiplier"], d_,
                                                              denominator, delta_star)
     seconds, what = cost_estimate(eng, sigma_int, d)
-    if time_limit is not None and seconds > time_limit:
+    left = deadline.left()
+    if left is not None and seconds > left:
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
                             f"{time_limit:g} s (time limit 0: none)")
     report("table distance" if eng is SamplerEngine.TABLE else "accounting")
@@ -431,7 +387,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: str | None, salt
     assert seed is not None and salt is not None
     if draws is None:
         report("noise", note=f"{what}, about {seconds:.2g} s")
-        noise = draw(sigma_int, d, noise_key(salt, seed), eng)
+        noise = draw(sigma_int, d, noise_key(salt, seed), eng, time_limit=deadline.left())
     else:
         values = tuple(int(z) for z in draws)
         K = page_truncation(sigma_int) if eng is SamplerEngine.TABLE else None
@@ -476,15 +432,18 @@ def recorded(text, name: str, *, low=None, high=None) -> str:
 
 
 def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, engine, conversion, no_noise, data_weights,
-            ids) -> dict:
-    """The arguments of a release, checked and normalised: what the record keeps and :func:`assemble` reads."""
+                      ids, deadline: Deadline | None = None) -> dict:
+    """The arguments of a release, checked and normalised: what the record keeps and :func:`assemble` reads.
+
+    ``deadline`` is looked at in the loop over the data weights.
+    """
     if epsilon is not None:
         eps = recorded(epsilon, "epsilon", low=0)
         if Fraction(eps) > MAX_EPSILON:
             raise InvalidOption(f"epsilon: a guarantee at eps > {MAX_EPSILON} says nothing; not {exact_text(Fraction(eps))} "
                                 "(no noise, asked for by name, gives the NOT private exact sum)")
     noisy = not no_noise
-    whole_number("alpha", alpha, minimum=1)
+    whole_number("alpha", alpha, minimum=1, maximum=MAX_ALPHA)
     whole_number("gamma", gamma, minimum=1, maximum=MAX_ENCODED)
     if not isinstance(no_noise, bool):
         raise InvalidOption(f"no noise: must be true or false, not {excerpt(no_noise)}")
@@ -496,8 +455,8 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
             "engine": str(choice("engine", engine or DEFAULT_ENGINE, SamplerEngine)) if noisy else None,
             "conversion": str(choice("conversion", conversion or DEFAULT_CONVERSION, Conversion)) if noisy else None,
             "no_noise": bool(no_noise),
-            "data_weights": None if data_weights is None else [recorded(w, "weight") for w in data_weights],
-            "ids": None if ids is None else list(ids)}
+            "data_weights": recorded_weights(data_weights, deadline),
+            "ids": client_ids(ids)}
 
 
 def _refuse_without_noise(**given) -> None:

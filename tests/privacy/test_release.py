@@ -78,7 +78,7 @@ def test_grid_and_rounding_golden():
 def test_sigma_int_golden():
     """Page: sigma_int reaches 14,924 in the first demo at eps = 1."""
     rng = np.random.default_rng(0)
-    r = release(rng.normal(size=(50, 2)), epsilon=1, seed="t")
+    r = release(rng.normal(size=(50, 2)), epsilon=1, seed=11)
     assert round(float(r.sigma_int)) == 14924
 
 
@@ -94,8 +94,8 @@ def test_release_without_noise_is_the_integer_weighted_mean():
 
 def test_release_is_reproducible_and_decodes_once():
     u = np.random.default_rng(2).normal(size=(10, 4))
-    a = release(u, epsilon=10, seed="s", salt="5" * 64)
-    b = release(u, epsilon=10, seed="s", salt="5" * 64)
+    a = release(u, epsilon=10, seed=5, salt="5" * 64)
+    b = release(u, epsilon=10, seed=5, salt="5" * 64)
     assert a.released == b.released and a.noise.commitment == b.noise.commitment
     assert all(x == Fraction(y + z, a.denominator) for x, y, z in zip(a.released, a.encoded_sum, a.noise.draws))
     assert a.delta_run.method.startswith("delta + (1 + e^eps) d TV")
@@ -135,7 +135,7 @@ def test_bad_grid():
 def test_exact_delta_is_printed_exactly(tmp_path):
     """The exact engine's delta_run is delta itself: printed exactly, not rounded to nearest (1.234e-05)."""
     u = np.random.default_rng(3).normal(size=(4, 2))
-    r = release(u, epsilon=1, delta="0.000012344", seed="s", engine="exact")
+    r = release(u, epsilon=1, delta="0.000012344", seed=5, engine="exact")
     assert r.delta_run.decimal() == "1.2344e-5" and r.to_dict()["delta_run"]["value"] == "1.2344e-5"
     assert "1.2344e-5" in r.epsilon.headline()
     path = tmp_path / "u.csv"
@@ -189,7 +189,7 @@ def test_release_privacy_recomputed_independently(engine):
 
     mpmath.mp.dps = 40
     u = np.random.default_rng(5).normal(size=(7, 3))
-    r = release(u, epsilon=2, seed="recompute", engine=engine)
+    r = release(u, epsilon=2, seed=12, engine=engine)
     w_max = mpmath.mpf(max(r.weights.integers)) / 256
     delta_star = 2 * w_max * (1 + mpmath.sqrt(3) / (2 * 256))
     sigma = mpmath.mpf(r.sigma_int.numerator) / r.sigma_int.denominator

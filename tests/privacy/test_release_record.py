@@ -5,7 +5,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 from fractions import Fraction
 
 import numpy as np
@@ -26,22 +25,6 @@ UPDATES = np.array([[0.5, -0.25], [0.125, 0.75], [-0.5, 0.0]])
 NEIGHBOUR = np.array([[0.5, -0.25], [0.125, 0.75], [0.4, -0.3]])      # the third client's update differs
 
 
-def itsa(*args, env=None, check=True):
-    """The installed ``itsa`` in a subprocess, as a pipe sees it."""
-    res = subprocess.run(["itsa", "privacy", "release", *args], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, **(env or {})})
-    if check:
-        assert res.returncode == 0, res.stderr
-    return res
-
-
-def csv_of(tmp_path, updates=UPDATES, name="u.csv"):
-    path = tmp_path / name
-    rows = "\n".join(",".join(repr(float(x)) for x in row) for row in updates)
-    path.write_text("x,y\n" + rows + "\n")
-    return path
-
-
 def recovered_sum(public: dict, noise) -> list[int]:
     """What an attacker gets by taking ``noise`` off the published values: ``released · γ W_int − z``."""
     return [int(Fraction(x) * public["denominator"]) - z for x, z in zip(public["released_exact"], noise)]
@@ -52,10 +35,10 @@ def recovered_sum(public: dict, noise) -> list[int]:
 def test_two_releases_without_a_seed_draw_different_noise():
     a, b = release(UPDATES, epsilon=1), release(UPDATES, epsilon=1)
     assert a.seed != b.seed and a.noise.draws != b.noise.draws and a.released != b.released
-    assert len(a.seed) == 64 and int(a.seed, 16).bit_length() > 200       # 256 bits of hex
+    assert type(a.seed) is int and 200 < a.seed.bit_length() <= 256       # a whole number of 256 random bits
 
 
-@pytest.mark.parametrize("seed", [None, OLD_DEFAULT_SEED, "1"])
+@pytest.mark.parametrize("seed", [None, 0, 1])
 def test_a_known_seed_no_longer_recovers_the_sum(seed):
     """Redraw the noise from the seed alone, as `privacy noise --seed` does, and take it off: never the true sum.
 
@@ -63,24 +46,25 @@ def test_a_known_seed_no_longer_recovers_the_sum(seed):
     """
     r = release(UPDATES, epsilon=1, seed=seed)
     public = r.to_dict()
-    attack = draw(Fraction(public["sigma_int"]), 2, seed or OLD_DEFAULT_SEED, "table").draws
+    text = OLD_DEFAULT_SEED if seed is None else str(seed)          # `privacy noise --seed TEXT`
+    attack = draw(Fraction(public["sigma_int"]), 2, text, "table").draws
     assert recovered_sum(public, attack) != list(r.encoded_sum)
-    old_noise = draw(r.sigma_int, 2, seed or OLD_DEFAULT_SEED, "table").draws        # the old release's noise
+    old_noise = draw(r.sigma_int, 2, text, "table").draws        # the old release's noise
     old_public = {**public, "released_exact": [str(Fraction(y + z, r.denominator))
                                                for y, z in zip(r.encoded_sum, old_noise)]}
     assert recovered_sum(old_public, attack) == list(r.encoded_sum)             # the attack, where it worked
 
 
-def test_the_public_json_has_no_seed_salt_noise_or_noiseless_sum(tmp_path):
+def test_the_public_json_has_no_seed_salt_noise_or_noiseless_sum(tmp_path, itsa_privacy, updates_csv):
     seed_file = tmp_path / "seed"
-    seed_file.write_text("a secret seed of mine\n")
+    seed_file.write_text("918273645546372819\n")
     record = tmp_path / "r.json"
-    res = itsa(str(csv_of(tmp_path)), "--epsilon", "1", "--seed-file", str(seed_file), "--record", str(record),
+    res = itsa_privacy("release", str(updates_csv(UPDATES)), "--epsilon", "1", "--seed-file", str(seed_file), "--record", str(record),
                "--json")
     public = json.loads(res.stdout)
     secret = json.loads(record.read_text())["secret_values"]
     text = res.stdout + res.stderr
-    assert secret["seed"] == "a secret seed of mine" and secret["seed"] not in text and secret["salt"] not in text
+    assert secret["seed"] == 918273645546372819 and "918273645546372819" not in text and secret["salt"] not in text
     assert secret["noise_sha256"] not in text                       # the old hash of the noise is gone
     assert {"seed", "salt", "noise", "noise_draws", "encoded_sum", "noiseless", "exact_average",
             "weights"}.isdisjoint(public)
@@ -107,7 +91,7 @@ def test_the_hash_attack_on_two_neighbouring_datasets_fails():
     for data in (UPDATES, NEIGHBOUR):
         Y = release(data, no_noise=True).encoded_sum
         candidate = [int(Fraction(x) * public["denominator"]) - y for x, y in zip(public["released_exact"], Y)]
-        guess = commit(commitment_fields(salt="0" * 64, seed=OLD_DEFAULT_SEED, sigma_int=r.sigma_int, engine="table",
+        guess = commit(commitment_fields(salt="0" * 64, seed=0, sigma_int=r.sigma_int, engine="table",
                                          count=2, truncation=public["truncation"], encoded_sum=Y,
                                          denominator=public["denominator"]))
         assert _hashes_of(candidate).isdisjoint(published_hex) and guess not in published_hex
@@ -117,28 +101,28 @@ def test_the_hash_attack_on_two_neighbouring_datasets_fails():
 
 def test_neighbours_differ_in_public_only_by_the_mechanism_output_and_the_commitment():
     """Same seed and salt on two neighbouring datasets: every other public field is equal (it reveals nothing)."""
-    a = release(UPDATES, epsilon=1, seed="s", salt="c" * 64).to_dict()
-    b = release(NEIGHBOUR, epsilon=1, seed="s", salt="c" * 64).to_dict()
+    a = release(UPDATES, epsilon=1, seed=5, salt="c" * 64).to_dict()
+    b = release(NEIGHBOUR, epsilon=1, seed=5, salt="c" * 64).to_dict()
     assert {k for k in a if a[k] != b[k]} == {"released", "released_exact", "commitment"}
 
 
 def test_the_noise_and_commitment_change_with_the_salt_for_one_seed():
-    a = release(UPDATES, epsilon=1, seed="one seed", salt="a" * 64)
-    b = release(UPDATES, epsilon=1, seed="one seed", salt="b" * 64)
+    a = release(UPDATES, epsilon=1, seed=21, salt="a" * 64)
+    b = release(UPDATES, epsilon=1, seed=21, salt="b" * 64)
     assert a.noise.draws != b.noise.draws and a.released != b.released and a.commitment != b.commitment
-    again = release(UPDATES, epsilon=1, seed="one seed", salt="a" * 64)
+    again = release(UPDATES, epsilon=1, seed=21, salt="a" * 64)
     assert again.noise.draws == a.noise.draws and again.released == a.released         # same seed and salt
     assert again.commitment == a.commitment                 # binding: the same fields, the same hash
-    assert a.noise.draws == draw(a.sigma_int, 2, "itsa-release-noise-v2:" + "a" * 64 + ":one seed", "table").draws
+    assert a.noise.draws == draw(a.sigma_int, 2, "itsa-release-noise-v3:" + "a" * 64 + ":21", "table").draws
 
 
 def test_the_commitment_is_the_documented_hash():
     r = release(UPDATES, noise_multiplier=2, engine="exact")
     secret = r.record()["secret_values"]
-    fields = {"scheme": "itsa-release-commitment-v2", "salt": secret["salt"], "seed": secret["seed"],
+    fields = {"scheme": "itsa-release-commitment-v3", "salt": secret["salt"], "seed": secret["seed"],
               "sigma_int": str(r.sigma_int), "engine": "exact", "count": 2, "truncation": None,
               "stream": "HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
-                        "noise key = 'itsa-release-noise-v2:' + salt + ':' + seed",
+                        "noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal",
               "encoded_sum": [str(y) for y in r.encoded_sum], "denominator": 65536}
     body = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
     assert body == canonical(fields) and hashlib.sha256(body).hexdigest() == r.commitment
@@ -146,14 +130,14 @@ def test_the_commitment_is_the_documented_hash():
 
 # --- the record: round trip, tampering, permissions, nothing half-written ---
 
-def test_record_round_trip_passes(tmp_path):
+def test_record_round_trip_passes(tmp_path, itsa_privacy, updates_csv):
     record = tmp_path / "r.json"
-    updates = csv_of(tmp_path)
+    updates = updates_csv(UPDATES)
     published = tmp_path / "published.json"
-    published.write_text(itsa(str(updates), "--epsilon", "1", "--record", str(record), "--json").stdout)
-    res = itsa("--verify", str(record), str(updates), "--published", str(published))
+    published.write_text(itsa_privacy("release", str(updates), "--epsilon", "1", "--record", str(record), "--json").stdout)
+    res = itsa_privacy("release", "--verify", str(record), str(updates), "--published", str(published))
     assert res.stdout.startswith("record check: PASS release record") and "updates" in res.stdout.splitlines()[0]
-    out = json.loads(itsa("--verify", str(record), "--json").stdout)
+    out = json.loads(itsa_privacy("release", "--verify", str(record), "--json").stdout)
     assert out["verified"] is True and not out["failed"]
 
 
@@ -164,7 +148,7 @@ def _tampered(record: dict, change) -> dict:
 
 
 def _set_seed(rec):
-    rec["secret_values"]["seed"] = "another seed"
+    rec["secret_values"]["seed"] = 99
 
 
 def _set_released(rec):
@@ -216,15 +200,15 @@ def test_a_reforged_record_fails_against_the_published_output_and_the_updates():
     assert "updates" in check_record(lie, UPDATES).failed and "published" in check_record(lie, None, published).failed
 
 
-def test_cli_verify_fails_with_exit_1(tmp_path):
+def test_cli_verify_fails_with_exit_1(tmp_path, itsa_privacy, updates_csv):
     record = tmp_path / "r.json"
-    itsa(str(csv_of(tmp_path)), "--noise-multiplier", "1", "--engine", "exact", "--record", str(record))
+    itsa_privacy("release", str(updates_csv(UPDATES)), "--noise-multiplier", "1", "--engine", "exact", "--record", str(record))
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_tampered(json.loads(record.read_text()), _set_seed)))
-    res = itsa("--verify", str(bad), check=False)
+    res = itsa_privacy("release", "--verify", str(bad), check=False)
     assert res.returncode == 1 and res.stdout.startswith("record check: FAIL release record: commitment, noise")
-    other = csv_of(tmp_path, NEIGHBOUR, "n.csv")
-    res = itsa("--verify", str(record), str(other), check=False)
+    other = updates_csv(NEIGHBOUR, "n.csv")
+    res = itsa_privacy("release", "--verify", str(record), str(other), check=False)
     assert res.returncode == 1 and "updates" in res.stdout.splitlines()[0]
 
 
@@ -250,19 +234,19 @@ def test_the_record_is_mode_0600_and_marked_secret(tmp_path, umask):
     ["--epsilon", "1", "--weights", "1,2"],
     ["--epsilon", "1", "--time-limit", "0.5"],
 ])
-def test_bad_input_writes_no_record(tmp_path, args):
+def test_bad_input_writes_no_record(tmp_path, args, updates_csv):
     (tmp_path / "seed").write_text("s")
     argv = [a.format(seed=tmp_path / "seed", missing=tmp_path / "nope") for a in args]
     record = tmp_path / "r.json"
-    res = CliRunner().invoke(cli, ["privacy", "release", str(csv_of(tmp_path)), *argv, "--record", str(record)])
+    res = CliRunner().invoke(cli, ["privacy", "release", str(updates_csv(UPDATES)), *argv, "--record", str(record)])
     assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1 and res.output.startswith("error:")
     assert not record.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["seed", "u.csv"]
 
 
-def test_an_existing_record_is_never_overwritten(tmp_path):
+def test_an_existing_record_is_never_overwritten(tmp_path, updates_csv):
     record = tmp_path / "r.json"
     record.write_text("an earlier record")
-    res = CliRunner().invoke(cli, ["privacy", "release", str(csv_of(tmp_path)), "--epsilon", "1",
+    res = CliRunner().invoke(cli, ["privacy", "release", str(updates_csv(UPDATES)), "--epsilon", "1",
                                    "--record", str(record)])
     assert res.exit_code == 2 and "never overwritten" in res.output and record.read_text() == "an earlier record"
 
@@ -276,33 +260,33 @@ def test_a_release_without_noise_needs_its_name():
     assert not r.private and r.released == r.noiseless and "NOT PRIVATE" in r.warnings[0]
 
 
-def test_cli_without_noise(tmp_path):
-    path = csv_of(tmp_path)
-    refused = itsa(str(path), check=False)
+def test_cli_without_noise(tmp_path, itsa_privacy, updates_csv):
+    path = updates_csv(UPDATES)
+    refused = itsa_privacy("release", str(path), check=False)
     assert refused.returncode == 2 and "by name (no noise)" in refused.stderr and not refused.stdout
-    out = itsa(str(path), "--no-noise", "--json")
+    out = itsa_privacy("release", str(path), "--no-noise", "--json")
     public = json.loads(out.stdout)
     assert public["private"] is False and "NOT PRIVATE" in public["not_private"] and "NOT PRIVATE" in out.stderr
-    assert "NOT PRIVATE" in itsa(str(path), "--no-noise").stdout
+    assert "NOT PRIVATE" in itsa_privacy("release", str(path), "--no-noise").stdout
 
 
-def test_the_seed_from_a_file_the_environment_or_the_option_is_the_same_seed(tmp_path):
-    path = csv_of(tmp_path)
+def test_the_seed_from_a_file_the_environment_or_the_option_is_the_same_seed(tmp_path, itsa_privacy, updates_csv):
+    path = updates_csv(UPDATES)
     seed_file = tmp_path / "seed"
-    seed_file.write_text("round 7\n")
+    seed_file.write_text("007\n")
     records = [tmp_path / f"r{i}.json" for i in range(3)]
-    by_option = json.loads(itsa(str(path), "--epsilon", "1", "--seed", "round 7", "--record", str(records[0]),
+    by_option = json.loads(itsa_privacy("release", str(path), "--epsilon", "1", "--seed", "7", "--record", str(records[0]),
                                 "--json").stdout)
-    by_file = json.loads(itsa(str(path), "--epsilon", "1", "--seed-file", str(seed_file), "--record",
+    by_file = json.loads(itsa_privacy("release", str(path), "--epsilon", "1", "--seed-file", str(seed_file), "--record",
                               str(records[1]), "--json").stdout)
-    itsa(str(path), "--epsilon", "1", "--record", str(records[2]), env={"ITSA_SEED": "round 7"})
+    itsa_privacy("release", str(path), "--epsilon", "1", "--record", str(records[2]), env={"ITSA_SEED": " 7"})
     secrets = [json.loads(r.read_text())["secret_values"] for r in records]
-    assert [s["seed"] for s in secrets] == ["round 7"] * 3
+    assert [s["seed"] for s in secrets] == [7] * 3
     assert len({s["salt"] for s in secrets}) == 3                   # fresh salts: the noise is not the seed's alone
     assert by_option["commitment"]["value"] != by_file["commitment"]["value"]
-    same = release(UPDATES, epsilon=1, seed="round 7", salt=secrets[0]["salt"])      # same seed and salt
+    same = release(UPDATES, epsilon=1, seed=7, salt=secrets[0]["salt"])      # same seed and salt
     assert list(same.noise.draws) == secrets[0]["noise_draws"]
-    help_text = itsa("--help").stdout
+    help_text = itsa_privacy("release", "--help").stdout
     assert "ITSA_SEED" in help_text and "--seed-file" in help_text and "visible" in help_text
 
 
