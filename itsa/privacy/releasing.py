@@ -379,7 +379,7 @@ def assemble(inputs: dict, hw: HamiltonWeights, Y, exact, seed: int | None, salt
     left = deadline.left()
     if left is not None and seconds > left:
         raise InvalidOption(f"release: about {seconds:.3g} s estimated ({what}) is beyond the time limit of "
-                            f"{time_limit:g} s (time limit 0: none)")
+                            f"{deadline.time_limit:g} s (time limit 0: none)")
     report("table distance" if eng is SamplerEngine.TABLE else "accounting")
     distance = table_distance(sigma_int) if eng is SamplerEngine.TABLE else None
     epsilon_run, delta_run = _privacy_of_run(sigma_int, integer_sensitivity, d_, conv, distance, d)

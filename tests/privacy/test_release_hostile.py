@@ -9,11 +9,11 @@ import pytest
 
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidInput, InvalidOption, TimeLimitReached
-from itsa.privacy.record_check import check_record
 from itsa.privacy.commitment import MAX_RECORD_BYTES
-from itsa.privacy.releasing import encode, release
 from itsa.privacy.hamilton import MAX_WEIGHT_BITS
 from itsa.privacy.hamilton import weights as hamilton_weights
+from itsa.privacy.record_check import check_record
+from itsa.privacy.releasing import encode, release
 
 UPDATES = np.array([[0.5, -0.25], [0.125, 0.75], [-0.5, 0.0]])
 #: A thousand exact weights whose common denominator has about 100,000 bits (the release took 90 s).
@@ -157,14 +157,14 @@ def test_record_inputs_edited_away_from_the_updates_file_fail(tmp_path, itsa_pri
     updates = _with_columns(tmp_path, weights=[1, 1, 1])
     record = tmp_path / "r.json"
     itsa_privacy("release", updates, "--epsilon", "1", "--engine", "exact", "--record", record)
-    assert itsa_privacy("release", "--verify", record, updates).stdout.startswith("PASS")
+    assert itsa_privacy("release", "--verify", record, updates).stdout.startswith("record check: PASS")
     edited = json.loads(record.read_text())
     edited["inputs"][field] = value
     bad = tmp_path / "edited.json"
     bad.write_text(json.dumps(edited))
     res = itsa_privacy("release", "--verify", bad, updates, check=False)
     assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
-    assert res.stdout.startswith("FAIL") and f"inputs.{field}" in res.stdout, res.stdout
+    assert res.stdout.startswith("record check: FAIL") and f"inputs.{field}" in res.stdout, res.stdout
 
 
 def test_a_record_with_ids_fails_against_a_file_without_them(tmp_path, itsa_privacy, updates_csv, made):
