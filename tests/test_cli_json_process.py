@@ -40,6 +40,8 @@ VERBS = {
     "modular privacy": ["modular", "privacy", "--survivors", "10"],
     "modular rules": ["modular", "rules", "-K", "10"],
     "plan": ["plan", "deployment.yaml"],
+    "plan --simulate": ["plan", "deployment.yaml", "--simulate", "2"],
+    "plan --sweep": ["plan", "deployment.yaml", "--sweep", "word_bits=16..18", "--figure", "sweep.pdf"],
 }
 
 TINY_CENSUS = "universe:\n  grid: {U: [3], V: [1], t: [0]}\nwork: analyze\n"

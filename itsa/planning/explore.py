@@ -41,7 +41,8 @@ from itsa._util.progress import Callback
 from itsa.exceptions import InvalidOption
 from itsa.planning.simulate import Simulation, SimulationSetup
 
-__all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_sweep_figure"]
+__all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
+           "check_sweep_figure"]
 
 #: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
 PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
@@ -221,24 +222,53 @@ def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
     not over ``word_bits``.
     """
     from itsa.planning.planner import plan as replan
-    from itsa.planning.sweep import Quantity, sweep
+    from itsa.planning.sweep import sweep
 
-    q = Quantity(quantity) if isinstance(quantity, str) else quantity
-    if plan.deployment.encoding.layered:
-        raise InvalidOption("sweep: needs a flat word (encoding.word_bits); the k-sd rule sizes no layering")
+    q = check_sweep(plan.deployment, quantity, values)
     clock = Deadline.of(time_limit)
 
     def evaluate(value):
         return _itsa_point(replan(_at(plan.deployment, q, value), time_limit=clock.left()))
-    for v in values:                                    # every value refused before any is planned
-        _at(plan.deployment, q, v)
     return sweep(_parameters(plan, q), q, values, evaluate=evaluate, progress=progress, time_limit=clock)
 
 
-def check_sweep_figure(path) -> None:
-    """Refuse, before any work, a figure path of an unknown format or in a folder that does not exist."""
+def check_sweep(deployment, quantity, values):
+    """Refuse, before any work, a sweep the deployment cannot take (one line); the quantity, as a Quantity."""
+    from itsa._util.checks import choice
+    from itsa.planning.sweep import Quantity
+
+    q = choice("sweep quantity", quantity, Quantity)
+    if deployment.encoding.layered:
+        raise InvalidOption("sweep: needs a flat word (encoding.word_bits); the k-sd rule sizes no layering")
+    if q is Quantity.EPSILON and deployment.privacy.epsilon is None:
+        raise InvalidOption("sweep: epsilon is not a target of this deployment (its noise.sigma is given)")
+    for v in values:
+        _at(deployment, q, v)
+    return q
+
+
+def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
+    """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
+    from itsa.planning.simulate import CELLS_PER_SECOND, MAX_CELLS
+
+    rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
+    whole_number("seed", seed, minimum=0)
+    cells = deployment.clients * deployment.dimension
+    if cells > MAX_CELLS:
+        raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "
+                            f"{deployment.clients} x {deployment.dimension}")
+    seconds = rounds * cells * (deployment.encoding.layers or 1) / CELLS_PER_SECOND
+    if time_limit is not None and time_limit > 0 and seconds > time_limit:
+        raise InvalidOption(f"simulate: {rounds} rounds take at least about {seconds:.0f} s, past the time limit "
+                            f"of {time_limit:g} s: lower the rounds or raise --time-limit")
+
+
+def check_sweep_figure(path, swept=True) -> None:
+    """Refuse, before any work, a figure without a sweep, of an unknown format or in a missing folder."""
     from itsa.output.draw import output_format
     from itsa.planning.planner import check_report_path
 
+    if not swept:
+        raise InvalidOption("figure: draws a sweep; give --sweep too")
     check_report_path(path)
     output_format(path)

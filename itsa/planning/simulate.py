@@ -61,7 +61,7 @@ from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "Updates", "Rounding", "NoiseShares",
-           "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
+           "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
 
 #: Largest modulus (int64 arithmetic with room for one addition).
 MAX_MODULUS = 2**62
@@ -88,6 +88,10 @@ class Updates:
     SPHERE = "sphere"
     UNIFORM = "uniform"
     ALL = ("sphere", "uniform")
+
+
+#: The updates a simulation can draw (a choice of the CLI).
+UPDATES = Updates.ALL
 
 
 class Rounding:
@@ -239,7 +243,8 @@ TOLERANCE = 4
 
 @dataclass(frozen=True)
 class LayerRate:
-    """Wraps (carries) counted on one layer: ``wraps`` of ``trials`` coordinates, ``rounds_hit`` of the rounds."""
+    """Wraps (carries) counted on one summed symbol (``layer``: the stage's index, finest first; 1 flat):
+    ``wraps`` of ``trials`` coordinates, ``rounds_hit`` of the rounds."""
 
     layer: int
     modulus: int
@@ -275,10 +280,11 @@ class LayerRate:
         return out
 
     def to_dict(self) -> dict:
-        return {"layer": self.layer, "modulus": self.modulus, "wraps": self.wraps, "trials": self.trials,
+        return {"stage": self.layer, "modulus": self.modulus, "wraps": self.wraps, "trials": self.trials,
                 "rate": fraction_text(self.rate), "rate_decimal": safe_decimal(self.rate, 6),
                 "standard_error": safe_decimal(self.standard_error, 4), "rounds_hit": self.rounds_hit,
                 "rounds": self.rounds, "certified": None if self.certified is None else fraction_text(self.certified),
+                "certified_decimal": None if self.certified is None else safe_decimal(self.certified, 6, up=True),
                 "consistent": self.consistent}
 
 
@@ -331,7 +337,8 @@ class Simulation(Displayable):
     def to_dict(self) -> dict:
         return {"setup": self.setup.to_dict(),
                 "rounds": self.rounds, "seed": self.seed, "updates": self.updates,
-                "wrap": [r.to_dict() for r in self.layers],
+                "wrap": [r.to_dict() | {"layers": list(reversed(ls))}
+                         for r, (_, ls) in zip(self.layers, self.setup.blocks())],
                 "resolutions": [{"from_layer": a, "wrong": b, "touched_by_carry": c} for a, b, c in self.resolutions],
                 "exact_recovery": self.exact_recovery,
                 "error": {"mse": safe_decimal(self.mse, 6), "standard_error": safe_decimal(self.mse_standard_error, 4),
