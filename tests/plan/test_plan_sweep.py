@@ -58,3 +58,17 @@ def test_the_cli_sweep_prints_json_and_draws_a_pdf_without_type3_fonts(tmp_path)
     assert pdf.startswith(b"%PDF") and not re.search(rb"/Subtype\s*/Type3", pdf)
     text = run_cli(["plan", "d.yaml", "--sweep", "clients=100,200", "--quiet"], tmp_path)
     assert text.returncode == 0 and "clients = 100" in text.stdout and "itsa:" in text.stdout
+
+
+def test_plans_differing_only_in_their_word_calibrate_each_scale_once():
+    from itsa.planning import noise
+
+    d = parse_deployment(BASE)
+    gamma = Fraction(2**10)
+    first = noise.calibrated_sigma(d, gamma)
+    before = noise._remembered.cache_info().hits
+    other = dataclasses.replace(d, encoding=dataclasses.replace(d.encoding, word_bits=30), name="other")
+    assert noise.calibrated_sigma(other, gamma) == first and noise._remembered.cache_info().hits == before + 1
+    fewer = dataclasses.replace(d, clients=100)                      # another question: calibrated anew
+    assert noise.calibrated_sigma(fewer, gamma) != first
+    assert noise.calibrated_sigma(d, gamma, progress=lambda e: None) == first   # the same answer, uncached
