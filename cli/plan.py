@@ -15,7 +15,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--simulate", "rounds", type=int, default=None, metavar="ROUNDS",
               help="Also run the planned deployment for ROUNDS rounds on synthetic updates and set the empirical "
                    "wrap rates and error beside the certified ones.")
-@click.option("--updates", type=LibraryChoice("itsa.planning.simulate", "UPDATES"),
+@click.option("--updates", type=LibraryChoice("itsa.planning.simulation", "UPDATES"),
               default=LibraryDefault("itsa.planning.simulate", "simulate", "updates"), show_default=True,
               help="The simulated updates: on the clip sphere, or uniform integers (the digit prior).")
 @click.option("--sweep", "spec", default=None, metavar="QUANTITY=LOW..HIGH",
@@ -61,10 +61,9 @@ def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, a
             simulation = None if rounds is None else simulate(result, rounds, seed, progress, clock, updates=updates)
             curves = None if swept is None else explore.sweep_plan(result, *swept, progress=progress,
                                                                    time_limit=clock)
-        if simulation is not None or curves is not None:
-            result = explore.ExploredPlan(result, simulation, curves)
-        if figure:
+        shown = result if simulation is None and curves is None else explore.ExploredPlan(result, simulation, curves)
+        if figure and curves is not None:
             draw_sweep(curves, figure)
         if report:
-            write_report(result, report)
-    show(result, as_json)
+            write_report(shown, report)
+    show(shown, as_json)

@@ -57,7 +57,8 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.optimum import Solution, solve
     from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
     from itsa.planning import Deployment, Plan, load_deployment, plan
-    from itsa.planning.simulate import Simulation, simulate
+    from itsa.planning.simulate import simulate
+    from itsa.planning.simulation import Simulation
     from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
     from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
     from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
@@ -135,7 +136,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
     'Plan': ('itsa.planning.planner', 'Plan'),
     'plan': ('itsa.planning.planner', 'plan'),
-    'Simulation': ('itsa.planning.simulate', 'Simulation'),
+    'Simulation': ('itsa.planning.simulation', 'Simulation'),
     'simulate': ('itsa.planning.simulate', 'simulate'),
 }
 

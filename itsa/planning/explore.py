@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from itsa._util.certified import Certified, Direction
 from itsa._util.checks import whole_number
@@ -39,7 +40,10 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidOption
-from itsa.planning.simulate import Simulation, SimulationSetup
+from itsa.planning.simulation import Simulation, SimulationSetup
+
+if TYPE_CHECKING:
+    from itsa.planning.planner import Plan
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
            "check_sweep_figure"]
@@ -137,7 +141,7 @@ def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
 class ExploredPlan(Displayable):
     """A plan with its simulation and/or its sweep: the plan's sections, then ``simulation`` and ``sweep``."""
 
-    plan: Displayable
+    plan: Plan
     simulation: Simulation | None = None
     sweep: Displayable | None = None
 
@@ -198,6 +202,7 @@ def _itsa_point(p) -> tuple[Certified, Certified, Certified]:
 def _parameters(plan, quantity):
     """The rule's inputs from the plan: its word, the deployment's targets and accounting."""
     from itsa.planning.deployment import Overflow
+    from itsa.planning.heuristic import Adjacency
     from itsa.planning.sweep import Quantity, SweepParameters
 
     d = plan.deployment
@@ -210,7 +215,7 @@ def _parameters(plan, quantity):
                            else target, delta=d.privacy.delta, rounds=d.privacy.rounds, dropout=d.dropout,
                            overflow=overflow if overflow < 1 else None,
                            noise_multiplier=plan.noise.noise_multiplier.value() if target is None else None,
-                           adjacency=str(d.adjacency))
+                           adjacency=Adjacency(str(d.adjacency)))
 
 
 def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
@@ -249,7 +254,7 @@ def check_sweep(deployment, quantity, values):
 
 def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
     """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
-    from itsa.planning.simulate import CELLS_PER_SECOND, MAX_CELLS
+    from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS
 
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
     whole_number("seed", seed, minimum=0)

@@ -53,189 +53,29 @@ from fractions import Fraction
 
 import numpy as np
 
-from itsa._util.certified import Certified, fraction_text, safe_decimal
+from itsa._util.certified import Certified
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.observed import LayerRate, Simulation
+from itsa.planning.simulation import (
+    CELLS_PER_SECOND,
+    DEFAULT_TIME_LIMIT,
+    MAX_CELLS,
+    MAX_MODULUS,
+    NEIGHBOURS,
+    TABLE_SIGMA,
+    UPDATES,
+    LayerRate,
+    NoiseShares,
+    Rounding,
+    Simulation,
+    SimulationSetup,
+    Updates,
+)
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "Updates", "Rounding", "NoiseShares",
            "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
-
-#: Largest modulus (int64 arithmetic with room for one addition).
-MAX_MODULUS = 2**62
-#: Most client-coordinates of one round (memory: about ten int64 arrays of this size, 320 MB at the limit).
-MAX_CELLS = 4_000_000
-#: Client-coordinates (per layer) simulated per second, measured on one core at K = 1000, d = 1290 with
-#: noise (0.3-0.7 million; most of it drawing the noise from the sampler's byte stream). A run whose estimate
-#: at the fast end is past its time limit is refused before it starts.
-CELLS_PER_SECOND = 600_000
-#: Pairwise masks per client on each side of the ring.
-NEIGHBOURS = 4
-#: Largest σ drawn from the sampler's table (its table has about 15 σ entries); a larger σ is the rounding of
-#: a continuous Gaussian, whose law differs from the discrete Gaussian's by O(1/σ²) in total variation.
-TABLE_SIGMA = 10**4
-#: Largest σ simulated (int64 sums with room).
-MAX_SIGMA = 10**12
-#: Default time limit of a simulation (seconds).
-DEFAULT_TIME_LIMIT = 300.0
-
-
-class Updates:
-    """The synthetic updates: on the clip sphere, or uniform integers (the digit law's uniform prior)."""
-
-    SPHERE = "sphere"
-    UNIFORM = "uniform"
-    ALL = ("sphere", "uniform")
-
-
-#: The updates a simulation can draw (a choice of the CLI).
-UPDATES = Updates.ALL
-
-
-class Rounding:
-    """How an update is rounded at scale γ: to nearest (the plan's encoding) or stochastically (unbiased)."""
-
-    NEAREST = "nearest"
-    STOCHASTIC = "stochastic"
-    ALL = ("nearest", "stochastic")
-
-
-class NoiseShares:
-    """Who adds the noise: every client a share (``distributed``), or one draw for the sum (``central``)."""
-
-    DISTRIBUTED = "distributed"
-    CENTRAL = "central"
-    ALL = ("distributed", "central")
-
-
-@dataclass(frozen=True, kw_only=True)
-class SimulationSetup:
-    """One deployment to run: a flat sum modulo ``modulus``, or PSA's ``layers`` of radix-``radix`` digits.
-
-    ``gamma`` is the scale (an update ``x`` encodes to ``round(γ x)``);
-    ``sigma_client`` each client's discrete-Gaussian σ in integer units
-    (digit units per layer for PSA; the one σ of the sum with
-    ``noise="central"``); ``dropout`` the fraction that may drop out. PSA's
-    ``stages`` (coarse to fine, as :func:`itsa.modular.parse_stages` gives
-    them; default one per layer) each sum modulo ``radix^(width + margin)``,
-    ``margin`` one number for every stage or one per stage.
-    """
-
-    clients: int
-    dimension: int
-    clip: Fraction
-    gamma: Fraction
-    sigma_client: Fraction = Fraction(0)
-    dropout: Fraction = Fraction(0)
-    modulus: int | None = None
-    radix: int | None = None
-    layers: int | None = None
-    margin: int | tuple[int, ...] | None = None
-    stages: tuple[tuple[int, ...], ...] | None = None
-    noise: str = NoiseShares.DISTRIBUTED
-    rounding: str = Rounding.NEAREST
-
-    def __post_init__(self):
-        whole_number("clients", self.clients, minimum=1)
-        whole_number("dimension", self.dimension, minimum=1)
-        if self.clients * self.dimension > MAX_CELLS:
-            raise InvalidOption(f"clients x dimension: at most {MAX_CELLS} per round in a simulation, "
-                                f"not {self.clients} x {self.dimension}")
-        object.__setattr__(self, "clip", fraction("clip", self.clip, low=0))
-        object.__setattr__(self, "gamma", fraction("gamma", self.gamma, low=0))
-        object.__setattr__(self, "dropout", fraction("dropout", self.dropout, low=0, high=1, closed=True))
-        if self.dropout == 1:
-            raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
-        sigma = fraction("sigma_client", self.sigma_client, low=0, high=MAX_SIGMA, closed=True)
-        if 0 < sigma < Fraction(1, 10**6):
-            raise InvalidOption(f"sigma_client: 0 or at least 1e-6, not {fraction_text(sigma)}")
-        object.__setattr__(self, "sigma_client", sigma)
-        object.__setattr__(self, "noise", choice("noise", self.noise, NoiseShares.ALL))
-        object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
-        self._check_encoding()
-
-    def _check_encoding(self) -> None:
-        layered = [x is not None for x in (self.radix, self.layers, self.margin)]
-        if self.modulus is not None and (any(layered) or self.stages is not None):
-            raise InvalidOption("encoding: give a modulus (flat) or radix, layers and margin (PSA), not both")
-        if self.modulus is not None:
-            whole_number("modulus", self.modulus, minimum=2, maximum=MAX_MODULUS)
-            return
-        if not all(layered):
-            raise InvalidOption("encoding: give a modulus (flat), or all of radix, layers and margin (PSA)")
-        from itsa.modular import check_radix, parse_stages
-
-        radix = check_radix(self.radix)
-        layers = whole_number("layers", self.layers, minimum=1, maximum=38)
-        spec = "each" if self.stages is None else "/".join(",".join(map(str, s)) for s in self.stages)
-        stages = parse_stages(spec, layers)
-        margins = tuple(self.margin) if isinstance(self.margin, (tuple, list)) else (self.margin,) * len(stages)
-        if len(margins) != len(stages):
-            raise InvalidOption(f"margin: one per stage ({len(stages)}), not {len(margins)}")
-        margins = tuple(whole_number("margin", m, minimum=0) for m in margins)
-        for stage, m in zip(stages, margins):
-            if radix ** (len(stage) + m) > MAX_MODULUS:
-                raise InvalidOption(f"margin: radix^(width + margin) must be at most 2^62, not {radix}^{len(stage) + m}")
-        object.__setattr__(self, "stages", stages)
-        object.__setattr__(self, "margin", margins)
-        top = (radix ** layers - 1) // 2
-        if self.largest_integer() > top:
-            raise InvalidOption(f"gamma: gamma clip = {fraction_text(self.gamma * self.clip)} does not fit the "
-                                f"{layers} layers of radix {radix} (at most {top} after rounding)")
-
-    def largest_integer(self) -> int:
-        """The largest ``|round(γ x)|`` for ``|x| <= clip`` under this rounding."""
-        top = self.gamma * self.clip
-        return math.ceil(top) if self.rounding == Rounding.STOCHASTIC else math.floor(top + Fraction(1, 2))
-
-    def blocks(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
-        """Each summed symbol, finest first: ``(modulus, its layers ascending)`` (``((M, (1,)),)`` flat)."""
-        if self.modulus is not None:
-            return ((self.modulus, (1,)),)
-        assert self.radix is not None and self.stages is not None and isinstance(self.margin, tuple)
-        out = [(self.radix ** (len(s) + m), tuple(sorted(s))) for s, m in zip(self.stages, self.margin)]
-        return tuple(reversed(out))
-
-    @property
-    def layered(self) -> bool:
-        return self.modulus is None
-
-    @property
-    def moduli(self) -> tuple[int, ...]:
-        """The modulus of each stage, finest first (one for a flat sum)."""
-        return tuple(m for m, _ in self.blocks())
-
-    @property
-    def survivors(self) -> int:
-        return self.clients - math.floor(self.dropout * self.clients)
-
-    @property
-    def noise_shares(self) -> int:
-        """How many noise draws the sum carries: the survivors' shares, or one (central)."""
-        return self.survivors if self.noise == NoiseShares.DISTRIBUTED else 1
-
-    def describe(self) -> str:
-        if self.layered:
-            stages = "; ".join(f"layers {','.join(map(str, reversed(ls)))} modulo {m}" for m, ls in reversed(self.blocks()))
-            enc = f"PSA radix {self.radix}, {self.layers} layers: {stages}"
-        else:
-            enc = f"flat modulus {self.modulus}"
-        who = "per client" if self.noise == NoiseShares.DISTRIBUTED else "once (central)"
-        return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
-                f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({self.rounding} rounding), "
-                f"sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}")
-
-    def to_dict(self) -> dict:
-        return {"clients": self.clients, "survivors": self.survivors, "dropout": fraction_text(self.dropout),
-                "dimension": self.dimension, "clip": fraction_text(self.clip), "gamma": fraction_text(self.gamma),
-                "rounding": self.rounding, "sigma_client": fraction_text(self.sigma_client), "noise": self.noise,
-                "modulus": None if self.modulus is None else str(self.modulus), "radix": self.radix,
-                "layers": self.layers,
-                "stages": None if not self.layered else [{"layers": list(reversed(ls)), "modulus": str(m)}
-                                                         for m, ls in reversed(self.blocks())]}
-
 
 # -- one round ------------------------------------------------------------------------------------
 
@@ -349,7 +189,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
     x, ints = _updates(rng, setup, kind)
     alive = np.ones(K, dtype=bool)
     alive[rng.permutation(K)[:K - setup.survivors]] = False
-    radix, layers = (setup.radix or 0), (setup.layers or 1)
+    radix, layers = setup.digits()
     digits = _digits(ints, radix, layers) if setup.layered else [ints]
     noisy = [a + _noise(setup, alive, f"itsa-simulate:{seed}:round:{t}:layer:{ell}")
              for ell, a in enumerate(digits, start=1)]
@@ -391,7 +231,8 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
 
 def _spread(setup: SimulationSetup) -> int:
     """``Σ_ℓ ρ^(2(ℓ−1))``: how the layers' noise adds up in the decoded value (1 flat)."""
-    return sum(setup.radix ** (2 * i) for i in range(setup.layers)) if setup.layered else 1
+    radix, layers = setup.digits()
+    return sum(radix ** (2 * i) for i in range(layers)) if setup.layered else 1
 
 
 def _noise_variance(setup: SimulationSetup) -> float:
@@ -505,7 +346,8 @@ def _plan_time(setup: SimulationSetup, rounds: int, time_limit) -> None:
 
 def _steps(setup: SimulationSetup) -> list[int]:
     """Each summed symbol's weight ``ρ^(ℓ0−1)`` in the decoded value, finest first (``[1]`` flat)."""
-    return [setup.radix ** (ls[0] - 1) for _, ls in setup.blocks()] if setup.layered else [1]
+    radix, _ = setup.digits()
+    return [radix ** (ls[0] - 1) for _, ls in setup.blocks()] if setup.layered else [1]
 
 
 def _weighted(step: list[int], sums: list[np.ndarray], first: int) -> np.ndarray:
