@@ -174,11 +174,12 @@ class ExploredPlan(Displayable):
 def _at(deployment, quantity, value):
     """The deployment with the swept quantity replaced (keys and gate dropped: they do not enter the curves)."""
     from itsa.planning.deployment import MAX_WORD_BITS
+    from itsa.planning.heuristic import MAX_WORD_BITS as RULE_WORD_BITS
     from itsa.planning.sweep import Quantity
 
     base = replace(deployment, servers=None, gate=None)
-    if quantity is Quantity.WORD_BITS:
-        bits = whole_number("word_bits", value, minimum=2, maximum=MAX_WORD_BITS)
+    if quantity is Quantity.WORD_BITS:                  # the rule's curve is read up to its own widest word
+        bits = whole_number("word_bits", value, minimum=2, maximum=min(MAX_WORD_BITS, RULE_WORD_BITS))
         return replace(base, encoding=replace(base.encoding, word_bits=bits))
     if quantity is Quantity.EPSILON:
         return replace(base, privacy=replace(base.privacy, epsilon=value))

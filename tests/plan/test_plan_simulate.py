@@ -146,6 +146,8 @@ def test_setup_from_a_real_plan():
     (["--simulate", "2", "--seed", "-1"], "seed"),
     (["--sweep", "nonsense=1..2"], "sweep quantity"),
     (["--sweep", "word_bits=40..2"], "range"),
+    (["--sweep", "word_bits=60..64"], "word_bits"),
+    (["--sweep", "dropout=0,1"], "dropout"),
     (["--sweep", "word_bits=12..14", "--figure", "no/such/folder/f.pdf"], "folder"),
     (["--sweep", "word_bits=12..14", "--figure", "f.txt"], "extension"),
     (["--figure", "f.pdf"], "--sweep"),
