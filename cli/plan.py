@@ -24,7 +24,8 @@ from ._progress import progress_display, time_limit_of
 @click.option("--figure", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
 @click.option("--time-limit", type=SECONDS, default=None,
-              help=f"Seconds for the whole plan (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
+              help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "
+                   "0 = no limit).")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the key-rate solve's scheme constructions (with servers:) and of the simulation; "
                    "the same seed, the same plan.")
