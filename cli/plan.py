@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, itsa_errors, show
+from ._common import SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
 from ._progress import progress_display, time_limit_of
 
 
@@ -12,29 +12,59 @@ from ._progress import progress_display, time_limit_of
 @click.argument("path", type=click.Path(dir_okay=False), metavar="DEPLOYMENT")
 @click.option("--markdown", "report", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Also write the plan as a Markdown report to PATH.")
+@click.option("--simulate", "rounds", type=int, default=None, metavar="ROUNDS",
+              help="Also run the planned deployment for ROUNDS rounds on synthetic updates and set the empirical "
+                   "wrap rates and error beside the certified ones.")
+@click.option("--updates", type=LibraryChoice("itsa.planning.simulation", "UPDATES"),
+              default=LibraryDefault("itsa.planning.simulate", "simulate", "updates"), show_default=True,
+              help="The simulated updates: on the clip sphere, or uniform integers (the digit prior).")
+@click.option("--sweep", "spec", default=None, metavar="QUANTITY=LOW..HIGH",
+              help="Also re-plan over word_bits, epsilon, clients or dropout (e.g. word_bits=12..32, "
+                   "epsilon=1,2,4) beside the k-standard-deviations rule.")
+@click.option("--figure", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
 @click.option("--time-limit", type=SECONDS, default=None,
-              help=f"Seconds for the whole plan (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
+              help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "
+                   "0 = no limit).")
 @click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the key-rate solve's scheme constructions (with servers:); the same seed, the same plan.")
+              help="Seed of the key-rate solve's scheme constructions (with servers:) and of the simulation; "
+                   "the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def plan(path, report, time_limit, seed, quiet, as_json):
+def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, as_json):
     """Size the deployment in DEPLOYMENT (a YAML file, docs/format.md): the noise and its certified
     epsilon, the scale and word with the certified probability that the sum wraps, the payload, the
     key material (with servers:), the error of the released mean, and a verdict.
 
     Exits 0 when it ran (feasible or infeasible: the verdict says which), 2 for bad input."""
-    from itsa.planning import load_deployment
+    from itsa._util.deadline import Deadline
+    from itsa.planning import explore, load_deployment
     from itsa.planning import plan as run
     from itsa.planning.planner import check_report_path, write_report
+    from itsa.planning.simulate import simulate
+    from itsa.planning.sweep import draw_sweep, parse_sweep
 
     with itsa_errors():
         deployment = load_deployment(path)
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
         if report:
             check_report_path(report)
+        if rounds is not None:
+            explore.check_simulation(deployment, rounds, seed, limit)
+        swept = None if spec is None else parse_sweep(spec)
+        if swept is not None:
+            explore.check_sweep(deployment, *swept)
+        if figure:
+            explore.check_sweep_figure(figure, swept)
+        clock = Deadline(limit)
         with progress_display(as_json, quiet=quiet) as progress:
-            result = run(deployment, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
-                         progress=progress)
+            result = run(deployment, time_limit=clock.left(), seed=seed, progress=progress)
+            simulation = None if rounds is None else simulate(result, rounds, seed, progress, clock, updates=updates)
+            curves = None if swept is None else explore.sweep_plan(result, *swept, progress=progress,
+                                                                   time_limit=clock)
+        shown = result if simulation is None and curves is None else explore.ExploredPlan(result, simulation, curves)
+        if figure and curves is not None:
+            draw_sweep(curves, figure)
         if report:
-            write_report(result, report)
-    show(result, as_json)
+            write_report(shown, report)
+    show(shown, as_json)

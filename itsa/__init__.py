@@ -13,7 +13,8 @@ The library is organised by domain, each subpackage with one job:
 - ``itsa.optimum`` and ``itsa.auditor``: the pipelines behind ``solve`` and ``audit``;
 - ``itsa.output``: plain-data forms, tables and figures;
 - ``itsa.census``: the same work over a universe of instances;
-- ``itsa.planning``: a whole deployment sized at once (``itsa.plan(deployment) -> Plan``).
+- ``itsa.planning``: a whole deployment sized at once (``itsa.plan(deployment) -> Plan``),
+  run end to end on synthetic updates (``itsa.simulate(plan, rounds, seed) -> Simulation``).
 
 This module only re-exports the public names.
 
@@ -56,6 +57,8 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.optimum import Solution, solve
     from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
     from itsa.planning import Deployment, Plan, load_deployment, plan
+    from itsa.planning.simulate import simulate
+    from itsa.planning.simulation import Simulation
     from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
     from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
     from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
@@ -133,6 +136,8 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
     'Plan': ('itsa.planning.planner', 'Plan'),
     'plan': ('itsa.planning.planner', 'plan'),
+    'Simulation': ('itsa.planning.simulation', 'Simulation'),
+    'simulate': ('itsa.planning.simulate', 'simulate'),
 }
 
 __all__ = [
@@ -147,7 +152,7 @@ __all__ = [
     'LAYOUTS', 'DrawnFigure', 'draw_instance', 'instance_figure', 'ItsaError', 'InvalidInstance',
     'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
     'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
-    'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan',
+    'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan', 'Simulation', 'simulate',
 ]
 
 

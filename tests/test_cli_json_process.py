@@ -42,6 +42,12 @@ VERBS = {
     "plan": ["plan", "deployment.yaml"],
 }
 
+#: Options that add to a verb's JSON (read the same way): a verb of :data:`VERBS`, then the options.
+VARIANTS = {
+    "plan --simulate": ["plan", "deployment.yaml", "--simulate", "2"],
+    "plan --sweep": ["plan", "deployment.yaml", "--sweep", "word_bits=16..18", "--figure", "sweep.pdf"],
+}
+
 TINY_CENSUS = "universe:\n  grid: {U: [3], V: [1], t: [0]}\nwork: analyze\n"
 TINY_DEPLOYMENT = "clients: 10\ndimension: 4\nclip: 1\nprivacy: {epsilon: 4}\nencoding: {word_bits: 32}\n"
 
@@ -74,6 +80,14 @@ def workdir(tmp_path_factory):
 def test_stdout_is_one_json_object(verb, workdir):
     data = run_json(VERBS[verb], workdir)
     assert isinstance(data, dict) and data
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_variant_prints_one_json_object(variant, workdir):
+    verb = variant.split(" --")[0]
+    assert VARIANTS[variant][:len(VERBS[verb])] == VERBS[verb]
+    data = run_json(VARIANTS[variant], workdir)
+    assert isinstance(data, dict) and set(data) > set(run_json(VERBS[verb], workdir))
 
 
 def test_census_report_is_json(workdir):

@@ -29,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -130,8 +131,30 @@ class NoisePlan(Displayable):
 
 
 def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> Fraction:
-    """The smallest σ (to :data:`CALIBRATION_TOLERANCE`, rounded up, certified) meeting the target ε at γ."""
-    return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)), progress)
+    """The smallest σ (to :data:`CALIBRATION_TOLERANCE`, rounded up, certified) meeting the target ε at γ.
+
+    Remembered for the last :data:`REMEMBERED` questions (the deployment's privacy, noise, clients,
+    dropout, dimension, clip and adjacency, and γ: nothing else enters), so that plans differing only in
+    their word, as a sweep of ``word_bits`` makes, calibrate each γ once.
+    """
+    from dataclasses import replace
+
+    from itsa.planning.deployment import Encoding, Overflow
+
+    if progress is not None:
+        return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)), progress)
+    key = replace(deployment, encoding=Encoding(), servers=None, gate=None, name="", overflow=Fraction(1, 2),
+                  overflow_per=Overflow.ROUND)
+    return _remembered(key, Fraction(gamma))
+
+
+#: How many calibrations :func:`calibrated_sigma` remembers.
+REMEMBERED = 256
+
+
+@functools.lru_cache(maxsize=REMEMBERED)
+def _remembered(deployment: Deployment, gamma: Fraction) -> Fraction:
+    return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)))
 
 
 def _calibrate(deployment: Deployment, curve_for, progress=None) -> Fraction:

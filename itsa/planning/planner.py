@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Protocol
 
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.checks import whole_number
@@ -361,7 +362,13 @@ def check_report_path(path) -> None:
         raise InvalidOutputPath(f"cannot write {os.fspath(out)!r}: its folder does not exist")
 
 
-def write_report(result: Plan, path) -> None:
+class Report(Protocol):
+    """What :func:`write_report` writes: a result with a Markdown form (a plan, or a plan with its runs)."""
+
+    def markdown(self) -> str: ...
+
+
+def write_report(result: Report, path) -> None:
     """Write the plan's Markdown report to ``path`` (atomically)."""
     from itsa._util.files import atomic_writer
 

@@ -169,10 +169,10 @@ class Sweep(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         out = []
         for p in self.points:
-            h = " | ".join(_three(p.heuristic_numbers()))
+            h = " | ".join(_three(p.heuristic_numbers())) + (f" (the rule is {p.heuristic.verdict})"
+                                                              if p.heuristic.verdict else "")
             text = f"rule: {h}" + ("" if p.itsa is None else f"; itsa: {' | '.join(_three(p.itsa))}")
-            out.append((f"{self.quantity} = {_text(p.value)}", text + (f" ({p.heuristic.verdict})"
-                                                                       if p.heuristic.verdict else "")))
+            out.append((f"{self.quantity} = {_text(p.value)}", text))
         return out
 
     def to_dict(self) -> dict:

@@ -1,0 +1,280 @@
+"""A plan, run and swept: the simulation of the planned deployment, and trade-off curves from re-planning.
+
+- :func:`setup_from_plan` reads a :class:`~itsa.planning.Plan` (or a mapping
+  or namespace with the same names) into a
+  :class:`~itsa.planning.simulate.SimulationSetup`: the deployment's clients,
+  dropout, dimension and clip, the plan's scale ``gamma``, its noise
+  (``sigma_client``, per client or central, simulated at exactly that
+  rational σ) and its word (``2^word_bits``) or its stages (their layers and
+  margins); :func:`plan_bounds` gives the plan's certified wrap (carry)
+  probability per coordinate of each stage and its MSE bound, the numbers
+  the simulation is set beside.
+- :func:`sweep_plan` varies one quantity of the deployment: at each value
+  it re-plans the deployment (the keys and gate left out: they do not enter
+  ε, wrap or error) and sets itsa's certified ε, wrap probability per round
+  and MSE per coordinate beside the k-standard-deviations rule's
+  (:func:`itsa.planning.sweep.sweep`).
+- :class:`ExploredPlan` is what ``itsa plan --simulate/--sweep`` prints: the
+  plan with a ``simulation`` and/or a ``sweep`` section.
+
+Examples
+--------
+>>> from itsa.planning import parse_deployment, plan
+>>> p = plan(parse_deployment({"clients": 20, "dimension": 50, "clip": 1, "noise": {"sigma": 4},
+...                            "privacy": {"delta": "1e-6"}, "encoding": {"word_bits": 9, "gamma": 1},
+...                            "overflow": {"probability": "1/2", "per": "coordinate"}}))
+>>> s = setup_from_plan(p)
+>>> s.modulus, s.gamma, s.sigma_client
+(512, Fraction(1, 1), Fraction(4, 1))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from itsa._util.certified import Certified, Direction
+from itsa._util.checks import whole_number
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa._util.progress import Callback
+from itsa.exceptions import InvalidOption
+from itsa.planning.simulation import Simulation, SimulationSetup
+
+if TYPE_CHECKING:
+    from itsa.planning.planner import Plan
+
+__all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
+           "check_sweep_figure"]
+
+#: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
+PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
+                   "layers", "margin", "stages", "noise")
+PLAN_PARTS = ("deployment", "noise", "encoding")
+
+
+def _is_plan(obj) -> bool:
+    from itsa.planning.planner import Plan
+
+    return isinstance(obj, Plan)
+
+
+def setup_from_plan(plan) -> SimulationSetup:
+    """The :class:`~itsa.planning.simulate.SimulationSetup` of a plan (see the module's text).
+
+    A :class:`~itsa.planning.Plan` is read by its parts; anything else by the
+    names of :data:`PLAN_ATTRIBUTES`, each an attribute (or mapping key) of the
+    object itself or, failing that, of its ``deployment``, ``noise`` or
+    ``encoding`` part. An infeasible stage (no margin) cannot be run.
+    """
+    if _is_plan(plan):
+        return _from_plan(plan)
+    found = {}
+    for name in PLAN_ATTRIBUTES:
+        for owner in (plan, *(_get(plan, part) for part in PLAN_PARTS)):
+            value = _get(owner, name)
+            if value is not None and not (name == "noise" and not isinstance(value, str)):
+                found[name] = value
+                break
+    missing = [n for n in ("clients", "dimension", "clip", "gamma") if n not in found]
+    if missing:
+        raise InvalidOption(f"plan: has no {', '.join(missing)} to simulate")
+    if found.get("modulus") is not None:
+        for name in ("radix", "layers", "margin", "stages"):
+            found.pop(name, None)
+    return SimulationSetup(**found)
+
+
+def _from_plan(plan) -> SimulationSetup:
+    d, enc = plan.deployment, plan.encoding
+    common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
+                  sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind))
+    if not d.encoding.layered:
+        return SimulationSetup(modulus=enc.modulus, **common)
+    missing = [i + 1 for i, s in enumerate(enc.stages) if s.margin is None]
+    if missing:
+        raise InvalidOption(f"plan: stage {missing[0]} has no margin meeting the target (the plan is infeasible): "
+                            "nothing to simulate")
+    return SimulationSetup(radix=enc.radix, layers=enc.layers, stages=tuple(s.layers for s in enc.stages),
+                           margin=tuple(s.margin for s in enc.stages), **common)
+
+
+def _get(owner, name):
+    if owner is None:
+        return None
+    if isinstance(owner, dict):
+        return owner.get(name)
+    return getattr(owner, name, None)
+
+
+def _shares(deployment) -> int:
+    from itsa.planning.deployment import NoiseKind
+
+    return deployment.clients if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1
+
+
+def _flat_wrap(plan, coordinates: int) -> Certified:
+    """The plan's certified wrap bound of a flat word over ``coordinates`` coordinates."""
+    from itsa.planning.encoding import wrap_probability
+
+    d, enc = plan.deployment, plan.encoding
+    return wrap_probability(word_bits=enc.word_bits, clients=d.clients, bound=enc.data_range,
+                            sigma=plan.noise.sigma_client, shares=_shares(d), coordinates=coordinates)
+
+
+def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
+    """``(wrap bound per coordinate of each stage, finest first; MSE bound per coordinate)`` of a plan.
+
+    ``(None, None)`` for an object that is not a :class:`~itsa.planning.Plan`.
+    """
+    if not _is_plan(plan):
+        return None, None
+    if plan.deployment.encoding.layered:
+        wraps = tuple(s.carry for s in reversed(plan.encoding.stages))
+    else:
+        wraps = (_flat_wrap(plan, 1),)
+    return wraps, plan.error.per_coordinate
+
+
+@dataclass(frozen=True, repr=False)
+class ExploredPlan(Displayable):
+    """A plan with its simulation and/or its sweep: the plan's sections, then ``simulation`` and ``sweep``."""
+
+    plan: Plan
+    simulation: Simulation | None = None
+    sweep: Displayable | None = None
+
+    def _extras(self) -> dict:
+        return {k: v for k, v in (("simulation", self.simulation), ("sweep", self.sweep)) if v is not None}
+
+    def headline(self) -> str:
+        return "; ".join([self.plan.headline()] + [f"{k}: {v.headline()}" for k, v in self._extras().items()])
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = list(self.plan.rows())
+        for name, part in self._extras().items():
+            rows.append((name, part.headline()))
+            rows.extend(part.rows())
+        return rows
+
+    def to_dict(self) -> dict:
+        return {**self.plan.to_dict(), **{k: v.to_dict() for k, v in self._extras().items()}}
+
+    def markdown(self) -> str:
+        lines = [self.plan.markdown()]
+        for name, part in self._extras().items():
+            lines += [f"## {name}", "", part.headline(), "", "| | |", "|---|---|"]
+            lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in part.rows()] + [""]
+        return "\n".join(lines)
+
+
+# -- sweeps ---------------------------------------------------------------------------------------
+
+def _at(deployment, quantity, value):
+    """The deployment with the swept quantity replaced (keys and gate dropped: they do not enter the curves)."""
+    from itsa.planning.deployment import MAX_WORD_BITS
+    from itsa.planning.heuristic import MAX_WORD_BITS as RULE_WORD_BITS
+    from itsa.planning.sweep import Quantity
+
+    base = replace(deployment, servers=None, gate=None)
+    if quantity is Quantity.WORD_BITS:                  # the rule's curve is read up to its own widest word
+        bits = whole_number("word_bits", value, minimum=2, maximum=min(MAX_WORD_BITS, RULE_WORD_BITS))
+        return replace(base, encoding=replace(base.encoding, word_bits=bits))
+    if quantity is Quantity.EPSILON:
+        return replace(base, privacy=replace(base.privacy, epsilon=value))
+    if quantity is Quantity.DROPOUT and value == 1:
+        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+    return replace(base, **{str(quantity): value})
+
+
+def _per_round(p) -> Certified:
+    """A plan's wrap bound per round (the rule's curve is per round): the union over the d coordinates."""
+    return _flat_wrap(p, p.deployment.dimension)
+
+
+def _itsa_point(p) -> tuple[Certified, Certified, Certified]:
+    e = p.error.per_coordinate
+    error = Certified("error", e, e, Direction.UPPER, "the plan's MSE per coordinate: (1/(2 gamma))^2 + "
+                      "Var Z/(gamma K_eff)^2, exact")
+    return p.noise.epsilon, _per_round(p), error
+
+
+def _parameters(plan, quantity):
+    """The rule's inputs from the plan: its word, the deployment's targets and accounting."""
+    from itsa.planning.deployment import Overflow
+    from itsa.planning.heuristic import Adjacency
+    from itsa.planning.sweep import Quantity, SweepParameters
+
+    d = plan.deployment
+    target = d.privacy.epsilon
+    if target is None and quantity is Quantity.EPSILON:
+        raise InvalidOption("sweep: epsilon is not a target of this deployment (its noise.sigma is given)")
+    overflow = d.overflow if d.overflow_per is Overflow.ROUND else d.overflow * d.dimension
+    return SweepParameters(clients=d.clients, dimension=d.dimension, clip=d.clip,
+                           word_bits=plan.encoding.word_bits, epsilon=plan.noise.epsilon.upper() if target is None
+                           else target, delta=d.privacy.delta, rounds=d.privacy.rounds, dropout=d.dropout,
+                           overflow=overflow if overflow < 1 else None,
+                           noise_multiplier=plan.noise.noise_multiplier.value() if target is None else None,
+                           adjacency=Adjacency(str(d.adjacency)))
+
+
+def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
+               time_limit: float | Deadline | None = None):
+    """itsa's curve (re-planned at each value) beside the k-sd rule's, over ``values`` of ``quantity``.
+
+    ``plan`` is the plan of the deployment at its own values (a flat word:
+    the rule sizes nothing else); its word is the rule's when the sweep is
+    not over ``word_bits``.
+    """
+    from itsa.planning.planner import plan as replan
+    from itsa.planning.sweep import sweep
+
+    q = check_sweep(plan.deployment, quantity, values)
+    clock = Deadline.of(time_limit)
+
+    def evaluate(value):
+        return _itsa_point(replan(_at(plan.deployment, q, value), time_limit=clock.left()))
+    return sweep(_parameters(plan, q), q, values, evaluate=evaluate, progress=progress, time_limit=clock)
+
+
+def check_sweep(deployment, quantity, values):
+    """Refuse, before any work, a sweep the deployment cannot take (one line); the quantity, as a Quantity."""
+    from itsa._util.checks import choice
+    from itsa.planning.sweep import Quantity
+
+    q = choice("sweep quantity", quantity, Quantity)
+    if deployment.encoding.layered:
+        raise InvalidOption("sweep: needs a flat word (encoding.word_bits); the k-sd rule sizes no layering")
+    if q is Quantity.EPSILON and deployment.privacy.epsilon is None:
+        raise InvalidOption("sweep: epsilon is not a target of this deployment (its noise.sigma is given)")
+    for v in values:
+        _at(deployment, q, v)
+    return q
+
+
+def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
+    """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
+    from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS
+
+    rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
+    whole_number("seed", seed, minimum=0)
+    cells = deployment.clients * deployment.dimension
+    if cells > MAX_CELLS:
+        raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "
+                            f"{deployment.clients} x {deployment.dimension}")
+    seconds = rounds * cells * (deployment.encoding.layers or 1) / CELLS_PER_SECOND
+    if time_limit is not None and time_limit > 0 and seconds > time_limit:
+        raise InvalidOption(f"simulate: {rounds} rounds take at least about {seconds:.0f} s, past the time limit "
+                            f"of {time_limit:g} s: lower the rounds or raise --time-limit")
+
+
+def check_sweep_figure(path, swept=True) -> None:
+    """Refuse, before any work, a figure without a sweep, of an unknown format or in a missing folder."""
+    from itsa.output.draw import output_format
+    from itsa.planning.planner import check_report_path
+
+    if not swept:
+        raise InvalidOption("figure: draws a sweep; give --sweep too")
+    check_report_path(path)
+    output_format(path)

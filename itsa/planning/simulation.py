@@ -1,0 +1,315 @@
+"""A simulated deployment: what is run (:class:`SimulationSetup`) and what the run observed (:class:`Simulation`).
+
+:func:`itsa.planning.simulate.simulate` runs a setup; every number of its
+:class:`Simulation` is empirical (counted, or a float statistic) and says so,
+beside the certified bound or the prediction it is compared with.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from itsa._util.certified import fraction_text, safe_decimal
+from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption
+
+__all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
+           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
+           "DEFAULT_TIME_LIMIT"]
+
+
+#: Largest modulus (int64 arithmetic with room for one addition).
+MAX_MODULUS = 2**62
+#: Most client-coordinates of one round (memory: about ten int64 arrays of this size, 320 MB at the limit).
+MAX_CELLS = 4_000_000
+#: Client-coordinates (per layer) simulated per second, measured on one core at K = 1000, d = 1290 with
+#: noise (0.3-0.7 million; most of it drawing the noise from the sampler's byte stream). A run whose estimate
+#: at the fast end is past its time limit is refused before it starts.
+CELLS_PER_SECOND = 600_000
+#: Pairwise masks per client on each side of the ring.
+NEIGHBOURS = 4
+#: Largest σ drawn from the sampler's table (its table has about 15 σ entries); a larger σ is the rounding of
+#: a continuous Gaussian, whose law differs from the discrete Gaussian's by O(1/σ²) in total variation.
+TABLE_SIGMA = 10**4
+#: Largest σ simulated (int64 sums with room).
+MAX_SIGMA = 10**12
+#: Default time limit of a simulation (seconds).
+DEFAULT_TIME_LIMIT = 300.0
+
+
+class Updates:
+    """The synthetic updates: on the clip sphere, or uniform integers (the digit law's uniform prior)."""
+
+    SPHERE = "sphere"
+    UNIFORM = "uniform"
+    ALL = ("sphere", "uniform")
+
+
+#: The updates a simulation can draw (a choice of the CLI).
+UPDATES = Updates.ALL
+
+
+class Rounding:
+    """How an update is rounded at scale γ: to nearest (the plan's encoding) or stochastically (unbiased)."""
+
+    NEAREST = "nearest"
+    STOCHASTIC = "stochastic"
+    ALL = ("nearest", "stochastic")
+
+
+class NoiseShares:
+    """Who adds the noise: every client a share (``distributed``), or one draw for the sum (``central``)."""
+
+    DISTRIBUTED = "distributed"
+    CENTRAL = "central"
+    ALL = ("distributed", "central")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulationSetup:
+    """One deployment to run: a flat sum modulo ``modulus``, or PSA's ``layers`` of radix-``radix`` digits.
+
+    ``gamma`` is the scale (an update ``x`` encodes to ``round(γ x)``);
+    ``sigma_client`` each client's discrete-Gaussian σ in integer units
+    (digit units per layer for PSA; the one σ of the sum with
+    ``noise="central"``); ``dropout`` the fraction that may drop out. PSA's
+    ``stages`` (coarse to fine, as :func:`itsa.modular.parse_stages` gives
+    them; default one per layer) each sum modulo ``radix^(width + margin)``,
+    ``margin`` one number for every stage or one per stage.
+    """
+
+    clients: int
+    dimension: int
+    clip: Fraction
+    gamma: Fraction
+    sigma_client: Fraction = Fraction(0)
+    dropout: Fraction = Fraction(0)
+    modulus: int | None = None
+    radix: int | None = None
+    layers: int | None = None
+    margin: int | tuple[int, ...] | None = None
+    stages: tuple[tuple[int, ...], ...] | None = None
+    noise: str = NoiseShares.DISTRIBUTED
+    rounding: str = Rounding.NEAREST
+
+    def __post_init__(self):
+        whole_number("clients", self.clients, minimum=1)
+        whole_number("dimension", self.dimension, minimum=1)
+        if self.clients * self.dimension > MAX_CELLS:
+            raise InvalidOption(f"clients x dimension: at most {MAX_CELLS} per round in a simulation, "
+                                f"not {self.clients} x {self.dimension}")
+        object.__setattr__(self, "clip", fraction("clip", self.clip, low=0))
+        object.__setattr__(self, "gamma", fraction("gamma", self.gamma, low=0))
+        object.__setattr__(self, "dropout", fraction("dropout", self.dropout, low=0, high=1, closed=True))
+        if self.dropout == 1:
+            raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+        sigma = fraction("sigma_client", self.sigma_client, low=0, high=MAX_SIGMA, closed=True)
+        if 0 < sigma < Fraction(1, 10**6):
+            raise InvalidOption(f"sigma_client: 0 or at least 1e-6, not {fraction_text(sigma)}")
+        object.__setattr__(self, "sigma_client", sigma)
+        object.__setattr__(self, "noise", choice("noise", self.noise, NoiseShares.ALL))
+        object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
+        self._check_encoding()
+
+    def _check_encoding(self) -> None:
+        layered = [x is not None for x in (self.radix, self.layers, self.margin)]
+        if self.modulus is not None and (any(layered) or self.stages is not None):
+            raise InvalidOption("encoding: give a modulus (flat) or radix, layers and margin (PSA), not both")
+        if self.modulus is not None:
+            whole_number("modulus", self.modulus, minimum=2, maximum=MAX_MODULUS)
+            return
+        if not all(layered):
+            raise InvalidOption("encoding: give a modulus (flat), or all of radix, layers and margin (PSA)")
+        from itsa.modular import check_radix, parse_stages
+
+        radix = check_radix(self.radix)
+        layers = whole_number("layers", self.layers, minimum=1, maximum=38)
+        spec = "each" if self.stages is None else "/".join(",".join(map(str, s)) for s in self.stages)
+        stages = parse_stages(spec, layers)
+        margins = tuple(self.margin) if isinstance(self.margin, (tuple, list)) else (self.margin,) * len(stages)
+        if len(margins) != len(stages):
+            raise InvalidOption(f"margin: one per stage ({len(stages)}), not {len(margins)}")
+        checked: tuple[int, ...] = tuple(whole_number("margin", m, minimum=0) for m in margins)
+        for stage, m in zip(stages, checked):
+            if radix ** (len(stage) + m) > MAX_MODULUS:
+                raise InvalidOption(f"margin: radix^(width + margin) must be at most 2^62, not {radix}^{len(stage) + m}")
+        object.__setattr__(self, "stages", stages)
+        object.__setattr__(self, "margin", checked)
+        top = (radix ** layers - 1) // 2
+        if self.largest_integer() > top:
+            raise InvalidOption(f"gamma: gamma clip = {fraction_text(self.gamma * self.clip)} does not fit the "
+                                f"{layers} layers of radix {radix} (at most {top} after rounding)")
+
+    def largest_integer(self) -> int:
+        """The largest ``|round(γ x)|`` for ``|x| <= clip`` under this rounding."""
+        top = self.gamma * self.clip
+        return math.ceil(top) if self.rounding == Rounding.STOCHASTIC else math.floor(top + Fraction(1, 2))
+
+    def blocks(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Each summed symbol, finest first: ``(modulus, its layers ascending)`` (``((M, (1,)),)`` flat)."""
+        if self.modulus is not None:
+            return ((self.modulus, (1,)),)
+        assert self.radix is not None and self.stages is not None and isinstance(self.margin, tuple)
+        out = [(self.radix ** (len(s) + m), tuple(sorted(s))) for s, m in zip(self.stages, self.margin)]
+        return tuple(reversed(out))
+
+    @property
+    def layered(self) -> bool:
+        return self.modulus is None
+
+    def digits(self) -> tuple[int, int]:
+        """``(radix, layers)`` of a layered setup, ``(0, 1)`` of a flat one (one symbol)."""
+        if self.radix is None or self.layers is None:
+            return 0, 1
+        return self.radix, self.layers
+
+    @property
+    def moduli(self) -> tuple[int, ...]:
+        """The modulus of each stage, finest first (one for a flat sum)."""
+        return tuple(m for m, _ in self.blocks())
+
+    @property
+    def survivors(self) -> int:
+        return self.clients - math.floor(self.dropout * self.clients)
+
+    @property
+    def noise_shares(self) -> int:
+        """How many noise draws the sum carries: the survivors' shares, or one (central)."""
+        return self.survivors if self.noise == NoiseShares.DISTRIBUTED else 1
+
+    def describe(self) -> str:
+        if self.layered:
+            stages = "; ".join(f"layers {','.join(map(str, reversed(ls)))} modulo {m}" for m, ls in reversed(self.blocks()))
+            enc = f"PSA radix {self.radix}, {self.layers} layers: {stages}"
+        else:
+            enc = f"flat modulus {self.modulus}"
+        who = "per client" if self.noise == NoiseShares.DISTRIBUTED else "once (central)"
+        return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
+                f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({self.rounding} rounding), "
+                f"sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}")
+
+    def to_dict(self) -> dict:
+        return {"clients": self.clients, "survivors": self.survivors, "dropout": fraction_text(self.dropout),
+                "dimension": self.dimension, "clip": fraction_text(self.clip), "gamma": fraction_text(self.gamma),
+                "rounding": self.rounding, "sigma_client": fraction_text(self.sigma_client), "noise": self.noise,
+                "modulus": None if self.modulus is None else str(self.modulus), "radix": self.radix,
+                "layers": self.layers,
+                "stages": None if not self.layered else [{"layers": list(reversed(ls)), "modulus": str(m)}
+                                                         for m, ls in reversed(self.blocks())]}
+
+
+#: Standard errors an empirical rate may lie above its certified bound and still be called consistent.
+TOLERANCE = 4
+
+
+@dataclass(frozen=True)
+class LayerRate:
+    """Wraps (carries) counted on one summed symbol (``layer``: the stage's index, finest first; 1 flat):
+    ``wraps`` of ``trials`` coordinates, ``rounds_hit`` of the rounds."""
+
+    layer: int
+    modulus: int
+    wraps: int
+    trials: int
+    rounds_hit: int
+    rounds: int
+    certified: Fraction | None = None
+
+    @property
+    def rate(self) -> Fraction:
+        return Fraction(self.wraps, self.trials)
+
+    @property
+    def standard_error(self) -> Fraction:
+        """``√(p̂(1−p̂)/n)`` as the rational of its float (binomial; coordinates counted as independent)."""
+        p = self.rate
+        return Fraction(math.sqrt(float(p * (1 - p)) / self.trials))
+
+    @property
+    def consistent(self) -> bool | None:
+        """The empirical rate is at most the certified bound plus :data:`TOLERANCE` standard errors (``None``
+        without one)."""
+        if self.certified is None:
+            return None
+        return self.rate <= self.certified + TOLERANCE * self.standard_error
+
+    def text(self) -> str:
+        out = (f"{self.wraps}/{self.trials} = {safe_decimal(self.rate, 4)} +- "
+               f"{safe_decimal(self.standard_error, 2)} (empirical); {self.rounds_hit}/{self.rounds} rounds")
+        if self.certified is not None:
+            out += f"; certified <= {safe_decimal(self.certified, 4)} ({'consistent' if self.consistent else 'EXCEEDED'})"
+        return out
+
+    def to_dict(self) -> dict:
+        return {"stage": self.layer, "modulus": self.modulus, "wraps": self.wraps, "trials": self.trials,
+                "rate": fraction_text(self.rate), "rate_decimal": safe_decimal(self.rate, 6),
+                "standard_error": safe_decimal(self.standard_error, 4), "rounds_hit": self.rounds_hit,
+                "rounds": self.rounds, "certified": None if self.certified is None else fraction_text(self.certified),
+                "certified_decimal": None if self.certified is None else safe_decimal(self.certified, 6, up=True),
+                "consistent": self.consistent}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Simulation(Displayable):
+    """What a run of the deployment showed: wrap rates, exact recovery, error, and what the servers saw."""
+
+    setup: SimulationSetup
+    rounds: int
+    seed: int
+    updates: str
+    layers: tuple[LayerRate, ...]
+    resolutions: tuple[tuple[int, int, int], ...]     # (l0, coordinates decoded wrong, coordinates a carry touched)
+    exact_recovery: bool
+    mse: Fraction
+    mse_standard_error: Fraction
+    predicted_mse: Fraction
+    planned_mse: Fraction
+    masks_cancel: bool
+    uniformity: tuple[float, int, float] | None        # (chi-square statistic, degrees of freedom, p-value)
+    seconds: float = field(compare=False)
+
+    def headline(self) -> str:
+        worst = max(self.layers, key=lambda r: r.rate)
+        return (f"{self.rounds} rounds: wrap {safe_decimal(worst.rate, 3)} per coordinate (empirical), exact recovery "
+                f"{'held' if self.exact_recovery else 'FAILED'}, masks {'cancel' if self.masks_cancel else 'FAIL'}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("setup", self.setup.describe()), ("rounds, seed, updates", f"{self.rounds}, {self.seed}, {self.updates}")]
+        blocks = self.setup.blocks()
+        for r, (_, ls) in zip(self.layers, blocks):
+            where = ",".join(map(str, reversed(ls)))
+            rows.append(("wrap" if len(self.layers) == 1 else f"carry, stage of layers {where}", r.text()))
+        for l0, wrong, touched in self.resolutions:
+            rows.append((f"decode from layer {l0} up", f"{wrong} coordinates wrong, {touched} touched by a carry"))
+        rows += [("exact recovery where no carry", "held" if self.exact_recovery else "FAILED"),
+                 ("error of the released mean (MSE)", f"{safe_decimal(self.mse, 4)} +- "
+                  f"{safe_decimal(self.mse_standard_error, 2)} (empirical)"),
+                 ("predicted MSE", f"{safe_decimal(self.predicted_mse, 4)} (for these updates and this rounding, "
+                  "with the discrete Gaussian's exact variance)"),
+                 ("planned MSE", f"{safe_decimal(self.planned_mse, 4)} (the plan's upper bound, per coordinate)"),
+                 ("masks", "cancel: the servers decoded the survivors' sum and nothing else" if self.masks_cancel
+                  else "DO NOT CANCEL")]
+        if self.uniformity is not None:
+            stat, dof, p = self.uniformity
+            rows.append(("a masked upload", f"chi-square {stat:.1f} on {dof} degrees of freedom, p = {p:.3g} "
+                         "(uniform if p is not tiny; a float test)"))
+        return rows + [("time", f"{self.seconds:.1f} s")]
+
+    def to_dict(self) -> dict:
+        return {"setup": self.setup.to_dict(),
+                "rounds": self.rounds, "seed": self.seed, "updates": self.updates,
+                "wrap": [r.to_dict() | {"layers": list(reversed(ls))}
+                         for r, (_, ls) in zip(self.layers, self.setup.blocks())],
+                "resolutions": [{"from_layer": a, "wrong": b, "touched_by_carry": c} for a, b, c in self.resolutions],
+                "exact_recovery": self.exact_recovery,
+                "error": {"mse": safe_decimal(self.mse, 6), "standard_error": safe_decimal(self.mse_standard_error, 4),
+                          "predicted": safe_decimal(self.predicted_mse, 6), "planned": safe_decimal(self.planned_mse, 6),
+                          "kind": "empirical (float)"},
+                "masks_cancel": self.masks_cancel,
+                "uniformity": None if self.uniformity is None else
+                {"chi_square": f"{self.uniformity[0]:.4g}", "degrees_of_freedom": self.uniformity[1],
+                 "p_value": f"{self.uniformity[2]:.3g}", "kind": "chi-square test of one masked upload (float)"},
+                "seconds": round(self.seconds, 3)}
