@@ -1,4 +1,4 @@
-"""Benchmark: one plan at deployment scale, and a sweep of plans when the sweep is installed.
+"""Benchmark: the certified accountant against dp-accounting, one plan at deployment scale, and sweeps.
 
 Run:  python benchmarks/bench_plan.py [--clients 1000000] [--dimension 1000000] [--json]
       python benchmarks/bench_plan.py --smoke        # K = 10^4, d = 10^4: seconds
@@ -11,14 +11,17 @@ Run:  python benchmarks/bench_plan.py [--clients 1000000] [--dimension 1000000] 
   the k-sd rule's point and itsa's re-plan at each), at that K and d and at the
   documented example's K = 1000, d = 1290.
 
-The accountant against dp-accounting is measured in bench_accountant.py.
+- the accountant: the certified RDP accountant against dp-accounting's on the
+  same events (``bench_accountant.py``), as a ratio of times in this run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import itsa
 from itsa.planning.deployment import parse_deployment
@@ -54,6 +57,14 @@ def bench_sweep(clients: int, dimension: int, points: int) -> dict:
             "seconds": round(time.perf_counter() - start, 3)}
 
 
+def accountant_ratio(events: int) -> dict:
+    """The certified accountant against dp-accounting's on the same events (``bench_accountant.py``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_accountant import bench
+
+    return bench(events, 1 if events < 100 else 3)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=10**6)
@@ -64,12 +75,19 @@ def main() -> None:
     args = ap.parse_args()
     if args.smoke:
         args.clients, args.dimension, args.points = 10**4, 10**4, 5
-    out = {"plan": bench_one(args.clients, args.dimension),
+    out = {"accountant": accountant_ratio(20 if args.smoke else 300),
+           "plan": bench_one(args.clients, args.dimension),
            "sweep": bench_sweep(args.clients, args.dimension, args.points),
            "sweep_k1000": bench_sweep(1000, 1290, args.points)}
     if args.json:
         print(json.dumps(out, indent=2))
         return
+    a = out["accountant"]
+    if "itsa_over_dp_accounting_time" in a:
+        print(f"certified accountant over dp-accounting's RDP accountant on the same {a['events']} events: "
+              f"{a['itsa_over_dp_accounting_time']:.2f}x the time (ratio in this run; below 1 is faster)")
+    else:
+        print(f"certified accountant: {a['itsa_seconds']:.3g} s for {a['events']} events; {a['dp_accounting']}")
     p = out["plan"]
     print(f"one plan at K = {p['clients']:,}, d = {p['dimension']:,}: {p['seconds']} s "
           f"({p['calibrations']} calibrations); {p['verdict']}; eps <= {p['epsilon']}, gamma {p['gamma']}, "
