@@ -334,7 +334,7 @@ def _converse(state: SolveState, cls: str) -> ConverseBound | None:
     try:
         left = clock.left()
         return converse(instance, cls, time_limit=left, progress=state.report.callback, max_estimate=left,
-                        target=None if state.upper is None else state.upper.value,
+                        rate_goal=None if state.upper is None else state.upper.value,
                         separation_limit=None if left is None else left * SEPARATION_SHARE,
                         floor=state.floor)
     except InvalidInstance as exc:          # e.g. too many orbits of user sets

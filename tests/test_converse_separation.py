@@ -70,7 +70,7 @@ def test_converse_stops_at_the_target_and_says_so(monkeypatch):
     import itsa.converse as conv
 
     monkeypatch.setattr(conv, "PLAIN_MAX_USERS", 7)          # K = 8 goes to the array-held LP
-    short = converse(CHAIN_SHORT, symmetry=False, target=Fraction(5))
+    short = converse(CHAIN_SHORT, symmetry=False, rate_goal=Fraction(5))
     assert short.certified and short.value == 5 and short.lp.implicit is not None
     assert "relaxation" in short.status and short.to_dict()["relaxed"] == short.relaxed
     whole = converse(CHAIN_SHORT, symmetry=False)

@@ -86,16 +86,16 @@ def _lazy_from(K: int) -> int:
     return max(1 << PLAIN_MAX_USERS, 1 << (K - 1))
 
 
-def converse(instance: Instance, method: str = "keys", time_limit: float | None = None,
+def converse(instance: Instance, lp: str = "keys", time_limit: float | None = None,
              symmetry: bool = True, progress=None, max_estimate: float | None = None,
-             target: Fraction | None = None, separation_limit: float | None = None,
-             floor: Fraction | None = None) -> ConverseBound:
+             rate_goal: Fraction | None = None, separation_limit: float | None = None,
+             floor: Fraction | None = None, *, method: str | None = None) -> ConverseBound:
     """A certified lower bound on the source key rate for ``instance`` (every scheme, unless ``linear``).
 
     Parameters
     ----------
     instance : Instance
-    method : {"keys", "model", "linear"}
+    lp : {"keys", "model", "linear"}
         The converse LP (:mod:`itsa.converse.classes`); the old names
         ``"additive"`` and ``"general"`` are accepted. ``"linear"`` bounds
         schemes with linear keys only (its ``scope`` says so).
@@ -110,7 +110,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     max_estimate : float, optional
         Skip the solve (status ``"skipped: ..."``) when :func:`estimate_seconds`
         of the reduced LP exceeds this many seconds less the reduction's.
-    target : Fraction, optional
+    rate_goal : Fraction, optional
         The bound sought (say, the rate of a known scheme). An LP solved by
         separation (the keys LP on every user set, :mod:`.lazy`) stops as soon
         as its relaxation reaches it; ``relaxed`` then says so.
@@ -120,6 +120,8 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     floor : Fraction, optional
         A bound already proved otherwise: such an LP starts no new round after
         one whose value is not above it.
+    method : str, optional
+        The old name of ``lp``.
 
     Examples
     --------
@@ -130,7 +132,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
     >>> converse(examples.homogeneous(4, 8, 2)).value        # K = 32, 494 orbit columns
     Fraction(12, 1)
     """
-    entry = lookup(method)
+    entry = lookup(lp if method is None else method)
     if entry.runner is not None:           # an LP with its own solver (itsa.converse.linear)
         bound = entry.runner(instance, time_limit=time_limit, progress=progress, max_estimate=max_estimate)
     else:
@@ -138,7 +140,7 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
         clock = Deadline(time_limit)
         report = Reporter(progress, entry.name)
         report("reduce")
-        solver = functools.partial(solve_float, target=None if target is None else float(target),
+        solver = functools.partial(solve_float, target=None if rate_goal is None else float(rate_goal),
                                    separation_limit=separation_limit,
                                    floor=None if floor is None else float(floor))
         bound = solve_and_certify(_reduced(instance, entry.name, symmetry), clock, report,
@@ -154,14 +156,14 @@ def converse(instance: Instance, method: str = "keys", time_limit: float | None 
 PROOF_SUFFIXES = (".md", ".tex")
 
 
-def prove(instance: Instance, method: str = "keys", *, proof_file: str | None = None,
-          time_limit: float | None = DEFAULT_TIME_LIMIT, progress=None) -> ConverseProof:
+def prove(instance: Instance, lp: str = "keys", *, proof_file: str | None = None,
+          time_limit: float | None = DEFAULT_TIME_LIMIT, progress=None, method: str | None = None) -> ConverseProof:
     """:func:`converse`, and the proof of a certified bound written to ``proof_file``.
 
     Parameters
     ----------
     instance : Instance
-    method : str
+    lp : str
         The converse LP (see :func:`converse`).
     proof_file : str, optional
         ``FILE.md`` (Markdown) or ``FILE.tex`` (LaTeX); refused before any work
@@ -170,6 +172,8 @@ def prove(instance: Instance, method: str = "keys", *, proof_file: str | None = 
         Seconds for the whole call (``None``: no limit).
     progress : callable, optional
         As for :func:`converse`.
+    method : str, optional
+        The old name of ``lp``.
 
     Examples
     --------
@@ -181,7 +185,7 @@ def prove(instance: Instance, method: str = "keys", *, proof_file: str | None = 
 
     if proof_file and not str(proof_file).endswith(PROOF_SUFFIXES):
         raise InvalidOutputPath(f"proof file {proof_file}: the file must end in .md or .tex")
-    bound = converse(instance, method, time_limit=time_limit, progress=progress)
+    bound = converse(instance, lp if method is None else method, time_limit=time_limit, progress=progress)
     if not (bound.certified and proof_file):
         return ConverseProof(instance, bound)
     from itsa.converse.proof import write_proof

@@ -94,14 +94,14 @@ class NoisePlan(Displayable):
     epsilon: Certified
     delta: Fraction
     rounds: int
-    target: Fraction | None
+    target_epsilon: Fraction | None
     chosen: str
     warnings: tuple[str, ...] = ()
     unit: str = "integer units"
 
     @property
     def meets_target(self) -> bool:
-        return self.target is None or self.epsilon.upper() <= self.target
+        return self.target_epsilon is None or self.epsilon.upper() <= self.target_epsilon
 
     def headline(self) -> str:
         return (f"{self.kind} discrete Gaussian, sigma per client {safe_decimal(self.sigma_client, 6)}: "
@@ -126,7 +126,7 @@ class NoisePlan(Displayable):
                 "sensitivity": self.sensitivity.to_dict(), "sigma_client": frac(self.sigma_client),
                 "sigma_aggregate": self.sigma_aggregate.to_dict(), "noise_multiplier": self.noise_multiplier.to_dict(),
                 "epsilon": self.epsilon.to_dict(), "delta": frac(self.delta), "rounds": self.rounds,
-                "target_epsilon": frac(self.target), "meets_target": self.meets_target, "chosen": self.chosen,
+                "target_epsilon": frac(self.target_epsilon), "meets_target": self.meets_target, "chosen": self.chosen,
                 "warnings": list(self.warnings), "unit": self.unit}
 
 
@@ -224,4 +224,4 @@ def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: 
                      noise_multiplier=Certified.from_arb("noise_multiplier", multiplier, Direction.ENCLOSURE,
                                                          "sigma of the sum / sensitivity"),
                      epsilon=bound.epsilon, delta=deployment.privacy.delta, rounds=deployment.privacy.rounds,
-                     target=deployment.privacy.epsilon, chosen=chosen, warnings=bound.curve.warnings, unit=unit)
+                     target_epsilon=deployment.privacy.epsilon, chosen=chosen, warnings=bound.curve.warnings, unit=unit)

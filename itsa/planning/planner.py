@@ -263,7 +263,7 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verd
     fixes: dict = {}
     if d.encoding.layered:
         if not noise.meets_target:
-            reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target)}")
+            reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
         if not enc.meets_target:
             reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the "
                            f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
@@ -271,7 +271,7 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verd
         return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
     if not noise.meets_target:
         sigma = calibrated_sigma(d, enc.gamma)
-        reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target)}")
+        reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
         fixes["noise"] = {"sigma_client": frac(sigma), "text": f"sigma {safe_decimal(sigma, 8)} (integer units, at "
                           f"gamma {frac(enc.gamma)}) is the smallest meeting the target"}
     if not enc.meets_target:
