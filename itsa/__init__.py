@@ -1,20 +1,27 @@
 """itsa: information-theoretic secure aggregation, analysed, built and verified exactly.
 
-Built on Li, Zhang, He, Caire, "Multi-Server Secure Aggregation with Arbitrary
-Collusion and Heterogeneous Security Constraints" (arXiv 2604.26391).
+A secure aggregation has three numbers to size, and itsa answers each
+exactly, in its own part, on one foundation:
 
-The library is organised by domain, each subpackage with one job:
+- **keys** (Li, Zhang, He, Caire, "Multi-Server Secure Aggregation with
+  Arbitrary Collusion and Heterogeneous Security Constraints"): ``itsa.model``
+  (the instance, its YAML form, the set quantities), ``itsa.bounds`` (the
+  paper's analysis, the Theorem-2 LP, the corrected bound), ``itsa.schemes``
+  (key schemes, their constructions, the exact verifier), ``itsa.search``,
+  ``itsa.converse`` (certified converse LPs and their proofs),
+  ``itsa.optimum`` and ``itsa.auditor`` (``solve`` and ``audit``),
+  ``itsa.output`` and ``itsa.census``;
+- **noise**: ``itsa.privacy``, the certified accounting of discrete Gaussian
+  noise, Hamilton's integer weights and an auditable private release;
+- **bits**: ``itsa.modular``, the exact carry laws and margins of layered
+  modular sums, their payload, decoders and privacy;
+- **the deployment**: ``itsa.planning`` (``itsa.plan``), all three at once,
+  beside the heuristic practitioners use.
 
-- ``itsa.model``: the instance, its YAML form, the shipped examples, the set quantities;
-- ``itsa.bounds``: the paper's analysis, the Theorem-2 LP, the corrected bound;
-- ``itsa.schemes``: key schemes, their constructions and the exact verifier;
-- ``itsa.search``: searches for verified schemes;
-- ``itsa.converse``: certified converse LPs and their proofs;
-- ``itsa.optimum`` and ``itsa.auditor``: the pipelines behind ``solve`` and ``audit``;
-- ``itsa.output``: plain-data forms, tables and figures;
-- ``itsa.census``: the same work over a universe of instances;
-- ``itsa.planning``: a whole deployment sized at once (``itsa.plan(deployment) -> Plan``),
-  run end to end on synthetic updates (``itsa.simulate(plan, rounds, seed) -> Simulation``).
+The foundation, ``itsa._util``, holds the one certified number, the result
+protocol (``headline()``, ``rows()``, ``to_dict()``), the input checks, the
+deadline and the progress events. ``docs/architecture.md`` draws the layers
+and ``docs/glossary.md`` names every quantity.
 
 This module only re-exports the public names.
 

@@ -66,7 +66,7 @@ class Analysis(Displayable):
     >>> a
     <Analysis example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2>
     >>> print(a.summary())  # doctest: +ELLIPSIS
-    Analysis: example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2
+    analysis: example-1: condition-2, e* = 2 at (1,4,3), a* = 2, 2 <= R_ZΣ <= 2
       instance                example-1: servers (3, 2, 2), K = 7, M = 4, N = 16
       S_I                     {(1,3)}
       S̄                       {(1,1), (1,3), (2,1)}

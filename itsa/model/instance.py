@@ -48,7 +48,7 @@ class Instance(Displayable):
     >>> inst
     <Instance tiny: servers (2, 1, 1), K = 4, M = 1, N = 2>
     >>> print(inst.summary())
-    Instance: tiny: servers (2, 1, 1), K = 4, M = 1, N = 2
+    instance: tiny: servers (2, 1, 1), K = 4, M = 1, N = 2
       users           (1,1) (1,2) | (2,1) | (3,1)
       security sets   S_1 = {(1,1)}
       collusion sets  T_1 = ∅, T_2 = {(3,1)}
