@@ -12,8 +12,7 @@ import yaml
 
 import itsa
 from itsa._util.schema import SCHEMA_VERSION
-
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 
 def test_names_cover_every_file_of_the_checkout():

@@ -20,7 +20,7 @@ from itsa.schemes.verifier import Leak, Verdict, verify
 from itsa.testing import instances
 
 V = sys.modules["itsa.schemes.engines"]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIG = 2**31 - 1
 
 

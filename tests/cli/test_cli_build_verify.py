@@ -3,8 +3,7 @@
 import json
 
 import itsa
-
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 EX1, EX2 = INSTANCES / "example-1.yaml", INSTANCES / "example-2.yaml"
 

@@ -4,7 +4,7 @@ import re
 import subprocess
 import sys
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 
 def test_bench_census_smoke():

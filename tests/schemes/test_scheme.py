@@ -14,7 +14,7 @@ from itsa.model.io import load_instance
 from itsa.schemes.scheme import Scheme, dumps_scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
 from itsa.testing import instances
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EX1, EX2 = ROOT / "instances/example-1.yaml", ROOT / "instances/example-2.yaml"
 EX1_SCHEME = ROOT / "instances/example-1.scheme.json"
 EX2_SCHEME = ROOT / "instances/example-2.scheme.json"

@@ -8,8 +8,7 @@ import subprocess
 import pytest
 
 from itsa.census import load_spec, read_rows
-
-from .conftest import ROOT, held_census
+from tests.conftest import ROOT, held_census
 
 
 @pytest.fixture(scope="module")

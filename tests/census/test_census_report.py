@@ -8,8 +8,7 @@ import pytest
 from itsa.bounds.corrected import EVERY_SCHEME
 from itsa.census import census_report, census_summary, census_tables, load_spec, run_census, scope_of
 from itsa.census.figures import SERIES_COLOURS, census_figures
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 
 def row(K=3, regime="theorem-2", verdict="optimal", lower="2", upper="2", printed="3", cls="corrected",

@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 SCRIPT = ROOT / "benchmarks" / "probe_solve.py"
 

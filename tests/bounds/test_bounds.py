@@ -19,7 +19,7 @@ from itsa.testing.oracles import ReferenceChain, reference_g
 #: collusion families) can pass hypothesis's generation-time budget on a loaded 2-core runner.
 SLOW_DRAWS = [HealthCheck.too_slow]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 AUDIT = ROOT / "instances" / "audit"
 
 

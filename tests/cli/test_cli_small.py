@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 
 def test_help_names_every_exit_code_and_every_option(cli):

@@ -15,8 +15,7 @@ import itsa
 from itsa.census import InvalidSpec, load_spec, parse_spec, read_results, read_rows, run_census, run_one
 from itsa.census.store import JOURNAL
 from itsa.census.work import hard_limit
-
-from .conftest import INSTANCES, ROOT, held_census
+from tests.conftest import INSTANCES, ROOT, held_census
 
 VOLATILE = {"time", "timings"}
 

@@ -12,8 +12,7 @@ from itsa.converse import Certificate, check_certificate, converse
 from itsa.converse.proof import identifications, proof_markdown, proof_steps
 from itsa.search.scalar import search_min_rate
 from itsa.testing import instances, relabellings
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 
 def everything_protected(servers, t):

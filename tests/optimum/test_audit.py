@@ -4,8 +4,7 @@ import json
 from fractions import Fraction
 
 import itsa
-
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 
 def test_homogeneous_u3_v2_t1_beats_the_printed_converse(tmp_path):

@@ -18,8 +18,7 @@ from itsa.search.blocks import hint_shapes
 from itsa.search.scalar import search_min_rate
 from itsa.search.vector import GroupCriterion, default_vector_field, key_entropies, search_vector_scheme
 from itsa.testing import instances
-
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 #: The one health check these property tests lift: drawing a whole instance (servers, security and
 #: collusion families) can pass hypothesis's generation-time budget on a loaded 2-core runner.

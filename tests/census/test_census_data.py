@@ -4,8 +4,7 @@ import re
 from fractions import Fraction
 
 from itsa.census import census_summary, census_tables, read_results, read_rows
-
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 DATA = ROOT / "data" / "census-U3-K4.parquet"
 

@@ -15,9 +15,8 @@ import pytest
 import itsa
 from itsa.census import census_report, census_tables, load_spec, run_census
 from itsa.census.figures import census_figures
-
-from .conftest import ROOT
-from .test_census_report import row
+from tests.census.test_census_report import row
+from tests.conftest import ROOT
 
 pytest.importorskip("matplotlib")
 

@@ -4,8 +4,7 @@ import pytest
 
 import itsa
 from itsa.output.draw import LAYOUTS, default_config, draw_instance, instance_figure, parse_config
-
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 EX2 = INSTANCES / "example-2.yaml"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

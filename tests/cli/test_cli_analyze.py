@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from .conftest import INSTANCES
+from tests.conftest import INSTANCES
 
 
 def test_analyze_example1_json(cli):

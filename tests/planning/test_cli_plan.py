@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from tests.test_cli_json_process import installed_itsa
+from tests.cli.test_cli_json_process import installed_itsa
 
 TINY = "clients: 10\ndimension: 4\nclip: 1\nprivacy: {epsilon: 4, rounds: 5}\nencoding: {word_bits: 32}\n"
 

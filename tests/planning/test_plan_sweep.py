@@ -11,7 +11,7 @@ from itsa.planning import load_deployment, parse_deployment
 from itsa.planning.encoding import wrap_probability
 from itsa.planning.explore import ExploredPlan, sweep_plan
 from itsa.planning.sweep import parse_sweep
-from tests.plan.test_plan_simulate import run_cli
+from tests.planning.test_plan_simulate import run_cli
 
 BASE = {"clients": 200, "dimension": 300, "clip": 1, "dropout": "1/10", "privacy": {"epsilon": 4, "rounds": 20},
         "encoding": {"word_bits": 24}}
