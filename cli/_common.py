@@ -211,6 +211,10 @@ def show(result, as_json: bool = False) -> None:
     if as_json:
         echo_json(result.to_dict())
         return
+    out = console()
+    if not out.is_terminal:                 # piped: plain lines, whole, without a table's padding
+        click.echo(result.summary())
+        return
     from rich.table import Table
     from rich.text import Text
 
@@ -220,7 +224,7 @@ def show(result, as_json: bool = False) -> None:
     table.add_column()
     for label, value in result.rows():
         table.add_row(Text(str(label)), Text(str(value)))
-    console().print(table)
+    out.print(table)
 
 
 def warn(lines) -> None:
