@@ -72,3 +72,24 @@ def test_docs_figures_are_what_their_documented_command_draws(cli, tmp_path):
         diff = ImageChops.difference(fresh, committed).convert("L").point(lambda v: 255 if v > 32 else 0)
         changed = sum(diff.histogram()[255:]) / (fresh.size[0] * fresh.size[1])
         assert changed < 0.002, f"docs/figures/{name} is stale ({changed:.1%} of its pixels): run itsa {command}"
+
+
+def test_cli_md_covers_every_verb_of_every_group():
+    """docs/cli.md shows every verb as it is typed (``itsa census SPEC`` is ``census run``, the group's default)."""
+    import click
+
+    from itsa_cli import main
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    missing = []
+
+    def walk(cmd, path):
+        if isinstance(cmd, click.Group):
+            for name in cmd.list_commands(None):
+                walk(cmd.get_command(None, name), path + [name])
+            return
+        typed = "itsa " + " ".join(path[:-1] if path == ["census", "run"] else path)
+        if typed + " " not in text and typed + "\n" not in text and typed + "`" not in text:
+            missing.append(typed)
+    walk(main, [])
+    assert not missing, f"verbs docs/cli.md does not show: {missing}"
