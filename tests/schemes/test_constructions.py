@@ -76,7 +76,7 @@ def test_constructions_over_primes_near_2_63(q, name, seed):
     """Keys summed in int64 overflowed here and the draw was blamed on the field size."""
     from itsa import analyze, build_scheme, load_instance
 
-    from .conftest import INSTANCES
+    from tests.conftest import INSTANCES
 
     a = analyze(load_instance(INSTANCES / name))
     b = build_scheme(a, q, seed=seed, max_tries=2)
