@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from itsa._util.certified import Direction, fraction_text, precision, to_arb
+from itsa._util.certified import Direction, exact_text, fraction_text, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, VerificationError, excerpt
@@ -74,8 +74,10 @@ class ReleasePrivacy(Displayable):
     h: Fraction
 
     def headline(self) -> str:
-        return (f"authorized layers {list(self.layers)}: ε = {self.epsilon.epsilon.decimal(4)} "
-                f"at δ = {fraction_text(self.epsilon.delta)}")
+        eps = self.epsilon.epsilon
+        relation = "=" if eps.direction is Direction.EXACT else "<="
+        return (f"authorized layers {list(self.layers)}: ε {relation} {eps.decimal(4)} ({eps.direction}) "
+                f"at δ = {exact_text(Fraction(self.epsilon.delta))}")
 
     def rows(self) -> list[tuple[str, str]]:
         rows = [(f"layer {ell}", layer.headline()) for ell, layer in zip(self.layers, self.per_layer)]

@@ -394,7 +394,7 @@ def verify(expected: str, sigma, count: int, seed: str, engine: SamplerEngine | 
     return redrawn
 
 
-def noise(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT, *, expected: str | None = None,
+def noise(sigma, count: int, seed: int | str, engine: SamplerEngine | str = SamplerEngine.EXACT, *, expected: str | None = None,
           shown: int = 20, time_limit: float | None = None, progress: Callback | None = None) -> NoiseDraw:
     """Discrete Gaussian draws reproducible from ``seed``, with their commitment; or redraw and check one.
 
@@ -404,8 +404,10 @@ def noise(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEng
         The discrete Gaussian's σ (a rational, e.g. ``14924`` or ``3/2``).
     count : int
         Number of draws.
-    seed : str
-        Seed text (SHA-256 of it keys the HMAC-SHA256 stream).
+    seed : int or str
+        The stream's key: a whole number (read as its decimal text, as the
+        command line's ``--seed 7`` is) or a text; SHA-256 of it keys the
+        HMAC-SHA256 stream.
     engine : SamplerEngine or str
         ``"exact"`` (the CKS 2020 sampler in rationals) or ``"table"`` (the truncated inverse-CDF table).
     expected : str, optional
@@ -419,6 +421,8 @@ def noise(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEng
         Called with progress events of the exact engine.
     """
     whole_number("shown", shown, minimum=0)
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        seed = str(whole_number("seed", seed, minimum=0))
     if expected is None:
         result = draw(sigma, count, seed, engine, time_limit=time_limit, progress=progress)
     else:

@@ -34,7 +34,7 @@ def finite_matrix(array, where: str) -> np.ndarray:
     try:
         a = np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError):
-        raise InvalidInput(f"{where}: updates must be numbers") from None
+        raise InvalidInput(f"{where}: must be numbers (a clients x coordinates array)") from None
     if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] == 0:
         raise InvalidInput(f"{where}: updates must be a 2-D array (clients x coordinates), not shape {a.shape}")
     if a.size > MAX_ENTRIES:

@@ -202,3 +202,15 @@ def test_exact_sampler_at_non_integer_variance(sigma):
         mean = sum(p * k**power for k, p in pmf_.items())
         spread = math.sqrt(sum(p * k ** (2 * power) for k, p in pmf_.items()) - mean**2)
         assert abs(np.mean(draws.astype(float) ** power) - mean) < 4.5 * spread / math.sqrt(n)
+
+
+def test_a_whole_number_seed_is_its_decimal_text():
+    """The glossary's seed is a whole number: ``noise(seed=7)`` draws what ``--seed 7`` (the text "7") draws."""
+    from itsa.exceptions import InvalidOption
+    from itsa.privacy import noise
+
+    as_int, as_text = noise(10, 50, seed=7, engine="table"), noise(10, 50, seed="7", engine="table")
+    assert as_int.to_dict() == as_text.to_dict()
+    assert noise(10, 50, seed=8, engine="table").to_dict() != as_int.to_dict()
+    with pytest.raises(InvalidOption):
+        noise(10, 5, seed=-1, engine="table")
