@@ -19,7 +19,7 @@ sees where the rule is safe, wasteful or wrong.
 Examples
 --------
 >>> h = tff_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
->>> float(h.scale) > 300, h.refusal is None
+>>> float(h.gamma) > 300, h.refusal is None
 (True, True)
 >>> r = certify_heuristic(h, dropout="1/10", rounds=150, delta="1e-6")
 >>> r.wrap_coordinate.direction.value, r.survivors
@@ -131,8 +131,8 @@ class HeuristicConfig(Displayable):
     modclip_prob: Fraction
     rotation: Rotation
     flatness: Fraction
-    scale: Fraction | None
     gamma: Fraction | None
+    step: Fraction | None
     sigma: Fraction | None
     sensitivity: Fraction | None
     capped: bool
@@ -141,9 +141,9 @@ class HeuristicConfig(Displayable):
 
     def picks(self) -> tuple[Fraction, Fraction, Fraction]:
         """``(scale, gamma, sigma)``; refused inputs have none (an :class:`~itsa.exceptions.InvalidOption`)."""
-        if self.scale is None or self.gamma is None or self.sigma is None:
+        if self.gamma is None or self.step is None or self.sigma is None:
             raise InvalidOption(f"k-sd rule: picked nothing ({self.refusal})")
-        return self.scale, self.gamma, self.sigma
+        return self.gamma, self.step, self.sigma
 
     @property
     def assumptions(self) -> tuple[str, ...]:
@@ -158,7 +158,7 @@ class HeuristicConfig(Displayable):
     def headline(self) -> str:
         if self.refusal:
             return f"k-sd rule at {self.word_bits} bits: refused ({self.refusal})"
-        return (f"k-sd rule at {self.word_bits} bits: scale {_dec(self.scale)} (gamma {_dec(self.gamma)}), "
+        return (f"k-sd rule at {self.word_bits} bits: gamma {_dec(self.gamma)} (step {_dec(self.step)}), "
                 f"local sigma {_dec(self.sigma)} (heuristic)")
 
     def rows(self) -> list[tuple[str, str]]:
@@ -169,8 +169,8 @@ class HeuristicConfig(Displayable):
         if self.refusal:
             rows.append(("refused", self.refusal))
         else:
-            rows += [("scale 1/gamma", f"{_dec(self.scale)} (heuristic{', capped' if self.capped else ''})"),
-                     ("gamma", f"{_dec(self.gamma)} (heuristic)"),
+            rows += [("gamma (scale, 1/step)", f"{_dec(self.gamma)} (heuristic{', capped' if self.capped else ''})"),
+                     ("step", f"{_dec(self.step)} (heuristic)"),
                      ("local sigma (integer units)", f"{_dec(self.sigma)} (heuristic)"),
                      ("rule's scaled norm bound", f"{_dec(self.sensitivity)} (heuristic)")]
         return rows + [("assumes", a) for a in self.assumptions] + [("note", n) for n in self.notes]
@@ -184,7 +184,7 @@ class HeuristicConfig(Displayable):
                 "clip": fraction_text(self.clip), "word_bits": self.word_bits,
                 "noise_multiplier": fraction_text(self.noise_multiplier), "k_stddevs": num(self.k_stddevs),
                 "modclip_prob": num(self.modclip_prob), "rotation": str(self.rotation),
-                "flatness": fraction_text(self.flatness), "scale": num(self.scale), "gamma": num(self.gamma),
+                "flatness": fraction_text(self.flatness), "gamma": num(self.gamma), "step": num(self.step),
                 "sigma_client": num(self.sigma), "rule_sensitivity": num(self.sensitivity), "capped": self.capped,
                 "refusal": self.refusal, "kind": "heuristic (not a bound)",
                 "assumptions": list(self.assumptions), "notes": list(self.notes)}
@@ -248,7 +248,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
                 k_stddevs=Fraction(k), modclip_prob=p, rotation=rot, flatness=rho)
     refusal = _refusal(n, bits, k)
     if refusal:
-        return HeuristicConfig(**base, scale=None, gamma=None, sigma=None, sensitivity=None, capped=False,
+        return HeuristicConfig(**base, gamma=None, step=None, sigma=None, sensitivity=None, capped=False,
                                refusal=refusal, notes=notes)
     cf, local = float(c), float(z) * float(c) / math.sqrt(n)
     numer = math.sqrt(2.0 ** (2 * bits) - n * k * k)
@@ -258,7 +258,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
     gamma = 1.0 / scale
     if scale <= 1:
         notes += (f"the scale {scale:.4g} <= 1: the rule warns of large quantization errors",)
-    return HeuristicConfig(**base, scale=Fraction(scale), gamma=Fraction(gamma), sigma=Fraction(local * scale),
+    return HeuristicConfig(**base, gamma=Fraction(scale), step=Fraction(gamma), sigma=Fraction(local * scale),
                            sensitivity=Fraction((cf + gamma * math.sqrt(d_pad) + NORM_LEEWAY) * scale),
                            capped=raw > MAX_SCALE_FACTOR, refusal=None, notes=notes)
 
@@ -365,7 +365,7 @@ def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, ro
     if sigma < Fraction(1, 2):
         return None, (f"local sigma {_dec(sigma)} < 1/2 integer units: the tau bound of the distributed "
                       "discrete Gaussian does not apply")
-    curve = psa_layer_curve(sensitivity=sensitivity.arb(), scale=sigma, k_eff=survivors,
+    curve = psa_layer_curve(sensitivity=sensitivity.arb(), scale=sigma, survivors=survivors,
                             dimension=config.padded_dimension, step=1, label="k-sd rule") * rounds
     bound = to_epsilon(curve, delta, conversion)
     note = None if not curve.warnings else "the tau term is not below the leading term: the bound is loose"

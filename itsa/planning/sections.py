@@ -189,14 +189,14 @@ class HeuristicPlan(Displayable):
     def headline(self) -> str:
         if self.epsilon is None or self.wrap_probability is None:
             return f"the k-standard-deviations rule: no certified risk ({self.reason})"
-        return (f"the k-standard-deviations rule: gamma {safe_decimal(self.config.scale, 6)}, "
+        return (f"the k-standard-deviations rule: gamma {safe_decimal(self.config.gamma, 6)}, "
                 f"eps <= {self.epsilon.decimal()}, wrap <= {self.wrap_probability.decimal()}")
 
     def rows(self) -> list[tuple[str, str]]:
         c = self.config
         if self.epsilon is None or self.wrap_probability is None:
             return [("heuristic", f"no certified risk: {self.reason}")]
-        return [("heuristic gamma", f"{safe_decimal(c.scale, 8)} (the rule's choice, k = {safe_decimal(c.k_stddevs, 4)})"),
+        return [("heuristic gamma", f"{safe_decimal(c.gamma, 8)} (the rule's choice, k = {safe_decimal(c.k_stddevs, 4)})"),
                 ("heuristic sigma per client", f"{safe_decimal(c.sigma, 8)} integer units (the rule's choice)"),
                 ("heuristic epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}, itsa's accountant)"),
                 ("heuristic wrap probability", f"{self.wrap_probability.decimal(6)} ({self.wrap_probability.direction})")]

@@ -36,9 +36,9 @@ def test_scale_against_the_formula(bits, clients, dim, z):
     h = tff_rule(clients=clients, dimension=dim, clip=1, word_bits=bits, noise_multiplier=z)
     d_pad = 2 * math.ceil(dim / 2)
     want = hand_scale(bits, clients, K_FOR_1E4, 1.0, float(Fraction(z)), d_pad)
-    assert float(h.scale) == pytest.approx(want, rel=1e-10)
-    assert h.gamma == Fraction(1.0 / float(h.scale))                     # the exact rational of the rule's float
-    assert float(h.sigma) == pytest.approx(float(h.scale) * float(Fraction(z)) / math.sqrt(clients), rel=1e-12)
+    assert float(h.gamma) == pytest.approx(want, rel=1e-10)
+    assert h.step == Fraction(1.0 / float(h.gamma))                     # the exact rational of the rule's float
+    assert float(h.sigma) == pytest.approx(float(h.gamma) * float(Fraction(z)) / math.sqrt(clients), rel=1e-12)
     assert float(h.sensitivity) == pytest.approx((1 + math.sqrt(d_pad) / want + 1e-5) * want, rel=1e-10)
     # k standard deviations of the modelled sum fill the half range
     var = d_pad ** -1 * clients**2 * want**2 + clients / 4 + clients * float(h.sigma) ** 2
@@ -47,10 +47,10 @@ def test_scale_against_the_formula(bits, clients, dim, z):
 
 def test_given_k_and_the_cap_and_the_refusals():
     h = tff_rule(clients=10, dimension=10, clip=1, word_bits=16, noise_multiplier=1, k_stddevs=3)
-    assert float(h.scale) == pytest.approx(hand_scale(16, 10, 3.0, 1.0, 1.0, 10), rel=1e-10)
+    assert float(h.gamma) == pytest.approx(hand_scale(16, 10, 3.0, 1.0, 1.0, 10), rel=1e-10)
     assert float(h.modclip_prob) == pytest.approx(math.erfc(3 / math.sqrt(2)))
     big = tff_rule(clients=10, dimension=10, clip=1, word_bits=40, noise_multiplier=1)
-    assert big.capped and big.scale == MAX_SCALE_FACTOR and big.notes
+    assert big.capped and big.gamma == MAX_SCALE_FACTOR and big.notes
     low = tff_rule(clients=1000, dimension=10, clip=1, word_bits=9, noise_multiplier=1)      # 2^9 < 1000
     assert low.refusal and low.gamma is None
     tight = tff_rule(clients=8, dimension=10, clip=1, word_bits=3, noise_multiplier=1)  # 2^6 < 8 k^2, 2^3 >= 8

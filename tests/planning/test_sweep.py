@@ -43,7 +43,7 @@ def test_epsilon_sweep_calibrates_the_rule_and_its_error_bound():
     assert low.heuristic.config.noise_multiplier > high.heuristic.config.noise_multiplier
     assert low.heuristic_error.upper() > high.heuristic_error.upper()
     c, k = high.heuristic.config, high.heuristic.survivors
-    assert high.heuristic_error.upper() == c.gamma**2 * (Fraction(k, 4) + k * c.sigma**2) / k**2
+    assert high.heuristic_error.upper() == c.step**2 * (Fraction(k, 4) + k * c.sigma**2) / k**2
 
 
 def test_clients_and_dropout_sweeps():
