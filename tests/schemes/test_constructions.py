@@ -75,7 +75,6 @@ def test_every_built_scheme_verifies(inst, rule):
 def test_constructions_over_primes_near_2_63(q, name, seed):
     """Keys summed in int64 overflowed here and the draw was blamed on the field size."""
     from itsa import analyze, build_scheme, load_instance
-
     from tests.conftest import INSTANCES
 
     a = analyze(load_instance(INSTANCES / name))
