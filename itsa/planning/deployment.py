@@ -57,6 +57,12 @@ MAX_DIMENSION = 10**9
 MAX_WORD_BITS = 256
 #: Most rounds a deployment may name.
 MAX_ROUNDS = 10**7
+#: Most digits of the numerator or denominator of a number in a deployment (its exact arithmetic and its
+#: printed fractions stay small).
+MAX_DIGITS = 400
+#: The clip must lie in ``[2^-MAX_CLIP_EXPONENT, 2^MAX_CLIP_EXPONENT]`` (the scales tried are powers of two
+#: within ``2^±256``, so that ``γ S = 1`` is reachable).
+MAX_CLIP_EXPONENT = 128
 #: Largest file (bytes) read as a deployment.
 MAX_BYTES = 64 * 2**10
 
@@ -187,7 +193,10 @@ def _mapping(name: str, value, keys: set[str]) -> dict:
 
 
 def _number(name: str, value, **bounds) -> Fraction:
-    return fraction(name, value, error=_ERR, **bounds)
+    out = fraction(name, value, error=_ERR, **bounds)
+    if max(abs(out.numerator), out.denominator) >= 10**MAX_DIGITS:
+        raise _ERR(f"{name}: must be a fraction of at most {MAX_DIGITS}-digit whole numbers, not {excerpt(value)}")
+    return out
 
 
 def _privacy(raw) -> Privacy:
@@ -281,6 +290,14 @@ def _check_digits(clip: Fraction, encoding: Encoding) -> None:
                    f"radix-{encoding.radix} digits (at most {capacity})")
 
 
+def _clip(raw) -> Fraction:
+    value = _number("clip", raw, low=0)
+    if not Fraction(1, 2**MAX_CLIP_EXPONENT) <= value <= 2**MAX_CLIP_EXPONENT:
+        raise _ERR(f"clip: must lie in [2^-{MAX_CLIP_EXPONENT}, 2^{MAX_CLIP_EXPONENT}] (the scale gamma is a power "
+                   f"of two with gamma S >= 1), not {excerpt(raw)}")
+    return value
+
+
 def _dropout(raw) -> Fraction:
     value = _number("dropout", raw, low=0, high=1, closed=True)
     if value == 1:
@@ -302,7 +319,7 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     name = d.get("name", default_name)
     if not isinstance(name, str):
         raise _ERR(f"name: must be a text, not {excerpt(name)}")
-    clip, encoding = _number("clip", d["clip"], low=0), _encoding(d.get("encoding"))
+    clip, encoding = _clip(d["clip"]), _encoding(d.get("encoding"))
     _check_digits(clip, encoding)
     return Deployment(clients=clients,
                       dimension=whole_number("dimension", d["dimension"], minimum=1, maximum=MAX_DIMENSION, error=_ERR),

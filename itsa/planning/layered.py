@@ -46,6 +46,8 @@ MAX_MARGIN = 40
 #: Multiples of the noise's standard deviation tried as the split point ``t``.
 SPLIT_GRID = tuple(k / 4 for k in range(0, 81))
 
+#: The premise of every carry bound of a layering (the data's digits are not certified to follow it).
+DIGIT_PRIOR = "the layers' digits are uniform and independent (the modular part's prior; the clip does not imply it)"
 CARRY_METHOD = ("P[|S| > c - t] (the modular part's law of the noise-free sum, uniform digits) + "
                 "P[|N| >= t + 1] <= 2 exp(-(t+1)^2/(2 v)) (N v-subgaussian)")
 
@@ -168,7 +170,7 @@ class LayeredEncodingPlan(Displayable):
         return ([("scale gamma", f"{frac(self.gamma)} (exact; {self.chosen})"),
                  ("quantization", f"each coordinate of the released mean off by at most "
                                   f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
-                 ("digit prior", "uniform digits in every layer (the modular part's exact margins)")]
+                 ("digit prior", f"{DIGIT_PRIOR}: every carry and wrap bound below holds under it")]
                 + [(f"stage {i + 1}", s.text()) for i, s in enumerate(self.stages)]
                 + [("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
                                         f"({self.wrap_probability.direction}; target "
@@ -220,8 +222,9 @@ def layered_encoding(deployment, share_scale: Fraction, deadline=None):
     total = sum((s.carry.upper() for s in stages), Fraction(0))
     wrap = (min(Fraction(1), d * total) if per_round else max(s.carry.upper() for s in stages))
     enc = LayeredEncodingPlan(gamma=gamma, radix=radix, layers=layers, stages=stages, flat=flat,
-                              wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.UPPER,
-                                                         CARRY_METHOD + "; union bound over the stages and coordinates"),
+                              wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.CONDITIONAL,
+                                                         f"{CARRY_METHOD}; union bound over the stages and "
+                                                         f"coordinates; premise: {DIGIT_PRIOR}"),
                               overflow_target=deployment.overflow, per=str(deployment.overflow_per), chosen=how,
                               stage_target=target)
     payload = PayloadPlan(bits_per_coordinate=bits(sum(s.digits() for s in stages), radix), dimension=d,

@@ -79,16 +79,21 @@ class Verdict(Displayable):
     feasible: bool
     reasons: tuple[str, ...] = ()
     fixes: dict = field(default_factory=dict)
+    #: what the verdict assumes beyond the file (a layering's wrap bound: the digit prior)
+    premises: tuple[str, ...] = ()
 
     def headline(self) -> str:
-        return "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
+        text = "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
+        return text + "".join(f" (if {p})" for p in self.premises)
 
     def rows(self) -> list[tuple[str, str]]:
         return [("verdict", "feasible" if self.feasible else "infeasible")] + [
-            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()]
+            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()] + [
+            ("premise", f"the wrap bound holds if {p}") for p in self.premises]
 
     def to_dict(self) -> dict:
         return {"verdict": "feasible" if self.feasible else "infeasible", "reasons": list(self.reasons),
+                "premises": list(self.premises),
                 "fixes": {k: {kk: vv for kk, vv in v.items()} for k, v in self.fixes.items()}}
 
 
@@ -268,7 +273,9 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verd
             reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the "
                            f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
                            "most tried)")
-        return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
+        from itsa.planning.layered import DIGIT_PRIOR
+
+        return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes, premises=(DIGIT_PRIOR,))
     if not noise.meets_target:
         sigma = calibrated_sigma(d, enc.gamma)
         reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")

@@ -202,7 +202,8 @@ class HeuristicPlan(Displayable):
                 ("heuristic wrap probability", f"{self.wrap_probability.decimal(6)} ({self.wrap_probability.direction})")]
 
     def to_dict(self) -> dict:
-        return {"computed": True, "config": self.config.to_dict(), "reason": self.reason,
+        return {"computed": True, "config": None if self.config is None else self.config.to_dict(),
+                "reason": self.reason,
                 "epsilon": None if self.epsilon is None else self.epsilon.to_dict(),
                 "wrap_probability": None if self.wrap_probability is None else self.wrap_probability.to_dict()}
 
@@ -229,6 +230,10 @@ def size_heuristic(deployment, word_bits: int, noise_multiplier: Fraction, asses
     module = heuristic_module()
     if module is None:
         return None
+    if word_bits > module.MAX_WORD_BITS:
+        return HeuristicPlan(config=None, epsilon=None, wrap_probability=None,
+                             reason=f"the rule is not evaluated above a {module.MAX_WORD_BITS}-bit word, not "
+                                    f"{word_bits} bits")
     config = module.tff_rule(deployment.clients, deployment.dimension, deployment.clip, word_bits, noise_multiplier)
     if config.refusal is not None:
         return HeuristicPlan(config=config, epsilon=None, wrap_probability=None,

@@ -1,0 +1,65 @@
+"""What an attacker's deployment files found: refusals in one line, and labels that say what is assumed."""
+
+from fractions import Fraction
+
+import pytest
+
+import itsa
+from itsa._util.certified import Direction
+from itsa.planning.deployment import parse_deployment
+from itsa.planning.sections import heuristic_module
+
+BASE = {"clients": 10, "dimension": 5, "clip": 1, "privacy": {"epsilon": 1}, "encoding": {"word_bits": 32}}
+
+
+@pytest.mark.parametrize("clip", ["1e-100", "1e-80", "1e100"])
+def test_a_clip_no_power_of_two_scale_reaches_is_refused(clip):
+    # 1e-100 needs gamma = 2^333, past the 2^256 the plan tries: an IndexError before
+    with pytest.raises(itsa.InvalidDeployment, match=r"clip: must lie in \[2\^-128, 2\^128\]"):
+        parse_deployment({**BASE, "clip": clip})
+
+
+@pytest.mark.parametrize("key, value", [("dropout", "1e-4301"), ("overflow", "1e-5000"), ("clip", "1/" + "7" * 500)])
+def test_a_number_too_long_to_print_is_refused(key, value):
+    # an exact 1e-4301 could not be printed in the JSON (Python's 4300-digit limit): a ValueError before
+    with pytest.raises(itsa.InvalidDeployment, match=f"{key}: must be a fraction of at most 400-digit"):
+        parse_deployment({**BASE, key: value})
+
+
+def test_the_clip_range_ends_are_planned():
+    for clip in (Fraction(1, 2**128), 2**128):
+        p = itsa.plan(parse_deployment({**BASE, "clip": clip}), time_limit=60)
+        assert p.encoding.gamma * clip >= 1
+
+
+@pytest.mark.skipif(heuristic_module() is None, reason="the k-standard-deviations rule is not installed")
+def test_a_word_wider_than_the_rule_reads_still_plans():
+    # a 64-bit word was refused as "word_bits: must be a whole number in 1..62" after the whole plan
+    p = itsa.plan(parse_deployment({**BASE, "encoding": {"word_bits": 64}}), time_limit=60)
+    assert p.encoding.word_bits == 64 and p.verdict.feasible
+    assert p.heuristic.epsilon is None and "62-bit" in p.heuristic.reason
+    assert p.to_dict()["heuristic"]["config"] is None
+
+
+def test_a_layered_wrap_bound_says_it_assumes_uniform_digits():
+    raw = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"delta": "1e-6", "rounds": 150},
+           "noise": {"kind": "distributed", "sigma": "1/2"},
+           "encoding": {"radix": 3, "layers": 4, "stages": "4,3/2,1"},
+           "overflow": {"probability": "1/1000", "per": "coordinate"}}
+    p = itsa.plan(parse_deployment(raw), time_limit=60)
+    top = p.encoding.stages[0]
+    # every client's update e_1 encodes to 32 = 27 + 9 - 3 - 1: layers 3 and 4 hold digits 1 and 1, so the
+    # stage's symbol is 1 + 3 = 4 for all 1000 clients: a sum of 4000, beyond the window (M - 1)/2 of the
+    # stage's modulus, wraps whatever the noise. The printed bound holds only under the digit prior.
+    assert 32 == 27 + 9 - 3 - 1 and 1000 * (1 + 3 * 1) > (top.modulus - 1) // 2
+    assert p.encoding.wrap_probability.upper() < Fraction(1, 1000)
+    assert p.encoding.wrap_probability.direction is Direction.CONDITIONAL
+    d = p.to_dict()
+    assert d["encoding"]["wrap_probability"]["direction"].startswith("conditional")
+    assert d["verdict"]["verdict"] == "feasible" and "uniform" in d["verdict"]["premises"][0]
+    assert "if the layers' digits are uniform" in p.verdict.headline()
+
+
+def test_a_flat_verdict_has_no_premise():
+    p = itsa.plan(parse_deployment(BASE), time_limit=60)
+    assert p.verdict.premises == () and p.to_dict()["verdict"]["premises"] == []
