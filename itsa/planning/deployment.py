@@ -298,6 +298,18 @@ def _clip(raw) -> Fraction:
     return value
 
 
+#: Longest name a deployment may give itself (it heads every plan).
+MAX_NAME = 200
+
+
+def _name(raw) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise _ERR(f"name: must be a text, not {excerpt(raw)}")
+    if len(raw) > MAX_NAME or not raw.isprintable():
+        raise _ERR(f"name: must be one line of at most {MAX_NAME} printable characters, not {excerpt(raw)}")
+    return raw
+
+
 def _dropout(raw) -> Fraction:
     value = _number("dropout", raw, low=0, high=1, closed=True)
     if value == 1:
@@ -316,9 +328,7 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     if privacy.epsilon is None and noise.sigma is None:
         raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
     overflow, per = _overflow(d.get("overflow"))
-    name = d.get("name", default_name)
-    if not isinstance(name, str):
-        raise _ERR(f"name: must be a text, not {excerpt(name)}")
+    name = _name(d["name"]) if "name" in d else default_name
     clip, encoding = _clip(d["clip"]), _encoding(d.get("encoding"))
     _check_digits(clip, encoding)
     return Deployment(clients=clients,

@@ -63,3 +63,17 @@ def test_a_layered_wrap_bound_says_it_assumes_uniform_digits():
 def test_a_flat_verdict_has_no_premise():
     p = itsa.plan(parse_deployment(BASE), time_limit=60)
     assert p.verdict.premises == () and p.to_dict()["verdict"]["premises"] == []
+
+
+@pytest.mark.parametrize("name", ["a\nb", "x\x1b[31m", "x" * 201, " "])
+def test_a_name_that_would_break_the_one_line_headline_is_refused(name):
+    # "a\nb\x1b[31m" was printed raw at the head of the plan (a newline and a terminal escape)
+    with pytest.raises(itsa.InvalidDeployment, match="name: must be"):
+        parse_deployment({**BASE, "name": name})
+
+
+def test_the_default_name_is_the_files_stem(tmp_path):
+    from itsa.planning.deployment import load_deployment
+
+    (tmp_path / "my deployment.yaml").write_text("clients: 3\ndimension: 2\nclip: 1\nprivacy: {epsilon: 1}\n")
+    assert load_deployment(tmp_path / "my deployment.yaml").name == "my deployment"
