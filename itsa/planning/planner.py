@@ -327,12 +327,24 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
                               noise_variance=_noise_variance(deployment, noise.sigma_client),
                               survivors=deployment.survivors)
 
+    rule = _as_the_rule_runs(deployment)
+
     def assess(g: Fraction, s: Fraction):
-        return epsilon_at(deployment, g, s).epsilon, _wrap(deployment, bits, g, s)
+        return epsilon_at(rule, g, s).epsilon, _wrap(rule, bits, g, s)
 
     heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=size_gate(deployment), verdict=_verdict(deployment, sizer, noise, enc))
+
+
+def _as_the_rule_runs(deployment: Deployment) -> Deployment:
+    """The deployment as the k-standard-deviations rule runs it: a share of its σ from every client
+    (distributed noise, whatever the file says), so that its pick is assessed as the mechanism it is."""
+    from dataclasses import replace
+
+    from itsa.planning.deployment import Noise
+
+    return replace(deployment, noise=Noise(NoiseKind.DISTRIBUTED))
 
 
 def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,

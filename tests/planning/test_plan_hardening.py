@@ -77,3 +77,22 @@ def test_the_default_name_is_the_files_stem(tmp_path):
 
     (tmp_path / "my deployment.yaml").write_text("clients: 3\ndimension: 2\nclip: 1\nprivacy: {epsilon: 1}\n")
     assert load_deployment(tmp_path / "my deployment.yaml").name == "my deployment"
+
+
+@pytest.mark.skipif(heuristic_module() is None, reason="the k-standard-deviations rule is not installed")
+def test_the_rules_pick_is_assessed_as_distributed_noise_in_a_central_deployment():
+    # the rule adds a share of sigma from every client; assessed as one central draw of that sigma, its wrap
+    # bound used 1 share instead of K: 4.99e-19729 printed as an upper bound where 3.5e-1183 is the bound
+    from itsa.planning.encoding import data_bound, wrap_probability
+
+    raw = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150},
+           "encoding": {"word_bits": 32}}
+    central = itsa.plan(parse_deployment({**raw, "noise": "central"}), time_limit=60).heuristic
+    scale, _, sigma = central.config.picks()
+    by_hand = wrap_probability(word_bits=32, clients=1000, bound=data_bound(1000, scale, Fraction(1)), sigma=sigma,
+                               shares=1000, coordinates=1290)
+    assert central.wrap_probability.upper() == by_hand.upper() > Fraction(1, 10**1200)
+    from itsa.planning.noise import epsilon_at
+
+    distributed = parse_deployment({**raw, "noise": "distributed"})
+    assert central.epsilon.upper() == epsilon_at(distributed, scale, sigma).epsilon.upper()
