@@ -96,3 +96,30 @@ def test_the_rules_pick_is_assessed_as_distributed_noise_in_a_central_deployment
 
     distributed = parse_deployment({**raw, "noise": "distributed"})
     assert central.epsilon.upper() == epsilon_at(distributed, scale, sigma).epsilon.upper()
+
+
+@pytest.mark.parametrize("budget, rounds, rate", [(5, 400, Fraction(1, 97)), (300, 400, Fraction(96, 97)),
+                                                  (40, 400, Fraction(1, 10))])
+def test_the_gates_closed_form_encloses_the_exact_sum(monkeypatch, budget, rounds, rate):
+    import itsa.planning.gate as gate
+
+    exact = gate.shut_out_probability(budget=budget, rounds=rounds, flag_rate=rate).value()
+    monkeypatch.setattr(gate, "MAX_EXACT_BITS", 10)
+    ball = gate.shut_out_probability(budget=budget, rounds=rounds, flag_rate=rate)
+    assert ball.low <= exact <= ball.high and ball.high - ball.low < Fraction(1, 10**30)
+
+
+def test_a_long_gate_is_quick():
+    # budget 10^6 over 10^7 rounds took about 20 s of ball arithmetic (10^6 terms), past a 20 s time limit,
+    # and 5000 over 50000 rounds about 270 s of exact sums
+    import time
+
+    from itsa.planning.gate import shut_out_probability
+
+    start = time.monotonic()
+    big = shut_out_probability(budget=10**6, rounds=10**7, flag_rate=Fraction(1, 10))
+    mid = shut_out_probability(budget=5000, rounds=50000, flag_rate=Fraction(1, 10))
+    assert time.monotonic() - start < 5
+    # at the mean, just above 1/2 (the binomial's median is its mean here, and P[X = mean] > 0)
+    assert Fraction(1, 2) < big.low <= big.high < Fraction(501, 1000)
+    assert Fraction(1, 2) < mid.low <= mid.high < Fraction(51, 100)
