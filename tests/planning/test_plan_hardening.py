@@ -123,3 +123,33 @@ def test_a_long_gate_is_quick():
     # at the mean, just above 1/2 (the binomial's median is its mean here, and P[X = mean] > 0)
     assert Fraction(1, 2) < big.low <= big.high < Fraction(501, 1000)
     assert Fraction(1, 2) < mid.low <= mid.high < Fraction(51, 100)
+
+
+def _hostile_cases():
+    from itsa.testing.hostile import HOSTILE_NUMBERS
+
+    fields = {"clip": lambda v: {"clip": v}, "dropout": lambda v: {"dropout": v},
+              "overflow": lambda v: {"overflow": v},
+              "epsilon": lambda v: {"privacy": {"epsilon": v}},
+              "delta": lambda v: {"privacy": {"epsilon": 1, "delta": v}},
+              "sigma": lambda v: {"noise": {"kind": "central", "sigma": v}, "privacy": {"delta": "1e-6"}},
+              "gamma": lambda v: {"encoding": {"word_bits": 32, "gamma": v}}}
+    return [pytest.param(make(v), id=f"{name}={v[:20]}") for name, make in fields.items() for v in HOSTILE_NUMBERS]
+
+
+@pytest.mark.parametrize("change", _hostile_cases())
+def test_a_hostile_number_is_refused_in_one_line_or_planned_and_printed(change):
+    import json
+
+    try:
+        d = parse_deployment({**BASE, **change})
+    except itsa.InvalidDeployment as exc:
+        assert "\n" not in str(exc)
+        return
+    try:
+        p = itsa.plan(d, time_limit=30)
+    except itsa.InvalidInput as exc:      # refused while planning (a target no noise meets): one line
+        assert "\n" not in str(exc)
+        return
+    json.dumps(p.to_dict())
+    p.rows(), p.markdown()
