@@ -74,6 +74,12 @@ class PayloadPlan(Displayable):
                 else self.flat_bits_per_coordinate.to_dict(), "note": self.note}
 
 
+#: What the key-rate model's security covers (docs/model.md, constraint (7)), said beside the key material.
+KEY_SECURITY = ("each single server, with the users of any one of the instance's collusion sets, learns nothing "
+                "beyond the sum about its security sets' inputs; servers pooling their views, and dropouts, are "
+                "outside the model")
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class KeysPlan(Displayable):
     """The settled key rate of the servers' instance and the source key per round at this payload."""
@@ -104,7 +110,7 @@ class KeysPlan(Displayable):
                                                               "per round; for the instance's users)")]
         if self.rate_high != self.rate_low:
             rows.append(("source key per round, verified scheme", self._key(self.rate_high)))
-        return rows
+        return rows + [("key security", KEY_SECURITY)]
 
     def to_dict(self) -> dict:
         return {"instance": self.instance, "verdict": self.verdict, "rate": frac(self.rate_low),
@@ -112,7 +118,7 @@ class KeysPlan(Displayable):
                 "key_bits_per_round": frac(self.rate_low * self.bits_per_round.upper()),
                 "key_bits_per_round_upper": None if self.rate_high is None
                 else frac(self.rate_high * self.bits_per_round.upper()),
-                "method": "R* (itsa solve) x bits per client per round"}
+                "method": "R* (itsa solve) x bits per client per round", "security": KEY_SECURITY}
 
 
 def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None,

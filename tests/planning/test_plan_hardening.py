@@ -153,3 +153,11 @@ def test_a_hostile_number_is_refused_in_one_line_or_planned_and_printed(change):
         return
     json.dumps(p.to_dict())
     p.rows(), p.markdown()
+
+
+def test_the_keys_section_says_what_the_key_rate_model_protects():
+    p = itsa.plan(parse_deployment({"clients": 3, "dimension": 4, "clip": 1, "privacy": {"epsilon": 4},
+                                    "encoding": {"word_bits": 32}, "servers": "example-2"}), time_limit=60)
+    text = dict(p.keys.rows())["key security"]
+    assert "single server" in text and "pooling" in text and "dropouts" in text
+    assert p.keys.to_dict()["security"] == text
