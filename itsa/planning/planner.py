@@ -185,6 +185,11 @@ FINEST = ("the largest power of two whose certified wrap probability meets the o
           "calibrated at it")
 
 
+#: How γ is chosen when the file's σ misses the target ε at every scale (ε only grows with γ).
+NOT_PRIVATE = ("the file's sigma misses the target epsilon even at the smallest scale (epsilon grows with gamma): "
+               "the smallest with gamma S >= 1")
+
+
 class _Sizer:
     """The γ, σ and word search of one deployment (the file's choices, the rest chosen)."""
 
@@ -243,6 +248,8 @@ class _Sizer:
             return all_[0], ("no power of two fits the word (K floor(gamma S + 1/2) reaches 2^(b-1) at "
                              "gamma S = 1): the smallest with gamma S >= 1")
         base = fitting[0]
+        if not self.private_enough(base):
+            return base, NOT_PRIVATE
         for gamma in reversed(fitting):
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if _wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
@@ -254,6 +261,8 @@ class _Sizer:
     def _coarsest_accurate(self) -> tuple[Fraction, str]:
         cands = gamma_candidates(self.d.clip, self.d.clients, None)
         base = cands[0]
+        if not self.private_enough(base):
+            return base, NOT_PRIVATE
         for gamma in cands:
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if (self.quantization_ok(gamma, self.estimate(gamma, base)) and self.quantization_ok(gamma, self.sigma(gamma))
