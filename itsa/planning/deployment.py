@@ -275,6 +275,8 @@ def _servers(raw) -> str | None:
         return None
     if not isinstance(raw, str) or not raw.strip():
         raise _ERR(f"servers: must be the name of a shipped instance or a path, not {excerpt(raw)}")
+    if len(raw) > MAX_PATH or not raw.isprintable():
+        raise _ERR(f"servers: must be a name or path of at most {MAX_PATH} printable characters, not {excerpt(raw)}")
     return raw.strip()
 
 
@@ -298,6 +300,8 @@ def _clip(raw) -> Fraction:
     return value
 
 
+#: Longest ``servers`` name or path.
+MAX_PATH = 1024
 #: Longest name a deployment may give itself (it heads every plan).
 MAX_NAME = 200
 
@@ -354,6 +358,13 @@ def load_deployment(path: str | Path) -> Deployment:
     except InvalidDeployment as exc:
         raise InvalidDeployment(f"{path}: {exc}") from None
     servers = deployment.servers
-    if servers is not None and not Path(servers).is_absolute() and (path.parent / servers).is_file():
+    if servers is not None and not Path(servers).is_absolute() and _is_file(path.parent / servers):
         deployment = replace(deployment, servers=str(path.parent / servers))   # a path beside the deployment file
     return deployment
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:              # a name too long for the file system: not a file beside the deployment
+        return False

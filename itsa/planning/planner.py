@@ -411,6 +411,9 @@ def _servers(servers: str | None) -> str | None:
     from itsa.examples import resolve
     from itsa.model.io import load_instance
 
-    found = resolve(servers)
-    load_instance(found)
+    try:
+        found = resolve(servers)
+        load_instance(found)
+    except OSError as exc:          # a name the file system refuses (too long, ...): one line
+        raise InvalidDeployment(f"servers: cannot read {servers[:60]!r}: {exc.strerror or exc}") from None
     return str(found)

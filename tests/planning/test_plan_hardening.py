@@ -185,3 +185,19 @@ def test_a_simulated_layering_compares_with_a_bound_under_the_digit_prior():
     assert "bound under the digit prior" in run.layers[0].text() and "certified" not in run.layers[0].text()
     flat = itsa.simulate(itsa.plan(parse_deployment(BASE), time_limit=60), 1, 0)
     assert flat.layers[0].premise is None and flat.layers[0].to_dict()["premise"] is None
+
+
+@pytest.mark.parametrize("servers", ["x" * 300, "x" * 5000, "a\x00b"], ids=["300", "5000", "nul"])
+def test_a_servers_name_the_file_system_refuses_is_one_line(tmp_path, servers):
+    # "x" * 300 raised OSError (file name too long) and "a\x00b" ValueError (embedded null byte)
+    from click.testing import CliRunner
+
+    from cli import main
+    from itsa.testing.hostile import check_refusal
+
+    (tmp_path / "d.yaml").write_text("clients: 3\ndimension: 2\nclip: 1\nprivacy: {epsilon: 1}\n"
+                                     f"servers: {servers!r}\n".replace("'", '"').replace("\x00", "\\0"))
+    args = ["plan", str(tmp_path / "d.yaml"), "--json"]
+    result = CliRunner().invoke(main, args)
+    check_refusal(result, args)
+    assert result.exit_code == 2 and "servers:" in result.stderr
