@@ -39,7 +39,7 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 
-__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
+__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
 
 #: The most margin digits a stage may take before the plan calls the layering infeasible.
 MAX_MARGIN = 40
@@ -84,6 +84,8 @@ class StagePlan:
     margin: int | None
     radix: int
     carry: Certified
+    #: the carry bound for any data (no digit prior): every client's symbol at its largest, ``(ρ^w − 1)/2``
+    any_data: Certified | None = None
 
     @property
     def width(self) -> int:
@@ -99,14 +101,16 @@ class StagePlan:
     def to_dict(self) -> dict:
         return {"layers": list(self.layers), "margin": self.margin,
                 "modulus": None if self.modulus is None else str(self.modulus),
-                "carry_per_coordinate": self.carry.to_dict()}
+                "carry_per_coordinate": self.carry.to_dict(),
+                "carry_per_coordinate_any_data": None if self.any_data is None else self.any_data.to_dict()}
 
     def text(self) -> str:
         where = ",".join(map(str, self.layers))
         if self.margin is None:
             return f"layers {where}: no margin up to {MAX_MARGIN} meets the target"
+        worst = "" if self.any_data is None else f" ({self.any_data.decimal(4)} for any data)"
         return (f"layers {where}: margin {self.margin}, modulus {self.radix}^{self.width + self.margin}, carry <= "
-                f"{self.carry.decimal(4)} per coordinate")
+                f"{self.carry.decimal(4)} per coordinate{worst}")
 
 
 def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale: Fraction, shares: int,
@@ -118,10 +122,27 @@ def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale
     law = sum_law(DigitLaw.uniform(radix, width), clients, arithmetic=arithmetic, deadline=deadline)
     proxy = shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width))
     for margin in range(MAX_MARGIN + 1):
-        carry = noisy_carry(law, (radix ** (width + margin) - 1) // 2, proxy)
+        half = (radix ** (width + margin) - 1) // 2
+        carry = noisy_carry(law, half, proxy)
         if carry.upper() <= target:
-            return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry)
+            return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry,
+                             any_data=any_data_carry(clients * (radix**width - 1) // 2, half, proxy))
     return StagePlan(layers=layers, margin=None, radix=radix, carry=carry)
+
+
+ANY_DATA_METHOD = ("|S| <= K (rho^w - 1)/2 for any digits; P[|N| >= c - K (rho^w - 1)/2 + 1] <= "
+                   "2 exp(-u^2/(2 v)) (N v-subgaussian); 1 when the data alone reach the window")
+
+
+def any_data_carry(largest: int, half: int, proxy: Fraction) -> Certified:
+    """An upper bound on ``P[|S + N| > half]`` for any sum ``|S| ≤ largest`` (no digit prior)."""
+    room = half - largest
+    if room < 0:
+        return Certified("carry", Fraction(0), Fraction(1), Direction.UPPER, ANY_DATA_METHOD)
+    if proxy == 0:
+        return Certified.exact("carry", 0, ANY_DATA_METHOD)
+    ball = Certified.from_arb("carry", _tail(room + 1, proxy), Direction.UPPER, "")
+    return Certified("carry", Fraction(0), min(ball.high, Fraction(1)), Direction.UPPER, ANY_DATA_METHOD)
 
 
 def largest_gamma(radix: int, layers: int, clip: Fraction) -> Fraction:

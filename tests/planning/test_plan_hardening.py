@@ -201,3 +201,22 @@ def test_a_servers_name_the_file_system_refuses_is_one_line(tmp_path, servers):
     result = CliRunner().invoke(main, args)
     check_refusal(result, args)
     assert result.exit_code == 2 and "servers:" in result.stderr
+
+
+def test_a_layering_also_bounds_the_carry_for_any_data():
+    import math
+
+    p = itsa.plan(itsa.load_deployment("table1-psa"), time_limit=60)
+    top = p.encoding.stages[0]
+    sigma = float(p.noise.sigma_client)
+    v = 1000 * sigma**2 * (1 + 3**2)                         # 1000 shares in the stage's two layers
+    room = (3 ** (2 + top.margin) - 1) // 2 - 1000 * 4       # every client's symbol at its largest, 4
+    by_hand = 2 * math.exp(-((room + 1) ** 2) / (2 * v))
+    assert math.isclose(float(top.any_data.upper()), by_hand, rel_tol=1e-9)
+    assert top.any_data.upper() > top.carry.upper() and top.any_data.direction is Direction.UPPER
+    assert p.to_dict()["encoding"]["stages"][0]["carry_per_coordinate_any_data"]["direction"] == "upper bound"
+    small = itsa.plan(parse_deployment({
+        "clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"delta": "1e-6", "rounds": 150},
+        "noise": {"kind": "distributed", "sigma": "1/2"}, "encoding": {"radix": 3, "layers": 4, "stages": "4,3/2,1"},
+        "overflow": {"probability": "1/1000", "per": "coordinate"}}), time_limit=60)
+    assert small.encoding.stages[0].any_data.upper() == 1       # 4000 > 1093: the data alone wrap
