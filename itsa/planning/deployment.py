@@ -57,6 +57,12 @@ MAX_DIMENSION = 10**9
 MAX_WORD_BITS = 256
 #: Most rounds a deployment may name.
 MAX_ROUNDS = 10**7
+#: Most digits of the numerator or denominator of a number in a deployment (its exact arithmetic and its
+#: printed fractions stay small).
+MAX_DIGITS = 400
+#: The clip must lie in ``[2^-MAX_CLIP_EXPONENT, 2^MAX_CLIP_EXPONENT]`` (the scales tried are powers of two
+#: within ``2^±256``, so that ``γ S = 1`` is reachable).
+MAX_CLIP_EXPONENT = 128
 #: Largest file (bytes) read as a deployment.
 MAX_BYTES = 64 * 2**10
 
@@ -187,7 +193,10 @@ def _mapping(name: str, value, keys: set[str]) -> dict:
 
 
 def _number(name: str, value, **bounds) -> Fraction:
-    return fraction(name, value, error=_ERR, **bounds)
+    out = fraction(name, value, error=_ERR, **bounds)
+    if max(abs(out.numerator), out.denominator) >= 10**MAX_DIGITS:
+        raise _ERR(f"{name}: must be a fraction of at most {MAX_DIGITS}-digit whole numbers, not {excerpt(value)}")
+    return out
 
 
 def _privacy(raw) -> Privacy:
@@ -266,6 +275,8 @@ def _servers(raw) -> str | None:
         return None
     if not isinstance(raw, str) or not raw.strip():
         raise _ERR(f"servers: must be the name of a shipped instance or a path, not {excerpt(raw)}")
+    if len(raw) > MAX_PATH or not raw.isprintable():
+        raise _ERR(f"servers: must be a name or path of at most {MAX_PATH} printable characters, not {excerpt(raw)}")
     return raw.strip()
 
 
@@ -279,6 +290,28 @@ def _check_digits(clip: Fraction, encoding: Encoding) -> None:
     if top > capacity:
         raise _ERR(f"encoding.gamma: round(gamma S) = {top} does not fit {encoding.layers} balanced "
                    f"radix-{encoding.radix} digits (at most {capacity})")
+
+
+def _clip(raw) -> Fraction:
+    value = _number("clip", raw, low=0)
+    if not Fraction(1, 2**MAX_CLIP_EXPONENT) <= value <= 2**MAX_CLIP_EXPONENT:
+        raise _ERR(f"clip: must lie in [2^-{MAX_CLIP_EXPONENT}, 2^{MAX_CLIP_EXPONENT}] (the scale gamma is a power "
+                   f"of two with gamma S >= 1), not {excerpt(raw)}")
+    return value
+
+
+#: Longest ``servers`` name or path.
+MAX_PATH = 1024
+#: Longest name a deployment may give itself (it heads every plan).
+MAX_NAME = 200
+
+
+def _name(raw) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise _ERR(f"name: must be a text, not {excerpt(raw)}")
+    if len(raw) > MAX_NAME or not raw.isprintable():
+        raise _ERR(f"name: must be one line of at most {MAX_NAME} printable characters, not {excerpt(raw)}")
+    return raw
 
 
 def _dropout(raw) -> Fraction:
@@ -299,10 +332,8 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     if privacy.epsilon is None and noise.sigma is None:
         raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
     overflow, per = _overflow(d.get("overflow"))
-    name = d.get("name", default_name)
-    if not isinstance(name, str):
-        raise _ERR(f"name: must be a text, not {excerpt(name)}")
-    clip, encoding = _number("clip", d["clip"], low=0), _encoding(d.get("encoding"))
+    name = _name(d["name"]) if "name" in d else default_name
+    clip, encoding = _clip(d["clip"]), _encoding(d.get("encoding"))
     _check_digits(clip, encoding)
     return Deployment(clients=clients,
                       dimension=whole_number("dimension", d["dimension"], minimum=1, maximum=MAX_DIMENSION, error=_ERR),
@@ -327,6 +358,13 @@ def load_deployment(path: str | Path) -> Deployment:
     except InvalidDeployment as exc:
         raise InvalidDeployment(f"{path}: {exc}") from None
     servers = deployment.servers
-    if servers is not None and not Path(servers).is_absolute() and (path.parent / servers).is_file():
+    if servers is not None and not Path(servers).is_absolute() and _is_file(path.parent / servers):
         deployment = replace(deployment, servers=str(path.parent / servers))   # a path beside the deployment file
     return deployment
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:              # a name too long for the file system: not a file beside the deployment
+        return False

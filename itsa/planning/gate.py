@@ -5,7 +5,8 @@ score is flagged; a client at 0 points is skipped from then on (the budget
 never refills). An honest client flagged independently with probability
 ``p`` in each of ``T`` rounds is shut out within the rounds exactly when it is
 flagged at least ``B`` times: ``P = P[Binomial(T, p) ≥ B]``, an exact
-Fraction (certified in ball arithmetic past :data:`MAX_EXACT_BITS`). An
+Fraction (past :data:`MAX_EXACT_BITS`, the regularized incomplete beta function
+``I_p(B, T − B + 1)``, its closed form, certified in ball arithmetic). An
 offender flagged every round spends its last point in round ``B`` and is
 excluded from round ``B + 1`` on.
 
@@ -24,16 +25,15 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
-
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 
 __all__ = ["GatePlan", "shut_out_probability", "size_gate", "MAX_EXACT_BITS"]
 
-#: Largest estimated size (bits) of the exact binomial sum; beyond, it is certified in ball arithmetic.
-MAX_EXACT_BITS = 2**20
+#: Largest estimated size (bits) of the exact binomial sum; beyond, it is certified in ball arithmetic (the
+#: exact sum's cost grows with the budget times the square of this size: at 2^20 bits it took minutes).
+MAX_EXACT_BITS = 2**14
 
 
 def shut_out_probability(*, budget: int, rounds: int, flag_rate: Fraction) -> Certified:
@@ -47,18 +47,28 @@ def shut_out_probability(*, budget: int, rounds: int, flag_rate: Fraction) -> Ce
         q = 1 - flag_rate
         below = sum(math.comb(rounds, k) * flag_rate**k * q ** (rounds - k) for k in range(budget))
         return Certified.exact("shut_out_probability", 1 - below, "1 - sum_(k<B) C(T,k) p^k (1-p)^(T-k), exact")
-    with precision(256):
-        p_arb = to_arb(flag_rate)
-        q_arb = 1 - p_arb
-        below_arb = flint.arb(0)
-        for k in range(budget):
-            log_term = (flint.arb(rounds + 1).lgamma() - flint.arb(k + 1).lgamma() - flint.arb(rounds - k + 1).lgamma()
-                        + k * p_arb.log() + (rounds - k) * q_arb.log())
-            below_arb += log_term.exp()
-        ball = 1 - below_arb
+    ball = _beta_tail(budget, rounds, flag_rate)
+    if ball is None:
+        return Certified("shut_out_probability", Fraction(0), Fraction(1), Direction.ENCLOSURE,
+                         "P[Binomial(T, p) >= B] in [0, 1]: the incomplete beta function did not converge")
     c = Certified.from_arb("shut_out_probability", ball, Direction.ENCLOSURE,
-                           "1 - sum_(k<B) C(T,k) p^k (1-p)^(T-k), ball arithmetic")
+                           "I_p(B, T - B + 1), the regularized incomplete beta function (= P[Binomial(T, p) >= B]), "
+                           "ball arithmetic")
     return Certified(c.name, max(c.low, Fraction(0)), min(c.high, Fraction(1)), c.direction, c.method)
+
+
+def _beta_tail(budget: int, rounds: int, flag_rate: Fraction):
+    """``P[Binomial(T, p) ≥ B] = I_p(B, T − B + 1)`` as a finite ball (``1 − I_(1−p)(T − B + 1, B)`` for
+    ``p > 1/2``), at rising precision; ``None`` when no precision tried gives a finite one."""
+    for bits in (256, 1024, 4096):
+        with precision(bits):
+            if flag_rate <= Fraction(1, 2):
+                ball = to_arb(flag_rate).beta_lower(budget, rounds - budget + 1, regularized=True)
+            else:
+                ball = 1 - to_arb(1 - flag_rate).beta_lower(rounds - budget + 1, budget, regularized=True)
+        if ball.is_finite():
+            return ball
+    return None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

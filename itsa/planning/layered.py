@@ -39,13 +39,15 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 
-__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
+__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
 
 #: The most margin digits a stage may take before the plan calls the layering infeasible.
 MAX_MARGIN = 40
 #: Multiples of the noise's standard deviation tried as the split point ``t``.
 SPLIT_GRID = tuple(k / 4 for k in range(0, 81))
 
+#: The premise of every carry bound of a layering (the data's digits are not certified to follow it).
+DIGIT_PRIOR = "the layers' digits are uniform and independent (the modular part's prior; the clip does not imply it)"
 CARRY_METHOD = ("P[|S| > c - t] (the modular part's law of the noise-free sum, uniform digits) + "
                 "P[|N| >= t + 1] <= 2 exp(-(t+1)^2/(2 v)) (N v-subgaussian)")
 
@@ -82,6 +84,8 @@ class StagePlan:
     margin: int | None
     radix: int
     carry: Certified
+    #: the carry bound for any data (no digit prior): every client's symbol at its largest, ``(ρ^w − 1)/2``
+    any_data: Certified | None = None
 
     @property
     def width(self) -> int:
@@ -97,14 +101,16 @@ class StagePlan:
     def to_dict(self) -> dict:
         return {"layers": list(self.layers), "margin": self.margin,
                 "modulus": None if self.modulus is None else str(self.modulus),
-                "carry_per_coordinate": self.carry.to_dict()}
+                "carry_per_coordinate": self.carry.to_dict(),
+                "carry_per_coordinate_any_data": None if self.any_data is None else self.any_data.to_dict()}
 
     def text(self) -> str:
         where = ",".join(map(str, self.layers))
         if self.margin is None:
             return f"layers {where}: no margin up to {MAX_MARGIN} meets the target"
+        worst = "" if self.any_data is None else f" ({self.any_data.decimal(4)} for any data)"
         return (f"layers {where}: margin {self.margin}, modulus {self.radix}^{self.width + self.margin}, carry <= "
-                f"{self.carry.decimal(4)} per coordinate")
+                f"{self.carry.decimal(4)} per coordinate{worst}")
 
 
 def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale: Fraction, shares: int,
@@ -116,10 +122,27 @@ def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale
     law = sum_law(DigitLaw.uniform(radix, width), clients, arithmetic=arithmetic, deadline=deadline)
     proxy = shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width))
     for margin in range(MAX_MARGIN + 1):
-        carry = noisy_carry(law, (radix ** (width + margin) - 1) // 2, proxy)
+        half = (radix ** (width + margin) - 1) // 2
+        carry = noisy_carry(law, half, proxy)
         if carry.upper() <= target:
-            return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry)
+            return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry,
+                             any_data=any_data_carry(clients * (radix**width - 1) // 2, half, proxy))
     return StagePlan(layers=layers, margin=None, radix=radix, carry=carry)
+
+
+ANY_DATA_METHOD = ("|S| <= K (rho^w - 1)/2 for any digits; P[|N| >= c - K (rho^w - 1)/2 + 1] <= "
+                   "2 exp(-u^2/(2 v)) (N v-subgaussian); 1 when the data alone reach the window")
+
+
+def any_data_carry(largest: int, half: int, proxy: Fraction) -> Certified:
+    """An upper bound on ``P[|S + N| > half]`` for any sum ``|S| ≤ largest`` (no digit prior)."""
+    room = half - largest
+    if room < 0:
+        return Certified("carry", Fraction(0), Fraction(1), Direction.UPPER, ANY_DATA_METHOD)
+    if proxy == 0:
+        return Certified.exact("carry", 0, ANY_DATA_METHOD)
+    ball = Certified.from_arb("carry", _tail(room + 1, proxy), Direction.UPPER, "")
+    return Certified("carry", Fraction(0), min(ball.high, Fraction(1)), Direction.UPPER, ANY_DATA_METHOD)
 
 
 def largest_gamma(radix: int, layers: int, clip: Fraction) -> Fraction:
@@ -168,7 +191,7 @@ class LayeredEncodingPlan(Displayable):
         return ([("scale gamma", f"{frac(self.gamma)} (exact; {self.chosen})"),
                  ("quantization", f"each coordinate of the released mean off by at most "
                                   f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
-                 ("digit prior", "uniform digits in every layer (the modular part's exact margins)")]
+                 ("digit prior", f"{DIGIT_PRIOR}: every carry and wrap bound below holds under it")]
                 + [(f"stage {i + 1}", s.text()) for i, s in enumerate(self.stages)]
                 + [("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
                                         f"({self.wrap_probability.direction}; target "
@@ -220,8 +243,9 @@ def layered_encoding(deployment, share_scale: Fraction, deadline=None):
     total = sum((s.carry.upper() for s in stages), Fraction(0))
     wrap = (min(Fraction(1), d * total) if per_round else max(s.carry.upper() for s in stages))
     enc = LayeredEncodingPlan(gamma=gamma, radix=radix, layers=layers, stages=stages, flat=flat,
-                              wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.UPPER,
-                                                         CARRY_METHOD + "; union bound over the stages and coordinates"),
+                              wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.CONDITIONAL,
+                                                         f"{CARRY_METHOD}; union bound over the stages and "
+                                                         f"coordinates; premise: {DIGIT_PRIOR}"),
                               overflow_target=deployment.overflow, per=str(deployment.overflow_per), chosen=how,
                               stage_target=target)
     payload = PayloadPlan(bits_per_coordinate=bits(sum(s.digits() for s in stages), radix), dimension=d,

@@ -79,16 +79,21 @@ class Verdict(Displayable):
     feasible: bool
     reasons: tuple[str, ...] = ()
     fixes: dict = field(default_factory=dict)
+    #: what the verdict assumes beyond the file (a layering's wrap bound: the digit prior)
+    premises: tuple[str, ...] = ()
 
     def headline(self) -> str:
-        return "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
+        text = "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
+        return text + "".join(f" (if {p})" for p in self.premises)
 
     def rows(self) -> list[tuple[str, str]]:
         return [("verdict", "feasible" if self.feasible else "infeasible")] + [
-            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()]
+            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()] + [
+            ("premise", f"the wrap bound holds if {p}") for p in self.premises]
 
     def to_dict(self) -> dict:
         return {"verdict": "feasible" if self.feasible else "infeasible", "reasons": list(self.reasons),
+                "premises": list(self.premises),
                 "fixes": {k: {kk: vv for kk, vv in v.items()} for k, v in self.fixes.items()}}
 
 
@@ -180,6 +185,11 @@ FINEST = ("the largest power of two whose certified wrap probability meets the o
           "calibrated at it")
 
 
+#: How γ is chosen when the file's σ misses the target ε at every scale (ε only grows with γ).
+NOT_PRIVATE = ("the file's sigma misses the target epsilon even at the smallest scale (epsilon grows with gamma): "
+               "the smallest with gamma S >= 1")
+
+
 class _Sizer:
     """The γ, σ and word search of one deployment (the file's choices, the rest chosen)."""
 
@@ -238,6 +248,8 @@ class _Sizer:
             return all_[0], ("no power of two fits the word (K floor(gamma S + 1/2) reaches 2^(b-1) at "
                              "gamma S = 1): the smallest with gamma S >= 1")
         base = fitting[0]
+        if not self.private_enough(base):
+            return base, NOT_PRIVATE
         for gamma in reversed(fitting):
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if _wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
@@ -249,6 +261,8 @@ class _Sizer:
     def _coarsest_accurate(self) -> tuple[Fraction, str]:
         cands = gamma_candidates(self.d.clip, self.d.clients, None)
         base = cands[0]
+        if not self.private_enough(base):
+            return base, NOT_PRIVATE
         for gamma in cands:
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if (self.quantization_ok(gamma, self.estimate(gamma, base)) and self.quantization_ok(gamma, self.sigma(gamma))
@@ -268,7 +282,9 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verd
             reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the "
                            f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
                            "most tried)")
-        return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
+        from itsa.planning.layered import DIGIT_PRIOR
+
+        return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes, premises=(DIGIT_PRIOR,))
     if not noise.meets_target:
         sigma = calibrated_sigma(d, enc.gamma)
         reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
@@ -320,12 +336,24 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
                               noise_variance=_noise_variance(deployment, noise.sigma_client),
                               survivors=deployment.survivors)
 
+    rule = _as_the_rule_runs(deployment)
+
     def assess(g: Fraction, s: Fraction):
-        return epsilon_at(deployment, g, s).epsilon, _wrap(deployment, bits, g, s)
+        return epsilon_at(rule, g, s).epsilon, _wrap(rule, bits, g, s)
 
     heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=size_gate(deployment), verdict=_verdict(deployment, sizer, noise, enc))
+
+
+def _as_the_rule_runs(deployment: Deployment) -> Deployment:
+    """The deployment as the k-standard-deviations rule runs it: a share of its σ from every client
+    (distributed noise, whatever the file says), so that its pick is assessed as the mechanism it is."""
+    from dataclasses import replace
+
+    from itsa.planning.deployment import Noise
+
+    return replace(deployment, noise=Noise(NoiseKind.DISTRIBUTED))
 
 
 def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,
@@ -383,6 +411,9 @@ def _servers(servers: str | None) -> str | None:
     from itsa.examples import resolve
     from itsa.model.io import load_instance
 
-    found = resolve(servers)
-    load_instance(found)
+    try:
+        found = resolve(servers)
+        load_instance(found)
+    except OSError as exc:          # a name the file system refuses (too long, ...): one line
+        raise InvalidDeployment(f"servers: cannot read {servers[:60]!r}: {exc.strerror or exc}") from None
     return str(found)

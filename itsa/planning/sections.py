@@ -74,6 +74,12 @@ class PayloadPlan(Displayable):
                 else self.flat_bits_per_coordinate.to_dict(), "note": self.note}
 
 
+#: What the key-rate model's security covers (docs/model.md, constraint (7)), said beside the key material.
+KEY_SECURITY = ("each single server, with the users of any one of the instance's collusion sets, learns nothing "
+                "beyond the sum about its security sets' inputs; servers pooling their views, and dropouts, are "
+                "outside the model")
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class KeysPlan(Displayable):
     """The settled key rate of the servers' instance and the source key per round at this payload."""
@@ -104,7 +110,7 @@ class KeysPlan(Displayable):
                                                               "per round; for the instance's users)")]
         if self.rate_high != self.rate_low:
             rows.append(("source key per round, verified scheme", self._key(self.rate_high)))
-        return rows
+        return rows + [("key security", KEY_SECURITY)]
 
     def to_dict(self) -> dict:
         return {"instance": self.instance, "verdict": self.verdict, "rate": frac(self.rate_low),
@@ -112,7 +118,7 @@ class KeysPlan(Displayable):
                 "key_bits_per_round": frac(self.rate_low * self.bits_per_round.upper()),
                 "key_bits_per_round_upper": None if self.rate_high is None
                 else frac(self.rate_high * self.bits_per_round.upper()),
-                "method": "R* (itsa solve) x bits per client per round"}
+                "method": "R* (itsa solve) x bits per client per round", "security": KEY_SECURITY}
 
 
 def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None,
@@ -202,7 +208,8 @@ class HeuristicPlan(Displayable):
                 ("heuristic wrap probability", f"{self.wrap_probability.decimal(6)} ({self.wrap_probability.direction})")]
 
     def to_dict(self) -> dict:
-        return {"computed": True, "config": self.config.to_dict(), "reason": self.reason,
+        return {"computed": True, "config": None if self.config is None else self.config.to_dict(),
+                "reason": self.reason,
                 "epsilon": None if self.epsilon is None else self.epsilon.to_dict(),
                 "wrap_probability": None if self.wrap_probability is None else self.wrap_probability.to_dict()}
 
@@ -229,6 +236,10 @@ def size_heuristic(deployment, word_bits: int, noise_multiplier: Fraction, asses
     module = heuristic_module()
     if module is None:
         return None
+    if word_bits > module.MAX_WORD_BITS:
+        return HeuristicPlan(config=None, epsilon=None, wrap_probability=None,
+                             reason=f"the rule is not evaluated above a {module.MAX_WORD_BITS}-bit word, not "
+                                    f"{word_bits} bits")
     config = module.tff_rule(deployment.clients, deployment.dimension, deployment.clip, word_bits, noise_multiplier)
     if config.refusal is not None:
         return HeuristicPlan(config=config, epsilon=None, wrap_probability=None,

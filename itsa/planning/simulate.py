@@ -318,7 +318,10 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         _round(rng, setup, kind, seed, t, tally)
         report("round", done=t + 1, total=rounds)
     trials = rounds * setup.dimension
-    layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i])
+    from itsa.planning.layered import DIGIT_PRIOR
+
+    premise = None if setup.radix is None else DIGIT_PRIOR
+    layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i], premise)
                    for i, m in enumerate(setup.moduli))
     squares = np.concatenate(tally.squares)
     return Simulation(setup=setup, rounds=rounds, seed=seed, updates=kind, layers=layers,

@@ -217,6 +217,8 @@ class LayerRate:
     rounds_hit: int
     rounds: int
     certified: Fraction | None = None
+    #: what the bound assumes (a layering's: the digit prior), None for a premise-free bound
+    premise: str | None = None
 
     @property
     def rate(self) -> Fraction:
@@ -240,7 +242,8 @@ class LayerRate:
         out = (f"{self.wraps}/{self.trials} = {safe_decimal(self.rate, 4)} +- "
                f"{safe_decimal(self.standard_error, 2)} (empirical); {self.rounds_hit}/{self.rounds} rounds")
         if self.certified is not None:
-            out += f"; certified <= {safe_decimal(self.certified, 4)} ({'consistent' if self.consistent else 'EXCEEDED'})"
+            kind = "certified" if self.premise is None else "bound under the digit prior"
+            out += f"; {kind} <= {safe_decimal(self.certified, 4)} ({'consistent' if self.consistent else 'EXCEEDED'})"
         return out
 
     def to_dict(self) -> dict:
@@ -249,7 +252,7 @@ class LayerRate:
                 "standard_error": safe_decimal(self.standard_error, 4), "rounds_hit": self.rounds_hit,
                 "rounds": self.rounds, "certified": None if self.certified is None else fraction_text(self.certified),
                 "certified_decimal": None if self.certified is None else safe_decimal(self.certified, 6, up=True),
-                "consistent": self.consistent}
+                "consistent": self.consistent, "premise": self.premise}
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
