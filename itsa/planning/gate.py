@@ -97,6 +97,32 @@ class GatePlan(Displayable):
         """Clients the plan's survivors' count lets go per round (dropped or excluded): ``K − K_eff``."""
         return self.clients - self.survivors
 
+    @property
+    def breaks_allowance(self) -> bool:
+        """Whether the honest clients expected to be shut out (at the interval's low end) exceed the allowance.
+
+        Then the survivors' count the ε holds for is expected to fail before
+        the last round: the verdict is infeasible.
+        """
+        return self.clients * self.shut_out.lower() > self.allowance
+
+    def smallest_budget(self) -> int:
+        """The smallest budget whose expected honest shut-outs (at the safe end) fit the allowance.
+
+        ``rounds + 1`` always does (no honest client can lose more points
+        than there are rounds); the search is a bisection, as the shut-out
+        probability falls as the budget grows.
+        """
+        low, high = self.budget, self.rounds + 1
+        while low < high:
+            mid = (low + high) // 2
+            p = shut_out_probability(budget=mid, rounds=self.rounds, flag_rate=self.flag_rate)
+            if self.clients * p.upper() <= self.allowance:
+                high = mid
+            else:
+                low = mid + 1
+        return low
+
     def headline(self) -> str:
         return (f"budget {self.budget}: an honest client flagged at rate {frac(self.flag_rate)} is shut out within "
                 f"{self.rounds} rounds with probability {self.shut_out.decimal(6)}")

@@ -272,9 +272,22 @@ class _Sizer:
         return cands[-1], "no power of two makes the rounding error small beside the noise: the largest tried"
 
 
-def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc) -> Verdict:
+def _gate_reasons(gate, reasons: list[str], fixes: dict) -> None:
+    """An admission gate expected to shut out more honest clients than the dropout allowance breaks the plan."""
+    if gate is None or not gate.breaks_allowance:
+        return
+    reasons.append(f"the gate is expected to shut out {safe_decimal(gate.clients * gate.shut_out.lower(), 6, up=False)} "
+                   f"honest clients by round {gate.rounds}, more than the dropout allowance of {gate.allowance}: "
+                   f"fewer than the {gate.survivors} survivors the epsilon holds for would remain")
+    budget = gate.smallest_budget()
+    fixes["gate_budget"] = {"budget": budget, "text": f"a trust budget of {budget} points (at flag rate "
+                            f"{frac(gate.flag_rate)}) keeps the expected shut-outs within the allowance"}
+
+
+def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None) -> Verdict:
     reasons: list[str] = []
     fixes: dict = {}
+    _gate_reasons(gate, reasons, fixes)
     if d.encoding.layered:
         if not noise.meets_target:
             reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
@@ -343,7 +356,8 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
 
     heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=heuristic, gate=size_gate(deployment), verdict=_verdict(deployment, sizer, noise, enc))
+                heuristic=heuristic, gate=(gate := size_gate(deployment)),
+                verdict=_verdict(deployment, sizer, noise, enc, gate))
 
 
 def _as_the_rule_runs(deployment: Deployment) -> Deployment:
@@ -373,7 +387,8 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
                               noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
                               survivors=deployment.survivors)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=None, gate=size_gate(deployment), verdict=_verdict(deployment, None, noise, enc))
+                heuristic=None, gate=(gate := size_gate(deployment)),
+                verdict=_verdict(deployment, None, noise, enc, gate))
 
 
 def check_report_path(path) -> None:

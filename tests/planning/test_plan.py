@@ -164,6 +164,22 @@ def test_gate_by_hand():
     assert p.gate.earliest_exclusion == 4 and p.gate.shut_out.value() == 1 - below
 
 
+def test_a_gate_that_shuts_out_more_than_the_dropout_allows_makes_the_plan_infeasible():
+    """Budget 3 at flag rate 1/3 over 30 rounds shuts out nearly every honest client; dropout 1/10 allows 10 of 100."""
+    over = dict(dropout="1/10", noise={"kind": "central", "sigma": 1028},
+                privacy={"epsilon": 100, "delta": "1e-6", "rounds": 30})
+    p = _plan(gate={"budget": 3, "flag_rate": "1/3"}, **over)
+    assert not p.verdict.feasible and any("gate" in r for r in p.verdict.reasons)
+    fix = p.verdict.fixes["gate_budget"]["budget"]
+
+    def expected(budget):       # K P[Binomial(30, 1/3) >= budget], exactly
+        return 100 * sum(math.comb(30, k) * Fraction(1, 3) ** k * Fraction(2, 3) ** (30 - k) for k in range(budget, 31))
+    assert expected(fix) <= 10 < expected(fix - 1)
+    fixed = _plan(gate={"budget": fix, "flag_rate": "1/3"}, **over)
+    assert fixed.verdict.feasible and "gate_budget" not in fixed.verdict.fixes
+    assert _plan(gate={"budget": 3, "flag_rate": "1/1000"}, **over).verdict.feasible
+
+
 def test_gate_in_ball_arithmetic_encloses_the_exact_value(monkeypatch):
     import itsa.planning.gate as gate
 
