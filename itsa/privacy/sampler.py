@@ -421,12 +421,12 @@ def noise(sigma, count: int, seed: int | str, engine: SamplerEngine | str = Samp
         Called with progress events of the exact engine.
     """
     whole_number("shown", shown, minimum=0)
-    if isinstance(seed, int) and not isinstance(seed, bool):
-        seed = str(whole_number("seed", seed, minimum=0))
+    key = str(whole_number("seed", seed, minimum=0)) if isinstance(seed, int) and not isinstance(seed, bool) else seed
     if expected is None:
-        result = draw(sigma, count, seed, engine, time_limit=time_limit, progress=progress)
+        result = draw(sigma, count, key, engine, time_limit=time_limit, progress=progress)  # type: ignore[arg-type]
     else:
-        result = verify(expected, sigma, count, seed, engine, time_limit=time_limit, progress=progress)
+        result = verify(expected, sigma, count, key, engine, time_limit=time_limit,  # type: ignore[arg-type]
+                        progress=progress)
     return replace(result, verified=expected is not None, shown=shown)
 
 
