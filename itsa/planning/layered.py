@@ -193,11 +193,12 @@ class LayeredEncodingPlan(Displayable):
                                   f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
                  ("digit prior", f"{DIGIT_PRIOR}: every carry and wrap bound below holds under it")]
                 + [(f"stage {i + 1}", s.text()) for i, s in enumerate(self.stages)]
-                + [("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
+                + [("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per}"
+                                        f"{' of one stage' if self.per == 'coordinate' else ''} "
                                         f"({self.wrap_probability.direction}; target "
                                         f"{safe_decimal(self.overflow_target, 6)}; each stage's "
                                         f"{safe_decimal(self.stage_target, 6)} per coordinate)"),
-                   ("wrap method", CARRY_METHOD + "; union bound over the stages and coordinates")])
+                   ("wrap method", str(self.wrap_probability.method))])
 
     def to_dict(self) -> dict:
         return {"kind": "layered", "gamma": frac(self.gamma), "radix": self.radix, "layers": self.layers,
@@ -242,10 +243,11 @@ def layered_encoding(deployment, share_scale: Fraction, deadline=None):
     flat = tuple(stage(tuple(range(layers, min(s) - 1, -1))) for s in schedule)
     total = sum((s.carry.upper() for s in stages), Fraction(0))
     wrap = (min(Fraction(1), d * total) if per_round else max(s.carry.upper() for s in stages))
+    how_wrap = ("union bound over the stages and coordinates" if per_round
+                else "the largest stage's bound (the target is per coordinate of one stage)")
     enc = LayeredEncodingPlan(gamma=gamma, radix=radix, layers=layers, stages=stages, flat=flat,
                               wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.CONDITIONAL,
-                                                         f"{CARRY_METHOD}; union bound over the stages and "
-                                                         f"coordinates; premise: {DIGIT_PRIOR}"),
+                                                         f"{CARRY_METHOD}; {how_wrap}; premise: {DIGIT_PRIOR}"),
                               overflow_target=deployment.overflow, per=str(deployment.overflow_per), chosen=how,
                               stage_target=target)
     payload = PayloadPlan(bits_per_coordinate=bits(sum(s.digits() for s in stages), radix), dimension=d,
