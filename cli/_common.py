@@ -147,6 +147,8 @@ class Seconds(click.FloatRange):
         seconds = super().convert(value, param, ctx)
         if seconds != seconds:
             self.fail(f"{value!r} is not a number of seconds >= 0", param, ctx)
+        if seconds == 0 and isinstance(value, str) and any(c in "123456789" for c in value.lower().split("e")[0]):
+            self.fail(f"{value!r} is too small a number of seconds (0 means no limit: give 0 for that)", param, ctx)
         return seconds
 
 

@@ -132,3 +132,18 @@ def test_time_limit_nan_is_one_line(verb, workdir):
                          text=True, timeout=120)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "'nan' is not a number of seconds" in out.stderr
+
+
+@pytest.mark.parametrize("given", ["1e-400", "5e-1000"])
+def test_a_time_limit_too_small_for_a_float_is_refused_not_read_as_no_limit(given, workdir):
+    """``float("1e-400")`` is 0, which means no limit: a positive limit that rounds to it is refused instead."""
+    out = subprocess.run(installed_itsa() + ["plan", "k1000", "--time-limit", given], cwd=workdir,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "too small a number of seconds" in out.stderr
+
+
+def test_a_time_limit_of_zero_written_any_way_means_none():
+    from itsa_cli._common import SECONDS
+
+    assert SECONDS.convert("0e5", None, None) == 0 == SECONDS.convert("0.000", None, None)
