@@ -277,3 +277,17 @@ def test_the_heuristic_is_the_rules_pick_assessed_with_the_plans_own_bounds():
     assert p.heuristic.wrap_probability == _wrap(d, 32, scale, sigma)
     assert p.heuristic.wrap_probability.upper() <= 1 and p.heuristic.epsilon.upper() > 0
     assert p.to_dict()["heuristic"]["computed"] is True
+
+
+@pytest.mark.parametrize("per", ["round", "coordinate"])
+def test_a_layerings_wrap_says_how_its_stages_combine(per):
+    """Per round: a union over stages and coordinates (their sum); per coordinate: the largest stage's bound."""
+    p = itsa.plan(parse_deployment({**PSA, "clients": 100, "dimension": 4,
+                                    "overflow": {"probability": "1e-3", "per": per}}))
+    stages = [s.carry.upper() for s in p.encoding.stages]
+    method = str(p.encoding.wrap_probability.method)
+    if per == "round":
+        assert "union bound" in method and p.encoding.wrap_probability.upper() == min(1, 4 * sum(stages))
+    else:
+        assert "union" not in method and "largest stage" in method
+        assert p.encoding.wrap_probability.upper() == max(stages)
