@@ -42,7 +42,7 @@ from itsa._util.display import Displayable
 from itsa._util.files import read_text
 from itsa._util.plain import frac
 from itsa._util.safe_yaml import load_yaml
-from itsa.exceptions import InvalidDeployment, excerpt
+from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 
 __all__ = ["Adjacency", "NoiseKind", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
            "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
@@ -67,6 +67,19 @@ MAX_CLIP_EXPONENT = 128
 MAX_BYTES = 64 * 2**10
 
 _ERR = InvalidDeployment
+
+
+def survivors_under(clients: int, dropout) -> int:
+    """The fewest clients left when a fraction ``dropout`` may drop out: ``K − ⌊dropout·K⌋`` (at least 1).
+
+    >>> survivors_under(1000, "1/10")
+    900
+    """
+    whole_number("clients", clients, minimum=1)
+    q = fraction("dropout", dropout, low=0, high=1, closed=True)
+    if q == 1:
+        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+    return max(1, clients - math.floor(q * clients))
 
 
 class Adjacency(StrEnum):
@@ -150,8 +163,8 @@ class Deployment(Displayable):
 
     @property
     def survivors(self) -> int:
-        """The fewest clients whose updates (and noise shares) arrive: ``⌈(1 − dropout) K⌉``."""
-        return math.ceil((1 - self.dropout) * self.clients)
+        """The fewest clients whose updates (and noise shares) arrive: ``⌈(1 − dropout) K⌉`` (:func:`survivors_under`)."""
+        return survivors_under(self.clients, self.dropout)
 
     def headline(self) -> str:
         return (f"{self.name}: K = {self.clients} (at least {self.survivors} survive), d = {self.dimension}, "

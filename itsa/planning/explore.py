@@ -203,7 +203,6 @@ def _itsa_point(p) -> tuple[Certified, Certified, Certified]:
 def _parameters(plan, quantity):
     """The rule's inputs from the plan: its word, the deployment's targets and accounting."""
     from itsa.planning.deployment import Overflow
-    from itsa.planning.heuristic import Adjacency
     from itsa.planning.sweep import Quantity, SweepParameters
 
     d = plan.deployment
@@ -216,7 +215,7 @@ def _parameters(plan, quantity):
                            else target, delta=d.privacy.delta, rounds=d.privacy.rounds, dropout=d.dropout,
                            overflow=overflow if overflow < 1 else None,
                            noise_multiplier=plan.noise.noise_multiplier.value() if target is None else None,
-                           adjacency=Adjacency(str(d.adjacency)))
+                           adjacency=d.adjacency)
 
 
 def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,

@@ -39,6 +39,7 @@ from itsa._util.certified import Certified, Direction, exact_text, fraction_text
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
+from itsa.planning.deployment import Adjacency, survivors_under
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
            "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS"]
@@ -67,13 +68,6 @@ class Rotation(StrEnum):
 CERTIFIED_FLATNESS = {Rotation.HD: Fraction(1), Rotation.DFT: Fraction(2)}
 
 
-class Adjacency(StrEnum):
-    """Neighbouring datasets: one client added or removed, or one client's update replaced."""
-
-    ADD_REMOVE = "add-remove"
-    REPLACE_ONE = "replace-one"
-
-
 def stddevs_for(modclip_prob) -> float:
     """``k = √2·erfcinv(p)``: the Gaussian's two-sided ``k`` with ``P(|N| > k) = p`` (a float, as the rule has it).
 
@@ -96,19 +90,6 @@ def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) ->
     if choice("rotation", rotation, Rotation) is Rotation.HD:
         return 1 << (d - 1).bit_length()
     return 2 * math.ceil(d / 2)
-
-
-def survivors_under(clients: int, dropout) -> int:
-    """The fewest clients left when a fraction ``dropout`` may drop out: ``K − ⌊dropout·K⌋`` (at least 1).
-
-    >>> survivors_under(1000, "1/10")
-    900
-    """
-    whole_number("clients", clients, minimum=1)
-    q = fraction("dropout", dropout, low=0, high=1, closed=True)
-    if q == 1:
-        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
-    return max(1, clients - math.floor(q * clients))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -173,7 +173,9 @@ class SimulationSetup:
 
     @property
     def survivors(self) -> int:
-        return self.clients - math.floor(self.dropout * self.clients)
+        from itsa.planning.deployment import survivors_under
+
+        return survivors_under(self.clients, self.dropout)
 
     @property
     def noise_shares(self) -> int:
