@@ -5,6 +5,7 @@ import click
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryChoice, LibraryConstant, LibraryDefault, itsa_errors, note, show, warn
+from ._paths import RECORD_FILE
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 DELTA = click.option("--delta", default=LibraryConstant("itsa.privacy", "DEFAULT_DELTA"), show_default=True,
@@ -174,7 +175,7 @@ MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "dat
               help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")
 @click.option("--no-noise", is_flag=True, help="Release the exact weighted sum without noise: NOT private "
               "(refused with --seed, --seed-file, ITSA_SEED, --engine, --conversion and --delta).")
-@click.option("--record", "record_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--record", "record_path", type=RECORD_FILE, default=None,
               help="Write the audit record (seed, salt, noise, noiseless sum: SECRET) to this new file, mode 0600.")
 @click.option("--verify", "verify_path", type=click.Path(dir_okay=False), default=None, metavar="RECORD",
               help="Check an audit record instead of releasing (with UPDATES: also rerun the release on them). "

@@ -43,18 +43,16 @@ False
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
 import re
 import secrets
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import fraction_text
-from itsa._util.files import read_text
+from itsa._util.files import check_output_file, read_text, write_new
 from itsa.exceptions import InvalidInput, InvalidOption, InvalidOutputPath, excerpt
 
 __all__ = ["SCHEME", "RECORD_KIND", "RECORD_VERSION", "SECRET_NOTE", "new_seed", "new_salt", "check_salt",
@@ -162,81 +160,38 @@ def commit(fields: dict) -> str:
 
 
 def check_record_path(path) -> Path:
-    """A new file to write the record to, checked before any work: its folder exists, the file does not."""
-    p = Path(path)
+    """A new file to write the record to, checked before any work: the name is free and its folder writable.
+
+    The checks of every file itsa writes (:func:`itsa._util.files.check_output_file`),
+    and one more: the name must not exist at all.
+    """
     if not os.fspath(path).strip():
         raise InvalidOutputPath("--record: the path is empty")
-    if p.exists() or p.is_symlink():
-        raise _exists(path)
-    if not p.parent.is_dir():
-        raise InvalidOutputPath(f"{path}: the folder {os.fspath(p.parent)!r} does not exist")
-    if not os.access(p.parent, os.W_OK):
-        raise InvalidOutputPath(f"{path}: the folder {os.fspath(p.parent)!r} is not writable")
-    return p
+    p = Path(path)
+    with contextlib.suppress(OSError):
+        if os.path.lexists(p):
+            raise _exists(path)
+    return check_output_file(p)
 
 
 def write_record(path, record: dict) -> Path:
     """Write ``record`` as JSON to the new file ``path``, mode ``0600``, whole or not at all, never over a file.
 
-    The JSON is made before any file is touched; it goes to a temporary
-    file (``0600`` from its creation), which is then hard-linked to ``path``
-    (a link fails on an existing name, so a file that appeared after the
-    check is not replaced) and unlinked. Without hard links (``EPERM``,
-    ``ENOTSUP``, ``EXDEV`` ...) the file is created with ``O_EXCL`` instead.
+    The JSON is made before any file is touched, then written by
+    :func:`itsa._util.files.write_new` (a temporary file, ``0600`` from its
+    creation, hard-linked to ``path``: a file that appeared after the check
+    is not replaced).
     """
     p = check_record_path(path)
     data = (json.dumps(record, indent=2) + "\n").encode("utf-8")
     if len(data) > MAX_RECORD_BYTES:
         raise InvalidOutputPath(f"{path}: the record would take {len(data):,} bytes, more than the "
                                 f"{MAX_RECORD_BYTES:,} an audit reads (MAX_RECORD_BYTES); nothing written")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    except OSError as exc:
-        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
-    try:
-        _write_private(fd, data)
-        try:
-            os.link(tmp, p)
-        except FileExistsError:
-            raise _exists(path) from None
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK,
-                                 errno.ENOSYS):
-                raise
-            _write_exclusive(p, data)
-    except OSError as exc:
-        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    return p
-
-
-def _write_private(fd: int, data: bytes) -> None:
-    """Write ``data`` to the open file ``fd``, mode ``0600``, through to the disk, and close it."""
-    with os.fdopen(fd, "wb") as fh:
-        os.fchmod(fh.fileno(), 0o600)
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    return write_new(p, data, 0o600, exists=_exists(path))
 
 
 def _exists(path) -> InvalidOutputPath:
     return InvalidOutputPath(f"{path}: exists; an audit record is never overwritten (choose a new name)")
-
-
-def _write_exclusive(p: Path, data: bytes) -> None:
-    """Create ``p`` (it must not exist), mode ``0600``, and write ``data``; a partial file is removed."""
-    try:
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except FileExistsError:
-        raise _exists(p) from None
-    try:
-        _write_private(fd, data)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(p)
-        raise
 
 
 def read_json(path, max_bytes: int) -> dict:

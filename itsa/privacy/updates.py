@@ -13,11 +13,11 @@ from __future__ import annotations
 import csv
 import re
 from fractions import Fraction
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from itsa._util.files import check_input_file
 from itsa.exceptions import InvalidInput, excerpt
 from itsa.privacy.hamilton import data_weight
 
@@ -60,9 +60,7 @@ def load_updates(path) -> LoadedUpdates:
     data weights), every other column a coordinate. A ``.npy`` is mapped and
     its size checked before it is read.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidInput(f"{path}: no such file")
+    p = check_input_file(path)             # a FIFO or a device is refused, not waited on
     if p.suffix.lower() == ".npy":
         try:        # mapped, not read: the shape is checked before any data is loaded
             a = np.load(p, allow_pickle=False, mmap_mode="r")
