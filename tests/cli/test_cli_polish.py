@@ -68,6 +68,7 @@ def test_census_finds_a_shipped_spec_by_name(cli, tmp_path):
 
 
 def test_missing_extra_is_one_line(capsys):
+    from itsa._util.extras import source_folder
     from itsa_cli._common import itsa_errors
 
     with pytest.raises(SystemExit) as exit_info:
@@ -76,7 +77,7 @@ def test_missing_extra_is_one_line(capsys):
     assert exit_info.value.code == 1
     assert capsys.readouterr().err == (
         "error: pyarrow is not installed (the census results table (itsa census)): "
-        "pip install 'itsa[census]'\n")
+        f"pip install '.[census]' in {source_folder()} (itsa's source folder)\n")
 
 
 def test_an_unrelated_missing_module_is_not_hidden():
@@ -91,6 +92,8 @@ def test_census_without_its_extra_is_one_line(tmp_path):
     import subprocess
     import sys
 
+    from itsa._util.extras import source_folder
+
     code = ("import sys\n"
             "for m in ('pyarrow', 'dask', 'distributed'): sys.modules[m] = None\n"
             "from itsa_cli import main\n"
@@ -98,5 +101,5 @@ def test_census_without_its_extra_is_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr == ("error: pyarrow is not installed (the census results table (itsa census)): "
-                          "pip install 'itsa[census]'\n")
+                          f"pip install '.[census]' in {source_folder()} (itsa's source folder)\n")
     assert not (tmp_path / "out.parquet").exists()
