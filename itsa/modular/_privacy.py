@@ -126,7 +126,8 @@ def privacy(*, survivors: int, radix: int = 3, layers: int = 4, authorized: Sequ
     conversion : str
         ``cks`` or ``mironov`` (:class:`itsa.privacy.Conversion`).
     """
-    from itsa.privacy import DEFAULT_DELTA, compose_authorized, psa_block_sensitivity, psa_layer, to_epsilon
+    from itsa.privacy import DEFAULT_DELTA, Accountant, PsaLayersEvent, psa_block_sensitivity, psa_layer
+    from itsa.privacy import RdpCurve as LinearCurve
 
     check_radix(radix)
     whole_number("L (layers)", layers, minimum=1, maximum=MAX_LAYERS)
@@ -142,9 +143,12 @@ def privacy(*, survivors: int, radix: int = 3, layers: int = 4, authorized: Sequ
         step = step_h * radix ** (ell - 1)
         every[ell] = psa_layer(sensitivity=psa_block_sensitivity(step_h, radix, ell, dimension), scale=s * step,
                                k_eff=survivors, dimension=dimension, step=step)
-    curve = compose_authorized({ell: layer.curve(f"layer {ell}") for ell, layer in every.items()}, chosen)
+    accountant = Accountant(conversion=conversion).compose(PsaLayersEvent(layers=every, authorized=chosen))
+    bound = accountant.bound(delta)
+    curve = bound.curve
+    assert isinstance(curve, LinearCurve)       # the layers' bounds are linear in the order (eq. 31)
     return ReleasePrivacy(layers=chosen, per_layer=tuple(every[ell] for ell in chosen), curve=curve,
-                          epsilon=to_epsilon(curve, delta, conversion), survivors=survivors, radix=radix,
+                          epsilon=bound, survivors=survivors, radix=radix,
                           total_layers=layers, dimension=dimension, scaled_scale=s, h=step_h)
 
 

@@ -55,13 +55,14 @@ def _fig2a() -> Check:
 
 
 def _flat_totals() -> Check:
-    from itsa.privacy import calibrate, gaussian_curve, to_epsilon
+    from itsa.privacy import Accountant, GaussianEvent, calibrate
 
     rows = []
     for conversion in ("cks", "mironov"):
         cal = calibrate(2, Fraction(1, 10**6), conversion=conversion)
         z = cal.noise_multiplier.upper()
-        totals = [to_epsilon(gaussian_curve(z) * r, Fraction(1, 10**6), conversion).epsilon for r in (1, 2, 3, 4)]
+        totals = [Accountant(conversion=conversion).compose(GaussianEvent(z), r).bound(Fraction(1, 10**6)).epsilon
+                  for r in (1, 2, 3, 4)]
         rows.append((conversion, totals))
     found = [c for c, t in rows if [nearest(x, 2) for x in t] == list(FLAT_TOTALS)]
     text = "; ".join(f"{c}: {', '.join(x.decimal(5) for x in t)} (certified upper bounds)" for c, t in rows)

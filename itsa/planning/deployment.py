@@ -43,6 +43,7 @@ from itsa._util.files import read_text
 from itsa._util.plain import frac
 from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
+from itsa.privacy.neighbours import Adjacency  # its home is the privacy part; re-exported here
 
 __all__ = ["Adjacency", "NoiseKind", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
            "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
@@ -80,13 +81,6 @@ def survivors_under(clients: int, dropout) -> int:
     if q == 1:
         raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
     return max(1, clients - math.floor(q * clients))
-
-
-class Adjacency(StrEnum):
-    """Which neighbouring data sets the privacy guarantee compares."""
-
-    REPLACE_ONE = "replace-one"     # one client's update replaced by another: sensitivity 2 (gamma S + sqrt(d)/2)
-    ADD_REMOVE = "add-remove"       # one client's update added or removed: sensitivity gamma S + sqrt(d)/2
 
 
 class NoiseKind(StrEnum):

@@ -338,7 +338,7 @@ def wrap_bound(*, clients: int, dimension: int, data_proxy, sigma, word_bits: in
 
 def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, rounds: int, delta: Fraction,
              conversion: str) -> tuple[Certified | None, str | None]:
-    from itsa.privacy import psa_layer_curve, to_epsilon
+    from itsa.privacy import Accountant, DistributedDiscreteGaussianEvent
 
     if config.noise_multiplier == 0:
         return None, "no noise (z = 0): no epsilon"
@@ -346,10 +346,10 @@ def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, ro
     if sigma < Fraction(1, 2):
         return None, (f"local sigma {_dec(sigma)} < 1/2 integer units: the tau bound of the distributed "
                       "discrete Gaussian does not apply")
-    curve = psa_layer_curve(sensitivity=sensitivity.arb(), scale=sigma, survivors=survivors,
-                            dimension=config.padded_dimension, step=1, label="k-sd rule") * rounds
-    bound = to_epsilon(curve, delta, conversion)
-    note = None if not curve.warnings else "the tau term is not below the leading term: the bound is loose"
+    event = DistributedDiscreteGaussianEvent(sensitivity=sensitivity.arb(), scale=sigma, shares=survivors,
+                                             dimension=config.padded_dimension, name="k-sd rule")
+    bound = Accountant(conversion=conversion).compose(event, rounds).bound(delta)
+    note = None if not bound.warnings else "the tau term is not below the leading term: the bound is loose"
     return bound.epsilon, note
 
 

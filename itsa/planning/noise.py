@@ -8,13 +8,15 @@ moves by at most 1/2). The integer sensitivity ``Δ`` is that bound for
 - ``distributed``: each of the ``K_eff = ⌈(1 − dropout) K⌉`` surviving clients
   adds a discrete Gaussian share of scale ``σ_client`` per coordinate; one
   round costs the distributed discrete Gaussian bound with its τ term
-  (:func:`itsa.privacy.psa_layer_curve` on the integer lattice, step 1):
-  ``ε(q) ≤ q Δ²/(2 K_eff σ_client²) + q τ d``.
+  (:class:`itsa.privacy.DistributedDiscreteGaussianEvent`, its conservative form,
+  on the integer lattice): ``ε(q) ≤ q Δ²/(2 K_eff σ_client²) + q τ d``.
 - ``central``: one discrete Gaussian of scale σ is added to the sum:
-  ``ε(q) ≤ q Δ²/(2 σ²)`` (:func:`itsa.privacy.gaussian_curve` at ``z = σ/Δ``).
+  ``ε(q) ≤ q Δ²/(2 σ²)`` (:class:`itsa.privacy.DiscreteGaussianEvent`).
 
-The rounds compose (RDP adds), and the ``cks`` conversion gives ε at δ; a
-missing σ is calibrated (:func:`itsa.privacy.calibrate`) to the target ε.
+The privacy part's :class:`~itsa.privacy.Accountant` composes the rounds (RDP
+adds) and converts (``cks``) to ε at δ; a missing σ is calibrated
+(:func:`itsa.privacy.calibrate`) to the target ε. The sensitivity is the
+privacy part's (:func:`itsa.privacy.neighbours.sensitivity_ball`).
 
 Examples
 --------
@@ -39,6 +41,11 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.planning.deployment import Adjacency, Deployment, NoiseKind
+from itsa.privacy.accounting import Accountant
+from itsa.privacy.calibration import calibrate
+from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event, PsaLayersEvent
+from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
+from itsa.privacy.neighbours import sensitivity_ball
 
 __all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
            "calibrated_sigma", "CALIBRATION_TOLERANCE"]
@@ -50,34 +57,32 @@ MIN_SHARE = Fraction(1, 2)
 
 
 def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
-    """``Δ = c (γ S + √d/2)``, ``c = 2`` for replace-one and 1 for add-remove (integer units, a ball)."""
-    factor = 2 if deployment.adjacency is Adjacency.REPLACE_ONE else 1
-    with precision():
-        return factor * (to_arb(gamma * deployment.clip) + flint.arb(deployment.dimension).sqrt() / 2)
+    """``Δ = c (γ S + √d/2)``, ``c = 2`` for replace-one and 1 for add-remove (integer units, a ball).
+
+    The privacy part's :func:`~itsa.privacy.neighbours.sensitivity_ball` at the deployment's clip,
+    dimension and adjacency (rounding to nearest).
+    """
+    return sensitivity_ball(gamma=gamma, clip=deployment.clip, dimension=deployment.dimension,
+                            adjacency=deployment.adjacency)
 
 
 def _curve_for(deployment: Deployment, delta_int: flint.arb):
-    """One round's RDP curve as a function of the noise scale (the privacy part's own curves)."""
-    from itsa.privacy import gaussian_curve, psa_layer_curve
-
+    """One round's privacy event as a function of the noise scale (the privacy part's own events)."""
     if deployment.noise.kind is NoiseKind.CENTRAL:
-        def central(sigma: Fraction):
-            with precision():
-                return gaussian_curve(to_arb(sigma) / delta_int)
+        def central(sigma: Fraction) -> Event:
+            return DiscreteGaussianEvent(sigma=sigma, sensitivity=delta_int)
         return central
 
-    def distributed(sigma: Fraction):
-        return psa_layer_curve(sensitivity=delta_int, scale=sigma, k_eff=deployment.survivors,
-                               dimension=deployment.dimension, step=1, label="distributed discrete Gaussian")
+    def distributed(sigma: Fraction) -> Event:
+        return DistributedDiscreteGaussianEvent(sensitivity=delta_int, scale=sigma, shares=deployment.survivors,
+                                                dimension=deployment.dimension)
     return distributed
 
 
 def epsilon_at(deployment: Deployment, gamma: Fraction, sigma: Fraction):
     """The certified ε (an :class:`~itsa.privacy.EpsilonBound`) of the deployment at scale γ and noise σ."""
-    from itsa.privacy import to_epsilon
-
-    curve = _curve_for(deployment, sensitivity(deployment, gamma))(sigma) * deployment.privacy.rounds
-    return to_epsilon(curve, deployment.privacy.delta, "cks")
+    event = _curve_for(deployment, sensitivity(deployment, gamma))(sigma)
+    return Accountant().compose(event, deployment.privacy.rounds).bound(deployment.privacy.delta)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -158,11 +163,9 @@ def _remembered(deployment: Deployment, gamma: Fraction) -> Fraction:
 
 
 def _calibrate(deployment: Deployment, curve_for, progress=None) -> Fraction:
-    from itsa.privacy import calibrate
-
     floor = MIN_SHARE if deployment.noise.kind is NoiseKind.DISTRIBUTED else None
     p = deployment.privacy
-    cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", curve_for=curve_for, minimum_scale=floor,
+    cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", event_for=curve_for, minimum_scale=floor,
                     relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
     return cal.noise_multiplier.upper()
 
@@ -180,10 +183,7 @@ def size_noise(deployment: Deployment, gamma: Fraction, sigma: Fraction | None =
 
 def layer_sensitivity(deployment: Deployment, radix: int) -> flint.arb:
     """A full-range layer's sensitivity in its digit units: ``(ρ − 1) √d`` (PSA eq. 28; half for add-remove)."""
-    from itsa.privacy import psa_block_sensitivity
-
-    full = psa_block_sensitivity(1, radix, 1, deployment.dimension)
-    return full if deployment.adjacency is Adjacency.REPLACE_ONE else full / 2
+    return privacy_layer_sensitivity(radix=radix, dimension=deployment.dimension, adjacency=deployment.adjacency)
 
 
 def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress=None) -> NoisePlan:
@@ -192,8 +192,8 @@ def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress
     delta_layer = layer_sensitivity(deployment, radix)
     one = _curve_for(deployment, delta_layer)
 
-    def all_layers(sigma: Fraction):
-        return one(sigma) * layers
+    def all_layers(sigma: Fraction) -> Event:
+        return PsaLayersEvent(layers={1: one(sigma)}, copies=layers)
     return _noise_plan(deployment, delta_layer, all_layers, None, progress,
                        f"(rho - 1) sqrt(d) per layer in its digit units (PSA eq. 28, full-range digits); "
                        f"{layers} layers composed (PSA Theorem 3)", unit="digit units of each layer")
@@ -201,8 +201,6 @@ def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress
 
 def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
                 how_sensitivity: str, unit: str = "integer units") -> NoisePlan:
-    from itsa.privacy import to_epsilon
-
     given = deployment.noise.sigma
     if sigma is not None:
         chosen = CALIBRATED
@@ -210,7 +208,7 @@ def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: 
         sigma, chosen = given, "given in the deployment file"
     else:
         sigma, chosen = _calibrate(deployment, curve_for, progress), CALIBRATED
-    bound = to_epsilon(curve_for(sigma) * deployment.privacy.rounds, deployment.privacy.delta, "cks")
+    bound = Accountant().compose(curve_for(sigma), deployment.privacy.rounds).bound(deployment.privacy.delta)
     central = deployment.noise.kind is NoiseKind.CENTRAL
     with precision():
         aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(deployment.survivors).sqrt()

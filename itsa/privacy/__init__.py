@@ -12,8 +12,15 @@ Every verb of ``itsa privacy`` is a function of the same name here:
 The accountant, for other parts of itsa to call (every number is a
 :class:`~itsa._util.certified.Certified` arb interval with its method)::
 
-    accountants: Accountant (compose(GaussianEvent(z, T)); epsilon(delta) -> Entry), one class each,
-        registered in ACCOUNTANTS: mironov, cks, tight, basic, advanced, sqrt_rounds_heuristic
+    Accountant().compose(event, count).epsilon(delta) -> Entry; .delta(epsilon) -> Certified;
+        .bound(delta) -> EpsilonBound: the one path to epsilon, for every event of itsa.privacy.events:
+        GaussianEvent, DiscreteGaussianEvent (central), DistributedDiscreteGaussianEvent (n shares, tau;
+        bound "conservative" or "sharp"), PsaLayersEvent, SkellamEvent, PoissonSampledEvent, CurveEvent
+    accountants for Gaussian events, one class each, registered in ACCOUNTANTS:
+        mironov, cks, tight, basic, advanced, sqrt_rounds_heuristic
+    itsa.privacy.neighbours
+        Adjacency, Rounding, rounded_norm(*, gamma, clip, dimension, rounding, tight),
+        encoded_sensitivity(*, gamma, clip, dimension, adjacency, rounding, tight) -> Certified
     itsa.privacy.rdp
         gaussian_rdp(order, noise_multiplier) -> arb
         gaussian_curve(noise_multiplier, sensitivity=1, count=1) -> RdpCurve
@@ -74,7 +81,19 @@ from itsa.privacy.composition import (
     sqrt_rounds_heuristic,
 )
 from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, convert_at, to_epsilon
+from itsa.privacy.events import (
+    CurveEvent,
+    DdgBound,
+    DiscreteGaussianEvent,
+    DistributedDiscreteGaussianEvent,
+    Event,
+    PoissonSampledEvent,
+    PsaLayersEvent,
+    RdpProfile,
+    SkellamEvent,
+)
 from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound, weights
+from itsa.privacy.neighbours import Adjacency, Rounding, encoded_sensitivity, rounded_norm
 from itsa.privacy.rdp import (
     PsaLayer,
     RdpCurve,
@@ -109,4 +128,7 @@ __all__ = [
     "PsaLayer", "RdpCurve", "RdpTerm", "compose", "compose_authorized", "gaussian_curve", "gaussian_rdp",
     "psa_block_sensitivity", "psa_layer", "psa_layer_curve", "psa_layer_rdp", "psa_tau",
     "hamilton_weights", "sensitivity_report",
+    "Event", "DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent", "DdgBound", "PsaLayersEvent", "SkellamEvent",
+    "PoissonSampledEvent", "CurveEvent", "RdpProfile",
+    "Adjacency", "Rounding", "encoded_sensitivity", "rounded_norm",
 ]

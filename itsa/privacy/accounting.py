@@ -30,7 +30,6 @@ Examples
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -50,8 +49,18 @@ from itsa.privacy.composition import (
     classical_epsilon,
     sqrt_rounds_heuristic,
 )
-from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, check_delta, order_text, to_epsilon
-from itsa.privacy.rdp import compose, gaussian_curve
+from itsa.privacy.conversion import (
+    DEFAULT_DELTA,
+    Conversion,
+    EpsilonBound,
+    check_delta,
+    order_text,
+    profile_delta,
+    profile_epsilon,
+    to_epsilon,
+)
+from itsa.privacy.events import Event, GaussianEvent, RdpProfile, linear_sum
+from itsa.privacy.rdp import RdpCurve
 from itsa.privacy.tight import converged, gaussian_meets, gaussian_tight_epsilon
 
 __all__ = ["PerRound", "Entry", "Accounting", "account", "one_round_epsilon", "GaussianEvent", "Accountant",
@@ -213,26 +222,6 @@ def one_round_epsilon(noise_multiplier, delta, given=None, source: PerRound | st
                                   f"[{safe_decimal(exact.lower(), 6, up=False)}, {safe_decimal(exact.upper(), 6)}]"))
 
 
-@dataclass(frozen=True)
-class GaussianEvent:
-    """``rounds`` runs of the Gaussian mechanism at noise multiplier ``z`` (noise std over the l2 sensitivity).
-
-    Parameters
-    ----------
-    noise_multiplier : number
-        ``z > 0``, read exactly.
-    rounds : int
-        ``T >= 1``.
-    """
-
-    noise_multiplier: Fraction
-    rounds: int = 1
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "noise_multiplier", fraction("noise multiplier", self.noise_multiplier, low=0))
-        whole_number("rounds", self.rounds, minimum=1)
-
-
 #: Every accountant by name, in the order :func:`account` asks them (filled by :func:`register`).
 ACCOUNTANTS: dict[str, type[Accountant]] = {}
 
@@ -249,55 +238,103 @@ def register(cls: type[Accountant]) -> type[Accountant]:
     return cls
 
 
-class Accountant(ABC):
-    """Composes events, then answers ε at a δ, certified (or labelled a heuristic).
+class Accountant:
+    """The one path to ε: compose events (any mechanism's :class:`~itsa.privacy.events.Event`), then ask ε or δ.
+
+    As dp-accounting's accountants: ``Accountant().compose(event, count)`` (chained), then
+    :meth:`epsilon` at a δ or :meth:`delta` at an ε. This class is the Rényi-DP accountant
+    (the events' certified curves add at each order, then one conversion, ``cks`` by default);
+    the registered subclasses (:data:`ACCOUNTANTS`) answer the same question for Gaussian events
+    by other methods (the exact curve, basic and advanced composition, a heuristic).
 
     Parameters
     ----------
+    conversion : Conversion or str
+        ``"cks"`` (default) or ``"mironov"`` (the RDP accountants only).
     per_round : Certified, optional
         For accountants built on a per-round ε (basic, advanced, the heuristic): that ε; by
         default the exact Gaussian curve's at one round (certified).
     delta_slack : number, optional
         ``δ'`` of advanced composition (default ``δ``).
+
+    Examples
+    --------
+    >>> Accountant().compose(GaussianEvent("0.0969"), 30).epsilon("1e-5").epsilon.decimal(4)
+    '1866'
     """
 
-    name: ClassVar[str]
+    name: ClassVar[str] = "rdp"
+    #: Whether :meth:`delta` is answered (the RDP accountants); the Gaussian-only ones answer ε only.
+    answers_delta: ClassVar[bool] = True
 
-    def __init__(self, *, per_round: Certified | None = None, delta_slack=None):
-        self.events: list[GaussianEvent] = []
+    def __init__(self, *, conversion: Conversion | str = Conversion.CKS, per_round: Certified | None = None,
+                 delta_slack=None):
+        self.events: list[tuple[Event, int]] = []
+        self.conversion = choice("conversion", conversion, Conversion)
         self.per_round = per_round
         self.delta_slack = None if delta_slack is None else check_delta_slack(delta_slack)
 
-    def compose(self, event: GaussianEvent, count: int = 1) -> Accountant:
-        """Add ``count`` copies of ``event``; returns the accountant (so calls chain).
+    def compose(self, event: Event, count: int = 1) -> Accountant:
+        """Add ``count`` runs of ``event``; returns the accountant (so calls chain).
 
         Parameters
         ----------
-        event : GaussianEvent
-            Rounds of the Gaussian mechanism.
+        event : Event
+            A mechanism's event (:mod:`itsa.privacy.events`).
         count : int
             How many times the event runs.
         """
         whole_number("count", count, minimum=1)
-        self.events.append(GaussianEvent(event.noise_multiplier, event.rounds * count))
+        if not isinstance(event, Event):
+            raise InvalidOption(f"{self.name} accountant: compose an Event (itsa.privacy.events), not "
+                                f"{type(event).__name__}")
+        if isinstance(event, GaussianEvent):        # folded, as before: one term of rounds x count
+            event, count = GaussianEvent(event.noise_multiplier, event.rounds * count), 1
+        self.events.append((event, count))
         return self
 
-    def single(self) -> GaussianEvent:
-        """The events as one: their noise multiplier (refused when they differ) and total rounds."""
+    def _check(self) -> None:
         if not self.events:
             raise InvalidOption(f"{self.name} accountant: compose an event first")
-        multipliers = {e.noise_multiplier for e in self.events}
+
+    def single(self) -> GaussianEvent:
+        """The events as one Gaussian event: their noise multiplier (refused when they differ) and total rounds."""
+        self._check()
+        if not all(isinstance(e, GaussianEvent) for e, _ in self.events):
+            raise InvalidOption(f"{self.name} accountant: Gaussian events only; the RDP accountant composes any")
+        gaussians = [e for e, _ in self.events if isinstance(e, GaussianEvent)]
+        multipliers = {e.noise_multiplier for e in gaussians}
         if len(multipliers) > 1:
             raise InvalidOption(f"{self.name} accountant: events of one noise multiplier only "
                                 f"(given {len(multipliers)}); the RDP accountants compose any")
-        return GaussianEvent(multipliers.pop(), sum(e.rounds for e in self.events))
+        return GaussianEvent(multipliers.pop(), sum(e.rounds for e in gaussians))
 
     def first_round(self, delta: Fraction) -> Certified:
         """The per-round ε: the one given, else the exact Gaussian curve's at one round."""
         return self.per_round if self.per_round is not None else one_round_epsilon(self.single().noise_multiplier,
                                                                                     delta)
 
-    @abstractmethod
+    def curve(self) -> RdpCurve | RdpProfile:
+        """The composed RDP bound: a linear curve when every event's is linear, else a profile of the events."""
+        self._check()
+        linear = linear_sum(self.events)
+        return linear if linear is not None else RdpProfile(tuple(self.events))
+
+    def bound(self, delta, orders=None) -> EpsilonBound:
+        """The certified ``(ε, δ)`` of the RDP curves composed, with the order and conversion used.
+
+        Parameters
+        ----------
+        delta : number
+            δ in ``(0, 1)``, read exactly.
+        orders : iterable of numbers, optional
+            Orders to try (by default a search).
+        """
+        composed = self.curve()
+        if isinstance(composed, RdpCurve):
+            return to_epsilon(composed, delta, self.conversion, orders)
+        return profile_epsilon(composed, delta, self.conversion, orders)
+
     def epsilon(self, delta) -> Entry:
         """ε at ``delta`` for the events composed so far.
 
@@ -306,10 +343,26 @@ class Accountant(ABC):
         delta : number
             δ in ``(0, 1)``, read exactly.
         """
+        bound = self.bound(check_delta(delta))
+        return Entry(self.name, bound.epsilon, bound.delta, {"order": order_text(bound.order)})
+
+    def delta(self, epsilon) -> Certified:
+        """The certified δ (an upper bound, at most 1) at ``epsilon`` for the events composed so far.
+
+        Parameters
+        ----------
+        epsilon : number
+            ``ε ≥ 0``, read exactly.
+        """
+        self._check()
+        if not self.answers_delta:
+            raise InvalidOption(f"{self.name} accountant: answers epsilon at a delta only; the RDP accountant "
+                                "answers delta too")
+        return profile_delta(RdpProfile(tuple(self.events)), epsilon, self.conversion)[0]
 
 
 class RdpAccountant(Accountant):
-    """Rényi DP: the Gaussian curves add at every order, then one conversion, certified at the order chosen.
+    """Rényi DP with a named conversion (the :class:`Accountant` with ``conversion`` given first).
 
     Parameters
     ----------
@@ -320,15 +373,7 @@ class RdpAccountant(Accountant):
     name = "rdp"
 
     def __init__(self, conversion: Conversion | str = Conversion.CKS, **options):
-        super().__init__(**options)
-        self.conversion = choice("conversion", conversion, Conversion)
-
-    def epsilon(self, delta) -> Entry:
-        if not self.events:
-            raise InvalidOption(f"{self.name} accountant: compose an event first")
-        curve = compose(gaussian_curve(e.noise_multiplier) * e.rounds for e in self.events)
-        bound = to_epsilon(curve, check_delta(delta), self.conversion)
-        return Entry(self.name, bound.epsilon, bound.delta, {"order": order_text(bound.order)})
+        super().__init__(conversion=conversion, **options)
 
 
 @register
@@ -375,6 +420,8 @@ class TightAccountant(Accountant):
 
     name = "tight"
 
+    answers_delta = False
+
     def epsilon(self, delta) -> Entry:
         event = self.single()
         d = check_delta(delta)
@@ -392,6 +439,8 @@ class BasicAccountant(Accountant):
     """
 
     name = "basic"
+
+    answers_delta = False
 
     def epsilon(self, delta) -> Entry:
         d = check_delta(delta)
@@ -411,6 +460,8 @@ class AdvancedAccountant(Accountant):
 
     name = "advanced"
 
+    answers_delta = False
+
     def epsilon(self, delta) -> Entry:
         d = check_delta(delta)
         eps, held = advanced_composition(self.first_round(d), d, self.single().rounds, self.delta_slack)
@@ -428,6 +479,8 @@ class SqrtRoundsHeuristic(Accountant):
     """
 
     name = "sqrt_rounds_heuristic"
+
+    answers_delta = False
 
     def epsilon(self, delta) -> Entry:
         d = check_delta(delta)

@@ -27,9 +27,11 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
+from itsa.privacy.accounting import Accountant
 from itsa.privacy.composition import check_epsilon
-from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta, to_epsilon
-from itsa.privacy.rdp import RdpCurve, gaussian_curve
+from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta
+from itsa.privacy.events import CurveEvent, Event, GaussianEvent
+from itsa.privacy.rdp import RdpCurve
 
 __all__ = ["Calibration", "calibrate"]
 
@@ -87,7 +89,8 @@ class Calibration(Displayable):
 
 
 def calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds: int = 1, conversion: Conversion | str = Conversion.CKS,
-              curve_for: Callable[[Fraction], RdpCurve] | None = None, minimum_scale=None,
+              curve_for: Callable[[Fraction], RdpCurve] | None = None,
+              event_for: Callable[[Fraction], Event] | None = None, minimum_scale=None,
               relative_tolerance=Fraction(1, 10**9), progress: Callback | None = None) -> Calibration:
     """The smallest noise multiplier (to ``relative_tolerance``) whose certified ε at ``δ`` is ``≤ epsilon``.
 
@@ -104,6 +107,9 @@ def calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds: int = 1, conversion: Conv
         decreasing in the scale. Default: the Gaussian mechanism with that
         noise multiplier (:func:`~itsa.privacy.rdp.gaussian_curve`). Pass a
         :func:`~itsa.privacy.rdp.psa_layer_curve` closure to calibrate a PSA layer.
+    event_for : callable, optional
+        Maps a noise scale to ONE round's :class:`~itsa.privacy.events.Event` (any mechanism); decreasing
+        in the scale. Every question goes to the :class:`~itsa.privacy.accounting.Accountant`.
     minimum_scale : number, optional
         The smallest scale ``curve_for`` accepts (a PSA layer needs
         ``s ≥ h ρ^(ℓ−1)/2``); if it already meets the target it is returned.
@@ -119,11 +125,14 @@ def calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds: int = 1, conversion: Conv
     whole_number("rounds", rounds, minimum=1)
     conv = choice("conversion", conversion, Conversion)
     tol = fraction("relative tolerance", relative_tolerance, low=0, high=1)
-    make = curve_for or gaussian_curve
+    if curve_for is not None and event_for is not None:
+        raise InvalidOption("calibrate: give curve_for or event_for, not both")
+    make: Callable[[Fraction], Event] = (event_for if event_for is not None else
+                                         GaussianEvent if curve_for is None else (lambda s: CurveEvent(curve_for(s))))
     report = Reporter(progress, prefix="calibrate")
 
     def meets(scale: Fraction) -> EpsilonBound | None:
-        bound = to_epsilon(make(scale) * rounds, d, conv)
+        bound = Accountant(conversion=conv).compose(make(scale), rounds).bound(d)
         return bound if bound.epsilon.upper() <= target else None
 
     floor = None if minimum_scale is None else fraction("minimum scale", minimum_scale, low=0)

@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import flint
 
@@ -41,7 +42,11 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import RdpCurve
 
-__all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "check_delta", "optimal_order", "DEFAULT_DELTA"]
+if TYPE_CHECKING:
+    from itsa.privacy.events import RdpProfile
+
+__all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "convert_rdp", "profile_epsilon", "profile_delta",
+           "candidate_orders", "check_delta", "optimal_order", "DEFAULT_DELTA"]
 
 #: The δ every verb and function of privacy (and of the modular part) takes by default.
 DEFAULT_DELTA = Fraction(1, 10**5)
@@ -85,15 +90,15 @@ class EpsilonBound(Displayable):
         The exact order the conversion was evaluated at.
     conversion : Conversion
         ``mironov`` or ``cks``.
-    curve : RdpCurve
-        The curve converted.
+    curve : RdpCurve or RdpProfile
+        The curve (or composed profile of events) converted.
     """
 
     epsilon: Certified
     delta: Fraction
     order: Fraction
     conversion: Conversion
-    curve: RdpCurve
+    curve: RdpCurve | RdpProfile
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -151,6 +156,151 @@ def convert_at(coefficient: flint.arb, order, delta: Fraction, conversion: Conve
         if conversion is Conversion.MIRONOV:
             return rdp - log_delta / (q - 1)
         return rdp + (-1 / q).log1p() - (log_delta + q.log()) / (q - 1)
+
+
+def convert_rdp(rdp: flint.arb, order, delta: Fraction, conversion: Conversion) -> flint.arb:
+    """The conversion's ε at one exact ``order`` from the RDP bound ``rdp`` at that order (a ball).
+
+    Parameters
+    ----------
+    rdp : arb
+        A certified upper bound on the Rényi divergence at ``order``.
+    order : number
+        ``q > 1``.
+    delta : Fraction
+        δ.
+    conversion : Conversion
+        ``mironov`` or ``cks``.
+    """
+    with precision():
+        q = to_arb(order)
+        if not q > 1:
+            raise InvalidOption(f"order: must be > 1, not {order}")
+        log_delta = to_arb(delta).log()
+        if conversion is Conversion.MIRONOV:
+            return rdp - log_delta / (q - 1)
+        return rdp + (-1 / q).log1p() - (log_delta + q.log()) / (q - 1)
+
+
+def _log_delta_at(rdp: flint.arb, order, epsilon: Fraction, conversion: Conversion) -> flint.arb:
+    """``ln δ`` the conversion certifies at ``order`` for ``ε`` (the conversion solved for δ), a ball."""
+    with precision():
+        q = to_arb(order)
+        if conversion is Conversion.MIRONOV:
+            return (q - 1) * (rdp - to_arb(epsilon))
+        return (q - 1) * (rdp - to_arb(epsilon) + (-1 / q).log1p()) - q.log()
+
+
+#: Whole orders a profile is asked at (dp-accounting's 2..256, then sparser).
+WHOLE_ORDERS = (*range(2, 257), 320, 384, 448, 512)
+#: Extra orders ``1 + e^(k/16)``, ``k`` in this range, for a profile certified at every order.
+LOG_GRID = range(-8 * 16, 8 * 16 + 1)
+
+
+def candidate_orders(integer_orders: bool) -> list[Fraction]:
+    """The orders a profile's conversion searches (any order gives a valid bound: this only chooses).
+
+    Parameters
+    ----------
+    integer_orders : bool
+        Whole orders only.
+    """
+    whole = [Fraction(q) for q in WHOLE_ORDERS]
+    if integer_orders:
+        return whole
+    return whole + [1 + Fraction(math.exp(k / 16)).limit_denominator(2**20) for k in LOG_GRID]
+
+
+def _search(value, candidates: list[Fraction], integer_orders: bool) -> Fraction:
+    """The candidate with the least float ``value``, refined by golden section between its neighbours
+    when every order is allowed (a choice only: the bound is then certified at the order chosen)."""
+    def safe(q: Fraction) -> float:
+        try:
+            return value(q)
+        except (OverflowError, ValueError, ZeroDivisionError, InvalidOption):
+            return math.inf
+
+    ordered = sorted(set(candidates))
+    scores = [safe(q) for q in ordered]
+    i = min(range(len(ordered)), key=scores.__getitem__)
+    best = ordered[i]
+    if integer_orders or not math.isfinite(scores[i]):
+        return best
+    lo, hi = float(ordered[max(i - 1, 0)]), float(ordered[min(i + 1, len(ordered) - 1)])
+    lo = max(lo, 1 + 1e-12)
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(40):
+        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if safe(Fraction(a)) <= safe(Fraction(b)):
+            hi = b
+        else:
+            lo = a
+    refined = Fraction((lo + hi) / 2).limit_denominator(2**30)
+    return refined if refined > 1 and safe(refined) < scores[i] else best
+
+
+def profile_epsilon(profile, delta, conversion: Conversion | str = Conversion.CKS, orders: Iterable | None = None
+                    ) -> EpsilonBound:
+    """The certified ``ε`` at ``δ`` of a composed profile (any RDP bounds, linear in the order or not).
+
+    Parameters
+    ----------
+    profile : RdpProfile
+        Events composed (:class:`itsa.privacy.events.RdpProfile`): ``at(order)``, ``integer_orders``.
+    delta : number
+        ``δ`` in ``(0, 1)``.
+    conversion : Conversion or str
+        ``"mironov"`` or ``"cks"``.
+    orders : iterable of numbers, optional
+        Orders to try (whole ones for a profile certified at whole orders only); by default
+        :func:`candidate_orders`.
+    """
+    conv = conversion if isinstance(conversion, Conversion) else choice("conversion", conversion, Conversion)
+    d = delta if type(delta) is Fraction and 0 < delta < 1 else check_delta(delta)
+    candidates = (candidate_orders(profile.integer_orders) if orders is None
+                  else [fraction("order", q, low=1) for q in orders])
+    if not candidates:
+        raise InvalidOption("orders: give at least one order > 1")
+
+    def value(q: Fraction) -> float:
+        return float(convert_rdp(profile.at(q), q, d, conv).upper())
+
+    order = _search(value, candidates, profile.integer_orders)
+    ball = convert_rdp(profile.at(order), order, d, conv).max(flint.arb(0))
+    epsilon = Certified.from_arb("epsilon", ball, Direction.UPPER,
+                                 Provenance((AtOrder(METHODS[conv], order), CurveMethod(profile))))
+    return EpsilonBound(epsilon=epsilon, delta=d, order=order, conversion=conv, curve=profile)
+
+
+def profile_delta(profile, epsilon, conversion: Conversion | str = Conversion.CKS, orders: Iterable | None = None
+                  ) -> tuple[Certified, Fraction]:
+    """The certified ``δ`` at ``ε`` of a composed profile (an upper bound, at most 1) and the order used.
+
+    Parameters
+    ----------
+    profile : RdpProfile or RdpCurve
+        Anything with ``at(order)`` (and ``integer_orders``, default False).
+    epsilon : number
+        ``ε ≥ 0``, read exactly.
+    conversion : Conversion or str
+        ``"mironov"`` or ``"cks"`` (the conversion solved for δ).
+    orders : iterable of numbers, optional
+        Orders to try.
+    """
+    conv = conversion if isinstance(conversion, Conversion) else choice("conversion", conversion, Conversion)
+    eps = fraction("epsilon", epsilon, low=0, closed=True)
+    whole = getattr(profile, "integer_orders", False)
+    candidates = candidate_orders(whole) if orders is None else [fraction("order", q, low=1) for q in orders]
+
+    def value(q: Fraction) -> float:
+        return float(_log_delta_at(profile.at(q), q, eps, conv).upper())
+
+    order = _search(value, candidates, whole)
+    with precision():
+        ball = _log_delta_at(profile.at(order), order, eps, conv).exp().min(flint.arb(1))
+    method = (f"{METHODS[conv]} solved for delta at q = {order_text(order)}; "
+              f"{profile.method() if hasattr(profile, 'method') else 'RDP'}")
+    return Certified.from_arb("delta", ball, Direction.UPPER, method), order
 
 
 def _float_epsilon(c: float, q: float, log_delta: float, conversion: Conversion) -> float:
@@ -303,7 +453,7 @@ class CurveMethod:
     Two steps are equal when they say the same (the curves' balls do not compare equal).
     """
 
-    curve: RdpCurve
+    curve: RdpCurve | RdpProfile
 
     def __str__(self) -> str:
         return self.curve.method()

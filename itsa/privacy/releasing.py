@@ -66,6 +66,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
+from itsa.privacy.accounting import Accountant
 from itsa.privacy.commitment import (
     RECORD_KIND,
     RECORD_VERSION,
@@ -80,11 +81,11 @@ from itsa.privacy.commitment import (
     noise_key,
 )
 from itsa.privacy.composition import classical_sigma
-from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta, to_epsilon
+from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, EpsilonBound, check_delta
 from itsa.privacy.discrete_gaussian import page_truncation
+from itsa.privacy.events import GaussianEvent
 from itsa.privacy.hamilton import HamiltonWeights, client_ids, data_weight, sensitivity_bound
 from itsa.privacy.hamilton import weights as hamilton_weights
-from itsa.privacy.rdp import gaussian_curve
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
@@ -539,7 +540,7 @@ def _privacy_of_run(sigma_int: Fraction, integer_sensitivity, delta: Fraction, c
     with precision():
         z = to_arb(sigma_int) / integer_sensitivity
     z_low = Fraction(safe_decimal(Certified.from_arb("z", z, Direction.LOWER, "").lower(), 12, up=False))
-    bound = to_epsilon(gaussian_curve(z_low), delta, conv)
+    bound = Accountant(conversion=conv).compose(GaussianEvent(z_low)).bound(delta)
     if distance is None:
         return bound, Certified.exact("delta", delta, "the exact sampler: the law is N_Z(0, sigma^2) exactly")
     with precision():

@@ -29,10 +29,11 @@ from itsa._util.certified import Certified, Direction, exact_text, precision, sa
 from itsa._util.checks import conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
+from itsa.privacy.accounting import Accountant
 from itsa.privacy.composition import check_epsilon, classical_sigma
-from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, check_delta, to_epsilon
+from itsa.privacy.conversion import DEFAULT_DELTA, Conversion, check_delta
+from itsa.privacy.events import GaussianEvent
 from itsa.privacy.hamilton import grid_guidance, rounding_bound, sensitivity_bound
-from itsa.privacy.rdp import gaussian_curve
 
 __all__ = ["Sensitivity", "sensitivity", "equal_max_weight", "DEFAULT_DELTA"]
 
@@ -181,7 +182,7 @@ def _discrete_width(sigma_t: Certified, ds: Certified, gamma: int, alpha: int, t
     with precision():
         z = to_arb(width.lower()) / integer_sensitivity
     z_low = Certified.from_arb("z_int", z, Direction.LOWER, "").lower()
-    bound = to_epsilon(gaussian_curve(z_low), delta, Conversion.CKS).epsilon
+    bound = Accountant(conversion=Conversion.CKS).compose(GaussianEvent(z_low)).bound(delta).epsilon
     eps = Certified(bound.name, bound.low, bound.high, Direction.UPPER,
                     f"the discrete Gaussian at sigma_int: {DISCRETE_ROUTE} at delta = {safe_decimal(delta, 6)} "
                     "(the exact sampler; the table engine adds its distance to delta)")
