@@ -5,12 +5,13 @@ import click
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
+from ._paths import OUTPUT_FILE
 from ._progress import progress_display, time_limit_of
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="DEPLOYMENT")
-@click.option("--markdown", "report", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+@click.option("--markdown", "report", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="Also write the plan as a Markdown report to PATH.")
 @click.option("--simulate", "rounds", type=int, default=None, metavar="ROUNDS",
               help="Also run the planned deployment for ROUNDS rounds on synthetic updates and set the empirical "
@@ -21,7 +22,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--sweep", "spec", default=None, metavar="QUANTITY=LOW..HIGH",
               help="Also re-plan over word_bits, epsilon, clients or dropout (e.g. word_bits=12..32, "
                    "epsilon=1,2,4) beside the k-standard-deviations rule.")
-@click.option("--figure", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+@click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "

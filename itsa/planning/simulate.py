@@ -105,12 +105,24 @@ def _digits(ints: np.ndarray, radix: int, layers: int) -> list[np.ndarray]:
     return out
 
 
-def _draws(sigma: Fraction, count: int, seed_text: str) -> np.ndarray:
+#: Uniforms drawn between two looks at the clock (a fraction of a second).
+DRAW_CHUNK = 1 << 16
+
+
+def _draws(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
     """``N_Z(0, σ²)`` draws from ``seed_text``'s stream: the table engine of :mod:`itsa.privacy.sampler` up to
-    :data:`TABLE_SIGMA`, beyond it ``round(σ N(0, 1))`` (within ``O(1/σ²)`` of it in total variation)."""
+    :data:`TABLE_SIGMA`, beyond it ``round(σ N(0, 1))`` (within ``O(1/σ²)`` of it in total variation).
+
+    The stream is read in chunks of :data:`DRAW_CHUNK` (the same draws as one read), with a look at
+    ``clock`` before each."""
     from itsa.privacy.sampler import ByteStream, table, uniforms
 
-    u = uniforms(ByteStream(seed_text), count)
+    stream, parts = ByteStream(seed_text), []
+    for start in range(0, count, DRAW_CHUNK):
+        if clock is not None:
+            clock.check(f"a round's noise ({start:,} of {count:,} draws)")
+        parts.append(uniforms(stream, min(DRAW_CHUNK, count - start)))
+    u = np.concatenate(parts) if parts else np.zeros(0)
     if sigma > TABLE_SIGMA:
         from scipy.special import ndtri
 
@@ -119,15 +131,15 @@ def _draws(sigma: Fraction, count: int, seed_text: str) -> np.ndarray:
     return support[np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)]
 
 
-def _noise(setup: SimulationSetup, alive: np.ndarray, seed_text: str) -> np.ndarray:
+def _noise(setup: SimulationSetup, alive: np.ndarray, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
     """One layer's noise, ``(K, d)``: a share per client, or (central) one draw on the first survivor's row."""
     shape = (setup.clients, setup.dimension)
     out = np.zeros(shape, dtype=np.int64)
     if setup.sigma_client == 0:
         return out
     if setup.noise == NoiseShares.DISTRIBUTED:
-        return _draws(setup.sigma_client, shape[0] * shape[1], seed_text).reshape(shape)
-    out[int(np.flatnonzero(alive)[0])] = _draws(setup.sigma_client, shape[1], seed_text)
+        return _draws(setup.sigma_client, shape[0] * shape[1], seed_text, clock).reshape(shape)
+    out[int(np.flatnonzero(alive)[0])] = _draws(setup.sigma_client, shape[1], seed_text, clock)
     return out
 
 
@@ -145,13 +157,18 @@ def _centred(r: np.ndarray, modulus: int) -> np.ndarray:
     return np.mod(r + modulus // 2, modulus) - modulus // 2
 
 
-def _masked_sum(rng, values: np.ndarray, alive: np.ndarray, modulus: int) -> tuple[np.ndarray, bool, np.ndarray]:
-    """Mask every client's ``values`` on the ring, sum the survivors', unmask: ``(sum mod M, cancel?, upload 0)``."""
+def _masked_sum(rng, values: np.ndarray, alive: np.ndarray, modulus: int,
+                clock: Deadline | None = None) -> tuple[np.ndarray, bool, np.ndarray]:
+    """Mask every client's ``values`` on the ring, sum the survivors', unmask: ``(sum mod M, cancel?, upload 0)``.
+
+    ``clock`` is looked at before each neighbour's masks."""
     K, d = values.shape
     w = min(NEIGHBOURS, K - 1)
     masks = np.zeros((K, d), dtype=np.int64)
     residue = np.zeros(d, dtype=np.int64)
     for k in range(1, w + 1):
+        if clock is not None:
+            clock.check(f"a round's masks (neighbour {k} of {w})")
         pair = rng.integers(0, modulus, size=(K, d), dtype=np.int64)     # shared by i and i + k
         masks = np.mod(masks + pair, modulus)
         masks = np.mod(masks - np.roll(pair, k, axis=0), modulus)
@@ -184,21 +201,23 @@ class _Tally:
         self.wraps, self.hits, self.wrong, self.touched = [0] * n, [0] * n, [0] * n, [0] * n
 
 
-def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Tally) -> None:
+def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Tally,
+           clock: Deadline | None = None) -> None:
+    """One round into ``tally``; ``clock`` is looked at inside the round (noise chunks, masks, stages)."""
     K = setup.clients
     x, ints = _updates(rng, setup, kind)
     alive = np.ones(K, dtype=bool)
     alive[rng.permutation(K)[:K - setup.survivors]] = False
     radix, layers = setup.digits()
     digits = _digits(ints, radix, layers) if setup.layered else [ints]
-    noisy = [a + _noise(setup, alive, f"itsa-simulate:{seed}:round:{t}:layer:{ell}")
+    noisy = [a + _noise(setup, alive, f"itsa-simulate:{seed}:round:{t}:layer:{ell}", clock)
              for ell, a in enumerate(digits, start=1)]
     true_sums, decoded, carried = [], [], []
     for b, (modulus, ls) in enumerate(setup.blocks()):
         symbol = noisy[ls[0] - 1].copy()
         for j, ell in enumerate(ls[1:], start=1):
             symbol += radix ** j * noisy[ell - 1]
-        unmasked, cancel, first = _masked_sum(rng, symbol, alive, modulus)
+        unmasked, cancel, first = _masked_sum(rng, symbol, alive, modulus, clock)
         true = symbol[alive].sum(axis=0)
         got = _centred(unmasked, modulus)
         carry = got != true
@@ -286,7 +305,8 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     rounds, seed : int
         The rounds to run and the seed (the same seed gives the same run).
     progress, time_limit
-        ``Event`` s per round; a limit in seconds (or a Deadline) checked between rounds.
+        ``Event`` s per round; a limit in seconds (or a Deadline), looked at between rounds and inside
+        each (every :data:`DRAW_CHUNK` noise draws, every neighbour's masks).
     updates : str
         ``"sphere"`` (default) or ``"uniform"`` (see the module's text).
     certified : number or sequence, optional
@@ -315,7 +335,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     tally = _Tally(setup)
     for t in range(rounds):
         clock.check(f"{t} of {rounds} rounds simulated")
-        _round(rng, setup, kind, seed, t, tally)
+        _round(rng, setup, kind, seed, t, tally, clock)
         report("round", done=t + 1, total=rounds)
     trials = rounds * setup.dimension
     from itsa.planning.layered import DIGIT_PRIOR
