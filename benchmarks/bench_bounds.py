@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from bench_analyze import make_instance
 
 import itsa
-from itsa.bounds.corrected import corrected_lower_bound
+from itsa.keys.bounds.corrected import corrected_lower_bound
 from itsa.testing.oracles import reference_g
 
 

@@ -42,7 +42,7 @@ EXPENSIVE = {"universe": {"random": {"n": 20, "U": "3..4", "max_users": 7}}, "wo
 
 
 def _spec(data: dict, n: int | None):
-    from itsa.census import parse_spec
+    from itsa.keys.census import parse_spec
 
     data = {**data, "universe": {"random": {**data["universe"]["random"]}}}
     if n is not None:
@@ -52,8 +52,8 @@ def _spec(data: dict, n: int | None):
 
 def serial(spec) -> tuple[float, float]:
     """Wall and CPU seconds of the plain loop (items listed and the work warmed up before)."""
-    from itsa.census import run_one
-    from itsa.census.work import warm_up
+    from itsa.keys.census import run_one
+    from itsa.keys.census.work import warm_up
 
     warm_up(spec.work, {"field": spec.field})        # as the workers are warmed
     opts, items = spec.options(), spec.items()
@@ -65,7 +65,7 @@ def serial(spec) -> tuple[float, float]:
 
 def census(spec, client=None) -> float:
     """``run_census`` (store, journal, compaction included): serial without a client."""
-    from itsa.census import read_rows, run_census
+    from itsa.keys.census import read_rows, run_census
 
     out = os.path.join(tempfile.mkdtemp(), "r.parquet")
     t0 = time.perf_counter()
@@ -76,7 +76,7 @@ def census(spec, client=None) -> float:
 
 
 def end_to_end(spec, workers: int) -> float:
-    from itsa.census import run_census
+    from itsa.keys.census import run_census
 
     out = os.path.join(tempfile.mkdtemp(), "r.parquet")
     t0 = time.perf_counter()
@@ -96,7 +96,7 @@ def task_overhead(client, n: int) -> float:
     """Seconds per task of an empty chunk, through a window of ``2 · threads + 2`` tasks."""
     from distributed import as_completed
 
-    from itsa.census.run import run_many
+    from itsa.keys.census.run import run_many
 
     threads = max(1, sum(client.nthreads().values()))
     t0 = time.perf_counter()
@@ -114,8 +114,8 @@ def task_overhead(client, n: int) -> float:
 def guard_overhead(n: int) -> float:
     """Seconds per instance added by the time-limit guard (a fork per instance), on the
     smallest instance: the same call with and without a time limit."""
-    from itsa.census import run_one
-    from itsa.census.work import _WARM_TEXT, warm_up
+    from itsa.keys.census import run_one
+    from itsa.keys.census.work import _WARM_TEXT, warm_up
 
     warm_up("analyze", {})
     t = []
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--end-to-end", action="store_true", help="also time a run that starts its own cluster")
     args = ap.parse_args(argv)
 
-    from itsa.census.run import local_cluster, warm_worker
+    from itsa.keys.census.run import local_cluster, warm_worker
 
     sizes = (10, 2) if args.smoke else (None, None)
     specs = [("cheap", _spec(CHEAP, sizes[0])),

@@ -42,10 +42,10 @@ import sys
 import time
 
 from itsa import Instance
-from itsa.converse import _reduced
-from itsa.converse import certificate as C
-from itsa.converse.lp import Origin
-from itsa.converse.solver import solve_float
+from itsa.keys.converse import _reduced
+from itsa.keys.converse import certificate as C
+from itsa.keys.converse.lp import Origin
+from itsa.keys.converse.solver import solve_float
 from itsa.testing.families import one_protected_user
 
 #: Past this K the ring family is not computed (its closure loop is quadratic in its size).
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
               f"{'yes' if r['relaxed'] else 'no'}",
               flush=True)
     if args.solve:
-        from itsa.optimum import solve
+        from itsa.keys.optimum import solve
 
         for K in sizes:
             t0 = time.perf_counter()

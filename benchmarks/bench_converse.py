@@ -6,7 +6,7 @@ Run:  python benchmarks/bench_converse.py [--part keys,structured,model] [--max-
 
 Three parts, one run, one table each:
 
-* ``keys``: the keys LP (one column per orbit of user sets, itsa.converse.orbit)
+* ``keys``: the keys LP (one column per orbit of user sets, itsa.keys.converse.orbit)
   on homogeneous instances U servers of V users, any t colluding, up to
   ``--max-users``; its value against the known optimum min{U+V+t-2, UV-1}; its
   columns against 2^K - 1; and, for K <= ``--plain-max-users``, the same LP
@@ -16,7 +16,7 @@ Three parts, one run, one table each:
   security sets, any t users colluding.
 * ``model``: the model LP (every variable of the model, K <= 4) against the
   keys LP on the same instance, with the time estimate of
-  itsa.converse.estimate_seconds against the measured solve + certify time.
+  itsa.keys.converse.estimate_seconds against the measured solve + certify time.
 
 Timings are wall-clock seconds on whatever the machine is doing; compare
 ratios within one run. The script is deterministic (no randomness).
@@ -30,8 +30,8 @@ import sys
 import time
 from fractions import Fraction
 
-from itsa.converse import converse, estimate_seconds
-from itsa.model.io import parse_instance
+from itsa.keys.converse import converse, estimate_seconds
+from itsa.keys.model.io import parse_instance
 
 
 def homogeneous(U: int, V: int, t: int):
@@ -113,7 +113,7 @@ def part_structured(args, rows):
 
 
 def part_model(args, rows):
-    print("\n== model LP vs keys LP (K <= 4); estimate = itsa.converse.estimate_seconds")
+    print("\n== model LP vs keys LP (K <= 4); estimate = itsa.keys.converse.estimate_seconds")
     print(f"{'instance':28} {'K':>2} {'model':>5} {'keys':>5} {'cols':>6} {'rows':>7} "
           f"{'r/s/c model':>18} {'s+c':>7} {'estimate':>8} {'keys total':>10}")
     cases = [homogeneous(3, 1, 1)] if args.smoke else [

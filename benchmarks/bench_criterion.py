@@ -3,7 +3,7 @@
 Run:  python benchmarks/bench_criterion.py [--draws 2000] [--json]
       python benchmarks/bench_criterion.py --smoke        # a few draws, a second
 
-``GroupCriterion.deficit`` (itsa/search/scalar.py) is where the vector search spends
+``GroupCriterion.deficit`` (itsa/keys/search/scalar.py) is where the vector search spends
 most of its time: a rank over ``F_q`` per configuration per candidate. The
 baseline, kept here, is the same criterion written the plain way (each
 group's key sum by ``numpy.sum``, entries converted one by one). Both score
@@ -29,7 +29,7 @@ import flint
 import numpy as np
 
 from itsa import Instance
-from itsa.search.scalar import GroupCriterion
+from itsa.keys.search.scalar import GroupCriterion
 
 
 def instance() -> Instance:

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from itsa.model.instance import Instance  # noqa: E402
-from itsa.model.io import load_instance  # noqa: E402
-from itsa.schemes.scheme import Scheme, load_scheme  # noqa: E402
-from itsa.schemes.verifier import verify  # noqa: E402
+from itsa.keys.model.instance import Instance  # noqa: E402
+from itsa.keys.model.io import load_instance  # noqa: E402
+from itsa.keys.schemes.scheme import Scheme, load_scheme  # noqa: E402
+from itsa.keys.schemes.verifier import verify  # noqa: E402
 
 
 def generated(seed: int = 1, servers=(4, 4, 3, 3), M: int = 12, N: int = 150,

@@ -8,7 +8,7 @@ Run:  pip install --no-deps psitip   (it needs numpy, scipy, pulp)
 
 On tiny instances (K = 3 users on U = 3 servers: 13 random variables) the
 model is written again, directly in psitip's language, from the model's
-definition rather than from ``itsa.converse.problem``:
+definition rather than from ``itsa.keys.converse.problem``:
 
 * variables ``W_k``, ``ΣW``, ``Z_k``, ``X_k``, ``Y_u``;
 * ``H(W_k) = H(ΣW)`` (uniform inputs, all of the same size), the inputs
@@ -44,8 +44,8 @@ import time
 from fractions import Fraction
 
 from itsa._util.bitset import members
-from itsa.converse import converse
-from itsa.model.io import parse_instance
+from itsa.keys.converse import converse
+from itsa.keys.model.io import parse_instance
 
 
 def tiny_instances():

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from itsa.bounds.corrected import _Chain, structure
-from itsa.model.instance import Instance
-from itsa.model.quantities import configurations
+from itsa.keys.bounds.corrected import _Chain, structure
+from itsa.keys.model.instance import Instance
+from itsa.keys.model.quantities import configurations
 from itsa.typing import Config
 
 
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     import argparse
 
     from itsa import examples
-    from itsa.bounds.corrected import corrected_lower_bound
+    from itsa.keys.bounds.corrected import corrected_lower_bound
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", metavar="EXAMPLE", help="shipped instances (default: all)")

@@ -34,10 +34,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from itsa import examples, parse_instance  # noqa: E402
-from itsa.converse.certificate import certify  # noqa: E402
-from itsa.converse.lp import reduce_problem  # noqa: E402
-from itsa.converse.problem import keys_problem, model_problem  # noqa: E402
-from itsa.converse.solver import solve_float  # noqa: E402
+from itsa.keys.converse.certificate import certify  # noqa: E402
+from itsa.keys.converse.lp import reduce_problem  # noqa: E402
+from itsa.keys.converse.problem import keys_problem, model_problem  # noqa: E402
+from itsa.keys.converse.solver import solve_float  # noqa: E402
 
 
 def _model_lp(instance):

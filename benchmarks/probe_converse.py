@@ -8,8 +8,8 @@ security sets, 1-5 collusion sets, uniform random subsets), and for each one:
 
 * the paper's printed lower bound ``min{e*, K-1}``;
 * the first hypothesis formula (``hypothesis_formula.hypothesis_bound``);
-* itsa's corrected lower bound (``itsa.bounds.corrected.corrected_lower_bound``);
-* the smallest rate of a verified scheme found by ``itsa.search.scalar.search_min_rate``.
+* itsa's corrected lower bound (``itsa.keys.bounds.corrected.corrected_lower_bound``);
+* the smallest rate of a verified scheme found by ``itsa.keys.search.scalar.search_min_rate``.
 
 It prints how often the printed bound is beaten by a verified scheme, how often
 each bound is violated (a valid lower bound never is), and how often the
@@ -28,8 +28,8 @@ from collections import Counter
 from hypothesis_formula import hypothesis_bound
 
 from itsa import Instance
-from itsa.bounds.corrected import corrected_lower_bound, paper_lower_bound
-from itsa.search.scalar import search_min_rate
+from itsa.keys.bounds.corrected import corrected_lower_bound, paper_lower_bound
+from itsa.keys.search.scalar import search_min_rate
 
 
 def random_instance(rng: random.Random, max_users: int) -> Instance:

@@ -6,14 +6,14 @@ Run:  python benchmarks/probe_hints.py open/probe-seed42-testing-1 [more instanc
 
 For each instance (a path or a shipped name, ``K <= 12``):
 
-1. the ``keys`` LP (:func:`itsa.converse.converse`) gives the bound and, as
+1. the ``keys`` LP (:func:`itsa.keys.converse.converse`) gives the bound and, as
    ``itsa solve`` uses it, the entropy vector of the vertex the solver returns;
 2. the same LP on every user set, written out here with all elemental
    inequalities, is solved again with the bound as a constraint,
    ``h(Z_i) <= 1`` for every user, and the objective ``Σ_A h(Z_A)``: the
    optimum with the most dependence among the keys and no key longer than
    the input (``cap`` says whether the cap left the bound feasible);
-3. :func:`itsa.search.vector.search_vector_scheme` runs at the bound (``--rate``
+3. :func:`itsa.keys.search.vector.search_vector_scheme` runs at the bound (``--rate``
    to choose another rate) with each vector as its hints, ``--time-limit``
    seconds each, the same seed.
 
@@ -35,10 +35,10 @@ from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, vstack
 
 from itsa import examples, load_instance
-from itsa.converse import converse
-from itsa.converse.lazy import ElementalRows
-from itsa.converse.problem import keys_problem
-from itsa.search.vector import search_vector_scheme
+from itsa.keys.converse import converse
+from itsa.keys.converse.lazy import ElementalRows
+from itsa.keys.converse.problem import keys_problem
+from itsa.keys.search.vector import search_vector_scheme
 
 
 def lp_rows(inst):

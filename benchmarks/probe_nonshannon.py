@@ -40,10 +40,10 @@ import time
 from fractions import Fraction
 
 from itsa import examples, load_instance
-from itsa.converse import _reduced
-from itsa.converse.lp import Row, reduce_problem
-from itsa.converse.problem import Constraint, Dependency, keys_problem, mutual_information
-from itsa.converse.solver import solve_float
+from itsa.keys.converse import _reduced
+from itsa.keys.converse.lp import Row, reduce_problem
+from itsa.keys.converse.problem import Constraint, Dependency, keys_problem, mutual_information
+from itsa.keys.converse.solver import solve_float
 
 TOL = 1e-7
 
@@ -136,7 +136,7 @@ def probe_common_information(name: str, max_size: int, pairs: int) -> dict:
 def check_common_information() -> tuple[float, float]:
     """The method on a known case: Shannon inequalities let Ingleton's expression reach -1/2
     (four variables, ``h(ABCD) <= 2``); a common-information variable for ``A, B`` brings it to 0."""
-    from itsa.converse.problem import EntropyProblem, ingleton_form
+    from itsa.keys.converse.problem import EntropyProblem, ingleton_form
 
     cap = Constraint(((15, Fraction(-1)),), ">=", Fraction(-2), "h(ABCD) <= 2")
     p = EntropyProblem(names=("A", "B", "C", "D"), dependencies=(), constraints=(cap,),

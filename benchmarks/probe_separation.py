@@ -8,7 +8,7 @@ users, in the same run:
 
 * ``lp``: the keys LP's optimum, by the orbit LP solved whole (the baseline);
 * ``first``: the optimum of the separation's first round, the chain rows alone
-  (:mod:`itsa.converse.lazy`), and its seconds;
+  (:mod:`itsa.keys.converse.lazy`), and its seconds;
 * ``rounds``: the rounds the separation needs to reach ``lp`` (``-`` when the
   time limit passes first), and their seconds.
 
@@ -26,9 +26,9 @@ from fractions import Fraction
 
 from probe_solve import ENSEMBLES
 
-from itsa.converse import converse
-from itsa.converse.lazy import lazy_lp
-from itsa.converse.solver import solve_float
+from itsa.keys.converse import converse
+from itsa.keys.converse.lazy import lazy_lp
+from itsa.keys.converse.solver import solve_float
 
 #: Draws with fewer users are skipped: their chain rows are nearly every row.
 MIN_USERS = 6

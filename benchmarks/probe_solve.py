@@ -18,7 +18,7 @@ Two seeded ensembles of random instances:
   all users (each kept with probability 0.6). The share that really is in the
   Theorem-2 regime (``itsa.analyze(inst).regime``) is printed.
 
-For each instance :func:`itsa.optimum.solve` runs with ``--time-limit``. The
+For each instance :func:`itsa.keys.optimum.solve` runs with ``--time-limit``. The
 script prints, per ensemble, the share certified optimal by the class of the
 lower end (keys / model LP, or the corrected bound), the share left open, every open
 instance with its interval and a one-line YAML description that
@@ -40,7 +40,7 @@ from collections import Counter
 from multiprocessing import Pool
 
 from itsa import Instance, analyze
-from itsa.optimum import solve
+from itsa.keys.optimum import solve
 
 
 def testing_instance(rng: random.Random, max_users: int) -> Instance:

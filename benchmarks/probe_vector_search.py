@@ -8,7 +8,7 @@ Run:  python benchmarks/probe_vector_search.py [--part example2|gaps|all] [--bud
 ``example2``: the paper's Example 2 (``instances/example-2.yaml``), best known
 scheme 7/2 at L = 2, corrected lower bound 3. For every rate ``r`` with
 ``3 <= r < 7/2`` and ``r·L`` whole for some ``L`` in 2..4 (3, 13/4, 10/3),
-:func:`itsa.search.vector.search_vector_scheme` runs with ``--budget``
+:func:`itsa.keys.search.vector.search_vector_scheme` runs with ``--budget``
 candidates, once without hints and once with the key entropies of the
 paper's 7/2 scheme as hints; 7/2 itself is the control. A verified scheme
 below 7/2 would be saved as ``instances/example-2.better.scheme.json``.
@@ -35,7 +35,7 @@ for (2,1)..(2,3), ``p`` for (3,1), and ``S_8 = {a, f, g}``:
 
 ``gaps``: ``--n`` seeded random instances (the distribution of
 ``benchmarks/probe_converse.py``). Where itsa's corrected lower bound is
-below the best rate of ``itsa.search.scalar.search_min_rate`` (scalar and L = 2),
+below the best rate of ``itsa.keys.search.scalar.search_min_rate`` (scalar and L = 2),
 the vector search tries every rate in between with ``L`` in 2..4, smallest
 first; the table counts gaps closed or narrowed. A verified rate below the
 corrected bound would contradict a proved bound: the probe reports it as an error.
@@ -58,9 +58,9 @@ sys.path.insert(0, str(HERE))
 from probe_converse import random_instance  # noqa: E402
 
 from itsa import load_instance, load_scheme, save_scheme, verify  # noqa: E402
-from itsa.bounds.corrected import corrected_lower_bound  # noqa: E402
-from itsa.search.scalar import search_min_rate  # noqa: E402
-from itsa.search.vector import key_entropies, search_vector_scheme  # noqa: E402
+from itsa.keys.bounds.corrected import corrected_lower_bound  # noqa: E402
+from itsa.keys.search.scalar import search_min_rate  # noqa: E402
+from itsa.keys.search.vector import key_entropies, search_vector_scheme  # noqa: E402
 
 
 def rates_between(lo: Fraction, hi: Fraction, L_values=(2, 3, 4)) -> list[Fraction]:

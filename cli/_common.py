@@ -58,7 +58,7 @@ def fail(message: str, code: int) -> None:
 class LibraryChoice(click.Choice):
     """A :class:`click.Choice` over a constant of the library, imported on first use.
 
-    The values stay defined in one place (e.g. ``itsa.model.quantities.Q_RULES``)
+    The values stay defined in one place (e.g. ``itsa.keys.model.quantities.Q_RULES``)
     while ``itsa --help`` does not import the library.
     """
 
@@ -73,7 +73,7 @@ class LibraryChoice(click.Choice):
         return tuple(str(value) for value in getattr(importlib.import_module(module), name))
 
 
-Q_RULE = LibraryChoice("itsa.model.quantities", "Q_RULES")
+Q_RULE = LibraryChoice("itsa.keys.model.quantities", "Q_RULES")
 
 
 class LibraryDefault:
@@ -99,7 +99,7 @@ class LibraryDefault:
 
 
 #: ``--q-rule``'s default: :func:`itsa.analyze`'s.
-Q_RULE_DEFAULT = LibraryDefault("itsa.bounds.analysis", "analyze", "q_rule")
+Q_RULE_DEFAULT = LibraryDefault("itsa.keys.bounds.analysis", "analyze", "q_rule")
 
 
 class LibraryConstant(LibraryDefault):
@@ -163,9 +163,9 @@ def load_instance(path):
     """
     import itsa
 
-    found = itsa.examples.resolve(path)
+    found = itsa.keys.examples.resolve(path)
     if not found.exists():
-        hint = itsa.examples.suggest(path)
+        hint = itsa.keys.examples.suggest(path)
         if hint:
             raise itsa.InvalidInstance(f"{path}: no such file{hint}")
     return itsa.load_instance(found)

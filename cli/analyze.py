@@ -20,7 +20,7 @@ from ._common import (
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--detail", is_flag=True, help="Add the table of every configuration (u, m, n), streamed.")
-@click.option("--only", type=LibraryChoice("itsa.output.detail", "ONLY"), default=None,
+@click.option("--only", type=LibraryChoice("itsa.keys.output.detail", "ONLY"), default=None,
               help="With --detail: only the critical configurations (|A| = |S̄|), or those with c = e*.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="With --detail: only this configuration (1-based).")
@@ -28,8 +28,8 @@ from ._common import (
               help="With --detail: print more than 1,000,000 configurations.")
 @click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT,
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
-@click.option("--corrected/--no-corrected", default=LibraryDefault("itsa.bounds.analysis", "analyze", "corrected"), show_default=True,
-              help="Compute itsa's corrected lower bound (itsa/bounds/corrected.py).")
+@click.option("--corrected/--no-corrected", default=LibraryDefault("itsa.keys.bounds.analysis", "analyze", "corrected"), show_default=True,
+              help="Compute itsa's corrected lower bound (itsa/keys/bounds/corrected.py).")
 def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.
 
@@ -51,7 +51,7 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     warn(instance.warnings)
     warn(instance.outside_assumptions())
     if as_json and keep is not None:
-        from itsa.output.detail import iter_json_rows
+        from itsa.keys.output.detail import iter_json_rows
 
         echo_json_stream(result.to_dict(), "configurations", iter_json_rows(result, keep))
     elif as_json:
@@ -62,7 +62,7 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
 
 def _selection(result, only, config, force):
     """The rows --detail prints; too many without --force is bad input (exit 2)."""
-    from itsa.output.detail import MAX_ROWS, select
+    from itsa.keys.output.detail import MAX_ROWS, select
 
     return select(result, only, config, max_rows=None if force else MAX_ROWS)
 
@@ -70,7 +70,7 @@ def _selection(result, only, config, force):
 def render(a, keep) -> None:
     from rich.table import Table
 
-    from itsa.output import report
+    from itsa.keys.output import report
 
     out = console()
     summary = Table(title=f"itsa analyze: {a.instance.name or 'instance'}", show_header=False)
@@ -98,7 +98,7 @@ def _render_lp(out, a) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from itsa.output import report
+    from itsa.keys.output import report
 
     title, solution = report.lp_text(a)
     if not a.lp.feasible:

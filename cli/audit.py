@@ -8,9 +8,9 @@ from ._common import LibraryDefault, itsa_errors, load_instance, progress_callba
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
 @click.option("--max-symbols", type=click.IntRange(0), help="Largest scalar number of key symbols searched (default K-1; capped, with a note, at the search's limit K·L + d <= 60).")
-@click.option("--field", "-q", type=int, default=LibraryDefault("itsa.auditor", "audit", "field"), show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
+@click.option("--field", "-q", type=int, default=LibraryDefault("itsa.keys.auditor", "audit", "field"), show_default=True, help="The prime q of the search; constructions use it too when it exceeds "
                    "their Schwartz-Zippel size, else the next prime above that.")
-@click.option("--seed", type=int, default=LibraryDefault("itsa.auditor", "audit", "seed"), show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.keys.auditor", "audit", "seed"), show_default=True,
               help="Seed of every draw (constructions and search).")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for every scheme the audit reports (default: audit-out/NAME).")
@@ -20,9 +20,9 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
 
     Exits 0 whenever the audit ran, whatever it found; 2 for bad input.
     """
-    from itsa.auditor import OUTPUT_ROOT
-    from itsa.auditor import audit as run_audit
-    from itsa.optimum import default_output_dir
+    from itsa.keys.auditor import OUTPUT_ROOT
+    from itsa.keys.auditor import audit as run_audit
+    from itsa.keys.optimum import default_output_dir
 
     with itsa_errors():
         instance = load_instance(path)

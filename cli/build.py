@@ -19,8 +19,8 @@ from ._common import (
 @click.option("--field", "-q", type=int, default=None,
               help="The prime q of F_q (default: the smallest prime above the construction's "
                    "Schwartz-Zippel size and 100, as verify and audit use).")
-@click.option("--seed", type=int, default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the coefficient draws.")
-@click.option("--max-tries", type=click.IntRange(1), default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "max_tries"), show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.keys.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the coefficient draws.")
+@click.option("--max-tries", type=click.IntRange(1), default=LibraryDefault("itsa.keys.schemes.constructions", "build_scheme", "max_tries"), show_default=True,
               help="Coefficient draws before giving up.")
 @click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
@@ -29,7 +29,7 @@ from ._common import (
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa
-    from itsa.schemes.constructions import field_warning
+    from itsa.keys.schemes.constructions import field_warning
 
     with itsa_errors():
         instance = load_instance(path)

@@ -38,14 +38,14 @@ def census():
 @click.option("--workers", type=click.IntRange(0), help="Local Dask worker processes (default: all cores; 0: serial, no Dask).")
 @click.option("--scheduler", metavar="ADDRESS", help="Join a running Dask cluster, e.g. tcp://host:8786.")
 @click.option("--resume", is_flag=True, help="Keep the rows in OUTPUT and skip their instances.")
-@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=LibraryDefault("itsa.census.run", "run_census", "connect_timeout"), show_default=True, help="Seconds to reach --scheduler.")
+@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=LibraryDefault("itsa.keys.census.run", "run_census", "connect_timeout"), show_default=True, help="Seconds to reach --scheduler.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final counts as one JSON object.")
 def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json):
     """Run the census of SPEC, streaming one row per instance to OUTPUT."""
     from itsa import examples
 
     with itsa_errors():
-        from itsa.census import load_spec, run_census  # one line without the census extra
+        from itsa.keys.census import load_spec, run_census  # one line without the census extra
 
         spec = load_spec(examples.resolve_spec(spec_path))     # a file, or a shipped spec's name
         try:
@@ -61,17 +61,17 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
 @census.command()
 @click.argument("results", type=click.Path(exists=False))
 @click.option("-o", "--output", "out_dir", required=True, type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=LibraryChoice("itsa.output.draw", "FORMATS"),
-              default=LibraryDefault("itsa.census.report", "write_report", "fmt"), show_default=True,
+@click.option("--format", "fmt", type=LibraryChoice("itsa.keys.output.draw", "FORMATS"),
+              default=LibraryDefault("itsa.keys.census.report", "write_report", "fmt"), show_default=True,
               help="Format of the figures.")
-@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"),
-              default=LibraryDefault("itsa.census.report", "write_report", "style"), show_default=True,
+@click.option("--style", type=LibraryChoice("itsa.keys.output.draw", "STYLES"),
+              default=LibraryDefault("itsa.keys.census.report", "write_report", "style"), show_default=True,
               help="paper: no titles (the caption is yours); annotated: each figure titled with its question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
 def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
     with itsa_errors():
-        from itsa.census import write_report
+        from itsa.keys.census import write_report
 
         result = write_report(results, out_dir, fmt=fmt, style=style)
     if as_json:

@@ -13,11 +13,11 @@ TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
-@click.option("--lp", "method", type=LibraryChoice("itsa.converse.registry", "CLASSES"), default=None,
+@click.option("--lp", "method", type=LibraryChoice("itsa.keys.converse.registry", "CLASSES"), default=None,
               help="The converse LP: keys (key entropies with the general group lemma; the "
               "default) or model (every variable of the model; K <= 4, a cross-check), both "
               "bounding every scheme; or linear (keys plus Ingleton: schemes with linear keys).")
-@click.option("--class", "old_name", type=LibraryChoice("itsa.converse.registry", "ALIASES"), default=None,
+@click.option("--class", "old_name", type=LibraryChoice("itsa.keys.converse.registry", "ALIASES"), default=None,
               help="Old name of --lp: additive = keys, general = model.")
 @click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
               help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX, for pdflatex).")
@@ -33,8 +33,8 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
-    from itsa.converse import prove
-    from itsa.converse.registry import resolve
+    from itsa.keys.converse import prove
+    from itsa.keys.converse.registry import resolve
 
     with itsa_errors():
         method = resolve(method, old_name).name

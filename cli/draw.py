@@ -11,12 +11,12 @@ from ._common import Q_RULE, Q_RULE_DEFAULT, LibraryChoice, LibraryDefault, itsa
               help="Image to write; the extension (.pdf, .svg or .png) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")
-@click.option("--layout", type=LibraryChoice("itsa.output.draw", "LAYOUTS"),
-              default=LibraryDefault("itsa.output.draw", "draw_instance", "layout"),
+@click.option("--layout", type=LibraryChoice("itsa.keys.output.draw", "LAYOUTS"),
+              default=LibraryDefault("itsa.keys.output.draw", "draw_instance", "layout"),
               show_default=True, help="radial: servers inside, users fanned out around "
               "them; spring: seeded force-directed layout.")
-@click.option("--style", type=LibraryChoice("itsa.output.draw", "STYLES"),
-              default=LibraryDefault("itsa.output.draw", "draw_instance", "style"), show_default=True,
+@click.option("--style", type=LibraryChoice("itsa.keys.output.draw", "STYLES"),
+              default=LibraryDefault("itsa.keys.output.draw", "draw_instance", "style"), show_default=True,
               help="paper: the figure and a legend of the roles present; annotated: also a title "
               "and a box listing the configuration's sets.")
 @click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT,
@@ -25,7 +25,7 @@ from ._common import Q_RULE, Q_RULE_DEFAULT, LibraryChoice, LibraryDefault, itsa
 def draw(path, output, config, layout, style, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
-    from itsa.output.draw import draw_instance, output_format, parse_config
+    from itsa.keys.output.draw import draw_instance, output_format, parse_config
 
     with itsa_errors():
         output_format(output)

@@ -25,13 +25,13 @@ def examples(params, as_json):
 
     with itsa_errors():
         if params:
-            found = itsa.examples.homogeneous_file(*params)
+            found = itsa.keys.examples.homogeneous_file(*params)
             if not as_json:
                 click.echo(found.text, nl=False)
                 return
             echo_json(found.to_dict())
             return
-        result = itsa.examples.catalogue()
+        result = itsa.keys.examples.catalogue()
     if as_json:
         echo_json(result.to_dict())
         return

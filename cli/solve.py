@@ -15,7 +15,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--time-limit", type=SECONDS,
               help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit); what is proved and "
               "verified by then is reported, with each converse LP skipped or cut and why.")
-@click.option("--seed", type=int, default=LibraryDefault("itsa.optimum", "solve", "seed"), show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.keys.optimum", "solve", "seed"), show_default=True,
               help="Seed of the scheme constructions and searches (the same seed, the same output).")
 @click.option("--field", "-q", type=int, help="Prime field of the schemes (default: per construction).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -26,8 +26,8 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
     each end with its reason. Exits 0 when it ran, 2 for bad input.
     """
     from itsa._util.files import check_output_dir
-    from itsa.optimum import default_output_dir
-    from itsa.optimum import solve as run
+    from itsa.keys.optimum import default_output_dir
+    from itsa.keys.optimum import solve as run
 
     with itsa_errors():
         instance = load_instance(path)

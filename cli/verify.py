@@ -28,13 +28,13 @@ from ._common import (
               help="The prime q. With --scheme, re-reads the scheme's integers mod q (default: the "
                    "file's). Without it: the smallest prime above 100 and the construction's "
                    "Schwartz-Zippel size.")
-@click.option("--engine", type=LibraryChoice("itsa.schemes.verifier", "ENGINES"), default=LibraryDefault("itsa.schemes.verifier", "verify", "engine"), show_default=True,
+@click.option("--engine", type=LibraryChoice("itsa.keys.schemes.verifier", "ENGINES"), default=LibraryDefault("itsa.keys.schemes.verifier", "verify", "engine"), show_default=True,
               help="rank: exact ranks over F_q (any size); enumerate: every key and input value (small "
                    "schemes, a cross-check); auto: enumerate when it is small, else rank.")
-@click.option("--seed", type=int, default=LibraryDefault("itsa.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the build, without --scheme.")
+@click.option("--seed", type=int, default=LibraryDefault("itsa.keys.schemes.constructions", "build_scheme", "seed"), show_default=True, help="Seed of the build, without --scheme.")
 @click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
-@click.option("--enum-budget", type=WholeNumber(), default=LibraryConstant("itsa.schemes.verifier", "ENUM_BUDGET"),
+@click.option("--enum-budget", type=WholeNumber(), default=LibraryConstant("itsa.keys.schemes.verifier", "ENUM_BUDGET"),
               show_default=True,
               help="Work limit of the enumerate engine (source values x passes; "
                    "2e10 and 20000000000 are both accepted).")
@@ -52,7 +52,7 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
         warn(instance.warnings)
         warn(instance.outside_assumptions())
         if scheme_path:
-            scheme = itsa.load_scheme(instance, itsa.examples.resolve(scheme_path), field=field)
+            scheme = itsa.load_scheme(instance, itsa.keys.examples.resolve(scheme_path), field=field)
             with progress_callback(f"verify ({engine})", quiet=as_json) as progress:
                 verdict = itsa.verify(instance, scheme, engine=engine, progress=progress,
                                       enum_budget=enum_budget)

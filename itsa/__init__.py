@@ -4,13 +4,13 @@ A secure aggregation has three numbers to size, and itsa answers each
 exactly, in its own part, on one foundation:
 
 - **keys** (Li, Zhang, He, Caire, "Multi-Server Secure Aggregation with
-  Arbitrary Collusion and Heterogeneous Security Constraints"): ``itsa.model``
-  (the instance, its YAML form, the set quantities), ``itsa.bounds`` (the
-  paper's analysis, the Theorem-2 LP, the corrected bound), ``itsa.schemes``
-  (key schemes, their constructions, the exact verifier), ``itsa.search``,
-  ``itsa.converse`` (certified converse LPs and their proofs),
-  ``itsa.optimum`` and ``itsa.auditor`` (``solve`` and ``audit``),
-  ``itsa.output`` and ``itsa.census``;
+  Arbitrary Collusion and Heterogeneous Security Constraints"): ``itsa.keys.model``
+  (the instance, its YAML form, the set quantities), ``itsa.keys.bounds`` (the
+  paper's analysis, the Theorem-2 LP, the corrected bound), ``itsa.keys.schemes``
+  (key schemes, their constructions, the exact verifier), ``itsa.keys.search``,
+  ``itsa.keys.converse`` (certified converse LPs and their proofs),
+  ``itsa.keys.optimum`` and ``itsa.keys.auditor`` (``solve`` and ``audit``),
+  ``itsa.keys.output`` and ``itsa.keys.census``;
 - **noise**: ``itsa.privacy``, the certified accounting of discrete Gaussian
   noise, Hamilton's integer weights and an auditable private release;
 - **bits**: ``itsa.modular``, the exact carry laws and margins of layered
@@ -37,13 +37,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from itsa import keys as _keys
+
 if TYPE_CHECKING:                       # the names, for type checkers and editors
-    import itsa.examples as examples
-    from itsa.auditor import FINDING_KINDS, Audit, Finding, audit
-    from itsa.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
-    from itsa.bounds.corrected import CorrectedBound, corrected_lower_bound
-    from itsa.bounds.lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
-    from itsa.bounds.published import KnownOptimum, homogeneous_parameters, known_optimum
+    import itsa.keys.examples as examples
     from itsa.exceptions import (
         Infeasible,
         InvalidDeployment,
@@ -58,74 +55,79 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
         Unreachable,
         VerificationError,
     )
-    from itsa.model.instance import Instance
-    from itsa.model.io import load_instance, parse_instance
-    from itsa.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
-    from itsa.optimum import Solution, solve
-    from itsa.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+    from itsa.keys.auditor import FINDING_KINDS, Audit, Finding, audit
+    from itsa.keys.bounds.analysis import REGIMES, Analysis, Bound, Regime, analyze, decide_regime
+    from itsa.keys.bounds.corrected import CorrectedBound, corrected_lower_bound
+    from itsa.keys.bounds.lp import LP_SOLVERS, LPConstraint, LPResult, theorem2_lp
+    from itsa.keys.bounds.published import KnownOptimum, homogeneous_parameters, known_optimum
+    from itsa.keys.model.instance import Instance
+    from itsa.keys.model.io import load_instance, parse_instance
+    from itsa.keys.model.quantities import Q_RULES, Configurations, SetQuantities, configurations, set_quantities
+    from itsa.keys.optimum import Solution, solve
+    from itsa.keys.output.draw import LAYOUTS, DrawnFigure, draw_instance, instance_figure
+    from itsa.keys.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
+    from itsa.keys.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
+    from itsa.keys.schemes.verifier import ENGINES, Leak, Verdict, verify
+    from itsa.keys.search.scalar import SearchResult, search_min_rate
+    from itsa.keys.search.vector import VectorSearchResult, search_vector_scheme
     from itsa.planning import Deployment, Plan, load_deployment, plan
     from itsa.planning.simulate import simulate
     from itsa.planning.simulation import Simulation
-    from itsa.schemes.constructions import CONSTRUCTIONS, Build, build_scheme, default_field, required_field
-    from itsa.schemes.scheme import Scheme, load_scheme, save_scheme, scheme_from_dict, scheme_to_dict
-    from itsa.schemes.verifier import ENGINES, Leak, Verdict, verify
-    from itsa.search.scalar import SearchResult, search_min_rate
-    from itsa.search.vector import VectorSearchResult, search_vector_scheme
 
 #: Each public name and the module it is defined in: imported on first use, so that
 #: ``import itsa`` (and ``itsa --help``) stays instant and a part's extra is needed only by it.
 _WHERE: dict[str, tuple[str, str | None]] = {
-    'REGIMES': ('itsa.bounds.analysis', 'REGIMES'),
-    'Regime': ('itsa.bounds.analysis', 'Regime'),
-    'Q_RULES': ('itsa.model.quantities', 'Q_RULES'),
-    'LP_SOLVERS': ('itsa.bounds.lp', 'LP_SOLVERS'),
-    'Instance': ('itsa.model.instance', 'Instance'),
-    'load_instance': ('itsa.model.io', 'load_instance'),
-    'parse_instance': ('itsa.model.io', 'parse_instance'),
-    'Configurations': ('itsa.model.quantities', 'Configurations'),
-    'SetQuantities': ('itsa.model.quantities', 'SetQuantities'),
-    'configurations': ('itsa.model.quantities', 'configurations'),
-    'set_quantities': ('itsa.model.quantities', 'set_quantities'),
-    'LPConstraint': ('itsa.bounds.lp', 'LPConstraint'),
-    'LPResult': ('itsa.bounds.lp', 'LPResult'),
-    'theorem2_lp': ('itsa.bounds.lp', 'theorem2_lp'),
-    'Analysis': ('itsa.bounds.analysis', 'Analysis'),
-    'Bound': ('itsa.bounds.analysis', 'Bound'),
-    'analyze': ('itsa.bounds.analysis', 'analyze'),
-    'decide_regime': ('itsa.bounds.analysis', 'decide_regime'),
-    'Scheme': ('itsa.schemes.scheme', 'Scheme'),
-    'load_scheme': ('itsa.schemes.scheme', 'load_scheme'),
-    'save_scheme': ('itsa.schemes.scheme', 'save_scheme'),
-    'scheme_from_dict': ('itsa.schemes.scheme', 'scheme_from_dict'),
-    'scheme_to_dict': ('itsa.schemes.scheme', 'scheme_to_dict'),
-    'ENGINES': ('itsa.schemes.verifier', 'ENGINES'),
-    'Leak': ('itsa.schemes.verifier', 'Leak'),
-    'Verdict': ('itsa.schemes.verifier', 'Verdict'),
-    'verify': ('itsa.schemes.verifier', 'verify'),
-    'CONSTRUCTIONS': ('itsa.schemes.constructions', 'CONSTRUCTIONS'),
-    'Build': ('itsa.schemes.constructions', 'Build'),
-    'build_scheme': ('itsa.schemes.constructions', 'build_scheme'),
-    'default_field': ('itsa.schemes.constructions', 'default_field'),
-    'required_field': ('itsa.schemes.constructions', 'required_field'),
-    'Solution': ('itsa.optimum', 'Solution'),
-    'solve': ('itsa.optimum', 'solve'),
-    'SearchResult': ('itsa.search.scalar', 'SearchResult'),
-    'search_min_rate': ('itsa.search.scalar', 'search_min_rate'),
-    'VectorSearchResult': ('itsa.search.vector', 'VectorSearchResult'),
-    'search_vector_scheme': ('itsa.search.vector', 'search_vector_scheme'),
-    'CorrectedBound': ('itsa.bounds.corrected', 'CorrectedBound'),
-    'corrected_lower_bound': ('itsa.bounds.corrected', 'corrected_lower_bound'),
-    'KnownOptimum': ('itsa.bounds.published', 'KnownOptimum'),
-    'homogeneous_parameters': ('itsa.bounds.published', 'homogeneous_parameters'),
-    'known_optimum': ('itsa.bounds.published', 'known_optimum'),
-    'FINDING_KINDS': ('itsa.auditor', 'FINDING_KINDS'),
-    'Audit': ('itsa.auditor', 'Audit'),
-    'Finding': ('itsa.auditor', 'Finding'),
-    'audit': ('itsa.auditor', 'audit'),
-    'LAYOUTS': ('itsa.output.draw', 'LAYOUTS'),
-    'DrawnFigure': ('itsa.output.draw', 'DrawnFigure'),
-    'draw_instance': ('itsa.output.draw', 'draw_instance'),
-    'instance_figure': ('itsa.output.draw', 'instance_figure'),
+    'REGIMES': ('itsa.keys.bounds.analysis', 'REGIMES'),
+    'Regime': ('itsa.keys.bounds.analysis', 'Regime'),
+    'Q_RULES': ('itsa.keys.model.quantities', 'Q_RULES'),
+    'LP_SOLVERS': ('itsa.keys.bounds.lp', 'LP_SOLVERS'),
+    'Instance': ('itsa.keys.model.instance', 'Instance'),
+    'load_instance': ('itsa.keys.model.io', 'load_instance'),
+    'parse_instance': ('itsa.keys.model.io', 'parse_instance'),
+    'Configurations': ('itsa.keys.model.quantities', 'Configurations'),
+    'SetQuantities': ('itsa.keys.model.quantities', 'SetQuantities'),
+    'configurations': ('itsa.keys.model.quantities', 'configurations'),
+    'set_quantities': ('itsa.keys.model.quantities', 'set_quantities'),
+    'LPConstraint': ('itsa.keys.bounds.lp', 'LPConstraint'),
+    'LPResult': ('itsa.keys.bounds.lp', 'LPResult'),
+    'theorem2_lp': ('itsa.keys.bounds.lp', 'theorem2_lp'),
+    'Analysis': ('itsa.keys.bounds.analysis', 'Analysis'),
+    'Bound': ('itsa.keys.bounds.analysis', 'Bound'),
+    'analyze': ('itsa.keys.bounds.analysis', 'analyze'),
+    'decide_regime': ('itsa.keys.bounds.analysis', 'decide_regime'),
+    'Scheme': ('itsa.keys.schemes.scheme', 'Scheme'),
+    'load_scheme': ('itsa.keys.schemes.scheme', 'load_scheme'),
+    'save_scheme': ('itsa.keys.schemes.scheme', 'save_scheme'),
+    'scheme_from_dict': ('itsa.keys.schemes.scheme', 'scheme_from_dict'),
+    'scheme_to_dict': ('itsa.keys.schemes.scheme', 'scheme_to_dict'),
+    'ENGINES': ('itsa.keys.schemes.verifier', 'ENGINES'),
+    'Leak': ('itsa.keys.schemes.verifier', 'Leak'),
+    'Verdict': ('itsa.keys.schemes.verifier', 'Verdict'),
+    'verify': ('itsa.keys.schemes.verifier', 'verify'),
+    'CONSTRUCTIONS': ('itsa.keys.schemes.constructions', 'CONSTRUCTIONS'),
+    'Build': ('itsa.keys.schemes.constructions', 'Build'),
+    'build_scheme': ('itsa.keys.schemes.constructions', 'build_scheme'),
+    'default_field': ('itsa.keys.schemes.constructions', 'default_field'),
+    'required_field': ('itsa.keys.schemes.constructions', 'required_field'),
+    'Solution': ('itsa.keys.optimum', 'Solution'),
+    'solve': ('itsa.keys.optimum', 'solve'),
+    'SearchResult': ('itsa.keys.search.scalar', 'SearchResult'),
+    'search_min_rate': ('itsa.keys.search.scalar', 'search_min_rate'),
+    'VectorSearchResult': ('itsa.keys.search.vector', 'VectorSearchResult'),
+    'search_vector_scheme': ('itsa.keys.search.vector', 'search_vector_scheme'),
+    'CorrectedBound': ('itsa.keys.bounds.corrected', 'CorrectedBound'),
+    'corrected_lower_bound': ('itsa.keys.bounds.corrected', 'corrected_lower_bound'),
+    'KnownOptimum': ('itsa.keys.bounds.published', 'KnownOptimum'),
+    'homogeneous_parameters': ('itsa.keys.bounds.published', 'homogeneous_parameters'),
+    'known_optimum': ('itsa.keys.bounds.published', 'known_optimum'),
+    'FINDING_KINDS': ('itsa.keys.auditor', 'FINDING_KINDS'),
+    'Audit': ('itsa.keys.auditor', 'Audit'),
+    'Finding': ('itsa.keys.auditor', 'Finding'),
+    'audit': ('itsa.keys.auditor', 'audit'),
+    'LAYOUTS': ('itsa.keys.output.draw', 'LAYOUTS'),
+    'DrawnFigure': ('itsa.keys.output.draw', 'DrawnFigure'),
+    'draw_instance': ('itsa.keys.output.draw', 'draw_instance'),
+    'instance_figure': ('itsa.keys.output.draw', 'instance_figure'),
     'ItsaError': ('itsa.exceptions', 'ItsaError'),
     'InvalidInstance': ('itsa.exceptions', 'InvalidInstance'),
     'Infeasible': ('itsa.exceptions', 'Infeasible'),
@@ -137,7 +139,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'MissingExtra': ('itsa.exceptions', 'MissingExtra'),
     'InvalidSpec': ('itsa.exceptions', 'InvalidSpec'),
     'Unreachable': ('itsa.exceptions', 'Unreachable'),
-    'examples': ('itsa.examples', None),
+    'examples': ('itsa.keys.examples', None),
     'InvalidDeployment': ('itsa.exceptions', 'InvalidDeployment'),
     'Deployment': ('itsa.planning.deployment', 'Deployment'),
     'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
@@ -163,16 +165,19 @@ __all__ = [
 ]
 
 
-#: The rooms of the package, reachable as attributes (``itsa.converse``) as every submodule was.
-_ROOMS = ("model", "bounds", "schemes", "search", "converse", "privacy", "modular", "optimum", "auditor",
-          "output", "census", "planning", "testing", "exceptions", "typing", "examples")
+#: The rooms of the package, reachable as attributes (``itsa.privacy``) as every submodule was;
+#: the key-rate rooms live in ``itsa.keys`` and are still reachable by their old names
+#: (``itsa.converse`` is ``itsa.keys.converse``).
+_ROOMS = ("keys", "privacy", "modular", "planning", "testing", "exceptions", "typing")
+_KEY_ROOMS = _keys.ROOMS
 
 
 def __getattr__(name: str):
     """A public name, imported from its module on first use; a room of the package, imported."""
-    if name in _ROOMS and name not in _WHERE:
+    if (name in _ROOMS or name in _KEY_ROOMS) and name not in _WHERE:
+        where = f"{__name__}.keys.{name}" if name in _KEY_ROOMS else f"{__name__}.{name}"
         try:
-            return importlib.import_module(f"{__name__}.{name}")
+            return importlib.import_module(where)
         except ImportError as exc:       # a room whose extra is missing (MissingExtra): not an attribute here
             raise AttributeError(f"itsa.{name} is not available: {exc}") from exc
     if name not in _WHERE:
@@ -185,4 +190,4 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(__all__) | set(_ROOMS))
+    return sorted(set(__all__) | set(_ROOMS) | set(_KEY_ROOMS))

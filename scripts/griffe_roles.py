@@ -1,7 +1,7 @@
 """A griffe extension for the API reference: the docstrings' reST roles become links.
 
 The docstrings cross-reference with Sphinx's roles (``:func:`solve```,
-``:class:`~itsa.census.store.ResultStore```, ``:mod:`.figures```), which
+``:class:`~itsa.keys.census.store.ResultStore```, ``:mod:`.figures```), which
 mkdocstrings would show as they are. Before rendering, each role is resolved
 against the package (the name as written, in the docstring's module and class,
 the module's imports, then ``itsa``'s public names) and replaced by an

@@ -51,27 +51,27 @@ def cli():
 def example1():
     import itsa
 
-    return itsa.examples.example1()
+    return itsa.keys.examples.example1()
 
 
 @pytest.fixture(scope="session")
 def example2():
     import itsa
 
-    return itsa.examples.example2()
+    return itsa.keys.examples.example2()
 
 
 #: ``python -c`` code: the ``itsa`` command line, with an observer on the census's progress
-#: reports (the ``progress`` callback of :func:`itsa.census.run_census`, called after each
+#: reports (the ``progress`` callback of :func:`itsa.keys.census.run_census`, called after each
 #: finished row is in the journal). At the first report of ``{rows}`` or more rows done it writes
 #: that count to file descriptor ``{fd}`` and holds the census there, with work left, until a
 #: signal ends it (SIGINT raises KeyboardInterrupt in the held loop, as it would anywhere).
 HELD_CENSUS = """
 import os, time
-import itsa.census
+import itsa.keys.census
 from itsa_cli import main
 
-_run_census = itsa.census.run_census
+_run_census = itsa.keys.census.run_census
 
 def run_census(*args, progress=None, **kwargs):
     def observe(p):
@@ -83,7 +83,7 @@ def run_census(*args, progress=None, **kwargs):
                 time.sleep(0.01)
     return _run_census(*args, progress=observe, **kwargs)
 
-itsa.census.run_census = run_census
+itsa.keys.census.run_census = run_census
 main()
 """
 

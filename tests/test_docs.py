@@ -22,14 +22,14 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     api = (tmp_path / "site" / "api" / "analysis" / "index.html").read_text(encoding="utf-8")
-    assert "itsa.bounds.analysis.analyze" in api                # the reference is generated, not empty
+    assert "itsa.keys.bounds.analysis.analyze" in api                # the reference is generated, not empty
     # the docstrings' reST roles (:func:`solve` ...) are links (scripts/griffe_roles.py), never shown raw
     pages = {p: p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html")}
     raw = {str(p.relative_to(tmp_path)): len(re.findall(r":(?:func|class|mod|meth|data|attr|obj|exc):", t))
            for p, t in pages.items()}
     assert not any(raw.values()), {p: n for p, n in raw.items() if n}
     solve = pages[tmp_path / "site" / "api" / "solve" / "index.html"]
-    assert 'href="#itsa.optimum.solve"><code>solve</code></a>' in solve
+    assert 'href="#itsa.keys.optimum.solve"><code>solve</code></a>' in solve
 
 
 def _nav_files(nav):

@@ -70,7 +70,7 @@ def test_safety_net_turns_resource_errors_into_one_line(cli, monkeypatch, exc, w
     (9, "InvalidOption", "prime power"), (6, "InvalidOption", "not a prime"), (1, "InvalidOption", "q >= 2"),
 ])
 def test_check_field_is_the_one_field_check(q, error, words):
-    from itsa.schemes.linalg import check_field, field_problem
+    from itsa.keys.schemes.linalg import check_field, field_problem
 
     with pytest.raises(getattr(itsa, error), match=words) as info:
         check_field(q)
@@ -81,12 +81,12 @@ def test_check_field_is_the_one_field_check(q, error, words):
 
 
 def test_formerly_bare_value_errors_are_invalid_input():
-    from itsa.schemes.linalg import rank
+    from itsa.keys.schemes.linalg import rank
 
     with pytest.raises(itsa.InvalidOption, match="rank backend"):
         rank([[1]], 7, backend="nope")
     with pytest.raises(itsa.InvalidOption, match="2-D"):
         rank([1, 2, 3], 7)
-    inst = itsa.examples.example1()
+    inst = itsa.keys.examples.example1()
     with pytest.raises(itsa.InvalidOption, match="another instance"):
-        itsa.analyze(inst, conf=itsa.configurations(itsa.examples.example2()))
+        itsa.analyze(inst, conf=itsa.configurations(itsa.keys.examples.example2()))

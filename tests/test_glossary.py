@@ -14,9 +14,9 @@ import click
 import pytest
 
 import itsa
-import itsa.census
-import itsa.converse
-import itsa.examples
+import itsa.keys.census
+import itsa.keys.converse
+import itsa.keys.examples
 import itsa.modular
 import itsa.planning
 import itsa.planning.deployment
@@ -30,7 +30,7 @@ from tests.test_house import ROOT
 PAGE = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 #: The packages whose public names the glossary speaks of (their ``__all__``, or every public name).
 PARTS = (itsa, itsa.privacy, itsa.modular, itsa.planning, itsa.planning.deployment, itsa.planning.explore, itsa.planning.noise,
-         itsa.planning.planner, itsa.census, itsa.converse, itsa.examples)
+         itsa.planning.planner, itsa.keys.census, itsa.keys.converse, itsa.keys.examples)
 
 
 def cli_options() -> dict[str, set[str]]:

@@ -2,7 +2,7 @@
 
 Each notebook runs in a fresh ``python3`` kernel with ``notebooks/`` as its
 working directory (the notebooks read the shipped instances through
-``itsa.examples``, so any directory works). Their own cells assert the results
+``itsa.keys.examples``, so any directory works). Their own cells assert the results
 (paper values reproduced, schemes verified, audit findings consistent). Needs the ``test`` extra: nbclient, nbformat,
 ipykernel (whose wheel installs the ``python3`` kernelspec).
 """

@@ -1,6 +1,6 @@
 """Progress events: what a long computation reports while it runs, without printing anything.
 
-Every long library call (:func:`itsa.converse.converse`, :func:`itsa.solve`,
+Every long library call (:func:`itsa.keys.converse.converse`, :func:`itsa.solve`,
 :func:`itsa.verify`, the searches, :func:`itsa.audit`) takes an optional
 ``progress`` callback and calls it with an :class:`Event`: at every stage and
 cutting-plane round, and with ``done`` and ``total`` where the work is counted

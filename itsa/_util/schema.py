@@ -2,13 +2,13 @@
 
 A leaf module (it imports nothing), so that any layer, the pure-math ones
 included, can stamp its plain-data output without importing the reporting
-layer. ``itsa.output.report.SCHEMA_VERSION`` is the same object, kept for
+layer. ``itsa.keys.output.report.SCHEMA_VERSION`` is the same object, kept for
 compatibility.
 
 The census results table has a version of its own (the Parquet columns,
-``itsa.census.SCHEMA_VERSION``); this one versions the ``--json`` objects.
+``itsa.keys.census.SCHEMA_VERSION``); this one versions the ``--json`` objects.
 
->>> from itsa.output import report
+>>> from itsa.keys.output import report
 >>> report.SCHEMA_VERSION is SCHEMA_VERSION
 True
 """

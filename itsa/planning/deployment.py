@@ -356,7 +356,7 @@ def load_deployment(path: str | Path) -> Deployment:
 
     One line on any bad input (:class:`~itsa.exceptions.InvalidDeployment`).
     """
-    from itsa.examples import resolve_deployment
+    from itsa.keys.examples import resolve_deployment
 
     path = resolve_deployment(path)
     text = read_text(path, _ERR, max_bytes=MAX_BYTES)

@@ -270,7 +270,7 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
 
 def check_sweep_figure(path, swept=True) -> None:
     """Refuse, before any work, a figure without a sweep, of an unknown format or in a missing folder."""
-    from itsa.output.draw import output_format
+    from itsa.keys.output.draw import output_format
     from itsa.planning.planner import check_report_path
 
     if not swept:

@@ -423,8 +423,8 @@ def _servers(servers: str | None) -> str | None:
     """The instance's path, checked to load before any work (one line if it does not)."""
     if servers is None:
         return None
-    from itsa.examples import resolve
-    from itsa.model.io import load_instance
+    from itsa.keys.examples import resolve
+    from itsa.keys.model.io import load_instance
 
     try:
         found = resolve(servers)

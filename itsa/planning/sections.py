@@ -126,9 +126,9 @@ def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float 
     """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``)."""
     if servers is None:
         return None
-    from itsa.examples import resolve
-    from itsa.model.io import load_instance
-    from itsa.optimum import solve
+    from itsa.keys.examples import resolve
+    from itsa.keys.model.io import load_instance
+    from itsa.keys.optimum import solve
 
     found = resolve(servers)
     solution = solve(load_instance(found), time_limit=time_limit, seed=seed)

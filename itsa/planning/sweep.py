@@ -294,7 +294,7 @@ def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
     """Three panels (ε, wrap per round, error) against the swept quantity, the rule dashed, itsa solid."""
     from itsa._util.extras import require
     from itsa._util.files import atomic_writer
-    from itsa.output.draw import PUBLICATION_RC, output_format
+    from itsa.keys.output.draw import PUBLICATION_RC, output_format
 
     out = Path(path)
     fmt = output_format(out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from itsa.model.instance import Instance
+from itsa.keys.model.instance import Instance
 
 __all__ = ["one_protected_user"]
 

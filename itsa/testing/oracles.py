@@ -2,8 +2,8 @@
 
 :func:`plain_quantities` uses frozensets of ``(u, v)`` pairs and one Python
 loop per configuration, written straight from docs/model.md §2 with no shared
-code with :mod:`itsa.model.quantities`. :class:`ReferenceChain` is ``g(X)`` of
-:mod:`itsa.bounds.corrected` written from its definition, with no shared code
+code with :mod:`itsa.keys.model.quantities`. :class:`ReferenceChain` is ``g(X)`` of
+:mod:`itsa.keys.bounds.corrected` written from its definition, with no shared code
 either. The tests use them as oracles and the benchmarks as baselines.
 """
 
@@ -61,7 +61,7 @@ def _mask(users: frozenset[int]) -> int:
 
 
 class ReferenceChain:
-    """``g(X)`` written straight from the definition in :mod:`itsa.bounds.corrected`' notes.
+    """``g(X)`` written straight from the definition in :mod:`itsa.keys.bounds.corrected`' notes.
 
     Sets of users are frozensets; for every ``X`` every configuration ``(k, m, n)``
     is tried, its groups and their purity rebuilt from the instance's servers,

@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 from itsa._util.extras import require
-from itsa.model.instance import Instance
+from itsa.keys.model.instance import Instance
 
 st = require("hypothesis.strategies")
 

@@ -127,9 +127,9 @@ def test_detail_filters_select_the_right_rows(cli):
 
 
 def test_detail_beyond_the_limit_needs_a_filter_or_force(cli, monkeypatch):
-    import itsa.output.detail
+    import itsa.keys.output.detail
 
-    monkeypatch.setattr(itsa.output.detail, "MAX_ROWS", 100)
+    monkeypatch.setattr(itsa.keys.output.detail, "MAX_ROWS", 100)
     res = cli("analyze", INSTANCES / "example-2.yaml", "--detail")
     assert res.exit_code == 2
     assert "--only critical|e-star or --config u,m,n, or pass --force" in res.stderr

@@ -130,7 +130,7 @@ def test_build_reports_progress_over_draws(example1):
 
 
 def test_verify_without_scheme_verifies_once(cli, monkeypatch):
-    import itsa.schemes.constructions as cons
+    import itsa.keys.schemes.constructions as cons
 
     calls = []
     real = cons.verify
@@ -174,7 +174,7 @@ def test_a_saved_scheme_records_its_instance(example1, tmp_path):
 
 def test_fingerprints_separate_the_shipped_problems():
     """Same fingerprint exactly when same topology and families (one instance is shipped twice)."""
-    shipped = [itsa.load_instance(itsa.examples.resolve(n)) for n in itsa.examples.names()]
+    shipped = [itsa.load_instance(itsa.keys.examples.resolve(n)) for n in itsa.keys.examples.names()]
     problems = {(i.servers, i.security_sets, i.collusion_sets) for i in shipped}
     assert len({i.fingerprint for i in shipped}) == len(problems) < len(shipped)
 

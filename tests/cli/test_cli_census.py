@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from itsa.census import load_spec, read_rows
+from itsa.keys.census import load_spec, read_rows
 from tests.conftest import ROOT, held_census
 
 
@@ -32,7 +32,7 @@ def test_census_rows(grid_results):
 
 
 def test_report(cli, grid_results, tmp_path):
-    from itsa.bounds.corrected import EVERY_SCHEME
+    from itsa.keys.bounds.corrected import EVERY_SCHEME
 
     res = cli("census", "report", grid_results, "-o", tmp_path / "rep", "--format", "png", "--json")
     assert res.exit_code == 0, res.output
@@ -183,8 +183,8 @@ def test_progress_bar_is_one_line_and_an_interrupt_gets_a_line_of_its_own(cli, m
     import click
     from rich.console import Console
 
-    import itsa.census
-    from itsa.census import CensusProgress
+    import itsa.keys.census
+    from itsa.keys.census import CensusProgress
     from itsa_cli import census as census_cli
 
     screen = io.StringIO()
@@ -193,7 +193,7 @@ def test_progress_bar_is_one_line_and_an_interrupt_gets_a_line_of_its_own(cli, m
     monkeypatch.setattr(census_cli, "_progress_bar", lambda quiet: bar(quiet, terminal))
     states = [CensusProgress(total=5488, done=d, failed=d // 7, timeout=d // 11, running=2, elapsed=1.0 + d)
               for d in (0, 82, 4000)]
-    monkeypatch.setattr(itsa.census, "run_census", _fake_census(states, interrupt=True))
+    monkeypatch.setattr(itsa.keys.census, "run_census", _fake_census(states, interrupt=True))
     seen = []
     echo = click.echo
     monkeypatch.setattr(click, "echo", lambda msg="", **kw: (seen.append((screen.getvalue(), str(msg))),

@@ -96,7 +96,7 @@ def test_no_finding_names_an_open_gap():
     import dataclasses
 
     from itsa import audit, examples
-    from itsa.auditor import no_finding_text
+    from itsa.keys.auditor import no_finding_text
     a = audit(examples.load("audit/fractional-optimum"))
     assert a.lower_bound == Fraction(3, 2)
     without = dataclasses.replace(a, converse=None)          # only the corrected bound: 1

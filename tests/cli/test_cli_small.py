@@ -42,7 +42,7 @@ def test_build_says_when_the_paper_gives_no_field_size(cli):
 
 
 def test_a_huge_exhaustive_universe_is_refused_with_its_order_of_magnitude():
-    from itsa.census import InvalidSpec, parse_spec
+    from itsa.keys.census import InvalidSpec, parse_spec
 
     with pytest.raises(InvalidSpec) as err:
         parse_spec({"universe": {"exhaustive": {"U": 6, "K": 12, "M": 6, "N": 6}}})

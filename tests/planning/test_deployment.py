@@ -86,6 +86,6 @@ def test_bad_files_name_the_file(tmp_path):
 
 
 def test_servers_path_is_read_beside_the_file(tmp_path):
-    (tmp_path / "servers.yaml").write_text(itsa.examples.path("example-1").read_text())
+    (tmp_path / "servers.yaml").write_text(itsa.keys.examples.path("example-1").read_text())
     (tmp_path / "d.yaml").write_text("clients: 3\ndimension: 2\nclip: 1\nprivacy: {epsilon: 1}\nservers: servers.yaml\n")
     assert load_deployment(tmp_path / "d.yaml").servers == str(tmp_path / "servers.yaml")
