@@ -3,7 +3,6 @@
 import dataclasses
 import json
 import re
-import time
 from fractions import Fraction
 
 import itsa
@@ -35,12 +34,11 @@ def test_each_point_is_the_plan_of_the_deployment_at_that_value():
     assert low.itsa[2].upper() > high.itsa[2].upper()                 # less privacy, less noise, less error
 
 
-def test_a_30_point_sweep_at_k1000_takes_seconds():
+def test_a_30_point_sweep_at_k1000_plans_every_point():
     d = dataclasses.replace(load_deployment("deployments/k1000.yaml"), servers=None)
     p = itsa.plan(d)
-    start = time.perf_counter()
-    s = sweep_plan(p, *parse_sweep("word_bits=12..41"))
-    assert len(s.points) == 30 and time.perf_counter() - start < 60
+    s = sweep_plan(p, *parse_sweep("word_bits=12..41"))      # its speed: benchmarks/bench_plan.py
+    assert len(s.points) == 30
     assert all(pt.itsa is not None for pt in s.points)
     data = ExploredPlan(p, sweep=s).to_dict()
     assert data["sweep"]["quantity"] == "word_bits" and data["verdict"]["verdict"] == "feasible"

@@ -1,7 +1,6 @@
 """A second attacker's records, published files and updates: each FAILs or is refused in one line, never a traceback."""
 
 import json
-import time
 from fractions import Fraction
 
 import numpy as np
@@ -14,6 +13,7 @@ from itsa.privacy.hamilton import MAX_WEIGHT_BITS
 from itsa.privacy.hamilton import weights as hamilton_weights
 from itsa.privacy.record_check import check_record
 from itsa.privacy.releasing import encode, release
+from tests.guard import ends
 
 UPDATES = np.array([[0.5, -0.25], [0.125, 0.75], [-0.5, 0.0]])
 #: A thousand exact weights whose common denominator has about 100,000 bits (the release took 90 s).
@@ -77,9 +77,9 @@ def test_a_record_past_the_size_limit_is_refused_before_it_is_read(tmp_path, its
     path = tmp_path / "big.json"
     with path.open("wb") as fh:         # sparse: no time to write, all the time to parse
         fh.truncate(MAX_RECORD_BYTES + 1)
-    start = time.monotonic()
-    message = one_line_exit_2(itsa_privacy("release", "--verify", path, check=False))
-    assert f"{MAX_RECORD_BYTES:,}" in message and time.monotonic() - start < 10
+    with ends():
+        message = one_line_exit_2(itsa_privacy("release", "--verify", path, check=False))
+    assert f"{MAX_RECORD_BYTES:,}" in message
 
 
 # --- 2 and 4: IDs, and every field, of the wrong JSON kind ---
@@ -183,20 +183,18 @@ def test_weights_given_twice_are_refused(tmp_path, itsa_privacy):
 # --- 3: inputs too long for exact arithmetic are refused up front; the clock is looked at in the loops ---
 
 def test_long_fraction_weights_are_refused_up_front():
-    start = time.monotonic()
-    with pytest.raises(InvalidOption, match=f"2\\^{MAX_WEIGHT_BITS}"):
-        release(np.zeros((1000, 2)), LONG_WEIGHTS, epsilon=1, time_limit=5)
-    with pytest.raises(InvalidOption, match="MAX_WEIGHT_BITS"):
-        hamilton_weights([Fraction(1, 2**5000)], 256)
-    assert time.monotonic() - start < 5
+    with ends():
+        with pytest.raises(InvalidOption, match=f"2\\^{MAX_WEIGHT_BITS}"):
+            release(np.zeros((1000, 2)), LONG_WEIGHTS, epsilon=1, time_limit=5)
+        with pytest.raises(InvalidOption, match="MAX_WEIGHT_BITS"):
+            hamilton_weights([Fraction(1, 2**5000)], 256)
 
 
 def test_long_fraction_weights_on_the_command_line_are_one_line(tmp_path, itsa_privacy):
     path = tmp_path / "w.csv"
     path.write_text("weight,x\n" + "".join(f"1/{w.denominator},0.5\n" for w in LONG_WEIGHTS))
-    start = time.monotonic()
-    assert "MAX_WEIGHT_BITS" in one_line_exit_2(itsa_privacy("release", path, "--epsilon", "1", check=False))
-    assert time.monotonic() - start < 20
+    with ends():
+        assert "MAX_WEIGHT_BITS" in one_line_exit_2(itsa_privacy("release", path, "--epsilon", "1", check=False))
 
 
 def test_a_record_with_long_fraction_weights_fails_quickly(made):
@@ -204,9 +202,8 @@ def test_a_record_with_long_fraction_weights_fails_quickly(made):
     record["inputs"]["ids"] = None
     record["inputs"]["data_weights"] = [f"1/{w.denominator}" for w in LONG_WEIGHTS]
     record["secret_values"]["integer_weights"] = [0] * len(LONG_WEIGHTS)
-    start = time.monotonic()
-    fail_names(check_record(record, time_limit=5), "MAX_WEIGHT_BITS")
-    assert time.monotonic() - start < 5
+    with ends():
+        fail_names(check_record(record, time_limit=5), "MAX_WEIGHT_BITS")
 
 
 def test_the_long_loops_look_at_the_clock():
@@ -223,19 +220,17 @@ def test_many_long_weight_texts_are_refused_before_they_are_read(made):
     record = _fresh(made)
     record["inputs"].update(ids=None, data_weights=["1e-100000"] * 200_000)
     record["secret_values"]["integer_weights"] = [0] * 200_000
-    start = time.monotonic()
-    fail_names(check_record(record), "inputs.data_weights", "MAX_WEIGHT_BITS")
-    assert time.monotonic() - start < 5
+    with ends():
+        fail_names(check_record(record), "inputs.data_weights", "MAX_WEIGHT_BITS")
 
 
 def test_many_weights_stop_at_the_time_limit(made):
     record = _fresh(made)
     record["inputs"].update(ids=None, data_weights=["1"] * 400_000)
     record["secret_values"]["integer_weights"] = [0] * 400_000
-    start = time.monotonic()
-    with pytest.raises(TimeLimitReached):
-        check_record(record, time_limit=0.5)
-    assert time.monotonic() - start < 5
+    with ends():
+        with pytest.raises(TimeLimitReached):
+            check_record(record, time_limit=0.5)
 
 
 def test_a_csv_of_too_many_lines_is_refused_while_it_is_read(tmp_path, monkeypatch):
