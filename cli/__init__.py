@@ -22,6 +22,7 @@ _COMMANDS = {
     "modular": ("itsa_cli.modular", "modular"),
     "privacy": ("itsa_cli.privacy", "privacy"),
     "plan": ("itsa_cli.plan", "plan"),
+    "secagg": ("itsa_cli.secagg", "secagg"),
 }
 
 
@@ -70,7 +71,7 @@ class _LazyGroup(click.Group):
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
-    audit, converse, solve, census, examples, privacy, modular and plan (one line each below).
+    audit, converse, solve, census, examples, privacy, modular, plan and secagg (one line each below).
 
     Every verb but privacy, modular and plan takes an instance file or the name of a
     shipped one (itsa examples); privacy takes privacy parameters or client updates,

@@ -73,6 +73,7 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.planning import Deployment, Plan, load_deployment, plan
     from itsa.planning.simulate import simulate
     from itsa.planning.simulation import Simulation
+    from itsa.keys.secagg.parameters import SecAggParameters, secagg_parameters
 
 #: Each public name and the module it is defined in: imported on first use, so that
 #: ``import itsa`` (and ``itsa --help``) stays instant and a part's extra is needed only by it.
@@ -147,6 +148,8 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'plan': ('itsa.planning.planner', 'plan'),
     'Simulation': ('itsa.planning.simulation', 'Simulation'),
     'simulate': ('itsa.planning.simulate', 'simulate'),
+    'SecAggParameters': ('itsa.keys.secagg.parameters', 'SecAggParameters'),
+    'secagg_parameters': ('itsa.keys.secagg.parameters', 'secagg_parameters'),
 }
 
 __all__ = [
@@ -162,6 +165,7 @@ __all__ = [
     'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
     'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
     'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan', 'Simulation', 'simulate',
+    'SecAggParameters', 'secagg_parameters',
 ]
 
 
