@@ -70,10 +70,10 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.keys.schemes.verifier import ENGINES, Leak, Verdict, verify
     from itsa.keys.search.scalar import SearchResult, search_min_rate
     from itsa.keys.search.vector import VectorSearchResult, search_vector_scheme
+    from itsa.keys.secagg.parameters import SecAggParameters, secagg_parameters
     from itsa.planning import Deployment, Plan, load_deployment, plan
     from itsa.planning.simulate import simulate
     from itsa.planning.simulation import Simulation
-    from itsa.keys.secagg.parameters import SecAggParameters, secagg_parameters
 
 #: Each public name and the module it is defined in: imported on first use, so that
 #: ``import itsa`` (and ``itsa --help``) stays instant and a part's extra is needed only by it.
