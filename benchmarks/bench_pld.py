@@ -36,11 +36,11 @@ from typing import Any
 from itsa.privacy.pld import epsilon_bracket
 
 EVENTS: dict[str, dict[str, Any]] = {
-    "k1000": {"sigma": 1085480, "shares": 900, "sensitivity": Fraction("2097187.91656999215"), "rounds": 150,
+    "k1000": {"sigma": 1085480, "survivors": 900, "sensitivity": Fraction("2097187.91656999215"), "rounds": 150,
               "delta": Fraction(1, 10**6), "dimension": 1290},
-    "cross-device": {"sigma": Fraction(444463, 1000), "shares": 7000, "sensitivity": Fraction("1127.44511501033225"),
+    "cross-device": {"sigma": Fraction(444463, 1000), "survivors": 7000, "sensitivity": Fraction("1127.44511501033225"),
                      "rounds": 2000, "delta": Fraction(1, 10**7), "dimension": 1_200_000},
-    "discrete": {"sigma": 50, "shares": 1, "sensitivity": 10, "rounds": 100, "delta": Fraction(1, 10**6),
+    "discrete": {"sigma": 50, "survivors": 1, "sensitivity": 10, "rounds": 100, "delta": Fraction(1, 10**6),
                  "dimension": 1},
 }
 
@@ -51,12 +51,12 @@ def ours(event: dict):
 
 def theirs(dpa, event: dict, shift: int) -> float:
     rounds, delta = event["rounds"], float(event["delta"])
-    if event["shares"] == 1:
+    if event["survivors"] == 1:
         from dp_accounting.pld import privacy_loss_distribution as pl
 
         pld = pl.from_discrete_gaussian_mechanism(float(event["sigma"]), sensitivity=shift)
         return float(pld.self_compose(rounds).get_epsilon_for_delta(delta))
-    z = float(event["sigma"]) * math.sqrt(event["shares"]) / shift
+    z = float(event["sigma"]) * math.sqrt(event["survivors"]) / shift
     acc = dpa.pld.PLDAccountant()
     acc.compose(dpa.GaussianDpEvent(z), rounds)
     return float(acc.get_epsilon(delta))

@@ -1,8 +1,8 @@
 """Certified privacy-loss brackets for the discrete Gaussian, central or as a sum of shares, over T rounds.
 
 The pair. Per coordinate the noise ``N`` is one discrete Gaussian
-``N_Z(0, σ²)`` (central, ``shares = 1``) or the sum of ``n`` independent
-ones (distributed, ``shares = n``). The pair examined is ``N`` against
+``N_Z(0, σ²)`` (central, ``survivors = 1``) or the sum of ``n`` independent
+ones (distributed: the ``survivors = n`` clients' shares). The pair examined is ``N`` against
 ``N + k`` on one coordinate (every other coordinate equal), with ``k`` the
 integer sensitivity ``Δ`` rounded down: the worst shift along one axis of
 the integer lattice among inputs at ``ℓ2`` distance at most ``Δ``. Its
@@ -51,8 +51,10 @@ discrete Gaussian is, and convolution keeps discrete log-concavity), so the
 shifts form a family with monotone likelihood ratio and a larger shift has a
 lower trade-off curve (Neyman–Pearson thresholds), and the composition of
 dominated pairs is dominated (Dong, Roth, Su 2022). In ``d > 1`` dimensions a
-non-axis shift of the same ``ℓ2`` norm is not proven to do no worse, so the
-Rényi bound stays the upper bound there.
+shift off the axes of the same ``ℓ2`` norm can do (slightly) worse; there the
+upper bound is the Gaussian pair that dominates every shift
+(:func:`itsa.privacy.lattice.dominating_epsilon`, ``μ = (Δ + 2)/s``) or the
+Rényi bound, whichever is smaller.
 
 The accuracy needs ``π² σ²/2`` well above ``ln(1/δ)`` for shares
 (``σ ≳ 3``): below, the enclosure is still valid but loose.
@@ -79,12 +81,10 @@ from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
-from itsa.privacy.discrete_gaussian import normaliser
+from itsa.privacy.lattice import BITS, dominating_epsilon, sum_error, theta
 
 __all__ = ["EpsilonBracket", "epsilon_bracket", "pair_delta", "pair_epsilon", "sum_error", "BITS", "STEPS"]
 
-#: Working precision (bits) of every ball here.
-BITS = 192
 #: Bisection steps for an ε (each halves the bracket).
 STEPS = 60
 #: The bisection stops once the bracket is this narrow, relatively.
@@ -93,50 +93,6 @@ WIDTH = Fraction(1, 2**44)
 TAIL_LOG = 230
 
 _LOWER, _UPPER = "lower", "upper"
-
-
-def _theta(variance: flint.arb) -> flint.arb:
-    """``θ = Σ_j e^(−2π² v j²) = Z / (s √(2π))`` for ``N_Z(0, v)``, ``s = √v`` (the certified normaliser)."""
-    s = variance.sqrt()
-    return normaliser(s) / (s * (2 * flint.arb.pi()).sqrt())
-
-
-def sum_error(variance, count: int) -> flint.arb:
-    """``E``: the sum of ``count`` independent ``N_Z(0, variance)`` is within ``E`` of its Gaussian expression.
-
-    For every integer ``y``,
-    ``|P(S = y) − e^(−y²/(2 m v)) / (θ^m √(2π m v))| ≤ E`` (``m = count``,
-    ``v = variance``, ``θ`` the theta sum of :func:`_theta`); ``E = 0`` for
-    ``m = 1`` (the expression is then the law itself). See the module notes.
-
-    Parameters
-    ----------
-    variance : number or arb
-        ``v = σ²`` of one discrete Gaussian.
-    count : int
-        ``m``, how many are summed.
-
-    Returns
-    -------
-    arb
-        A ball whose upper end bounds ``E``.
-
-    >>> sum_error(1, 1).is_zero(), float(sum_error(9, 10).upper()) < 1e-8
-    (True, True)
-    """
-    whole_number("count", count, minimum=1)
-    with precision(BITS):
-        v = to_arb(variance)
-        if count == 1:
-            return flint.arb(0)
-        pi = flint.arb.pi()
-        rho = 2 * (-(pi**2) * v / 2).exp() / (1 - (-4 * pi**2 * v).exp())
-
-        def beyond(w: flint.arb) -> flint.arb:        # 2 ∫_π^∞ e^(-w t²/2) dt
-            return 2 * (pi / (2 * w)).sqrt() * (pi * (w / 2).sqrt()).erfc()
-
-        wraps = count * (1 + rho) ** (count - 1) * beyond(v)
-        return (wraps + beyond(count * v)) / (2 * pi * _theta(v) ** count)
 
 
 def _integral(p: Fraction | None, q: Fraction, m: int, v: flint.arb) -> flint.arb:
@@ -211,7 +167,7 @@ def _floor(x) -> int:
 
 @dataclass(frozen=True)
 class _Pair:
-    """The exact and certified constants of one pair (σ², shares, shift, rounds) for :func:`pair_delta`."""
+    """The exact and certified constants of one pair (σ², survivors, shift, rounds) for :func:`pair_delta`."""
 
     variance: Fraction          # n σ²: one round's noise variance (Gaussian expression)
     shift: int
@@ -226,17 +182,17 @@ class _Pair:
     below: flint.arb            # P(S < Y0) bound (0 without a cut)
 
 
-def _pair(sigma: Fraction, shares: int, shift: int, rounds: int) -> _Pair:
-    v1 = shares * sigma**2
+def _pair(sigma: Fraction, survivors: int, shift: int, rounds: int) -> _Pair:
+    v1 = survivors * sigma**2
     with precision(BITS):
         var, one = to_arb(v1), to_arb(sigma**2)
-        theta_s = _theta(var)
-        if shares == 1:
+        theta_s = theta(var)
+        if survivors == 1:
             r = u = outside = flint.arb(0)
             kappa = flint.arb(1)
         else:
-            c = 1 / (_theta(one) ** shares * (2 * flint.arb.pi() * var).sqrt())
-            e1 = sum_error(one, shares)
+            c = 1 / (theta(one) ** survivors * (2 * flint.arb.pi() * var).sqrt())
+            e1 = sum_error(one, survivors)
             depth = min(float(-(e1 / c).log().lower()) / 2 if e1 > 0 else 2.0 * TAIL_LOG, TAIL_LOG + 20.0)
             depth = max(depth, 1.0)
             reach = max(1, int(math.isqrt(int(2 * v1 * Fraction(depth))))) - shift     # (K + k)^2/(2 v1) ~ depth
@@ -247,7 +203,7 @@ def _pair(sigma: Fraction, shares: int, shift: int, rounds: int) -> _Pair:
                 u = flint.arb("inf")
             else:
                 u = (1 + r).log() - (1 - r).log()
-            kappa = theta_s / _theta(one) ** shares
+            kappa = theta_s / theta(one) ** survivors
             outside = 2 * (-(to_arb(reach) ** 2) / (2 * var)).exp()
         error_T = sum_error(var, rounds)
         vT = rounds * var
@@ -260,7 +216,7 @@ def _pair(sigma: Fraction, shares: int, shift: int, rounds: int) -> _Pair:
     return _Pair(v1, shift, rounds, r, u, kappa, outside, error_T, c_T, start, below)
 
 
-def pair_delta(epsilon, *, sigma, shift: int, shares: int = 1, rounds: int = 1, side: str = _LOWER) -> flint.arb:
+def pair_delta(epsilon, *, sigma, shift: int, survivors: int = 1, rounds: int = 1, side: str = _LOWER) -> flint.arb:
     """A certified bound on ``δ_pair(ε)`` of ``N`` against ``N + shift`` over ``rounds`` rounds.
 
     Parameters
@@ -271,8 +227,8 @@ def pair_delta(epsilon, *, sigma, shift: int, shares: int = 1, rounds: int = 1, 
         ``σ`` of one discrete Gaussian share (integer units).
     shift : int
         ``k ≥ 1``, the integer shift on one coordinate.
-    shares : int
-        ``n``: the noise is the sum of ``n`` shares (1: central).
+    survivors : int
+        ``n``: the noise is the sum of the ``n`` survivors' shares (1: central noise).
     rounds : int
         ``T``, the rounds composed.
     side : str
@@ -289,7 +245,7 @@ def pair_delta(epsilon, *, sigma, shift: int, shares: int = 1, rounds: int = 1, 
     """
     if side not in (_LOWER, _UPPER):
         raise InvalidOption(f"side: 'lower' or 'upper', not {side!r}")
-    pair = _pair(fraction("sigma", sigma, low=0), whole_number("shares", shares, minimum=1),
+    pair = _pair(fraction("sigma", sigma, low=0), whole_number("survivors", survivors, minimum=1),
                  whole_number("shift", shift, minimum=1), whole_number("rounds", rounds, minimum=1))
     return _delta(pair, fraction("epsilon", epsilon, low=None), side == _LOWER)
 
@@ -324,7 +280,7 @@ def _delta(pair: _Pair, eps: Fraction, lower: bool) -> flint.arb:
         return (1 + pair.r) ** T * pair.kappa**T * core + T * pair.outside
 
 
-def pair_epsilon(delta, *, sigma, shift: int, shares: int = 1, rounds: int = 1, side: str = _LOWER,
+def pair_epsilon(delta, *, sigma, shift: int, survivors: int = 1, rounds: int = 1, side: str = _LOWER,
                  start: Fraction | None = None) -> Fraction:
     """The pair's ε at ``δ`` from one side, as an exact rational (bisection, each step certified).
 
@@ -337,7 +293,7 @@ def pair_epsilon(delta, *, sigma, shift: int, shares: int = 1, rounds: int = 1, 
     ----------
     delta : number
         δ in ``(0, 1)``.
-    sigma, shift, shares, rounds
+    sigma, shift, survivors, rounds
         As in :func:`pair_delta`.
     side : str
         ``"lower"`` or ``"upper"``.
@@ -350,7 +306,7 @@ def pair_epsilon(delta, *, sigma, shift: int, shares: int = 1, rounds: int = 1, 
     """
     d = check_delta(delta)
     s = fraction("sigma", sigma, low=0)
-    pair = _pair(s, whole_number("shares", shares, minimum=1), whole_number("shift", shift, minimum=1),
+    pair = _pair(s, whole_number("survivors", survivors, minimum=1), whole_number("shift", shift, minimum=1),
                  whole_number("rounds", rounds, minimum=1))
     target = to_arb(d)
 
@@ -413,7 +369,8 @@ class EpsilonBracket(Displayable):
     epsilon_lower : Certified
         A lower bound on the mechanism's ε at ``delta`` (the pair's, from below).
     epsilon_upper : Certified
-        The upper bound used (``upper_method``: ``pld``, ``rdp`` or ``given``).
+        The upper bound used (``upper_method``: ``pld``, the pair's in one dimension; ``dominating``, the
+        dominating Gaussian pair's; ``rdp``; or ``given``), the smallest at hand.
     upper_method : str
         Where ``epsilon_upper`` comes from.
     ratio : Certified
@@ -430,7 +387,7 @@ class EpsilonBracket(Displayable):
         ``k``, the shift on one coordinate.
     sigma : Fraction
         σ of one share.
-    shares, rounds, dimension : int
+    survivors, rounds, dimension : int
         ``n``, ``T`` and ``d``.
     delta : Fraction
         δ.
@@ -450,7 +407,7 @@ class EpsilonBracket(Displayable):
     pair: str
     shift: int
     sigma: Fraction
-    shares: int
+    survivors: int
     rounds: int
     dimension: int
     delta: Fraction
@@ -477,7 +434,7 @@ class EpsilonBracket(Displayable):
                 "upper_method": self.upper_method, "ratio": self.ratio.to_dict(),
                 "pair_upper": self.pair_upper.to_dict(), "worst_pair_proven": self.worst_pair_proven,
                 "rdp_upper": None if self.rdp_upper is None else self.rdp_upper.to_dict(),
-                "pair": self.pair, "shift": self.shift, "sigma": str(self.sigma), "shares": self.shares,
+                "pair": self.pair, "shift": self.shift, "sigma": str(self.sigma), "survivors": self.survivors,
                 "rounds": self.rounds, "dimension": self.dimension, "delta": str(self.delta),
                 "method": self.method, "notes": list(self.notes)}
 
@@ -496,21 +453,21 @@ def _sensitivity(value) -> flint.arb:
     return to_arb(fraction("sensitivity", value, low=0))
 
 
-def _rdp_upper(sigma: Fraction, shares: int, sensitivity: flint.arb, rounds: int, delta: Fraction,
+def _rdp_upper(sigma: Fraction, survivors: int, sensitivity: flint.arb, rounds: int, delta: Fraction,
                dimension: int) -> Certified:
     """The Rényi bound the plan uses: the Gaussian curve (central) or the distributed bound with its τ, CKS."""
     from itsa.privacy import gaussian_curve, psa_layer_curve, to_epsilon
 
     with precision():
-        if shares == 1:
+        if survivors == 1:
             curve = gaussian_curve(to_arb(sigma) / sensitivity)
         else:
-            curve = psa_layer_curve(sensitivity=sensitivity, scale=sigma, survivors=shares, dimension=dimension,
+            curve = psa_layer_curve(sensitivity=sensitivity, scale=sigma, survivors=survivors, dimension=dimension,
                                     step=1, label="distributed discrete Gaussian")
     return to_epsilon(curve * rounds, delta, "cks").epsilon
 
 
-def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, shares: int = 1, dimension: int = 1,
+def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1,
                     shift: int | None = None, upper: Certified | None = None) -> EpsilonBracket:
     """The mechanism's ε at ``δ`` bracketed: a certified lower bound from one pair, and the best upper bound at hand.
 
@@ -524,10 +481,10 @@ def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, shares: int = 1, 
         ``T``.
     delta : number
         δ in ``(0, 1)``.
-    shares : int
-        ``n``: the noise of the sum is ``n`` shares (the fewest survivors; 1 for central noise).
+    survivors : int
+        ``n``: the noise of the sum is the ``n`` survivors' shares (the fewest; 1 for central noise).
     dimension : int
-        ``d``; the pair's upper bound is a bound on the mechanism only for ``d = 1``.
+        ``d``; the pair's upper bound is a bound on the mechanism only for ``d = 1`` (beyond, the dominating pair's).
     shift : int, optional
         The pair's shift ``k`` (default ``⌊Δ⌋``, the lower end of its ball; at most it).
     upper : Certified, optional
@@ -537,12 +494,12 @@ def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, shares: int = 1, 
     -------
     EpsilonBracket
 
-    >>> b = epsilon_bracket(sigma=100000, shares=100, sensitivity=100000, rounds=100, delta="1e-6", dimension=1000)
+    >>> b = epsilon_bracket(sigma=100000, survivors=100, sensitivity=100000, rounds=100, delta="1e-6", dimension=1000)
     >>> b.upper_method, b.worst_pair_proven, b.epsilon_lower.decimal(4), b.epsilon_upper.decimal(4)
-    ('rdp', False, '4.886', '5.222')
+    ('dominating', False, '4.886', '4.887')
     """
     s = fraction("sigma", sigma, low=0)
-    n = whole_number("shares", shares, minimum=1)
+    n = whole_number("survivors", survivors, minimum=1)
     T = whole_number("rounds", rounds, minimum=1)
     d = whole_number("dimension", dimension, minimum=1)
     dl = check_delta(delta)
@@ -552,10 +509,10 @@ def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, shares: int = 1, 
     if k < 1 or k > floor_high:
         raise InvalidOption(f"shift: must be a whole number in [1, {floor_high}] (the sensitivity rounded down), "
                             f"not {k}")
-    low = pair_epsilon(dl, sigma=s, shift=k, shares=n, rounds=T, side=_LOWER)
+    low = pair_epsilon(dl, sigma=s, shift=k, survivors=n, rounds=T, side=_LOWER)
     worst = d == 1
     top = floor_high if worst else k
-    high = pair_epsilon(dl, sigma=s, shift=top, shares=n, rounds=T, side=_UPPER, start=max(low, Fraction(1)) * 2)
+    high = pair_epsilon(dl, sigma=s, shift=top, survivors=n, rounds=T, side=_UPPER, start=max(low, Fraction(1)) * 2)
     noun = "one discrete Gaussian" if n == 1 else f"the sum of {n} discrete Gaussian shares"
     pair = (f"noise N ({noun} of sigma {_decimal(s, True)} per coordinate) against N + {k} e_1 "
             f"(shift {k} = the sensitivity rounded down, along one axis), {T} rounds")
@@ -564,15 +521,20 @@ def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, shares: int = 1, 
                            "the pair's PLD, from above" + ("" if worst else
                                                            " (a bound only if the axis shift is the worst case)"))
     rdp = upper if upper is not None else (_rdp_upper(s, n, sens, T, dl, d) if n == 1 or s >= Fraction(1, 2) else None)
-    notes: list[str] = []
-    chosen, how = (pair_upper, "pld") if worst else (rdp, "rdp" if upper is None else "given")
-    if worst and rdp is not None and rdp.upper() < pair_upper.upper():
-        chosen, how = rdp, "rdp" if upper is None else "given"
-    if chosen is None:
+    candidates = [(rdp, "rdp" if upper is None else "given")]
+    if worst:
+        candidates.append((pair_upper, "pld"))
+    else:
+        candidates.append((dominating_epsilon(sigma=s, sensitivity=sens, rounds=T, delta=dl, survivors=n, dimension=d),
+                           "dominating"))
+    found = [(c, how) for c, how in candidates if c is not None]
+    if not found:
         raise InvalidOption("no certified upper bound: give upper= (the share's sigma is below 1/2)")
+    chosen, how = min(found, key=lambda item: item[0].upper())
+    notes: list[str] = []
     if not worst:
-        notes.append("d > 1: the axis pair is not proven the worst (a non-axis shift of the same l2 norm may do "
-                     "worse), so the upper bound is the Renyi one")
+        notes.append("d > 1: the axis pair is not the worst case (a shift of the same l2 norm off the axes may do "
+                     "worse); the upper bound is the dominating Gaussian pair's or the Renyi one, the smaller")
     if n > 1 and low == 0:
         notes.append("the shares' sigma is too small for the Gaussian enclosure (pi^2 sigma^2/2 near ln(1/delta)): "
                      "the lower bound is trivial")
@@ -583,4 +545,4 @@ def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, shares: int = 1, 
                                                       "the lower bound is 0"))
     return EpsilonBracket(epsilon_lower=lower, epsilon_upper=chosen, upper_method=how, ratio=ratio,
                           pair_upper=pair_upper, rdp_upper=rdp, worst_pair_proven=worst, pair=pair, shift=k,
-                          sigma=s, shares=n, rounds=T, dimension=d, delta=dl, method=METHOD, notes=tuple(notes))
+                          sigma=s, survivors=n, rounds=T, dimension=d, delta=dl, method=METHOD, notes=tuple(notes))

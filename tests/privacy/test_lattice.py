@@ -1,0 +1,75 @@
+"""The discrete Gaussian against the continuous one: the Poisson enclosure and the dominating Gaussian pair."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from itsa.privacy.lattice import dominating_epsilon, sum_error
+from itsa.privacy.pld import pair_epsilon
+
+
+def _dg(sigma: float, reach: int) -> np.ndarray:
+    x = np.arange(-reach, reach + 1)
+    p = np.exp(-x.astype(float) ** 2 / (2 * sigma**2))
+    return p / p.sum()
+
+
+def test_sum_error_bounds_the_convolved_law():
+    """``|P(S = y) − Gaussian(y)/θ^m| ≤ E`` for sums of three N_Z(0, σ²) (where E is not negligible)."""
+    for sigma, at_most in ((1, Fraction(1, 10**2)), (Fraction(3, 2), Fraction(1, 10**5))):
+        s = float(sigma)
+        law = _dg(s, 60)
+        total = np.convolve(np.convolve(law, law), law)
+        y = np.arange(-180, 181)
+        theta = sum(math.exp(-2 * math.pi**2 * s * s * j * j) for j in range(-5, 6))
+        expression = np.exp(-y**2 / (6.0 * s * s)) / (theta**3 * math.sqrt(2 * math.pi * 3 * s * s))
+        bound = sum_error(sigma**2, 3).upper()
+        assert np.max(np.abs(total - expression)) <= float(bound) < at_most
+
+
+@pytest.mark.parametrize("sigma", [Fraction(1, 2), 1, 3])
+def test_discrete_gaussian_is_subgaussian(sigma):
+    """The premise of the tail bounds: ``E[e^(tX)] ≤ e^(t²σ²/2)`` for ``X ~ N_Z(0, σ²)``."""
+    law, x = _dg(float(sigma), 60), np.arange(-60, 61)
+    for t in (0.1, 0.5, 1.0, 2.0):
+        assert float((law * np.exp(t * x)).sum()) <= math.exp(t * t * float(sigma) ** 2 / 2) * (1 + 1e-12)
+
+
+def _epsilon_2d(law: np.ndarray, v: tuple[int, int], delta: float) -> float:
+    """ε at δ of ``X`` against ``X + v`` for ``X`` of i.i.d. coordinates ``law`` in two dimensions (brute force)."""
+    p = np.multiply.outer(law, law)
+    q = np.zeros_like(p)
+    a, b = v
+    n = p.shape[0]
+    q[max(a, 0):n + min(a, 0), max(b, 0):n + min(b, 0)] = p[max(-a, 0):n - max(a, 0), max(-b, 0):n - max(b, 0)]
+    low, high = 0.0, 30.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if np.maximum(p - math.exp(mid) * q, 0).sum() > delta else (low, mid)
+    return high
+
+
+def test_dominating_pair_bounds_every_shift_in_two_dimensions():
+    """Every integer shift of norm <= 5 (on or off the axes), brute force: none beats the dominating bound."""
+    law = _dg(6.0, 80)
+    shifts = [(a, b) for a in range(0, 6) for b in range(-5, 6) if 0 < a * a + b * b <= 25]
+    worst = max(_epsilon_2d(law, v, 1e-3) for v in shifts)
+    bound = dominating_epsilon(sigma=6, sensitivity=5, rounds=1, delta="1e-3", dimension=2)
+    assert bound is not None and worst <= float(bound.upper())
+    assert float(pair_epsilon("1e-3", sigma=6, shift=5)) <= worst
+
+
+def test_dominating_pair_is_tight_for_a_wide_noise():
+    bound = dominating_epsilon(sigma=10**6, sensitivity=10**5, rounds=100, delta="1e-6", dimension=10**6)
+    lower = pair_epsilon("1e-6", sigma=10**6, shift=10**5, rounds=100)
+    assert bound is not None and lower <= bound.upper() <= lower * Fraction(10001, 10000)
+
+
+def test_dominating_pair_refuses_below_the_smoothing_condition():
+    """2 pi^2 s^2/Delta^2 must exceed ln(2(d'-1)): a noise multiplier of 1/2 in a million dimensions does not."""
+    assert dominating_epsilon(sigma=500, sensitivity=1000, rounds=1, delta="1e-6", dimension=10**6) is None
+    assert dominating_epsilon(sigma=2, survivors=4, sensitivity=3, rounds=1, delta="1e-6", dimension=10) is None
