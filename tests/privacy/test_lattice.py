@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from itsa.privacy.lattice import dominating_epsilon, sum_error
 from itsa.privacy.pld import pair_epsilon
@@ -73,3 +75,16 @@ def test_dominating_pair_refuses_below_the_smoothing_condition():
     """2 pi^2 s^2/Delta^2 must exceed ln(2(d'-1)): a noise multiplier of 1/2 in a million dimensions does not."""
     assert dominating_epsilon(sigma=500, sensitivity=1000, rounds=1, delta="1e-6", dimension=10**6) is None
     assert dominating_epsilon(sigma=2, survivors=4, sensitivity=3, rounds=1, delta="1e-6", dimension=10) is None
+
+
+@settings(max_examples=10, deadline=None)
+@given(sigma=st.integers(50, 5000), sensitivity=st.integers(1, 400), rounds=st.integers(1, 300),
+       survivors=st.sampled_from([1, 4]), dimension=st.sampled_from([2, 1000, 10**6]), exponent=st.integers(3, 9))
+def test_dominating_bound_is_never_below_the_pair_lower_bound(sigma, sensitivity, rounds, survivors, dimension,
+                                                              exponent):
+    delta = Fraction(1, 10**exponent)
+    bound = dominating_epsilon(sigma=sigma, sensitivity=sensitivity, rounds=rounds, delta=delta, survivors=survivors,
+                               dimension=dimension)
+    if bound is not None:
+        lower = pair_epsilon(delta, sigma=sigma, shift=sensitivity, survivors=survivors, rounds=rounds)
+        assert lower <= bound.upper()
