@@ -40,6 +40,9 @@ from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, survivors_under
+from itsa.privacy.accounting import Accountant
+from itsa.privacy.events import DistributedDiscreteGaussianEvent
+from itsa.privacy.neighbours import Rounding, sensitivity_ball
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
            "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS"]
@@ -299,10 +302,8 @@ class HeuristicRisk(Displayable):
 def integer_sensitivity(config: HeuristicConfig, adjacency: Adjacency | str = Adjacency.ADD_REMOVE) -> Certified:
     """``‖x̃‖₂ ≤ c·scale + √d``: stochastic rounding moves each coordinate by less than 1 (twice, replace-one)."""
     adj = choice("adjacency", adjacency, Adjacency)
-    with precision():
-        ball = to_arb(config.clip * config.picks()[0]) + flint.arb(config.padded_dimension).sqrt()
-        if adj is Adjacency.REPLACE_ONE:
-            ball = 2 * ball
+    ball = sensitivity_ball(gamma=config.picks()[0], clip=config.clip, dimension=config.padded_dimension,
+                            adjacency=adj, rounding=Rounding.STOCHASTIC)
     return Certified.from_arb("integer sensitivity", ball, Direction.UPPER,
                               "c scale + sqrt(d): unconditional stochastic rounding moves each coordinate by < 1"
                               + ("; twice for replace-one" if adj is Adjacency.REPLACE_ONE else ""))
@@ -338,15 +339,13 @@ def wrap_bound(*, clients: int, dimension: int, data_proxy, sigma, word_bits: in
 
 def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, rounds: int, delta: Fraction,
              conversion: str) -> tuple[Certified | None, str | None]:
-    from itsa.privacy import Accountant, DistributedDiscreteGaussianEvent
-
     if config.noise_multiplier == 0:
         return None, "no noise (z = 0): no epsilon"
     sigma = config.picks()[2]
     if sigma < Fraction(1, 2):
         return None, (f"local sigma {_dec(sigma)} < 1/2 integer units: the tau bound of the distributed "
                       "discrete Gaussian does not apply")
-    event = DistributedDiscreteGaussianEvent(sensitivity=sensitivity.arb(), scale=sigma, shares=survivors,
+    event = DistributedDiscreteGaussianEvent(sensitivity=sensitivity.arb(), scale=sigma, survivors=survivors,
                                              dimension=config.padded_dimension, name="k-sd rule")
     bound = Accountant(conversion=conversion).compose(event, rounds).bound(delta)
     note = None if not bound.warnings else "the tau term is not below the leading term: the bound is loose"

@@ -74,7 +74,7 @@ def _curve_for(deployment: Deployment, delta_int: flint.arb):
         return central
 
     def distributed(sigma: Fraction) -> Event:
-        return DistributedDiscreteGaussianEvent(sensitivity=delta_int, scale=sigma, shares=deployment.survivors,
+        return DistributedDiscreteGaussianEvent(sensitivity=delta_int, scale=sigma, survivors=deployment.survivors,
                                                 dimension=deployment.dimension)
     return distributed
 

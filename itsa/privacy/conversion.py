@@ -211,9 +211,10 @@ def candidate_orders(integer_orders: bool) -> list[Fraction]:
     return whole + [1 + Fraction(math.exp(k / 16)).limit_denominator(2**20) for k in LOG_GRID]
 
 
-def _search(value, candidates: list[Fraction], integer_orders: bool) -> Fraction:
+def _search(value, candidates: list[Fraction], only_these: bool) -> Fraction:
     """The candidate with the least float ``value``, refined by golden section between its neighbours
-    when every order is allowed (a choice only: the bound is then certified at the order chosen)."""
+    unless ``only_these`` (whole orders only, or orders given): a choice only, the bound is then certified
+    at the order chosen."""
     def safe(q: Fraction) -> float:
         try:
             return value(q)
@@ -224,7 +225,7 @@ def _search(value, candidates: list[Fraction], integer_orders: bool) -> Fraction
     scores = [safe(q) for q in ordered]
     i = min(range(len(ordered)), key=scores.__getitem__)
     best = ordered[i]
-    if integer_orders or not math.isfinite(scores[i]):
+    if only_these or not math.isfinite(scores[i]):
         return best
     lo, hi = float(ordered[max(i - 1, 0)]), float(ordered[min(i + 1, len(ordered) - 1)])
     lo = max(lo, 1 + 1e-12)
@@ -265,7 +266,7 @@ def profile_epsilon(profile, delta, conversion: Conversion | str = Conversion.CK
     def value(q: Fraction) -> float:
         return float(convert_rdp(profile.at(q), q, d, conv).upper())
 
-    order = _search(value, candidates, profile.integer_orders)
+    order = _search(value, candidates, profile.integer_orders or orders is not None)
     ball = convert_rdp(profile.at(order), order, d, conv).max(flint.arb(0))
     epsilon = Certified.from_arb("epsilon", ball, Direction.UPPER,
                                  Provenance((AtOrder(METHODS[conv], order), CurveMethod(profile))))
@@ -295,7 +296,7 @@ def profile_delta(profile, epsilon, conversion: Conversion | str = Conversion.CK
     def value(q: Fraction) -> float:
         return float(_log_delta_at(profile.at(q), q, eps, conv).upper())
 
-    order = _search(value, candidates, whole)
+    order = _search(value, candidates, whole or orders is not None)
     with precision():
         ball = _log_delta_at(profile.at(order), order, eps, conv).exp().min(flint.arb(1))
     method = (f"{METHODS[conv]} solved for delta at q = {order_text(order)}; "

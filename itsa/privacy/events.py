@@ -31,8 +31,8 @@ is asked at whole orders only.
 Examples
 --------
 >>> from fractions import Fraction
->>> e = DistributedDiscreteGaussianEvent(sensitivity=2, scale=10, shares=100, dimension=10)
->>> sharp = DistributedDiscreteGaussianEvent(sensitivity=2, scale=10, shares=100, dimension=10, bound="sharp")
+>>> e = DistributedDiscreteGaussianEvent(sensitivity=2, scale=10, survivors=100, dimension=10)
+>>> sharp = DistributedDiscreteGaussianEvent(sensitivity=2, scale=10, survivors=100, dimension=10, bound="sharp")
 >>> bool(sharp.rdp(Fraction(8)).upper() <= e.rdp(Fraction(8)).upper())
 True
 >>> bool(SkellamEvent(variance=100, sensitivity=1).rdp(2) > 0)
@@ -232,8 +232,8 @@ class DistributedDiscreteGaussianEvent(Event):
         ``Δ₂``, the l2 sensitivity of the integer sum.
     scale : number
         ``σ`` of one share, integer units.
-    shares : int
-        ``n``: the shares counted (the fewest surviving honest clients).
+    survivors : int
+        ``n``: the shares counted (the fewest surviving honest clients, ``K_eff``).
     dimension : int
         ``d``.
     l1_sensitivity : number or arb, optional
@@ -246,7 +246,7 @@ class DistributedDiscreteGaussianEvent(Event):
 
     sensitivity: object
     scale: object
-    shares: int
+    survivors: int
     dimension: int
     l1_sensitivity: object = None
     bound: DdgBound = DdgBound.CONSERVATIVE
@@ -257,7 +257,7 @@ class DistributedDiscreteGaussianEvent(Event):
         object.__setattr__(self, "bound", choice("distributed discrete Gaussian bound", self.bound, DdgBound))
         number("sensitivity", self.sensitivity, positive=False)
         s = number("share scale sigma", self.scale)
-        whole_number("shares", self.shares, minimum=1)
+        whole_number("survivors", self.survivors, minimum=1)
         whole_number("dimension", self.dimension, minimum=1)
         if not to_arb(s) >= flint.arb(0.5):
             raise InvalidOption(f"share scale sigma: must be >= 1/2 (the tau bound), not {s}")
@@ -278,13 +278,13 @@ class DistributedDiscreteGaussianEvent(Event):
     def linear(self) -> RdpCurve | None:
         if self.bound is not DdgBound.CONSERVATIVE:
             return None
-        return psa_layer_curve(sensitivity=self.sensitivity, scale=self.scale, survivors=self.shares,
+        return psa_layer_curve(sensitivity=self.sensitivity, scale=self.scale, survivors=self.survivors,
                                dimension=self.dimension, step=1, label=self.name)
 
     def tau(self) -> flint.arb:
         """``τ`` of the paper (the PSA paper's eq. 30), a ball (computed once)."""
         if "tau" not in self._cache:
-            self._cache["tau"] = psa_tau(self.shares, self.scale)
+            self._cache["tau"] = psa_tau(self.survivors, self.scale)
         return self._cache["tau"]
 
     def branches(self, order) -> tuple[flint.arb, flint.arb, flint.arb]:
@@ -292,7 +292,7 @@ class DistributedDiscreteGaussianEvent(Event):
         q = to_arb(_order(order))
         with precision():
             s = to_arb(number("scale", self.scale))
-            n, d = flint.arb(self.shares), flint.arb(self.dimension)
+            n, d = flint.arb(self.survivors), flint.arb(self.dimension)
             l2 = to_arb(number("sensitivity", self.sensitivity, positive=False))
             l1 = (l1_from_l2(l2, self.dimension) if self.l1_sensitivity is None
                   else to_arb(number("l1 sensitivity", self.l1_sensitivity, positive=False)))
