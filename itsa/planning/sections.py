@@ -90,6 +90,8 @@ class KeysPlan(Displayable):
     rate_high: Fraction | None
     scope: str
     bits_per_round: Certified
+    #: why the rate is an interval when a limit of the plan stopped the solve ("" when it ran to its end)
+    note: str = ""
 
     def _key(self, rate: Fraction | None) -> str:
         if rate is None:
@@ -110,6 +112,8 @@ class KeysPlan(Displayable):
                                                               "per round; for the instance's users)")]
         if self.rate_high != self.rate_low:
             rows.append(("source key per round, verified scheme", self._key(self.rate_high)))
+        if self.note:
+            rows.append(("key solve", self.note))
         return rows + [("key security", KEY_SECURITY)]
 
     def to_dict(self) -> dict:
@@ -118,25 +122,30 @@ class KeysPlan(Displayable):
                 "key_bits_per_round": frac(self.rate_low * self.bits_per_round.upper()),
                 "key_bits_per_round_upper": None if self.rate_high is None
                 else frac(self.rate_high * self.bits_per_round.upper()),
-                "method": "R* (itsa solve) x bits per client per round", "security": KEY_SECURITY}
+                "method": "R* (itsa solve) x bits per client per round", "security": KEY_SECURITY,
+                "note": self.note}
+
+
+#: The share of what is left of a plan's time that its key solve may take (the rest: the heuristic, the verdict).
+KEYS_SHARE = 0.5
 
 
 def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None,
               seed: int = 0) -> KeysPlan | None:
-    """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``)."""
+    """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``).
+
+    The solve runs under the plan's limits (:func:`itsa.planning.keysolve.bounded_solve`):
+    :data:`KEYS_SHARE` of what is left of its time, and a memory limit; one that a limit
+    stops is an open interval.
+    """
     if servers is None:
         return None
     from itsa.keys.examples import resolve
-    from itsa.keys.model.io import load_instance
-    from itsa.keys.optimum import solve
+    from itsa.planning.keysolve import bounded_solve
 
-    found = resolve(servers)
-    solution = solve(load_instance(found), time_limit=time_limit, seed=seed)
-    name = solution.instance.name or found.stem
-    upper = None if solution.upper is None else Fraction(solution.upper.value)
-    return KeysPlan(instance=name, verdict=str(solution.verdict),
-                    rate_low=Fraction(solution.lower.value), rate_high=upper, scope=solution.lower.scope,
-                    bits_per_round=bits_per_round)
+    solved = bounded_solve(resolve(servers), None if time_limit is None else KEYS_SHARE * time_limit, seed)
+    return KeysPlan(instance=solved.name, verdict=solved.verdict, rate_low=solved.rate_low,
+                    rate_high=solved.rate_high, scope=solved.scope, bits_per_round=bits_per_round, note=solved.note)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -76,3 +76,49 @@ def test_empty_long_and_folder_names_are_one_line(cli, tmp_path, option, name):
               "--sweep", "epsilon=1,2")
     one_line(res, option)
 
+
+
+# -- the key solve inside a plan ------------------------------------------------------------------------
+
+def _deployment(tmp_path, U, V):
+    from itsa.keys.examples import homogeneous_yaml
+
+    (tmp_path / "servers.yaml").write_text(homogeneous_yaml(U, V, 1))
+    (tmp_path / "d.yaml").write_text(TINY + "servers: servers.yaml\n")
+    return tmp_path / "d.yaml"
+
+
+def test_a_key_instance_past_the_limit_is_an_open_interval_not_an_unbounded_run(tmp_path):
+    # 200 users: an unbounded solve takes minutes; the plan's limit holds and the lower end is kept
+    from itsa.planning import load_deployment, plan
+
+    with no_hang(120):
+        result = plan(load_deployment(_deployment(tmp_path, 20, 10)), time_limit=4)
+    keys = result.keys
+    assert keys.verdict == "open" and keys.rate_high is None and keys.rate_low == 29     # min(U+V+t-2, UV-1)
+    assert "time limit" in keys.note and keys.to_dict()["note"] == keys.note and keys.note in result.summary()
+
+
+def test_a_key_solve_past_its_memory_is_stopped(tmp_path):
+    from itsa.planning.keysolve import bounded_solve
+
+    _deployment(tmp_path, 20, 10)
+    with no_hang(120):
+        solved = bounded_solve(tmp_path / "servers.yaml", 60, memory_limit=0)
+    assert solved.verdict == "open" and solved.rate_high is None and "memory" in solved.note
+
+
+def test_an_instance_too_large_is_not_started(tmp_path, monkeypatch):
+    from itsa.planning import keysolve
+
+    _deployment(tmp_path, 20, 10)
+    monkeypatch.setattr(keysolve, "MAX_USERS", 100)
+    solved = keysolve.bounded_solve(tmp_path / "servers.yaml", None)
+    assert solved.verdict == "open" and solved.rate_low == 0 and "200 users" in solved.note
+
+
+def test_a_small_instance_is_still_settled(tmp_path):
+    from itsa.planning.keysolve import bounded_solve
+
+    solved = bounded_solve(_deployment(tmp_path, 2, 2).parent / "servers.yaml", 120)
+    assert solved.verdict == "optimal" and solved.rate_low == solved.rate_high == 3 and solved.note == ""
