@@ -11,6 +11,7 @@ import click
 
 _COMMANDS = {
     "analyze": ("itsa_cli.analyze", "analyze"),
+    "check": ("itsa_cli.check", "check"),
     "build": ("itsa_cli.build", "build"),
     "verify": ("itsa_cli.verify", "verify"),
     "draw": ("itsa_cli.draw", "draw"),
@@ -71,7 +72,7 @@ class _LazyGroup(click.Group):
 @click.version_option(package_name="itsa", prog_name="itsa")
 def main():
     """Information-theoretic secure aggregation, exact: analyze, build, verify, draw,
-    audit, converse, solve, census, examples, privacy, modular, plan and secagg (one line each below).
+    audit, converse, solve, census, examples, privacy, modular, plan, secagg and check (one line each below).
 
     Every verb but privacy, modular and plan takes an instance file or the name of a
     shipped one (itsa examples); privacy takes privacy parameters or client updates,

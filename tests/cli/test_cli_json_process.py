@@ -40,6 +40,7 @@ VERBS = {
     "modular privacy": ["modular", "privacy", "--survivors", "10"],
     "modular rules": ["modular", "rules", "-K", "10"],
     "plan": ["plan", "deployment.yaml"],
+    "check flower": ["check", "flower", "--clients", "500"],
 }
 
 #: Options that add to a verb's JSON (read the same way): a verb of :data:`VERBS`, then the options.

@@ -1,0 +1,236 @@
+"""A zCDP-form privacy bound written as dp-accounting's events, in their own named-tuple JSON.
+
+dp-accounting has no event for a sum of discrete Gaussian shares or for
+Skellam, but it has ``ZCDpEvent(rho, xi)``: a mechanism with
+``RDP(α) ≤ ξ + ρ α`` at every order ``α > 1``. Every curve of
+:mod:`itsa.privacy` has that form (``ε(q) ≤ c q``: ``ρ = c``, ``ξ = 0``), and
+so has the first branch of the distributed discrete Gaussian's bound
+(``ρ = Δ²/(2nσ²)``, ``ξ = τd``). Over ``T`` rounds the event is
+``SelfComposedDpEvent(event, T)``; when each round samples its clients at
+rate ``q`` it is ``SelfComposedDpEvent(PoissonSampledDpEvent(q, event), T)``.
+
+The JSON is ``DpEvent.to_named_tuple()``'s form, a named tuple as an object
+(``module_name``, ``class_name``, then the fields): :func:`named_tuple_from_json`
+turns it back into named tuples, which ``DpEvent.from_named_tuple`` rebuilds.
+The floats are ``ρ``, ``ξ`` and ``q`` rounded *up* to the next double, so the
+exported event is never less private than the bound it stands for.
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> e = dp_accounting_events(rho=Fraction(1, 200), rounds=100)
+>>> e.event["class_name"], e.event["count"], e.event["event"]["rho"]
+('SelfComposedDpEvent', 100, 0.005)
+>>> named_tuple_from_json(e.event).event.class_name
+'ZCDpEvent'
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
+from itsa._util.checks import fraction, whole_number
+from itsa._util.display import Displayable
+from itsa._util.extras import require
+from itsa._util.plain import frac
+from itsa.exceptions import InvalidOption
+from itsa.privacy.conversion import Conversion, to_epsilon
+from itsa.privacy.rdp import RdpCurve, RdpTerm
+
+__all__ = ["DpAccountingExport", "dp_accounting_events", "events_from_curve", "named_tuple_from_json",
+           "float_up", "DP_EVENT_MODULE"]
+
+#: The module of dp-accounting's events (``DpEvent.to_named_tuple``'s ``module_name``).
+DP_EVENT_MODULE = "dp_accounting.dp_event"
+#: What dp-accounting 0.6's accountants make of the events written here (from its source).
+SAMPLED_NOTE = ("dp-accounting's RdpAccountant accounts a Poisson-sampled event only over Gaussian events, and its "
+                "PLD accountant has no zCDP event: a sampled zCDP tree round-trips but neither accountant takes it")
+
+
+def float_up(value: Fraction) -> float:
+    """The least double ``≥ value``: a bound rounded in its safe direction.
+
+    >>> float_up(Fraction(1, 3)) >= Fraction(1, 3), float_up(Fraction(1, 2))
+    (True, 0.5)
+    """
+    f = float(value)
+    return f if Fraction(f) >= value else math.nextafter(f, math.inf)
+
+
+def _event(class_name: str, **fields: Any) -> dict[str, Any]:
+    return {"module_name": DP_EVENT_MODULE, "class_name": class_name, **fields}
+
+
+def named_tuple_from_json(obj: Any) -> Any:
+    """The named tuples of ``DpEvent.to_named_tuple`` back from their JSON (an object per named tuple).
+
+    An object with ``module_name`` and ``class_name`` becomes a named tuple
+    with its keys as fields, in order; lists and other values are kept.
+    dp-accounting is not needed.
+
+    >>> nt = named_tuple_from_json({"module_name": "m", "class_name": "C", "rho": 0.5, "xi": 0.0})
+    >>> nt._fields, nt.rho
+    (('module_name', 'class_name', 'rho', 'xi'), 0.5)
+    """
+    if isinstance(obj, dict):
+        values = {key: named_tuple_from_json(value) for key, value in obj.items()}
+        if "module_name" in values and "class_name" in values:
+            kind = namedtuple(f"_{values['class_name']}NamedTuple", list(values))  # type: ignore[misc]
+            return kind(**values)
+        return values
+    if isinstance(obj, list):
+        return [named_tuple_from_json(value) for value in obj]
+    return obj
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class DpAccountingExport(Displayable):
+    """A bound ``RDP(α) ≤ ξ + ρ α`` per round, over ``rounds``, as dp-accounting's events.
+
+    Parameters
+    ----------
+    rho, xi : Fraction
+        The bound per round (exact, or the upper end of a certified ball).
+    rounds : int
+        ``T``, the rounds composed.
+    sampling_rate : Fraction or None
+        ``q``, each round's Poisson sampling rate (``None``: every client, every round).
+    event : dict
+        The event tree in ``DpEvent.to_named_tuple``'s form, as JSON.
+    source : str
+        Where ``ρ`` and ``ξ`` come from.
+    """
+
+    rho: Fraction
+    xi: Fraction
+    rounds: int
+    sampling_rate: Fraction | None
+    event: dict[str, Any]
+    source: str
+
+    def named_tuple(self) -> Any:
+        """The event tree as named tuples (what ``DpEvent.from_named_tuple`` takes)."""
+        return named_tuple_from_json(self.event)
+
+    def dp_event(self) -> Any:
+        """dp-accounting's ``DpEvent`` of the tree (needs dp-accounting: ``itsa[crosscheck]``)."""
+        require("dp_accounting")
+        dp_event = require(DP_EVENT_MODULE)
+        return dp_event.DpEvent.from_named_tuple(self.named_tuple())
+
+    def epsilon(self, delta, conversion: Conversion | str = Conversion.CKS) -> Certified | None:
+        """itsa's certified ``ε`` at ``delta`` for the same curve, or ``None`` for a sampled tree.
+
+        ``ξ`` adds the same ``T ξ`` at every order, so the best order is the
+        linear part's and ``ε = T ξ + ε_lin`` with ``ε_lin`` from
+        :func:`itsa.privacy.to_epsilon` (certified, ball arithmetic).
+        """
+        if self.sampling_rate is not None:
+            return None
+        with precision():
+            curve = RdpCurve((RdpTerm("zCDP", to_arb(self.rho), self.rounds, self.source),))
+            linear = to_epsilon(curve, delta, conversion).epsilon
+            ball = linear.arb() + to_arb(self.xi) * self.rounds
+        return Certified.from_arb("epsilon", ball, Direction.UPPER,
+                                  f"T xi + {linear.method}" if self.xi else str(linear.method))
+
+    def headline(self) -> str:
+        sampled = "" if self.sampling_rate is None else f", Poisson-sampled at rate {exact_text(self.sampling_rate)}"
+        return (f"ZCDpEvent(rho={safe_decimal(self.rho, 6)}, xi={safe_decimal(self.xi, 6)}) composed over "
+                f"{self.rounds:,} rounds{sampled}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("rho", f"{exact_text(self.rho)} per round (upper bound); written as {self.event_rho()!r}"),
+                ("xi", f"{exact_text(self.xi)} per round (upper bound); written as {self.event_xi()!r}"),
+                ("rounds", f"{self.rounds:,}"),
+                ("source", self.source),
+                ("event", _text(self.event))]
+        if self.sampling_rate is not None:
+            rows.append(("accountants", SAMPLED_NOTE))
+        return rows
+
+    def _zcdp(self) -> dict[str, Any]:
+        inner = self.event["event"]
+        return inner["event"] if inner["class_name"] == "PoissonSampledDpEvent" else inner
+
+    def event_rho(self) -> float:
+        return float(self._zcdp()["rho"])
+
+    def event_xi(self) -> float:
+        return float(self._zcdp()["xi"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dp_event": self.event, "rho": frac(self.rho), "xi": frac(self.xi), "rounds": self.rounds,
+                "sampling_rate": frac(self.sampling_rate), "source": self.source,
+                "rounding": "rho, xi and the sampling rate are rounded up to the next double",
+                "notes": [SAMPLED_NOTE] if self.sampling_rate is not None else []}
+
+
+def _text(event: dict[str, Any]) -> str:
+    fields = ", ".join(f"{k}=" + (_text(v) if isinstance(v, dict) else repr(v)) for k, v in event.items()
+                       if k not in ("module_name", "class_name"))
+    return f"{event['class_name']}({fields})"
+
+
+def dp_accounting_events(*, rho, xi=0, rounds: int = 1, sampling_rate=None,
+                         source: str = "RDP(alpha) <= xi + rho alpha per round") -> DpAccountingExport:
+    """The events of a bound ``RDP(α) ≤ ξ + ρ α`` per round, composed over ``rounds``, maybe Poisson-sampled.
+
+    Parameters
+    ----------
+    rho : number
+        ``ρ ≥ 0`` per round, read exactly.
+    xi : number
+        ``ξ ≥ 0`` per round.
+    rounds : int
+        ``T ≥ 1``.
+    sampling_rate : number, optional
+        ``q ∈ (0, 1]``: each round runs on a Poisson sample of the population.
+    source : str
+        Where the bound comes from, kept with the export.
+
+    Returns
+    -------
+    DpAccountingExport
+    """
+    r = fraction("rho", rho, low=0, closed=True)
+    x = fraction("xi", xi, low=0, closed=True)
+    t = whole_number("rounds", rounds, minimum=1)
+    q = None
+    event = _event("ZCDpEvent", rho=float_up(r), xi=float_up(x))
+    if sampling_rate is not None:
+        q = fraction("sampling rate", sampling_rate, low=0, high=1, closed=True)
+        if q == 0:
+            raise InvalidOption("sampling rate: must be > 0")
+        if q < 1:
+            event = _event("PoissonSampledDpEvent", sampling_probability=float_up(q), event=event)
+        else:
+            q = None
+    return DpAccountingExport(rho=r, xi=x, rounds=t, sampling_rate=q,
+                              event=_event("SelfComposedDpEvent", event=event, count=t), source=source)
+
+
+def events_from_curve(curve: Any, *, rounds: int = 1, sampling_rate=None) -> DpAccountingExport:
+    """The events of one round's linear RDP curve (``ε(q) ≤ c q``: ``ρ = c``, ``ξ = 0``), over ``rounds``.
+
+    Parameters
+    ----------
+    curve : RdpCurve or an object with ``linear()``
+        One round's curve (a privacy event's :meth:`linear` is read); ``ρ`` is
+        the upper end of its certified coefficient.
+    rounds : int
+        ``T``.
+    sampling_rate : number, optional
+        ``q``, as in :func:`dp_accounting_events`.
+    """
+    linear = curve.linear() if hasattr(curve, "linear") else curve
+    if not isinstance(linear, RdpCurve):
+        raise InvalidOption("curve: an RdpCurve (eps(q) <= c q) is needed: this bound is not linear in the order")
+    coefficient = Certified.from_arb("rho", linear.coefficient(), Direction.UPPER, linear.method())
+    return dp_accounting_events(rho=coefficient.upper(), rounds=rounds, sampling_rate=sampling_rate,
+                                source=f"rho = the certified coefficient of {linear.method()}")

@@ -1,0 +1,227 @@
+"""Flower's SecAgg+: a configuration certified for a cohort (``itsa check flower``), and a plan written for it.
+
+Flower's ``SecAggPlusWorkflow(num_shares, reconstruction_threshold, *,
+max_weight, clipping_range, quantization_range, modulus_range)`` maps each
+coordinate of a client's update onto ``0..Q`` with an offset (``Q =
+quantization_range``; zero sits at ``Q/2``) and sums the clients modulo
+``M = modulus_range``. The sum of ``n`` clients is recovered only while it
+stays below ``M``: with ``top`` the largest value one client can send (``Q``
+at the clip), it never wraps, whatever the data, exactly when
+``n · top ≤ M − 1``. Flower itself only warns when ``num_shares`` exceeds
+``M/Q``, which is not the cohort.
+
+:func:`check_flower` reports, exact or as a stated bound: whether the sum can
+wrap for any data and for data at zero (the offset alone), the largest
+cohort that never wraps, the ``int32`` limit of Flower's cast, the
+quantization error per coordinate, what the per-coordinate clip means for an
+``ℓ2`` clip, the SecAgg+ security and correctness failure bounds of the
+neighbourhoods Flower builds, a verdict and the smallest fix.
+:func:`secaggplus_kwargs` goes the other way: a degree, threshold, scale,
+word and clip become ``SecAggPlusWorkflow``'s keyword arguments.
+
+Examples
+--------
+>>> check_flower(clients=2000).can_wrap, check_flower(clients=2000).max_cohort
+(True, 1023)
+>>> str(check_flower(clients=500).verdict)
+'passes'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from itsa._util.certified import exact_text
+from itsa._util.checks import fraction, whole_number
+from itsa._util.display import Displayable
+from itsa.exceptions import InvalidOption
+from itsa.frameworks._flower_check import ADVERSARIES, FLOAT_ROUNDING, FlowerCheck, FlowerVerdict, check_flower
+from itsa.frameworks._flower_rules import (
+    DEFAULT_CLIPPING_RANGE,
+    DEFAULT_MAX_WEIGHT,
+    DEFAULT_MODULUS_RANGE,
+    DEFAULT_NUM_SHARES,
+    DEFAULT_QUANTIZATION_RANGE,
+    DEFAULT_RECONSTRUCTION_THRESHOLD,
+    FLOWER_DEFAULTS,
+    FLOWER_VERSION,
+    INT32_MAX,
+    quantizer_levels,
+)
+
+__all__ = ["FlowerCheck", "FlowerVerdict", "FlowerExport", "check_flower", "secaggplus_kwargs", "FLOWER_DEFAULTS",
+           "FLOWER_VERSION", "FLOAT_ROUNDING", "ADVERSARIES", "CONVENTION", "DEFAULT_NUM_SHARES",
+           "DEFAULT_RECONSTRUCTION_THRESHOLD", "DEFAULT_MAX_WEIGHT", "DEFAULT_CLIPPING_RANGE",
+           "DEFAULT_QUANTIZATION_RANGE", "DEFAULT_MODULUS_RANGE"]
+
+
+#: The two conventions, in one sentence (printed with every export).
+CONVENTION = ("itsa's degree k counts a client's neighbours (the SecAgg+ paper's k-regular graph); Flower's num_shares "
+              "counts its neighbourhood with the client itself, so num_shares = k + 1 (and 1.0, every client, for the "
+              "complete graph); the threshold t is the same number in both: t shares rebuild a secret")
+#: The Flower wrapper that adds central Gaussian noise to the aggregate of clipped updates.
+CENTRAL_WRAPPER = "DifferentialPrivacyClientSideFixedClipping"
+NO_WRAPPER = ("Flower has no counterpart for noise the clients add themselves (distributed discrete noise): its DP "
+              "wrappers add central Gaussian noise on the server, so no wrapper is written")
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class FlowerExport(Displayable):
+    """A planned deployment as ``SecAggPlusWorkflow`` keyword arguments, checked by :func:`check_flower`.
+
+    Parameters
+    ----------
+    kwargs : dict
+        Exactly ``SecAggPlusWorkflow``'s keyword arguments.
+    check : FlowerCheck
+        Those arguments checked for the cohort.
+    dp_wrapper : dict or None
+        Flower's DP wrapper (``class``, ``kwargs``, the client ``mod``) for central noise, else ``None``.
+    dp_note : str
+        What the noise placement maps to in Flower.
+    notes : tuple of str
+        Each choice made on the way (the quantization range from the scale, a word raised).
+    """
+
+    kwargs: dict[str, Any]
+    check: FlowerCheck
+    dp_wrapper: dict[str, Any] | None
+    dp_note: str
+    notes: tuple[str, ...] = ()
+
+    def snippet(self) -> str:
+        """Python a Flower user pastes into a server app."""
+        lines = ["from flwr.server.workflow import SecAggPlusWorkflow", ""]
+        lines += ["# " + part for part in _wrap(CONVENTION)]
+        lines.append("secaggplus = SecAggPlusWorkflow(")
+        lines += [f"    {key}={value!r}," for key, value in self.kwargs.items()]
+        lines.append(")")
+        if self.dp_wrapper is not None:
+            kw = self.dp_wrapper["kwargs"]
+            lines += ["", "from flwr.server.strategy import " + CENTRAL_WRAPPER,
+                      "# clients: app = ClientApp(..., mods=[secaggplus_mod, fixedclipping_mod])",
+                      f"strategy = {CENTRAL_WRAPPER}(", "    strategy,"]
+            lines += [f"    {key}={value!r}," for key, value in kw.items()]
+            lines.append(")")
+        else:
+            lines += [""] + ["# " + part for part in _wrap(self.dp_note)]
+        return "\n".join(lines) + "\n"
+
+    def headline(self) -> str:
+        return f"SecAggPlusWorkflow for {self.check.clients:,} clients: {self.check.verdict}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [(key, repr(value)) for key, value in self.kwargs.items()]
+        rows += [("convention", CONVENTION), ("check", self.check.headline()),
+                 ("dp wrapper", f"{CENTRAL_WRAPPER}({self.dp_wrapper['kwargs']})" if self.dp_wrapper else self.dp_note)]
+        rows += [("note", note) for note in self.notes]
+        return rows
+
+    def to_dict(self) -> dict:
+        return {"SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
+                "convention": CONVENTION, "flower_version": FLOWER_VERSION, "check": self.check.to_dict(),
+                "notes": list(self.notes), "snippet": self.snippet()}
+
+
+def _wrap(text: str, width: int = 96) -> list[str]:
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line] if line else lines
+
+
+def secaggplus_kwargs(*, degree: int, threshold: int, scale, word: int, clip, cohort: int,
+                      max_weight: float = float(DEFAULT_MAX_WEIGHT), noise: str | None = None,
+                      noise_multiplier=None, dropout=0, corrupt=0, adversary: str = "semi-honest") -> FlowerExport:
+    """``SecAggPlusWorkflow``'s keyword arguments for a planned degree, threshold, scale, word, clip and cohort.
+
+    Parameters
+    ----------
+    degree : int
+        ``k``, a client's neighbours (the SecAgg+ paper's convention): even (Flower's neighbourhoods are
+        rings), or ``cohort - 1`` and more for the complete graph.
+    threshold : int
+        ``t``, shares to rebuild a secret, ``2 <= t <= k``.
+    scale : number
+        ``γ``, integer levels per unit of an update: ``quantization_range = ⌈2 c γ⌉``, so Flower's step
+        ``2c/Q`` is at most the plan's ``1/γ``.
+    word : int
+        ``b``: ``modulus_range = 2^b``, raised to the smallest power of two whose sum never wraps under
+        Flower's offset encoding if ``2^b`` does not suffice (said in the notes).
+    clip : number
+        ``S``, the ``ℓ2`` clip of an update: Flower's ``clipping_range`` (a coordinate of an update of norm
+        ``≤ S`` is within ``[-S, S]``, so Flower never clamps it).
+    cohort : int
+        ``n``, the clients in a round.
+    max_weight : float
+        Flower's ``max_weight`` (weights above it are Flower's overflow warning).
+    noise : str, optional
+        The plan's noise placement: ``central`` writes Flower's central DP wrapper, ``distributed`` says it has
+        no Flower counterpart.
+    noise_multiplier : number, optional
+        ``z`` for the central wrapper.
+    dropout, corrupt, adversary
+        For the SecAgg+ bounds of the check.
+
+    Examples
+    --------
+    >>> e = secaggplus_kwargs(degree=34, threshold=20, scale=1024, word=32, clip=1, cohort=1000)
+    >>> e.kwargs["num_shares"], e.kwargs["quantization_range"], str(e.check.verdict)
+    (35, 2048, 'passes')
+    """
+    n = whole_number("cohort", cohort, minimum=2)
+    k = whole_number("degree", degree, minimum=2)
+    t = whole_number("threshold", threshold, minimum=2)
+    gamma = fraction("scale", scale, low=0)
+    s = fraction("clip", clip, low=0)
+    bits = whole_number("word", word, minimum=2, maximum=62)
+    notes: list[str] = []
+    if k >= n - 1:
+        shares: int | float = 1.0
+        notes.append(f"degree {k} >= cohort - 1: num_shares = 1.0 (every client: the complete graph)")
+    elif k % 2:
+        raise InvalidOption(f"degree: Flower's neighbourhoods are rings of k/2 clients on each side, so k must be "
+                            f"even (or >= cohort - 1 = {n - 1}), not {k}")
+    else:
+        shares = k + 1
+    if t > k:
+        raise InvalidOption(f"threshold: must be at most the degree {k}, not {t}")
+    c = float(s)
+    if Fraction(c) != s:
+        notes.append(f"clipping_range {c!r} is the clip {exact_text(s)} rounded to a double")
+    q = math.ceil(2 * Fraction(c) * gamma)
+    if quantizer_levels(c, q).top > INT32_MAX:
+        raise InvalidOption(f"scale: quantization_range = ceil(2 clip scale) = {q:,} overflows Flower's int32 "
+                            f"cast (at most 2^31 - 1): lower the scale")
+    modulus = 1 << bits
+    levels = quantizer_levels(c, q)
+    top = max(levels.top, levels.weight_top)
+    if n * top >= modulus:
+        fitted = (n * top).bit_length()
+        notes.append(f"the word 2^{bits} wraps under Flower's offset encoding ({n:,} x {top:,} = {n * top:,}): "
+                     f"modulus_range = 2^{fitted}")
+        modulus = 1 << fitted
+    kwargs = {"num_shares": shares, "reconstruction_threshold": t, "max_weight": float(max_weight),
+              "clipping_range": c, "quantization_range": q, "modulus_range": modulus}
+    check = check_flower(clients=n, dropout=dropout, corrupt=corrupt, adversary=adversary, clip=s, **kwargs)
+    wrapper: dict[str, Any] | None = None
+    if noise == "central":
+        if noise_multiplier is None:
+            raise InvalidOption("noise_multiplier: central noise needs one for Flower's wrapper")
+        z = fraction("noise multiplier", noise_multiplier, low=0)
+        wrapper = {"class": CENTRAL_WRAPPER, "mod": "fixedclipping_mod",
+                   "kwargs": {"noise_multiplier": float(z), "clipping_norm": c, "num_sampled_clients": n}}
+        note = (f"central Gaussian noise of standard deviation z S on the sum ({CENTRAL_WRAPPER} adds z S / n to "
+                "the mean; the server sees the aggregate before the noise)")
+    elif noise is None:
+        note = "no noise planned: no DP wrapper"
+    else:
+        note = NO_WRAPPER
+    return FlowerExport(kwargs=kwargs, check=check, dp_wrapper=wrapper, dp_note=note, notes=tuple(notes))
