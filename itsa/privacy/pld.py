@@ -494,6 +494,12 @@ def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, survivors: int = 
     -------
     EpsilonBracket
 
+    Notes
+    -----
+    A PSA layering whose ``L`` layers share one scale and one sensitivity in
+    their digit units is ``L T`` rounds of the same mechanism for a server that
+    sees every layer: pass ``rounds = L T`` and the per-layer numbers.
+
     >>> b = epsilon_bracket(sigma=100000, survivors=100, sensitivity=100000, rounds=100, delta="1e-6", dimension=1000)
     >>> b.upper_method, b.worst_pair_proven, b.epsilon_lower.decimal(4), b.epsilon_upper.decimal(4)
     ('dominating', False, '4.886', '4.887')

@@ -88,3 +88,11 @@ def test_dominating_bound_is_never_below_the_pair_lower_bound(sigma, sensitivity
     if bound is not None:
         lower = pair_epsilon(delta, sigma=sigma, shift=sensitivity, survivors=survivors, rounds=rounds)
         assert lower <= bound.upper()
+
+
+def test_dominating_pair_bounds_shifts_of_distributed_noise():
+    """Two shares of sigma 8 per coordinate, the longest shifts of norm <= 7 on and off the axes, brute force."""
+    law = np.convolve(_dg(8.0, 70), _dg(8.0, 70))
+    worst = max(_epsilon_2d(law, v, 1e-3) for v in [(7, 0), (6, 3), (5, 4), (4, -5)])
+    bound = dominating_epsilon(sigma=8, survivors=2, sensitivity=7, rounds=1, delta="1e-3", dimension=2)
+    assert bound is not None and worst <= float(bound.upper())
