@@ -227,3 +227,25 @@ def test_the_tight_nearest_bound_holds(direction, gamma, clip):
     bound = rounded_norm(gamma=gamma, clip=clip, dimension=len(direction), tight=True).upper()
     assert rounded <= bound * bound
     assert rounded_norm(gamma=gamma, clip=clip, dimension=len(direction)).upper() >= bound
+
+
+def test_calibrate_inverts_the_accountant_for_any_event():
+    from itsa.privacy import calibrate
+
+    def sharp(sigma):
+        return DistributedDiscreteGaussianEvent(sensitivity=20, scale=sigma, survivors=100, dimension=50, bound="sharp")
+
+    def conservative(sigma):
+        return DistributedDiscreteGaussianEvent(sensitivity=20, scale=sigma, survivors=100, dimension=50)
+
+    found = calibrate(2, "1e-6", rounds=10, event_for=sharp, minimum_scale=Fraction(1, 2),
+                      relative_tolerance=Fraction(1, 10**4))
+    assert found.epsilon.epsilon.upper() <= 2
+    z = found.noise_multiplier.upper()
+    assert Accountant().compose(sharp(z * Fraction(99, 100)), 10).epsilon("1e-6").epsilon.upper() > 2
+    looser = calibrate(2, "1e-6", rounds=10, event_for=conservative, minimum_scale=Fraction(1, 2),
+                       relative_tolerance=Fraction(1, 10**4))
+    assert looser.noise_multiplier.upper() >= z
+    skellam = calibrate(2, "1e-6", rounds=10, event_for=lambda mu: SkellamEvent(variance=mu, sensitivity=20),
+                        relative_tolerance=Fraction(1, 10**4))
+    assert skellam.epsilon.epsilon.upper() <= 2 and skellam.epsilon.order.denominator == 1
