@@ -379,8 +379,6 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
         verdict = FlowerVerdict.PASSES
     fixes = _fixes(kw, layout, levels, n, int32_ok, secagg) if problems else {}
     notes = list(warnings) + list(layout.notes)
-    if zero_wrap != "no" and not can_wrap:      # pragma: no cover - zero <= top, so a zero wrap is a wrap
-        notes.append("the offset alone wraps")
     return FlowerCheck(clients=n, keywords=kw, layout=layout, levels=levels, max_cohort=(m - 1) // top,
                        can_wrap=can_wrap, zero_wrap=zero_wrap, zero_wrap_cohort=zero_cohort, int32_ok=int32_ok,
                        clip=clip2, secagg=secagg, verdict=verdict, problems=tuple(problems), fixes=fixes,

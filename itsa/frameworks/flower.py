@@ -137,32 +137,32 @@ def _wrap(text: str, width: int = 96) -> list[str]:
     return lines + [line] if line else lines
 
 
-def secaggplus_kwargs(*, degree: int, threshold: int, scale, word: int, clip, cohort: int,
-                      max_weight: float = float(DEFAULT_MAX_WEIGHT), noise: str | None = None,
+def secaggplus_kwargs(*, degree: int, threshold: int, gamma, word_bits: int, clip, clients: int,
+                      max_weight: float = float(DEFAULT_MAX_WEIGHT), noise_kind: str | None = None,
                       noise_multiplier=None, dropout=0, corrupt=0, adversary: str = "semi-honest") -> FlowerExport:
-    """``SecAggPlusWorkflow``'s keyword arguments for a planned degree, threshold, scale, word, clip and cohort.
+    """``SecAggPlusWorkflow``'s keyword arguments for a planned degree, threshold, scale, word and clip.
 
     Parameters
     ----------
     degree : int
         ``k``, a client's neighbours (the SecAgg+ paper's convention): even (Flower's neighbourhoods are
-        rings), or ``cohort - 1`` and more for the complete graph.
+        rings), or ``clients - 1`` and more for the complete graph.
     threshold : int
         ``t``, shares to rebuild a secret, ``2 <= t <= k``.
-    scale : number
-        ``γ``, integer levels per unit of an update: ``quantization_range = ⌈2 c γ⌉``, so Flower's step
-        ``2c/Q`` is at most the plan's ``1/γ``.
-    word : int
+    gamma : number
+        ``γ``, the scale of the integer encoding (levels per unit of an update):
+        ``quantization_range = ⌈2 c γ⌉``, so Flower's step ``2c/Q`` is at most the plan's ``1/γ``.
+    word_bits : int
         ``b``: ``modulus_range = 2^b``, raised to the smallest power of two whose sum never wraps under
         Flower's offset encoding if ``2^b`` does not suffice (said in the notes).
     clip : number
         ``S``, the ``ℓ2`` clip of an update: Flower's ``clipping_range`` (a coordinate of an update of norm
         ``≤ S`` is within ``[-S, S]``, so Flower never clamps it).
-    cohort : int
+    clients : int
         ``n``, the clients in a round.
     max_weight : float
         Flower's ``max_weight`` (weights above it are Flower's overflow warning).
-    noise : str, optional
+    noise_kind : str, optional
         The plan's noise placement: ``central`` writes Flower's central DP wrapper, ``distributed`` says it has
         no Flower counterpart.
     noise_multiplier : number, optional
@@ -172,23 +172,23 @@ def secaggplus_kwargs(*, degree: int, threshold: int, scale, word: int, clip, co
 
     Examples
     --------
-    >>> e = secaggplus_kwargs(degree=34, threshold=20, scale=1024, word=32, clip=1, cohort=1000)
+    >>> e = secaggplus_kwargs(degree=34, threshold=20, gamma=1024, word_bits=32, clip=1, clients=1000)
     >>> e.kwargs["num_shares"], e.kwargs["quantization_range"], str(e.check.verdict)
     (35, 2048, 'passes')
     """
-    n = whole_number("cohort", cohort, minimum=2)
+    n = whole_number("clients", clients, minimum=2)
     k = whole_number("degree", degree, minimum=2)
     t = whole_number("threshold", threshold, minimum=2)
-    gamma = fraction("scale", scale, low=0)
+    scale = fraction("gamma", gamma, low=0)
     s = fraction("clip", clip, low=0)
-    bits = whole_number("word", word, minimum=2, maximum=62)
+    bits = whole_number("word_bits", word_bits, minimum=2, maximum=62)
     notes: list[str] = []
     if k >= n - 1:
         shares: int | float = 1.0
-        notes.append(f"degree {k} >= cohort - 1: num_shares = 1.0 (every client: the complete graph)")
+        notes.append(f"degree {k} >= clients - 1: num_shares = 1.0 (every client: the complete graph)")
     elif k % 2:
         raise InvalidOption(f"degree: Flower's neighbourhoods are rings of k/2 clients on each side, so k must be "
-                            f"even (or >= cohort - 1 = {n - 1}), not {k}")
+                            f"even (or >= clients - 1 = {n - 1}), not {k}")
     else:
         shares = k + 1
     if t > k:
@@ -196,10 +196,10 @@ def secaggplus_kwargs(*, degree: int, threshold: int, scale, word: int, clip, co
     c = float(s)
     if Fraction(c) != s:
         notes.append(f"clipping_range {c!r} is the clip {exact_text(s)} rounded to a double")
-    q = math.ceil(2 * Fraction(c) * gamma)
+    q = math.ceil(2 * Fraction(c) * scale)
     if quantizer_levels(c, q).top > INT32_MAX:
-        raise InvalidOption(f"scale: quantization_range = ceil(2 clip scale) = {q:,} overflows Flower's int32 "
-                            f"cast (at most 2^31 - 1): lower the scale")
+        raise InvalidOption(f"gamma: quantization_range = ceil(2 clip gamma) = {q:,} overflows Flower's int32 "
+                            f"cast (at most 2^31 - 1): lower gamma")
     modulus = 1 << bits
     levels = quantizer_levels(c, q)
     top = max(levels.top, levels.weight_top)
@@ -212,7 +212,7 @@ def secaggplus_kwargs(*, degree: int, threshold: int, scale, word: int, clip, co
               "clipping_range": c, "quantization_range": q, "modulus_range": modulus}
     check = check_flower(clients=n, dropout=dropout, corrupt=corrupt, adversary=adversary, clip=s, **kwargs)
     wrapper: dict[str, Any] | None = None
-    if noise == "central":
+    if noise_kind == "central":
         if noise_multiplier is None:
             raise InvalidOption("noise_multiplier: central noise needs one for Flower's wrapper")
         z = fraction("noise multiplier", noise_multiplier, low=0)
@@ -220,7 +220,7 @@ def secaggplus_kwargs(*, degree: int, threshold: int, scale, word: int, clip, co
                    "kwargs": {"noise_multiplier": float(z), "clipping_norm": c, "num_sampled_clients": n}}
         note = (f"central Gaussian noise of standard deviation z S on the sum ({CENTRAL_WRAPPER} adds z S / n to "
                 "the mean; the server sees the aggregate before the noise)")
-    elif noise is None:
+    elif noise_kind is None:
         note = "no noise planned: no DP wrapper"
     else:
         note = NO_WRAPPER

@@ -148,7 +148,7 @@ def test_the_secagg_row_is_the_secagg_bounds_at_flowers_degree_and_threshold():
 # --- the export: a plan's degree, threshold, scale, word and clip as SecAggPlusWorkflow's arguments ---
 
 def test_the_export_maps_the_degree_to_shares_with_the_client_itself():
-    e = secaggplus_kwargs(degree=34, threshold=20, scale=1024, word=32, clip=1, cohort=1000)
+    e = secaggplus_kwargs(degree=34, threshold=20, gamma=1024, word_bits=32, clip=1, clients=1000)
     assert e.kwargs == {"num_shares": 35, "reconstruction_threshold": 20, "max_weight": 1000.0,
                         "clipping_range": 1.0, "quantization_range": 2048, "modulus_range": 2**32}
     assert "num_shares = k + 1" in CONVENTION and str(e.check.verdict) == "passes"
@@ -156,7 +156,7 @@ def test_the_export_maps_the_degree_to_shares_with_the_client_itself():
 
 
 def test_the_snippet_is_python_with_the_arguments():
-    e = secaggplus_kwargs(degree=34, threshold=20, scale=1024, word=32, clip=1, cohort=1000, noise="central",
+    e = secaggplus_kwargs(degree=34, threshold=20, gamma=1024, word_bits=32, clip=1, clients=1000, noise_kind="central",
                           noise_multiplier="1.1")
     namespace: dict = {}
     code = e.snippet().replace("from flwr.server.workflow import SecAggPlusWorkflow", "") \
@@ -169,23 +169,23 @@ def test_the_snippet_is_python_with_the_arguments():
 
 
 def test_distributed_noise_has_no_flower_wrapper():
-    e = secaggplus_kwargs(degree=34, threshold=20, scale=1024, word=32, clip=1, cohort=1000, noise="distributed")
+    e = secaggplus_kwargs(degree=34, threshold=20, gamma=1024, word_bits=32, clip=1, clients=1000, noise_kind="distributed")
     assert e.dp_wrapper is None and "no counterpart" in e.dp_note
 
 
 def test_the_complete_graph_is_num_shares_1_0():
-    assert secaggplus_kwargs(degree=9, threshold=5, scale=4, word=16, clip=1, cohort=10).kwargs["num_shares"] == 1.0
+    assert secaggplus_kwargs(degree=9, threshold=5, gamma=4, word_bits=16, clip=1, clients=10).kwargs["num_shares"] == 1.0
 
 
 def test_a_word_too_small_for_flowers_offset_is_raised():
-    e = secaggplus_kwargs(degree=4, threshold=3, scale=2**20, word=16, clip=1, cohort=300)
+    e = secaggplus_kwargs(degree=4, threshold=3, gamma=2**20, word_bits=16, clip=1, clients=300)
     assert e.kwargs["modulus_range"] == 2**30 and e.notes and str(e.check.verdict) == "passes"
 
 
 @pytest.mark.parametrize("kw, reason", [({"degree": 5}, "even"), ({"threshold": 40}, "at most the degree"),
-                                        ({"scale": 2**31}, "int32")])
+                                        ({"gamma": 2**31}, "int32")])
 def test_what_flower_cannot_carry_is_refused(kw, reason):
-    base = {"degree": 34, "threshold": 20, "scale": 1024, "word": 32, "clip": 1, "cohort": 1000}
+    base = {"degree": 34, "threshold": 20, "gamma": 1024, "word_bits": 32, "clip": 1, "clients": 1000}
     with pytest.raises(InvalidOption, match=reason):
         secaggplus_kwargs(**{**base, **kw})
 

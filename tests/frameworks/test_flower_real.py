@@ -148,7 +148,7 @@ def test_defaults_at_2100_clients_wrap_near_zero():
 
 
 def test_an_export_builds_flowers_workflow_without_warning_and_sums_within_its_error():
-    export = secaggplus_kwargs(degree=34, threshold=20, scale=1024, word=32, clip=1, cohort=1000)
+    export = secaggplus_kwargs(degree=34, threshold=20, gamma=1024, word_bits=32, clip=1, clients=1000)
     assert _flower_warnings(lambda: SecAggPlusWorkflow(**export.kwargs)) == []
     workflow = SecAggPlusWorkflow(**export.kwargs)
     assert (workflow.num_shares, workflow.reconstruction_threshold) == (35, 20)
@@ -161,7 +161,7 @@ def test_an_export_builds_flowers_workflow_without_warning_and_sums_within_its_e
 
 
 def test_a_raised_word_is_what_flowers_sum_needs():
-    export = secaggplus_kwargs(degree=4, threshold=3, scale=2**20, word=16, clip=1, cohort=300)
+    export = secaggplus_kwargs(degree=4, threshold=3, gamma=2**20, word_bits=16, clip=1, clients=300)
     assert export.kwargs["modulus_range"] > 2**16 and str(export.check.verdict) == "passes"
     assert _flower_warnings(lambda: SecAggPlusWorkflow(**export.kwargs)) == []
     updates = np.full((300, DIMENSION), 1.0)
