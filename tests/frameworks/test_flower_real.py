@@ -167,3 +167,22 @@ def test_a_raised_word_is_what_flowers_sum_needs():
     updates = np.full((300, DIMENSION), 1.0)
     aggregate, reference, _, ratios = flower_round(updates, [1000.0] * 300, export.kwargs)
     assert _within(aggregate, reference, export.check.error_bound() / ratios)
+
+
+def test_the_k1000_deployment_as_flower_arguments():
+    """The shipped k1000 deployment's encoding (1,000 clients, clip 1, gamma 2^20, a 32-bit word; a tenth may
+    drop out) with the SecAgg+ degree and threshold for it, as Flower runs it."""
+    from itsa.keys.secagg import secagg_parameters
+
+    keys = secagg_parameters(1000, "1/20", "1/10")
+    export = secaggplus_kwargs(degree=keys.degree, threshold=keys.threshold, gamma=2**20, word_bits=32, clip=1,
+                               clients=1000, noise_kind="distributed", dropout="1/10", corrupt="1/20")
+    assert export.kwargs["num_shares"] == keys.degree + 1 and str(export.check.verdict) == "passes"
+    assert export.check.secagg.bounds is not None and export.check.secagg.bounds["meets_targets"]
+    assert _flower_warnings(lambda: SecAggPlusWorkflow(**export.kwargs)) == []
+    rng = np.random.default_rng(4)
+    updates = rng.normal(size=(1000, DIMENSION))
+    updates /= np.maximum(1, np.linalg.norm(updates, axis=1, keepdims=True))
+    aggregate, reference, largest, ratios = flower_round(updates, [1000.0] * 1000, export.kwargs)
+    assert largest < export.kwargs["modulus_range"]
+    assert _within(aggregate, reference, export.check.error_bound() / ratios)
