@@ -186,3 +186,28 @@ def test_the_k1000_deployment_as_flower_arguments():
     aggregate, reference, largest, ratios = flower_round(updates, [1000.0] * 1000, export.kwargs)
     assert largest < export.kwargs["modulus_range"]
     assert _within(aggregate, reference, export.check.error_bound() / ratios)
+
+
+@pytest.mark.parametrize("num_shares", [4, 5])
+def test_an_even_num_shares_crashes_flowers_client_as_the_check_says(num_shares):
+    """Flower's ring gives each client ``2 (s // 2) + 1`` neighbours, itself included, but it creates ``s`` shares."""
+    from flwr.client.mod.secure_aggregation.secaggplus_mod import SecAggPlusState, _setup, _share_keys
+    from flwr.common import ConfigRecord
+    from flwr.common.secure_aggregation.secaggplus_constants import Key
+
+    layout = check_flower(clients=100, num_shares=num_shares).layout
+    crashes = bool(layout.problems)
+    assert crashes is (num_shares % 2 == 0)
+    clients = []
+    for nid in range(1, layout.neighbourhood + 1):          # one neighbourhood, as the server forwards it
+        state = SecAggPlusState()
+        state.nid = nid
+        setup = {Key.SAMPLE_NUMBER: 100, Key.SHARE_NUMBER: layout.shares_sent, Key.THRESHOLD: layout.threshold,
+                 Key.CLIPPING_RANGE: 8.0, Key.TARGET_RANGE: 2**22, Key.MOD_RANGE: 2**32, Key.MAX_WEIGHT: 1000.0}
+        clients.append((state, _setup(state, ConfigRecord(setup))))
+    keys = {str(s.nid): [k[Key.PUBLIC_KEY_1], k[Key.PUBLIC_KEY_2]] for s, k in clients}
+    if crashes:
+        with pytest.raises(IndexError):
+            _share_keys(clients[0][0], ConfigRecord(keys))
+    else:
+        assert len(_share_keys(clients[0][0], ConfigRecord(keys))[Key.DESTINATION_LIST]) == layout.degree
