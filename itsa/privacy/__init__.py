@@ -15,7 +15,7 @@ The accountant, for other parts of itsa to call (every number is a
     Accountant().compose(event, count).epsilon(delta) -> Entry; .delta(epsilon) -> Certified;
         .bound(delta) -> EpsilonBound: the one path to epsilon, for every event of itsa.privacy.events:
         GaussianEvent, DiscreteGaussianEvent (central), DistributedDiscreteGaussianEvent (n shares, tau;
-        bound "conservative" or "sharp"), PsaLayersEvent, SkellamEvent, PoissonSampledEvent, CurveEvent
+        bound "conservative" or "sharp"), PsaLayersEvent, SkellamEvent, PoissonSampledEvent, ZcdpEvent, CurveEvent
     accountants for Gaussian events, one class each, registered in ACCOUNTANTS:
         mironov, cks, tight, basic, advanced, sqrt_rounds_heuristic
     itsa.privacy.neighbours
@@ -91,6 +91,7 @@ from itsa.privacy.events import (
     PsaLayersEvent,
     RdpProfile,
     SkellamEvent,
+    ZcdpEvent,
 )
 from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound, weights
 from itsa.privacy.neighbours import Adjacency, Rounding, encoded_sensitivity, rounded_norm
@@ -129,6 +130,6 @@ __all__ = [
     "psa_block_sensitivity", "psa_layer", "psa_layer_curve", "psa_layer_rdp", "psa_tau",
     "hamilton_weights", "sensitivity_report",
     "Event", "DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent", "DdgBound", "PsaLayersEvent", "SkellamEvent",
-    "PoissonSampledEvent", "CurveEvent", "RdpProfile",
+    "PoissonSampledEvent", "ZcdpEvent", "CurveEvent", "RdpProfile",
     "Adjacency", "Rounding", "encoded_sensitivity", "rounded_norm",
 ]

@@ -25,6 +25,7 @@ is asked at whole orders only.
 - :class:`PoissonSampledEvent`: any event run on a Poisson sample of rate ``γ``
   (Zhu and Wang 2019, Theorem 6: a bound at whole orders that holds for any
   mechanism, add-remove adjacency).
+- :class:`ZcdpEvent`: a mechanism given by its ``(ξ, ρ)``-zCDP, ``ε(q) ≤ ξ + ρ q``.
 - :class:`CurveEvent`: a given linear curve (what :func:`~itsa.privacy.calibrate`
   accepts from callers that build their own).
 
@@ -57,6 +58,7 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import (
     PsaLayer,
     RdpCurve,
+    RdpTerm,
     compose,
     compose_authorized,
     gaussian_curve,
@@ -66,7 +68,7 @@ from itsa.privacy.rdp import (
 )
 
 __all__ = ["Event", "GaussianEvent", "DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent", "DdgBound",
-           "PsaLayersEvent", "SkellamEvent", "PoissonSampledEvent", "CurveEvent", "RdpProfile", "linear_sum", "l1_from_l2", "EVENT_KINDS"]
+           "PsaLayersEvent", "SkellamEvent", "PoissonSampledEvent", "ZcdpEvent", "CurveEvent", "RdpProfile", "linear_sum", "l1_from_l2", "EVENT_KINDS"]
 
 #: The distributed discrete Gaussian paper (where the τ term and the three branches come from).
 DDG_PAPER = "Kairouz, Liu, Steinke 2021, The Distributed Discrete Gaussian Mechanism (ICML), Prop. 14 / eq. 17"
@@ -487,6 +489,47 @@ class PoissonSampledEvent(Event):
             return (total.log() / (alpha - 1)).min(inner)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ZcdpEvent(Event):
+    """A mechanism given by its zero-concentrated DP: ``ε(q) ≤ ξ + ρ q`` at every ``q > 1`` (Bun-Steinke 2016).
+
+    Parameters
+    ----------
+    rho : number or arb
+        ``ρ ≥ 0``.
+    xi : number
+        ``ξ ≥ 0`` (0: ``ρ``-zCDP, a curve linear in the order).
+    source : str
+        Where ``ρ`` and ``ξ`` come from (the provenance).
+    """
+
+    rho: object
+    xi: object = 0
+    source: str = "given (xi, rho)-zCDP"
+
+    def __post_init__(self) -> None:
+        number("rho", self.rho, positive=False)
+        object.__setattr__(self, "xi", fraction("xi", self.xi, low=0, closed=True))
+
+    @property
+    def label(self) -> str:
+        return "zCDP"
+
+    @property
+    def provenance(self) -> str:
+        return f"eps(q) <= xi + rho q: {self.source}"
+
+    def linear(self) -> RdpCurve | None:
+        if self.xi != 0:
+            return None
+        return RdpCurve((RdpTerm(self.label, to_arb(number("rho", self.rho, positive=False)), 1, self.source),))
+
+    def rdp(self, order) -> flint.arb:
+        q = to_arb(_order(order))
+        with precision():
+            return to_arb(self.xi) + to_arb(number("rho", self.rho, positive=False)) * q
+
+
 @dataclass(frozen=True)
 class CurveEvent(Event):
     """A linear RDP curve given as it is (built by a caller): its terms are its provenance.
@@ -559,4 +602,5 @@ def linear_sum(parts: Sequence[tuple[Event, int]]) -> RdpCurve | None:
 #: The event kinds, by the name the docs use.
 EVENT_KINDS = {"gaussian": GaussianEvent, "discrete gaussian": DiscreteGaussianEvent,
                "distributed discrete gaussian": DistributedDiscreteGaussianEvent, "psa layers": PsaLayersEvent,
-               "skellam": SkellamEvent, "poisson sampled": PoissonSampledEvent, "curve": CurveEvent}
+               "skellam": SkellamEvent, "poisson sampled": PoissonSampledEvent, "zcdp": ZcdpEvent,
+               "curve": CurveEvent}

@@ -249,3 +249,14 @@ def test_calibrate_inverts_the_accountant_for_any_event():
     skellam = calibrate(2, "1e-6", rounds=10, event_for=lambda mu: SkellamEvent(variance=mu, sensitivity=20),
                         relative_tolerance=Fraction(1, 10**4))
     assert skellam.epsilon.epsilon.upper() <= 2 and skellam.epsilon.order.denominator == 1
+
+
+def test_a_zcdp_event_is_linear_without_xi_and_adds_xi_per_round():
+    from itsa.privacy import ZcdpEvent
+
+    plain = Accountant().compose(ZcdpEvent(rho=Fraction(1, 8)), 30).epsilon("1e-5").epsilon
+    assert abs(plain.upper() - Accountant().compose(GaussianEvent(2), 30).epsilon("1e-5").epsilon.upper()) < Fraction(
+        1, 10**20)
+    shifted = Accountant().compose(ZcdpEvent(rho=Fraction(1, 8), xi=Fraction(1, 100)), 30).epsilon("1e-5").epsilon
+    assert plain.upper() + Fraction(3, 10) - Fraction(1, 10**6) <= shifted.upper() <= plain.upper() + Fraction(
+        3, 10) + Fraction(1, 10**4)
