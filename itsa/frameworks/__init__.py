@@ -13,9 +13,11 @@ from itsa.frameworks.dp_accounting import (
     DpAccountingExport,
     dp_accounting_events,
     events_from_curve,
+    events_from_event,
     named_tuple_from_json,
 )
 from itsa.frameworks.flower import FlowerCheck, FlowerExport, FlowerVerdict, check_flower, secaggplus_kwargs
 
 __all__ = ["FlowerCheck", "FlowerExport", "FlowerVerdict", "check_flower", "secaggplus_kwargs",
-           "DpAccountingExport", "dp_accounting_events", "events_from_curve", "named_tuple_from_json"]
+           "DpAccountingExport", "dp_accounting_events", "events_from_curve", "events_from_event",
+           "named_tuple_from_json"]

@@ -40,10 +40,11 @@ from itsa._util.extras import require
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import Conversion, to_epsilon
-from itsa.privacy.rdp import RdpCurve, RdpTerm
+from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent, Event, PoissonSampledEvent
+from itsa.privacy.rdp import RdpCurve, RdpTerm, number
 
-__all__ = ["DpAccountingExport", "dp_accounting_events", "events_from_curve", "named_tuple_from_json",
-           "float_up", "DP_EVENT_MODULE"]
+__all__ = ["DpAccountingExport", "dp_accounting_events", "events_from_curve", "events_from_event",
+           "named_tuple_from_json", "float_up", "DP_EVENT_MODULE"]
 
 #: The module of dp-accounting's events (``DpEvent.to_named_tuple``'s ``module_name``).
 DP_EVENT_MODULE = "dp_accounting.dp_event"
@@ -234,3 +235,50 @@ def events_from_curve(curve: Any, *, rounds: int = 1, sampling_rate=None) -> DpA
     coefficient = Certified.from_arb("rho", linear.coefficient(), Direction.UPPER, linear.method())
     return dp_accounting_events(rho=coefficient.upper(), rounds=rounds, sampling_rate=sampling_rate,
                                 source=f"rho = the certified coefficient of {linear.method()}")
+
+
+def _ddg_first_branch(event: DistributedDiscreteGaussianEvent) -> tuple[Fraction, Fraction, str]:
+    """``ρ = Δ²/(2nσ²)`` and ``ξ = τd``: the first branch of the sharp bound, upper ends of certified balls."""
+    with precision():
+        s = to_arb(number("scale", event.scale))
+        l2 = to_arb(number("sensitivity", event.sensitivity, positive=False))
+        rho = l2 * l2 / (2 * event.survivors * s * s)
+        xi = event.tau() * event.dimension
+    high = [Certified.from_arb(name, ball, Direction.UPPER, "").upper() for name, ball in (("rho", rho), ("xi", xi))]
+    return high[0], high[1], ("the first branch of the distributed discrete Gaussian's bound, q D^2/(2 n s^2) + "
+                              f"tau d, n = {event.survivors} survivors (certified; the sharp bound's minimum is lower)")
+
+
+def events_from_event(event: Event, *, rounds: int = 1) -> DpAccountingExport:
+    """The events of one round's :mod:`itsa.privacy` event, over ``rounds``, in zCDP form.
+
+    - an event with a linear curve (``ε(q) ≤ c q``: the Gaussian, the central discrete Gaussian, the
+      conservative distributed discrete Gaussian, PSA layers): ``ρ = c``, ``ξ = 0``;
+    - the sharp distributed discrete Gaussian: its first branch, ``ρ = Δ²/(2nσ²)``, ``ξ = τd``;
+    - a Poisson-sampled one of these: the same, under ``PoissonSampledDpEvent`` at its rate.
+
+    Parameters
+    ----------
+    event : Event
+        One round's mechanism.
+    rounds : int
+        ``T``.
+
+    Raises
+    ------
+    InvalidOption
+        An event with no bound of the form ``ξ + ρ q`` at every order (Skellam's is certified at whole
+        orders only).
+    """
+    rate: Fraction | None = None
+    if isinstance(event, PoissonSampledEvent):
+        rate = event.rate
+        event = event.event
+    if isinstance(event, DistributedDiscreteGaussianEvent) and event.bound is DdgBound.SHARP:
+        rho, xi, source = _ddg_first_branch(event)
+        return dp_accounting_events(rho=rho, xi=xi, rounds=rounds, sampling_rate=rate, source=source)
+    curve = event.linear()
+    if curve is None:
+        raise InvalidOption(f"event: {event.label} has no bound of the form xi + rho q at every order > 1, "
+                            "so no ZCDpEvent stands for it")
+    return events_from_curve(curve, rounds=rounds, sampling_rate=rate)

@@ -12,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.dp_accounting import dp_accounting_events, events_from_curve, float_up, named_tuple_from_json
+from itsa.frameworks.dp_accounting import (
+    dp_accounting_events,
+    events_from_curve,
+    events_from_event,
+    float_up,
+    named_tuple_from_json,
+)
 from itsa.privacy.rdp import gaussian_curve
 
 dp = pytest.importorskip("dp_accounting")
@@ -74,3 +80,29 @@ def test_bad_numbers_are_refused():
         dp_accounting_events(rho=-1)
     with pytest.raises(InvalidOption):
         dp_accounting_events(rho=1, sampling_rate=0)
+
+
+def test_the_sharp_distributed_discrete_gaussian_exports_its_first_branch():
+    from itsa.privacy.events import DistributedDiscreteGaussianEvent, PoissonSampledEvent
+
+    event = DistributedDiscreteGaussianEvent(sensitivity=64, scale=20, survivors=10, dimension=100, bound="sharp")
+    export = events_from_event(event, rounds=30)
+    assert Fraction(64**2, 2 * 10 * 20**2) <= export.rho < Fraction(64**2, 2 * 10 * 20**2) * (1 + Fraction(1, 10**12))
+    assert export.xi > 0 and Fraction(export.event_xi()) >= export.xi
+    accountant = dp.rdp.RdpAccountant()
+    accountant.compose(_rebuilt(export))
+    theirs = accountant.get_epsilon(1e-6)
+    ours = export.epsilon("1e-6")
+    assert ours is not None and theirs * 0.99 <= float(ours.upper()) <= theirs * (1 + 1e-9)
+    # the first branch bounds the event: at every order, xi + rho q is at least the sharp minimum
+    for q in (2, 5, 17):
+        assert float(event.rdp(q).upper()) <= float(export.xi + export.rho * q) * (1 + 1e-12)
+    sampled = events_from_event(PoissonSampledEvent(event=event, rate=Fraction(1, 10)), rounds=30)
+    assert sampled.event["event"]["class_name"] == "PoissonSampledDpEvent" and sampled.epsilon("1e-6") is None
+
+
+def test_an_event_without_a_zcdp_form_is_refused():
+    from itsa.privacy.events import SkellamEvent
+
+    with pytest.raises(InvalidOption, match="no bound of the form"):
+        events_from_event(SkellamEvent(variance=100, sensitivity=1))
