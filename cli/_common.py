@@ -162,9 +162,10 @@ def load_instance(path):
     A missing file whose name is close to a shipped one says which it may have meant.
     """
     import itsa
+    from itsa._util.files import exists
 
     found = itsa.keys.examples.resolve(path)
-    if not found.exists():
+    if not exists(found):
         hint = itsa.keys.examples.suggest(path)
         if hint:
             raise itsa.InvalidInstance(f"{path}: no such file{hint}")

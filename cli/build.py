@@ -12,6 +12,7 @@ from ._common import (
     show,
     warn,
 )
+from ._paths import OUTPUT_FILE
 
 
 @click.command()
@@ -24,7 +25,7 @@ from ._common import (
               help="Coefficient draws before giving up.")
 @click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT, show_default=True,
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the scheme JSON here.")
+@click.option("-o", "--output", type=OUTPUT_FILE, help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""

@@ -5,6 +5,7 @@ import click
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryChoice, itsa_errors, load_instance, show, warn
+from ._paths import OUTPUT_FILE
 from ._progress import progress_display, time_limit_of
 
 TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). When it "
@@ -19,7 +20,7 @@ TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 
               "bounding every scheme; or linear (keys plus Ingleton: schemes with linear keys).")
 @click.option("--class", "old_name", type=LibraryChoice("itsa.keys.converse.registry", "ALIASES"), default=None,
               help="Old name of --lp: additive = keys, general = model.")
-@click.option("--proof", "proof_file", type=click.Path(dir_okay=False),
+@click.option("--proof", "proof_file", type=OUTPUT_FILE,
               help="Write the proof to FILE.md (Markdown) or FILE.tex (LaTeX, for pdflatex).")
 @click.option("--time-limit", type=SECONDS, help=TIME_LIMIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

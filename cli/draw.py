@@ -3,11 +3,12 @@
 import click
 
 from ._common import Q_RULE, Q_RULE_DEFAULT, LibraryChoice, LibraryDefault, itsa_errors, load_instance, show, warn
+from ._paths import OUTPUT_FILE
 
 
 @click.command()
 @click.argument("path", type=click.Path(dir_okay=False), metavar="PATH|EXAMPLE")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True, type=OUTPUT_FILE,
               help="Image to write; the extension (.pdf, .svg or .png) picks the format.")
 @click.option("--config", metavar="U,M,N", default=None,
               help="Configuration to highlight, 1-based. Default: the first with c = e*.")

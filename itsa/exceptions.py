@@ -73,7 +73,7 @@ class TimeLimitReached(ItsaError):
 
 
 class MissingExtra(ItsaError, ImportError):
-    """An optional part of itsa whose extra is not installed (``pip install 'itsa[EXTRA]'``)."""
+    """An optional part of itsa whose extra is not installed (``pip install '.[EXTRA]'`` in its source folder)."""
 
 
 #: Longest quotation of an offending input value in an error message (characters).

@@ -37,7 +37,7 @@ from typing import IO, Any
 
 from itsa.exceptions import InvalidInput, InvalidOutputPath, excerpt
 
-__all__ = ["read_text", "check_input_file", "check_output_file", "atomic_writer", "write_new", "safe_stem",
+__all__ = ["exists", "is_regular_file", "read_text", "check_input_file", "check_output_file", "atomic_writer", "write_new", "safe_stem",
            "check_output_dir", "output_dir", "remove_stale_temporaries", "TEMP_MARK"]
 
 #: What the name of every temporary file itsa writes contains (``.NAME.itsa-XXXXXXXX.tmp``).
@@ -68,6 +68,30 @@ def _kind(mode: int) -> str:
 
 
 # -- reading -----------------------------------------------------------------------------------------
+
+def exists(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names anything; ``False`` for a name the file system refuses (too long, a NUL...).
+
+    :meth:`pathlib.Path.exists` raises on a name too long; a caller that only
+    asks then reads gets the read's one line instead.
+
+    >>> exists("/"), exists("x" * 300)
+    (True, False)
+    """
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def is_regular_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a regular file (a link: what it points to); ``False`` for a refused name."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
 
 def check_input_file(path: str | os.PathLike, error: type[InvalidInput] = InvalidInput) -> Path:
     """``path`` as a :class:`~pathlib.Path` if it names a regular file; ``error`` in one line otherwise.

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from itsa._util.checks import whole_number
 from itsa._util.display import Displayable
+from itsa._util.files import exists, is_regular_file
 from itsa.exceptions import InvalidInput, InvalidInstance
 from itsa.keys.model.instance import Instance
 from itsa.keys.model.io import load_instance, parse_instance
@@ -58,7 +59,7 @@ def _root() -> Path:
 def _find(root: Path, name: str) -> Path | None:
     for candidate in (name, f"{name}.yaml"):
         p = root / candidate
-        if p.is_file() and root.resolve() in p.resolve().parents:
+        if is_regular_file(p) and root.resolve() in p.resolve().parents:
             return p
     return None
 
@@ -105,7 +106,7 @@ def resolve(path_or_name: str | Path) -> Path:
         raise InvalidInstance("the path is empty: give a file, or the name of a shipped example "
                               "(itsa examples)")
     p = Path(path_or_name)
-    if p.exists():
+    if exists(p):
         return p
     found = _find(_root(), str(path_or_name))
     return p if found is None else found
@@ -169,7 +170,7 @@ def resolve_spec(path_or_name: str | Path) -> Path:
         If ``path_or_name`` is no file but looks like a misspelled shipped name.
     """
     p = Path(path_or_name)
-    if p.exists():
+    if exists(p):
         return p
     found = _find(_shipped("specs"), str(path_or_name).removeprefix(SPEC_PREFIX))
     if found is not None:
@@ -286,7 +287,7 @@ def deployment_names() -> tuple[str, ...]:
 def resolve_deployment(path_or_name: str | Path) -> Path:
     """``path_or_name`` if such a file exists, else the shipped deployment of that name (else unchanged)."""
     p = Path(path_or_name)
-    if p.exists() or not str(path_or_name).strip():
+    if exists(p) or not str(path_or_name).strip():
         return p
     found = _find(_shipped("deployments"), str(path_or_name))
     return p if found is None else found

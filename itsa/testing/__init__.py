@@ -2,7 +2,7 @@
 
 - :mod:`itsa.testing.strategies`: hypothesis strategies for random instances
   (:func:`instances`, :func:`relabellings`; re-exported here, they need
-  ``pip install 'itsa[testing]'``);
+  ``pip install '.[testing]'``);
 - :mod:`itsa.testing.oracles`: deliberately plain re-implementations of the
   paper's quantities and of ``g(X)``, written with no code shared with the
   library, used as test oracles and benchmark baselines;

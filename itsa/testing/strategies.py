@@ -1,6 +1,6 @@
 """Hypothesis strategies for itsa instances, shared by the tests and by users.
 
-Needs hypothesis (``pip install 'itsa[testing]'``).
+Needs hypothesis (``pip install '.[testing]'``).
 
 Examples
 --------

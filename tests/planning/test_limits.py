@@ -122,3 +122,7 @@ def test_a_small_instance_is_still_settled(tmp_path):
 
     solved = bounded_solve(_deployment(tmp_path, 2, 2).parent / "servers.yaml", 120)
     assert solved.verdict == "optimal" and solved.rate_low == solved.rate_high == 3 and solved.note == ""
+
+
+def test_a_long_deployment_name_is_one_line(cli, tmp_path):
+    one_line(cli("plan", tmp_path / LONG), "too long")

@@ -22,7 +22,7 @@ import json
 import os
 from pathlib import Path
 
-from itsa._util.files import atomic_writer
+from itsa._util.files import atomic_writer, check_output_file, exists, read_text
 from itsa.exceptions import InvalidSpec
 from itsa.keys.census.schema import COLUMNS, SCHEMA_VERSION, arrow_schema
 
@@ -39,8 +39,8 @@ def _parts(folder: Path) -> list[Path]:
 def _journal_rows(folder: Path) -> list[dict]:
     path = folder / JOURNAL
     rows = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
+    if exists(path):
+        for line in read_text(path).splitlines():
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError:
@@ -53,6 +53,10 @@ def _check_folder(folder: Path) -> None:
         raise InvalidSpec(f"{folder}: exists and is not a census results folder")
     if folder.is_dir() and any(folder.iterdir()) and not (folder / META).exists():
         raise InvalidSpec(f"{folder}: a non-empty folder that is not a census results folder")
+    if folder.is_dir():                   # the files it writes: regular ones (a FIFO journal would block)
+        for name in (META, JOURNAL):
+            if exists(folder / name):
+                check_output_file(folder / name)
 
 
 def read_rows(path: str | os.PathLike) -> list[dict]:

@@ -183,6 +183,10 @@ def prove(instance: Instance, lp: str = "keys", *, proof_file: str | None = None
     """
     from itsa.exceptions import InvalidOutputPath
 
+    if proof_file is not None:
+        from itsa._util.files import check_output_file
+
+        check_output_file(proof_file)         # a FIFO, a device, a folder, an empty or too long name: before the work
     if proof_file and not str(proof_file).endswith(PROOF_SUFFIXES):
         raise InvalidOutputPath(f"proof file {proof_file}: the file must end in .md or .tex")
     bound = converse(instance, lp if method is None else method, time_limit=time_limit, progress=progress)

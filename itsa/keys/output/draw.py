@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from itsa._util import display
 from itsa._util.checks import choice
 from itsa._util.display import Displayable, Kind
-from itsa._util.files import atomic_writer
+from itsa._util.files import atomic_writer, check_output_file
 from itsa._util.plain import plain
 from itsa.exceptions import InvalidOption, InvalidOutputPath
 from itsa.keys.bounds.analysis import Analysis
@@ -257,10 +257,7 @@ def draw_instance(analysis: Analysis, path: str | os.PathLike,
     ((1, 8, 21), 2, True, True)
     """
     fmt = output_format(path)
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise InvalidOutputPath(f"cannot write {os.fspath(path)!r}: "
-                              f"directory {os.fspath(path.parent)!r} does not exist")
+    path = check_output_file(path)            # only a regular file, checked before the figure is made
     fig, info = instance_figure(analysis, config, layout, style)
     save_atomically(fig, path, fmt, info.caption)
     return DrawnFigure(path=path, format=fmt, layout=info.layout, config=info.config, c=info.c, e_star=info.e_star,

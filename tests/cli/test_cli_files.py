@@ -1,0 +1,56 @@
+"""Every verb that writes a file refuses, as its option is parsed, a place that is not a regular file (a FIFO
+or a device made here, in a temporary folder) and leaves it as it was; a name too long is one line."""
+
+import os
+import stat
+
+import pytest
+
+from tests.test_files import LONG, char_device, fifo, no_hang
+
+WRITERS = [("draw", ["example-1", "-o"], "out.png"), ("build", ["example-1", "-o"], "scheme.json"),
+           ("converse", ["example-1", "--proof"], "proof.md"), ("plan", ["k1000", "--markdown"], "plan.md"),
+           ("privacy", ["release", "u.csv", "--epsilon", "1", "--record"], "record.json")]
+
+
+def one_line(res, *words):
+    assert res.exit_code == 2, res.output
+    assert res.stderr.count("\n") == 1 and res.stderr.startswith("error: "), res.stderr
+    assert "Traceback" not in res.output and res.stdout == ""
+    for word in words:
+        assert word in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("verb, args, name", WRITERS)
+def test_a_fifo_is_refused_and_kept(cli, tmp_path, verb, args, name):
+    pipe = fifo(tmp_path, name)
+    with no_hang(60):
+        res = cli(verb, *args, pipe)
+    one_line(res, "never overwritten" if verb == "privacy" else "FIFO")    # a record's name must be new
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+
+
+@pytest.mark.parametrize("verb, args, name", WRITERS[:3])
+def test_a_device_is_refused_and_kept(cli, tmp_path, verb, args, name):
+    node = char_device(tmp_path, name)
+    res = cli(verb, *args, node)
+    one_line(res, "character device")
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+@pytest.mark.parametrize("verb, args, name", WRITERS)
+def test_a_name_too_long_or_empty_is_one_line(cli, tmp_path, verb, args, name):
+    one_line(cli(verb, *args, tmp_path / (LONG + name)), "too long")
+    one_line(cli(verb, *args, ""), "empty")
+
+
+def test_a_census_folder_whose_journal_is_a_fifo_is_refused(tmp_path):
+    pytest.importorskip("pyarrow")
+    from itsa.exceptions import InvalidOutputPath
+    from itsa.keys.census.store import JOURNAL, META, ResultStore
+
+    (tmp_path / META).write_text("{}")
+    journal = fifo(tmp_path, JOURNAL)
+    with no_hang(), pytest.raises(InvalidOutputPath, match="FIFO"):
+        ResultStore(tmp_path, resume=True)
+    assert stat.S_ISFIFO(os.lstat(journal).st_mode)
