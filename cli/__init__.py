@@ -78,7 +78,7 @@ def main():
     shipped one (itsa examples); privacy takes privacy parameters or client updates,
     modular the parameters of a layered modular sum, plan a deployment file. Errors are one line on stderr:
     exit 2 for bad input, 1 for a failed check or a missing optional part (the line
-    names the extra to install, e.g. pip install 'itsa[draw]').
+    names the extra to install, e.g. pip install '.[draw]' in itsa's source folder).
 
     Based on Li, Zhang, He, Caire, arXiv 2604.26391; modular on
     Azimi-Abarghouyi, arXiv 2610.00695.
