@@ -54,3 +54,18 @@ def test_a_census_folder_whose_journal_is_a_fifo_is_refused(tmp_path):
     with no_hang(), pytest.raises(InvalidOutputPath, match="FIFO"):
         ResultStore(tmp_path, resume=True)
     assert stat.S_ISFIFO(os.lstat(journal).st_mode)
+
+
+def test_a_fifo_in_a_census_universe_is_never_opened(tmp_path):
+    pytest.importorskip("pyarrow")
+    from itsa.keys.census import parse_spec
+    from tests.conftest import INSTANCES
+
+    folder = tmp_path / "inst"
+    folder.mkdir()
+    (folder / "a.yaml").write_text((INSTANCES / "example-1.yaml").read_text())
+    fifo(folder, "b.yaml")
+    spec = parse_spec({"universe": {"files": "inst"}, "work": "search"}, base=str(tmp_path))
+    with no_hang():
+        items = spec.items()
+    assert [item.name for item in items] == ["example-1"]

@@ -16,6 +16,7 @@ from math import comb
 from pathlib import Path
 
 from itsa._util.checks import unknown as unknown_choice
+from itsa._util.files import is_regular_file
 from itsa.exceptions import InvalidSpec, ItsaError
 from itsa.keys.census.canonical import canonical_key
 from itsa.keys.census.work import text_key
@@ -323,7 +324,7 @@ def _files(spec: Universe):
     folder = Path(spec.base) / p["dir"]
     if not folder.is_dir():
         raise InvalidSpec(f"universe.files: {folder} is not a folder")
-    paths = sorted(folder.glob(p.get("glob", "*.yaml")))
+    paths = sorted(q for q in folder.glob(p.get("glob", "*.yaml")) if is_regular_file(q))    # a FIFO: never opened
     if not paths:
         raise InvalidSpec(f"universe.files: no file matches {p.get('glob', '*.yaml')} in {folder}")
     return (_file_item(path, yaml) for path in paths)
