@@ -12,6 +12,8 @@ import click
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+#: ``itsa plan``: the plan ran and its verdict is infeasible (a pipeline can gate on it; not bad input).
+EXIT_INFEASIBLE = 3
 #: Longest error message printed (characters); the library keeps its own shorter.
 MAX_MESSAGE = 1000
 #: The safety net's prefix: an input that reached it was not caught by a check of its own.

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
+from ._common import EXIT_INFEASIBLE, SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
 from ._paths import OUTPUT_FILE
 from ._progress import progress_display, time_limit_of
 
@@ -37,7 +37,7 @@ def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, a
     epsilon, the scale and word with the certified probability that the sum wraps, the payload, the
     key material (with servers:), the error of the released mean, and a verdict.
 
-    Exits 0 when it ran (feasible or infeasible: the verdict says which), 2 for bad input."""
+    Exits 0 for a feasible plan, 3 for an infeasible one (the verdict says why), 2 for bad input."""
     from itsa._util.deadline import Deadline
     from itsa.planning import explore, load_deployment
     from itsa.planning import plan as run
@@ -48,24 +48,26 @@ def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, a
     with itsa_errors():
         deployment = load_deployment(path)
         limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
-        if report:
+        if report is not None:
             check_report_path(report)
         if rounds is not None:
             explore.check_simulation(deployment, rounds, seed, limit)
         swept = None if spec is None else parse_sweep(spec)
         if swept is not None:
             explore.check_sweep(deployment, *swept)
-        if figure:
+        if figure is not None:
             explore.check_sweep_figure(figure, swept)
         clock = Deadline(limit)
         with progress_display(as_json, quiet=quiet) as progress:
-            result = run(deployment, time_limit=clock.left(), seed=seed, progress=progress)
+            result = run(deployment, time_limit=clock, seed=seed, progress=progress)
             simulation = None if rounds is None else simulate(result, rounds, seed, progress, clock, updates=updates)
             curves = None if swept is None else explore.sweep_plan(result, *swept, progress=progress,
                                                                    time_limit=clock)
         shown = result if simulation is None and curves is None else explore.ExploredPlan(result, simulation, curves)
-        if figure and curves is not None:
+        if figure is not None and curves is not None:
             draw_sweep(curves, figure)
-        if report:
+        if report is not None:
             write_report(shown, report)
     show(shown, as_json)
+    if not result.verdict.feasible:
+        raise SystemExit(EXIT_INFEASIBLE)

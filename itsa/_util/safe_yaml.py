@@ -10,7 +10,9 @@ builds plain Python values itself, iteratively, so that:
   no consumer ever walks more than that many values;
 * a mapping key written twice is refused, naming the key and both lines;
 * only the standard scalar types, lists and mappings are read (no merge
-  keys, no ``!!set``/``!!omap``, no custom tags).
+  keys, no ``!!set``/``!!omap``, no custom tags);
+* a plain number YAML 1.1 would read in base 60 (``16:40`` as 1000) or in
+  octal (``010`` as 8) is refused, naming the value it would have been.
 
 An anchor becomes usable when its node is complete, so a node cannot contain
 an alias to itself: every value read is a finite tree.
@@ -33,6 +35,7 @@ MAX_SCALAR = 10_000
 
 _SEQ, _MAP = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
+_INT, _FLOAT = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 _NO_KEY = object()
 
 
@@ -199,9 +202,23 @@ class _Builder:
         except (ValueError, OverflowError, yaml.YAMLError) as exc:
             raise self.error(f"line {line}: cannot read the value {excerpt(e.value)}: "
                              f"{' '.join(str(exc).split())[:120]}") from None
+        if tag in (_INT, _FLOAT) and not e.style:
+            self._refuse_yaml11_number(e.value, value, line)
         if len(self.scalars) < 4096:
             self.scalars[key] = value
         return value
+
+
+    def _refuse_yaml11_number(self, text: str, value, line: int) -> None:
+        """YAML 1.1 reads ``16:40`` in base 60 (as 1000) and ``010`` in octal (as 8): refused, not misread."""
+        if ":" in text:
+            raise self.error(f"line {line}: {excerpt(text)} is a base-60 number in YAML 1.1 (read as "
+                             f"{excerpt(value)}): write the number in decimal, or quote it if it is a text")
+        digits = text.lstrip("+-").replace("_", "")
+        if (len(digits) > 1 and digits[0] == "0" and digits.isdigit() and isinstance(value, int)
+                and abs(value) != int(digits)):
+            raise self.error(f"line {line}: {excerpt(text)} is an octal number in YAML 1.1 (read as {value}): "
+                             "write it without the leading 0, or quote it if it is a text")
 
 
 def _line(e) -> int:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
@@ -70,211 +71,21 @@ MAX_BYTES = 64 * 2**10
 _ERR = InvalidDeployment
 
 
-def survivors_under(clients: int, dropout) -> int:
-    """The fewest clients left when a fraction ``dropout`` may drop out: ``K − ⌊dropout·K⌋`` (at least 1).
-
-    >>> survivors_under(1000, "1/10")
-    900
-    """
-    whole_number("clients", clients, minimum=1)
-    q = fraction("dropout", dropout, low=0, high=1, closed=True)
-    if q == 1:
-        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
-    return max(1, clients - math.floor(q * clients))
-
-
-class NoiseKind(StrEnum):
-    """Who adds the discrete Gaussian noise."""
-
-    DISTRIBUTED = "distributed"     # every client adds a share; privacy counts the fewest survivors' shares
-    CENTRAL = "central"             # added once, to the sum
-
-
-class Overflow(StrEnum):
-    """What the overflow target bounds."""
-
-    ROUND = "round"                 # any coordinate (and any layer) of a round's sum wraps
-    COORDINATE = "coordinate"       # one coordinate of one layer wraps
-
-
-@dataclass(frozen=True)
-class Privacy:
-    """The target ``(ε, δ)`` over ``rounds`` rounds (``epsilon`` None: only computed, from a given noise)."""
-
-    epsilon: Fraction | None
-    delta: Fraction
-    rounds: int
-
-
-@dataclass(frozen=True)
-class Noise:
-    """Who adds the noise and, optionally, its per-client σ in integer units (None: calibrated)."""
-
-    kind: NoiseKind
-    sigma: Fraction | None = None
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """A flat word (``word_bits``) or a PSA layering (``radix``, ``layers``, ``stages``); ``gamma`` optional."""
-
-    word_bits: int | None = None
-    gamma: Fraction | None = None
-    radix: int | None = None
-    layers: int | None = None
-    stages: str | None = None
-
-    @property
-    def layered(self) -> bool:
-        return self.radix is not None
-
-
-@dataclass(frozen=True)
-class Gate:
-    """The admission gate: a trust budget of ``budget`` points, one lost per flagged round."""
-
-    budget: int
-    flag_rate: Fraction
-
-
-@dataclass(frozen=True, repr=False)
-class Deployment(Displayable):
-    """One secure aggregation to size: its clients, data bound, privacy target, noise, encoding, keys."""
-
-    clients: int
-    dimension: int
-    clip: Fraction
-    dropout: Fraction = Fraction(0)
-    adjacency: Adjacency = Adjacency.REPLACE_ONE
-    privacy: Privacy = Privacy(None, DEFAULT_DELTA, 1)
-    noise: Noise = Noise(NoiseKind.DISTRIBUTED)
-    encoding: Encoding = Encoding()
-    overflow: Fraction = Fraction(1, 10**6)
-    overflow_per: Overflow = Overflow.ROUND
-    servers: str | None = None
-    gate: Gate | None = None
-    name: str = "deployment"
-
-    @property
-    def survivors(self) -> int:
-        """The fewest clients whose updates (and noise shares) arrive: ``⌈(1 − dropout) K⌉`` (:func:`survivors_under`)."""
-        return survivors_under(self.clients, self.dropout)
-
-    def headline(self) -> str:
-        return (f"{self.name}: K = {self.clients} (at least {self.survivors} survive), d = {self.dimension}, "
-                f"clip {frac(self.clip)}")
-
-    def rows(self) -> list[tuple[str, str]]:
-        def text(v) -> str:
-            if isinstance(v, dict):
-                return ", ".join(f"{k} {text(x)}" for k, x in v.items() if x is not None) or "none"
-            return "none" if v is None else str(v)
-        return [(k, text(v)) for k, v in self.to_dict().items()]
-
-    def to_dict(self) -> dict:
-        e, p = self.encoding, self.privacy
-        encoding = ({"radix": e.radix, "layers": e.layers, "stages": e.stages} if e.layered
-                    else {"word_bits": e.word_bits})
-        return {"name": self.name, "clients": self.clients, "survivors": self.survivors, "dropout": frac(self.dropout),
-                "dimension": self.dimension, "clip": frac(self.clip), "adjacency": str(self.adjacency),
-                "privacy": {"epsilon": frac(p.epsilon), "delta": frac(p.delta), "rounds": p.rounds},
-                "noise": {"kind": str(self.noise.kind), "sigma": frac(self.noise.sigma)},
-                "encoding": {**encoding, "gamma": frac(e.gamma)},
-                "overflow": {"probability": frac(self.overflow), "per": str(self.overflow_per)},
-                "servers": self.servers,
-                "gate": None if self.gate is None else {"budget": self.gate.budget,
-                                                        "flag_rate": frac(self.gate.flag_rate)}}
-
-
-_KEYS = {"name", "clients", "dropout", "dimension", "clip", "adjacency", "privacy", "noise", "encoding", "overflow",
-         "servers", "gate"}
-
-
-def _mapping(name: str, value, keys: set[str]) -> dict:
-    if not isinstance(value, dict):
-        raise _ERR(f"{name}: must be a mapping, not {excerpt(value)}")
-    extra = sorted(set(map(str, value)) - keys)
-    if extra:
-        raise _ERR(f"{name}: unknown key {extra[0]!r} (known: {', '.join(sorted(keys))})")
-    return value
+def _part(key: str, value, kind: type) -> None:
+    if not isinstance(value, kind):
+        raise _ERR(f"{key}: must be {kind.__name__}(...) (a mapping in a file), not {excerpt(value)}")
 
 
 def _number(name: str, value, **bounds) -> Fraction:
+    """A number of a deployment, exact, of at most :data:`MAX_DIGITS` digits (a Fraction is shown as ``7/2``)."""
+    if isinstance(value, Fraction):
+        if max(abs(value.numerator), value.denominator) >= 10**MAX_DIGITS:
+            raise _ERR(f"{name}: must be a fraction of at most {MAX_DIGITS}-digit whole numbers")
+        value = str(value)
     out = fraction(name, value, error=_ERR, **bounds)
     if max(abs(out.numerator), out.denominator) >= 10**MAX_DIGITS:
         raise _ERR(f"{name}: must be a fraction of at most {MAX_DIGITS}-digit whole numbers, not {excerpt(value)}")
     return out
-
-
-def _privacy(raw) -> Privacy:
-    if raw is None:
-        return Privacy(None, DEFAULT_DELTA, 1)
-    p = _mapping("privacy", raw, {"epsilon", "delta", "rounds"})
-    epsilon = None if p.get("epsilon") is None else _number("privacy.epsilon", p["epsilon"], low=0)
-    delta = _number("privacy.delta", p.get("delta", DEFAULT_DELTA), low=0, high=1)
-    rounds = whole_number("privacy.rounds", p.get("rounds", 1), minimum=1, maximum=MAX_ROUNDS, error=_ERR)
-    return Privacy(epsilon, delta, rounds)
-
-
-def _noise(raw) -> Noise:
-    if raw is None or isinstance(raw, str):
-        return Noise(choice("noise", raw or "distributed", NoiseKind, error=_ERR))
-    n = _mapping("noise", raw, {"kind", "sigma"})
-    kind = choice("noise.kind", n.get("kind", "distributed"), NoiseKind, error=_ERR)
-    sigma = None if n.get("sigma") is None else _number("noise.sigma", n["sigma"], low=0)
-    if sigma is not None and kind is NoiseKind.DISTRIBUTED and sigma < Fraction(1, 2):
-        raise _ERR(f"noise.sigma: a distributed share needs sigma >= 1/2 (the tau term), not {frac(sigma)}")
-    return Noise(kind, sigma)
-
-
-def _encoding(raw) -> Encoding:
-    if raw is None:
-        return Encoding()
-    e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages"})
-    gamma = None if e.get("gamma") is None else _number("encoding.gamma", e["gamma"], low=0)
-    if e.get("radix") is None:
-        if e.get("layers") is not None or e.get("stages") is not None:
-            raise _ERR("encoding: layers and stages need a radix (a PSA layering)")
-        bits = None if e.get("word_bits") is None else whole_number("encoding.word_bits", e["word_bits"], minimum=2,
-                                                                    maximum=MAX_WORD_BITS, error=_ERR)
-        return Encoding(word_bits=bits, gamma=gamma)
-    if e.get("word_bits") is not None:
-        raise _ERR("encoding: give word_bits (a flat word) or radix (a PSA layering), not both")
-    radix = whole_number("encoding.radix", e["radix"], minimum=3, maximum=101, error=_ERR)
-    if radix % 2 == 0:
-        raise _ERR(f"encoding.radix: must be odd (balanced digits), not {radix}")
-    layers = whole_number("encoding.layers", e.get("layers", 4), minimum=1, maximum=64, error=_ERR)
-    stages = e.get("stages", "each")
-    if not isinstance(stages, str):
-        raise _ERR(f"encoding.stages: must be a text such as '4,3/2,1' or 'each', not {excerpt(stages)}")
-    from itsa.modular import parse_stages
-
-    try:
-        parse_stages(stages, layers)
-    except ValueError as exc:
-        raise _ERR(f"encoding.{exc}") from None
-    return Encoding(gamma=gamma, radix=radix, layers=layers, stages=stages)
-
-
-def _overflow(raw) -> tuple[Fraction, Overflow]:
-    if raw is None:
-        return Fraction(1, 10**6), Overflow.ROUND
-    if isinstance(raw, dict):
-        o = _mapping("overflow", raw, {"probability", "per"})
-        if "probability" not in o:
-            raise _ERR("overflow: a mapping needs probability (and optionally per: round or coordinate)")
-        return (_number("overflow.probability", o["probability"], low=0, high=1),
-                choice("overflow.per", o.get("per", "round"), Overflow, error=_ERR))
-    return _number("overflow", raw, low=0, high=1), Overflow.ROUND
-
-
-def _gate(raw) -> Gate | None:
-    if raw is None:
-        return None
-    g = _mapping("gate", raw, {"budget", "flag_rate"})
-    budget = whole_number("gate.budget", g.get("budget", 100), minimum=1, maximum=10**6, error=_ERR)
-    rate = _number("gate.flag_rate", g.get("flag_rate", 0), low=0, high=1, closed=True)
-    return Gate(budget, rate)
 
 
 def _servers(raw) -> str | None:
@@ -328,27 +139,279 @@ def _dropout(raw) -> Fraction:
     return value
 
 
+def survivors_under(clients: int, dropout) -> int:
+    """The fewest clients left when a fraction ``dropout`` may drop out: ``K − ⌊dropout·K⌋`` (at least 1).
+
+    >>> survivors_under(1000, "1/10")
+    900
+    """
+    whole_number("clients", clients, minimum=1)
+    q = fraction("dropout", dropout, low=0, high=1, closed=True)
+    if q == 1:
+        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+    return max(1, clients - math.floor(q * clients))
+
+
+class NoiseKind(StrEnum):
+    """Who adds the discrete Gaussian noise."""
+
+    DISTRIBUTED = "distributed"     # every client adds a share; privacy counts the fewest survivors' shares
+    CENTRAL = "central"             # added once, to the sum
+
+
+class Overflow(StrEnum):
+    """What the overflow target bounds."""
+
+    ROUND = "round"                 # any coordinate (and any layer) of a round's sum wraps
+    COORDINATE = "coordinate"       # one coordinate of one layer wraps
+
+
+def _set(obj, name: str, value) -> None:
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Privacy:
+    """The target ``(ε, δ)`` over ``rounds`` rounds (``epsilon`` None: only computed, from a given noise).
+
+    Checked on construction, as the file's ``privacy:`` mapping is.
+    """
+
+    epsilon: Fraction | None = None
+    delta: Fraction = DEFAULT_DELTA
+    rounds: int = 1
+
+    def __post_init__(self):
+        _set(self, "epsilon", None if self.epsilon is None else _number("privacy.epsilon", self.epsilon, low=0))
+        _set(self, "delta", _number("privacy.delta", self.delta, low=0, high=1))
+        _set(self, "rounds", whole_number("privacy.rounds", self.rounds, minimum=1, maximum=MAX_ROUNDS, error=_ERR))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Noise:
+    """Who adds the noise and, optionally, its per-client σ in integer units (None: calibrated).
+
+    Checked on construction, as the file's ``noise:`` is.
+    """
+
+    kind: NoiseKind = NoiseKind.DISTRIBUTED
+    sigma: Fraction | None = None
+
+    def __post_init__(self):
+        _set(self, "kind", choice("noise.kind", self.kind, NoiseKind, error=_ERR))
+        sigma = None if self.sigma is None else _number("noise.sigma", self.sigma, low=0)
+        if sigma is not None and self.kind is NoiseKind.DISTRIBUTED and sigma < Fraction(1, 2):
+            raise _ERR(f"noise.sigma: a distributed share needs sigma >= 1/2 (the tau term), not {frac(sigma)}")
+        _set(self, "sigma", sigma)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Encoding:
+    """A flat word (``word_bits``) or a PSA layering (``radix``, ``layers``, ``stages``); ``gamma`` optional.
+
+    Checked on construction, as the file's ``encoding:`` mapping is (a
+    layering's ``layers`` default to 4 and its ``stages`` to ``each``).
+    """
+
+    word_bits: int | None = None
+    gamma: Fraction | None = None
+    radix: int | None = None
+    layers: int | None = None
+    stages: str | None = None
+
+    def __post_init__(self):
+        _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
+        if self.radix is None:
+            if self.layers is not None or self.stages is not None:
+                raise _ERR("encoding: layers and stages need a radix (a PSA layering)")
+            if self.word_bits is not None:
+                _set(self, "word_bits", whole_number("encoding.word_bits", self.word_bits, minimum=2,
+                                                     maximum=MAX_WORD_BITS, error=_ERR))
+            return
+        if self.word_bits is not None:
+            raise _ERR("encoding: give word_bits (a flat word) or radix (a PSA layering), not both")
+        radix = whole_number("encoding.radix", self.radix, minimum=3, maximum=101, error=_ERR)
+        if radix % 2 == 0:
+            raise _ERR(f"encoding.radix: must be odd (balanced digits), not {radix}")
+        layers = whole_number("encoding.layers", 4 if self.layers is None else self.layers, minimum=1, maximum=64,
+                              error=_ERR)
+        stages = "each" if self.stages is None else self.stages
+        if not isinstance(stages, str):
+            raise _ERR(f"encoding.stages: must be a text such as '4,3/2,1' or 'each', not {excerpt(stages)}")
+        from itsa.modular import parse_stages
+
+        try:
+            parse_stages(stages, layers)
+        except ValueError as exc:
+            raise _ERR(f"encoding.{exc}") from None
+        _set(self, "radix", radix)
+        _set(self, "layers", layers)
+        _set(self, "stages", stages)
+
+    @property
+    def layered(self) -> bool:
+        return self.radix is not None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gate:
+    """The admission gate: a trust budget of ``budget`` points, one lost per flagged round (checked on construction)."""
+
+    budget: int = 100
+    flag_rate: Fraction = Fraction(0)
+
+    def __post_init__(self):
+        _set(self, "budget", whole_number("gate.budget", self.budget, minimum=1, maximum=10**6, error=_ERR))
+        _set(self, "flag_rate", _number("gate.flag_rate", self.flag_rate, low=0, high=1, closed=True))
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Deployment(Displayable):
+    """One secure aggregation to size: its clients, data bound, privacy target, noise, encoding, keys.
+
+    Every field is keyword-only and checked on construction, with the checks
+    and messages of the file reader (:func:`parse_deployment` builds one from
+    a file's mapping): a bad value is one line
+    (:class:`~itsa.exceptions.InvalidDeployment`), so that no deployment the
+    file would refuse can reach the planner.
+
+    >>> Deployment(clients=10, dimension=4, clip=0, noise=Noise(sigma=1))
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidDeployment: clip: must lie in (0, inf), not 0
+    """
+
+    clients: int
+    dimension: int
+    clip: Fraction
+    dropout: Fraction = Fraction(0)
+    adjacency: Adjacency = Adjacency.REPLACE_ONE
+    privacy: Privacy = Privacy()
+    noise: Noise = Noise()
+    encoding: Encoding = Encoding()
+    overflow: Fraction = Fraction(1, 10**6)
+    overflow_per: Overflow = Overflow.ROUND
+    servers: str | None = None
+    gate: Gate | None = None
+    name: str = "deployment"
+
+    def __post_init__(self):
+        _set(self, "clients", whole_number("clients", self.clients, minimum=1, maximum=MAX_CLIENTS, error=_ERR))
+        _set(self, "dimension", whole_number("dimension", self.dimension, minimum=1, maximum=MAX_DIMENSION,
+                                             error=_ERR))
+        _set(self, "clip", _clip(self.clip))
+        _set(self, "dropout", _dropout(self.dropout))
+        _set(self, "adjacency", choice("adjacency", self.adjacency, Adjacency, error=_ERR))
+        for key, kind in (("privacy", Privacy), ("noise", Noise), ("encoding", Encoding)):
+            _part(key, getattr(self, key), kind)
+        if self.gate is not None:
+            _part("gate", self.gate, Gate)
+        if self.privacy.epsilon is None and self.noise.sigma is None:
+            raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
+        _set(self, "overflow", _number("overflow", self.overflow, low=0, high=1))
+        _set(self, "overflow_per", choice("overflow.per", self.overflow_per, Overflow, error=_ERR))
+        _set(self, "servers", _servers(self.servers))
+        _set(self, "name", _name(self.name))
+        _check_digits(self.clip, self.encoding)
+
+    @property
+    def survivors(self) -> int:
+        """The fewest clients whose updates (and noise shares) arrive: ``⌈(1 − dropout) K⌉`` (:func:`survivors_under`)."""
+        return survivors_under(self.clients, self.dropout)
+
+    def headline(self) -> str:
+        return (f"{self.name}: K = {self.clients} (at least {self.survivors} survive), d = {self.dimension}, "
+                f"clip {frac(self.clip)}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        def text(v) -> str:
+            if isinstance(v, dict):
+                return ", ".join(f"{k} {text(x)}" for k, x in v.items() if x is not None) or "none"
+            return "none" if v is None else str(v)
+        return [(k, text(v)) for k, v in self.to_dict().items()]
+
+    def to_dict(self) -> dict:
+        e, p = self.encoding, self.privacy
+        encoding = ({"radix": e.radix, "layers": e.layers, "stages": e.stages} if e.layered
+                    else {"word_bits": e.word_bits})
+        return {"name": self.name, "clients": self.clients, "survivors": self.survivors, "dropout": frac(self.dropout),
+                "dimension": self.dimension, "clip": frac(self.clip), "adjacency": str(self.adjacency),
+                "privacy": {"epsilon": frac(p.epsilon), "delta": frac(p.delta), "rounds": p.rounds},
+                "noise": {"kind": str(self.noise.kind), "sigma": frac(self.noise.sigma)},
+                "encoding": {**encoding, "gamma": frac(e.gamma)},
+                "overflow": {"probability": frac(self.overflow), "per": str(self.overflow_per)},
+                "servers": self.servers,
+                "gate": None if self.gate is None else {"budget": self.gate.budget,
+                                                        "flag_rate": frac(self.gate.flag_rate)}}
+
+
+_KEYS = {"name", "clients", "dropout", "dimension", "clip", "adjacency", "privacy", "noise", "encoding", "overflow",
+         "servers", "gate"}
+
+
+def _mapping(name: str, value, keys: set[str]) -> dict:
+    if not isinstance(value, dict):
+        raise _ERR(f"{name}: must be a mapping, not {excerpt(value)}")
+    extra = sorted(set(map(str, value)) - keys)
+    if extra:
+        raise _ERR(f"{name}: unknown key {extra[0]!r} (known: {', '.join(sorted(keys))})")
+    return value
+
+
+def _privacy(raw) -> Privacy:
+    if raw is None:
+        return Privacy()
+    p = _mapping("privacy", raw, {"epsilon", "delta", "rounds"})
+    return Privacy(epsilon=p.get("epsilon"), delta=p.get("delta", DEFAULT_DELTA), rounds=p.get("rounds", 1))
+
+
+def _noise(raw) -> Noise:
+    if raw is None or isinstance(raw, str):
+        kind: Any = raw or NoiseKind.DISTRIBUTED         # a text is checked by the Noise
+        return Noise(kind=kind)
+    n = _mapping("noise", raw, {"kind", "sigma"})
+    return Noise(kind=n.get("kind", "distributed"), sigma=n.get("sigma"))
+
+
+def _encoding(raw) -> Encoding:
+    if raw is None:
+        return Encoding()
+    e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages"})
+    return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")})
+
+
+def _overflow(raw) -> tuple:
+    """The file's ``overflow:``, a probability or a mapping ``{probability, per}`` (checked by the Deployment)."""
+    if raw is None:
+        return Fraction(1, 10**6), Overflow.ROUND
+    if isinstance(raw, dict):
+        o = _mapping("overflow", raw, {"probability", "per"})
+        if "probability" not in o:
+            raise _ERR("overflow: a mapping needs probability (and optionally per: round or coordinate)")
+        return _number("overflow.probability", o["probability"], low=0, high=1), o.get("per", "round")
+    return raw, Overflow.ROUND
+
+
+def _gate(raw) -> Gate | None:
+    if raw is None:
+        return None
+    g = _mapping("gate", raw, {"budget", "flag_rate"})
+    return Gate(budget=g.get("budget", 100), flag_rate=g.get("flag_rate", 0))
+
+
 def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
-    """A :class:`Deployment` from plain data (a YAML mapping already loaded), every field checked."""
+    """A :class:`Deployment` from plain data (a YAML mapping already loaded): its form read here, its values
+    checked by the :class:`Deployment` itself."""
     d = _mapping("deployment", raw, _KEYS)
     for key in ("clients", "dimension", "clip"):
         if key not in d:
             raise _ERR(f"{key}: missing (a deployment needs clients, dimension and clip)")
-    clients = whole_number("clients", d["clients"], minimum=1, maximum=MAX_CLIENTS, error=_ERR)
     privacy, noise = _privacy(d.get("privacy")), _noise(d.get("noise"))
-    if privacy.epsilon is None and noise.sigma is None:
-        raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
     overflow, per = _overflow(d.get("overflow"))
-    name = _name(d["name"]) if "name" in d else default_name
-    clip, encoding = _clip(d["clip"]), _encoding(d.get("encoding"))
-    _check_digits(clip, encoding)
-    return Deployment(clients=clients,
-                      dimension=whole_number("dimension", d["dimension"], minimum=1, maximum=MAX_DIMENSION, error=_ERR),
-                      clip=clip,
-                      dropout=_dropout(d.get("dropout", 0)),
-                      adjacency=choice("adjacency", d.get("adjacency", "replace-one"), Adjacency, error=_ERR),
-                      privacy=privacy, noise=noise, encoding=encoding, overflow=overflow,
-                      overflow_per=per, servers=_servers(d.get("servers")), gate=_gate(d.get("gate")), name=name)
+    return Deployment(clients=d["clients"], dimension=d["dimension"], clip=d["clip"], dropout=d.get("dropout", 0),
+                      adjacency=d.get("adjacency", "replace-one"), privacy=privacy, noise=noise,
+                      encoding=_encoding(d.get("encoding")), overflow=overflow, overflow_per=per,
+                      servers=d.get("servers"), gate=_gate(d.get("gate")), name=d.get("name", default_name))
 
 
 def load_deployment(path: str | Path) -> Deployment:
@@ -361,13 +424,18 @@ def load_deployment(path: str | Path) -> Deployment:
     path = resolve_deployment(path)
     text = read_text(path, _ERR, max_bytes=MAX_BYTES)
     try:
-        deployment = parse_deployment(load_yaml(text, _ERR), default_name=path.stem)
+        deployment = parse_deployment(load_yaml(text, _ERR), default_name=_default_name(path.stem))
     except InvalidDeployment as exc:
         raise InvalidDeployment(f"{path}: {exc}") from None
     servers = deployment.servers
     if servers is not None and not Path(servers).is_absolute() and _is_file(path.parent / servers):
         deployment = replace(deployment, servers=str(path.parent / servers))   # a path beside the deployment file
     return deployment
+
+
+def _default_name(stem: str) -> str:
+    """A file's stem as the deployment's name, when it is one (else ``deployment``)."""
+    return stem if stem.strip() and stem.isprintable() and len(stem) <= MAX_NAME else "deployment"
 
 
 def _is_file(path: Path) -> bool:

@@ -42,8 +42,10 @@ from fractions import Fraction
 import flint
 
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.exceptions import InvalidOption, excerpt
 
 __all__ = ["EncodingPlan", "data_bound", "wrap_probability", "smallest_word", "gamma_candidates", "WRAP_METHOD"]
 
@@ -82,26 +84,49 @@ def wrap_probability(*, word_bits: int, clients: int, bound: int, sigma: Fractio
 
 
 def smallest_word(*, clients: int, bound: int, sigma: Fraction, shares: int, coordinates: int, target: Fraction,
-                  widest: int) -> int | None:
-    """The fewest bits whose wrap bound meets ``target`` (``None`` when even ``widest`` bits do not)."""
+                  widest: int, deadline: Deadline | None = None) -> int | None:
+    """The fewest bits whose wrap bound meets ``target`` (``None`` when even ``widest`` bits do not);
+    ``deadline`` is looked at for each word tried."""
     low = max(2, bound.bit_length() + 1)
     for bits in range(low, widest + 1):
+        if deadline is not None:
+            deadline.check(f"the smallest word, {bits} bits")
         if wrap_probability(word_bits=bits, clients=clients, bound=bound, sigma=sigma, shares=shares,
                             coordinates=coordinates).upper() <= target:
             return bits
     return None
 
 
-def gamma_candidates(clip: Fraction, clients: int, word_bits: int | None) -> list[Fraction]:
+def gamma_candidates(clip: Fraction, clients: int, word_bits: int | None, *,
+                     deadline: Deadline | None = None) -> list[Fraction]:
     """Powers of two ``γ`` from the smallest at which the clip encodes to at least 1 (``γ S ≥ 1``) up to
-    the largest whose data range fits the word (all up to ``2^MAX_GAMMA_EXPONENT`` without a word)."""
+    the largest whose data range fits the word (all up to ``2^MAX_GAMMA_EXPONENT`` without a word).
+
+    Every loop is bounded by ``±MAX_GAMMA_EXPONENT`` and looks at ``deadline``; a clip that is not a
+    positive number is refused (:class:`~itsa.exceptions.InvalidOption`).
+
+    >>> gamma_candidates(Fraction(0), 10, None)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: clip: must be a number > 0 (gamma S >= 1 needs one), not Fraction(0, 1)
+    """
+    if not isinstance(clip, (int, Fraction)) or isinstance(clip, bool) or not clip > 0:
+        raise InvalidOption(f"clip: must be a number > 0 (gamma S >= 1 needs one), not {excerpt(clip)}")
     first = 0
     while Fraction(2) ** first * clip < 1:
+        if deadline is not None:
+            deadline.check("the smallest scale gamma")
+        if first >= MAX_GAMMA_EXPONENT:
+            return []
         first += 1
     while first > -MAX_GAMMA_EXPONENT and Fraction(2) ** (first - 1) * clip >= 1:
+        if deadline is not None:
+            deadline.check("the smallest scale gamma")
         first -= 1
     out = []
     for e in range(first, MAX_GAMMA_EXPONENT + 1):
+        if deadline is not None:
+            deadline.check(f"the scale gamma = 2^{e}")
         gamma = Fraction(2) ** e
         if word_bits is not None and data_bound(clients, gamma, clip) >= 2 ** (word_bits - 1):
             break

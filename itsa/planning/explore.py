@@ -39,7 +39,7 @@ from itsa._util.checks import whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback
-from itsa.exceptions import InvalidOption
+from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.planning.simulation import Simulation, SimulationSetup
 
 if TYPE_CHECKING:
@@ -172,7 +172,8 @@ class ExploredPlan(Displayable):
 # -- sweeps ---------------------------------------------------------------------------------------
 
 def _at(deployment, quantity, value):
-    """The deployment with the swept quantity replaced (keys and gate dropped: they do not enter the curves)."""
+    """The deployment with the swept quantity replaced (keys and gate dropped: they do not enter the curves),
+    checked by the :class:`~itsa.planning.Deployment` as the file's value is."""
     from itsa.planning.deployment import MAX_WORD_BITS
     from itsa.planning.heuristic import MAX_WORD_BITS as RULE_WORD_BITS
     from itsa.planning.sweep import Quantity
@@ -183,8 +184,6 @@ def _at(deployment, quantity, value):
         return replace(base, encoding=replace(base.encoding, word_bits=bits))
     if quantity is Quantity.EPSILON:
         return replace(base, privacy=replace(base.privacy, epsilon=value))
-    if quantity is Quantity.DROPOUT and value == 1:
-        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
     return replace(base, **{str(quantity): value})
 
 
@@ -210,9 +209,10 @@ def _parameters(plan, quantity):
     if target is None and quantity is Quantity.EPSILON:
         raise InvalidOption("sweep: epsilon is not a target of this deployment (its noise.sigma is given)")
     overflow = d.overflow if d.overflow_per is Overflow.ROUND else d.overflow * d.dimension
+    own = plan.noise.epsilon.upper()            # without a target, the rule is judged against the plan's own ε
     return SweepParameters(clients=d.clients, dimension=d.dimension, clip=d.clip,
-                           word_bits=plan.encoding.word_bits, epsilon=plan.noise.epsilon.upper() if target is None
-                           else target, delta=d.privacy.delta, rounds=d.privacy.rounds, dropout=d.dropout,
+                           word_bits=plan.encoding.word_bits, epsilon=target if target is not None
+                           else own if own > 0 else None, delta=d.privacy.delta, rounds=d.privacy.rounds, dropout=d.dropout,
                            overflow=overflow if overflow < 1 else None,
                            noise_multiplier=plan.noise.noise_multiplier.value() if target is None else None,
                            adjacency=d.adjacency)
@@ -230,10 +230,12 @@ def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
     from itsa.planning.sweep import sweep
 
     q = check_sweep(plan.deployment, quantity, values)
-    clock = Deadline.of(time_limit)
+    from itsa.planning.planner import plan_deadline
+
+    clock = plan_deadline(time_limit)
 
     def evaluate(value):
-        return _itsa_point(replan(_at(plan.deployment, q, value), time_limit=clock.left()))
+        return _itsa_point(replan(_at(plan.deployment, q, value), time_limit=clock))
     return sweep(_parameters(plan, q), q, values, evaluate=evaluate, progress=progress, time_limit=clock)
 
 
@@ -248,7 +250,10 @@ def check_sweep(deployment, quantity, values):
     if q is Quantity.EPSILON and deployment.privacy.epsilon is None:
         raise InvalidOption("sweep: epsilon is not a target of this deployment (its noise.sigma is given)")
     for v in values:
-        _at(deployment, q, v)
+        try:
+            _at(deployment, q, v)
+        except InvalidInput as exc:          # the deployment's own check of the value, said as the sweep's
+            raise InvalidOption(f"sweep: {exc}") from None
     return q
 
 

@@ -234,10 +234,19 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
     if refusal:
         return HeuristicConfig(**base, gamma=None, step=None, sigma=None, sensitivity=None, capped=False,
                                refusal=refusal, notes=notes)
-    cf, local = float(c), float(z) * float(c) / math.sqrt(n)
-    numer = math.sqrt(2.0 ** (2 * bits) - n * k * k)
-    denom = 2.0 * k * math.sqrt(float(rho) / d_pad * cf * cf * n * n + n * local * local)
-    raw = numer / denom
+    local = raw = math.nan
+    try:
+        cf, local = float(c), float(z) * float(c) / math.sqrt(n)
+        numer = math.sqrt(2.0 ** (2 * bits) - n * k * k)
+        denom = 2.0 * k * math.sqrt(float(rho) / d_pad * cf * cf * n * n + n * local * local)
+        raw = numer / denom
+    except (OverflowError, ZeroDivisionError):
+        raw = math.nan
+    if not (math.isfinite(raw) and raw > 0 and math.isfinite(local * raw)):
+        refusal = (f"its float arithmetic overflows at noise multiplier z = {_dec(z)} and clip {_dec(c)}: the "
+                   "rule's equation gives no scale")
+        return HeuristicConfig(**base, gamma=None, step=None, sigma=None, sensitivity=None, capped=False,
+                               refusal=refusal, notes=notes)
     scale = min(raw, float(MAX_SCALE_FACTOR))
     gamma = 1.0 / scale
     if scale <= 1:

@@ -148,7 +148,7 @@ def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> 
 
     if progress is not None:
         return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)), progress)
-    key = replace(deployment, encoding=Encoding(), servers=None, gate=None, name="", overflow=Fraction(1, 2),
+    key = replace(deployment, encoding=Encoding(), servers=None, gate=None, name="deployment", overflow=Fraction(1, 2),
                   overflow_per=Overflow.ROUND)
     return _remembered(key, Fraction(gamma))
 

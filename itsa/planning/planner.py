@@ -40,7 +40,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa._util.progress import Callback, Reporter
-from itsa.exceptions import InvalidDeployment
+from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, excerpt
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
 from itsa.planning.encoding import EncodingPlan, data_bound, gamma_candidates, smallest_word, wrap_probability
 from itsa.planning.gate import GatePlan, size_gate
@@ -64,7 +64,7 @@ from itsa.planning.sections import (
     size_keys,
 )
 
-__all__ = ["Plan", "Verdict", "plan", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
+__all__ = ["Plan", "Verdict", "plan", "plan_deadline", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
 
 #: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
 QUANTIZATION_SHARE = Fraction(1, 100)
@@ -168,10 +168,10 @@ def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -
                             shares=_shares(deployment), coordinates=_coordinates(deployment))
 
 
-def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction) -> int | None:
+def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
     return smallest_word(clients=deployment.clients, bound=data_bound(deployment.clients, gamma, deployment.clip),
                          sigma=sigma, shares=_shares(deployment), coordinates=_coordinates(deployment),
-                         target=deployment.overflow, widest=MAX_WORD_BITS)
+                         target=deployment.overflow, widest=MAX_WORD_BITS, deadline=deadline)
 
 
 def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
@@ -196,6 +196,7 @@ class _Sizer:
     def __init__(self, deployment: Deployment, report: Reporter, deadline: Deadline):
         self.d, self.report, self.deadline = deployment, report, deadline
         self.memo: dict[Fraction, Fraction] = {}
+        self.reach: dict[Fraction, bool] = {}
 
     def sigma(self, gamma: Fraction) -> Fraction:
         """σ at γ: the file's, or calibrated (once per γ)."""
@@ -221,6 +222,17 @@ class _Sizer:
             return True
         return epsilon_at(self.d, gamma, self.d.noise.sigma).epsilon.upper() <= target
 
+    def reachable(self, gamma: Fraction) -> bool:
+        """Whether a σ can be calibrated at γ: the target ε is met at the calibration's largest noise scale
+        (the file's σ: always). Past it, γ is too fine a scale for the target."""
+        if self.d.noise.sigma is not None or self.d.privacy.epsilon is None:
+            return True
+        if gamma not in self.reach:
+            from itsa.privacy.calibration import MAX_SCALE
+
+            self.reach[gamma] = epsilon_at(self.d, gamma, MAX_SCALE).epsilon.upper() <= self.d.privacy.epsilon
+        return self.reach[gamma]
+
     def quantization_ok(self, gamma: Fraction, sigma: Fraction) -> bool:
         e = mean_square_error(dimension=1, gamma=gamma, noise_variance=_noise_variance(self.d, sigma),
                               survivors=self.d.survivors)
@@ -231,19 +243,24 @@ class _Sizer:
         e = self.d.encoding
         if e.gamma is not None:
             gamma, how_gamma = e.gamma, "given in the deployment file"
+            if not self.reachable(gamma):
+                raise InvalidDeployment(f"encoding.gamma: {_short(gamma)} is too fine a scale for the target "
+                                        f"epsilon {frac(self.d.privacy.epsilon)}: the sensitivity grows with gamma, "
+                                        f"and even noise of {_max_scale()} integer units (the most calibrated) "
+                                        "does not meet it; give a smaller gamma, or none")
         elif e.word_bits is not None:
             gamma, how_gamma = self._finest_in_word(e.word_bits)
         else:
             gamma, how_gamma = self._coarsest_accurate()
         if e.word_bits is not None:
             return gamma, e.word_bits, how_gamma, "given in the deployment file"
-        bits = _word(self.d, gamma, self.sigma(gamma))
+        bits = _word(self.d, gamma, self.sigma(gamma), self.deadline)
         return (gamma, MAX_WORD_BITS if bits is None else bits, how_gamma,
                 "the fewest bits whose certified wrap probability meets the overflow target")
 
     def _finest_in_word(self, bits: int) -> tuple[Fraction, str]:
-        all_ = gamma_candidates(self.d.clip, self.d.clients, None)
-        fitting = gamma_candidates(self.d.clip, self.d.clients, bits)
+        all_ = gamma_candidates(self.d.clip, self.d.clients, None, deadline=self.deadline)
+        fitting = gamma_candidates(self.d.clip, self.d.clients, bits, deadline=self.deadline)
         if not fitting:
             return all_[0], ("no power of two fits the word (K floor(gamma S + 1/2) reaches 2^(b-1) at "
                              "gamma S = 1): the smallest with gamma S >= 1")
@@ -251,19 +268,33 @@ class _Sizer:
         if not self.private_enough(base):
             return base, NOT_PRIVATE
         for gamma in reversed(fitting):
+            self.deadline.check(f"plan: the scale gamma = {_short(gamma)}")
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if _wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
+                if not self.reachable(gamma):
+                    continue        # a scale too fine for any calibrated noise: the word holds it, the target not
                 if (_wrap(self.d, bits, gamma, self.sigma(gamma)).upper() <= self.d.overflow
                         and self.private_enough(gamma)):
-                    return gamma, FINEST
+                    return gamma, FINEST + self._capped(gamma, fitting)
         return base, "no power of two meets the overflow target in this word: the smallest with gamma S >= 1"
 
+    def _capped(self, gamma: Fraction, fitting: list[Fraction]) -> str:
+        """What a wide word's γ says when a finer γ in the word was too fine for any calibrated noise."""
+        finer = [g for g in fitting if g > gamma]
+        if not finer or self.reachable(finer[0]):
+            return ""
+        return (f" (a finer scale, gamma = {_short(finer[0])}, would need noise beyond {_max_scale()} integer units "
+                "to meet the target epsilon: the most calibrated)")
+
     def _coarsest_accurate(self) -> tuple[Fraction, str]:
-        cands = gamma_candidates(self.d.clip, self.d.clients, None)
+        cands = gamma_candidates(self.d.clip, self.d.clients, None, deadline=self.deadline)
         base = cands[0]
         if not self.private_enough(base):
             return base, NOT_PRIVATE
         for gamma in cands:
+            self.deadline.check(f"plan: the scale gamma = {_short(gamma)}")
+            if gamma != base and not self.reachable(gamma):
+                break
             self.report("scale", note=f"gamma = {frac(gamma)}")
             if (self.quantization_ok(gamma, self.estimate(gamma, base)) and self.quantization_ok(gamma, self.sigma(gamma))
                     and self.private_enough(gamma)):
@@ -272,22 +303,51 @@ class _Sizer:
         return cands[-1], "no power of two makes the rounding error small beside the noise: the largest tried"
 
 
-def _gate_reasons(gate, reasons: list[str], fixes: dict) -> None:
-    """An admission gate expected to shut out more honest clients than the dropout allowance breaks the plan."""
+def _short(gamma: Fraction) -> str:
+    """A power of two (or any γ) in a few characters: ``2^222``."""
+    if gamma > 0 and gamma.denominator == 1 and gamma.numerator & (gamma.numerator - 1) == 0:
+        return f"2^{gamma.numerator.bit_length() - 1}"
+    if gamma > 0 and gamma.numerator == 1 and gamma.denominator & (gamma.denominator - 1) == 0:
+        return f"2^-{gamma.denominator.bit_length() - 1}"
+    return safe_decimal(gamma, 6)
+
+
+def _max_scale() -> str:
+    from itsa.privacy.calibration import MAX_DOUBLINGS
+
+    return f"2^{MAX_DOUBLINGS}"
+
+
+def _gate_reasons(gate, reasons: list[str], fixes: dict, deadline: Deadline | None = None) -> None:
+    """A gate whose certified probability of shutting out more honest clients than the dropout allowance is
+    above the target breaks the plan."""
     if gate is None or not gate.breaks_allowance:
         return
-    reasons.append(f"the gate is expected to shut out {safe_decimal(gate.clients * gate.shut_out.lower(), 6, up=False)} "
-                   f"honest clients by round {gate.rounds}, more than the dropout allowance of {gate.allowance}: "
-                   f"fewer than the {gate.survivors} survivors the epsilon holds for would remain")
-    budget = gate.smallest_budget()
+    reasons.append(f"the gate shuts out more than the dropout allowance of {gate.allowance} honest clients by round "
+                   f"{gate.rounds} with probability up to {gate.exceeds.decimal(3)}, above the target "
+                   f"{safe_decimal(gate.overflow_target, 6)}: fewer than the {gate.survivors} survivors the epsilon holds "
+                   "for would remain")
+    budget = gate.smallest_budget(deadline)
     fixes["gate_budget"] = {"budget": budget, "text": f"a trust budget of {budget} points (at flag rate "
-                            f"{frac(gate.flag_rate)}) keeps the expected shut-outs within the allowance"}
+                            f"{frac(gate.flag_rate)}) keeps that probability within the target"}
 
 
-def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None) -> Verdict:
+def _privacy_reasons(d: Deployment, noise: NoisePlan, reasons: list[str]) -> None:
+    """Without an ε target, an ε past :data:`~itsa.privacy.releasing.MAX_EPSILON` (where a guarantee says
+    nothing, and ``privacy release`` refuses) is no privacy: the verdict says so."""
+    from itsa.privacy.releasing import MAX_EPSILON
+
+    if d.privacy.epsilon is None and noise.epsilon.upper() > MAX_EPSILON:
+        reasons.append(f"no privacy target, and eps <= {noise.epsilon.decimal()} is above {MAX_EPSILON}, where a "
+                       "guarantee says nothing (the noise is too small to be private)")
+
+
+def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None,
+             deadline: Deadline | None = None) -> Verdict:
     reasons: list[str] = []
     fixes: dict = {}
-    _gate_reasons(gate, reasons, fixes)
+    _gate_reasons(gate, reasons, fixes, deadline)
+    _privacy_reasons(d, noise, reasons)
     if d.encoding.layered:
         if not noise.meets_target:
             reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
@@ -306,13 +366,13 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=No
     if not enc.meets_target:
         reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the overflow "
                        f"target {safe_decimal(d.overflow, 6)}")
-        bits = _word(d, enc.gamma, noise.sigma_client)
+        bits = _word(d, enc.gamma, noise.sigma_client, deadline)
         fixes["word_bits"] = {"word_bits": bits, "text": (f"a {bits}-bit word (at gamma {frac(enc.gamma)}, this noise)"
                                                           if bits else f"no word up to {MAX_WORD_BITS} bits")}
     return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
 
 
-def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMIT, seed: int = 0,
+def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT, seed: int = 0,
          progress: Callback | None = None) -> Plan:
     """Size ``deployment``: every section of the plan, and its verdict.
 
@@ -320,8 +380,10 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
     ----------
     deployment : Deployment
         What to size (:func:`itsa.planning.load_deployment` reads one from a file).
-    time_limit : float, optional
-        Seconds for the whole plan (the key-rate solve gets what is left).
+    time_limit : float, Deadline or None
+        Seconds for the whole plan (the key-rate solve gets what is left); ``0`` or ``None``: no limit, as
+        ``--time-limit 0`` on the command line. Every search of the plan looks at it. A
+        :class:`~itsa._util.deadline.Deadline` is a clock already running (a plan inside a longer run).
     seed : int
         Seed of the key-rate solve's scheme constructions and searches (the only randomness of a plan).
     progress : callable, optional
@@ -329,9 +391,9 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
     """
     if not isinstance(deployment, Deployment):
         raise InvalidDeployment(f"plan: needs a Deployment, not {type(deployment).__name__}")
-    instance = _servers(deployment.servers)
-    deadline, report = Deadline(time_limit), Reporter(progress, prefix="plan")
+    deadline, report = plan_deadline(time_limit), Reporter(progress, prefix="plan")
     whole_number("seed", seed, minimum=None)
+    instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
     sizer = _Sizer(deployment, report, deadline)
@@ -349,25 +411,41 @@ def plan(deployment: Deployment, *, time_limit: float | None = DEFAULT_TIME_LIMI
                               noise_variance=_noise_variance(deployment, noise.sigma_client),
                               survivors=deployment.survivors)
 
-    rule = _as_the_rule_runs(deployment)
-
     def assess(g: Fraction, s: Fraction):
+        rule = _as_the_rule_runs(deployment, s)
         return epsilon_at(rule, g, s).epsilon, _wrap(rule, bits, g, s)
 
+    deadline.check("plan: the k-standard-deviations rule")
     heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=(gate := size_gate(deployment)),
-                verdict=_verdict(deployment, sizer, noise, enc, gate))
+                verdict=_verdict(deployment, sizer, noise, enc, gate, deadline))
 
 
-def _as_the_rule_runs(deployment: Deployment) -> Deployment:
-    """The deployment as the k-standard-deviations rule runs it: a share of its σ from every client
-    (distributed noise, whatever the file says), so that its pick is assessed as the mechanism it is."""
+def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
+    """The clock of a plan: a :class:`~itsa._util.deadline.Deadline` as it is, ``0`` or ``None`` no limit
+    (the command line's ``--time-limit 0``), else that many seconds from now.
+
+    >>> plan_deadline(0).time_limit is None, plan_deadline(None).time_limit is None, plan_deadline(5).time_limit
+    (True, True, 5)
+    """
+    if isinstance(time_limit, Deadline):
+        return time_limit
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit >= 0):
+        raise InvalidOption(f"time_limit: must be a number of seconds >= 0 (0 or None: no limit), not "
+                            f"{excerpt(time_limit)}")
+    return Deadline(None if time_limit == 0 else time_limit)
+
+
+def _as_the_rule_runs(deployment: Deployment, sigma: Fraction) -> Deployment:
+    """The deployment as the k-standard-deviations rule runs it: a share of the rule's ``sigma`` from every
+    client (distributed noise, whatever the file says), so that its pick is assessed as the mechanism it is."""
     from dataclasses import replace
 
     from itsa.planning.deployment import Noise
 
-    return replace(deployment, noise=Noise(NoiseKind.DISTRIBUTED))
+    return replace(deployment, noise=Noise(kind=NoiseKind.DISTRIBUTED, sigma=sigma))
 
 
 def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,
@@ -388,21 +466,15 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
                               survivors=deployment.survivors)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=None, gate=(gate := size_gate(deployment)),
-                verdict=_verdict(deployment, None, noise, enc, gate))
+                verdict=_verdict(deployment, None, noise, enc, gate, deadline))
 
 
 def check_report_path(path) -> None:
-    """Refuse, before any work, a report path whose folder cannot be written (one line)."""
-    import os
-    from pathlib import Path
+    """Refuse, before any work, a report path itsa may not write (one line): empty, not a regular file, in a
+    folder that is missing or not writable (:func:`itsa._util.files.check_output_file`)."""
+    from itsa._util.files import check_output_file
 
-    from itsa.exceptions import InvalidOutputPath
-
-    out = Path(path)
-    if out.is_dir():
-        raise InvalidOutputPath(f"cannot write {os.fspath(out)!r}: a folder of that name exists")
-    if not out.absolute().parent.is_dir():
-        raise InvalidOutputPath(f"cannot write {os.fspath(out)!r}: its folder does not exist")
+    check_output_file(path)
 
 
 class Report(Protocol):
@@ -431,4 +503,6 @@ def _servers(servers: str | None) -> str | None:
         load_instance(found)
     except OSError as exc:          # a name the file system refuses (too long, ...): one line
         raise InvalidDeployment(f"servers: cannot read {servers[:60]!r}: {exc.strerror or exc}") from None
+    except InvalidInput as exc:     # the instance's own refusal, said as the deployment's key
+        raise InvalidDeployment(f"servers: {exc}") from None
     return str(found)

@@ -41,6 +41,8 @@ __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse
 
 #: Most values in one sweep.
 MAX_POINTS = 200
+#: Most characters of one swept value or bound (a deployment's numbers have at most as many digits).
+MAX_DIGITS = 400
 
 
 class Quantity(StrEnum):
@@ -58,14 +60,15 @@ class SweepParameters:
 
     The rule takes a noise multiplier: it is the Gaussian mechanism's for
     ``epsilon`` at ``delta`` over ``rounds`` (what a user of the rule
-    calibrates with a central accountant), unless ``noise_multiplier`` is given.
+    calibrates with a central accountant), unless ``noise_multiplier`` is given
+    (then ``epsilon`` is only the target of the rule's verdict, and may be ``None``: no verdict).
     """
 
     clients: int
     dimension: int
     clip: Fraction
     word_bits: int
-    epsilon: Fraction
+    epsilon: Fraction | None
     delta: Fraction
     rounds: int = 1
     dropout: Fraction = Fraction(0)
@@ -80,6 +83,10 @@ class SweepParameters:
         whole_number("word_bits", self.word_bits, minimum=1, maximum=62)
         whole_number("rounds", self.rounds, minimum=1)
         for name, low, high in (("clip", 0, None), ("epsilon", 0, None), ("delta", 0, 1)):
+            if name == "epsilon" and self.epsilon is None:
+                if self.noise_multiplier is None:
+                    raise InvalidOption("epsilon: give a target epsilon, or the noise multiplier (then no target)")
+                continue
             object.__setattr__(self, name, fraction(name, getattr(self, name), low=low, high=high))
         object.__setattr__(self, "dropout", fraction("dropout", self.dropout, low=0, high=1, closed=True))
         if self.dropout == 1:
@@ -205,6 +212,8 @@ def _json(x):
 
 
 def _value(quantity: Quantity, value):
+    if isinstance(value, str) and len(value.strip()) > MAX_DIGITS:
+        raise InvalidOption(f"sweep: a {quantity} value of more than {MAX_DIGITS} characters, not {excerpt(value)}")
     if quantity in (Quantity.WORD_BITS, Quantity.CLIENTS):
         if isinstance(value, str) and value.strip().isdigit():
             value = int(value.strip())
@@ -227,7 +236,9 @@ def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequenc
     vals = [_value(q, v) for v in values]
     if not 1 <= len(vals) <= MAX_POINTS:
         raise InvalidOption(f"sweep: needs 1 to {MAX_POINTS} values, not {len(vals)}")
-    clock, report = Deadline.of(time_limit), Reporter(progress, prefix="sweep")
+    from itsa.planning.planner import plan_deadline
+
+    clock, report = plan_deadline(time_limit), Reporter(progress, prefix="sweep")
     multipliers: dict = {}
     points = []
     for i, v in enumerate(vals):
@@ -242,6 +253,7 @@ def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequenc
 def _rule_risk(p: SweepParameters, multipliers: dict) -> HeuristicRisk:
     z = p.noise_multiplier
     if z is None:
+        assert p.epsilon is not None            # the parameters' own check
         key = (p.epsilon, p.delta, p.rounds)
         if key not in multipliers:
             multipliers[key] = _gaussian_multiplier(*key)
@@ -270,6 +282,8 @@ def parse_sweep(text: str) -> tuple[Quantity, list]:
     spec = found.group(2)
     span = _RANGE.match(spec)
     if span:
+        if any(len(g) > MAX_DIGITS for g in span.groups() if g):
+            raise InvalidOption(f"sweep: a bound of more than {MAX_DIGITS} digits in {excerpt(spec)}")
         low, high, step = int(span.group(1)), int(span.group(2)), int(span.group(3) or 1)
         if step < 1 or high < low or (high - low) // step + 1 > MAX_POINTS:
             raise InvalidOption(f"sweep: {excerpt(spec)} is not a range LOW..HIGH of at most {MAX_POINTS} values")

@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from itsa_cli._common import EXIT_INFEASIBLE
 from tests.cli.test_cli_json_process import installed_itsa
 
 TINY = "clients: 10\ndimension: 4\nclip: 1\nprivacy: {epsilon: 4, rounds: 5}\nencoding: {word_bits: 32}\n"
@@ -35,10 +36,12 @@ def test_the_shipped_example_as_json(tmp_path):
 
 def test_text_output_and_the_infeasible_example(tmp_path):
     out = run(["plan", "k1000000-8bit"], tmp_path)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == EXIT_INFEASIBLE == 3, out.stderr        # infeasible has its own exit code
     assert "infeasible" in out.stdout and "fix: word_bits" in out.stdout
     assert "Plan" not in out.stdout.split(":")[0]        # the title's words, not the class name
-    data = json.loads(run(["plan", "k1000000-8bit", "--json"], tmp_path).stdout)
+    out = run(["plan", "k1000000-8bit", "--json"], tmp_path)
+    assert out.returncode == EXIT_INFEASIBLE and out.stderr == ""
+    data = json.loads(out.stdout)
     assert data["verdict"]["verdict"] == "infeasible" and data["verdict"]["fixes"]["word_bits"]["word_bits"] == 21
 
 

@@ -172,9 +172,11 @@ def test_a_gate_that_shuts_out_more_than_the_dropout_allows_makes_the_plan_infea
     assert not p.verdict.feasible and any("gate" in r for r in p.verdict.reasons)
     fix = p.verdict.fixes["gate_budget"]["budget"]
 
-    def expected(budget):       # K P[Binomial(30, 1/3) >= budget], exactly
-        return 100 * sum(math.comb(30, k) * Fraction(1, 3) ** k * Fraction(2, 3) ** (30 - k) for k in range(budget, 31))
-    assert expected(fix) <= 10 < expected(fix - 1)
+    def exceeds(budget):        # P[Binomial(100, P) > 10], P = P[Binomial(30, 1/3) >= budget], exactly
+        p = sum(math.comb(30, k) * Fraction(1, 3) ** k * Fraction(2, 3) ** (30 - k) for k in range(budget, 31))
+        return sum(math.comb(100, x) * p**x * (1 - p) ** (100 - x) for x in range(11, 101))
+    target = p.gate.overflow_target
+    assert target == Fraction(1, 10**6) and exceeds(fix) <= target < exceeds(fix - 1)
     fixed = _plan(gate={"budget": fix, "flag_rate": "1/3"}, **over)
     assert fixed.verdict.feasible and "gate_budget" not in fixed.verdict.fixes
     assert _plan(gate={"budget": 3, "flag_rate": "1/1000"}, **over).verdict.feasible

@@ -99,8 +99,9 @@ def test_the_cli_runs_the_plan_end_to_end(tmp_path):
 def test_psa_carries_agree_both_ways_with_the_plans_exact_margin(tmp_path):
     (tmp_path / "psa.yaml").write_text(PSA_YAML)
     out = run_cli(["plan", "psa.yaml", "--simulate", "8", "--seed", "11", "--updates", "uniform", "--json"], tmp_path)
-    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.returncode == 3, out.stderr[-2000:]            # sigma 1/1000, no target: infeasible, and run
     data = json.loads(out.stdout)
+    assert [r.split(",")[0] for r in data["verdict"]["reasons"]] == ["no privacy target"]
     exact = sum_law(DigitLaw.uniform(3), 1000).carry(40).high           # the modular part's exact law, m = 3
     stages = data["encoding"]["stages"]
     assert [s["margin"] for s in stages] == [3, 3]
