@@ -33,6 +33,10 @@ redraw's cost is estimated before it starts
 (:func:`itsa.privacy.releasing.planned_cost`) and refused past ``time_limit``;
 the clock is looked at again in the long loops.
 
+A record that fails its form or cannot be rebuilt says nothing of its noise
+(``private`` is ``None``: not established); only a rebuilt release without
+noise is called not private.
+
 Every comparison is of JSON values of the same kind: ``1`` is not ``true``
 and ``3.0`` is not ``3`` (a record holds no JSON floats).
 
@@ -90,10 +94,15 @@ class Check:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class RecordCheck(Displayable):
-    """Every check of one audit record; :attr:`ok` when all pass."""
+    """Every check of one audit record; :attr:`ok` when all pass.
+
+    ``private`` is whether the rebuilt release has noise, and ``None`` when
+    the check stopped before the release could be rebuilt (a malformed or
+    edited record): then nothing is said of its noise, never "not private".
+    """
 
     checks: tuple[Check, ...]
-    private: bool
+    private: bool | None
 
     @property
     def ok(self) -> bool:
@@ -113,6 +122,9 @@ class RecordCheck(Displayable):
 
     def rows(self) -> list[tuple[str, str]]:
         rows = [(c.name, ("ok: " if c.ok else "FAIL: ") + c.detail) for c in self.checks]
+        if self.private is None:
+            return rows + [("privacy", f"not established: the check stopped at {self.failed[-1]}, before the "
+                                       "release could be rebuilt from the record")]
         return rows + ([] if self.private else [("privacy", "the recorded release has no noise: it is NOT private")])
 
 
@@ -182,17 +194,17 @@ def check_record(record: dict, updates=None, published: dict | None = None, time
         plain = _plain(record)
     except (TypeError, ValueError, RecursionError) as exc:
         return RecordCheck(checks=(Check("record", False, f"not a JSON object ({type(exc).__name__})"),),
-                           private=False)
+                           private=None)
     audit = _Audit(plain, Deadline.of(time_limit), progress, updates, published)
     done: list[Check] = []
     for name, rule in FORM_RULES:           # each needs the ones before it
         done.append(_run(name, partial(rule, audit)))
         if not done[-1].ok:
-            return RecordCheck(checks=tuple(done), private=False)
+            return RecordCheck(checks=tuple(done), private=None)
     _refuse_past_the_limit(audit)
     rebuilt = _run("rebuild", lambda: _rebuild(audit))
     if not rebuilt.ok:
-        return RecordCheck(checks=(*done, rebuilt), private=False)
+        return RecordCheck(checks=(*done, rebuilt), private=None)
     done += [_run(name, partial(rule, audit)) for name, rule, applies in RULES if applies(audit)]
     return RecordCheck(checks=tuple(done), private=audit.rebuilt.private)
 
