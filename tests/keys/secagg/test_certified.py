@@ -92,3 +92,13 @@ def test_the_finder_raises_the_threshold_after_the_correctness_test():
     p = secagg_parameters(10, "0.05", "0.33")
     assert (p.degree, p.threshold, p.reproduction, p.agrees) == (6, 2, (4, 2), False)
     assert p.bounds.meets_targets
+
+
+@given(n=st.integers(2, 60), data=st.data())
+def test_the_correctness_union_is_the_per_client_union(n, data):
+    # a client survives with probability S/n: n Pr[Hyp(n, S, k) <= x] is exactly the sum of the
+    # survivors' S Pr[Hyp(n-1, S-1, k) <= x] and the dropped clients' (n-S) Pr[Hyp(n-1, S, k) <= x]
+    s, k = data.draw(st.integers(1, n)), data.draw(st.integers(1, n - 1))
+    x = data.draw(st.integers(-1, k))
+    assert n * hypergeometric_tail(n, s, k, x, False) == (
+        s * hypergeometric_tail(n - 1, s - 1, k, x, False) + (n - s) * hypergeometric_tail(n - 1, s, k, x, False))

@@ -80,3 +80,10 @@ def test_bad_input_is_refused_in_one_line(call, message):
 def test_two_clients_cannot_share_a_secret():
     with pytest.raises(Infeasible):
         secagg_parameters(2, "0", "0")
+
+
+def test_itsa_exports_the_function_and_its_result():
+    import itsa
+
+    assert itsa.secagg_parameters is secagg_parameters
+    assert isinstance(itsa.secagg_parameters(100, "0", "0"), itsa.SecAggParameters)
