@@ -55,6 +55,7 @@ import flint
 from itsa._util.certified import precision, to_arb
 from itsa._util.checks import choice, fraction, whole_number
 from itsa.exceptions import InvalidOption
+from itsa.privacy.neighbours import l1_from_l2
 from itsa.privacy.rdp import (
     PsaLayer,
     RdpCurve,
@@ -196,24 +197,6 @@ class DdgBound(StrEnum):
 
     CONSERVATIVE = "conservative"   # q D^2/(2 n s^2) + q tau d (PSA eq. 31): linear in q, tau d multiplied by q
     SHARP = "sharp"                 # min of the three branches of Prop. 14 (tau d added once in the first)
-
-
-def l1_from_l2(l2, dimension: int) -> flint.arb:
-    """An l1 bound for an integer vector from its l2 bound ``Δ₂``: ``min(Δ₂², √d Δ₂)``.
-
-    Every coordinate ``v_i`` of an integer vector has ``|v_i| ≤ v_i²``, so
-    ``‖v‖₁ ≤ ‖v‖₂²``; and ``‖v‖₁ ≤ √d ‖v‖₂`` (Cauchy-Schwarz).
-
-    Parameters
-    ----------
-    l2 : number or arb
-        ``Δ₂``.
-    dimension : int
-        ``d``.
-    """
-    with precision():
-        a = to_arb(number("l2 sensitivity", l2))
-        return (a * a).min(flint.arb(whole_number("dimension", dimension, minimum=1)).sqrt() * a)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,9 +30,9 @@ import flint
 
 from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import choice, fraction, whole_number
-from itsa.privacy.rdp import psa_block_sensitivity
+from itsa.privacy.rdp import number, psa_block_sensitivity
 
-__all__ = ["Adjacency", "Rounding", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
+__all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
            "NEAREST_CERTIFICATE"]
 
 
@@ -139,3 +139,21 @@ def layer_sensitivity(*, radix: int, dimension: int, adjacency: Adjacency | str)
     """
     full = psa_block_sensitivity(1, radix, 1, dimension)
     return full if choice("adjacency", adjacency, Adjacency) is Adjacency.REPLACE_ONE else full / 2
+
+
+def l1_from_l2(l2, dimension: int) -> flint.arb:
+    """An l1 bound for an integer vector from its l2 bound ``Δ₂``: ``min(Δ₂², √d Δ₂)``.
+
+    Every coordinate ``v_i`` of an integer vector has ``|v_i| ≤ v_i²``, so
+    ``‖v‖₁ ≤ ‖v‖₂²``; and ``‖v‖₁ ≤ √d ‖v‖₂`` (Cauchy-Schwarz).
+
+    Parameters
+    ----------
+    l2 : number or arb
+        ``Δ₂``.
+    dimension : int
+        ``d``.
+    """
+    with precision():
+        a = to_arb(number("l2 sensitivity", l2))
+        return (a * a).min(flint.arb(whole_number("dimension", dimension, minimum=1)).sqrt() * a)
