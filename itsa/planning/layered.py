@@ -122,6 +122,8 @@ def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale
     law = sum_law(DigitLaw.uniform(radix, width), clients, arithmetic=arithmetic, deadline=deadline)
     proxy = shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width))
     for margin in range(MAX_MARGIN + 1):
+        if deadline is not None:
+            deadline.check(f"plan: stage {layers}, margin {margin}")
         half = (radix ** (width + margin) - 1) // 2
         carry = noisy_carry(law, half, proxy)
         if carry.upper() <= target:
@@ -145,13 +147,29 @@ def any_data_carry(largest: int, half: int, proxy: Fraction) -> Certified:
     return Certified("carry", Fraction(0), min(ball.high, Fraction(1)), Direction.UPPER, ANY_DATA_METHOD)
 
 
-def largest_gamma(radix: int, layers: int, clip: Fraction) -> Fraction:
-    """The largest power of two ``γ`` with ``⌊γ S + 1/2⌋ ≤ (ρ^L − 1)/2`` (the clip fits ``L`` digits)."""
+def largest_gamma(radix: int, layers: int, clip: Fraction, deadline=None) -> Fraction:
+    """The largest power of two ``γ`` with ``⌊γ S + 1/2⌋ ≤ (ρ^L − 1)/2`` (the clip fits ``L`` digits).
+
+    A clip that is not a positive number is refused (no such largest γ); each loop looks at ``deadline``.
+
+    >>> largest_gamma(3, 4, Fraction(1)), largest_gamma(3, 4, Fraction(0))
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: clip: must be a number > 0 (a largest gamma needs one), not Fraction(0, 1)
+    """
+    from itsa.exceptions import InvalidOption, excerpt
+
+    if not isinstance(clip, (int, Fraction)) or isinstance(clip, bool) or not clip > 0:
+        raise InvalidOption(f"clip: must be a number > 0 (a largest gamma needs one), not {excerpt(clip)}")
     capacity = (radix**layers - 1) // 2
     e = 0
     while math.floor(Fraction(2) ** e * clip + Fraction(1, 2)) > capacity:
+        if deadline is not None:
+            deadline.check("plan: the largest scale gamma")
         e -= 1
     while math.floor(Fraction(2) ** (e + 1) * clip + Fraction(1, 2)) <= capacity:
+        if deadline is not None:
+            deadline.check("plan: the largest scale gamma")
         e += 1
     return Fraction(2) ** e
 
@@ -229,7 +247,7 @@ def layered_encoding(deployment, share_scale: Fraction, deadline=None):
     if e.gamma is not None:            # the file's reader checked that it fits the digits
         gamma, how = e.gamma, "given in the deployment file"
     else:
-        gamma = largest_gamma(radix, layers, clip)
+        gamma = largest_gamma(radix, layers, clip, deadline)
         how = f"the largest power of two at which the clip fits the {layers} digits (|round(gamma S)| <= {capacity})"
     schedule = parse_stages(e.stages, layers)
     per_round = deployment.overflow_per is Overflow.ROUND

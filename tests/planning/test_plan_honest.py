@@ -20,6 +20,7 @@ from itsa.planning.deployment import Deployment, Encoding, Gate, Noise, Privacy,
 from itsa.planning.encoding import gamma_candidates, smallest_word
 from itsa.planning.explore import check_sweep, sweep_plan
 from itsa.planning.gate import GatePlan, shut_out_probability
+from itsa.planning.layered import largest_gamma
 from itsa.planning.sweep import parse_sweep
 from itsa_cli import main
 from itsa_cli._common import EXIT_BAD_INPUT, EXIT_INFEASIBLE
@@ -151,6 +152,10 @@ def test_a_zero_clip_never_reaches_a_loop_and_every_loop_looks_at_the_clock():
         gamma_candidates(Fraction(1), 10, 32, deadline=expired)
     with pytest.raises(InvalidOption, match="clip"):
         gamma_candidates(Fraction(0), 10, None)                     # before: an endless loop
+    with pytest.raises(TimeLimitReached):
+        largest_gamma(3, 4, Fraction(1, 2**100), deadline=expired)
+    with pytest.raises(InvalidOption, match="clip"):
+        largest_gamma(3, 4, Fraction(0))                            # before: an endless loop too
     with pytest.raises(TimeLimitReached):
         smallest_word(clients=10, bound=10, sigma=Fraction(1), shares=10, coordinates=1, target=Fraction(1, 10**6),
                       widest=256, deadline=expired)
