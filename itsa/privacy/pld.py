@@ -455,16 +455,15 @@ def _sensitivity(value) -> flint.arb:
 
 def _rdp_upper(sigma: Fraction, survivors: int, sensitivity: flint.arb, rounds: int, delta: Fraction,
                dimension: int) -> Certified:
-    """The Rényi bound the plan uses: the Gaussian curve (central) or the distributed bound with its τ, CKS."""
-    from itsa.privacy import gaussian_curve, psa_layer_curve, to_epsilon
+    """The Rényi bound the plan uses, through the accountant: the central discrete Gaussian, or the distributed
+    one with its τ term (the conservative form), composed over the rounds and converted (CKS)."""
+    from itsa.privacy.accounting import Accountant
+    from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
 
-    with precision():
-        if survivors == 1:
-            curve = gaussian_curve(to_arb(sigma) / sensitivity)
-        else:
-            curve = psa_layer_curve(sensitivity=sensitivity, scale=sigma, survivors=survivors, dimension=dimension,
-                                    step=1, label="distributed discrete Gaussian")
-    return to_epsilon(curve * rounds, delta, "cks").epsilon
+    event: Event = (DiscreteGaussianEvent(sigma=sigma, sensitivity=sensitivity) if survivors == 1 else
+                    DistributedDiscreteGaussianEvent(sensitivity=sensitivity, scale=sigma, survivors=survivors,
+                                                     dimension=dimension))
+    return Accountant().compose(event, rounds).bound(delta).epsilon
 
 
 def epsilon_bracket(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1,
