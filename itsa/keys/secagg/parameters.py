@@ -81,6 +81,9 @@ class SecAggBounds(Displayable):
         Upper bound on a reconstruction failing: ``n Pr[Z <= t - 1]``, ``Z ~ Hyp(n, n - D, k)``.
     meets_targets : bool
         ``security < 2^-40`` and ``correctness < 2^-20``.
+    security_per_client : Certified
+        A tighter security bound (not the finder's): each honest client's ``k`` neighbours are drawn
+        from the ``n - 1`` others, so ``disconnection + (n - A) Pr[X' >= e]`` with ``X' ~ Hyp(n - 1, A, k)``.
     """
 
     clients: int
@@ -95,6 +98,7 @@ class SecAggBounds(Displayable):
     security: Certified
     correctness: Certified
     meets_targets: bool
+    security_per_client: Certified
 
     @classmethod
     def title(cls) -> str:
@@ -113,6 +117,8 @@ class SecAggBounds(Displayable):
                 ("graph disconnects", f"<= {self.disconnection.decimal()} ({self.disconnection.direction})"),
                 ("security failure", f"<= {self.security.decimal()} ({self.security.direction}; target 2^-40)"),
                 ("correctness failure", f"<= {self.correctness.decimal()} ({self.correctness.direction}; target 2^-20)"),
+                ("security, per-client model", f"<= {self.security_per_client.decimal()} (tighter upper bound, "
+                 "neighbours among the n - 1 others, union over honest clients)"),
                 ("meets targets", "yes" if self.meets_targets else "no"),
                 ("method", str(self.security.method))]
 
@@ -122,6 +128,7 @@ class SecAggBounds(Displayable):
                 "adversary": str(self.adversary), "corrupt_clients": self.corrupt_clients,
                 "dropped_clients": self.dropped_clients, "disconnection": self.disconnection.to_dict(),
                 "security_failure": self.security.to_dict(), "correctness_failure": self.correctness.to_dict(),
+                "security_failure_per_client": self.security_per_client.to_dict(),
                 "meets_targets": self.meets_targets}
 
 
@@ -230,6 +237,7 @@ def secagg_bounds(clients: int, degree: int, threshold: int, corrupt, dropout,
     disc = cert.disconnection_interval(clients, degree, c.bad, None if clients <= cert.EXACT_LIMIT else 128)
     event = cert.security_event(threshold, degree, kind)
     leak = _scaled(_tail(clients, c.corrupt, degree, event, True), clients)
+    own = _scaled(_tail(clients - 1, c.corrupt, degree, event, True), clients - c.corrupt)
     fail = _scaled(_tail(clients, c.surviving, degree, threshold - 1, False), clients)
     security = _interval_certified("security failure", disc[0] + leak[0], disc[1] + leak[1],
                                    f"{_GRAPH} + n Pr[corrupt neighbours >= {event}], hypergeometric ({how})")
@@ -239,7 +247,10 @@ def secagg_bounds(clients: int, degree: int, threshold: int, corrupt, dropout,
     meets = security.high < cert.SECURITY_TARGET and correctness.high < cert.CORRECTNESS_TARGET
     return SecAggBounds(clients=clients, degree=degree, threshold=threshold, corrupt=g, dropout=d, adversary=kind,
                         corrupt_clients=c.corrupt, dropped_clients=c.dropped, disconnection=disconnection,
-                        security=security, correctness=correctness, meets_targets=meets)
+                        security=security, correctness=correctness, meets_targets=meets,
+                        security_per_client=_interval_certified(
+                            "security failure (per-client model)", disc[0] + own[0], disc[1] + own[1],
+                            f"tighter than the finder's: {_GRAPH} + (n - A) Pr[Hyp(n - 1, A, k) >= {event}] ({how})"))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

@@ -1,5 +1,6 @@
 """The finder's bounds in exact and ball arithmetic: the same decisions, and the one rule that fails its own bound."""
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -102,3 +103,19 @@ def test_the_correctness_union_is_the_per_client_union(n, data):
     x = data.draw(st.integers(-1, k))
     assert n * hypergeometric_tail(n, s, k, x, False) == (
         s * hypergeometric_tail(n - 1, s - 1, k, x, False) + (n - s) * hypergeometric_tail(n - 1, s, k, x, False))
+
+
+@given(n=st.integers(3, 80), data=st.data())
+def test_the_per_client_security_bound_is_tighter(n, data):
+    # the finder's n Pr[Hyp(n, A, k) >= e] = (n-A) Pr[Hyp(n-1, A, k) >= e] + A Pr[Hyp(n-1, A-1, k) >= e]:
+    # it also counts the corrupt clients, which the per-client bound leaves out
+    gamma = Fraction(data.draw(st.integers(0, 45)), 100)
+    half = data.draw(st.integers(1, max(1, (n - 2) // 2)))
+    degree = n - 1 if 2 * half >= n - 1 else 2 * half
+    threshold = data.draw(st.integers(1, degree))
+    b = secagg_bounds(n, degree, threshold, gamma, "0")
+    assert b.security_per_client.high <= b.security.high
+    a, e = math.floor(gamma * n), threshold
+    assert n * hypergeometric_tail(n, a, degree, e, True) == (
+        (n - a) * hypergeometric_tail(n - 1, a, degree, e, True)
+        + a * hypergeometric_tail(n - 1, max(a - 1, 0), degree, e, True) * (a > 0))
