@@ -17,6 +17,8 @@ from itsa.keys.secagg.parameters import (
     secagg_cost,
     secagg_parameters,
 )
+from itsa.keys.secagg.simulate import SecAggRound, simulate_round
 
 __all__ = ["Adversary", "SecAggBounds", "SecAggCost", "SecAggParameters", "secagg_bounds", "secagg_cost",
-           "secagg_parameters", "harary_graph_parameters", "check_full_graph_parameters"]
+           "secagg_parameters", "harary_graph_parameters", "check_full_graph_parameters", "SecAggRound",
+           "simulate_round"]

@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption
-from itsa.keys.secagg.simulate import PRIME, harary_neighbours, shamir_reconstruct, shamir_shares, simulate_round
+from itsa.keys.secagg import simulate_round
+from itsa.keys.secagg.simulate import PRIME, harary_neighbours, shamir_reconstruct, shamir_shares
 
 
 def _inputs(n, d, modulus, seed):
