@@ -1,18 +1,23 @@
 """Time limits: one :class:`Deadline` type for every long computation.
 
-A function that can run long takes ``time_limit`` (seconds, or ``None`` for
-none) and makes one ``Deadline`` from it; the parts it calls get the same
-object, or ``deadline.left()`` as their own ``time_limit``. ``time_limit`` is
-the only name for a limit in seconds across itsa.
+A function that can run long takes ``time_limit`` (seconds; ``0`` or ``None``
+for none, in the library as on the command line) and makes one ``Deadline``
+from it; the parts it calls get the same object, or ``deadline.left()`` as
+their own ``time_limit``. ``left()`` is never 0 while a limit is set (at least
+:data:`LAST_INSTANT`), so a spent clock passed on as a time limit is spent
+there too, never read as "no limit". ``time_limit`` is the only name for a
+limit in seconds across itsa.
 
 Examples
 --------
 >>> d = Deadline(None)
 >>> d.left() is None, d.expired()
 (True, False)
->>> d = Deadline(0)
->>> d.left(), d.expired()
-(0.0, True)
+>>> Deadline(0).time_limit is None
+True
+>>> d = Deadline.spent()
+>>> d.left() == LAST_INSTANT, d.expired()
+(True, True)
 >>> d = Deadline(60)
 >>> d.lap("analyze"); sorted(d.timings)
 ['analyze']
@@ -22,22 +27,30 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Deadline", "DEFAULT_TIME_LIMIT"]
+__all__ = ["Deadline", "DEFAULT_TIME_LIMIT", "LAST_INSTANT"]
 
-#: Seconds a command that can run long takes by default (0 on the command line: no limit).
+#: Seconds a command that can run long takes by default (0: no limit).
 DEFAULT_TIME_LIMIT = 300.0
+#: What ``left()`` says of a spent clock: a time limit that expires at once, not 0 (which is none).
+LAST_INSTANT = 1e-9
 
 
 class Deadline:
-    """A clock started at creation with an optional limit in seconds, and the time of each stage."""
+    """A clock started at creation with an optional limit in seconds, and the time of each stage.
+
+    ``time_limit`` 0 or ``None`` is no limit; a negative one (a share of time already spent) is a
+    clock spent at once.
+    """
 
     def __init__(self, time_limit: float | None):
         if time_limit is not None and time_limit != time_limit:
             from itsa.exceptions import InvalidOption
 
             raise InvalidOption("time limit: must be a number of seconds >= 0, not nan")
-        if time_limit is not None and time_limit < 0:
-            time_limit = 0.0
+        if time_limit == 0:
+            time_limit = None
+        elif time_limit is not None and time_limit < 0:
+            time_limit = -1.0
         self.time_limit = time_limit
         self.start = time.perf_counter()
         self.timings: dict[str, float] = {}
@@ -57,16 +70,20 @@ class Deadline:
         """Seconds since the clock started."""
         return time.perf_counter() - self.start
 
+    @staticmethod
+    def spent() -> Deadline:
+        """A clock whose limit has already passed (a computation given no time at all)."""
+        return Deadline(-1)
+
     def left(self) -> float | None:
-        """Seconds left (never negative), or ``None`` without a limit."""
+        """Seconds left (at least :data:`LAST_INSTANT`, never 0), or ``None`` without a limit."""
         if self.time_limit is None:
             return None
-        return max(0.0, self.time_limit - self.elapsed())
+        return max(LAST_INSTANT, self.time_limit - self.elapsed())
 
     def expired(self) -> bool:
         """Whether a limit was set and has passed."""
-        left = self.left()
-        return left is not None and left <= 0
+        return self.time_limit is not None and self.time_limit - self.elapsed() <= 0
 
     def share(self, fraction: float) -> Deadline:
         """A deadline on the same clock whose limit is ``fraction`` of this one's.
@@ -83,16 +100,16 @@ class Deadline:
     def check(self, where: str) -> None:
         """Raise :class:`~itsa.exceptions.TimeLimitReached` (naming ``where``) once the limit has passed.
 
-        >>> Deadline(0).check("K = 8")
+        >>> Deadline(1e-9).check("K = 8")
         Traceback (most recent call last):
         ...
-        itsa.exceptions.TimeLimitReached: time limit of 0 s reached at K = 8 (raise the time limit, or 0 for none)
+        itsa.exceptions.TimeLimitReached: time limit of 1e-09 s reached at K = 8 (raise the time limit, or 0 for none)
         """
         if self.expired():
             from itsa.exceptions import TimeLimitReached
 
-            raise TimeLimitReached(f"time limit of {self.time_limit:g} s reached at {where} "
-                                   "(raise the time limit, or 0 for none)")
+            limit = "no time" if self.time_limit < 0 else f"time limit of {self.time_limit:g} s"
+            raise TimeLimitReached(f"{limit} reached at {where} (raise the time limit, or 0 for none)")
 
     def lap(self, stage: str) -> None:
         """Add the time since the last lap to ``timings[stage]``."""

@@ -435,7 +435,7 @@ def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
                                    or not time_limit >= 0):
         raise InvalidOption(f"time_limit: must be a number of seconds >= 0 (0 or None: no limit), not "
                             f"{excerpt(time_limit)}")
-    return Deadline(None if time_limit == 0 else time_limit)
+    return Deadline(time_limit)
 
 
 def _as_the_rule_runs(deployment: Deployment, sigma: Fraction) -> Deployment:

@@ -147,7 +147,7 @@ def test_a_deployment_built_in_python_is_the_files():
 
 
 def test_a_zero_clip_never_reaches_a_loop_and_every_loop_looks_at_the_clock():
-    expired = Deadline(0)
+    expired = Deadline.spent()
     with pytest.raises(TimeLimitReached):
         gamma_candidates(Fraction(1), 10, 32, deadline=expired)
     with pytest.raises(InvalidOption, match="clip"):

@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidInput, ItsaError
 from itsa.modular import DigitLaw, sum_law
 from itsa.planning.explore import setup_from_plan
@@ -120,7 +121,7 @@ def test_bad_run_inputs():
         with pytest.raises(InvalidInput):
             simulate(setup, **({"rounds": 1, "seed": 0} | kwargs))
     with pytest.raises(ItsaError):                                          # a time limit already spent
-        simulate(setup, rounds=5, seed=0, time_limit=0)
+        simulate(setup, rounds=5, seed=0, time_limit=Deadline.spent())
 
 
 def test_a_run_past_its_time_limit_is_refused_before_it_starts():

@@ -208,9 +208,9 @@ def test_a_record_with_long_fraction_weights_fails_quickly(made):
 
 def test_the_long_loops_look_at_the_clock():
     with pytest.raises(TimeLimitReached):
-        hamilton_weights([1] * 10, 256, deadline=Deadline(0))
+        hamilton_weights([1] * 10, 256, deadline=Deadline.spent())
     with pytest.raises(TimeLimitReached):
-        encode(np.zeros((3, 2)), 255, Deadline(0))         # gamma not a power of 2: rationals, row by row
+        encode(np.zeros((3, 2)), 255, Deadline.spent())         # gamma not a power of 2: rationals, row by row
 
 
 # --- 5: found on a second pass ---
