@@ -8,7 +8,8 @@ The key-rate part of itsa: the model of multi-server secure aggregation
 (:mod:`itsa.keys.search`), the optimum that joins them
 (:mod:`itsa.keys.optimum`), the audit (:mod:`itsa.keys.auditor`), the shipped
 examples (:mod:`itsa.keys.examples`), reports and figures
-(:mod:`itsa.keys.output`) and the census (:mod:`itsa.keys.census`).
+(:mod:`itsa.keys.output`), the census (:mod:`itsa.keys.census`), and the
+SecAgg+ graph's degree and threshold for a cohort (:mod:`itsa.keys.secagg`).
 
 Its public names are re-exported by :mod:`itsa` (``itsa.analyze``,
 ``itsa.solve``, ...); this package itself imports nothing, so that each room
@@ -19,7 +20,7 @@ import importlib
 
 #: The rooms of the key-rate part, each imported on first use (``itsa.keys.examples``).
 ROOMS = ("auditor", "bounds", "census", "converse", "examples", "model", "optimum", "output",
-         "schemes", "search")
+         "schemes", "search", "secagg")
 
 
 def __getattr__(name: str):
