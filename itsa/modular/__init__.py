@@ -47,6 +47,7 @@ from itsa.modular._laws import DigitLaw, check_radix
 from itsa.modular._margins import (
     Margin,
     Margins,
+    NoMargin,
     Reading,
     Staircase,
     margins,
@@ -54,6 +55,7 @@ from itsa.modular._margins import (
     smallest_margin,
     staircase,
 )
+from itsa.modular._noisy import ExactNoise, SubGaussianNoise
 from itsa.modular._payload import MarginRule, Payload, corollary1_premium, parse_stages, payload
 from itsa.modular._printed import Check, Status
 from itsa.modular._privacy import ReleasePrivacy, fill_leading_ratio, leading_ratio, privacy, release_privacy
@@ -80,7 +82,7 @@ __all__ = [
     "Distortion", "MonteCarlo", "Source", "monte_carlo", "theorem4_bounds", "uniform_residue_T",
     "FillSensitivities", "decade_fill", "fill_sensitivities",
     "DigitLaw", "check_radix",
-    "Margin", "Margins", "Reading", "parse_clients", "smallest_margin",
+    "Margin", "Margins", "Reading", "parse_clients", "smallest_margin", "NoMargin", "SubGaussianNoise", "ExactNoise",
     "MarginRule", "Payload", "corollary1_premium", "parse_stages",
     "ReleasePrivacy", "fill_leading_ratio", "leading_ratio",
     "RuleComparison", "Rules", "compare_rules", "concentration_margin", "noise_tail", "worst_case_margin",

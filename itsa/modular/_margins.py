@@ -6,6 +6,11 @@ Layer ``ℓ`` is summed modulo ``M = ρ^(b+m)`` per coordinate (in digit units;
 ``|S| <= (M-1)/2`` (Lemma 1). The smallest margin ``m`` meeting a carry target
 is found exactly (or certified at deployment scale) from the law of ``S``.
 
+Noise added to the sum (the clients' noise shares) is a parameter of the
+same search (:mod:`itsa.modular._noisy`): a sub-Gaussian term
+(:class:`SubGaussianNoise`, an upper bound on the carry) or an exact law
+(:class:`ExactNoise`); without it the search is Lemma 1's, noise-free.
+
 The target is read one of three ways (:class:`Reading`): per layer; for all
 ``L`` layers together with independent layers (``1 - (1-p)^L``); or split by
 the union bound (``L p``), as Theorem 1 does. Every carry probability is a
@@ -37,9 +42,10 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
-from itsa.exceptions import InvalidOption, VerificationError, excerpt
+from itsa.exceptions import Infeasible, InvalidOption, VerificationError, excerpt
 from itsa.modular._certify import at_most, enclose, image, interval, shown
 from itsa.modular._laws import DigitLaw, as_law, check_radix
+from itsa.modular._noisy import Noise
 from itsa.modular._sums import (
     DEFAULT_PRECISION,
     MAX_CLIENTS,
@@ -51,7 +57,7 @@ from itsa.modular._sums import (
 )
 
 __all__ = ["Reading", "Margin", "Margins", "Staircase", "smallest_margin", "margins", "staircase", "parse_clients",
-           "meets", "constrained_quantity", "MAX_CLIENT_LIST", "DEFAULT_CARRY"]
+           "meets", "constrained_quantity", "MAX_CLIENT_LIST", "DEFAULT_CARRY", "NoMargin", "MAX_NOISY_MARGIN"]
 
 #: Most values of K in one list.
 MAX_CLIENT_LIST = 10_000
@@ -59,6 +65,27 @@ MAX_CLIENT_LIST = 10_000
 MAX_LAYERS = 64
 #: The carry target unless one is given (Fig. 1a's).
 DEFAULT_CARRY = Fraction(1, 1000)
+#: Most margin digits a search with noise tries when no ``max_margin`` is given (the noise never vanishes).
+MAX_NOISY_MARGIN = 200
+
+
+class NoMargin(Infeasible):
+    """No margin up to ``max_margin`` meets the carry target (a search with a limit found none).
+
+    Parameters
+    ----------
+    message : str
+        The one line said.
+    margin : int
+        The largest margin tried.
+    carry : Certified
+        The carry probability at it.
+    """
+
+    def __init__(self, message: str, *, margin: int, carry: Certified):
+        super().__init__(message)
+        self.margin = margin
+        self.carry = carry
 
 
 class Reading(StrEnum):
@@ -141,6 +168,8 @@ class Margin(Displayable):
         ``p`` at ``m - 1`` (``None`` at ``m = 0``).
     law : DigitLaw
         The law of one client's symbol.
+    noise : SubGaussianNoise or ExactNoise, optional
+        The noise added to the sum (``None``: none).
     """
 
     clients: int
@@ -153,6 +182,7 @@ class Margin(Displayable):
     carry_probability: Certified
     carry_probability_below: Certified | None
     law: DigitLaw
+    noise: Noise | None = None
 
     @property
     def modulus(self) -> int:
@@ -206,7 +236,8 @@ class Margin(Displayable):
             rows.append((self.quantity, shown(self.constrained)))
         if self.constrained_below is not None:
             rows.append((f"{self.quantity} at margin {self.margin - 1}", shown(self.constrained_below)))
-        return rows + [("digit law", self.law.headline())]
+        rows.append(("digit law", self.law.headline()))
+        return rows if self.noise is None else rows + [("noise", self.noise.text())]
 
     def to_dict(self) -> dict:
         below, below_p = self.constrained_below, self.carry_probability_below
@@ -217,14 +248,16 @@ class Margin(Displayable):
                 "carry_probability_below": None if below_p is None else below_p.to_dict(),
                 "constrained_quantity": self.quantity, "constrained_probability": self.constrained.to_dict(),
                 "constrained_probability_below": None if below is None else below.to_dict(),
-                "exact": self.exact, "method": self.method}
+                "exact": self.exact, "method": self.method,
+                **({} if self.noise is None else {"noise": self.noise.to_dict()})}
 
 
 def smallest_margin(clients: int, radix: int = 3, layers: int = 4, carry=DEFAULT_CARRY,
                     reading: Reading | str = Reading.PER_LAYER, law: DigitLaw | str | None = None, width: int = 1,
                     arithmetic: Arithmetic | str = Arithmetic.AUTO, precision: int = DEFAULT_PRECISION,
-                    time_limit: float | Deadline | None = None, tick=None) -> Margin:
-    """The smallest ``m >= 0`` whose modulus ``ρ^(width+m)`` meets the carry target.
+                    time_limit: float | Deadline | None = None, tick=None, *, noise: Noise | None = None,
+                    max_margin: int | None = None) -> Margin:
+    """The smallest ``m >= 0`` whose modulus ``ρ^(width+m)`` meets the carry target, with or without noise.
 
     Parameters
     ----------
@@ -250,6 +283,19 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, carry=DEFAULT
         Seconds; past them :class:`~itsa.exceptions.TimeLimitReached`.
     tick : callable, optional
         ``tick(done, total)`` at each product of the certified engine.
+    noise : SubGaussianNoise or ExactNoise, optional
+        Noise added to the sum (:mod:`itsa.modular._noisy`). A sub-Gaussian
+        term gives an upper bound on the carry: the margin is the smallest whose
+        bound meets the target.
+    max_margin : int, optional
+        The most margin digits tried; past them :class:`NoMargin` (with the
+        carry at ``max_margin``). Without it a noise-free search runs until the
+        carry is 0, a search with noise to :data:`MAX_NOISY_MARGIN`.
+
+    Raises
+    ------
+    NoMargin
+        No margin up to the limit meets the target.
 
     Notes
     -----
@@ -264,9 +310,13 @@ def smallest_margin(clients: int, radix: int = 3, layers: int = 4, carry=DEFAULT
     reading = choice("reading", reading, Reading)
     law = as_law(law, radix, width)
     clock = Deadline.of(time_limit)
+    if max_margin is not None:
+        max_margin = whole_number("max_margin", max_margin, minimum=0)
+    elif noise is not None:
+        max_margin = MAX_NOISY_MARGIN
     how = check_margin_size(clients, carry, law, arithmetic, precision)
     for bits in ([precision] if how is Arithmetic.EXACT else precisions(carry, precision)):
-        found = _search(clients, radix, layers, carry, reading, law, width, how, bits, clock, tick)
+        found = _search(clients, radix, layers, carry, reading, law, width, how, bits, clock, tick, noise, max_margin)
         if found is not None:
             return found
     raise VerificationError(f"K = {clients}: the certified bounds could not decide the margin against {fraction_text(carry)}")
@@ -320,20 +370,33 @@ def precisions(carry: Fraction, precision: int = DEFAULT_PRECISION) -> list[int]
     return sorted({start, min(4 * start, MAX_PRECISION)})
 
 
-def _search(clients, radix, layers, carry, reading, law, width, arithmetic, precision, clock, tick) -> Margin | None:
+def _search(clients, radix, layers, carry, reading, law, width, arithmetic, precision, clock, tick, noise=None,
+            max_margin=None) -> Margin | None:
+    """The one margin search: margin 0, 1, … until the carry (noise included) meets the target.
+
+    ``None`` when a certified interval straddles the target (the caller tries more bits); a carry that is only
+    an upper bound (sub-Gaussian noise) is decided on its upper end.
+    """
     dist = sum_law(law, clients, arithmetic, precision, deadline=clock, tick=tick)
     reach = clients * max(abs(law.low), abs(law.high))
     below = None
     m = 0
     while True:
-        p = dist.carry((radix ** (width + m) - 1) // 2)
+        clock.check(f"K = {clients}: margin {m}")
+        half = (radix ** (width + m) - 1) // 2
+        p = dist.carry(half) if noise is None else noise.carry(dist, half)
         ok = meets(p, carry, reading, layers)
+        if ok is None and noise is not None and noise.bounds_only:
+            ok = False                  # only an upper bound: it does not meet the target, a wider margin may
         if ok is None:
             return None
         if ok:
-            return Margin(clients=clients, radix=radix, width=width, layers=layers, carry=carry,
-                          reading=reading, margin=m, carry_probability=p, carry_probability_below=below, law=law)
-        if (radix ** (width + m) - 1) // 2 >= reach:     # pragma: no cover - carry is 0 there
+            return Margin(clients=clients, radix=radix, width=width, layers=layers, carry=carry, reading=reading,
+                          margin=m, carry_probability=p, carry_probability_below=below, law=law, noise=noise)
+        if max_margin is not None and m >= max_margin:
+            raise NoMargin(f"K = {clients}: no margin up to {max_margin} meets the carry target "
+                           f"{fraction_text(carry)}", margin=m, carry=p)
+        if noise is None and half >= reach:     # pragma: no cover - carry is 0 there
             raise VerificationError("margin search passed the largest possible sum")
         below, m = p, m + 1
 

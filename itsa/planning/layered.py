@@ -9,12 +9,13 @@ scaled scale ``s~`` (in that layer's digit units). In the stage's units the
 noise is ``N = Σ_(j<w) ρ^j Z_j``, ``Z_j`` a sum of ``n`` shares, so ``N`` is
 ``n s~² Σ_j ρ^(2j)``-subgaussian.
 
-A coordinate of a stage carries when ``|S + N| > (M − 1)/2 = c``. For every
-``t``, ``P[|S + N| > c] ≤ P[|S| > c − t] + P[|N| ≥ t + 1]``: the first term is
-the modular part's exact (or certified) law of the noise-free sum
-(:func:`itsa.modular.sum_law`), the second the subgaussian tail. The plan
-picks ``t`` from a grid (a float search only chooses where to look) and
-certifies the bound there: the noise enters the exact margin.
+A coordinate of a stage carries when ``|S + N| > (M − 1)/2 = c``. The margin
+is the modular part's one margin search (:func:`itsa.modular.smallest_margin`)
+with the noise as its parameter (:class:`itsa.modular.SubGaussianNoise`): for
+every ``t``, ``P[|S + N| > c] ≤ P[|S| > c − t] + P[|N| ≥ t + 1]``, the first
+term the modular part's exact (or certified) law of the noise-free sum, the
+second the subgaussian tail; ``t`` is picked from a grid and the bound
+certified there: the noise enters the exact margin.
 
 Examples
 --------
@@ -35,45 +36,26 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, precision, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, smallest_margin
 
 __all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
 
 #: The most margin digits a stage may take before the plan calls the layering infeasible.
 MAX_MARGIN = 40
-#: Multiples of the noise's standard deviation tried as the split point ``t``.
-SPLIT_GRID = tuple(k / 4 for k in range(0, 81))
+#: How a stage's carry is bounded (the modular part's sub-Gaussian noise term).
+CARRY_METHOD = SubGaussianNoise.carry_method
 
 #: The premise of every carry bound of a layering (the data's digits are not certified to follow it).
 DIGIT_PRIOR = "the layers' digits are uniform and independent (the modular part's prior; the clip does not imply it)"
-CARRY_METHOD = ("P[|S| > c - t] (the modular part's law of the noise-free sum, uniform digits) + "
-                "P[|N| >= t + 1] <= 2 exp(-(t+1)^2/(2 v)) (N v-subgaussian)")
-
-
-def _tail(u: int, proxy: Fraction) -> flint.arb:
-    with precision():
-        return 2 * (-(flint.arb(u) ** 2) / (2 * to_arb(proxy))).exp()
 
 
 def noisy_carry(law, half: int, proxy: Fraction) -> Certified:
-    """An upper bound on ``P[|S + N| > half]`` for the sum law ``law`` and noise of variance proxy ``proxy``."""
-    if proxy == 0:
-        c = law.carry(half)
-        return Certified("carry", c.low, c.high, c.direction,
-                         "the modular part's law of the sum (no noise)")
-    std = math.sqrt(float(proxy))
-
-    def estimate(t: int) -> float:
-        noise = 2 * math.exp(-((t + 1) ** 2) / (2 * float(proxy)))
-        return float(law.carry(half - t).high) + noise
-    candidates = sorted({min(half, int(k * std)) for k in SPLIT_GRID} | {half})
-    best = min(candidates, key=estimate)
-    data = law.carry(half - best)
-    ball = Certified.from_arb("carry", to_arb(data.high) + _tail(best + 1, proxy), Direction.UPPER, "")
-    high = min(ball.high, Fraction(1))
-    return Certified("carry", Fraction(0), high, Direction.UPPER, f"{CARRY_METHOD}, t = {best}")
+    """An upper bound on ``P[|S + N| > half]`` for the sum law ``law`` and noise of variance proxy ``proxy``
+    (:meth:`itsa.modular.SubGaussianNoise.carry`)."""
+    return SubGaussianNoise(proxy=proxy).carry(law, half)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,36 +97,28 @@ class StagePlan:
 
 def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale: Fraction, shares: int,
                target: Fraction, arithmetic: str = "auto", deadline=None) -> StagePlan:
-    """The smallest margin of one stage whose noisy carry bound is ``<= target`` (per coordinate)."""
-    from itsa.modular import DigitLaw, sum_law
+    """The smallest margin of one stage whose noisy carry bound is ``<= target`` (per coordinate).
 
+    The modular part's margin search (:func:`itsa.modular.smallest_margin`) on the stage's uniform symbols,
+    with the ``shares`` noise shares of scale ``share_scale`` (digit units) as a sub-Gaussian term.
+    """
     width = len(layers)
-    law = sum_law(DigitLaw.uniform(radix, width), clients, arithmetic=arithmetic, deadline=deadline)
-    proxy = shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width))
-    for margin in range(MAX_MARGIN + 1):
-        if deadline is not None:
-            deadline.check(f"plan: stage {layers}, margin {margin}")
-        half = (radix ** (width + margin) - 1) // 2
-        carry = noisy_carry(law, half, proxy)
-        if carry.upper() <= target:
-            return StagePlan(layers=layers, margin=margin, radix=radix, carry=carry,
-                             any_data=any_data_carry(clients * (radix**width - 1) // 2, half, proxy))
-    return StagePlan(layers=layers, margin=None, radix=radix, carry=carry)
-
-
-ANY_DATA_METHOD = ("|S| <= K (rho^w - 1)/2 for any digits; P[|N| >= c - K (rho^w - 1)/2 + 1] <= "
-                   "2 exp(-u^2/(2 v)) (N v-subgaussian); 1 when the data alone reach the window")
+    noise = SubGaussianNoise(proxy=shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width)))
+    try:
+        found = smallest_margin(clients, radix, 1, target, Reading.PER_LAYER, DigitLaw.uniform(radix, width),
+                                width=width, arithmetic=arithmetic, time_limit=deadline, noise=noise,
+                                max_margin=MAX_MARGIN)
+    except NoMargin as none:
+        return StagePlan(layers=layers, margin=None, radix=radix, carry=none.carry)
+    half = (radix ** (width + found.margin) - 1) // 2
+    return StagePlan(layers=layers, margin=found.margin, radix=radix, carry=found.carry_probability,
+                     any_data=noise.any_data(clients * (radix**width - 1) // 2, half))
 
 
 def any_data_carry(largest: int, half: int, proxy: Fraction) -> Certified:
-    """An upper bound on ``P[|S + N| > half]`` for any sum ``|S| ≤ largest`` (no digit prior)."""
-    room = half - largest
-    if room < 0:
-        return Certified("carry", Fraction(0), Fraction(1), Direction.UPPER, ANY_DATA_METHOD)
-    if proxy == 0:
-        return Certified.exact("carry", 0, ANY_DATA_METHOD)
-    ball = Certified.from_arb("carry", _tail(room + 1, proxy), Direction.UPPER, "")
-    return Certified("carry", Fraction(0), min(ball.high, Fraction(1)), Direction.UPPER, ANY_DATA_METHOD)
+    """An upper bound on ``P[|S + N| > half]`` for any sum ``|S| ≤ largest`` (no digit prior;
+    :meth:`itsa.modular.SubGaussianNoise.any_data`)."""
+    return SubGaussianNoise(proxy=proxy).any_data(largest, half)
 
 
 def largest_gamma(radix: int, layers: int, clip: Fraction, deadline=None) -> Fraction:
