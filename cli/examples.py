@@ -1,4 +1,4 @@
-"""``itsa examples``: the shipped instances, and a generator for the homogeneous family."""
+"""``itsa examples``: the shipped instances and deployments, and a generator for the homogeneous family."""
 
 import click
 
@@ -20,7 +20,8 @@ def _triple(ctx, param, value):
                    "every input protected, any t users collude.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def examples(params, as_json):
-    """List the shipped instances (usable as PATH by every command), one line each."""
+    """List the shipped instances (usable as PATH by every command) and the shipped deployments (usable as
+    DEPLOYMENT by itsa plan), one line each."""
     import itsa
 
     with itsa_errors():

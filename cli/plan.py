@@ -24,6 +24,12 @@ from ._progress import progress_display, time_limit_of
                    "epsilon=1,2,4) beside the k-standard-deviations rule.")
 @click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
+@click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), default=None,
+              help="Print the plan written for a framework instead (JSON): flower (SecAggPlusWorkflow's keyword "
+                   "arguments and Flower's DP wrapper) or dp-accounting (the plan's events, DpEvent named tuples).")
+@click.option("--export-file", type=OUTPUT_FILE, default=None, metavar="PATH",
+              help="With --export: write the export to PATH instead (a regular file), and print the plan.")
+@click.option("--snippet", is_flag=True, help="With --export: Python to paste instead of JSON.")
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "
                    "0 = no limit).")
@@ -32,7 +38,8 @@ from ._progress import progress_display, time_limit_of
                    "the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, as_json):
+def plan(path, report, rounds, updates, spec, figure, framework, export_file, snippet, time_limit, seed, quiet,
+         as_json):
     """Size the deployment in DEPLOYMENT (a YAML file, docs/format.md): the noise and its certified
     epsilon, the scale and word with the certified probability that the sum wraps, the payload, the
     key material (with servers:), the error of the released mean, and a verdict.
@@ -45,6 +52,8 @@ def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, a
     from itsa.planning.simulate import simulate
     from itsa.planning.sweep import draw_sweep, parse_sweep
 
+    if framework is None and (export_file is not None or snippet):
+        raise click.UsageError("--export-file and --snippet go with --export")
     with itsa_errors():
         deployment = load_deployment(path)
         limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
@@ -68,6 +77,17 @@ def plan(path, report, rounds, updates, spec, figure, time_limit, seed, quiet, a
             draw_sweep(curves, figure)
         if report is not None:
             write_report(shown, report)
-    show(shown, as_json)
+        if framework is not None:
+            from itsa.frameworks.export import export_plan, write_export
+
+            export = export_plan(result, framework)
+            if export_file is not None:
+                write_export(export, export_file, snippet=snippet)
+    if framework is not None and export_file is None and snippet:
+        click.echo(export.snippet(), nl=False)
+    elif framework is not None and export_file is None:
+        show(export, as_json=True)
+    else:
+        show(shown, as_json)
     if not result.verdict.feasible:
         raise SystemExit(EXIT_INFEASIBLE)

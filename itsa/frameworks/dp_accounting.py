@@ -245,7 +245,9 @@ def _ddg_first_branch(event: DistributedDiscreteGaussianEvent) -> tuple[Fraction
         rho = l2 * l2 / (2 * event.survivors * s * s)
         xi = event.tau() * event.dimension
     high = [Certified.from_arb(name, ball, Direction.UPPER, "").upper() for name, ball in (("rho", rho), ("xi", xi))]
-    return high[0], high[1], ("the first branch of the distributed discrete Gaussian's bound, q D^2/(2 n s^2) + "
+    # tau is exp(-2 pi^2 sigma^2 ...): its ball's upper end can need thousands of digits; the double above it
+    # (what the event writes) is a bound too, and prints in a few hundred
+    return high[0], Fraction(float_up(high[1])), ("the first branch of the distributed discrete Gaussian's bound, q D^2/(2 n s^2) + "
                               f"tau d, n = {event.survivors} survivors (certified; the sharp bound's minimum is lower)")
 
 

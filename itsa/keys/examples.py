@@ -36,7 +36,7 @@ from itsa.keys.model.io import load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
            "homogeneous", "homogeneous_yaml", "resolve", "spec_names", "spec_path", "resolve_spec",
-           "suggest", "deployment_names", "resolve_deployment", "Catalogue", "catalogue", "HomogeneousFile",
+           "suggest", "deployment_names", "resolve_deployment", "describe_deployment", "Catalogue", "catalogue", "HomogeneousFile",
            "homogeneous_file"]
 
 #: The prefix under which census specs were once listed among the instances (still accepted).
@@ -115,13 +115,20 @@ def resolve(path_or_name: str | Path) -> Path:
 def suggest(path_or_name: str | Path, choices: tuple[str, ...] | None = None) -> str:
     """``"; did you mean 'NAME'?"`` for a misspelled shipped name, else ``""``.
 
+    A shipped deployment's name given where an instance is read says where it belongs.
+
     >>> suggest("exmaple-1")
     "; did you mean 'example-1'?"
     >>> suggest("no-such-thing.yaml")
     ''
+    >>> suggest("k1000")
+    "; 'k1000' is a shipped deployment, not a key-rate instance (itsa plan k1000)"
     """
     stem = str(path_or_name).removesuffix(".yaml")
-    return _did_you_mean(stem, names() if choices is None else choices)
+    hint = _did_you_mean(stem, names() if choices is None else choices)
+    if not hint and choices is None and stem in deployment_names():
+        return f"; {stem!r} is a shipped deployment, not a key-rate instance (itsa plan {stem})"
+    return hint
 
 
 def _did_you_mean(name: str, choices) -> str:
@@ -189,8 +196,24 @@ def describe(name: str) -> str:
     >>> describe("example-2")
     'Example 2 of the paper (Sec. V-A); the 28 collusion sets copied from the paper text (search "T_{28}"); docs/model.md §5.'
     """
+    return _first_sentence(path(name))
+
+
+def describe_deployment(name: str) -> str:
+    """The first sentence of a shipped deployment's header comment.
+
+    >>> describe_deployment("k1000").startswith("The deployment sized in docs/plan.md")
+    True
+    """
+    found = _find(_shipped("deployments"), name)
+    if found is None:
+        raise InvalidInput(f"{name}: no shipped deployment of that name{_did_you_mean(name, deployment_names())}")
+    return _first_sentence(found)
+
+
+def _first_sentence(file: Path) -> str:
     lines = []
-    for line in path(name).read_text(encoding="utf-8").splitlines():
+    for line in file.read_text(encoding="utf-8").splitlines():
         if not line.startswith("#"):
             break
         lines.append(line.lstrip("#").strip())
@@ -285,37 +308,60 @@ def deployment_names() -> tuple[str, ...]:
 
 
 def resolve_deployment(path_or_name: str | Path) -> Path:
-    """``path_or_name`` if such a file exists, else the shipped deployment of that name (else unchanged)."""
+    """``path_or_name`` if such a file exists, else the shipped deployment of that name (else unchanged).
+
+    Raises
+    ------
+    InvalidDeployment
+        If ``path_or_name`` is no file but looks like a misspelled shipped deployment (a did-you-mean),
+        or names a shipped instance (a key-rate instance is not a deployment).
+    """
+    from itsa.exceptions import InvalidDeployment
+
     p = Path(path_or_name)
     if exists(p) or not str(path_or_name).strip():
         return p
     found = _find(_shipped("deployments"), str(path_or_name))
-    return p if found is None else found
+    if found is not None:
+        return found
+    stem = str(path_or_name).removesuffix(".yaml")
+    hint = _did_you_mean(stem, deployment_names())
+    if hint:
+        raise InvalidDeployment(f"{p}: no such file{hint}")
+    if _find(_root(), stem) is not None:
+        raise InvalidDeployment(f"{p}: no such file; {stem!r} is a shipped key-rate instance, not a deployment "
+                                f"(shipped deployments: {', '.join(deployment_names())})")
+    return p
 
 
 @dataclass(frozen=True, repr=False)
 class Catalogue(Displayable):
-    """The shipped instances, each ``(name, description)``: the answer of ``itsa examples``."""
+    """The shipped instances and deployments, each ``(name, description)``: the answer of ``itsa examples``."""
 
     entries: tuple[tuple[str, str], ...]
+    deployments: tuple[tuple[str, str], ...] = ()
 
     def headline(self) -> str:
-        return f"{len(self.entries)} shipped instances"
+        return f"{len(self.entries)} shipped instances, {len(self.deployments)} shipped deployments"
 
     def rows(self) -> list[tuple[str, str]]:
-        return list(self.entries)
+        return list(self.entries) + [(n, f"deployment (itsa plan {n}): {d}") for n, d in self.deployments]
 
     def to_dict(self) -> dict:
-        return {"examples": [{"name": n, "description": d} for n, d in self.entries]}
+        return {"examples": [{"name": n, "description": d} for n, d in self.entries],
+                "deployments": [{"name": n, "description": d} for n, d in self.deployments]}
 
 
 def catalogue() -> Catalogue:
-    """Every shipped instance with its one-line description (:func:`names`, :func:`describe`).
+    """Every shipped instance and deployment with its one-line description (:func:`names`, :func:`describe`,
+    :func:`deployment_names`, :func:`describe_deployment`).
 
-    >>> catalogue().rows()[0][0]
-    'example-1'
+    >>> c = catalogue()
+    >>> c.rows()[0][0], "k1000" in dict(c.deployments)
+    ('example-1', True)
     """
-    return Catalogue(tuple((name, describe(name)) for name in names()))
+    return Catalogue(tuple((name, describe(name)) for name in names()),
+                     tuple((name, describe_deployment(name)) for name in deployment_names()))
 
 
 @dataclass(frozen=True, repr=False)

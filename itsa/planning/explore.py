@@ -215,7 +215,7 @@ def _parameters(plan, quantity):
                            else own if own > 0 else None, delta=d.privacy.delta, rounds=d.privacy.rounds, dropout=d.dropout,
                            overflow=overflow if overflow < 1 else None,
                            noise_multiplier=plan.noise.noise_multiplier.value() if target is None else None,
-                           adjacency=d.adjacency)
+                           adjacency=d.adjacency, name=d.name)
 
 
 def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,

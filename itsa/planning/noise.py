@@ -48,7 +48,7 @@ from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivi
 from itsa.privacy.neighbours import sensitivity_ball
 
 __all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
-           "calibrated_sigma", "CALIBRATION_TOLERANCE"]
+           "calibrated_sigma", "round_event", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
@@ -77,6 +77,18 @@ def _curve_for(deployment: Deployment, delta_int: flint.arb):
         return DistributedDiscreteGaussianEvent(sensitivity=delta_int, scale=sigma, survivors=deployment.survivors,
                                                 dimension=deployment.dimension)
     return distributed
+
+
+def round_event(deployment: Deployment, gamma: Fraction, sigma: Fraction) -> Event:
+    """One round's privacy event as the plan accounts it at scale γ and noise σ (its noise section composes
+    it over the rounds): a flat word's :func:`epsilon_at` event, or a layering's ``L`` layers
+    (:func:`size_layered_noise`)."""
+    if deployment.encoding.layered:
+        radix, layers = deployment.encoding.radix, deployment.encoding.layers
+        assert radix is not None and layers is not None            # a layered encoding has both
+        one = _curve_for(deployment, layer_sensitivity(deployment, radix))
+        return PsaLayersEvent(layers={1: one(sigma)}, copies=layers)
+    return _curve_for(deployment, sensitivity(deployment, gamma))(sigma)
 
 
 def epsilon_at(deployment: Deployment, gamma: Fraction, sigma: Fraction):

@@ -37,7 +37,7 @@ from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
 from itsa.planning.heuristic import Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
-           "heuristic_error", "MAX_POINTS"]
+           "heuristic_error", "sweep_title", "sweep_caption", "axis_label", "misses", "MAX_POINTS"]
 
 #: Most values in one sweep.
 MAX_POINTS = 200
@@ -76,6 +76,8 @@ class SweepParameters:
     noise_multiplier: Fraction | None = None
     adjacency: Adjacency = Adjacency.ADD_REMOVE
     rotation: Rotation = Rotation.DFT
+    #: the deployment's name (the figure's title)
+    name: str | None = None
 
     def __post_init__(self):
         whole_number("clients", self.clients, minimum=1)
@@ -297,6 +299,66 @@ def parse_sweep(text: str) -> tuple[Quantity, list]:
 WRAP_FLOOR = 1e-40
 
 
+#: Each swept quantity's axis label, with its unit (by the quantity's name; another is labelled by its name).
+AXIS_LABELS = {"word_bits": "word (bits)", "epsilon": "target epsilon (at the deployment's delta)",
+               "clients": "clients per round", "dropout": "dropout (fraction of the clients)",
+               "rounds": "rounds", "dimension": "dimension d", "clip": "clip S (update units)",
+               "sigma": "sigma per client (integer units)", "population": "population N (clients)"}
+#: What the title calls a swept quantity (another: "the" and its name).
+_SWEPT = {"word_bits": "the word size", "epsilon": "the target epsilon", "clients": "the clients per round"}
+#: The panels: their titles and the y axes' labels with their units.
+PANELS = (("epsilon", "epsilon (certified upper bound)"),
+          ("wrap per round", f"P[wrap] per round (upper bound; floor {WRAP_FLOOR:g})"),
+          ("error of the released mean", "MSE per coordinate (data units squared)"))
+#: The colours: the rule, itsa, the targets, the infeasible marks (colour-blind safe).
+RULE_COLOUR, ITSA_COLOUR, TARGET_COLOUR, MISS_COLOUR = "#D55E00", "#0072B2", "#4D4D4D", "#CC0000"
+
+
+def sweep_title(result: Sweep) -> str:
+    """The figure's title: the deployment and what is swept."""
+    name = result.parameters.name or "deployment"
+    swept = _SWEPT.get(str(result.quantity), "the " + str(result.quantity).replace("_", " "))
+    return f"{name}: itsa's plan and the k-sd rule against {swept}"
+
+
+def axis_label(quantity) -> str:
+    """The swept quantity's axis label, with its unit."""
+    return AXIS_LABELS.get(str(quantity), str(quantity).replace("_", " "))
+
+
+def sweep_caption(result: Sweep) -> str:
+    """The deployment's parameters, one line (the swept quantity's own value is the axis)."""
+    p = result.parameters
+    parts = [("clients", f"K = {p.clients:,} clients"), ("dimension", f"d = {p.dimension:,}"),
+             ("clip", f"clip S = {fraction_text(p.clip)}"), ("word_bits", f"{p.word_bits}-bit word"),
+             ("dropout", f"dropout {fraction_text(p.dropout)}")]
+    if p.epsilon is not None:
+        parts.append(("epsilon", f"target epsilon {fraction_text(p.epsilon)}"))
+    parts += [("delta", f"delta {safe_decimal(p.delta, 4)}"), ("rounds", f"over {p.rounds:,} rounds"),
+              ("adjacency", str(p.adjacency))]
+    if p.overflow is not None:
+        parts.append(("overflow", f"overflow target {safe_decimal(p.overflow, 4)} per round"))
+    return ", ".join(text for key, text in parts if key != str(result.quantity))
+
+
+def _targets(result: Sweep, value) -> tuple[Fraction | None, Fraction | None]:
+    """The ε and per-round wrap targets at one swept value."""
+    p = result.parameters
+    return (Fraction(value) if result.quantity is Quantity.EPSILON else p.epsilon), p.overflow
+
+
+def misses(numbers, epsilon_target, wrap_target) -> bool:
+    """Whether a point's certified ``(ε, wrap, error)`` misses a target (no ε or wrap: missed)."""
+    eps, wrap = numbers[0], numbers[1]
+    if epsilon_target is not None and (eps is None or _upper(eps) > epsilon_target):
+        return True
+    return wrap_target is not None and (wrap is None or _upper(wrap) > wrap_target)
+
+
+def _upper(x) -> Fraction:
+    return x.upper() if isinstance(x, Certified) else Fraction(x)
+
+
 def _plotted(x, floor: float = 0.0) -> float:
     """A plotted coordinate (never printed): the safe end of a certified number, ``nan`` for none."""
     if x is None:
@@ -305,7 +367,13 @@ def _plotted(x, floor: float = 0.0) -> float:
 
 
 def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
-    """Three panels (ε, wrap per round, error) against the swept quantity, the rule dashed, itsa solid."""
+    """Three panels (ε, wrap per round, error) against the swept quantity, the rule dashed, itsa solid.
+
+    The figure carries a title (:func:`sweep_title`), the deployment's
+    parameters (:func:`sweep_caption`), the targets as lines (ε, the
+    overflow per round), the points that miss a target marked with a red
+    cross, and each axis's unit; PDFs embed TrueType fonts, never Type 3.
+    """
     from itsa._util.extras import require
     from itsa._util.files import atomic_writer
     from itsa.keys.output.draw import PUBLICATION_RC, output_format
@@ -316,25 +384,49 @@ def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
         raise InvalidOutputPath(f"cannot draw to {os.fspath(path)!r}: no directory {os.fspath(out.parent)!r}")
     matplotlib = require("matplotlib")
     from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     xs = [float(p.value) for p in result.points]
+    targets = [_targets(result, p.value) for p in result.points]
+    curves = [("k-sd rule", "o--", RULE_COLOUR, [p.heuristic_numbers() for p in result.points])]
+    if result.has_itsa:
+        curves.append(("itsa", "s-", ITSA_COLOUR, [p.itsa or (None, None, None) for p in result.points]))
     with matplotlib.rc_context(PUBLICATION_RC):
-        fig = Figure(figsize=(9.5, 3.2), layout="constrained")
+        fig = Figure(figsize=(10, 3.9), layout=ConstrainedLayoutEngine(rect=(0, 0.05, 1, 0.95)))
+        fig.suptitle(sweep_title(result), fontsize=12)
         axes = fig.subplots(1, 3)
-        titles = ("epsilon (certified)", f"wrap per round (floor {WRAP_FLOOR:g})", "MSE of the released mean")
-        for k, (ax, label) in enumerate(zip(axes, titles)):
+        for k, (ax, (title, unit)) in enumerate(zip(axes, PANELS)):
             floor = WRAP_FLOOR if k == 1 else 0.0
-            ax.plot(xs, [_plotted(p.heuristic_numbers()[k], floor) for p in result.points], "o--", color="#D55E00",
-                    label="k-sd rule")
-            if result.has_itsa:
-                ax.plot(xs, [_plotted(None if p.itsa is None else p.itsa[k], floor) for p in result.points], "s-",
-                        color="#0072B2", label="itsa")
+            missed_label = "misses a target"
+            for label, style, colour, numbers in curves:
+                ax.plot(xs, [_plotted(n[k], floor) for n in numbers], style, color=colour, label=label)
+                bad = [(x, _plotted(n[k], floor)) for x, n, t in zip(xs, numbers, targets) if misses(n, *t)]
+                if bad:
+                    ax.plot(*zip(*bad), "x", color=MISS_COLOUR, markersize=9, markeredgewidth=2, label=missed_label)
+                    missed_label = "_"
+            _target_line(ax, k, result, xs)
             ax.set_yscale("log")
-            ax.set_xlabel(str(result.quantity).replace("_", " "))
-            ax.set_title(label, fontsize=10)
-        axes[0].legend(fontsize=8)
-        meta = {"pdf": {"Title": result.headline(), "CreationDate": None},
-                "svg": {"Title": result.headline(), "Date": None}, "png": {"Title": result.headline()}}[fmt]
+            ax.set_xlabel(axis_label(result.quantity))
+            ax.set_ylabel(unit, fontsize=8)
+            ax.set_title(title, fontsize=10)
+            ax.legend(fontsize=7)
+        fig.text(0.5, 0.005, sweep_caption(result), ha="center", va="bottom", fontsize=7.5, wrap=True)
+        meta = {"pdf": {"Title": sweep_title(result), "Subject": sweep_caption(result), "CreationDate": None},
+                "svg": {"Title": sweep_title(result), "Description": sweep_caption(result), "Date": None},
+                "png": {"Title": sweep_title(result), "Description": sweep_caption(result)}}[fmt]
         with atomic_writer(out, binary=True) as fh:
             fig.savefig(fh, format=fmt, metadata=meta)
     return out
+
+
+def _target_line(ax, panel: int, result: Sweep, xs: list[float]) -> None:
+    """The ε target (a line, or the diagonal when ε is swept) and the overflow target per round."""
+    p = result.parameters
+    if panel == 0 and result.quantity is Quantity.EPSILON:
+        ax.plot(xs, xs, ":", color=TARGET_COLOUR, label="target epsilon")
+    elif panel == 0 and p.epsilon is not None:
+        ax.axhline(float(p.epsilon), linestyle=":", color=TARGET_COLOUR,
+                   label=f"target epsilon {fraction_text(p.epsilon)}")
+    elif panel == 1 and p.overflow is not None:
+        ax.axhline(max(WRAP_FLOOR, float(p.overflow)), linestyle=":", color=TARGET_COLOUR,
+                   label=f"overflow target {safe_decimal(p.overflow, 3)}")

@@ -48,10 +48,26 @@ def test_cli_examples_lists_one_line_each(cli):
     res = cli("examples")
     assert res.exit_code == 0
     lines = res.stdout.splitlines()
-    assert [ln.split()[0] for ln in lines] == list(itsa.keys.examples.names())
+    shipped = list(itsa.keys.examples.names()) + list(itsa.keys.examples.deployment_names())
+    assert [ln.split()[0] for ln in lines] == shipped
     assert "Example 1 of the paper" in lines[0]
+    assert "deployment (itsa plan k1000): The deployment sized" in lines[shipped.index("k1000")]
     d = json.loads(cli("examples", "--json").stdout)
     assert d["schema_version"] == SCHEMA_VERSION and d["examples"][1]["name"] == "example-2"
+    assert "k1000" in [e["name"] for e in d["deployments"]]
+
+
+def test_a_mistyped_name_gets_the_nearest_shipped_one(cli):
+    res = cli("plan", "k100")
+    assert res.exit_code == 2 and "did you mean 'k1000'?" in res.stderr
+    res = cli("plan", "example-1")
+    assert res.exit_code == 2 and "shipped key-rate instance, not a deployment" in res.stderr
+    res = cli("analyze", "exmple-2")
+    assert res.exit_code == 2 and "did you mean 'example-2'?" in res.stderr
+    res = cli("analyze", "k1000")
+    assert res.exit_code == 2 and "shipped deployment, not a key-rate instance (itsa plan k1000)" in res.stderr
+    res = cli("plan", "nothing-like-any-name")
+    assert res.exit_code == 2 and "did you mean" not in res.stderr
 
 
 def test_cli_examples_homogeneous_yaml(cli):

@@ -1,0 +1,293 @@
+"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events.
+
+    export_plan(plan, "flower") -> PlanExport          # SecAggPlusWorkflow(**kwargs), Flower's DP wrapper
+    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's events as DpEvent.to_named_tuple JSON
+
+``itsa plan FILE --export TARGET`` prints :meth:`PlanExport.to_dict` (or
+:meth:`PlanExport.snippet`, Python to paste); :func:`write_export` writes it
+to a regular file.
+
+**Flower.** The plan's scale ``γ``, word ``b`` and clip ``S`` and a SecAgg+
+degree and threshold become ``SecAggPlusWorkflow``'s keyword arguments
+(:func:`itsa.frameworks.flower.secaggplus_kwargs`). The degree and threshold
+are the plan's SecAgg+ keys section's when the deployment names the protocol
+(``protocol: {secagg+: ...}``); otherwise the parameter
+finder's (:func:`itsa.keys.secagg.secagg_parameters`) for the deployment's
+clients and dropout, at :data:`DEFAULT_CORRUPT` corrupt clients against a
+semi-honest server (said in the export). Central noise has a Flower
+counterpart, ``DifferentialPrivacyClientSideFixedClipping`` (with SecAgg+ the
+server never sees an update, so the client clips): Flower adds Gaussian noise
+of standard deviation ``z C / N`` to the mean (``C = clipping_norm``,
+``N = num_sampled_clients``), so ``z = σ K/(γ S K_eff)`` (rounded up to a
+double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
+clients; distributed noise has none, and the export says so.
+
+**dp-accounting.** One round's event of the plan (the one its accountant
+composes, :func:`itsa.planning.noise.round_event`) in zCDP form
+(:func:`itsa.frameworks.dp_accounting.events_from_event`), composed over the
+rounds with ``SelfComposedDpEvent``, under ``PoissonSampledDpEvent`` at rate
+``K/population`` when the deployment has a population.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from itsa._util.certified import exact_text, safe_decimal
+from itsa._util.checks import choice
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+from itsa.exceptions import InvalidOption
+from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event, float_up
+from itsa.frameworks.flower import FlowerExport, secaggplus_kwargs
+
+__all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
+           "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
+
+#: The corrupt fraction assumed for the SecAgg+ degree and threshold when the plan has no SecAgg+ section.
+DEFAULT_CORRUPT = Fraction(1, 20)
+#: The adversary assumed then.
+DEFAULT_ADVERSARY = "semi-honest"
+
+
+class Framework(StrEnum):
+    """What a plan is exported to."""
+
+    FLOWER = "flower"
+    DP_ACCOUNTING = "dp-accounting"
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PlanExport(Displayable):
+    """One plan written for a framework: the framework's object, the plan it comes from, and the choices made.
+
+    Parameters
+    ----------
+    framework : Framework
+        ``flower`` or ``dp-accounting``.
+    deployment : str
+        The deployment's name.
+    feasible : bool
+        The plan's verdict (an infeasible plan is exported as planned; its verdict travels with it).
+    export : FlowerExport or DpAccountingExport
+        What the framework takes.
+    facts : dict
+        The plan's numbers the export is read from (exact, or certified with their direction).
+    notes : tuple of str
+        Each choice made on the way (where the SecAgg+ degree came from, the noise multiplier's convention).
+    """
+
+    framework: Framework
+    deployment: str
+    feasible: bool
+    export: FlowerExport | DpAccountingExport
+    facts: dict[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def headline(self) -> str:
+        verdict = "feasible" if self.feasible else "infeasible"
+        return f"{self.deployment} ({verdict} plan) for {self.framework}: {self.export.headline()}"
+
+    def rows(self) -> list[tuple[str, str]]:
+        return (self.export.rows() + [("plan", f"{self.deployment}: {'feasible' if self.feasible else 'infeasible'}")]
+                + [("note", note) for note in self.notes])
+
+    def to_dict(self) -> dict[str, Any]:
+        inner = self.export.to_dict()
+        return {**inner, "export": str(self.framework), "deployment": self.deployment,
+                "plan_verdict": "feasible" if self.feasible else "infeasible", "plan": self.facts,
+                "notes": list(inner.get("notes", [])) + list(self.notes)}
+
+    def snippet(self) -> str:
+        """Python to paste: Flower's workflow and wrapper, or dp-accounting's event and its RDP accountant."""
+        head = [f"# itsa plan {self.deployment} --export {self.framework} "
+                f"({'feasible' if self.feasible else 'INFEASIBLE'} plan)"]
+        head += ["# " + line for note in self.notes for line in _wrap(note)]
+        if isinstance(self.export, FlowerExport):
+            return "\n".join(head) + "\n" + self.export.snippet()
+        return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
+
+
+def _wrap(text: str, width: int = 96) -> list[str]:
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line] if line else lines
+
+
+def _python(event: dict[str, Any]) -> str:
+    """dp-accounting's constructor call for one named-tuple JSON object."""
+    fields = ", ".join(f"{k}=" + (_python(v) if isinstance(v, dict) else repr(v)) for k, v in event.items()
+                       if k not in ("module_name", "class_name"))
+    return f"dp_accounting.{event['class_name']}({fields})"
+
+
+def _dp_snippet(export: DpAccountingExport, facts: dict[str, Any]) -> str:
+    delta = float(Fraction(facts["delta"]))
+    lines = ["import dp_accounting", "", f"event = {_python(export.event)}"]
+    if export.sampling_rate is None:
+        lines += ["accountant = dp_accounting.rdp.RdpAccountant()", "accountant.compose(event)",
+                  f"print(accountant.get_epsilon({delta!r}))   # the plan: eps <= {facts['epsilon']['value']}"]
+    else:
+        lines += ["# " + line for line in _wrap(SAMPLED_NOTE)]
+    return "\n".join(lines) + "\n"
+
+
+def plan_event(plan) -> Any:
+    """One round's privacy event of ``plan`` (what its accountant composes over the rounds), Poisson-sampled
+    at rate ``clients/population`` when the deployment has a population and the event is not sampled yet."""
+    from itsa.planning.noise import round_event
+    from itsa.privacy.events import PoissonSampledEvent
+
+    d = plan.deployment
+    event = round_event(d, plan.encoding.gamma, plan.noise.sigma_client)
+    population = getattr(d, "population", None)
+    if population is not None and not isinstance(event, PoissonSampledEvent) and population > d.clients:
+        event = PoissonSampledEvent(event=event, rate=Fraction(d.clients, population))
+    return event
+
+
+def flower_noise_multiplier(plan) -> Fraction:
+    """Flower's ``noise_multiplier`` for a central plan: ``z = σ K/(γ S K_eff)``, rounded up to a double.
+
+    Flower adds ``N(0, (z C/N)²)`` to each coordinate of the mean, with
+    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``; on the sum
+    of ``n ≥ K_eff`` reporting clients that is a standard deviation of
+    ``n z S/K ≥ σ/γ``, the plan's noise in the data's units.
+    """
+    d = plan.deployment
+    exact = plan.noise.sigma_client * d.clients / (plan.encoding.gamma * d.clip * d.survivors)
+    return Fraction(float_up(exact))
+
+
+def _degree_threshold(plan) -> tuple[int, int, Fraction, str, str]:
+    """``(k, t, corrupt, adversary, where they come from)``: the plan's SecAgg+ keys section (a deployment with
+    ``protocol: {secagg+: ...}``), else the parameter finder's at :data:`DEFAULT_CORRUPT`."""
+    d = plan.deployment
+    keys = plan.keys
+    protocol = getattr(keys, "protocol", None)
+    if keys is not None and protocol is not None and hasattr(keys, "degree"):
+        if keys.degree is None:
+            reasons = "; ".join(getattr(keys, "reasons", ())) or "no degree"
+            raise InvalidOption(f"export flower: the plan's SecAgg+ section has no degree and threshold ({reasons})")
+        corrupt, adversary = Fraction(protocol.corrupt), str(protocol.adversary)
+        return (int(keys.degree), int(keys.threshold), corrupt, adversary,
+                f"the plan's SecAgg+ keys: degree {keys.degree}, threshold {keys.threshold} (corrupt "
+                f"{exact_text(corrupt)}, {adversary})")
+    from itsa.keys.secagg import secagg_parameters
+
+    found = secagg_parameters(d.clients, DEFAULT_CORRUPT, d.dropout, DEFAULT_ADVERSARY)
+    return (found.degree, found.threshold, DEFAULT_CORRUPT, DEFAULT_ADVERSARY,
+            f"the deployment names no SecAgg+ protocol: the SecAgg+ parameter finder's degree {found.degree} and "
+            f"threshold {found.threshold} for {d.clients:,} clients, dropout {exact_text(d.dropout)}, and an "
+            f"assumed corrupt fraction {exact_text(DEFAULT_CORRUPT)} against a {DEFAULT_ADVERSARY} server")
+
+
+def _facts(plan) -> dict[str, Any]:
+    d, e = plan.deployment, plan.encoding
+    return {"clients": d.clients, "survivors": d.survivors, "dimension": d.dimension, "clip": frac(d.clip),
+            "gamma": frac(e.gamma), "word_bits": getattr(e, "word_bits", None), "noise": str(d.noise.kind),
+            "sigma_client": frac(plan.noise.sigma_client), "epsilon": plan.noise.epsilon.to_dict(),
+            "delta": frac(d.privacy.delta), "rounds": d.privacy.rounds,
+            "mse_per_coordinate": frac(plan.error.per_coordinate)}
+
+
+def _flower(plan) -> tuple[FlowerExport, list[str]]:
+    from itsa.planning.deployment import NoiseKind
+
+    d = plan.deployment
+    if d.encoding.layered:
+        raise InvalidOption("export flower: Flower's SecAgg+ sums one flat word; a layered plan (radix, layers) "
+                            "has no Flower counterpart")
+    k, t, corrupt, adversary, source = _degree_threshold(plan)
+    notes = [source]
+    if k % 2 and k < d.clients - 1:
+        notes.append(f"Flower's neighbourhoods are rings (an even degree): degree {k} raised to {k + 1}, threshold "
+                     f"{t} kept; the check below certifies the SecAgg+ bounds at degree {k + 1}")
+        k += 1
+    central = d.noise.kind is NoiseKind.CENTRAL
+    z = flower_noise_multiplier(plan) if central else None
+    if central:
+        notes.append(f"noise_multiplier z = sigma K/(gamma S K_eff) = {safe_decimal(plan.noise.sigma_client, 8)} x "
+                     f"{d.clients}/({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)} x {d.survivors}), "
+                     "rounded up: Flower's Gaussian of deviation z S/K on the mean is at least the plan's sigma/gamma "
+                     "on the sum of K_eff or more clients; it is a float64 Gaussian, not the plan's discrete one, "
+                     "and the server sees the sum before the noise. DifferentialPrivacyServerSideFixedClipping takes "
+                     "the same keywords but clips on the server, which never sees an update under SecAgg+")
+    export = secaggplus_kwargs(degree=k, threshold=t, gamma=plan.encoding.gamma, word_bits=plan.encoding.word_bits,
+                               clip=d.clip, clients=d.clients, noise_kind=str(d.noise.kind), noise_multiplier=z,
+                               dropout=d.dropout, corrupt=corrupt, adversary=adversary)
+    return export, notes
+
+
+def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
+    privacy = plan.deployment.privacy
+    event = plan_event(plan)
+    export = events_from_event(event, rounds=privacy.rounds)
+    notes = [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
+             f"eps <= {plan.noise.epsilon.decimal(6)} at delta {safe_decimal(privacy.delta, 6)} "
+             f"({plan.noise.epsilon.method})"]
+    curve = export.epsilon(privacy.delta)
+    if curve is not None:
+        notes.append(f"the exported curve's own eps at that delta is {curve.decimal(6)} ({curve.direction}, every "
+                     "order searched): an accountant of Renyi orders finds it, at or above the plan's")
+    return export, notes
+
+
+def export_plan(plan, framework: Framework | str) -> PlanExport:
+    """``plan`` written for ``framework``: ``flower`` or ``dp-accounting``.
+
+    Parameters
+    ----------
+    plan : Plan
+        A plan (:func:`itsa.planning.plan`).
+    framework : Framework or str
+        ``flower``: ``SecAggPlusWorkflow``'s keyword arguments and Flower's DP wrapper where the noise has one;
+        ``dp-accounting``: the plan's events in ``DpEvent.to_named_tuple``'s JSON.
+
+    Raises
+    ------
+    InvalidOption
+        A framework this plan has no counterpart in (a layering for Flower; an event with no zCDP form).
+
+    Examples
+    --------
+    >>> from itsa.planning import parse_deployment, plan
+    >>> d = parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
+    ...                       "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10},
+    ...                       "encoding": {"word_bits": 32, "gamma": 256}})
+    >>> e = export_plan(plan(d), "dp-accounting").to_dict()
+    >>> e["dp_event"]["class_name"], e["dp_event"]["count"], e["dp_event"]["event"]["class_name"]
+    ('SelfComposedDpEvent', 10, 'ZCDpEvent')
+    >>> export_plan(plan(d), "flower").to_dict()["dp_wrapper"]["class"]
+    'DifferentialPrivacyClientSideFixedClipping'
+    """
+    from itsa.planning.planner import Plan
+
+    kind = choice("export", framework, Framework)
+    if not isinstance(plan, Plan):
+        raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
+    export, notes = _flower(plan) if kind is Framework.FLOWER else _dp_accounting(plan)
+    return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
+                      facts=_facts(plan), notes=tuple(notes))
+
+
+def write_export(export: PlanExport, path: str | os.PathLike, *, snippet: bool = False) -> Path:
+    """Write ``export`` to the regular file ``path`` (atomically): its JSON, stamped, or its Python snippet."""
+    from itsa._util.files import atomic_writer
+    from itsa._util.plain import stamped
+
+    text = export.snippet() if snippet else json.dumps(stamped(export.to_dict()), indent=2) + "\n"
+    with atomic_writer(path) as fh:
+        fh.write(text)
+    return Path(path)
