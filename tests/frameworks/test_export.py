@@ -196,3 +196,17 @@ def test_k1000_export_builds_flowers_workflow_and_sums_within_the_plans_error(cl
     # averages far below the plan's rounding-to-nearest bound (1/(2 gamma))^2 per coordinate
     gamma = Fraction(exported["plan"]["gamma"])
     assert sum(e * e for e in errors) / len(errors) <= 1 / (4 * gamma**2)
+
+
+def test_the_central_export_builds_flowers_dp_wrapper_with_the_plans_deviation(central):
+    """With Flower installed: the wrapper builds from the exported keywords, and Flower's own deviation on
+    the mean, times the fewest survivors, is at least the plan's sigma/gamma on the sum."""
+    pytest.importorskip("flwr")
+    from flwr.server.strategy import DifferentialPrivacyClientSideFixedClipping, FedAvg
+    from flwr.supercore.differential_privacy import compute_stdv
+
+    kw = export_plan(central, "flower").to_dict()["dp_wrapper"]["kwargs"]
+    wrapper = DifferentialPrivacyClientSideFixedClipping(FedAvg(), **kw)
+    assert wrapper.noise_multiplier == kw["noise_multiplier"]
+    deviation = Fraction(compute_stdv(**kw)) * central.deployment.survivors
+    assert deviation * (1 + Fraction(1, 10**12)) >= central.noise.sigma_client / central.encoding.gamma
