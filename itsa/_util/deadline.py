@@ -108,7 +108,7 @@ class Deadline:
         if self.expired():
             from itsa.exceptions import TimeLimitReached
 
-            limit = "no time" if self.time_limit < 0 else f"time limit of {self.time_limit:g} s"
+            limit = "no time" if (self.time_limit or 0) < 0 else f"time limit of {self.time_limit:g} s"
             raise TimeLimitReached(f"{limit} reached at {where} (raise the time limit, or 0 for none)")
 
     def lap(self, stage: str) -> None:
