@@ -237,6 +237,12 @@ def warn(lines) -> None:
         click.echo(f"warning: {line}", err=True)
 
 
+def warn_instance(instance) -> None:
+    """An instance's warnings, then what it leaves outside the model's assumptions: one line each on stderr."""
+    warn(instance.warnings)
+    warn(instance.outside_assumptions())
+
+
 def note(line: str) -> None:
     """One line of information on stderr (``note: ...``), never on stdout: ``--json`` stays one object."""
     click.echo(f"note: {line}", err=True)

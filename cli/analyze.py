@@ -12,7 +12,7 @@ from ._common import (
     echo_json_stream,
     itsa_errors,
     load_instance,
-    warn,
+    warn_instance,
 )
 
 
@@ -48,8 +48,7 @@ def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
         instance = load_instance(path)
         result = itsa.analyze(instance, q_rule=q_rule, corrected=corrected)
         keep = _selection(result, only, config, force) if detail else None
-    warn(instance.warnings)
-    warn(instance.outside_assumptions())
+    warn_instance(instance)
     if as_json and keep is not None:
         from itsa.keys.output.detail import iter_json_rows
 

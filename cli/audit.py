@@ -2,7 +2,7 @@
 
 import click
 
-from ._common import LibraryDefault, itsa_errors, load_instance, progress_callback, show, warn
+from ._common import LibraryDefault, itsa_errors, load_instance, progress_callback, show, warn_instance
 
 
 @click.command()
@@ -30,6 +30,5 @@ def audit(path, max_symbols, field, seed, out_dir, as_json):
         with progress_callback("search", quiet=as_json) as progress:
             result = run_audit(instance, field=field, seed=seed, max_symbols=max_symbols,
                                progress=progress, out_dir=out_dir)
-    warn(instance.warnings)
-    warn(instance.outside_assumptions())
+    warn_instance(instance)
     show(result, as_json)

@@ -11,6 +11,7 @@ from ._common import (
     progress_callback,
     show,
     warn,
+    warn_instance,
 )
 from ._paths import OUTPUT_FILE
 
@@ -34,8 +35,7 @@ def build(path, field, seed, max_tries, q_rule, output, as_json):
 
     with itsa_errors():
         instance = load_instance(path)
-        warn(instance.warnings)
-        warn(instance.outside_assumptions())
+        warn_instance(instance)
         analysis = itsa.analyze(instance, q_rule=q_rule)
         field = itsa.default_field(analysis) if field is None else field
         warn([w for w in [field_warning(analysis, field)] if w])

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, LibraryChoice, itsa_errors, load_instance, show, warn
+from ._common import SECONDS, LibraryChoice, itsa_errors, load_instance, show, warn, warn_instance
 from ._paths import OUTPUT_FILE
 from ._progress import progress_display, time_limit_of
 
@@ -46,8 +46,7 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
         with progress_display(as_json) as progress:
             result = prove(instance, method, proof_file=proof_file,
                            time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), progress=progress)
-    warn(instance.warnings)
-    warn(instance.outside_assumptions())
+    warn_instance(instance)
     show(result, as_json)
     if not result.bound.certified:
         raise SystemExit(1)

@@ -2,7 +2,16 @@
 
 import click
 
-from ._common import Q_RULE, Q_RULE_DEFAULT, LibraryChoice, LibraryDefault, itsa_errors, load_instance, show, warn
+from ._common import (
+    Q_RULE,
+    Q_RULE_DEFAULT,
+    LibraryChoice,
+    LibraryDefault,
+    itsa_errors,
+    load_instance,
+    show,
+    warn_instance,
+)
 from ._paths import OUTPUT_FILE
 
 
@@ -34,6 +43,5 @@ def draw(path, output, config, layout, style, q_rule, as_json):
         if config is not None:
             config = parse_config(config, instance)
         drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout, style)
-    warn(instance.warnings)
-    warn(instance.outside_assumptions())
+    warn_instance(instance)
     show(drawn, as_json)

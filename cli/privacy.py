@@ -148,10 +148,6 @@ SEED_HELP = ("Noise seed: a whole number >= 0 (decimal digits). A seed on the co
              "prefer --seed-file or the ITSA_SEED environment variable. Without one, 256 bits of the operating "
              "system's entropy, kept only in the audit record. The noise is keyed by the seed and a fresh 256-bit "
              "salt together: a weak or reused seed does not let the public redraw it.")
-#: Options that say how to make a release: refused with --verify, where the record says them.
-MAKING = ("alpha", "gamma", "clip", "epsilon", "noise_multiplier", "delta", "data_weights", "seed", "seed_file",
-          "engine", "conversion", "no_noise", "record_path")
-
 
 @privacy.command()
 @click.argument("path", type=click.Path(dir_okay=False), required=False, metavar="[UPDATES]")
@@ -203,9 +199,9 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     if verify_path is not None:
         _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json)
         return
-    from itsa.exceptions import InvalidOption
     from itsa.privacy import release as run
     from itsa.privacy.commitment import check_record_path, read_seed_file
+    from itsa.privacy.release_request import release_weights
     from itsa.privacy.releasing import load_updates
 
     with itsa_errors():
@@ -215,9 +211,7 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
         if seed_file is not None:
             seed = read_seed_file(seed_file)
         updates, weights_in_file, ids = load_updates(path)
-        if data_weights is not None and weights_in_file is not None:
-            raise InvalidOption(f"--weights: {path} has a weight column already; give one of the two")
-        given = data_weights.split(",") if data_weights is not None else weights_in_file
+        given = release_weights(data_weights, weights_in_file, path)
         noisy = {} if no_noise else {"delta": delta, "seed": seed, "engine": engine, "conversion": conversion}
         with progress_display(as_json, quiet=quiet) as progress:
             result = run(updates, given, alpha=alpha, gamma=gamma, clip=clip, epsilon=epsilon,
@@ -234,53 +228,39 @@ def release(ctx, path, alpha, gamma, clip, epsilon, noise_multiplier, delta, dat
     show(result, as_json)
 
 
-#: Options that say how to draw the noise: refused with --no-noise (ITSA_SEED too).
-NOISE_ONLY = ("seed", "seed_file", "engine", "conversion", "delta")
+def _given(ctx, names) -> list[str]:
+    """The options among ``names`` given on the command line, as written (``--seed-file``), in that order."""
+    from click.core import ParameterSource
+
+    return [next(p.opts[0] for p in ctx.command.params if p.name == name) for name in names
+            if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
 
 
 def _release_options(ctx, path, seed, seed_file, published_path, data_weights, no_noise) -> None:
-    """What a release needs and refuses, before anything is read or written."""
+    """The library's rules of a release request (:func:`itsa.privacy.release_request.check_release_request`)."""
     from click.core import ParameterSource
 
-    from itsa.exceptions import InvalidOption
+    from itsa.privacy.release_request import NOISE_ONLY, check_release_request
 
-    if path is None:
-        raise InvalidOption("UPDATES: give the file of client updates (or --verify RECORD to check a record)")
-    if published_path is not None:
-        raise InvalidOption("--published: only with --verify")
-    if data_weights is not None and not data_weights.strip():
-        raise InvalidOption("--weights: the list is empty (leave the option out for equal weights)")
-    if no_noise:
-        for name in NOISE_ONLY:
-            source = ctx.get_parameter_source(name)
-            if source is ParameterSource.ENVIRONMENT:
-                raise InvalidOption("--no-noise: ITSA_SEED is set, and a release without noise has no seed "
-                                    "(unset it)")
-            if source is ParameterSource.COMMANDLINE:
-                option = next(p.opts[0] for p in ctx.command.params if p.name == name)
-                raise InvalidOption(f"--no-noise: {option} does not apply to a release without noise")
-    if seed is not None and seed_file is not None:
-        where = "ITSA_SEED" if ctx.get_parameter_source("seed") is ParameterSource.ENVIRONMENT else "--seed"
-        raise InvalidOption(f"seed: given twice ({where} and --seed-file); give one")
+    environment = "ITSA_SEED" if ctx.get_parameter_source("seed") is ParameterSource.ENVIRONMENT else None
+    seed_from = ([environment or "--seed"] if seed is not None else []) + (["--seed-file"] if seed_file is not None else [])
+    check_release_request(updates=path, published=published_path, data_weights=data_weights, no_noise=no_noise,
+                          noise_given=_given(ctx, NOISE_ONLY) if no_noise else (), seed_from=seed_from,
+                          seed_environment=environment)
 
 
 def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_json) -> None:
     """``--verify RECORD [UPDATES]``: every check of the record; exit 1 on a FAIL."""
-    from click.core import ParameterSource
-
-    from itsa.exceptions import InvalidOption
     from itsa.privacy.commitment import load_published, load_record
     from itsa.privacy.record_check import check_record
+    from itsa.privacy.release_request import MAKING, check_verify_request
     from itsa.privacy.releasing import load_updates
 
     from ._common import EXIT_FAILED
     from ._progress import progress_display
 
     with itsa_errors():
-        given = [name for name in MAKING if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE]
-        if given:
-            option = next(p.opts[0] for p in ctx.command.params if p.name == given[0])
-            raise InvalidOption(f"--verify: the record says how the release was made; {option} does not apply")
+        check_verify_request(_given(ctx, MAKING))
         record = load_record(verify_path)
         published = None if published_path is None else load_published(published_path)
         updates = None if path is None else load_updates(path)      # with the file's weights and IDs

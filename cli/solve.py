@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, LibraryDefault, itsa_errors, load_instance, show, warn
+from ._common import SECONDS, LibraryDefault, itsa_errors, load_instance, show, warn_instance
 from ._progress import progress_display, time_limit_of
 
 
@@ -37,6 +37,5 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
             result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
                          field=field, progress=progress)
         result = result.saved(out_dir)
-    warn(instance.warnings)
-    warn(instance.outside_assumptions())
+    warn_instance(instance)
     show(result, as_json)

@@ -16,7 +16,7 @@ from ._common import (
     load_instance,
     progress_callback,
     show,
-    warn,
+    warn_instance,
 )
 
 
@@ -49,8 +49,7 @@ def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all
 
     with itsa_errors():
         instance = load_instance(path)
-        warn(instance.warnings)
-        warn(instance.outside_assumptions())
+        warn_instance(instance)
         if scheme_path:
             scheme = itsa.load_scheme(instance, itsa.keys.examples.resolve(scheme_path), field=field)
             with progress_callback(f"verify ({engine})", quiet=as_json) as progress:

@@ -86,6 +86,7 @@ from itsa.privacy.discrete_gaussian import page_truncation
 from itsa.privacy.events import GaussianEvent
 from itsa.privacy.hamilton import HamiltonWeights, client_ids, data_weight, sensitivity_bound
 from itsa.privacy.hamilton import weights as hamilton_weights
+from itsa.privacy.release_request import refuse_without_noise
 from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
@@ -334,7 +335,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
         raise InvalidOption(f"clip S: gamma S must be below 2^62, not {safe_decimal(gamma * S, 4)}")
     _check_noise_request(epsilon, noise_multiplier, no_noise)
     if no_noise:
-        _refuse_without_noise(delta=delta, seed=seed, salt=salt, engine=engine, conversion=conversion)
+        refuse_without_noise({"delta": delta, "seed": seed, "salt": salt, "engine": engine, "conversion": conversion})
     weights = [1] * u.shape[0] if data_weights is None else list(data_weights)
     if len(weights) != u.shape[0]:
         raise InvalidOption(f"weights: {len(weights)} given for {u.shape[0]} clients")
@@ -458,13 +459,6 @@ def normalised_inputs(*, alpha, gamma, clip, epsilon, noise_multiplier, delta, e
             "no_noise": bool(no_noise),
             "data_weights": recorded_weights(data_weights, deadline),
             "ids": client_ids(ids)}
-
-
-def _refuse_without_noise(**given) -> None:
-    """A release without noise has no delta, seed, salt, engine or conversion: each given is refused by name."""
-    for name, value in given.items():
-        if value is not None:
-            raise InvalidOption(f"no noise: {name} does not apply to a release without noise")
 
 
 def _refuse_vacuous(epsilon: EpsilonBound, delta_run: Certified) -> None:
