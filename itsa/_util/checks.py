@@ -37,7 +37,7 @@ from typing import TypeVar
 
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
-__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict"]
+__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "dropout_fraction"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -149,3 +149,19 @@ def fraction(name: str, value, low=None, high=None, closed: bool = False,
         where = f"[{lo}, {hi}]" if closed else f"({lo}, {hi})"
         raise error(f"{name}: must lie in {where}, not {excerpt(value)}")
     return out
+
+
+def dropout_fraction(value, error: type[InvalidInput] = InvalidOption, name: str = "dropout") -> Fraction:
+    """The fraction of the clients that may drop out, exact, in ``[0, 1)`` (all dropped: nothing is summed).
+
+    >>> dropout_fraction("1/10")
+    Fraction(1, 10)
+    >>> dropout_fraction(1)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: dropout: must lie in [0, 1) (with every client dropped nothing is aggregated), not 1
+    """
+    q = fraction(name, value, low=0, high=1, closed=True, error=error)
+    if q == 1:
+        raise error(f"{name}: must lie in [0, 1) (with every client dropped nothing is aggregated), not 1")
+    return q

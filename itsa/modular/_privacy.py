@@ -142,7 +142,7 @@ def privacy(*, survivors: int, radix: int = 3, layers: int = 4, authorized: Sequ
     for ell in range(layers, 0, -1):
         step = step_h * radix ** (ell - 1)
         every[ell] = psa_layer(sensitivity=psa_block_sensitivity(step_h, radix, ell, dimension), scale=s * step,
-                               k_eff=survivors, dimension=dimension, step=step)
+                               survivors=survivors, dimension=dimension, step=step)
     accountant = Accountant(conversion=conversion).compose(PsaLayersEvent(layers=every, authorized=chosen))
     bound = accountant.bound(delta)
     curve = bound.curve
@@ -218,8 +218,8 @@ def leading_ratio(layer_sensitivities: Sequence, flat_sensitivity):
         lay = to_arb(0)
         for d in active:          # only the leading terms are read: they do not depend on the step
             s2 = to_arb(_BUDGET) * to_arb(d) / to_arb(total)
-            lay += psa_layer(sensitivity=to_arb(d), scale=s2.sqrt(), k_eff=1, dimension=1, step=1).leading
-        flat = psa_layer(sensitivity=to_arb(flat_sensitivity), scale=to_arb(_BUDGET).sqrt(), k_eff=1,
+            lay += psa_layer(sensitivity=to_arb(d), scale=s2.sqrt(), survivors=1, dimension=1, step=1).leading
+        flat = psa_layer(sensitivity=to_arb(flat_sensitivity), scale=to_arb(_BUDGET).sqrt(), survivors=1,
                          dimension=1, step=1).leading
         ratio = lay / flat
         if exact:

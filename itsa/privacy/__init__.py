@@ -21,6 +21,11 @@ The accountant, for other parts of itsa to call (every number is a
     itsa.privacy.neighbours
         Adjacency, Rounding, rounded_norm(*, gamma, clip, dimension, rounding, tight),
         encoded_sensitivity(*, gamma, clip, dimension, adjacency, rounding, tight) -> Certified
+    itsa.privacy.shares
+        noise_shares(clients, dropout, *, distributed) -> NoiseShareCount(wrap=K, privacy=fewest survivors)
+        survivors_under(clients, dropout) -> int
+    itsa.privacy.tails
+        subgaussian_tail(threshold, proxy) -> arb      # 2 exp(-t^2/(2v)), every wrap and carry bound's tail
     itsa.privacy.rdp
         gaussian_rdp(order, noise_multiplier) -> arb
         gaussian_curve(noise_multiplier, sensitivity=1, count=1) -> RdpCurve
@@ -111,7 +116,9 @@ from itsa.privacy.rdp import (
 )
 from itsa.privacy.releasing import Release, release
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
+from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
 from itsa.privacy.sizing import Sensitivity, sensitivity
+from itsa.privacy.tails import subgaussian_tail
 
 #: The old names (kept importable from here only).
 hamilton_weights = weights
@@ -132,4 +139,5 @@ __all__ = [
     "Event", "DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent", "DdgBound", "PsaLayersEvent", "SkellamEvent",
     "PoissonSampledEvent", "ZcdpEvent", "CurveEvent", "RdpProfile",
     "Adjacency", "Rounding", "encoded_sensitivity", "rounded_norm",
+    "NoiseShareCount", "noise_shares", "survivors_under", "subgaussian_tail",
 ]
