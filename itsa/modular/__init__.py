@@ -58,7 +58,14 @@ from itsa.modular._margins import (
 from itsa.modular._noisy import ExactNoise, SubGaussianNoise
 from itsa.modular._payload import MarginRule, Payload, corollary1_premium, parse_stages, payload
 from itsa.modular._printed import Check, Status
-from itsa.modular._privacy import ReleasePrivacy, fill_leading_ratio, leading_ratio, privacy, release_privacy
+from itsa.modular._privacy import (
+    ReleasePrivacy,
+    authorized_suffix,
+    fill_leading_ratio,
+    leading_ratio,
+    privacy,
+    release_privacy,
+)
 from itsa.modular._rules import (
     RuleComparison,
     Rules,
@@ -84,7 +91,7 @@ __all__ = [
     "DigitLaw", "check_radix",
     "Margin", "Margins", "Reading", "parse_clients", "smallest_margin", "NoMargin", "SubGaussianNoise", "ExactNoise",
     "MarginRule", "Payload", "corollary1_premium", "parse_stages",
-    "ReleasePrivacy", "fill_leading_ratio", "leading_ratio",
+    "ReleasePrivacy", "fill_leading_ratio", "leading_ratio", "authorized_suffix",
     "RuleComparison", "Rules", "compare_rules", "concentration_margin", "noise_tail", "worst_case_margin",
     "Arithmetic", "CertifiedSum", "ExactSum", "sum_law", "Certified",
     # former names

@@ -136,8 +136,11 @@ def test_a_nan_time_limit_is_refused():
 def test_ball_arithmetic_failures_are_itsa_errors():
     import flint
 
-    from itsa.modular import fill_sensitivities
-    from itsa.modular._certify import enclose
+    from itsa.modular import Certified, fill_sensitivities
+    from itsa.privacy import Direction
+
+    def enclose(name, ball):
+        return Certified.from_arb(name, ball, Direction.ENCLOSURE, "ball arithmetic")
 
     straddling = flint.arb(1) / 3 + flint.arb(0, 1e-30)     # width 27 ± tiny against the threshold 27
     with pytest.raises(InvalidOption, match="threshold"):

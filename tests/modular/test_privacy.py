@@ -7,9 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from itsa.exceptions import InvalidOption
-from itsa.modular import Status
-from itsa.modular._domain import decade_fill, fill_sensitivities
-from itsa.modular._privacy import fill_leading_ratio, leading_ratio, release_privacy
+from itsa.modular import Status, decade_fill, fill_leading_ratio, fill_sensitivities, leading_ratio, release_privacy
 from itsa.modular._privacy_audit import checks
 from itsa_cli import main as cli
 

@@ -17,8 +17,7 @@ from click.testing import CliRunner
 
 from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
-from itsa.modular import DigitLaw, compatibility, monte_carlo, payload, smallest_margin
-from itsa.modular._privacy import authorized_suffix
+from itsa.modular import DigitLaw, authorized_suffix, compatibility, monte_carlo, payload, smallest_margin
 from itsa_cli import main as cli
 
 
