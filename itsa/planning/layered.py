@@ -40,6 +40,7 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, smallest_margin
+from itsa.privacy.shares import noise_shares
 
 __all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
 
@@ -226,7 +227,8 @@ def layered_encoding(deployment, share_scale: Fraction, deadline=None):
     schedule = parse_stages(e.stages, layers)
     per_round = deployment.overflow_per is Overflow.ROUND
     target = deployment.overflow / (len(schedule) * d) if per_round else deployment.overflow
-    shares = deployment.clients if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1
+    shares = noise_shares(deployment.clients, deployment.dropout,
+                          distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
 
     def stage(ls: tuple[int, ...]) -> StagePlan:
         return size_stage(clients=deployment.clients, radix=radix, layers=ls, share_scale=share_scale, shares=shares,
