@@ -38,19 +38,19 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.files import read_text
 from itsa._util.plain import frac
 from itsa._util.safe_yaml import load_yaml
-from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
+from itsa.exceptions import InvalidDeployment, excerpt
+from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
 from itsa.privacy.neighbours import Adjacency  # its home is the privacy part; re-exported here
+from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
 __all__ = ["Adjacency", "NoiseKind", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
            "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
 
-#: δ when the file gives none (the privacy part's default).
-DEFAULT_DELTA = Fraction(1, 10**5)
 #: Most clients in a round a deployment may name.
 MAX_CLIENTS = 10**8
 #: Largest dimension a deployment may name.
@@ -133,23 +133,7 @@ def _name(raw) -> str:
 
 
 def _dropout(raw) -> Fraction:
-    value = _number("dropout", raw, low=0, high=1, closed=True)
-    if value == 1:
-        raise _ERR("dropout: must lie in [0, 1) (with every client dropped nothing is aggregated), not 1")
-    return value
-
-
-def survivors_under(clients: int, dropout) -> int:
-    """The fewest clients left when a fraction ``dropout`` may drop out: ``K − ⌊dropout·K⌋`` (at least 1).
-
-    >>> survivors_under(1000, "1/10")
-    900
-    """
-    whole_number("clients", clients, minimum=1)
-    q = fraction("dropout", dropout, low=0, high=1, closed=True)
-    if q == 1:
-        raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
-    return max(1, clients - math.floor(q * clients))
+    return dropout_fraction(_number("dropout", raw, low=0, high=1, closed=True), error=_ERR)
 
 
 class NoiseKind(StrEnum):

@@ -41,6 +41,7 @@ from itsa._util.display import Displayable
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.planning.simulation import Simulation, SimulationSetup
+from itsa.privacy.shares import noise_shares
 
 if TYPE_CHECKING:
     from itsa.planning.planner import Plan
@@ -109,9 +110,11 @@ def _get(owner, name):
 
 
 def _shares(deployment) -> int:
+    """The noise shares a wrap bound counts (:func:`itsa.privacy.noise_shares`): every client's, or one."""
     from itsa.planning.deployment import NoiseKind
 
-    return deployment.clients if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1
+    return noise_shares(deployment.clients, deployment.dropout,
+                        distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
 
 
 def _flat_wrap(plan, coordinates: int) -> Certified:

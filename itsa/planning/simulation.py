@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from itsa._util.certified import fraction_text, safe_decimal
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
+from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
+from itsa.privacy.shares import noise_shares
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
            "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
@@ -36,8 +38,8 @@ NEIGHBOURS = 4
 TABLE_SIGMA = 10**4
 #: Largest σ simulated (int64 sums with room).
 MAX_SIGMA = 10**12
-#: Default time limit of a simulation (seconds).
-DEFAULT_TIME_LIMIT = 300.0
+#: Default time limit of a simulation (seconds): the library's one default (:mod:`itsa._util.deadline`).
+DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
 
 class Updates:
@@ -103,9 +105,7 @@ class SimulationSetup:
                                 f"not {self.clients} x {self.dimension}")
         object.__setattr__(self, "clip", fraction("clip", self.clip, low=0))
         object.__setattr__(self, "gamma", fraction("gamma", self.gamma, low=0))
-        object.__setattr__(self, "dropout", fraction("dropout", self.dropout, low=0, high=1, closed=True))
-        if self.dropout == 1:
-            raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+        object.__setattr__(self, "dropout", dropout_fraction(self.dropout))
         sigma = fraction("sigma_client", self.sigma_client, low=0, high=MAX_SIGMA, closed=True)
         if 0 < sigma < Fraction(1, 10**6):
             raise InvalidOption(f"sigma_client: 0 or at least 1e-6, not {fraction_text(sigma)}")
@@ -173,14 +173,13 @@ class SimulationSetup:
 
     @property
     def survivors(self) -> int:
-        from itsa.planning.deployment import survivors_under
-
-        return survivors_under(self.clients, self.dropout)
+        return noise_shares(self.clients, self.dropout).privacy
 
     @property
     def noise_shares(self) -> int:
-        """How many noise draws the sum carries: the survivors' shares, or one (central)."""
-        return self.survivors if self.noise == NoiseShares.DISTRIBUTED else 1
+        """How many noise draws the simulated sum carries: the fewest survivors' shares (its round drops the most
+        clients the dropout allows), or one (central) (:func:`itsa.privacy.noise_shares`)."""
+        return noise_shares(self.clients, self.dropout, distributed=self.noise == NoiseShares.DISTRIBUTED).privacy
 
     def describe(self) -> str:
         if self.layered:

@@ -29,7 +29,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import Certified, Direction, fraction_text, safe_decimal
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
@@ -90,9 +90,7 @@ class SweepParameters:
                     raise InvalidOption("epsilon: give a target epsilon, or the noise multiplier (then no target)")
                 continue
             object.__setattr__(self, name, fraction(name, getattr(self, name), low=low, high=high))
-        object.__setattr__(self, "dropout", fraction("dropout", self.dropout, low=0, high=1, closed=True))
-        if self.dropout == 1:
-            raise InvalidOption("dropout: must be below 1 (some client must remain), not 1")
+        object.__setattr__(self, "dropout", dropout_fraction(self.dropout))
         if self.overflow is not None:
             object.__setattr__(self, "overflow", fraction("overflow", self.overflow, low=0, high=1))
         if self.noise_multiplier is not None:
@@ -221,7 +219,7 @@ def _value(quantity: Quantity, value):
             value = int(value.strip())
         return whole_number(str(quantity), value, minimum=1)
     if quantity is Quantity.DROPOUT:
-        return fraction("dropout", value, low=0, high=1, closed=True)
+        return dropout_fraction(value)
     return fraction("epsilon", value, low=0)
 
 
