@@ -96,15 +96,15 @@ class StagePlan:
                 f"{self.carry.decimal(4)} per coordinate{worst}")
 
 
-def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], share_scale: Fraction, shares: int,
+def size_stage(*, clients: int, radix: int, layers: tuple[int, ...], scaled_scale: Fraction, shares: int,
                target: Fraction, arithmetic: str = "auto", deadline=None) -> StagePlan:
     """The smallest margin of one stage whose noisy carry bound is ``<= target`` (per coordinate).
 
     The modular part's margin search (:func:`itsa.modular.smallest_margin`) on the stage's uniform symbols,
-    with the ``shares`` noise shares of scale ``share_scale`` (digit units) as a sub-Gaussian term.
+    with the ``shares`` noise shares of scaled scale ``scaled_scale`` (s̃, digit units) as a sub-Gaussian term.
     """
     width = len(layers)
-    noise = SubGaussianNoise(proxy=shares * share_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width)))
+    noise = SubGaussianNoise(proxy=shares * scaled_scale**2 * sum(Fraction(radix) ** (2 * j) for j in range(width)))
     try:
         found = smallest_margin(clients, radix, 1, target, Reading.PER_LAYER, DigitLaw.uniform(radix, width),
                                 width=width, arithmetic=arithmetic, time_limit=deadline, noise=noise,
@@ -210,8 +210,8 @@ def bits(digits: int, radix: int) -> Certified:
     return Certified.from_arb("bits_per_coordinate", ball, Direction.ENCLOSURE, f"{digits} x log2({radix})")
 
 
-def layered_encoding(deployment, share_scale: Fraction, deadline=None):
-    """The encoding and payload sections of a layered deployment at noise share ``share_scale`` (digit units)."""
+def layered_encoding(deployment, scaled_scale: Fraction, deadline=None):
+    """The encoding and payload sections of a layered deployment at the noise shares' scaled scale ``scaled_scale`` (s̃, digit units)."""
     from itsa.modular import parse_stages
     from itsa.planning.deployment import NoiseKind, Overflow
     from itsa.planning.sections import PayloadPlan
@@ -231,7 +231,7 @@ def layered_encoding(deployment, share_scale: Fraction, deadline=None):
                           distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
 
     def stage(ls: tuple[int, ...]) -> StagePlan:
-        return size_stage(clients=deployment.clients, radix=radix, layers=ls, share_scale=share_scale, shares=shares,
+        return size_stage(clients=deployment.clients, radix=radix, layers=ls, scaled_scale=scaled_scale, shares=shares,
                           target=target, deadline=deadline)
     stages = tuple(stage(tuple(s)) for s in schedule)
     flat = tuple(stage(tuple(range(layers, min(s) - 1, -1))) for s in schedule)

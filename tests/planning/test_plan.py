@@ -225,7 +225,7 @@ def test_without_noise_the_carry_is_the_modular_parts_exact_value():
     law = sum_law(DigitLaw.uniform(3), 1000)
     carry = noisy_carry(law, (3 ** (1 + exact.margin) - 1) // 2, Fraction(0))
     assert exact.margin == 4 and carry.low == carry.high == exact.carry_probability.high
-    noisy = size_stage(clients=1000, radix=3, layers=(1,), share_scale=Fraction(1, 2), shares=1000,
+    noisy = size_stage(clients=1000, radix=3, layers=(1,), scaled_scale=Fraction(1, 2), shares=1000,
                        target=Fraction(1, 1000))
     assert noisy.margin >= exact.margin and noisy.carry.upper() <= Fraction(1, 1000)
 
@@ -233,7 +233,7 @@ def test_without_noise_the_carry_is_the_modular_parts_exact_value():
 def test_more_noise_never_lowers_a_stage_margin():
     from itsa.planning.layered import size_stage
 
-    margins = [size_stage(clients=200, radix=3, layers=(2, 1), share_scale=Fraction(s), shares=200,
+    margins = [size_stage(clients=200, radix=3, layers=(2, 1), scaled_scale=Fraction(s), shares=200,
                           target=Fraction(1, 10**6)).margin for s in ("1/2", 1, 4, 16)]
     assert all(a <= b for a, b in zip(margins, margins[1:])) and margins[0] < margins[-1]
 
