@@ -33,7 +33,7 @@ from ._progress import progress_display, time_limit_of
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "
                    "0 = no limit).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=int, default=LibraryDefault("itsa.planning.planner", "plan", "seed"), show_default=True,
               help="Seed of the key-rate solve's scheme constructions (with servers:) and of the simulation; "
                    "the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
