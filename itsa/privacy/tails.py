@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import flint
 
-from itsa._util.certified import precision, to_arb
+from itsa._util.certified import PRECISION, precision, to_arb
 
 __all__ = ["subgaussian_tail", "SUBGAUSSIAN_TAIL"]
 
@@ -40,8 +40,9 @@ def subgaussian_tail(threshold, proxy) -> flint.arb:
     Returns
     -------
     flint.arb
-        The bound (it may exceed 1; the caller caps it and says so).
+        The bound (it may exceed 1; the caller caps it and says so), computed at
+        :data:`~itsa._util.certified.PRECISION` bits or the caller's finer precision.
     """
-    with precision():
+    with precision(max(PRECISION, flint.ctx.prec)):      # the working precision, or the caller's if finer
         t = to_arb(threshold)
         return 2 * (-(t * t) / (2 * to_arb(proxy))).exp()
