@@ -34,7 +34,8 @@ from ._progress import progress_display, time_limit_of
               help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "
                    "0 = no limit).")
 @click.option("--seed", type=int, default=LibraryDefault("itsa.planning.planner", "plan", "seed"), show_default=True,
-              help="Seed of the key-rate solve's scheme constructions (with servers:) and of the simulation; "
+              help="Seed of the key-rate solve's scheme constructions (with servers: or a multi-server protocol) "
+                   "and of the simulation; "
                    "the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -42,7 +43,7 @@ def plan(path, report, rounds, updates, spec, figure, framework, export_file, sn
          as_json):
     """Size the deployment in DEPLOYMENT (a YAML file, docs/format.md): the noise and its certified
     epsilon, the scale and word with the certified probability that the sum wraps, the payload, the
-    key material (with servers:), the error of the released mean, and a verdict.
+    keys of the protocol (with protocol: or servers:), the error of the released mean, and a verdict.
 
     Exits 0 for a feasible plan, 3 for an infeasible one (the verdict says why), 2 for bad input."""
     from itsa._util.deadline import Deadline

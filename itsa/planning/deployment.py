@@ -44,11 +44,12 @@ from itsa._util.files import read_text
 from itsa._util.plain import frac
 from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, excerpt
+from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
 from itsa.privacy.neighbours import Adjacency  # its home is the privacy part; re-exported here
 from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
-__all__ = ["Adjacency", "NoiseKind", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
+__all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
            "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
 
 #: Most clients in a round a deployment may name.
@@ -278,6 +279,8 @@ class Deployment(Displayable):
     servers: str | None = None
     gate: Gate | None = None
     name: str = "deployment"
+    #: the secure aggregation the keys section sizes for these clients (``None``: only ``servers``, or no keys)
+    protocol: SecAggProtocol | MultiServerProtocol | None = None
 
     def __post_init__(self):
         _set(self, "clients", whole_number("clients", self.clients, minimum=1, maximum=MAX_CLIENTS, error=_ERR))
@@ -297,6 +300,19 @@ class Deployment(Displayable):
         _set(self, "servers", _servers(self.servers))
         _set(self, "name", _name(self.name))
         _check_digits(self.clip, self.encoding)
+        self._check_protocol()
+
+    def _check_protocol(self) -> None:
+        """The protocol's own checks against the clients; ``protocol`` and ``servers`` are not both given."""
+        if self.protocol is None:
+            return
+        if not isinstance(self.protocol, (SecAggProtocol, MultiServerProtocol)):
+            raise _ERR(f"protocol: must be SecAggProtocol(...) or MultiServerProtocol(...) (a mapping in a file), "
+                       f"not {excerpt(self.protocol)}")
+        if self.servers is not None:
+            raise _ERR("protocol: give protocol (keys for the deployment's own clients) or servers (a key-rate "
+                       "instance of its own), not both")
+        self.protocol.check(self.clients)
 
     @property
     def survivors(self) -> int:
@@ -325,12 +341,13 @@ class Deployment(Displayable):
                 "encoding": {**encoding, "gamma": frac(e.gamma)},
                 "overflow": {"probability": frac(self.overflow), "per": str(self.overflow_per)},
                 "servers": self.servers,
+                "protocol": None if self.protocol is None else self.protocol.to_dict(),
                 "gate": None if self.gate is None else {"budget": self.gate.budget,
                                                         "flag_rate": frac(self.gate.flag_rate)}}
 
 
 _KEYS = {"name", "clients", "dropout", "dimension", "clip", "adjacency", "privacy", "noise", "encoding", "overflow",
-         "servers", "gate"}
+         "servers", "gate", "protocol"}
 
 
 def _mapping(name: str, value, keys: set[str]) -> dict:
@@ -395,7 +412,8 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     return Deployment(clients=d["clients"], dimension=d["dimension"], clip=d["clip"], dropout=d.get("dropout", 0),
                       adjacency=d.get("adjacency", "replace-one"), privacy=privacy, noise=noise,
                       encoding=_encoding(d.get("encoding")), overflow=overflow, overflow_per=per,
-                      servers=d.get("servers"), gate=_gate(d.get("gate")), name=d.get("name", default_name))
+                      servers=d.get("servers"), gate=_gate(d.get("gate")), name=d.get("name", default_name),
+                      protocol=parse_protocol(d.get("protocol")))
 
 
 def load_deployment(path: str | Path) -> Deployment:

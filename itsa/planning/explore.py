@@ -175,13 +175,13 @@ class ExploredPlan(Displayable):
 # -- sweeps ---------------------------------------------------------------------------------------
 
 def _at(deployment, quantity, value):
-    """The deployment with the swept quantity replaced (keys and gate dropped: they do not enter the curves),
+    """The deployment with the swept quantity replaced (keys, protocol and gate dropped: they do not enter the curves),
     checked by the :class:`~itsa.planning.Deployment` as the file's value is."""
     from itsa.planning.deployment import MAX_WORD_BITS
     from itsa.planning.heuristic import MAX_WORD_BITS as RULE_WORD_BITS
     from itsa.planning.sweep import Quantity
 
-    base = replace(deployment, servers=None, gate=None)
+    base = replace(deployment, servers=None, gate=None, protocol=None)
     if quantity is Quantity.WORD_BITS:                  # the rule's curve is read up to its own widest word
         bits = whole_number("word_bits", value, minimum=2, maximum=min(MAX_WORD_BITS, RULE_WORD_BITS))
         return replace(base, encoding=replace(base.encoding, word_bits=bits))
@@ -266,6 +266,9 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
 
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
     whole_number("seed", seed, minimum=0)
+    from itsa.planning.protocol_run import check_protocol_simulation
+
+    check_protocol_simulation(deployment)             # the planned protocol can be run at this size
     cells = deployment.clients * deployment.dimension
     if cells > MAX_CELLS:
         raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "

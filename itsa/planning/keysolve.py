@@ -59,19 +59,23 @@ class KeySolve:
     note: str = ""
 
 
-def bounded_solve(path: str | os.PathLike, time_limit: float | Deadline | None, seed: int = 0, *,
+def bounded_solve(path, time_limit: float | Deadline | None, seed: int = 0, *,
                   memory_limit: int | None = MEMORY_LIMIT) -> KeySolve:
-    """``itsa.solve`` of the instance file ``path`` within ``time_limit`` (seconds) and ``memory_limit`` (bytes).
+    """``itsa.solve`` of the instance file ``path`` (or an :class:`~itsa.Instance`) within ``time_limit`` (seconds) and ``memory_limit`` (bytes).
 
     Returns the settled rate, or the interval known when a limit stopped it
     (``verdict`` ``"open"``, ``note`` saying which limit). Bad input (the
     instance) raises as :func:`itsa.solve` does.
     """
+    from itsa.keys.model.instance import Instance
     from itsa.keys.model.io import load_instance
 
     clock = Deadline.of(time_limit)
-    instance = load_instance(Path(path))
-    name = instance.name or Path(path).stem
+    if isinstance(path, Instance):                    # an instance built in memory (a deployment's protocol)
+        instance, name = path, path.name or "instance"
+    else:
+        instance = load_instance(Path(path))
+        name = instance.name or Path(path).stem
     if instance.K > MAX_USERS:
         return KeySolve(verdict=STOPPED, rate_low=Fraction(0), rate_high=None, scope=_every_scheme(), name=name,
                         note=f"not solved: {instance.K} users is more than the {MAX_USERS} a plan solves "

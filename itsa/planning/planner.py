@@ -60,8 +60,8 @@ from itsa.planning.sections import (
     KeysPlan,
     PayloadPlan,
     mean_square_error,
+    size_deployment_keys,
     size_heuristic,
-    size_keys,
 )
 
 __all__ = ["Plan", "Verdict", "plan", "plan_deadline", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
@@ -105,7 +105,7 @@ class Plan(Displayable):
     noise: NoisePlan
     encoding: EncodingPlan | LayeredEncodingPlan
     payload: PayloadPlan
-    keys: KeysPlan | None
+    keys: KeysPlan | Displayable | None
     error: ErrorPlan
     heuristic: HeuristicPlan | None
     gate: GatePlan | None
@@ -151,7 +151,7 @@ class Plan(Displayable):
 
 
 #: What the plan says of a section it does not have.
-_ABSENT = {"keys": "not asked for (no servers)", "gate": "not asked for (no gate)", "heuristic": NOT_COMPUTED}
+_ABSENT = {"keys": "not asked for (no protocol, no servers)", "gate": "not asked for (no gate)", "heuristic": NOT_COMPUTED}
 
 
 def _coordinates(deployment: Deployment) -> int:
@@ -343,9 +343,10 @@ def _privacy_reasons(d: Deployment, noise: NoisePlan, reasons: list[str]) -> Non
 
 
 def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None,
-             deadline: Deadline | None = None) -> Verdict:
-    reasons: list[str] = []
-    fixes: dict = {}
+             deadline: Deadline | None = None, keys=None) -> Verdict:
+    from itsa.planning.protocol import protocol_reasons
+
+    reasons, fixes = protocol_reasons(keys)       # a SecAgg+ graph that does not tolerate the dropout
     _gate_reasons(gate, reasons, fixes, deadline)
     _privacy_reasons(d, noise, reasons)
     if d.encoding.layered:
@@ -405,8 +406,8 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
                        chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma))
     payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
                           dimension=deployment.dimension, note="a flat word: one resolution, no layering")
-    report("keys", note=deployment.servers or "none")
-    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left(), seed)
+    report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
+    keys = size_deployment_keys(deployment, instance, payload, deadline.left(), seed, report)
     error = mean_square_error(dimension=deployment.dimension, gamma=gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client),
                               survivors=deployment.survivors)
@@ -419,7 +420,7 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=(gate := size_gate(deployment)),
-                verdict=_verdict(deployment, sizer, noise, enc, gate, deadline))
+                verdict=_verdict(deployment, sizer, noise, enc, gate, deadline, keys))
 
 
 def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
@@ -459,14 +460,14 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     noise = size_layered_noise(deployment, radix, layers)
     report("margins", note=f"stages {deployment.encoding.stages}")
     enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
-    keys = None if instance is None else size_keys(instance, payload.bits_per_round, deadline.left(), seed)
+    keys = size_deployment_keys(deployment, instance, payload, deadline.left(), seed, report)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
                               survivors=deployment.survivors)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=None, gate=(gate := size_gate(deployment)),
-                verdict=_verdict(deployment, None, noise, enc, gate, deadline))
+                verdict=_verdict(deployment, None, noise, enc, gate, deadline, keys))
 
 
 def check_report_path(path) -> None:

@@ -35,6 +35,7 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "size_keys",
+           "size_deployment_keys", "servers_warning",
            "size_heuristic", "heuristic_module", "HEURISTIC_MODULE", "NOT_COMPUTED"]
 
 #: Where the k-standard-deviations rule lives (an optional module of this package).
@@ -92,6 +93,8 @@ class KeysPlan(Displayable):
     bits_per_round: Certified
     #: why the rate is an interval when a limit of the plan stopped the solve ("" when it ran to its end)
     note: str = ""
+    #: said when the instance's users are not the deployment's clients ("" when they are as many)
+    warning: str = ""
 
     def _key(self, rate: Fraction | None) -> str:
         if rate is None:
@@ -114,6 +117,8 @@ class KeysPlan(Displayable):
             rows.append(("source key per round, verified scheme", self._key(self.rate_high)))
         if self.note:
             rows.append(("key solve", self.note))
+        if self.warning:
+            rows.append(("warning", self.warning))
         return rows + [("key security", KEY_SECURITY)]
 
     def to_dict(self) -> dict:
@@ -123,7 +128,7 @@ class KeysPlan(Displayable):
                 "key_bits_per_round_upper": None if self.rate_high is None
                 else frac(self.rate_high * self.bits_per_round.upper()),
                 "method": "R* (itsa solve) x bits per client per round", "security": KEY_SECURITY,
-                "note": self.note}
+                "note": self.note, "warning": self.warning}
 
 
 #: The share of what is left of a plan's time that its key solve may take (the rest: the heuristic, the verdict).
@@ -131,21 +136,52 @@ KEYS_SHARE = 0.5
 
 
 def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float | None,
-              seed: int = 0) -> KeysPlan | None:
+              seed: int = 0, clients: int | None = None) -> KeysPlan | None:
     """The keys section: ``itsa.solve`` of the named instance (``None`` without ``servers``).
 
     The solve runs under the plan's limits (:func:`itsa.planning.keysolve.bounded_solve`):
     :data:`KEYS_SHARE` of what is left of its time, and a memory limit; one that a limit
-    stops is an open interval.
+    stops is an open interval. With ``clients`` (the deployment's), a ``warning`` says when the
+    instance's users are not as many.
     """
     if servers is None:
         return None
     from itsa.keys.examples import resolve
+    from itsa.keys.model.io import load_instance
     from itsa.planning.keysolve import bounded_solve
 
-    solved = bounded_solve(resolve(servers), None if time_limit is None else KEYS_SHARE * time_limit, seed)
+    instance = load_instance(resolve(servers))
+    solved = bounded_solve(instance, None if time_limit is None else KEYS_SHARE * time_limit, seed)
     return KeysPlan(instance=solved.name, verdict=solved.verdict, rate_low=solved.rate_low,
-                    rate_high=solved.rate_high, scope=solved.scope, bits_per_round=bits_per_round, note=solved.note)
+                    rate_high=solved.rate_high, scope=solved.scope, bits_per_round=bits_per_round, note=solved.note,
+                    warning=servers_warning(instance.K, clients))
+
+
+def servers_warning(users: int, clients: int | None) -> str:
+    """What the keys section says when a ``servers`` instance's users are not the deployment's clients.
+
+    >>> servers_warning(8, 8), servers_warning(8, None)
+    ('', '')
+    """
+    if clients is None or users == clients:
+        return ""
+    return (f"the instance's {users} users are not the deployment's {clients} clients: its key rate is that of its "
+            "own users (give protocol: multi-server to build the instance from the clients)")
+
+
+def size_deployment_keys(deployment, instance: str | None, payload: PayloadPlan, time_limit: float | None,
+                         seed: int = 0, report=None):
+    """The keys section: the deployment's ``protocol`` (:mod:`itsa.planning.protocol`), else the ``servers``
+    instance (:func:`size_keys`, warned when its users are not the clients), else ``None``."""
+    if deployment.protocol is not None:
+        import math
+
+        from itsa.planning.protocol import size_protocol_keys
+
+        bits = math.ceil(payload.bits_per_coordinate.upper())
+        return size_protocol_keys(deployment, payload.bits_per_round, bits,
+                                  None if time_limit is None else KEYS_SHARE * time_limit, seed, report)
+    return size_keys(instance, payload.bits_per_round, time_limit, seed, clients=deployment.clients)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

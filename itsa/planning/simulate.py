@@ -58,6 +58,7 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
+from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum
 from itsa.planning.simulation import (
     CELLS_PER_SECOND,
     DEFAULT_TIME_LIMIT,
@@ -195,6 +196,8 @@ class _Tally:
     squares: list = field(default_factory=list)
     predicted: float = 0.0
     upload: list = field(default_factory=list)
+    protocol: ProtocolTally = field(default_factory=ProtocolTally)
+    progress: Callback | None = None
 
     def __post_init__(self):
         n = len(self.setup.moduli)
@@ -217,7 +220,12 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
         symbol = noisy[ls[0] - 1].copy()
         for j, ell in enumerate(ls[1:], start=1):
             symbol += radix ** j * noisy[ell - 1]
-        unmasked, cancel, first = _masked_sum(rng, symbol, alive, modulus, clock)
+        first: np.ndarray | None
+        if setup.protocol is None:
+            unmasked, cancel, first = _masked_sum(rng, symbol, alive, modulus, clock)
+        else:                                     # the planned protocol (its own clock checks inside)
+            unmasked, cancel, first = protocol_sum(setup.protocol, rng, symbol, alive, modulus, clock,
+                                                   tally.protocol, t, tally.progress)
         true = symbol[alive].sum(axis=0)
         got = _centred(unmasked, modulus)
         carry = got != true
@@ -227,7 +235,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
         true_sums.append(true)
         decoded.append(got)
         carried.append(carry)
-        if b == 0:
+        if b == 0 and first is not None:
             tally.upload.append(first)
     step = _steps(setup)
     for b in range(len(step)):
@@ -282,8 +290,10 @@ def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, fl
     from scipy.special import chdtrc  # the chi-square survival function (scipy.stats imports slowly)
 
     bins = max((b for b in range(2, 65) if modulus % b == 0), default=None)
+    if bins is None or not uploads:
+        return None
     values = np.concatenate(uploads)
-    if bins is None or len(values) < 5 * bins:
+    if len(values) < 5 * bins:
         return None
     counts = np.bincount(values // (modulus // bins), minlength=bins)
     expected = len(values) / bins
@@ -327,12 +337,19 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     rounds = whole_number("rounds", rounds, minimum=1, maximum=10**6)
     seed = whole_number("seed", seed, minimum=0)
     kind = choice("updates", updates, Updates.ALL)
+    clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
+    if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocol_run)
+        from dataclasses import replace
+
+        from itsa.planning.protocol_run import with_protocol
+
+        report("protocol")
+        setup = replace(setup, **with_protocol(plan_like, {}, seed, clock.left()))
     bounds = _certified(certified, len(setup.moduli))
     planned = planned_error(setup) if planned_mse is None else fraction("planned_mse", planned_mse, low=0)
-    _plan_time(setup, rounds, time_limit)
-    clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
+    _plan_time(setup, rounds, clock)
     rng = np.random.default_rng(seed)
-    tally = _Tally(setup)
+    tally = _Tally(setup, progress=progress)
     for t in range(rounds):
         clock.check(f"{t} of {rounds} rounds simulated")
         _round(rng, setup, kind, seed, t, tally, clock)
@@ -351,12 +368,15 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
                       mse_standard_error=Fraction(float(squares.std() / math.sqrt(len(squares)))),
                       predicted_mse=Fraction(tally.predicted / rounds), planned_mse=planned,
                       masks_cancel=tally.cancel, uniformity=_uniformity(tally.upload, setup.moduli[0]),
-                      seconds=clock.elapsed())
+                      seconds=clock.elapsed(),
+                      protocol=None if setup.protocol is None else ProtocolStats.of(setup.protocol, tally.protocol,
+                                                                                     rounds))
 
 
 def estimate_seconds(setup: SimulationSetup, rounds: int) -> float:
     """About how long ``rounds`` rounds take at :data:`CELLS_PER_SECOND` (the fast end of the measurements)."""
-    return rounds * setup.clients * setup.dimension * (setup.layers or 1) / CELLS_PER_SECOND
+    cells = rounds * setup.clients * setup.dimension * (setup.layers or 1) / CELLS_PER_SECOND
+    return cells + rounds * protocol_seconds(setup.protocol, setup.clients, setup.dimension)
 
 
 def _plan_time(setup: SimulationSetup, rounds: int, time_limit) -> None:

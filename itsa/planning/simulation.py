@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from itsa._util.certified import fraction_text, safe_decimal
 from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
@@ -96,6 +97,8 @@ class SimulationSetup:
     stages: tuple[tuple[int, ...], ...] | None = None
     noise: str = NoiseShares.DISTRIBUTED
     rounding: str = Rounding.NEAREST
+    #: the planned protocol run in each round (:mod:`itsa.planning.protocol_run`), or ``None``: a ring of masks
+    protocol: Any = None
 
     def __post_init__(self):
         whole_number("clients", self.clients, minimum=1)
@@ -113,6 +116,9 @@ class SimulationSetup:
         object.__setattr__(self, "noise", choice("noise", self.noise, NoiseShares.ALL))
         object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
         self._check_encoding()
+        from itsa.planning.protocol_run import check_setup
+
+        check_setup(self.protocol, self.clients, self.moduli, self.dropout)
 
     def _check_encoding(self) -> None:
         layered = [x is not None for x in (self.radix, self.layers, self.margin)]
@@ -188,9 +194,10 @@ class SimulationSetup:
         else:
             enc = f"flat modulus {self.modulus}"
         who = "per client" if self.noise == NoiseShares.DISTRIBUTED else "once (central)"
+        masks = "" if self.protocol is None else f", masked by {self.protocol.describe()}"
         return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
                 f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({self.rounding} rounding), "
-                f"sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}")
+                f"sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
 
     def to_dict(self) -> dict:
         return {"clients": self.clients, "survivors": self.survivors, "dropout": fraction_text(self.dropout),
@@ -199,7 +206,8 @@ class SimulationSetup:
                 "modulus": None if self.modulus is None else str(self.modulus), "radix": self.radix,
                 "layers": self.layers,
                 "stages": None if not self.layered else [{"layers": list(reversed(ls)), "modulus": str(m)}
-                                                         for m, ls in reversed(self.blocks())]}
+                                                         for m, ls in reversed(self.blocks())],
+                "protocol": None if self.protocol is None else self.protocol.describe()}
 
 
 #: Standard errors an empirical rate may lie above its certified bound and still be called consistent.
@@ -274,6 +282,8 @@ class Simulation(Displayable):
     masks_cancel: bool
     uniformity: tuple[float, int, float] | None        # (chi-square statistic, degrees of freedom, p-value)
     seconds: float = field(compare=False)
+    #: what the planned protocol did in the rounds (``None``: the generic ring of masks)
+    protocol: Any = None
 
     def headline(self) -> str:
         worst = max(self.layers, key=lambda r: r.rate)
@@ -300,6 +310,8 @@ class Simulation(Displayable):
             stat, dof, p = self.uniformity
             rows.append(("a masked upload", f"chi-square {stat:.1f} on {dof} degrees of freedom, p = {p:.3g} "
                          "(uniform if p is not tiny; a float test)"))
+        if self.protocol is not None:
+            rows += self.protocol.rows()
         return rows + [("time", f"{self.seconds:.1f} s")]
 
     def to_dict(self) -> dict:
@@ -316,4 +328,5 @@ class Simulation(Displayable):
                 "uniformity": None if self.uniformity is None else
                 {"chi_square": f"{self.uniformity[0]:.4g}", "degrees_of_freedom": self.uniformity[1],
                  "p_value": f"{self.uniformity[2]:.3g}", "kind": "chi-square test of one masked upload (float)"},
+                "protocol": None if self.protocol is None else self.protocol.to_dict(),
                 "seconds": round(self.seconds, 3)}

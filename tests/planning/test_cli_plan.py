@@ -28,7 +28,8 @@ def test_the_shipped_example_as_json(tmp_path):
     assert enc["modulus"] == str(2**32) and enc["word_bits"] == 32
     assert enc["wrap_probability"]["direction"] == "upper bound"
     assert float(enc["wrap_probability"]["interval"][1]) <= 1e-6
-    assert data["keys"]["rate"] == "7/2" and data["verdict"]["verdict"] == "feasible"
+    assert data["keys"]["secagg"]["degree"] == 36 and data["keys"]["secagg"]["threshold"] == 19
+    assert data["keys"]["secagg"]["dropout_tolerated"] and data["verdict"]["verdict"] == "feasible"
     assert "heuristic" in data
     report = (tmp_path / "report.md").read_text()
     assert report.startswith("# Plan: k1000") and "## keys" in report

@@ -6,6 +6,7 @@ import pytest
 
 import itsa
 from itsa.planning.deployment import Adjacency, NoiseKind, Overflow, load_deployment, parse_deployment
+from itsa.planning.protocol import SecAggProtocol
 
 BASE = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150}}
 
@@ -17,7 +18,7 @@ def test_the_shipped_example_reads_exactly():
     assert d.adjacency is Adjacency.REPLACE_ONE and d.noise.kind is NoiseKind.DISTRIBUTED
     assert d.encoding.word_bits == 32 and d.encoding.gamma is None
     assert d.overflow == Fraction(1, 10**6) and d.overflow_per is Overflow.ROUND
-    assert d.servers == "example-2"
+    assert d.servers is None and d.protocol == SecAggProtocol(corrupt=Fraction(1, 20), adversary="semi-honest")
 
 
 @pytest.mark.parametrize("dropout, clients, survivors", [(0, 7, 7), ("1/3", 7, 5), ("1/10", 1000, 900),

@@ -21,6 +21,7 @@ from itsa.planning.encoding import gamma_candidates, smallest_word
 from itsa.planning.explore import check_sweep, sweep_plan
 from itsa.planning.gate import GatePlan, shut_out_probability
 from itsa.planning.layered import largest_gamma
+from itsa.planning.protocol import SecAggProtocol
 from itsa.planning.sweep import parse_sweep
 from itsa_cli import main
 from itsa_cli._common import EXIT_BAD_INPUT, EXIT_INFEASIBLE
@@ -140,7 +141,7 @@ def test_the_deployment_checks_itself_with_the_readers_messages():
 def test_a_deployment_built_in_python_is_the_files():
     built = Deployment(clients=1000, dimension=1290, clip=1, dropout="1/10",
                        privacy=Privacy(epsilon=4, delta="1e-6", rounds=150), encoding=Encoding(word_bits=32),
-                       overflow="1e-6", servers="example-2", name="k1000")
+                       overflow="1e-6", protocol=SecAggProtocol(corrupt="1/20"), name="k1000")
     assert built == load_deployment("k1000")
     with pytest.raises(InvalidDeployment, match="clients"):
         dataclasses.replace(built, clients=10**4000)        # replace checks again
