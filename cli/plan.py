@@ -20,7 +20,8 @@ from ._progress import progress_display, time_limit_of
               default=LibraryDefault("itsa.planning.simulate", "simulate", "updates"), show_default=True,
               help="The simulated updates: on the clip sphere, or uniform integers (the digit prior).")
 @click.option("--sweep", "spec", default=None, metavar="QUANTITY=LOW..HIGH",
-              help="Also re-plan over word_bits, epsilon, clients or dropout (e.g. word_bits=12..32, "
+              help="Also re-plan over word_bits, epsilon, clients, dropout, rounds, dimension, clip, sigma or "
+                   "population (e.g. word_bits=12..32, "
                    "epsilon=1,2,4) beside the k-standard-deviations rule.")
 @click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")

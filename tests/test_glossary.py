@@ -19,8 +19,10 @@ import itsa.keys.converse
 import itsa.keys.examples
 import itsa.modular
 import itsa.planning
+import itsa.planning.accounting
 import itsa.planning.deployment
 import itsa.planning.explore
+import itsa.planning.frameworks_units
 import itsa.planning.noise
 import itsa.planning.planner
 import itsa.privacy
@@ -29,7 +31,8 @@ from tests.test_house import ROOT
 
 PAGE = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 #: The packages whose public names the glossary speaks of (their ``__all__``, or every public name).
-PARTS = (itsa, itsa.privacy, itsa.modular, itsa.planning, itsa.planning.deployment, itsa.planning.explore, itsa.planning.noise,
+PARTS = (itsa, itsa.privacy, itsa.modular, itsa.planning, itsa.planning.accounting, itsa.planning.deployment,
+         itsa.planning.explore, itsa.planning.frameworks_units, itsa.planning.noise,
          itsa.planning.planner, itsa.keys.census, itsa.keys.converse, itsa.keys.examples)
 
 

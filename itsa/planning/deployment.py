@@ -49,7 +49,7 @@ from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy par
 from itsa.privacy.neighbours import Adjacency  # its home is the privacy part; re-exported here
 from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
-__all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
+__all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Sampling", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
            "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
 
 #: Most clients in a round a deployment may name.
@@ -142,6 +142,37 @@ class NoiseKind(StrEnum):
 
     DISTRIBUTED = "distributed"     # every client adds a share; privacy counts the fewest survivors' shares
     CENTRAL = "central"             # added once, to the sum
+
+
+class Sampling(StrEnum):
+    """How a round's clients are drawn from the population."""
+
+    POISSON = "poisson"             # each client in with probability K/N (K expected): amplification certified
+    FIXED = "fixed"                 # exactly K of N: no certified bound here (refused)
+
+
+#: Largest population a deployment may name.
+MAX_POPULATION = 10**12
+
+
+def _population(population, sampling, clients: int, deployment) -> tuple[int | None, Sampling]:
+    """The population's checks: at least the round's clients, Poisson sampling, add-remove, central noise."""
+    how = choice("sampling", sampling, Sampling, error=_ERR)
+    if population is None:
+        return None, how
+    n = whole_number("population", population, minimum=1, maximum=MAX_POPULATION, error=_ERR)
+    if n < clients:
+        raise _ERR(f"population: must be at least the round's clients ({clients}), not {n}")
+    if how is Sampling.FIXED:
+        raise _ERR("sampling: fixed-size sampling (exactly K of N) has no certified Renyi bound here (the "
+                   "amplification bound used, Zhu-Wang 2019 Thm 6, holds for Poisson sampling); give sampling: poisson")
+    if deployment.adjacency is not Adjacency.ADD_REMOVE:
+        raise _ERR("population: the Poisson-sampled bound holds for add-remove neighbours (one user in or out of "
+                   "the population); give adjacency: add-remove")
+    if deployment.noise.kind is not NoiseKind.CENTRAL:
+        raise _ERR("population: a Poisson sample's size is random, and distributed shares are certified for a fixed "
+                   "number of survivors; give noise: central (added once to the sum)")
+    return n, how
 
 
 class Overflow(StrEnum):
@@ -279,6 +310,9 @@ class Deployment(Displayable):
     servers: str | None = None
     gate: Gate | None = None
     name: str = "deployment"
+    #: the clients a round's are drawn from (``None``: every round has the same clients, no amplification)
+    population: int | None = None
+    sampling: Sampling = Sampling.POISSON
     #: the secure aggregation the keys section sizes for these clients (``None``: only ``servers``, or no keys)
     protocol: SecAggProtocol | MultiServerProtocol | None = None
 
@@ -300,6 +334,9 @@ class Deployment(Displayable):
         _set(self, "servers", _servers(self.servers))
         _set(self, "name", _name(self.name))
         _check_digits(self.clip, self.encoding)
+        population, sampling = _population(self.population, self.sampling, self.clients, self)
+        _set(self, "population", population)
+        _set(self, "sampling", sampling)
         self._check_protocol()
 
     def _check_protocol(self) -> None:
@@ -343,11 +380,12 @@ class Deployment(Displayable):
                 "servers": self.servers,
                 "protocol": None if self.protocol is None else self.protocol.to_dict(),
                 "gate": None if self.gate is None else {"budget": self.gate.budget,
-                                                        "flag_rate": frac(self.gate.flag_rate)}}
+                                                        "flag_rate": frac(self.gate.flag_rate)},
+                "population": self.population, "sampling": None if self.population is None else str(self.sampling)}
 
 
 _KEYS = {"name", "clients", "dropout", "dimension", "clip", "adjacency", "privacy", "noise", "encoding", "overflow",
-         "servers", "gate", "protocol"}
+         "servers", "gate", "protocol", "population", "sampling"}
 
 
 def _mapping(name: str, value, keys: set[str]) -> dict:
@@ -413,7 +451,8 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
                       adjacency=d.get("adjacency", "replace-one"), privacy=privacy, noise=noise,
                       encoding=_encoding(d.get("encoding")), overflow=overflow, overflow_per=per,
                       servers=d.get("servers"), gate=_gate(d.get("gate")), name=d.get("name", default_name),
-                      protocol=parse_protocol(d.get("protocol")))
+                      protocol=parse_protocol(d.get("protocol")), population=d.get("population"),
+                      sampling=d.get("sampling", "poisson"))
 
 
 def load_deployment(path: str | Path) -> Deployment:

@@ -187,6 +187,10 @@ def _at(deployment, quantity, value):
         return replace(base, encoding=replace(base.encoding, word_bits=bits))
     if quantity is Quantity.EPSILON:
         return replace(base, privacy=replace(base.privacy, epsilon=value))
+    if quantity is Quantity.ROUNDS:
+        return replace(base, privacy=replace(base.privacy, rounds=value))
+    if quantity is Quantity.SIGMA:
+        return replace(base, noise=replace(base.noise, sigma=value))
     return replace(base, **{str(quantity): value})
 
 
@@ -230,16 +234,28 @@ def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
     not over ``word_bits``.
     """
     from itsa.planning.planner import plan as replan
-    from itsa.planning.sweep import sweep
+    from itsa.planning.sweep import PLAN_ONLY, sweep
 
     q = check_sweep(plan.deployment, quantity, values)
     from itsa.planning.planner import plan_deadline
 
     clock = plan_deadline(time_limit)
 
+    plans: dict = {}
+
+    def replanned(value):
+        if value not in plans:
+            plans[value] = replan(_at(plan.deployment, q, value), time_limit=clock)
+        return plans[value]
+
     def evaluate(value):
-        return _itsa_point(replan(_at(plan.deployment, q, value), time_limit=clock))
-    return sweep(_parameters(plan, q), q, values, evaluate=evaluate, progress=progress, time_limit=clock)
+        return _itsa_point(replanned(value))
+
+    def rule(value):                # sigma, population: the rule beside the re-planned plan (its TFF units)
+        if q not in PLAN_ONLY:
+            return None
+        return getattr(replanned(value).heuristic, "risk", None)
+    return sweep(_parameters(plan, q), q, values, evaluate=evaluate, progress=progress, time_limit=clock, rule=rule)
 
 
 def check_sweep(deployment, quantity, values):

@@ -67,6 +67,14 @@ def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
 
 
 def _curve_for(deployment: Deployment, delta_int: flint.arb):
+    """One round's privacy event as a function of the noise scale, on the population's Poisson sample when
+    the deployment has one (:func:`itsa.planning.accounting.sampled`)."""
+    from itsa.planning.accounting import sampled
+
+    return sampled(deployment, _mechanism_for(deployment, delta_int))
+
+
+def _mechanism_for(deployment: Deployment, delta_int: flint.arb):
     """One round's privacy event as a function of the noise scale (the privacy part's own events)."""
     if deployment.noise.kind is NoiseKind.CENTRAL:
         def central(sigma: Fraction) -> Event:
@@ -115,6 +123,8 @@ class NoisePlan(Displayable):
     chosen: str
     warnings: tuple[str, ...] = ()
     unit: str = "integer units"
+    #: the bracket, per-round epsilon, rounds affordable and population (:mod:`itsa.planning.accounting`)
+    accounting: Displayable | None = None
 
     @property
     def meets_target(self) -> bool:
@@ -136,7 +146,8 @@ class NoisePlan(Displayable):
                                      f"({self.noise_multiplier.direction})"),
                 ("epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}) at delta "
                             f"{safe_decimal(self.delta, 6)} over {self.rounds} rounds"),
-                ("epsilon method", str(self.epsilon.method))] + [("warning", w) for w in self.warnings]
+                ("epsilon method", str(self.epsilon.method))] + (
+            [] if self.accounting is None else self.accounting.rows()) + [("warning", w) for w in self.warnings]
 
     def to_dict(self) -> dict:
         return {"kind": str(self.kind), "adjacency": str(self.adjacency), "survivors": self.survivors,
@@ -144,7 +155,8 @@ class NoisePlan(Displayable):
                 "sigma_aggregate": self.sigma_aggregate.to_dict(), "noise_multiplier": self.noise_multiplier.to_dict(),
                 "epsilon": self.epsilon.to_dict(), "delta": frac(self.delta), "rounds": self.rounds,
                 "target_epsilon": frac(self.target_epsilon), "meets_target": self.meets_target, "chosen": self.chosen,
-                "warnings": list(self.warnings), "unit": self.unit}
+                "warnings": list(self.warnings), "unit": self.unit,
+                **({} if self.accounting is None else self.accounting.to_dict())}
 
 
 def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> Fraction:

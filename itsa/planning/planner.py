@@ -56,7 +56,6 @@ from itsa.planning.noise import (
 from itsa.planning.sections import (
     NOT_COMPUTED,
     ErrorPlan,
-    HeuristicPlan,
     KeysPlan,
     PayloadPlan,
     mean_square_error,
@@ -107,13 +106,16 @@ class Plan(Displayable):
     payload: PayloadPlan
     keys: KeysPlan | Displayable | None
     error: ErrorPlan
-    heuristic: HeuristicPlan | None
+    heuristic: Displayable | None
     gate: GatePlan | None
     verdict: Verdict
+    #: the plan in TFF's, dp-accounting's, Opacus's and Flower's parameters (:mod:`itsa.planning.frameworks_units`)
+    frameworks: Displayable | None = None
 
     def sections(self) -> dict[str, Displayable | None]:
         return {"noise": self.noise, "encoding": self.encoding, "payload": self.payload, "keys": self.keys,
-                "error": self.error, "heuristic": self.heuristic, "gate": self.gate, "verdict": self.verdict}
+                "error": self.error, "heuristic": self.heuristic, "gate": self.gate, "frameworks": self.frameworks,
+                "verdict": self.verdict}
 
     def headline(self) -> str:
         return (f"{self.deployment.name}: {self.verdict.headline()}; eps <= {self.noise.epsilon.decimal()}; "
@@ -151,7 +153,8 @@ class Plan(Displayable):
 
 
 #: What the plan says of a section it does not have.
-_ABSENT = {"keys": "not asked for (no protocol, no servers)", "gate": "not asked for (no gate)", "heuristic": NOT_COMPUTED}
+_ABSENT = {"keys": "not asked for (no protocol, no servers)", "gate": "not asked for (no gate)",
+           "heuristic": NOT_COMPUTED, "frameworks": "not computed (no framework sums a PSA layering)"}
 
 
 def _coordinates(deployment: Deployment) -> int:
@@ -412,15 +415,31 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
                               noise_variance=_noise_variance(deployment, noise.sigma_client),
                               survivors=deployment.survivors)
 
-    def assess(g: Fraction, s: Fraction):
-        rule = _as_the_rule_runs(deployment, s)
-        return epsilon_at(rule, g, s).epsilon, _wrap(rule, bits, g, s)
-
+    noise = _accounted(deployment, noise, gamma, error)
     deadline.check("plan: the k-standard-deviations rule")
-    heuristic = size_heuristic(deployment, bits, noise.noise_multiplier.value(), assess)
+    heuristic = size_heuristic(deployment, noise, enc)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=heuristic, gate=(gate := size_gate(deployment)),
+                heuristic=heuristic, gate=(gate := size_gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
                 verdict=_verdict(deployment, sizer, noise, enc, gate, deadline, keys))
+
+
+def _accounted(deployment: Deployment, noise: NoisePlan, gamma: Fraction, error: ErrorPlan) -> NoisePlan:
+    """The noise section with its bracket, ε per round, rounds affordable and population
+    (:func:`itsa.planning.accounting.account_noise`)."""
+    from itsa.planning.accounting import account_noise
+    from itsa.planning.noise import round_event
+
+    return account_noise(deployment, noise, round_event(deployment, gamma, noise.sigma_client), gamma, error.noise)
+
+
+def _frameworks(deployment: Deployment, noise: NoisePlan, enc) -> Displayable | None:
+    """The plan in each framework's parameters (:func:`itsa.planning.frameworks_units.frameworks_section`);
+    ``None`` for a layering (no framework sums one)."""
+    from itsa.planning.frameworks_units import frameworks_section
+
+    if deployment.encoding.layered:
+        return None
+    return frameworks_section(deployment, noise, enc)
 
 
 def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
@@ -439,16 +458,6 @@ def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
     return Deadline(time_limit)
 
 
-def _as_the_rule_runs(deployment: Deployment, sigma: Fraction) -> Deployment:
-    """The deployment as the k-standard-deviations rule runs it: a share of the rule's ``sigma`` from every
-    client (distributed noise, whatever the file says), so that its pick is assessed as the mechanism it is."""
-    from dataclasses import replace
-
-    from itsa.planning.deployment import Noise
-
-    return replace(deployment, noise=Noise(kind=NoiseKind.DISTRIBUTED, sigma=sigma))
-
-
 def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,
                   seed: int) -> Plan:
     """A PSA layering: the noise of all L layers, each stage's noisy exact margin, payload against flat."""
@@ -465,8 +474,9 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
                               survivors=deployment.survivors)
+    noise = _accounted(deployment, noise, enc.gamma, error)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=None, gate=(gate := size_gate(deployment)),
+                heuristic=None, gate=(gate := size_gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
                 verdict=_verdict(deployment, None, noise, enc, gate, deadline, keys))
 
 

@@ -273,26 +273,16 @@ def heuristic_module():
 NOT_COMPUTED = "not computed (the k-standard-deviations rule is not part of this installation)"
 
 
-def size_heuristic(deployment, word_bits: int, noise_multiplier: Fraction, assess) -> HeuristicPlan | None:
-    """The rule's configuration for the same inputs, with ``assess(gamma, sigma) -> (epsilon, wrap)``.
+def size_heuristic(deployment, noise, encoding) -> Displayable | None:
+    """The rule beside the plan (:func:`itsa.planning.heuristic.beside_plan`): handed the plan's noise in TFF's
+    units, scored with the deployment's adjacency and survivors, and made honest.
 
     ``None`` (the plan says :data:`NOT_COMPUTED`) when ``itsa.planning.heuristic`` is not installed.
     """
     module = heuristic_module()
     if module is None:
         return None
-    if word_bits > module.MAX_WORD_BITS:
-        return HeuristicPlan(config=None, epsilon=None, wrap_probability=None,
-                             reason=f"the rule is not evaluated above a {module.MAX_WORD_BITS}-bit word, not "
-                                    f"{word_bits} bits")
-    config = module.tff_rule(deployment.clients, deployment.dimension, deployment.clip, word_bits, noise_multiplier)
-    if config.refusal is not None:
-        return HeuristicPlan(config=config, epsilon=None, wrap_probability=None,
-                             reason=f"the rule picks nothing: {config.refusal}")
-    scale, _, sigma = config.picks()
-    if sigma < Fraction(1, 2):
-        return HeuristicPlan(config=config, epsilon=None, wrap_probability=None,
-                             reason=f"the rule's noise, sigma = {safe_decimal(sigma, 4)} integer units, is below the "
-                                    "1/2 the distributed discrete Gaussian bound needs: no epsilon is certified")
-    epsilon, wrap = assess(scale, sigma)
-    return HeuristicPlan(config=config, epsilon=epsilon, wrap_probability=wrap)
+    from itsa.planning.noise import round_event
+
+    event = round_event(deployment, encoding.gamma, noise.sigma_client)
+    return module.beside_plan(deployment, noise, encoding, event)

@@ -52,6 +52,15 @@ class Quantity(StrEnum):
     EPSILON = "epsilon"
     CLIENTS = "clients"
     DROPOUT = "dropout"
+    ROUNDS = "rounds"
+    DIMENSION = "dimension"
+    CLIP = "clip"
+    SIGMA = "sigma"
+    POPULATION = "population"
+
+
+#: Quantities the rule's own parameters do not hold: its pick at each value is the re-planned plan's rule.
+PLAN_ONLY = frozenset({Quantity.SIGMA, Quantity.POPULATION})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +109,8 @@ class SweepParameters:
         object.__setattr__(self, "rotation", choice("rotation", self.rotation, Rotation))
 
     def with_value(self, quantity: Quantity, value) -> SweepParameters:
+        if quantity in PLAN_ONLY:           # not the rule's parameters (its pick comes from the re-planned plan)
+            return self
         return replace(self, **{str(quantity): value})
 
 
@@ -214,23 +225,26 @@ def _json(x):
 def _value(quantity: Quantity, value):
     if isinstance(value, str) and len(value.strip()) > MAX_DIGITS:
         raise InvalidOption(f"sweep: a {quantity} value of more than {MAX_DIGITS} characters, not {excerpt(value)}")
-    if quantity in (Quantity.WORD_BITS, Quantity.CLIENTS):
+    if quantity in (Quantity.WORD_BITS, Quantity.CLIENTS, Quantity.ROUNDS, Quantity.DIMENSION, Quantity.POPULATION):
         if isinstance(value, str) and value.strip().isdigit():
             value = int(value.strip())
         return whole_number(str(quantity), value, minimum=1)
     if quantity is Quantity.DROPOUT:
         return dropout_fraction(value)
-    return fraction("epsilon", value, low=0)
+    return fraction(str(quantity), value, low=0)
 
 
 def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequence, *,
           evaluate: Callable | None = None, progress: Callback | None = None,
-          time_limit: float | Deadline | None = None) -> Sweep:
+          time_limit: float | Deadline | None = None, rule: Callable | None = None) -> Sweep:
     """The rule's certified ε, wrap probability and error (and itsa's, through ``evaluate``) at each value.
 
     ``evaluate(value)`` returns itsa's ``(epsilon, wrap, error)`` at the
     value (each a :class:`~itsa._util.certified.Certified` or a number, or
-    ``None``); without it only the rule's curve is computed.
+    ``None``); without it only the rule's curve is computed. ``rule(value)``,
+    when given, returns the rule's :class:`~itsa.planning.heuristic.HeuristicRisk`
+    at the value (or ``None``: then it is computed from ``parameters``), as
+    a sweep of ``sigma`` or ``population`` needs (:data:`PLAN_ONLY`).
     """
     q = choice("quantity", quantity, Quantity)
     vals = [_value(q, v) for v in values]
@@ -244,7 +258,8 @@ def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequenc
     for i, v in enumerate(vals):
         clock.check(f"{i} of {len(vals)} sweep points")
         p = parameters.with_value(q, v)
-        risk = _rule_risk(p, multipliers)
+        risk = None if rule is None else rule(v)
+        risk = _rule_risk(p, multipliers) if risk is None else risk
         points.append(SweepPoint(v, risk, heuristic_error(risk), None if evaluate is None else tuple(evaluate(v))))
         report("point", done=i + 1, total=len(vals))
     return Sweep(q, parameters, tuple(points))

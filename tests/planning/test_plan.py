@@ -6,6 +6,7 @@ from fractions import Fraction
 import pytest
 
 import itsa
+from itsa._util.certified import safe_decimal
 from itsa.planning.deployment import parse_deployment
 from itsa.planning.encoding import wrap_probability
 from itsa.planning.gate import shut_out_probability
@@ -35,7 +36,8 @@ def test_central_epsilon_is_the_accountants_for_the_same_events():
     p = _plan(noise={"kind": "central", "sigma": 1028})
     assert p.noise.sensitivity.low == p.noise.sensitivity.high == 514
     expected = account(2, 10, Fraction(1, 10**6), tight=False).entries["cks"].epsilon
-    assert p.noise.epsilon.decimal(8) == expected.decimal(8)
+    assert p.noise.accounting.epsilon_rdp.decimal(8) == expected.decimal(8)     # the Renyi bound, beside
+    assert p.noise.epsilon.upper() <= expected.upper()                          # the smallest proven one
     assert p.noise.noise_multiplier.value() == 2
 
 
@@ -43,8 +45,8 @@ def test_distributed_epsilon_is_the_accountants_when_tau_vanishes():
     """100 shares of 102.8 sum to sigma 1028 = 2 x 514; at s~ = 102.8 the tau term is below 1e-40000."""
     p = _plan(noise={"kind": "distributed", "sigma": "102.8"})
     expected = account(2, 10, Fraction(1, 10**6), tight=False).entries["cks"].epsilon
-    assert p.noise.epsilon.decimal(8) == expected.decimal(8)
-    assert p.noise.epsilon.upper() >= expected.lower()
+    assert p.noise.accounting.epsilon_rdp.decimal(8) == expected.decimal(8)
+    assert p.noise.accounting.epsilon_rdp.upper() >= expected.lower() and p.noise.epsilon.upper() <= expected.upper()
     assert p.noise.sigma_aggregate.lower() <= 1028 <= p.noise.sigma_aggregate.upper()
 
 
@@ -201,7 +203,8 @@ def test_without_the_heuristic_the_section_says_not_computed():
 def test_json_sections_and_markdown():
     p = _plan(noise={"kind": "central", "sigma": 1028})
     data = p.to_dict()
-    assert set(data) == {"deployment", "noise", "encoding", "payload", "keys", "error", "heuristic", "gate", "verdict"}
+    assert set(data) == {"deployment", "noise", "encoding", "payload", "keys", "error", "heuristic", "gate",
+                         "frameworks", "verdict"}
     assert {"sigma_client", "sigma_aggregate", "epsilon"} <= set(data["noise"])
     assert {"value", "direction", "interval", "method"} <= set(data["noise"]["epsilon"])
     assert {"gamma", "modulus", "wrap_probability"} <= set(data["encoding"])
@@ -265,18 +268,20 @@ def test_with_a_given_noise_gamma_keeps_the_target_epsilon():
     assert epsilon_at(d, 2 * p.encoding.gamma, Fraction(3000)).epsilon.upper() > 4
 
 
-def test_the_heuristic_is_the_rules_pick_assessed_with_the_plans_own_bounds():
-    """The plan's heuristic section is the k-sd rule's pick for the same inputs, scored by the plan's epsilon and wrap."""
-    from itsa.planning.heuristic import tff_rule
-    from itsa.planning.planner import _wrap
+def test_the_heuristic_is_the_rules_pick_for_the_plans_noise_in_tff_units():
+    """The plan's heuristic section is the k-sd rule's pick for the plan's noise as TFF reads it (the central
+    sigma in data units over the clip), certified with the deployment's adjacency and survivors."""
+    from itsa.planning.heuristic import certify_heuristic, tff_rule
 
     p = _plan(noise={"kind": "distributed", "sigma": "102.8"})
-    d = parse_deployment({**SMALL, "noise": {"kind": "distributed", "sigma": "102.8"}})
-    rule = tff_rule(100, 4, Fraction(1), 32, p.noise.noise_multiplier.value())
+    z = p.heuristic.noise_multiplier
+    assert z == p.frameworks.tff_noise_multiplier
+    rule = tff_rule(100, 4, Fraction(1), 32, Fraction(safe_decimal(z.upper(), 10, up=True)))
     assert p.heuristic.config == rule
-    scale, _, sigma = rule.picks()
-    assert p.heuristic.epsilon == epsilon_at(d, scale, sigma).epsilon
-    assert p.heuristic.wrap_probability == _wrap(d, 32, scale, sigma)
+    d = p.deployment
+    risk = certify_heuristic(rule, survivors=d.survivors, rounds=d.privacy.rounds, delta=d.privacy.delta,
+                             adjacency=d.adjacency)
+    assert p.heuristic.epsilon == risk.epsilon and p.heuristic.wrap_probability == risk.wrap_round
     assert p.heuristic.wrap_probability.upper() <= 1 and p.heuristic.epsilon.upper() > 0
     assert p.to_dict()["heuristic"]["computed"] is True
 

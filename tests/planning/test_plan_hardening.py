@@ -84,20 +84,21 @@ def test_the_default_name_is_the_files_stem(tmp_path):
 @pytest.mark.skipif(heuristic_module() is None, reason="the k-standard-deviations rule is not installed")
 def test_the_rules_pick_is_assessed_as_distributed_noise_in_a_central_deployment():
     # the rule adds a share of sigma from every client; assessed as one central draw of that sigma, its wrap
-    # bound used 1 share instead of K: 4.99e-19729 printed as an upper bound where 3.5e-1183 is the bound
-    from itsa.planning.encoding import data_bound, wrap_probability
+    # bound would use 1 share instead of K: it is scored as the rule runs (K shares, its rotation, stochastic
+    # rounding), with the deployment's adjacency and survivors
+    from itsa.planning.heuristic import certify_heuristic, wrap_bound
 
     raw = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150},
            "encoding": {"word_bits": 32}}
     central = itsa.plan(parse_deployment({**raw, "noise": "central"}), time_limit=60).heuristic
-    scale, _, sigma = central.config.picks()
-    by_hand = wrap_probability(word_bits=32, clients=1000, bound=data_bound(1000, scale, Fraction(1)), sigma=sigma,
-                               shares=1000, coordinates=1290)
+    config = central.config
+    scale, _, sigma = config.picks()
+    proxy = 2 * (1000 * scale) ** 2 / config.padded_dimension            # the DFT's certified flatness, 2
+    _, by_hand = wrap_bound(clients=1000, dimension=config.padded_dimension, data_proxy=proxy, sigma=sigma,
+                            word_bits=32)
     assert central.wrap_probability.upper() == by_hand.upper() > Fraction(1, 10**1200)
-    from itsa.planning.noise import epsilon_at
-
-    distributed = parse_deployment({**raw, "noise": "distributed"})
-    assert central.epsilon.upper() == epsilon_at(distributed, scale, sigma).epsilon.upper()
+    risk = certify_heuristic(config, survivors=1000, rounds=150, delta="1e-6", adjacency="replace-one")
+    assert central.epsilon == risk.epsilon and central.risk.survivors == 1000
 
 
 @pytest.mark.parametrize("budget, rounds, rate", [(5, 400, Fraction(1, 97)), (300, 400, Fraction(96, 97)),

@@ -1,0 +1,328 @@
+"""A plan's accounting as practitioners read it: the ε bracket, ε per round, the rounds affordable, the sample.
+
+- **the bracket**: beside the accountant's (Rényi) upper bound, a certified
+  *lower* bound on the deployment's ε (:func:`itsa.privacy.pld.epsilon_bracket`):
+  the ε of one neighbouring pair the deployment can produce (one client's
+  update ``±(⌊γS⌋/γ) e_1``, so that the rounded sums differ by ``c ⌊γS⌋`` on
+  one coordinate, ``c = 2`` replace-one, 1 add-remove), composed over the
+  rounds through its privacy-loss distribution; and the smallest *proven*
+  upper bound at hand: the Rényi one, the Gaussian pair dominating every
+  shift (``d > 1``) or the pair's own (``d = 1``, where the axis pair is the
+  worst). The plan prints that upper bound as its ε, and their ratio.
+- **ε per round**: one round's ε at the same δ (the same bounds);
+- **rounds affordable**: the most rounds whose certified ε meets the target
+  (bisection on the rounds, each step certified);
+- **population**: the round's ``clients`` drawn from ``N`` by Poisson
+  sampling at rate ``K/N`` (each client in with that probability, so ``K``
+  is the expected count), amplification certified at whole Rényi orders
+  (:class:`~itsa.privacy.events.PoissonSampledEvent`, add-remove
+  neighbours); the guarantee is per user (each client's whole update is
+  clipped: one user is one record).
+
+Examples
+--------
+>>> from itsa.planning import parse_deployment, plan
+>>> p = plan(parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
+...                            "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10},
+...                            "encoding": {"word_bits": 32, "gamma": 256}}))
+>>> a = p.noise.accounting
+>>> a.epsilon_lower.upper() <= p.noise.epsilon.upper() <= 2, a.rounds_affordable >= 10
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa._util.display import Displayable
+from itsa._util.plain import frac
+from itsa.exceptions import InvalidOption
+from itsa.privacy.events import Event, PoissonSampledEvent
+
+if TYPE_CHECKING:
+    from itsa.planning.deployment import Deployment
+    from itsa.planning.noise import NoisePlan
+
+__all__ = ["NoiseAccounting", "account_noise", "sampled", "sampling_rate", "rounds_affordable", "pair_shift",
+           "GUARANTEE", "NOISE_NORM_WARNING"]
+
+#: Whose privacy the guarantee protects.
+GUARANTEE = ("per user: a neighbouring round adds, removes or replaces one client's whole update (clipped to S), "
+             "whatever number of examples it was computed from")
+#: The noise's norm in the released mean above this many clips draws a warning.
+NOISE_NORM_WARNING = 10
+#: Most rounds searched for the rounds affordable (the deployment file's own limit).
+MAX_SEARCHED = 10**7
+
+
+def sampling_rate(deployment: Deployment) -> Fraction | None:
+    """``K/N``, the probability each of the population's clients is in a round (``None``: no population)."""
+    population = getattr(deployment, "population", None)
+    return None if population is None else Fraction(deployment.clients, population)
+
+
+def sampled(deployment: Deployment, make: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
+    """One round's event maker, run on the population's Poisson sample when the deployment has one."""
+    rate = sampling_rate(deployment)
+    if rate is None or rate == 1:
+        return make
+
+    def on_sample(sigma: Fraction) -> Event:
+        return PoissonSampledEvent(event=make(sigma), rate=rate)
+    return on_sample
+
+
+def pair_shift(deployment: Deployment, gamma: Fraction) -> int | None:
+    """The integer shift of a neighbouring pair the deployment can produce, on one coordinate: ``c ⌊γ S⌋``.
+
+    The update ``(⌊γS⌋/γ) e_1`` has norm at most ``S`` and rounds (to nearest, exactly) to ``⌊γS⌋ e_1``; its
+    neighbour is no update (add-remove, ``c = 1``) or its opposite (replace-one, ``c = 2``). ``None`` where the
+    encoding is not a flat word rounded to nearest without rotation (no such pair is certified here).
+    """
+    from itsa.planning.deployment import Adjacency
+
+    enc = deployment.encoding
+    if enc.layered or str(getattr(enc, "rotation", "none")) != "none" or \
+            str(getattr(enc, "rounding", "nearest")) != "nearest":
+        return None
+    k = math.floor(gamma * deployment.clip)
+    return (2 if deployment.adjacency is Adjacency.REPLACE_ONE else 1) * k if k >= 1 else None
+
+
+def _mechanism(deployment: Deployment, event: Event) -> str | None:
+    """Why the bracket does not apply (``None``: it does: a discrete Gaussian, central or in shares, unsampled,
+    on an unrotated flat word)."""
+    from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent
+
+    if isinstance(event, PoissonSampledEvent) or sampling_rate(deployment) not in (None, 1):
+        return "no lower bound for the Poisson-sampled mechanism is computed here (the pair's is for the full round)"
+    if deployment.encoding.layered:
+        return ("a layering's pairs are not certified here (a layer's sensitivity bounds every digit pattern, "
+                "not one update's)")
+    if not isinstance(event, (DiscreteGaussianEvent, DistributedDiscreteGaussianEvent)):
+        return f"the bracket covers the discrete Gaussian only, not {event.label}"
+    if str(getattr(deployment.encoding, "rotation", "none")) != "none":
+        return "the privacy-loss bounds are applied here to an unrotated word only (the noise lives in the padded space)"
+    return None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class NoiseAccounting(Displayable):
+    """The bracket around the plan's ε, the per-round ε, the rounds affordable, the population and the guarantee."""
+
+    epsilon: Certified
+    epsilon_rdp: Certified
+    upper_method: str
+    epsilon_lower: Certified | None
+    ratio: Certified | None
+    lower_note: str
+    epsilon_per_round: Certified
+    rounds_affordable: int | None
+    rounds_note: str
+    delta: Fraction
+    rounds: int
+    population: int | None = None
+    sampling: str | None = None
+    rate: Fraction | None = None
+    #: what the noise section warns of beside (the noise-norm warning), also in the section's ``warnings``
+    warnings: tuple[str, ...] = ()
+
+    def headline(self) -> str:
+        low = "none" if self.epsilon_lower is None else self.epsilon_lower.decimal(6)
+        return f"eps in [{low}, {self.epsilon.decimal(6)}] ({self.upper_method})"
+
+    def rows(self) -> list[tuple[str, str]]:
+        if self.epsilon_lower is None:
+            lower = f"none: {self.lower_note}"
+        else:
+            ratio = "" if self.ratio is None else f"; upper/lower <= {self.ratio.decimal(5)}"
+            lower = f"{self.epsilon_lower.decimal(6)} (lower bound; {self.lower_note}){ratio}"
+        rows = [("epsilon lower", lower),
+                ("epsilon upper", f"{self.epsilon.decimal(6)} (upper bound, {_METHODS[self.upper_method]}); "
+                                  f"Renyi {self.epsilon_rdp.decimal(6)}"),
+                ("epsilon per round", f"{self.epsilon_per_round.decimal(6)} ({self.epsilon_per_round.direction}) "
+                                      f"at delta {safe_decimal(self.delta, 6)}, one round"),
+                ("rounds affordable", (f"{self.rounds_affordable} " if self.rounds_affordable is not None else "")
+                 + f"({self.rounds_note})")]
+        if self.population is not None:
+            rows.append(("population", f"{self.population} clients, {self.sampling} sampling of the round's clients "
+                                       f"at rate {frac(self.rate)} (amplification: Zhu-Wang 2019 Thm 6 at whole orders, add-remove)"))
+        return rows + [("guarantee", GUARANTEE)]
+
+    def to_dict(self) -> dict:
+        return {"epsilon_lower": None if self.epsilon_lower is None else self.epsilon_lower.to_dict(),
+                "epsilon_lower_note": self.lower_note, "epsilon_upper_method": self.upper_method,
+                "epsilon_rdp": self.epsilon_rdp.to_dict(),
+                "epsilon_ratio": None if self.ratio is None else self.ratio.to_dict(),
+                "epsilon_per_round": self.epsilon_per_round.to_dict(),
+                "rounds_affordable": self.rounds_affordable, "rounds_affordable_note": self.rounds_note,
+                "population": self.population, "sampling": self.sampling,
+                "sampling_rate": frac(self.rate), "guarantee": GUARANTEE}
+
+
+#: The upper bounds a plan's ε may come from, in words.
+_METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
+            "to the sensitivity, through its privacy-loss distribution",
+            "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)"}
+
+
+class _Bounds:
+    """The proven ε of the plan's noise at any number of rounds: the Rényi bound and, where it applies, the
+    privacy-loss distribution's (the smaller)."""
+
+    def __init__(self, deployment: Deployment, noise: NoisePlan, event: Event):
+        self.d, self.noise, self.event = deployment, noise, event
+        self.why_not = _mechanism(deployment, event)
+        self.shares = noise.survivors if str(noise.kind) == "distributed" else 1
+
+    def rdp(self, rounds: int) -> Certified:
+        from itsa.privacy.accounting import Accountant
+
+        return Accountant().compose(self.event, rounds).bound(self.d.privacy.delta).epsilon
+
+    def pld(self, rounds: int) -> tuple[Certified, str] | None:
+        """The proven PLD upper bound at ``rounds`` (``None`` where it does not apply or fails)."""
+        if self.why_not is not None:
+            return None
+        from itsa.privacy.lattice import dominating_epsilon
+        from itsa.privacy.pld import pair_epsilon
+
+        s, sens, delta = self.noise.sigma_client, self.noise.sensitivity.arb(), self.d.privacy.delta
+        if self.d.dimension == 1:
+            top = math.floor(self.noise.sensitivity.upper())
+            if top < 1:
+                return None
+            high = pair_epsilon(delta, sigma=s, shift=top, survivors=self.shares, rounds=rounds, side="upper")
+            return Certified("epsilon", high, high, Direction.UPPER, "the worst pair's PLD, from above"), "pld"
+        dom = dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=self.shares,
+                                 dimension=self.d.dimension)
+        return None if dom is None else (dom, "dominating")
+
+    def best(self, rounds: int) -> tuple[Certified, str]:
+        rdp = self.rdp(rounds)
+        try:
+            other = self.pld(rounds)
+        except InvalidOption:               # the enclosure finds no bracket at this noise: the Renyi bound stands
+            other = None
+        if other is not None and other[0].direction is Direction.UPPER and other[0].upper() < rdp.upper():
+            return other
+        return rdp, "rdp"
+
+
+def rounds_affordable(epsilon_at: Callable[[int], Fraction], epsilon: Fraction, start: int,
+                      most: int = MAX_SEARCHED) -> int:
+    """The most rounds ``T ≤ most`` with ``epsilon_at(T) ≤ epsilon`` (``epsilon_at`` nondecreasing; 0 if none).
+
+    The search starts at ``start`` (a guess, e.g. from ε growing like ``√T``), brackets the answer by steps
+    that double from 1/16 of it, then bisects: every answer is checked by ``epsilon_at`` itself.
+
+    >>> rounds_affordable(lambda t: Fraction(t, 10), Fraction(3), 5)
+    30
+    >>> rounds_affordable(lambda t: Fraction(t, 10), Fraction(3), 10**6)
+    30
+    """
+    if epsilon_at(1) > epsilon:
+        return 0
+    guess = min(max(1, start), most)
+    step = max(1, guess // 16)
+    if epsilon_at(guess) <= epsilon:
+        low, high = guess, guess + step
+        while high <= most and epsilon_at(high) <= epsilon:
+            low, step = high, 2 * step
+            high = low + step
+        if high > most:
+            if epsilon_at(most) <= epsilon:
+                return most
+            high = most
+    else:
+        high, low = guess, max(1, guess - step)
+        while low > 1 and epsilon_at(low) > epsilon:
+            high, step = low, 2 * step
+            low = max(1, low - step)
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if epsilon_at(mid) <= epsilon else (low, mid)
+    return low
+
+
+def account_noise(deployment: Deployment, noise: NoisePlan, event: Event, gamma: Fraction,
+                  error_noise: Fraction | None = None) -> NoisePlan:
+    """The noise section with its accounting: ε the smallest proven upper bound, the bracket, per round, rounds.
+
+    Parameters
+    ----------
+    deployment : Deployment
+    noise : NoisePlan
+        The noise section as sized (its ε the Rényi accountant's).
+    event : Event
+        One round's event of the plan's noise (composed over the rounds by the accountant).
+    gamma : Fraction
+        The plan's scale.
+    error_noise : Fraction, optional
+        The noise's share of the released mean's MSE per coordinate (for the noise-norm warning).
+    """
+    from itsa.privacy.pld import epsilon_bracket
+
+    bounds = _Bounds(deployment, noise, event)
+    rounds, delta = noise.rounds, noise.delta
+    rdp = noise.epsilon
+    lower, ratio, epsilon, how = None, None, rdp, "rdp"
+    note = bounds.why_not or ""
+    shift = pair_shift(deployment, gamma) if bounds.why_not is None else None
+    if bounds.why_not is None and shift is None:
+        note = "no neighbouring pair of this encoding is certified here (rotation or stochastic rounding)"
+    if shift is not None:
+        best = bounds.best(rounds)
+        epsilon, how = best
+        top = math.floor(noise.sensitivity.upper())
+        try:
+            bracket = epsilon_bracket(sigma=noise.sigma_client, sensitivity=noise.sensitivity, rounds=rounds,
+                                      delta=delta, survivors=bounds.shares, dimension=deployment.dimension,
+                                      shift=min(shift, top), upper=best[0])
+        except InvalidOption as exc:
+            shift, note = None, f"the pair's privacy-loss enclosure fails at this noise ({exc})"
+    if shift is not None:
+        lower = bracket.epsilon_lower
+        ratio = bracket.ratio if lower.lower() > 0 else None
+        note = (f"one client's update +-(floor(gamma S)/gamma) e_1: the sums differ by {shift} on one coordinate, "
+                f"{rounds} rounds through the pair's privacy-loss distribution")
+        if lower.lower() == 0:
+            note += "; the shares are too narrow for the enclosure: the lower bound is trivial"
+    per_round = bounds.best(1)[0]
+    target = deployment.privacy.epsilon
+    if target is None:
+        affordable, rounds_note = None, "no target epsilon: the rounds are as given"
+    else:
+        now = epsilon.upper()
+        guess = rounds if now <= 0 else max(1, math.floor(rounds * min(target / now, Fraction(10**4)) ** 2))
+        affordable = rounds_affordable(lambda t: bounds.best(t)[0].upper(), target, guess)
+        rounds_note = (f"the most rounds whose certified epsilon ({'the smaller of the Renyi and PLD bounds' if bounds.why_not is None else 'Renyi'}) "
+                       f"meets the target {frac(target)} at delta {safe_decimal(delta, 6)}, at this noise")
+    warnings = noise_norm_warnings(deployment, error_noise)
+    acc = NoiseAccounting(epsilon=epsilon, epsilon_rdp=rdp, upper_method=how, epsilon_lower=lower, ratio=ratio,
+                          lower_note=note, epsilon_per_round=per_round, rounds_affordable=affordable,
+                          rounds_note=rounds_note, delta=delta, rounds=rounds,
+                          population=getattr(deployment, "population", None),
+                          sampling=None if getattr(deployment, "population", None) is None
+                          else str(getattr(deployment, "sampling", "poisson")),
+                          rate=sampling_rate(deployment), warnings=warnings)
+    return replace(noise, epsilon=epsilon, accounting=acc, warnings=noise.warnings + warnings)
+
+
+def noise_norm_warnings(deployment: Deployment, error_noise: Fraction | None) -> tuple[str, ...]:
+    """A warning when the noise's root-mean-square norm in the released mean is more than
+    :data:`NOISE_NORM_WARNING` clips (the mean itself has norm at most the clip)."""
+    if error_noise is None:
+        return ()
+    norm2 = deployment.dimension * error_noise
+    if norm2 <= (NOISE_NORM_WARNING * deployment.clip) ** 2:
+        return ()
+    ratio = Fraction(math.isqrt(math.floor(norm2 / deployment.clip**2)))
+    return (f"the noise dwarfs the mean: its root-mean-square norm in the released mean is at least "
+            f"{safe_decimal(ratio, 4, up=False)} clips, the mean's at most 1 clip (more clients per round, "
+            "fewer rounds, a larger epsilon or a smaller dimension)",)

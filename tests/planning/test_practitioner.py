@@ -1,0 +1,99 @@
+"""Practitioners' accounting: epsilon per round, the rounds affordable, a population, the frameworks' units."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+
+import itsa
+from itsa.exceptions import InvalidDeployment
+from itsa.planning import parse_deployment
+from itsa.planning.accounting import rounds_affordable
+from itsa.planning.noise import round_event
+from itsa.privacy.accounting import Accountant
+
+SMALL = {"clients": 100, "dimension": 20, "clip": 1, "adjacency": "add-remove", "noise": "central",
+         "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 20}, "encoding": {"word_bits": 32, "gamma": 64}}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return itsa.plan(parse_deployment(SMALL))
+
+
+def test_per_round_and_rounds_affordable(small):
+    a = small.noise.accounting
+    assert a.epsilon_per_round.upper() < small.noise.epsilon.upper()
+    assert a.rounds_affordable >= 20
+    data = small.noise.to_dict()
+    assert data["rounds_affordable"] == a.rounds_affordable and "epsilon_per_round" in data
+    more = itsa.plan(parse_deployment({**SMALL, "noise": {"kind": "central", "sigma": str(small.noise.sigma_client)},
+                                       "privacy": {"delta": "1e-6", "rounds": a.rounds_affordable + 1}}))
+    assert more.noise.epsilon.upper() > 2                        # one round more misses the target
+    same = itsa.plan(parse_deployment({**SMALL, "noise": {"kind": "central", "sigma": str(small.noise.sigma_client)},
+                                       "privacy": {"delta": "1e-6", "rounds": a.rounds_affordable}}))
+    assert same.noise.epsilon.upper() <= 2
+
+
+def test_rounds_affordable_bisection():
+    assert rounds_affordable(lambda t: Fraction(t, 7), Fraction(10), 3) == 70
+    assert rounds_affordable(lambda t: Fraction(t), Fraction(1, 2), 3) == 0
+
+
+POPULATION = {**SMALL, "population": 10_000, "noise": {"kind": "central", "sigma": 400},
+              "privacy": {"delta": "1e-6", "rounds": 20}}
+
+
+def test_population_amplifies():
+    sampled = itsa.plan(parse_deployment(POPULATION))
+    full = itsa.plan(parse_deployment({k: v for k, v in POPULATION.items() if k != "population"}))
+    assert sampled.noise.epsilon.upper() < full.noise.epsilon.upper() / 4
+    a = sampled.noise.accounting
+    assert a.population == 10_000 and a.sampling == "poisson" and a.rate == Fraction(1, 100)
+    assert a.epsilon_lower is None and "Poisson" in a.lower_note
+    event = round_event(sampled.deployment, sampled.encoding.gamma, sampled.noise.sigma_client)
+    assert "Poisson-sampled" in event.label
+    assert Accountant().compose(event, 20).bound(Fraction(1, 10**6)).epsilon == a.epsilon_rdp
+    assert sampled.to_dict()["deployment"]["population"] == 10_000
+
+
+@pytest.mark.parametrize(("change", "word"), [({"sampling": "fixed"}, "fixed-size"),
+                                              ({"adjacency": "replace-one"}, "add-remove"),
+                                              ({"noise": {"kind": "distributed", "sigma": 400}}, "central"),
+                                              ({"population": 50}, "at least")])
+def test_population_refusals(change, word):
+    with pytest.raises(InvalidDeployment, match=word):
+        parse_deployment({**POPULATION, **change})
+
+
+def test_cli_population_refused_in_one_line(tmp_path):
+    from itsa_cli import main
+
+    path = tmp_path / "d.yaml"
+    path.write_text("clients: 10\ndimension: 2\nclip: 1\npopulation: 100\nsampling: fixed\nadjacency: add-remove\n"
+                    "noise: central\nprivacy: {epsilon: 1}\n")
+    result = CliRunner().invoke(main, ["plan", str(path), "--quiet"])
+    assert result.exit_code == 2 and "fixed-size" in result.output and "Traceback" not in result.output
+
+
+def test_frameworks_section(small):
+    f = small.to_dict()["frameworks"]
+    z = Fraction(f["tff"]["noise_multiplier"]["interval"][0])
+    assert abs(z - small.noise.sigma_client / 64) < Fraction(1, 10**6)            # central: sigma/(gamma S)
+    assert f["tff"]["l2_clip"] == "1" and f["tff"]["expected_clients_per_round"] == 100
+    assert f["dp_accounting"]["noise_multiplier"] == small.noise.noise_multiplier.to_dict()
+    assert f["flower"]["num_sampled_clients"] == 100 and f["flower"]["clipping_norm"] == "1"
+    assert "TFF" in dict(small.rows())
+
+
+def test_hospitals_warns_that_the_noise_dwarfs_the_mean():
+    from itsa_cli import main
+
+    result = CliRunner().invoke(main, ["plan", "hospitals", "--quiet", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["deployment"]["clients"] == 12
+    assert any("dwarfs" in w for w in data["noise"]["warnings"])
