@@ -469,7 +469,10 @@ class PoissonSampledEvent(Event):
             total += comb(alpha, 2) * g**2 * h ** (alpha - 2) * self._inner(2).exp()
             for ell in range(3, alpha + 1):
                 total += 3 * comb(alpha, ell) * h ** (alpha - ell) * g**ell * ((ell - 1) * self._inner(ell)).exp()
-            return (total.log() / (alpha - 1)).min(inner)
+            sampled = total.log() / (alpha - 1)
+        if not sampled.is_finite():         # the sum overflowed (a tiny noise): the unsampled bound still holds
+            return inner
+        return sampled.min(inner)
 
 
 @dataclass(frozen=True, kw_only=True)
