@@ -106,8 +106,9 @@ def _mechanism(deployment: Deployment, event: Event) -> str | None:
                 "not one update's)")
     if not isinstance(event, (DiscreteGaussianEvent, DistributedDiscreteGaussianEvent)):
         return f"the bracket covers the discrete Gaussian only, not {event.label}"
-    if str(getattr(deployment.encoding, "rotation", "none")) != "none":
-        return "the privacy-loss bounds are applied here to an unrotated word only (the noise lives in the padded space)"
+    if str(getattr(deployment.encoding, "rotation", "none")) != "none" and \
+            not isinstance(event, DistributedDiscreteGaussianEvent):
+        return "with a rotation, the privacy-loss bounds need the padded dimension of the shares' event"
     return None
 
 
@@ -179,6 +180,8 @@ class _Bounds:
         self.d, self.noise, self.event = deployment, noise, event
         self.why_not = _mechanism(deployment, event)
         self.shares = noise.survivors if str(noise.kind) == "distributed" else 1
+        #: where the noise lives: the event's (padded, with a rotation) dimension
+        self.dimension = int(getattr(event, "dimension", deployment.dimension))
 
     def rdp(self, rounds: int) -> Certified:
         from itsa.privacy.accounting import Accountant
@@ -193,14 +196,14 @@ class _Bounds:
         from itsa.privacy.pld import pair_epsilon
 
         s, sens, delta = self.noise.sigma_client, self.noise.sensitivity.arb(), self.d.privacy.delta
-        if self.d.dimension == 1:
+        if self.dimension == 1:
             top = math.floor(self.noise.sensitivity.upper())
             if top < 1:
                 return None
             high = pair_epsilon(delta, sigma=s, shift=top, survivors=self.shares, rounds=rounds, side="upper")
             return Certified("epsilon", high, high, Direction.UPPER, "the worst pair's PLD, from above"), "pld"
         dom = dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=self.shares,
-                                 dimension=self.d.dimension)
+                                 dimension=self.dimension)
         return None if dom is None else (dom, "dominating")
 
     def best(self, rounds: int) -> tuple[Certified, str]:
@@ -276,13 +279,13 @@ def account_noise(deployment: Deployment, noise: NoisePlan, event: Event, gamma:
     shift = pair_shift(deployment, gamma) if bounds.why_not is None else None
     if bounds.why_not is None and shift is None:
         note = "no neighbouring pair of this encoding is certified here (rotation or stochastic rounding)"
+    if bounds.why_not is None:
+        epsilon, how = best = bounds.best(rounds)
     if shift is not None:
-        best = bounds.best(rounds)
-        epsilon, how = best
         top = math.floor(noise.sensitivity.upper())
         try:
             bracket = epsilon_bracket(sigma=noise.sigma_client, sensitivity=noise.sensitivity, rounds=rounds,
-                                      delta=delta, survivors=bounds.shares, dimension=deployment.dimension,
+                                      delta=delta, survivors=bounds.shares, dimension=bounds.dimension,
                                       shift=min(shift, top), upper=best[0])
         except InvalidOption as exc:
             shift, note = None, f"the pair's privacy-loss enclosure fails at this noise ({exc})"
