@@ -658,8 +658,14 @@ def beside_plan(deployment, noise, encoding, event=None) -> RuleBeside:
     risk = certify_heuristic(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency)
     target = p.epsilon if p.epsilon is not None else noise.epsilon.upper()
     bound = getattr(event, "bound", DdgBound.CONSERVATIVE)
-    honest = _honest(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency,
-                     epsilon=target, overflow=d.overflow, per_round=d.overflow_per is Overflow.ROUND, bound=bound)
+    if getattr(d, "population", None) is not None:
+        honest = HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None,
+                            reason="the rule's shares would come from a Poisson sample of random size, which no "
+                                   "bound here certifies (the plan's noise over a population is central)")
+    else:
+        honest = _honest(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency,
+                         epsilon=target, overflow=d.overflow, per_round=d.overflow_per is Overflow.ROUND,
+                         bound=bound)
     mse = None if config.refusal or config.sigma is None else _mse_total(config, config.sigma, d.survivors)
     return RuleBeside(noise_multiplier=z, risk=risk, mse_total=mse, honest=honest,
                       reason=None if config.refusal is None else config.refusal)

@@ -106,3 +106,8 @@ def test_a_tiny_noise_on_a_sample_is_bounded_not_a_nan():
     inner = DiscreteGaussianEvent(sigma=Fraction(1, 2**400), sensitivity=2**20)
     bound = PoissonSampledEvent(event=inner, rate=Fraction(1, 1000)).rdp(256)
     assert bound.is_finite() and bound.upper() >= inner.rdp(256).lower()
+
+
+def test_no_honest_rule_over_a_population():
+    p = itsa.plan(parse_deployment(POPULATION))
+    assert p.heuristic.honest.mse_total is None and "Poisson sample" in p.heuristic.honest.reason
