@@ -43,13 +43,14 @@ from itsa._util.display import Displayable
 from itsa._util.files import read_text
 from itsa._util.plain import frac
 from itsa._util.safe_yaml import load_yaml
-from itsa.exceptions import InvalidDeployment, excerpt
+from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
+from itsa.planning.rotation import Rotation, as_rotation
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
-from itsa.privacy.neighbours import Adjacency  # its home is the privacy part; re-exported here
+from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, Rounding  # their home is the privacy part
 from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
-__all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Sampling", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
+__all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Mechanism", "Rounding", "Sampling", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
            "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
 
 #: Most clients in a round a deployment may name.
@@ -144,6 +145,13 @@ class NoiseKind(StrEnum):
     CENTRAL = "central"             # added once, to the sum
 
 
+class Mechanism(StrEnum):
+    """Which noise: the discrete Gaussian or the Skellam mechanism (``None`` in a file: the plan picks)."""
+
+    DGAUSS = "dgauss"               # discrete Gaussian (distributed: the sharp bound of its paper)
+    SKELLAM = "skellam"             # Skellam (a sum of Skellam shares is Skellam: no tau)
+
+
 class Sampling(StrEnum):
     """How a round's clients are drawn from the population."""
 
@@ -212,9 +220,13 @@ class Noise:
 
     kind: NoiseKind = NoiseKind.DISTRIBUTED
     sigma: Fraction | None = None
+    #: the mechanism; ``None``: the plan picks the one with the smaller error at the targets
+    mechanism: Mechanism | None = None
 
     def __post_init__(self):
-        _set(self, "kind", choice("noise.kind", self.kind, NoiseKind, error=_ERR))
+        _set(self, "kind", choice("noise.placement", self.kind, NoiseKind, error=_ERR))
+        if self.mechanism is not None:
+            _set(self, "mechanism", choice("noise.mechanism", self.mechanism, Mechanism, error=_ERR))
         sigma = None if self.sigma is None else _number("noise.sigma", self.sigma, low=0)
         if sigma is not None and self.kind is NoiseKind.DISTRIBUTED and sigma < Fraction(1, 2):
             raise _ERR(f"noise.sigma: a distributed share needs sigma >= 1/2 (the tau term), not {frac(sigma)}")
@@ -234,9 +246,24 @@ class Encoding:
     radix: int | None = None
     layers: int | None = None
     stages: str | None = None
+    #: the random rotation before rounding (``none``, ``hadamard``, ``dft``)
+    rotation: Rotation = Rotation.NONE
+    #: how the scaled update is made whole (``nearest``, ``stochastic``, ``conditional``)
+    rounding: Rounding = Rounding.NEAREST
+    #: ``β`` of conditional rounding
+    beta: Fraction = DEFAULT_BETA
 
     def __post_init__(self):
         _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
+        try:
+            _set(self, "rotation", as_rotation(self.rotation))
+        except InvalidOption as exc:
+            raise _ERR(str(exc)) from None
+        _set(self, "rounding", choice("encoding.rounding", self.rounding, Rounding, error=_ERR))
+        _set(self, "beta", _number("encoding.beta", self.beta, low=0, high=1))
+        if self.radix is not None and (self.rotation is not Rotation.NONE or self.rounding is not Rounding.NEAREST):
+            raise _ERR("encoding: a PSA layering rounds to nearest without a rotation (rotation and rounding are "
+                       "for a flat word)")
         if self.radix is None:
             if self.layers is not None or self.stages is not None:
                 raise _ERR("encoding: layers and stages need a radix (a PSA layering)")
@@ -310,6 +337,8 @@ class Deployment(Displayable):
     servers: str | None = None
     gate: Gate | None = None
     name: str = "deployment"
+    #: the largest mean-square error of the released mean (summed over the coordinates) the plan may have
+    accuracy: Fraction | None = None
     #: the clients a round's are drawn from (``None``: every round has the same clients, no amplification)
     population: int | None = None
     sampling: Sampling = Sampling.POISSON
@@ -333,6 +362,7 @@ class Deployment(Displayable):
         _set(self, "overflow_per", choice("overflow.per", self.overflow_per, Overflow, error=_ERR))
         _set(self, "servers", _servers(self.servers))
         _set(self, "name", _name(self.name))
+        _set(self, "accuracy", None if self.accuracy is None else _number("accuracy.mse", self.accuracy, low=0))
         _check_digits(self.clip, self.encoding)
         population, sampling = _population(self.population, self.sampling, self.clients, self)
         _set(self, "population", population)
@@ -370,22 +400,25 @@ class Deployment(Displayable):
     def to_dict(self) -> dict:
         e, p = self.encoding, self.privacy
         encoding = ({"radix": e.radix, "layers": e.layers, "stages": e.stages} if e.layered
-                    else {"word_bits": e.word_bits})
+                    else {"word_bits": e.word_bits, "rotation": str(e.rotation), "rounding": str(e.rounding),
+                          "beta": frac(e.beta) if e.rounding is Rounding.CONDITIONAL else None})
         return {"name": self.name, "clients": self.clients, "survivors": self.survivors, "dropout": frac(self.dropout),
                 "dimension": self.dimension, "clip": frac(self.clip), "adjacency": str(self.adjacency),
                 "privacy": {"epsilon": frac(p.epsilon), "delta": frac(p.delta), "rounds": p.rounds},
-                "noise": {"kind": str(self.noise.kind), "sigma": frac(self.noise.sigma)},
+                "noise": {"kind": str(self.noise.kind), "sigma": frac(self.noise.sigma),
+                          "mechanism": None if self.noise.mechanism is None else str(self.noise.mechanism)},
                 "encoding": {**encoding, "gamma": frac(e.gamma)},
                 "overflow": {"probability": frac(self.overflow), "per": str(self.overflow_per)},
                 "servers": self.servers,
                 "protocol": None if self.protocol is None else self.protocol.to_dict(),
                 "gate": None if self.gate is None else {"budget": self.gate.budget,
                                                         "flag_rate": frac(self.gate.flag_rate)},
+                "accuracy": None if self.accuracy is None else {"mse": frac(self.accuracy)},
                 "population": self.population, "sampling": None if self.population is None else str(self.sampling)}
 
 
 _KEYS = {"name", "clients", "dropout", "dimension", "clip", "adjacency", "privacy", "noise", "encoding", "overflow",
-         "servers", "gate", "protocol", "population", "sampling"}
+         "servers", "gate", "accuracy", "population", "sampling", "protocol"}
 
 
 def _mapping(name: str, value, keys: set[str]) -> dict:
@@ -408,15 +441,27 @@ def _noise(raw) -> Noise:
     if raw is None or isinstance(raw, str):
         kind: Any = raw or NoiseKind.DISTRIBUTED         # a text is checked by the Noise
         return Noise(kind=kind)
-    n = _mapping("noise", raw, {"kind", "sigma"})
-    return Noise(kind=n.get("kind", "distributed"), sigma=n.get("sigma"))
+    n = _mapping("noise", raw, {"kind", "placement", "mechanism", "sigma"})
+    if "kind" in n and "placement" in n and n["kind"] != n["placement"]:
+        raise _ERR("noise: kind and placement name the same thing; give one")
+    return Noise(kind=n.get("placement", n.get("kind", "distributed")), sigma=n.get("sigma"),
+                 mechanism=n.get("mechanism"))
 
 
 def _encoding(raw) -> Encoding:
     if raw is None:
         return Encoding()
-    e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages"})
-    return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")})
+    e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages", "rotation", "rounding", "beta"})
+    return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
+                    rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
+                    beta=e.get("beta", DEFAULT_BETA))
+
+
+def _accuracy(raw) -> Fraction | None:
+    """The file's ``accuracy: {mse: X}`` (checked by the Deployment)."""
+    if raw is None:
+        return None
+    return _mapping("accuracy", raw, {"mse"}).get("mse")
 
 
 def _overflow(raw) -> tuple:
@@ -451,8 +496,8 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
                       adjacency=d.get("adjacency", "replace-one"), privacy=privacy, noise=noise,
                       encoding=_encoding(d.get("encoding")), overflow=overflow, overflow_per=per,
                       servers=d.get("servers"), gate=_gate(d.get("gate")), name=d.get("name", default_name),
-                      protocol=parse_protocol(d.get("protocol")), population=d.get("population"),
-                      sampling=d.get("sampling", "poisson"))
+                      accuracy=_accuracy(d.get("accuracy")), population=d.get("population"),
+                      sampling=d.get("sampling", "poisson"), protocol=parse_protocol(d.get("protocol")))
 
 
 def load_deployment(path: str | Path) -> Deployment:

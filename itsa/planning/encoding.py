@@ -146,6 +146,10 @@ class EncodingPlan(Displayable):
     per: str
     chosen: str
     quantization_bound: Fraction
+    #: the rotation before rounding, the rounding, and the length rotated (``d'``; ``None``: no rotation)
+    rotation: str = "none"
+    rounding: str = "nearest"
+    rotated_dimension: int | None = None
 
     @property
     def modulus(self) -> int:
@@ -160,11 +164,20 @@ class EncodingPlan(Displayable):
                 f"{self.wrap_probability.decimal()} per {self.per}")
 
     def rows(self) -> list[tuple[str, str]]:
-        return [("scale gamma", f"{frac(self.gamma)} (exact; {self.chosen})"),
-                ("quantization", f"each coordinate of the released mean off by at most "
-                                 f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
-                ("modulus", f"2^{self.word_bits} (a flat {self.word_bits}-bit word)"),
-                ("data range", f"|sum| <= {self.data_range} per coordinate (exact, from the clip)"),
+        if self.rotation == "none" and self.rounding == "nearest":
+            coded = [("quantization", f"each coordinate of the released mean off by at most "
+                                      f"{safe_decimal(self.quantization_bound, 6)} (exact bound; rounding to nearest)"),
+                     ("modulus", f"2^{self.word_bits} (a flat {self.word_bits}-bit word)"),
+                     ("data range", f"|sum| <= {self.data_range} per coordinate (exact, from the clip)")]
+        else:
+            coded = [("rotation", f"{self.rotation}, from public randomness: {self.rotated_dimension} words per "
+                                  "client" if self.rotation != "none" else "none"),
+                     ("rounding", f"{self.rounding} (its error is in the error section)"),
+                     ("modulus", f"2^{self.word_bits} (a flat {self.word_bits}-bit word)"),
+                     ("sure range", f"|sum| <= {self.data_range} per coordinate before the sub-Gaussian part "
+                                    "(exact; see the wrap method)")]
+        return [("scale gamma", f"{safe_decimal(self.gamma, 8)} (exact {frac(self.gamma)}; {self.chosen})"
+                 if self.gamma.denominator != 1 else f"{frac(self.gamma)} (exact; {self.chosen})"), *coded,
                 ("wrap probability", f"{self.wrap_probability.decimal(6)} per {self.per} "
                                      f"({self.wrap_probability.direction}; target {safe_decimal(self.overflow_target, 6)})"),
                 ("wrap method", str(self.wrap_probability.method))]
@@ -173,4 +186,5 @@ class EncodingPlan(Displayable):
         return {"kind": "flat", "gamma": frac(self.gamma), "word_bits": self.word_bits, "modulus": str(self.modulus),
                 "data_range": self.data_range, "quantization_bound": frac(self.quantization_bound),
                 "wrap_probability": self.wrap_probability.to_dict(), "overflow_target": frac(self.overflow_target),
-                "per": self.per, "meets_target": self.meets_target, "chosen": self.chosen}
+                "per": self.per, "meets_target": self.meets_target, "chosen": self.chosen,
+                "rotation": self.rotation, "rounding": self.rounding, "rotated_dimension": self.rotated_dimension}

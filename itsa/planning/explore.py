@@ -89,6 +89,10 @@ def setup_from_plan(plan) -> SimulationSetup:
 
 def _from_plan(plan) -> SimulationSetup:
     d, enc = plan.deployment, plan.encoding
+    if not d.encoding.layered and (str(d.encoding.rotation) != "none" or str(d.encoding.rounding) != "nearest"
+                                   or str(d.noise.mechanism or "dgauss") != "dgauss"):
+        raise InvalidOption("plan: the simulation runs a discrete Gaussian sum rounded to nearest without a "
+                            "rotation; this plan's rotation, rounding or mechanism is not simulated")
     common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
                   sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind))
     if not d.encoding.layered:

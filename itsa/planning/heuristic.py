@@ -33,13 +33,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 
-import flint
-
-from itsa._util.certified import Certified, Direction, exact_text, fraction_text, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, survivors_under
+from itsa.planning.rotation import FLATNESS, rotated_dimension, tail_bound
+from itsa.planning.rotation import Rotation as PlanRotation
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
 from itsa.privacy.neighbours import Rounding, sensitivity_ball
@@ -69,7 +69,8 @@ class Rotation(StrEnum):
 
 #: Certified sub-Gaussian flatness of each rotation (Hoeffding over its random signs or phases):
 #: a Hadamard row has entries ±1/√d; a DFT coordinate's real part mixes d/2 complex entries of weight 2/d.
-CERTIFIED_FLATNESS = {Rotation.HD: Fraction(1), Rotation.DFT: Fraction(2)}
+#: Their home is :data:`itsa.planning.rotation.FLATNESS` (the plan's rotations).
+CERTIFIED_FLATNESS = {Rotation.HD: FLATNESS[PlanRotation.HADAMARD], Rotation.DFT: FLATNESS[PlanRotation.DFT]}
 
 
 def stddevs_for(modclip_prob) -> float:
@@ -91,9 +92,8 @@ def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) ->
     (1290, 2048)
     """
     d = whole_number("dimension", dimension, minimum=1)
-    if choice("rotation", rotation, Rotation) is Rotation.HD:
-        return 1 << (d - 1).bit_length()
-    return 2 * math.ceil(d / 2)
+    hd = choice("rotation", rotation, Rotation) is Rotation.HD
+    return rotated_dimension(d, PlanRotation.HADAMARD if hd else PlanRotation.DFT)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -330,21 +330,18 @@ def wrap_bound(*, clients: int, dimension: int, data_proxy, sigma, word_bits: in
     ``P(|S| ≥ t) ≤ 2 exp(−t²/(2v))`` at ``t = 2^(b−1)``; per round the
     union bound over the ``d`` coordinates.
     """
-    with precision():
-        v = to_arb(data_proxy) + flint.arb(clients) / 4 + clients * to_arb(sigma) ** 2
-        t = flint.arb(2) ** (word_bits - 1)
-        coord = 2 * (-(t * t) / (2 * v)).exp()
-        per_round = dimension * coord
+    v = Fraction(data_proxy) + Fraction(clients, 4) + clients * Fraction(sigma) ** 2
     method = ("sub-Gaussian tail 2 exp(-t^2/(2 v)), v = data + K/4 + K sigma^2 (Hoeffding; the discrete Gaussian "
               "is sigma^2-sub-Gaussian)")
 
-    def capped(name, ball, how):
-        if ball.lower() >= 1:
+    def capped(name, coordinates, how):          # the tail's one home: itsa.planning.rotation.tail_bound
+        bound = tail_bound(room=2 ** (word_bits - 1), proxy=v, coordinates=coordinates)
+        if bound.upper() >= 1:
             return Certified(name, Fraction(1), Fraction(1), Direction.UPPER, "trivial: the tail bound reaches 1")
-        return Certified.from_arb(name, ball, Direction.UPPER, how)
+        return Certified(name, bound.low, bound.high, Direction.UPPER, how)
 
-    return (capped("wrap per coordinate", coord, method),
-            capped("wrap per round", per_round, method + f"; union bound over d = {dimension}"))
+    return (capped("wrap per coordinate", 1, method),
+            capped("wrap per round", dimension, method + f"; union bound over d = {dimension}"))
 
 
 def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, rounds: int, delta: Fraction,

@@ -43,9 +43,8 @@ from itsa._util.plain import frac
 from itsa.planning.deployment import Adjacency, Deployment, NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
-from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event, PsaLayersEvent
+from itsa.privacy.events import Event, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
-from itsa.privacy.neighbours import sensitivity_ball
 
 __all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
            "calibrated_sigma", "round_event", "CALIBRATION_TOLERANCE"]
@@ -62,29 +61,24 @@ def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
     The privacy part's :func:`~itsa.privacy.neighbours.sensitivity_ball` at the deployment's clip,
     dimension and adjacency (rounding to nearest).
     """
-    return sensitivity_ball(gamma=gamma, clip=deployment.clip, dimension=deployment.dimension,
-                            adjacency=deployment.adjacency)
+    from itsa.planning.mechanism import sensitivity as encoded
+
+    return encoded(deployment, gamma)
 
 
-def _curve_for(deployment: Deployment, delta_int: flint.arb):
+def _curve_for(deployment: Deployment, delta_int: flint.arb, layered: bool = False):
     """One round's privacy event as a function of the noise scale, on the population's Poisson sample when
     the deployment has one (:func:`itsa.planning.accounting.sampled`)."""
     from itsa.planning.accounting import sampled
 
-    return sampled(deployment, _mechanism_for(deployment, delta_int))
+    return sampled(deployment, _mechanism_for(deployment, delta_int, layered))
 
 
-def _mechanism_for(deployment: Deployment, delta_int: flint.arb):
-    """One round's privacy event as a function of the noise scale (the privacy part's own events)."""
-    if deployment.noise.kind is NoiseKind.CENTRAL:
-        def central(sigma: Fraction) -> Event:
-            return DiscreteGaussianEvent(sigma=sigma, sensitivity=delta_int)
-        return central
+def _mechanism_for(deployment: Deployment, delta_int: flint.arb, layered: bool = False):
+    """One round's privacy event as a function of the noise scale (:func:`itsa.planning.mechanism.round_event`)."""
+    from itsa.planning.mechanism import round_event as event_for
 
-    def distributed(sigma: Fraction) -> Event:
-        return DistributedDiscreteGaussianEvent(sensitivity=delta_int, scale=sigma, survivors=deployment.survivors,
-                                                dimension=deployment.dimension)
-    return distributed
+    return event_for(deployment, delta_int, layered=layered)
 
 
 def round_event(deployment: Deployment, gamma: Fraction, sigma: Fraction) -> Event:
@@ -94,7 +88,7 @@ def round_event(deployment: Deployment, gamma: Fraction, sigma: Fraction) -> Eve
     if deployment.encoding.layered:
         radix, layers = deployment.encoding.radix, deployment.encoding.layers
         assert radix is not None and layers is not None            # a layered encoding has both
-        one = _curve_for(deployment, layer_sensitivity(deployment, radix))
+        one = _curve_for(deployment, layer_sensitivity(deployment, radix), layered=True)
         return PsaLayersEvent(layers={1: one(sigma)}, copies=layers)
     return _curve_for(deployment, sensitivity(deployment, gamma))(sigma)
 
@@ -125,18 +119,20 @@ class NoisePlan(Displayable):
     unit: str = "integer units"
     #: the bracket, per-round epsilon, rounds affordable and population (:mod:`itsa.planning.accounting`)
     accounting: Displayable | None = None
+    #: the mechanism in words (:func:`itsa.planning.mechanism.describe`)
+    mechanism: str = "discrete Gaussian"
 
     @property
     def meets_target(self) -> bool:
         return self.target_epsilon is None or self.epsilon.upper() <= self.target_epsilon
 
     def headline(self) -> str:
-        return (f"{self.kind} discrete Gaussian, sigma per client {safe_decimal(self.sigma_client, 6)}: "
+        return (f"{self.kind} {self.mechanism}, sigma per client {safe_decimal(self.sigma_client, 6)}: "
                 f"eps <= {self.epsilon.decimal()} at delta {safe_decimal(self.delta, 4)} over {self.rounds} rounds")
 
     def rows(self) -> list[tuple[str, str]]:
         who = "per client" if self.kind is NoiseKind.DISTRIBUTED else "added once"
-        return [("noise", f"{self.kind} discrete Gaussian ({who}); {self.chosen}"),
+        return [("noise", f"{self.kind} {self.mechanism} ({who}); {self.chosen}"),
                 ("sensitivity", f"{self.sensitivity.decimal(6)} {self.unit}, {self.adjacency} (upper bound)"),
                 ("sigma per client" if self.kind is NoiseKind.DISTRIBUTED else "sigma",
                  f"{safe_decimal(self.sigma_client, 8)} {self.unit} (exact, as used)"),
@@ -155,7 +151,7 @@ class NoisePlan(Displayable):
                 "sigma_aggregate": self.sigma_aggregate.to_dict(), "noise_multiplier": self.noise_multiplier.to_dict(),
                 "epsilon": self.epsilon.to_dict(), "delta": frac(self.delta), "rounds": self.rounds,
                 "target_epsilon": frac(self.target_epsilon), "meets_target": self.meets_target, "chosen": self.chosen,
-                "warnings": list(self.warnings), "unit": self.unit,
+                "warnings": list(self.warnings), "unit": self.unit, "mechanism": self.mechanism,
                 **({} if self.accounting is None else self.accounting.to_dict())}
 
 
@@ -171,8 +167,10 @@ def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> 
     from itsa.planning.deployment import Encoding, Overflow
 
     if progress is not None:
-        return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)), progress)
-    key = replace(deployment, encoding=Encoding(), servers=None, gate=None, name="deployment", overflow=Fraction(1, 2),
+        delta_int = sensitivity(deployment, gamma)
+        return _calibrate(deployment, _curve_for(deployment, delta_int), progress, delta_int)
+    e = deployment.encoding
+    key = replace(deployment, encoding=Encoding(rotation=e.rotation, rounding=e.rounding, beta=e.beta), servers=None, gate=None, name="deployment", overflow=Fraction(1, 2),
                   overflow_per=Overflow.ROUND)
     return _remembered(key, Fraction(gamma))
 
@@ -183,11 +181,19 @@ REMEMBERED = 256
 
 @functools.lru_cache(maxsize=REMEMBERED)
 def _remembered(deployment: Deployment, gamma: Fraction) -> Fraction:
-    return _calibrate(deployment, _curve_for(deployment, sensitivity(deployment, gamma)))
+    delta_int = sensitivity(deployment, gamma)
+    return _calibrate(deployment, _curve_for(deployment, delta_int), delta_int=delta_int)
 
 
-def _calibrate(deployment: Deployment, curve_for, progress=None) -> Fraction:
-    floor = MIN_SHARE if deployment.noise.kind is NoiseKind.DISTRIBUTED else None
+def _calibrate(deployment: Deployment, curve_for, progress=None, delta_int=None) -> Fraction:
+    from itsa.planning.deployment import Mechanism
+
+    floor = (MIN_SHARE if deployment.noise.kind is NoiseKind.DISTRIBUTED
+             and deployment.noise.mechanism is not Mechanism.SKELLAM else None)
+    if delta_int is not None and getattr(deployment, "population", None) is None:
+        from itsa.planning.mechanism import gaussian_floor  # a flat word: from the Gaussian's, a lower bound
+
+        floor = max(floor or Fraction(0), gaussian_floor(deployment, delta_int))
     p = deployment.privacy
     cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", event_for=curve_for, minimum_scale=floor,
                     relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
@@ -201,8 +207,10 @@ def size_noise(deployment: Deployment, gamma: Fraction, sigma: Fraction | None =
                progress=None) -> NoisePlan:
     """The noise section at scale ``gamma``: the file's σ, the given ``sigma``, or σ calibrated to the target."""
     delta_int = sensitivity(deployment, gamma)
+    from itsa.planning.mechanism import sensitivity_text
+
     return _noise_plan(deployment, delta_int, _curve_for(deployment, delta_int), sigma, progress,
-                       "factor (gamma S + sqrt(d)/2), rounding to nearest")
+                       sensitivity_text(deployment))
 
 
 def layer_sensitivity(deployment: Deployment, radix: int) -> flint.arb:
@@ -214,7 +222,7 @@ def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress
     """The noise of a PSA layering: every layer gets shares of the same scaled scale ``s~`` (digit units),
     and a server authorized for the finest resolution sees all ``L`` layers (PSA Theorem 3)."""
     delta_layer = layer_sensitivity(deployment, radix)
-    one = _curve_for(deployment, delta_layer)
+    one = _curve_for(deployment, delta_layer, layered=True)
 
     def all_layers(sigma: Fraction) -> Event:
         return PsaLayersEvent(layers={1: one(sigma)}, copies=layers)
@@ -238,7 +246,10 @@ def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: 
         aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(deployment.survivors).sqrt()
         multiplier = aggregate / delta_int
     how = "sigma" if central else f"sigma per client x sqrt({deployment.survivors})"
+    from itsa.planning.mechanism import describe
+
     return NoisePlan(kind=deployment.noise.kind, adjacency=deployment.adjacency, survivors=deployment.survivors,
+                     mechanism="discrete Gaussian" if unit != "integer units" else describe(deployment),
                      sensitivity=Certified.from_arb("sensitivity", delta_int, Direction.UPPER, how_sensitivity),
                      sigma_client=sigma,
                      sigma_aggregate=Certified.exact("sigma_aggregate", sigma, how) if central else

@@ -42,7 +42,7 @@ from itsa._util.plain import frac
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, excerpt
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
-from itsa.planning.encoding import EncodingPlan, data_bound, gamma_candidates, smallest_word, wrap_probability
+from itsa.planning.encoding import EncodingPlan, gamma_candidates
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import LayeredEncodingPlan
 from itsa.planning.noise import (
@@ -51,7 +51,6 @@ from itsa.planning.noise import (
     epsilon_at,
     sensitivity,
     size_layered_noise,
-    size_noise,
 )
 from itsa.planning.sections import (
     NOT_COMPUTED,
@@ -153,8 +152,8 @@ class Plan(Displayable):
 
 
 #: What the plan says of a section it does not have.
-_ABSENT = {"keys": "not asked for (no protocol, no servers)", "gate": "not asked for (no gate)",
-           "heuristic": NOT_COMPUTED, "frameworks": "not computed (no framework sums a PSA layering)"}
+_ABSENT = {"keys": "not asked for (no protocol, no servers)", "gate": "not asked for (no gate)", "heuristic": NOT_COMPUTED,
+           "frameworks": "not computed (no framework sums a PSA layering)"}
 
 
 def _coordinates(deployment: Deployment) -> int:
@@ -166,15 +165,16 @@ def _shares(deployment: Deployment) -> int:
 
 
 def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
-    return wrap_probability(word_bits=bits, clients=deployment.clients,
-                            bound=data_bound(deployment.clients, gamma, deployment.clip), sigma=sigma,
-                            shares=_shares(deployment), coordinates=_coordinates(deployment))
+    """The certified wrap bound at any rotation, rounding and mechanism (:func:`itsa.planning.scale.wrap_at`)."""
+    from itsa.planning.scale import wrap_at
+
+    return wrap_at(deployment, bits, gamma, sigma)
 
 
 def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
-    return smallest_word(clients=deployment.clients, bound=data_bound(deployment.clients, gamma, deployment.clip),
-                         sigma=sigma, shares=_shares(deployment), coordinates=_coordinates(deployment),
-                         target=deployment.overflow, widest=MAX_WORD_BITS, deadline=deadline)
+    from itsa.planning.scale import smallest_word_at
+
+    return smallest_word_at(deployment, gamma, sigma, deadline)
 
 
 def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
@@ -400,27 +400,37 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
-    sizer = _Sizer(deployment, report, deadline)
-    gamma, bits, how_gamma, how_word = sizer.choose()
-    noise = size_noise(deployment, gamma, None if deployment.noise.sigma is not None else sizer.sigma(gamma))
-    enc = EncodingPlan(gamma=gamma, word_bits=bits, data_range=data_bound(deployment.clients, gamma, deployment.clip),
-                       wrap_probability=_wrap(deployment, bits, gamma, noise.sigma_client),
-                       overflow_target=deployment.overflow, per=str(deployment.overflow_per),
-                       chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma))
-    payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
-                          dimension=deployment.dimension, note="a flat word: one resolution, no layering")
+    from itsa.planning.flat import size_flat
+
+    flat = size_flat(deployment, lambda dep: _Sizer(dep, report, deadline), deadline)
+    deployment, sizer, noise, enc, payload, error = (flat.deployment, flat.sizer, flat.noise, flat.encoding,
+                                                     flat.payload, flat.error)
+    gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
     keys = size_deployment_keys(deployment, instance, payload, deadline.left(), seed, report)
-    error = mean_square_error(dimension=deployment.dimension, gamma=gamma,
-                              noise_variance=_noise_variance(deployment, noise.sigma_client),
-                              survivors=deployment.survivors)
 
     noise = _accounted(deployment, noise, gamma, error)
+
     deadline.check("plan: the k-standard-deviations rule")
     heuristic = size_heuristic(deployment, noise, enc)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=(gate := size_gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
-                verdict=_verdict(deployment, sizer, noise, enc, gate, deadline, keys))
+                verdict=_with_accuracy(deployment, _verdict(deployment, sizer, noise, enc, gate, deadline, keys), enc,
+                                       error,
+                                       deadline))
+
+
+def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan, error: ErrorPlan, deadline: Deadline) -> Verdict:
+    """The verdict with the accuracy target (:func:`itsa.planning.flat.accuracy_reasons`) and the fewest bits
+    that work for a word that wraps."""
+    from itsa.planning.flat import accuracy_reasons
+
+    reasons, fixes = accuracy_reasons(d, enc, error, deadline, dict(verdict.fixes),
+                                      lambda dep: _Sizer(dep, Reporter(None, prefix="plan"), deadline))
+    if not reasons and fixes == verdict.fixes:
+        return verdict
+    allr = verdict.reasons + tuple(reasons)
+    return Verdict(feasible=not allr, reasons=allr, fixes=fixes, premises=verdict.premises)
 
 
 def _accounted(deployment: Deployment, noise: NoisePlan, gamma: Fraction, error: ErrorPlan) -> NoisePlan:

@@ -191,6 +191,17 @@ class ErrorPlan(Displayable):
     dimension: int
     quantization: Fraction
     noise: Fraction
+    #: the unconstrained limit: the tight continuous Gaussian's MSE (fewest survivors, no rounding) and its z
+    limit_total: Fraction | None = None
+    limit_multiplier: Fraction | None = None
+    #: how the rounding was bounded
+    rounding: str = "nearest rounding"
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ratio(self) -> Fraction | None:
+        """The MSE over the unconstrained limit's."""
+        return None if not self.limit_total else self.total / self.limit_total
 
     @property
     def per_coordinate(self) -> Fraction:
@@ -207,13 +218,24 @@ class ErrorPlan(Displayable):
         return [("mean-square error", f"{safe_decimal(self.total, 6)} summed over {self.dimension} coordinates "
                                       "(exact upper bound, for a round that does not wrap)"),
                 ("per coordinate", f"{safe_decimal(self.per_coordinate, 6)} = quantization "
-                                   f"{safe_decimal(self.quantization, 6)} + noise {safe_decimal(self.noise, 6)}")]
+                                   f"{safe_decimal(self.quantization, 6)} + noise {safe_decimal(self.noise, 6)}")] + (
+            [] if self.limit_total is None or self.ratio is None else [
+                ("unconstrained limit", f"{safe_decimal(self.limit_total, 6)} (the tight continuous Gaussian at z = "
+                                        f"{safe_decimal(self.limit_multiplier or Fraction(0), 6)}, the fewest "
+                                        "survivors' noise, no rounding)"),
+                ("error / limit", f"{safe_decimal(self.ratio, 4)} (upper bound)")]) + [
+            ("warning", w) for w in self.warnings]
 
     def to_dict(self) -> dict:
         bound = Direction.UPPER
         return {"mse_total": Certified("mse_total", self.total, self.total, bound, "d (quantization + noise)").to_dict(),
                 "mse_per_coordinate": frac(self.per_coordinate), "quantization_per_coordinate": frac(self.quantization),
-                "noise_per_coordinate": frac(self.noise), "exact": True}
+                "noise_per_coordinate": frac(self.noise), "exact": True,
+                "limit_mse_total": None if self.limit_total is None else Certified(
+                    "limit_mse_total", self.limit_total, self.limit_total, Direction.ENCLOSURE,
+                    "d (z c S / survivors)^2, z the Gaussian's calibrated multiplier").to_dict(),
+                "limit_ratio": None if self.ratio is None else frac(self.ratio), "rounding": self.rounding,
+                "warnings": list(self.warnings)}
 
 
 def mean_square_error(*, dimension: int, gamma: Fraction, noise_variance: Fraction, survivors: int) -> ErrorPlan:

@@ -9,7 +9,18 @@ most:
   ``|y| = 1/2`` to 0 or 1, and ``|y| > 1/2`` to at most ``|y| + 1/2 < 2|y|``),
   coordinatewise, also ``2 γ S``: the tight bound is ``min(γ S + √d/2, 2 γ S)``
   (:func:`rounded_norm` with ``tight=True``);
-- ``stochastic``: ``γ S + √d`` (each coordinate moves by less than 1).
+- ``stochastic``: ``γ S + √d`` (each coordinate moves by less than 1);
+- ``conditional``: conditional randomized rounding with its ``β`` (Kairouz,
+  Liu, Steinke 2021, the distributed discrete Gaussian paper, Sec. 4.1):
+  stochastic rounding repeated until the rounded vector's squared norm is at
+  most ``min((γ S + √d)², γ²S² + d/4 + √(2 ln(1/β)) (γ S + √d/2))``; one
+  attempt fails with probability at most ``β``, so the bound holds surely
+  (nothing is added to δ); what ``β`` costs is at most ``1/(1 − β)`` attempts
+  on average and a bias of the rounding (:func:`conditional_rounding_cost`).
+
+The ``dimension`` is the one the update is rounded in: after a rotation, the
+padded dimension ``d'`` (a rotation keeps the norm ``γ S``; only the rounding
+sees the padding).
 
 The sensitivity (:func:`encoded_sensitivity`) is that norm for ``add-remove``
 and twice it for ``replace-one`` (the difference of two such vectors).
@@ -20,11 +31,14 @@ Examples
 '33.6228'
 >>> rounded_norm(gamma=256, clip="1/8", dimension=10**6, tight=True).decimal(4)
 '64'
+>>> rounded_norm(gamma=700, clip=1, dimension=1200000, rounding="conditional", beta="1/2").decimal(6)
+'889.646'
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from fractions import Fraction
 
 import flint
 
@@ -33,7 +47,10 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa.privacy.rdp import number, psa_block_sensitivity
 
 __all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
-           "NEAREST_CERTIFICATE"]
+           "conditional_rounding_cost", "NEAREST_CERTIFICATE", "DEFAULT_BETA"]
+
+#: ``β`` of conditional randomized rounding when none is given (at most 2 attempts on average).
+DEFAULT_BETA = Fraction(1, 2)
 
 
 class Adjacency(StrEnum):
@@ -48,6 +65,7 @@ class Rounding(StrEnum):
 
     NEAREST = "nearest"             # each coordinate moves by at most 1/2
     STOCHASTIC = "stochastic"       # each coordinate moves by less than 1
+    CONDITIONAL = "conditional"     # stochastic, retried until the norm is within the beta bound
 
 
 #: Why ``|round(y)| ≤ 2|y|`` holds for rounding to nearest, coordinate by coordinate.
@@ -55,7 +73,11 @@ NEAREST_CERTIFICATE = ("|round(y)| <= 2|y| for every real y (|y| < 1/2 rounds to
                        "|y| > 1/2 to at most |y| + 1/2 < 2|y|), so ||round(gamma x)|| <= 2 gamma S")
 
 
-def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool) -> tuple[flint.arb, str]:
+def _beta(beta) -> Fraction:
+    return DEFAULT_BETA if beta is None else fraction("beta", beta, low=0, high=1)
+
+
+def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool, beta=None) -> tuple[flint.arb, str]:
     g, s = fraction("gamma", gamma, low=0), fraction("clip S", clip, low=0)
     d = whole_number("dimension", dimension, minimum=1)
     kind = choice("rounding", rounding, Rounding)
@@ -64,15 +86,43 @@ def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool) -> tuple[flin
         ball = to_arb(g * s) + (root / 2 if kind is Rounding.NEAREST else root)
         if tight and kind is Rounding.NEAREST:
             ball = ball.min(to_arb(2 * g * s))
-    how = ("gamma S + sqrt(d)/2, rounding to nearest" if kind is Rounding.NEAREST
-           else "gamma S + sqrt(d): stochastic rounding moves each coordinate by < 1")
+        if kind is Rounding.CONDITIONAL:
+            b = _beta(beta)
+            gs = to_arb(g * s)
+            square = gs * gs + flint.arb(d) / 4 + (2 * (1 / to_arb(b)).log()).sqrt() * (gs + root / 2)
+            ball = ball.min(square.sqrt())
+    if kind is Rounding.CONDITIONAL:
+        how = (f"min(gamma S + sqrt(d), sqrt(gamma^2 S^2 + d/4 + sqrt(2 ln(1/beta)) (gamma S + sqrt(d)/2))), "
+               f"beta = {_beta(beta)}: conditional randomized rounding retries until the norm is within it "
+               "(Kairouz-Liu-Steinke 2021, Sec. 4.1)")
+    else:
+        how = ("gamma S + sqrt(d)/2, rounding to nearest" if kind is Rounding.NEAREST
+               else "gamma S + sqrt(d): stochastic rounding moves each coordinate by < 1")
     if tight and kind is Rounding.NEAREST:
         how = f"min(gamma S + sqrt(d)/2, 2 gamma S): {NEAREST_CERTIFICATE}"
     return ball, how
 
 
+def conditional_rounding_cost(beta=None) -> tuple[Fraction, Fraction]:
+    """What ``β`` costs conditional randomized rounding: ``(attempts, bias)``, both exact upper bounds.
+
+    - ``attempts``: one attempt is accepted with probability at least ``1 − β``, so at most ``1/(1 − β)``
+      attempts on average;
+    - ``bias``: the accepted rounding's mean is off the scaled update by at most ``bias · d`` in squared
+      norm, ``bias = min(β², β/4)/(1 − β)²`` (``‖E[e 1_fail]‖ ≤ min(√d β, √(d β/4))`` by Cauchy-Schwarz, each
+      coordinate's error below 1 in size and ``1/4`` in variance; divided by ``P(accept) ≥ 1 − β``).
+
+    Nothing is added to δ: the retries make the norm bound hold surely.
+
+    >>> conditional_rounding_cost("1/2")
+    (Fraction(2, 1), Fraction(1, 2))
+    """
+    b = _beta(beta)
+    return 1 / (1 - b), min(b * b, b / 4) / (1 - b) ** 2
+
+
 def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Rounding.NEAREST,
-                 tight: bool = False) -> Certified:
+                 tight: bool = False, beta=None) -> Certified:
     """The largest l2 norm of the encoded update ``round(γ x)``, ``‖x‖ ≤ S`` (integer units, an upper bound).
 
     Parameters
@@ -84,44 +134,46 @@ def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Roun
     dimension : int
         ``d``.
     rounding : Rounding or str
-        ``nearest`` (``γ S + √d/2``) or ``stochastic`` (``γ S + √d``).
+        ``nearest`` (``γ S + √d/2``), ``stochastic`` (``γ S + √d``) or ``conditional`` (with ``beta``).
     tight : bool
         For ``nearest``: ``min(γ S + √d/2, 2 γ S)`` (see :data:`NEAREST_CERTIFICATE`).
+    beta : number, optional
+        ``β`` of conditional rounding (default :data:`DEFAULT_BETA`).
     """
-    ball, how = _norm_ball(gamma, clip, dimension, rounding, tight)
+    ball, how = _norm_ball(gamma, clip, dimension, rounding, tight, beta)
     return Certified.from_arb("encoded norm", ball, Direction.UPPER, how)
 
 
 def sensitivity_ball(*, gamma, clip, dimension: int, adjacency: Adjacency | str,
-                     rounding: Rounding | str = Rounding.NEAREST, tight: bool = False) -> flint.arb:
+                     rounding: Rounding | str = Rounding.NEAREST, tight: bool = False, beta=None) -> flint.arb:
     """:func:`encoded_sensitivity` as the arb ball it is computed as (for the accountant's events).
 
     Parameters
     ----------
-    gamma, clip, dimension, adjacency, rounding, tight
+    gamma, clip, dimension, adjacency, rounding, tight, beta
         As for :func:`encoded_sensitivity`.
     """
-    ball, _ = _norm_ball(gamma, clip, dimension, rounding, tight)
+    ball, _ = _norm_ball(gamma, clip, dimension, rounding, tight, beta)
     factor = 2 if choice("adjacency", adjacency, Adjacency) is Adjacency.REPLACE_ONE else 1
     with precision():
         return factor * ball
 
 
 def encoded_sensitivity(*, gamma, clip, dimension: int, adjacency: Adjacency | str,
-                        rounding: Rounding | str = Rounding.NEAREST, tight: bool = False) -> Certified:
+                        rounding: Rounding | str = Rounding.NEAREST, tight: bool = False, beta=None) -> Certified:
     """The l2 sensitivity of the integer sum: :func:`rounded_norm`, twice for ``replace-one`` (an upper bound).
 
     Parameters
     ----------
-    gamma, clip, dimension, rounding, tight
+    gamma, clip, dimension, rounding, tight, beta
         As for :func:`rounded_norm`.
     adjacency : Adjacency or str
         ``add-remove`` or ``replace-one``.
     """
-    _, how = _norm_ball(gamma, clip, dimension, rounding, tight)
+    _, how = _norm_ball(gamma, clip, dimension, rounding, tight, beta)
     twice = choice("adjacency", adjacency, Adjacency) is Adjacency.REPLACE_ONE
     ball = sensitivity_ball(gamma=gamma, clip=clip, dimension=dimension, adjacency=adjacency, rounding=rounding,
-                            tight=tight)
+                            tight=tight, beta=beta)
     return Certified.from_arb("sensitivity", ball, Direction.UPPER, how + ("; twice for replace-one" if twice else ""))
 
 

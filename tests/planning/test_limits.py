@@ -93,7 +93,7 @@ def test_a_key_instance_past_the_limit_is_an_open_interval_not_an_unbounded_run(
     from itsa.planning import load_deployment, plan
 
     with no_hang(120):
-        result = plan(load_deployment(_deployment(tmp_path, 20, 10)), time_limit=4)
+        result = plan(load_deployment(_deployment(tmp_path, 20, 10)), time_limit=10)
     keys = result.keys
     assert keys.verdict == "open" and keys.rate_high is None and keys.rate_low == 29     # min(U+V+t-2, UV-1)
     assert "time limit" in keys.note and keys.to_dict()["note"] == keys.note and keys.note in result.summary()

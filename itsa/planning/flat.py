@@ -1,0 +1,256 @@
+"""A flat word's plan: the mechanism (picked for the error when the file names none), γ, σ, the word, the error.
+
+:func:`size_flat` is what :func:`itsa.planning.plan` runs for a flat word:
+
+- the **mechanism**: the file's, or each of ``dgauss`` and ``skellam`` sized
+  in full and the one with the smaller certified error kept (the plan says so);
+- the **scale** and **word** (:mod:`itsa.planning.scale`): in a given word the
+  largest γ whose certified wrap bound meets the target with the calibrated
+  noise, the smallest error there; without a word a γ chosen for the error
+  and then the fewest bits;
+- the **error** (:class:`~itsa.planning.sections.ErrorPlan`): the rounding's
+  and the noise's mean-square error summed over the coordinates, beside the
+  unconstrained limit (the tight continuous Gaussian mechanism, fewest
+  survivors' noise, no rounding) and their ratio; a warning when the noise's
+  root-mean-square per coordinate exceeds the clip.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any
+
+from itsa._util.certified import Certified, safe_decimal
+from itsa._util.deadline import Deadline
+from itsa._util.plain import frac
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism
+from itsa.planning.encoding import EncodingPlan
+from itsa.planning.mechanism import gaussian_limit, gaussian_multiplier, mechanism_of
+from itsa.planning.noise import NoisePlan, size_noise
+from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
+from itsa.planning.scale import (
+    coarsest_accurate,
+    largest_gamma,
+    mse_parts,
+    multiplier_of,
+    sigma_estimate,
+    smallest_word_at,
+    wrap_at,
+)
+from itsa.planning.sections import ErrorPlan, PayloadPlan
+from itsa.privacy.calibration import MAX_SCALE
+
+__all__ = ["FlatPlan", "size_flat", "best_word_for", "BEST_IN_WORD"]
+
+#: How γ is chosen in a given word.
+BEST_IN_WORD = ("the largest scale (to 5 digits) whose certified wrap probability meets the overflow target with "
+                "the noise calibrated there: the smallest error in this word (the error falls as gamma grows)")
+#: Most times the noise estimate is corrected from a calibration before γ is stepped down.
+ROUNDS = 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlatPlan:
+    """The sized parts of a flat plan (the deployment with its mechanism resolved)."""
+
+    deployment: Deployment
+    sizer: Any
+    noise: NoisePlan
+    encoding: EncodingPlan
+    payload: PayloadPlan
+    error: ErrorPlan
+
+
+def _best_in_word(d: Deployment, sizer, bits: int, deadline: Deadline) -> tuple[Fraction, str]:
+    target = d.privacy.epsilon
+    if d.noise.sigma is not None:
+        def private(gamma: Fraction) -> bool:
+            return target is None or sizer.private_enough(gamma)
+        gamma = largest_gamma(d, bits, Fraction(0), deadline, fits=private)
+        if gamma is None:
+            return 1 / d.clip, "no scale meets the overflow target (and the target epsilon) in this word: gamma S = 1"
+        return gamma, BEST_IN_WORD.replace("calibrated there", "of the file")
+    assert target is not None           # no σ in the file: a target ε (the Deployment's check)
+    z = gaussian_multiplier(target, d.privacy.delta, d.privacy.rounds)
+
+    def reachable(gamma: Fraction) -> bool:
+        return sigma_estimate(d, gamma, z) < MAX_SCALE / 4
+
+    gamma = None
+    for _ in range(ROUNDS):
+        gamma = largest_gamma(d, bits, z, deadline, fits=reachable)
+        if gamma is None:
+            return 1 / d.clip, "no scale meets the overflow target in this word: gamma S = 1"
+        sigma = sizer.sigma(gamma)
+        if wrap_at(d, bits, gamma, sigma).upper() <= d.overflow:
+            return gamma, BEST_IN_WORD + _capped(d, bits, gamma, z, reachable)
+        z = max(z * Fraction(100001, 100000), multiplier_of(d, gamma, sigma))
+    assert gamma is not None
+    for _ in range(100):
+        deadline.check("plan: stepping the scale down")
+        gamma = Fraction(safe_decimal(gamma * Fraction(99, 100), 5, up=False))
+        if gamma < 1 / d.clip:
+            break
+        if wrap_at(d, bits, gamma, sizer.sigma(gamma)).upper() <= d.overflow:
+            return gamma, BEST_IN_WORD
+    return 1 / d.clip, "no scale meets the overflow target in this word: gamma S = 1"
+
+
+def _capped(d: Deployment, bits: int, gamma: Fraction, z: Fraction, reachable) -> str:
+    """What a wide word's γ says when a finer γ would fit the word but need more noise than is calibrated."""
+    finer = gamma * Fraction(101, 100)
+    if reachable(finer) or wrap_at(d, bits, finer, sigma_estimate(d, finer, z)).upper() > d.overflow:
+        return ""
+    return (" (a finer scale would need noise beyond 2^200 integer units to meet the target epsilon: the most "
+            "calibrated)")
+
+
+def _choose(d: Deployment, sizer, deadline: Deadline) -> tuple[Fraction, int, str, str]:
+    e = d.encoding
+    if e.gamma is not None or (e.word_bits is None and d.noise.sigma is not None):
+        return sizer.choose()
+    if e.word_bits is not None:
+        gamma, how = _best_in_word(d, sizer, e.word_bits, deadline)
+        return gamma, e.word_bits, how, "given in the deployment file"
+    assert d.privacy.epsilon is not None        # no σ in the file: a target ε (the Deployment's check)
+    z = gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds)
+    gamma, how = coarsest_accurate(d, z, deadline)
+    bits = smallest_word_at(d, gamma, sizer.sigma(gamma), deadline)
+    return (gamma, MAX_WORD_BITS if bits is None else bits, how,
+            "the fewest bits whose certified wrap probability meets the overflow target")
+
+
+def _error(d: Deployment, gamma: Fraction, sigma: Fraction) -> ErrorPlan:
+    quant, noise = mse_parts(d, gamma, sigma)
+    limit = None
+    z = None
+    if d.privacy.epsilon is not None and getattr(d, "population", None) is None:
+        z, limit = gaussian_limit(d)
+    warnings: tuple[str, ...] = ()
+    if noise > d.dimension * d.clip**2:
+        rms = Fraction(safe_decimal(noise / d.dimension, 6, up=False))
+        warnings = (f"the noise's root-mean-square per coordinate, sqrt({safe_decimal(rms, 6)}), exceeds the clip "
+                    f"{frac(d.clip)}: a released coordinate is mostly noise",)
+    e = d.encoding
+    how = f"{e.rounding} rounding" + ("" if e.rotation is Rotation.NONE else f" after a {e.rotation} rotation")
+    return ErrorPlan(dimension=d.dimension, quantization=quant / d.dimension, noise=noise / d.dimension,
+                     limit_total=limit, limit_multiplier=z, rounding=how, warnings=warnings)
+
+
+def _size_one(d: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
+    sizer = sizer_for(d)
+    gamma, bits, how_gamma, how_word = _choose(d, sizer, deadline)
+    noise = size_noise(d, gamma, None if d.noise.sigma is not None else sizer.sigma(gamma))
+    e = d.encoding
+    rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension, rotation=e.rotation,
+                     rounding=e.rounding)
+    d_rot = rotated_dimension(d.dimension, e.rotation)
+    enc = EncodingPlan(gamma=gamma, word_bits=bits, data_range=math.ceil(rs.exact),
+                       wrap_probability=wrap_at(d, bits, gamma, noise.sigma_client),
+                       overflow_target=d.overflow, per=str(d.overflow_per),
+                       chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma),
+                       rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot)
+    padded = "" if d_rot == d.dimension else f"; the {e.rotation} rotation pads d = {d.dimension} to {d_rot} words"
+    payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
+                          dimension=d_rot, note="a flat word: one resolution, no layering" + padded)
+    return FlatPlan(deployment=d, sizer=sizer, noise=noise, encoding=enc, payload=payload,
+                    error=_error(d, gamma, noise.sigma_client))
+
+
+def size_flat(deployment: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
+    """Size a flat word (``sizer_for(deployment)`` gives the planner's γ/σ search for the cases it keeps:
+    a given γ, or a given σ without a word)."""
+    if deployment.noise.mechanism is not None:
+        return _size_one(deployment, sizer_for, deadline)
+    dgauss = _size_one(_with(deployment, Mechanism.DGAUSS), sizer_for, deadline)
+    skellam_d = _with(deployment, Mechanism.SKELLAM)
+    gamma = dgauss.encoding.gamma
+    if deployment.noise.sigma is None and deployment.encoding.gamma is None:
+        # Skellam's tail and its epsilon are each at least the discrete Gaussian's at equal noise: with no
+        # less noise at the discrete Gaussian's scale it cannot reach a smaller error at any scale
+        sigma = sizer_for(skellam_d).sigma(gamma)
+        if sigma >= dgauss.noise.sigma_client:
+            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam_d, gamma, sigma)))
+            why = (f"the mechanism with the smaller error at the targets (dgauss {safe_decimal(mine, 6)} against "
+                   f"skellam {safe_decimal(theirs, 6)} at the same scale, where Skellam needs sigma "
+                   f"{safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
+            return replace(dgauss, noise=replace(dgauss.noise, chosen=f"{dgauss.noise.chosen}; {why}"))
+    plans = [dgauss, _size_one(skellam_d, sizer_for, deadline)]
+    best = min(plans, key=lambda p: (p.error.total, p is not plans[0]))
+    other = plans[1] if best is plans[0] else plans[0]
+    why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.deployment)} "
+           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.deployment)} "
+           f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no mechanism in the file)")
+    return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))
+
+
+def _with(d: Deployment, mechanism: Mechanism) -> Deployment:
+    return replace(d, noise=replace(d.noise, mechanism=mechanism))
+
+
+def best_word_for(d: Deployment, deadline: Deadline, accuracy: Fraction | None = None,
+                  start: int = 2) -> tuple[int, Fraction] | None:
+    """The fewest bits (from ``start``) at which some γ meets the overflow target (and, with ``accuracy``,
+    whose best γ's error meets it), at the noise estimated from the Gaussian's multiplier: ``(bits, γ)``."""
+    z = (gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds)
+         if d.privacy.epsilon is not None else Fraction(0))
+    for bits in range(max(2, start), MAX_WORD_BITS + 1):
+        gamma = largest_gamma(d, bits, z, deadline)
+        if gamma is None:
+            continue
+        if accuracy is None or sum(mse_parts(d, gamma, sigma_estimate(d, gamma, z))) <= accuracy:
+            return bits, gamma
+    return None
+
+
+def certified_word(d: Deployment, deadline: Deadline, sizer_for, accuracy: Fraction | None = None,
+                   start: int = 2) -> tuple[int, Fraction] | None:
+    """:func:`best_word_for` checked with the noise calibrated at its γ (the next word when the check fails)."""
+    while True:
+        found = best_word_for(d, deadline, accuracy, start)
+        if found is None:
+            return None
+        bits, _ = found
+        sized = _size_one(replace(d, encoding=replace(d.encoding, word_bits=bits, gamma=None)), sizer_for, deadline)
+        if sized.encoding.meets_target and (accuracy is None or sized.error.total <= accuracy):
+            return bits, sized.encoding.gamma
+        start = bits + 1
+
+
+
+def accuracy_reasons(d: Deployment, enc: EncodingPlan, error: ErrorPlan, deadline: Deadline,
+                     fixes: dict, sizer_for) -> tuple[list[str], dict]:
+    """What the accuracy target adds to the verdict (a reason and the smallest change that meets it), and the
+    word fix of a word that wraps made the fewest bits at which some scale meets the overflow target."""
+    reasons: list[str] = []
+    if "word_bits" in fixes and d.privacy.epsilon is not None:
+        found = certified_word(d, deadline, sizer_for, start=enc.word_bits + 1)
+        if found is not None:
+            bits, gamma = found
+            fixes["word_bits"] = {"word_bits": bits, "gamma": frac(gamma),
+                                  "text": f"a {bits}-bit word: the fewest bits at which a scale meets the overflow "
+                                          f"target with the calibrated noise (gamma {safe_decimal(gamma, 8)} there)"}
+    target = d.accuracy
+    if target is None or error.total <= target:
+        return reasons, fixes
+    reasons.append(f"the mean-square error {safe_decimal(error.total, 6)} (summed over the coordinates) is above "
+                   f"the accuracy target {safe_decimal(target, 6)}")
+    limit = error.limit_total
+    if limit is not None and limit > target:
+        need = math.ceil(d.survivors * math.sqrt(limit / target))
+        fixes["accuracy"] = {"survivors": need, "text": (
+            f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
+            f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
+            "larger epsilon")}
+        return reasons, fixes
+    start = (enc.word_bits + 1) if d.encoding.word_bits is not None else 2
+    found = certified_word(replace(d, accuracy=None), deadline, sizer_for, accuracy=target, start=start)
+    if found is None:
+        fixes["accuracy"] = {"text": f"no word up to {MAX_WORD_BITS} bits meets it"}
+    else:
+        bits, gamma = found
+        fixes["accuracy"] = {"word_bits": bits, "gamma": frac(gamma),
+                             "text": f"a {bits}-bit word (gamma {safe_decimal(gamma, 8)}) meets it"}
+    return reasons, fixes

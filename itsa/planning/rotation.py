@@ -1,0 +1,227 @@
+"""A rotated, rounded encoding: its padding, its certified wrap bound for any clipped data, its rounding error.
+
+Before rounding, an update ``γ x`` (``‖x‖ ≤ S``) may be rotated by a random
+orthogonal map drawn from public randomness, so that no coordinate carries
+more than its share of the norm:
+
+- ``none``: no rotation (``d' = d``);
+- ``hadamard``: ``H D`` with ``D`` independent random signs and ``H`` the
+  normalised Walsh–Hadamard matrix (entries ``±1/√d'``); the vector is padded
+  with zeros to ``d'``, the next power of two;
+- ``dft``: the real randomized DFT: the vector is padded to even ``d'``,
+  multiplied by independent random signs, read as ``d'/2`` complex numbers
+  (the first half real parts, the second half imaginary parts), transformed
+  by the unitary DFT of size ``d'/2`` and read back as ``d'`` reals.
+
+Every client sends ``d'`` words (the padding costs payload); the server rounds
+nothing, sums, and undoes the rotation, keeping the first ``d`` coordinates.
+
+**Wrap bound, for any data within the clip** (chosen independently of the
+rotation's signs). One rotation is shared by every client, so a coordinate of
+the rotated sum is a coordinate of the rotation of the sum ``Σ γ x_i``, of
+norm at most ``K γ S``. Over the random signs it is sub-Gaussian with
+variance proxy ``ρ (K γ S)²/d'`` (Hoeffding's lemma for a Rademacher sum): a
+Hadamard row has entries ``±1/√d'`` (``ρ = 1``); a DFT coordinate's real or
+imaginary part has coefficients at most ``√(2/d')`` in size over
+``d'`` signs, whose squares sum to at most ``2‖x‖²/d'`` (``ρ = 2``). The
+rounding adds, per client and coordinate, at most ``1/2`` (``nearest``) or
+less than 1 (``conditional``: its retries make it neither independent nor
+mean-zero, so only its size is used), or a mean-zero error in an interval of
+length 1 (``stochastic``: variance proxy ``1/4``, Hoeffding), independent
+across clients. Without a rotation the data's part is the exact bound
+``K ⌊γ S + 1/2⌋`` (``nearest``), ``K γ S`` (``stochastic``) or ``K ⌈γ S⌉``
+(``conditional``). The noise of all ``K`` clients (dropouts are not relied
+on for the wrap) is sub-Gaussian with proxy ``K σ²`` (discrete Gaussian
+shares, Canonne, Kamath, Steinke 2020) or has the Skellam moment generating
+function ``exp(m (cosh λ − 1))``, ``m`` its variance. The sum ``X`` of the
+random parts then has ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))``
+at any ``λ > 0`` (Chernoff; ``λ = t/v`` gives ``2 exp(−t²/(2v))`` without
+Skellam noise), and a round the union bound over its ``d'`` coordinates.
+
+**Rounding error of the released mean** (summed over the ``d`` coordinates,
+in the data's units, for ``n ≥ K_eff`` survivors): undoing the rotation is
+orthogonal and keeping ``d`` coordinates a contraction, so
+
+- ``nearest``: a bias of at most ``1/2`` per rotated coordinate and client:
+  ``d'/(4γ²)``;
+- ``stochastic``: unbiased, independent across coordinates with variance at
+  most ``1/4``: ``d/(4γ² n)`` (the rotation maps that diagonal covariance to
+  one of trace at most ``d/4`` on the kept coordinates);
+- ``conditional``: ``d'/(4 (1 − β) γ² n) + d' B/γ²`` with
+  ``B = min(β², β/4)/(1 − β)²`` (the accepted rounding's second moment is at
+  most ``1/(1 − β)`` times the unconditioned one, and its bias is
+  :func:`~itsa.privacy.neighbours.conditional_rounding_cost`'s).
+
+Examples
+--------
+>>> rotated_dimension(1200000, "hadamard"), rotated_dimension(1200001, "dft"), rotated_dimension(5, "none")
+(2097152, 1200002, 5)
+>>> from fractions import Fraction
+>>> tail_bound(room=30, proxy=Fraction(100), coordinates=1).decimal(6)
+'0.022218'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+import flint
+
+from itsa._util.certified import Certified, Direction, precision, to_arb
+from itsa._util.checks import choice, fraction, whole_number
+from itsa.privacy.neighbours import Rounding, conditional_rounding_cost
+
+__all__ = ["Rotation", "rotated_dimension", "FLATNESS", "tail_bound", "RoundedSum", "rounded_sum",
+           "quantization_mse_total", "as_rotation", "ROTATION_ALIASES"]
+
+
+class Rotation(StrEnum):
+    """The random rotation applied before rounding (public randomness)."""
+
+    NONE = "none"
+    HADAMARD = "hadamard"       # randomized Walsh-Hadamard, padded to a power of two
+    DFT = "dft"                 # real randomized DFT, padded to an even length
+
+
+#: Other spellings read as a rotation (the frameworks' ``hd``).
+ROTATION_ALIASES = {"hd": Rotation.HADAMARD}
+
+#: ``ρ``: each rotated coordinate of a vector ``y`` is ``ρ ‖y‖²/d'``-sub-Gaussian over the rotation's signs.
+FLATNESS = {Rotation.HADAMARD: Fraction(1), Rotation.DFT: Fraction(2)}
+
+
+def as_rotation(value) -> Rotation:
+    """A :class:`Rotation` from its name (or an alias such as ``hd``)."""
+    if isinstance(value, str) and value in ROTATION_ALIASES:
+        return ROTATION_ALIASES[value]
+    return choice("encoding.rotation", value, Rotation)
+
+
+def rotated_dimension(dimension: int, kind: Rotation | str) -> int:
+    """``d'``: the length the rotation works in and every client sends."""
+    d = whole_number("dimension", dimension, minimum=1)
+    r = as_rotation(kind)
+    if r is Rotation.HADAMARD:
+        return 1 << (d - 1).bit_length()
+    if r is Rotation.DFT:
+        return d + d % 2
+    return d
+
+
+def _log(x: Fraction) -> float:
+    """``ln x`` for a positive Fraction of any size (never through a float of ``x`` itself)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _best_lambda(room: Fraction, proxy: Fraction, skellam: Fraction) -> Fraction:
+    """The ``λ`` maximising ``λ t − v λ²/2 − m (cosh λ − 1)``, in floats on the ratios ``v/t`` and ``m/t`` (any
+    ``λ`` gives a valid bound: this only chooses)."""
+    lt = _log(room)
+    a = math.exp(min(_log(proxy) - lt, 700.0)) if proxy > 0 else 0.0
+    lb = _log(skellam) - lt
+    b = math.exp(min(lb, 700.0))
+    high = math.asinh(1 / b) if lb > -600 else math.log(2) - lb        # b sinh(λ) <= 1
+    if a > 0:
+        high = min(high, 1 / a)
+    high = min(high, 700.0)                                            # sinh stays a float
+    low = 0.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if a * mid + b * math.sinh(mid) > 1:
+            high = mid
+        else:
+            low = mid
+    return Fraction(low)
+
+
+#: Largest exponent kept in a tail bound (``e^-45000``, below the precision's floor of about ``2^-65536``, is
+#: a valid bound for anything smaller: a smaller exponent only makes the bound larger).
+MAX_EXPONENT = 45000
+
+
+TAIL_METHOD = ("P[|X| >= t] <= 2 exp(-(lambda t - v lambda^2/2 - m (cosh lambda - 1))) (Chernoff: v the "
+               "sub-Gaussian proxy, m the Skellam variance); union bound over the coordinates")
+
+
+def tail_bound(*, room, proxy, skellam=0, coordinates: int) -> Certified:
+    """Certified ``P[some of coordinates sums X has |X| ≥ room]`` for ``X`` with log-MGF at most
+    ``proxy λ²/2 + skellam (cosh λ − 1)`` (an upper bound; 1 when ``room ≤ 0`` or the bound exceeds 1)."""
+    t, v, m = Fraction(room), fraction("proxy", proxy, low=0, closed=True), fraction("skellam", skellam, low=0,
+                                                                                      closed=True)
+    whole_number("coordinates", coordinates, minimum=1)
+    if t <= 0:
+        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
+                         "the data alone can reach the modulus: no guarantee; 1 is the only bound")
+    if v == 0 and m == 0:
+        return Certified.exact("wrap_probability", 0, "no randomness beyond the data's exact bound: never wraps")
+    with precision():
+        if m == 0:
+            exponent = to_arb(t) ** 2 / (2 * to_arb(v))
+        else:
+            a = to_arb(_best_lambda(t, v, m))
+            exponent = a * to_arb(t) - to_arb(v) * a * a / 2 - 2 * to_arb(m) * (a / 2).sinh() ** 2
+        if not exponent.is_finite():            # a lambda too far off to say anything: the trivial bound
+            exponent = flint.arb(0)
+        low = flint.arb(exponent.lower())       # the exponent's lower end: the bound's upper end
+        ball = 2 * coordinates * (-low.min(flint.arb(MAX_EXPONENT)).max(flint.arb(0))).exp()
+    bound = Certified.from_arb("wrap_probability", ball, Direction.UPPER, TAIL_METHOD)
+    if bound.upper() >= 1:
+        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
+                         "the tail bound exceeds 1: it bounds nothing; " + TAIL_METHOD)
+    return Certified("wrap_probability", Fraction(0), bound.high, Direction.UPPER, TAIL_METHOD)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundedSum:
+    """A coordinate of the clients' rotated, rounded sum before noise: ``|sum| ≤ exact + X``, ``X`` sub-Gaussian.
+
+    ``exact`` is what holds surely (the data without a rotation, the rounding's size); ``proxy`` the
+    sub-Gaussian variance proxy of the rest (the rotated data, stochastic rounding); ``coordinates``
+    the ``d'`` words of a round.
+    """
+
+    exact: Fraction
+    proxy: Fraction
+    coordinates: int
+    how: str
+
+
+def rounded_sum(*, clients: int, gamma: Fraction, clip: Fraction, dimension: int, rotation: Rotation | str,
+                rounding: Rounding | str) -> RoundedSum:
+    """The range of one coordinate of ``K`` clients' encoded sum (see the module's notes)."""
+    r, kind = as_rotation(rotation), choice("rounding", rounding, Rounding)
+    k, g, s = clients, Fraction(gamma), Fraction(clip)
+    d_rot = rotated_dimension(dimension, r)
+    step = {Rounding.NEAREST: Fraction(1, 2), Rounding.STOCHASTIC: Fraction(0), Rounding.CONDITIONAL: Fraction(1)}
+    proxy = Fraction(k, 4) if kind is Rounding.STOCHASTIC else Fraction(0)
+    if r is Rotation.NONE:
+        top: Fraction = {Rounding.NEAREST: Fraction(math.floor(g * s + Fraction(1, 2))), Rounding.STOCHASTIC: g * s,
+                         Rounding.CONDITIONAL: Fraction(math.ceil(g * s))}[kind]
+        return RoundedSum(exact=k * top, proxy=proxy, coordinates=d_rot,
+                          how=f"data |sum| <= K x {kind} bound of gamma S (exact)" +
+                          ("; stochastic rounding K/4-sub-Gaussian (Hoeffding)" if proxy else ""))
+    data = FLATNESS[r] * (k * g * s) ** 2 / d_rot
+    return RoundedSum(exact=k * step[kind], proxy=data + proxy, coordinates=d_rot,
+                      how=f"rotated data {FLATNESS[r]} (K gamma S)^2/d'-sub-Gaussian over the {r} rotation's signs; "
+                          + {Rounding.NEAREST: "rounding <= K/2 (exact)",
+                             Rounding.STOCHASTIC: "stochastic rounding K/4-sub-Gaussian (Hoeffding)",
+                             Rounding.CONDITIONAL: "conditional rounding < K (exact)"}[kind])
+
+
+def quantization_mse_total(*, gamma: Fraction, dimension: int, rotation: Rotation | str, rounding: Rounding | str,
+                           survivors: int, beta=None) -> Fraction:
+    """The rounding's mean-square error of the released mean, summed over the ``d`` coordinates (exact bound)."""
+    g, d = Fraction(gamma), whole_number("dimension", dimension, minimum=1)
+    d_rot = rotated_dimension(d, rotation)
+    n = whole_number("survivors", survivors, minimum=1)
+    kind = choice("rounding", rounding, Rounding)
+    if kind is Rounding.NEAREST:
+        return Fraction(d_rot) / (4 * g * g)
+    if kind is Rounding.STOCHASTIC:
+        return Fraction(d) / (4 * g * g * n)
+    attempts, bias = conditional_rounding_cost(beta)
+    return d_rot * attempts / (4 * g * g * n) + d_rot * bias / (g * g)
+

@@ -1,0 +1,194 @@
+"""The scale γ of a flat plan, chosen for the error, and the word's certified wrap bound at any rotation.
+
+The released mean's error (:func:`mse_total`) falls as γ grows: its rounding
+part as ``1/γ²``, its noise part as ``(Δ(γ)/γ)²`` with the noise multiplier
+``z = σ_agg/Δ`` all but fixed by the target ε (the sensitivity's rounding
+term ``√d'/2`` weighs less at a finer scale). So:
+
+- **in a given word**, the smallest error is at the largest γ whose certified
+  wrap probability meets the overflow target (the wrap bound only grows with
+  γ); γ need not be a power of two: it is found by bisection (with the noise
+  estimated from a multiplier, ``σ(γ) = z Δ(γ)``, which costs no accountant
+  call), rounded down to :data:`DIGITS` significant digits, and then checked
+  with the noise calibrated there (a new estimate from it when the check
+  fails);
+- **without a word**, the smallest power of two γ whose estimated error is
+  within :data:`ERROR_SHARE` of the error at an unbounded scale, ``d (z c S/n)²``
+  (never γ = 1 by default), and then the fewest bits whose wrap bound meets
+  the target.
+
+The wrap bound itself (:func:`wrap_at`) is :mod:`itsa.planning.rotation`'s:
+the encoded sum's sure part and sub-Gaussian part, and the noise of all ``K``
+clients' shares (sub-Gaussian for the discrete Gaussian, its own moment
+generating function for Skellam).
+
+Examples
+--------
+>>> from itsa.planning.deployment import parse_deployment
+>>> d = parse_deployment({"clients": 100, "dimension": 1000, "clip": 1, "privacy": {"epsilon": 2},
+...                       "encoding": {"word_bits": 24, "rotation": "dft", "rounding": "stochastic"}})
+>>> g = largest_gamma(d, 24, Fraction(10))
+>>> wrap_at(d, 24, g, sigma_estimate(d, g, Fraction(10))).upper() <= d.overflow
+True
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.deadline import Deadline
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, NoiseKind, Overflow
+from itsa.planning.mechanism import mechanism_of, sensitivity
+from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum, tail_bound
+from itsa.privacy.neighbours import Rounding
+
+__all__ = ["wrap_at", "smallest_word_at", "largest_gamma", "sigma_estimate", "mse_parts", "coarsest_accurate",
+           "multiplier_of", "DIGITS", "ERROR_SHARE"]
+
+#: Significant digits of a γ found by bisection (rounded down).
+DIGITS = 5
+#: Without a word: γ's error within this share of the error at an unbounded scale.
+ERROR_SHARE = Fraction(1, 100)
+#: Bisection steps on γ (a relative width of about 2^-40).
+STEPS = 60
+#: Most doublings of γ tried.
+MAX_DOUBLINGS = 300
+
+
+def _classic(d: Deployment) -> bool:
+    """No rotation, rounding to nearest, discrete Gaussian: the plan's original wrap bound, unchanged."""
+    e = d.encoding
+    return e.rotation is Rotation.NONE and e.rounding is Rounding.NEAREST and mechanism_of(d) is Mechanism.DGAUSS
+
+
+def _shares(d: Deployment) -> int:
+    return d.clients if d.noise.kind is NoiseKind.DISTRIBUTED else 1
+
+
+def wrap_at(d: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
+    """Certified probability that the round's sum (or one coordinate: ``overflow.per``) wraps a ``bits``-bit
+    word at scale ``γ`` and share ``σ`` (an upper bound)."""
+    if _classic(d):
+        from itsa.planning.encoding import data_bound, wrap_probability
+
+        return wrap_probability(word_bits=bits, clients=d.clients, bound=data_bound(d.clients, gamma, d.clip),
+                                sigma=sigma, shares=_shares(d), coordinates=_coordinates(d))
+    rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension,
+                     rotation=d.encoding.rotation, rounding=d.encoding.rounding)
+    noise = _shares(d) * Fraction(sigma) ** 2
+    skellam = mechanism_of(d) is Mechanism.SKELLAM
+    bound = tail_bound(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
+                       skellam=noise if skellam else 0,
+                       coordinates=rs.coordinates if d.overflow_per is Overflow.ROUND else 1)
+    noise_how = ("Skellam shares of all K clients" if skellam else "discrete Gaussian shares of all K clients, "
+                 "K sigma^2-sub-Gaussian" if d.noise.kind is NoiseKind.DISTRIBUTED else "the central noise")
+    return Certified(bound.name, bound.low, bound.high, bound.direction, f"{rs.how}; {noise_how}; {bound.method}")
+
+
+def _coordinates(d: Deployment) -> int:
+    return d.dimension if d.overflow_per is Overflow.ROUND else 1
+
+
+def smallest_word_at(d: Deployment, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
+    """The fewest bits whose wrap bound meets the overflow target at ``γ`` and ``σ`` (``None``: no word up to
+    :data:`~itsa.planning.deployment.MAX_WORD_BITS`)."""
+    for bits in range(2, MAX_WORD_BITS + 1):
+        if deadline is not None:
+            deadline.check(f"the smallest word, {bits} bits")
+        if wrap_at(d, bits, gamma, sigma).upper() <= d.overflow:
+            return bits
+    return None
+
+
+def _upper(ball) -> Fraction:
+    return Certified.from_arb("x", ball, Direction.UPPER, "").upper()
+
+
+def multiplier_of(d: Deployment, gamma: Fraction, sigma: Fraction) -> Fraction:
+    """``z = σ_agg/Δ`` at γ (rounded up): the noise multiplier a share ``σ`` gives (the estimate's input)."""
+    with precision():
+        agg = to_arb(sigma) * (to_arb(d.survivors).sqrt() if d.noise.kind is NoiseKind.DISTRIBUTED else 1)
+        return _upper(agg / sensitivity(d, gamma))
+
+
+def sigma_estimate(d: Deployment, gamma: Fraction, z: Fraction) -> Fraction:
+    """The share ``σ`` giving multiplier ``z`` at γ (``z Δ(γ)``, per share), rounded up to 8 digits."""
+    if d.noise.sigma is not None:
+        return d.noise.sigma
+    with precision():
+        share = to_arb(z) * sensitivity(d, gamma)
+        if d.noise.kind is NoiseKind.DISTRIBUTED:
+            share = share / to_arb(d.survivors).sqrt()
+    return Fraction(safe_decimal(max(_upper(share), Fraction(1, 2)), 8, up=True))
+
+
+def largest_gamma(d: Deployment, bits: int, z: Fraction, deadline: Deadline | None = None,
+                  fits=None) -> Fraction | None:
+    """The largest γ (to :data:`DIGITS` digits, rounded down) whose wrap bound meets the target at the noise
+    estimated from ``z`` (and ``fits(γ)``, when given), from ``γ S = 1`` up; ``None`` when even that misses."""
+    def ok(gamma: Fraction) -> bool:
+        if deadline is not None:
+            deadline.check(f"plan: the scale gamma = {safe_decimal(gamma, 6)}")
+        if wrap_at(d, bits, gamma, sigma_estimate(d, gamma, z)).upper() > d.overflow:
+            return False
+        return fits is None or fits(gamma)
+
+    low = 1 / d.clip
+    if not ok(low):
+        return None
+    high = 2 * low
+    for _ in range(MAX_DOUBLINGS):
+        if not ok(high):
+            break
+        low, high = high, 2 * high
+    else:
+        return low
+    for _ in range(STEPS):
+        mid = (low + high) / 2
+        if ok(mid):
+            low = mid
+        else:
+            high = mid
+        if high - low <= low / 10**(DIGITS + 2):
+            break
+    rounded = Fraction(safe_decimal(low, DIGITS, up=False))
+    return rounded if rounded >= 1 / d.clip else low
+
+
+def mse_parts(d: Deployment, gamma: Fraction, sigma: Fraction) -> tuple[Fraction, Fraction]:
+    """``(rounding, noise)``: the released mean's mean-square error summed over the ``d`` coordinates (exact
+    upper bounds, for a round that does not wrap), for the fewest survivors ``n``.
+
+    The noise's variance per coordinate is at most ``σ²`` per share (the discrete Gaussian's is below
+    σ², Canonne, Kamath, Steinke 2020; the Skellam share's is σ²), so ``σ²/(γ² n)`` distributed and
+    ``σ²/(γ n)²`` central; inverse rotation keeps the total (:mod:`itsa.planning.rotation`).
+    """
+    n, e = d.survivors, d.encoding
+    quant = quantization_mse_total(gamma=gamma, dimension=d.dimension, rotation=e.rotation, rounding=e.rounding,
+                                   survivors=n, beta=e.beta)
+    share = Fraction(sigma) ** 2
+    noise = share / (gamma * gamma * n) if d.noise.kind is NoiseKind.DISTRIBUTED else share / (gamma * n) ** 2
+    return quant, d.dimension * noise
+
+
+def coarsest_accurate(d: Deployment, z: Fraction, deadline: Deadline | None = None) -> tuple[Fraction, str]:
+    """Without a word: the smallest power of two γ (``γ S ≥ 1``) whose error, at the noise estimated from
+    ``z``, is within :data:`ERROR_SHARE` of ``d (z c S/n)²``, the error at an unbounded scale."""
+    from itsa.planning.deployment import Adjacency
+
+    c = 2 if d.adjacency is Adjacency.REPLACE_ONE else 1
+    floor = d.dimension * (z * c * d.clip / d.survivors) ** 2
+    gamma = Fraction(1)
+    while gamma * d.clip >= 2:
+        gamma /= 2
+    while gamma * d.clip < 1:
+        gamma *= 2
+    for _ in range(MAX_DOUBLINGS):
+        if deadline is not None:
+            deadline.check(f"plan: the scale gamma = {safe_decimal(gamma, 6)}")
+        if sum(mse_parts(d, gamma, sigma_estimate(d, gamma, z))) <= (1 + ERROR_SHARE) * floor:
+            return gamma, (f"the smallest power of two whose error is within {ERROR_SHARE} of the error at an "
+                           "unbounded scale (no word given)")
+        gamma *= 2
+    return gamma, "no power of two brings the error near its unbounded-scale value: the largest tried"
