@@ -111,3 +111,32 @@ def test_a_tiny_noise_on_a_sample_is_bounded_not_a_nan():
 def test_no_honest_rule_over_a_population():
     p = itsa.plan(parse_deployment(POPULATION))
     assert p.heuristic.honest.mse_total is None and "Poisson sample" in p.heuristic.honest.reason
+
+
+@pytest.mark.parametrize(("spec", "index"), [("rounds=10,40", 0), ("dimension=5,40", 0), ("clip=1/2,2", 0),
+                                             ("sigma=300,600", 1), ("population=1000,10000", 1)])
+def test_the_new_sweeps(spec, index):
+    from itsa.planning.explore import sweep_plan
+    from itsa.planning.sweep import parse_sweep
+
+    raw = {**SMALL, "encoding": {"word_bits": 20}}
+    if index:
+        raw = {**POPULATION, "encoding": {"word_bits": 20}}
+    p = itsa.plan(parse_deployment(raw))
+    s = sweep_plan(p, *parse_sweep(spec), time_limit=120)
+    eps = [pt.itsa[0].upper() for pt in s.points]
+    if spec.startswith(("rounds", "population")):
+        assert eps[0] != eps[1]                 # the swept quantity enters the plan's epsilon
+    assert len(s.points) == 2 and all(pt.heuristic is not None for pt in s.points)
+
+
+def test_a_swept_value_the_file_refuses_is_refused():
+    from itsa.exceptions import InvalidOption
+    from itsa.planning.explore import check_sweep
+    from itsa.planning.sweep import parse_sweep
+
+    d = parse_deployment({**SMALL, "adjacency": "replace-one"})
+    with pytest.raises(InvalidOption, match="add-remove"):
+        check_sweep(d, *parse_sweep("population=1000,2000"))
+    with pytest.raises(InvalidOption, match="rounds"):
+        check_sweep(d, *parse_sweep("rounds=0,10"))
