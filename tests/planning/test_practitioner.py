@@ -124,9 +124,11 @@ def test_the_new_sweeps(spec, index):
         raw = {**POPULATION, "encoding": {"word_bits": 20}}
     p = itsa.plan(parse_deployment(raw))
     s = sweep_plan(p, *parse_sweep(spec), time_limit=120)
-    eps = [pt.itsa[0].upper() for pt in s.points]
-    if spec.startswith(("rounds", "population")):
-        assert eps[0] != eps[1]                 # the swept quantity enters the plan's epsilon
+    eps, error = ([pt.itsa[k].upper() for pt in s.points] for k in (0, 2))
+    if spec.startswith("rounds"):
+        assert error[0] < error[1]              # more rounds at the same target: more noise
+    if spec.startswith("population"):
+        assert eps[0] > eps[1]                  # the same noise on a larger population: more amplification
     assert len(s.points) == 2 and all(pt.heuristic is not None for pt in s.points)
 
 
