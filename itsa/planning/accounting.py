@@ -42,13 +42,13 @@ from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
+from itsa.planning.noise import NoisePlan, sampling_rate
 from itsa.privacy.events import Event, PoissonSampledEvent
 
 if TYPE_CHECKING:
     from itsa.planning.deployment import Deployment
-    from itsa.planning.noise import NoisePlan
 
-__all__ = ["NoiseAccounting", "account_noise", "sampled", "sampling_rate", "rounds_affordable", "pair_shift",
+__all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
            "GUARANTEE", "NOISE_NORM_WARNING"]
 
 #: Whose privacy the guarantee protects.
@@ -58,23 +58,6 @@ GUARANTEE = ("per user: a neighbouring round adds, removes or replaces one clien
 NOISE_NORM_WARNING = 10
 #: Most rounds searched for the rounds affordable (the deployment file's own limit).
 MAX_SEARCHED = 10**7
-
-
-def sampling_rate(deployment: Deployment) -> Fraction | None:
-    """``K/N``, the probability each of the population's clients is in a round (``None``: no population)."""
-    population = getattr(deployment, "population", None)
-    return None if population is None else Fraction(deployment.clients, population)
-
-
-def sampled(deployment: Deployment, make: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
-    """One round's event maker, run on the population's Poisson sample when the deployment has one."""
-    rate = sampling_rate(deployment)
-    if rate is None or rate == 1:
-        return make
-
-    def on_sample(sigma: Fraction) -> Event:
-        return PoissonSampledEvent(event=make(sigma), rate=rate)
-    return on_sample
 
 
 def pair_shift(deployment: Deployment, gamma: Fraction) -> int | None:

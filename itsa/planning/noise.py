@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -43,7 +44,7 @@ from itsa._util.plain import frac
 from itsa.planning.deployment import Adjacency, Deployment, NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
-from itsa.privacy.events import Event, PsaLayersEvent
+from itsa.privacy.events import Event, PoissonSampledEvent, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 
 __all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
@@ -53,6 +54,23 @@ __all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity",
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
 #: The smallest per-client share the τ term of the distributed bound accepts (s~ >= 1/2).
 MIN_SHARE = Fraction(1, 2)
+
+
+def sampling_rate(deployment: Deployment) -> Fraction | None:
+    """``K/N``, the probability each of the population's clients is in a round (``None``: no population)."""
+    population = getattr(deployment, "population", None)
+    return None if population is None else Fraction(deployment.clients, population)
+
+
+def sampled(deployment: Deployment, make: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
+    """One round's event maker, run on the population's Poisson sample when the deployment has one."""
+    rate = sampling_rate(deployment)
+    if rate is None or rate == 1:
+        return make
+
+    def on_sample(sigma: Fraction) -> Event:
+        return PoissonSampledEvent(event=make(sigma), rate=rate)
+    return on_sample
 
 
 def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
@@ -68,8 +86,7 @@ def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
 
 def _curve_for(deployment: Deployment, delta_int: flint.arb, layered: bool = False):
     """One round's privacy event as a function of the noise scale, on the population's Poisson sample when
-    the deployment has one (:func:`itsa.planning.accounting.sampled`)."""
-    from itsa.planning.accounting import sampled
+    the deployment has one (:func:`sampled`)."""
 
     return sampled(deployment, _mechanism_for(deployment, delta_int, layered))
 
