@@ -25,7 +25,6 @@ Examples
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -33,13 +32,12 @@ from typing import Any
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.planning.beside import beside_plan
+from itsa.planning.noise import round_event
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "size_keys",
            "size_deployment_keys", "servers_warning",
-           "size_heuristic", "heuristic_module", "HEURISTIC_MODULE", "NOT_COMPUTED"]
-
-#: Where the k-standard-deviations rule lives (an optional module of this package).
-HEURISTIC_MODULE = "itsa.planning.heuristic"
+           "size_heuristic", "NOT_COMPUTED"]
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -281,30 +279,12 @@ class HeuristicPlan(Displayable):
                 "wrap_probability": None if self.wrap_probability is None else self.wrap_probability.to_dict()}
 
 
-def heuristic_module():
-    """The module with ``tff_rule``, or ``None`` when this installation has none."""
-    try:
-        return importlib.import_module(HEURISTIC_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != HEURISTIC_MODULE:
-            raise
-        return None
+#: What a plan says of the rule where it does not size the plan's encoding.
+NOT_COMPUTED = "not computed (the k-standard-deviations rule sizes a flat word, not a PSA layering)"
 
 
-#: What a plan says when the k-standard-deviations rule is not installed beside it.
-NOT_COMPUTED = "not computed (the k-standard-deviations rule is not part of this installation)"
-
-
-def size_heuristic(deployment, noise, encoding) -> Displayable | None:
-    """The rule beside the plan (:func:`itsa.planning.heuristic.beside_plan`): handed the plan's noise in TFF's
-    units, scored with the deployment's adjacency and survivors, and made honest.
-
-    ``None`` (the plan says :data:`NOT_COMPUTED`) when ``itsa.planning.heuristic`` is not installed.
-    """
-    module = heuristic_module()
-    if module is None:
-        return None
-    from itsa.planning.noise import round_event
-
+def size_heuristic(deployment, noise, encoding) -> Displayable:
+    """The rule beside the plan (:func:`itsa.planning.beside.beside_plan`): handed the plan's noise in TFF's
+    units, scored with the deployment's adjacency and survivors, and made honest."""
     event = round_event(deployment, encoding.gamma, noise.sigma_client)
-    return module.beside_plan(deployment, noise, encoding, event)
+    return beside_plan(deployment, noise, encoding, event)

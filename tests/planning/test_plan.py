@@ -11,7 +11,6 @@ from itsa.planning.deployment import parse_deployment
 from itsa.planning.encoding import wrap_probability
 from itsa.planning.gate import shut_out_probability
 from itsa.planning.noise import epsilon_at
-from itsa.planning.sections import heuristic_module
 from itsa.privacy import account
 
 # d = 4 (sqrt(d)/2 = 1) and gamma S = 256: the replace-one sensitivity is exactly 2 (256 + 1) = 514.
@@ -191,13 +190,6 @@ def test_gate_in_ball_arithmetic_encloses_the_exact_value(monkeypatch):
     monkeypatch.setattr(gate, "MAX_EXACT_BITS", 10)
     ball = gate.shut_out_probability(budget=5, rounds=400, flag_rate=Fraction(1, 97))
     assert ball.low <= exact <= ball.high and ball.high - ball.low < Fraction(1, 10**30)
-
-
-@pytest.mark.skipif(heuristic_module() is not None, reason="the heuristic is installed: its own tests cover it")
-def test_without_the_heuristic_the_section_says_not_computed():
-    p = _plan(noise={"kind": "central", "sigma": 1028})
-    assert p.heuristic is None and p.to_dict()["heuristic"] is None
-    assert ("heuristic", "not computed (the k-standard-deviations rule is not part of this installation)") in p.rows()
 
 
 def test_json_sections_and_markdown():

@@ -7,7 +7,6 @@ import pytest
 import itsa
 from itsa._util.certified import Direction
 from itsa.planning.deployment import parse_deployment
-from itsa.planning.sections import heuristic_module
 
 BASE = {"clients": 10, "dimension": 5, "clip": 1, "privacy": {"epsilon": 1}, "encoding": {"word_bits": 32}}
 
@@ -32,7 +31,6 @@ def test_the_clip_range_ends_are_planned():
         assert p.encoding.gamma * clip >= 1
 
 
-@pytest.mark.skipif(heuristic_module() is None, reason="the k-standard-deviations rule is not installed")
 def test_a_word_wider_than_the_rule_reads_still_plans():
     # a 64-bit word was refused as "word_bits: must be a whole number in 1..62" after the whole plan
     p = itsa.plan(parse_deployment({**BASE, "encoding": {"word_bits": 64}}), time_limit=60)
@@ -81,7 +79,6 @@ def test_the_default_name_is_the_files_stem(tmp_path):
     assert load_deployment(tmp_path / "my deployment.yaml").name == "my deployment"
 
 
-@pytest.mark.skipif(heuristic_module() is None, reason="the k-standard-deviations rule is not installed")
 def test_the_rules_pick_is_assessed_as_distributed_noise_in_a_central_deployment():
     # the rule adds a share of sigma from every client; assessed as one central draw of that sigma, its wrap
     # bound would use 1 share instead of K: it is scored as the rule runs (K shares, its rotation, stochastic
