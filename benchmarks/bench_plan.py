@@ -12,7 +12,13 @@ Run:  python benchmarks/bench_plan.py [--clients 1000000] [--dimension 1000000] 
   documented example's K = 1000, d = 1290.
 
 - the accountant: the certified RDP accountant against dp-accounting's on the
-  same events (``bench_accountant.py``), as a ratio of times in this run.
+  same events (``bench_accountant.py``), as a ratio of times in this run;
+- the ε bracket: the certified privacy-loss-distribution bracket of the
+  shipped plans' events against dp-accounting's PLD accountant on the same
+  events (``bench_pld.py``), as a ratio of times in this run;
+- the shipped plans: the seconds of ``itsa.plan`` on the cross-device
+  deployment (d = 1.2 million, a rotation, 2,000 rounds) over those of the
+  k1000 deployment, timed in this run.
 """
 
 from __future__ import annotations
@@ -65,6 +71,27 @@ def accountant_ratio(events: int) -> dict:
     return bench(events, 1 if events < 100 else 3)
 
 
+def pld_ratio(names: list[str], repeats: int) -> dict:
+    """The certified PLD bracket against dp-accounting's PLD accountant on the same events (``bench_pld.py``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_pld import bench
+
+    return bench(names, repeats)
+
+
+def shipped_plans(names: tuple[str, ...] = ("k1000", "cross-device")) -> dict:
+    """The cross-device plan's seconds against the k1000 plan's (the baseline), in this run."""
+    out: dict = {}
+    for name in names:
+        d = itsa.load_deployment(name)
+        start = time.perf_counter()
+        plan = itsa.plan(d)
+        out[name] = {"seconds": round(time.perf_counter() - start, 3), "verdict": plan.verdict.headline()}
+    if "cross-device" in out:
+        out["cross_device_over_k1000"] = round(out["cross-device"]["seconds"] / out["k1000"]["seconds"], 3)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--clients", type=int, default=10**6)
@@ -76,6 +103,8 @@ def main() -> None:
     if args.smoke:
         args.clients, args.dimension, args.points = 10**4, 10**4, 5
     out = {"accountant": accountant_ratio(20 if args.smoke else 300),
+           "pld": pld_ratio(["k1000"] if args.smoke else ["k1000", "cross-device"], 1 if args.smoke else 3),
+           "shipped": shipped_plans(("k1000",) if args.smoke else ("k1000", "cross-device")),
            "plan": bench_one(args.clients, args.dimension),
            "sweep": bench_sweep(args.clients, args.dimension, args.points),
            "sweep_k1000": bench_sweep(1000, 1290, args.points)}
@@ -88,6 +117,14 @@ def main() -> None:
               f"{a['itsa_over_dp_accounting_time']:.2f}x the time (ratio in this run; below 1 is faster)")
     else:
         print(f"certified accountant: {a['itsa_seconds']:.3g} s for {a['events']} events; {a['dp_accounting']}")
+    for name, row in out["pld"]["events"].items():
+        if "itsa_over_dp_accounting_time" in row:
+            print(f"eps bracket of {name} over dp-accounting's PLD accountant on the same event: "
+                  f"{row['itsa_over_dp_accounting_time']:.3f}x the time (upper/lower {row['ratio_upper_over_lower']:.5f})")
+    s = out["shipped"]
+    if "cross_device_over_k1000" in s:
+        print(f"the cross-device plan: {s['cross-device']['seconds']} s, {s['cross_device_over_k1000']}x the k1000 "
+              f"plan's {s['k1000']['seconds']} s in this run")
     p = out["plan"]
     print(f"one plan at K = {p['clients']:,}, d = {p['dimension']:,}: {p['seconds']} s "
           f"({p['calibrations']} calibrations); {p['verdict']}; eps <= {p['epsilon']}, gamma {p['gamma']}, "

@@ -24,6 +24,7 @@ VERBS = {
     "converse": ["converse", "example-1"],
     "solve": ["solve", "example-1"],
     "examples": ["examples"],
+    "secagg": ["secagg", "--clients", "1000", "--corrupt", "0.05", "--dropout", "0.05"],
     "census run": ["census", "run", "tiny.yaml", "-o", "census-out"],
     "privacy account": ["privacy", "account", "--noise-multiplier", "2", "--rounds", "10"],
     "privacy calibrate": ["privacy", "calibrate", "--epsilon", "4", "--delta", "1e-6", "--rounds", "150"],

@@ -99,6 +99,7 @@ def test_a_key_instance_past_the_limit_is_an_open_interval_not_an_unbounded_run(
     assert "time limit" in keys.note and keys.to_dict()["note"] == keys.note and keys.note in result.summary()
 
 
+@pytest.mark.slow
 def test_a_key_solve_past_its_memory_is_stopped(tmp_path):
     from itsa.planning.keysolve import bounded_solve
 

@@ -5,6 +5,8 @@ import json
 import re
 from fractions import Fraction
 
+import pytest
+
 import itsa
 from itsa.planning import load_deployment, parse_deployment
 from itsa.planning.encoding import wrap_probability
@@ -34,6 +36,7 @@ def test_each_point_is_the_plan_of_the_deployment_at_that_value():
     assert low.itsa[2].upper() > high.itsa[2].upper()                 # less privacy, less noise, less error
 
 
+@pytest.mark.slow
 def test_a_30_point_sweep_at_k1000_plans_every_point():
     d = dataclasses.replace(load_deployment("deployments/k1000.yaml"), servers=None)
     p = itsa.plan(d)
