@@ -120,6 +120,14 @@ class Event(ABC):
             raise NotImplementedError
         return curve.at(_order(order))
 
+    def rdp_at(self, order) -> flint.arb:
+        """:meth:`rdp`, remembered per order (a frozen event's bound at an order never changes)."""
+        memo = self.__dict__.setdefault("_rdp_memo", {})
+        q = _order(order)
+        if q not in memo:
+            memo[q] = self.rdp(q)
+        return memo[q]
+
     @property
     def warnings(self) -> tuple[str, ...]:
         curve = self.linear()
@@ -563,7 +571,7 @@ class RdpProfile:
         with precision():
             total = flint.arb(0)
             for event, count in self.parts:
-                total += count * event.rdp(q)
+                total += count * event.rdp_at(q)
             return total
 
     def method(self) -> str:
