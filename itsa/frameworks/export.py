@@ -45,7 +45,7 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event, float_up
-from itsa.frameworks.flower import FlowerExport, secaggplus_kwargs
+from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
 
 __all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
            "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
@@ -113,16 +113,6 @@ class PlanExport(Displayable):
             return "\n".join(head) + "\n" + self.export.snippet()
         return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
 
-
-def _wrap(text: str, width: int = 96) -> list[str]:
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line] if line else lines
 
 
 def _python(event: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -127,14 +128,8 @@ class FlowerExport(Displayable):
 
 
 def _wrap(text: str, width: int = 96) -> list[str]:
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line] if line else lines
+    """``text`` as comment lines of at most ``width`` characters (words kept whole)."""
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
 
 
 def secaggplus_kwargs(*, degree: int, threshold: int, gamma, word_bits: int, clip, clients: int,
