@@ -22,7 +22,7 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency
 from itsa.planning.heuristic import (
     CERTIFIED_FLATNESS,
-    MAX_WORD_BITS,
+    MAX_RULE_WORD_BITS,
     RULE_MAX_BITS,
     HeuristicConfig,
     HeuristicRisk,
@@ -238,8 +238,8 @@ def beside_plan(deployment, noise, encoding, event=None) -> RuleBeside:
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=noise.kind is NoiseKind.DISTRIBUTED,
                              clients=d.clients, gamma=encoding.gamma, clip=d.clip)
     bits = encoding.word_bits
-    if bits > MAX_WORD_BITS:
-        reason = f"the rule is not evaluated above a {MAX_WORD_BITS}-bit word, not {bits} bits"
+    if bits > MAX_RULE_WORD_BITS:
+        reason = f"the rule is not evaluated above a {MAX_RULE_WORD_BITS}-bit word, not {bits} bits"
         none = HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None, reason=reason)
         return RuleBeside(noise_multiplier=z, risk=None, mse_total=None, honest=none, reason=reason)
     config = tff_rule(d.clients, d.dimension, d.clip, bits, Fraction(safe_decimal(z.upper(), 10, up=True)))

@@ -39,13 +39,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import flint
-
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
+from itsa.privacy.tails import subgaussian_tail
 
 __all__ = ["EncodingPlan", "data_bound", "wrap_probability", "smallest_word", "gamma_candidates", "WRAP_METHOD"]
 
@@ -74,8 +73,7 @@ def wrap_probability(*, word_bits: int, clients: int, bound: int, sigma: Fractio
     if sigma == 0:
         return Certified.exact("wrap_probability", 0, "no noise and K c < 2^(b-1): the sum never wraps")
     with precision():
-        t = flint.arb(room)
-        tail = 2 * coordinates * (-(t * t) / (2 * shares * to_arb(sigma) ** 2)).exp()
+        tail = coordinates * subgaussian_tail(room, shares * to_arb(sigma) ** 2)
     ball = Certified.from_arb("wrap_probability", tail, Direction.UPPER, WRAP_METHOD)
     if ball.upper() >= 1:
         return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,

@@ -182,7 +182,7 @@ def _at(deployment, quantity, value):
     """The deployment with the swept quantity replaced (keys, protocol and gate dropped: they do not enter the curves),
     checked by the :class:`~itsa.planning.Deployment` as the file's value is."""
     from itsa.planning.deployment import MAX_WORD_BITS
-    from itsa.planning.heuristic import MAX_WORD_BITS as RULE_WORD_BITS
+    from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
     from itsa.planning.sweep import Quantity
 
     base = replace(deployment, servers=None, gate=None, protocol=None)

@@ -40,9 +40,11 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, survivors_under
 from itsa.planning.rotation import FLATNESS, rotated_dimension, tail_bound
 from itsa.planning.rotation import Rotation as PlanRotation
+from itsa.planning.simulation import MAX_MODULUS
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent
 from itsa.privacy.neighbours import Rounding, sensitivity_ball
+from itsa.privacy.shares import noise_shares
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
            "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS"]
@@ -53,8 +55,9 @@ MODCLIP_PROB = Fraction(1, 10**4)
 MAX_SCALE_FACTOR = 10**6
 #: The rule refuses word sizes above this (its arithmetic is float32); beyond, the formula is extrapolated.
 RULE_MAX_BITS = 22
-#: Largest word size read here (the simulation's int64 arithmetic).
-MAX_WORD_BITS = 62
+#: Largest word the rule is evaluated at here (the simulation's int64 arithmetic: its largest modulus 2^62);
+#: a plan's own word may be wider (:data:`itsa.planning.deployment.MAX_WORD_BITS`).
+MAX_RULE_WORD_BITS = MAX_MODULUS.bit_length() - 1
 #: The rule's leeway on the scaled norm bound.
 NORM_LEEWAY = 1e-5
 
@@ -99,9 +102,11 @@ def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) ->
 class HeuristicConfig(Displayable):
     """What the k-standard-deviations rule picks, exactly as the rationals of its floats, and what it assumes.
 
-    ``scale`` is ``1/γ``; ``sigma`` is the local discrete-Gaussian standard
-    deviation in integer units (``scale · z c/√n``); ``sensitivity`` is the
-    rule's own scaled norm bound ``(c + γ√d + 10⁻⁵)·scale``. When the rule
+    ``gamma`` is the rule's scale factor (TFF's ``scale``; itsa's γ: an update
+    ``x`` encodes to ``round(gamma x)``) and ``step`` is ``1/gamma`` (what TFF's
+    code calls ``gamma``); ``sigma`` is the local discrete-Gaussian standard
+    deviation in integer units (``gamma · z c/√n``); ``sensitivity`` is the
+    rule's own scaled norm bound ``(c + step·√d + 10⁻⁵)·gamma``. When the rule
     refuses the inputs, ``refusal`` says why and the picks are ``None``.
     """
 
@@ -214,7 +219,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
     """
     n = whole_number("clients", clients, minimum=1)
     whole_number("dimension", dimension, minimum=1)
-    bits = whole_number("word_bits", word_bits, minimum=1, maximum=MAX_WORD_BITS)
+    bits = whole_number("word_bits", word_bits, minimum=1, maximum=MAX_RULE_WORD_BITS)
     c = fraction("clip", clip, low=0)
     z = fraction("noise_multiplier", noise_multiplier, low=0, closed=True)
     rho = fraction("flatness", flatness, low=0)
@@ -383,7 +388,7 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
     adj = choice("adjacency", adjacency, Adjacency)
     if survivors is not None and dropout != 0:
         raise conflict(f"survivors {survivors}", f"dropout {dropout}", "each names the fewest survivors")
-    left = (survivors_under(config.clients, dropout) if survivors is None
+    left = (noise_shares(config.clients, dropout).privacy if survivors is None
             else whole_number("survivors", survivors, minimum=1, maximum=config.clients))
     eps_target = None if epsilon is None else fraction("epsilon", epsilon, low=0)
     wrap_target = None if overflow is None else fraction("overflow", overflow, low=0, high=1)

@@ -61,6 +61,7 @@ from itsa.planning.sections import (
     size_deployment_keys,
     size_heuristic,
 )
+from itsa.privacy.shares import noise_shares
 
 __all__ = ["Plan", "Verdict", "plan", "plan_deadline", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
 
@@ -160,10 +161,6 @@ def _coordinates(deployment: Deployment) -> int:
     return deployment.dimension if deployment.overflow_per is Overflow.ROUND else 1
 
 
-def _shares(deployment: Deployment) -> int:
-    return deployment.clients if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1
-
-
 def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
     """The certified wrap bound at any rotation, rounding and mechanism (:func:`itsa.planning.scale.wrap_at`)."""
     from itsa.planning.scale import wrap_at
@@ -178,8 +175,10 @@ def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction, deadline: De
 
 
 def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
-    """``Var Z`` bound: ``K_eff σ²`` for distributed shares of the fewest survivors, ``σ²`` central."""
-    return sigma**2 * (deployment.survivors if deployment.noise.kind is NoiseKind.DISTRIBUTED else 1)
+    """``Var Z`` bound: ``K_eff σ²`` for distributed shares of the fewest survivors, ``σ²`` central
+    (:func:`itsa.privacy.noise_shares`)."""
+    return sigma**2 * noise_shares(deployment.clients, deployment.dropout,
+                                   distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).privacy
 
 
 #: How γ is chosen in a given word.

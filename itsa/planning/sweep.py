@@ -34,7 +34,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
-from itsa.planning.heuristic import Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
+from itsa.planning.heuristic import MAX_RULE_WORD_BITS, Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
            "heuristic_error", "sweep_title", "sweep_caption", "axis_label", "misses", "MAX_POINTS"]
@@ -91,7 +91,7 @@ class SweepParameters:
     def __post_init__(self):
         whole_number("clients", self.clients, minimum=1)
         whole_number("dimension", self.dimension, minimum=1)
-        whole_number("word_bits", self.word_bits, minimum=1, maximum=62)
+        whole_number("word_bits", self.word_bits, minimum=1, maximum=MAX_RULE_WORD_BITS)
         whole_number("rounds", self.rounds, minimum=1)
         for name, low, high in (("clip", 0, None), ("epsilon", 0, None), ("delta", 0, 1)):
             if name == "epsilon" and self.epsilon is None:
