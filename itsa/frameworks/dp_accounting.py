@@ -39,9 +39,10 @@ from itsa._util.display import Displayable
 from itsa._util.extras import require
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.privacy.conversion import Conversion, to_epsilon
-from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent, Event, PoissonSampledEvent
-from itsa.privacy.rdp import RdpCurve, RdpTerm, number
+from itsa.privacy.accounting import Accountant
+from itsa.privacy.conversion import Conversion
+from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent, Event, PoissonSampledEvent, ZcdpEvent
+from itsa.privacy.rdp import RdpCurve, number
 
 __all__ = ["DpAccountingExport", "dp_accounting_events", "events_from_curve", "events_from_event",
            "named_tuple_from_json", "float_up", "DP_EVENT_MODULE"]
@@ -127,18 +128,12 @@ class DpAccountingExport(Displayable):
     def epsilon(self, delta, conversion: Conversion | str = Conversion.CKS) -> Certified | None:
         """itsa's certified ``ε`` at ``delta`` for the same curve, or ``None`` for a sampled tree.
 
-        ``ξ`` adds the same ``T ξ`` at every order, so the best order is the
-        linear part's and ``ε = T ξ + ε_lin`` with ``ε_lin`` from
-        :func:`itsa.privacy.to_epsilon` (certified, ball arithmetic).
+        The accountant's: the zCDP event (``ε(q) ≤ ξ + ρ q``) composed over the rounds.
         """
         if self.sampling_rate is not None:
             return None
-        with precision():
-            curve = RdpCurve((RdpTerm("zCDP", to_arb(self.rho), self.rounds, self.source),))
-            linear = to_epsilon(curve, delta, conversion).epsilon
-            ball = linear.arb() + to_arb(self.xi) * self.rounds
-        return Certified.from_arb("epsilon", ball, Direction.UPPER,
-                                  f"T xi + {linear.method}" if self.xi else str(linear.method))
+        event = ZcdpEvent(rho=self.rho, xi=self.xi, source=self.source)
+        return Accountant(conversion=conversion).compose(event, self.rounds).bound(delta).epsilon
 
     def headline(self) -> str:
         sampled = "" if self.sampling_rate is None else f", Poisson-sampled at rate {exact_text(self.sampling_rate)}"
