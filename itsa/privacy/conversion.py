@@ -148,14 +148,7 @@ def convert_at(coefficient: flint.arb, order, delta: Fraction, conversion: Conve
         ``mironov`` or ``cks``.
     """
     with precision():
-        q = to_arb(order)
-        if not q > 1:
-            raise InvalidOption(f"order: must be > 1, not {order}")
-        log_delta = to_arb(delta).log()
-        rdp = coefficient * q
-        if conversion is Conversion.MIRONOV:
-            return rdp - log_delta / (q - 1)
-        return rdp + (-1 / q).log1p() - (log_delta + q.log()) / (q - 1)
+        return convert_rdp(coefficient * to_arb(order), order, delta, conversion)
 
 
 def convert_rdp(rdp: flint.arb, order, delta: Fraction, conversion: Conversion) -> flint.arb:
