@@ -5,7 +5,6 @@ Every special file here is made by the test in its own temporary folder (``os.mk
 device with ``os.mknod`` only when running as root); the machine's own ``/dev`` is never touched.
 """
 
-import contextlib
 import os
 import signal
 import socket
@@ -26,23 +25,14 @@ from itsa._util.files import (
     write_new,
 )
 from itsa.exceptions import InvalidInput, InvalidOutputPath
+from tests.guard import ends
 
 LONG = "n" * 300          # longer than any file system's name limit (255 bytes)
 
 
-@contextlib.contextmanager
 def no_hang(seconds: float = 10):
     """Fail, instead of hanging the suite, if the block blocks (an ``open`` of a FIFO waits for a writer)."""
-    def _alarm(signum, frame):
-        raise TimeoutError(f"blocked for more than {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return ends(seconds)
 
 
 def fifo(tmp_path, name="pipe"):
