@@ -47,34 +47,26 @@ def plan(path, report, rounds, updates, spec, figure, framework, export_file, sn
     keys of the protocol (with protocol: or servers:), the error of the released mean, and a verdict.
 
     Exits 0 for a feasible plan, 3 for an infeasible one (the verdict says why), 2 for bad input."""
-    from itsa._util.deadline import Deadline
-    from itsa.planning import explore, load_deployment
-    from itsa.planning import plan as run
+    from itsa.planning import explore_plan, load_deployment
+    from itsa.planning.explore import ExploredPlan, check_sweep_figure
     from itsa.planning.planner import check_report_path, write_report
-    from itsa.planning.simulate import simulate
     from itsa.planning.sweep import draw_sweep, parse_sweep
 
     if framework is None and (export_file is not None or snippet):
         raise click.UsageError("--export-file and --snippet go with --export")
     with itsa_errors():
         deployment = load_deployment(path)
-        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
         if report is not None:
             check_report_path(report)
-        if rounds is not None:
-            explore.check_simulation(deployment, rounds, seed, limit)
         swept = None if spec is None else parse_sweep(spec)
-        if swept is not None:
-            explore.check_sweep(deployment, *swept)
         if figure is not None:
-            explore.check_sweep_figure(figure, swept)
-        clock = Deadline(limit)
+            check_sweep_figure(figure, swept)
         with progress_display(as_json, quiet=quiet) as progress:
-            result = run(deployment, time_limit=clock, seed=seed, progress=progress)
-            simulation = None if rounds is None else simulate(result, rounds, seed, progress, clock, updates=updates)
-            curves = None if swept is None else explore.sweep_plan(result, *swept, progress=progress,
-                                                                   time_limit=clock)
-        shown = result if simulation is None and curves is None else explore.ExploredPlan(result, simulation, curves)
+            shown = explore_plan(deployment, simulate_rounds=rounds, updates=updates, sweep=swept,
+                                 time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
+                                 progress=progress)
+        result = shown.plan if isinstance(shown, ExploredPlan) else shown
+        curves = shown.sweep if isinstance(shown, ExploredPlan) else None
         if figure is not None and curves is not None:
             draw_sweep(curves, figure)
         if report is not None:

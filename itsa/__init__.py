@@ -71,7 +71,7 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.keys.search.scalar import SearchResult, search_min_rate
     from itsa.keys.search.vector import VectorSearchResult, search_vector_scheme
     from itsa.keys.secagg.parameters import SecAggParameters, secagg_parameters
-    from itsa.planning import Deployment, Plan, load_deployment, plan
+    from itsa.planning import Deployment, Plan, explore_plan, load_deployment, plan
     from itsa.planning.simulate import simulate
     from itsa.planning.simulation import Simulation
 
@@ -146,6 +146,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
     'Plan': ('itsa.planning.planner', 'Plan'),
     'plan': ('itsa.planning.planner', 'plan'),
+    'explore_plan': ('itsa.planning.explore', 'explore_plan'),
     'Simulation': ('itsa.planning.simulation', 'Simulation'),
     'simulate': ('itsa.planning.simulate', 'simulate'),
     'SecAggParameters': ('itsa.keys.secagg.parameters', 'SecAggParameters'),
@@ -164,7 +165,7 @@ __all__ = [
     'LAYOUTS', 'DrawnFigure', 'draw_instance', 'instance_figure', 'ItsaError', 'InvalidInstance',
     'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
     'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
-    'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan', 'Simulation', 'simulate',
+    'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan', 'explore_plan', 'Simulation', 'simulate',
     'SecAggParameters', 'secagg_parameters',
 ]
 

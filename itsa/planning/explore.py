@@ -32,22 +32,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from itsa._util.certified import Certified, Direction
 from itsa._util.checks import whole_number
-from itsa._util.deadline import Deadline
+from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
-from itsa.planning.simulation import Simulation, SimulationSetup
+from itsa.planning.deployment import Deployment
+from itsa.planning.planner import Plan, plan, plan_deadline
+from itsa.planning.simulate import simulate
+from itsa.planning.simulation import Simulation, SimulationSetup, Updates
+from itsa.planning.sweep import Sweep, parse_sweep
 from itsa.privacy.shares import noise_shares
 
-if TYPE_CHECKING:
-    from itsa.planning.planner import Plan
-
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
-           "check_sweep_figure"]
+           "check_sweep_figure", "explore_plan"]
 
 #: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
 PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
@@ -150,7 +150,7 @@ class ExploredPlan(Displayable):
 
     plan: Plan
     simulation: Simulation | None = None
-    sweep: Displayable | None = None
+    sweep: Sweep | None = None
 
     def _extras(self) -> dict:
         return {k: v for k, v in (("simulation", self.simulation), ("sweep", self.sweep)) if v is not None}
@@ -297,6 +297,65 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
     if time_limit is not None and time_limit > 0 and seconds > time_limit:
         raise InvalidOption(f"simulate: {rounds} rounds take at least about {seconds:.0f} s, past the time limit "
                             f"of {time_limit:g} s: lower the rounds or raise --time-limit")
+
+
+def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, updates: str = Updates.SPHERE,
+                 sweep: str | tuple | None = None, time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT,
+                 seed: int = 0, progress: Callback | None = None) -> Plan | ExploredPlan:
+    """Plan ``deployment``, then run it (``simulate_rounds``) and sweep it (``sweep``), on one clock.
+
+    What ``itsa plan --simulate/--sweep`` runs: the simulation and the sweep are
+    checked (:func:`check_simulation`, :func:`check_sweep`) before any work,
+    then the plan, its simulation and its sweep share one
+    :class:`~itsa._util.deadline.Deadline`.
+
+    Parameters
+    ----------
+    deployment : Deployment
+        What to size (:func:`itsa.planning.load_deployment` reads one from a file).
+    simulate_rounds : int, optional
+        Run the planned deployment for this many rounds (:func:`itsa.planning.simulate.simulate`).
+    updates : str
+        The simulated updates, ``"sphere"`` or ``"uniform"``.
+    sweep : str or (quantity, values), optional
+        Re-plan over one quantity (:func:`sweep_plan`): a text such as ``"word_bits=12..32"``
+        (:func:`itsa.planning.sweep.parse_sweep`) or a pair.
+    time_limit : float, Deadline or None
+        Seconds for the whole run (``0`` or ``None``: no limit), or a clock already running.
+    seed : int
+        Seed of the plan's key-rate solve and of the simulation.
+    progress : callable, optional
+        Called with an :class:`~itsa._util.progress.Event` at each step.
+
+    Returns
+    -------
+    Plan or ExploredPlan
+        The plan itself without a simulation or a sweep; else the plan with them.
+
+    Examples
+    --------
+    >>> from itsa.planning import parse_deployment
+    >>> d = parse_deployment({"clients": 20, "dimension": 50, "clip": 1, "noise": {"sigma": 4},
+    ...                       "privacy": {"delta": "1e-6"}, "encoding": {"word_bits": 9, "gamma": 1},
+    ...                       "overflow": {"probability": "1/2", "per": "coordinate"}})
+    >>> run = explore_plan(d, simulate_rounds=2)
+    >>> type(run).__name__, run.simulation.rounds
+    ('ExploredPlan', 2)
+    """
+    swept = parse_sweep(sweep) if isinstance(sweep, str) else sweep
+    clock = plan_deadline(time_limit)
+    if simulate_rounds is not None:
+        check_simulation(deployment, simulate_rounds, seed, clock.left())
+    if swept is not None:
+        quantity, values = swept
+        swept = check_sweep(deployment, quantity, values), values
+    result = plan(deployment, time_limit=clock, seed=seed, progress=progress)
+    simulation = (None if simulate_rounds is None else
+                  simulate(result, simulate_rounds, seed, progress, clock, updates=updates))
+    curves = None if swept is None else sweep_plan(result, *swept, progress=progress, time_limit=clock)
+    if simulation is None and curves is None:
+        return result
+    return ExploredPlan(result, simulation, curves)
 
 
 def check_sweep_figure(path, swept=True) -> None:

@@ -1,0 +1,73 @@
+"""The library's plan + simulation + sweep (:func:`itsa.planning.explore_plan`), called without the CLI.
+
+It must give the plan that :func:`itsa.plan` gives, the simulation that
+:func:`itsa.simulate` gives on it and the sweep that
+:func:`~itsa.planning.explore.sweep_plan` gives, and refuse a simulation or a
+sweep that cannot run before any planning (no progress event at all).
+"""
+
+import pytest
+
+import itsa
+from itsa._util.deadline import Deadline
+from itsa.exceptions import InvalidOption
+from itsa.planning import ExploredPlan, Plan, explore_plan, parse_deployment, plan
+from itsa.planning.explore import sweep_plan
+from itsa.planning.simulate import simulate
+
+#: A small flat word with the file's sigma and gamma: the plan is instant, the simulation small.
+SMALL = {"clients": 20, "dimension": 50, "clip": 1, "noise": {"sigma": 4}, "privacy": {"delta": "1e-6"},
+         "encoding": {"word_bits": 9, "gamma": 1}, "overflow": {"probability": "1/2", "per": "coordinate"}}
+
+
+def _timeless(result) -> dict:
+    return {k: v for k, v in result.to_dict().items() if k != "seconds"}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return parse_deployment(SMALL)
+
+
+def test_alone_it_is_the_plan(small):
+    alone = explore_plan(small, time_limit=0)
+    assert isinstance(alone, Plan) and alone.to_dict() == plan(small, time_limit=0).to_dict()
+
+
+def test_the_plan_its_run_and_its_sweep(small):
+    run = explore_plan(small, simulate_rounds=3, sweep="word_bits=9..10", seed=5, time_limit=0)
+    assert isinstance(run, ExploredPlan)
+    p = plan(small, seed=5, time_limit=0)
+    assert run.plan.to_dict() == p.to_dict()
+    assert run.simulation is not None and _timeless(run.simulation) == _timeless(simulate(p, 3, 5))
+    assert run.sweep is not None and run.sweep.to_dict() == sweep_plan(p, "word_bits", [9, 10]).to_dict()
+    assert [pt.value for pt in run.sweep.points] == [9, 10]
+    pair = explore_plan(small, sweep=("word_bits", [9, 10]), time_limit=0)   # a (quantity, values) pair
+    assert isinstance(pair, ExploredPlan) and pair.simulation is None
+    assert pair.sweep is not None and pair.sweep.to_dict() == run.sweep.to_dict()
+
+
+def test_exported_beside_plan():
+    assert itsa.planning.explore_plan is explore_plan
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"simulate_rounds": 0}, "rounds.: must be a whole number in 1..1000000"),
+    ({"simulate_rounds": 2, "seed": -1}, "seed"),
+    ({"sweep": "word_bits=1..3"}, "sweep: word_bits"),
+    ({"sweep": "epsilon=1,2"}, "epsilon is not a target"),
+    ({"sweep": "colour=1..2"}, "sweep"),
+    ({"simulate_rounds": 10**6, "time_limit": 0.1}, "past the time limit"),
+])
+def test_refused_before_any_work(small, kwargs, words):
+    events = []
+    with pytest.raises(InvalidOption, match=words):
+        explore_plan(small, progress=events.append, **kwargs)
+    assert events == []                     # refused before the plan's first step
+
+
+def test_one_clock(small):
+    """A clock already running is the plan's, the simulation's and the sweep's: a spent one stops the run."""
+    with pytest.raises(itsa.exceptions.TimeLimitReached):
+        explore_plan(parse_deployment({**SMALL, "encoding": {"word_bits": 9}}), sweep="word_bits=9..10",
+                     time_limit=Deadline.spent())
