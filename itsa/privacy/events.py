@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
-from math import comb
+from functools import lru_cache
 from typing import ClassVar
 
 import flint
@@ -55,6 +55,7 @@ import flint
 from itsa._util.certified import precision, to_arb
 from itsa._util.checks import choice, fraction, whole_number
 from itsa.exceptions import InvalidOption
+from itsa.privacy.conversion import WHOLE_ORDERS
 from itsa.privacy.neighbours import l1_from_l2
 from itsa.privacy.rdp import (
     PsaLayer,
@@ -443,6 +444,7 @@ class PoissonSampledEvent(Event):
     event: Event
     rate: Fraction
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
+    _rows: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         rate = fraction("sampling rate", self.rate, low=0, high=1, closed=True)
@@ -462,25 +464,74 @@ class PoissonSampledEvent(Event):
 
     def _inner(self, ell: int) -> flint.arb:
         if ell not in self._cache:
-            self._cache[ell] = self.event.rdp(ell)
+            with precision():
+                self._cache[ell] = self.event.rdp(ell)
         return self._cache[ell]
+
+    def _weights(self, top: int) -> tuple[list[flint.arb], int]:
+        """``v_ℓ`` for ``ℓ = 0..top``: 1, 1, ``e^(ε(2))``, then ``3 e^((ℓ−1) ε(ℓ))``; and the first ``ℓ`` whose
+        weight is not finite (its own and later weights set to 0: the rows from it on are not used)."""
+        curve = self.event.linear()
+        c = None if curve is None else curve.coefficient()       # a linear bound: ε(ℓ) = c ℓ, read once
+        weights = [flint.arb(1), flint.arb(1)]
+        for ell in range(2, top + 1):
+            eps = c * ell if c is not None else self._inner(ell)
+            w = ((ell - 1) * eps).exp() * (1 if ell == 2 else 3)
+            if not w.is_finite():
+                return weights + [flint.arb(0)] * (top + 1 - ell), ell
+            weights.append(w)
+        return weights, top + 1
+
+    def _sampled(self, alpha: int) -> flint.arb:
+        """The Zhu-Wang sum's log over ``α − 1`` at ``α``, computed with every whole order the accountant
+        searches (one product of the rate's binomial rows, :func:`_binomial_rows`, by the weights)."""
+        if alpha not in self._rows:
+            orders = _BATCH if alpha in _BATCH else (alpha,)
+            with precision():
+                weights, finite = self._weights(orders[-1])
+                totals = _binomial_rows(self.rate, orders) * flint.arb_mat(len(weights), 1, weights)
+                for i, q in enumerate(orders):
+                    self._rows[q] = (totals[i, 0].log() / (q - 1) if q < finite
+                                     else flint.arb("nan"))
+        return self._rows[alpha]
 
     def rdp(self, order) -> flint.arb:
         alpha = _whole_order(order)
         inner = self._inner(alpha)
         if self.rate == 1:
             return inner
-        with precision():
-            g = to_arb(self.rate)
-            h = 1 - g
-            total = h ** (alpha - 1) * (alpha * g - g + 1)
-            total += comb(alpha, 2) * g**2 * h ** (alpha - 2) * self._inner(2).exp()
-            for ell in range(3, alpha + 1):
-                total += 3 * comb(alpha, ell) * h ** (alpha - ell) * g**ell * ((ell - 1) * self._inner(ell)).exp()
-            sampled = total.log() / (alpha - 1)
+        sampled = self._sampled(alpha)
         if not sampled.is_finite():         # the sum overflowed (a tiny noise): the unsampled bound still holds
             return inner
         return sampled.min(inner)
+
+
+#: The whole orders whose sampled bounds are computed together (those the accountant searches).
+_BATCH = tuple(WHOLE_ORDERS)
+
+
+@lru_cache(maxsize=8)
+def _binomial_rows(rate: Fraction, orders: tuple[int, ...]) -> flint.arb_mat:
+    """The matrix ``C(α, ℓ) γ^ℓ (1−γ)^(α−ℓ)``, a row per order ``α``, a column per ``ℓ = 0..max α`` (0 past ``α``).
+
+    It depends on the rate alone: a calibration's bisection over the noise reuses it (at the working
+    precision it was built at; every entry a ball, so the product with the weights is certified).
+    """
+    top = orders[-1]
+    with precision():
+        g = to_arb(rate)
+        h = 1 - g
+        gp, hp = [flint.arb(1)], [flint.arb(1)]
+        for _ in range(top):
+            gp.append(gp[-1] * g)
+            hp.append(hp[-1] * h)
+        rows = flint.arb_mat(len(orders), top + 1)
+        for i, alpha in enumerate(orders):
+            row = 1
+            for ell in range(alpha + 1):
+                rows[i, ell] = row * gp[ell] * hp[alpha - ell]
+                row = row * (alpha - ell) // (ell + 1)
+    return rows
 
 
 @dataclass(frozen=True, kw_only=True)
