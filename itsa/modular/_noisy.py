@@ -86,7 +86,7 @@ class SubGaussianNoise:
             return Certified("carry", c.low, c.high, c.direction, "the modular part's law of the sum (no noise)")
         std = math.sqrt(float(proxy))
 
-        def estimate(t: int) -> float:
+        def estimate(t: int) -> float:      # a float of subgaussian_tail's value, only to choose t (certified below)
             noise = 2 * math.exp(-((t + 1) ** 2) / (2 * float(proxy)))
             return float(law.carry(half - t).high) + noise
         candidates = sorted({min(half, int(k * std)) for k in SPLIT_GRID} | {half})

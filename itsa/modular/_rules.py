@@ -69,6 +69,9 @@ def _noise_ball(clients, layers, noise_scale, delta_z, block_dimension):
 def noise_tail(clients: int, layers: int, noise_scale, delta_z, block_dimension: int = 1) -> Certified:
     """``u = s̃ √(2 K n_b ln(2 n_b L / δ_z))`` (eq. 19), certified.
 
+    The sub-Gaussian tail inverted: the ``u`` at which ``n_b L`` tails of :func:`itsa.privacy.tails.subgaussian_tail`
+    (proxy ``K n_b s̃²``) sum to ``δ_z`` (the paper's closed form, a threshold, not a probability).
+
     Parameters
     ----------
     clients : int

@@ -73,7 +73,7 @@ def wrap_probability(*, word_bits: int, clients: int, bound: int, sigma: Fractio
     if sigma == 0:
         return Certified.exact("wrap_probability", 0, "no noise and K c < 2^(b-1): the sum never wraps")
     with precision():
-        tail = coordinates * subgaussian_tail(room, shares * to_arb(sigma) ** 2)
+        tail = subgaussian_tail(room, shares * to_arb(sigma) ** 2, coordinates=coordinates)
     ball = Certified.from_arb("wrap_probability", tail, Direction.UPPER, WRAP_METHOD)
     if ball.upper() >= 1:
         return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,

@@ -38,13 +38,14 @@ from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, survivors_under
-from itsa.planning.rotation import FLATNESS, rotated_dimension, tail_bound
+from itsa.planning.rotation import FLATNESS, rotated_dimension
 from itsa.planning.rotation import Rotation as PlanRotation
 from itsa.planning.simulation import MAX_MODULUS
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent
 from itsa.privacy.neighbours import Rounding, sensitivity_ball
 from itsa.privacy.shares import noise_shares
+from itsa.privacy.tails import certified_tail
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
            "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS"]
@@ -338,8 +339,8 @@ def wrap_bound(*, clients: int, dimension: int, data_proxy, sigma, word_bits: in
     method = ("sub-Gaussian tail 2 exp(-t^2/(2 v)), v = data + K/4 + K sigma^2 (Hoeffding; the discrete Gaussian "
               "is sigma^2-sub-Gaussian)")
 
-    def capped(name, coordinates, how):          # the tail's one home: itsa.planning.rotation.tail_bound
-        bound = tail_bound(room=2 ** (word_bits - 1), proxy=v, coordinates=coordinates)
+    def capped(name, coordinates, how):          # the tail's one home: itsa.privacy.tails
+        bound = certified_tail(room=2 ** (word_bits - 1), proxy=v, coordinates=coordinates)
         if bound.upper() >= 1:
             return Certified(name, Fraction(1), Fraction(1), Direction.UPPER, "trivial: the tail bound reaches 1")
         return Certified(name, bound.low, bound.high, Direction.UPPER, how)

@@ -36,7 +36,8 @@ shares, Canonne, Kamath, Steinke 2020) or has the Skellam moment generating
 function ``exp(m (cosh λ − 1))``, ``m`` its variance. The sum ``X`` of the
 random parts then has ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))``
 at any ``λ > 0`` (Chernoff; ``λ = t/v`` gives ``2 exp(−t²/(2v))`` without
-Skellam noise), and a round the union bound over its ``d'`` coordinates.
+Skellam noise), and a round the union bound over its ``d'`` coordinates: the
+noise part's one tail, :func:`itsa.privacy.tails.certified_tail`.
 
 **Rounding error of the released mean** (summed over the ``d`` coordinates,
 in the data's units, for ``n ≥ K_eff`` survivors): undoing the rotation is
@@ -56,9 +57,6 @@ Examples
 --------
 >>> rotated_dimension(1200000, "hadamard"), rotated_dimension(1200001, "dft"), rotated_dimension(5, "none")
 (2097152, 1200002, 5)
->>> from fractions import Fraction
->>> tail_bound(room=30, proxy=Fraction(100), coordinates=1).decimal(6)
-'0.022218'
 """
 
 from __future__ import annotations
@@ -68,13 +66,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-import flint
-
-from itsa._util.certified import Certified, Direction, precision, to_arb
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, whole_number
 from itsa.privacy.neighbours import Rounding, conditional_rounding_cost
 
-__all__ = ["Rotation", "rotated_dimension", "FLATNESS", "tail_bound", "RoundedSum", "rounded_sum",
+__all__ = ["Rotation", "rotated_dimension", "FLATNESS", "RoundedSum", "rounded_sum",
            "quantization_mse_total", "as_rotation", "ROTATION_ALIASES"]
 
 
@@ -109,69 +104,6 @@ def rotated_dimension(dimension: int, kind: Rotation | str) -> int:
     if r is Rotation.DFT:
         return d + d % 2
     return d
-
-
-def _log(x: Fraction) -> float:
-    """``ln x`` for a positive Fraction of any size (never through a float of ``x`` itself)."""
-    return math.log(x.numerator) - math.log(x.denominator)
-
-
-def _best_lambda(room: Fraction, proxy: Fraction, skellam: Fraction) -> Fraction:
-    """The ``λ`` maximising ``λ t − v λ²/2 − m (cosh λ − 1)``, in floats on the ratios ``v/t`` and ``m/t`` (any
-    ``λ`` gives a valid bound: this only chooses)."""
-    lt = _log(room)
-    a = math.exp(min(_log(proxy) - lt, 700.0)) if proxy > 0 else 0.0
-    lb = _log(skellam) - lt
-    b = math.exp(min(lb, 700.0))
-    high = math.asinh(1 / b) if lb > -600 else math.log(2) - lb        # b sinh(λ) <= 1
-    if a > 0:
-        high = min(high, 1 / a)
-    high = min(high, 700.0)                                            # sinh stays a float
-    low = 0.0
-    for _ in range(200):
-        mid = (low + high) / 2
-        if a * mid + b * math.sinh(mid) > 1:
-            high = mid
-        else:
-            low = mid
-    return Fraction(low)
-
-
-#: Largest exponent kept in a tail bound (``e^-45000``, below the precision's floor of about ``2^-65536``, is
-#: a valid bound for anything smaller: a smaller exponent only makes the bound larger).
-MAX_EXPONENT = 45000
-
-
-TAIL_METHOD = ("P[|X| >= t] <= 2 exp(-(lambda t - v lambda^2/2 - m (cosh lambda - 1))) (Chernoff: v the "
-               "sub-Gaussian proxy, m the Skellam variance); union bound over the coordinates")
-
-
-def tail_bound(*, room, proxy, skellam=0, coordinates: int) -> Certified:
-    """Certified ``P[some of coordinates sums X has |X| ≥ room]`` for ``X`` with log-MGF at most
-    ``proxy λ²/2 + skellam (cosh λ − 1)`` (an upper bound; 1 when ``room ≤ 0`` or the bound exceeds 1)."""
-    t, v, m = Fraction(room), fraction("proxy", proxy, low=0, closed=True), fraction("skellam", skellam, low=0,
-                                                                                      closed=True)
-    whole_number("coordinates", coordinates, minimum=1)
-    if t <= 0:
-        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
-                         "the data alone can reach the modulus: no guarantee; 1 is the only bound")
-    if v == 0 and m == 0:
-        return Certified.exact("wrap_probability", 0, "no randomness beyond the data's exact bound: never wraps")
-    with precision():
-        if m == 0:
-            exponent = to_arb(t) ** 2 / (2 * to_arb(v))
-        else:
-            a = to_arb(_best_lambda(t, v, m))
-            exponent = a * to_arb(t) - to_arb(v) * a * a / 2 - 2 * to_arb(m) * (a / 2).sinh() ** 2
-        if not exponent.is_finite():            # a lambda too far off to say anything: the trivial bound
-            exponent = flint.arb(0)
-        low = flint.arb(exponent.lower())       # the exponent's lower end: the bound's upper end
-        ball = 2 * coordinates * (-low.min(flint.arb(MAX_EXPONENT)).max(flint.arb(0))).exp()
-    bound = Certified.from_arb("wrap_probability", ball, Direction.UPPER, TAIL_METHOD)
-    if bound.upper() >= 1:
-        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
-                         "the tail bound exceeds 1: it bounds nothing; " + TAIL_METHOD)
-    return Certified("wrap_probability", Fraction(0), bound.high, Direction.UPPER, TAIL_METHOD)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,8 @@ term ``√d'/2`` weighs less at a finer scale). So:
   (never γ = 1 by default), and then the fewest bits whose wrap bound meets
   the target.
 
-The wrap bound itself (:func:`wrap_at`) is :mod:`itsa.planning.rotation`'s:
+The wrap bound itself (:func:`wrap_at`) is :mod:`itsa.planning.rotation`'s, its tail
+:func:`itsa.privacy.tails.certified_tail`:
 the encoded sum's sure part and sub-Gaussian part, and the noise of all ``K``
 clients' shares (sub-Gaussian for the discrete Gaussian, its own moment
 generating function for Skellam).
@@ -40,8 +41,9 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.deadline import Deadline
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, NoiseKind, Overflow
 from itsa.planning.mechanism import mechanism_of, sensitivity
-from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum, tail_bound
+from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
 from itsa.privacy.neighbours import Rounding
+from itsa.privacy.tails import certified_tail
 
 __all__ = ["wrap_at", "smallest_word_at", "largest_gamma", "sigma_estimate", "mse_parts", "coarsest_accurate",
            "multiplier_of", "DIGITS", "ERROR_SHARE"]
@@ -78,7 +80,7 @@ def wrap_at(d: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certi
                      rotation=d.encoding.rotation, rounding=d.encoding.rounding)
     noise = _shares(d) * Fraction(sigma) ** 2
     skellam = mechanism_of(d) is Mechanism.SKELLAM
-    bound = tail_bound(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
+    bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
                        skellam=noise if skellam else 0,
                        coordinates=rs.coordinates if d.overflow_per is Overflow.ROUND else 1)
     noise_how = ("Skellam shares of all K clients" if skellam else "discrete Gaussian shares of all K clients, "

@@ -25,7 +25,9 @@ The accountant, for other parts of itsa to call (every number is a
         noise_shares(clients, dropout, *, distributed) -> NoiseShareCount(wrap=K, privacy=fewest survivors)
         survivors_under(clients, dropout) -> int
     itsa.privacy.tails
-        subgaussian_tail(threshold, proxy) -> arb      # 2 exp(-t^2/(2v)), every wrap and carry bound's tail
+        subgaussian_tail(threshold, proxy, *, skellam=0, coordinates=1) -> arb   # 2 d exp(-t^2/(2v)) (Chernoff with
+            Skellam noise): every wrap and carry bound's tail
+        certified_tail(*, room, proxy, skellam=0, coordinates) -> Certified     # the same, capped at 1
     itsa.privacy.rdp
         gaussian_rdp(order, noise_multiplier) -> arb
         gaussian_curve(noise_multiplier, sensitivity=1, count=1) -> RdpCurve
@@ -118,7 +120,7 @@ from itsa.privacy.releasing import Release, release
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
 from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
 from itsa.privacy.sizing import Sensitivity, sensitivity
-from itsa.privacy.tails import subgaussian_tail
+from itsa.privacy.tails import certified_tail, subgaussian_tail
 
 #: The old names (kept importable from here only).
 hamilton_weights = weights
@@ -139,5 +141,5 @@ __all__ = [
     "Event", "DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent", "DdgBound", "PsaLayersEvent", "SkellamEvent",
     "PoissonSampledEvent", "ZcdpEvent", "CurveEvent", "RdpProfile",
     "Adjacency", "Rounding", "encoded_sensitivity", "rounded_norm",
-    "NoiseShareCount", "noise_shares", "survivors_under", "subgaussian_tail",
+    "NoiseShareCount", "noise_shares", "survivors_under", "subgaussian_tail", "certified_tail",
 ]

@@ -121,6 +121,7 @@ def tail_mass(sigma, truncation: int) -> Certified:
     """
     whole_number("truncation", truncation, minimum=0)
     s = _sigma(sigma)
+    # the mass itself, enclosed term by term (not the sub-Gaussian bound of itsa.privacy.tails)
     with precision():
         z = normaliser(sigma)
         explicit = flint.arb(0)

@@ -59,6 +59,7 @@ from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.discrete_gaussian import normaliser
+from itsa.privacy.tails import subgaussian_tail
 from itsa.privacy.tight import gaussian_delta
 
 __all__ = ["theta", "sum_error", "dominating_epsilon", "BITS"]
@@ -170,8 +171,9 @@ def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int
         if survivors > 1:
             one = to_arb(s2 / survivors)
             reach = math.isqrt(int(2 * s2 * (BOX_LOG + math.ceil(math.log(2 * span))))) + 1
-            outside = 2 * span * (-(flint.arb(reach) ** 2) / (2 * var)).exp()
+            outside = subgaussian_tail(reach, var, coordinates=span)     # the mass outside the box, d' coordinates
             c = 1 / (theta(one) ** survivors * (2 * pi * var).sqrt())
+            # the Gaussian's density at the box's edge (not a tail): the law's relative error there
             r = sum_error(one, survivors) / (c * (-((reach + big.ceil()) ** 2) / (2 * var)).exp())
             if not r < 1:
                 return None

@@ -82,6 +82,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.lattice import BITS, dominating_epsilon, sum_error, theta
+from itsa.privacy.tails import subgaussian_tail
 
 __all__ = ["EpsilonBracket", "epsilon_bracket", "pair_delta", "pair_epsilon", "sum_error", "BITS", "STEPS"]
 
@@ -197,6 +198,7 @@ def _pair(sigma: Fraction, survivors: int, shift: int, rounds: int) -> _Pair:
             depth = max(depth, 1.0)
             reach = max(1, int(math.isqrt(int(2 * v1 * Fraction(depth))))) - shift     # (K + k)^2/(2 v1) ~ depth
             reach = max(reach, 1)
+            # the Gaussian's density at the box's edge (not a tail): the law's relative error there
             r = e1 / (c * (-(to_arb(reach + shift) ** 2) / (2 * var)).exp())
             if not r < 1:
                 r = flint.arb("inf")
@@ -204,7 +206,7 @@ def _pair(sigma: Fraction, survivors: int, shift: int, rounds: int) -> _Pair:
             else:
                 u = (1 + r).log() - (1 - r).log()
             kappa = theta_s / theta(one) ** survivors
-            outside = 2 * (-(to_arb(reach) ** 2) / (2 * var)).exp()
+            outside = subgaussian_tail(reach, var)         # the mass beyond the box: the sub-Gaussian tail
         error_T = sum_error(var, rounds)
         vT = rounds * var
         c_T = 1 / (theta_s**rounds * (2 * flint.arb.pi() * vT).sqrt())
@@ -212,6 +214,8 @@ def _pair(sigma: Fraction, survivors: int, shift: int, rounds: int) -> _Pair:
             start, below = None, flint.arb(0)
         else:
             start = -(math.isqrt(int(2 * TAIL_LOG * rounds * v1)) + 1)
+            # P(S < Y0) <= e^(-Y0^2/(2 v_T)): the one-sided sub-Gaussian tail (half of tails.subgaussian_tail's
+            # two-sided bound, kept here: halving that ball would round its radius up)
             below = (-(to_arb(start) ** 2) / (2 * vT)).exp()
     return _Pair(v1, shift, rounds, r, u, kappa, outside, error_T, c_T, start, below)
 

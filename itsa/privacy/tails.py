@@ -1,10 +1,19 @@
-"""The noise's tail: ``P[|X| ≥ t] ≤ 2 exp(−t²/(2v))`` for a ``v``-sub-Gaussian ``X``, in ball arithmetic.
+"""The noise's tail: ``P[|X| ≥ t] ≤ 2 exp(−t²/(2v))`` for a ``v``-sub-Gaussian ``X`` (Chernoff with Skellam noise), in
+ball arithmetic: the one home of this tail in itsa.
 
 A discrete Gaussian of scale σ is σ²-sub-Gaussian (Canonne, Kamath, Steinke
 2020), so the sum of ``n`` independent shares is ``n σ²``-sub-Gaussian; a sum
 of independent sub-Gaussian terms (rotated data, stochastic rounding's error
-by Hoeffding's lemma) has the sum of their proxies. Every wrap and carry bound
-of itsa that uses this tail calls :func:`subgaussian_tail`.
+by Hoeffding's lemma) has the sum of their proxies. Skellam noise of variance
+``m`` has the moment generating function ``exp(m (cosh λ − 1))``, so a sum
+``X`` of a ``v``-sub-Gaussian part and Skellam noise has, at any ``λ > 0``
+(Chernoff), ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))``; without
+Skellam noise ``λ = t/v`` gives ``2 exp(−t²/(2v))``. Over ``d`` such sums (the
+coordinates of a round) the union bound multiplies by ``d``.
+
+Every wrap and carry bound of itsa that uses this tail calls
+:func:`subgaussian_tail`; :func:`certified_tail` is its capped, certified form
+(the planner's wrap probability).
 
 Examples
 --------
@@ -13,29 +22,78 @@ Examples
 >>> ball = subgaussian_tail(3, Fraction(1))          # 2 exp(-9/2)
 >>> Certified.from_arb("tail", ball, Direction.UPPER, SUBGAUSSIAN_TAIL).decimal(4)
 '0.02222'
+>>> certified_tail(room=30, proxy=Fraction(100), coordinates=1).decimal(6)
+'0.022218'
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import flint
 
-from itsa._util.certified import PRECISION, precision, to_arb
+from itsa._util.certified import PRECISION, Certified, Direction, precision, to_arb
+from itsa._util.checks import fraction, whole_number
 
-__all__ = ["subgaussian_tail", "SUBGAUSSIAN_TAIL"]
+__all__ = ["subgaussian_tail", "certified_tail", "SUBGAUSSIAN_TAIL", "TAIL_METHOD", "MAX_EXPONENT"]
 
 #: The bound, as a method says it.
 SUBGAUSSIAN_TAIL = "P[|X| >= t] <= 2 exp(-t^2/(2 v)) (X v-sub-Gaussian)"
 
+#: The bound with Skellam noise and the union over coordinates, as a method says it.
+TAIL_METHOD = ("P[|X| >= t] <= 2 exp(-(lambda t - v lambda^2/2 - m (cosh lambda - 1))) (Chernoff: v the "
+               "sub-Gaussian proxy, m the Skellam variance); union bound over the coordinates")
 
-def subgaussian_tail(threshold, proxy) -> flint.arb:
-    """``2 exp(−t²/(2v))``, a ball: an upper bound on ``P[|X| ≥ t]`` for ``X`` ``v``-sub-Gaussian.
+#: Largest Chernoff exponent kept with Skellam noise (``e^-45000``: a smaller exponent only makes the bound larger,
+#: so it stays valid; it keeps the bound's exact ends short).
+MAX_EXPONENT = 45000
+
+
+def _log(x: Fraction) -> float:
+    """``ln x`` for a positive Fraction of any size (never through a float of ``x`` itself)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def _best_lambda(room: Fraction, proxy: Fraction, skellam: Fraction) -> Fraction:
+    """The ``λ`` maximising ``λ t − v λ²/2 − m (cosh λ − 1)``, in floats on the ratios ``v/t`` and ``m/t`` (any
+    ``λ`` gives a valid bound: this only chooses)."""
+    lt = _log(room)
+    a = math.exp(min(_log(proxy) - lt, 700.0)) if proxy > 0 else 0.0
+    lb = _log(skellam) - lt
+    b = math.exp(min(lb, 700.0))
+    high = math.asinh(1 / b) if lb > -600 else math.log(2) - lb        # b sinh(λ) <= 1
+    if a > 0:
+        high = min(high, 1 / a)
+    high = min(high, 700.0)                                            # sinh stays a float
+    low = 0.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if a * mid + b * math.sinh(mid) > 1:
+            high = mid
+        else:
+            low = mid
+    return Fraction(low)
+
+
+def subgaussian_tail(threshold, proxy, *, skellam=0, coordinates: int = 1) -> flint.arb:
+    """A ball whose upper end bounds ``P[one of coordinates sums X has |X| ≥ t]``, each ``X`` with log-MGF at most
+    ``v λ²/2 + m (cosh λ − 1)``.
+
+    Without Skellam noise (``m = 0``) the bound is ``2 d exp(−t²/(2v))``; with it, the Chernoff bound
+    ``2 d exp(−(λ t − v λ²/2 − m (cosh λ − 1)))`` at the ``λ`` that (nearly) maximises the exponent, evaluated at
+    the exponent's lower end (at most :data:`MAX_EXPONENT`).
 
     Parameters
     ----------
     threshold : int, Fraction or arb
-        ``t``.
+        ``t`` (``> 0`` with Skellam noise).
     proxy : int, Fraction or arb
-        ``v > 0``, the variance proxy.
+        ``v``, the sub-Gaussian variance proxy (``> 0`` without Skellam noise; a number with it).
+    skellam : int or Fraction
+        ``m ≥ 0``, the Skellam noise's variance (0: none).
+    coordinates : int
+        ``d``, the sums the union bound runs over.
 
     Returns
     -------
@@ -43,6 +101,47 @@ def subgaussian_tail(threshold, proxy) -> flint.arb:
         The bound (it may exceed 1; the caller caps it and says so), computed at
         :data:`~itsa._util.certified.PRECISION` bits or the caller's finer precision.
     """
+    m = fraction("skellam", skellam, low=0, closed=True)
+    whole_number("coordinates", coordinates, minimum=1)
     with precision(max(PRECISION, flint.ctx.prec)):      # the working precision, or the caller's if finer
-        t = to_arb(threshold)
-        return 2 * (-(t * t) / (2 * to_arb(proxy))).exp()
+        if m == 0:
+            t = to_arb(threshold)
+            tail = 2 * (-(t * t) / (2 * to_arb(proxy))).exp()
+            return tail if coordinates == 1 else coordinates * tail
+        t_q, v = Fraction(threshold), fraction("proxy", proxy, low=0, closed=True)
+        a = to_arb(_best_lambda(t_q, v, m))
+        exponent = a * to_arb(t_q) - to_arb(v) * a * a / 2 - 2 * to_arb(m) * (a / 2).sinh() ** 2
+        if not exponent.is_finite():            # a lambda too far off to say anything: the trivial bound
+            exponent = flint.arb(0)
+        low = flint.arb(exponent.lower())       # the exponent's lower end: the bound's upper end
+        return 2 * coordinates * (-low.min(flint.arb(MAX_EXPONENT)).max(flint.arb(0))).exp()
+
+
+def certified_tail(*, room, proxy, skellam=0, coordinates: int) -> Certified:
+    """:func:`subgaussian_tail` certified and capped: an upper bound on the probability that one of ``coordinates``
+    sums reaches ``room`` (1 when ``room ≤ 0`` or the bound exceeds 1; exactly 0 without any randomness).
+
+    Parameters
+    ----------
+    room : int or Fraction
+        ``t``: how far the random part must reach.
+    proxy, skellam : int or Fraction
+        ``v ≥ 0`` and ``m ≥ 0`` (see :func:`subgaussian_tail`).
+    coordinates : int
+        ``d``.
+    """
+    t, v, m = Fraction(room), fraction("proxy", proxy, low=0, closed=True), fraction("skellam", skellam, low=0,
+                                                                                      closed=True)
+    whole_number("coordinates", coordinates, minimum=1)
+    if t <= 0:
+        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
+                         "the data alone can reach the modulus: no guarantee; 1 is the only bound")
+    if v == 0 and m == 0:
+        return Certified.exact("wrap_probability", 0, "no randomness beyond the data's exact bound: never wraps")
+    with precision():
+        ball = subgaussian_tail(t, v, skellam=m, coordinates=coordinates)
+    bound = Certified.from_arb("wrap_probability", ball, Direction.UPPER, TAIL_METHOD)
+    if bound.upper() >= 1:
+        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
+                         "the tail bound exceeds 1: it bounds nothing; " + TAIL_METHOD)
+    return Certified("wrap_probability", Fraction(0), bound.high, Direction.UPPER, TAIL_METHOD)

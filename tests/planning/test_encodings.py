@@ -21,10 +21,10 @@ from itsa.planning.rotation import (
     quantization_mse_total,
     rotated_dimension,
     rounded_sum,
-    tail_bound,
 )
 from itsa.planning.scale import largest_gamma, mse_parts, multiplier_of, sigma_estimate, wrap_at
 from itsa.privacy.neighbours import conditional_rounding_cost, rounded_norm
+from itsa.privacy.tails import certified_tail
 
 
 def test_conditional_rounding_norm_is_the_papers_bound():
@@ -84,7 +84,7 @@ def test_a_rotated_sum_stays_within_its_sub_gaussian_tail():
     x[0] = 1.0                                       # the worst case without a rotation: one coordinate
     rs = rounded_sum(clients=k, gamma=gamma, clip=1, dimension=d, rotation="hadamard", rounding="stochastic")
     t = 60
-    bound = tail_bound(room=t - rs.exact, proxy=rs.proxy, coordinates=1).upper()
+    bound = certified_tail(room=t - rs.exact, proxy=rs.proxy, coordinates=1).upper()
     hits = 0
     for _ in range(400):
         y = h @ (rng.choice([-1.0, 1.0], d) * float(gamma) * x)
@@ -100,13 +100,13 @@ def test_the_skellam_tail_bounds_the_exact_tail(mu, t):
     from scipy.stats import skellam
 
     exact = 2 * skellam.sf(t - 1, mu / 2, mu / 2)
-    assert tail_bound(room=t, proxy=0, skellam=mu, coordinates=1).upper() >= Fraction(exact) * (1 - Fraction(1, 10**9))
+    assert certified_tail(room=t, proxy=0, skellam=mu, coordinates=1).upper() >= Fraction(exact) * (1 - Fraction(1, 10**9))
 
 
 def test_sub_gaussian_tail_is_the_closed_form():
-    got = tail_bound(room=30, proxy=100, coordinates=7)
+    got = certified_tail(room=30, proxy=100, coordinates=7)
     want = 14 * math.exp(-900 / 200)
-    assert abs(float(got.upper()) - want) <= 1e-9 * want and tail_bound(room=0, proxy=1, coordinates=1).upper() == 1
+    assert abs(float(got.upper()) - want) <= 1e-9 * want and certified_tail(room=0, proxy=1, coordinates=1).upper() == 1
 
 
 def test_quantization_error_by_rounding():
