@@ -43,6 +43,7 @@ from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, Noise
 from itsa.planning.mechanism import mechanism_of, sensitivity
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
 from itsa.privacy.neighbours import Rounding
+from itsa.privacy.shares import noise_shares
 from itsa.privacy.tails import certified_tail
 
 __all__ = ["wrap_at", "smallest_word_at", "largest_gamma", "sigma_estimate", "mse_parts", "coarsest_accurate",
@@ -64,25 +65,22 @@ def _classic(d: Deployment) -> bool:
     return e.rotation is Rotation.NONE and e.rounding is Rounding.NEAREST and mechanism_of(d) is Mechanism.DGAUSS
 
 
-def _shares(d: Deployment) -> int:
-    return d.clients if d.noise.kind is NoiseKind.DISTRIBUTED else 1
-
-
 def wrap_at(d: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
     """Certified probability that the round's sum (or one coordinate: ``overflow.per``) wraps a ``bits``-bit
     word at scale ``γ`` and share ``σ`` (an upper bound)."""
+    shares = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).wrap
     if _classic(d):
         from itsa.planning.encoding import data_bound, wrap_probability
 
         return wrap_probability(word_bits=bits, clients=d.clients, bound=data_bound(d.clients, gamma, d.clip),
-                                sigma=sigma, shares=_shares(d), coordinates=_coordinates(d))
+                                sigma=sigma, shares=shares, coordinates=_coordinates(d))
     rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension,
                      rotation=d.encoding.rotation, rounding=d.encoding.rounding)
-    noise = _shares(d) * Fraction(sigma) ** 2
+    noise = shares * Fraction(sigma) ** 2
     skellam = mechanism_of(d) is Mechanism.SKELLAM
     bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
-                       skellam=noise if skellam else 0,
-                       coordinates=rs.coordinates if d.overflow_per is Overflow.ROUND else 1)
+                           skellam=noise if skellam else 0,
+                           coordinates=rs.coordinates if d.overflow_per is Overflow.ROUND else 1)
     noise_how = ("Skellam shares of all K clients" if skellam else "discrete Gaussian shares of all K clients, "
                  "K sigma^2-sub-Gaussian" if d.noise.kind is NoiseKind.DISTRIBUTED else "the central noise")
     return Certified(bound.name, bound.low, bound.high, bound.direction, f"{rs.how}; {noise_how}; {bound.method}")
@@ -110,7 +108,8 @@ def _upper(ball) -> Fraction:
 def multiplier_of(d: Deployment, gamma: Fraction, sigma: Fraction) -> Fraction:
     """``z = σ_agg/Δ`` at γ (rounded up): the noise multiplier a share ``σ`` gives (the estimate's input)."""
     with precision():
-        agg = to_arb(sigma) * (to_arb(d.survivors).sqrt() if d.noise.kind is NoiseKind.DISTRIBUTED else 1)
+        fewest = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).privacy
+        agg = to_arb(sigma) * to_arb(fewest).sqrt()
         return _upper(agg / sensitivity(d, gamma))
 
 
@@ -119,9 +118,8 @@ def sigma_estimate(d: Deployment, gamma: Fraction, z: Fraction) -> Fraction:
     if d.noise.sigma is not None:
         return d.noise.sigma
     with precision():
-        share = to_arb(z) * sensitivity(d, gamma)
-        if d.noise.kind is NoiseKind.DISTRIBUTED:
-            share = share / to_arb(d.survivors).sqrt()
+        fewest = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).privacy
+        share = to_arb(z) * sensitivity(d, gamma) / to_arb(fewest).sqrt()
     return Fraction(safe_decimal(max(_upper(share), Fraction(1, 2)), 8, up=True))
 
 
