@@ -1,14 +1,9 @@
 """A plan, run and swept: the simulation of the planned deployment, and trade-off curves from re-planning.
 
-- :func:`setup_from_plan` reads a :class:`~itsa.planning.Plan` (or a mapping
-  or namespace with the same names) into a
-  :class:`~itsa.planning.simulate.SimulationSetup`: the deployment's clients,
-  dropout, dimension and clip, the plan's scale ``gamma``, its noise
-  (``sigma_client``, per client or central, simulated at exactly that
-  rational σ) and its word (``2^word_bits``) or its stages (their layers and
-  margins); :func:`plan_bounds` gives the plan's certified wrap (carry)
-  probability per coordinate of each stage and its MSE bound, the numbers
-  the simulation is set beside.
+- :func:`setup_from_plan` reads a plan into the setup the simulation runs,
+  and :func:`plan_bounds` gives the plan's certified wrap probabilities and
+  MSE bound the simulation is set beside (both at home in
+  :mod:`itsa.planning.simulate`, re-exported here).
 - :func:`sweep_plan` varies one quantity of the deployment: at each value
   it re-plans the deployment (the keys and gate left out: they do not enter
   ε, wrap or error) and sets itsa's certified ε, wrap probability per round
@@ -31,7 +26,6 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction
 from itsa._util.checks import whole_number
@@ -41,108 +35,12 @@ from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.planning.deployment import Deployment
 from itsa.planning.planner import Plan, plan, plan_deadline
-from itsa.planning.simulate import simulate
-from itsa.planning.simulation import Simulation, SimulationSetup, Updates
+from itsa.planning.simulate import flat_wrap, plan_bounds, setup_from_plan, simulate
+from itsa.planning.simulation import Simulation, Updates
 from itsa.planning.sweep import Sweep, parse_sweep
-from itsa.privacy.shares import noise_shares
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
            "check_sweep_figure", "explore_plan"]
-
-#: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
-PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
-                   "layers", "margin", "stages", "noise")
-PLAN_PARTS = ("deployment", "noise", "encoding")
-
-
-def _is_plan(obj) -> bool:
-    from itsa.planning.planner import Plan
-
-    return isinstance(obj, Plan)
-
-
-def setup_from_plan(plan) -> SimulationSetup:
-    """The :class:`~itsa.planning.simulate.SimulationSetup` of a plan (see the module's text).
-
-    A :class:`~itsa.planning.Plan` is read by its parts; anything else by the
-    names of :data:`PLAN_ATTRIBUTES`, each an attribute (or mapping key) of the
-    object itself or, failing that, of its ``deployment``, ``noise`` or
-    ``encoding`` part. An infeasible stage (no margin) cannot be run.
-    """
-    if _is_plan(plan):
-        return _from_plan(plan)
-    found = {}
-    for name in PLAN_ATTRIBUTES:
-        for owner in (plan, *(_get(plan, part) for part in PLAN_PARTS)):
-            value = _get(owner, name)
-            if value is not None and not (name == "noise" and not isinstance(value, str)):
-                found[name] = value
-                break
-    missing = [n for n in ("clients", "dimension", "clip", "gamma") if n not in found]
-    if missing:
-        raise InvalidOption(f"plan: has no {', '.join(missing)} to simulate")
-    if found.get("modulus") is not None:
-        for name in ("radix", "layers", "margin", "stages"):
-            found.pop(name, None)
-    return SimulationSetup(**found)
-
-
-def _from_plan(plan) -> SimulationSetup:
-    d, enc = plan.deployment, plan.encoding
-    if not d.encoding.layered and (str(d.encoding.rotation) != "none" or str(d.encoding.rounding) != "nearest"
-                                   or str(d.noise.mechanism or "dgauss") != "dgauss"):
-        raise InvalidOption("plan: the simulation runs a discrete Gaussian sum rounded to nearest without a "
-                            "rotation; this plan's rotation, rounding or mechanism is not simulated")
-    common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
-                  sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind))
-    if not d.encoding.layered:
-        return SimulationSetup(modulus=enc.modulus, **common)
-    missing = [i + 1 for i, s in enumerate(enc.stages) if s.margin is None]
-    if missing:
-        raise InvalidOption(f"plan: stage {missing[0]} has no margin meeting the target (the plan is infeasible): "
-                            "nothing to simulate")
-    return SimulationSetup(radix=enc.radix, layers=enc.layers, stages=tuple(s.layers for s in enc.stages),
-                           margin=tuple(s.margin for s in enc.stages), **common)
-
-
-def _get(owner, name):
-    if owner is None:
-        return None
-    if isinstance(owner, dict):
-        return owner.get(name)
-    return getattr(owner, name, None)
-
-
-def _shares(deployment) -> int:
-    """The noise shares a wrap bound counts (:func:`itsa.privacy.noise_shares`): every client's, or one."""
-    from itsa.planning.deployment import NoiseKind
-
-    return noise_shares(deployment.clients, deployment.dropout,
-                        distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
-
-
-def _flat_wrap(plan, coordinates: int) -> Certified:
-    """The plan's certified wrap bound of a flat word over ``coordinates`` coordinates."""
-    from itsa.planning.encoding import wrap_probability
-
-    d, enc = plan.deployment, plan.encoding
-    return wrap_probability(word_bits=enc.word_bits, clients=d.clients, bound=enc.data_range,
-                            sigma=plan.noise.sigma_client, shares=_shares(d), coordinates=coordinates)
-
-
-def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
-    """``(wrap bound per coordinate of each stage, finest first; MSE bound per coordinate)`` of a plan.
-
-    ``(None, None)`` for an object that is not a :class:`~itsa.planning.Plan`.
-    """
-    if not _is_plan(plan):
-        return None, None
-    if plan.deployment.encoding.layered:
-        wraps = tuple(s.carry for s in reversed(plan.encoding.stages))
-    else:
-        wraps = (_flat_wrap(plan, 1),)
-    return wraps, plan.error.per_coordinate
-
 
 @dataclass(frozen=True, repr=False)
 class ExploredPlan(Displayable):
@@ -200,7 +98,7 @@ def _at(deployment, quantity, value):
 
 def _per_round(p) -> Certified:
     """A plan's wrap bound per round (the rule's curve is per round): the union over the d coordinates."""
-    return _flat_wrap(p, p.deployment.dimension)
+    return flat_wrap(p, p.deployment.dimension)
 
 
 def _itsa_point(p) -> tuple[Certified, Certified, Certified]:

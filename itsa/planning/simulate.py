@@ -1,7 +1,7 @@
 """The planned deployment, run: encode, noise, mask, drop out, sum modulo M, unmask, decode, and check.
 
 :func:`simulate` runs a :class:`SimulationSetup` (or a plan, through
-:func:`itsa.planning.explore.setup_from_plan`) for a number of rounds on
+:func:`setup_from_plan`) for a number of rounds on
 synthetic updates, vectorised with numpy and deterministic for a seed:
 
 1. each client draws an update: on the ℓ2 sphere of radius ``clip`` (the
@@ -48,17 +48,22 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
+import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
 from itsa._util.certified import Certified
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum
+from itsa.planning.deployment import NoiseKind
+from itsa.planning.encoding import wrap_probability
+from itsa.planning.layered import DIGIT_PRIOR
+from itsa.planning.planner import Plan
+from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
 from itsa.planning.simulation import (
     CELLS_PER_SECOND,
     DEFAULT_TIME_LIMIT,
@@ -74,8 +79,12 @@ from itsa.planning.simulation import (
     SimulationSetup,
     Updates,
 )
+from itsa.privacy.discrete_gaussian import variance
+from itsa.privacy.sampler import ByteStream, table, uniforms
+from itsa.privacy.shares import noise_shares
 
-__all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "Updates", "Rounding", "NoiseShares",
+__all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "setup_from_plan", "plan_bounds", "flat_wrap",
+           "Updates", "Rounding", "NoiseShares",
            "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
 
 # -- one round ------------------------------------------------------------------------------------
@@ -116,8 +125,6 @@ def _draws(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None =
 
     The stream is read in chunks of :data:`DRAW_CHUNK` (the same draws as one read), with a look at
     ``clock`` before each."""
-    from itsa.privacy.sampler import ByteStream, table, uniforms
-
     stream, parts = ByteStream(seed_text), []
     for start in range(0, count, DRAW_CHUNK):
         if clock is not None:
@@ -125,9 +132,7 @@ def _draws(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None =
         parts.append(uniforms(stream, min(DRAW_CHUNK, count - start)))
     u = np.concatenate(parts) if parts else np.zeros(0)
     if sigma > TABLE_SIGMA:
-        from scipy.special import ndtri
-
-        return np.rint(float(sigma) * ndtri(np.clip(u, 2.0**-60, 1 - 2.0**-53))).astype(np.int64)
+        return np.rint(float(sigma) * scipy.special.ndtri(np.clip(u, 2.0**-60, 1 - 2.0**-53))).astype(np.int64)
     support, cdf = table(sigma)
     return support[np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)]
 
@@ -265,8 +270,6 @@ def _spread(setup: SimulationSetup) -> int:
 def _noise_variance(setup: SimulationSetup) -> float:
     if setup.sigma_client == 0:
         return 0.0
-    from itsa.privacy.discrete_gaussian import variance
-
     return float(variance(setup.sigma_client).mid())
 
 
@@ -287,8 +290,6 @@ def planned_error(setup: SimulationSetup) -> Fraction:
 
 def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, float] | None:
     """A chi-square test of one client's masked uploads against the uniform law on ``Z_M`` (binned)."""
-    from scipy.special import chdtrc  # the chi-square survival function (scipy.stats imports slowly)
-
     bins = max((b for b in range(2, 65) if modulus % b == 0), default=None)
     if bins is None or not uploads:
         return None
@@ -298,7 +299,101 @@ def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, fl
     counts = np.bincount(values // (modulus // bins), minlength=bins)
     expected = len(values) / bins
     stat = float(((counts - expected) ** 2 / expected).sum())
-    return stat, bins - 1, float(chdtrc(bins - 1, stat))
+    return stat, bins - 1, float(scipy.special.chdtrc(bins - 1, stat))  # the chi-square survival function
+
+
+# -- a plan, read as a setup ------------------------------------------------------------------------
+
+#: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
+PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
+                   "layers", "margin", "stages", "noise")
+PLAN_PARTS = ("deployment", "noise", "encoding")
+
+
+def _is_plan(obj) -> bool:
+    return isinstance(obj, Plan)
+
+
+def setup_from_plan(plan) -> SimulationSetup:
+    """The :class:`SimulationSetup` of a plan: the deployment's clients, dropout, dimension and clip, the plan's
+    scale ``gamma``, its noise (``sigma_client``, per client or central, simulated at exactly that rational σ) and
+    its word (``2^word_bits``) or its stages (their layers and margins).
+
+    A :class:`~itsa.planning.Plan` is read by its parts; anything else by the
+    names of :data:`PLAN_ATTRIBUTES`, each an attribute (or mapping key) of the
+    object itself or, failing that, of its ``deployment``, ``noise`` or
+    ``encoding`` part. An infeasible stage (no margin) cannot be run.
+    """
+    if _is_plan(plan):
+        return _from_plan(plan)
+    found = {}
+    for name in PLAN_ATTRIBUTES:
+        for owner in (plan, *(_get(plan, part) for part in PLAN_PARTS)):
+            value = _get(owner, name)
+            if value is not None and not (name == "noise" and not isinstance(value, str)):
+                found[name] = value
+                break
+    missing = [n for n in ("clients", "dimension", "clip", "gamma") if n not in found]
+    if missing:
+        raise InvalidOption(f"plan: has no {', '.join(missing)} to simulate")
+    if found.get("modulus") is not None:
+        for name in ("radix", "layers", "margin", "stages"):
+            found.pop(name, None)
+    return SimulationSetup(**found)
+
+
+def _from_plan(plan) -> SimulationSetup:
+    d, enc = plan.deployment, plan.encoding
+    if not d.encoding.layered and (str(d.encoding.rotation) != "none" or str(d.encoding.rounding) != "nearest"
+                                   or str(d.noise.mechanism or "dgauss") != "dgauss"):
+        raise InvalidOption("plan: the simulation runs a discrete Gaussian sum rounded to nearest without a "
+                            "rotation; this plan's rotation, rounding or mechanism is not simulated")
+    common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
+                  sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind))
+    if not d.encoding.layered:
+        return SimulationSetup(modulus=enc.modulus, **common)
+    missing = [i + 1 for i, s in enumerate(enc.stages) if s.margin is None]
+    if missing:
+        raise InvalidOption(f"plan: stage {missing[0]} has no margin meeting the target (the plan is infeasible): "
+                            "nothing to simulate")
+    return SimulationSetup(radix=enc.radix, layers=enc.layers, stages=tuple(s.layers for s in enc.stages),
+                           margin=tuple(s.margin for s in enc.stages), **common)
+
+
+def _get(owner, name):
+    if owner is None:
+        return None
+    if isinstance(owner, dict):
+        return owner.get(name)
+    return getattr(owner, name, None)
+
+
+def _shares(deployment) -> int:
+    """The noise shares a wrap bound counts (:func:`itsa.privacy.noise_shares`): every client's, or one."""
+    return noise_shares(deployment.clients, deployment.dropout,
+                        distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
+
+
+def flat_wrap(plan, coordinates: int) -> Certified:
+    """The plan's certified wrap bound of a flat word over ``coordinates`` coordinates."""
+    d, enc = plan.deployment, plan.encoding
+    return wrap_probability(word_bits=enc.word_bits, clients=d.clients, bound=enc.data_range,
+                            sigma=plan.noise.sigma_client, shares=_shares(d), coordinates=coordinates)
+
+
+def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
+    """``(wrap bound per coordinate of each stage, finest first; MSE bound per coordinate)`` of a plan.
+
+    ``(None, None)`` for an object that is not a :class:`~itsa.planning.Plan`.
+    """
+    if not _is_plan(plan):
+        return None, None
+    if plan.deployment.encoding.layered:
+        wraps = tuple(s.carry for s in reversed(plan.encoding.stages))
+    else:
+        wraps = (flat_wrap(plan, 1),)
+    return wraps, plan.error.per_coordinate
+
 
 
 def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None,
@@ -309,7 +404,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     Parameters
     ----------
     plan_like : SimulationSetup or Plan
-        A setup, or a plan (:func:`itsa.planning.explore.setup_from_plan`
+        A setup, or a plan (:func:`setup_from_plan`
         reads it; its certified wrap probabilities and error bound are then
         the defaults of ``certified`` and ``planned_mse``).
     rounds, seed : int
@@ -328,8 +423,6 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     if isinstance(plan_like, SimulationSetup):
         setup = plan_like
     else:
-        from itsa.planning.explore import plan_bounds, setup_from_plan
-
         setup = setup_from_plan(plan_like)
         wraps, error = plan_bounds(plan_like)
         certified = wraps if certified is None else certified
@@ -339,10 +432,6 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     kind = choice("updates", updates, Updates.ALL)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocol_run)
-        from dataclasses import replace
-
-        from itsa.planning.protocol_run import with_protocol
-
         report("protocol")
         setup = replace(setup, **with_protocol(plan_like, {}, seed, clock.left()))
     bounds = _certified(certified, len(setup.moduli))
@@ -355,8 +444,6 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         _round(rng, setup, kind, seed, t, tally, clock)
         report("round", done=t + 1, total=rounds)
     trials = rounds * setup.dimension
-    from itsa.planning.layered import DIGIT_PRIOR
-
     premise = None if setup.radix is None else DIGIT_PRIOR
     layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i], premise)
                    for i, m in enumerate(setup.moduli))
