@@ -158,6 +158,17 @@ class Seconds(click.FloatRange):
 SECONDS = Seconds()
 
 
+class HiddenAlias(click.Option):
+    """An option whose first name is shown in ``--help``; its other long names (old spellings) still parse."""
+
+    def get_help_record(self, ctx):
+        shown, self.opts = self.opts, [o for o in self.opts if o == self.opts[0] or not o.startswith("--")]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
 def load_instance(path):
     """The instance at ``path``, or the shipped example of that name (``itsa examples``).
 

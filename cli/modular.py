@@ -9,7 +9,16 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import SECONDS, LibraryChoice, LibraryConstant, LibraryDefault, itsa_errors, progress_callback, show
+from ._common import (
+    SECONDS,
+    HiddenAlias,
+    LibraryChoice,
+    LibraryConstant,
+    LibraryDefault,
+    itsa_errors,
+    progress_callback,
+    show,
+)
 from ._progress import time_limit_of
 
 LIB = "itsa.modular"
@@ -163,17 +172,18 @@ def converse(clients, radix, margin, modulus, success, law, time_limit, as_json)
 @_layers("rules")
 @_carry("rules")
 @_reading("rules")
-@click.option("--noise-scale", default=_default("rules", "noise_scale"), show_default=True,
-              help="s̃ >= 1/2 of the DP noise, or 0 for none.")
+@click.option("--scaled-scale", "--noise-scale", "scaled_scale", cls=HiddenAlias,
+              default=_default("rules", "scaled_scale"), show_default=True,
+              help="s̃ >= 1/2 of the DP noise (digit units, as for privacy), or 0 for none.")
 @_arithmetic("rules")
 @_TIME_LIMIT
 @_JSON
-def rules(clients, radix, layers, carry, reading, noise_scale, arithmetic, time_limit, as_json):
+def rules(clients, radix, layers, carry, reading, scaled_scale, arithmetic, time_limit, as_json):
     """Theorem 1(a) and (b) against the exact smallest margin."""
     from itsa.modular import rules as run
 
     with itsa_errors(), progress_callback("rules", quiet=as_json) as progress:
-        result = run(clients, radix, layers, carry, reading, noise_scale, arithmetic, progress=progress,
+        result = run(clients, radix, layers, carry, reading, scaled_scale, arithmetic, progress=progress,
                      time_limit=_limit(time_limit))
     show(result, as_json)
 

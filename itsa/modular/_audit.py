@@ -145,7 +145,7 @@ def _table1() -> list[Check]:
     margins = sorted({m for p in rows for m in p.stage_margins + p.flat_margins})
     rule = compare_rules(1000, 3, 4, TARGET)
     union = compare_rules(1000, 3, 4, TARGET, Reading.UNION)
-    noisy = compare_rules(1000, 3, 4, TARGET, noise_scale=Fraction(1, 2))
+    noisy = compare_rules(1000, 3, 4, TARGET, scaled_scale=Fraction(1, 2))
     premium = corollary1_premium(1000, 4)
     cmd = "itsa modular payload --radix 3 --layers 4 --clients 1000 --stages 4,3/2,1 --carry 1/1000"
     return [

@@ -50,15 +50,15 @@ __all__ = ["noise_tail", "worst_case_margin", "concentration_margin", "RuleCompa
 MAX_RULE_MARGIN = 200
 
 
-def _check_noise(noise_scale) -> Fraction:
-    s = fraction("noise scale s̃", noise_scale, low=0, high=None, closed=True)
+def _check_noise(scaled_scale) -> Fraction:
+    s = fraction("scaled scale s̃", scaled_scale, low=0, high=None, closed=True)
     if 0 < s < Fraction(1, 2):
-        raise InvalidOption(f"noise scale s̃: eq. 19 needs s̃ >= 1/2 (or 0 for no noise), not {fraction_text(s)}")
+        raise InvalidOption(f"scaled scale s̃: eq. 19 needs s̃ >= 1/2 (or 0 for no noise), not {fraction_text(s)}")
     return s
 
 
-def _noise_ball(clients, layers, noise_scale, delta_z, block_dimension):
-    s = _check_noise(noise_scale)
+def _noise_ball(clients, layers, scaled_scale, delta_z, block_dimension):
+    s = _check_noise(scaled_scale)
     if s == 0:
         return to_arb(0)
     dz = fraction("δ_z", delta_z, low=0, high=1)
@@ -66,7 +66,7 @@ def _noise_ball(clients, layers, noise_scale, delta_z, block_dimension):
     return (to_arb(s.numerator) / s.denominator) * (2 * clients * block_dimension * inside.log()).sqrt()
 
 
-def noise_tail(clients: int, layers: int, noise_scale, delta_z, block_dimension: int = 1) -> Certified:
+def noise_tail(clients: int, layers: int, scaled_scale, delta_z, block_dimension: int = 1) -> Certified:
     """``u = s̃ √(2 K n_b ln(2 n_b L / δ_z))`` (eq. 19), certified.
 
     The sub-Gaussian tail inverted: the ``u`` at which ``n_b L`` tails of :func:`itsa.privacy.tails.subgaussian_tail`
@@ -78,7 +78,7 @@ def noise_tail(clients: int, layers: int, noise_scale, delta_z, block_dimension:
         ``K``.
     layers : int
         ``L``.
-    noise_scale : Fraction or str
+    scaled_scale : Fraction or str
         ``s̃ >= 1/2``, or 0 for no noise.
     delta_z : Fraction or str
         The noise budget ``δ_z``.
@@ -92,7 +92,7 @@ def noise_tail(clients: int, layers: int, noise_scale, delta_z, block_dimension:
     '[67.034, 67.035]'
     """
     with precision():
-        return enclose("noise tail u", _noise_ball(clients, layers, noise_scale, delta_z, block_dimension))
+        return enclose("noise tail u", _noise_ball(clients, layers, scaled_scale, delta_z, block_dimension))
 
 
 def _smallest(radix: int, width: int, rhs) -> int:
@@ -103,7 +103,7 @@ def _smallest(radix: int, width: int, rhs) -> int:
             return m
         if not lhs <= rhs:
             raise VerificationError(f"ball arithmetic could not decide the rule at margin {m}")
-    raise InvalidOption(f"the rule asks for a margin above {MAX_RULE_MARGIN} (a noise scale or K too large)")
+    raise InvalidOption(f"the rule asks for a margin above {MAX_RULE_MARGIN} (a scaled scale s̃ or K too large)")
 
 
 def _check(clients, radix, layers, width, block_dimension):
@@ -115,14 +115,14 @@ def _check(clients, radix, layers, width, block_dimension):
 
 
 def worst_case_margin(clients: int, radix: int = 3, layers: int = 4, width: int = 1, block_dimension: int = 1,
-                      noise_scale=0, delta_z=Fraction(1, 1000)) -> int:
+                      scaled_scale=0, delta_z=Fraction(1, 1000)) -> int:
     """Theorem 1(a): the smallest margin with ``ρ^(b+m)/2 > K ρ^b √n_b / 2 + u`` (eq. 20).
 
     Parameters
     ----------
     clients, radix, layers, width, block_dimension : int
         ``K``, ``ρ``, ``L``, ``b`` and ``n_b``.
-    noise_scale : Fraction or str
+    scaled_scale : Fraction or str
         ``s̃ >= 1/2``, or 0 for no noise.
     delta_z : Fraction or str
         The noise budget ``δ_z``.
@@ -130,12 +130,12 @@ def worst_case_margin(clients: int, radix: int = 3, layers: int = 4, width: int 
     _check(clients, radix, layers, width, block_dimension)
     with precision():
         r = to_arb(radix) ** width * to_arb(block_dimension).sqrt() / 2
-        u = _noise_ball(clients, layers, noise_scale, delta_z, block_dimension)
+        u = _noise_ball(clients, layers, scaled_scale, delta_z, block_dimension)
         return _smallest(radix, width, clients * r + u)
 
 
 def concentration_margin(clients: int, radix: int = 3, layers: int = 4, delta_w=Fraction(1, 1000), width: int = 1,
-                         block_dimension: int = 1, noise_scale=0, delta_z=Fraction(1, 1000)) -> int:
+                         block_dimension: int = 1, scaled_scale=0, delta_z=Fraction(1, 1000)) -> int:
     """Theorem 1(b): the smallest margin meeting eq. 21 under uniform digits (``V = K n_b (ρ^(2b)-1)/12``).
 
     Parameters
@@ -146,7 +146,7 @@ def concentration_margin(clients: int, radix: int = 3, layers: int = 4, delta_w=
         The data budget ``δ_w``.
     width, block_dimension : int
         ``b`` and ``n_b``.
-    noise_scale : Fraction or str
+    scaled_scale : Fraction or str
         ``s̃ >= 1/2``, or 0 for no noise.
     delta_z : Fraction or str
         The noise budget ``δ_z``.
@@ -157,7 +157,7 @@ def concentration_margin(clients: int, radix: int = 3, layers: int = 4, delta_w=
         r = to_arb(radix) ** width * to_arb(block_dimension).sqrt() / 2
         variance = to_arb(clients * block_dimension * (radix ** (2 * width) - 1)) / 12
         log = (to_arb(4 * layers) * dw.denominator / dw.numerator).log()
-        u = _noise_ball(clients, layers, noise_scale, delta_z, block_dimension)
+        u = _noise_ball(clients, layers, scaled_scale, delta_z, block_dimension)
         rhs = (2 * variance * log).sqrt() + 2 * r / 3 * log + u
         return _smallest(radix, width, rhs)
 
@@ -179,7 +179,7 @@ class RuleComparison(Displayable):
         Rule (b)'s budgets.
     delta_z_worst_case : Fraction
         Rule (a)'s budget.
-    noise_scale : Fraction
+    scaled_scale : Fraction
         ``s̃`` (0: no noise).
     """
 
@@ -189,7 +189,7 @@ class RuleComparison(Displayable):
     delta_w: Fraction
     delta_z: Fraction
     delta_z_worst_case: Fraction
-    noise_scale: Fraction
+    scaled_scale: Fraction
 
     @property
     def excess_worst_case(self) -> int:
@@ -205,7 +205,7 @@ class RuleComparison(Displayable):
 
     def budgets(self) -> tuple[str, str]:
         """The budgets each rule was given, as text: rule (a)'s, rule (b)'s."""
-        if self.noise_scale == 0:
+        if self.scaled_scale == 0:
             return "no noise (zero carry)", f"δ_w = {fraction_text(self.delta_w)}"
         return (f"δ_z = {fraction_text(self.delta_z_worst_case)}",
                 f"δ_w = {fraction_text(self.delta_w)}, δ_z = {fraction_text(self.delta_z)}")
@@ -215,21 +215,21 @@ class RuleComparison(Displayable):
         return [("exact margin", f"{self.exact.margin} (carry {shown(self.exact.carry_probability)})"),
                 ("Theorem 1(a)", f"{self.worst_case} ({self.excess_worst_case:+d} radix steps, {a})"),
                 ("Theorem 1(b)", f"{self.concentration} ({self.excess_concentration:+d} radix steps, {b})"),
-                ("noise scale s̃", fraction_text(self.noise_scale))]
+                ("scaled scale s̃", fraction_text(self.scaled_scale))]
 
     def to_dict(self) -> dict:
-        noisy = self.noise_scale != 0
+        noisy = self.scaled_scale != 0
         return {"clients": self.exact.clients, "exact_margin": self.exact.margin,
                 "exact_carry_probability": self.exact.carry_probability.to_dict(), "theorem1a_margin": self.worst_case,
                 "theorem1b_margin": self.concentration, "theorem1a_excess": self.excess_worst_case,
                 "theorem1b_excess": self.excess_concentration, "delta_w": fraction_text(self.delta_w),
                 "delta_z": fraction_text(self.delta_z) if noisy else None,
                 "theorem1a_delta_z": fraction_text(self.delta_z_worst_case) if noisy else None,
-                "noise_scale": fraction_text(self.noise_scale), "method": self.exact.method}
+                "scaled_scale": fraction_text(self.scaled_scale), "method": self.exact.method}
 
 
 def compare_rules(clients: int, radix: int = 3, layers: int = 4, carry=DEFAULT_CARRY,
-                  reading: Reading | str = Reading.PER_LAYER, width: int = 1, noise_scale=0, delta_z=None,
+                  reading: Reading | str = Reading.PER_LAYER, width: int = 1, scaled_scale=0, delta_z=None,
                   arithmetic: Arithmetic | str = Arithmetic.AUTO, time_limit=None) -> RuleComparison:
     """The rules against the exact margin for the same carry target, at one K.
 
@@ -250,7 +250,7 @@ def compare_rules(clients: int, radix: int = 3, layers: int = 4, carry=DEFAULT_C
         The carry target.
     reading : Reading
         How the target is read.
-    noise_scale : Fraction or str
+    scaled_scale : Fraction or str
         ``s̃ >= 1/2``, or 0 for no noise.
     delta_z : Fraction or str, optional
         Rule (b)'s noise budget (default: half the budget).
@@ -266,12 +266,12 @@ def compare_rules(clients: int, radix: int = 3, layers: int = 4, carry=DEFAULT_C
     total = layers * carry if reading is Reading.PER_LAYER else carry
     if total >= 1:
         raise InvalidOption(f"carry target: L × target = {fraction_text(total)} must be below 1 for Theorem 1(b)")
-    noise = _check_noise(noise_scale)
+    noise = _check_noise(scaled_scale)
     dz_a, dz_b, dw = _budgets(total, noise, delta_z)
-    a = worst_case_margin(clients, radix, layers, width, noise_scale=noise, delta_z=dz_a)
-    b = concentration_margin(clients, radix, layers, dw, width, noise_scale=noise, delta_z=dz_b)
+    a = worst_case_margin(clients, radix, layers, width, scaled_scale=noise, delta_z=dz_a)
+    b = concentration_margin(clients, radix, layers, dw, width, scaled_scale=noise, delta_z=dz_b)
     return RuleComparison(exact=exact, worst_case=a, concentration=b, delta_w=dw, delta_z=dz_b,
-                          delta_z_worst_case=dz_a, noise_scale=noise)
+                          delta_z_worst_case=dz_a, scaled_scale=noise)
 
 
 #: The former name of :func:`compare_rules`.
@@ -320,12 +320,12 @@ class Rules(Displayable):
         first = self.comparisons[0]
         return {"clients": [c.exact.clients for c in self.comparisons], "radix": self.radix, "layers": self.layers,
                 "carry": fraction_text(self.carry), "reading": str(self.reading),
-                "noise_scale": fraction_text(first.noise_scale), "arithmetic": str(self.arithmetic),
+                "scaled_scale": fraction_text(first.scaled_scale), "arithmetic": str(self.arithmetic),
                 "rows": [c.to_dict() for c in self.comparisons]}
 
 
 def rules(clients: Sequence[int] | str, radix: int = 3, layers: int = 4, carry=DEFAULT_CARRY,
-          reading: Reading | str = Reading.PER_LAYER, noise_scale=0, arithmetic: Arithmetic | str = Arithmetic.AUTO,
+          reading: Reading | str = Reading.PER_LAYER, scaled_scale=0, arithmetic: Arithmetic | str = Arithmetic.AUTO,
           progress: Callback | None = None, time_limit: float | Deadline | None = None) -> Rules:
     """:func:`compare_rules` for every K of a list.
 
@@ -339,7 +339,7 @@ def rules(clients: Sequence[int] | str, radix: int = 3, layers: int = 4, carry=D
         The carry target.
     reading : Reading
         How the target is read.
-    noise_scale : Fraction or str
+    scaled_scale : Fraction or str
         ``s̃ >= 1/2`` of the DP noise, or 0 for none.
     arithmetic : Arithmetic
         Of the exact margins.
@@ -355,7 +355,7 @@ def rules(clients: Sequence[int] | str, radix: int = 3, layers: int = 4, carry=D
     clock, tick, out = Deadline.of(time_limit), counting(progress, "rules"), []
     for i, k in enumerate(ks):
         clock.check(f"K = {k}, {i} of {len(ks)} done")
-        out.append(compare_rules(k, radix, layers, carry, read, noise_scale=noise_scale, arithmetic=how,
+        out.append(compare_rules(k, radix, layers, carry, read, scaled_scale=scaled_scale, arithmetic=how,
                                  time_limit=clock))
         if tick is not None:
             tick(i + 1, len(ks))

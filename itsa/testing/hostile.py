@@ -174,7 +174,7 @@ MODULAR_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "converse": (("-K", "16"), {"--clients": "int", "--radix": "int", "--margin": "int", "--modulus": "int",
                                 "--success": "number", "--law": "list", "--time-limit": "number"}),
     "rules": (("-K", "8,16"), {"--clients": "list", "--radix": "int", "--layers": "int", "--carry": "number",
-                               "--reading": "choice", "--noise-scale": "number", "--arithmetic": "choice",
+                               "--reading": "choice", "--scaled-scale": "number", "--arithmetic": "choice",
                                "--time-limit": "number"}),
     "distortion": (("--samples", "200"), {"--finest": "int", "--radix": "int", "--layers": "int",
                                           "--source": "choice", "--spread": "number", "--samples": "int",

@@ -91,7 +91,7 @@ def test_distortion_refuses_a_spread_outside_its_domain(spread):
     (["converse", "-K", "10", "--law", "1"], "variance 0"),
     (["margins", "-K", "9" * 5000], "largest K"),
     (["payload", "-K", "16", "--layers", "10000000000"], "layers"),
-    (["rules", "-K", "16", "--noise-scale", "1e5000"], "margin above 200"),
+    (["rules", "-K", "16", "--scaled-scale", "1e5000"], "margin above 200"),
     (["privacy", "--survivors", "100", "--delta", "0." + "9" * 40], "delta"),
 ])
 def test_silent_misreadings_are_refused(args, says):

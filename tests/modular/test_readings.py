@@ -169,10 +169,10 @@ def test_theorem1a_with_noise_spends_the_whole_budget_on_delta_z():
     assert rule_a == 3 and _first_margin(k * 3 / 2 + _noise_tail(k, layers, scale, 2 / 1000)) == 4
     log = math.log(4 * layers / (2 / 1000))
     rule_b = _first_margin(math.sqrt(2 * k * 8 / 12 * log) + 3 / 3 * log + _noise_tail(k, layers, scale, 2 / 1000))
-    row = run_json("rules", "--clients", str(k), "--noise-scale", "1/2")["rows"][0]
+    row = run_json("rules", "--clients", str(k), "--scaled-scale", "1/2")["rows"][0]
     assert (row["theorem1a_margin"], row["theorem1a_delta_z"]) == (rule_a, "1/250")
     assert (row["theorem1b_margin"], row["delta_w"], row["delta_z"]) == (rule_b, "1/500", "1/500")
-    text = run_text("rules", "--clients", str(k), "--noise-scale", "1/2")
+    text = run_text("rules", "--clients", str(k), "--scaled-scale", "1/2")
     assert "Theorem 1(a) δ_z = 1/250; Theorem 1(b) δ_w = 1/500, δ_z = 1/500" in text
 
 

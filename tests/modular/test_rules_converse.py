@@ -1,8 +1,10 @@
 """Theorem 1's rules against the exact margin (§V) and the exact converse (§VI-A, Theorem 2)."""
 
+import json
 from fractions import Fraction
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +21,7 @@ from itsa.modular import (
     smallest_margin,
     worst_case_margin,
 )
+from itsa_cli import main as cli
 
 
 @settings(max_examples=40)
@@ -38,15 +41,26 @@ def test_table1_operating_point():
 
 def test_noise_only_raises_the_rules():
     quiet = concentration_margin(1000, delta_w=Fraction(1, 500))
-    noisy = concentration_margin(1000, delta_w=Fraction(1, 500), noise_scale=Fraction(1, 2), delta_z=Fraction(1, 500))
+    noisy = concentration_margin(1000, delta_w=Fraction(1, 500), scaled_scale=Fraction(1, 2), delta_z=Fraction(1, 500))
     assert noisy >= quiet
     u = noise_tail(1000, 4, 1, Fraction(1, 1000))
     assert u.low > 0
 
 
-def test_noise_scale_below_one_half_is_refused():
+def test_scaled_scale_below_one_half_is_refused():
     with pytest.raises(InvalidOption, match="1/2"):
-        compare(100, noise_scale="1/4")
+        compare(100, scaled_scale="1/4")
+
+
+def test_the_old_option_name_is_read_and_hidden():
+    """``--noise-scale`` (the option's former name) still gives the same answer, and ``--help`` shows the one name."""
+    run = CliRunner().invoke
+    new = run(cli, ["modular", "rules", "-K", "21", "--scaled-scale", "1/2", "--json"])
+    old = run(cli, ["modular", "rules", "-K", "21", "--noise-scale", "1/2", "--json"])
+    assert new.exit_code == old.exit_code == 0 and json.loads(new.stdout) == json.loads(old.stdout)
+    assert json.loads(new.stdout)["scaled_scale"] == "1/2"
+    shown = run(cli, ["modular", "rules", "--help"]).stdout
+    assert "--scaled-scale" in shown and "--noise-scale" not in shown
 
 
 @settings(max_examples=40)
