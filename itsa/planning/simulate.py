@@ -368,17 +368,13 @@ def _get(owner, name):
     return getattr(owner, name, None)
 
 
-def _shares(deployment) -> int:
-    """The noise shares a wrap bound counts (:func:`itsa.privacy.noise_shares`): every client's, or one."""
-    return noise_shares(deployment.clients, deployment.dropout,
-                        distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
-
-
 def flat_wrap(plan, coordinates: int) -> Certified:
-    """The plan's certified wrap bound of a flat word over ``coordinates`` coordinates."""
+    """The plan's certified wrap bound of a flat word over ``coordinates`` coordinates (every client's noise share
+    counted: :func:`itsa.privacy.noise_shares`'s ``wrap``)."""
     d, enc = plan.deployment, plan.encoding
+    shares = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).wrap
     return wrap_probability(word_bits=enc.word_bits, clients=d.clients, bound=enc.data_range,
-                            sigma=plan.noise.sigma_client, shares=_shares(d), coordinates=coordinates)
+                            sigma=plan.noise.sigma_client, shares=shares, coordinates=coordinates)
 
 
 def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
