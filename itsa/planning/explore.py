@@ -28,16 +28,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from itsa._util.certified import Certified, Direction
-from itsa._util.checks import whole_number
+from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
-from itsa.planning.deployment import Deployment
-from itsa.planning.planner import Plan, plan, plan_deadline
+from itsa.keys.output.draw import output_format
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Overflow
+from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
+from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
+from itsa.planning.planner import plan as replan
+from itsa.planning.protocol_run import check_protocol_simulation
 from itsa.planning.simulate import flat_wrap, plan_bounds, setup_from_plan, simulate
-from itsa.planning.simulation import Simulation, Updates
-from itsa.planning.sweep import Sweep, parse_sweep
+from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
+from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
            "check_sweep_figure", "explore_plan"]
@@ -79,10 +83,6 @@ class ExploredPlan(Displayable):
 def _at(deployment, quantity, value):
     """The deployment with the swept quantity replaced (keys, protocol and gate dropped: they do not enter the curves),
     checked by the :class:`~itsa.planning.Deployment` as the file's value is."""
-    from itsa.planning.deployment import MAX_WORD_BITS
-    from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
-    from itsa.planning.sweep import Quantity
-
     base = replace(deployment, servers=None, gate=None, protocol=None)
     if quantity is Quantity.WORD_BITS:                  # the rule's curve is read up to its own widest word
         bits = whole_number("word_bits", value, minimum=2, maximum=min(MAX_WORD_BITS, RULE_WORD_BITS))
@@ -110,9 +110,6 @@ def _itsa_point(p) -> tuple[Certified, Certified, Certified]:
 
 def _parameters(plan, quantity):
     """The rule's inputs from the plan: its word, the deployment's targets and accounting."""
-    from itsa.planning.deployment import Overflow
-    from itsa.planning.sweep import Quantity, SweepParameters
-
     d = plan.deployment
     target = d.privacy.epsilon
     if target is None and quantity is Quantity.EPSILON:
@@ -135,12 +132,7 @@ def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
     the rule sizes nothing else); its word is the rule's when the sweep is
     not over ``word_bits``.
     """
-    from itsa.planning.planner import plan as replan
-    from itsa.planning.sweep import PLAN_ONLY, sweep
-
     q = check_sweep(plan.deployment, quantity, values)
-    from itsa.planning.planner import plan_deadline
-
     clock = plan_deadline(time_limit)
 
     plans: dict = {}
@@ -162,9 +154,6 @@ def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
 
 def check_sweep(deployment, quantity, values):
     """Refuse, before any work, a sweep the deployment cannot take (one line); the quantity, as a Quantity."""
-    from itsa._util.checks import choice
-    from itsa.planning.sweep import Quantity
-
     q = choice("sweep quantity", quantity, Quantity)
     if deployment.encoding.layered:
         raise InvalidOption("sweep: needs a flat word (encoding.word_bits); the k-sd rule sizes no layering")
@@ -180,12 +169,8 @@ def check_sweep(deployment, quantity, values):
 
 def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
     """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
-    from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS
-
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
     whole_number("seed", seed, minimum=0)
-    from itsa.planning.protocol_run import check_protocol_simulation
-
     check_protocol_simulation(deployment)             # the planned protocol can be run at this size
     cells = deployment.clients * deployment.dimension
     if cells > MAX_CELLS:
@@ -258,9 +243,6 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
 
 def check_sweep_figure(path, swept=True) -> None:
     """Refuse, before any work, a figure without a sweep, of an unknown format or in a missing folder."""
-    from itsa.keys.output.draw import output_format
-    from itsa.planning.planner import check_report_path
-
     if not swept:
         raise InvalidOption("figure: draws a sweep; give --sweep too")
     check_report_path(path)

@@ -32,9 +32,14 @@ from itsa._util.certified import Certified, Direction, fraction_text, safe_decim
 from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa._util.extras import require
+from itsa._util.files import atomic_writer
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
+from itsa.keys.output.draw import PUBLICATION_RC, output_format
 from itsa.planning.heuristic import MAX_RULE_WORD_BITS, Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
+from itsa.planning.planner import plan_deadline
+from itsa.privacy import calibrate
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
            "heuristic_error", "sweep_title", "sweep_caption", "axis_label", "misses", "MAX_POINTS"]
@@ -116,8 +121,6 @@ class SweepParameters:
 
 def _gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
     """The Gaussian mechanism's noise multiplier for ``epsilon`` at ``delta`` over ``rounds`` (its safe end)."""
-    from itsa.privacy import calibrate
-
     return calibrate(epsilon, delta, rounds=rounds, relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
@@ -250,8 +253,6 @@ def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequenc
     vals = [_value(q, v) for v in values]
     if not 1 <= len(vals) <= MAX_POINTS:
         raise InvalidOption(f"sweep: needs 1 to {MAX_POINTS} values, not {len(vals)}")
-    from itsa.planning.planner import plan_deadline
-
     clock, report = plan_deadline(time_limit), Reporter(progress, prefix="sweep")
     multipliers: dict = {}
     points = []
@@ -387,17 +388,12 @@ def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
     overflow per round), the points that miss a target marked with a red
     cross, and each axis's unit; PDFs embed TrueType fonts, never Type 3.
     """
-    from itsa._util.extras import require
-    from itsa._util.files import atomic_writer
-    from itsa.keys.output.draw import PUBLICATION_RC, output_format
-
     out = Path(path)
     fmt = output_format(out)
     if not out.parent.is_dir():
         raise InvalidOutputPath(f"cannot draw to {os.fspath(path)!r}: no directory {os.fspath(out.parent)!r}")
-    matplotlib = require("matplotlib")
-    from matplotlib.figure import Figure
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
+    matplotlib = require("matplotlib")          # the draw extra, imported here: a plain install has no matplotlib
+    mpl_figure, mpl_layout = require("matplotlib.figure"), require("matplotlib.layout_engine")
 
     xs = [float(p.value) for p in result.points]
     targets = [_targets(result, p.value) for p in result.points]
@@ -405,7 +401,7 @@ def draw_sweep(result: Sweep, path: str | os.PathLike) -> Path:
     if result.has_itsa:
         curves.append(("itsa", "s-", ITSA_COLOUR, [p.itsa or (None, None, None) for p in result.points]))
     with matplotlib.rc_context(PUBLICATION_RC):
-        fig = Figure(figsize=(10, 3.9), layout=ConstrainedLayoutEngine(rect=(0, 0.05, 1, 0.95)))
+        fig = mpl_figure.Figure(figsize=(10, 3.9), layout=mpl_layout.ConstrainedLayoutEngine(rect=(0, 0.05, 1, 0.95)))
         fig.suptitle(sweep_title(result), fontsize=12)
         axes = fig.subplots(1, 3)
         for k, (ax, (title, unit)) in enumerate(zip(axes, PANELS)):
