@@ -510,12 +510,13 @@ class PoissonSampledEvent(Event):
 _BATCH = tuple(WHOLE_ORDERS)
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=4)
 def _binomial_rows(rate: Fraction, orders: tuple[int, ...]) -> flint.arb_mat:
     """The matrix ``C(α, ℓ) γ^ℓ (1−γ)^(α−ℓ)``, a row per order ``α``, a column per ``ℓ = 0..max α`` (0 past ``α``).
 
     It depends on the rate alone: a calibration's bisection over the noise reuses it (at the working
-    precision it was built at; every entry a ball, so the product with the weights is certified).
+    precision it was built at; every entry a ball, so the product with the weights is certified). About
+    7 MB for the accountant's orders; the last few rates are kept.
     """
     top = orders[-1]
     with precision():
