@@ -47,7 +47,7 @@ from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
-from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, Rounding  # their home is the privacy part
+from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, as_beta  # their home is the privacy part
 from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
 __all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Mechanism", "Rounding", "Sampling", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
@@ -250,8 +250,8 @@ class Encoding:
     rotation: Rotation = Rotation.NONE
     #: how the scaled update is made whole (``nearest``, ``stochastic``, ``conditional``)
     rounding: Rounding = Rounding.NEAREST
-    #: ``β`` of conditional rounding
-    beta: Fraction = DEFAULT_BETA
+    #: ``β`` of conditional rounding (a rational, or ``exp(-λ)`` kept exactly: the default ``exp(-1/2)``)
+    beta: Fraction | ExpBeta = DEFAULT_BETA
 
     def __post_init__(self):
         _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
@@ -260,7 +260,13 @@ class Encoding:
         except InvalidOption as exc:
             raise _ERR(str(exc)) from None
         _set(self, "rounding", choice("encoding.rounding", self.rounding, Rounding, error=_ERR))
-        _set(self, "beta", _number("encoding.beta", self.beta, low=0, high=1))
+        if isinstance(self.beta, str) and self.beta.strip().startswith("exp"):
+            try:
+                _set(self, "beta", as_beta(self.beta))
+            except InvalidOption as exc:
+                raise _ERR(f"encoding.{exc}") from None
+        if not isinstance(self.beta, ExpBeta):
+            _set(self, "beta", _number("encoding.beta", self.beta, low=0, high=1))
         if self.radix is not None and (self.rotation is not Rotation.NONE or self.rounding is not Rounding.NEAREST):
             raise _ERR("encoding: a PSA layering rounds to nearest without a rotation (rotation and rounding are "
                        "for a flat word)")
@@ -401,7 +407,7 @@ class Deployment(Displayable):
         e, p = self.encoding, self.privacy
         encoding = ({"radix": e.radix, "layers": e.layers, "stages": e.stages} if e.layered
                     else {"word_bits": e.word_bits, "rotation": str(e.rotation), "rounding": str(e.rounding),
-                          "beta": frac(e.beta) if e.rounding is Rounding.CONDITIONAL else None})
+                          "beta": str(e.beta) if e.rounding is Rounding.CONDITIONAL else None})
         return {"name": self.name, "clients": self.clients, "survivors": self.survivors, "dropout": frac(self.dropout),
                 "dimension": self.dimension, "clip": frac(self.clip), "adjacency": str(self.adjacency),
                 "privacy": {"epsilon": frac(p.epsilon), "delta": frac(p.delta), "rounds": p.rounds},

@@ -17,6 +17,11 @@ most:
   attempt fails with probability at most ``β``, so the bound holds surely
   (nothing is added to δ); what ``β`` costs is at most ``1/(1 − β)`` attempts
   on average and a bias of the rounding (:func:`conditional_rounding_cost`).
+  By default ``β = exp(−1/2)`` (:data:`DEFAULT_BETA`, the value TensorFlow
+  Federated recommends for conditional rounding), at which
+  ``√(2 ln(1/β)) = 1`` exactly; a rational ``β`` is read exactly, and
+  ``exp(−λ)`` for a rational ``λ`` is kept as ``ln(1/β) = λ``
+  (:class:`ExpBeta`).
 
 The ``dimension`` is the one the update is rounded in: after a rotation, the
 padded dimension ``d'`` (a rotation keeps the norm ``γ S``; only the rounding
@@ -33,24 +38,81 @@ Examples
 '64'
 >>> rounded_norm(gamma=700, clip=1, dimension=1200000, rounding="conditional", beta="1/2").decimal(6)
 '889.646'
+>>> str(DEFAULT_BETA), rounded_norm(gamma=700, clip=1, dimension=1200000, rounding="conditional").decimal(6)
+('exp(-1/2)', '889.522')
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, to_arb
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, fraction, whole_number
+from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import number, psa_block_sensitivity
 
 __all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
-           "conditional_rounding_cost", "NEAREST_CERTIFICATE", "DEFAULT_BETA"]
+           "conditional_rounding_cost", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta"]
 
-#: ``β`` of conditional randomized rounding when none is given (at most 2 attempts on average).
-DEFAULT_BETA = Fraction(1, 2)
+
+@dataclass(frozen=True)
+class ExpBeta:
+    """``β = exp(−λ)`` for a rational ``λ > 0``, kept exactly as ``ln(1/β) = λ`` (``exp(-1/2)``: ``λ = 1/2``).
+
+    Parameters
+    ----------
+    log_inverse : Fraction
+        ``λ = ln(1/β)``.
+    """
+
+    log_inverse: Fraction
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "log_inverse", fraction("beta: ln(1/beta)", self.log_inverse, low=0))
+
+    def __str__(self) -> str:
+        return f"exp(-{self.log_inverse})"
+
+    def ball(self) -> flint.arb:
+        """``β`` as a certified ball."""
+        with precision():
+            return (-to_arb(self.log_inverse)).exp()
+
+    def upper(self) -> Fraction:
+        """A rational upper bound on ``β`` (9 significant digits, rounded up: within ``10⁻⁸`` of ``β``)."""
+        high = Certified.from_arb("beta", self.ball(), Direction.UPPER, str(self)).upper()
+        return Fraction(safe_decimal(high, 9))
+
+
+#: ``β`` of conditional randomized rounding when none is given: ``exp(−1/2)``, where ``√(2 ln(1/β)) = 1``
+#: (at most ``1/(1 − e^(−1/2)) < 2.55`` attempts on average).
+DEFAULT_BETA = ExpBeta(Fraction(1, 2))
+
+_EXP = re.compile(r"^\s*exp\(\s*-\s*([0-9./]+)\s*\)\s*$")
+
+
+def as_beta(value) -> Fraction | ExpBeta:
+    """``β`` of conditional rounding, read exactly: a rational in ``(0, 1)``, or ``exp(-λ)`` (text or
+    :class:`ExpBeta`) for a rational ``λ > 0``; ``None`` is :data:`DEFAULT_BETA`.
+
+    >>> as_beta("exp(-1/2)") == DEFAULT_BETA, as_beta("1/2")
+    (True, Fraction(1, 2))
+    """
+    if value is None:
+        return DEFAULT_BETA
+    if isinstance(value, ExpBeta):
+        return value
+    if isinstance(value, str) and (m := _EXP.match(value)):
+        try:
+            return ExpBeta(Fraction(m.group(1)))
+        except (ValueError, ZeroDivisionError):
+            raise InvalidOption(f"beta: exp(-lambda) needs a rational lambda > 0, not {value!r}") from None
+    return fraction("beta", value, low=0, high=1)
 
 
 class Adjacency(StrEnum):
@@ -73,8 +135,10 @@ NEAREST_CERTIFICATE = ("|round(y)| <= 2|y| for every real y (|y| < 1/2 rounds to
                        "|y| > 1/2 to at most |y| + 1/2 < 2|y|), so ||round(gamma x)|| <= 2 gamma S")
 
 
-def _beta(beta) -> Fraction:
-    return DEFAULT_BETA if beta is None else fraction("beta", beta, low=0, high=1)
+def _log_inverse(beta: Fraction | ExpBeta) -> flint.arb:
+    """``ln(1/β)`` as a ball (exact for ``exp(-λ)``)."""
+    with precision():
+        return to_arb(beta.log_inverse) if isinstance(beta, ExpBeta) else (1 / to_arb(beta)).log()
 
 
 def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool, beta=None) -> tuple[flint.arb, str]:
@@ -87,13 +151,12 @@ def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool, beta=None) ->
         if tight and kind is Rounding.NEAREST:
             ball = ball.min(to_arb(2 * g * s))
         if kind is Rounding.CONDITIONAL:
-            b = _beta(beta)
             gs = to_arb(g * s)
-            square = gs * gs + flint.arb(d) / 4 + (2 * (1 / to_arb(b)).log()).sqrt() * (gs + root / 2)
+            square = gs * gs + flint.arb(d) / 4 + (2 * _log_inverse(as_beta(beta))).sqrt() * (gs + root / 2)
             ball = ball.min(square.sqrt())
     if kind is Rounding.CONDITIONAL:
         how = (f"min(gamma S + sqrt(d), sqrt(gamma^2 S^2 + d/4 + sqrt(2 ln(1/beta)) (gamma S + sqrt(d)/2))), "
-               f"beta = {_beta(beta)}: conditional randomized rounding retries until the norm is within it "
+               f"beta = {as_beta(beta)}: conditional randomized rounding retries until the norm is within it "
                "(Kairouz-Liu-Steinke 2021, Sec. 4.1)")
     else:
         how = ("gamma S + sqrt(d)/2, rounding to nearest" if kind is Rounding.NEAREST
@@ -104,7 +167,7 @@ def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool, beta=None) ->
 
 
 def conditional_rounding_cost(beta=None) -> tuple[Fraction, Fraction]:
-    """What ``β`` costs conditional randomized rounding: ``(attempts, bias)``, both exact upper bounds.
+    """What ``β`` costs conditional randomized rounding: ``(attempts, bias)``, both upper bounds (rationals).
 
     - ``attempts``: one attempt is accepted with probability at least ``1 − β``, so at most ``1/(1 − β)``
       attempts on average;
@@ -112,12 +175,16 @@ def conditional_rounding_cost(beta=None) -> tuple[Fraction, Fraction]:
       norm, ``bias = min(β², β/4)/(1 − β)²`` (``‖E[e 1_fail]‖ ≤ min(√d β, √(d β/4))`` by Cauchy-Schwarz, each
       coordinate's error below 1 in size and ``1/4`` in variance; divided by ``P(accept) ≥ 1 − β``).
 
-    Nothing is added to δ: the retries make the norm bound hold surely.
+    Nothing is added to δ: the retries make the norm bound hold surely. Both grow with ``β``: an irrational
+    ``β = exp(−λ)`` is read at its rational upper bound (:meth:`ExpBeta.upper`).
 
     >>> conditional_rounding_cost("1/2")
     (Fraction(2, 1), Fraction(1, 2))
+    >>> [safe_decimal(x, 6) for x in conditional_rounding_cost()]       # exp(-1/2)
+    ['2.5415', '0.979425']
     """
-    b = _beta(beta)
+    given = as_beta(beta)
+    b = given.upper() if isinstance(given, ExpBeta) else given
     return 1 / (1 - b), min(b * b, b / 4) / (1 - b) ** 2
 
 
@@ -137,8 +204,8 @@ def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Roun
         ``nearest`` (``γ S + √d/2``), ``stochastic`` (``γ S + √d``) or ``conditional`` (with ``beta``).
     tight : bool
         For ``nearest``: ``min(γ S + √d/2, 2 γ S)`` (see :data:`NEAREST_CERTIFICATE`).
-    beta : number, optional
-        ``β`` of conditional rounding (default :data:`DEFAULT_BETA`).
+    beta : number, str or ExpBeta, optional
+        ``β`` of conditional rounding (:func:`as_beta`; default :data:`DEFAULT_BETA`, ``exp(-1/2)``).
     """
     ball, how = _norm_ball(gamma, clip, dimension, rounding, tight, beta)
     return Certified.from_arb("encoded norm", ball, Direction.UPPER, how)

@@ -1,0 +1,50 @@
+"""Conditional rounding's β: the default exp(-1/2) kept exactly, a rational β read exactly, what β costs."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from itsa.exceptions import InvalidDeployment
+from itsa.planning import load_deployment
+from itsa.planning.deployment import Encoding
+from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost, rounded_norm
+
+
+def test_the_default_beta_is_exp_minus_one_half_kept_exactly():
+    # TFF's recommended beta for conditional rounding: sqrt(2 ln(1/beta)) = 1, so the norm bound is exact
+    assert str(DEFAULT_BETA) == "exp(-1/2)" and DEFAULT_BETA.log_inverse == Fraction(1, 2)
+    assert Encoding(rounding="conditional").beta == DEFAULT_BETA == as_beta("exp(-1/2)")
+    gamma, d = 700, 1200000
+    exact = math.sqrt(gamma**2 + d / 4 + (gamma + math.sqrt(d) / 2))      # the square root term is 1
+    got = rounded_norm(gamma=gamma, clip=1, dimension=d, rounding="conditional")
+    assert got.upper() - got.lower() < Fraction(1, 10**20) and abs(float(got.upper()) - exact) < 1e-9
+    # its cost is read at a rational upper bound of e^(-1/2): above the true value, within 1e-8
+    beta = DEFAULT_BETA.upper()
+    assert math.exp(-0.5) < beta < math.exp(-0.5) + 1e-8
+    attempts, bias = conditional_rounding_cost()
+    assert attempts == 1 / (1 - beta) and 2.5414 < float(attempts) < 2.5416
+    assert bias == (beta / 4) / (1 - beta) ** 2
+    # a rational beta is still read exactly, and exp(-x) for another rational x
+    assert Encoding(rounding="conditional", beta="1/2").beta == Fraction(1, 2)
+    assert str(Encoding(rounding="conditional", beta="exp(-2)").beta) == "exp(-2)"
+    with pytest.raises(InvalidDeployment, match="beta"):
+        Encoding(rounding="conditional", beta="exp(-x)")
+
+
+@pytest.mark.parametrize("lam", [Fraction(1, 2), Fraction(1, 10), Fraction(3)])
+def test_an_exp_beta_bound_is_the_papers_at_its_value(lam):
+    # Kairouz-Liu-Steinke 2021: ||x~||^2 <= min((c + sqrt d)^2, c^2 + d/4 + sqrt(2 ln(1/beta)) (c + sqrt(d)/2))
+    gamma, d = 50, 1000
+    c = float(gamma)
+    expected = min(c + math.sqrt(d), math.sqrt(c * c + d / 4 + math.sqrt(2 * float(lam)) * (c + math.sqrt(d) / 2)))
+    got = rounded_norm(gamma=gamma, clip=1, dimension=d, rounding="conditional", beta=ExpBeta(lam))
+    assert abs(float(got.upper()) - expected) < 1e-9 and got.lower() <= got.upper()
+    assert "exp(-" in str(got.method)
+
+
+def test_the_shipped_cross_device_deployment_rounds_at_the_default():
+    d = load_deployment("cross-device")
+    assert d.encoding.beta == DEFAULT_BETA and d.to_dict()["encoding"]["beta"] == "exp(-1/2)"
