@@ -47,7 +47,13 @@ from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
-from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, as_beta  # their home is the privacy part
+from itsa.privacy.neighbours import (  # their home is the privacy part
+    DEFAULT_BETA,
+    Adjacency,
+    ExpBeta,
+    Rounding,
+    as_beta,
+)
 from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
 __all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Mechanism", "Rounding", "Sampling", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
