@@ -33,6 +33,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 
+import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
+
 from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
@@ -41,6 +43,7 @@ from itsa.planning.deployment import Adjacency, survivors_under
 from itsa.planning.rotation import FLATNESS, rotated_dimension
 from itsa.planning.rotation import Rotation as PlanRotation
 from itsa.planning.simulation import MAX_MODULUS
+from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent
 from itsa.privacy.neighbours import Rounding, sensitivity_ball
@@ -82,10 +85,8 @@ def stddevs_for(modclip_prob) -> float:
     >>> round(stddevs_for("1e-4"), 4)
     3.8906
     """
-    from scipy.special import erfcinv
-
     p = fraction("modclip_prob", modclip_prob, low=0, high=1)
-    return math.sqrt(2) * float(erfcinv(float(p)))
+    return math.sqrt(2) * float(scipy.special.erfcinv(float(p)))
 
 
 def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) -> int:
@@ -382,8 +383,6 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
         with both the verdict reads ``safe``, ``wasteful`` (one bit fewer
         would meet both too) or ``wrong`` (a target is missed).
     """
-    from itsa.privacy import DEFAULT_DELTA
-
     rounds = whole_number("rounds", rounds, minimum=1)
     d = fraction("delta", DEFAULT_DELTA if delta is None else delta, low=0, high=1)
     adj = choice("adjacency", adjacency, Adjacency)

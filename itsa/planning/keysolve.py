@@ -33,7 +33,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.deadline import Deadline
-from itsa.exceptions import ItsaError, TimeLimitReached
+from itsa.exceptions import InvalidInstance, ItsaError, TimeLimitReached
+from itsa.keys.bounds.corrected import EVERY_SCHEME, corrected_lower_bound
+from itsa.keys.model.instance import Instance
+from itsa.keys.model.io import load_instance
 
 __all__ = ["KeySolve", "bounded_solve", "GRACE_SECONDS", "MEMORY_LIMIT", "MAX_USERS"]
 
@@ -67,9 +70,6 @@ def bounded_solve(path, time_limit: float | Deadline | None, seed: int = 0, *,
     (``verdict`` ``"open"``, ``note`` saying which limit). Bad input (the
     instance) raises as :func:`itsa.solve` does.
     """
-    from itsa.keys.model.instance import Instance
-    from itsa.keys.model.io import load_instance
-
     clock = Deadline.of(time_limit)
     if isinstance(path, Instance):                    # an instance built in memory (a deployment's protocol)
         instance, name = path, path.name or "instance"
@@ -77,7 +77,7 @@ def bounded_solve(path, time_limit: float | Deadline | None, seed: int = 0, *,
         instance = load_instance(Path(path))
         name = instance.name or Path(path).stem
     if instance.K > MAX_USERS:
-        return KeySolve(verdict=STOPPED, rate_low=Fraction(0), rate_high=None, scope=_every_scheme(), name=name,
+        return KeySolve(verdict=STOPPED, rate_low=Fraction(0), rate_high=None, scope=EVERY_SCHEME, name=name,
                         note=f"not solved: {instance.K} users is more than the {MAX_USERS} a plan solves "
                              "(run itsa solve on the instance alone)")
     if not hasattr(os, "fork"):
@@ -85,16 +85,16 @@ def bounded_solve(path, time_limit: float | Deadline | None, seed: int = 0, *,
     return _in_child(instance, clock, seed, name, memory_limit)
 
 
-def _every_scheme() -> str:
-    from itsa.keys.bounds.corrected import EVERY_SCHEME
+def _solve(instance, time_limit: float | None, seed: int):
+    """:func:`itsa.solve` of ``instance`` (its :class:`~itsa.keys.optimum.Solution`)."""
+    # lazy: the optimum loads the converse and the searches (80 ms), which a plan without a key solve never needs
+    from itsa.keys.optimum import solve
 
-    return EVERY_SCHEME
+    return solve(instance, time_limit=time_limit, seed=seed)
 
 
 def _in_process(instance, clock: Deadline, seed: int, name: str) -> KeySolve:
-    from itsa.keys.optimum import solve
-
-    s = solve(instance, time_limit=clock.left(), seed=seed)
+    s = _solve(instance, clock.left(), seed)
     return KeySolve(verdict=str(s.verdict), rate_low=Fraction(s.lower.value),
                     rate_high=None if s.upper is None else Fraction(s.upper.value), scope=s.lower.scope, name=name)
 
@@ -109,12 +109,9 @@ def _child(instance, clock: Deadline, seed: int, memory_limit: int | None, out: 
             held = _address_space()
             if held is not None:
                 resource.setrlimit(resource.RLIMIT_AS, (held + memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-        from itsa.keys.bounds.corrected import corrected_lower_bound
-        from itsa.keys.optimum import solve
-
         send({"lower": str(corrected_lower_bound(instance).value)})
         left = clock.left()
-        s = solve(instance, time_limit=None if left is None else max(left - GRACE_SECONDS, left / 2), seed=seed)
+        s = _solve(instance, None if left is None else max(left - GRACE_SECONDS, left / 2), seed)
         send({"verdict": str(s.verdict), "low": str(s.lower.value), "scope": s.lower.scope,
               "high": None if s.upper is None else str(s.upper.value)})
     except MemoryError:
@@ -187,8 +184,6 @@ def _stop(pid: int) -> None:
 
 def _outcome(messages: list[dict], late: bool, clock: Deadline, name: str, memory_limit: int | None) -> KeySolve:
     """The settled rate from the child's last line, or the open interval its first line gives."""
-    from itsa.exceptions import InvalidInstance
-
     final = next((m for m in messages if "verdict" in m), None)
     if final is not None:
         high = final["high"]
@@ -208,5 +203,5 @@ def _outcome(messages: list[dict], late: bool, clock: Deadline, name: str, memor
     else:
         why = "stopped before it settled the rate"
 
-    return KeySolve(verdict=STOPPED, rate_low=lower, rate_high=None, scope=_every_scheme(), name=name,
+    return KeySolve(verdict=STOPPED, rate_low=lower, rate_high=None, scope=EVERY_SCHEME, name=name,
                     note=f"the key solve was {why}: R* >= {lower} (the corrected converse); raise --time-limit")

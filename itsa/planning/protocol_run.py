@@ -36,12 +36,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import flint
 import numpy as np
 
 from itsa._util.checks import whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidOption
+from itsa.keys.bounds.analysis import analyze
+from itsa.keys.secagg.simulate import simulate_round
+from itsa.planning.protocol import MultiServerKeys, MultiServerProtocol, SecAggKeys, SecAggProtocol, build_instance
 
 __all__ = ["SecAggRun", "SchemeRun", "ProtocolTally", "ProtocolStats", "with_protocol", "protocol_sum",
            "check_protocol_simulation", "scheme_field", "SCHEME_USERS", "SECAGG_METHOD", "protocol_seconds"]
@@ -142,16 +146,19 @@ class ProtocolStats:
 
 
 def scheme_field(word_bits: int) -> int:
-    """The prime just below ``2^b``: the field of a multi-server simulation in a ``b``-bit word."""
-    import sympy
+    """The prime just below ``2^b``: the field of a multi-server simulation in a ``b``-bit word.
 
-    return int(sympy.prevprime(2**word_bits))
+    >>> scheme_field(8), scheme_field(62) == 2**62 - 57
+    (251, True)
+    """
+    p = 2**word_bits - 1
+    while not flint.fmpz(p).is_prime():          # a proven primality test
+        p -= 1
+    return p
 
 
 def check_protocol_simulation(deployment) -> None:
     """Refuse, before any work, a protocol the simulation cannot run (one line)."""
-    from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol
-
     p = deployment.protocol
     if isinstance(p, SecAggProtocol):
         if deployment.encoding.layered:
@@ -172,11 +179,10 @@ def check_protocol_simulation(deployment) -> None:
 
 
 def _build_scheme(plan, word_bits: int, seed: int, time_limit) -> SchemeRun:
-    from itsa.keys.bounds.analysis import analyze
-    from itsa.keys.schemes.constructions import build_scheme
-    from itsa.keys.schemes.verifier import verify
-    from itsa.keys.search.scalar import search_min_rate
-    from itsa.planning.protocol import build_instance
+    # The key-rate search, constructions and verifier (30 ms to import) load only when a multi-server run needs them:
+    from itsa.keys.schemes.constructions import build_scheme  # lazy: only this simulation builds a scheme
+    from itsa.keys.schemes.verifier import verify  # lazy: only this simulation verifies a scheme
+    from itsa.keys.search.scalar import search_min_rate  # lazy: only this simulation searches for a scheme
 
     d = plan.deployment
     instance = build_instance(f"{d.name}-U{d.protocol.servers}-t{d.protocol.collusion}", d.clients, d.protocol)
@@ -201,8 +207,6 @@ def with_protocol(plan, setup: dict, seed: int = 0, time_limit=None) -> dict:
 
     A multi-server plan sums in the prime just below the word, with every client (the model has no dropouts).
     """
-    from itsa.planning.protocol import MultiServerKeys, SecAggKeys
-
     keys = getattr(plan, "keys", None)
     if isinstance(keys, SecAggKeys):
         if keys.degree is None:
@@ -246,8 +250,6 @@ def protocol_seconds(run, clients: int, dimension: int) -> float:
 
 def _secagg(run: SecAggRun, rng, values: np.ndarray, alive: np.ndarray, modulus: int, clock: Deadline | None,
             tally: ProtocolTally, round_index: int, progress: Callback | None) -> tuple[np.ndarray, bool, None]:
-    from itsa.keys.secagg.simulate import simulate_round
-
     def watch(event) -> None:
         if clock is not None:
             clock.check(f"a SecAgg+ round ({event.stage})")

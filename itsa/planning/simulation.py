@@ -17,6 +17,8 @@ from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
 from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
+from itsa.modular import check_radix, parse_stages
+from itsa.planning.protocol_run import check_setup
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
@@ -116,8 +118,6 @@ class SimulationSetup:
         object.__setattr__(self, "noise", choice("noise", self.noise, NoiseShares.ALL))
         object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
         self._check_encoding()
-        from itsa.planning.protocol_run import check_setup
-
         check_setup(self.protocol, self.clients, self.moduli, self.dropout)
 
     def _check_encoding(self) -> None:
@@ -129,8 +129,6 @@ class SimulationSetup:
             return
         if not all(layered):
             raise InvalidOption("encoding: give a modulus (flat), or all of radix, layers and margin (PSA)")
-        from itsa.modular import check_radix, parse_stages
-
         radix = check_radix(self.radix)
         layers = whole_number("layers", self.layers, minimum=1, maximum=38)
         spec = "each" if self.stages is None else "/".join(",".join(map(str, s)) for s in self.stages)
