@@ -44,6 +44,8 @@ from itsa._util.files import read_text
 from itsa._util.plain import frac
 from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
+from itsa.keys.examples import resolve_deployment
+from itsa.modular import parse_stages
 from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
@@ -293,8 +295,6 @@ class Encoding:
         stages = "each" if self.stages is None else self.stages
         if not isinstance(stages, str):
             raise _ERR(f"encoding.stages: must be a text such as '4,3/2,1' or 'each', not {excerpt(stages)}")
-        from itsa.modular import parse_stages
-
         try:
             parse_stages(stages, layers)
         except ValueError as exc:
@@ -517,8 +517,6 @@ def load_deployment(path: str | Path) -> Deployment:
 
     One line on any bad input (:class:`~itsa.exceptions.InvalidDeployment`).
     """
-    from itsa.keys.examples import resolve_deployment
-
     path = resolve_deployment(path)
     text = read_text(path, _ERR, max_bytes=MAX_BYTES)
     try:
