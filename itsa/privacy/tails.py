@@ -76,6 +76,15 @@ def _best_lambda(room: Fraction, proxy: Fraction, skellam: Fraction) -> Fraction
     return Fraction(low)
 
 
+def _at_lower_end(exponent: flint.arb, coordinates: int) -> flint.arb:
+    """``2 d e^(−E)`` at the exponent's lower end, kept in ``[0, MAX_EXPONENT]`` (an upper bound for any ``E`` in
+    the ball; the trivial ``2 d`` when the ball says nothing)."""
+    if not exponent.is_finite():            # a lambda too far off to say anything: the trivial bound
+        exponent = flint.arb(0)
+    low = flint.arb(exponent.lower())       # the exponent's lower end: the bound's upper end
+    return 2 * coordinates * (-low.min(flint.arb(MAX_EXPONENT)).max(flint.arb(0))).exp()
+
+
 def subgaussian_tail(threshold, proxy, *, skellam=0, coordinates: int = 1) -> flint.arb:
     """A ball whose upper end bounds ``P[one of coordinates sums X has |X| ≥ t]``, each ``X`` with log-MGF at most
     ``v λ²/2 + m (cosh λ − 1)``.
@@ -111,15 +120,15 @@ def subgaussian_tail(threshold, proxy, *, skellam=0, coordinates: int = 1) -> fl
         t_q, v = Fraction(threshold), fraction("proxy", proxy, low=0, closed=True)
         a = to_arb(_best_lambda(t_q, v, m))
         exponent = a * to_arb(t_q) - to_arb(v) * a * a / 2 - 2 * to_arb(m) * (a / 2).sinh() ** 2
-        if not exponent.is_finite():            # a lambda too far off to say anything: the trivial bound
-            exponent = flint.arb(0)
-        low = flint.arb(exponent.lower())       # the exponent's lower end: the bound's upper end
-        return 2 * coordinates * (-low.min(flint.arb(MAX_EXPONENT)).max(flint.arb(0))).exp()
+        return _at_lower_end(exponent, coordinates)
 
 
 def certified_tail(*, room, proxy, skellam=0, coordinates: int) -> Certified:
     """:func:`subgaussian_tail` certified and capped: an upper bound on the probability that one of ``coordinates``
     sums reaches ``room`` (1 when ``room ≤ 0`` or the bound exceeds 1; exactly 0 without any randomness).
+
+    Without Skellam noise the bound is also evaluated at its exponent's lower end (the ball's rounding and the
+    point's differ in the last bits) and the smaller upper end kept: never above :func:`subgaussian_tail`'s.
 
     Parameters
     ----------
@@ -140,6 +149,9 @@ def certified_tail(*, room, proxy, skellam=0, coordinates: int) -> Certified:
         return Certified.exact("wrap_probability", 0, "no randomness beyond the data's exact bound: never wraps")
     with precision():
         ball = subgaussian_tail(t, v, skellam=m, coordinates=coordinates)
+        if m == 0:      # the same bound evaluated at its exponent's lower end rounds otherwise: the smaller end kept
+            point = _at_lower_end(to_arb(t) ** 2 / (2 * to_arb(v)), coordinates)
+            ball = point if point.upper() < ball.upper() else ball
     bound = Certified.from_arb("wrap_probability", ball, Direction.UPPER, TAIL_METHOD)
     if bound.upper() >= 1:
         return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,

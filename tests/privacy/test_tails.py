@@ -43,3 +43,9 @@ def test_the_certified_tail_is_the_ball_capped():
     assert certified_tail(room=0, proxy=1, coordinates=1).upper() == 1          # the data alone reach the word
     assert certified_tail(room=1, proxy=100, coordinates=1).upper() == 1        # 2 exp(-1/200) > 1: capped
     assert certified_tail(room=5, proxy=0, coordinates=3).direction is Direction.EXACT   # nothing random
+
+
+@given(st.integers(1, 10**6), st.fractions(min_value=Fraction(1, 100), max_value=10**9), st.sampled_from([1, 1000]))
+def test_the_certified_tail_is_never_above_the_ball(t, v, d):
+    ball = Certified.from_arb("tail", subgaussian_tail(t, v, coordinates=d), Direction.UPPER, "")
+    assert certified_tail(room=t, proxy=v, coordinates=d).upper() <= max(ball.high, Fraction(1))
