@@ -33,16 +33,24 @@ MultiServerProtocol(servers=3, collusion=1)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 from itsa._util.certified import Certified, exact_text, safe_decimal
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa._util.progress import Reporter
 from itsa.exceptions import Infeasible, InvalidDeployment, InvalidInput, excerpt
+from itsa.keys.bounds.analysis import analyze
+from itsa.keys.model.io import parse_instance
+from itsa.keys.secagg import certified as cert
+from itsa.keys.secagg import secagg_bounds, secagg_cost, secagg_parameters
 from itsa.keys.secagg.finder import Adversary
+from itsa.keys.secagg.parameters import _tolerated
+from itsa.planning.keysolve import bounded_solve
 
 __all__ = ["SecAggProtocol", "MultiServerProtocol", "parse_protocol", "split_clients", "SecAggKeys",
            "MultiServerKeys", "size_protocol_keys", "protocol_reasons", "SECAGG", "MULTI_SERVER",
@@ -266,10 +274,6 @@ class SecAggKeys(Displayable):
 
 
 def _secagg_keys(d, p: SecAggProtocol, payload_bits: int) -> SecAggKeys:
-    from itsa.keys.secagg import certified as cert
-    from itsa.keys.secagg import secagg_bounds, secagg_cost, secagg_parameters
-    from itsa.keys.secagg.parameters import _tolerated
-
     p.check(d.clients)
     n = d.clients
     dropped = cert.counts(n, p.corrupt, d.dropout).dropped
@@ -304,8 +308,6 @@ def _secagg_keys(d, p: SecAggProtocol, payload_bits: int) -> SecAggKeys:
         reasons.append(f"the SecAgg+ security failure bound {bounds.security.decimal()} is not below 2^-40")
     if bounds.correctness.high >= cert.CORRECTNESS_TARGET and keys.dropout_tolerated:
         reasons.append(f"the SecAgg+ correctness failure bound {bounds.correctness.decimal()} is not below 2^-20")
-    from dataclasses import replace
-
     return replace(keys, reasons=tuple(reasons))
 
 
@@ -402,8 +404,6 @@ def _opt(value) -> str:
 
 def build_instance(name: str, clients: int, p: MultiServerProtocol):
     """The key-rate instance of :data:`SPLIT_RULE` (``None`` beyond what an instance may hold)."""
-    from itsa.keys.model.io import parse_instance
-
     try:
         return parse_instance({"name": name, "servers": list(split_clients(clients, p.servers)),
                                "security_sets": ["all"], "collusion_sets": {"all_users_up_to": p.collusion}})
@@ -412,8 +412,6 @@ def build_instance(name: str, clients: int, p: MultiServerProtocol):
 
 
 def _configurations(clients: int, p: MultiServerProtocol) -> int:
-    from math import comb
-
     sets, total = 0, 0
     for r in range(min(p.collusion, clients) + 1):
         sets += comb(clients, r)
@@ -441,8 +439,6 @@ def _multi_server_keys(d, p: MultiServerProtocol, bits_per_round: Certified, tim
     instance = build_instance(name, d.clients, p)
     configurations = _configurations(d.clients, p)
     if instance is not None and configurations <= ANALYZE_CONFIGURATIONS:
-        from itsa.keys.bounds.analysis import analyze
-
         report("keys", note=f"analysing {name}")
         a = analyze(instance)
         q: dict[str, Any] = {"e_star": a.e_star, "a_star": a.a_star, "s_bar": a.S_bar.bit_count(), "regime": str(a.regime),
@@ -458,8 +454,6 @@ def _multi_server_keys(d, p: MultiServerProtocol, bits_per_round: Certified, tim
     high: Fraction | None = q["upper"]
     how = "the analysis' bounds"
     if instance is not None and instance.K <= SOLVE_USERS:
-        from itsa.planning.keysolve import bounded_solve
-
         report("keys", note=f"solving {name}")
         solved = bounded_solve(instance, time_limit, seed)
         low, high = solved.rate_low, solved.rate_high
@@ -487,8 +481,6 @@ def size_protocol_keys(deployment, bits_per_round: Certified, payload_bits: int,
     ``payload_bits`` are the bits of one coordinate (the word); ``time_limit``
     bounds a multi-server solve (a forked child, :mod:`itsa.planning.keysolve`).
     """
-    from itsa._util.progress import Reporter
-
     report = report if report is not None else Reporter(None)
     p = deployment.protocol
     if isinstance(p, SecAggProtocol):
