@@ -32,7 +32,10 @@ from typing import Any
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.keys.examples import resolve
+from itsa.keys.model.io import load_instance
 from itsa.planning.beside import beside_plan
+from itsa.planning.keysolve import bounded_solve
 from itsa.planning.noise import round_event
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "size_keys",
@@ -144,10 +147,6 @@ def size_keys(servers: str | None, bits_per_round: Certified, time_limit: float 
     """
     if servers is None:
         return None
-    from itsa.keys.examples import resolve
-    from itsa.keys.model.io import load_instance
-    from itsa.planning.keysolve import bounded_solve
-
     instance = load_instance(resolve(servers))
     solved = bounded_solve(instance, None if time_limit is None else KEYS_SHARE * time_limit, seed)
     return KeysPlan(instance=solved.name, verdict=solved.verdict, rate_low=solved.rate_low,
