@@ -9,18 +9,28 @@ synthetic updates, vectorised with numpy and deterministic for a seed:
    digit laws, integers uniform in ``[−A, A]``, ``A = ⌊γ clip⌋``, divided by
    ``γ`` (``updates="uniform"``: the product domain, each coordinate at most
    ``clip``);
-2. it encodes it at the scale ``γ`` (integer units per unit of the update, as
-   the plan has it): ``round(γ x)`` to nearest (the plan's encoding,
-   ``rounding="nearest"``) or unbiased stochastic rounding
-   (``rounding="stochastic"``), then, with ``radix`` and ``layers``, PSA's
+2. a flat word may rotate it first (``rotation="hadamard"`` or ``"dft"``, as
+   :mod:`itsa.planning.rotation` defines them: padded with zeros to ``d'``,
+   times the round's random signs, shared by every client, then the
+   normalised Walsh–Hadamard transform or the unitary DFT of ``d'/2`` complex
+   numbers); it encodes the result at the scale ``γ`` (integer units per unit
+   of the update, as the plan has it): ``round(γ y)`` to nearest
+   (``rounding="nearest"``), unbiased stochastic rounding
+   (``rounding="stochastic"``), or conditional rounding (``"conditional"``:
+   the stochastic rounding drawn again while the rounded norm is above
+   :func:`itsa.privacy.neighbours.rounded_norm`'s bound at ``beta``; the
+   attempts are counted), then, with ``radix`` and ``layers``, PSA's
    balanced digits; the digits of a stage of several layers form one symbol
    ``Σ_j ρ^j a_(ℓ_j)``;
-3. it adds its discrete Gaussian share ``N_Z(0, σ²)`` per coordinate (and per
-   layer, in digit units), drawn by :mod:`itsa.privacy.sampler`'s table engine
+3. it adds its share per word (and per layer, in digit units): the discrete
+   Gaussian ``N_Z(0, σ²)``, drawn by :mod:`itsa.privacy.sampler`'s table engine
    (float tables; σ any rational; above :data:`TABLE_SIGMA` the rounding of a
-   continuous Gaussian) from a seed text derived from ``seed`` and
-   the round; with ``noise="central"`` one draw of scale σ is added to the sum
-   instead (by the first surviving client);
+   continuous Gaussian), or (``mechanism="skellam"``) a symmetric Skellam of
+   variance ``σ²``, the difference of two draws of numpy's Poisson sampler
+   (a float sampler, acceptable in a simulation: its law is not certified),
+   each from a seed text derived from ``seed``, the round and the layer; with
+   ``noise="central"`` one draw is added to the sum instead (by the first
+   surviving client);
 4. it masks its input modulo ``M``: pairwise masks on a ring (client ``i``
    shares a uniform mask with each of its next ``w`` neighbours, added by one
    and subtracted by the other), so the masks cancel in the sum;
@@ -29,7 +39,9 @@ synthetic updates, vectorised with numpy and deterministic for a seed:
    remove the masks of the pairs with a dropped member (from those pairs'
    masks alone), reduce into the centred window and decode every
    resolution, from each stage's finest layer ``ℓ0`` up
-   (``Σ_(ℓ≥ℓ0) ρ^(ℓ−1) S_ℓ``).
+   (``Σ_(ℓ≥ℓ0) ρ^(ℓ−1) S_ℓ``); a rotation is undone on the decoded sum, so
+   the error is measured in the update's own ``d`` coordinates, while wraps
+   are counted in the word's modular arithmetic, per word.
 
 The :class:`Simulation` reports the empirical wrap (carry, per stage) rates
 with their standard errors beside certified ones passed in, whether every
@@ -59,11 +71,12 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import NoiseKind
-from itsa.planning.encoding import wrap_probability
+from itsa.planning.deployment import Mechanism, Overflow
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.planner import Plan
+from itsa.planning.planner import _wrap as plan_wrap
 from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
+from itsa.planning.rotation import Rotation, quantization_mse_total
 from itsa.planning.simulation import (
     CELLS_PER_SECOND,
     DEFAULT_TIME_LIMIT,
@@ -80,8 +93,8 @@ from itsa.planning.simulation import (
     Updates,
 )
 from itsa.privacy.discrete_gaussian import variance
+from itsa.privacy.neighbours import rounded_norm
 from itsa.privacy.sampler import ByteStream, table, uniforms
-from itsa.privacy.shares import noise_shares
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "setup_from_plan", "plan_bounds", "flat_wrap",
            "Updates", "Rounding", "NoiseShares",
@@ -89,20 +102,119 @@ __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "setup_from
 
 # -- one round ------------------------------------------------------------------------------------
 
-def _updates(rng, setup: SimulationSetup, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(x, x_int)``: the real updates and their roundings at scale ``γ`` (``x_int ≈ γ x``)."""
+def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, cap: float | None,
+             clock: Deadline | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(x, y, y_int, attempts)``: the real updates, their rotations (``x`` itself without one), the roundings
+    of ``γ y`` and the stochastic roundings drawn (``0`` for rounding to nearest).
+
+    Stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws
+    it again for every client whose rounded squared norm is above ``cap`` (:func:`_norm_cap`) until none
+    is. The clients are rounded in slices of about :data:`DRAW_CHUNK` coordinates, with a look at ``clock``
+    before each slice and each retry."""
     K, d, g = setup.clients, setup.dimension, float(setup.gamma)
     if kind == Updates.UNIFORM:
         top = math.floor(setup.gamma * setup.clip)
         ints = rng.integers(-top, top + 1, size=(K, d), dtype=np.int64)
-        return ints / g, ints
+        return ints / g, ints / g, ints, 0
     x = rng.standard_normal((K, d))
     x *= float(setup.clip) / np.linalg.norm(x, axis=1, keepdims=True)
-    scaled = x * g
+    y = x if signs is None else _rotate(x, signs, setup.rotation)
     if setup.rounding == Rounding.NEAREST:
-        return x, np.floor(scaled + 0.5).astype(np.int64)
-    low = np.floor(scaled)
-    return x, (low + (rng.random((K, d)) < scaled - low)).astype(np.int64)
+        return x, y, np.floor(y * g + 0.5).astype(np.int64), 0
+    ints, attempts, rows = np.empty(y.shape, dtype=np.int64), 0, max(1, DRAW_CHUNK // y.shape[1])
+    for start in range(0, K, rows):
+        if clock is not None:
+            clock.check(f"a round's rounding (client {start:,} of {K:,})")
+        scaled = y[start:start + rows] * g
+        low = np.floor(scaled)
+        frac = scaled - low
+        r = low + (rng.random(scaled.shape) < frac)
+        attempts += r.shape[0]
+        again = np.zeros(r.shape[0], dtype=bool) if cap is None else (r * r).sum(axis=1) > cap
+        while again.any():                    # conditional rounding: retry the clients over the bound
+            if clock is not None:
+                clock.check(f"a round's conditional rounding ({int(again.sum()):,} clients retried)")
+            r[again] = low[again] + (rng.random((int(again.sum()), r.shape[1])) < frac[again])
+            attempts += int(again.sum())
+            again[again] = (r[again] * r[again]).sum(axis=1) > cap
+        ints[start:start + rows] = r
+    return x, y, ints, attempts
+
+
+def _norm_cap(setup: SimulationSetup) -> float | None:
+    """Conditional rounding's bound on the rounded squared norm (``None`` for another rounding): the square of
+    the lower end of :func:`itsa.privacy.neighbours.rounded_norm`'s enclosure (the plan's bound, in the
+    rotated dimension ``d'``), less a relative ``10⁻¹²`` so that a float sum never accepts a vector over it."""
+    if setup.rounding != Rounding.CONDITIONAL:
+        return None
+    bound = rounded_norm(gamma=setup.gamma, clip=setup.clip, dimension=setup.rotated_dimension,
+                         rounding=Rounding.CONDITIONAL, beta=setup.beta)
+    return float(bound.low) ** 2 * (1 - 1e-12)
+
+
+# -- the rotation, as :mod:`itsa.planning.rotation` defines it ------------------------------------
+
+def _signs(rng, setup: SimulationSetup) -> np.ndarray | None:
+    """The round's random signs (public randomness, one rotation shared by every client); ``None`` without one."""
+    if setup.rotation == Rotation.NONE:
+        return None
+    return 2 * rng.integers(0, 2, size=setup.rotated_dimension, dtype=np.int64) - 1
+
+
+def _walsh_hadamard(a: np.ndarray) -> np.ndarray:
+    """The normalised Walsh–Hadamard transform along the last axis (Sylvester order, entries ``±1/√n``, ``n`` a
+    power of two): symmetric and orthogonal, its own inverse."""
+    lead, n, h = a.shape[:-1], a.shape[-1], 1
+    while h < n:
+        blocks = a.reshape(*lead, n // (2 * h), 2, h)
+        a = np.stack((blocks[..., 0, :] + blocks[..., 1, :], blocks[..., 0, :] - blocks[..., 1, :]),
+                     axis=-2).reshape(*lead, n)
+        h *= 2
+    return a / math.sqrt(n)
+
+
+def _rotate(x: np.ndarray, signs: np.ndarray, rotation: str) -> np.ndarray:
+    """Rows ``x`` rotated into ``d' = len(signs)`` coordinates: padded with zeros, times the signs, then the
+    normalised Walsh–Hadamard transform (``hadamard``) or, the ``d'/2`` complex numbers ``y_j + i y_(d'/2+j)``,
+    their unitary DFT read back as the real parts then the imaginary parts (``dft``)."""
+    d_rot = len(signs)
+    y = np.zeros((*x.shape[:-1], d_rot))
+    y[..., :x.shape[-1]] = x
+    y *= signs
+    if rotation == Rotation.HADAMARD:
+        return _walsh_hadamard(y)
+    half = d_rot // 2
+    w = np.fft.fft(y[..., :half] + 1j * y[..., half:], norm="ortho")
+    return np.concatenate((w.real, w.imag), axis=-1)
+
+
+def _unrotate(y: np.ndarray, signs: np.ndarray, rotation: str, dimension: int) -> np.ndarray:
+    """The inverse of :func:`_rotate` (its transpose), keeping the first ``dimension`` coordinates."""
+    if rotation == Rotation.HADAMARD:
+        x = _walsh_hadamard(y)
+    else:
+        half = y.shape[-1] // 2
+        z = np.fft.ifft(y[..., :half] + 1j * y[..., half:], norm="ortho")
+        x = np.concatenate((z.real, z.imag), axis=-1)
+    return (x * signs)[..., :dimension]
+
+
+def _kept_mean(v: np.ndarray, setup: SimulationSetup, signs: np.ndarray | None) -> float:
+    """The mean over the ``d`` kept coordinates of the variances of ``R^T e`` for ``e`` independent with
+    variances ``v`` in the rotated coordinates: coordinate ``j`` has ``Σ_k (R e_j)_k² v_k``; the ``d'`` of them
+    sum to ``Σ v`` (``R`` orthogonal), every Hadamard coordinate has ``Σ v/d'`` (entries ``±1/√d'``), and the DFT
+    pads at most one coordinate, whose share is taken out."""
+    if signs is None:
+        return float(v.mean())
+    d, d_rot = setup.dimension, setup.rotated_dimension
+    if setup.rotation == Rotation.HADAMARD:
+        return float(v.sum()) / d_rot
+    total = float(v.sum())
+    for j in range(d, d_rot):
+        unit = np.zeros(d_rot)
+        unit[j] = 1.0
+        total -= float((_rotate(unit, signs, setup.rotation) ** 2 * v).sum())
+    return total / d
 
 
 def _digits(ints: np.ndarray, radix: int, layers: int) -> list[np.ndarray]:
@@ -137,15 +249,33 @@ def _draws(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None =
     return support[np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)]
 
 
+def _skellam(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
+    """Symmetric Skellam draws of variance ``σ²``: the difference of two Poisson draws of mean ``σ²/2``.
+
+    Drawn by numpy's Poisson sampler (a float sampler: the law of a simulation, not a certified one) from a
+    generator seeded by ``seed_text``'s stream, :data:`DRAW_CHUNK` at a time with a look at ``clock`` before
+    each."""
+    rng = np.random.default_rng(int.from_bytes(ByteStream(seed_text).read(32), "big"))
+    mean, parts = float(sigma) ** 2 / 2, []
+    for start in range(0, count, DRAW_CHUNK):
+        if clock is not None:
+            clock.check(f"a round's noise ({start:,} of {count:,} draws)")
+        n = min(DRAW_CHUNK, count - start)
+        parts.append(rng.poisson(mean, n) - rng.poisson(mean, n))
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+
 def _noise(setup: SimulationSetup, alive: np.ndarray, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-    """One layer's noise, ``(K, d)``: a share per client, or (central) one draw on the first survivor's row."""
-    shape = (setup.clients, setup.dimension)
+    """One layer's noise, ``(K, d')``: a share per client, or (central) one draw on the first survivor's row;
+    discrete Gaussian (:func:`_draws`) or Skellam (:func:`_skellam`) shares."""
+    shape = (setup.clients, setup.rotated_dimension)
     out = np.zeros(shape, dtype=np.int64)
     if setup.sigma_client == 0:
         return out
+    draws = _skellam if setup.mechanism == Mechanism.SKELLAM else _draws
     if setup.noise == NoiseShares.DISTRIBUTED:
-        return _draws(setup.sigma_client, shape[0] * shape[1], seed_text, clock).reshape(shape)
-    out[int(np.flatnonzero(alive)[0])] = _draws(setup.sigma_client, shape[1], seed_text, clock)
+        return draws(setup.sigma_client, shape[0] * shape[1], seed_text, clock).reshape(shape)
+    out[int(np.flatnonzero(alive)[0])] = draws(setup.sigma_client, shape[1], seed_text, clock)
     return out
 
 
@@ -203,6 +333,10 @@ class _Tally:
     upload: list = field(default_factory=list)
     protocol: ProtocolTally = field(default_factory=ProtocolTally)
     progress: Callback | None = None
+    #: conditional rounding's squared-norm bound (:func:`_norm_cap`), the roundings drawn and the updates rounded
+    cap: float | None = None
+    attempts: int = 0
+    updates: int = 0
 
     def __post_init__(self):
         n = len(self.setup.moduli)
@@ -213,7 +347,9 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
            clock: Deadline | None = None) -> None:
     """One round into ``tally``; ``clock`` is looked at inside the round (noise chunks, masks, stages)."""
     K = setup.clients
-    x, ints = _updates(rng, setup, kind)
+    signs = _signs(rng, setup)
+    x, y, ints, attempts = _updates(rng, setup, kind, signs, tally.cap, clock)
+    tally.attempts, tally.updates = tally.attempts + attempts, tally.updates + K
     alive = np.ones(K, dtype=bool)
     alive[rng.permutation(K)[:K - setup.survivors]] = False
     radix, layers = setup.digits()
@@ -250,14 +386,20 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
         tally.touched[b] += int(touched.sum())
         tally.exact &= bool(np.array_equal(got[~touched], want[~touched]))
     g, n = float(setup.gamma), setup.survivors
-    released = _weighted(step, decoded, 0) / (g * n)
+    released = _weighted(step, decoded, 0)
+    if signs is not None:                         # the server undoes the rotation: the original coordinates
+        released = _unrotate(released.astype(float), signs, setup.rotation, setup.dimension)
+    released = released / (g * n)
     tally.squares.append((released - x[alive].mean(axis=0)) ** 2)
-    scaled = x[alive] * g
+    scaled = y[alive] * g
     if setup.rounding == Rounding.NEAREST:        # the rounding's error is fixed by the data: its square
-        rounding = ((ints[alive] - scaled).sum(axis=0) ** 2).mean()
+        error = (ints[alive] - scaled).sum(axis=0)
+        if signs is not None:
+            error = _unrotate(error, signs, setup.rotation, setup.dimension)
+        rounding = (error ** 2).mean()
     else:                                         # a stochastic rounding's variance is f (1 - f)
         f = scaled - np.floor(scaled)
-        rounding = (f * (1 - f)).sum(axis=0).mean()
+        rounding = _kept_mean((f * (1 - f)).sum(axis=0), setup, signs)
     tally.predicted += (rounding + setup.noise_shares * _noise_variance(setup) * _spread(setup)) / (g * n) ** 2
 
 
@@ -268,24 +410,28 @@ def _spread(setup: SimulationSetup) -> int:
 
 
 def _noise_variance(setup: SimulationSetup) -> float:
+    """One share's exact variance: the discrete Gaussian's (below ``σ²``), or ``σ²`` for Skellam."""
     if setup.sigma_client == 0:
         return 0.0
+    if setup.mechanism == Mechanism.SKELLAM:
+        return float(setup.sigma_client) ** 2
     return float(variance(setup.sigma_client).mid())
 
 
 def planned_error(setup: SimulationSetup) -> Fraction:
     """The plan's upper bound on the MSE per coordinate of the released mean for this setup (exact).
 
-    Rounding to nearest: ``(1/(2γ))²`` (the mean moves by at most ``1/(2γ)``)
-    plus the noise's ``n σ² Σ_ℓ ρ^(2(ℓ−1))/(γ K_eff)²`` (the discrete Gaussian's
-    variance is below σ²); stochastic rounding: ``K_eff/4`` in place of
-    ``K_eff²/4`` (independent, variance at most 1/4 each).
+    The rounding's part is :func:`itsa.planning.rotation.quantization_mse_total`
+    over ``d`` (rounding to nearest: ``(1/(2γ))²`` per coordinate, ``d'/d`` times
+    it after a rotation; stochastic: ``K_eff/4`` in place of ``K_eff²/4``;
+    conditional: with what ``β`` costs), plus the noise's
+    ``n σ² Σ_ℓ ρ^(2(ℓ−1))/(γ K_eff)²`` (the discrete Gaussian's variance is below
+    σ², a Skellam share's is σ²).
     """
     n, g = setup.survivors, setup.gamma
     noise = setup.noise_shares * setup.sigma_client ** 2 * _spread(setup) / (g * n) ** 2
-    if setup.rounding == Rounding.NEAREST:
-        return 1 / (4 * g ** 2) + noise
-    return Fraction(n, 4) / (g * n) ** 2 + noise
+    return quantization_mse_total(gamma=g, dimension=setup.dimension, rotation=setup.rotation,
+                                  rounding=setup.rounding, survivors=n, beta=setup.beta) / setup.dimension + noise
 
 
 def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, float] | None:
@@ -344,14 +490,12 @@ def setup_from_plan(plan) -> SimulationSetup:
 
 def _from_plan(plan) -> SimulationSetup:
     d, enc = plan.deployment, plan.encoding
-    if not d.encoding.layered and (str(d.encoding.rotation) != "none" or str(d.encoding.rounding) != "nearest"
-                                   or str(d.noise.mechanism or "dgauss") != "dgauss"):
-        raise InvalidOption("plan: the simulation runs a discrete Gaussian sum rounded to nearest without a "
-                            "rotation; this plan's rotation, rounding or mechanism is not simulated")
     common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
-                  sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind))
+                  sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind),
+                  mechanism=str(d.noise.mechanism or Mechanism.DGAUSS))
     if not d.encoding.layered:
-        return SimulationSetup(modulus=enc.modulus, **common)
+        return SimulationSetup(modulus=enc.modulus, rotation=str(d.encoding.rotation),
+                               rounding=str(d.encoding.rounding), beta=d.encoding.beta, **common)
     missing = [i + 1 for i, s in enumerate(enc.stages) if s.margin is None]
     if missing:
         raise InvalidOption(f"plan: stage {missing[0]} has no margin meeting the target (the plan is infeasible): "
@@ -369,12 +513,14 @@ def _get(owner, name):
 
 
 def flat_wrap(plan, coordinates: int) -> Certified:
-    """The plan's certified wrap bound of a flat word over ``coordinates`` coordinates (every client's noise share
-    counted: :func:`itsa.privacy.noise_shares`'s ``wrap``)."""
+    """The plan's certified wrap bound of a flat word at one coordinate (``coordinates = 1``: one word) or over
+    a round (``coordinates = d``: the union over the ``d'`` words a rotation sends), at its rotation, rounding
+    and mechanism (the planner's own bound, :func:`itsa.planning.scale.wrap_at`, at that ``overflow.per``)."""
     d, enc = plan.deployment, plan.encoding
-    shares = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).wrap
-    return wrap_probability(word_bits=enc.word_bits, clients=d.clients, bound=enc.data_range,
-                            sigma=plan.noise.sigma_client, shares=shares, coordinates=coordinates)
+    if coordinates not in (1, d.dimension):
+        raise InvalidOption(f"coordinates: 1 (one word) or the dimension {d.dimension} (a round), not {coordinates}")
+    per = Overflow.COORDINATE if coordinates == 1 else Overflow.ROUND
+    return plan_wrap(replace(d, overflow_per=per), enc.word_bits, enc.gamma, plan.noise.sigma_client)
 
 
 def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
@@ -426,6 +572,9 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     rounds = whole_number("rounds", rounds, minimum=1, maximum=10**6)
     seed = whole_number("seed", seed, minimum=0)
     kind = choice("updates", updates, Updates.ALL)
+    if kind == Updates.UNIFORM and setup.rotation != Rotation.NONE:
+        raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
+                            "sphere updates")
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocol_run)
         report("protocol")
@@ -434,12 +583,12 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     planned = planned_error(setup) if planned_mse is None else fraction("planned_mse", planned_mse, low=0)
     _plan_time(setup, rounds, clock)
     rng = np.random.default_rng(seed)
-    tally = _Tally(setup, progress=progress)
+    tally = _Tally(setup, progress=progress, cap=_norm_cap(setup))
     for t in range(rounds):
         clock.check(f"{t} of {rounds} rounds simulated")
         _round(rng, setup, kind, seed, t, tally, clock)
         report("round", done=t + 1, total=rounds)
-    trials = rounds * setup.dimension
+    trials = rounds * setup.rotated_dimension              # the words of a round: d' after a rotation
     premise = None if setup.radix is None else DIGIT_PRIOR
     layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i], premise)
                    for i, m in enumerate(setup.moduli))
@@ -453,13 +602,14 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
                       masks_cancel=tally.cancel, uniformity=_uniformity(tally.upload, setup.moduli[0]),
                       seconds=clock.elapsed(),
                       protocol=None if setup.protocol is None else ProtocolStats.of(setup.protocol, tally.protocol,
-                                                                                     rounds))
+                                                                                     rounds),
+                      attempts=(tally.attempts, tally.updates) if setup.rounding == Rounding.CONDITIONAL else None)
 
 
 def estimate_seconds(setup: SimulationSetup, rounds: int) -> float:
     """About how long ``rounds`` rounds take at :data:`CELLS_PER_SECOND` (the fast end of the measurements)."""
-    cells = rounds * setup.clients * setup.dimension * (setup.layers or 1) / CELLS_PER_SECOND
-    return cells + rounds * protocol_seconds(setup.protocol, setup.clients, setup.dimension)
+    cells = rounds * setup.clients * setup.rotated_dimension * (setup.layers or 1) / CELLS_PER_SECOND
+    return cells + rounds * protocol_seconds(setup.protocol, setup.clients, setup.rotated_dimension)
 
 
 def _plan_time(setup: SimulationSetup, rounds: int, time_limit) -> None:

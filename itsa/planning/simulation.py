@@ -18,7 +18,10 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular import check_radix, parse_stages
+from itsa.planning.deployment import Mechanism
 from itsa.planning.protocol_run import check_setup
+from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
+from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
@@ -41,6 +44,8 @@ NEIGHBOURS = 4
 TABLE_SIGMA = 10**4
 #: Largest σ simulated (int64 sums with room).
 MAX_SIGMA = 10**12
+#: Largest Poisson mean drawn for a Skellam share (numpy's Poisson sampler refuses means near 2^63).
+MAX_POISSON = 10**18
 #: Default time limit of a simulation (seconds): the library's one default (:mod:`itsa._util.deadline`).
 DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
@@ -58,11 +63,13 @@ UPDATES = Updates.ALL
 
 
 class Rounding:
-    """How an update is rounded at scale γ: to nearest (the plan's encoding) or stochastically (unbiased)."""
+    """How an update is rounded at scale γ: to nearest, stochastically (unbiased), or conditionally (stochastic,
+    retried until the rounded norm is within the plan's bound)."""
 
     NEAREST = "nearest"
     STOCHASTIC = "stochastic"
-    ALL = ("nearest", "stochastic")
+    CONDITIONAL = "conditional"
+    ALL = ("nearest", "stochastic", "conditional")
 
 
 class NoiseShares:
@@ -84,6 +91,13 @@ class SimulationSetup:
     ``stages`` (coarse to fine, as :func:`itsa.modular.parse_stages` gives
     them; default one per layer) each sum modulo ``radix^(width + margin)``,
     ``margin`` one number for every stage or one per stage.
+
+    A flat word may rotate the update first (``rotation``: ``hadamard`` or
+    ``dft``, :mod:`itsa.planning.rotation`; every client then sends
+    ``rotated_dimension`` words) and round it ``stochastic`` or
+    ``conditional`` (with ``beta``); ``mechanism`` is ``dgauss`` (discrete
+    Gaussian shares of parameter ``sigma_client``) or ``skellam`` (Skellam
+    shares of variance ``sigma_client²``).
     """
 
     clients: int
@@ -99,15 +113,22 @@ class SimulationSetup:
     stages: tuple[tuple[int, ...], ...] | None = None
     noise: str = NoiseShares.DISTRIBUTED
     rounding: str = Rounding.NEAREST
+    #: the random rotation before rounding (a flat word): ``none``, ``hadamard`` or ``dft``
+    rotation: str = Rotation.NONE
+    #: ``β`` of conditional rounding (a rational, or ``exp(−λ)``: :func:`itsa.privacy.neighbours.as_beta`)
+    beta: Fraction | ExpBeta = DEFAULT_BETA
+    #: the noise: ``dgauss`` or ``skellam``
+    mechanism: str = Mechanism.DGAUSS
     #: the planned protocol run in each round (:mod:`itsa.planning.protocol_run`), or ``None``: a ring of masks
     protocol: Any = None
 
     def __post_init__(self):
         whole_number("clients", self.clients, minimum=1)
         whole_number("dimension", self.dimension, minimum=1)
-        if self.clients * self.dimension > MAX_CELLS:
+        object.__setattr__(self, "rotation", str(as_rotation(self.rotation)))
+        if self.clients * self.rotated_dimension > MAX_CELLS:
             raise InvalidOption(f"clients x dimension: at most {MAX_CELLS} per round in a simulation, "
-                                f"not {self.clients} x {self.dimension}")
+                                f"not {self.clients} x {self.rotated_dimension}")
         object.__setattr__(self, "clip", fraction("clip", self.clip, low=0))
         object.__setattr__(self, "gamma", fraction("gamma", self.gamma, low=0))
         object.__setattr__(self, "dropout", dropout_fraction(self.dropout))
@@ -117,6 +138,11 @@ class SimulationSetup:
         object.__setattr__(self, "sigma_client", sigma)
         object.__setattr__(self, "noise", choice("noise", self.noise, NoiseShares.ALL))
         object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
+        object.__setattr__(self, "beta", as_beta(self.beta))
+        object.__setattr__(self, "mechanism", str(choice("mechanism", self.mechanism, Mechanism)))
+        if self.mechanism == Mechanism.SKELLAM and sigma**2 / 2 > MAX_POISSON:
+            raise InvalidOption(f"sigma_client: Skellam shares are simulated up to variance {2 * MAX_POISSON:.0e} "
+                                f"(numpy's Poisson sampler), not sigma {safe_decimal(sigma, 6)}")
         self._check_encoding()
         check_setup(self.protocol, self.clients, self.moduli, self.dropout)
 
@@ -127,6 +153,9 @@ class SimulationSetup:
         if self.modulus is not None:
             whole_number("modulus", self.modulus, minimum=2, maximum=MAX_MODULUS)
             return
+        if self.rotation != Rotation.NONE or self.rounding == Rounding.CONDITIONAL:
+            raise InvalidOption("encoding: a PSA layering is simulated without a rotation and without conditional "
+                                "rounding (they are for a flat word)")
         if not all(layered):
             raise InvalidOption("encoding: give a modulus (flat), or all of radix, layers and margin (PSA)")
         radix = check_radix(self.radix)
@@ -164,6 +193,15 @@ class SimulationSetup:
     def layered(self) -> bool:
         return self.modulus is None
 
+    def beta_text(self) -> str:
+        """``β`` as the deployment file writes it (``1/2``, ``exp(-1/2)``)."""
+        return str(self.beta) if isinstance(self.beta, ExpBeta) else fraction_text(self.beta)
+
+    @property
+    def rotated_dimension(self) -> int:
+        """``d'``: the words every client sends (the rotation's padded length; ``d`` without a rotation)."""
+        return rotated_dimension(self.dimension, self.rotation)
+
     def digits(self) -> tuple[int, int]:
         """``(radix, layers)`` of a layered setup, ``(0, 1)`` of a flat one (one symbol)."""
         if self.radix is None or self.layers is None:
@@ -193,14 +231,19 @@ class SimulationSetup:
             enc = f"flat modulus {self.modulus}"
         who = "per client" if self.noise == NoiseShares.DISTRIBUTED else "once (central)"
         masks = "" if self.protocol is None else f", masked by {self.protocol.describe()}"
+        rotation = "" if self.rotation == Rotation.NONE else f"{self.rotation} rotation to d' = {self.rotated_dimension}, "
+        beta = f" at beta = {self.beta_text()}" if self.rounding == Rounding.CONDITIONAL else ""
+        noise = "Skellam variance sigma^2" if self.mechanism == Mechanism.SKELLAM else "discrete Gaussian sigma"
         return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
-                f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({self.rounding} rounding), "
-                f"sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
+                f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({rotation}{self.rounding} "
+                f"rounding{beta}), {noise} {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
 
     def to_dict(self) -> dict:
         return {"clients": self.clients, "survivors": self.survivors, "dropout": fraction_text(self.dropout),
                 "dimension": self.dimension, "clip": fraction_text(self.clip), "gamma": fraction_text(self.gamma),
                 "rounding": self.rounding, "sigma_client": fraction_text(self.sigma_client), "noise": self.noise,
+                "rotation": self.rotation, "rotated_dimension": self.rotated_dimension, "mechanism": self.mechanism,
+                "beta": self.beta_text() if self.rounding == Rounding.CONDITIONAL else None,
                 "modulus": None if self.modulus is None else str(self.modulus), "radix": self.radix,
                 "layers": self.layers,
                 "stages": None if not self.layered else [{"layers": list(reversed(ls)), "modulus": str(m)}
@@ -282,6 +325,15 @@ class Simulation(Displayable):
     seconds: float = field(compare=False)
     #: what the planned protocol did in the rounds (``None``: the generic ring of masks)
     protocol: Any = None
+    #: conditional rounding: ``(attempts, updates)``, the stochastic roundings drawn and the client updates
+    #: they rounded (counted); ``None`` for another rounding
+    attempts: tuple[int, int] | None = None
+
+    @property
+    def attempts_bound(self) -> Fraction | None:
+        """``1/(1 − β)``: the most attempts a conditional rounding takes on average (an upper bound, exact for a
+        rational ``β``: :func:`itsa.privacy.neighbours.conditional_rounding_cost`; ``None`` without one)."""
+        return None if self.attempts is None else conditional_rounding_cost(self.setup.beta)[0]
 
     def headline(self) -> str:
         worst = max(self.layers, key=lambda r: r.rate)
@@ -299,11 +351,16 @@ class Simulation(Displayable):
         rows += [("exact recovery where no carry", "held" if self.exact_recovery else "FAILED"),
                  ("error of the released mean (MSE)", f"{safe_decimal(self.mse, 4)} +- "
                   f"{safe_decimal(self.mse_standard_error, 2)} (empirical)"),
-                 ("predicted MSE", f"{safe_decimal(self.predicted_mse, 4)} (for these updates and this rounding, "
-                  "with the discrete Gaussian's exact variance)"),
+                 ("predicted MSE", f"{safe_decimal(self.predicted_mse, 4)} ({self._predicted_how()})"),
                  ("planned MSE", f"{safe_decimal(self.planned_mse, 4)} (the plan's upper bound, per coordinate)"),
                  ("masks", "cancel: the servers decoded the survivors' sum and nothing else" if self.masks_cancel
                   else "DO NOT CANCEL")]
+        if self.attempts is not None:
+            tries, updates = self.attempts
+            rows.append(("conditional rounding", f"{tries}/{updates} = {safe_decimal(Fraction(tries, updates), 4)} "
+                         f"attempts per client update (empirical); at most 1/(1 - beta) = "
+                         f"{safe_decimal(conditional_rounding_cost(self.setup.beta)[0], 4, up=True)} on average "
+                         f"(bound, beta = {self.setup.beta_text()})"))
         if self.uniformity is not None:
             stat, dof, p = self.uniformity
             rows.append(("a masked upload", f"chi-square {stat:.1f} on {dof} degrees of freedom, p = {p:.3g} "
@@ -327,4 +384,17 @@ class Simulation(Displayable):
                 {"chi_square": f"{self.uniformity[0]:.4g}", "degrees_of_freedom": self.uniformity[1],
                  "p_value": f"{self.uniformity[2]:.3g}", "kind": "chi-square test of one masked upload (float)"},
                 "protocol": None if self.protocol is None else self.protocol.to_dict(),
+                "conditional_rounding": None if self.attempts is None else
+                {"attempts": self.attempts[0], "updates": self.attempts[1],
+                 "mean": safe_decimal(Fraction(*self.attempts), 6), "kind": "empirical (counted)",
+                 "bound": fraction_text(self.attempts_bound), "bound_kind": "1/(1 - beta): upper bound"},
                 "seconds": round(self.seconds, 3)}
+
+    def _predicted_how(self) -> str:
+        s = self.setup
+        noise = ("the Skellam shares' exact variance" if s.mechanism == Mechanism.SKELLAM
+                 else "the discrete Gaussian's exact variance")
+        rounding = ("this rounding" if s.rounding != Rounding.CONDITIONAL
+                    else "the stochastic rounding's variance, the retries' conditioning left out")
+        where = "" if s.rotation == Rotation.NONE else f", through the {s.rotation} rotation and back"
+        return f"for these updates and {rounding}{where}, with {noise}"
