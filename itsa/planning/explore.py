@@ -39,6 +39,7 @@ from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocol_run import check_protocol_simulation
+from itsa.planning.rotation import rotated_dimension
 from itsa.planning.simulate import flat_wrap, plan_bounds, setup_from_plan, simulate
 from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
@@ -172,10 +173,12 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
     whole_number("seed", seed, minimum=0)
     check_protocol_simulation(deployment)             # the planned protocol can be run at this size
-    cells = deployment.clients * deployment.dimension
+    words = rotated_dimension(deployment.dimension, deployment.encoding.rotation)    # a rotation's padded d'
+    cells = deployment.clients * words
     if cells > MAX_CELLS:
+        padded = "" if words == deployment.dimension else f" (the {deployment.encoding.rotation} rotation's d')"
         raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "
-                            f"{deployment.clients} x {deployment.dimension}")
+                            f"{deployment.clients} x {words}{padded}")
     seconds = rounds * cells * (deployment.encoding.layers or 1) / CELLS_PER_SECOND
     if time_limit is not None and time_limit > 0 and seconds > time_limit:
         raise InvalidOption(f"simulate: {rounds} rounds take at least about {seconds:.0f} s, past the time limit "

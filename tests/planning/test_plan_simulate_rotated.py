@@ -177,3 +177,11 @@ def test_the_cli_runs_the_hospitals_and_refuses_cross_device_in_one_line(tmp_pat
     assert float(sim["error"]["mse"]) <= float(sim["error"]["planned"]) * (1 + 10 * math.sqrt(2 / (2 * 100000)))
     out = run_cli(["plan", "cross-device", "--simulate", "1"], tmp_path)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and str(MAX_CELLS) in out.stderr, out.stderr
+
+
+def test_a_padded_rotation_past_the_cells_is_refused_before_the_plan():
+    # 3,000 clients x d = 1,100: 3.3 million cells, but the Hadamard rotation sends 2,048 words each
+    d = parse_deployment({"clients": 3000, "dimension": 1100, "clip": 1, "privacy": {"epsilon": 8},
+                          "encoding": {"word_bits": 20, "rotation": "hadamard", "rounding": "conditional"}})
+    with pytest.raises(InvalidOption, match="3000 x 2048 .the hadamard rotation's d'"):
+        check_simulation(d, 1, 0, None)
