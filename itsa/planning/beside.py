@@ -20,6 +20,7 @@ from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency
+from itsa.planning.frameworks_units import tff_noise_multiplier
 from itsa.planning.heuristic import (
     CERTIFIED_FLATNESS,
     MAX_RULE_WORD_BITS,
@@ -33,6 +34,7 @@ from itsa.planning.heuristic import (
     wrap_bound,
 )
 from itsa.privacy.accounting import Accountant
+from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
 
 __all__ = ["RuleBeside", "HonestRule", "beside_plan"]
@@ -167,8 +169,6 @@ def _calibrated(event, epsilon: Fraction, delta: Fraction, rounds: int, floor: F
     is then bisected below it at the orders near the best one there (any order gives a valid bound), and the
     σ found certified with the accountant's full order search.
     """
-    from itsa.privacy.calibration import calibrate
-
     linear = replace(event(Fraction(1)), bound=DdgBound.CONSERVATIVE)
     cal = calibrate(epsilon, delta, rounds=rounds, relative_tolerance=HONEST_TOLERANCE, minimum_scale=Fraction(1, 2),
                     event_for=lambda s: replace(linear, scale=s, _cache={}))
@@ -232,7 +232,6 @@ def beside_plan(deployment, noise, encoding, event=None) -> RuleBeside:
     the wrap target).
     """
     from itsa.planning.deployment import NoiseKind, Overflow
-    from itsa.planning.frameworks_units import tff_noise_multiplier
 
     d = deployment
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=noise.kind is NoiseKind.DISTRIBUTED,

@@ -46,6 +46,7 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa.planning.deployment import Deployment, Mechanism, NoiseKind
 from itsa.planning.rotation import rotated_dimension
+from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import (
     DdgBound,
     DiscreteGaussianEvent,
@@ -110,8 +111,6 @@ def round_event(deployment: Deployment, delta_int, *, layered: bool = False) -> 
 @functools.lru_cache(maxsize=64)
 def gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
     """The Gaussian mechanism's calibrated multiplier (``cks``, rounded up to 6 digits) at the targets."""
-    from itsa.privacy.calibration import calibrate
-
     return calibrate(epsilon, delta, rounds=rounds, conversion="cks",
                      relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 

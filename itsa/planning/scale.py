@@ -40,6 +40,7 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.deadline import Deadline
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, NoiseKind, Overflow
+from itsa.planning.encoding import data_bound, wrap_probability
 from itsa.planning.mechanism import mechanism_of, sensitivity
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
 from itsa.privacy.neighbours import Rounding
@@ -70,8 +71,6 @@ def wrap_at(d: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certi
     word at scale ``γ`` and share ``σ`` (an upper bound)."""
     shares = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).wrap
     if _classic(d):
-        from itsa.planning.encoding import data_bound, wrap_probability
-
         return wrap_probability(word_bits=bits, clients=d.clients, bound=data_bound(d.clients, gamma, d.clip),
                                 sigma=sigma, shares=shares, coordinates=_coordinates(d))
     rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension,
