@@ -38,13 +38,18 @@ from itsa._util.checks import whole_number
 from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa._util.files import atomic_writer, check_output_file
 from itsa._util.plain import frac
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, excerpt
+from itsa.keys.examples import resolve
+from itsa.keys.model.io import load_instance
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
+from itsa.planning.flat import accuracy_reasons, size_flat
+from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
-from itsa.planning.layered import LayeredEncodingPlan
+from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_encoding
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
@@ -52,6 +57,7 @@ from itsa.planning.noise import (
     sensitivity,
     size_layered_noise,
 )
+from itsa.planning.protocol import protocol_reasons
 from itsa.planning.sections import (
     NOT_COMPUTED,
     ErrorPlan,
@@ -61,6 +67,8 @@ from itsa.planning.sections import (
     size_deployment_keys,
     size_heuristic,
 )
+from itsa.privacy.calibration import MAX_DOUBLINGS, MAX_SCALE
+from itsa.privacy.releasing import MAX_EPSILON
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["Plan", "Verdict", "plan", "plan_deadline", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
@@ -230,8 +238,6 @@ class _Sizer:
         if self.d.noise.sigma is not None or self.d.privacy.epsilon is None:
             return True
         if gamma not in self.reach:
-            from itsa.privacy.calibration import MAX_SCALE
-
             self.reach[gamma] = epsilon_at(self.d, gamma, MAX_SCALE).epsilon.upper() <= self.d.privacy.epsilon
         return self.reach[gamma]
 
@@ -315,8 +321,6 @@ def _short(gamma: Fraction) -> str:
 
 
 def _max_scale() -> str:
-    from itsa.privacy.calibration import MAX_DOUBLINGS
-
     return f"2^{MAX_DOUBLINGS}"
 
 
@@ -337,8 +341,6 @@ def _gate_reasons(gate, reasons: list[str], fixes: dict, deadline: Deadline | No
 def _privacy_reasons(d: Deployment, noise: NoisePlan, reasons: list[str]) -> None:
     """Without an ε target, an ε past :data:`~itsa.privacy.releasing.MAX_EPSILON` (where a guarantee says
     nothing, and ``privacy release`` refuses) is no privacy: the verdict says so."""
-    from itsa.privacy.releasing import MAX_EPSILON
-
     if d.privacy.epsilon is None and noise.epsilon.upper() > MAX_EPSILON:
         reasons.append(f"no privacy target, and eps <= {noise.epsilon.decimal()} is above {MAX_EPSILON}, where a "
                        "guarantee says nothing (the noise is too small to be private)")
@@ -346,8 +348,6 @@ def _privacy_reasons(d: Deployment, noise: NoisePlan, reasons: list[str]) -> Non
 
 def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None,
              deadline: Deadline | None = None, keys=None) -> Verdict:
-    from itsa.planning.protocol import protocol_reasons
-
     reasons, fixes = protocol_reasons(keys)       # a SecAgg+ graph that does not tolerate the dropout
     _gate_reasons(gate, reasons, fixes, deadline)
     _privacy_reasons(d, noise, reasons)
@@ -358,8 +358,6 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=No
             reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the "
                            f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
                            "most tried)")
-        from itsa.planning.layered import DIGIT_PRIOR
-
         return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes, premises=(DIGIT_PRIOR,))
     if not noise.meets_target:
         sigma = calibrated_sigma(d, enc.gamma)
@@ -399,8 +397,6 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
-    from itsa.planning.flat import size_flat
-
     flat = size_flat(deployment, lambda dep: _Sizer(dep, report, deadline), deadline)
     deployment, sizer, noise, enc, payload, error = (flat.deployment, flat.sizer, flat.noise, flat.encoding,
                                                      flat.payload, flat.error)
@@ -422,8 +418,6 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
 def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan, error: ErrorPlan, deadline: Deadline) -> Verdict:
     """The verdict with the accuracy target (:func:`itsa.planning.flat.accuracy_reasons`) and the fewest bits
     that work for a word that wraps."""
-    from itsa.planning.flat import accuracy_reasons
-
     reasons, fixes = accuracy_reasons(d, enc, error, deadline, dict(verdict.fixes),
                                       lambda dep: _Sizer(dep, Reporter(None, prefix="plan"), deadline))
     if not reasons and fixes == verdict.fixes:
@@ -444,8 +438,6 @@ def _accounted(deployment: Deployment, noise: NoisePlan, gamma: Fraction, error:
 def _frameworks(deployment: Deployment, noise: NoisePlan, enc) -> Displayable | None:
     """The plan in each framework's parameters (:func:`itsa.planning.frameworks_units.frameworks_section`);
     ``None`` for a layering (no framework sums one)."""
-    from itsa.planning.frameworks_units import frameworks_section
-
     if deployment.encoding.layered:
         return None
     return frameworks_section(deployment, noise, enc)
@@ -470,8 +462,6 @@ def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
 def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter, deadline: Deadline,
                   seed: int) -> Plan:
     """A PSA layering: the noise of all L layers, each stage's noisy exact margin, payload against flat."""
-    from itsa.planning.layered import layered_encoding
-
     radix, layers = deployment.encoding.radix, deployment.encoding.layers
     assert radix is not None and layers is not None            # a layered encoding has both (the reader's check)
     report("calibrate", note="the layers' shares")
@@ -492,8 +482,6 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
 def check_report_path(path) -> None:
     """Refuse, before any work, a report path itsa may not write (one line): empty, not a regular file, in a
     folder that is missing or not writable (:func:`itsa._util.files.check_output_file`)."""
-    from itsa._util.files import check_output_file
-
     check_output_file(path)
 
 
@@ -505,8 +493,6 @@ class Report(Protocol):
 
 def write_report(result: Report, path) -> None:
     """Write the plan's Markdown report to ``path`` (atomically)."""
-    from itsa._util.files import atomic_writer
-
     with atomic_writer(path) as fh:
         fh.write(result.markdown() + "\n")
 
@@ -515,9 +501,6 @@ def _servers(servers: str | None) -> str | None:
     """The instance's path, checked to load before any work (one line if it does not)."""
     if servers is None:
         return None
-    from itsa.keys.examples import resolve
-    from itsa.keys.model.io import load_instance
-
     try:
         found = resolve(servers)
         load_instance(found)
