@@ -23,7 +23,7 @@ double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
 clients; distributed noise has none, and the export says so.
 
 **dp-accounting.** One round's event of the plan (the one its accountant
-composes, :func:`itsa.planning.noise.round_event`) in zCDP form
+composes, :meth:`itsa.planning.Plan.round_event`) in zCDP form
 (:func:`itsa.frameworks.dp_accounting.events_from_event`), composed over the
 rounds with ``SelfComposedDpEvent``, under ``PoissonSampledDpEvent`` at rate
 ``K/population`` when the deployment has a population.
@@ -136,11 +136,10 @@ def _dp_snippet(export: DpAccountingExport, facts: dict[str, Any]) -> str:
 def plan_event(plan) -> Any:
     """One round's privacy event of ``plan`` (what its accountant composes over the rounds), Poisson-sampled
     at rate ``clients/population`` when the deployment has a population and the event is not sampled yet."""
-    from itsa.planning.noise import round_event
     from itsa.privacy.events import PoissonSampledEvent
 
     d = plan.deployment
-    event = round_event(d, plan.encoding.gamma, plan.noise.sigma_client)
+    event = plan.round_event()
     population = getattr(d, "population", None)
     if population is not None and not isinstance(event, PoissonSampledEvent) and population > d.clients:
         event = PoissonSampledEvent(event=event, rate=Fraction(d.clients, population))

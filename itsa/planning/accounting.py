@@ -36,17 +36,17 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
+from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import NoisePlan, sampling_rate
+from itsa.planning.rotation import Rotation
 from itsa.privacy.events import Event, PoissonSampledEvent
-
-if TYPE_CHECKING:
-    from itsa.planning.deployment import Deployment
+from itsa.privacy.neighbours import Adjacency, Rounding
+from itsa.privacy.shares import noise_shares
 
 __all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
            "GUARANTEE", "NOISE_NORM_WARNING"]
@@ -60,37 +60,32 @@ NOISE_NORM_WARNING = 10
 MAX_SEARCHED = 10**7
 
 
-def pair_shift(deployment: Deployment, gamma: Fraction) -> int | None:
+def pair_shift(inputs: NoiseInputs, gamma: Fraction) -> int | None:
     """The integer shift of a neighbouring pair the deployment can produce, on one coordinate: ``c ⌊γ S⌋``.
 
     The update ``(⌊γS⌋/γ) e_1`` has norm at most ``S`` and rounds (to nearest, exactly) to ``⌊γS⌋ e_1``; its
     neighbour is no update (add-remove, ``c = 1``) or its opposite (replace-one, ``c = 2``). ``None`` where the
     encoding is not a flat word rounded to nearest without rotation (no such pair is certified here).
     """
-    from itsa.planning.deployment import Adjacency
-
-    enc = deployment.encoding
-    if enc.layered or str(getattr(enc, "rotation", "none")) != "none" or \
-            str(getattr(enc, "rounding", "nearest")) != "nearest":
+    if inputs.layered or inputs.rotation is not Rotation.NONE or inputs.rounding is not Rounding.NEAREST:
         return None
-    k = math.floor(gamma * deployment.clip)
-    return (2 if deployment.adjacency is Adjacency.REPLACE_ONE else 1) * k if k >= 1 else None
+    k = math.floor(gamma * inputs.clip)
+    return (2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1) * k if k >= 1 else None
 
 
-def _mechanism(deployment: Deployment, event: Event) -> str | None:
+def _mechanism(inputs: NoiseInputs, event: Event) -> str | None:
     """Why the bracket does not apply (``None``: it does: a discrete Gaussian, central or in shares, unsampled,
     on an unrotated flat word)."""
     from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent
 
-    if isinstance(event, PoissonSampledEvent) or sampling_rate(deployment) not in (None, 1):
+    if isinstance(event, PoissonSampledEvent) or sampling_rate(inputs) not in (None, 1):
         return "no lower bound for the Poisson-sampled mechanism is computed here (the pair's is for the full round)"
-    if deployment.encoding.layered:
+    if inputs.layered:
         return ("a layering's pairs are not certified here (a layer's sensitivity bounds every digit pattern, "
                 "not one update's)")
     if not isinstance(event, (DiscreteGaussianEvent, DistributedDiscreteGaussianEvent)):
         return f"the bracket covers the discrete Gaussian only, not {event.label}"
-    if str(getattr(deployment.encoding, "rotation", "none")) != "none" and \
-            not isinstance(event, DistributedDiscreteGaussianEvent):
+    if inputs.rotation is not Rotation.NONE and not isinstance(event, DistributedDiscreteGaussianEvent):
         return "with a rotation, the privacy-loss bounds need the padded dimension of the shares' event"
     return None
 
@@ -159,17 +154,17 @@ class _Bounds:
     """The proven ε of the plan's noise at any number of rounds: the Rényi bound and, where it applies, the
     privacy-loss distribution's (the smaller)."""
 
-    def __init__(self, deployment: Deployment, noise: NoisePlan, event: Event):
-        self.d, self.noise, self.event = deployment, noise, event
-        self.why_not = _mechanism(deployment, event)
-        self.shares = noise.survivors if str(noise.kind) == "distributed" else 1
+    def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event):
+        self.d, self.noise, self.event = inputs, noise, event
+        self.why_not = _mechanism(inputs, event)
+        self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the event's (padded, with a rotation) dimension
-        self.dimension = int(getattr(event, "dimension", deployment.dimension))
+        self.dimension = int(getattr(event, "dimension", inputs.dimension))
 
     def rdp(self, rounds: int) -> Certified:
         from itsa.privacy.accounting import Accountant
 
-        return Accountant().compose(self.event, rounds).bound(self.d.privacy.delta).epsilon
+        return Accountant().compose(self.event, rounds).bound(self.d.delta).epsilon
 
     def pld(self, rounds: int) -> tuple[Certified, str] | None:
         """The proven PLD upper bound at ``rounds`` (``None`` where it does not apply or fails)."""
@@ -178,7 +173,7 @@ class _Bounds:
         from itsa.privacy.lattice import dominating_epsilon
         from itsa.privacy.pld import pair_epsilon
 
-        s, sens, delta = self.noise.sigma_client, self.noise.sensitivity.arb(), self.d.privacy.delta
+        s, sens, delta = self.noise.sigma_client, self.noise.sensitivity.arb(), self.d.delta
         if self.dimension == 1:
             top = math.floor(self.noise.sensitivity.upper())
             if top < 1:
@@ -236,13 +231,14 @@ def rounds_affordable(epsilon_at: Callable[[int], Fraction], epsilon: Fraction, 
     return low
 
 
-def account_noise(deployment: Deployment, noise: NoisePlan, event: Event, gamma: Fraction,
+def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fraction,
                   error_noise: Fraction | None = None) -> NoisePlan:
     """The noise section with its accounting: ε the smallest proven upper bound, the bracket, per round, rounds.
 
     Parameters
     ----------
-    deployment : Deployment
+    inputs : NoiseInputs
+        The numbers the noise depends on (the planner's, from the deployment).
     noise : NoisePlan
         The noise section as sized (its ε the Rényi accountant's).
     event : Event
@@ -254,12 +250,12 @@ def account_noise(deployment: Deployment, noise: NoisePlan, event: Event, gamma:
     """
     from itsa.privacy.pld import epsilon_bracket
 
-    bounds = _Bounds(deployment, noise, event)
+    bounds = _Bounds(inputs, noise, event)
     rounds, delta = noise.rounds, noise.delta
     rdp = noise.epsilon
     lower, ratio, epsilon, how = None, None, rdp, "rdp"
     note = bounds.why_not or ""
-    shift = pair_shift(deployment, gamma) if bounds.why_not is None else None
+    shift = pair_shift(inputs, gamma) if bounds.why_not is None else None
     if bounds.why_not is None and shift is None:
         note = "no neighbouring pair of this encoding is certified here (rotation or stochastic rounding)"
     if bounds.why_not is None:
@@ -280,7 +276,7 @@ def account_noise(deployment: Deployment, noise: NoisePlan, event: Event, gamma:
         if lower.lower() == 0:
             note += "; the shares are too narrow for the enclosure: the lower bound is trivial"
     per_round = bounds.best(1)[0]
-    target = deployment.privacy.epsilon
+    target = inputs.epsilon
     if target is None:
         affordable, rounds_note = None, "no target epsilon: the rounds are as given"
     else:
@@ -289,26 +285,25 @@ def account_noise(deployment: Deployment, noise: NoisePlan, event: Event, gamma:
         affordable = rounds_affordable(lambda t: bounds.best(t)[0].upper(), target, guess)
         rounds_note = (f"the most rounds whose certified epsilon ({'the smaller of the Renyi and PLD bounds' if bounds.why_not is None else 'Renyi'}) "
                        f"meets the target {frac(target)} at delta {safe_decimal(delta, 6)}, at this noise")
-    warnings = noise_norm_warnings(deployment, error_noise)
+    warnings = noise_norm_warnings(dimension=inputs.dimension, clip=inputs.clip, error_noise=error_noise)
     acc = NoiseAccounting(epsilon=epsilon, epsilon_rdp=rdp, upper_method=how, epsilon_lower=lower, ratio=ratio,
                           lower_note=note, epsilon_per_round=per_round, rounds_affordable=affordable,
                           rounds_note=rounds_note, delta=delta, rounds=rounds,
-                          population=getattr(deployment, "population", None),
-                          sampling=None if getattr(deployment, "population", None) is None
-                          else str(getattr(deployment, "sampling", "poisson")),
-                          rate=sampling_rate(deployment), warnings=warnings)
+                          population=inputs.population,
+                          sampling=None if inputs.population is None else str(inputs.sampling),
+                          rate=sampling_rate(inputs), warnings=warnings)
     return replace(noise, epsilon=epsilon, accounting=acc, warnings=noise.warnings + warnings)
 
 
-def noise_norm_warnings(deployment: Deployment, error_noise: Fraction | None) -> tuple[str, ...]:
+def noise_norm_warnings(*, dimension: int, clip: Fraction, error_noise: Fraction | None) -> tuple[str, ...]:
     """A warning when the noise's root-mean-square norm in the released mean is more than
     :data:`NOISE_NORM_WARNING` clips (the mean itself has norm at most the clip)."""
     if error_noise is None:
         return ()
-    norm2 = deployment.dimension * error_noise
-    if norm2 <= (NOISE_NORM_WARNING * deployment.clip) ** 2:
+    norm2 = dimension * error_noise
+    if norm2 <= (NOISE_NORM_WARNING * clip) ** 2:
         return ()
-    ratio = Fraction(math.isqrt(math.floor(norm2 / deployment.clip**2)))
+    ratio = Fraction(math.isqrt(math.floor(norm2 / clip**2)))
     return (f"the noise dwarfs the mean: its root-mean-square norm in the released mean is at least "
             f"{safe_decimal(ratio, 4, up=False)} clips, the mean's at most 1 clip (more clients per round, "
             "fewer rounds, a larger epsilon or a smaller dimension)",)

@@ -19,7 +19,7 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency
+from itsa.planning.deployment import Adjacency, NoiseKind
 from itsa.planning.frameworks_units import tff_noise_multiplier
 from itsa.planning.heuristic import (
     CERTIFIED_FLATNESS,
@@ -33,6 +33,7 @@ from itsa.planning.heuristic import (
     tff_rule,
     wrap_bound,
 )
+from itsa.planning.mechanism import NoiseInputs
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
@@ -224,16 +225,15 @@ def _honest(config: HeuristicConfig, *, survivors: int, rounds: int, delta: Frac
     return HonestRule(sigma=sigma, epsilon=eps, wrap=wrap, mse_total=_mse_total(config, sigma, survivors))
 
 
-def beside_plan(deployment, noise, encoding, event=None) -> RuleBeside:
+def beside_plan(inputs: NoiseInputs, noise, encoding, event=None, *, overflow: Fraction,
+                per_round: bool) -> RuleBeside:
     """The rule beside a flat plan: handed the plan's noise as TFF's ``noise_multiplier`` (the central σ in
     data units over the clip, :func:`itsa.planning.frameworks_units.tff_noise_multiplier`), its pick scored by
-    :func:`certify_heuristic` with the deployment's adjacency and fewest survivors, its error, and the rule made
+    :func:`certify_heuristic` with the inputs' adjacency and fewest survivors, its error, and the rule made
     honest (its scale, the noise raised to meet the plan's ε target, or the plan's certified ε without one, and
-    the wrap target).
+    the wrap target ``overflow``, per round or per coordinate).
     """
-    from itsa.planning.deployment import NoiseKind, Overflow
-
-    d = deployment
+    d = inputs
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=noise.kind is NoiseKind.DISTRIBUTED,
                              clients=d.clients, gamma=encoding.gamma, clip=d.clip)
     bits = encoding.word_bits
@@ -242,17 +242,17 @@ def beside_plan(deployment, noise, encoding, event=None) -> RuleBeside:
         none = HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None, reason=reason)
         return RuleBeside(noise_multiplier=z, risk=None, mse_total=None, honest=none, reason=reason)
     config = tff_rule(d.clients, d.dimension, d.clip, bits, Fraction(safe_decimal(z.upper(), 10, up=True)))
-    p = d.privacy
+    p = d
     risk = certify_heuristic(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency)
     target = p.epsilon if p.epsilon is not None else noise.epsilon.upper()
     bound = getattr(event, "bound", DdgBound.CONSERVATIVE)
-    if getattr(d, "population", None) is not None:
+    if d.population is not None:
         honest = HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None,
                             reason="the rule's shares would come from a Poisson sample of random size, which no "
                                    "bound here certifies (the plan's noise over a population is central)")
     else:
         honest = _honest(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency,
-                         epsilon=target, overflow=d.overflow, per_round=d.overflow_per is Overflow.ROUND,
+                         epsilon=target, overflow=overflow, per_round=per_round,
                          bound=bound)
     mse = None if config.refusal or config.sigma is None else _mse_total(config, config.sigma, d.survivors)
     return RuleBeside(noise_multiplier=z, risk=risk, mse_total=mse, honest=honest,

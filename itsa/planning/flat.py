@@ -25,9 +25,9 @@ from typing import Any
 from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, Overflow
 from itsa.planning.encoding import EncodingPlan
-from itsa.planning.mechanism import gaussian_limit, gaussian_multiplier, mechanism_of
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
 from itsa.planning.scale import (
@@ -63,45 +63,53 @@ class FlatPlan:
     error: ErrorPlan
 
 
+def _per_round(d: Deployment) -> bool:
+    return d.overflow_per is Overflow.ROUND
+
+
 def _best_in_word(d: Deployment, sizer, bits: int, deadline: Deadline) -> tuple[Fraction, str]:
-    target = d.privacy.epsilon
-    if d.noise.sigma is not None:
+    n, per_round = sizer.inputs, _per_round(d)
+    target = n.epsilon
+    if n.sigma is not None:
         def private(gamma: Fraction) -> bool:
             return target is None or sizer.private_enough(gamma)
-        gamma = largest_gamma(d, bits, Fraction(0), deadline, fits=private)
+        gamma = largest_gamma(n, bits, Fraction(0), overflow=d.overflow, per_round=per_round, deadline=deadline,
+                              fits=private)
         if gamma is None:
             return 1 / d.clip, "no scale meets the overflow target (and the target epsilon) in this word: gamma S = 1"
         return gamma, BEST_IN_WORD.replace("calibrated there", "of the file")
     assert target is not None           # no σ in the file: a target ε (the Deployment's check)
-    z = gaussian_multiplier(target, d.privacy.delta, d.privacy.rounds)
+    z = gaussian_multiplier(target, n.delta, n.rounds)
 
     def reachable(gamma: Fraction) -> bool:
-        return sigma_estimate(d, gamma, z) < MAX_SCALE / 4
+        return sigma_estimate(n, gamma, z) < MAX_SCALE / 4
 
     gamma = None
     for _ in range(ROUNDS):
-        gamma = largest_gamma(d, bits, z, deadline, fits=reachable)
+        gamma = largest_gamma(n, bits, z, overflow=d.overflow, per_round=per_round, deadline=deadline,
+                              fits=reachable)
         if gamma is None:
             return 1 / d.clip, "no scale meets the overflow target in this word: gamma S = 1"
         sigma = sizer.sigma(gamma)
-        if wrap_at(d, bits, gamma, sigma).upper() <= d.overflow:
-            return gamma, BEST_IN_WORD + _capped(d, bits, gamma, z, reachable)
-        z = max(z * Fraction(100001, 100000), multiplier_of(d, gamma, sigma))
+        if wrap_at(n, bits, gamma, sigma, per_round=per_round).upper() <= d.overflow:
+            return gamma, BEST_IN_WORD + _capped(d, n, bits, gamma, z, reachable)
+        z = max(z * Fraction(100001, 100000), multiplier_of(n, gamma, sigma))
     assert gamma is not None
     for _ in range(100):
         deadline.check("plan: stepping the scale down")
         gamma = Fraction(safe_decimal(gamma * Fraction(99, 100), 5, up=False))
         if gamma < 1 / d.clip:
             break
-        if wrap_at(d, bits, gamma, sizer.sigma(gamma)).upper() <= d.overflow:
+        if wrap_at(n, bits, gamma, sizer.sigma(gamma), per_round=per_round).upper() <= d.overflow:
             return gamma, BEST_IN_WORD
     return 1 / d.clip, "no scale meets the overflow target in this word: gamma S = 1"
 
 
-def _capped(d: Deployment, bits: int, gamma: Fraction, z: Fraction, reachable) -> str:
+def _capped(d: Deployment, n: NoiseInputs, bits: int, gamma: Fraction, z: Fraction, reachable) -> str:
     """What a wide word's γ says when a finer γ would fit the word but need more noise than is calibrated."""
     finer = gamma * Fraction(101, 100)
-    if reachable(finer) or wrap_at(d, bits, finer, sigma_estimate(d, finer, z)).upper() > d.overflow:
+    if reachable(finer) or wrap_at(n, bits, finer, sigma_estimate(n, finer, z),
+                                   per_round=_per_round(d)).upper() > d.overflow:
         return ""
     return (" (a finer scale would need noise beyond 2^200 integer units to meet the target epsilon: the most "
             "calibrated)")
@@ -116,39 +124,40 @@ def _choose(d: Deployment, sizer, deadline: Deadline) -> tuple[Fraction, int, st
         return gamma, e.word_bits, how, "given in the deployment file"
     assert d.privacy.epsilon is not None        # no σ in the file: a target ε (the Deployment's check)
     z = gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds)
-    gamma, how = coarsest_accurate(d, z, deadline)
-    bits = smallest_word_at(d, gamma, sizer.sigma(gamma), deadline)
+    gamma, how = coarsest_accurate(sizer.inputs, z, deadline)
+    bits = smallest_word_at(sizer.inputs, gamma, sizer.sigma(gamma), overflow=d.overflow, per_round=_per_round(d),
+                            deadline=deadline)
     return (gamma, MAX_WORD_BITS if bits is None else bits, how,
             "the fewest bits whose certified wrap probability meets the overflow target")
 
 
-def _error(d: Deployment, gamma: Fraction, sigma: Fraction) -> ErrorPlan:
+def _error(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> ErrorPlan:
     quant, noise = mse_parts(d, gamma, sigma)
     limit = None
     z = None
-    if d.privacy.epsilon is not None and getattr(d, "population", None) is None:
+    if d.epsilon is not None and d.population is None:
         z, limit = gaussian_limit(d)
     warnings: tuple[str, ...] = ()
     if noise > d.dimension * d.clip**2:
         rms = Fraction(safe_decimal(noise / d.dimension, 6, up=False))
         warnings = (f"the noise's root-mean-square per coordinate, sqrt({safe_decimal(rms, 6)}), exceeds the clip "
                     f"{frac(d.clip)}: a released coordinate is mostly noise",)
-    e = d.encoding
-    how = f"{e.rounding} rounding" + ("" if e.rotation is Rotation.NONE else f" after a {e.rotation} rotation")
+    how = f"{d.rounding} rounding" + ("" if d.rotation is Rotation.NONE else f" after a {d.rotation} rotation")
     return ErrorPlan(dimension=d.dimension, quantization=quant / d.dimension, noise=noise / d.dimension,
                      limit_total=limit, limit_multiplier=z, rounding=how, warnings=warnings)
 
 
 def _size_one(d: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
     sizer = sizer_for(d)
+    n = sizer.inputs
     gamma, bits, how_gamma, how_word = _choose(d, sizer, deadline)
-    noise = size_noise(d, gamma, None if d.noise.sigma is not None else sizer.sigma(gamma))
+    noise = size_noise(n, gamma, None if n.sigma is not None else sizer.sigma(gamma))
     e = d.encoding
     rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension, rotation=e.rotation,
                      rounding=e.rounding)
     d_rot = rotated_dimension(d.dimension, e.rotation)
     enc = EncodingPlan(gamma=gamma, word_bits=bits, data_range=math.ceil(rs.exact),
-                       wrap_probability=wrap_at(d, bits, gamma, noise.sigma_client),
+                       wrap_probability=wrap_at(n, bits, gamma, noise.sigma_client, per_round=_per_round(d)),
                        overflow_target=d.overflow, per=str(d.overflow_per),
                        chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma),
                        rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot)
@@ -156,7 +165,7 @@ def _size_one(d: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
     payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
                           dimension=d_rot, note="a flat word: one resolution, no layering" + padded)
     return FlatPlan(deployment=d, sizer=sizer, noise=noise, encoding=enc, payload=payload,
-                    error=_error(d, gamma, noise.sigma_client))
+                    error=_error(n, gamma, noise.sigma_client))
 
 
 def size_flat(deployment: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
@@ -170,9 +179,10 @@ def size_flat(deployment: Deployment, sizer_for, deadline: Deadline) -> FlatPlan
     if deployment.noise.sigma is None and deployment.encoding.gamma is None:
         # Skellam's tail and its epsilon are each at least the discrete Gaussian's at equal noise: with no
         # less noise at the discrete Gaussian's scale it cannot reach a smaller error at any scale
-        sigma = sizer_for(skellam_d).sigma(gamma)
+        skellam = sizer_for(skellam_d)
+        sigma = skellam.sigma(gamma)
         if sigma >= dgauss.noise.sigma_client:
-            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam_d, gamma, sigma)))
+            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam.inputs, gamma, sigma)))
             why = (f"the mechanism with the smaller error at the targets (dgauss {safe_decimal(mine, 6)} against "
                    f"skellam {safe_decimal(theirs, 6)} at the same scale, where Skellam needs sigma "
                    f"{safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
@@ -180,8 +190,8 @@ def size_flat(deployment: Deployment, sizer_for, deadline: Deadline) -> FlatPlan
     plans = [dgauss, _size_one(skellam_d, sizer_for, deadline)]
     best = min(plans, key=lambda p: (p.error.total, p is not plans[0]))
     other = plans[1] if best is plans[0] else plans[0]
-    why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.deployment)} "
-           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.deployment)} "
+    why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.sizer.inputs)} "
+           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.sizer.inputs)} "
            f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no mechanism in the file)")
     return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))
 
@@ -190,17 +200,16 @@ def _with(d: Deployment, mechanism: Mechanism) -> Deployment:
     return replace(d, noise=replace(d.noise, mechanism=mechanism))
 
 
-def best_word_for(d: Deployment, deadline: Deadline, accuracy: Fraction | None = None,
-                  start: int = 2) -> tuple[int, Fraction] | None:
-    """The fewest bits (from ``start``) at which some γ meets the overflow target (and, with ``accuracy``,
+def best_word_for(n: NoiseInputs, deadline: Deadline, accuracy: Fraction | None = None,
+                  start: int = 2, *, overflow: Fraction, per_round: bool) -> tuple[int, Fraction] | None:
+    """The fewest bits (from ``start``) at which some γ meets the ``overflow`` target (and, with ``accuracy``,
     whose best γ's error meets it), at the noise estimated from the Gaussian's multiplier: ``(bits, γ)``."""
-    z = (gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds)
-         if d.privacy.epsilon is not None else Fraction(0))
+    z = gaussian_multiplier(n.epsilon, n.delta, n.rounds) if n.epsilon is not None else Fraction(0)
     for bits in range(max(2, start), MAX_WORD_BITS + 1):
-        gamma = largest_gamma(d, bits, z, deadline)
+        gamma = largest_gamma(n, bits, z, overflow=overflow, per_round=per_round, deadline=deadline)
         if gamma is None:
             continue
-        if accuracy is None or sum(mse_parts(d, gamma, sigma_estimate(d, gamma, z))) <= accuracy:
+        if accuracy is None or sum(mse_parts(n, gamma, sigma_estimate(n, gamma, z))) <= accuracy:
             return bits, gamma
     return None
 
@@ -209,7 +218,8 @@ def certified_word(d: Deployment, deadline: Deadline, sizer_for, accuracy: Fract
                    start: int = 2) -> tuple[int, Fraction] | None:
     """:func:`best_word_for` checked with the noise calibrated at its γ (the next word when the check fails)."""
     while True:
-        found = best_word_for(d, deadline, accuracy, start)
+        found = best_word_for(sizer_for(d).inputs, deadline, accuracy, start, overflow=d.overflow,
+                              per_round=_per_round(d))
         if found is None:
             return None
         bits, _ = found

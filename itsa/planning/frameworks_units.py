@@ -25,7 +25,8 @@ Examples
 >>> p = plan(parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
 ...                            "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10},
 ...                            "encoding": {"word_bits": 32, "gamma": 256}}))
->>> f = frameworks_section(p.deployment, p.noise, p.encoding)
+>>> from itsa.planning.planner import noise_inputs
+>>> f = frameworks_section(noise_inputs(p.deployment), p.noise, p.encoding)
 >>> f.tff_noise_multiplier.lower() <= p.noise.sigma_client / 256 <= f.tff_noise_multiplier.upper()
 True
 """
@@ -41,6 +42,8 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.planning.deployment import NoiseKind
+from itsa.planning.mechanism import NoiseInputs
 
 __all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
 
@@ -107,16 +110,14 @@ class FrameworkUnits(Displayable):
                 "flower": self.flower, "notes": list(self.notes)}
 
 
-def frameworks_section(deployment, noise, encoding) -> FrameworkUnits:
+def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     """The plan's noise, clip, clients and word in each framework's parameters (see the module's text)."""
-    from itsa.planning.deployment import NoiseKind
-
     distributed = noise.kind is NoiseKind.DISTRIBUTED
-    gamma, clip, K = encoding.gamma, deployment.clip, deployment.clients
+    gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
-    mechanism = str(getattr(deployment.noise, "mechanism", None) or "dgauss")
-    bits = None if deployment.encoding.layered else encoding.word_bits
-    rotation = str(getattr(deployment.encoding, "rotation", "none"))
+    mechanism = str(inputs.mechanism or "dgauss")
+    bits = None if inputs.layered else encoding.word_bits
+    rotation = str(inputs.rotation)
     tff = {"factory": "tff.aggregators.DistributedDpSumFactory" if distributed
            else "tff.aggregators.DifferentiallyPrivateFactory.gaussian_fixed",
            "expected_clients_per_round": K, "bits": bits if distributed else None, "l2_clip": frac(clip),
@@ -131,14 +132,14 @@ def frameworks_section(deployment, noise, encoding) -> FrameworkUnits:
     notes = []
     if distributed:
         notes.append(f"TFF sizes the shares for the expected {K} clients; the plan's epsilon counts the fewest "
-                     f"{deployment.survivors} survivors' shares")
+                     f"{inputs.survivors} survivors' shares")
         if rotation == "none":
             notes.append("TFF always rotates (rotation_type hd or dft); the plan assumes no rotation")
     else:
         notes.append("TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian")
     flower = None
     if not distributed:
-        exact = noise.sigma_client * K / (gamma * clip * deployment.survivors)
+        exact = noise.sigma_client * K / (gamma * clip * inputs.survivors)
         flower = {"noise_multiplier": safe_decimal(exact, 10, up=True), "clipping_norm": frac(clip),
                   "num_sampled_clients": K,
                   "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one clips on "

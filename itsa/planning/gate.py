@@ -242,13 +242,10 @@ class GatePlan(Displayable):
                 "room_for_dropouts": self.room()}
 
 
-def size_gate(deployment) -> GatePlan | None:
-    """The gate section of a deployment with a ``gate`` (``None`` without one); its target is the plan's
-    overflow target."""
-    gate = deployment.gate
-    if gate is None:
-        return None
-    rounds = deployment.privacy.rounds
-    return GatePlan(budget=gate.budget, flag_rate=gate.flag_rate, rounds=rounds, clients=deployment.clients,
-                    survivors=deployment.survivors, overflow_target=deployment.overflow,
-                    shut_out=shut_out_probability(budget=gate.budget, rounds=rounds, flag_rate=gate.flag_rate))
+def size_gate(*, budget: int, flag_rate: Fraction, rounds: int, clients: int, survivors: int,
+              overflow: Fraction) -> GatePlan:
+    """The gate section: a trust budget of ``budget`` points at ``flag_rate`` over ``rounds`` rounds, for
+    ``clients`` clients of whom ``survivors`` must remain; its target is the plan's ``overflow`` target."""
+    return GatePlan(budget=budget, flag_rate=flag_rate, rounds=rounds, clients=clients, survivors=survivors,
+                    overflow_target=overflow,
+                    shut_out=shut_out_probability(budget=budget, rounds=rounds, flag_rate=flag_rate))

@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -42,7 +43,7 @@ from itsa._util.plain import frac
 from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, smallest_margin
 from itsa.privacy.shares import noise_shares
 
-__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN"]
+__all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN", "layered_accuracy"]
 
 #: The most margin digits a stage may take before the plan calls the layering infeasible.
 MAX_MARGIN = 40
@@ -249,3 +250,53 @@ def layered_encoding(deployment, scaled_scale: Fraction, deadline=None):
                           note=f"{len(schedule)} resolution(s); flat: one execution per resolution, each with its "
                                "own noisy exact margin")
     return enc, payload
+
+
+def layered_accuracy(*, target: Fraction | None, error, limit: Fraction | None, survivors: int,
+                     flat_word: Callable[[Fraction], tuple[int, Fraction] | None],
+                     max_bits: int) -> tuple[list[str], dict]:
+    """What the accuracy target adds to a layering's verdict: the reason, and the smallest change that meets it.
+
+    The layering's error (``error.total``, the mean-square error summed over the coordinates) above
+    ``target`` makes the plan infeasible. The change, as the flat plan finds it: when even the unconstrained
+    limit (the tight continuous Gaussian, the fewest survivors' noise, no rounding) is above the target, no
+    encoding meets it and the fix is more survivors (the limit falls as ``1/survivors²``) or a larger ε;
+    otherwise the fewest bits of a flat word (no layering) whose certified plan meets it, with the layering's
+    error split into its noise and its quantization beside it (the noise is every layer's share scaled by the
+    layer's radix power).
+
+    Parameters
+    ----------
+    target : Fraction or None
+        The deployment's ``accuracy`` (``None``: no target, nothing added).
+    error : ErrorPlan
+        The layering's error section.
+    limit : Fraction or None
+        The unconstrained limit's error summed over the coordinates (``None``: no target ε to compute it at).
+    survivors : int
+        The fewest survivors ``K_eff``.
+    flat_word : callable
+        An accuracy target to the fewest bits and the scale of a flat word whose certified plan meets it, or
+        ``None`` (the flat planner's :func:`itsa.planning.flat.certified_word` on the deployment made flat).
+    max_bits : int
+        The widest word searched (said when none meets it).
+    """
+    if target is None or error.total <= target:
+        return [], {}
+    reasons = [f"the mean-square error {safe_decimal(error.total, 6)} (summed over the coordinates) is above the "
+               f"accuracy target {safe_decimal(target, 6)}"]
+    if limit is not None and limit > target:
+        need = math.ceil(survivors * math.sqrt(limit / target))
+        return reasons, {"accuracy": {"survivors": need, "text": (
+            f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
+            f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
+            "larger epsilon")}}
+    found = flat_word(target)
+    if found is None:
+        return reasons, {"accuracy": {"text": f"no flat word up to {max_bits} bits meets it"}}
+    bits, gamma = found
+    d = error.dimension
+    return reasons, {"accuracy": {"word_bits": bits, "gamma": frac(gamma), "text": (
+        f"a flat {bits}-bit word (gamma {safe_decimal(gamma, 8)}, no layering) meets it; the layering's error is "
+        f"noise {safe_decimal(d * error.noise, 6)} + quantization {safe_decimal(d * error.quantization, 6)}, "
+        "summed over the coordinates")}}

@@ -25,13 +25,15 @@ aggregate noise to sensitivity (each has ``q Δ²/(2 σ_agg²)`` as a term), so 
 Gaussian's calibrated multiplier is a lower bound on each one's:
 :func:`gaussian_floor` starts their calibration there.
 
+Every function here takes the numbers it needs as a :class:`NoiseInputs`
+(built once by the planner from a deployment, :func:`itsa.planning.planner.noise_inputs`),
+never the deployment itself.
+
 Examples
 --------
 >>> from fractions import Fraction
->>> from itsa.planning.deployment import parse_deployment
->>> d = parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "privacy": {"epsilon": 2},
-...                       "noise": {"mechanism": "skellam"}})
->>> round_event(d, sensitivity(d, Fraction(64)))(Fraction(40)).label
+>>> n = NoiseInputs(clients=100, dimension=10, clip=Fraction(1), epsilon=Fraction(2), mechanism=Mechanism.SKELLAM)
+>>> round_event(n, sensitivity(n, Fraction(64)))(Fraction(40)).label
 'Skellam'
 """
 
@@ -39,14 +41,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 import flint
 
 from itsa._util.certified import Certified, Direction, precision, to_arb
-from itsa.planning.deployment import Deployment, Mechanism, NoiseKind
-from itsa.planning.rotation import rotated_dimension
+from itsa._util.checks import whole_number
+from itsa.exceptions import InvalidOption, excerpt
+from itsa.planning.deployment import Mechanism, NoiseKind, Sampling
+from itsa.planning.rotation import Rotation, rotated_dimension
 from itsa.privacy.calibration import calibrate
+from itsa.privacy.conversion import DEFAULT_DELTA
 from itsa.privacy.events import (
     DdgBound,
     DiscreteGaussianEvent,
@@ -54,32 +60,83 @@ from itsa.privacy.events import (
     Event,
     SkellamEvent,
 )
-from itsa.privacy.neighbours import Rounding, sensitivity_ball
+from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
+from itsa.privacy.shares import survivors_under
 
-__all__ = ["mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
+__all__ = ["NoiseInputs", "mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "describe"]
 
 
-def mechanism_of(deployment: Deployment) -> Mechanism:
-    """The deployment's mechanism (``dgauss`` when the file leaves it to the plan and none was picked yet)."""
-    return deployment.noise.mechanism or Mechanism.DGAUSS
+@dataclass(frozen=True, kw_only=True)
+class NoiseInputs:
+    """The numbers and choices a plan's noise depends on: who adds it, how the update is encoded before it
+    is added, and the privacy target (numbers and enums, checked on construction; hashable, so that a
+    calibration is remembered per question).
+
+    ``clients`` and ``dropout`` give the fewest survivors (:attr:`survivors`); ``sigma`` is the file's share
+    (``None``: calibrated); ``radix`` and ``layers`` a PSA layering's (``None``: a flat word); ``population``
+    the clients a round's are Poisson-sampled from (``None``: no sampling).
+    """
+
+    clients: int
+    dimension: int
+    clip: Fraction
+    dropout: Fraction = Fraction(0)
+    adjacency: Adjacency = Adjacency.REPLACE_ONE
+    kind: NoiseKind = NoiseKind.DISTRIBUTED
+    mechanism: Mechanism | None = None
+    sigma: Fraction | None = None
+    rotation: Rotation = Rotation.NONE
+    rounding: Rounding = Rounding.NEAREST
+    beta: Fraction | ExpBeta = DEFAULT_BETA
+    epsilon: Fraction | None = None
+    delta: Fraction = DEFAULT_DELTA
+    rounds: int = 1
+    population: int | None = None
+    sampling: Sampling = Sampling.POISSON
+    radix: int | None = None
+    layers: int | None = None
+
+    def __post_init__(self):
+        whole_number("clients", self.clients, minimum=1)
+        whole_number("dimension", self.dimension, minimum=1)
+        whole_number("rounds", self.rounds, minimum=1)
+        if not isinstance(self.clip, Fraction) or self.clip <= 0:
+            raise InvalidOption(f"clip: must be a positive Fraction, not {excerpt(self.clip)}")
+        if not 0 <= self.dropout < 1:
+            raise InvalidOption(f"dropout: must lie in [0, 1), not {excerpt(self.dropout)}")
+        if (self.radix is None) != (self.layers is None):
+            raise InvalidOption("radix and layers: a layering has both, a flat word neither")
+
+    @property
+    def survivors(self) -> int:
+        """The fewest clients whose shares arrive: ``⌈(1 − dropout) K⌉`` (:func:`itsa.privacy.survivors_under`)."""
+        return survivors_under(self.clients, self.dropout)
+
+    @property
+    def layered(self) -> bool:
+        return self.radix is not None
 
 
-def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
+def mechanism_of(inputs: NoiseInputs) -> Mechanism:
+    """The mechanism (``dgauss`` when the file leaves it to the plan and none was picked yet)."""
+    return inputs.mechanism or Mechanism.DGAUSS
+
+
+def sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
     """The integer sum's l2 sensitivity at scale ``γ``: the privacy part's, in the rotated dimension ``d'``,
-    with the deployment's rounding (tight for rounding to nearest) and ``β``."""
-    e = deployment.encoding
-    return sensitivity_ball(gamma=gamma, clip=deployment.clip,
-                            dimension=rotated_dimension(deployment.dimension, e.rotation),
-                            adjacency=deployment.adjacency, rounding=e.rounding,
-                            tight=e.rounding is Rounding.NEAREST, beta=e.beta)
+    with the encoding's rounding (tight for rounding to nearest) and ``β``."""
+    return sensitivity_ball(gamma=gamma, clip=inputs.clip,
+                            dimension=rotated_dimension(inputs.dimension, inputs.rotation),
+                            adjacency=inputs.adjacency, rounding=inputs.rounding,
+                            tight=inputs.rounding is Rounding.NEAREST, beta=inputs.beta)
 
 
-def sensitivity_text(deployment: Deployment) -> str:
+def sensitivity_text(inputs: NoiseInputs) -> str:
     """How :func:`sensitivity` is bounded, in words."""
-    e = deployment.encoding
-    d_rot = rotated_dimension(deployment.dimension, e.rotation)
-    where = "" if d_rot == deployment.dimension else f" in the rotated dimension d' = {d_rot}"
+    e = inputs
+    d_rot = rotated_dimension(inputs.dimension, e.rotation)
+    where = "" if d_rot == inputs.dimension else f" in the rotated dimension d' = {d_rot}"
     how = {Rounding.NEAREST: "min(gamma S + sqrt(d)/2, 2 gamma S), rounding to nearest",
            Rounding.STOCHASTIC: "gamma S + sqrt(d), stochastic rounding",
            Rounding.CONDITIONAL: f"min(gamma S + sqrt(d), sqrt(gamma^2 S^2 + d/4 + sqrt(2 ln(1/beta)) (gamma S + "
@@ -87,13 +144,13 @@ def sensitivity_text(deployment: Deployment) -> str:
     return "factor x " + how[e.rounding] + where
 
 
-def round_event(deployment: Deployment, delta_int, *, layered: bool = False) -> Callable[[Fraction], Event]:
+def round_event(inputs: NoiseInputs, delta_int, *, layered: bool = False) -> Callable[[Fraction], Event]:
     """One round's event as a function of the share's ``σ`` (a layering keeps the linear conservative bound
     its layers compose with)."""
-    central = deployment.noise.kind is NoiseKind.CENTRAL
-    n = deployment.survivors
-    d_rot = deployment.dimension if layered else rotated_dimension(deployment.dimension, deployment.encoding.rotation)
-    if mechanism_of(deployment) is Mechanism.SKELLAM:
+    central = inputs.kind is NoiseKind.CENTRAL
+    n = inputs.survivors
+    d_rot = inputs.dimension if layered else rotated_dimension(inputs.dimension, inputs.rotation)
+    if mechanism_of(inputs) is Mechanism.SKELLAM:
         def skellam(sigma: Fraction) -> Event:
             return SkellamEvent(variance=sigma**2 * (1 if central else n), sensitivity=delta_int, dimension=d_rot)
         return skellam
@@ -115,38 +172,35 @@ def gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Frac
                      relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
-def gaussian_floor(deployment: Deployment, delta_int) -> Fraction:
+def gaussian_floor(inputs: NoiseInputs, delta_int) -> Fraction:
     """A share ``σ`` below which no mechanism meets the target ε: the Gaussian's calibrated multiplier
     (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share."""
-    p = deployment.privacy
+    p = inputs
     z = gaussian_multiplier(p.epsilon, p.delta, p.rounds) * Fraction(9999, 10000)
     delta = Certified.from_arb("sensitivity", to_arb(delta_int), Direction.LOWER, "").lower()
     share = z * delta
-    if deployment.noise.kind is NoiseKind.DISTRIBUTED:
+    if inputs.kind is NoiseKind.DISTRIBUTED:
         with precision():
-            root = flint.arb(deployment.survivors).sqrt()
+            root = flint.arb(inputs.survivors).sqrt()
         share = share / Certified.from_arb("root", root, Direction.UPPER, "").upper()
     return share
 
 
-def describe(deployment: Deployment) -> str:
+def describe(inputs: NoiseInputs) -> str:
     """The mechanism in words, as the noise section names it."""
-    mech = mechanism_of(deployment)
+    mech = mechanism_of(inputs)
     if mech is Mechanism.SKELLAM:
         return "Skellam"
-    if deployment.noise.kind is NoiseKind.CENTRAL:
+    if inputs.kind is NoiseKind.CENTRAL:
         return "discrete Gaussian"
     return "discrete Gaussian (sharp bound)"
 
 
-def gaussian_limit(deployment: Deployment) -> tuple[Fraction, Fraction]:
+def gaussian_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:
     """``(z, MSE)``: the tight continuous Gaussian mechanism's multiplier at the targets (the accountant's
     :class:`~itsa.privacy.events.GaussianEvent`, calibrated) and its error summed over the ``d`` coordinates,
     ``d (z c S/K_eff)²`` (the fewest survivors' noise, no rounding; ``c`` 2 for replace-one, 1 add-remove)."""
-    from itsa.planning.deployment import Adjacency
-
-    p = deployment.privacy
-    z = gaussian_multiplier(p.epsilon, p.delta, p.rounds)
-    c = 2 if deployment.adjacency is Adjacency.REPLACE_ONE else 1
-    return z, deployment.dimension * (z * c * deployment.clip / deployment.survivors) ** 2
+    z = gaussian_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
+    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
+    return z, inputs.dimension * (z * c * inputs.clip / inputs.survivors) ** 2
 

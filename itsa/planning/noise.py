@@ -18,13 +18,16 @@ adds) and converts (``cks``) to ε at δ; a missing σ is calibrated
 (:func:`itsa.privacy.calibrate`) to the target ε. The sensitivity is the
 privacy part's (:func:`itsa.privacy.neighbours.sensitivity_ball`).
 
+Every function here takes the numbers it needs as a
+:class:`~itsa.planning.mechanism.NoiseInputs` (the planner builds it once from
+a deployment), never the deployment itself.
+
 Examples
 --------
 >>> from fractions import Fraction
->>> from itsa.planning.deployment import parse_deployment
->>> d = parse_deployment({"clients": 10, "dimension": 4, "clip": 1, "noise": "central",
-...                       "privacy": {"epsilon": 2, "delta": "1e-6"}})
->>> n = size_noise(d, Fraction(8))
+>>> inputs = NoiseInputs(clients=10, dimension=4, clip=Fraction(1), kind=NoiseKind.CENTRAL, epsilon=Fraction(2),
+...                      delta=Fraction(1, 10**6))
+>>> n = size_noise(inputs, Fraction(8))
 >>> n.epsilon.upper() <= 2, n.chosen
 (True, 'calibrated: the smallest sigma whose certified epsilon meets the target')
 """
@@ -41,13 +44,16 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
-from itsa.planning.deployment import Adjacency, Deployment, NoiseKind
+from itsa.planning.deployment import Adjacency, Mechanism, NoiseKind
+from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, sensitivity_text
+from itsa.planning.mechanism import round_event as event_for
+from itsa.planning.mechanism import sensitivity as encoded
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import Event, PoissonSampledEvent, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 
-__all__ = ["NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
+__all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
            "calibrated_sigma", "round_event", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
@@ -56,15 +62,14 @@ CALIBRATION_TOLERANCE = Fraction(1, 10**6)
 MIN_SHARE = Fraction(1, 2)
 
 
-def sampling_rate(deployment: Deployment) -> Fraction | None:
+def sampling_rate(inputs: NoiseInputs) -> Fraction | None:
     """``K/N``, the probability each of the population's clients is in a round (``None``: no population)."""
-    population = getattr(deployment, "population", None)
-    return None if population is None else Fraction(deployment.clients, population)
+    return None if inputs.population is None else Fraction(inputs.clients, inputs.population)
 
 
-def sampled(deployment: Deployment, make: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
-    """One round's event maker, run on the population's Poisson sample when the deployment has one."""
-    rate = sampling_rate(deployment)
+def sampled(inputs: NoiseInputs, make: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
+    """One round's event maker, run on the population's Poisson sample when there is one."""
+    rate = sampling_rate(inputs)
     if rate is None or rate == 1:
         return make
 
@@ -73,47 +78,35 @@ def sampled(deployment: Deployment, make: Callable[[Fraction], Event]) -> Callab
     return on_sample
 
 
-def sensitivity(deployment: Deployment, gamma: Fraction) -> flint.arb:
+def sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
     """``Δ = c (γ S + √d/2)``, ``c = 2`` for replace-one and 1 for add-remove (integer units, a ball).
 
-    The privacy part's :func:`~itsa.privacy.neighbours.sensitivity_ball` at the deployment's clip,
-    dimension and adjacency (rounding to nearest).
+    The privacy part's :func:`~itsa.privacy.neighbours.sensitivity_ball` at the inputs' clip,
+    dimension and adjacency (:func:`itsa.planning.mechanism.sensitivity`).
     """
-    from itsa.planning.mechanism import sensitivity as encoded
-
-    return encoded(deployment, gamma)
+    return encoded(inputs, gamma)
 
 
-def _curve_for(deployment: Deployment, delta_int: flint.arb, layered: bool = False):
-    """One round's privacy event as a function of the noise scale, on the population's Poisson sample when
-    the deployment has one (:func:`sampled`)."""
-
-    return sampled(deployment, _mechanism_for(deployment, delta_int, layered))
-
-
-def _mechanism_for(deployment: Deployment, delta_int: flint.arb, layered: bool = False):
-    """One round's privacy event as a function of the noise scale (:func:`itsa.planning.mechanism.round_event`)."""
-    from itsa.planning.mechanism import round_event as event_for
-
-    return event_for(deployment, delta_int, layered=layered)
+def _curve_for(inputs: NoiseInputs, delta_int: flint.arb, layered: bool = False):
+    """One round's privacy event as a function of the noise scale (:func:`itsa.planning.mechanism.round_event`),
+    on the population's Poisson sample when there is one (:func:`sampled`)."""
+    return sampled(inputs, event_for(inputs, delta_int, layered=layered))
 
 
-def round_event(deployment: Deployment, gamma: Fraction, sigma: Fraction) -> Event:
+def round_event(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction) -> Event:
     """One round's privacy event as the plan accounts it at scale γ and noise σ (its noise section composes
     it over the rounds): a flat word's :func:`epsilon_at` event, or a layering's ``L`` layers
     (:func:`size_layered_noise`)."""
-    if deployment.encoding.layered:
-        radix, layers = deployment.encoding.radix, deployment.encoding.layers
-        assert radix is not None and layers is not None            # a layered encoding has both
-        one = _curve_for(deployment, layer_sensitivity(deployment, radix), layered=True)
-        return PsaLayersEvent(layers={1: one(sigma)}, copies=layers)
-    return _curve_for(deployment, sensitivity(deployment, gamma))(sigma)
+    if inputs.radix is not None and inputs.layers is not None:
+        one = _curve_for(inputs, layer_sensitivity(inputs, inputs.radix), layered=True)
+        return PsaLayersEvent(layers={1: one(sigma)}, copies=inputs.layers)
+    return _curve_for(inputs, sensitivity(inputs, gamma))(sigma)
 
 
-def epsilon_at(deployment: Deployment, gamma: Fraction, sigma: Fraction):
-    """The certified ε (an :class:`~itsa.privacy.EpsilonBound`) of the deployment at scale γ and noise σ."""
-    event = _curve_for(deployment, sensitivity(deployment, gamma))(sigma)
-    return Accountant().compose(event, deployment.privacy.rounds).bound(deployment.privacy.delta)
+def epsilon_at(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction):
+    """The certified ε (an :class:`~itsa.privacy.EpsilonBound`) at scale γ and noise σ."""
+    event = _curve_for(inputs, sensitivity(inputs, gamma))(sigma)
+    return Accountant().compose(event, inputs.rounds).bound(inputs.delta)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -172,24 +165,16 @@ class NoisePlan(Displayable):
                 **({} if self.accounting is None else self.accounting.to_dict())}
 
 
-def calibrated_sigma(deployment: Deployment, gamma: Fraction, progress=None) -> Fraction:
+def calibrated_sigma(inputs: NoiseInputs, gamma: Fraction, progress=None) -> Fraction:
     """The smallest σ (to :data:`CALIBRATION_TOLERANCE`, rounded up, certified) meeting the target ε at γ.
 
-    Remembered for the last :data:`REMEMBERED` questions (the deployment's privacy, noise, clients,
-    dropout, dimension, clip and adjacency, and γ: nothing else enters), so that plans differing only in
-    their word, as a sweep of ``word_bits`` makes, calibrate each γ once.
+    Remembered for the last :data:`REMEMBERED` questions (the inputs and γ: nothing else enters), so that
+    plans differing only in their word, as a sweep of ``word_bits`` makes, calibrate each γ once.
     """
-    from dataclasses import replace
-
-    from itsa.planning.deployment import Encoding, Overflow
-
     if progress is not None:
-        delta_int = sensitivity(deployment, gamma)
-        return _calibrate(deployment, _curve_for(deployment, delta_int), progress, delta_int)
-    e = deployment.encoding
-    key = replace(deployment, encoding=Encoding(rotation=e.rotation, rounding=e.rounding, beta=e.beta), servers=None, gate=None, name="deployment", overflow=Fraction(1, 2),
-                  overflow_per=Overflow.ROUND)
-    return _remembered(key, Fraction(gamma))
+        delta_int = sensitivity(inputs, gamma)
+        return _calibrate(inputs, _curve_for(inputs, delta_int), progress, delta_int)
+    return _remembered(inputs, Fraction(gamma))
 
 
 #: How many calibrations :func:`calibrated_sigma` remembers.
@@ -197,21 +182,17 @@ REMEMBERED = 256
 
 
 @functools.lru_cache(maxsize=REMEMBERED)
-def _remembered(deployment: Deployment, gamma: Fraction) -> Fraction:
-    delta_int = sensitivity(deployment, gamma)
-    return _calibrate(deployment, _curve_for(deployment, delta_int), delta_int=delta_int)
+def _remembered(inputs: NoiseInputs, gamma: Fraction) -> Fraction:
+    delta_int = sensitivity(inputs, gamma)
+    return _calibrate(inputs, _curve_for(inputs, delta_int), delta_int=delta_int)
 
 
-def _calibrate(deployment: Deployment, curve_for, progress=None, delta_int=None) -> Fraction:
-    from itsa.planning.deployment import Mechanism
-
-    floor = (MIN_SHARE if deployment.noise.kind is NoiseKind.DISTRIBUTED
-             and deployment.noise.mechanism is not Mechanism.SKELLAM else None)
-    if delta_int is not None and getattr(deployment, "population", None) is None:
-        from itsa.planning.mechanism import gaussian_floor  # a flat word: from the Gaussian's, a lower bound
-
-        floor = max(floor or Fraction(0), gaussian_floor(deployment, delta_int))
-    p = deployment.privacy
+def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
+    floor = (MIN_SHARE if inputs.kind is NoiseKind.DISTRIBUTED
+             and inputs.mechanism is not Mechanism.SKELLAM else None)
+    if delta_int is not None and inputs.population is None:     # a flat word: from the Gaussian's, a lower bound
+        floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int))
+    p = inputs
     cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", event_for=curve_for, minimum_scale=floor,
                     relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
     return cal.noise_multiplier.upper()
@@ -220,58 +201,54 @@ def _calibrate(deployment: Deployment, curve_for, progress=None, delta_int=None)
 CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"
 
 
-def size_noise(deployment: Deployment, gamma: Fraction, sigma: Fraction | None = None,
+def size_noise(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction | None = None,
                progress=None) -> NoisePlan:
     """The noise section at scale ``gamma``: the file's σ, the given ``sigma``, or σ calibrated to the target."""
-    delta_int = sensitivity(deployment, gamma)
-    from itsa.planning.mechanism import sensitivity_text
-
-    return _noise_plan(deployment, delta_int, _curve_for(deployment, delta_int), sigma, progress,
-                       sensitivity_text(deployment))
+    delta_int = sensitivity(inputs, gamma)
+    return _noise_plan(inputs, delta_int, _curve_for(inputs, delta_int), sigma, progress,
+                       sensitivity_text(inputs))
 
 
-def layer_sensitivity(deployment: Deployment, radix: int) -> flint.arb:
+def layer_sensitivity(inputs: NoiseInputs, radix: int) -> flint.arb:
     """A full-range layer's sensitivity in its digit units: ``(ρ − 1) √d`` (PSA eq. 28; half for add-remove)."""
-    return privacy_layer_sensitivity(radix=radix, dimension=deployment.dimension, adjacency=deployment.adjacency)
+    return privacy_layer_sensitivity(radix=radix, dimension=inputs.dimension, adjacency=inputs.adjacency)
 
 
-def size_layered_noise(deployment: Deployment, radix: int, layers: int, progress=None) -> NoisePlan:
+def size_layered_noise(inputs: NoiseInputs, radix: int, layers: int, progress=None) -> NoisePlan:
     """The noise of a PSA layering: every layer gets shares of the same scaled scale ``s~`` (digit units),
     and a server authorized for the finest resolution sees all ``L`` layers (PSA Theorem 3)."""
-    delta_layer = layer_sensitivity(deployment, radix)
-    one = _curve_for(deployment, delta_layer, layered=True)
+    delta_layer = layer_sensitivity(inputs, radix)
+    one = _curve_for(inputs, delta_layer, layered=True)
 
     def all_layers(sigma: Fraction) -> Event:
         return PsaLayersEvent(layers={1: one(sigma)}, copies=layers)
-    return _noise_plan(deployment, delta_layer, all_layers, None, progress,
+    return _noise_plan(inputs, delta_layer, all_layers, None, progress,
                        f"(rho - 1) sqrt(d) per layer in its digit units (PSA eq. 28, full-range digits); "
                        f"{layers} layers composed (PSA Theorem 3)", unit="digit units of each layer")
 
 
-def _noise_plan(deployment: Deployment, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
+def _noise_plan(inputs: NoiseInputs, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
                 how_sensitivity: str, unit: str = "integer units") -> NoisePlan:
-    given = deployment.noise.sigma
+    given = inputs.sigma
     if sigma is not None:
         chosen = CALIBRATED
     elif given is not None:
         sigma, chosen = given, "given in the deployment file"
     else:
-        sigma, chosen = _calibrate(deployment, curve_for, progress), CALIBRATED
-    bound = Accountant().compose(curve_for(sigma), deployment.privacy.rounds).bound(deployment.privacy.delta)
-    central = deployment.noise.kind is NoiseKind.CENTRAL
+        sigma, chosen = _calibrate(inputs, curve_for, progress), CALIBRATED
+    bound = Accountant().compose(curve_for(sigma), inputs.rounds).bound(inputs.delta)
+    central = inputs.kind is NoiseKind.CENTRAL
     with precision():
-        aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(deployment.survivors).sqrt()
+        aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(inputs.survivors).sqrt()
         multiplier = aggregate / delta_int
-    how = "sigma" if central else f"sigma per client x sqrt({deployment.survivors})"
-    from itsa.planning.mechanism import describe
-
-    return NoisePlan(kind=deployment.noise.kind, adjacency=deployment.adjacency, survivors=deployment.survivors,
-                     mechanism="discrete Gaussian" if unit != "integer units" else describe(deployment),
+    how = "sigma" if central else f"sigma per client x sqrt({inputs.survivors})"
+    return NoisePlan(kind=inputs.kind, adjacency=inputs.adjacency, survivors=inputs.survivors,
+                     mechanism="discrete Gaussian" if unit != "integer units" else describe(inputs),
                      sensitivity=Certified.from_arb("sensitivity", delta_int, Direction.UPPER, how_sensitivity),
                      sigma_client=sigma,
                      sigma_aggregate=Certified.exact("sigma_aggregate", sigma, how) if central else
                      Certified.from_arb("sigma_aggregate", aggregate, Direction.ENCLOSURE, how),
                      noise_multiplier=Certified.from_arb("noise_multiplier", multiplier, Direction.ENCLOSURE,
                                                          "sigma of the sum / sensitivity"),
-                     epsilon=bound.epsilon, delta=deployment.privacy.delta, rounds=deployment.privacy.rounds,
-                     target_epsilon=deployment.privacy.epsilon, chosen=chosen, warnings=bound.curve.warnings, unit=unit)
+                     epsilon=bound.epsilon, delta=inputs.delta, rounds=inputs.rounds,
+                     target_epsilon=inputs.epsilon, chosen=chosen, warnings=bound.curve.warnings, unit=unit)

@@ -29,7 +29,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Protocol
 
@@ -44,20 +44,24 @@ from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, excerpt
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
+from itsa.planning.accounting import account_noise
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Encoding, NoiseKind, Overflow
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
-from itsa.planning.flat import accuracy_reasons, size_flat
+from itsa.planning.flat import accuracy_reasons, certified_word, size_flat
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
-from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_encoding
+from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
     epsilon_at,
+    round_event,
     sensitivity,
     size_layered_noise,
 )
 from itsa.planning.protocol import protocol_reasons
+from itsa.planning.scale import smallest_word_at, wrap_at
 from itsa.planning.sections import (
     NOT_COMPUTED,
     ErrorPlan,
@@ -68,10 +72,11 @@ from itsa.planning.sections import (
     size_heuristic,
 )
 from itsa.privacy.calibration import MAX_DOUBLINGS, MAX_SCALE
+from itsa.privacy.events import Event
 from itsa.privacy.releasing import MAX_EPSILON
 from itsa.privacy.shares import noise_shares
 
-__all__ = ["Plan", "Verdict", "plan", "plan_deadline", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
+__all__ = ["Plan", "Verdict", "plan", "plan_deadline", "noise_inputs", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
 
 #: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
 QUANTIZATION_SHARE = Fraction(1, 100)
@@ -119,6 +124,11 @@ class Plan(Displayable):
     verdict: Verdict
     #: the plan in TFF's, dp-accounting's, Opacus's and Flower's parameters (:mod:`itsa.planning.frameworks_units`)
     frameworks: Displayable | None = None
+
+    def round_event(self) -> Event:
+        """One round's privacy event as the plan accounts it (its noise section composes it over the rounds,
+        :func:`itsa.planning.noise.round_event` at the plan's scale and noise)."""
+        return round_event(noise_inputs(self.deployment), self.encoding.gamma, self.noise.sigma_client)
 
     def sections(self) -> dict[str, Displayable | None]:
         return {"noise": self.noise, "encoding": self.encoding, "payload": self.payload, "keys": self.keys,
@@ -169,17 +179,37 @@ def _coordinates(deployment: Deployment) -> int:
     return deployment.dimension if deployment.overflow_per is Overflow.ROUND else 1
 
 
+def noise_inputs(deployment: Deployment) -> NoiseInputs:
+    """The numbers and choices of ``deployment`` its noise depends on (the adapter: the sections take these,
+    never the deployment).
+
+    >>> from itsa.planning.deployment import parse_deployment
+    >>> n = noise_inputs(parse_deployment({"clients": 1000, "dropout": "1/10", "dimension": 10, "clip": 1,
+    ...                                    "privacy": {"epsilon": 2}}))
+    >>> n.clients, n.survivors, n.epsilon
+    (1000, 900, Fraction(2, 1))
+    """
+    d, e, p = deployment, deployment.encoding, deployment.privacy
+    return NoiseInputs(clients=d.clients, dimension=d.dimension, clip=d.clip, dropout=d.dropout,
+                       adjacency=d.adjacency, kind=d.noise.kind, mechanism=d.noise.mechanism, sigma=d.noise.sigma,
+                       rotation=e.rotation, rounding=e.rounding, beta=e.beta, epsilon=p.epsilon, delta=p.delta,
+                       rounds=p.rounds, population=d.population, sampling=d.sampling, radix=e.radix,
+                       layers=e.layers)
+
+
+def _per_round(deployment: Deployment) -> bool:
+    """Whether the overflow target bounds a whole round (else one coordinate)."""
+    return deployment.overflow_per is Overflow.ROUND
+
+
 def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
     """The certified wrap bound at any rotation, rounding and mechanism (:func:`itsa.planning.scale.wrap_at`)."""
-    from itsa.planning.scale import wrap_at
-
-    return wrap_at(deployment, bits, gamma, sigma)
+    return wrap_at(noise_inputs(deployment), bits, gamma, sigma, per_round=_per_round(deployment))
 
 
 def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
-    from itsa.planning.scale import smallest_word_at
-
-    return smallest_word_at(deployment, gamma, sigma, deadline)
+    return smallest_word_at(noise_inputs(deployment), gamma, sigma, overflow=deployment.overflow,
+                            per_round=_per_round(deployment), deadline=deadline)
 
 
 def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
@@ -205,6 +235,8 @@ class _Sizer:
 
     def __init__(self, deployment: Deployment, report: Reporter, deadline: Deadline):
         self.d, self.report, self.deadline = deployment, report, deadline
+        #: the deployment's numbers, as the noise's and the scale's functions take them
+        self.inputs = noise_inputs(deployment)
         self.memo: dict[Fraction, Fraction] = {}
         self.reach: dict[Fraction, bool] = {}
 
@@ -215,14 +247,15 @@ class _Sizer:
         if gamma not in self.memo:
             self.deadline.check("plan: calibrating the noise")
             self.report("calibrate", note=f"gamma = {frac(gamma)}")
-            self.memo[gamma] = calibrated_sigma(self.d, gamma)
+            self.memo[gamma] = calibrated_sigma(self.inputs, gamma)
         return self.memo[gamma]
 
     def estimate(self, gamma: Fraction, base: Fraction) -> Fraction:
         """A σ meeting the target at γ ≥ base without calibrating: σ(base) Δ(γ)/Δ(base) (τ only falls as σ grows)."""
         if self.d.noise.sigma is not None:
             return self.d.noise.sigma
-        ratio = Certified.from_arb("r", sensitivity(self.d, gamma) / sensitivity(self.d, base), Direction.UPPER, "").upper()
+        ratio = Certified.from_arb("r", sensitivity(self.inputs, gamma) / sensitivity(self.inputs, base), Direction.UPPER,
+                                   "").upper()
         return Fraction(safe_decimal(self.sigma(base) * ratio, 8, up=True))
 
     def private_enough(self, gamma: Fraction) -> bool:
@@ -230,7 +263,7 @@ class _Sizer:
         target = self.d.privacy.epsilon
         if self.d.noise.sigma is None or target is None:
             return True
-        return epsilon_at(self.d, gamma, self.d.noise.sigma).epsilon.upper() <= target
+        return epsilon_at(self.inputs, gamma, self.d.noise.sigma).epsilon.upper() <= target
 
     def reachable(self, gamma: Fraction) -> bool:
         """Whether a σ can be calibrated at γ: the target ε is met at the calibration's largest noise scale
@@ -238,7 +271,7 @@ class _Sizer:
         if self.d.noise.sigma is not None or self.d.privacy.epsilon is None:
             return True
         if gamma not in self.reach:
-            self.reach[gamma] = epsilon_at(self.d, gamma, MAX_SCALE).epsilon.upper() <= self.d.privacy.epsilon
+            self.reach[gamma] = epsilon_at(self.inputs, gamma, MAX_SCALE).epsilon.upper() <= self.d.privacy.epsilon
         return self.reach[gamma]
 
     def quantization_ok(self, gamma: Fraction, sigma: Fraction) -> bool:
@@ -360,7 +393,7 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=No
                            "most tried)")
         return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes, premises=(DIGIT_PRIOR,))
     if not noise.meets_target:
-        sigma = calibrated_sigma(d, enc.gamma)
+        sigma = calibrated_sigma(noise_inputs(d), enc.gamma)
         reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
         fixes["noise"] = {"sigma_client": frac(sigma), "text": f"sigma {safe_decimal(sigma, 8)} (integer units, at "
                           f"gamma {frac(enc.gamma)}) is the smallest meeting the target"}
@@ -402,37 +435,64 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
                                                      flat.payload, flat.error)
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
-    keys = size_deployment_keys(deployment, instance, payload, deadline.left(), seed, report)
+    keys = _keys(deployment, instance, payload, deadline, seed, report)
 
     noise = _accounted(deployment, noise, gamma, error)
 
     deadline.check("plan: the k-standard-deviations rule")
-    heuristic = size_heuristic(deployment, noise, enc)
+    heuristic = size_heuristic(noise_inputs(deployment), noise, enc, overflow=deployment.overflow,
+                               per_round=_per_round(deployment))
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=heuristic, gate=(gate := size_gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
+                heuristic=heuristic, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
                 verdict=_with_accuracy(deployment, _verdict(deployment, sizer, noise, enc, gate, deadline, keys), enc,
                                        error,
                                        deadline))
 
 
-def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan, error: ErrorPlan, deadline: Deadline) -> Verdict:
-    """The verdict with the accuracy target (:func:`itsa.planning.flat.accuracy_reasons`) and the fewest bits
-    that work for a word that wraps."""
-    reasons, fixes = accuracy_reasons(d, enc, error, deadline, dict(verdict.fixes),
-                                      lambda dep: _Sizer(dep, Reporter(None, prefix="plan"), deadline))
+def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan | LayeredEncodingPlan, error: ErrorPlan,
+                   deadline: Deadline) -> Verdict:
+    """The verdict with the accuracy target (:func:`itsa.planning.flat.accuracy_reasons`, a layering's
+    :func:`itsa.planning.layered.layered_accuracy`) and the fewest bits that work for a word that wraps."""
+    def sizer_for(dep: Deployment) -> _Sizer:
+        return _Sizer(dep, Reporter(None, prefix="plan"), deadline)
+
+    if isinstance(enc, LayeredEncodingPlan):
+        n, flat = noise_inputs(d), replace(d, accuracy=None, encoding=Encoding())
+        reasons, added = layered_accuracy(
+            target=d.accuracy, error=error, limit=None if n.epsilon is None else gaussian_limit(n)[1],
+            survivors=n.survivors, flat_word=lambda target: certified_word(flat, deadline, sizer_for, accuracy=target),
+            max_bits=MAX_WORD_BITS)
+        fixes = {**verdict.fixes, **added}
+    else:
+        reasons, fixes = accuracy_reasons(d, enc, error, deadline, dict(verdict.fixes), sizer_for)
     if not reasons and fixes == verdict.fixes:
         return verdict
     allr = verdict.reasons + tuple(reasons)
     return Verdict(feasible=not allr, reasons=allr, fixes=fixes, premises=verdict.premises)
 
 
+def _gate(deployment: Deployment) -> GatePlan | None:
+    """The gate section of a deployment with a ``gate`` (:func:`itsa.planning.gate.size_gate`), else ``None``."""
+    gate = deployment.gate
+    if gate is None:
+        return None
+    return size_gate(budget=gate.budget, flag_rate=gate.flag_rate, rounds=deployment.privacy.rounds,
+                     clients=deployment.clients, survivors=deployment.survivors, overflow=deployment.overflow)
+
+
+def _keys(deployment: Deployment, instance: str | None, payload: PayloadPlan, deadline: Deadline, seed: int,
+          report: Reporter):
+    """The keys section (:func:`itsa.planning.sections.size_deployment_keys`) at the deployment's numbers."""
+    return size_deployment_keys(protocol=deployment.protocol, instance=instance, clients=deployment.clients,
+                                dropout=deployment.dropout, dimension=deployment.dimension, name=deployment.name,
+                                payload=payload, time_limit=deadline.left(), seed=seed, report=report)
+
+
 def _accounted(deployment: Deployment, noise: NoisePlan, gamma: Fraction, error: ErrorPlan) -> NoisePlan:
     """The noise section with its bracket, ε per round, rounds affordable and population
     (:func:`itsa.planning.accounting.account_noise`)."""
-    from itsa.planning.accounting import account_noise
-    from itsa.planning.noise import round_event
-
-    return account_noise(deployment, noise, round_event(deployment, gamma, noise.sigma_client), gamma, error.noise)
+    inputs = noise_inputs(deployment)
+    return account_noise(inputs, noise, round_event(inputs, gamma, noise.sigma_client), gamma, error.noise)
 
 
 def _frameworks(deployment: Deployment, noise: NoisePlan, enc) -> Displayable | None:
@@ -440,7 +500,7 @@ def _frameworks(deployment: Deployment, noise: NoisePlan, enc) -> Displayable | 
     ``None`` for a layering (no framework sums one)."""
     if deployment.encoding.layered:
         return None
-    return frameworks_section(deployment, noise, enc)
+    return frameworks_section(noise_inputs(deployment), noise, enc)
 
 
 def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
@@ -465,18 +525,19 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     radix, layers = deployment.encoding.radix, deployment.encoding.layers
     assert radix is not None and layers is not None            # a layered encoding has both (the reader's check)
     report("calibrate", note="the layers' shares")
-    noise = size_layered_noise(deployment, radix, layers)
+    noise = size_layered_noise(noise_inputs(deployment), radix, layers)
     report("margins", note=f"stages {deployment.encoding.stages}")
     enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
-    keys = size_deployment_keys(deployment, instance, payload, deadline.left(), seed, report)
+    keys = _keys(deployment, instance, payload, deadline, seed, report)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
                               noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
                               survivors=deployment.survivors)
     noise = _accounted(deployment, noise, enc.gamma, error)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=None, gate=(gate := size_gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
-                verdict=_verdict(deployment, None, noise, enc, gate, deadline, keys))
+                heuristic=None, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
+                verdict=_with_accuracy(deployment, _verdict(deployment, None, noise, enc, gate, deadline, keys), enc,
+                                       error, deadline))
 
 
 def check_report_path(path) -> None:

@@ -273,12 +273,13 @@ class SecAggKeys(Displayable):
         return {"protocol": SECAGG, "secagg": body, "reasons": list(self.reasons), "security": SECAGG_SECURITY}
 
 
-def _secagg_keys(d, p: SecAggProtocol, payload_bits: int) -> SecAggKeys:
-    p.check(d.clients)
-    n = d.clients
-    dropped = cert.counts(n, p.corrupt, d.dropout).dropped
+def _secagg_keys(p: SecAggProtocol, *, clients: int, dropout: Fraction, dimension: int,
+                 payload_bits: int) -> SecAggKeys:
+    p.check(clients)
+    n = clients
+    dropped = cert.counts(n, p.corrupt, dropout).dropped
     try:
-        finder = secagg_parameters(n, p.corrupt, d.dropout, p.adversary, dimension=d.dimension,
+        finder = secagg_parameters(n, p.corrupt, dropout, p.adversary, dimension=dimension,
                                    payload_bits=payload_bits)
     except Infeasible as exc:
         finder, why = None, str(exc)
@@ -286,18 +287,18 @@ def _secagg_keys(d, p: SecAggProtocol, payload_bits: int) -> SecAggKeys:
         raise _ERR(f"protocol.secagg+: {exc}") from None
     if p.degree is None:
         if finder is None:
-            return SecAggKeys(protocol=p, clients=n, dropout=d.dropout, degree=None, threshold=None, given=False,
+            return SecAggKeys(protocol=p, clients=n, dropout=dropout, degree=None, threshold=None, given=False,
                               finder=None, bounds=None, cost=None, tolerated_dropout=None, dropped_clients=dropped,
                               reasons=(why,))
-        return SecAggKeys(protocol=p, clients=n, dropout=d.dropout, degree=finder.degree, threshold=finder.threshold,
+        return SecAggKeys(protocol=p, clients=n, dropout=dropout, degree=finder.degree, threshold=finder.threshold,
                           given=False, finder=finder, bounds=finder.bounds, cost=finder.cost,
                           tolerated_dropout=finder.tolerated_dropout, dropped_clients=dropped)
     k, t = p.degree, p.threshold
     assert t is not None
-    bounds = secagg_bounds(n, k, t, p.corrupt, d.dropout, p.adversary)
-    tolerated = _tolerated(cert.counts(n, p.corrupt, d.dropout), k, t)
-    keys = SecAggKeys(protocol=p, clients=n, dropout=d.dropout, degree=k, threshold=t, given=True, finder=finder,
-                      bounds=bounds, cost=secagg_cost(k, d.dimension, payload_bits), tolerated_dropout=tolerated,
+    bounds = secagg_bounds(n, k, t, p.corrupt, dropout, p.adversary)
+    tolerated = _tolerated(cert.counts(n, p.corrupt, dropout), k, t)
+    keys = SecAggKeys(protocol=p, clients=n, dropout=dropout, degree=k, threshold=t, given=True, finder=finder,
+                      bounds=bounds, cost=secagg_cost(k, dimension, payload_bits), tolerated_dropout=tolerated,
                       dropped_clients=dropped)
     reasons = []
     if not keys.dropout_tolerated:
@@ -429,15 +430,15 @@ def _closed_form(clients: int, p: MultiServerProtocol, split: tuple[int, ...]) -
             "lower_printed": Fraction(min(e, clients - 1)), "lower": None, "upper": None}
 
 
-def _multi_server_keys(d, p: MultiServerProtocol, bits_per_round: Certified, time_limit, seed: int,
-                       report) -> MultiServerKeys:
-    p.check(d.clients)
-    split = split_clients(d.clients, p.servers)
-    name = f"{d.name}-U{p.servers}-t{p.collusion}"
+def _multi_server_keys(p: MultiServerProtocol, *, clients: int, dropout: Fraction, name: str,
+                       bits_per_round: Certified, time_limit, seed: int, report) -> MultiServerKeys:
+    p.check(clients)
+    split = split_clients(clients, p.servers)
+    name = f"{name}-U{p.servers}-t{p.collusion}"
     equal = len(set(split)) == 1
-    published = Fraction(min(p.servers + split[0] + p.collusion - 2, d.clients - 1)) if equal else None
-    instance = build_instance(name, d.clients, p)
-    configurations = _configurations(d.clients, p)
+    published = Fraction(min(p.servers + split[0] + p.collusion - 2, clients - 1)) if equal else None
+    instance = build_instance(name, clients, p)
+    configurations = _configurations(clients, p)
     if instance is not None and configurations <= ANALYZE_CONFIGURATIONS:
         report("keys", note=f"analysing {name}")
         a = analyze(instance)
@@ -446,7 +447,7 @@ def _multi_server_keys(d, p: MultiServerProtocol, bits_per_round: Certified, tim
              "upper": a.key_rate_upper.value}
         method = "itsa.analyze of the built instance"
     else:
-        q = _closed_form(d.clients, p, split)
+        q = _closed_form(clients, p, split)
         why = ("more users than an instance holds" if instance is None else
                f"more than {ANALYZE_CONFIGURATIONS:,} configurations (servers x collusion sets)")
         method = f"closed form of the definitions for this family; not analysed: {why}"
@@ -466,7 +467,7 @@ def _multi_server_keys(d, p: MultiServerProtocol, bits_per_round: Certified, tim
         how = f"the analysis' bounds (not solved: more than {SOLVE_USERS} users)"
     else:
         how = "not bounded at this size (the instance is not built)"
-    return MultiServerKeys(protocol=p, clients=d.clients, dropout=d.dropout, users_per_server=split, instance=name,
+    return MultiServerKeys(protocol=p, clients=clients, dropout=dropout, users_per_server=split, instance=name,
                            quantities=q, method=method, published=published, rate_low=low, rate_high=high,
                            rate_how=how, bits_per_round=bits_per_round)
 
@@ -474,18 +475,21 @@ def _multi_server_keys(d, p: MultiServerProtocol, bits_per_round: Certified, tim
 # -- the keys section ----------------------------------------------------------------------------------
 
 
-def size_protocol_keys(deployment, bits_per_round: Certified, payload_bits: int, time_limit, seed: int = 0,
-                       report=None) -> SecAggKeys | MultiServerKeys:
-    """The keys section of a deployment with a ``protocol``.
+def size_protocol_keys(protocol: SecAggProtocol | MultiServerProtocol, *, clients: int, dropout: Fraction,
+                       dimension: int, name: str, bits_per_round: Certified, payload_bits: int, time_limit,
+                       seed: int = 0, report=None) -> SecAggKeys | MultiServerKeys:
+    """The keys section of a deployment's ``protocol`` for its ``clients`` (``dropout`` of them may drop out).
 
-    ``payload_bits`` are the bits of one coordinate (the word); ``time_limit``
-    bounds a multi-server solve (a forked child, :mod:`itsa.planning.keysolve`).
+    ``dimension`` is the number of words a client sends and ``payload_bits`` the bits of one (the word);
+    ``name`` names the multi-server instance built; ``time_limit`` bounds a multi-server solve (a forked
+    child, :mod:`itsa.planning.keysolve`).
     """
     report = report if report is not None else Reporter(None)
-    p = deployment.protocol
-    if isinstance(p, SecAggProtocol):
-        return _secagg_keys(deployment, p, payload_bits)
-    return _multi_server_keys(deployment, p, bits_per_round, time_limit, seed, report)
+    if isinstance(protocol, SecAggProtocol):
+        return _secagg_keys(protocol, clients=clients, dropout=dropout, dimension=dimension,
+                            payload_bits=payload_bits)
+    return _multi_server_keys(protocol, clients=clients, dropout=dropout, name=name, bits_per_round=bits_per_round,
+                              time_limit=time_limit, seed=seed, report=report)
 
 
 def protocol_reasons(keys) -> tuple[list[str], dict]:

@@ -25,12 +25,16 @@ generating function for Skellam).
 
 Examples
 --------
->>> from itsa.planning.deployment import parse_deployment
->>> d = parse_deployment({"clients": 100, "dimension": 1000, "clip": 1, "privacy": {"epsilon": 2},
-...                       "encoding": {"word_bits": 24, "rotation": "dft", "rounding": "stochastic"}})
->>> g = largest_gamma(d, 24, Fraction(10))
->>> wrap_at(d, 24, g, sigma_estimate(d, g, Fraction(10))).upper() <= d.overflow
+>>> from itsa.planning.mechanism import NoiseInputs
+>>> d = NoiseInputs(clients=100, dimension=1000, clip=Fraction(1), epsilon=Fraction(2), rotation=Rotation.DFT,
+...                 rounding=Rounding.STOCHASTIC)
+>>> g = largest_gamma(d, 24, Fraction(10), overflow=Fraction(1, 10**6), per_round=True)
+>>> wrap_at(d, 24, g, sigma_estimate(d, g, Fraction(10)), per_round=True).upper() <= Fraction(1, 10**6)
 True
+
+Every function here takes the numbers it needs (a
+:class:`~itsa.planning.mechanism.NoiseInputs`, the overflow target and
+whether it is per round), never the deployment.
 """
 
 from __future__ import annotations
@@ -39,11 +43,11 @@ from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.deadline import Deadline
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, NoiseKind, Overflow
+from itsa.planning.deployment import MAX_WORD_BITS, Mechanism, NoiseKind
 from itsa.planning.encoding import data_bound, wrap_probability
-from itsa.planning.mechanism import mechanism_of, sensitivity
+from itsa.planning.mechanism import NoiseInputs, mechanism_of, sensitivity
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
-from itsa.privacy.neighbours import Rounding
+from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.tails import certified_tail
 
@@ -60,42 +64,39 @@ STEPS = 60
 MAX_DOUBLINGS = 300
 
 
-def _classic(d: Deployment) -> bool:
+def _classic(d: NoiseInputs) -> bool:
     """No rotation, rounding to nearest, discrete Gaussian: the plan's original wrap bound, unchanged."""
-    e = d.encoding
+    e = d
     return e.rotation is Rotation.NONE and e.rounding is Rounding.NEAREST and mechanism_of(d) is Mechanism.DGAUSS
 
 
-def wrap_at(d: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
-    """Certified probability that the round's sum (or one coordinate: ``overflow.per``) wraps a ``bits``-bit
+def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_round: bool) -> Certified:
+    """Certified probability that the round's sum (``per_round``, else one coordinate) wraps a ``bits``-bit
     word at scale ``γ`` and share ``σ`` (an upper bound)."""
-    shares = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).wrap
+    shares = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).wrap
     if _classic(d):
         return wrap_probability(word_bits=bits, clients=d.clients, bound=data_bound(d.clients, gamma, d.clip),
-                                sigma=sigma, shares=shares, coordinates=_coordinates(d))
+                                sigma=sigma, shares=shares, coordinates=d.dimension if per_round else 1)
     rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension,
-                     rotation=d.encoding.rotation, rounding=d.encoding.rounding)
+                     rotation=d.rotation, rounding=d.rounding)
     noise = shares * Fraction(sigma) ** 2
     skellam = mechanism_of(d) is Mechanism.SKELLAM
     bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
                            skellam=noise if skellam else 0,
-                           coordinates=rs.coordinates if d.overflow_per is Overflow.ROUND else 1)
+                           coordinates=rs.coordinates if per_round else 1)
     noise_how = ("Skellam shares of all K clients" if skellam else "discrete Gaussian shares of all K clients, "
-                 "K sigma^2-sub-Gaussian" if d.noise.kind is NoiseKind.DISTRIBUTED else "the central noise")
+                 "K sigma^2-sub-Gaussian" if d.kind is NoiseKind.DISTRIBUTED else "the central noise")
     return Certified(bound.name, bound.low, bound.high, bound.direction, f"{rs.how}; {noise_how}; {bound.method}")
 
 
-def _coordinates(d: Deployment) -> int:
-    return d.dimension if d.overflow_per is Overflow.ROUND else 1
-
-
-def smallest_word_at(d: Deployment, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
-    """The fewest bits whose wrap bound meets the overflow target at ``γ`` and ``σ`` (``None``: no word up to
+def smallest_word_at(d: NoiseInputs, gamma: Fraction, sigma: Fraction, *, overflow: Fraction, per_round: bool,
+                     deadline: Deadline | None = None) -> int | None:
+    """The fewest bits whose wrap bound meets the ``overflow`` target at ``γ`` and ``σ`` (``None``: no word up to
     :data:`~itsa.planning.deployment.MAX_WORD_BITS`)."""
     for bits in range(2, MAX_WORD_BITS + 1):
         if deadline is not None:
             deadline.check(f"the smallest word, {bits} bits")
-        if wrap_at(d, bits, gamma, sigma).upper() <= d.overflow:
+        if wrap_at(d, bits, gamma, sigma, per_round=per_round).upper() <= overflow:
             return bits
     return None
 
@@ -104,32 +105,32 @@ def _upper(ball) -> Fraction:
     return Certified.from_arb("x", ball, Direction.UPPER, "").upper()
 
 
-def multiplier_of(d: Deployment, gamma: Fraction, sigma: Fraction) -> Fraction:
+def multiplier_of(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> Fraction:
     """``z = σ_agg/Δ`` at γ (rounded up): the noise multiplier a share ``σ`` gives (the estimate's input)."""
     with precision():
-        fewest = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).privacy
+        fewest = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).privacy
         agg = to_arb(sigma) * to_arb(fewest).sqrt()
         return _upper(agg / sensitivity(d, gamma))
 
 
-def sigma_estimate(d: Deployment, gamma: Fraction, z: Fraction) -> Fraction:
+def sigma_estimate(d: NoiseInputs, gamma: Fraction, z: Fraction) -> Fraction:
     """The share ``σ`` giving multiplier ``z`` at γ (``z Δ(γ)``, per share), rounded up to 8 digits."""
-    if d.noise.sigma is not None:
-        return d.noise.sigma
+    if d.sigma is not None:
+        return d.sigma
     with precision():
-        fewest = noise_shares(d.clients, d.dropout, distributed=d.noise.kind is NoiseKind.DISTRIBUTED).privacy
+        fewest = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).privacy
         share = to_arb(z) * sensitivity(d, gamma) / to_arb(fewest).sqrt()
     return Fraction(safe_decimal(max(_upper(share), Fraction(1, 2)), 8, up=True))
 
 
-def largest_gamma(d: Deployment, bits: int, z: Fraction, deadline: Deadline | None = None,
-                  fits=None) -> Fraction | None:
-    """The largest γ (to :data:`DIGITS` digits, rounded down) whose wrap bound meets the target at the noise
+def largest_gamma(d: NoiseInputs, bits: int, z: Fraction, *, overflow: Fraction, per_round: bool,
+                  deadline: Deadline | None = None, fits=None) -> Fraction | None:
+    """The largest γ (to :data:`DIGITS` digits, rounded down) whose wrap bound meets ``overflow`` at the noise
     estimated from ``z`` (and ``fits(γ)``, when given), from ``γ S = 1`` up; ``None`` when even that misses."""
     def ok(gamma: Fraction) -> bool:
         if deadline is not None:
             deadline.check(f"plan: the scale gamma = {safe_decimal(gamma, 6)}")
-        if wrap_at(d, bits, gamma, sigma_estimate(d, gamma, z)).upper() > d.overflow:
+        if wrap_at(d, bits, gamma, sigma_estimate(d, gamma, z), per_round=per_round).upper() > overflow:
             return False
         return fits is None or fits(gamma)
 
@@ -155,7 +156,7 @@ def largest_gamma(d: Deployment, bits: int, z: Fraction, deadline: Deadline | No
     return rounded if rounded >= 1 / d.clip else low
 
 
-def mse_parts(d: Deployment, gamma: Fraction, sigma: Fraction) -> tuple[Fraction, Fraction]:
+def mse_parts(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> tuple[Fraction, Fraction]:
     """``(rounding, noise)``: the released mean's mean-square error summed over the ``d`` coordinates (exact
     upper bounds, for a round that does not wrap), for the fewest survivors ``n``.
 
@@ -163,19 +164,17 @@ def mse_parts(d: Deployment, gamma: Fraction, sigma: Fraction) -> tuple[Fraction
     σ², Canonne, Kamath, Steinke 2020; the Skellam share's is σ²), so ``σ²/(γ² n)`` distributed and
     ``σ²/(γ n)²`` central; inverse rotation keeps the total (:mod:`itsa.planning.rotation`).
     """
-    n, e = d.survivors, d.encoding
+    n, e = d.survivors, d
     quant = quantization_mse_total(gamma=gamma, dimension=d.dimension, rotation=e.rotation, rounding=e.rounding,
                                    survivors=n, beta=e.beta)
     share = Fraction(sigma) ** 2
-    noise = share / (gamma * gamma * n) if d.noise.kind is NoiseKind.DISTRIBUTED else share / (gamma * n) ** 2
+    noise = share / (gamma * gamma * n) if d.kind is NoiseKind.DISTRIBUTED else share / (gamma * n) ** 2
     return quant, d.dimension * noise
 
 
-def coarsest_accurate(d: Deployment, z: Fraction, deadline: Deadline | None = None) -> tuple[Fraction, str]:
+def coarsest_accurate(d: NoiseInputs, z: Fraction, deadline: Deadline | None = None) -> tuple[Fraction, str]:
     """Without a word: the smallest power of two γ (``γ S ≥ 1``) whose error, at the noise estimated from
     ``z``, is within :data:`ERROR_SHARE` of ``d (z c S/n)²``, the error at an unbounded scale."""
-    from itsa.planning.deployment import Adjacency
-
     c = 2 if d.adjacency is Adjacency.REPLACE_ONE else 1
     floor = d.dimension * (z * c * d.clip / d.survivors) ** 2
     gamma = Fraction(1)

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -35,8 +36,11 @@ from itsa._util.plain import frac
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.beside import beside_plan
+from itsa.planning.deployment import MultiServerProtocol, SecAggProtocol
 from itsa.planning.keysolve import bounded_solve
+from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import round_event
+from itsa.planning.protocol import size_protocol_keys
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "size_keys",
            "size_deployment_keys", "servers_warning",
@@ -166,19 +170,19 @@ def servers_warning(users: int, clients: int | None) -> str:
             "own users (give protocol: multi-server to build the instance from the clients)")
 
 
-def size_deployment_keys(deployment, instance: str | None, payload: PayloadPlan, time_limit: float | None,
-                         seed: int = 0, report=None):
-    """The keys section: the deployment's ``protocol`` (:mod:`itsa.planning.protocol`), else the ``servers``
-    instance (:func:`size_keys`, warned when its users are not the clients), else ``None``."""
-    if deployment.protocol is not None:
-        import math
-
-        from itsa.planning.protocol import size_protocol_keys
-
+def size_deployment_keys(*, protocol: SecAggProtocol | MultiServerProtocol | None, instance: str | None,
+                         clients: int, dropout: Fraction, dimension: int, name: str, payload: PayloadPlan,
+                         time_limit: float | None, seed: int = 0, report=None):
+    """The keys section: the ``protocol`` for the ``clients`` (:mod:`itsa.planning.protocol`; ``dimension``
+    the update's coordinates), else the ``servers`` instance at path ``instance`` (:func:`size_keys`, warned
+    when its users are not the clients), else ``None``."""
+    if protocol is not None:
         bits = math.ceil(payload.bits_per_coordinate.upper())
-        return size_protocol_keys(deployment, payload.bits_per_round, bits,
-                                  None if time_limit is None else KEYS_SHARE * time_limit, seed, report)
-    return size_keys(instance, payload.bits_per_round, time_limit, seed, clients=deployment.clients)
+        return size_protocol_keys(protocol, clients=clients, dropout=dropout, dimension=dimension,
+                                  name=name, bits_per_round=payload.bits_per_round, payload_bits=bits,
+                                  time_limit=None if time_limit is None else KEYS_SHARE * time_limit, seed=seed,
+                                  report=report)
+    return size_keys(instance, payload.bits_per_round, time_limit, seed, clients=clients)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -282,8 +286,9 @@ class HeuristicPlan(Displayable):
 NOT_COMPUTED = "not computed (the k-standard-deviations rule sizes a flat word, not a PSA layering)"
 
 
-def size_heuristic(deployment, noise, encoding) -> Displayable:
+def size_heuristic(inputs: NoiseInputs, noise, encoding, *, overflow: Fraction, per_round: bool) -> Displayable:
     """The rule beside the plan (:func:`itsa.planning.beside.beside_plan`): handed the plan's noise in TFF's
-    units, scored with the deployment's adjacency and survivors, and made honest."""
-    event = round_event(deployment, encoding.gamma, noise.sigma_client)
-    return beside_plan(deployment, noise, encoding, event)
+    units, scored with the inputs' adjacency and survivors, and made honest against the ``overflow`` target
+    (per round or per coordinate)."""
+    event = round_event(inputs, encoding.gamma, noise.sigma_client)
+    return beside_plan(inputs, noise, encoding, event, overflow=overflow, per_round=per_round)

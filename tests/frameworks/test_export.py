@@ -52,11 +52,12 @@ def _rebuilt(dp, export_dict):
 
 def test_the_exported_event_is_the_one_the_plan_accounts(k1000, central):
     from itsa.planning.noise import epsilon_at
+    from itsa.planning.planner import noise_inputs
 
     for p in (k1000, central):
         d = p.deployment
         again = Accountant().compose(plan_event(p), d.privacy.rounds).bound(d.privacy.delta).epsilon
-        rdp = epsilon_at(d, p.encoding.gamma, p.noise.sigma_client).epsilon        # the plan's Renyi bound
+        rdp = epsilon_at(noise_inputs(d), p.encoding.gamma, p.noise.sigma_client).epsilon        # the plan's Renyi bound
         assert (again.low, again.high) == (rdp.low, rdp.high)
         assert p.noise.epsilon.upper() <= again.upper()                           # the plan's eps: the least bound
 
@@ -132,10 +133,11 @@ def test_central_noise_is_flowers_client_side_wrapper_at_least_as_private(centra
     # the Gaussian mechanism on the unrounded sum (sensitivity 2S, replace-one): by the same accountant (Renyi),
     # its eps is no more than the plan's discrete Gaussian's
     from itsa.planning.noise import epsilon_at
+    from itsa.planning.planner import noise_inputs
 
     ratio = z * d.survivors / (d.clients * 2)
     flower_eps = Accountant().compose(GaussianEvent(noise_multiplier=ratio), d.privacy.rounds).bound(d.privacy.delta)
-    plans = epsilon_at(d, central.encoding.gamma, central.noise.sigma_client).epsilon
+    plans = epsilon_at(noise_inputs(d), central.encoding.gamma, central.noise.sigma_client).epsilon
     assert flower_eps.epsilon.upper() <= plans.upper()
 
 

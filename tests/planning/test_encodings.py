@@ -15,6 +15,7 @@ from itsa.exceptions import InvalidDeployment
 from itsa.planning import load_deployment, parse_deployment, plan
 from itsa.planning.deployment import Encoding
 from itsa.planning.mechanism import gaussian_multiplier
+from itsa.planning.planner import noise_inputs
 from itsa.planning.rotation import (
     FLATNESS,
     Rotation,
@@ -155,17 +156,18 @@ def test_cross_device_with_hadamard_at_16_bits_is_infeasible_and_the_fix_is_the_
     bits = p.verdict.fixes["word_bits"]["word_bits"]
     # one bit fewer holds no scale even at the Gaussian's noise (a lower bound on any mechanism's)
     z = gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds) * Fraction(9999, 10000)
-    assert largest_gamma(d, bits - 1, z) is None
-    assert largest_gamma(d, bits, z) is not None and bits == 20
+    n, target = noise_inputs(d), {"overflow": d.overflow, "per_round": True}
+    assert largest_gamma(n, bits - 1, z, **target) is None
+    assert largest_gamma(n, bits, z, **target) is not None and bits == 20
 
 
 def test_the_scale_is_the_largest_that_fits_and_beats_every_power_of_two_in_the_word(cross_device, cross_device_plan):
-    d, p = cross_device, cross_device_plan
+    d, p = noise_inputs(cross_device), cross_device_plan
     gamma, sigma = p.encoding.gamma, p.noise.sigma_client
     assert gamma.denominator != 1 or gamma.numerator & (gamma.numerator - 1)        # not a power of two
     z = multiplier_of(d, gamma, sigma)
     power = Fraction(512)                              # the largest power of two below it
     assert power < gamma < 2 * power
-    assert wrap_at(d, 20, 2 * power, sigma_estimate(d, 2 * power, z)).upper() > d.overflow
+    assert wrap_at(d, 20, 2 * power, sigma_estimate(d, 2 * power, z), per_round=True).upper() > cross_device.overflow
     at_power = sum(mse_parts(d, power, sigma_estimate(d, power, z)))
     assert p.error.total < at_power and at_power / p.error.limit_total > 2

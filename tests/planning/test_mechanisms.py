@@ -11,6 +11,7 @@ from itsa.exceptions import InvalidDeployment
 from itsa.planning import parse_deployment, plan
 from itsa.planning.deployment import Mechanism, NoiseKind
 from itsa.planning.mechanism import round_event, sensitivity
+from itsa.planning.planner import noise_inputs
 from itsa.privacy.events import DdgBound, DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, SkellamEvent
 
 BASE = {"clients": 200, "dropout": "1/10", "dimension": 500, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6",
@@ -38,9 +39,11 @@ def test_each_mechanism_is_its_event():
                         ({"mechanism": "dgauss", "placement": "central"}, DiscreteGaussianEvent),
                         ({"mechanism": "skellam"}, SkellamEvent)):
         d = _deployment(**noise)
-        event = round_event(d, sensitivity(d, g))(Fraction(40))
+        n = noise_inputs(d)
+        event = round_event(n, sensitivity(n, g))(Fraction(40))
         assert isinstance(event, kind)
-    distributed = round_event(_deployment(mechanism="dgauss"), sensitivity(_deployment(), g))(Fraction(40))
+    distributed = round_event(noise_inputs(_deployment(mechanism="dgauss")),
+                              sensitivity(noise_inputs(_deployment()), g))(Fraction(40))
     assert distributed.bound is DdgBound.SHARP and distributed.dimension == 500
 
 

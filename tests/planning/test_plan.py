@@ -11,6 +11,7 @@ from itsa.planning.deployment import parse_deployment
 from itsa.planning.encoding import wrap_probability
 from itsa.planning.gate import shut_out_probability
 from itsa.planning.noise import epsilon_at
+from itsa.planning.planner import noise_inputs
 from itsa.privacy import account
 
 # d = 4 (sqrt(d)/2 = 1) and gamma S = 256: the replace-one sensitivity is exactly 2 (256 + 1) = 514.
@@ -61,7 +62,7 @@ def test_calibrated_noise_meets_the_target_and_is_nearly_smallest():
     assert p.noise.epsilon.upper() <= 2
     smaller = p.noise.sigma_client * (1 - Fraction(1, 10**4))
     d = parse_deployment({**SMALL, "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10}})
-    assert epsilon_at(d, Fraction(256), smaller).epsilon.lower() > 2
+    assert epsilon_at(noise_inputs(d), Fraction(256), smaller).epsilon.lower() > 2
 
 
 def test_wrap_probability_by_hand():
@@ -89,7 +90,7 @@ def test_more_bits_never_raise_the_wrap_probability():
 
 def test_more_noise_never_raises_epsilon():
     d = parse_deployment({**SMALL, "noise": {"kind": "distributed", "sigma": 1}})
-    eps = [epsilon_at(d, Fraction(256), Fraction(s)).epsilon.upper() for s in (1, 2, 5, 10, 50, 100, 1000)]
+    eps = [epsilon_at(noise_inputs(d), Fraction(256), Fraction(s)).epsilon.upper() for s in (1, 2, 5, 10, 50, 100, 1000)]
     assert all(a >= b for a, b in zip(eps, eps[1:])) and eps[0] > eps[-1]
 
 
@@ -257,7 +258,7 @@ def test_with_a_given_noise_gamma_keeps_the_target_epsilon():
     p = itsa.plan(parse_deployment(base))
     assert p.verdict.feasible and p.noise.epsilon.upper() <= 4
     d = parse_deployment(base)
-    assert epsilon_at(d, 2 * p.encoding.gamma, Fraction(3000)).epsilon.upper() > 4
+    assert epsilon_at(noise_inputs(d), 2 * p.encoding.gamma, Fraction(3000)).epsilon.upper() > 4
 
 
 def test_the_heuristic_is_the_rules_pick_for_the_plans_noise_in_tff_units():

@@ -167,13 +167,14 @@ def test_the_keys_section_says_what_the_key_rate_model_protects():
 def test_a_given_noise_that_misses_the_target_is_planned_at_the_smallest_scale(encoding):
     # without a word, gamma = 2^256 was kept (eps 1e76, and a fix of sigma 3e38); eps only grows with gamma
     from itsa.planning.noise import epsilon_at
+    from itsa.planning.planner import noise_inputs
 
     raw = {"clients": 1000, "dimension": 1000, "clip": 1, "privacy": {"epsilon": 1},
            "noise": {"kind": "distributed", "sigma": "1/2"}, **({"encoding": encoding} if encoding else {})}
     d = parse_deployment(raw)
     p = itsa.plan(d, time_limit=60)
     assert not p.verdict.feasible and p.encoding.gamma == 1
-    assert p.noise.epsilon.upper() < epsilon_at(d, Fraction(2), Fraction(1, 2)).epsilon.upper()
+    assert p.noise.epsilon.upper() < epsilon_at(noise_inputs(d), Fraction(2), Fraction(1, 2)).epsilon.upper()
     assert Fraction(p.verdict.fixes["noise"]["sigma_client"]) < 10
 
 

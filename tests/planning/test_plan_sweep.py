@@ -63,12 +63,15 @@ def test_the_cli_sweep_prints_json_and_draws_a_pdf_without_type3_fonts(tmp_path)
 
 def test_plans_differing_only_in_their_word_calibrate_each_scale_once():
     from itsa.planning import noise
+    from itsa.planning.planner import noise_inputs
 
-    d = parse_deployment(BASE)
+    d = noise_inputs(parse_deployment(BASE))
     gamma = Fraction(2**10)
     first = noise.calibrated_sigma(d, gamma)
     before = noise._remembered.cache_info().hits
-    other = dataclasses.replace(d, encoding=dataclasses.replace(d.encoding, word_bits=30), name="other")
+    deployment = parse_deployment(BASE)
+    other = noise_inputs(dataclasses.replace(deployment, encoding=dataclasses.replace(deployment.encoding,
+                                                                                      word_bits=30), name="other"))
     assert noise.calibrated_sigma(other, gamma) == first and noise._remembered.cache_info().hits == before + 1
     fewer = dataclasses.replace(d, clients=100)                      # another question: calibrated anew
     assert noise.calibrated_sigma(fewer, gamma) != first

@@ -12,7 +12,6 @@ import itsa
 from itsa.exceptions import InvalidDeployment
 from itsa.planning import parse_deployment
 from itsa.planning.accounting import rounds_affordable
-from itsa.planning.noise import round_event
 from itsa.privacy.accounting import Accountant
 
 SMALL = {"clients": 100, "dimension": 20, "clip": 1, "adjacency": "add-remove", "noise": "central",
@@ -54,7 +53,7 @@ def test_population_amplifies():
     a = sampled.noise.accounting
     assert a.population == 10_000 and a.sampling == "poisson" and a.rate == Fraction(1, 100)
     assert a.epsilon_lower is None and "Poisson" in a.lower_note
-    event = round_event(sampled.deployment, sampled.encoding.gamma, sampled.noise.sigma_client)
+    event = sampled.round_event()
     assert "Poisson-sampled" in event.label
     assert Accountant().compose(event, 20).bound(Fraction(1, 10**6)).epsilon == a.epsilon_rdp
     assert sampled.to_dict()["deployment"]["population"] == 10_000

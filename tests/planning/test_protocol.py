@@ -77,7 +77,10 @@ def test_the_clients_split_as_evenly_as_possible():
 def test_k1000_ships_with_secagg():
     d = load_deployment("k1000")
     assert d.protocol == SecAggProtocol(corrupt=Fraction(1, 20)) and d.servers is None
-    keys = size_protocol_keys(d, Certified.exact("bits", 32 * 1290, "word x d"), 32, None)
+    assert d.protocol is not None
+    keys = size_protocol_keys(d.protocol, clients=d.clients, dropout=d.dropout, dimension=d.dimension, name=d.name,
+                              bits_per_round=Certified.exact("bits", 32 * 1290, "word x d"), payload_bits=32,
+                              time_limit=None)
     found = secagg_parameters(1000, "1/20", "1/10")
     assert isinstance(keys, SecAggKeys) and (keys.degree, keys.threshold) == (found.degree, found.threshold)
     assert keys.dropout_tolerated and keys.bounds.meets_targets and keys.clients == 1000

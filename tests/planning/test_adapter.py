@@ -1,0 +1,127 @@
+"""The planner is an adapter: it reads the :class:`~itsa.planning.Deployment`, the sections take numbers.
+
+What this holds:
+
+- **statically**, for each section module below, that no function or method
+  (public or private) has a parameter named ``deployment`` or annotated with
+  ``Deployment``, that the module never names the ``Deployment`` class, and
+  that it reaches no attribute only a deployment (or a plan's ``deployment``)
+  has (``.privacy``, ``.overflow_per``, ``.accuracy``,
+  ``.deployment``): a section cannot read a deployment it is not given;
+- **dynamically**, that while a flat plan with keys and a gate is sized, no
+  function of those modules is called with a ``Deployment`` among its
+  arguments, and that the deployment's ``clients``, read from its YAML text,
+  reaches the noise, the encoding's scale, the keys and the gate as an
+  ``int`` (a ``clients`` argument, or the ``clients`` field of the
+  :class:`~itsa.planning.mechanism.NoiseInputs` the planner builds once).
+
+Which modules still take a deployment, and why (they are not checked here):
+``planner`` (the adapter itself), ``deployment`` (the reader), ``flat`` (the
+flat half of the adapter: it re-sizes variants of the deployment, each
+mechanism when the file names none and each word of the verdict's fixes),
+``layered`` (a layering's encoding and its accuracy fix, which re-plans the
+deployment made flat), and ``explore``, ``sweep``, ``simulate``,
+``simulation`` and ``protocol_run``, which re-plan or run variants of a
+deployment or a plan.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+from pathlib import Path
+
+import pytest
+
+import itsa.planning.accounting
+import itsa.planning.beside
+import itsa.planning.encoding
+import itsa.planning.frameworks_units
+import itsa.planning.gate
+import itsa.planning.mechanism
+import itsa.planning.noise
+import itsa.planning.protocol
+import itsa.planning.scale
+import itsa.planning.sections
+from itsa.planning import Deployment, load_deployment, plan
+from itsa.planning.mechanism import NoiseInputs
+
+#: The sections' modules: each function takes numbers (or a value object of numbers), never a deployment.
+SECTIONS = (itsa.planning.noise, itsa.planning.mechanism, itsa.planning.accounting, itsa.planning.frameworks_units,
+            itsa.planning.sections, itsa.planning.protocol, itsa.planning.scale, itsa.planning.encoding,
+            itsa.planning.gate, itsa.planning.beside)
+#: Attributes only a deployment has (or a plan, through its deployment).
+DEPLOYMENT_ONLY = {"privacy", "overflow_per", "accuracy", "deployment"}
+
+#: A flat deployment with SecAgg+ keys and a gate, as a file holds it (150 clients: not a default anywhere).
+YAML = """
+clients: 150
+dropout: 1/10
+dimension: 20
+clip: 1
+privacy: {epsilon: 4, delta: 1e-6, rounds: 5}
+noise: {mechanism: dgauss}
+encoding: {word_bits: 32}
+gate: {budget: 20, flag_rate: 1/100}
+protocol: {secagg+: {corrupt: 1/20}}
+"""
+
+
+def _tree(module) -> ast.Module:
+    return ast.parse(Path(inspect.getfile(module)).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("module", SECTIONS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_a_section_takes_no_deployment(module):
+    tree = _tree(module)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
+                assert arg.arg != "deployment", f"{module.__name__}.{node.name} takes a deployment"
+                text = "" if arg.annotation is None else ast.unparse(arg.annotation)
+                assert "Deployment" not in text.replace("InvalidDeployment", ""), \
+                    f"{module.__name__}.{node.name}({arg.arg}: {text})"
+        elif isinstance(node, ast.Name):
+            assert node.id != "Deployment", f"{module.__name__} names Deployment (line {node.lineno})"
+        elif isinstance(node, ast.alias):
+            assert node.name != "Deployment", f"{module.__name__} imports Deployment"
+        elif isinstance(node, ast.Attribute) and not isinstance(node.value, ast.Call):   # noise_shares(...).privacy
+            assert node.attr not in DEPLOYMENT_ONLY, \
+                f"{module.__name__} reads .{node.attr} (line {node.lineno}), a deployment's"
+
+
+def test_the_clients_reach_the_sections_as_a_number(tmp_path):
+    (tmp_path / "walk.yaml").write_text(YAML, encoding="utf-8")
+    deployment = load_deployment(tmp_path / "walk.yaml")
+    assert deployment.clients == 150
+    files = {inspect.getfile(m) for m in SECTIONS}
+    seen: dict[str, list] = {}
+    offenders: list[str] = []
+
+    def watch(frame, event, arg):
+        if event != "call" or frame.f_code.co_filename not in files:
+            return
+        code = frame.f_code
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        where = f"{Path(code.co_filename).stem}.{code.co_name}"
+        for name in names:
+            value = frame.f_locals.get(name)
+            if isinstance(value, Deployment):
+                offenders.append(f"{where}({name})")
+            clients = value.clients if isinstance(value, NoiseInputs) else value if name == "clients" else None
+            if clients is not None:
+                seen.setdefault(where, []).append(clients)
+
+    sys.setprofile(watch)
+    try:
+        p = plan(deployment, time_limit=0)
+    finally:
+        sys.setprofile(None)
+    assert offenders == []
+    assert p.keys is not None and p.gate is not None and p.verdict.feasible
+    for section in ("noise.size_noise", "scale.wrap_at", "sections.size_deployment_keys", "protocol.size_protocol_keys",
+                    "gate.size_gate", "accounting.account_noise", "frameworks_units.frameworks_section"):
+        assert section in seen, f"{section} was not called with the clients"
+        assert all(type(c) is int and c == 150 for c in seen[section]), (section, seen[section])
