@@ -61,7 +61,7 @@ from itsa.privacy.events import (
     SkellamEvent,
 )
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
-from itsa.privacy.shares import survivors_under
+from itsa.privacy.shares import noise_shares, survivors_under
 
 __all__ = ["NoiseInputs", "mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "describe"]
@@ -148,11 +148,11 @@ def round_event(inputs: NoiseInputs, delta_int, *, layered: bool = False) -> Cal
     """One round's event as a function of the share's ``σ`` (a layering keeps the linear conservative bound
     its layers compose with)."""
     central = inputs.kind is NoiseKind.CENTRAL
-    n = inputs.survivors
+    n = noise_shares(inputs.clients, inputs.dropout, distributed=not central).privacy       # 1 central
     d_rot = inputs.dimension if layered else rotated_dimension(inputs.dimension, inputs.rotation)
     if mechanism_of(inputs) is Mechanism.SKELLAM:
         def skellam(sigma: Fraction) -> Event:
-            return SkellamEvent(variance=sigma**2 * (1 if central else n), sensitivity=delta_int, dimension=d_rot)
+            return SkellamEvent(variance=sigma**2 * n, sensitivity=delta_int, dimension=d_rot)
         return skellam
     if central:
         def dgauss(sigma: Fraction) -> Event:
@@ -181,7 +181,7 @@ def gaussian_floor(inputs: NoiseInputs, delta_int) -> Fraction:
     share = z * delta
     if inputs.kind is NoiseKind.DISTRIBUTED:
         with precision():
-            root = flint.arb(inputs.survivors).sqrt()
+            root = flint.arb(noise_shares(inputs.clients, inputs.dropout).privacy).sqrt()
         share = share / Certified.from_arb("root", root, Direction.UPPER, "").upper()
     return share
 

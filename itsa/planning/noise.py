@@ -52,6 +52,7 @@ from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import Event, PoissonSampledEvent, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
+from itsa.privacy.shares import noise_shares
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
            "calibrated_sigma", "round_event", "CALIBRATION_TOLERANCE"]
@@ -238,10 +239,11 @@ def _noise_plan(inputs: NoiseInputs, delta_int: flint.arb, curve_for, sigma: Fra
         sigma, chosen = _calibrate(inputs, curve_for, progress), CALIBRATED
     bound = Accountant().compose(curve_for(sigma), inputs.rounds).bound(inputs.delta)
     central = inputs.kind is NoiseKind.CENTRAL
+    shares = noise_shares(inputs.clients, inputs.dropout, distributed=not central).privacy   # 1 central
     with precision():
-        aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(inputs.survivors).sqrt()
+        aggregate = to_arb(sigma) if central else to_arb(sigma) * flint.arb(shares).sqrt()
         multiplier = aggregate / delta_int
-    how = "sigma" if central else f"sigma per client x sqrt({inputs.survivors})"
+    how = "sigma" if central else f"sigma per client x sqrt({shares})"
     return NoisePlan(kind=inputs.kind, adjacency=inputs.adjacency, survivors=inputs.survivors,
                      mechanism="discrete Gaussian" if unit != "integer units" else describe(inputs),
                      sensitivity=Certified.from_arb("sensitivity", delta_int, Direction.UPPER, how_sensitivity),
