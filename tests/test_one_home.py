@@ -1,0 +1,85 @@
+"""One home for the noise's tail and for the count of noise shares, as ``test_layers.py`` holds the imports.
+
+The sub-Gaussian tail (with Skellam noise and the union over coordinates) is
+computed by :mod:`itsa.privacy.tails` alone, and the noise shares a round's
+sum carries (all clients for the wrap, the fewest survivors for ε) are counted
+by :func:`itsa.privacy.noise_shares` alone. A second definition (a function
+named like the tail, a ``_shares`` helper, a share count written out again)
+fails here. The one name of the noise scale in digit units is held by
+``tests/test_glossary.py`` (``noise_scale`` is a name not used).
+"""
+
+import ast
+import re
+
+import pytest
+
+from tests.test_house import ROOT
+
+LIBRARY = ROOT / "itsa"
+TAILS = "itsa/privacy/tails.py"
+SHARES = "itsa/privacy/shares.py"
+#: Where a noise's tail or noise shares could be written: the noise, bits and plan parts (the key-rate part's
+#: hypergeometric tails and Shamir shares are other quantities; the tail's own names are checked everywhere).
+NOISE_PARTS = ("itsa/privacy/", "itsa/modular/", "itsa/planning/", "itsa/frameworks/", "itsa/_util/")
+
+#: Functions with ``tail`` in their name that compute something else, and what.
+OTHER_TAILS = {
+    ("itsa/modular/_rules.py", "noise_tail"): "eq. 19's threshold u (the tail inverted), not a probability",
+    ("itsa/planning/gate.py", "_beta_tail"): "a binomial tail of the gate's flags",
+    ("itsa/privacy/discrete_gaussian.py", "_gauss_integral_tail"): "a Gaussian integral, the truncated mass's rest",
+    ("itsa/privacy/discrete_gaussian.py", "tail_mass"): "the exact mass a truncated sampler drops, enclosed",
+}
+#: Functions with ``shares`` in their name that count something else, and what.
+OTHER_SHARES = {
+    ("itsa/frameworks/_flower_rules.py", "resolve_shares"): "Flower's secret-sharing layout (num_shares), not noise",
+}
+#: Names only the tail's home may define.
+TAIL_NAMES = re.compile(r"tail_bound|sub_?gaussian|chernoff|best_lambda|wrap_tail", re.I)
+#: A count of noise shares written out again: ``clients``/``survivors`` if distributed, else 1 (or 1 if central).
+SHARE_COUNT = re.compile(r"\b(?:clients|survivors)\)?\s+if\s+[^\n]*(?:DISTRIBUTED|distributed)[^\n]*\belse\s+1\b"
+                         r"|\b1\s+if\s+(?:central|[^\n]*CENTRAL)\s+else\b")
+
+
+def _functions():
+    """``(path, name, node)`` for every function defined anywhere in the library (nested ones too)."""
+    for path in sorted(LIBRARY.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), rel)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield rel, node.name, node
+
+
+FUNCTIONS = list(_functions())
+
+
+def _calls(node, name: str) -> bool:
+    return any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == name
+               for n in ast.walk(node))
+
+
+def test_the_tail_has_one_home():
+    second = [f"{path}: {name}" for path, name, _ in FUNCTIONS if path != TAILS and
+              (TAIL_NAMES.search(name) or ("tail" in name.lower() and path.startswith(NOISE_PARTS)
+                                           and (path, name) not in OTHER_TAILS))]
+    assert not second, f"a tail defined outside {TAILS} (call itsa.privacy.tails instead): {second}"
+
+
+def test_the_noise_shares_have_one_home():
+    second = [f"{path}: {name}" for path, name, node in FUNCTIONS if path != SHARES and "shares" in name.lower()
+              and (path, name) not in OTHER_SHARES
+              and (name.lstrip("_") == "shares" or path.startswith(NOISE_PARTS) and not _calls(node, "noise_shares"))]
+    assert not second, f"noise shares counted outside {SHARES} (call itsa.privacy.noise_shares): {second}"
+
+
+def test_no_share_count_is_written_out_again():
+    again = [f"{path.relative_to(ROOT).as_posix()}:{text.count(chr(10), 0, m.start()) + 1}"
+             for path in sorted(LIBRARY.rglob("*.py")) if path.relative_to(ROOT).as_posix() != SHARES
+             for text in [path.read_text(encoding="utf-8")] for m in SHARE_COUNT.finditer(text)]
+    assert not again, f"a noise-share count written out (call itsa.privacy.noise_shares): {again}"
+
+
+@pytest.mark.parametrize(("where", "what"), sorted({**OTHER_TAILS, **OTHER_SHARES}.items()))
+def test_every_exception_still_exists(where, what):
+    """An exception whose function is gone is removed from the list (the list cannot hide a new one)."""
+    assert any((path, name) == where for path, name, _ in FUNCTIONS), f"{where} ({what}) no longer exists"
