@@ -231,7 +231,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
         k = stddevs_for(p)
     else:
         k = float(fraction("k_stddevs", k_stddevs, low=0))
-        p = Fraction(math.erfc(k / math.sqrt(2)))
+        p = Fraction(math.erfc(k / math.sqrt(2)))       # the rule's own Gaussian tail P(|N| > k), a float: not a bound
     d_pad = padded_dimension(dimension, rot)
     notes: tuple[str, ...] = (() if bits <= RULE_MAX_BITS else
              (f"the rule refuses more than {RULE_MAX_BITS} bits (its arithmetic is float32); the formula is extrapolated",))
