@@ -44,8 +44,11 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import NoisePlan, sampling_rate
 from itsa.planning.rotation import Rotation
-from itsa.privacy.events import Event, PoissonSampledEvent
+from itsa.privacy.accounting import Accountant
+from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event, PoissonSampledEvent
+from itsa.privacy.lattice import dominating_epsilon
 from itsa.privacy.neighbours import Adjacency, Rounding
+from itsa.privacy.pld import epsilon_bracket, pair_epsilon
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
@@ -76,8 +79,6 @@ def pair_shift(inputs: NoiseInputs, gamma: Fraction) -> int | None:
 def _mechanism(inputs: NoiseInputs, event: Event) -> str | None:
     """Why the bracket does not apply (``None``: it does: a discrete Gaussian, central or in shares, unsampled,
     on an unrotated flat word)."""
-    from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent
-
     if isinstance(event, PoissonSampledEvent) or sampling_rate(inputs) not in (None, 1):
         return "no lower bound for the Poisson-sampled mechanism is computed here (the pair's is for the full round)"
     if inputs.layered:
@@ -162,17 +163,12 @@ class _Bounds:
         self.dimension = int(getattr(event, "dimension", inputs.dimension))
 
     def rdp(self, rounds: int) -> Certified:
-        from itsa.privacy.accounting import Accountant
-
         return Accountant().compose(self.event, rounds).bound(self.d.delta).epsilon
 
     def pld(self, rounds: int) -> tuple[Certified, str] | None:
         """The proven PLD upper bound at ``rounds`` (``None`` where it does not apply or fails)."""
         if self.why_not is not None:
             return None
-        from itsa.privacy.lattice import dominating_epsilon
-        from itsa.privacy.pld import pair_epsilon
-
         s, sens, delta = self.noise.sigma_client, self.noise.sensitivity.arb(), self.d.delta
         if self.dimension == 1:
             top = math.floor(self.noise.sensitivity.upper())
@@ -248,8 +244,6 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
     error_noise : Fraction, optional
         The noise's share of the released mean's MSE per coordinate (for the noise-norm warning).
     """
-    from itsa.privacy.pld import epsilon_bracket
-
     bounds = _Bounds(inputs, noise, event)
     rounds, delta = noise.rounds, noise.delta
     rdp = noise.epsilon

@@ -40,7 +40,10 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
-from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, smallest_margin
+from itsa.exceptions import InvalidOption, excerpt
+from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, parse_stages, smallest_margin
+from itsa.planning.deployment import NoiseKind, Overflow
+from itsa.planning.sections import PayloadPlan
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN", "layered_accuracy"]
@@ -133,8 +136,6 @@ def largest_gamma(radix: int, layers: int, clip: Fraction, deadline=None) -> Fra
     ...
     itsa.exceptions.InvalidOption: clip: must be a number > 0 (a largest gamma needs one), not Fraction(0, 1)
     """
-    from itsa.exceptions import InvalidOption, excerpt
-
     if not isinstance(clip, (int, Fraction)) or isinstance(clip, bool) or not clip > 0:
         raise InvalidOption(f"clip: must be a number > 0 (a largest gamma needs one), not {excerpt(clip)}")
     capacity = (radix**layers - 1) // 2
@@ -213,10 +214,6 @@ def bits(digits: int, radix: int) -> Certified:
 
 def layered_encoding(deployment, scaled_scale: Fraction, deadline=None):
     """The encoding and payload sections of a layered deployment at the noise shares' scaled scale ``scaled_scale`` (s̃, digit units)."""
-    from itsa.modular import parse_stages
-    from itsa.planning.deployment import NoiseKind, Overflow
-    from itsa.planning.sections import PayloadPlan
-
     e, clip, d = deployment.encoding, deployment.clip, deployment.dimension
     radix, layers = e.radix, e.layers
     capacity = (radix**layers - 1) // 2
