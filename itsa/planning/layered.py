@@ -43,6 +43,7 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, parse_stages, smallest_margin
 from itsa.planning.deployment import NoiseKind, Overflow
+from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.sections import PayloadPlan
 from itsa.privacy.shares import noise_shares
 
@@ -212,37 +213,40 @@ def bits(digits: int, radix: int) -> Certified:
     return Certified.from_arb("bits_per_coordinate", ball, Direction.ENCLOSURE, f"{digits} x log2({radix})")
 
 
-def layered_encoding(deployment, scaled_scale: Fraction, deadline=None):
-    """The encoding and payload sections of a layered deployment at the noise shares' scaled scale ``scaled_scale`` (s̃, digit units)."""
-    e, clip, d = deployment.encoding, deployment.clip, deployment.dimension
-    radix, layers = e.radix, e.layers
+def layered_encoding(inputs: NoiseInputs, scaled_scale: Fraction, *, stages: str, gamma: Fraction | None,
+                     overflow: Fraction, per_round: bool, deadline=None):
+    """The encoding and payload sections of a layering (``inputs.radix``, ``inputs.layers``, the ``stages``
+    schedule, the file's ``gamma`` or ``None``) at the noise shares' scaled scale ``scaled_scale`` (s̃, digit
+    units), against the ``overflow`` target per round (``per_round``) or per coordinate of one stage."""
+    clip, d = inputs.clip, inputs.dimension
+    radix, layers = inputs.radix, inputs.layers
+    assert radix is not None and layers is not None            # a layering has both (NoiseInputs' check)
     capacity = (radix**layers - 1) // 2
-    if e.gamma is not None:            # the file's reader checked that it fits the digits
-        gamma, how = e.gamma, "given in the deployment file"
+    if gamma is not None:              # the file's reader checked that it fits the digits
+        how = "given in the deployment file"
     else:
         gamma = largest_gamma(radix, layers, clip, deadline)
         how = f"the largest power of two at which the clip fits the {layers} digits (|round(gamma S)| <= {capacity})"
-    schedule = parse_stages(e.stages, layers)
-    per_round = deployment.overflow_per is Overflow.ROUND
-    target = deployment.overflow / (len(schedule) * d) if per_round else deployment.overflow
-    shares = noise_shares(deployment.clients, deployment.dropout,
-                          distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).wrap
+    schedule = parse_stages(stages, layers)
+    target = overflow / (len(schedule) * d) if per_round else overflow
+    shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).wrap
 
     def stage(ls: tuple[int, ...]) -> StagePlan:
-        return size_stage(clients=deployment.clients, radix=radix, layers=ls, scaled_scale=scaled_scale, shares=shares,
+        return size_stage(clients=inputs.clients, radix=radix, layers=ls, scaled_scale=scaled_scale, shares=shares,
                           target=target, deadline=deadline)
-    stages = tuple(stage(tuple(s)) for s in schedule)
+    sized = tuple(stage(tuple(s)) for s in schedule)
     flat = tuple(stage(tuple(range(layers, min(s) - 1, -1))) for s in schedule)
-    total = sum((s.carry.upper() for s in stages), Fraction(0))
-    wrap = (min(Fraction(1), d * total) if per_round else max(s.carry.upper() for s in stages))
+    total = sum((s.carry.upper() for s in sized), Fraction(0))
+    wrap = (min(Fraction(1), d * total) if per_round else max(s.carry.upper() for s in sized))
     how_wrap = ("union bound over the stages and coordinates" if per_round
                 else "the largest stage's bound (the target is per coordinate of one stage)")
-    enc = LayeredEncodingPlan(gamma=gamma, radix=radix, layers=layers, stages=stages, flat=flat,
+    enc = LayeredEncodingPlan(gamma=gamma, radix=radix, layers=layers, stages=sized, flat=flat,
                               wrap_probability=Certified("wrap_probability", Fraction(0), wrap, Direction.CONDITIONAL,
                                                          f"{CARRY_METHOD}; {how_wrap}; premise: {DIGIT_PRIOR}"),
-                              overflow_target=deployment.overflow, per=str(deployment.overflow_per), chosen=how,
+                              overflow_target=overflow, per=str(Overflow.ROUND if per_round else Overflow.COORDINATE),
+                              chosen=how,
                               stage_target=target)
-    payload = PayloadPlan(bits_per_coordinate=bits(sum(s.digits() for s in stages), radix), dimension=d,
+    payload = PayloadPlan(bits_per_coordinate=bits(sum(s.digits() for s in sized), radix), dimension=d,
                           flat_bits_per_coordinate=bits(sum(s.digits() for s in flat), radix),
                           note=f"{len(schedule)} resolution(s); flat: one execution per resolution, each with its "
                                "own noisy exact margin")

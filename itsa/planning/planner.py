@@ -527,7 +527,11 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     report("calibrate", note="the layers' shares")
     noise = size_layered_noise(noise_inputs(deployment), radix, layers)
     report("margins", note=f"stages {deployment.encoding.stages}")
-    enc, payload = layered_encoding(deployment, noise.sigma_client, deadline)
+    e = deployment.encoding
+    assert e.stages is not None                                # a layered encoding has its stages (the reader's)
+    enc, payload = layered_encoding(noise_inputs(deployment), noise.sigma_client, stages=e.stages, gamma=e.gamma,
+                                    overflow=deployment.overflow, per_round=_per_round(deployment),
+                                    deadline=deadline)
     keys = _keys(deployment, instance, payload, deadline, seed, report)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,

@@ -8,19 +8,18 @@ What this holds:
   that it reaches no attribute only a deployment (or a plan's ``deployment``)
   has (``.privacy``, ``.overflow_per``, ``.accuracy``,
   ``.deployment``): a section cannot read a deployment it is not given;
-- **dynamically**, that while a flat plan with keys and a gate is sized, no
-  function of those modules is called with a ``Deployment`` among its
-  arguments, and that the deployment's ``clients``, read from its YAML text,
-  reaches the noise, the encoding's scale, the keys and the gate as an
-  ``int`` (a ``clients`` argument, or the ``clients`` field of the
+- **dynamically**, that while a flat plan with keys and a gate, and a PSA
+  layering, are sized from their files, no function of those modules is
+  called with a ``Deployment`` among its arguments, and that the file's
+  ``clients`` reaches the noise, the encoding (its scale, or the layering's
+  stages), the keys and the gate as an ``int`` (a ``clients`` argument, or the ``clients`` field of the
   :class:`~itsa.planning.mechanism.NoiseInputs` the planner builds once).
 
 Which modules still take a deployment, and why (they are not checked here):
 ``planner`` (the adapter itself), ``deployment`` (the reader), ``flat`` (the
 flat half of the adapter: it re-sizes variants of the deployment, each
 mechanism when the file names none and each word of the verdict's fixes),
-``layered`` (a layering's encoding and its accuracy fix, which re-plans the
-deployment made flat), and ``explore``, ``sweep``, ``simulate``,
+and ``explore``, ``sweep``, ``simulate``,
 ``simulation`` and ``protocol_run``, which re-plan or run variants of a
 deployment or a plan.
 """
@@ -39,6 +38,7 @@ import itsa.planning.beside
 import itsa.planning.encoding
 import itsa.planning.frameworks_units
 import itsa.planning.gate
+import itsa.planning.layered
 import itsa.planning.mechanism
 import itsa.planning.noise
 import itsa.planning.protocol
@@ -50,12 +50,12 @@ from itsa.planning.mechanism import NoiseInputs
 #: The sections' modules: each function takes numbers (or a value object of numbers), never a deployment.
 SECTIONS = (itsa.planning.noise, itsa.planning.mechanism, itsa.planning.accounting, itsa.planning.frameworks_units,
             itsa.planning.sections, itsa.planning.protocol, itsa.planning.scale, itsa.planning.encoding,
-            itsa.planning.gate, itsa.planning.beside)
+            itsa.planning.gate, itsa.planning.beside, itsa.planning.layered)
 #: Attributes only a deployment has (or a plan, through its deployment).
 DEPLOYMENT_ONLY = {"privacy", "overflow_per", "accuracy", "deployment"}
 
 #: A flat deployment with SecAgg+ keys and a gate, as a file holds it (150 clients: not a default anywhere).
-YAML = """
+FLAT = """
 clients: 150
 dropout: 1/10
 dimension: 20
@@ -66,6 +66,24 @@ encoding: {word_bits: 32}
 gate: {budget: 20, flag_rate: 1/100}
 protocol: {secagg+: {corrupt: 1/20}}
 """
+#: A PSA layering (its own noise and encoding sections) with SecAgg+ keys.
+LAYERED = """
+clients: 150
+dimension: 20
+clip: 1
+privacy: {epsilon: 4, delta: 1e-6, rounds: 5}
+noise: central
+encoding: {radix: 5, layers: 3, stages: each}
+protocol: {secagg+: {corrupt: 1/20}}
+"""
+#: The sections each plan must hand the clients to, as a number.
+WALKS = {
+    "flat": (FLAT, ("noise.size_noise", "scale.wrap_at", "sections.size_deployment_keys",
+                    "protocol.size_protocol_keys", "gate.size_gate", "accounting.account_noise",
+                    "frameworks_units.frameworks_section", "beside.beside_plan")),
+    "layered": (LAYERED, ("noise.size_layered_noise", "layered.layered_encoding", "sections.size_deployment_keys",
+                          "protocol.size_protocol_keys", "accounting.account_noise")),
+}
 
 
 def _tree(module) -> ast.Module:
@@ -92,8 +110,10 @@ def test_a_section_takes_no_deployment(module):
                 f"{module.__name__} reads .{node.attr} (line {node.lineno}), a deployment's"
 
 
-def test_the_clients_reach_the_sections_as_a_number(tmp_path):
-    (tmp_path / "walk.yaml").write_text(YAML, encoding="utf-8")
+@pytest.mark.parametrize("walk", WALKS)
+def test_the_clients_reach_the_sections_as_a_number(tmp_path, walk):
+    text, sections = WALKS[walk]
+    (tmp_path / "walk.yaml").write_text(text, encoding="utf-8")
     deployment = load_deployment(tmp_path / "walk.yaml")
     assert deployment.clients == 150
     files = {inspect.getfile(m) for m in SECTIONS}
@@ -120,8 +140,7 @@ def test_the_clients_reach_the_sections_as_a_number(tmp_path):
     finally:
         sys.setprofile(None)
     assert offenders == []
-    assert p.keys is not None and p.gate is not None and p.verdict.feasible
-    for section in ("noise.size_noise", "scale.wrap_at", "sections.size_deployment_keys", "protocol.size_protocol_keys",
-                    "gate.size_gate", "accounting.account_noise", "frameworks_units.frameworks_section"):
+    assert p.keys is not None and (p.gate is not None) is (walk == "flat")
+    for section in sections:
         assert section in seen, f"{section} was not called with the clients"
         assert all(type(c) is int and c == 150 for c in seen[section]), (section, seen[section])
