@@ -3,7 +3,7 @@
 - :func:`setup_from_plan` reads a plan into the setup the simulation runs,
   and :func:`plan_bounds` gives the plan's certified wrap probabilities and
   MSE bound the simulation is set beside (both at home in
-  :mod:`itsa.planning.simulate`, re-exported here).
+  :mod:`itsa.planning.plan_setup`, re-exported here).
 - :func:`sweep_plan` varies one quantity of the deployment: at each value
   it re-plans the deployment (the keys and gate left out: they do not enter
   ε, wrap or error) and sets itsa's certified ε, wrap probability per round
@@ -36,11 +36,12 @@ from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Overflow
 from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
+from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocol_run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
-from itsa.planning.simulate import flat_wrap, plan_bounds, setup_from_plan, simulate
+from itsa.planning.simulate import simulate
 from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 

@@ -1,7 +1,7 @@
 """The planned deployment, run: encode, noise, mask, drop out, sum modulo M, unmask, decode, and check.
 
 :func:`simulate` runs a :class:`SimulationSetup` (or a plan, through
-:func:`setup_from_plan`) for a number of rounds on
+:func:`~itsa.planning.plan_setup.setup_from_plan`) for a number of rounds on
 synthetic updates, vectorised with numpy and deterministic for a seed:
 
 1. each client draws an update: on the ℓ2 sphere of radius ``clip`` (the
@@ -71,10 +71,9 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Mechanism, Overflow
+from itsa.planning.deployment import Mechanism
 from itsa.planning.layered import DIGIT_PRIOR
-from itsa.planning.planner import Plan
-from itsa.planning.planner import _wrap as plan_wrap
+from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
 from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
 from itsa.planning.simulation import (
@@ -448,96 +447,6 @@ def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, fl
     return stat, bins - 1, float(scipy.special.chdtrc(bins - 1, stat))  # the chi-square survival function
 
 
-# -- a plan, read as a setup ------------------------------------------------------------------------
-
-#: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
-PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
-                   "layers", "margin", "stages", "noise")
-PLAN_PARTS = ("deployment", "noise", "encoding")
-
-
-def _is_plan(obj) -> bool:
-    return isinstance(obj, Plan)
-
-
-def setup_from_plan(plan) -> SimulationSetup:
-    """The :class:`SimulationSetup` of a plan: the deployment's clients, dropout, dimension and clip, the plan's
-    scale ``gamma``, its noise (``sigma_client``, per client or central, simulated at exactly that rational σ) and
-    its word (``2^word_bits``) or its stages (their layers and margins).
-
-    A :class:`~itsa.planning.Plan` is read by its parts; anything else by the
-    names of :data:`PLAN_ATTRIBUTES`, each an attribute (or mapping key) of the
-    object itself or, failing that, of its ``deployment``, ``noise`` or
-    ``encoding`` part. An infeasible stage (no margin) cannot be run.
-    """
-    if _is_plan(plan):
-        return _from_plan(plan)
-    found = {}
-    for name in PLAN_ATTRIBUTES:
-        for owner in (plan, *(_get(plan, part) for part in PLAN_PARTS)):
-            value = _get(owner, name)
-            if value is not None and not (name == "noise" and not isinstance(value, str)):
-                found[name] = value
-                break
-    missing = [n for n in ("clients", "dimension", "clip", "gamma") if n not in found]
-    if missing:
-        raise InvalidOption(f"plan: has no {', '.join(missing)} to simulate")
-    if found.get("modulus") is not None:
-        for name in ("radix", "layers", "margin", "stages"):
-            found.pop(name, None)
-    return SimulationSetup(**found)
-
-
-def _from_plan(plan) -> SimulationSetup:
-    d, enc = plan.deployment, plan.encoding
-    common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
-                  sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind),
-                  mechanism=str(d.noise.mechanism or Mechanism.DGAUSS))
-    if not d.encoding.layered:
-        return SimulationSetup(modulus=enc.modulus, rotation=str(d.encoding.rotation),
-                               rounding=str(d.encoding.rounding), beta=d.encoding.beta, **common)
-    missing = [i + 1 for i, s in enumerate(enc.stages) if s.margin is None]
-    if missing:
-        raise InvalidOption(f"plan: stage {missing[0]} has no margin meeting the target (the plan is infeasible): "
-                            "nothing to simulate")
-    return SimulationSetup(radix=enc.radix, layers=enc.layers, stages=tuple(s.layers for s in enc.stages),
-                           margin=tuple(s.margin for s in enc.stages), **common)
-
-
-def _get(owner, name):
-    if owner is None:
-        return None
-    if isinstance(owner, dict):
-        return owner.get(name)
-    return getattr(owner, name, None)
-
-
-def flat_wrap(plan, coordinates: int) -> Certified:
-    """The plan's certified wrap bound of a flat word at one coordinate (``coordinates = 1``: one word) or over
-    a round (``coordinates = d``: the union over the ``d'`` words a rotation sends), at its rotation, rounding
-    and mechanism (the planner's own bound, :func:`itsa.planning.scale.wrap_at`, at that ``overflow.per``)."""
-    d, enc = plan.deployment, plan.encoding
-    if coordinates not in (1, d.dimension):
-        raise InvalidOption(f"coordinates: 1 (one word) or the dimension {d.dimension} (a round), not {coordinates}")
-    per = Overflow.COORDINATE if coordinates == 1 else Overflow.ROUND
-    return plan_wrap(replace(d, overflow_per=per), enc.word_bits, enc.gamma, plan.noise.sigma_client)
-
-
-def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
-    """``(wrap bound per coordinate of each stage, finest first; MSE bound per coordinate)`` of a plan.
-
-    ``(None, None)`` for an object that is not a :class:`~itsa.planning.Plan`.
-    """
-    if not _is_plan(plan):
-        return None, None
-    if plan.deployment.encoding.layered:
-        wraps = tuple(s.carry for s in reversed(plan.encoding.stages))
-    else:
-        wraps = (flat_wrap(plan, 1),)
-    return wraps, plan.error.per_coordinate
-
-
-
 def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None,
              time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT, *, updates: str = Updates.SPHERE,
              certified=None, planned_mse=None) -> Simulation:
@@ -546,7 +455,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     Parameters
     ----------
     plan_like : SimulationSetup or Plan
-        A setup, or a plan (:func:`setup_from_plan`
+        A setup, or a plan (:func:`~itsa.planning.plan_setup.setup_from_plan`
         reads it; its certified wrap probabilities and error bound are then
         the defaults of ``certified`` and ``planned_mse``).
     rounds, seed : int
