@@ -25,7 +25,8 @@ from typing import Any
 from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Mechanism, Overflow
+from itsa.exceptions import InvalidOption, excerpt
+from itsa.planning.deployment import MAX_WORD_BITS, Mechanism, Overflow
 from itsa.planning.encoding import EncodingPlan
 from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
 from itsa.planning.noise import NoisePlan, size_noise
@@ -42,7 +43,8 @@ from itsa.planning.scale import (
 from itsa.planning.sections import ErrorPlan, PayloadPlan
 from itsa.privacy.calibration import MAX_SCALE
 
-__all__ = ["FlatPlan", "size_flat", "best_word_for", "BEST_IN_WORD"]
+__all__ = ["FlatInputs", "FlatPlan", "size_flat", "best_word_for", "certified_word", "accuracy_reasons",
+           "BEST_IN_WORD"]
 
 #: How γ is chosen in a given word.
 BEST_IN_WORD = ("the largest scale (to 5 digits) whose certified wrap probability meets the overflow target with "
@@ -52,10 +54,30 @@ ROUNDS = 4
 
 
 @dataclass(frozen=True, kw_only=True)
-class FlatPlan:
-    """The sized parts of a flat plan (the deployment with its mechanism resolved)."""
+class FlatInputs:
+    """What a flat word's plan depends on, as numbers and choices (built once by the planner from a
+    deployment, :func:`itsa.planning.planner.flat_inputs`): the noise's inputs, the file's word and scale
+    (``None``: chosen), the overflow target (per round, or per coordinate) and the accuracy target."""
 
-    deployment: Deployment
+    noise: NoiseInputs
+    word_bits: int | None = None
+    gamma: Fraction | None = None
+    overflow: Fraction = Fraction(1, 10**6)
+    per_round: bool = True
+    accuracy: Fraction | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.noise, NoiseInputs) or self.noise.layered:
+            raise InvalidOption(f"noise: must be the NoiseInputs of a flat word, not {excerpt(self.noise)}")
+        if not 0 <= self.overflow <= 1:
+            raise InvalidOption(f"overflow: must lie in [0, 1], not {excerpt(self.overflow)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlatPlan:
+    """The sized parts of a flat plan (its inputs with the mechanism resolved)."""
+
+    inputs: FlatInputs
     sizer: Any
     noise: NoisePlan
     encoding: EncodingPlan
@@ -63,12 +85,8 @@ class FlatPlan:
     error: ErrorPlan
 
 
-def _per_round(d: Deployment) -> bool:
-    return d.overflow_per is Overflow.ROUND
-
-
-def _best_in_word(d: Deployment, sizer, bits: int, deadline: Deadline) -> tuple[Fraction, str]:
-    n, per_round = sizer.inputs, _per_round(d)
+def _best_in_word(d: FlatInputs, sizer, bits: int, deadline: Deadline) -> tuple[Fraction, str]:
+    n, per_round = d.noise, d.per_round
     target = n.epsilon
     if n.sigma is not None:
         def private(gamma: Fraction) -> bool:
@@ -76,7 +94,7 @@ def _best_in_word(d: Deployment, sizer, bits: int, deadline: Deadline) -> tuple[
         gamma = largest_gamma(n, bits, Fraction(0), overflow=d.overflow, per_round=per_round, deadline=deadline,
                               fits=private)
         if gamma is None:
-            return 1 / d.clip, "no scale meets the overflow target (and the target epsilon) in this word: gamma S = 1"
+            return 1 / n.clip, "no scale meets the overflow target (and the target epsilon) in this word: gamma S = 1"
         return gamma, BEST_IN_WORD.replace("calibrated there", "of the file")
     assert target is not None           # no σ in the file: a target ε (the Deployment's check)
     z = gaussian_multiplier(target, n.delta, n.rounds)
@@ -89,43 +107,43 @@ def _best_in_word(d: Deployment, sizer, bits: int, deadline: Deadline) -> tuple[
         gamma = largest_gamma(n, bits, z, overflow=d.overflow, per_round=per_round, deadline=deadline,
                               fits=reachable)
         if gamma is None:
-            return 1 / d.clip, "no scale meets the overflow target in this word: gamma S = 1"
+            return 1 / n.clip, "no scale meets the overflow target in this word: gamma S = 1"
         sigma = sizer.sigma(gamma)
         if wrap_at(n, bits, gamma, sigma, per_round=per_round).upper() <= d.overflow:
-            return gamma, BEST_IN_WORD + _capped(d, n, bits, gamma, z, reachable)
+            return gamma, BEST_IN_WORD + _capped(d, bits, gamma, z, reachable)
         z = max(z * Fraction(100001, 100000), multiplier_of(n, gamma, sigma))
     assert gamma is not None
     for _ in range(100):
         deadline.check("plan: stepping the scale down")
         gamma = Fraction(safe_decimal(gamma * Fraction(99, 100), 5, up=False))
-        if gamma < 1 / d.clip:
+        if gamma < 1 / n.clip:
             break
         if wrap_at(n, bits, gamma, sizer.sigma(gamma), per_round=per_round).upper() <= d.overflow:
             return gamma, BEST_IN_WORD
-    return 1 / d.clip, "no scale meets the overflow target in this word: gamma S = 1"
+    return 1 / n.clip, "no scale meets the overflow target in this word: gamma S = 1"
 
 
-def _capped(d: Deployment, n: NoiseInputs, bits: int, gamma: Fraction, z: Fraction, reachable) -> str:
+def _capped(d: FlatInputs, bits: int, gamma: Fraction, z: Fraction, reachable) -> str:
     """What a wide word's γ says when a finer γ would fit the word but need more noise than is calibrated."""
     finer = gamma * Fraction(101, 100)
-    if reachable(finer) or wrap_at(n, bits, finer, sigma_estimate(n, finer, z),
-                                   per_round=_per_round(d)).upper() > d.overflow:
+    if reachable(finer) or wrap_at(d.noise, bits, finer, sigma_estimate(d.noise, finer, z),
+                                   per_round=d.per_round).upper() > d.overflow:
         return ""
     return (" (a finer scale would need noise beyond 2^200 integer units to meet the target epsilon: the most "
             "calibrated)")
 
 
-def _choose(d: Deployment, sizer, deadline: Deadline) -> tuple[Fraction, int, str, str]:
-    e = d.encoding
-    if e.gamma is not None or (e.word_bits is None and d.noise.sigma is not None):
+def _choose(d: FlatInputs, sizer, deadline: Deadline) -> tuple[Fraction, int, str, str]:
+    n = d.noise
+    if d.gamma is not None or (d.word_bits is None and n.sigma is not None):
         return sizer.choose()
-    if e.word_bits is not None:
-        gamma, how = _best_in_word(d, sizer, e.word_bits, deadline)
-        return gamma, e.word_bits, how, "given in the deployment file"
-    assert d.privacy.epsilon is not None        # no σ in the file: a target ε (the Deployment's check)
-    z = gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds)
-    gamma, how = coarsest_accurate(sizer.inputs, z, deadline)
-    bits = smallest_word_at(sizer.inputs, gamma, sizer.sigma(gamma), overflow=d.overflow, per_round=_per_round(d),
+    if d.word_bits is not None:
+        gamma, how = _best_in_word(d, sizer, d.word_bits, deadline)
+        return gamma, d.word_bits, how, "given in the deployment file"
+    assert n.epsilon is not None        # no σ in the file: a target ε (the Deployment's check)
+    z = gaussian_multiplier(n.epsilon, n.delta, n.rounds)
+    gamma, how = coarsest_accurate(n, z, deadline)
+    bits = smallest_word_at(n, gamma, sizer.sigma(gamma), overflow=d.overflow, per_round=d.per_round,
                             deadline=deadline)
     return (gamma, MAX_WORD_BITS if bits is None else bits, how,
             "the fewest bits whose certified wrap probability meets the overflow target")
@@ -147,42 +165,41 @@ def _error(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> ErrorPlan:
                      limit_total=limit, limit_multiplier=z, rounding=how, warnings=warnings)
 
 
-def _size_one(d: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
+def _size_one(d: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
     sizer = sizer_for(d)
-    n = sizer.inputs
+    n = e = d.noise
     gamma, bits, how_gamma, how_word = _choose(d, sizer, deadline)
     noise = size_noise(n, gamma, None if n.sigma is not None else sizer.sigma(gamma))
-    e = d.encoding
-    rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension, rotation=e.rotation,
+    rs = rounded_sum(clients=n.clients, gamma=gamma, clip=n.clip, dimension=n.dimension, rotation=e.rotation,
                      rounding=e.rounding)
-    d_rot = rotated_dimension(d.dimension, e.rotation)
+    d_rot = rotated_dimension(n.dimension, e.rotation)
     enc = EncodingPlan(gamma=gamma, word_bits=bits, data_range=math.ceil(rs.exact),
-                       wrap_probability=wrap_at(n, bits, gamma, noise.sigma_client, per_round=_per_round(d)),
-                       overflow_target=d.overflow, per=str(d.overflow_per),
+                       wrap_probability=wrap_at(n, bits, gamma, noise.sigma_client, per_round=d.per_round),
+                       overflow_target=d.overflow, per=str(Overflow.ROUND if d.per_round else Overflow.COORDINATE),
                        chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma),
                        rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot)
-    padded = "" if d_rot == d.dimension else f"; the {e.rotation} rotation pads d = {d.dimension} to {d_rot} words"
+    padded = "" if d_rot == n.dimension else f"; the {e.rotation} rotation pads d = {n.dimension} to {d_rot} words"
     payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
                           dimension=d_rot, note="a flat word: one resolution, no layering" + padded)
-    return FlatPlan(deployment=d, sizer=sizer, noise=noise, encoding=enc, payload=payload,
+    return FlatPlan(inputs=d, sizer=sizer, noise=noise, encoding=enc, payload=payload,
                     error=_error(n, gamma, noise.sigma_client))
 
 
-def size_flat(deployment: Deployment, sizer_for, deadline: Deadline) -> FlatPlan:
-    """Size a flat word (``sizer_for(deployment)`` gives the planner's γ/σ search for the cases it keeps:
+def size_flat(inputs: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
+    """Size a flat word (``sizer_for(inputs)`` gives the planner's γ/σ search for the cases it keeps:
     a given γ, or a given σ without a word)."""
-    if deployment.noise.mechanism is not None:
-        return _size_one(deployment, sizer_for, deadline)
-    dgauss = _size_one(_with(deployment, Mechanism.DGAUSS), sizer_for, deadline)
-    skellam_d = _with(deployment, Mechanism.SKELLAM)
+    if inputs.noise.mechanism is not None:
+        return _size_one(inputs, sizer_for, deadline)
+    dgauss = _size_one(_with(inputs, Mechanism.DGAUSS), sizer_for, deadline)
+    skellam_d = _with(inputs, Mechanism.SKELLAM)
     gamma = dgauss.encoding.gamma
-    if deployment.noise.sigma is None and deployment.encoding.gamma is None:
+    if inputs.noise.sigma is None and inputs.gamma is None:
         # Skellam's tail and its epsilon are each at least the discrete Gaussian's at equal noise: with no
         # less noise at the discrete Gaussian's scale it cannot reach a smaller error at any scale
         skellam = sizer_for(skellam_d)
         sigma = skellam.sigma(gamma)
         if sigma >= dgauss.noise.sigma_client:
-            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam.inputs, gamma, sigma)))
+            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam_d.noise, gamma, sigma)))
             why = (f"the mechanism with the smaller error at the targets (dgauss {safe_decimal(mine, 6)} against "
                    f"skellam {safe_decimal(theirs, 6)} at the same scale, where Skellam needs sigma "
                    f"{safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
@@ -190,13 +207,13 @@ def size_flat(deployment: Deployment, sizer_for, deadline: Deadline) -> FlatPlan
     plans = [dgauss, _size_one(skellam_d, sizer_for, deadline)]
     best = min(plans, key=lambda p: (p.error.total, p is not plans[0]))
     other = plans[1] if best is plans[0] else plans[0]
-    why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.sizer.inputs)} "
-           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.sizer.inputs)} "
+    why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.inputs.noise)} "
+           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.inputs.noise)} "
            f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no mechanism in the file)")
     return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))
 
 
-def _with(d: Deployment, mechanism: Mechanism) -> Deployment:
+def _with(d: FlatInputs, mechanism: Mechanism) -> FlatInputs:
     return replace(d, noise=replace(d.noise, mechanism=mechanism))
 
 
@@ -214,28 +231,27 @@ def best_word_for(n: NoiseInputs, deadline: Deadline, accuracy: Fraction | None 
     return None
 
 
-def certified_word(d: Deployment, deadline: Deadline, sizer_for, accuracy: Fraction | None = None,
+def certified_word(d: FlatInputs, deadline: Deadline, sizer_for, accuracy: Fraction | None = None,
                    start: int = 2) -> tuple[int, Fraction] | None:
     """:func:`best_word_for` checked with the noise calibrated at its γ (the next word when the check fails)."""
     while True:
-        found = best_word_for(sizer_for(d).inputs, deadline, accuracy, start, overflow=d.overflow,
-                              per_round=_per_round(d))
+        found = best_word_for(d.noise, deadline, accuracy, start, overflow=d.overflow, per_round=d.per_round)
         if found is None:
             return None
         bits, _ = found
-        sized = _size_one(replace(d, encoding=replace(d.encoding, word_bits=bits, gamma=None)), sizer_for, deadline)
+        sized = _size_one(replace(d, word_bits=bits, gamma=None), sizer_for, deadline)
         if sized.encoding.meets_target and (accuracy is None or sized.error.total <= accuracy):
             return bits, sized.encoding.gamma
         start = bits + 1
 
 
 
-def accuracy_reasons(d: Deployment, enc: EncodingPlan, error: ErrorPlan, deadline: Deadline,
+def accuracy_reasons(d: FlatInputs, enc: EncodingPlan, error: ErrorPlan, deadline: Deadline,
                      fixes: dict, sizer_for) -> tuple[list[str], dict]:
     """What the accuracy target adds to the verdict (a reason and the smallest change that meets it), and the
     word fix of a word that wraps made the fewest bits at which some scale meets the overflow target."""
     reasons: list[str] = []
-    if "word_bits" in fixes and d.privacy.epsilon is not None:
+    if "word_bits" in fixes and d.noise.epsilon is not None:
         found = certified_word(d, deadline, sizer_for, start=enc.word_bits + 1)
         if found is not None:
             bits, gamma = found
@@ -249,13 +265,13 @@ def accuracy_reasons(d: Deployment, enc: EncodingPlan, error: ErrorPlan, deadlin
                    f"the accuracy target {safe_decimal(target, 6)}")
     limit = error.limit_total
     if limit is not None and limit > target:
-        need = math.ceil(d.survivors * math.sqrt(limit / target))
+        need = math.ceil(d.noise.survivors * math.sqrt(limit / target))
         fixes["accuracy"] = {"survivors": need, "text": (
             f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
             f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
             "larger epsilon")}
         return reasons, fixes
-    start = (enc.word_bits + 1) if d.encoding.word_bits is not None else 2
+    start = (enc.word_bits + 1) if d.word_bits is not None else 2
     found = certified_word(replace(d, accuracy=None), deadline, sizer_for, accuracy=target, start=start)
     if found is None:
         fixes["accuracy"] = {"text": f"no word up to {MAX_WORD_BITS} bits meets it"}

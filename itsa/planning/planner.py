@@ -45,9 +45,9 @@ from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, exce
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.accounting import account_noise
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Encoding, NoiseKind, Overflow
+from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
-from itsa.planning.flat import accuracy_reasons, certified_word, size_flat
+from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
@@ -61,6 +61,7 @@ from itsa.planning.noise import (
     size_layered_noise,
 )
 from itsa.planning.protocol import protocol_reasons
+from itsa.planning.rotation import Rotation
 from itsa.planning.scale import smallest_word_at, wrap_at
 from itsa.planning.sections import (
     NOT_COMPUTED,
@@ -73,10 +74,11 @@ from itsa.planning.sections import (
 )
 from itsa.privacy.calibration import MAX_DOUBLINGS, MAX_SCALE
 from itsa.privacy.events import Event
+from itsa.privacy.neighbours import DEFAULT_BETA, Rounding
 from itsa.privacy.releasing import MAX_EPSILON
 from itsa.privacy.shares import noise_shares
 
-__all__ = ["Plan", "Verdict", "plan", "plan_deadline", "noise_inputs", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
+__all__ = ["Plan", "Verdict", "plan", "plan_deadline", "noise_inputs", "flat_inputs", "QUANTIZATION_SHARE", "DEFAULT_TIME_LIMIT"]
 
 #: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
 QUANTIZATION_SHARE = Fraction(1, 100)
@@ -175,10 +177,6 @@ _ABSENT = {"keys": "not asked for (no protocol, no servers)", "gate": "not asked
            "frameworks": "not computed (no framework sums a PSA layering)"}
 
 
-def _coordinates(deployment: Deployment) -> int:
-    return deployment.dimension if deployment.overflow_per is Overflow.ROUND else 1
-
-
 def noise_inputs(deployment: Deployment) -> NoiseInputs:
     """The numbers and choices of ``deployment`` its noise depends on (the adapter: the sections take these,
     never the deployment).
@@ -197,26 +195,37 @@ def noise_inputs(deployment: Deployment) -> NoiseInputs:
                        layers=e.layers)
 
 
+def flat_inputs(deployment: Deployment) -> FlatInputs:
+    """What a flat word's plan of ``deployment`` depends on (:class:`itsa.planning.flat.FlatInputs`): its noise's
+    inputs (:func:`noise_inputs`), the file's word and scale, the overflow and accuracy targets."""
+    e = deployment.encoding
+    return FlatInputs(noise=noise_inputs(deployment), word_bits=e.word_bits, gamma=e.gamma,
+                      overflow=deployment.overflow, per_round=_per_round(deployment), accuracy=deployment.accuracy)
+
+
 def _per_round(deployment: Deployment) -> bool:
     """Whether the overflow target bounds a whole round (else one coordinate)."""
     return deployment.overflow_per is Overflow.ROUND
 
 
 def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
-    """The certified wrap bound at any rotation, rounding and mechanism (:func:`itsa.planning.scale.wrap_at`)."""
-    return wrap_at(noise_inputs(deployment), bits, gamma, sigma, per_round=_per_round(deployment))
+    """The certified wrap bound of ``deployment``'s flat word at any rotation, rounding and mechanism
+    (:func:`itsa.planning.scale.wrap_at`)."""
+    return _flat_wrap(flat_inputs(deployment), bits, gamma, sigma)
 
 
-def _word(deployment: Deployment, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
-    return smallest_word_at(noise_inputs(deployment), gamma, sigma, overflow=deployment.overflow,
-                            per_round=_per_round(deployment), deadline=deadline)
+def _flat_wrap(f: FlatInputs, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
+    return wrap_at(f.noise, bits, gamma, sigma, per_round=f.per_round)
 
 
-def _noise_variance(deployment: Deployment, sigma: Fraction) -> Fraction:
+def _word(f: FlatInputs, gamma: Fraction, sigma: Fraction, deadline: Deadline | None = None) -> int | None:
+    return smallest_word_at(f.noise, gamma, sigma, overflow=f.overflow, per_round=f.per_round, deadline=deadline)
+
+
+def _noise_variance(n: NoiseInputs, sigma: Fraction) -> Fraction:
     """``Var Z`` bound: ``K_eff σ²`` for distributed shares of the fewest survivors, ``σ²`` central
     (:func:`itsa.privacy.noise_shares`)."""
-    return sigma**2 * noise_shares(deployment.clients, deployment.dropout,
-                                   distributed=deployment.noise.kind is NoiseKind.DISTRIBUTED).privacy
+    return sigma**2 * noise_shares(n.clients, n.dropout, distributed=n.kind is NoiseKind.DISTRIBUTED).privacy
 
 
 #: How γ is chosen in a given word.
@@ -231,19 +240,19 @@ NOT_PRIVATE = ("the file's sigma misses the target epsilon even at the smallest 
 
 
 class _Sizer:
-    """The γ, σ and word search of one deployment (the file's choices, the rest chosen)."""
+    """The γ, σ and word search of one flat word (the file's choices, the rest chosen)."""
 
-    def __init__(self, deployment: Deployment, report: Reporter, deadline: Deadline):
-        self.d, self.report, self.deadline = deployment, report, deadline
-        #: the deployment's numbers, as the noise's and the scale's functions take them
-        self.inputs = noise_inputs(deployment)
+    def __init__(self, inputs: FlatInputs, report: Reporter, deadline: Deadline):
+        self.d, self.report, self.deadline = inputs, report, deadline
+        #: the noise's numbers
+        self.inputs = inputs.noise
         self.memo: dict[Fraction, Fraction] = {}
         self.reach: dict[Fraction, bool] = {}
 
     def sigma(self, gamma: Fraction) -> Fraction:
         """σ at γ: the file's, or calibrated (once per γ)."""
-        if self.d.noise.sigma is not None:
-            return self.d.noise.sigma
+        if self.inputs.sigma is not None:
+            return self.inputs.sigma
         if gamma not in self.memo:
             self.deadline.check("plan: calibrating the noise")
             self.report("calibrate", note=f"gamma = {frac(gamma)}")
@@ -252,41 +261,41 @@ class _Sizer:
 
     def estimate(self, gamma: Fraction, base: Fraction) -> Fraction:
         """A σ meeting the target at γ ≥ base without calibrating: σ(base) Δ(γ)/Δ(base) (τ only falls as σ grows)."""
-        if self.d.noise.sigma is not None:
-            return self.d.noise.sigma
+        if self.inputs.sigma is not None:
+            return self.inputs.sigma
         ratio = Certified.from_arb("r", sensitivity(self.inputs, gamma) / sensitivity(self.inputs, base), Direction.UPPER,
                                    "").upper()
         return Fraction(safe_decimal(self.sigma(base) * ratio, 8, up=True))
 
     def private_enough(self, gamma: Fraction) -> bool:
         """With the file's σ, whether ε at γ meets the target (a calibrated σ meets it by construction)."""
-        target = self.d.privacy.epsilon
-        if self.d.noise.sigma is None or target is None:
+        target = self.inputs.epsilon
+        if self.inputs.sigma is None or target is None:
             return True
-        return epsilon_at(self.inputs, gamma, self.d.noise.sigma).epsilon.upper() <= target
+        return epsilon_at(self.inputs, gamma, self.inputs.sigma).epsilon.upper() <= target
 
     def reachable(self, gamma: Fraction) -> bool:
         """Whether a σ can be calibrated at γ: the target ε is met at the calibration's largest noise scale
         (the file's σ: always). Past it, γ is too fine a scale for the target."""
-        if self.d.noise.sigma is not None or self.d.privacy.epsilon is None:
+        if self.inputs.sigma is not None or self.inputs.epsilon is None:
             return True
         if gamma not in self.reach:
-            self.reach[gamma] = epsilon_at(self.inputs, gamma, MAX_SCALE).epsilon.upper() <= self.d.privacy.epsilon
+            self.reach[gamma] = epsilon_at(self.inputs, gamma, MAX_SCALE).epsilon.upper() <= self.inputs.epsilon
         return self.reach[gamma]
 
     def quantization_ok(self, gamma: Fraction, sigma: Fraction) -> bool:
-        e = mean_square_error(dimension=1, gamma=gamma, noise_variance=_noise_variance(self.d, sigma),
-                              survivors=self.d.survivors)
+        e = mean_square_error(dimension=1, gamma=gamma, noise_variance=_noise_variance(self.inputs, sigma),
+                              survivors=self.inputs.survivors)
         return e.quantization <= QUANTIZATION_SHARE * e.noise
 
     def choose(self) -> tuple[Fraction, int, str, str]:
         """``(γ, word bits, how γ was chosen, how the word was chosen)``."""
-        e = self.d.encoding
+        e = self.d
         if e.gamma is not None:
             gamma, how_gamma = e.gamma, "given in the deployment file"
             if not self.reachable(gamma):
                 raise InvalidDeployment(f"encoding.gamma: {_short(gamma)} is too fine a scale for the target "
-                                        f"epsilon {frac(self.d.privacy.epsilon)}: the sensitivity grows with gamma, "
+                                        f"epsilon {frac(self.inputs.epsilon)}: the sensitivity grows with gamma, "
                                         f"and even noise of {_max_scale()} integer units (the most calibrated) "
                                         "does not meet it; give a smaller gamma, or none")
         elif e.word_bits is not None:
@@ -300,8 +309,8 @@ class _Sizer:
                 "the fewest bits whose certified wrap probability meets the overflow target")
 
     def _finest_in_word(self, bits: int) -> tuple[Fraction, str]:
-        all_ = gamma_candidates(self.d.clip, self.d.clients, None, deadline=self.deadline)
-        fitting = gamma_candidates(self.d.clip, self.d.clients, bits, deadline=self.deadline)
+        all_ = gamma_candidates(self.inputs.clip, self.inputs.clients, None, deadline=self.deadline)
+        fitting = gamma_candidates(self.inputs.clip, self.inputs.clients, bits, deadline=self.deadline)
         if not fitting:
             return all_[0], ("no power of two fits the word (K floor(gamma S + 1/2) reaches 2^(b-1) at "
                              "gamma S = 1): the smallest with gamma S >= 1")
@@ -311,10 +320,10 @@ class _Sizer:
         for gamma in reversed(fitting):
             self.deadline.check(f"plan: the scale gamma = {_short(gamma)}")
             self.report("scale", note=f"gamma = {frac(gamma)}")
-            if _wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
+            if _flat_wrap(self.d, bits, gamma, self.estimate(gamma, base)).upper() <= self.d.overflow:
                 if not self.reachable(gamma):
                     continue        # a scale too fine for any calibrated noise: the word holds it, the target not
-                if (_wrap(self.d, bits, gamma, self.sigma(gamma)).upper() <= self.d.overflow
+                if (_flat_wrap(self.d, bits, gamma, self.sigma(gamma)).upper() <= self.d.overflow
                         and self.private_enough(gamma)):
                     return gamma, FINEST + self._capped(gamma, fitting)
         return base, "no power of two meets the overflow target in this word: the smallest with gamma S >= 1"
@@ -328,7 +337,7 @@ class _Sizer:
                 "to meet the target epsilon: the most calibrated)")
 
     def _coarsest_accurate(self) -> tuple[Fraction, str]:
-        cands = gamma_candidates(self.d.clip, self.d.clients, None, deadline=self.deadline)
+        cands = gamma_candidates(self.inputs.clip, self.inputs.clients, None, deadline=self.deadline)
         base = cands[0]
         if not self.private_enough(base):
             return base, NOT_PRIVATE
@@ -400,7 +409,7 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=No
     if not enc.meets_target:
         reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the overflow "
                        f"target {safe_decimal(d.overflow, 6)}")
-        bits = _word(d, enc.gamma, noise.sigma_client, deadline)
+        bits = _word(flat_inputs(d), enc.gamma, noise.sigma_client, deadline)
         fixes["word_bits"] = {"word_bits": bits, "text": (f"a {bits}-bit word (at gamma {frac(enc.gamma)}, this noise)"
                                                           if bits else f"no word up to {MAX_WORD_BITS} bits")}
     return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
@@ -430,9 +439,10 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
-    flat = size_flat(deployment, lambda dep: _Sizer(dep, report, deadline), deadline)
-    deployment, sizer, noise, enc, payload, error = (flat.deployment, flat.sizer, flat.noise, flat.encoding,
-                                                     flat.payload, flat.error)
+    flat = size_flat(flat_inputs(deployment), lambda f: _Sizer(f, report, deadline), deadline)
+    if deployment.noise.mechanism is None:          # the mechanism picked for the error: the plan's deployment says it
+        deployment = replace(deployment, noise=replace(deployment.noise, mechanism=flat.inputs.noise.mechanism))
+    sizer, noise, enc, payload, error = flat.sizer, flat.noise, flat.encoding, flat.payload, flat.error
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
     keys = _keys(deployment, instance, payload, deadline, seed, report)
@@ -453,18 +463,20 @@ def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan | LayeredE
                    deadline: Deadline) -> Verdict:
     """The verdict with the accuracy target (:func:`itsa.planning.flat.accuracy_reasons`, a layering's
     :func:`itsa.planning.layered.layered_accuracy`) and the fewest bits that work for a word that wraps."""
-    def sizer_for(dep: Deployment) -> _Sizer:
-        return _Sizer(dep, Reporter(None, prefix="plan"), deadline)
+    def sizer_for(f: FlatInputs) -> _Sizer:
+        return _Sizer(f, Reporter(None, prefix="plan"), deadline)
 
-    if isinstance(enc, LayeredEncodingPlan):
-        n, flat = noise_inputs(d), replace(d, accuracy=None, encoding=Encoding())
+    if isinstance(enc, LayeredEncodingPlan):      # the deployment made flat: no layering, the default encoding
+        n = noise_inputs(d)
+        flat = FlatInputs(noise=replace(n, radix=None, layers=None, rotation=Rotation.NONE, rounding=Rounding.NEAREST,
+                                        beta=DEFAULT_BETA), overflow=d.overflow, per_round=_per_round(d))
         reasons, added = layered_accuracy(
             target=d.accuracy, error=error, limit=None if n.epsilon is None else gaussian_limit(n)[1],
             survivors=n.survivors, flat_word=lambda target: certified_word(flat, deadline, sizer_for, accuracy=target),
             max_bits=MAX_WORD_BITS)
         fixes = {**verdict.fixes, **added}
     else:
-        reasons, fixes = accuracy_reasons(d, enc, error, deadline, dict(verdict.fixes), sizer_for)
+        reasons, fixes = accuracy_reasons(flat_inputs(d), enc, error, deadline, dict(verdict.fixes), sizer_for)
     if not reasons and fixes == verdict.fixes:
         return verdict
     allr = verdict.reasons + tuple(reasons)
@@ -535,7 +547,7 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     keys = _keys(deployment, instance, payload, deadline, seed, report)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
-                              noise_variance=_noise_variance(deployment, noise.sigma_client) * spread,
+                              noise_variance=_noise_variance(noise_inputs(deployment), noise.sigma_client) * spread,
                               survivors=deployment.survivors)
     noise = _accounted(deployment, noise, enc.gamma, error)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,

@@ -6,22 +6,21 @@ What this holds:
   (public or private) has a parameter named ``deployment`` or annotated with
   ``Deployment``, that the module never names the ``Deployment`` class, and
   that it reaches no attribute only a deployment (or a plan's ``deployment``)
-  has (``.privacy``, ``.overflow_per``, ``.accuracy``,
-  ``.deployment``): a section cannot read a deployment it is not given;
+  has (``.privacy``, ``.overflow_per``, ``.deployment``): a section cannot
+  read a deployment it is not given;
 - **dynamically**, that while a flat plan with keys and a gate, and a PSA
   layering, are sized from their files, no function of those modules is
   called with a ``Deployment`` among its arguments, and that the file's
   ``clients`` reaches the noise, the encoding (its scale, or the layering's
-  stages), the keys and the gate as an ``int`` (a ``clients`` argument, or the ``clients`` field of the
-  :class:`~itsa.planning.mechanism.NoiseInputs` the planner builds once).
+  stages), the keys and the gate as an ``int`` (a ``clients`` argument, or
+  the ``clients`` field of the :class:`~itsa.planning.mechanism.NoiseInputs`
+  the planner builds once, which a flat word's
+  :class:`~itsa.planning.flat.FlatInputs` holds).
 
 Which modules still take a deployment, and why (they are not checked here):
-``planner`` (the adapter itself), ``deployment`` (the reader), ``flat`` (the
-flat half of the adapter: it re-sizes variants of the deployment, each
-mechanism when the file names none and each word of the verdict's fixes),
-and ``explore``, ``sweep``, ``simulate``,
-``simulation`` and ``protocol_run``, which re-plan or run variants of a
-deployment or a plan.
+``planner`` (the adapter itself), ``deployment`` (the reader), and
+``explore``, ``sweep``, ``simulate``, ``simulation`` and ``protocol_run``,
+which re-plan or run variants of a deployment or a plan.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ import pytest
 import itsa.planning.accounting
 import itsa.planning.beside
 import itsa.planning.encoding
+import itsa.planning.flat
 import itsa.planning.frameworks_units
 import itsa.planning.gate
 import itsa.planning.layered
@@ -45,14 +45,15 @@ import itsa.planning.protocol
 import itsa.planning.scale
 import itsa.planning.sections
 from itsa.planning import Deployment, load_deployment, plan
+from itsa.planning.flat import FlatInputs
 from itsa.planning.mechanism import NoiseInputs
 
 #: The sections' modules: each function takes numbers (or a value object of numbers), never a deployment.
 SECTIONS = (itsa.planning.noise, itsa.planning.mechanism, itsa.planning.accounting, itsa.planning.frameworks_units,
             itsa.planning.sections, itsa.planning.protocol, itsa.planning.scale, itsa.planning.encoding,
-            itsa.planning.gate, itsa.planning.beside, itsa.planning.layered)
+            itsa.planning.gate, itsa.planning.beside, itsa.planning.layered, itsa.planning.flat)
 #: Attributes only a deployment has (or a plan, through its deployment).
-DEPLOYMENT_ONLY = {"privacy", "overflow_per", "accuracy", "deployment"}
+DEPLOYMENT_ONLY = {"privacy", "overflow_per", "deployment"}
 
 #: A flat deployment with SecAgg+ keys and a gate, as a file holds it (150 clients: not a default anywhere).
 FLAT = """
@@ -78,7 +79,7 @@ protocol: {secagg+: {corrupt: 1/20}}
 """
 #: The sections each plan must hand the clients to, as a number.
 WALKS = {
-    "flat": (FLAT, ("noise.size_noise", "scale.wrap_at", "sections.size_deployment_keys",
+    "flat": (FLAT, ("flat.size_flat", "noise.size_noise", "scale.wrap_at", "sections.size_deployment_keys",
                     "protocol.size_protocol_keys", "gate.size_gate", "accounting.account_noise",
                     "frameworks_units.frameworks_section", "beside.beside_plan")),
     "layered": (LAYERED, ("noise.size_layered_noise", "layered.layered_encoding", "sections.size_deployment_keys",
@@ -130,6 +131,8 @@ def test_the_clients_reach_the_sections_as_a_number(tmp_path, walk):
             value = frame.f_locals.get(name)
             if isinstance(value, Deployment):
                 offenders.append(f"{where}({name})")
+            if isinstance(value, FlatInputs):
+                value = value.noise
             clients = value.clients if isinstance(value, NoiseInputs) else value if name == "clients" else None
             if clients is not None:
                 seen.setdefault(where, []).append(clients)
