@@ -28,7 +28,8 @@ import itsa
 from itsa._util.certified import precision, to_arb
 from itsa.planning.deployment import parse_deployment
 from itsa.privacy.conversion import WHOLE_ORDERS
-from itsa.privacy.events import GaussianEvent, PoissonSampledEvent
+from itsa.privacy.events import GaussianEvent
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 
 def deployments(population: int):

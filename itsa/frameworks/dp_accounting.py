@@ -41,8 +41,9 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.conversion import Conversion
-from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent, Event, PoissonSampledEvent, ZcdpEvent
+from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent, Event, ZcdpEvent
 from itsa.privacy.rdp import RdpCurve, number
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["DpAccountingExport", "dp_accounting_events", "events_from_curve", "events_from_event",
            "named_tuple_from_json", "float_up", "DP_EVENT_MODULE"]

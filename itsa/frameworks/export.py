@@ -136,7 +136,7 @@ def _dp_snippet(export: DpAccountingExport, facts: dict[str, Any]) -> str:
 def plan_event(plan) -> Any:
     """One round's privacy event of ``plan`` (what its accountant composes over the rounds), Poisson-sampled
     at rate ``clients/population`` when the deployment has a population and the event is not sampled yet."""
-    from itsa.privacy.events import PoissonSampledEvent
+    from itsa.privacy.subsampled import PoissonSampledEvent
 
     d = plan.deployment
     event = plan.round_event()

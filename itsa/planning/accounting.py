@@ -45,11 +45,12 @@ from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import NoisePlan, sampling_rate
 from itsa.planning.rotation import Rotation
 from itsa.privacy.accounting import Accountant
-from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event, PoissonSampledEvent
+from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
 from itsa.privacy.lattice import dominating_epsilon
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket, pair_epsilon
 from itsa.privacy.shares import noise_shares
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
            "GUARANTEE", "NOISE_NORM_WARNING"]

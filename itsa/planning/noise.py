@@ -50,9 +50,10 @@ from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
-from itsa.privacy.events import Event, PoissonSampledEvent, PsaLayersEvent
+from itsa.privacy.events import Event, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
            "calibrated_sigma", "round_event", "CALIBRATION_TOLERANCE"]

@@ -94,14 +94,13 @@ from itsa.privacy.events import (
     DiscreteGaussianEvent,
     DistributedDiscreteGaussianEvent,
     Event,
-    PoissonSampledEvent,
     PsaLayersEvent,
-    RdpProfile,
     SkellamEvent,
     ZcdpEvent,
 )
 from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound, weights
 from itsa.privacy.neighbours import Adjacency, Rounding, encoded_sensitivity, rounded_norm
+from itsa.privacy.profile import RdpProfile
 from itsa.privacy.rdp import (
     PsaLayer,
     RdpCurve,
@@ -120,6 +119,7 @@ from itsa.privacy.releasing import Release, release
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
 from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
 from itsa.privacy.sizing import Sensitivity, sensitivity
+from itsa.privacy.subsampled import PoissonSampledEvent
 from itsa.privacy.tails import certified_tail, subgaussian_tail
 
 #: The old names (kept importable from here only).

@@ -59,7 +59,8 @@ from itsa.privacy.conversion import (
     profile_epsilon,
     to_epsilon,
 )
-from itsa.privacy.events import Event, GaussianEvent, RdpProfile, linear_sum
+from itsa.privacy.events import Event, GaussianEvent
+from itsa.privacy.profile import RdpProfile, linear_sum
 from itsa.privacy.rdp import RdpCurve
 from itsa.privacy.tight import converged, gaussian_meets, gaussian_tight_epsilon
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import flint
 
@@ -42,11 +42,24 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import RdpCurve
 
-if TYPE_CHECKING:
-    from itsa.privacy.events import RdpProfile
-
 __all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "convert_rdp", "profile_epsilon", "profile_delta",
            "candidate_orders", "check_delta", "optimal_order", "DEFAULT_DELTA"]
+
+
+class Profile(Protocol):
+    """What a conversion needs of composed events (:class:`itsa.privacy.profile.RdpProfile` is one): the certified
+    bound at an order, whether it holds at whole orders only, how it was composed and its warnings."""
+
+    @property
+    def integer_orders(self) -> bool: ...
+
+    def at(self, order) -> flint.arb: ...
+
+    def method(self) -> str: ...
+
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
 
 #: The δ every verb and function of privacy (and of the modular part) takes by default.
 DEFAULT_DELTA = Fraction(1, 10**5)
@@ -90,7 +103,7 @@ class EpsilonBound(Displayable):
         The exact order the conversion was evaluated at.
     conversion : Conversion
         ``mironov`` or ``cks``.
-    curve : RdpCurve or RdpProfile
+    curve : RdpCurve or Profile
         The curve (or composed profile of events) converted.
     """
 
@@ -98,7 +111,7 @@ class EpsilonBound(Displayable):
     delta: Fraction
     order: Fraction
     conversion: Conversion
-    curve: RdpCurve | RdpProfile
+    curve: RdpCurve | Profile
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -239,8 +252,8 @@ def profile_epsilon(profile, delta, conversion: Conversion | str = Conversion.CK
 
     Parameters
     ----------
-    profile : RdpProfile
-        Events composed (:class:`itsa.privacy.events.RdpProfile`): ``at(order)``, ``integer_orders``.
+    profile : Profile
+        Events composed (:class:`itsa.privacy.profile.RdpProfile`): ``at(order)``, ``integer_orders``.
     delta : number
         ``δ`` in ``(0, 1)``.
     conversion : Conversion or str
@@ -272,7 +285,7 @@ def profile_delta(profile, epsilon, conversion: Conversion | str = Conversion.CK
 
     Parameters
     ----------
-    profile : RdpProfile or RdpCurve
+    profile : Profile or RdpCurve
         Anything with ``at(order)`` (and ``integer_orders``, default False).
     epsilon : number
         ``ε ≥ 0``, read exactly.
@@ -447,7 +460,7 @@ class CurveMethod:
     Two steps are equal when they say the same (the curves' balls do not compare equal).
     """
 
-    curve: RdpCurve | RdpProfile
+    curve: RdpCurve | Profile
 
     def __str__(self) -> str:
         return self.curve.method()

@@ -83,7 +83,8 @@ def test_bad_numbers_are_refused():
 
 
 def test_the_sharp_distributed_discrete_gaussian_exports_its_first_branch():
-    from itsa.privacy.events import DistributedDiscreteGaussianEvent, PoissonSampledEvent
+    from itsa.privacy.events import DistributedDiscreteGaussianEvent
+    from itsa.privacy.subsampled import PoissonSampledEvent
 
     event = DistributedDiscreteGaussianEvent(sensitivity=64, scale=20, survivors=10, dimension=100, bound="sharp")
     export = events_from_event(event, rounds=30)

@@ -25,7 +25,8 @@ from itsa.frameworks.export import DEFAULT_CORRUPT, export_plan, flower_noise_mu
 from itsa.keys.secagg import secagg_parameters
 from itsa.planning import load_deployment, parse_deployment, plan
 from itsa.privacy.accounting import Accountant
-from itsa.privacy.events import GaussianEvent, PoissonSampledEvent
+from itsa.privacy.events import GaussianEvent
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 #: A small central deployment (a Flower DP wrapper exists for it).
 CENTRAL = {"clients": 100, "dimension": 10, "clip": 1, "noise": "central", "dropout": "1/10",

@@ -100,7 +100,8 @@ def test_hospitals_warns_that_the_noise_dwarfs_the_mean():
 
 def test_a_tiny_noise_on_a_sample_is_bounded_not_a_nan():
     """Calibration tries tiny noises: the sampled bound's sum overflows there, and the unsampled one holds."""
-    from itsa.privacy.events import DiscreteGaussianEvent, PoissonSampledEvent
+    from itsa.privacy.events import DiscreteGaussianEvent
+    from itsa.privacy.subsampled import PoissonSampledEvent
 
     inner = DiscreteGaussianEvent(sigma=Fraction(1, 2**400), sensitivity=2**20)
     bound = PoissonSampledEvent(event=inner, rate=Fraction(1, 1000)).rdp(256)

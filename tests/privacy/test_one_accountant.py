@@ -20,7 +20,7 @@ CURVE_WORK = {"to_epsilon", "convert_at", "convert_rdp", "profile_epsilon", "pro
               "linear_sum"}
 #: The accountant's own modules: where curves are defined, composed and converted.
 HOME = {"itsa/privacy/rdp.py", "itsa/privacy/conversion.py", "itsa/privacy/accounting.py", "itsa/privacy/events.py",
-        "itsa/privacy/__init__.py"}
+        "itsa/privacy/profile.py", "itsa/privacy/subsampled.py", "itsa/privacy/__init__.py"}
 
 
 #: Modules another change is moving onto the accountant, with the call that replaces theirs.
