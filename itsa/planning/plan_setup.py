@@ -19,8 +19,8 @@ from fractions import Fraction
 from itsa._util.certified import Certified
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Mechanism, Overflow
-from itsa.planning.planner import Plan
-from itsa.planning.planner import _wrap as plan_wrap
+from itsa.planning.planner import Plan, flat_inputs
+from itsa.planning.scale import wrap_at
 from itsa.planning.simulation import SimulationSetup
 
 __all__ = ["setup_from_plan", "plan_bounds", "flat_wrap", "PLAN_ATTRIBUTES", "PLAN_PARTS"]
@@ -95,7 +95,8 @@ def flat_wrap(plan, coordinates: int) -> Certified:
     if coordinates not in (1, d.dimension):
         raise InvalidOption(f"coordinates: 1 (one word) or the dimension {d.dimension} (a round), not {coordinates}")
     per = Overflow.COORDINATE if coordinates == 1 else Overflow.ROUND
-    return plan_wrap(replace(d, overflow_per=per), enc.word_bits, enc.gamma, plan.noise.sigma_client)
+    f = flat_inputs(replace(d, overflow_per=per))
+    return wrap_at(f.noise, enc.word_bits, enc.gamma, plan.noise.sigma_client, per_round=f.per_round)
 
 
 def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:

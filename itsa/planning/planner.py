@@ -208,12 +208,6 @@ def _per_round(deployment: Deployment) -> bool:
     return deployment.overflow_per is Overflow.ROUND
 
 
-def _wrap(deployment: Deployment, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
-    """The certified wrap bound of ``deployment``'s flat word at any rotation, rounding and mechanism
-    (:func:`itsa.planning.scale.wrap_at`)."""
-    return _flat_wrap(flat_inputs(deployment), bits, gamma, sigma)
-
-
 def _flat_wrap(f: FlatInputs, bits: int, gamma: Fraction, sigma: Fraction) -> Certified:
     return wrap_at(f.noise, bits, gamma, sigma, per_round=f.per_round)
 
