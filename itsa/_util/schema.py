@@ -16,4 +16,4 @@ True
 __all__ = ["SCHEMA_VERSION"]
 
 #: Version of every JSON object itsa prints; raised when a key changes meaning or goes away.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3

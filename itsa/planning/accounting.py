@@ -15,7 +15,7 @@
 - **population**: the round's ``clients`` drawn from ``N`` by Poisson
   sampling at rate ``K/N`` (each client in with that probability, so ``K``
   is the expected count), amplification certified at whole Rényi orders
-  (:class:`~itsa.privacy.events.PoissonSampledEvent`, add-remove
+  (:class:`~itsa.privacy.subsampled.PoissonSampledEvent`, add-remove
   neighbours); the guarantee is per user (each client's whole update is
   clipped: one user is one record).
 

@@ -39,12 +39,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.privacy.tails import subgaussian_tail
+from itsa.privacy.tails import certified_tail
 
 __all__ = ["EncodingPlan", "data_bound", "wrap_probability", "smallest_word", "gamma_candidates", "WRAP_METHOD"]
 
@@ -67,18 +67,7 @@ def wrap_probability(*, word_bits: int, clients: int, bound: int, sigma: Fractio
     share's scale and ``shares`` how many shares are summed.
     """
     room = 2 ** (word_bits - 1) - bound          # the noise must reach |Z| >= room to wrap
-    if room <= 0:
-        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
-                         "the data alone can reach the modulus (K c >= 2^(b-1)): no guarantee; 1 is the only bound")
-    if sigma == 0:
-        return Certified.exact("wrap_probability", 0, "no noise and K c < 2^(b-1): the sum never wraps")
-    with precision():
-        tail = subgaussian_tail(room, shares * to_arb(sigma) ** 2, coordinates=coordinates)
-    ball = Certified.from_arb("wrap_probability", tail, Direction.UPPER, WRAP_METHOD)
-    if ball.upper() >= 1:
-        return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
-                         "the tail bound exceeds 1: it bounds nothing; " + WRAP_METHOD)
-    return Certified("wrap_probability", Fraction(0), ball.high, Direction.UPPER, WRAP_METHOD)
+    return certified_tail(room=room, proxy=shares * sigma**2, coordinates=coordinates, method=WRAP_METHOD)
 
 
 def smallest_word(*, clients: int, bound: int, sigma: Fraction, shares: int, coordinates: int, target: Fraction,

@@ -232,7 +232,8 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     swept = parse_sweep(sweep) if isinstance(sweep, str) else sweep
     clock = plan_deadline(time_limit)
     if simulate_rounds is not None:
-        check_simulation(deployment, simulate_rounds, seed, clock.left())
+        given = time_limit if isinstance(time_limit, (int, float)) else clock.left()    # as the user said it
+        check_simulation(deployment, simulate_rounds, seed, given)
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values

@@ -40,7 +40,7 @@ from itsa.planning.scale import (
     smallest_word_at,
     wrap_at,
 )
-from itsa.planning.sections import ErrorPlan, PayloadPlan
+from itsa.planning.sections import ErrorPlan, PayloadPlan, accuracy_missed
 from itsa.privacy.calibration import MAX_SCALE
 
 __all__ = ["FlatInputs", "FlatPlan", "size_flat", "best_word_for", "certified_word", "accuracy_reasons",
@@ -261,15 +261,11 @@ def accuracy_reasons(d: FlatInputs, enc: EncodingPlan, error: ErrorPlan, deadlin
     target = d.accuracy
     if target is None or error.total <= target:
         return reasons, fixes
-    reasons.append(f"the mean-square error {safe_decimal(error.total, 6)} (summed over the coordinates) is above "
-                   f"the accuracy target {safe_decimal(target, 6)}")
-    limit = error.limit_total
-    if limit is not None and limit > target:
-        need = math.ceil(d.noise.survivors * math.sqrt(limit / target))
-        fixes["accuracy"] = {"survivors": need, "text": (
-            f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
-            f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
-            "larger epsilon")}
+    reason, more = accuracy_missed(total=error.total, target=target, limit=error.limit_total,
+                                   survivors=d.noise.survivors)
+    reasons.append(reason)
+    if more is not None:
+        fixes["accuracy"] = more
         return reasons, fixes
     start = (enc.word_bits + 1) if d.word_bits is not None else 2
     found = certified_word(replace(d, accuracy=None), deadline, sizer_for, accuracy=target, start=start)

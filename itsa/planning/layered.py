@@ -44,7 +44,7 @@ from itsa.exceptions import InvalidOption, excerpt
 from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, parse_stages, smallest_margin
 from itsa.planning.deployment import NoiseKind, Overflow
 from itsa.planning.mechanism import NoiseInputs
-from itsa.planning.sections import PayloadPlan
+from itsa.planning.sections import PayloadPlan, accuracy_missed
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN", "layered_accuracy"]
@@ -284,14 +284,10 @@ def layered_accuracy(*, target: Fraction | None, error, limit: Fraction | None, 
     """
     if target is None or error.total <= target:
         return [], {}
-    reasons = [f"the mean-square error {safe_decimal(error.total, 6)} (summed over the coordinates) is above the "
-               f"accuracy target {safe_decimal(target, 6)}"]
-    if limit is not None and limit > target:
-        need = math.ceil(survivors * math.sqrt(limit / target))
-        return reasons, {"accuracy": {"survivors": need, "text": (
-            f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
-            f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
-            "larger epsilon")}}
+    reason, more = accuracy_missed(total=error.total, target=target, limit=limit, survivors=survivors)
+    reasons = [reason]
+    if more is not None:
+        return reasons, {"accuracy": more}
     found = flat_word(target)
     if found is None:
         return reasons, {"accuracy": {"text": f"no flat word up to {max_bits} bits meets it"}}

@@ -194,9 +194,8 @@ def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) ->
              and inputs.mechanism is not Mechanism.SKELLAM else None)
     if delta_int is not None and inputs.population is None:     # a flat word: from the Gaussian's, a lower bound
         floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int))
-    p = inputs
-    cal = calibrate(p.epsilon, p.delta, rounds=p.rounds, conversion="cks", event_for=curve_for, minimum_scale=floor,
-                    relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
+    cal = calibrate(inputs.epsilon, inputs.delta, rounds=inputs.rounds, conversion="cks", event_for=curve_for,
+                    minimum_scale=floor, relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
     return cal.noise_multiplier.upper()
 
 

@@ -49,7 +49,7 @@ from itsa.keys.model.io import parse_instance
 from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg import secagg_bounds, secagg_cost, secagg_parameters
 from itsa.keys.secagg.finder import Adversary
-from itsa.keys.secagg.parameters import _tolerated
+from itsa.keys.secagg.parameters import tolerated_dropout
 from itsa.planning.keysolve import bounded_solve
 
 __all__ = ["SecAggProtocol", "MultiServerProtocol", "parse_protocol", "split_clients", "SecAggKeys",
@@ -296,7 +296,7 @@ def _secagg_keys(p: SecAggProtocol, *, clients: int, dropout: Fraction, dimensio
     k, t = p.degree, p.threshold
     assert t is not None
     bounds = secagg_bounds(n, k, t, p.corrupt, dropout, p.adversary)
-    tolerated = _tolerated(cert.counts(n, p.corrupt, dropout), k, t)
+    tolerated = tolerated_dropout(cert.counts(n, p.corrupt, dropout), k, t)
     keys = SecAggKeys(protocol=p, clients=n, dropout=dropout, degree=k, threshold=t, given=True, finder=finder,
                       bounds=bounds, cost=secagg_cost(k, dimension, payload_bits), tolerated_dropout=tolerated,
                       dropped_clients=dropped)

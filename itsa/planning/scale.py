@@ -66,8 +66,7 @@ MAX_DOUBLINGS = 300
 
 def _classic(d: NoiseInputs) -> bool:
     """No rotation, rounding to nearest, discrete Gaussian: the plan's original wrap bound, unchanged."""
-    e = d
-    return e.rotation is Rotation.NONE and e.rounding is Rounding.NEAREST and mechanism_of(d) is Mechanism.DGAUSS
+    return d.rotation is Rotation.NONE and d.rounding is Rounding.NEAREST and mechanism_of(d) is Mechanism.DGAUSS
 
 
 def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_round: bool) -> Certified:

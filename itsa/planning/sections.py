@@ -42,7 +42,7 @@ from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import round_event
 from itsa.planning.protocol import size_protocol_keys
 
-__all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "size_keys",
+__all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
            "size_heuristic", "NOT_COMPUTED"]
 
@@ -237,6 +237,24 @@ class ErrorPlan(Displayable):
                     "d (z c S / survivors)^2, z the Gaussian's calibrated multiplier").to_dict(),
                 "limit_ratio": None if self.ratio is None else frac(self.ratio), "rounding": self.rounding,
                 "warnings": list(self.warnings)}
+
+
+def accuracy_missed(*, total: Fraction, target: Fraction, limit: Fraction | None, survivors: int
+                    ) -> tuple[str, dict | None]:
+    """Why a plan's error ``total`` misses the accuracy ``target``, and the fix when no encoding can meet it.
+
+    The unconstrained ``limit`` (the tight continuous Gaussian, no rounding) falls as ``1/survivors²``: when it is
+    above the target, the fix is the fewest survivors that bring it down (else ``None``: a word may meet it).
+    """
+    reason = (f"the mean-square error {safe_decimal(total, 6)} (summed over the coordinates) is above the accuracy "
+              f"target {safe_decimal(target, 6)}")
+    if limit is None or not limit > target:
+        return reason, None
+    need = math.ceil(survivors * math.sqrt(limit / target))
+    return reason, {"survivors": need, "text": (
+        f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
+        f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
+        "larger epsilon")}
 
 
 def mean_square_error(*, dimension: int, gamma: Fraction, noise_variance: Fraction, survivors: int) -> ErrorPlan:

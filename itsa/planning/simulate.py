@@ -73,7 +73,7 @@ from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Mechanism
 from itsa.planning.layered import DIGIT_PRIOR
-from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
+from itsa.planning.plan_setup import plan_bounds, setup_from_plan
 from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
 from itsa.planning.simulation import (
@@ -95,7 +95,7 @@ from itsa.privacy.discrete_gaussian import variance
 from itsa.privacy.neighbours import rounded_norm
 from itsa.privacy.sampler import ByteStream, table, uniforms
 
-__all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "setup_from_plan", "plan_bounds", "flat_wrap",
+__all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
            "Updates", "Rounding", "NoiseShares",
            "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
 

@@ -22,7 +22,7 @@ from itsa.planning.deployment import Mechanism
 from itsa.planning.protocol_run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
 from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
-from itsa.privacy.shares import noise_shares
+from itsa.privacy.shares import noise_shares, survivors_under
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
            "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
@@ -215,7 +215,8 @@ class SimulationSetup:
 
     @property
     def survivors(self) -> int:
-        return noise_shares(self.clients, self.dropout).privacy
+        """The fewest clients left when the most drop out."""
+        return survivors_under(self.clients, self.dropout)
 
     @property
     def noise_shares(self) -> int:

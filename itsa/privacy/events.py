@@ -22,7 +22,8 @@ is asked at whole orders only.
 - :class:`PsaLayersEvent`: the authorized layers of a PSA release (Theorem 3).
 - :class:`SkellamEvent`: the multi-dimensional Skellam mechanism (Agarwal,
   Kairouz, Liu 2021); a sum of Skellam shares is Skellam, so no τ.
-- :class:`PoissonSampledEvent`: any event run on a Poisson sample of rate ``γ``
+- :class:`~itsa.privacy.subsampled.PoissonSampledEvent` (in its own module, as
+  it wraps another event): any event run on a Poisson sample of rate ``γ``
   (Zhu and Wang 2019, Theorem 6: a bound at whole orders that holds for any
   mechanism, add-remove adjacency).
 - :class:`ZcdpEvent`: a mechanism given by its ``(ξ, ρ)``-zCDP, ``ε(q) ≤ ξ + ρ q``.
@@ -74,7 +75,7 @@ DDG_PAPER = "Kairouz, Liu, Steinke 2021, The Distributed Discrete Gaussian Mecha
 SKELLAM_PAPER = "Agarwal, Kairouz, Liu 2021, The Skellam Mechanism for Differentially Private Federated Learning"
 
 
-def _order(order) -> Fraction:
+def as_order(order) -> Fraction:
     """An order as an exact Fraction ``> 1``."""
     if isinstance(order, flint.arb):
         raise InvalidOption("order: give an exact number (a Fraction or int), not a ball")
@@ -115,12 +116,12 @@ class Event(ABC):
         curve = self.linear()
         if curve is None:       # pragma: no cover - every non-linear event overrides rdp
             raise NotImplementedError
-        return curve.at(_order(order))
+        return curve.at(as_order(order))
 
     def rdp_at(self, order) -> flint.arb:
         """:meth:`rdp`, remembered per order (a frozen event's bound at an order never changes)."""
         memo = self.__dict__.setdefault("_rdp_memo", {})
-        q = _order(order)
+        q = as_order(order)
         if q not in memo:
             memo[q] = self.rdp(q)
         return memo[q]
@@ -279,7 +280,7 @@ class DistributedDiscreteGaussianEvent(Event):
 
     def branches(self, order) -> tuple[flint.arb, flint.arb, flint.arb]:
         """The three branches of the sharp bound at ``order`` (each a certified upper bound)."""
-        q = to_arb(_order(order))
+        q = to_arb(as_order(order))
         with precision():
             s = to_arb(number("scale", self.scale))
             n, d = flint.arb(self.survivors), flint.arb(self.dimension)
@@ -400,7 +401,7 @@ class SkellamEvent(Event):
             return l2 * l2 if self.dimension is None else l1_from_l2(l2, self.dimension)
 
     def rdp(self, order) -> flint.arb:
-        q = _whole_order(order)
+        q = whole_order(order)
         with precision():
             mu = to_arb(number("Skellam variance mu", self.variance))
             l2 = to_arb(number("sensitivity", self.sensitivity, positive=False))
@@ -410,8 +411,9 @@ class SkellamEvent(Event):
             return lead + rest
 
 
-def _whole_order(order) -> int:
-    q = _order(order)
+def whole_order(order) -> int:
+    """An order as an int ``≥ 2``: the bounds certified at whole orders only are asked at those."""
+    q = as_order(order)
     if q.denominator != 1:
         raise InvalidOption(f"order: this bound is certified at whole orders only, not {q}")
     return int(q)
@@ -453,7 +455,7 @@ class ZcdpEvent(Event):
         return RdpCurve((RdpTerm(self.label, to_arb(number("rho", self.rho, positive=False)), 1, self.source),))
 
     def rdp(self, order) -> flint.arb:
-        q = to_arb(_order(order))
+        q = to_arb(as_order(order))
         with precision():
             return to_arb(self.xi) + to_arb(number("rho", self.rho, positive=False)) * q
 

@@ -84,9 +84,15 @@ class ExpBeta:
             return (-to_arb(self.log_inverse)).exp()
 
     def upper(self) -> Fraction:
-        """A rational upper bound on ``β`` (9 significant digits, rounded up: within ``10⁻⁸`` of ``β``)."""
+        """A rational upper bound on ``β`` below 1 (9 significant digits, rounded up: within ``10⁻⁸`` of ``β``;
+        the ball's own upper end when those digits would reach 1)."""
         high = Certified.from_arb("beta", self.ball(), Direction.UPPER, str(self)).upper()
-        return Fraction(safe_decimal(high, 9))
+        short = Fraction(safe_decimal(high, 9))
+        if short < 1:
+            return short
+        if high < 1:
+            return Fraction(high)
+        raise InvalidOption(f"beta: {self} is too close to 1 to bound conditional rounding's retries")
 
 
 #: ``β`` of conditional randomized rounding when none is given: ``exp(−1/2)``, where ``√(2 ln(1/β)) = 1``

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import flint
 
 from itsa._util.certified import precision
-from itsa.privacy.events import Event, _order
+from itsa.privacy.events import Event, as_order
 from itsa.privacy.rdp import RdpCurve, compose
 
 __all__ = ["RdpProfile", "linear_sum"]
@@ -38,7 +38,7 @@ class RdpProfile:
 
     def at(self, order) -> flint.arb:
         """The certified composed bound at ``order`` (a ball)."""
-        q = _order(order)
+        q = as_order(order)
         with precision():
             total = flint.arb(0)
             for event, count in self.parts:

@@ -18,7 +18,7 @@ from itsa._util.certified import precision, to_arb
 from itsa._util.checks import fraction
 from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import WHOLE_ORDERS
-from itsa.privacy.events import Event, _whole_order
+from itsa.privacy.events import Event, whole_order
 
 __all__ = ["PoissonSampledEvent", "SAMPLED_PAPER"]
 
@@ -100,7 +100,7 @@ class PoissonSampledEvent(Event):
         return self._rows[alpha]
 
     def rdp(self, order) -> flint.arb:
-        alpha = _whole_order(order)
+        alpha = whole_order(order)
         inner = self._inner(alpha)
         if self.rate == 1:
             return inner

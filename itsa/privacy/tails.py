@@ -96,7 +96,7 @@ def subgaussian_tail(threshold, proxy, *, skellam=0, coordinates: int = 1) -> fl
     Parameters
     ----------
     threshold : int, Fraction or arb
-        ``t`` (``> 0`` with Skellam noise).
+        ``t`` (with Skellam noise: an exact number ``> 0``, not an arb).
     proxy : int, Fraction or arb
         ``v``, the sub-Gaussian variance proxy (``> 0`` without Skellam noise; a number with it).
     skellam : int or Fraction
@@ -123,7 +123,7 @@ def subgaussian_tail(threshold, proxy, *, skellam=0, coordinates: int = 1) -> fl
         return _at_lower_end(exponent, coordinates)
 
 
-def certified_tail(*, room, proxy, skellam=0, coordinates: int) -> Certified:
+def certified_tail(*, room, proxy, skellam=0, coordinates: int, method: str = TAIL_METHOD) -> Certified:
     """:func:`subgaussian_tail` certified and capped: an upper bound on the probability that one of ``coordinates``
     sums reaches ``room`` (1 when ``room ≤ 0`` or the bound exceeds 1; exactly 0 without any randomness).
 
@@ -138,6 +138,8 @@ def certified_tail(*, room, proxy, skellam=0, coordinates: int) -> Certified:
         ``v ≥ 0`` and ``m ≥ 0`` (see :func:`subgaussian_tail`).
     coordinates : int
         ``d``.
+    method : str
+        How the result says it was bounded (the caller's wording of this tail).
     """
     t, v, m = Fraction(room), fraction("proxy", proxy, low=0, closed=True), fraction("skellam", skellam, low=0,
                                                                                       closed=True)
@@ -152,8 +154,8 @@ def certified_tail(*, room, proxy, skellam=0, coordinates: int) -> Certified:
         if m == 0:      # the same bound evaluated at its exponent's lower end rounds otherwise: the smaller end kept
             point = _at_lower_end(to_arb(t) ** 2 / (2 * to_arb(v)), coordinates)
             ball = point if point.upper() < ball.upper() else ball
-    bound = Certified.from_arb("wrap_probability", ball, Direction.UPPER, TAIL_METHOD)
+    bound = Certified.from_arb("wrap_probability", ball, Direction.UPPER, method)
     if bound.upper() >= 1:
         return Certified("wrap_probability", Fraction(0), Fraction(1), Direction.UPPER,
-                         "the tail bound exceeds 1: it bounds nothing; " + TAIL_METHOD)
-    return Certified("wrap_probability", Fraction(0), bound.high, Direction.UPPER, TAIL_METHOD)
+                         "the tail bound exceeds 1: it bounds nothing; " + method)
+    return Certified("wrap_probability", Fraction(0), bound.high, Direction.UPPER, method)

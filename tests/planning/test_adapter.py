@@ -19,8 +19,8 @@ What this holds:
 
 Which modules still take a deployment, and why (they are not checked here):
 ``planner`` (the adapter itself), ``deployment`` (the reader), and
-``explore``, ``sweep``, ``simulate``, ``simulation`` and ``protocol_run``,
-which re-plan or run variants of a deployment or a plan.
+``explore``, ``sweep``, ``simulate``, ``plan_setup``, ``simulation`` and
+``protocol_run``, which re-plan or run variants of a deployment or a plan.
 """
 
 from __future__ import annotations

@@ -48,3 +48,24 @@ def test_an_exp_beta_bound_is_the_papers_at_its_value(lam):
 def test_the_shipped_cross_device_deployment_rounds_at_the_default():
     d = load_deployment("cross-device")
     assert d.encoding.beta == DEFAULT_BETA and d.to_dict()["encoding"]["beta"] == "exp(-1/2)"
+
+
+@pytest.mark.parametrize("exponent", [10, 30])
+def test_a_beta_just_below_one_is_costed_below_one(exponent):
+    # exp(-1e-10): nine digits of beta would round up to 1 (a division by zero); the ball's end is still below 1
+    beta = ExpBeta(Fraction(1, 10**exponent))
+    assert beta.upper() < 1 and math.isclose(float(1 - beta.upper()), 10.0**-exponent, rel_tol=1e-6)
+    attempts, _ = conditional_rounding_cost(beta)
+    assert attempts >= 10**exponent * (1 - 1e-6)
+
+
+def test_a_beta_too_close_to_one_is_one_line_exit_2(tmp_path):
+    from click.testing import CliRunner
+
+    from itsa_cli import main
+
+    (tmp_path / "b.yaml").write_text("clients: 50\ndimension: 100\nclip: 1\nnoise: distributed\n"
+                                     "privacy: {epsilon: 4, delta: 1e-6, rounds: 10}\n"
+                                     f"encoding: {{word_bits: 24, rounding: conditional, beta: 'exp(-1/{10**80})'}}\n")
+    res = CliRunner().invoke(main, ["plan", str(tmp_path / "b.yaml")])
+    assert res.exit_code == 2 and "too close to 1" in res.output and "Traceback" not in res.output

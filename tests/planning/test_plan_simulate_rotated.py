@@ -44,7 +44,8 @@ import itsa
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
 from itsa.planning.explore import check_simulation
-from itsa.planning.simulate import _rotate, _skellam, _unrotate, flat_wrap, setup_from_plan, simulate
+from itsa.planning.plan_setup import flat_wrap, setup_from_plan
+from itsa.planning.simulate import _rotate, _skellam, _unrotate, simulate
 from itsa.planning.simulation import MAX_CELLS, SimulationSetup
 from itsa.privacy.neighbours import DEFAULT_BETA, conditional_rounding_cost
 

@@ -31,7 +31,7 @@ from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg.finder import MAX_CLIENTS, Adversary, harary_graph_parameters
 
 __all__ = ["SecAggBounds", "SecAggCost", "SecAggParameters", "secagg_bounds", "secagg_parameters", "secagg_cost",
-           "PUBLIC_KEY_BYTES", "SHARE_BYTES", "LARGEST_CLIENTS"]
+           "tolerated_dropout", "PUBLIC_KEY_BYTES", "SHARE_BYTES", "LARGEST_CLIENTS"]
 
 #: Bytes of one public key: a compressed P-256 point (federated-compute's ``EcdhPublicKey``).
 PUBLIC_KEY_BYTES = 33
@@ -328,7 +328,7 @@ class SecAggParameters(Displayable):
                 "bounds": self.bounds.to_dict(), "cost": self.cost.to_dict()}
 
 
-def _tolerated(c: cert.Counts, degree: int, threshold: int) -> int | None:
+def tolerated_dropout(c: cert.Counts, degree: int, threshold: int) -> int | None:
     """The most dropped clients for which ``(k, t)`` passes the finder's graph and correctness tests."""
     def passes(dropped: int) -> bool:
         trial = cert.Counts(c.clients, c.corrupt, dropped)
@@ -405,7 +405,7 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
     return SecAggParameters(
         clients=clients, corrupt=g, dropout=d, adversary=kind, degree=degree, threshold=threshold, full_graph=full,
         reproduction=repro, reproduction_note=note, agrees=repro == (degree, threshold),
-        full_threshold=full_t, tolerated_dropout=_tolerated(c, degree, threshold),
+        full_threshold=full_t, tolerated_dropout=tolerated_dropout(c, degree, threshold),
         bounds=secagg_bounds(clients, degree, threshold, g, d, kind),
         cost=secagg_cost(degree, dimension, payload_bits))
 
