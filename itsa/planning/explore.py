@@ -31,6 +31,7 @@ from itsa._util.certified import Certified, Direction
 from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
+from itsa._util.extras import require
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
@@ -247,8 +248,10 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
 
 
 def check_sweep_figure(path, swept=True) -> None:
-    """Refuse, before any work, a figure without a sweep, of an unknown format or in a missing folder."""
+    """Refuse, before any work, a figure without a sweep, of an unknown format or in a missing folder, or
+    without the draw extra that draws it."""
     if not swept:
         raise InvalidOption("figure: draws a sweep; give --sweep too")
     check_report_path(path)
     output_format(path)
+    require("matplotlib")           # a missing extra is said now, not after the sweep has run

@@ -133,3 +133,17 @@ def test_a_planned_sweep_carries_the_deployments_name():
     plan = SimpleNamespace(deployment=d, encoding=SimpleNamespace(word_bits=24),
                            noise=SimpleNamespace(epsilon=Certified.exact("epsilon", 4, "given")))
     assert _parameters(plan, Quantity.WORD_BITS).name == "design-doc"
+
+
+def test_a_figure_without_the_draw_extra_is_refused_before_the_sweep_runs(tmp_path, monkeypatch):
+    # a plain install has no matplotlib: --figure says so as it is checked, not after minutes of sweeping
+    import sys
+
+    from itsa.exceptions import MissingExtra
+    from itsa.planning.explore import check_sweep_figure
+
+    check_sweep_figure(tmp_path / "f.pdf")                          # with the extra: accepted
+    monkeypatch.setitem(sys.modules, "matplotlib", None)           # as if not installed
+    with pytest.raises(MissingExtra, match=r"\[draw\]"):
+        check_sweep_figure(tmp_path / "f.pdf")
+    assert not (tmp_path / "f.pdf").exists()
