@@ -47,7 +47,7 @@ from fractions import Fraction
 import flint
 
 from itsa._util.certified import Certified, Direction, precision, to_arb
-from itsa._util.checks import whole_number
+from itsa._util.checks import dropout_fraction, whole_number
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.deployment import Mechanism, NoiseKind, Sampling
 from itsa.planning.rotation import Rotation, rotated_dimension
@@ -103,8 +103,7 @@ class NoiseInputs:
         whole_number("rounds", self.rounds, minimum=1)
         if not isinstance(self.clip, Fraction) or self.clip <= 0:
             raise InvalidOption(f"clip: must be a positive Fraction, not {excerpt(self.clip)}")
-        if not 0 <= self.dropout < 1:
-            raise InvalidOption(f"dropout: must lie in [0, 1), not {excerpt(self.dropout)}")
+        object.__setattr__(self, "dropout", dropout_fraction(self.dropout))
         if (self.radix is None) != (self.layers is None):
             raise InvalidOption("radix and layers: a layering has both, a flat word neither")
 
