@@ -31,10 +31,12 @@ from ._paths import OUTPUT_FILE
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa
+    from itsa._util.files import check_distinct_files
     from itsa.keys.schemes.constructions import field_warning
 
     with itsa_errors():
         instance = load_instance(path)
+        check_distinct_files({"INSTANCE": itsa.keys.examples.resolve(path)}, {"-o": output})
         warn_instance(instance)
         analysis = itsa.analyze(instance, q_rule=q_rule)
         field = itsa.default_field(analysis) if field is None else field

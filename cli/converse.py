@@ -34,8 +34,10 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
     (including an instance beyond the LP's size limit). Progress (stage, LP
     size, cutting-plane round) is drawn on stderr when it is a terminal.
     """
+    from itsa._util.files import check_distinct_files
     from itsa.keys.converse import prove
     from itsa.keys.converse.registry import resolve
+    from itsa.keys.examples import resolve as resolve_instance
 
     with itsa_errors():
         method = resolve(method, old_name).name
@@ -43,6 +45,7 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
             warn([f"--class {old_name} is the old name of --lp {method} (every bound "
                   "itsa proves now holds for every scheme; the JSON's class 'general' says so)"])
         instance = load_instance(path)
+        check_distinct_files({"INSTANCE": resolve_instance(path)}, {"--proof": proof_file})
         with progress_display(as_json) as progress:
             result = prove(instance, method, proof_file=proof_file,
                            time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), progress=progress)

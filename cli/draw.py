@@ -35,11 +35,13 @@ from ._paths import OUTPUT_FILE
 def draw(path, output, config, layout, style, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa
+    from itsa._util.files import check_distinct_files
     from itsa.keys.output.draw import draw_instance, output_format, parse_config
 
     with itsa_errors():
         output_format(output)
         instance = load_instance(path)
+        check_distinct_files({"INSTANCE": itsa.keys.examples.resolve(path)}, {"-o": output})
         if config is not None:
             config = parse_config(config, instance)
         drawn = draw_instance(itsa.analyze(instance, q_rule=q_rule), output, config, layout, style)

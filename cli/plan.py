@@ -47,6 +47,8 @@ def plan(path, report, rounds, updates, spec, figure, framework, export_file, sn
     keys of the protocol (with protocol: or servers:), the error of the released mean, and a verdict.
 
     Exits 0 for a feasible plan, 3 for an infeasible one (the verdict says why), 2 for bad input."""
+    from itsa._util.files import check_distinct_files
+    from itsa.keys.examples import resolve_deployment
     from itsa.planning import explore_plan, load_deployment
     from itsa.planning.explore import ExploredPlan, check_sweep_figure
     from itsa.planning.planner import check_report_path, write_report
@@ -56,6 +58,8 @@ def plan(path, report, rounds, updates, spec, figure, framework, export_file, sn
         raise click.UsageError("--export-file and --snippet go with --export")
     with itsa_errors():
         deployment = load_deployment(path)
+        check_distinct_files({"DEPLOYMENT": resolve_deployment(path), "servers:": deployment.servers},
+                             {"--markdown": report, "--figure": figure, "--export-file": export_file})
         if report is not None:
             check_report_path(report)
         swept = None if spec is None else parse_sweep(spec)

@@ -37,7 +37,7 @@ from typing import IO, Any
 
 from itsa.exceptions import InvalidInput, InvalidOutputPath, excerpt
 
-__all__ = ["exists", "is_regular_file", "read_text", "check_input_file", "check_output_file", "atomic_writer", "write_new", "safe_stem",
+__all__ = ["exists", "is_regular_file", "read_text", "check_input_file", "check_output_file", "check_distinct_files", "atomic_writer", "write_new", "safe_stem",
            "check_output_dir", "output_dir", "remove_stale_temporaries", "TEMP_MARK"]
 
 #: What the name of every temporary file itsa writes contains (``.NAME.itsa-XXXXXXXX.tmp``).
@@ -211,6 +211,37 @@ def check_output_file(path: str | os.PathLike) -> Path:
         raise InvalidOutputPath(f"cannot write {_shown(name)}: the name is too long for the file system "
                                 f"({len(os.fsencode(out.name))} bytes, at most {_name_max(folder)})")
     return out
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same inode when both exist (links, ``./x`` and ``x``), else the
+    same absolute path with its links resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def check_distinct_files(reads: dict[str, str | os.PathLike | None], writes: dict[str, str | os.PathLike | None]
+                         ) -> None:
+    """Refuse, before any work, an output that is one of the inputs, or two outputs that are one file (the
+    second write would destroy the first, or the input would be replaced by what was read from it).
+
+    ``reads`` and ``writes`` map what the user gave (an option's name, say) to a path, ``None`` when not given.
+
+    >>> check_distinct_files({"DEPLOYMENT": "plan.yaml"}, {"--markdown": "./plan.yaml"})
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOutputPath: --markdown: 'plan.yaml' is DEPLOYMENT, which is read: write elsewhere
+    """
+    outputs = [(name, path) for name, path in writes.items() if path is not None]
+    for i, (name, path) in enumerate(outputs):
+        for source, read in reads.items():
+            if read is not None and _same_file(path, read):
+                raise InvalidOutputPath(f"{name}: {_shown(read)} is {source}, which is read: write elsewhere")
+        for other, earlier in outputs[:i]:
+            if _same_file(path, earlier):
+                raise InvalidOutputPath(f"{name}: {_shown(path)} is also {other}'s file: give each its own")
 
 
 def _write_error(out: Path, exc: OSError) -> InvalidOutputPath:

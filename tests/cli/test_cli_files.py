@@ -69,3 +69,39 @@ def test_a_fifo_in_a_census_universe_is_never_opened(tmp_path):
     with no_hang():
         items = spec.items()
     assert [item.name for item in items] == ["example-1"]
+
+
+PLAN_FILE = ("clients: 20\ndimension: 64\nclip: 1\nprivacy: {epsilon: 4, delta: 1e-6, rounds: 10}\n"
+             "noise: distributed\nencoding: {word_bits: 32}\n")
+
+
+@pytest.mark.parametrize("options", [["--markdown", "{in}"], ["--export", "flower", "--export-file", "{in}"],
+                                     ["--markdown", "{dot}"], ["--sweep", "word_bits=30..32", "--figure", "{link}"]])
+def test_an_output_that_is_the_deployment_is_refused_and_the_file_kept(cli, tmp_path, monkeypatch, options):
+    src = tmp_path / "d.yaml"
+    src.write_text(PLAN_FILE)
+    (tmp_path / "d.pdf").symlink_to(src)                  # another name of the same file
+    monkeypatch.chdir(tmp_path)
+    names = {"{in}": str(src), "{dot}": "./d.yaml", "{link}": str(tmp_path / "d.pdf")}
+    res = cli("plan", src, *[names.get(o, o) for o in options])
+    one_line(res, "which is read")
+    assert src.read_text() == PLAN_FILE
+
+
+def test_two_outputs_that_are_one_file_are_refused_before_either_is_written(cli, tmp_path):
+    src = tmp_path / "d.yaml"
+    src.write_text(PLAN_FILE)
+    out = tmp_path / "out.txt"
+    one_line(cli("plan", src, "--export", "flower", "--export-file", out, "--markdown", out), "give each its own")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("verb, option", [("build", "-o"), ("converse", "--proof")])
+def test_an_instance_is_never_overwritten_by_its_own_output(cli, tmp_path, verb, option):
+    from itsa.keys.examples import resolve
+
+    src = tmp_path / "example-1.yaml"
+    text = resolve("example-1").read_text()
+    src.write_text(text)
+    one_line(cli(verb, src, option, src), "which is read")
+    assert src.read_text() == text
