@@ -56,22 +56,32 @@ class ExploredPlan(Displayable):
     plan: Plan
     simulation: Simulation | None = None
     sweep: Sweep | None = None
+    #: Why the simulation asked for was not run (an infeasible plan it cannot be set up for), else ``None``.
+    not_simulated: str | None = None
 
     def _extras(self) -> dict:
         return {k: v for k, v in (("simulation", self.simulation), ("sweep", self.sweep)) if v is not None}
 
     def headline(self) -> str:
-        return "; ".join([self.plan.headline()] + [f"{k}: {v.headline()}" for k, v in self._extras().items()])
+        parts = [self.plan.headline()] + [f"{k}: {v.headline()}" for k, v in self._extras().items()]
+        if self.not_simulated is not None:
+            parts.append(f"simulation: not run ({self.not_simulated})")
+        return "; ".join(parts)
 
     def rows(self) -> list[tuple[str, str]]:
         rows = list(self.plan.rows())
+        if self.not_simulated is not None:
+            rows.append(("simulation", f"not run ({self.not_simulated})"))
         for name, part in self._extras().items():
             rows.append((name, part.headline()))
             rows.extend(part.rows())
         return rows
 
     def to_dict(self) -> dict:
-        return {**self.plan.to_dict(), **{k: v.to_dict() for k, v in self._extras().items()}}
+        out = {**self.plan.to_dict(), **{k: v.to_dict() for k, v in self._extras().items()}}
+        if self.not_simulated is not None:
+            out["simulation"] = {"run": False, "reason": self.not_simulated}
+        return out
 
     def markdown(self) -> str:
         lines = [self.plan.markdown()]
@@ -239,12 +249,18 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values
     result = plan(deployment, time_limit=clock, seed=seed, progress=progress)
-    simulation = (None if simulate_rounds is None else
-                  simulate(result, simulate_rounds, seed, progress, clock, updates=updates))
+    simulation, not_simulated = None, None
+    if simulate_rounds is not None:
+        try:
+            simulation = simulate(result, simulate_rounds, seed, progress, clock, updates=updates)
+        except InvalidOption as exc:
+            if result.verdict.feasible:         # a feasible plan the simulation refuses: the user's to change
+                raise
+            not_simulated = f"the plan is infeasible and cannot be simulated: {exc}"
     curves = None if swept is None else sweep_plan(result, *swept, progress=progress, time_limit=clock)
-    if simulation is None and curves is None:
+    if simulation is None and curves is None and not_simulated is None:
         return result
-    return ExploredPlan(result, simulation, curves)
+    return ExploredPlan(result, simulation, curves, not_simulated)
 
 
 def check_sweep_figure(path, swept=True) -> None:

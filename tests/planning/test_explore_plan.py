@@ -71,3 +71,18 @@ def test_one_clock(small):
     with pytest.raises(itsa.exceptions.TimeLimitReached):
         explore_plan(parse_deployment({**SMALL, "encoding": {"word_bits": 9}}), sweep="word_bits=9..10",
                      time_limit=Deadline.spent())
+
+
+def test_an_infeasible_plan_the_simulation_cannot_take_is_shown_with_why_not():
+    # a scale of 1e12 wraps surely and needs shares beyond the sampler's range: the plan (infeasible) is still
+    # the answer, with the simulation marked not run, instead of an error that hides the verdict
+    d = parse_deployment({"clients": 20, "dimension": 64, "clip": 1,
+                          "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 10},
+                          "noise": {"mechanism": "skellam", "placement": "distributed"},
+                          "encoding": {"word_bits": 16, "rotation": "hadamard", "rounding": "conditional",
+                                       "gamma": "1e12"}, "overflow": "0.9"})
+    run = explore_plan(d, simulate_rounds=5, time_limit=60)
+    assert not run.plan.verdict.feasible and run.simulation is None
+    assert run.not_simulated.startswith("the plan is infeasible and cannot be simulated")
+    assert run.to_dict()["simulation"]["run"] is False
+    assert any(k == "simulation" and v.startswith("not run") for k, v in run.rows())
