@@ -48,10 +48,12 @@ orthogonal and keeping ``d`` coordinates a contraction, so
 - ``stochastic``: unbiased, independent across coordinates with variance at
   most ``1/4``: ``d/(4γ² n)`` (the rotation maps that diagonal covariance to
   one of trace at most ``d/4`` on the kept coordinates);
-- ``conditional``: ``d'/(4 (1 − β) γ² n) + d' B/γ²`` with
-  ``B = min(β², β/4)/(1 − β)²`` (the accepted rounding's second moment is at
-  most ``1/(1 − β)`` times the unconditioned one, and its bias is
-  :func:`~itsa.privacy.neighbours.conditional_rounding_cost`'s).
+- ``conditional``: ``d' min(1/(4 (1 − β)), 1)/(γ² n) + d' min(B, 1)/γ²``
+  with ``B = min(β², β/4)/(1 − β)²`` (the accepted rounding's second moment
+  is at most ``1/(1 − β)`` times the unconditioned one, and its bias is
+  :func:`~itsa.privacy.neighbours.conditional_rounding_cost`'s; every
+  rounded coordinate moves by less than 1, so neither exceeds 1 per
+  coordinate, whatever ``β``).
 
 Examples
 --------
@@ -155,5 +157,6 @@ def quantization_mse_total(*, gamma: Fraction, dimension: int, rotation: Rotatio
     if kind is Rounding.STOCHASTIC:
         return Fraction(d) / (4 * g * g * n)
     attempts, bias = conditional_rounding_cost(beta)
-    return d_rot * attempts / (4 * g * g * n) + d_rot * bias / (g * g)
+    moment = min(attempts / 4, Fraction(1))      # |error| < 1 surely: a second moment and a bias of at most 1
+    return d_rot * moment / (g * g * n) + d_rot * min(bias, Fraction(1)) / (g * g)
 

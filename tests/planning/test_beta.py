@@ -69,3 +69,18 @@ def test_a_beta_too_close_to_one_is_one_line_exit_2(tmp_path):
                                      f"encoding: {{word_bits: 24, rounding: conditional, beta: 'exp(-1/{10**80})'}}\n")
     res = CliRunner().invoke(main, ["plan", str(tmp_path / "b.yaml")])
     assert res.exit_code == 2 and "too close to 1" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("beta", ["1/2", "9/10", "0.99999999999", "exp(-1/1000000)"])
+def test_the_rounding_error_never_exceeds_what_a_move_below_one_allows(beta):
+    # each rounded coordinate moves by less than 1 whatever beta: per coordinate, a second moment and a squared
+    # bias of at most 1, so the mean's rounding error is at most d' (1/n + 1)/gamma^2 even as beta nears 1
+    from itsa.planning.rotation import quantization_mse_total
+
+    gamma, d, n = Fraction(3), 100, 7
+    got = quantization_mse_total(gamma=gamma, dimension=d, rotation="dft", rounding="conditional", survivors=n,
+                                 beta=beta)
+    assert got <= d * (Fraction(1, n) + 1) / gamma**2
+    attempts, bias = conditional_rounding_cost(beta)
+    if attempts / 4 <= 1 and bias <= 1:                 # the formula itself, where it is below the cap
+        assert got == d * attempts / (4 * gamma**2 * n) + d * bias / gamma**2
