@@ -144,7 +144,9 @@ NEAREST_CERTIFICATE = ("|round(y)| <= 2|y| for every real y (|y| < 1/2 rounds to
 def _log_inverse(beta: Fraction | ExpBeta) -> flint.arb:
     """``ln(1/β)`` as a ball (exact for ``exp(-λ)``)."""
     with precision():
-        return to_arb(beta.log_inverse) if isinstance(beta, ExpBeta) else (1 / to_arb(beta)).log()
+        if isinstance(beta, ExpBeta):
+            return to_arb(beta.log_inverse)
+        return -(-to_arb(1 - beta)).log1p()     # ln(1/beta) = -ln(1 - (1 - beta)): no cancellation near 1
 
 
 def _norm_ball(gamma, clip, dimension: int, rounding, tight: bool, beta=None) -> tuple[flint.arb, str]:
