@@ -84,3 +84,12 @@ def test_the_rounding_error_never_exceeds_what_a_move_below_one_allows(beta):
     attempts, bias = conditional_rounding_cost(beta)
     if attempts / 4 <= 1 and bias <= 1:                 # the formula itself, where it is below the cap
         assert got == d * attempts / (4 * gamma**2 * n) + d * bias / gamma**2
+
+
+def test_a_rational_beta_just_below_one_has_a_finite_norm_bound():
+    # ln(1/beta) for beta = 1 - 1e-40: a direct log of 1/beta cancels to a ball around 0 (a nan square root)
+    gamma, d = 50, 1000
+    near = rounded_norm(gamma=gamma, clip=1, dimension=d, rounding="conditional",
+                        beta=Fraction(10**40 - 1, 10**40))
+    half = rounded_norm(gamma=gamma, clip=1, dimension=d, rounding="conditional", beta="1/2")
+    assert math.sqrt(gamma**2 + d / 4) <= float(near.lower()) <= float(near.upper()) < float(half.lower())
