@@ -81,6 +81,9 @@ class PlanExport(Displayable):
         The plan's numbers the export is read from (exact, or certified with their direction).
     notes : tuple of str
         Each choice made on the way (where the SecAgg+ degree came from, the noise multiplier's convention).
+    premises : tuple of str
+        What the plan's ε (in ``facts``) needs that the framework does not provide by itself (the noise
+        mechanism, who takes part in a round): the ε holds for the framework's run only where they hold.
     """
 
     framework: Framework
@@ -89,6 +92,7 @@ class PlanExport(Displayable):
     export: FlowerExport | DpAccountingExport
     facts: dict[str, Any]
     notes: tuple[str, ...] = ()
+    premises: tuple[str, ...] = ()
 
     def headline(self) -> str:
         verdict = "feasible" if self.feasible else "infeasible"
@@ -96,19 +100,20 @@ class PlanExport(Displayable):
 
     def rows(self) -> list[tuple[str, str]]:
         return (self.export.rows() + [("plan", f"{self.deployment}: {'feasible' if self.feasible else 'infeasible'}")]
-                + [("note", note) for note in self.notes])
+                + [("note", note) for note in self.notes] + [("epsilon premise", p) for p in self.premises])
 
     def to_dict(self) -> dict[str, Any]:
         inner = self.export.to_dict()
         return {**inner, "export": str(self.framework), "deployment": self.deployment,
                 "plan_verdict": "feasible" if self.feasible else "infeasible", "plan": self.facts,
-                "notes": list(inner.get("notes", [])) + list(self.notes)}
+                "notes": list(inner.get("notes", [])) + list(self.notes), "epsilon_premises": list(self.premises)}
 
     def snippet(self) -> str:
         """Python to paste: Flower's workflow and wrapper, or dp-accounting's event and its RDP accountant."""
         head = [f"# itsa plan {self.deployment} --export {self.framework} "
                 f"({'feasible' if self.feasible else 'INFEASIBLE'} plan)"]
         head += ["# " + line for note in self.notes for line in _wrap(note)]
+        head += ["# " + line for p in self.premises for line in _wrap(f"epsilon premise: {p}")]
         if isinstance(self.export, FlowerExport):
             return "\n".join(head) + "\n" + self.export.snippet()
         return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
@@ -198,6 +203,13 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
     if d.encoding.layered:
         raise InvalidOption("export flower: Flower's SecAgg+ sums one flat word; a layered plan (radix, layers) "
                             "has no Flower counterpart")
+    population = getattr(d, "population", None)
+    if population is not None and population > d.clients:
+        raise InvalidOption(f"export flower: the plan's epsilon holds for its {d.clients} clients Poisson-sampled "
+                            f"from a population of {population} (rate {exact_text(Fraction(d.clients, population))});"
+                            " Flower samples a fixed cohort of num_sampled_clients, which this plan does not account "
+                            "(under add-remove, a fixed-size sample turns adding a user into replacing one): plan "
+                            "without a population for Flower, or export to dp-accounting")
     k, t, corrupt, adversary, source = _degree_threshold(plan)
     notes = [source]
     if k % 2 and k < d.clients - 1:
@@ -267,8 +279,29 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
     export, notes = _flower(plan) if kind is Framework.FLOWER else _dp_accounting(plan)
+    premises = _flower_premises(plan) if kind is Framework.FLOWER else ()
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
-                      facts=_facts(plan), notes=tuple(notes))
+                      facts=_facts(plan), notes=tuple(notes), premises=premises)
+
+
+def _flower_premises(plan) -> tuple[str, ...]:
+    """What the plan's ε needs that Flower's run does not provide by itself (a population is refused before)."""
+    from itsa.planning.deployment import NoiseKind
+
+    d = plan.deployment
+    eps = (f"the plan's eps <= {plan.noise.epsilon.decimal(6)} at delta {safe_decimal(d.privacy.delta, 6)} "
+           f"over {d.privacy.rounds} rounds")
+    who = (f"{eps} is for rounds of the same {d.clients} clients, every one of them in every round (the plan "
+           "samples none from a larger population): Flower's num_sampled_clients drawn from more connected clients "
+           "is a fixed-size sample, not accounted here")
+    if d.noise.kind is NoiseKind.CENTRAL:
+        how = (f"{eps} is certified for the plan's {plan.noise.mechanism} noise of deviation sigma on the integer "
+               "sum of the rounded updates; Flower adds a float64 Gaussian to the mean of the float updates "
+               "instead, which the plan does not certify")
+    else:
+        how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares, which Flower does not add "
+               "(no wrapper is written)")
+    return who, how
 
 
 def write_export(export: PlanExport, path: str | os.PathLike, *, snippet: bool = False) -> Path:

@@ -17,7 +17,9 @@
   is the expected count), amplification certified at whole Rényi orders
   (:class:`~itsa.privacy.subsampled.PoissonSampledEvent`, add-remove
   neighbours); the guarantee is per user (each client's whole update is
-  clipped: one user is one record).
+  clipped: one user is one record). With noise added once, the full round's
+  bounds (Rényi, privacy-loss distribution) hold for the sampled round too
+  (:func:`itsa.planning.noise.full_round`): ε is the smallest of them all.
 
 Examples
 --------
@@ -42,7 +44,7 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanism import NoiseInputs
-from itsa.planning.noise import NoisePlan, sampling_rate
+from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate
 from itsa.planning.rotation import Rotation
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
@@ -132,7 +134,8 @@ class NoiseAccounting(Displayable):
                  + f"({self.rounds_note})")]
         if self.population is not None:
             rows.append(("population", f"{self.population} clients, {self.sampling} sampling of the round's clients "
-                                       f"at rate {frac(self.rate)} (amplification: Zhu-Wang 2019 Thm 6 at whole orders, add-remove)"))
+                                       f"at rate {frac(self.rate)} (amplification: Zhu-Wang 2019 Thm 6 at whole orders, add-remove; "
+                                       "the full round's bounds hold too: sampling never hurts)"))
         return rows + [("guarantee", GUARANTEE)]
 
     def to_dict(self) -> dict:
@@ -150,11 +153,21 @@ class NoiseAccounting(Displayable):
 _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
             "to the sensitivity, through its privacy-loss distribution",
             "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)"}
+#: A Poisson-sampled round's ε from its full round's bound (``<key>-full``): it holds for the sampled round.
+_METHODS.update({f"{key}-full": f"{text}, of the full (unsampled) round, which bounds its Poisson sample too "
+                                "(add-remove, noise added once: sampling never hurts)"
+                 for key, text in list(_METHODS.items())})
 
 
 class _Bounds:
     """The proven ε of the plan's noise at any number of rounds: the Rényi bound and, where it applies, the
-    privacy-loss distribution's (the smaller)."""
+    privacy-loss distribution's (the smaller).
+
+    A Poisson-sampled round of central noise also has its full round's bounds (Rényi, and the privacy-loss
+    distribution's where it applies): they hold for the sampled round too (sampling never hurts under
+    add-remove neighbours with noise added once, :func:`itsa.planning.noise.full_round`), and the smallest
+    of all is taken.
+    """
 
     def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event):
         self.d, self.noise, self.event = inputs, noise, event
@@ -162,6 +175,9 @@ class _Bounds:
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the event's (padded, with a rotation) dimension
         self.dimension = int(getattr(event, "dimension", inputs.dimension))
+        full = full_round(inputs, event)
+        #: the full round's bounds, which hold for this Poisson-sampled round (``None``: not sampled)
+        self.full = None if full is None else _Bounds(full[0], noise, full[1])
 
     def rdp(self, rounds: int) -> Certified:
         return Accountant().compose(self.event, rounds).bound(self.d.delta).epsilon
@@ -182,14 +198,28 @@ class _Bounds:
         return None if dom is None else (dom, "dominating")
 
     def best(self, rounds: int) -> tuple[Certified, str]:
+        """The smallest proven upper bound at ``rounds`` and its method's key (:data:`_METHODS`)."""
         rdp = self.rdp(rounds)
         try:
             other = self.pld(rounds)
         except InvalidOption:               # the enclosure finds no bracket at this noise: the Renyi bound stands
             other = None
+        best = rdp, "rdp"
         if other is not None and other[0].direction is Direction.UPPER and other[0].upper() < rdp.upper():
-            return other
-        return rdp, "rdp"
+            best = other
+        if self.full is not None:
+            full, how = self.full.best(rounds)
+            if full.upper() < best[0].upper():
+                best = replace(full, method=f"{FULL_ROUND}{full.method}"), f"{how}-full"
+        return best
+
+    @property
+    def kinds(self) -> str:
+        """The bounds :meth:`best` takes the smallest of, in words."""
+        if self.full is not None:
+            return ("the smallest of the sampled round's Renyi bound and the full round's "
+                    + ("Renyi bound" if self.full.why_not is not None else "Renyi and PLD bounds"))
+        return "the smaller of the Renyi and PLD bounds" if self.why_not is None else "Renyi"
 
 
 def rounds_affordable(epsilon_at: Callable[[int], Fraction], epsilon: Fraction, start: int,
@@ -253,7 +283,7 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
     shift = pair_shift(inputs, gamma) if bounds.why_not is None else None
     if bounds.why_not is None and shift is None:
         note = "no neighbouring pair of this encoding is certified here (rotation or stochastic rounding)"
-    if bounds.why_not is None:
+    if bounds.why_not is None or bounds.full is not None:
         epsilon, how = best = bounds.best(rounds)
     if shift is not None:
         top = math.floor(noise.sensitivity.upper())
@@ -278,7 +308,7 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
         now = epsilon.upper()
         guess = rounds if now <= 0 else max(1, math.floor(rounds * min(target / now, Fraction(10**4)) ** 2))
         affordable = rounds_affordable(lambda t: bounds.best(t)[0].upper(), target, guess)
-        rounds_note = (f"the most rounds whose certified epsilon ({'the smaller of the Renyi and PLD bounds' if bounds.why_not is None else 'Renyi'}) "
+        rounds_note = (f"the most rounds whose certified epsilon ({bounds.kinds}) "
                        f"meets the target {frac(target)} at delta {safe_decimal(delta, 6)}, at this noise")
     warnings = noise_norm_warnings(dimension=inputs.dimension, clip=inputs.clip, error_noise=error_noise)
     acc = NoiseAccounting(epsilon=epsilon, epsilon_rdp=rdp, upper_method=how, epsilon_lower=lower, ratio=ratio,

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import flint
@@ -44,19 +44,21 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, Mechanism, NoiseKind
 from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, sensitivity_text
 from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
+from itsa.privacy.conversion import EpsilonBound
 from itsa.privacy.events import Event, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
-           "calibrated_sigma", "round_event", "CALIBRATION_TOLERANCE"]
+           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
@@ -78,6 +80,52 @@ def sampled(inputs: NoiseInputs, make: Callable[[Fraction], Event]) -> Callable[
     def on_sample(sigma: Fraction) -> Event:
         return PoissonSampledEvent(event=make(sigma), rate=rate)
     return on_sample
+
+
+#: What the full round's bound says when it bounds a Poisson-sampled round (:func:`full_round`).
+FULL_ROUND = ("the full (unsampled) round's bound, which holds for its Poisson sample too (add-remove, noise "
+              "added once whatever the sample's size: sampling never hurts): ")
+
+
+def full_round(inputs: NoiseInputs, event: Event) -> tuple[NoiseInputs, Event] | None:
+    """The full round behind a Poisson-sampled one, where its bounds hold for the sampled round too.
+
+    With add-remove neighbours and noise added once to the sum (its law independent of the sample), the
+    sampled round on ``D`` and on ``D ∪ {x}`` is a mixture over the sample ``S`` of ``Q_S`` (the round on
+    ``S``) and of ``q P_S + (1 − q) Q_S`` (``P_S``: ``Q_S`` shifted by ``x``'s encoded update). Every
+    hockey-stick divergence ``H_a`` (``a ≥ 0``) is jointly convex, and ``H_a(Q‖Q) = max(0, 1 − a) ≤
+    H_a(P‖Q)``, so ``H_a(q P + (1 − q) Q ‖ Q) ≤ q H_a(P‖Q) + (1 − q) H_a(Q‖Q) ≤ H_a(P‖Q)`` and, by the same
+    convexity, ``H_a(Q ‖ q P + (1 − q) Q) ≤ H_a(Q‖P)``; averaging over ``S`` keeps both. The full round's
+    dominating pair (any shift of norm at most the sensitivity) therefore dominates the sampled round in both
+    directions, and its composed privacy-loss bound holds for the sampled rounds; so does its Rényi curve
+    (``∫ P^α Q^(1−α)`` is an f-divergence, jointly convex, equal to 1 at ``P = Q``). Distributed shares are
+    not covered (their sum's law depends on the sample's size); the deployment allows a population with
+    central noise only.
+
+    Returns
+    -------
+    tuple or None
+        The inputs without the population and the full round's event; ``None`` where ``event`` is not a
+        Poisson-sampled round of central noise.
+    """
+    if not isinstance(event, PoissonSampledEvent) or inputs.kind is not NoiseKind.CENTRAL:
+        return None
+    return replace(inputs, population=None), event.event
+
+
+def rdp_bound(inputs: NoiseInputs, event: Event, rounds: int | None = None) -> EpsilonBound:
+    """The Rényi accountant's ε of ``rounds`` (default: the inputs') rounds of ``event``; for a
+    Poisson-sampled round of central noise, the smaller of its own and its full round's (:func:`full_round`),
+    whose method then says so."""
+    t = inputs.rounds if rounds is None else rounds
+    bound = Accountant().compose(event, t).bound(inputs.delta)
+    full = full_round(inputs, event)
+    if full is None:
+        return bound
+    other = Accountant().compose(full[1], t).bound(inputs.delta)
+    if other.epsilon.upper() >= bound.epsilon.upper():
+        return bound
+    return replace(other, epsilon=replace(other.epsilon, method=f"{FULL_ROUND}{other.epsilon.method}"))
 
 
 def sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
@@ -106,9 +154,8 @@ def round_event(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction) -> Event:
 
 
 def epsilon_at(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction):
-    """The certified ε (an :class:`~itsa.privacy.EpsilonBound`) at scale γ and noise σ."""
-    event = _curve_for(inputs, sensitivity(inputs, gamma))(sigma)
-    return Accountant().compose(event, inputs.rounds).bound(inputs.delta)
+    """The certified ε (an :class:`~itsa.privacy.EpsilonBound`) at scale γ and noise σ (:func:`rdp_bound`)."""
+    return rdp_bound(inputs, _curve_for(inputs, sensitivity(inputs, gamma))(sigma))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -190,6 +237,29 @@ def _remembered(inputs: NoiseInputs, gamma: Fraction) -> Fraction:
 
 
 def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
+    """The calibrated σ; with a population, the smaller of the sampled round's and (central noise) the full
+    round's (whose bounds hold for the sampled round, :func:`full_round`): the first whose certified ε meets
+    the target, as :func:`rdp_bound` accounts it."""
+    sigma = _calibrate_one(inputs, curve_for, progress, delta_int)
+    if full_round(inputs, curve_for(sigma)) is None:
+        return sigma
+    full = replace(inputs, population=None)
+    try:
+        other = _calibrate_one(full, _full_curve(curve_for), progress, delta_int)
+    except InvalidOption:           # no full-round σ in the calibrated range: the sampled one stands
+        return sigma
+    return min(sigma, other)
+
+
+def _full_curve(curve_for: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
+    """The full round's event maker behind a sampled one's."""
+    def full(sigma: Fraction) -> Event:
+        event = curve_for(sigma)
+        return event.event if isinstance(event, PoissonSampledEvent) else event
+    return full
+
+
+def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
     floor = (MIN_SHARE if inputs.kind is NoiseKind.DISTRIBUTED
              and inputs.mechanism is not Mechanism.SKELLAM else None)
     if delta_int is not None and inputs.population is None:     # a flat word: from the Gaussian's, a lower bound
@@ -237,7 +307,7 @@ def _noise_plan(inputs: NoiseInputs, delta_int: flint.arb, curve_for, sigma: Fra
         sigma, chosen = given, "given in the deployment file"
     else:
         sigma, chosen = _calibrate(inputs, curve_for, progress), CALIBRATED
-    bound = Accountant().compose(curve_for(sigma), inputs.rounds).bound(inputs.delta)
+    bound = rdp_bound(inputs, curve_for(sigma))
     central = inputs.kind is NoiseKind.CENTRAL
     shares = noise_shares(inputs.clients, inputs.dropout, distributed=not central).privacy   # 1 central
     with precision():

@@ -92,6 +92,34 @@ def test_a_population_samples_each_round(central):
     assert rebuilt.event.sampling_probability == 0.01 and rebuilt.event.event.__class__.__name__ == "ZCDpEvent"
 
 
+def test_flower_refuses_a_plan_whose_epsilon_needs_poisson_sampling(central):
+    d = copy.copy(dataclasses.replace(central.deployment, adjacency="add-remove"))
+    object.__setattr__(d, "population", 10_000)
+    with pytest.raises(InvalidOption, match="Poisson-sampled.*fixed cohort"):
+        export_plan(dataclasses.replace(central, deployment=d), "flower")
+    object.__setattr__(d, "population", d.clients)     # every client in every round: no sampling to miss
+    assert export_plan(dataclasses.replace(central, deployment=d), "flower").export.dp_wrapper is not None
+
+
+def test_cli_flower_export_of_a_sampled_skellam_plan_is_refused_in_one_line(cli, tmp_path):
+    path = tmp_path / "sampled.yaml"
+    path.write_text("clients: 20\ndimension: 64\nclip: 1\nadjacency: add-remove\nencoding: {word_bits: 32}\n"
+                    "privacy: {epsilon: 4, delta: 1e-6, rounds: 10}\npopulation: 1000000000000\n"
+                    "noise: {mechanism: skellam, placement: central, sigma: 1000}\n")
+    r = cli("plan", str(path), "--export", "flower", "--quiet")
+    assert r.exit_code == 2 and "fixed cohort" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1 and "noise_multiplier" not in r.output
+
+
+def test_flower_export_states_the_premises_of_its_epsilon(central):
+    e = export_plan(central, "flower")
+    premises = e.to_dict()["epsilon_premises"]
+    assert len(premises) == 2 and central.noise.epsilon.decimal(6) in premises[0]
+    assert "fixed-size sample" in premises[0] and "float64 Gaussian" in premises[1]
+    assert "discrete Gaussian" in premises[1]                 # the mechanism the epsilon is certified for
+    assert "# epsilon premise: " in e.snippet() and export_plan(central, "dp-accounting").premises == ()
+
+
 def test_flower_export_of_k1000_is_exactly_the_workflows_keywords(k1000):
     e = export_plan(k1000, "flower")
     out = e.to_dict()

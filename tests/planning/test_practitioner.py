@@ -59,6 +59,30 @@ def test_population_amplifies():
     assert sampled.to_dict()["deployment"]["population"] == 10_000
 
 
+@pytest.mark.parametrize("population", [101, 150, 1000])
+def test_a_population_never_costs_noise(small, population):
+    """Under add-remove with noise added once, sampling never hurts: the full round's bounds hold for the
+    sampled round, so a population's calibrated sigma is never above the same deployment's without one."""
+    sampled = itsa.plan(parse_deployment({**SMALL, "population": population}))
+    assert sampled.encoding.gamma == small.encoding.gamma
+    assert sampled.noise.sigma_client <= small.noise.sigma_client
+    assert sampled.noise.epsilon.upper() <= 2 and sampled.verdict.feasible
+
+
+def test_the_bound_a_population_plan_takes_is_named(small):
+    from itsa.planning.noise import FULL_ROUND
+
+    near = itsa.plan(parse_deployment({**SMALL, "population": 101})).noise     # rate 100/101: the full round wins
+    a = near.accounting
+    assert a.upper_method == f"{small.noise.accounting.upper_method}-full"
+    assert str(near.epsilon.method).startswith(FULL_ROUND) and near.epsilon == a.epsilon
+    assert near.epsilon.upper() == small.noise.epsilon.upper() and "unsampled" in dict(near.rows())["epsilon upper"]
+    assert a.epsilon_lower is None                       # the full round's lower bound is not the sampled round's
+    far = itsa.plan(parse_deployment({**SMALL, "population": 10**6})).noise   # rate 10^-4: amplification wins
+    assert far.accounting.upper_method == "rdp" and "Poisson-sampled" in str(far.epsilon.method)
+    assert not str(far.epsilon.method).startswith(FULL_ROUND)
+
+
 @pytest.mark.parametrize(("change", "word"), [({"sampling": "fixed"}, "fixed-size"),
                                               ({"adjacency": "replace-one"}, "add-remove"),
                                               ({"noise": {"kind": "distributed", "sigma": 400}}, "central"),
@@ -122,6 +146,8 @@ def test_the_new_sweeps(spec, index):
     raw = {**SMALL, "encoding": {"word_bits": 20}}
     if index:
         raw = {**POPULATION, "encoding": {"word_bits": 20}}
+    if spec.startswith("population"):   # z about 6, where amplification helps (at the word's own gamma, z is
+        raw["encoding"] = {"word_bits": 20, "gamma": 64}   # 0.08: the full round's eps wins, the same for both)
     p = itsa.plan(parse_deployment(raw))
     s = sweep_plan(p, *parse_sweep(spec), time_limit=120)
     eps, error = ([pt.itsa[k].upper() for pt in s.points] for k in (0, 2))
