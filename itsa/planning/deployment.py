@@ -188,6 +188,9 @@ def _population(population, sampling, clients: int, deployment) -> tuple[int | N
     if deployment.noise.kind is not NoiseKind.CENTRAL:
         raise _ERR("population: a Poisson sample's size is random, and distributed shares are certified for a fixed "
                    "number of survivors; give noise: central (added once to the sum)")
+    if deployment.encoding.layered:
+        raise _ERR("population: a PSA layering's layers share one sample per round, and the sampled bound here "
+                   "holds for one release per sample; give a flat word (encoding.word_bits) or no population")
     return n, how
 
 
