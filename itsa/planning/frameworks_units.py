@@ -137,6 +137,10 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
             notes.append("TFF always rotates (rotation_type hd or dft); the plan assumes no rotation")
     else:
         notes.append("TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian")
+    if inputs.population is not None:
+        notes.append(f"the plan's epsilon counts the {K} clients as a Poisson sample of the population of "
+                     f"{inputs.population:,}; Flower samples a fixed cohort of num_sampled_clients, for which this "
+                     "epsilon is not certified (the export refuses it)")
     flower = None
     if not distributed:
         exact = noise.sigma_client * K / (gamma * clip * inputs.survivors)

@@ -169,3 +169,9 @@ def test_a_swept_value_the_file_refuses_is_refused():
         check_sweep(d, *parse_sweep("population=1000,2000"))
     with pytest.raises(InvalidOption, match="rounds"):
         check_sweep(d, *parse_sweep("rounds=0,10"))
+
+
+def test_the_frameworks_section_says_flower_does_not_sample_as_the_plan_does():
+    notes = itsa.plan(parse_deployment(POPULATION)).frameworks.notes
+    assert any("Poisson sample" in n and "fixed cohort" in n for n in notes)
+    assert not any("Poisson sample" in n for n in itsa.plan(parse_deployment(SMALL)).frameworks.notes)
