@@ -395,6 +395,8 @@ class Deployment(Displayable):
             raise _ERR("protocol: give protocol (keys for the deployment's own clients) or servers (a key-rate "
                        "instance of its own), not both")
         self.protocol.check(self.clients)
+        if isinstance(self.protocol, SecAggProtocol):
+            self.protocol.check_rates(self.dropout)
 
     @property
     def survivors(self) -> int:

@@ -49,7 +49,7 @@ from itsa.keys.model.io import parse_instance
 from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg import secagg_bounds, secagg_cost, secagg_parameters
 from itsa.keys.secagg.finder import Adversary
-from itsa.keys.secagg.parameters import tolerated_dropout
+from itsa.keys.secagg.parameters import finder_rates, tolerated_dropout
 from itsa.planning.keysolve import bounded_solve
 
 __all__ = ["SecAggProtocol", "MultiServerProtocol", "parse_protocol", "split_clients", "SecAggKeys",
@@ -122,6 +122,14 @@ class SecAggProtocol:
         if self.degree < clients - 1 and self.degree % 2:
             raise _ERR(f"protocol.secagg+.degree: a Harary graph below the full graph has an even degree, "
                        f"not {self.degree}")
+
+    def check_rates(self, dropout: Fraction) -> None:
+        """Refuse (one line) a corrupt fraction and dropout outside the finder's domain
+        (:func:`itsa.keys.secagg.parameters.finder_rates`)."""
+        try:
+            finder_rates(self.corrupt, dropout, self.adversary)
+        except InvalidInput as exc:
+            raise _ERR(f"protocol.secagg+: {exc}") from None
 
     def to_dict(self) -> dict:
         return {SECAGG: {"corrupt": frac(self.corrupt), "adversary": str(self.adversary), "degree": self.degree,

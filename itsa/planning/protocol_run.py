@@ -27,13 +27,17 @@ the plan sized, in place of the generic ring of pairwise masks:
   ``X = W + Z mod p``, each server's relay ``Y_u = Σ_v X_{u,v}``, and every
   server's decode ``Σ_v X_{k,v} + Σ_{u≠k} Y_u`` must be the sum of all the
   inputs mod ``p``. The model has no dropouts: the round runs with every
-  client. Built only up to :data:`SCHEME_USERS` users.
+  client. Built only up to :data:`SCHEME_USERS` users and
+  :data:`SCHEME_CONFIGURATIONS` configurations (the verifier checks each);
+  the search tries ``L = 2`` only where its limit of ``K·L + d`` source
+  symbols allows it (``K <= 15``), ``L = 1`` otherwise.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 import flint
@@ -48,10 +52,15 @@ from itsa.keys.secagg.simulate import simulate_round
 from itsa.planning.protocol import MultiServerKeys, MultiServerProtocol, SecAggKeys, SecAggProtocol, build_instance
 
 __all__ = ["SecAggRun", "SchemeRun", "ProtocolTally", "ProtocolStats", "with_protocol", "protocol_sum",
-           "check_protocol_simulation", "scheme_field", "SCHEME_USERS", "SECAGG_METHOD", "protocol_seconds"]
+           "check_protocol_simulation", "scheme_field", "scheme_configurations", "SCHEME_USERS",
+           "SCHEME_CONFIGURATIONS", "SECAGG_METHOD", "protocol_seconds"]
 
-#: Most users of the multi-server instance whose scheme a simulation builds and verifies.
+#: Most users of the multi-server instance whose scheme a simulation builds and verifies (the scheme search's
+#: limit of 60 source symbols ``K·L + d`` holds ``L = 1`` and every ``d < K`` up to 30 users).
 SCHEME_USERS = 30
+#: Most configurations (servers x collusion sets) whose instance a simulation verifies (measured: 20 clients,
+#: 7 servers, collusion 5, 151,900 configurations: the one-time pad built and verified in 12 s).
+SCHEME_CONFIGURATIONS = 200_000
 #: Most seconds the scheme search of a multi-server simulation takes (then the one-time pad; measured: 6 to 12
 #: users settle in a few seconds).
 SEARCH_SECONDS = 20.0
@@ -157,6 +166,16 @@ def scheme_field(word_bits: int) -> int:
     return p
 
 
+def scheme_configurations(clients: int, servers: int, collusion: int) -> int:
+    """The configurations the verifier checks in the multi-server instance: ``U`` servers times every set of at
+    most ``t`` colluding clients.
+
+    >>> scheme_configurations(20, 7, 5)
+    151900
+    """
+    return servers * sum(comb(clients, r) for r in range(min(collusion, clients) + 1))
+
+
 def check_protocol_simulation(deployment) -> None:
     """Refuse, before any work, a protocol the simulation cannot run (one line)."""
     p = deployment.protocol
@@ -170,6 +189,12 @@ def check_protocol_simulation(deployment) -> None:
         if deployment.clients > SCHEME_USERS:
             raise InvalidOption(f"simulate: the multi-server scheme is built and verified for at most {SCHEME_USERS} "
                                 f"clients, not {deployment.clients} (the plan's keys section bounds larger ones)")
+        n = scheme_configurations(deployment.clients, p.servers, p.collusion)
+        if n > SCHEME_CONFIGURATIONS:
+            raise InvalidOption(f"simulate: the multi-server scheme is verified over at most {SCHEME_CONFIGURATIONS:,} "
+                                f"configurations (servers times collusion sets), not {n:,} ({deployment.clients} clients, "
+                                f"{p.servers} servers, collusion {p.collusion}; the plan's keys section bounds "
+                                "larger ones)")
         if deployment.encoding.layered:
             raise InvalidOption("simulate: the multi-server scheme is simulated on a flat word, not a layering")
         bits = deployment.encoding.word_bits
@@ -181,28 +206,33 @@ def check_protocol_simulation(deployment) -> None:
 def _build_scheme(plan, word_bits: int, seed: int, time_limit) -> SchemeRun:
     # The key-rate search, constructions and verifier (30 ms to import) load only when a multi-server run needs them:
     from itsa.keys.schemes.constructions import build_scheme  # lazy: only this simulation builds a scheme
-    from itsa.keys.schemes.verifier import verify  # lazy: only this simulation verifies a scheme
-    from itsa.keys.search.scalar import search_min_rate  # lazy: only this simulation searches for a scheme
+    from itsa.keys.search.scalar import MAX_SOURCE_DIM, search_min_rate  # lazy: only this simulation searches
 
     d = plan.deployment
     instance = build_instance(f"{d.name}-U{d.protocol.servers}-t{d.protocol.collusion}", d.clients, d.protocol)
     if instance is None:
         raise InvalidOption("simulate: the multi-server instance cannot be built at this size")
     p = scheme_field(word_bits)
-    budget = SEARCH_SECONDS if time_limit is None else min(SEARCH_SECONDS, time_limit / 2)
-    found = search_min_rate(instance, field=p, seed=seed, time_limit=budget)
+    clock = Deadline.of(time_limit)
+    left = clock.left()
+    budget = SEARCH_SECONDS if left is None else min(SEARCH_SECONDS, left / 2)
+    # every d < K at each L the search's limit of K·L + d source symbols allows (L = 2 up to 15 clients):
+    L_values = tuple(L for L in (1, 2) if 2 * d.clients * L <= MAX_SOURCE_DIM)
+    found = search_min_rate(instance, field=p, seed=seed, time_limit=budget, L_values=L_values)
     if found.scheme is not None:
-        scheme, source = found.scheme, f"itsa's scheme search over F_{p}, rate {found.rate}"
+        scheme, verdict = found.scheme, found.verdict       # the search's verify(engine="rank") accepted it
+        source = f"itsa's scheme search over F_{p}, rate {found.rate}"
     else:
-        scheme = build_scheme(analyze(instance), p, seed=seed, construction="condition-1").scheme
+        clock.check("the multi-server scheme search, before the one-time pad is built and verified")
+        built = build_scheme(analyze(instance), p, seed=seed, construction="condition-1")
+        scheme, verdict = built.scheme, built.verdict       # build_scheme's verify(engine="rank") accepted it
         source = "the one-time pad of Condition 1 (the search found no scheme over this field in time)"
-    verdict = verify(instance, scheme, engine="rank")
-    if not verdict.ok:                       # never simulate a scheme the verifier refuses
+    if verdict is None or not verdict.ok:    # never simulate a scheme the verifier refuses
         raise InvalidOption(f"simulate: the scheme of {instance.name} over F_{p} does not verify")
     return SchemeRun(instance=instance, scheme=scheme, source=source)
 
 
-def with_protocol(plan, setup: dict, seed: int = 0, time_limit=None) -> dict:
+def with_protocol(plan, setup: dict, seed: int = 0, time_limit: float | Deadline | None = None) -> dict:
     """The simulation setup's fields of a plan with its protocol added (``setup`` unchanged without one).
 
     A multi-server plan sums in the prime just below the word, with every client (the model has no dropouts).

@@ -83,8 +83,11 @@ def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_
     bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
                            skellam=noise if skellam else 0,
                            coordinates=rs.coordinates if per_round else 1)
-    noise_how = ("Skellam shares of all K clients" if skellam else "discrete Gaussian shares of all K clients, "
-                 "K sigma^2-sub-Gaussian" if d.kind is NoiseKind.DISTRIBUTED else "the central noise")
+    if d.kind is NoiseKind.DISTRIBUTED:
+        noise_how = ("Skellam shares of all K clients" if skellam
+                     else "discrete Gaussian shares of all K clients, K sigma^2-sub-Gaussian")
+    else:
+        noise_how = "the central Skellam noise" if skellam else "the central noise"
     return Certified(bound.name, bound.low, bound.high, bound.direction, f"{rs.how}; {noise_how}; {bound.method}")
 
 

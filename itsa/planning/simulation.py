@@ -234,10 +234,10 @@ class SimulationSetup:
         masks = "" if self.protocol is None else f", masked by {self.protocol.describe()}"
         rotation = "" if self.rotation == Rotation.NONE else f"{self.rotation} rotation to d' = {self.rotated_dimension}, "
         beta = f" at beta = {self.beta_text()}" if self.rounding == Rounding.CONDITIONAL else ""
-        noise = "Skellam variance sigma^2" if self.mechanism == Mechanism.SKELLAM else "discrete Gaussian sigma"
+        noise = "Skellam" if self.mechanism == Mechanism.SKELLAM else "discrete Gaussian"
         return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
                 f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({rotation}{self.rounding} "
-                f"rounding{beta}), {noise} {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
+                f"rounding{beta}), {noise} sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
 
     def to_dict(self) -> dict:
         return {"clients": self.clients, "survivors": self.survivors, "dropout": fraction_text(self.dropout),
@@ -393,8 +393,9 @@ class Simulation(Displayable):
 
     def _predicted_how(self) -> str:
         s = self.setup
-        noise = ("the Skellam shares' exact variance" if s.mechanism == Mechanism.SKELLAM
-                 else "the discrete Gaussian's exact variance")
+        skellam = ("the Skellam shares' exact variance" if s.noise == NoiseShares.DISTRIBUTED
+                   else "the central Skellam noise's exact variance")
+        noise = skellam if s.mechanism == Mechanism.SKELLAM else "the discrete Gaussian's exact variance"
         rounding = ("this rounding" if s.rounding != Rounding.CONDITIONAL
                     else "the stochastic rounding's variance, the retries' conditioning left out")
         where = "" if s.rotation == Rotation.NONE else f", through the {s.rotation} rotation and back"

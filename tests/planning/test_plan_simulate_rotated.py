@@ -41,6 +41,7 @@ import numpy as np
 import pytest
 
 import itsa
+from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
 from itsa.planning.explore import check_simulation
@@ -123,12 +124,18 @@ def test_skellam_shares_and_central_noise(placement, rotation, bits):
     p = itsa.plan(deployment(rotation, bits, mechanism="skellam", placement=placement))
     run = itsa.simulate(p, ROUNDS, SEED)
     s = run.setup
-    assert (s.mechanism, s.noise) == ("skellam", placement) and "Skellam variance" in s.describe()
+    assert (s.mechanism, s.noise) == ("skellam", placement) and "variance" not in s.describe()
+    who = "per client" if placement == "distributed" else "once (central)"
+    assert f"Skellam sigma {safe_decimal(s.sigma_client, 8)} {who}" in s.describe()   # sigma, not its square
+    shares = dict(p.rows())["wrap method"]
+    assert ("Skellam shares of all K clients" in shares) == (placement == "distributed")
+    assert ("the central Skellam noise" in shares) == (placement == "central")
     assert run.layers[0].wraps == 0 and run.layers[0].certified == flat_wrap(p, 1).upper()
     tol = error_tolerance(run)
     assert abs(float(run.mse) / float(run.predicted_mse) - 1) <= tol
     assert float(run.mse) <= float(p.error.per_coordinate) * (1 + tol)
-    assert "Skellam shares' exact variance" in dict(run.rows())["predicted MSE"]
+    exact = "the Skellam shares'" if placement == "distributed" else "the central Skellam noise's"
+    assert f"{exact} exact variance" in dict(run.rows())["predicted MSE"]
 
 
 def test_skellam_draws_have_the_planned_variance():

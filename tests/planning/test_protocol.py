@@ -195,6 +195,36 @@ def test_multi_server_simulation_runs_the_verified_scheme():
     assert not exact and tally.inexact_rounds == [0]
 
 
+@pytest.mark.parametrize("adversary, corrupt, dropout, message", [
+    ("semi-malicious", "9/100", "9/20", "corrupt + 2 dropout must be <= 9/10 (semi-malicious), not 0.99"),
+    ("semi-honest", "1/2", "1/2", "corrupt + dropout must be <= 9/10 (semi-honest), not 1"),
+])
+def test_secaggs_domain_is_refused_with_the_files_name(tmp_path, adversary, corrupt, dropout, message):
+    raw = {**SMALL, "dropout": dropout, "protocol": {"secagg+": {"corrupt": corrupt, "adversary": adversary}}}
+    out = _cli(tmp_path, raw)
+    assert out.exit_code == 2 and out.stderr == f"error: {tmp_path / 'd.yaml'}: protocol.secagg+: {message}\n"
+
+
+def test_a_20_client_multi_server_simulation_keeps_to_the_searchs_limit():
+    # K·L + d at L = 2 and d < K reaches 80 > 60 source symbols at 20 clients: the search runs at L = 1 only
+    d = parse_deployment({**SMALL, "clients": 20, "dimension": 4, "dropout": 0,
+                          "protocol": {"multi-server": {"servers": 2, "collusion": 1}}})
+    s = simulate(plan(d), rounds=2, seed=5)
+    run = s.setup.protocol
+    assert isinstance(run, SchemeRun) and run.instance.K == 20 and run.scheme.L == 1
+    assert run.scheme.rate <= 19 and s.exact_recovery and s.protocol.inexact_rounds == ()
+
+
+def test_a_multi_server_instance_too_large_to_verify_is_refused_before_the_plan(tmp_path):
+    from itsa.planning.protocol_run import SCHEME_CONFIGURATIONS, scheme_configurations
+
+    assert scheme_configurations(20, 20, 19) == 20 * (2**20 - 1) > SCHEME_CONFIGURATIONS
+    raw = {**SMALL, "clients": 20, "dropout": 0, "protocol": {"multi-server": {"servers": 20, "collusion": 19}}}
+    out = _cli(tmp_path, raw, "--simulate", "1")
+    assert out.exit_code == 2 and "at most 200,000 configurations" in out.stderr and "20,971,500" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
 def test_a_protocol_the_simulation_cannot_run_is_refused_before_the_plan(tmp_path):
     raw = {**SMALL, "clients": 40, "protocol": {"multi-server": {"servers": 4, "collusion": 1}}}
     out = _cli(tmp_path, raw, "--simulate", "1")

@@ -31,7 +31,7 @@ from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg.finder import MAX_CLIENTS, Adversary, harary_graph_parameters
 
 __all__ = ["SecAggBounds", "SecAggCost", "SecAggParameters", "secagg_bounds", "secagg_parameters", "secagg_cost",
-           "tolerated_dropout", "PUBLIC_KEY_BYTES", "SHARE_BYTES", "LARGEST_CLIENTS"]
+           "tolerated_dropout", "finder_rates", "PUBLIC_KEY_BYTES", "SHARE_BYTES", "LARGEST_CLIENTS"]
 
 #: Bytes of one public key: a compressed P-256 point (federated-compute's ``EcdhPublicKey``).
 PUBLIC_KEY_BYTES = 33
@@ -199,6 +199,22 @@ def _rates(corrupt, dropout, adversary) -> tuple[Fraction, Fraction, Adversary]:
         raise InvalidOption(f"{'corrupt' if g == 1 else 'dropout'}: must lie in [0, 1), not 1")
     if kind is Adversary.NONE and g > 0:
         raise InvalidOption(f"corrupt: the adversary class none expects corrupt = 0, not {exact_text(g)}")
+    return g, d, kind
+
+
+def finder_rates(corrupt, dropout, adversary) -> tuple[Fraction, Fraction, Adversary]:
+    """The corrupt fraction, dropout and adversary :func:`secagg_parameters` takes (one line if not):
+    ``corrupt + dropout``, or ``corrupt + 2 dropout`` against a semi-malicious adversary, at most ``9/10``.
+
+    >>> finder_rates("1/20", "1/10", "semi-malicious")
+    (Fraction(1, 20), Fraction(1, 10), <Adversary.SEMI_MALICIOUS: 'semi-malicious'>)
+    """
+    g, d, kind = _rates(corrupt, dropout, adversary)
+    limit = Fraction(9, 10)
+    if kind is not Adversary.SEMI_MALICIOUS and g + d > limit:
+        raise InvalidOption(f"corrupt + dropout must be <= 9/10 ({kind}), not {exact_text(g + d)}")
+    if kind is Adversary.SEMI_MALICIOUS and g + 2 * d > limit:
+        raise InvalidOption(f"corrupt + 2 dropout must be <= 9/10 (semi-malicious), not {exact_text(g + 2 * d)}")
     return g, d, kind
 
 
@@ -383,12 +399,7 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
         When neither a Harary graph nor the full graph meets the targets.
     """
     whole_number("clients", clients, minimum=2, maximum=LARGEST_CLIENTS)
-    g, d, kind = _rates(corrupt, dropout, adversary)
-    limit = Fraction(9, 10)
-    if kind is not Adversary.SEMI_MALICIOUS and g + d > limit:
-        raise InvalidOption(f"corrupt + dropout must be <= 9/10 ({kind}), not {exact_text(g + d)}")
-    if kind is Adversary.SEMI_MALICIOUS and g + 2 * d > limit:
-        raise InvalidOption(f"corrupt + 2 dropout must be <= 9/10 (semi-malicious), not {exact_text(g + 2 * d)}")
+    g, d, kind = finder_rates(corrupt, dropout, adversary)
     whole_number("dimension", dimension, minimum=1)
     whole_number("payload bits", payload_bits, minimum=1)
     c = cert.counts(clients, g, d)
