@@ -27,31 +27,39 @@ measures it):
 
 At most ``2 · threads + 2`` tasks are in flight; a killed run loses at most
 the instances of the tasks in flight. Each finished row goes to the
-:class:`~itsa.keys.census.store.ResultStore` at once.
+:class:`~itsa.keys.census.store.ResultStore` at once. The cluster, the chunks
+and the window are :mod:`itsa._util.dask_run`'s, the one engine the plan
+fleet (:mod:`itsa.planning.fleet`) runs on too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
+from itsa._util.dask_run import (
+    MAX_CHUNK,
+    TASK_SECONDS,
+    WORKER_CONFIG,
+    SchedulerUnreachable,
+    check_cluster_options,
+    chunk_size,
+    dask_client,
+    local_cluster,
+    run_chunks,
+    worker_count,
+)
 from itsa._util.display import Displayable
-from itsa.exceptions import InvalidOption, Unreachable
 from itsa.keys.census.schema import RowStatus
 from itsa.keys.census.spec import CensusSpec
 from itsa.keys.census.store import ResultStore
 from itsa.keys.census.work import failed_row, run_one, warm_up
 
 __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
-           "warm_worker", "WORKER_CONFIG"]
-
-
-class SchedulerUnreachable(Unreachable):
-    """The Dask scheduler named by ``--scheduler`` does not answer."""
+           "warm_worker", "WORKER_CONFIG", "local_cluster", "TASK_SECONDS", "MAX_CHUNK"]
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -99,15 +107,6 @@ def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusPr
                    timeout=p.timeout + (row["status"] == RowStatus.TIMEOUT))
 
 
-#: Dask settings of the local cluster a census starts (see the module notes).
-WORKER_CONFIG = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.scheduler.worker-saturation": float("inf"),
-    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1,
-                                            "OPENBLAS_NUM_THREADS": 1},
-}
-
-
 def warm_worker(work: str, field: int = 31) -> int:
     """Import itsa and run ``work`` once on a small instance in this (worker) process.
 
@@ -115,66 +114,6 @@ def warm_worker(work: str, field: int = 31) -> int:
     """
     warm_up(work, {"field": field})
     return os.getpid()
-
-
-@contextlib.contextmanager
-def _no_sigint():
-    """SIGINT ignored while worker processes start: they inherit it, so a Ctrl-C sent to
-    the whole process group reaches only this process (which stops the census cleanly)."""
-    try:
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:        # not the main thread: leave the signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-@contextlib.contextmanager
-def _client(client, scheduler: str | None, workers: int | None, processes: bool, connect_timeout: float):
-    from distributed import Client
-
-    if client is not None:
-        yield client
-        return
-    if scheduler is not None:
-        try:
-            c = Client(scheduler, timeout=connect_timeout)
-        except (OSError, ValueError, TypeError) as exc:
-            first = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {scheduler!r}: {first}") from None
-        with c:
-            yield c
-        return
-    with local_cluster(workers or os.cpu_count() or 1, processes) as c:
-        yield c
-
-
-@contextlib.contextmanager
-def local_cluster(n: int, processes: bool = True):
-    """A :class:`distributed.LocalCluster` of ``n`` one-thread workers with :data:`WORKER_CONFIG`,
-    and its client; worker processes ignore SIGINT (see :func:`_no_sigint`) and log only critical
-    errors (a task's error reaches the client anyway; a heartbeat lost while an interrupted census
-    shuts its cluster down is not one, so Ctrl-C stays one line). The workers' scratch space is a
-    temporary folder removed with the cluster."""
-    import logging
-    import tempfile
-
-    import dask
-    from distributed import Client, LocalCluster
-
-    with tempfile.TemporaryDirectory(prefix="itsa-census-") as scratch:
-        with dask.config.set({**WORKER_CONFIG, "temporary-directory": scratch}), _no_sigint():
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
-                                   dashboard_address=":0", silence_logs=logging.CRITICAL)
-            c = Client(cluster)
-        try:
-            yield c
-        finally:
-            c.close()
-            cluster.close()
 
 
 def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None = None,
@@ -221,12 +160,11 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     >>> run.progress.done, read_results(out).num_rows
     (8, 8)
     """
-    if scheduler and workers is not None:
-        raise InvalidOption("local workers and a running scheduler exclude each other: give one of them")
+    check_cluster_options(workers, scheduler)
     items = spec.items()
     serial = workers == 0 and client is None and scheduler is None
-    cluster = contextlib.nullcontext() if serial else _client(client, scheduler, workers, processes,
-                                                                 connect_timeout)
+    cluster = contextlib.nullcontext() if serial else dask_client(client, scheduler, workers, processes,
+                                                                     connect_timeout)
     with cluster as c, ResultStore(out, spec.text, resume=resume, batch=batch,
                                                  universe=len(items)) as store:
         todo = sorted((it for it in items if it.key not in store.keys), key=_cost, reverse=True)
@@ -245,7 +183,7 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
                 report(state)
             n_workers = 0
         else:
-            n_workers = len(c.scheduler_info()["workers"])
+            n_workers = worker_count(c)
             if todo:
                 c.run(warm_worker, spec.work, spec.field)
             state = _run_dask(c, todo, args, opts, store, state, report, time.monotonic())
@@ -262,81 +200,29 @@ def _cost(item) -> tuple:
     return (K, M + N)
 
 
-#: Seconds of measured work one Dask task should hold: cheap instances are sent in chunks.
-TASK_SECONDS = 0.5
-MAX_CHUNK = 64
-
-
 def run_many(jobs: list[tuple[str, dict]], work: str, time_limit: float | None, seed: int) -> list[dict]:
     """:func:`run_one` over a chunk of ``(text, options)`` pairs: one Dask task for cheap instances."""
     return [run_one(text, work, time_limit, seed, o) for text, o in jobs]
 
 
-def _chunk_size(done_rows: int, work_seconds: float, left: int = 1 << 30, threads: int = 1) -> int:
-    """Instances per task: one until some are timed, then about :data:`TASK_SECONDS` of work,
-    and at most a quarter of each thread's share of what is left (so the run ends evenly).
-
-    >>> _chunk_size(0, 0.0), _chunk_size(100, 1.0), _chunk_size(100, 1.0, left=40, threads=2)
-    (1, 50, 5)
-    """
-    if done_rows == 0:
-        return 1
-    mean = max(work_seconds / done_rows, 1e-4)
-    return max(1, min(MAX_CHUNK, int(TASK_SECONDS / mean), left // (4 * threads)))
+#: Instances per task (:func:`itsa._util.dask_run.chunk_size`), under the census's old name.
+_chunk_size = chunk_size
 
 
 def _run_dask(c, todo, args, opts, store, state, report, start):
-    from distributed import as_completed
+    def job(it):
+        return it.text, dict(opts, key=it.key, name=it.name, source=it.source)
 
-    threads = max(1, sum(c.nthreads().values()))
-    window = 2 * threads + 2
-    queue = list(reversed(todo))
-    inflight: dict = {}
-    timed_rows, timed_seconds = 0, 0.0    # rows finished, their seconds of work
-    ac = as_completed()
+    def failed(jobs, msg):
+        return [failed_row(text, args[0], args[2], o, RowStatus.FAILED, msg) for text, o in jobs]
 
-    def submit() -> None:
-        size = _chunk_size(timed_rows, timed_seconds, len(queue), threads)
-        chunk = [queue.pop() for _ in range(min(len(queue), size))]
-        if chunk:
-            jobs = [(it.text, dict(opts, key=it.key, name=it.name, source=it.source)) for it in chunk]
-            fut = c.submit(run_many, jobs, *args, pure=False)
-            inflight[fut.key] = (chunk, jobs, fut)
-            ac.add(fut)
+    def on_rows(rows, running):
+        nonlocal state
+        for row in rows:
+            store.add(row)
+        for row in rows:
+            state = _tally(state, row, start, running)
+        report(state)
 
-    try:
-        for _ in range(window):
-            submit()
-        for fut in ac:
-            chunk, jobs, _ = inflight.pop(fut.key)
-            try:
-                rows = fut.result()
-            except Exception as exc:   # the worker died (KilledWorker) or the task was lost
-                msg = f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"
-                rows = [failed_row(text, args[0], args[2], o, RowStatus.FAILED, msg) for text, o in jobs]
-            fut.release()
-            for row in rows:
-                store.add(row)
-                timed_rows += 1
-                timed_seconds += row["time"] or 0.0
-            submit()
-            running = min(sum(len(ch) for ch, _, _ in inflight.values()), threads)
-            for row in rows:
-                state = _tally(state, row, start, running)
-            report(state)
-    except BaseException:
-        _drop_quietly(c, [f for _, _, f in inflight.values()])
-        raise
+    run_chunks(c, todo, run_many, args, job, failed, on_rows)
     return state
-
-
-def _drop_quietly(c, futures) -> None:
-    """Cancel the tasks in flight and silence Dask's loggers in this process, so that an
-    interrupted census ends with one line and no 'Couldn't gather keys' noise."""
-    import logging
-
-    for name in ("distributed", "distributed.client", "distributed.scheduler", "distributed.worker",
-                 "distributed.nanny", "distributed.core", "distributed.batched", "tornado", "asyncio"):
-        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-    with contextlib.suppress(Exception):
-        c.cancel(futures, force=True)

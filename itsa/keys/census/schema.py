@@ -9,8 +9,10 @@ name, type or meaning bumps :data:`SCHEMA_VERSION`.
 from __future__ import annotations
 
 from itsa._util.display import Kind
+from itsa._util.results_table import Layout
+from itsa.exceptions import InvalidSpec
 
-__all__ = ["SCHEMA_VERSION", "COLUMNS", "arrow_schema", "NUMERIC_EXACT", "RowStatus"]
+__all__ = ["SCHEMA_VERSION", "COLUMNS", "arrow_schema", "NUMERIC_EXACT", "RowStatus", "LAYOUT"]
 
 
 class RowStatus(Kind):
@@ -52,10 +54,10 @@ NUMERIC_EXACT = ("R_X", "R_Y", "upper_claimed", "lp_b_star", "lower_printed", "l
                  "lower_converse", "lower", "upper", "gap")
 
 
+#: The table as :mod:`itsa._util.results_table` keeps it: its columns, version and metadata file.
+LAYOUT = Layout("census", "_census.json", COLUMNS, SCHEMA_VERSION, b"itsa.keys.census.schema_version", InvalidSpec)
+
+
 def arrow_schema():
     """The :class:`pyarrow.Schema` of the table, with the version in its metadata."""
-    import pyarrow as pa
-
-    types = {_S: pa.string(), _I: pa.int64(), _B: pa.bool_(), _F: pa.float64()}
-    return pa.schema([(name, types[t]) for name, t in COLUMNS.items()],
-                     metadata={b"itsa.keys.census.schema_version": str(SCHEMA_VERSION).encode()})
+    return LAYOUT.arrow_schema()

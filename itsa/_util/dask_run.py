@@ -1,0 +1,214 @@
+"""One engine for many independent pieces of work on Dask: the census's and the plan fleet's.
+
+The work on one item is a pure function of plain data (an instance's or a
+deployment's text and a few options) that returns one row; this module only
+moves items to workers and rows back:
+
+* :func:`dask_client`: with no client and no scheduler address, a
+  :class:`distributed.LocalCluster` of one-thread worker processes
+  (:func:`local_cluster`, settings :data:`WORKER_CONFIG`); with an address,
+  that running cluster (a laptop's, or one started on SLURM/PBS with
+  dask-jobqueue); an address that does not answer is
+  :class:`SchedulerUnreachable`;
+* :func:`run_chunks`: items go out in the order given, cheap ones in chunks of
+  about :data:`TASK_SECONDS` of measured work (each row's ``time``), never
+  more than a share of what is left, so that the last tasks end together; at
+  most ``2 · threads + 2`` tasks in flight; every finished chunk's rows are
+  handed to a callback at once (a results table journals them), and a task
+  whose worker died becomes failed rows, never a stopped run;
+* an interruption cancels the tasks in flight quietly (:func:`drop_quietly`).
+
+Worker processes ignore SIGINT while they start (a terminal sends Ctrl-C to
+the whole process group; only the caller should stop the run).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Sequence
+
+from itsa.exceptions import InvalidOption, Unreachable
+
+__all__ = ["SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
+           "chunk_size", "run_chunks", "drop_quietly", "check_cluster_options", "worker_count"]
+
+
+class SchedulerUnreachable(Unreachable):
+    """The Dask scheduler named by ``--scheduler`` does not answer."""
+
+
+#: Dask settings of the local cluster a run starts: no statistical profiler (a thread walking the stack
+#: every 10 ms), the scheduler hands tasks out at once (the run's own window bounds what is in flight),
+#: one BLAS thread per worker.
+WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.worker-saturation": float("inf"),
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1,
+                                            "OPENBLAS_NUM_THREADS": 1},
+}
+
+#: Seconds of measured work one Dask task should hold: cheap items are sent in chunks.
+TASK_SECONDS = 0.5
+#: Most items in one task.
+MAX_CHUNK = 64
+
+
+def check_cluster_options(workers: int | None, scheduler: str | None) -> None:
+    """Refuse local workers together with a running scheduler (one line)."""
+    if scheduler and workers is not None:
+        raise InvalidOption("local workers and a running scheduler exclude each other: give one of them")
+
+
+@contextlib.contextmanager
+def _no_sigint():
+    """SIGINT ignored while worker processes start: they inherit it, so a Ctrl-C sent to
+    the whole process group reaches only this process (which stops the run cleanly)."""
+    try:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:        # not the main thread: leave the signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+@contextlib.contextmanager
+def local_cluster(n: int, processes: bool = True):
+    """A :class:`distributed.LocalCluster` of ``n`` one-thread workers with :data:`WORKER_CONFIG`,
+    and its client; worker processes ignore SIGINT (see :func:`_no_sigint`) and log only critical
+    errors (a task's error reaches the client anyway; a heartbeat lost while an interrupted run
+    shuts its cluster down is not one, so Ctrl-C stays one line). The workers' scratch space is a
+    temporary folder removed with the cluster."""
+    import logging
+    import tempfile
+
+    import dask
+    from distributed import Client, LocalCluster
+
+    with tempfile.TemporaryDirectory(prefix="itsa-dask-") as scratch:
+        with dask.config.set({**WORKER_CONFIG, "temporary-directory": scratch}), _no_sigint():
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=processes,
+                                   dashboard_address=":0", silence_logs=logging.CRITICAL)
+            c = Client(cluster)
+        try:
+            yield c
+        finally:
+            c.close()
+            cluster.close()
+
+
+@contextlib.contextmanager
+def dask_client(client=None, scheduler: str | None = None, workers: int | None = None, processes: bool = True,
+                connect_timeout: float = 10.0):
+    """The client a run uses: ``client`` if given, else one joined to ``scheduler``, else a local cluster
+    of ``workers`` processes (default: all cores)."""
+    from distributed import Client
+
+    if client is not None:
+        yield client
+        return
+    if scheduler is not None:
+        try:
+            c = Client(scheduler, timeout=connect_timeout)
+        except (OSError, ValueError, TypeError) as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {scheduler!r}: {first}") from None
+        with c:
+            yield c
+        return
+    with local_cluster(workers or os.cpu_count() or 1, processes) as c:
+        yield c
+
+
+def worker_count(c) -> int:
+    """The workers of a client's cluster."""
+    return len(c.scheduler_info()["workers"])
+
+
+def chunk_size(done_rows: int, work_seconds: float, left: int = 1 << 30, threads: int = 1) -> int:
+    """Items per task: one until some are timed, then about :data:`TASK_SECONDS` of work,
+    and at most a quarter of each thread's share of what is left (so the run ends evenly).
+
+    >>> chunk_size(0, 0.0), chunk_size(100, 1.0), chunk_size(100, 1.0, left=40, threads=2)
+    (1, 50, 5)
+    """
+    if done_rows == 0:
+        return 1
+    mean = max(work_seconds / done_rows, 1e-4)
+    return max(1, min(MAX_CHUNK, int(TASK_SECONDS / mean), left // (4 * threads)))
+
+
+def run_chunks(c, todo: Sequence, task: Callable, args: tuple, job: Callable, failed: Callable,
+               on_rows: Callable) -> None:
+    """Run ``task(jobs, *args)`` over chunks of ``todo`` on the client ``c``'s workers.
+
+    Parameters
+    ----------
+    c : distributed.Client
+    todo : sequence
+        The items, in the order they should go out (the dearest first).
+    task : callable
+        ``task(jobs, *args) -> rows``, run on a worker: one row (a dict with a ``time`` in seconds)
+        per job, in order. A module-level function, so that it pickles by name.
+    job : callable
+        ``job(item)``: the plain data a worker needs for one item.
+    failed : callable
+        ``failed(jobs, message) -> rows``: the rows of a chunk whose task raised or whose worker died.
+    on_rows : callable
+        ``on_rows(rows, running)``, called in this process as each chunk finishes (``running``: items
+        submitted and not finished, at most the threads).
+
+    An exception (a Ctrl-C) cancels the tasks in flight quietly and is passed on.
+    """
+    from distributed import as_completed
+
+    threads = max(1, sum(c.nthreads().values()))
+    window = 2 * threads + 2
+    queue = list(reversed(todo))
+    inflight: dict = {}
+    timed_rows, timed_seconds = 0, 0.0    # rows finished, their seconds of work
+    ac = as_completed()
+
+    def submit() -> None:
+        size = chunk_size(timed_rows, timed_seconds, len(queue), threads)
+        chunk = [queue.pop() for _ in range(min(len(queue), size))]
+        if chunk:
+            jobs = [job(it) for it in chunk]
+            fut = c.submit(task, jobs, *args, pure=False)
+            inflight[fut.key] = (jobs, fut)
+            ac.add(fut)
+
+    try:
+        for _ in range(window):
+            submit()
+        for fut in ac:
+            jobs, _ = inflight.pop(fut.key)
+            try:
+                rows = fut.result()
+            except Exception as exc:   # the worker died (KilledWorker) or the task was lost
+                rows = failed(jobs, f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}")
+            fut.release()
+            for row in rows:
+                timed_rows += 1
+                timed_seconds += row.get("time") or 0.0
+            submit()
+            on_rows(rows, min(sum(len(j) for j, _ in inflight.values()), threads))
+    except BaseException:
+        drop_quietly(c, [f for _, f in inflight.values()])
+        raise
+
+
+def drop_quietly(c, futures) -> None:
+    """Cancel the tasks in flight and silence Dask's loggers in this process, so that an
+    interrupted run ends with one line and no 'Couldn't gather keys' noise."""
+    import logging
+
+    for name in ("distributed", "distributed.client", "distributed.scheduler", "distributed.worker",
+                 "distributed.nanny", "distributed.core", "distributed.batched", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    with contextlib.suppress(Exception):
+        c.cancel(futures, force=True)
