@@ -92,9 +92,10 @@ class _progress_bar:
     terminal never wraps it: a wrapped live line is redrawn below itself.
     """
 
-    def __init__(self, quiet: bool, console=None):
+    def __init__(self, quiet: bool, console=None, label: str = "census"):
         from rich.console import Console
 
+        self.label = label
         self.console = console or Console(stderr=True)
         self.enabled = not quiet and self.console.is_terminal
         self.bar: Any = None       # a rich Progress once started
@@ -105,7 +106,7 @@ class _progress_bar:
             return None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self.bar = Progress(TextColumn("census"), BarColumn(bar_width=16), MofNCompleteColumn(),
+        self.bar = Progress(TextColumn(self.label), BarColumn(bar_width=16), MofNCompleteColumn(),
                             TextColumn("{task.fields[state]}"), TextColumn("ETA"), TimeRemainingColumn(),
                             console=self.console)
         self.bar.start()
@@ -115,7 +116,7 @@ class _progress_bar:
         rate = p.done / p.elapsed if p.elapsed > 0 else 0.0
         state = f"run {p.running} fail {p.failed} t/o {p.timeout} {rate:.2f}/s"
         if self.task is None:
-            self.task = self.bar.add_task("census", total=p.total, state=state)
+            self.task = self.bar.add_task(self.label, total=p.total, state=state)
         self.bar.update(self.task, completed=p.done, total=p.total, state=state)
 
     def __exit__(self, *exc):

@@ -10,7 +10,7 @@ from ._progress import progress_display, time_limit_of
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False), metavar="DEPLOYMENT")
+@click.argument("paths", nargs=-1, required=True, metavar="DEPLOYMENT...")
 @click.option("--markdown", "report", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="Also write the plan as a Markdown report to PATH.")
 @click.option("--simulate", "rounds", type=int, default=None, metavar="ROUNDS",
@@ -40,13 +40,44 @@ from ._progress import progress_display, time_limit_of
                    "the same seed, the same plan.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def plan(path, report, rounds, updates, spec, figure, framework, export_file, snippet, time_limit, seed, quiet,
-         as_json):
+@click.option("--grid", multiple=True, metavar="FIELD=VALUES",
+              help="A fleet: plan every DEPLOYMENT at every point of the grid (the --sweep quantities, several "
+                   "at once: --grid word_bits=16..24 epsilon=2,4,8 dropout=0,1/10); needs -o.")
+@click.option("-o", "--output", default=None, metavar="OUT.parquet",
+              help="A fleet: write one row per plan to this results folder (Parquet parts, as a census).")
+@click.option("--workers", type=click.IntRange(0), default=None,
+              help="A fleet: local Dask worker processes (default: all cores; 0: serial, no Dask).")
+@click.option("--scheduler", metavar="ADDRESS", default=None, help="A fleet: join a running Dask cluster.")
+@click.option("--resume", is_flag=True, help="A fleet: keep the rows in OUT and skip their plans.")
+@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="A fleet: seconds to reach --scheduler.")
+def plan(paths, report, rounds, updates, spec, figure, framework, export_file, snippet, time_limit, seed, quiet,
+         as_json, grid, output, workers, scheduler, resume, connect_timeout):
     """Size the deployment in DEPLOYMENT (a YAML file, docs/format.md): the noise and its certified
     epsilon, the scale and word with the certified probability that the sum wraps, the payload, the
     keys of the protocol (with protocol: or servers:), the error of the released mean, and a verdict.
 
-    Exits 0 for a feasible plan, 3 for an infeasible one (the verdict says why), 2 for bad input."""
+    With -o, a fleet: every DEPLOYMENT (files, shipped names or folders) at every point of --grid, one
+    Parquet row per plan, on Dask, and per deployment the cheapest feasible configuration.
+
+    Exits 0 for a feasible plan (or a finished fleet), 3 for an infeasible one (the verdict says why),
+    2 for bad input."""
+    from ._plan_fleet import run_fleet_command, single_only, split_grid
+
+    paths, grid = split_grid(paths, grid)
+    if output is not None:
+        single_only({"--markdown": report, "--simulate": rounds is not None, "--sweep": spec, "--figure": figure,
+                     "--export": framework, "--export-file": export_file, "--snippet": snippet})
+        run_fleet_command(paths, grid, output, workers, scheduler, resume, connect_timeout, seed,
+                          time_limit_of(time_limit, DEFAULT_TIME_LIMIT), as_json)
+        return
+    fleet_only = {"--grid": grid, "--workers": workers is not None, "--scheduler": scheduler, "--resume": resume}
+    for name, value in fleet_only.items():
+        if value:
+            raise click.UsageError(f"{name} goes with a fleet: give -o OUT.parquet")
+    if len(paths) != 1:
+        raise click.UsageError("several deployments are a fleet: give -o OUT.parquet")
+    path = paths[0]
     from itsa._util.files import check_distinct_files
     from itsa.keys.examples import resolve_deployment
     from itsa.planning import explore_plan, load_deployment

@@ -26,7 +26,7 @@ from pathlib import Path
 from itsa._util.files import atomic_writer, check_output_file, exists, read_text
 from itsa.exceptions import InvalidInput
 
-__all__ = ["Layout", "ResultStore", "read_rows", "read_meta", "JOURNAL"]
+__all__ = ["Layout", "ResultStore", "check_folder", "read_rows", "read_meta", "JOURNAL"]
 
 JOURNAL = "_journal.jsonl"
 
@@ -80,7 +80,11 @@ def _journal_rows(folder: Path) -> list[dict]:
     return rows
 
 
-def _check_folder(folder: Path, layout: Layout) -> None:
+def check_folder(path: str | os.PathLike, layout: Layout, resume: bool = False) -> None:
+    """Refuse, before anything is written, a results folder a run cannot write (one line, ``layout.error``):
+    a path that is not a folder, a folder of something else, a table already holding rows without ``resume``,
+    a folder whose metadata or journal is not a regular file."""
+    folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise layout.error(f"{folder}: exists and is not a {layout.what} results folder")
     if folder.is_dir() and any(folder.iterdir()) and not (folder / layout.meta).exists():
@@ -89,6 +93,9 @@ def _check_folder(folder: Path, layout: Layout) -> None:
         for name in (layout.meta, JOURNAL):
             if exists(folder / name):
                 check_output_file(folder / name)
+    if not resume and folder.is_dir() and (_parts(folder) or _journal_rows(folder)):
+        raise layout.error(f"{folder}: already holds results; pass --resume to continue it, "
+                           "or choose another output")
 
 
 def read_rows(path: str | os.PathLike, layout: Layout) -> list[dict]:
@@ -136,10 +143,7 @@ class ResultStore:
     def __init__(self, path, layout: Layout, meta: dict, resume: bool = False, batch: int = 256):
         self.folder = Path(path)
         self.layout = layout
-        _check_folder(self.folder, layout)
-        if not resume and self.folder.is_dir() and (_parts(self.folder) or _journal_rows(self.folder)):
-            raise layout.error(f"{self.folder}: already holds results; pass --resume to continue it, "
-                               "or choose another output")
+        check_folder(self.folder, layout, resume)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.batch = batch
         with atomic_writer(self.folder / layout.meta) as fh:

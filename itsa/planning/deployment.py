@@ -59,7 +59,7 @@ from itsa.privacy.neighbours import (  # their home is the privacy part
 from itsa.privacy.shares import survivors_under  # its home is the privacy part
 
 __all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "Mechanism", "Rounding", "Sampling", "Overflow", "Noise", "Encoding", "Privacy", "Gate", "Deployment",
-           "parse_deployment", "load_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
+           "parse_deployment", "load_deployment", "read_deployment", "DEFAULT_DELTA", "MAX_CLIENTS", "MAX_DIMENSION", "MAX_WORD_BITS"]
 
 #: Most clients in a round a deployment may name.
 MAX_CLIENTS = 10**8
@@ -523,7 +523,17 @@ def load_deployment(path: str | Path) -> Deployment:
     One line on any bad input (:class:`~itsa.exceptions.InvalidDeployment`).
     """
     path = resolve_deployment(path)
-    text = read_text(path, _ERR, max_bytes=MAX_BYTES)
+    return read_deployment(read_text(path, _ERR, max_bytes=MAX_BYTES), path)
+
+
+def read_deployment(text: str, path: str | Path) -> Deployment:
+    """A deployment from the text of its file at ``path``: named and with ``servers:`` found as
+    :func:`load_deployment` does for that file (a plan fleet's workers get the text, not the file).
+
+    >>> read_deployment("clients: 10\\ndimension: 4\\nclip: 1\\nnoise: {sigma: 2}\\n", "fleet/small.yaml").name
+    'small'
+    """
+    path = Path(path)
     try:
         deployment = parse_deployment(load_yaml(text, _ERR), default_name=_default_name(path.stem))
     except InvalidDeployment as exc:

@@ -46,7 +46,7 @@ from itsa.planning.simulate import simulate
 from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 
-__all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
+__all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "override", "ExploredPlan", "check_simulation", "check_sweep",
            "check_sweep_figure", "explore_plan"]
 
 @dataclass(frozen=True, repr=False)
@@ -98,8 +98,22 @@ def _at(deployment, quantity, value):
     checked by the :class:`~itsa.planning.Deployment` as the file's value is."""
     base = replace(deployment, servers=None, gate=None, protocol=None)
     if quantity is Quantity.WORD_BITS:                  # the rule's curve is read up to its own widest word
-        bits = whole_number("word_bits", value, minimum=2, maximum=min(MAX_WORD_BITS, RULE_WORD_BITS))
-        return replace(base, encoding=replace(base.encoding, word_bits=bits))
+        whole_number("word_bits", value, minimum=2, maximum=min(MAX_WORD_BITS, RULE_WORD_BITS))
+    return override(base, quantity, value)
+
+
+def override(deployment: Deployment, quantity, value) -> Deployment:
+    """The deployment with one sweepable quantity set to ``value`` (everything else kept), checked by the
+    :class:`~itsa.planning.Deployment` as the file's value is: a sweep's point, a fleet's plan.
+
+    >>> from itsa.planning import parse_deployment
+    >>> d = parse_deployment({"clients": 20, "dimension": 50, "clip": 1, "privacy": {"epsilon": 4}})
+    >>> override(d, "dropout", "1/10").dropout, override(d, "epsilon", 2).privacy.epsilon
+    (Fraction(1, 10), Fraction(2, 1))
+    """
+    quantity, base = choice("quantity", quantity, Quantity), deployment
+    if quantity is Quantity.WORD_BITS:
+        return replace(base, encoding=replace(base.encoding, word_bits=value))
     if quantity is Quantity.EPSILON:
         return replace(base, privacy=replace(base.privacy, epsilon=value))
     if quantity is Quantity.ROUNDS:

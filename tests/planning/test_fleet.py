@@ -1,0 +1,174 @@
+"""A fleet of plans: each row the plan run alone, serial = Dask, interrupted and resumed, bad input refused."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from itsa.planning import load_deployment, plan
+from itsa.planning.fleet import (
+    FLEET_COLUMNS,
+    fleet_deployments,
+    fleet_summary,
+    grid_points,
+    parse_grid,
+    plan_row,
+    read_fleet,
+    run_fleet,
+)
+from tests.cli.test_cli_census import one_line_exit_2
+
+SMALL = "clients: 100\ndimension: 64\nclip: 1\nprivacy: {epsilon: 4, rounds: 10}\nencoding: {word_bits: 20}\n"
+KEYED = ("clients: 200\ndropout: 1/10\ndimension: 32\nclip: 1\nprivacy: {epsilon: 4}\nencoding: {word_bits: 24}\n"
+         "protocol: {secagg+: {corrupt: 1/20, adversary: semi-honest}}\n")
+VOLATILE = {"time"}
+
+
+def stable(rows):
+    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in rows]
+
+
+@pytest.fixture
+def folder(tmp_path):
+    (tmp_path / "small.yaml").write_text(SMALL)
+    (tmp_path / "keyed.yaml").write_text(KEYED)
+    return tmp_path
+
+
+def test_grid_is_the_product_of_exact_values():
+    grid = parse_grid(["word_bits=16..18:2", "epsilon=2,4", "dropout=0,1/10,0.3"])
+    assert [(str(q), v) for q, v in grid] == [("word_bits", ("16", "18")), ("epsilon", ("2", "4")),
+                                               ("dropout", ("0", "1/10", "3/10"))]
+    points = grid_points(grid)
+    assert len(points) == 12 and len(set(points)) == 12
+    assert points[0] == (("word_bits", "16"), ("epsilon", "2"), ("dropout", "0"))
+
+
+@pytest.mark.parametrize("override, field, value", [("word_bits", "encoding", {"word_bits": 22}),
+                                                     ("dropout", "dropout", "1/5"),
+                                                     ("epsilon", "privacy", {"epsilon": 2, "rounds": 10})])
+def test_a_row_is_the_plan_of_the_file_with_that_value(tmp_path, override, field, value):
+    """The row's numbers are those of the plan of a file that says the overridden value itself."""
+    import yaml
+
+    text = {"word_bits": "22", "dropout": "1/5", "epsilon": "2"}[override]
+    row = plan_row(SMALL, str(tmp_path / "small.yaml"), [(override, text)], seed=3)
+    raw = yaml.safe_load(SMALL)
+    raw[field] = value
+    (tmp_path / "alone.yaml").write_text(yaml.safe_dump(raw))
+    alone = plan(load_deployment(tmp_path / "alone.yaml"), seed=3).to_dict()
+    noise, enc, err = alone["noise"], alone["encoding"], alone["error"]
+    assert row["status"] == "ok" and row[override] == text and row["seed"] == 3
+    assert row["key"] == f"small|{override}={text}" and row["deployment"] == "small"
+    assert row["eps"] == noise["epsilon"]["interval"][1] and noise["epsilon"]["direction"] == "upper bound"
+    assert row["sigma_client"] == noise["sigma_client"] and row["gamma"] == enc["gamma"]
+    assert row["word"] == enc["word_bits"] and row["wrap"] == enc["wrap_probability"]["interval"][1]
+    assert row["mse"] == err["mse_total"]["interval"][1] and row["limit_ratio"] == err["limit_ratio"]
+    assert row["mse_per_coordinate"] == err["mse_per_coordinate"]
+    assert row["verdict"] == alone["verdict"]["verdict"] and json.loads(row["reasons"]) == alone["verdict"]["reasons"]
+    assert Fraction(row["payload_bits"]) == enc["word_bits"] * 64
+
+
+def test_secagg_degree_and_threshold_are_the_plans(folder):
+    row = plan_row(KEYED, str(folder / "keyed.yaml"))
+    secagg = plan(load_deployment(folder / "keyed.yaml")).to_dict()["keys"]["secagg"]
+    assert (row["secagg_degree"], row["secagg_threshold"]) == (secagg["degree"], secagg["threshold"])
+    assert row["secagg_degree"] is not None
+
+
+def test_an_infeasible_plan_is_a_row_with_its_reasons_and_fixes():
+    row = plan_row(SMALL, "small.yaml", [("word_bits", "4")])
+    assert row["status"] == "ok" and row["verdict"] == "infeasible"
+    assert json.loads(row["reasons"]) and "word_bits" in json.loads(row["fixes"])
+
+
+def test_serial_and_dask_tables_are_the_same(folder):
+    from distributed import Client, LocalCluster
+
+    deployments = fleet_deployments([folder])
+    grid = parse_grid(["word_bits=16,24"])
+    serial = run_fleet(deployments, grid, folder / "s.parquet", workers=0)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cl, \
+            Client(cl) as c:
+        run = run_fleet(deployments, grid, folder / "d.parquet", client=c)
+    assert serial.progress.done == run.progress.done == 4 and run.workers == 2
+    rows = read_fleet(folder / "d.parquet")
+    assert stable(rows) == stable(read_fleet(folder / "s.parquet"))
+    assert set(rows[0]) == set(FLEET_COLUMNS)
+    # and each row is the plan alone
+    for r in rows:
+        text = (folder / f"{r['deployment']}.yaml").read_text()
+        alone = plan_row(text, str(folder / f"{r['deployment']}.yaml"), [("word_bits", r["word_bits"])])
+        assert stable([alone]) == stable([r])
+
+
+def test_interrupted_then_resumed_loses_and_repeats_no_row(folder):
+    deployments = fleet_deployments([folder / "small.yaml"])
+    grid = parse_grid(["word_bits=14..18"])
+    run_fleet(deployments, grid, folder / "full.parquet", workers=0)
+
+    def stop_after_2(p):
+        if p.done == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        run_fleet(deployments, grid, folder / "cut.parquet", workers=0, progress=stop_after_2)
+    assert len(read_fleet(folder / "cut.parquet")) == 2            # from the journal
+    with pytest.raises(Exception, match="--resume"):
+        run_fleet(deployments, grid, folder / "cut.parquet", workers=0)
+    with pytest.raises(Exception, match="seed"):
+        run_fleet(deployments, grid, folder / "cut.parquet", workers=0, resume=True, seed=1)
+    again = run_fleet(deployments, grid, folder / "cut.parquet", workers=0, resume=True)
+    assert (again.progress.skipped, again.progress.done) == (2, 3)
+    rows = read_fleet(folder / "cut.parquet")
+    assert len(rows) == len({r["key"] for r in rows}) == 5
+    assert stable(rows) == stable(read_fleet(folder / "full.parquet"))
+
+
+def test_the_summary_names_the_cheapest_feasible_configuration():
+    rows = [plan_row(SMALL, "small.yaml", [("word_bits", b)]) for b in ("4", "16", "24")]
+    (s,) = fleet_summary(rows)
+    feasible = [r for r in rows if r["verdict"] == "feasible"]
+    assert s["plans"] == 3 and s["feasible"] == len(feasible) == 2
+    assert s["cheapest"]["word_bits"] == "16"          # the fewest bits per client per round among feasible ones
+    assert fleet_summary([rows[0]])[0]["cheapest"] is None
+
+
+def test_cli_fleet_runs_and_writes_the_table(cli, folder):
+    res = cli("plan", folder / "small.yaml", "--grid", "word_bits=16,20", "epsilon=2,4", "-o", folder / "f.parquet",
+              "--workers", "0", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["done"] == 4 and data["cheapest"][0]["deployment"] == "small"
+    rows = read_fleet(folder / "f.parquet")
+    assert sorted((r["word_bits"], r["epsilon"]) for r in rows) == [("16", "2"), ("16", "4"), ("20", "2"), ("20", "4")]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--grid", "bogus=1,2", "-o", "OUT"], "unknown grid field 'bogus'"),
+    (["--grid", "word_bits=9..2", "-o", "OUT"], "is not a range"),
+    (["--grid", "word_bits=16", "word_bits=20", "-o", "OUT"], "word_bits given twice"),
+    (["--grid", "word_bits=16"], "--grid goes with a fleet"),
+    (["--workers", "2"], "--workers goes with a fleet"),
+    (["--grid", "word_bits=1", "-o", "OUT"], "word_bits"),
+    (["--grid", "dropout=2", "-o", "OUT"], "dropout"),
+    (["-o", "OUT", "--sweep", "word_bits=12..14"], "--sweep goes with a single plan"),
+    (["-o", "/dev/null"], "is not a plan fleet results folder"),
+    (["-o", "NOFOLDER/x.parquet"], "no folder"),
+    (["-o", "OUT", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], "exclude each other"),
+])
+def test_bad_fleets_are_one_line_exit_2_and_write_nothing(cli, folder, args, fragment):
+    args = [str(folder / "OUT") if a == "OUT" else str(folder / a) if a.startswith("NOFOLDER") else a for a in args]
+    before = sorted(p.name for p in folder.iterdir())
+    one_line_exit_2(cli("plan", folder / "small.yaml", *args), fragment)
+    assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_several_deployments_without_an_output_are_refused(cli, folder):
+    one_line_exit_2(cli("plan", folder / "small.yaml", folder / "keyed.yaml"), "give -o")
+
+
+def test_two_deployments_of_one_name_are_refused(folder):
+    (folder / "b").mkdir()
+    (folder / "b" / "small.yaml").write_text(SMALL)
+    with pytest.raises(Exception, match="two deployments named 'small'"):
+        fleet_deployments([folder / "small.yaml", folder / "b"])
