@@ -15,7 +15,8 @@ The machine may be shared: the load average is printed, and the CPU seconds
 of each worker, so that the ratio the same run would show on idle cores can
 be estimated (the 1-worker run's CPU over the larger of the busiest worker's
 CPU and the run's CPU per core), as ``bench_census.py`` does.
-``--smoke`` runs 4 plans (the benchmark's test).
+``--smoke`` runs 4 plans (the benchmark's test); ``--deployments`` and ``--grid`` give
+another fleet (a smaller one on a busy machine).
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, default=2, help="worker processes of the second run (default 2)")
     ap.add_argument("--smoke", action="store_true", help="4 plans: seconds (the benchmark's test)")
+    ap.add_argument("--deployments", nargs="+", default=None, help=f"instead of {' '.join(DEPLOYMENTS)}")
+    ap.add_argument("--grid", nargs="+", default=None, help=f"instead of {' '.join(GRID)}")
     args = ap.parse_args(argv)
 
     from itsa.planning.fleet import fleet_deployments, grid_points, parse_grid
 
-    deployments = fleet_deployments(DEPLOYMENTS[:2] if args.smoke else DEPLOYMENTS)
-    grid = parse_grid(SMOKE_GRID if args.smoke else GRID)
+    deployments = fleet_deployments(args.deployments or (DEPLOYMENTS[:2] if args.smoke else DEPLOYMENTS))
+    grid = parse_grid(args.grid or (SMOKE_GRID if args.smoke else GRID))
     n = len(deployments) * len(grid_points(grid))
     print(f"bench_fleet: {n} plans, {os.cpu_count()} cores; {_load()} at the start", flush=True)
     results = {}
