@@ -128,7 +128,7 @@ def fleet_deployments(paths: Sequence[str | os.PathLike]) -> list[tuple[str, str
     found: list[tuple[str, str]] = []
     for given in paths:
         p = Path(given)
-        files = sorted(p.glob("*.yaml")) if p.is_dir() else [resolve_deployment(given)]
+        files = sorted(p.glob("*.yaml")) if p.is_dir() else [resolve_deployment(os.fspath(given))]
         if p.is_dir() and not files:
             raise InvalidDeployment(f"{p}: a folder without deployment files (*.yaml)")
         found += [(str(f), read_text(f, InvalidDeployment, max_bytes=MAX_BYTES)) for f in files]
