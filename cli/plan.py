@@ -49,7 +49,8 @@ from ._progress import progress_display, time_limit_of
               help="A fleet: local Dask worker processes (default: all cores; 0: serial, no Dask).")
 @click.option("--scheduler", metavar="ADDRESS", default=None, help="A fleet: join a running Dask cluster.")
 @click.option("--resume", is_flag=True, help="A fleet: keep the rows in OUT and skip their plans.")
-@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+@click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True),
+              default=LibraryDefault("itsa.planning.fleet", "run_fleet", "connect_timeout"), show_default=True,
               help="A fleet: seconds to reach --scheduler.")
 def plan(paths, report, rounds, updates, spec, figure, framework, export_file, snippet, time_limit, seed, quiet,
          as_json, grid, output, workers, scheduler, resume, connect_timeout):
