@@ -192,3 +192,34 @@ def test_two_deployments_of_one_name_are_refused(folder):
     (folder / "b" / "small.yaml").write_text(SMALL)
     with pytest.raises(Exception, match="two deployments named 'small'"):
         fleet_deployments([folder / "small.yaml", folder / "b"])
+
+
+def test_killed_command_then_resumed_loses_and_repeats_no_row(folder):
+    """SIGKILL the command once two rows are journalled; --resume completes the table of an uninterrupted run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-c", "from itsa_cli import main; main()", "plan", str(folder / "small.yaml"),
+           "--grid", "word_bits=12..16", "--workers", "0", "--json", "-o"]
+    full = subprocess.run([*cmd, str(folder / "full.parquet")], capture_output=True, text=True, timeout=600)
+    assert full.returncode == 0, full.stderr
+    out = folder / "cut.parquet"
+    proc = subprocess.Popen([*cmd, str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal, deadline = out / "_journal.jsonl", time.monotonic() + 600
+    while proc.poll() is None and time.monotonic() < deadline:
+        if journal.exists() and journal.read_text().count("\n") >= 2:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    proc.wait()
+    kept = len(read_fleet(out))
+    assert 2 <= kept < 5, "the command finished before it could be killed"
+    res = subprocess.run([*cmd, str(out), "--resume"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["skipped"] == kept
+    rows = read_fleet(out)
+    assert len(rows) == len({r["key"] for r in rows}) == 5
+    assert stable(rows) == stable(read_fleet(folder / "full.parquet"))
