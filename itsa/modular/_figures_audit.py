@@ -72,7 +72,7 @@ def fig2b() -> list[Check]:
         reading = ((f"given by {', '.join(whole)} at every L" if whole else
                     f"no reading tried gives the whole curve; at L = {L} only {others}" if hits else
                     f"none of the {len(table)} readings tried rounds to it")
-                   + " (readings: n ∈ 1, 2, 4, 8, 16, 1290, 3850 × radius ρ^L/2, ρ^L/2 − r_cov, ρ^L/2 − 2r_cov × "
+                   + " (readings: n ∈ 1, 2, 4, …, 512 (powers of two), 1290, 3850 × radius ρ^L/2, ρ^L/2 − r_cov, ρ^L/2 − 2r_cov × "
                    "dither none, fixed, worst × D_flat the diameter or its lattice value; D_ℓ by the exact knapsack; "
                    "every value is in the audit's JSON 'readings')")
         rows.append(Check(f"fig2b-L{L}", "§IX-B, Fig. 2b", f"{printed} at L = {L}", text,

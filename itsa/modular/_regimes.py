@@ -59,7 +59,7 @@ BOX_MARGINS = ((Fraction(0), "box fill, half-width ρ^L/2"),
                (Fraction(1), "half-width ρ^L/2 + 2 r_cov(Λ_1)"),
                (Fraction(-1), "half-width ρ^L/2 − 2 r_cov(Λ_1) (§IV-C's B)"))
 #: The ball dimensions tried for Fig. 2b: a block n_b, or the full d of §IX-D's two models.
-BALL_DIMENSIONS = (1, 2, 4, 8, 16, 1290, 3850)
+BALL_DIMENSIONS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1290, 3850)
 #: Largest budget and dimension the ball's knapsack takes.
 MAX_BUDGET = 10 ** 9
 

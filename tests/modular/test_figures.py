@@ -100,7 +100,7 @@ def test_natural_reading_cannot_reach_10_9_at_l2(n):
 
 def test_fig2b_no_reading_tried_gives_the_curve():
     tried = readings_tried()["fig2b"]
-    assert len(tried["readings"]) == 126 and all(len(r["values"]) == 5 for r in tried["readings"])
+    assert len(tried["readings"]) == 216 and all(len(r["values"]) == 5 for r in tried["readings"])
     rows = fig2b()
     assert [c.key for c in rows] == [f"fig2b-L{L}" for L in FIG2B]
     assert all(c.status is Status.UNDETERMINED for c in rows)
