@@ -36,7 +36,7 @@ __all__ = ["skellam_multiplier", "expected_wraps", "step_for_wraps", "quantizati
            "EXPERIMENT"]
 
 #: §IX-D's federated setting: clients, rounds, δ, clip norm, and the model dimension of each dataset.
-EXPERIMENT = {"clients": 1000, "rounds": 150, "delta": Fraction(1, 10 ** 6), "clip": Fraction(1),
+EXPERIMENT: dict = {"clients": 1000, "rounds": 150, "delta": Fraction(1, 10 ** 6), "clip": Fraction(1),
               "dimension": {"MNIST": 1290, "CIFAR-10": 3850}}
 WRAPS = ("T d erfc(M/(2√2 σ)), σ = z C/h, z the per-round Gaussian multiplier at (ε, δ) over T rounds (CKS); "
          "ball arithmetic (python-flint arb)")
@@ -138,6 +138,6 @@ def recalibrated_noise(noise, sensitivities, authorized: int, anchor_authorized:
     >>> recalibrated_noise(1, [54, 18, 6, 2], 4)
     Fraction(1600, 729)
     """
-    top = sum(Fraction(x) for x in sensitivities[:authorized])
-    base = sum(Fraction(x) for x in sensitivities[:anchor_authorized])
+    top = sum((Fraction(x) for x in sensitivities[:authorized]), Fraction(0))
+    base = sum((Fraction(x) for x in sensitivities[:anchor_authorized]), Fraction(0))
     return Fraction(noise) * (top / base) ** 2

@@ -15,7 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from itsa._util.certified import safe_decimal
+from itsa._util.certified import Certified, safe_decimal
 from itsa.modular._certify import enclose, interval
 from itsa.modular._cliprate import clip_rate, rate_at
 from itsa.modular._distortion import uniform_residue_T
@@ -102,8 +102,8 @@ def fig5a() -> list[Check]:
     return rows
 
 
-def _exact(x: Fraction):
-    from itsa._util.certified import Certified, Direction
+def _exact(x: Fraction) -> Certified:
+    from itsa._util.certified import Direction
 
     return Certified("ratio", x, x, Direction.EXACT, "exact")
 
@@ -170,7 +170,8 @@ def skellam_wraps() -> list[Check]:
     except ImportError:
         return [Check("ixd-skellam-wraps", "§IX-D", "4.7·10³ and 5.3·10⁴ carry events (Skellam, ε = 6)",
                       "not computed", Status.DEFERRED, "needs itsa.privacy's calibration", AUDIT)]
-    rows, steps = [], {}
+    rows: list[Check] = []
+    steps: dict[int, list[Certified]] = {}
     for key, name, printed, count in (("mnist", "MNIST", "4.7·10³", 4700), ("cifar10", "CIFAR-10", "5.3·10⁴", 53000)):
         d = EXPERIMENT["dimension"][name]
         parts = []
