@@ -41,7 +41,11 @@ AUDIT = "itsa modular audit"
 
 
 def _fraction_text(x: Fraction) -> str:
-    return f"{x} = {safe_decimal(x, 5, up=False)}…" if x.denominator > 1 else str(x)
+    """``64/25 = 2.56``, ``256/81 = 3.1604…`` (the decimal truncated, and marked so when it is not exact)."""
+    if x.denominator == 1:
+        return str(x)
+    shown = safe_decimal(x, 5, up=False)
+    return f"{x} = {shown}" + ("" if Fraction(shown) == x else "…")
 
 
 @lru_cache(maxsize=1)
@@ -189,9 +193,14 @@ def skellam_wraps() -> list[Check]:
             "T d erfc(M/(2√2 σ)) wraps; STEPS",
             AUDIT))
     ratio = {m: steps[m][0].low / steps[m][1].high for m in steps}
+    padded = (step_for_wraps(4700, dimension=2048, modulus=3 ** 8).low
+              / step_for_wraps(53000, dimension=4096, modulus=3 ** 8).high)
+    seeds = (step_for_wraps(Fraction(4700, 3), dimension=1290, modulus=3 ** 8).low
+             / step_for_wraps(Fraction(53000, 3), dimension=3850, modulus=3 ** 8).high)
     note = (f"the two datasets imply steps {safe_decimal(min(ratio.values()), 3, up=False)} times apart or more, "
-            "though the arms share h, so under this reading the data sum or the count's unit (one run or three "
-            "seeds) must differ between them")
+            f"though the arms share h ({safe_decimal(padded, 3, up=False)} with d padded to the Hadamard's 2048 and "
+            f"4096, {safe_decimal(seeds, 3, up=False)} with the counts read as totals of three seeds), so the data "
+            "sum, which the reading leaves out, must account for the difference")
     return [Check(c.key, c.where, c.printed, c.itsa, c.status, c.reading.replace("STEPS", note), c.command)
             for c in rows]
 

@@ -216,3 +216,12 @@ def test_every_new_row_is_in_the_audit_json():
     for key in NEW_KEYS:
         assert key in checks and checks[key]["status"] and checks[key]["reading"], key
     assert set(data["readings"]) == {"fig2b", "fig5a"}
+
+
+def test_skellam_counts_imply_different_steps():
+    # the arms share h, yet MNIST's and CIFAR-10's counts imply steps more than 1.3 times apart (noise-only reading)
+    mnist = step_for_wraps(4700, dimension=1290, modulus=3 ** 8)
+    cifar = step_for_wraps(53000, dimension=3850, modulus=3 ** 8)
+    assert mnist.low > Fraction(13, 10) * cifar.high
+    rows = [c for c in audit().checks if c.key.startswith("ixd-skellam-wraps")]
+    assert [c.status for c in rows] == [Status.UNDETERMINED] * 2 and "1.33 times" in rows[0].reading
