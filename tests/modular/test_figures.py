@@ -225,3 +225,12 @@ def test_skellam_counts_imply_different_steps():
     assert mnist.low > Fraction(13, 10) * cifar.high
     rows = [c for c in audit().checks if c.key.startswith("ixd-skellam-wraps")]
     assert [c.status for c in rows] == [Status.UNDETERMINED] * 2 and "1.33 times" in rows[0].reading
+
+
+@settings(max_examples=40, deadline=None)
+@given(norm=st.fractions(Fraction(1, 10), 3), gamma=st.fractions(Fraction(1, 2), 4), log_d=st.integers(1, 12))
+def test_uniform_rate_below_the_sub_gaussian_bound_and_increasing_in_the_norm(norm, gamma, log_d):
+    d = 2 ** log_d
+    exact_rate = rate_at(norm, gamma, d)
+    assert exact_rate.high <= rate_at(norm, gamma, d, "hadamard").high      # P(|u_1| > t) <= 2 exp(−d t²/2)
+    assert rate_at(norm * Fraction(11, 10), gamma, d).high >= exact_rate.low
