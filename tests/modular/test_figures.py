@@ -234,3 +234,16 @@ def test_uniform_rate_below_the_sub_gaussian_bound_and_increasing_in_the_norm(no
     exact_rate = rate_at(norm, gamma, d)
     assert exact_rate.high <= rate_at(norm, gamma, d, "hadamard").high      # P(|u_1| > t) <= 2 exp(−d t²/2)
     assert rate_at(norm * Fraction(11, 10), gamma, d).high >= exact_rate.low
+
+
+def test_fig2b_closest_simple_form_in_the_docs():
+    # n = 128, the cells meeting the ball of radius ρ^L/2 (budget 4R² = 3^(2L)), D_flat = ρ^L + 2
+    from itsa._util.certified import precision, to_arb
+
+    shown = []
+    with precision():
+        for L in FIG2B:
+            total = sum(2 * to_arb(ball_layer_square(radix=3, layer=ell, dimension=128, budget=3 ** (2 * L),
+                                                     dither="fixed", layers=L)).sqrt() for ell in range(1, L + 1))
+            shown.append(nearest(r_cert((total / (3 ** L + 2)) ** 2), 2))
+    assert shown == ["10.71", "20.29", "24.94", "26.71", "27.32"]
