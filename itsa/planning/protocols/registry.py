@@ -9,13 +9,13 @@ plan's keys section and verdict ask the protocol and its keys section
 Examples
 --------
 >>> sorted(PROTOCOLS)
-['multi-server', 'secagg+']
+['multi-server', 'secagg+', 'willow']
 >>> parse_protocol({"multi-server": {"servers": 3, "collusion": 1}})
 MultiServerProtocol(servers=3, collusion=1)
 >>> parse_protocol({"secagg": {}})
 Traceback (most recent call last):
 ...
-itsa.exceptions.InvalidDeployment: protocol: unknown protocol 'secagg' (known: multi-server, secagg+)
+itsa.exceptions.InvalidDeployment: protocol: unknown protocol 'secagg' (known: multi-server, secagg+, willow)
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ from itsa.exceptions import InvalidDeployment, excerpt
 from itsa.planning.protocols.base import AggregationProtocol, ProtocolKeys
 from itsa.planning.protocols.multi_server import MultiServerProtocol
 from itsa.planning.protocols.secagg import SecAggProtocol
+from itsa.planning.protocols.willow import WillowProtocol
 
 __all__ = ["PROTOCOLS", "parse_protocol", "size_protocol_keys", "protocol_reasons"]
 
 _ERR = InvalidDeployment
 #: Every protocol a deployment may name, by its name in the file.
-PROTOCOLS: dict[str, type[AggregationProtocol]] = {p.name: p for p in (SecAggProtocol, MultiServerProtocol)}
+PROTOCOLS: dict[str, type[AggregationProtocol]] = {p.name: p for p in (SecAggProtocol, MultiServerProtocol,
+                                                                         WillowProtocol)}
 
 
 def parse_protocol(raw) -> AggregationProtocol | None:
