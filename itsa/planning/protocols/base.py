@@ -55,9 +55,15 @@ def rate(name: str, raw) -> Fraction:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class ProtocolKeys(Displayable):
-    """The keys section a protocol sizes: ``reasons`` it makes the plan infeasible (empty: none)."""
+    """The keys section a protocol sizes: ``reasons`` it makes the plan infeasible (empty: none) and
+    ``sum_space``, the modulus or plaintext space the words are summed in (set by the registry from
+    :meth:`AggregationProtocol.sum_space`)."""
 
     reasons: tuple[str, ...] = ()
+    sum_space: str = ""
+
+    def space_rows(self) -> list[tuple[str, str]]:
+        return [("sum space", self.sum_space)] if self.sum_space else []
 
     def fixes(self) -> dict:
         """What would make the protocol's part feasible, keyed by fix (``{}``: none to offer)."""

@@ -222,7 +222,7 @@ class MultiServerKeys(ProtocolKeys):
         rows.append(("not covered", f"dropouts: every client's masked input is needed (the keys sum to zero over "
                                     f"all K); the file's dropout {frac(self.dropout)} is outside the model"
                                     if self.dropout else "dropouts (the model has none: every client must send)"))
-        return rows + [("key security", MULTI_SERVER_SECURITY)]
+        return rows + self.space_rows() + [("key security", MULTI_SERVER_SECURITY)]
 
     def to_dict(self) -> dict:
         q = {k: (frac(v) if isinstance(v, Fraction) else v) for k, v in self.quantities.items()}
@@ -234,7 +234,8 @@ class MultiServerKeys(ProtocolKeys):
             "key_bits_per_round": None if self.rate_low is None else frac(self.rate_low * self.bits_per_round.upper()),
             "key_bits_per_round_upper": None if self.rate_high is None
             else frac(self.rate_high * self.bits_per_round.upper()),
-            "not_covered": ["dropouts", "servers pooling their views"]}, "security": MULTI_SERVER_SECURITY}
+            "not_covered": ["dropouts", "servers pooling their views"]}, "security": MULTI_SERVER_SECURITY,
+                "sum_space": self.sum_space or None}
 
 
 def _opt(value) -> str:

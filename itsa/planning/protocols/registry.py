@@ -20,6 +20,7 @@ itsa.exceptions.InvalidDeployment: protocol: unknown protocol 'secagg' (known: m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from itsa._util.certified import Certified
@@ -68,9 +69,10 @@ def size_protocol_keys(protocol: AggregationProtocol, *, clients: int, dropout: 
     multi-server solve (a forked child, :mod:`itsa.planning.keysolve`).
     """
     protocol.check(clients)
-    return protocol.size(clients=clients, dropout=dropout, dimension=dimension, name=name,
+    keys = protocol.size(clients=clients, dropout=dropout, dimension=dimension, name=name,
                          bits_per_round=bits_per_round, payload_bits=payload_bits, time_limit=time_limit, seed=seed,
                          report=report if report is not None else Reporter(None))
+    return replace(keys, sum_space=protocol.sum_space(payload_bits, clients))
 
 
 def protocol_reasons(keys) -> tuple[list[str], dict]:

@@ -201,7 +201,8 @@ class SecAggKeys(ProtocolKeys):
         rows = [("protocol", f"SecAgg+ (Harary graph, Shamir t-of-k): {p.adversary}, corrupt {frac(p.corrupt)}, "
                              f"for the deployment's {self.clients:,} clients")]
         if self.degree is None:
-            return rows + [("secagg", r) for r in self.reasons] + [("key security", SECAGG_SECURITY)]
+            return rows + [("secagg", r) for r in self.reasons] + self.space_rows() + [("key security",
+                                                                                          SECAGG_SECURITY)]
         how = "given in the deployment file" if self.given else "the open-source finder's choice, decided exactly"
         rows += [("degree", f"{self.degree} neighbours (Flower num_shares = {self.degree + 1}); {how}"),
                  ("threshold", f"{self.threshold} shares (Flower reconstruction_threshold)")]
@@ -218,7 +219,7 @@ class SecAggKeys(ProtocolKeys):
                  ("bytes per client per round", f"{c.upload_bytes:,} up ({c.masked_input_bytes:,} of them the masked "
                                                 f"input), {c.download_bytes:,} down (exact, at the assumed sizes)")]
         rows += [("secagg", r) for r in self.reasons]
-        return rows + [("key security", SECAGG_SECURITY)]
+        return rows + self.space_rows() + [("key security", SECAGG_SECURITY)]
 
     def fixes(self) -> dict:
         """The finder's degree (the smallest that works), when the file's does not."""
@@ -244,7 +245,8 @@ class SecAggKeys(ProtocolKeys):
             "cost": None if self.cost is None else self.cost.to_dict(),
             "finder": None if self.finder is None else {"degree": self.finder.degree,
                                                         "threshold": self.finder.threshold}}
-        return {"protocol": SECAGG, "secagg": body, "reasons": list(self.reasons), "security": SECAGG_SECURITY}
+        return {"protocol": SECAGG, "secagg": body, "reasons": list(self.reasons), "security": SECAGG_SECURITY,
+                "sum_space": self.sum_space or None}
 
 
 def _secagg_keys(p: SecAggProtocol, *, clients: int, dropout: Fraction, dimension: int,

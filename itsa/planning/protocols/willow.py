@@ -297,7 +297,8 @@ class WillowKeys(ProtocolKeys):
             "security_failure": frac(self.security), "correctness_failure": frac(self.correctness),
             "security_failure_upper": _up(self.security), "correctness_failure_upper": _up(self.correctness),
             "bounds_kind": "exact (the _upper texts: decimals rounded up)", "upload_bits": self.ciphertext_bits(), "source": SOURCE}
-        return {"protocol": WILLOW, "willow": body, "reasons": list(self.reasons), "security": WILLOW_SECURITY}
+        return {"protocol": WILLOW, "willow": body, "reasons": list(self.reasons), "security": WILLOW_SECURITY,
+                "sum_space": self.sum_space or None}
 
 
 def willow_keys(p: WillowProtocol, *, clients: int, dropout: Fraction, dimension: int, word_bits: int) -> WillowKeys:
