@@ -195,3 +195,14 @@ def test_the_shipped_willow_deployment():
     # 1.2M coordinates, base 2^34 (10,000 x (2^20 - 1)): 6 per 224-bit coefficient, 200,000 in 13 polynomials
     assert keys.regime.name == "10M" and keys.packing == Packing(34, 6, 200_000, 13) and keys.reasons == ()
     assert keys.ciphertext_bits() == 13 * 2**14 * 4 * 61
+
+
+def test_a_committee_beyond_every_regime_is_infeasible_not_summed(tmp_path):
+    # 10^6 decryptors of 10^7 clients would be a sum of a million huge terms: Willow refuses it first
+    raw = {**SMALL, "clients": 10**7, "dimension": 4, "encoding": {"word_bits": 8, "gamma": 4},
+           "protocol": {"willow": {"decryptors": 10**6}}}
+    out = _cli(tmp_path, raw, "--json")
+    assert out.exit_code == EXIT_INFEASIBLE
+    d = json.loads(out.stdout)
+    assert d["keys"]["willow"]["security_failure"] is None and d["keys"]["willow"]["regime"] is None
+    assert any("decryptors 1,000,000 > 100" in r for r in d["verdict"]["reasons"])

@@ -51,7 +51,8 @@ from itsa.keys.secagg import certified as cert
 from itsa.planning.protocols.base import AggregationProtocol, ProtocolKeys, rate
 
 __all__ = ["WillowProtocol", "WillowKeys", "WillowRegime", "Packing", "REGIMES", "SOURCE", "WILLOW",
-           "choose_regime", "packing", "committee_bounds", "WILLOW_SECURITY", "MAX_PACKING_BASE_BITS"]
+           "choose_regime", "packing", "committee_bounds", "WILLOW_SECURITY", "MAX_PACKING_BASE_BITS",
+           "MAX_DECRYPTORS"]
 
 _ERR = InvalidDeployment
 #: The protocol's name in a deployment file.
@@ -107,6 +108,8 @@ REGIMES = (
                  ahe_log_n=12, ahe_t=7121256483, ahe_moduli=(281474976546817, 281474975662081),
                  ahe_s_flood="3.0834e+16"),
 )
+#: The most decryptors of any regime (the committee's bounds are summed only up to it).
+MAX_DECRYPTORS = max(r.max_decryptors for r in REGIMES)
 
 
 @dataclass(frozen=True)
@@ -223,8 +226,8 @@ class WillowKeys(ProtocolKeys):
     packing: Packing | str | None
     corrupt_clients: int
     dropped_clients: int
-    security: Fraction
-    correctness: Fraction
+    security: Fraction | None
+    correctness: Fraction | None
 
     @classmethod
     def title(cls) -> str:
@@ -271,6 +274,11 @@ class WillowKeys(ProtocolKeys):
             rows.append(("upload per client per round", f"{c:,} bits = {c // 8:,} bytes of KAHE ciphertext (exact, "
                                                         "at the moduli's bit sizes; the AHE encryption of the key "
                                                         "and serialization not counted)"))
+        if self.security is None or self.correctness is None:
+            rows += [("committee", f"not bounded: {p.decryptors} decryptors, more than any regime's "
+                                   f"{MAX_DECRYPTORS}")]
+            return rows + [("willow", r) for r in self.reasons] + [("source", SOURCE), ("key security",
+                                                                                         WILLOW_SECURITY)]
         rows += [("security failure", f"<= {_up(self.security)} (an exact rational, shown rounded up: "
                                       f"{self.corrupt_clients:,} corrupt "
                                       f"clients, Pr[>= {p.decryptors - p.decryptor_dropout} corrupt decryptors]; "
@@ -317,12 +325,15 @@ def willow_keys(p: WillowProtocol, *, clients: int, dropout: Fraction, dimension
                          ring=2**regime.kahe_log_n)
         if isinstance(packed, str):
             reasons.append(f"Willow refuses the {regime.name} regime's packing: {packed}")
-    security, correctness = committee_bounds(clients=clients, decryptors=p.decryptors, tolerated=p.decryptor_dropout,
-                                             corrupt=counts.corrupt, dropped=counts.dropped)
-    if security >= cert.SECURITY_TARGET:
+    security = correctness = None          # a committee no regime holds is not summed (it could be 10^8 terms)
+    if p.decryptors <= MAX_DECRYPTORS:
+        security, correctness = committee_bounds(clients=clients, decryptors=p.decryptors,
+                                                 tolerated=p.decryptor_dropout, corrupt=counts.corrupt,
+                                                 dropped=counts.dropped)
+    if security is not None and security >= cert.SECURITY_TARGET:
         reasons.append(f"the Willow committee's security failure {_up(security)} (exact, rounded up) is not below "
                        "2^-40")
-    if correctness >= cert.CORRECTNESS_TARGET:
+    if correctness is not None and correctness >= cert.CORRECTNESS_TARGET:
         reasons.append(f"the Willow committee's correctness failure {_up(correctness)} (exact, rounded up) is not "
                        "below 2^-20")
     return WillowKeys(protocol=p, clients=clients, dropout=dropout, dimension=dimension, word_bits=word_bits,
@@ -338,5 +349,5 @@ def _outside(length: int, bound: int, clients: int, decryptors: int) -> str:
     return "; ".join(over)
 
 
-def _up(value: Fraction) -> str:
-    return safe_decimal(value, 6)
+def _up(value: Fraction | None) -> str | None:
+    return None if value is None else safe_decimal(value, 6)
