@@ -252,11 +252,11 @@ class WillowKeys(ProtocolKeys):
 
     def rows(self) -> list[tuple[str, str]]:
         p = self.protocol
-        rows = [("protocol", f"Willow (KAHE + threshold AHE, a committee of {p.decryptors} decryptors drawn from the "
-                             f"{self.clients:,} clients, any {p.decryptors - p.decryptor_dropout} decrypt); corrupt "
+        rows = [("protocol", f"Willow (KAHE + threshold AHE, a committee of {p.decryptors:,} decryptors drawn from the "
+                             f"{self.clients:,} clients, any {p.decryptors - p.decryptor_dropout:,} decrypt); corrupt "
                              f"{frac(p.corrupt)}"),
                 ("configuration", f"vector length {self.dimension:,}, bound 2^{self.word_bits} - 1, "
-                                  f"{self.clients:,} clients, {p.decryptors} decryptors, {p.decryptor_dropout} "
+                                  f"{self.clients:,} clients, {p.decryptors:,} decryptors, {p.decryptor_dropout:,} "
                                   "decryptor dropouts")]
         if self.regime is not None:
             r = self.regime
@@ -275,7 +275,7 @@ class WillowKeys(ProtocolKeys):
                                                         "at the moduli's bit sizes; the AHE encryption of the key "
                                                         "and serialization not counted)"))
         if self.security is None or self.correctness is None:
-            rows += [("committee", f"not bounded: {p.decryptors} decryptors, more than any regime's "
+            rows += [("committee", f"not bounded: {p.decryptors:,} decryptors, more than any regime's "
                                    f"{MAX_DECRYPTORS}")]
             return rows + [("willow", r) for r in self.reasons] + [("source", SOURCE), ("key security",
                                                                                          WILLOW_SECURITY)]
