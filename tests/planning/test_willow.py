@@ -206,3 +206,30 @@ def test_a_committee_beyond_every_regime_is_infeasible_not_summed(tmp_path):
     d = json.loads(out.stdout)
     assert d["keys"]["willow"]["security_failure"] is None and d["keys"]["willow"]["regime"] is None
     assert any("decryptors 1,000,000 > 100" in r for r in d["verdict"]["reasons"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_the_fix_is_the_fewest_tolerated_dropouts_that_meet_both_targets(data):
+    from itsa.keys.secagg.certified import CORRECTNESS_TARGET, SECURITY_TARGET
+    from itsa.planning.protocols.willow import smallest_tolerance
+
+    n = data.draw(st.integers(50, 2000))
+    D = data.draw(st.integers(1, min(n, 60)))
+    corrupt, dropped = data.draw(st.integers(0, n // 4)), data.draw(st.integers(0, n // 2))
+    meets = [f for f in range(D) if all(b < t for b, t in zip(
+        committee_bounds(clients=n, decryptors=D, tolerated=f, corrupt=corrupt, dropped=dropped),
+        (SECURITY_TARGET, CORRECTNESS_TARGET)))]
+    assert smallest_tolerance(clients=n, decryptors=D, corrupt=corrupt, dropped=dropped) == (
+        meets[0] if meets else None)
+
+
+def test_an_infeasible_committee_offers_the_fewest_dropouts_that_work():
+    raw = {**SMALL, "protocol": {"willow": {"decryptors": 40, "decryptor_dropout": 1, "corrupt": 0}}}
+    p = plan(parse_deployment(raw))
+    fix = p.verdict.fixes["willow_decryptor_dropout"]
+    fixed = plan(parse_deployment({**SMALL, "protocol": {"willow": {"decryptors": 40, "corrupt": 0,
+                                                                     "decryptor_dropout": fix["decryptor_dropout"]}}}))
+    assert fixed.verdict.feasible
+    one_less = {"decryptors": 40, "corrupt": 0, "decryptor_dropout": fix["decryptor_dropout"] - 1}
+    assert not plan(parse_deployment({**SMALL, "protocol": {"willow": one_less}})).verdict.feasible

@@ -51,7 +51,7 @@ from itsa.keys.secagg import certified as cert
 from itsa.planning.protocols.base import AggregationProtocol, ProtocolKeys, rate
 
 __all__ = ["WillowProtocol", "WillowKeys", "WillowRegime", "Packing", "REGIMES", "SOURCE", "WILLOW",
-           "choose_regime", "packing", "committee_bounds", "WILLOW_SECURITY", "MAX_PACKING_BASE_BITS",
+           "choose_regime", "packing", "committee_bounds", "smallest_tolerance", "WILLOW_SECURITY", "MAX_PACKING_BASE_BITS",
            "MAX_DECRYPTORS"]
 
 _ERR = InvalidDeployment
@@ -164,6 +164,23 @@ def committee_bounds(*, clients: int, decryptors: int, tolerated: int, corrupt: 
     return security, correctness
 
 
+def smallest_tolerance(*, clients: int, decryptors: int, corrupt: int, dropped: int) -> int | None:
+    """The fewest decryptor dropouts ``f`` whose committee meets both targets (``None``: no ``f`` does).
+
+    Correctness improves and security worsens as ``f`` grows, so the first ``f`` meeting correctness is the
+    only candidate.
+
+    >>> smallest_tolerance(clients=10_000, decryptors=100, corrupt=100, dropped=3000)
+    53
+    """
+    for f in range(decryptors):
+        security, correctness = committee_bounds(clients=clients, decryptors=decryptors, tolerated=f,
+                                                 corrupt=corrupt, dropped=dropped)
+        if correctness < cert.CORRECTNESS_TARGET:
+            return f if security < cert.SECURITY_TARGET else None
+    return None
+
+
 @dataclass(frozen=True, kw_only=True)
 class WillowProtocol(AggregationProtocol):
     """Willow with a committee of ``decryptors`` of which ``decryptor_dropout`` may drop out, the clients a
@@ -243,6 +260,22 @@ class WillowKeys(ProtocolKeys):
             return None
         r = self.regime
         return self.packing.polynomials * 2**r.kahe_log_n * sum(q.bit_length() for q in r.kahe_moduli)
+
+    def fixes(self) -> dict:
+        """The committee's fewest tolerated dropouts ``f`` that meet both targets at its size (when the
+        committee's bounds are what fails and such an ``f`` exists)."""
+        if self.security is None or (self.security < cert.SECURITY_TARGET
+                                     and self.correctness is not None
+                                     and self.correctness < cert.CORRECTNESS_TARGET):
+            return {}
+        f = smallest_tolerance(clients=self.clients, decryptors=self.protocol.decryptors,
+                               corrupt=self.corrupt_clients, dropped=self.dropped_clients)
+        if f is None:
+            return {}
+        return {"willow_decryptor_dropout": {
+            "decryptor_dropout": f, "text": f"Willow decryptor_dropout {f} (any {self.protocol.decryptors - f} of "
+                                            f"{self.protocol.decryptors} decrypt): the fewest whose committee "
+                                            "meets 2^-40 / 2^-20 at this corruption and dropout"}}
 
     def headline(self) -> str:
         if self.reasons and (self.regime is None or not isinstance(self.packing, Packing)):
