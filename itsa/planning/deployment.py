@@ -46,7 +46,7 @@ from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
-from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
+from itsa.planning.protocols import AggregationProtocol, MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
 from itsa.privacy.neighbours import (  # their home is the privacy part
@@ -358,7 +358,7 @@ class Deployment(Displayable):
     population: int | None = None
     sampling: Sampling = Sampling.POISSON
     #: the secure aggregation the keys section sizes for these clients (``None``: only ``servers``, or no keys)
-    protocol: SecAggProtocol | MultiServerProtocol | None = None
+    protocol: AggregationProtocol | None = None
 
     def __post_init__(self):
         _set(self, "clients", whole_number("clients", self.clients, minimum=1, maximum=MAX_CLIENTS, error=_ERR))
@@ -388,15 +388,14 @@ class Deployment(Displayable):
         """The protocol's own checks against the clients; ``protocol`` and ``servers`` are not both given."""
         if self.protocol is None:
             return
-        if not isinstance(self.protocol, (SecAggProtocol, MultiServerProtocol)):
-            raise _ERR(f"protocol: must be SecAggProtocol(...) or MultiServerProtocol(...) (a mapping in a file), "
-                       f"not {excerpt(self.protocol)}")
+        if not isinstance(self.protocol, AggregationProtocol):
+            raise _ERR(f"protocol: must be a protocol, SecAggProtocol(...) or another of the registry (a mapping in a "
+                       f"file), not {excerpt(self.protocol)}")
         if self.servers is not None:
             raise _ERR("protocol: give protocol (keys for the deployment's own clients) or servers (a key-rate "
                        "instance of its own), not both")
         self.protocol.check(self.clients)
-        if isinstance(self.protocol, SecAggProtocol):
-            self.protocol.check_rates(self.dropout)
+        self.protocol.check_rates(self.dropout)
 
     @property
     def survivors(self) -> int:

@@ -40,7 +40,7 @@ from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
-from itsa.planning.protocol_run import check_protocol_simulation
+from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
 from itsa.planning.simulate import simulate
 from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates

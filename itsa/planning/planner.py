@@ -60,7 +60,7 @@ from itsa.planning.noise import (
     sensitivity,
     size_layered_noise,
 )
-from itsa.planning.protocol import protocol_reasons
+from itsa.planning.protocols import protocol_reasons
 from itsa.planning.rotation import Rotation
 from itsa.planning.scale import smallest_word_at, wrap_at
 from itsa.planning.sections import (
@@ -384,7 +384,7 @@ def _privacy_reasons(d: Deployment, noise: NoisePlan, reasons: list[str]) -> Non
 
 def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None,
              deadline: Deadline | None = None, keys=None) -> Verdict:
-    reasons, fixes = protocol_reasons(keys)       # a SecAgg+ graph that does not tolerate the dropout
+    reasons, fixes = protocol_reasons(keys)       # the protocol's own (a SecAgg+ graph short of the dropout)
     _gate_reasons(gate, reasons, fixes, deadline)
     _privacy_reasons(d, noise, reasons)
     if d.encoding.layered:

@@ -36,11 +36,10 @@ from itsa._util.plain import frac
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.beside import beside_plan
-from itsa.planning.deployment import MultiServerProtocol, SecAggProtocol
 from itsa.planning.keysolve import bounded_solve
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import round_event
-from itsa.planning.protocol import size_protocol_keys
+from itsa.planning.protocols import AggregationProtocol, size_protocol_keys
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
@@ -170,10 +169,10 @@ def servers_warning(users: int, clients: int | None) -> str:
             "own users (give protocol: multi-server to build the instance from the clients)")
 
 
-def size_deployment_keys(*, protocol: SecAggProtocol | MultiServerProtocol | None, instance: str | None,
+def size_deployment_keys(*, protocol: AggregationProtocol | None, instance: str | None,
                          clients: int, dropout: Fraction, dimension: int, name: str, payload: PayloadPlan,
                          time_limit: float | None, seed: int = 0, report=None):
-    """The keys section: the ``protocol`` for the ``clients`` (:mod:`itsa.planning.protocol`; ``dimension``
+    """The keys section: the ``protocol`` for the ``clients`` (:mod:`itsa.planning.protocols`; ``dimension``
     the update's coordinates), else the ``servers`` instance at path ``instance`` (:func:`size_keys`, warned
     when its users are not the clients), else ``None``."""
     if protocol is not None:

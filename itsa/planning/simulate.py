@@ -74,7 +74,7 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Mechanism
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.plan_setup import plan_bounds, setup_from_plan
-from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
+from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
 from itsa.planning.simulation import (
     CELLS_PER_SECOND,
@@ -485,7 +485,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
                             "sphere updates")
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
-    if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocol_run)
+    if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocols.run)
         report("protocol")
         setup = replace(setup, **with_protocol(plan_like, {}, seed, clock))
         clock.check("the protocol's scheme, before the rounds")

@@ -19,7 +19,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular import check_radix, parse_stages
 from itsa.planning.deployment import Mechanism
-from itsa.planning.protocol_run import check_setup
+from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
 from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
 from itsa.privacy.shares import noise_shares, survivors_under
@@ -119,7 +119,7 @@ class SimulationSetup:
     beta: Fraction | ExpBeta = DEFAULT_BETA
     #: the noise: ``dgauss`` or ``skellam``
     mechanism: str = Mechanism.DGAUSS
-    #: the planned protocol run in each round (:mod:`itsa.planning.protocol_run`), or ``None``: a ring of masks
+    #: the planned protocol run in each round (:mod:`itsa.planning.protocols.run`), or ``None``: a ring of masks
     protocol: Any = None
 
     def __post_init__(self):
