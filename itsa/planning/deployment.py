@@ -46,6 +46,7 @@ from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
+from itsa.planning.mechanisms import Mechanism  # its home is the mechanisms' registry
 from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
@@ -151,13 +152,6 @@ class NoiseKind(StrEnum):
 
     DISTRIBUTED = "distributed"     # every client adds a share; privacy counts the fewest survivors' shares
     CENTRAL = "central"             # added once, to the sum
-
-
-class Mechanism(StrEnum):
-    """Which noise: the discrete Gaussian or the Skellam mechanism (``None`` in a file: the plan picks)."""
-
-    DGAUSS = "dgauss"               # discrete Gaussian (distributed: the sharp bound of its paper)
-    SKELLAM = "skellam"             # Skellam (a sum of Skellam shares is Skellam: no tau)
 
 
 class Sampling(StrEnum):

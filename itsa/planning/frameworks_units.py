@@ -44,6 +44,7 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.planning.deployment import NoiseKind
 from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.mechanisms import DEFAULT
 
 __all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
 
@@ -115,7 +116,7 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
-    mechanism = str(inputs.mechanism or "dgauss")
+    mechanism = str(inputs.mechanism or DEFAULT)
     bits = None if inputs.layered else encoding.word_bits
     rotation = str(inputs.rotation)
     tff = {"factory": "tff.aggregators.DistributedDpSumFactory" if distributed
