@@ -80,7 +80,13 @@ def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_
     rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension,
                      rotation=d.rotation, rounding=d.rounding)
     room = room_of(d)
-    proxy, poisson = room.wrap_noise(shares * Fraction(sigma) ** 2)
+    largest = room.largest_share(sigma)
+    if rs.proxy == 0 and largest is not None and rs.exact + shares * largest < 2 ** (bits - 1):
+        how = room.wrap_how(distributed=d.kind is NoiseKind.DISTRIBUTED)
+        return Certified.exact("wrap_probability", 0, f"{rs.how}; {how}; the "
+                               f"word holds every value the sum can take (|sum| <= {rs.exact} + {shares} x "
+                               f"{largest}): never wraps")
+    proxy, poisson = room.wrap_noise(sigma, shares)
     bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + proxy, skellam=poisson,
                            coordinates=rs.coordinates if per_round else 1)
     noise_how = room.wrap_how(distributed=d.kind is NoiseKind.DISTRIBUTED)

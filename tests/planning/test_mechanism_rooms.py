@@ -50,8 +50,9 @@ def test_the_discrete_gaussians_variance_is_the_privacy_parts():
 
 
 def test_wrap_noise_splits_the_noise_by_its_tail():
-    assert REGISTRY["dgauss"].wrap_noise(Fraction(10)) == (10, 0)       # sub-Gaussian: in the proxy
-    assert REGISTRY["skellam"].wrap_noise(Fraction(10)) == (0, 10)      # Poisson-type: its own Chernoff part
+    assert REGISTRY["dgauss"].wrap_noise(Fraction(2), 5) == (20, 0)       # sub-Gaussian: in the proxy
+    assert REGISTRY["skellam"].wrap_noise(Fraction(2), 5) == (0, 20)      # Poisson-type: its own Chernoff part
+    assert REGISTRY["dgauss"].largest_share(Fraction(2)) is None is REGISTRY["skellam"].largest_share(Fraction(2))
 
 
 def test_a_premise_not_held_is_refused_not_assumed():
@@ -61,7 +62,7 @@ def test_a_premise_not_held_is_refused_not_assumed():
                                                           unbiased=False, why="a test")
 
         def event(self, sigma, **kw): raise AssertionError
-        def wrap_noise(self, noise): return Fraction(noise), Fraction(0)
+        def wrap_noise(self, sigma, shares): return Fraction(0), Fraction(0)
         def wrap_how(self, *, distributed): return ""
         def share_variance(self, sigma): return 0.0
         def draws(self, sigma, count, seed_text, clock=None): return np.zeros(count, dtype=np.int64)

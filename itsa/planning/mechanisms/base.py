@@ -83,9 +83,14 @@ class NoiseMechanism(ABC):
         """One round's event for the accountant: ``survivors`` shares (1 central) of scale ``σ``."""
 
     @abstractmethod
-    def wrap_noise(self, noise: Fraction) -> tuple[Fraction, Fraction]:
-        """``(sub-Gaussian proxy, Poisson-type variance)`` of the noise in a coordinate of the sum, given
-        ``noise`` = the shares summed times ``σ²`` (:func:`itsa.privacy.tails.certified_tail`'s two parts)."""
+    def wrap_noise(self, sigma: Fraction, shares: int) -> tuple[Fraction, Fraction]:
+        """``(sub-Gaussian proxy, Poisson-type variance)`` of ``shares`` shares' noise in a coordinate of the sum
+        (:func:`itsa.privacy.tails.certified_tail`'s two parts)."""
+
+    def largest_share(self, sigma: Fraction) -> int | None:
+        """The largest ``|share|`` its law allows (``None``: unbounded); a word that holds the data's exact
+        bound plus every share's largest never wraps (probability exactly 0)."""
+        return None
 
     @abstractmethod
     def wrap_how(self, *, distributed: bool) -> str:

@@ -62,8 +62,8 @@ class DiscreteGaussian(NoiseMechanism):
                                                 dimension=dimension,
                                                 bound=DdgBound.CONSERVATIVE if layered else DdgBound.SHARP)
 
-    def wrap_noise(self, noise):
-        return Fraction(noise), Fraction(0)
+    def wrap_noise(self, sigma, shares):
+        return shares * Fraction(sigma) ** 2, Fraction(0)
 
     def wrap_how(self, *, distributed):
         return ("discrete Gaussian shares of all K clients, K sigma^2-sub-Gaussian" if distributed

@@ -48,8 +48,8 @@ class Skellam(NoiseMechanism):
     def event(self, sigma, *, survivors, sensitivity, dimension, central, layered) -> Event:
         return SkellamEvent(variance=Fraction(sigma) ** 2 * survivors, sensitivity=sensitivity, dimension=dimension)
 
-    def wrap_noise(self, noise):
-        return Fraction(0), Fraction(noise)
+    def wrap_noise(self, sigma, shares):
+        return Fraction(0), shares * Fraction(sigma) ** 2
 
     def wrap_how(self, *, distributed):
         return "Skellam shares of all K clients" if distributed else "the central Skellam noise"
