@@ -8,7 +8,7 @@ registry; :func:`mechanism` turns a word into its :class:`NoiseMechanism`
 Examples
 --------
 >>> [m.name for m in registered()]
-['dgauss', 'skellam']
+['dgauss', 'skellam', 'binomial']
 >>> mechanism("dgauss").describe(central=True)
 'discrete Gaussian'
 """
@@ -19,13 +19,14 @@ from enum import StrEnum
 
 from itsa._util.checks import choice
 from itsa.planning.mechanisms.base import NoiseMechanism, Premises
+from itsa.planning.mechanisms.binomial import Binomial
 from itsa.planning.mechanisms.dgauss import DiscreteGaussian
 from itsa.planning.mechanisms.skellam import Skellam
 
 __all__ = ["Mechanism", "NoiseMechanism", "Premises", "REGISTRY", "DEFAULT", "mechanism", "registered"]
 
 #: Every mechanism of the plan, by its file word, in the order the plan compares them.
-REGISTRY: dict[str, NoiseMechanism] = {m.name: m for m in (DiscreteGaussian(), Skellam())}
+REGISTRY: dict[str, NoiseMechanism] = {m.name: m for m in (DiscreteGaussian(), Skellam(), Binomial())}
 
 
 class Mechanism(StrEnum):
@@ -33,6 +34,7 @@ class Mechanism(StrEnum):
 
     DGAUSS = "dgauss"               # discrete Gaussian (distributed: the sharp bound of its paper)
     SKELLAM = "skellam"             # Skellam (a sum of Skellam shares is Skellam: no tau)
+    BINOMIAL = "binomial"           # centred fair coins (bounded support: a word that never wraps)
 
 
 #: The mechanism when none is named and none was picked yet.
