@@ -53,10 +53,14 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.composition import check_epsilon
 from itsa.privacy.conversion import check_delta
 
-__all__ = ["BinomialCoins", "binomial", "binomial_delta", "draft_coins", "MAX_COINS"]
+__all__ = ["BinomialCoins", "binomial", "binomial_delta", "draft_coins", "MAX_COINS", "MAX_EPSILON"]
 
-#: Most coins :func:`binomial` scans before refusing (N = 375,406 takes about 20 s of exact integer work).
-MAX_COINS = 1_000_000
+#: Most coins :func:`binomial` scans by default before refusing (a refusal checks this N exactly: about 4 s;
+#: N = 375,406, the answer at eps = 0.01, delta = 1e-6, takes about 20 s with a larger ``max_coins``).
+MAX_COINS = 250_000
+#: Largest eps read: beyond, e^eps is too large to carry, and every N <= e^eps has k* = 0 anyway (the answer
+#: is then ceil(log2(1/delta)): only the output 0, impossible for the neighbour, costs delta).
+MAX_EPSILON = 10_000
 #: Precision (bits) at which the enclosure of ``e^ε`` starts; doubled until a comparison is decided.
 _START_BITS = 128
 #: Precision past which a comparison is refused as undecidable (never reached for a rational ε).
@@ -109,7 +113,7 @@ def _approximate_delta(epsilon: Fraction, coins: int) -> float:
     import numpy as np
     from scipy.special import gammaln
 
-    a = math.exp(float(epsilon))
+    a = math.exp(min(float(epsilon), 700.0))      # beyond, k* = 0 at every N a float reaches
     k = np.arange(0, coins // 2 + 2)
     k = k[(coins - k + 1) > a * k]
     log_terms = gammaln(coins + 1) - gammaln(k + 1) - gammaln(coins - k + 1) - coins * math.log(2)
@@ -340,7 +344,10 @@ def binomial(epsilon, delta, *, max_coins: int = MAX_COINS) -> BinomialCoins:
     62
     """
     eps, d = check_epsilon(epsilon), check_delta(delta)
-    cap = whole_number("max coins", max_coins, minimum=1)
+    if eps > MAX_EPSILON:
+        raise InvalidOption(f"epsilon: at most {MAX_EPSILON} here, not {exact_text(eps)} (beyond, the answer is "
+                            "ceil(log2(1/delta)): only the output 0 costs delta)")
+    cap = whole_number("max coins", max_coins, minimum=1, maximum=10**7)
     start = _start(eps, d, cap)
     state, previous = _State.at(eps, start), None
     while not state.meets(eps, d):

@@ -123,6 +123,12 @@ def test_smallest_n_meets_and_one_fewer_fails(epsilon, exponent):
     assert coins == 1 or direct_delta(coins - 1, epsilon) > delta
 
 
+@pytest.mark.parametrize("epsilon", ["14", "1000"])
+def test_a_large_epsilon_costs_only_the_output_zero(epsilon):
+    """e^eps > N: k* = 0, delta_N = 2^-N exactly, so N = ceil(log2(1/delta)) = 17 at delta = 1e-5."""
+    assert binomial(epsilon, "1e-5").coins == math.ceil(math.log2(10**5)) == 17
+
+
 def test_refusals_are_one_line():
     from itsa.exceptions import InvalidOption
 
@@ -151,6 +157,8 @@ def test_cli_json_and_text():
                                   ("--epsilon", "1", "--delta", "1"), ("--epsilon", "1", "--delta", "1e-5",
                                                                        "--max-coins", "0"),
                                   ("--epsilon", "0.001", "--delta", "1e-6", "--max-coins", "1000"),
+                                  ("--epsilon", "1e50", "--delta", "1e-5"),
+                                  ("--epsilon", "1", "--delta", "1e-5", "--max-coins", "100000000"),
                                   ("--delta", "1e-5",)])
 def test_cli_bad_input_exit_2(args):
     res = run(*args)
