@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanisms import REGISTRY, Mechanism, NoiseMechanism, mechanism, registered
@@ -84,3 +85,17 @@ def test_the_planner_never_names_a_mechanism(module):
     words = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and node.value.strip() in REGISTRY]
     assert not named and not words, (named, words)
+
+
+@pytest.mark.parametrize("extra", ["noise: {placement: central, mechanism: skellam}\n",
+                                   "noise: {placement: central}\n"])
+def test_a_plan_builds_its_inputs_once(monkeypatch, extra):
+    """One plan, one ``noise_inputs``: every section takes the flat plan's inputs (the mechanism resolved)."""
+    from itsa.planning import parse_deployment, planner
+
+    calls = []
+    real = planner.noise_inputs
+    monkeypatch.setattr(planner, "noise_inputs", lambda d: calls.append(d) or real(d))
+    text = "clients: 50\ndimension: 8\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 4}\n" + extra
+    result = planner.plan(parse_deployment(yaml.safe_load(text)), time_limit=120)
+    assert len(calls) == 1 and result.noise.sigma_client > 0
