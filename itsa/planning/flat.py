@@ -27,7 +27,6 @@ from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.deployment import MAX_WORD_BITS, Overflow
 from itsa.planning.encoding import EncodingPlan
 from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
 from itsa.planning.mechanisms import Mechanism, registered
@@ -43,6 +42,7 @@ from itsa.planning.scale import (
     wrap_at,
 )
 from itsa.planning.sections import ErrorPlan, PayloadPlan, accuracy_missed
+from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 from itsa.privacy.calibration import MAX_SCALE
 
 __all__ = ["FlatInputs", "FlatPlan", "size_flat", "best_word_for", "certified_word", "accuracy_reasons",

@@ -42,9 +42,9 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
-from itsa.planning.deployment import NoiseKind
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.mechanisms import DEFAULT
+from itsa.planning.vocabulary import NoiseKind
 
 __all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
 

@@ -41,9 +41,9 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import dropout_fraction, whole_number
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.deployment import NoiseKind, Sampling
 from itsa.planning.mechanisms import DEFAULT, Mechanism, NoiseMechanism, mechanism
 from itsa.planning.rotation import Rotation, rotated_dimension
+from itsa.planning.vocabulary import NoiseKind, Sampling
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import DEFAULT_DELTA
 from itsa.privacy.events import Event

@@ -45,14 +45,15 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, NoiseKind
 from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, room_of, sensitivity_text
 from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
+from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import EpsilonBound
 from itsa.privacy.events import Event, PsaLayersEvent
+from itsa.privacy.neighbours import Adjacency
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent

@@ -18,11 +18,11 @@ from fractions import Fraction
 
 from itsa._util.certified import Certified
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Overflow
 from itsa.planning.mechanisms import DEFAULT
 from itsa.planning.planner import Plan, flat_inputs
 from itsa.planning.scale import wrap_at
 from itsa.planning.simulation import SimulationSetup
+from itsa.planning.vocabulary import Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "flat_wrap", "PLAN_ATTRIBUTES", "PLAN_PARTS"]
 

@@ -45,7 +45,7 @@ from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, exce
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.accounting import account_noise
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
+from itsa.planning.deployment import Deployment
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
 from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat
 from itsa.planning.frameworks_units import frameworks_section
@@ -72,6 +72,7 @@ from itsa.planning.sections import (
     size_deployment_keys,
     size_heuristic,
 )
+from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind, Overflow
 from itsa.privacy.calibration import MAX_DOUBLINGS, MAX_SCALE
 from itsa.privacy.events import Event
 from itsa.privacy.neighbours import DEFAULT_BETA, Rounding

@@ -44,10 +44,10 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import MAX_WORD_BITS, NoiseKind
 from itsa.planning.encoding import data_bound, wrap_probability
 from itsa.planning.mechanism import NoiseInputs, room_of, sensitivity
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
+from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.tails import certified_tail
