@@ -67,7 +67,7 @@ class NoiseMechanism(ABC):
     auto: ClassVar[bool] = False
     #: the plan's original closed-form wrap bound (discrete Gaussian shares, no rotation) applies to it
     classic_wrap: ClassVar[bool] = False
-    #: its names in the frameworks (``{"dp_accounting": ..., "tff": ...}``; absent: none there)
+    #: its names in the frameworks (``{"tff": DistributedDpSumFactory's mechanism}``; absent: none there)
     frameworks: ClassVar[dict[str, str]] = {}
     premises: ClassVar[Premises]
     #: the smallest distributed share's sigma its bound takes (``None``: any)

@@ -47,7 +47,7 @@ class DiscreteGaussian(NoiseMechanism):
     auto = True
     classic_wrap = True
     minimum_share = Fraction(1, 2)      # the distributed bound's tau term needs sigma >= 1/2
-    frameworks = {"dp_accounting": "DiscreteGaussianEvent (zCDP form)", "tff": "DistributedDpSumFactory 'DGauss'"}
+    frameworks = {"tff": "distributed_dgauss"}     # DistributedDpSumFactory(mechanism=...)
     premises = Premises(rdp_at_least_gaussian=True, variance_at_most_sigma2=True, unbiased=True,
                         why="its Renyi bound has q D^2/(2 sigma_agg^2) as a term; its variance is below sigma^2 "
                             "and it is symmetric (Canonne, Kamath, Steinke 2020)")

@@ -38,7 +38,7 @@ class Skellam(NoiseMechanism):
     name = "skellam"
     title = "Skellam"
     auto = True
-    frameworks = {"dp_accounting": "ZCDpEvent (its zCDP form, where certified)", "tff": "not in TFF"}
+    frameworks = {"tff": "distributed_skellam"}    # DistributedDpSumFactory(mechanism=...)
     premises = Premises(rdp_at_least_gaussian=True, variance_at_most_sigma2=True, unbiased=True,
                         why="its Renyi bound has q D2^2/(2 mu) as a term (Agarwal, Kairouz, Liu 2021); a share's "
                             "variance is sigma^2 exactly and it is symmetric; its tail (Poisson-type) and its "
