@@ -29,7 +29,7 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.encoding import EncodingPlan
 from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
-from itsa.planning.mechanisms import Mechanism, registered
+from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
 from itsa.planning.scale import (
@@ -198,10 +198,10 @@ def size_flat(inputs: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
     gamma = base.encoding.gamma
     for room in others:
         candidate = _with(inputs, room.name)
-        if (inputs.noise.sigma is None and inputs.gamma is None and first.classic_wrap
-                and room.premises.no_better_than_dgauss_at_equal_sigma):
-            # its tail and its epsilon are each at least the discrete Gaussian's at equal noise: with no less
-            # noise at the discrete Gaussian's scale it cannot reach a smaller error at any scale
+        if (inputs.noise.sigma is None and inputs.gamma is None and first is mechanism(DEFAULT)
+                and room.premises.no_better_than_default_at_equal_sigma):
+            # its tail and its epsilon are each at least the default's at equal noise: with no less noise at
+            # the default's scale it cannot reach a smaller error at any scale
             sigma = sizer_for(candidate).sigma(gamma)
             if sigma >= base.noise.sigma_client:
                 skipped.append((room, Fraction(sum(mse_parts(candidate.noise, gamma, sigma))), sigma))

@@ -51,9 +51,9 @@ class Premises:
     variance_at_most_sigma2: bool
     unbiased: bool
     why: str
-    #: its wrap tail and its epsilon are each at least the discrete Gaussian's at equal sigma (the plan then
-    #: skips sizing it when it needs no less sigma at the discrete Gaussian's scale)
-    no_better_than_dgauss_at_equal_sigma: bool = False
+    #: its wrap tail and its epsilon are each at least the default mechanism's (the discrete Gaussian's) at equal
+    #: sigma (the plan then skips sizing it when it needs no less sigma at the default's scale)
+    no_better_than_default_at_equal_sigma: bool = False
 
 
 class NoiseMechanism(ABC):

@@ -43,7 +43,7 @@ class Skellam(NoiseMechanism):
                         why="its Renyi bound has q D2^2/(2 mu) as a term (Agarwal, Kairouz, Liu 2021); a share's "
                             "variance is sigma^2 exactly and it is symmetric; its tail (Poisson-type) and its "
                             "epsilon are each at least the discrete Gaussian's at equal sigma",
-                        no_better_than_dgauss_at_equal_sigma=True)
+                        no_better_than_default_at_equal_sigma=True)
 
     def event(self, sigma, *, survivors, sensitivity, dimension, central, layered) -> Event:
         return SkellamEvent(variance=Fraction(sigma) ** 2 * survivors, sensitivity=sensitivity, dimension=dimension)
