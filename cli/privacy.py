@@ -90,6 +90,25 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 
 
 @privacy.command()
+@click.option("--epsilon", required=True, help="Target eps > 0, read exactly.")
+@DELTA
+@click.option("--max-coins", type=int, default=LibraryDefault("itsa.privacy", "binomial", "max_coins"),
+              show_default=True, help="Refuse a target no N up to this meets.")
+@JSON
+def binomial(epsilon, delta, max_coins, as_json):
+    """The fewest fair coins N whose Bin(N, 1/2) noise makes a sensitivity-1 count (eps, delta)-DP.
+
+    Exact: the privacy profile of Bin(N, 1/2) against Bin(N, 1/2) + 1 in integer
+    binomial coefficients, e^eps in ball arithmetic; every larger N meets the
+    target too. Beside it, the N of the binomial draft's (cpSGD) formula."""
+    from itsa.privacy import binomial as run
+
+    with itsa_errors():
+        result = run(epsilon, delta, max_coins=max_coins)
+    show(result, as_json)
+
+
+@privacy.command()
 @click.option("--sigma", required=True, help="The discrete Gaussian's sigma (a rational, e.g. 14924 or 3/2).")
 @click.option("--count", type=int, required=True, help="Number of draws.")
 @click.option("--seed", required=True, help="Seed text (SHA-256 of it keys the HMAC-SHA256 stream).")

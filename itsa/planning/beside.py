@@ -19,7 +19,6 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, NoiseKind
 from itsa.planning.frameworks_units import tff_noise_multiplier
 from itsa.planning.heuristic import (
     CERTIFIED_FLATNESS,
@@ -34,9 +33,11 @@ from itsa.planning.heuristic import (
     wrap_bound,
 )
 from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
+from itsa.privacy.neighbours import Adjacency
 
 __all__ = ["RuleBeside", "HonestRule", "beside_plan"]
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
 from itsa.planning.protocols import AggregationProtocol, MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
+from itsa.planning.vocabulary import MAX_WORD_BITS, Mechanism, NoiseKind, Overflow, Sampling  # their home
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
 from itsa.privacy.neighbours import (  # their home is the privacy part
     DEFAULT_BETA,
@@ -65,8 +65,6 @@ __all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "M
 MAX_CLIENTS = 10**8
 #: Largest dimension a deployment may name.
 MAX_DIMENSION = 10**9
-#: Widest word (bits) of a flat modular sum.
-MAX_WORD_BITS = 256
 #: Most rounds a deployment may name.
 MAX_ROUNDS = 10**7
 #: Most digits of the numerator or denominator of a number in a deployment (its exact arithmetic and its
@@ -146,27 +144,6 @@ def _dropout(raw) -> Fraction:
     return dropout_fraction(_number("dropout", raw, low=0, high=1, closed=True), error=_ERR)
 
 
-class NoiseKind(StrEnum):
-    """Who adds the discrete Gaussian noise."""
-
-    DISTRIBUTED = "distributed"     # every client adds a share; privacy counts the fewest survivors' shares
-    CENTRAL = "central"             # added once, to the sum
-
-
-class Mechanism(StrEnum):
-    """Which noise: the discrete Gaussian or the Skellam mechanism (``None`` in a file: the plan picks)."""
-
-    DGAUSS = "dgauss"               # discrete Gaussian (distributed: the sharp bound of its paper)
-    SKELLAM = "skellam"             # Skellam (a sum of Skellam shares is Skellam: no tau)
-
-
-class Sampling(StrEnum):
-    """How a round's clients are drawn from the population."""
-
-    POISSON = "poisson"             # each client in with probability K/N (K expected): amplification certified
-    FIXED = "fixed"                 # exactly K of N: no certified bound here (refused)
-
-
 #: Largest population a deployment may name.
 MAX_POPULATION = 10**12
 
@@ -192,13 +169,6 @@ def _population(population, sampling, clients: int, deployment) -> tuple[int | N
         raise _ERR("population: a PSA layering's layers share one sample per round, and the sampled bound here "
                    "holds for one release per sample; give a flat word (encoding.word_bits) or no population")
     return n, how
-
-
-class Overflow(StrEnum):
-    """What the overflow target bounds."""
-
-    ROUND = "round"                 # any coordinate (and any layer) of a round's sum wraps
-    COORDINATE = "coordinate"       # one coordinate of one layer wraps
 
 
 def _set(obj, name: str, value) -> None:

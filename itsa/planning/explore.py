@@ -35,7 +35,7 @@ from itsa._util.extras import require
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Overflow
+from itsa.planning.deployment import Deployment
 from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
@@ -45,6 +45,7 @@ from itsa.planning.rotation import rotated_dimension
 from itsa.planning.simulate import simulate
 from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
+from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "ExploredPlan", "check_simulation", "check_sweep",
            "check_sweep_figure", "explore_plan"]

@@ -2,8 +2,9 @@
 
 :func:`size_flat` is what :func:`itsa.planning.plan` runs for a flat word:
 
-- the **mechanism**: the file's, or each of ``dgauss`` and ``skellam`` sized
-  in full and the one with the smaller certified error kept (the plan says so);
+- the **mechanism**: the file's, or each the registry offers the plan
+  (:mod:`itsa.planning.mechanisms`, ``auto``) sized in full and the one with
+  the smaller certified error kept (the plan says so);
 - the **scale** and **word** (:mod:`itsa.planning.scale`): in a given word the
   largest γ whose certified wrap bound meets the target with the calibrated
   noise, the smallest error there; without a word a γ chosen for the error
@@ -26,9 +27,9 @@ from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.deployment import MAX_WORD_BITS, Mechanism, Overflow
 from itsa.planning.encoding import EncodingPlan
 from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
+from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
 from itsa.planning.scale import (
@@ -41,6 +42,7 @@ from itsa.planning.scale import (
     wrap_at,
 )
 from itsa.planning.sections import ErrorPlan, PayloadPlan, accuracy_missed
+from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 from itsa.privacy.calibration import MAX_SCALE
 
 __all__ = ["FlatInputs", "FlatPlan", "size_flat", "best_word_for", "certified_word", "accuracy_reasons",
@@ -190,31 +192,39 @@ def size_flat(inputs: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
     a given γ, or a given σ without a word)."""
     if inputs.noise.mechanism is not None:
         return _size_one(inputs, sizer_for, deadline)
-    dgauss = _size_one(_with(inputs, Mechanism.DGAUSS), sizer_for, deadline)
-    skellam_d = _with(inputs, Mechanism.SKELLAM)
-    gamma = dgauss.encoding.gamma
-    if inputs.noise.sigma is None and inputs.gamma is None:
-        # Skellam's tail and its epsilon are each at least the discrete Gaussian's at equal noise: with no
-        # less noise at the discrete Gaussian's scale it cannot reach a smaller error at any scale
-        skellam = sizer_for(skellam_d)
-        sigma = skellam.sigma(gamma)
-        if sigma >= dgauss.noise.sigma_client:
-            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam_d.noise, gamma, sigma)))
-            why = (f"the mechanism with the smaller error at the targets (dgauss {safe_decimal(mine, 6)} against "
-                   f"skellam {safe_decimal(theirs, 6)} at the same scale, where Skellam needs sigma "
-                   f"{safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
-            return replace(dgauss, noise=replace(dgauss.noise, chosen=f"{dgauss.noise.chosen}; {why}"))
-    plans = [dgauss, _size_one(skellam_d, sizer_for, deadline)]
+    first, *others = [m for m in registered() if m.auto]       # the registry's candidates, the first the default
+    base = _size_one(_with(inputs, first.name), sizer_for, deadline)
+    plans, skipped = [base], []
+    gamma = base.encoding.gamma
+    for room in others:
+        candidate = _with(inputs, room.name)
+        if (inputs.noise.sigma is None and inputs.gamma is None and first is mechanism(DEFAULT)
+                and room.premises.no_better_than_default_at_equal_sigma):
+            # its tail and its epsilon are each at least the default's at equal noise: with no less noise at
+            # the default's scale it cannot reach a smaller error at any scale
+            sigma = sizer_for(candidate).sigma(gamma)
+            if sigma >= base.noise.sigma_client:
+                skipped.append((room, Fraction(sum(mse_parts(candidate.noise, gamma, sigma))), sigma))
+                continue
+        plans.append(_size_one(candidate, sizer_for, deadline))
+    if len(plans) == 1 and len(skipped) == 1:
+        room, theirs, sigma = skipped[0]
+        why = (f"the mechanism with the smaller error at the targets ({first.name} "
+               f"{safe_decimal(base.error.total, 6)} against {room.name} {safe_decimal(theirs, 6)} at the same "
+               f"scale, where {room.title} needs sigma {safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
+        return replace(base, noise=replace(base.noise, chosen=f"{base.noise.chosen}; {why}"))
     best = min(plans, key=lambda p: (p.error.total, p is not plans[0]))
-    other = plans[1] if best is plans[0] else plans[0]
+    rest = [p for p in plans if p is not best]
+    against = ", ".join(f"{mechanism_of(p.inputs.noise)} {safe_decimal(p.error.total, 6)}" for p in rest)
+    against += "".join(f", {room.name} {safe_decimal(theirs, 6)} (at its scale)" for room, theirs, _ in skipped)
     why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.inputs.noise)} "
-           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.inputs.noise)} "
-           f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no mechanism in the file)")
+           f"{safe_decimal(best.error.total, 6)} against {against}, MSE summed over the coordinates; "
+           "no mechanism in the file)")
     return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))
 
 
-def _with(d: FlatInputs, mechanism: Mechanism) -> FlatInputs:
-    return replace(d, noise=replace(d.noise, mechanism=mechanism))
+def _with(d: FlatInputs, mechanism: str) -> FlatInputs:
+    return replace(d, noise=replace(d.noise, mechanism=Mechanism(mechanism)))
 
 
 def best_word_for(n: NoiseInputs, deadline: Deadline, accuracy: Fraction | None = None,

@@ -42,8 +42,8 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
-from itsa.planning.deployment import NoiseKind
-from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.mechanism import NoiseInputs, room_of
+from itsa.planning.vocabulary import NoiseKind
 
 __all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
 
@@ -115,13 +115,13 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
-    mechanism = str(inputs.mechanism or "dgauss")
+    tff_name = room_of(inputs).frameworks.get("tff")      # the mechanism's own name there (None: not in TFF)
     bits = None if inputs.layered else encoding.word_bits
     rotation = str(inputs.rotation)
     tff = {"factory": "tff.aggregators.DistributedDpSumFactory" if distributed
            else "tff.aggregators.DifferentiallyPrivateFactory.gaussian_fixed",
            "expected_clients_per_round": K, "bits": bits if distributed else None, "l2_clip": frac(clip),
-           "mechanism": f"distributed_{mechanism}" if distributed else None,
+           "mechanism": tff_name if distributed else None,
            "rotation_type": {"hadamard": "hd", "dft": "dft"}.get(rotation) if distributed else None}
     if not distributed:
         tff["clients_per_round"] = K

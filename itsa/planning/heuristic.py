@@ -39,15 +39,14 @@ from itsa._util.certified import Certified, Direction, exact_text, fraction_text
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, survivors_under
 from itsa.planning.rotation import FLATNESS, rotated_dimension
 from itsa.planning.rotation import Rotation as PlanRotation
 from itsa.planning.simulation import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent
-from itsa.privacy.neighbours import Rounding, sensitivity_ball
-from itsa.privacy.shares import noise_shares
+from itsa.privacy.neighbours import Adjacency, Rounding, sensitivity_ball
+from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tails import certified_tail
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",

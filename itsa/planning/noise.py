@@ -45,14 +45,15 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, Mechanism, NoiseKind
-from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, sensitivity_text
+from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, room_of, sensitivity_text
 from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
+from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import EpsilonBound
 from itsa.privacy.events import Event, PsaLayersEvent
+from itsa.privacy.neighbours import Adjacency
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
@@ -62,8 +63,6 @@ __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "laye
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
-#: The smallest per-client share the τ term of the distributed bound accepts (s~ >= 1/2).
-MIN_SHARE = Fraction(1, 2)
 
 
 def sampling_rate(inputs: NoiseInputs) -> Fraction | None:
@@ -260,10 +259,9 @@ def _full_curve(curve_for: Callable[[Fraction], Event]) -> Callable[[Fraction], 
 
 
 def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
-    floor = (MIN_SHARE if inputs.kind is NoiseKind.DISTRIBUTED
-             and inputs.mechanism is not Mechanism.SKELLAM else None)
+    floor = room_of(inputs).minimum_share if inputs.kind is NoiseKind.DISTRIBUTED else None
     if delta_int is not None and inputs.population is None:     # a flat word: from the Gaussian's, a lower bound
-        floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int))
+        floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int)) or None
     cal = calibrate(inputs.epsilon, inputs.delta, rounds=inputs.rounds, conversion="cks", event_for=curve_for,
                     minimum_scale=floor, relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
     return cal.noise_multiplier.upper()

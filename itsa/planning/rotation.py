@@ -31,12 +31,12 @@ length 1 (``stochastic``: variance proxy ``1/4``, Hoeffding), independent
 across clients. Without a rotation the data's part is the exact bound
 ``K ⌊γ S + 1/2⌋`` (``nearest``), ``K γ S`` (``stochastic``) or ``K ⌈γ S⌉``
 (``conditional``). The noise of all ``K`` clients (dropouts are not relied
-on for the wrap) is sub-Gaussian with proxy ``K σ²`` (discrete Gaussian
-shares, Canonne, Kamath, Steinke 2020) or has the Skellam moment generating
-function ``exp(m (cosh λ − 1))``, ``m`` its variance. The sum ``X`` of the
-random parts then has ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))``
-at any ``λ > 0`` (Chernoff; ``λ = t/v`` gives ``2 exp(−t²/(2v))`` without
-Skellam noise), and a round the union bound over its ``d'`` coordinates: the
+on for the wrap) is, as its mechanism says
+(:meth:`~itsa.planning.mechanisms.NoiseMechanism.wrap_noise`), sub-Gaussian
+with proxy ``K σ²`` or of Poisson type, with moment generating function
+``exp(m (cosh λ − 1))``, ``m`` its variance. The sum ``X`` of the random parts
+then has ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))`` at any
+``λ > 0`` (Chernoff; ``λ = t/v`` gives ``2 exp(−t²/(2v))`` when ``m = 0``), and a round the union bound over its ``d'`` coordinates: the
 noise part's one tail, :func:`itsa.privacy.tails.certified_tail`.
 
 **Rounding error of the released mean** (summed over the ``d`` coordinates,

@@ -18,7 +18,8 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular import check_radix, parse_stages
-from itsa.planning.deployment import Mechanism
+from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism
+from itsa.planning.mechanisms.dgauss import TABLE_SIGMA  # its home is the discrete Gaussian's room
 from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
 from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
@@ -39,13 +40,8 @@ MAX_CELLS = 4_000_000
 CELLS_PER_SECOND = 600_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
-#: Largest σ drawn from the sampler's table (its table has about 15 σ entries); a larger σ is the rounding of
-#: a continuous Gaussian, whose law differs from the discrete Gaussian's by O(1/σ²) in total variation.
-TABLE_SIGMA = 10**4
 #: Largest σ simulated (int64 sums with room).
 MAX_SIGMA = 10**12
-#: Largest Poisson mean drawn for a Skellam share (numpy's Poisson sampler refuses means near 2^63).
-MAX_POISSON = 10**18
 #: Default time limit of a simulation (seconds): the library's one default (:mod:`itsa._util.deadline`).
 DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
@@ -95,9 +91,8 @@ class SimulationSetup:
     A flat word may rotate the update first (``rotation``: ``hadamard`` or
     ``dft``, :mod:`itsa.planning.rotation`; every client then sends
     ``rotated_dimension`` words) and round it ``stochastic`` or
-    ``conditional`` (with ``beta``); ``mechanism`` is ``dgauss`` (discrete
-    Gaussian shares of parameter ``sigma_client``) or ``skellam`` (Skellam
-    shares of variance ``sigma_client²``).
+    ``conditional`` (with ``beta``); ``mechanism`` is a registered mechanism's
+    word (:mod:`itsa.planning.mechanisms`; shares of scale ``sigma_client``).
     """
 
     clients: int
@@ -117,8 +112,8 @@ class SimulationSetup:
     rotation: str = Rotation.NONE
     #: ``β`` of conditional rounding (a rational, or ``exp(−λ)``: :func:`itsa.privacy.neighbours.as_beta`)
     beta: Fraction | ExpBeta = DEFAULT_BETA
-    #: the noise: ``dgauss`` or ``skellam``
-    mechanism: str = Mechanism.DGAUSS
+    #: the noise: a registered mechanism's word (:data:`itsa.planning.mechanisms.Mechanism`)
+    mechanism: str = DEFAULT
     #: the planned protocol run in each round (:mod:`itsa.planning.protocols.run`), or ``None``: a ring of masks
     protocol: Any = None
 
@@ -140,9 +135,7 @@ class SimulationSetup:
         object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
         object.__setattr__(self, "beta", as_beta(self.beta))
         object.__setattr__(self, "mechanism", str(choice("mechanism", self.mechanism, Mechanism)))
-        if self.mechanism == Mechanism.SKELLAM and sigma**2 / 2 > MAX_POISSON:
-            raise InvalidOption(f"sigma_client: Skellam shares are simulated up to variance {2 * MAX_POISSON:.0e} "
-                                f"(numpy's Poisson sampler), not sigma {safe_decimal(sigma, 6)}")
+        mechanism(self.mechanism).check_simulated(sigma)
         self._check_encoding()
         check_setup(self.protocol, self.clients, self.moduli, self.dropout)
 
@@ -234,7 +227,7 @@ class SimulationSetup:
         masks = "" if self.protocol is None else f", masked by {self.protocol.describe()}"
         rotation = "" if self.rotation == Rotation.NONE else f"{self.rotation} rotation to d' = {self.rotated_dimension}, "
         beta = f" at beta = {self.beta_text()}" if self.rounding == Rounding.CONDITIONAL else ""
-        noise = "Skellam" if self.mechanism == Mechanism.SKELLAM else "discrete Gaussian"
+        noise = mechanism(self.mechanism).title
         return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
                 f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({rotation}{self.rounding} "
                 f"rounding{beta}), {noise} sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
@@ -393,9 +386,7 @@ class Simulation(Displayable):
 
     def _predicted_how(self) -> str:
         s = self.setup
-        skellam = ("the Skellam shares' exact variance" if s.noise == NoiseShares.DISTRIBUTED
-                   else "the central Skellam noise's exact variance")
-        noise = skellam if s.mechanism == Mechanism.SKELLAM else "the discrete Gaussian's exact variance"
+        noise = mechanism(s.mechanism).simulated_variance_how(distributed=s.noise == NoiseShares.DISTRIBUTED)
         rounding = ("this rounding" if s.rounding != Rounding.CONDITIONAL
                     else "the stochastic rounding's variance, the retries' conditioning left out")
         where = "" if s.rotation == Rotation.NONE else f", through the {s.rotation} rotation and back"
