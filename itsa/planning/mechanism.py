@@ -62,6 +62,7 @@ from itsa.privacy.events import (
 )
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
 from itsa.privacy.shares import noise_shares, survivors_under
+from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "describe"]
@@ -196,10 +197,16 @@ def describe(inputs: NoiseInputs) -> str:
 
 
 def gaussian_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:
-    """``(z, MSE)``: the tight continuous Gaussian mechanism's multiplier at the targets (the accountant's
-    :class:`~itsa.privacy.events.GaussianEvent`, calibrated) and its error summed over the ``d`` coordinates,
-    ``d (z c S/K_eff)²`` (the fewest survivors' noise, no rounding; ``c`` 2 for replace-one, 1 add-remove)."""
-    z = gaussian_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
+    """``(z, MSE)``: the continuous Gaussian mechanism calibrated by its exact privacy curve to the targets
+    (:func:`~itsa.privacy.tight.gaussian_exact_multiplier`: ``T`` rounds at ``μ = √T/z``, Balle-Wang 2018)
+    and its error summed over the ``d`` coordinates, ``d (z c S/K_eff)²`` (sensitivity ``c S``, ``c`` 2 for
+    replace-one and 1 for add-remove, over the fewest survivors; no rounding). ``z`` is the enclosure's lower
+    end, so the MSE is a lower bound on the limit (within ``2^−50`` of it) and a ratio to it an upper bound."""
+    z = _exact_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
     c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
     return z, inputs.dimension * (z * c * inputs.clip / inputs.survivors) ** 2
 
+
+@functools.lru_cache(maxsize=64)
+def _exact_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
+    return gaussian_exact_multiplier(epsilon, delta, rounds).lower()
