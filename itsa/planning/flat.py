@@ -28,7 +28,7 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.deployment import MAX_WORD_BITS, Mechanism, Overflow
 from itsa.planning.encoding import EncodingPlan
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
 from itsa.planning.scale import (
@@ -97,7 +97,7 @@ def _best_in_word(d: FlatInputs, sizer, bits: int, deadline: Deadline) -> tuple[
             return 1 / n.clip, "no scale meets the overflow target (and the target epsilon) in this word: gamma S = 1"
         return gamma, BEST_IN_WORD.replace("calibrated there", "of the file")
     assert target is not None           # no σ in the file: a target ε (the Deployment's check)
-    z = gaussian_multiplier(target, n.delta, n.rounds)
+    z = limit_multiplier(target, n.delta, n.rounds)
 
     def reachable(gamma: Fraction) -> bool:
         return sigma_estimate(n, gamma, z) < MAX_SCALE / 4
@@ -141,7 +141,7 @@ def _choose(d: FlatInputs, sizer, deadline: Deadline) -> tuple[Fraction, int, st
         gamma, how = _best_in_word(d, sizer, d.word_bits, deadline)
         return gamma, d.word_bits, how, "given in the deployment file"
     assert n.epsilon is not None        # no σ in the file: a target ε (the Deployment's check)
-    z = gaussian_multiplier(n.epsilon, n.delta, n.rounds)
+    z = limit_multiplier(n.epsilon, n.delta, n.rounds)
     gamma, how = coarsest_accurate(n, z, deadline)
     bits = smallest_word_at(n, gamma, sizer.sigma(gamma), overflow=d.overflow, per_round=d.per_round,
                             deadline=deadline)
@@ -221,7 +221,7 @@ def best_word_for(n: NoiseInputs, deadline: Deadline, accuracy: Fraction | None 
                   start: int = 2, *, overflow: Fraction, per_round: bool) -> tuple[int, Fraction] | None:
     """The fewest bits (from ``start``) at which some γ meets the ``overflow`` target (and, with ``accuracy``,
     whose best γ's error meets it), at the noise estimated from the Gaussian's multiplier: ``(bits, γ)``."""
-    z = gaussian_multiplier(n.epsilon, n.delta, n.rounds) if n.epsilon is not None else Fraction(0)
+    z = limit_multiplier(n.epsilon, n.delta, n.rounds) if n.epsilon is not None else Fraction(0)
     for bits in range(max(2, start), MAX_WORD_BITS + 1):
         gamma = largest_gamma(n, bits, z, overflow=overflow, per_round=per_round, deadline=deadline)
         if gamma is None:

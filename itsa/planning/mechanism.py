@@ -65,7 +65,7 @@ from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
-           "gaussian_limit", "describe"]
+           "gaussian_limit", "limit_multiplier", "describe", "noise_dimension"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,6 +144,11 @@ def sensitivity_text(inputs: NoiseInputs) -> str:
     return "factor x " + how[e.rounding] + where
 
 
+def noise_dimension(inputs: NoiseInputs) -> int:
+    """The dimension the noise is added in: the rotated one ``d'`` (the update's after its rotation)."""
+    return rotated_dimension(inputs.dimension, inputs.rotation)
+
+
 def round_event(inputs: NoiseInputs, delta_int, *, layered: bool = False) -> Callable[[Fraction], Event]:
     """One round's event as a function of the share's ``σ`` (a layering keeps the linear conservative bound
     its layers compose with)."""
@@ -172,11 +177,14 @@ def gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Frac
                      relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
-def gaussian_floor(inputs: NoiseInputs, delta_int) -> Fraction:
-    """A share ``σ`` below which no mechanism meets the target ε: the Gaussian's calibrated multiplier
-    (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share."""
+def gaussian_floor(inputs: NoiseInputs, delta_int, *, exact: bool = False) -> Fraction:
+    """A share ``σ`` below which no mechanism meets the target ε by its Rényi bound: the Gaussian's calibrated
+    multiplier (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share; ``exact``:
+    by any bound at least the exact Gaussian curve's (the continuous Gaussian's exact multiplier,
+    :func:`gaussian_limit`'s)."""
     p = inputs
-    z = gaussian_multiplier(p.epsilon, p.delta, p.rounds) * Fraction(9999, 10000)
+    z = (limit_multiplier(p.epsilon, p.delta, p.rounds) if exact else
+         gaussian_multiplier(p.epsilon, p.delta, p.rounds)) * Fraction(9999, 10000)
     delta = Certified.from_arb("sensitivity", to_arb(delta_int), Direction.LOWER, "").lower()
     share = z * delta
     if inputs.kind is NoiseKind.DISTRIBUTED:
@@ -202,11 +210,14 @@ def gaussian_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:
     and its error summed over the ``d`` coordinates, ``d (z c S/K_eff)²`` (sensitivity ``c S``, ``c`` 2 for
     replace-one and 1 for add-remove, over the fewest survivors; no rounding). ``z`` is the enclosure's lower
     end, so the MSE is a lower bound on the limit (within ``2^−50`` of it) and a ratio to it an upper bound."""
-    z = _exact_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
+    z = limit_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
     c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
     return z, inputs.dimension * (z * c * inputs.clip / inputs.survivors) ** 2
 
 
 @functools.lru_cache(maxsize=64)
-def _exact_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
+def limit_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
+    """The continuous Gaussian's exact multiplier at the targets, the enclosure's lower end
+    (:func:`~itsa.privacy.tight.gaussian_exact_multiplier`): no mechanism needs less by any certified bound,
+    so the searches estimate the noise from it."""
     return gaussian_exact_multiplier(epsilon, delta, rounds).lower()

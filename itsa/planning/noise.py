@@ -28,8 +28,8 @@ Examples
 >>> inputs = NoiseInputs(clients=10, dimension=4, clip=Fraction(1), kind=NoiseKind.CENTRAL, epsilon=Fraction(2),
 ...                      delta=Fraction(1, 10**6))
 >>> n = size_noise(inputs, Fraction(8))
->>> n.epsilon.upper() <= 2, n.chosen
-(True, 'calibrated: the smallest sigma whose certified epsilon meets the target')
+>>> n.epsilon.upper() <= 2, n.chosen.startswith('calibrated: the smallest sigma whose certified epsilon meets the target')
+(True, True)
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, Mechanism, NoiseKind
-from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, sensitivity_text
+from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, noise_dimension, sensitivity_text
 from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
 from itsa.privacy.accounting import Accountant
@@ -56,9 +56,10 @@ from itsa.privacy.events import Event, PsaLayersEvent
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
+from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
-           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
+           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "tightest", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
@@ -266,10 +267,36 @@ def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None
         floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int))
     cal = calibrate(inputs.epsilon, inputs.delta, rounds=inputs.rounds, conversion="cks", event_for=curve_for,
                     minimum_scale=floor, relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
-    return cal.noise_multiplier.upper()
+    renyi = cal.noise_multiplier.upper()
+    assert inputs.epsilon is not None           # calibrate refuses no target
+    low = renyi / 2
+    if delta_int is not None:
+        low = gaussian_floor(inputs, delta_int, exact=True)
+    if inputs.kind is NoiseKind.DISTRIBUTED:
+        low = max(low, MIN_SHARE)
+    return calibrate_tightest(curve_for, epsilon=inputs.epsilon, delta=inputs.delta, rounds=inputs.rounds,
+                              high=renyi, low=low, dimension=noise_dimension(inputs),
+                              relative_tolerance=CALIBRATION_TOLERANCE)
+
+
+def tightest(inputs: NoiseInputs, event: Event, rounds: int | None = None) -> Certified | None:
+    """The privacy-loss-distribution bound of ``rounds`` (default: the inputs') rounds of ``event`` where
+    one applies (:func:`itsa.privacy.tightest.pld_epsilon`, in the noise's dimension), else ``None``."""
+    return pld_epsilon(event, rounds=inputs.rounds if rounds is None else rounds, delta=inputs.delta,
+                       dimension=noise_dimension(inputs))
 
 
 CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"
+#: Which bound the calibration met the target with.
+ON_PLD = ("; on the privacy-loss-distribution bound (tighter than the Renyi bound, the fallback where no such "
+          "bound applies)")
+ON_RENYI = "; on the Renyi bound (no privacy-loss-distribution bound meets the target at a smaller sigma here)"
+
+
+def _calibrated_on(inputs: NoiseInputs, renyi: EpsilonBound) -> str:
+    """What the calibrated σ's line says: which bound met the target there."""
+    target = inputs.epsilon
+    return CALIBRATED + (ON_PLD if target is not None and renyi.epsilon.upper() > target else ON_RENYI)
 
 
 def size_noise(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction | None = None,
@@ -301,13 +328,14 @@ def size_layered_noise(inputs: NoiseInputs, radix: int, layers: int, progress=No
 def _noise_plan(inputs: NoiseInputs, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
                 how_sensitivity: str, unit: str = "integer units") -> NoisePlan:
     given = inputs.sigma
-    if sigma is not None:
-        chosen = CALIBRATED
-    elif given is not None:
-        sigma, chosen = given, "given in the deployment file"
-    else:
-        sigma, chosen = _calibrate(inputs, curve_for, progress), CALIBRATED
+    chosen = "given in the deployment file"
+    if sigma is None and given is not None:
+        sigma = given
+    elif sigma is None:
+        sigma = _calibrate(inputs, curve_for, progress)
     bound = rdp_bound(inputs, curve_for(sigma))
+    if given is None:
+        chosen = _calibrated_on(inputs, bound)
     central = inputs.kind is NoiseKind.CENTRAL
     shares = noise_shares(inputs.clients, inputs.dropout, distributed=not central).privacy   # 1 central
     with precision():
