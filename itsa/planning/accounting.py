@@ -166,15 +166,15 @@ class _Bounds:
     of all is taken.
     """
 
-    def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event):
-        self.d, self.noise, self.event = inputs, noise, event
+    def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fraction | None = None):
+        self.d, self.noise, self.event, self.gamma = inputs, noise, event, gamma
         self.why_not = _mechanism(inputs, event)
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the rotated (padded) dimension
         self.dimension = noise_dimension(inputs)
         full = full_round(inputs, event)
         #: the full round's bounds, which hold for this Poisson-sampled round (``None``: not sampled)
-        self.full = None if full is None else _Bounds(full[0], noise, full[1])
+        self.full = None if full is None else _Bounds(full[0], noise, full[1], gamma)
 
     def rdp(self, rounds: int) -> Certified:
         return Accountant().compose(self.event, rounds).bound(self.d.delta).epsilon
@@ -184,7 +184,7 @@ class _Bounds:
         pair's own in one dimension, the dominating pair's in more (:func:`itsa.planning.noise.tightest`)."""
         if self.why_not is not None:
             return None
-        found = tightest(self.d, self.event, rounds)
+        found = tightest(self.d, self.event, rounds, self.gamma)
         return None if found is None else (found, "pld" if self.dimension == 1 else "dominating")
 
     def best(self, rounds: int) -> tuple[Certified, str]:
@@ -265,7 +265,7 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
     error_noise : Fraction, optional
         The noise's share of the released mean's MSE per coordinate (for the noise-norm warning).
     """
-    bounds = _Bounds(inputs, noise, event)
+    bounds = _Bounds(inputs, noise, event, gamma)
     rounds, delta = noise.rounds, noise.delta
     rdp = noise.epsilon
     lower, ratio, epsilon, how = None, None, rdp, "rdp"

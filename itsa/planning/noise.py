@@ -52,14 +52,16 @@ from itsa.planning.mechanism import sensitivity as encoded
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import EpsilonBound
+from itsa.privacy.coupled import CoupledShift, coupled_shift
 from itsa.privacy.events import Event, PsaLayersEvent
+from itsa.privacy.neighbours import Rounding
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
-           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "tightest", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
+           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "tightest", "coupled", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
@@ -223,7 +225,7 @@ def calibrated_sigma(inputs: NoiseInputs, gamma: Fraction, progress=None) -> Fra
     """
     if progress is not None:
         delta_int = sensitivity(inputs, gamma)
-        return _calibrate(inputs, _curve_for(inputs, delta_int), progress, delta_int)
+        return _calibrate(inputs, _curve_for(inputs, delta_int), progress, delta_int, gamma)
     return _remembered(inputs, Fraction(gamma))
 
 
@@ -234,19 +236,19 @@ REMEMBERED = 256
 @functools.lru_cache(maxsize=REMEMBERED)
 def _remembered(inputs: NoiseInputs, gamma: Fraction) -> Fraction:
     delta_int = sensitivity(inputs, gamma)
-    return _calibrate(inputs, _curve_for(inputs, delta_int), delta_int=delta_int)
+    return _calibrate(inputs, _curve_for(inputs, delta_int), delta_int=delta_int, gamma=gamma)
 
 
-def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
+def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None, gamma=None) -> Fraction:
     """The calibrated σ; with a population, the smaller of the sampled round's and (central noise) the full
     round's (whose bounds hold for the sampled round, :func:`full_round`): the first whose certified ε meets
     the target, as :func:`rdp_bound` accounts it."""
-    sigma = _calibrate_one(inputs, curve_for, progress, delta_int)
+    sigma = _calibrate_one(inputs, curve_for, progress, delta_int, gamma)
     if full_round(inputs, curve_for(sigma)) is None:
         return sigma
     full = replace(inputs, population=None)
     try:
-        other = _calibrate_one(full, _full_curve(curve_for), progress, delta_int)
+        other = _calibrate_one(full, _full_curve(curve_for), progress, delta_int, gamma)
     except InvalidOption:           # no full-round σ in the calibrated range: the sampled one stands
         return sigma
     return min(sigma, other)
@@ -260,7 +262,7 @@ def _full_curve(curve_for: Callable[[Fraction], Event]) -> Callable[[Fraction], 
     return full
 
 
-def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
+def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None, gamma=None) -> Fraction:
     floor = (MIN_SHARE if inputs.kind is NoiseKind.DISTRIBUTED
              and inputs.mechanism is not Mechanism.SKELLAM else None)
     if delta_int is not None and inputs.population is None:     # a flat word: from the Gaussian's, a lower bound
@@ -276,14 +278,31 @@ def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None
         low = max(low, MIN_SHARE)
     return calibrate_tightest(curve_for, epsilon=inputs.epsilon, delta=inputs.delta, rounds=inputs.rounds,
                               high=renyi, low=low, dimension=noise_dimension(inputs),
-                              relative_tolerance=CALIBRATION_TOLERANCE)
+                              relative_tolerance=CALIBRATION_TOLERANCE, shift=coupled(inputs, gamma, inputs.rounds))
 
 
-def tightest(inputs: NoiseInputs, event: Event, rounds: int | None = None) -> Certified | None:
+def tightest(inputs: NoiseInputs, event: Event, rounds: int | None = None,
+             gamma: Fraction | None = None) -> Certified | None:
     """The privacy-loss-distribution bound of ``rounds`` (default: the inputs') rounds of ``event`` where
-    one applies (:func:`itsa.privacy.tightest.pld_epsilon`, in the noise's dimension), else ``None``."""
-    return pld_epsilon(event, rounds=inputs.rounds if rounds is None else rounds, delta=inputs.delta,
-                       dimension=noise_dimension(inputs))
+    one applies (:func:`itsa.privacy.tightest.pld_epsilon`, in the noise's dimension), else ``None``; at
+    scale ``gamma``, stochastic rounding's shift coupled (:func:`coupled`)."""
+    t = inputs.rounds if rounds is None else rounds
+    return pld_epsilon(event, rounds=t, delta=inputs.delta, dimension=noise_dimension(inputs),
+                       shift=coupled(inputs, gamma, t))
+
+
+#: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
+COUPLED_SHARE = 1000
+
+
+def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> CoupledShift | None:
+    """Stochastic rounding's coupled shift at scale ``gamma`` (:func:`itsa.privacy.coupled.coupled_shift`:
+    ``D = c γ S``, failure ``δ/(1000 T)`` per round); ``None`` for another rounding, a layering or no γ."""
+    if gamma is None or inputs.rounding is not Rounding.STOCHASTIC or inputs.layered:
+        return None
+    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
+    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs),
+                         failure=inputs.delta / (COUPLED_SHARE * rounds))
 
 
 CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"

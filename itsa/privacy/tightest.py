@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, safe_decimal, to_arb
@@ -91,11 +92,15 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
         except InvalidOption:           # the enclosure finds no bracket at this noise
             return None
         return Certified("epsilon", high, high, Direction.UPPER, "the worst pair's PLD, from above")
-    failure = Fraction(0)
-    if shift is not None and shift.norm.arb() < sens:
-        sens, failure = shift.norm.arb(), shift.failure
-    return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
-                              dimension=dim, failure=failure)
+    if shift is None or not shift.norm.arb() < sens:
+        return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
+                                  dimension=dim)
+    found = dominating_epsilon(sigma=s, sensitivity=shift.norm.arb(), rounds=rounds, delta=delta,
+                               survivors=survivors, dimension=dim, failure=shift.failure)
+    if found is None:
+        return None
+    return replace(found, method=f"{found.method}; Delta the coupled shift {shift.norm.decimal(6)}: "
+                                 f"{shift.norm.method} (failure {safe_decimal(shift.failure, 3)} per round, in the slack)")
 
 
 def calibrate_tightest(event_for: Callable[[Fraction], Event], *, epsilon: Fraction, delta, rounds: int,
