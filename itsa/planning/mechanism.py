@@ -53,6 +53,7 @@ from itsa.planning.deployment import Mechanism, NoiseKind, Sampling
 from itsa.planning.rotation import Rotation, rotated_dimension
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import DEFAULT_DELTA
+from itsa.privacy.coupled import CoupledShift, coupled_shift
 from itsa.privacy.events import (
     DdgBound,
     DiscreteGaussianEvent,
@@ -65,7 +66,8 @@ from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
-           "gaussian_limit", "limit_multiplier", "describe", "noise_dimension"]
+           "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
+           "COUPLED_SHARE"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -147,6 +149,28 @@ def sensitivity_text(inputs: NoiseInputs) -> str:
 def noise_dimension(inputs: NoiseInputs) -> int:
     """The dimension the noise is added in: the rotated one ``d'`` (the update's after its rotation)."""
     return rotated_dimension(inputs.dimension, inputs.rotation)
+
+
+#: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
+COUPLED_SHARE = 1000
+
+
+def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> CoupledShift | None:
+    """Stochastic rounding's coupled shift at scale ``gamma`` (:func:`itsa.privacy.coupled.coupled_shift`:
+    ``D = c γ S``, failure ``δ/(1000 T)`` per round); ``None`` for another rounding, a layering or no γ."""
+    if gamma is None or inputs.rounding is not Rounding.STOCHASTIC or inputs.layered:
+        return None
+    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
+    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs),
+                         failure=inputs.delta / (COUPLED_SHARE * rounds))
+
+
+def estimate_sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
+    """The sensitivity the searches estimate the noise from: :func:`sensitivity`, or stochastic rounding's
+    coupled shift (:func:`coupled`) where smaller (an estimate only: each plan is certified afterwards)."""
+    worst = sensitivity(inputs, gamma)
+    shift = coupled(inputs, gamma, inputs.rounds)
+    return worst if shift is None or not shift.norm.arb() < worst else shift.norm.arb()
 
 
 def round_event(inputs: NoiseInputs, delta_int, *, layered: bool = False) -> Callable[[Fraction], Event]:

@@ -46,22 +46,27 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.planning.deployment import Adjacency, Mechanism, NoiseKind
-from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, noise_dimension, sensitivity_text
+from itsa.planning.mechanism import (
+    NoiseInputs,
+    coupled,
+    describe,
+    gaussian_floor,
+    noise_dimension,
+    sensitivity_text,
+)
 from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import EpsilonBound
-from itsa.privacy.coupled import CoupledShift, coupled_shift
 from itsa.privacy.events import Event, PsaLayersEvent
-from itsa.privacy.neighbours import Rounding
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
-           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "tightest", "coupled", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
+           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "tightest", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
@@ -289,20 +294,6 @@ def tightest(inputs: NoiseInputs, event: Event, rounds: int | None = None,
     t = inputs.rounds if rounds is None else rounds
     return pld_epsilon(event, rounds=t, delta=inputs.delta, dimension=noise_dimension(inputs),
                        shift=coupled(inputs, gamma, t))
-
-
-#: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
-COUPLED_SHARE = 1000
-
-
-def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> CoupledShift | None:
-    """Stochastic rounding's coupled shift at scale ``gamma`` (:func:`itsa.privacy.coupled.coupled_shift`:
-    ``D = c γ S``, failure ``δ/(1000 T)`` per round); ``None`` for another rounding, a layering or no γ."""
-    if gamma is None or inputs.rounding is not Rounding.STOCHASTIC or inputs.layered:
-        return None
-    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
-    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs),
-                         failure=inputs.delta / (COUPLED_SHARE * rounds))
 
 
 CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"

@@ -33,6 +33,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, safe_decimal, to_arb
+from itsa._util.checks import fraction
 from itsa.exceptions import InvalidOption
 from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
@@ -73,6 +74,7 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
         An upper bound (its method names the pair); ``None`` where no bound applies (another event, a
         smoothing condition that fails, a sensitivity below one step).
     """
+    dim: int | None
     if isinstance(event, DistributedDiscreteGaussianEvent):
         sigma, survivors, dim = event.scale, event.survivors, event.dimension if dimension is None else dimension
     elif isinstance(event, DiscreteGaussianEvent):
@@ -82,7 +84,7 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
     if dim is None:
         return None
     sens = to_arb(event.sensitivity)
-    s = Fraction(sigma)
+    s = fraction("sigma", sigma, low=0)
     if dim == 1:
         top = math.floor(Certified.from_arb("sensitivity", sens, Direction.UPPER, "").upper())
         if top < 1:

@@ -22,16 +22,17 @@ def test_the_shipped_plans_are_within_their_ratio_of_the_true_limit(name, epsilo
 
 
 def test_stochastic_rounding_is_accounted_as_a_coupled_random_shift():
-    """cross-device with stochastic rounding in a 24-bit word: the shift's norm bound is the coupled one (about
-    the updates' own 2 gamma S plus d'/4), and the error is within 1.02 of the true limit (1.178 before)."""
+    """cross-device with stochastic rounding in its 20-bit word: the shift's norm bound is the coupled one (about
+    the updates' own 2 gamma S plus d'/4), and the error is within 1.11 of the true limit (infeasible before: the
+    searches' noise estimated from the worst-case shift found no scale)."""
     raw = {"clients": 10000, "dropout": "3/10", "dimension": 1200000, "clip": 1, "adjacency": "replace-one",
            "privacy": {"epsilon": 8, "delta": "1e-7", "rounds": 2000},
            "noise": {"mechanism": "dgauss", "placement": "distributed"},
-           "encoding": {"word_bits": 24, "rotation": "dft", "rounding": "stochastic"}}
+           "encoding": {"word_bits": 20, "rotation": "dft", "rounding": "stochastic"}}
     d = parse_deployment(raw)
     p = plan(d, time_limit=0)
     assert p.verdict.feasible and p.noise.epsilon.upper() <= 8 and "coupled shift" in str(p.noise.epsilon.method)
-    assert p.error.ratio <= Fraction(102, 100)
+    assert p.error.ratio <= Fraction(111, 100)
     inputs, gamma = noise_inputs(d), p.encoding.gamma
     event = round_event(inputs, gamma, p.noise.sigma_client)
     coupled, worst = tightest(inputs, event, gamma=gamma), tightest(inputs, event)
