@@ -42,8 +42,9 @@ from itsa.planning.scale import (
 )
 from itsa.planning.sections import ErrorPlan, PayloadPlan, accuracy_missed
 from itsa.privacy.calibration import MAX_SCALE
+from itsa.privacy.neighbours import Adjacency, Rounding
 
-__all__ = ["FlatInputs", "FlatPlan", "size_flat", "best_word_for", "certified_word", "accuracy_reasons",
+__all__ = ["FlatInputs", "FlatPlan", "size_flat", "size_flat_rounding", "best_word_for", "certified_word", "accuracy_reasons",
            "BEST_IN_WORD"]
 
 #: How γ is chosen in a given word.
@@ -276,3 +277,28 @@ def accuracy_reasons(d: FlatInputs, enc: EncodingPlan, error: ErrorPlan, deadlin
         fixes["accuracy"] = {"word_bits": bits, "gamma": frac(gamma),
                              "text": f"a {bits}-bit word (gamma {safe_decimal(gamma, 8)}) meets it"}
     return reasons, fixes
+
+
+#: Rounding to nearest inflating the sensitivity past this ratio to the updates' own ``c γ S`` makes a rotated
+#: word whose file names no rounding try stochastic rounding too (:func:`size_flat_rounding`).
+ROUNDING_INFLATION = Fraction(101, 100)
+
+
+def size_flat_rounding(inputs: FlatInputs, sizer_for, deadline: Deadline, *, rounding_named: bool) -> FlatPlan:
+    """:func:`size_flat`; for a rotated word whose file names no rounding, where rounding to nearest inflates
+    the sensitivity past :data:`ROUNDING_INFLATION` times the updates' own, stochastic rounding (unbiased; its
+    shift coupled) is sized too and the one with the smaller error kept, the noise line saying why."""
+    nearest = size_flat(inputs, sizer_for, deadline)
+    n = inputs.noise
+    if (rounding_named or n.rotation is Rotation.NONE or n.rounding is not Rounding.NEAREST or n.sigma is not None
+            or n.epsilon is None):
+        return nearest
+    c = 2 if n.adjacency is Adjacency.REPLACE_ONE else 1
+    if not nearest.noise.sensitivity.upper() > ROUNDING_INFLATION * c * nearest.encoding.gamma * n.clip:
+        return nearest
+    stochastic = size_flat(replace(inputs, noise=replace(n, rounding=Rounding.STOCHASTIC)), sizer_for, deadline)
+    best, other = ((stochastic, nearest) if stochastic.error.total < nearest.error.total else (nearest, stochastic))
+    why = (f"the rounding with the smaller error at the targets ({best.inputs.noise.rounding} "
+           f"{safe_decimal(best.error.total, 6)} against {other.inputs.noise.rounding} "
+           f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no rounding in the file)")
+    return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))

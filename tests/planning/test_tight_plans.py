@@ -37,3 +37,18 @@ def test_stochastic_rounding_is_accounted_as_a_coupled_random_shift():
     event = round_event(inputs, gamma, p.noise.sigma_client)
     coupled, worst = tightest(inputs, event, gamma=gamma), tightest(inputs, event)
     assert coupled.upper() < worst.upper()
+
+
+def test_a_rotated_word_without_a_rounding_gets_the_one_with_the_smaller_error():
+    """cross-device's 20-bit DFT word with no rounding named: rounding to nearest adds sqrt(d')/2 to each
+    update's norm (4.02x the true limit); the plan sizes stochastic rounding too and keeps it (1.109x)."""
+    raw = {"clients": 10000, "dropout": "3/10", "dimension": 1200000, "clip": 1,
+           "privacy": {"epsilon": 8, "delta": "1e-7", "rounds": 2000},
+           "noise": {"mechanism": "dgauss", "placement": "distributed"},
+           "encoding": {"word_bits": 20, "rotation": "dft"}}
+    p = plan(parse_deployment(raw), time_limit=0)
+    assert str(p.deployment.encoding.rounding) == "stochastic" and p.encoding.rounding == "stochastic"
+    assert "the rounding with the smaller error" in p.noise.chosen and "no rounding in the file" in p.noise.chosen
+    assert p.verdict.feasible and p.error.ratio <= Fraction(113, 100)
+    named = parse_deployment({**raw, "encoding": {**raw["encoding"], "rounding": "nearest"}})
+    assert named.encoding.rounding_named and not parse_deployment(raw).encoding.rounding_named
