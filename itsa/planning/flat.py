@@ -285,19 +285,22 @@ ROUNDING_INFLATION = Fraction(101, 100)
 
 
 def size_flat_rounding(inputs: FlatInputs, sizer_for, deadline: Deadline, *, rounding_named: bool) -> FlatPlan:
-    """:func:`size_flat`; for a rotated word whose file names no rounding, where rounding to nearest inflates
-    the sensitivity past :data:`ROUNDING_INFLATION` times the updates' own, stochastic rounding (unbiased; its
-    shift coupled) is sized too and the one with the smaller error kept, the noise line saying why."""
+    """:func:`size_flat`; where the file names no rounding and rounding to nearest costs (a rotated word whose
+    sensitivity it inflates past :data:`ROUNDING_INFLATION` times the updates' own, or a word whose error its
+    bias takes more than 1 % of), stochastic rounding (unbiased; its shift coupled) is sized too and the one
+    with the smaller error kept, the noise line saying why."""
     nearest = size_flat(inputs, sizer_for, deadline)
     n = inputs.noise
-    if (rounding_named or n.rotation is Rotation.NONE or n.rounding is not Rounding.NEAREST or n.sigma is not None
-            or n.epsilon is None):
+    if rounding_named or n.rounding is not Rounding.NEAREST or n.sigma is not None or n.epsilon is None:
         return nearest
     c = 2 if n.adjacency is Adjacency.REPLACE_ONE else 1
-    if not nearest.noise.sensitivity.upper() > ROUNDING_INFLATION * c * nearest.encoding.gamma * n.clip:
-        return nearest
+    inflated = nearest.noise.sensitivity.upper() > ROUNDING_INFLATION * c * nearest.encoding.gamma * n.clip
+    biased = nearest.error.quantization > (ROUNDING_INFLATION - 1) * nearest.error.per_coordinate
+    if not ((inflated and n.rotation is not Rotation.NONE) or biased) or not nearest.encoding.meets_target:
+        return nearest              # an infeasible word keeps the default (its fix is the word's)
     stochastic = size_flat(replace(inputs, noise=replace(n, rounding=Rounding.STOCHASTIC)), sizer_for, deadline)
-    best, other = ((stochastic, nearest) if stochastic.error.total < nearest.error.total else (nearest, stochastic))
+    better = stochastic.encoding.meets_target and stochastic.error.total < nearest.error.total
+    best, other = (stochastic, nearest) if better else (nearest, stochastic)
     why = (f"the rounding with the smaller error at the targets ({best.inputs.noise.rounding} "
            f"{safe_decimal(best.error.total, 6)} against {other.inputs.noise.rounding} "
            f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no rounding in the file)")

@@ -52,3 +52,15 @@ def test_a_rotated_word_without_a_rounding_gets_the_one_with_the_smaller_error()
     assert p.verdict.feasible and p.error.ratio <= Fraction(113, 100)
     named = parse_deployment({**raw, "encoding": {**raw["encoding"], "rounding": "nearest"}})
     assert named.encoding.rounding_named and not parse_deployment(raw).encoding.rounding_named
+
+
+@pytest.mark.slow
+def test_a_word_whose_nearest_rounding_bias_dominates_gets_stochastic_rounding():
+    """A million clients fill a 32-bit word at gamma ~ 2147: rounding to nearest's worst-case bias 1/(2 gamma)
+    per coordinate dominates the error (it does not average out); stochastic rounding is unbiased."""
+    raw = {"clients": 10**6, "dropout": "1/10", "dimension": 10**4, "clip": 1, "noise": {"mechanism": "dgauss"},
+           "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150}, "encoding": {"word_bits": 32}}
+    p = plan(parse_deployment(raw), time_limit=0)
+    assert str(p.deployment.encoding.rounding) == "stochastic" and p.verdict.feasible
+    nearest = plan(parse_deployment({**raw, "encoding": {"word_bits": 32, "rounding": "nearest"}}), time_limit=0)
+    assert p.error.total * 10 < nearest.error.total and p.error.ratio <= Fraction(102, 100)
