@@ -32,7 +32,8 @@ itsa.exceptions.InvalidDeployment: clients: must be a whole number in 1..1000000
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,8 @@ class Encoding:
     rounding: Rounding = Rounding.NEAREST
     #: ``β`` of conditional rounding (a rational, or ``exp(-λ)`` kept exactly: the default ``exp(-1/2)``)
     beta: Fraction | ExpBeta = DEFAULT_BETA
+    #: whether the file names the rounding (``False``: a rotated word's plan may pick stochastic rounding)
+    rounding_named: bool = field(default=True, compare=False)
 
     def __post_init__(self):
         _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
@@ -440,7 +443,7 @@ def _encoding(raw) -> Encoding:
     e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages", "rotation", "rounding", "beta"})
     return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
                     rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
-                    beta=e.get("beta", DEFAULT_BETA))
+                    beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e)
 
 
 def _accuracy(raw) -> Fraction | None:

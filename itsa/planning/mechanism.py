@@ -46,12 +46,21 @@ from itsa.planning.rotation import Rotation, rotated_dimension
 from itsa.planning.vocabulary import NoiseKind, Sampling
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import DEFAULT_DELTA
-from itsa.privacy.events import Event
+from itsa.privacy.coupled import CoupledShift, coupled_shift
+from itsa.privacy.events import (
+    DdgBound,
+    DiscreteGaussianEvent,
+    DistributedDiscreteGaussianEvent,
+    Event,
+    SkellamEvent,
+)
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
 from itsa.privacy.shares import noise_shares, survivors_under
+from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "room_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
-           "gaussian_limit", "describe"]
+           "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
+           "COUPLED_SHARE"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,6 +144,33 @@ def sensitivity_text(inputs: NoiseInputs) -> str:
     return "factor x " + how[e.rounding] + where
 
 
+def noise_dimension(inputs: NoiseInputs) -> int:
+    """The dimension the noise is added in: the rotated one ``d'`` (the update's after its rotation)."""
+    return rotated_dimension(inputs.dimension, inputs.rotation)
+
+
+#: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
+COUPLED_SHARE = 1000
+
+
+def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> CoupledShift | None:
+    """Stochastic rounding's coupled shift at scale ``gamma`` (:func:`itsa.privacy.coupled.coupled_shift`:
+    ``D = c γ S``, failure ``δ/(1000 T)`` per round); ``None`` for another rounding, a layering or no γ."""
+    if gamma is None or inputs.rounding is not Rounding.STOCHASTIC or inputs.layered:
+        return None
+    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
+    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs),
+                         failure=inputs.delta / (COUPLED_SHARE * rounds))
+
+
+def estimate_sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
+    """The sensitivity the searches estimate the noise from: :func:`sensitivity`, or stochastic rounding's
+    coupled shift (:func:`coupled`) where smaller (an estimate only: each plan is certified afterwards)."""
+    worst = sensitivity(inputs, gamma)
+    shift = coupled(inputs, gamma, inputs.rounds)
+    return worst if shift is None or not shift.norm.arb() < worst else shift.norm.arb()
+
+
 def round_event(inputs: NoiseInputs, delta_int, *, layered: bool = False) -> Callable[[Fraction], Event]:
     """One round's event as a function of the share's ``σ`` (a layering keeps the linear conservative bound
     its layers compose with)."""
@@ -156,14 +192,17 @@ def gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Frac
                      relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
-def gaussian_floor(inputs: NoiseInputs, delta_int) -> Fraction:
-    """A share ``σ`` below which no mechanism meets the target ε: the Gaussian's calibrated multiplier
-    (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share; ``0`` for a
-    mechanism that does not hold the premise (its Rényi bound at least the Gaussian's)."""
+def gaussian_floor(inputs: NoiseInputs, delta_int, *, exact: bool = False) -> Fraction:
+    """A share ``σ`` below which no mechanism meets the target ε by its Rényi bound: the Gaussian's calibrated
+    multiplier (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share; ``exact``:
+    by any bound at least the exact Gaussian curve's (the continuous Gaussian's exact multiplier,
+    :func:`gaussian_limit`'s); ``0`` for a mechanism that does not hold the premise (its Rényi bound at least
+    the Gaussian's)."""
     p = inputs
     if not room_of(inputs).premises.rdp_at_least_gaussian:
         return Fraction(0)
-    z = gaussian_multiplier(p.epsilon, p.delta, p.rounds) * Fraction(9999, 10000)
+    z = (limit_multiplier(p.epsilon, p.delta, p.rounds) if exact else
+         gaussian_multiplier(p.epsilon, p.delta, p.rounds)) * Fraction(9999, 10000)
     delta = Certified.from_arb("sensitivity", to_arb(delta_int), Direction.LOWER, "").lower()
     share = z * delta
     if inputs.kind is NoiseKind.DISTRIBUTED:
@@ -179,10 +218,19 @@ def describe(inputs: NoiseInputs) -> str:
 
 
 def gaussian_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:
-    """``(z, MSE)``: the tight continuous Gaussian mechanism's multiplier at the targets (the accountant's
-    :class:`~itsa.privacy.events.GaussianEvent`, calibrated) and its error summed over the ``d`` coordinates,
-    ``d (z c S/K_eff)²`` (the fewest survivors' noise, no rounding; ``c`` 2 for replace-one, 1 add-remove)."""
-    z = gaussian_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
+    """``(z, MSE)``: the continuous Gaussian mechanism calibrated by its exact privacy curve to the targets
+    (:func:`~itsa.privacy.tight.gaussian_exact_multiplier`: ``T`` rounds at ``μ = √T/z``, Balle-Wang 2018)
+    and its error summed over the ``d`` coordinates, ``d (z c S/K_eff)²`` (sensitivity ``c S``, ``c`` 2 for
+    replace-one and 1 for add-remove, over the fewest survivors; no rounding). ``z`` is the enclosure's lower
+    end, so the MSE is a lower bound on the limit (within ``2^−50`` of it) and a ratio to it an upper bound."""
+    z = limit_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
     c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
     return z, inputs.dimension * (z * c * inputs.clip / inputs.survivors) ** 2
 
+
+@functools.lru_cache(maxsize=64)
+def limit_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
+    """The continuous Gaussian's exact multiplier at the targets, the enclosure's lower end
+    (:func:`~itsa.privacy.tight.gaussian_exact_multiplier`): no mechanism needs less by any certified bound,
+    so the searches estimate the noise from it."""
+    return gaussian_exact_multiplier(epsilon, delta, rounds).lower()

@@ -47,7 +47,7 @@ from itsa.keys.model.io import load_instance
 from itsa.planning.accounting import account_noise
 from itsa.planning.deployment import Deployment
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
-from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat
+from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat_rounding
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
@@ -438,9 +438,12 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
-    flat = size_flat(flat_inputs(deployment), lambda f: _Sizer(f, report, deadline), deadline)
+    flat = size_flat_rounding(flat_inputs(deployment), lambda f: _Sizer(f, report, deadline), deadline,
+                              rounding_named=deployment.encoding.rounding_named)
     if deployment.noise.mechanism is None:          # the mechanism picked for the error: the plan's deployment says it
         deployment = replace(deployment, noise=replace(deployment.noise, mechanism=flat.inputs.noise.mechanism))
+    if flat.inputs.noise.rounding is not deployment.encoding.rounding:      # the rounding picked for the error
+        deployment = replace(deployment, encoding=replace(deployment.encoding, rounding=flat.inputs.noise.rounding))
     inputs = flat.inputs                            # the sections' inputs, built once (the mechanism resolved)
     noise, enc, payload, error = flat.noise, flat.encoding, flat.payload, flat.error
     gamma = enc.gamma

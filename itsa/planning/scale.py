@@ -45,7 +45,7 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.planning.encoding import data_bound, wrap_probability
-from itsa.planning.mechanism import NoiseInputs, room_of, sensitivity
+from itsa.planning.mechanism import NoiseInputs, estimate_sensitivity, mechanism_of, room_of, sensitivity
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
 from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind
 from itsa.privacy.neighbours import Adjacency, Rounding
@@ -114,7 +114,7 @@ def multiplier_of(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> Fraction:
     with precision():
         fewest = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).privacy
         agg = to_arb(sigma) * to_arb(fewest).sqrt()
-        return _upper(agg / sensitivity(d, gamma))
+        return _upper(agg / estimate_sensitivity(d, gamma))
 
 
 def sigma_estimate(d: NoiseInputs, gamma: Fraction, z: Fraction) -> Fraction:
@@ -123,7 +123,7 @@ def sigma_estimate(d: NoiseInputs, gamma: Fraction, z: Fraction) -> Fraction:
         return d.sigma
     with precision():
         fewest = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).privacy
-        share = to_arb(z) * sensitivity(d, gamma) / to_arb(fewest).sqrt()
+        share = to_arb(z) * estimate_sensitivity(d, gamma) / to_arb(fewest).sqrt()
     return Fraction(safe_decimal(max(_upper(share), Fraction(1, 2)), 8, up=True))
 
 

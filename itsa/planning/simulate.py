@@ -286,6 +286,8 @@ class _Tally:
     exact: bool = True
     cancel: bool = True
     squares: list = field(default_factory=list)
+    #: per round, whether any word of it wrapped (a carry in any stage)
+    wrapped: list = field(default_factory=list)
     predicted: float = 0.0
     upload: list = field(default_factory=list)
     protocol: ProtocolTally = field(default_factory=ProtocolTally)
@@ -348,6 +350,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
         released = _unrotate(released.astype(float), signs, setup.rotation, setup.dimension)
     released = released / (g * n)
     tally.squares.append((released - x[alive].mean(axis=0)) ** 2)
+    tally.wrapped.append(bool(np.logical_or.reduce(carried).any()))
     scaled = y[alive] * g
     if setup.rounding == Rounding.NEAREST:        # the rounding's error is fixed by the data: its square
         error = (ints[alive] - scaled).sum(axis=0)
@@ -460,11 +463,16 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i], premise)
                    for i, m in enumerate(setup.moduli))
     squares = np.concatenate(tally.squares)
+    clean = [sq for sq, hit in zip(tally.squares, tally.wrapped) if not hit]
+    unwrapped = np.concatenate(clean) if clean else None
     return Simulation(setup=setup, rounds=rounds, seed=seed, updates=kind, layers=layers,
                       resolutions=tuple((ls[0], tally.wrong[i], tally.touched[i])
                                         for i, (_, ls) in enumerate(setup.blocks())),
                       exact_recovery=tally.exact, mse=Fraction(float(squares.mean())),
                       mse_standard_error=Fraction(float(squares.std() / math.sqrt(len(squares)))),
+                      unwrapped=None if unwrapped is None else (
+                          len(clean), Fraction(float(unwrapped.mean())),
+                          Fraction(float(unwrapped.std() / math.sqrt(len(unwrapped))))),
                       predicted_mse=Fraction(tally.predicted / rounds), planned_mse=planned,
                       masks_cancel=tally.cancel, uniformity=_uniformity(tally.upload, setup.moduli[0]),
                       seconds=clock.elapsed(),

@@ -322,6 +322,9 @@ class Simulation(Displayable):
     #: conditional rounding: ``(attempts, updates)``, the stochastic roundings drawn and the client updates
     #: they rounded (counted); ``None`` for another rounding
     attempts: tuple[int, int] | None = None
+    #: the rounds in which no word wrapped: ``(count, MSE, its standard error)`` over them (the plan's error bound
+    #: is stated for such a round); ``None`` when every round wrapped
+    unwrapped: tuple[int, Fraction, Fraction] | None = None
 
     @property
     def attempts_bound(self) -> Fraction | None:
@@ -344,7 +347,8 @@ class Simulation(Displayable):
             rows.append((f"decode from layer {l0} up", f"{wrong} coordinates wrong, {touched} touched by a carry"))
         rows += [("exact recovery where no carry", "held" if self.exact_recovery else "FAILED"),
                  ("error of the released mean (MSE)", f"{safe_decimal(self.mse, 4)} +- "
-                  f"{safe_decimal(self.mse_standard_error, 2)} (empirical)"),
+                  f"{safe_decimal(self.mse_standard_error, 2)} (empirical, every round)"),
+                 ("error where no wrap (MSE)", self._unwrapped_text()),
                  ("predicted MSE", f"{safe_decimal(self.predicted_mse, 4)} ({self._predicted_how()})"),
                  ("planned MSE", f"{safe_decimal(self.planned_mse, 4)} (the plan's upper bound, per coordinate)"),
                  ("masks", "cancel: the servers decoded the survivors' sum and nothing else" if self.masks_cancel
@@ -372,7 +376,11 @@ class Simulation(Displayable):
                 "exact_recovery": self.exact_recovery,
                 "error": {"mse": safe_decimal(self.mse, 6), "standard_error": safe_decimal(self.mse_standard_error, 4),
                           "predicted": safe_decimal(self.predicted_mse, 6), "planned": safe_decimal(self.planned_mse, 6),
-                          "kind": "empirical (float)"},
+                          "kind": "empirical (float)",
+                          "unwrapped": None if self.unwrapped is None else {
+                              "rounds": self.unwrapped[0], "wrapped_rounds": self.rounds - self.unwrapped[0],
+                              "mse": safe_decimal(self.unwrapped[1], 6),
+                              "standard_error": safe_decimal(self.unwrapped[2], 4), "kind": "empirical (float)"}},
                 "masks_cancel": self.masks_cancel,
                 "uniformity": None if self.uniformity is None else
                 {"chi_square": f"{self.uniformity[0]:.4g}", "degrees_of_freedom": self.uniformity[1],
@@ -383,6 +391,14 @@ class Simulation(Displayable):
                  "mean": safe_decimal(Fraction(*self.attempts), 6), "kind": "empirical (counted)",
                  "bound": fraction_text(self.attempts_bound), "bound_kind": "1/(1 - beta): upper bound"},
                 "seconds": round(self.seconds, 3)}
+
+    def _unwrapped_text(self) -> str:
+        """The MSE over the rounds that did not wrap, beside their count (the plan's bound is for those)."""
+        if self.unwrapped is None:
+            return f"none: all {self.rounds} rounds wrapped"
+        count, mse, se = self.unwrapped
+        return (f"{safe_decimal(mse, 4)} +- {safe_decimal(se, 2)} (empirical) over the {count} of {self.rounds} "
+                f"rounds that did not wrap ({self.rounds - count} wrapped): what the planned MSE bounds")
 
     def _predicted_how(self) -> str:
         s = self.setup

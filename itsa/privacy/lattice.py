@@ -122,8 +122,8 @@ def sum_error(variance, count: int) -> flint.arb:
         return (wraps + beyond(count * v)) / (2 * pi * theta(v) ** count)
 
 
-def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1
-                       ) -> Certified | None:
+def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1,
+                       failure=0) -> Certified | None:
     """A certified upper bound on ε for every pair at ``ℓ2`` distance ``≤ Δ`` in ``d`` dimensions, or ``None``.
 
     Parameters
@@ -140,6 +140,10 @@ def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int
         ``n``: the survivors' shares summed per coordinate (1: central noise).
     dimension : int
         ``d``.
+    failure : number
+        ``p``: the probability per round that the round's shift exceeds ``Δ`` (a round whose shift is a random
+        vector of norm ``≤ Δ`` outside probability ``p``, :func:`itsa.privacy.coupled.coupled_shift`); added to
+        the per-round slack, since such a round has ``δ(ε) ≤ δ_Δ(ε) + p`` in both directions. Default 0.
 
     Returns
     -------
@@ -181,6 +185,7 @@ def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int
             factor = ((1 + r) * theta(var) / theta(one) ** survivors).max(flint.arb(1)) ** span
             add = (factor - 1) + factor * add + outside
             mu += 2 * span * u * s
+        add += to_arb(fraction("failure", failure, low=0, high=1, closed=True))
         mu = flint.arb(mu.upper())
         tv = (mu / (2 * flint.arb(2).sqrt())).erf()
         slack = T * add / (1 - tv)

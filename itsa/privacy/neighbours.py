@@ -57,7 +57,7 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import number, psa_block_sensitivity
 
 __all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
-           "conditional_rounding_cost", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta"]
+           "conditional_rounding_cost", "conditional_bias", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta"]
 
 
 @dataclass(frozen=True)
@@ -194,6 +194,24 @@ def conditional_rounding_cost(beta=None) -> tuple[Fraction, Fraction]:
     given = as_beta(beta)
     b = given.upper() if isinstance(given, ExpBeta) else given
     return 1 / (1 - b), min(b * b, b / 4) / (1 - b) ** 2
+
+
+def conditional_bias(beta=None) -> Fraction:
+    """A bound on the squared norm of one conditional rounding's bias, whatever the dimension (a rational).
+
+    The accepted rounding ``r`` is the stochastic rounding ``R`` conditioned on acceptance ``A``
+    (``P(A^c) = q ≤ β``), so its mean is off ``E R`` (the scaled update) by
+    ``E[(R − E R) 1_A]/P(A) = −E[(R − E R) 1_(A^c)]/P(A)``. For a unit vector ``u``, ``⟨u, R − E R⟩`` has
+    variance ``Σ u_i² f_i (1 − f_i) ≤ 1/4`` (independent coordinates), so by Cauchy-Schwarz
+    ``E[⟨u, R − E R⟩ 1_(A^c)] ≤ √q/2``; the supremum over ``u`` is the bias's norm:
+    ``‖bias‖ ≤ √q/(2(1 − q)) ≤ √β/(2(1 − β))``, a squared norm of at most ``β/(4(1 − β)²)``.
+
+    >>> conditional_bias("1/2")
+    Fraction(1, 2)
+    """
+    given = as_beta(beta)
+    b = given.upper() if isinstance(given, ExpBeta) else given
+    return b / (4 * (1 - b) ** 2)
 
 
 def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Rounding.NEAREST,
