@@ -44,7 +44,14 @@ from itsa._util.checks import choice
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event, float_up
+from itsa.frameworks.dp_accounting import (
+    SAMPLED_NOTE,
+    DpAccountingExport,
+    PairExport,
+    events_from_event,
+    events_from_pair,
+    float_up,
+)
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
 
 __all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
@@ -89,7 +96,7 @@ class PlanExport(Displayable):
     framework: Framework
     deployment: str
     feasible: bool
-    export: FlowerExport | DpAccountingExport
+    export: FlowerExport | DpAccountingExport | PairExport
     facts: dict[str, Any]
     notes: tuple[str, ...] = ()
     premises: tuple[str, ...] = ()
@@ -127,9 +134,17 @@ def _python(event: dict[str, Any]) -> str:
     return f"dp_accounting.{event['class_name']}({fields})"
 
 
-def _dp_snippet(export: DpAccountingExport, facts: dict[str, Any]) -> str:
+def _dp_snippet(export: DpAccountingExport | PairExport, facts: dict[str, Any]) -> str:
     delta = float(Fraction(facts["delta"]))
     lines = ["import dp_accounting", "", f"event = {_python(export.event)}"]
+    if isinstance(export, PairExport):
+        lines += ["# the delta to ask for: the plan's delta less the pair's additive part over the rounds",
+                  f"accountant_delta = {export.accountant_delta!r}",
+                  "for accountant in (dp_accounting.pld.PLDAccountant(), dp_accounting.rdp.RdpAccountant()):",
+                  "    accountant.compose(event)",
+                  f"    print(type(accountant).__name__, accountant.get_epsilon(accountant_delta))   # the plan: eps <= "
+                  f"{facts['epsilon']['value']}"]
+        return "\n".join(lines) + "\n"
     if export.sampling_rate is None:
         lines += ["accountant = dp_accounting.rdp.RdpAccountant()", "accountant.compose(event)",
                   f"print(accountant.get_epsilon({delta!r}))   # the plan: eps <= {facts['epsilon']['value']}"]
@@ -231,8 +246,20 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
     return export, notes
 
 
-def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
+def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
     privacy = plan.deployment.privacy
+    pair = getattr(plan.frameworks, "pair", None)
+    if pair is not None:
+        notes = [f"the plan certifies eps <= {plan.noise.epsilon.decimal(6)} at delta "
+                 f"{safe_decimal(privacy.delta, 6)} ({plan.noise.accounting.upper_method})"]
+        if pair.certifies:
+            notes.append("the events are the dominating pair that epsilon is certified through: an accountant's "
+                         "get_epsilon(accountant_delta) is that epsilon up to its own discretization (at or above)")
+        else:
+            notes.append("the events are a pair dominating every round, not the bound the plan's epsilon comes "
+                         "from: an accountant's get_epsilon(accountant_delta) is a bound too, and may be below the "
+                         "plan's (the plan's own bound is then the looser one)")
+        return events_from_pair(pair), notes
     event = plan_event(plan)
     export = events_from_event(event, rounds=privacy.rounds)
     notes = [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
@@ -269,7 +296,7 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     ...                       "encoding": {"word_bits": 32, "gamma": 256}})
     >>> e = export_plan(plan(d), "dp-accounting").to_dict()
     >>> e["dp_event"]["class_name"], e["dp_event"]["count"], e["dp_event"]["event"]["class_name"]
-    ('SelfComposedDpEvent', 10, 'ZCDpEvent')
+    ('SelfComposedDpEvent', 10, 'GaussianDpEvent')
     >>> export_plan(plan(d), "flower").to_dict()["dp_wrapper"]["class"]
     'DifferentialPrivacyClientSideFixedClipping'
     """

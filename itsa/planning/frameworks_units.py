@@ -39,13 +39,20 @@ from typing import Any
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.planning.accounting import _mechanism
 from itsa.planning.deployment import NoiseKind
 from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.noise import full_round, round_event
+from itsa.privacy.events import Event
+from itsa.privacy.lattice import dominating_pair
+from itsa.privacy.shares import noise_shares
+from itsa.privacy.subsampled import PoissonSampledEvent
 
-__all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
+__all__ = ["FrameworkUnits", "GaussianPair", "frameworks_section", "round_pair", "tff_noise_multiplier",
+           "TFF_MAX_BITS"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = 22
@@ -68,6 +75,114 @@ def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, ga
                               else "sigma / (gamma S): TFF's central z")
 
 
+#: The plan's ε method keys (:attr:`itsa.planning.accounting.NoiseAccounting.upper_method`) that are the pair's:
+#: this word, then nothing or ``-`` and a variant (``-full``: the full round's pair, unsampled).
+PAIR_METHOD = "dominating"
+#: The variant of a sampled round's ε that is its full (unsampled) round's.
+FULL = "-full"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GaussianPair:
+    """One round's dominating Gaussian pair, composed over the rounds: what an accountant of Gaussian events takes.
+
+    Each round is dominated by the Gaussian pair of ``μ`` (noise multiplier ``z = 1/μ``) beside a pair of
+    hockey stick ``δ₀`` (:func:`itsa.privacy.lattice.dominating_pair`), Poisson-sampled at ``rate`` when the
+    round runs on a sample of a population. Over ``T`` rounds, ``δ(ε) ≤ δ_T(ε) + T δ₀`` with ``δ_T`` the curve
+    of the Gaussian events alone (the mixture is jointly convex in its parts, and sampling a mixture samples
+    each part): an accountant asked for ``ε`` at :attr:`accountant_delta` ``= δ − T δ₀`` answers for ``δ``.
+
+    Parameters
+    ----------
+    mu, slack : Fraction
+        ``μ`` and ``δ₀`` per round, upper ends (safe upwards).
+    rate : Fraction or None
+        The Poisson sampling rate of each round (``None``: every client, every round).
+    rounds : int
+        ``T``.
+    delta : Fraction
+        The plan's δ.
+    certifies : bool
+        Whether the plan's ε is this pair's (its method :data:`PAIR_METHOD` or a variant of it); otherwise the pair
+        still dominates every round, but the plan's ε comes from another bound.
+    method : str
+        The plan's ε method's key.
+    """
+
+    mu: Fraction
+    slack: Fraction
+    rate: Fraction | None
+    rounds: int
+    delta: Fraction
+    certifies: bool
+    method: str
+
+    @property
+    def noise_multiplier(self) -> Fraction:
+        """``z = 1/μ``, exact (a smaller ``z`` is a pair that dominates too)."""
+        return 1 / self.mu
+
+    @property
+    def accountant_delta(self) -> Fraction:
+        """``δ − T δ₀``: the δ to ask an accountant of the Gaussian events alone for."""
+        return self.delta - self.rounds * self.slack
+
+    def describe(self) -> str:
+        sampled = "" if self.rate is None else f", Poisson-sampled at rate {exact_text(self.rate)}"
+        whose = ("the pair the plan's epsilon is certified through" if self.certifies else
+                 f"a pair dominating every round; the plan's epsilon is certified through another bound ({self.method})")
+        return (f"GaussianDpEvent(noise_multiplier {safe_decimal(self.noise_multiplier, 8, up=False)}){sampled} "
+                f"over {self.rounds:,} rounds, at delta {safe_decimal(self.accountant_delta, 6, up=False)} "
+                f"(delta - T delta0, delta0 {safe_decimal(self.slack, 3)} per round): {whose}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"noise_multiplier": frac(self.noise_multiplier), "mu": frac(self.mu), "slack_per_round":
+                frac(self.slack), "sampling_probability": frac(self.rate), "count": self.rounds,
+                "accountant_delta": frac(self.accountant_delta), "certifies_plan_epsilon": self.certifies,
+                "plan_epsilon_method": self.method}
+
+
+def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
+    """The plan's dominating Gaussian pair per round, or ``None`` where its noise has none.
+
+    The pair is :func:`itsa.privacy.lattice.dominating_pair`'s for the round's discrete Gaussian (central, or
+    the fewest survivors' shares) on a flat word, at the plan's ``σ`` and sensitivity in the event's
+    (padded) dimension: the pair the plan's ε is certified through when its method is ``dominating``. A
+    Poisson-sampled round of central noise has its full round's pair, unsampled when the plan's ε is that
+    pair's (``dominating-full``), sampled otherwise. Skellam, a layering and a central noise after a rotation
+    have none.
+
+    Parameters
+    ----------
+    inputs : NoiseInputs
+        The plan's noise inputs.
+    noise : NoisePlan
+        Its noise section, accounted (its ``accounting`` names the ε's method).
+    event : Event
+        One round's event as the plan accounts it (:func:`itsa.planning.noise.round_event`).
+    """
+    if inputs.layered:
+        return None
+    accounting = getattr(noise, "accounting", None)
+    method = getattr(accounting, "upper_method", "rdp")
+    certifies = method == PAIR_METHOD or method.startswith(PAIR_METHOD + "-")
+    rate: Fraction | None = None
+    full = full_round(inputs, event)
+    if full is not None and isinstance(event, PoissonSampledEvent):
+        rate = None if certifies and method.endswith(FULL) else event.rate
+        inputs, event = full
+    if _mechanism(inputs, event) is not None:
+        return None
+    shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).privacy
+    dimension = int(getattr(event, "dimension", inputs.dimension))
+    pair = dominating_pair(sigma=noise.sigma_client, sensitivity=noise.sensitivity.arb(), survivors=shares,
+                           dimension=dimension)
+    if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events
+        return None
+    return GaussianPair(mu=pair[0], slack=pair[1], rate=rate, rounds=inputs.rounds, delta=inputs.delta,
+                        certifies=certifies, method=method)
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class FrameworkUnits(Displayable):
     """The plan in TFF's, dp-accounting's and Opacus's, and Flower's parameters."""
@@ -78,6 +193,8 @@ class FrameworkUnits(Displayable):
     sensitivity_data: Certified
     flower: dict[str, Any] | None
     notes: tuple[str, ...] = ()
+    #: the dominating Gaussian pair dp-accounting's accountants take (``None``: the noise has none)
+    pair: GaussianPair | None = None
 
     def headline(self) -> str:
         return f"TFF noise_multiplier {self.tff_noise_multiplier.decimal(6)}"
@@ -90,10 +207,12 @@ class FrameworkUnits(Displayable):
                         f"({self.tff_noise_multiplier.direction}; central sigma in data units over the clip), "
                         f"expected_clients_per_round {t['expected_clients_per_round']}, bits {bits}, "
                         f"l2_clip {t['l2_clip']}" + (f", mechanism {t['mechanism']}" if t["mechanism"] else "")),
-                ("dp-accounting / Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
-                                           f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / "
-                                           f"sensitivity, the sensitivity {self.sensitivity_data.decimal(6)} in "
-                                           "data units (max_grad_norm)")]
+                ("dp-accounting", "no Gaussian pair dominates this noise: the zCDP events of --export dp-accounting "
+                                  "(Renyi accountant only)" if self.pair is None else self.pair.describe()),
+                ("Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
+                           f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity, the "
+                           f"sensitivity {self.sensitivity_data.decimal(6)} in data units (max_grad_norm): the noise "
+                           "Opacus adds")]
         f = self.flower
         rows.append(("Flower DP wrapper", "none: Flower adds no distributed noise" if f is None else
                      f"noise_multiplier {f['noise_multiplier']} (rounded up), clipping_norm {f['clipping_norm']}, "
@@ -102,9 +221,11 @@ class FrameworkUnits(Displayable):
 
     def to_dict(self) -> dict:
         return {"tff": {**self.tff, "noise_multiplier": self.tff_noise_multiplier.to_dict()},
-                "dp_accounting": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
-                                  "event": "GaussianDpEvent(noise_multiplier)",
-                                  "sensitivity": self.sensitivity_data.to_dict()},
+                "dp_accounting": None if self.pair is None else {
+                    **self.pair.to_dict(), "event": "SelfComposedDpEvent(GaussianDpEvent(noise_multiplier), count)"
+                    if self.pair.rate is None else
+                    "SelfComposedDpEvent(PoissonSampledDpEvent(sampling_probability, GaussianDpEvent("
+                    "noise_multiplier)), count)", "get_epsilon": "at accountant_delta"},
                 "opacus": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
                            "max_grad_norm": self.sensitivity_data.to_dict()},
                 "flower": self.flower, "notes": list(self.notes)}
@@ -112,6 +233,7 @@ class FrameworkUnits(Displayable):
 
 def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     """The plan's noise, clip, clients and word in each framework's parameters (see the module's text)."""
+    pair = round_pair(inputs, noise, round_event(inputs, encoding.gamma, noise.sigma_client))
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
@@ -149,4 +271,4 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
                   "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one clips on "
                              "the server)"}
     return FrameworkUnits(tff_noise_multiplier=z, tff=tff, gaussian_noise_multiplier=noise.noise_multiplier,
-                          sensitivity_data=sensitivity, flower=flower, notes=tuple(notes))
+                          sensitivity_data=sensitivity, flower=flower, notes=tuple(notes), pair=pair)
