@@ -53,6 +53,7 @@ from itsa.frameworks.dp_accounting import (
     float_up,
 )
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
+from itsa.frameworks.tff import TffExport, tff_export
 
 __all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
            "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
@@ -68,6 +69,7 @@ class Framework(StrEnum):
 
     FLOWER = "flower"
     DP_ACCOUNTING = "dp-accounting"
+    TFF = "tff"
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -96,7 +98,7 @@ class PlanExport(Displayable):
     framework: Framework
     deployment: str
     feasible: bool
-    export: FlowerExport | DpAccountingExport | PairExport
+    export: FlowerExport | DpAccountingExport | PairExport | TffExport
     facts: dict[str, Any]
     notes: tuple[str, ...] = ()
     premises: tuple[str, ...] = ()
@@ -121,7 +123,7 @@ class PlanExport(Displayable):
                 f"({'feasible' if self.feasible else 'INFEASIBLE'} plan)"]
         head += ["# " + line for note in self.notes for line in _wrap(note)]
         head += ["# " + line for p in self.premises for line in _wrap(f"epsilon premise: {p}")]
-        if isinstance(self.export, FlowerExport):
+        if isinstance(self.export, (FlowerExport, TffExport)):
             return "\n".join(head) + "\n" + self.export.snippet()
         return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
 
@@ -272,6 +274,20 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
     return export, notes
 
 
+def _tff(plan) -> tuple[TffExport, list[str]]:
+    """The plan's ``DistributedDpSumFactory`` arguments (its frameworks section's) and what TFF computes."""
+    settings = getattr(plan.frameworks, "tff_settings", None)
+    if settings is None:
+        raise InvalidOption("export tff: only distributed noise on a flat word has TFF settings "
+                            "(DistributedDpSumFactory); the frameworks section lists central noise's "
+                            "gaussian_fixed noise multiplier")
+    d = plan.deployment
+    notes = [f"TFF sizes the shares for the expected {d.clients} clients; the plan's eps "
+             f"<= {plan.noise.epsilon.decimal(6)} counts the fewest {d.survivors} survivors' shares",
+             "auto_l2_clip is off: adaptive clipping spends privacy the plan does not count"]
+    return tff_export(settings, d.dimension), notes
+
+
 def export_plan(plan, framework: Framework | str) -> PlanExport:
     """``plan`` written for ``framework``: ``flower`` or ``dp-accounting``.
 
@@ -281,7 +297,8 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
         A plan (:func:`itsa.planning.plan`).
     framework : Framework or str
         ``flower``: ``SecAggPlusWorkflow``'s keyword arguments and Flower's DP wrapper where the noise has one;
-        ``dp-accounting``: the plan's events in ``DpEvent.to_named_tuple``'s JSON.
+        ``dp-accounting``: the plan's dominating Gaussian pair (or its zCDP events) in
+        ``DpEvent.to_named_tuple``'s JSON; ``tff``: ``DistributedDpSumFactory``'s arguments.
 
     Raises
     ------
@@ -305,7 +322,7 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     kind = choice("export", framework, Framework)
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
-    export, notes = _flower(plan) if kind is Framework.FLOWER else _dp_accounting(plan)
+    export, notes = {Framework.FLOWER: _flower, Framework.DP_ACCOUNTING: _dp_accounting, Framework.TFF: _tff}[kind](plan)
     premises = _flower_premises(plan) if kind is Framework.FLOWER else ()
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
                       facts=_facts(plan), notes=tuple(notes), premises=premises)

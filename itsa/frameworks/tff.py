@@ -41,7 +41,7 @@ import numpy as np
 from itsa._util.display import Displayable
 from itsa.planning.heuristic import NORM_LEEWAY, RULE_MAX_BITS, padded_dimension, tff_rule
 
-__all__ = ["TffComputation", "tff_computes", "clip_prob_to_num_stddevs", "inflated_l2_norm_bound",
+__all__ = ["TffComputation", "TffExport", "tff_computes", "tff_export", "clip_prob_to_num_stddevs", "inflated_l2_norm_bound",
            "DP_MECHANISMS", "ROTATION_TYPES", "TFF_SOURCE"]
 
 #: Where the arithmetic ported here lives.
@@ -220,3 +220,73 @@ def tff_computes(*, noise_multiplier: float, expected_clients_per_round: int, bi
                           local_stddev=local, scale=scale, state_scale=float(_f32(scale)),
                           capped=rule.capped, share_sigma=share,
                           inflated_l2=inflated, scaled_inflated_l2=scaled_inflated, scaled_l1=scaled_l1)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class TffExport(Displayable):
+    """A plan written for ``DistributedDpSumFactory``: its arguments, what TFF computes from them, and the plan's.
+
+    Parameters
+    ----------
+    settings : TffSettings
+        The plan's arguments (:func:`itsa.planning.frameworks_units.tff_settings`, the plan's frameworks
+        section's).
+    computed : TffComputation
+        What TFF computes from them (:func:`tff_computes`).
+    dimension : int
+        The model's dimension.
+    """
+
+    settings: Any
+    computed: TffComputation
+    dimension: int
+
+    def comparison(self) -> list[str]:
+        """TFF's numbers against the plan's, each with its direction."""
+        c, s = self.computed, self.settings
+        if c.refused or c.state_scale is None or c.share_sigma is None:
+            return []
+        return [f"scale: TFF {c.state_scale!r} (float32), the plan's gamma {float(s.scale)!r}: at most gamma, "
+                "so TFF's sensitivity and wrap are at most the plan's",
+                f"shares: TFF draws at {c.share_sigma!r}, the plan's sigma {float(s.sigma)!r}: at least the plan's",
+                f"norm bound after rounding: TFF's {c.scaled_inflated_l2!r} (integer units, with its 1e-5 leeway)"]
+
+    def headline(self) -> str:
+        return ("refused by TFF: " + "; ".join(self.settings.refused) if self.settings.refused else
+                "not as planned in TFF: " + "; ".join(self.settings.not_as_planned) if self.settings.not_as_planned
+                else self.computed.headline())
+
+    def rows(self) -> list[tuple[str, str]]:
+        return ([("DistributedDpSumFactory", ", ".join(f"{k}={v!r}" for k, v in self.settings.kwargs.items()))]
+                + [("refused by TFF", r) for r in self.settings.refused + self.computed.refused]
+                + [("not as planned", r) for r in self.settings.not_as_planned]
+                + [("TFF computes", line) for line in self.comparison()])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"DistributedDpSumFactory": self.settings.kwargs, "refused_by_tff": list(self.settings.refused)
+                + list(self.computed.refused), "not_as_planned": list(self.settings.not_as_planned),
+                "tff_computes": self.computed.to_dict(), "comparison": self.comparison(), "notes": []}
+
+    def snippet(self) -> str:
+        args = ",\n    ".join(f"{k}={v!r}" for k, v in self.settings.kwargs.items())
+        lines = [f"# {line}" for line in self.comparison()]
+        lines += [f"# refused by TFF: {r}" for r in self.settings.refused]
+        lines += [f"# not as planned: {r}" for r in self.settings.not_as_planned]
+        return "\n".join(lines + ["import tensorflow_federated as tff", "",
+                                  f"factory = tff.aggregators.DistributedDpSumFactory(\n    {args},\n)"]) + "\n"
+
+
+def tff_export(settings, dimension: int) -> TffExport:
+    """The export of a plan's TFF settings for a model of ``dimension`` values (what TFF computes, through the port).
+
+    >>> from fractions import Fraction
+    >>> from types import SimpleNamespace
+    >>> from itsa.planning.frameworks_units import tff_settings
+    >>> from itsa.planning.mechanism import NoiseInputs
+    >>> inputs = NoiseInputs(clients=100, dimension=1000, clip=Fraction(1), rotation="dft", rounding="stochastic")
+    >>> s = tff_settings(inputs, SimpleNamespace(sigma_client=Fraction(40), mechanism="dgauss"), Fraction(300), 16)
+    >>> tff_export(s, 1000).computed.share_sigma, tff_export(s, 1000).computed.state_scale <= 300
+    (40.0, True)
+    """
+    return TffExport(settings=settings, computed=tff_computes(**settings.kwargs, dimension=dimension),
+                     dimension=dimension)

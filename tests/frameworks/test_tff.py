@@ -168,3 +168,21 @@ def test_settings_through_the_port_give_the_plans_scale_and_noise(clients, bits,
         assert sigma <= Fraction(c.share_sigma) <= sigma * (1 + Fraction(1, 2**16))
     else:
         assert c.share_sigma == max(1, math.ceil(sigma))
+
+
+def test_cli_export_tff(cli, cross_device):
+    r = cli("plan", "cross-device", "--export", "tff", "--quiet")
+    assert r.exit_code == 0, r.output
+    import json
+
+    out = json.loads(r.output)
+    assert out["DistributedDpSumFactory"] == cross_device.frameworks.tff_settings.kwargs     # one home: the section's
+    assert out["refused_by_tff"] == [] and out["tff_computes"]["share_sigma"] == math.ceil(cross_device.noise.sigma_client)
+    snippet = cli("plan", "cross-device", "--export", "tff", "--snippet", "--quiet").output
+    compile(snippet, "snippet", "exec")
+    assert "DistributedDpSumFactory(" in snippet and "beta=0.6065306597126334" in snippet
+
+
+def test_cli_export_tff_of_central_noise_is_one_line(cli):
+    r = cli("plan", "hospitals", "--export", "tff", "--quiet")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
