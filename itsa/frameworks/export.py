@@ -264,7 +264,10 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
         return events_from_pair(pair), notes
     event = plan_event(plan)
     export = events_from_event(event, rounds=privacy.rounds)
-    notes = [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
+    notes = ["no Gaussian pair dominates this plan's rounds (Skellam, a layering, central noise after a rotation, "
+             "or a lattice smoothing whose additive part over the rounds reaches delta at this noise): its Renyi "
+             "bound as zCDP events, which dp-accounting's RdpAccountant alone takes, and only unsampled"]
+    notes += [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
              f"eps <= {plan.noise.epsilon.decimal(6)} at delta {safe_decimal(privacy.delta, 6)} "
              f"({plan.noise.epsilon.method})"]
     curve = export.epsilon(privacy.delta)
