@@ -1,4 +1,10 @@
-"""A zCDP-form privacy bound written as dp-accounting's events, in their own named-tuple JSON.
+"""A plan's dominating Gaussian pair, or a zCDP-form privacy bound, written as dp-accounting's events, in their own
+named-tuple JSON.
+
+:func:`events_from_pair` writes a plan's dominating Gaussian pair
+(:class:`itsa.planning.frameworks_units.GaussianPair`) as ``GaussianDpEvent`` events
+that both of dp-accounting's accountants take, with the δ to ask them at
+(:class:`PairExport`). What follows is the zCDP form, for noise without such a pair.
 
 dp-accounting has no event for a sum of discrete Gaussian shares or for
 Skellam, but it has ``ZCDpEvent(rho, xi)``: a mechanism with

@@ -1,7 +1,9 @@
-"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events.
+"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events, TFF's
+distributed-DP aggregator.
 
     export_plan(plan, "flower") -> PlanExport          # SecAggPlusWorkflow(**kwargs), Flower's DP wrapper
-    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's events as DpEvent.to_named_tuple JSON
+    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's dominating pair as DpEvent.to_named_tuple JSON
+    export_plan(plan, "tff") -> PlanExport             # DistributedDpSumFactory(**kwargs), what TFF computes
 
 ``itsa plan FILE --export TARGET`` prints :meth:`PlanExport.to_dict` (or
 :meth:`PlanExport.snippet`, Python to paste); :func:`write_export` writes it
@@ -22,11 +24,18 @@ of standard deviation ``z C / N`` to the mean (``C = clipping_norm``,
 double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
 clients; distributed noise has none, and the export says so.
 
-**dp-accounting.** One round's event of the plan (the one its accountant
-composes, :meth:`itsa.planning.Plan.round_event`) in zCDP form
+**dp-accounting.** The plan's dominating Gaussian pair, read from its
+frameworks section (:func:`itsa.planning.frameworks_units.round_pair`), as
+``GaussianDpEvent`` events (:func:`itsa.frameworks.dp_accounting.events_from_pair`)
+with the δ to ask the accountants at; a plan whose noise has no such pair
+keeps one round's event (:meth:`itsa.planning.Plan.round_event`) in zCDP form
 (:func:`itsa.frameworks.dp_accounting.events_from_event`), composed over the
 rounds with ``SelfComposedDpEvent``, under ``PoissonSampledDpEvent`` at rate
 ``K/population`` when the deployment has a population.
+
+**TFF.** The frameworks section's ``DistributedDpSumFactory`` arguments
+(:func:`itsa.planning.frameworks_units.tff_settings`) and what TFF computes
+from them (:func:`itsa.frameworks.tff.tff_export`).
 """
 
 from __future__ import annotations

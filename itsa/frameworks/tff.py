@@ -284,9 +284,10 @@ def tff_export(settings, dimension: int) -> TffExport:
     >>> from itsa.planning.frameworks_units import tff_settings
     >>> from itsa.planning.mechanism import NoiseInputs
     >>> inputs = NoiseInputs(clients=100, dimension=1000, clip=Fraction(1), rotation="dft", rounding="stochastic")
-    >>> s = tff_settings(inputs, SimpleNamespace(sigma_client=Fraction(40), mechanism="dgauss"), Fraction(300), 16)
-    >>> tff_export(s, 1000).computed.share_sigma, tff_export(s, 1000).computed.state_scale <= 300
-    (40.0, True)
+    >>> s = tff_settings(inputs, SimpleNamespace(sigma_client=Fraction(40), mechanism="dgauss"), Fraction(300), 13)
+    >>> c = tff_export(s, 1000).computed          # the plan's scale 300 and shares of 40
+    >>> c.share_sigma, 299.99 < c.state_scale <= 300, s.kwargs["modclip_prob"] < 1e-4
+    (40.0, True, True)
     """
     return TffExport(settings=settings, computed=tff_computes(**settings.kwargs, dimension=dimension),
                      dimension=dimension)
