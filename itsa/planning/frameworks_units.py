@@ -43,6 +43,7 @@ import flint
 from itsa._util.certified import Certified, Direction, exact_text, float_down, float_up, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
+from itsa.exceptions import InvalidOption
 from itsa.planning.accounting import _mechanism
 from itsa.planning.deployment import NoiseKind
 from itsa.planning.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
@@ -304,8 +305,11 @@ def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
         return None
     shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).privacy
     dimension = int(getattr(event, "dimension", inputs.dimension))
-    pair = dominating_pair(sigma=noise.sigma_client, sensitivity=noise.sensitivity.arb(), survivors=shares,
-                           dimension=dimension)
+    try:
+        pair = dominating_pair(sigma=noise.sigma_client, sensitivity=noise.sensitivity.arb(), survivors=shares,
+                               dimension=dimension)
+    except InvalidOption:           # a noise the enclosures cannot take (too large to carry): no pair
+        return None
     if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events
         return None
     return GaussianPair(mu=pair[0], slack=pair[1], rate=rate, rounds=inputs.rounds, delta=inputs.delta,
@@ -380,7 +384,10 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
     bits = None if inputs.layered else encoding.word_bits
-    settings = tff_settings(inputs, noise, gamma, bits) if distributed and not inputs.layered else None
+    try:
+        settings = tff_settings(inputs, noise, gamma, bits) if distributed and not inputs.layered else None
+    except (InvalidOption, OverflowError):       # numbers beyond a double: no argument TFF could take
+        settings = None
     tff: dict[str, Any] = {"factory": TFF_FACTORY if distributed
                            else "tff.aggregators.DifferentiallyPrivateFactory.gaussian_fixed",
                            "expected_clients_per_round": K, "l2_clip": frac(clip)}
