@@ -145,6 +145,8 @@ def test_a_layered_plan_keeps_its_zcdp_events(plans):
     assert p.frameworks is None or p.frameworks.pair is None
     out = export_plan(p, "dp-accounting").to_dict()
     assert out["dp_event"]["event"]["class_name"] == "ZCDpEvent"
+    assert any(n.startswith("no Gaussian pair dominates") for n in out["notes"])
+    assert "pair" not in out and "accountant_delta" not in out
 
 
 def test_cli_export_dp_accounting_snippet_runs(cli, tmp_path):
