@@ -33,7 +33,7 @@ from itsa.privacy.neighbours import Rounding, sensitivity_ball
 CROSS_DEVICE = {"noise_multiplier": 102.60353669840438, "expected_clients_per_round": 10000, "bits": 20,
                 "l2_clip": 1.0, "modclip_prob": 1.0675503517754321e-14, "beta": 0.6065306597126334,
                 "mechanism": "distributed_dgauss", "rotation_type": "dft", "auto_l2_clip": False}
-#: The issue's cross-device line pasted as the plan used to list it: no beta, no modclip_prob (TFF's defaults).
+#: The cross-device line pasted as the plan used to list it: no beta, no modclip_prob (TFF's defaults).
 WITHOUT_BETA = {"noise_multiplier": 102.64672823379306, "expected_clients_per_round": 10000, "bits": 20,
                 "l2_clip": 1.0, "mechanism": "distributed_dgauss", "rotation_type": "dft"}
 
@@ -120,7 +120,7 @@ def test_the_recorded_tff_run_of_the_settings_holds_the_plan(cross_device):
     assert math.ceil(tff["scaled_local_stddev"]) == math.ceil(cross_device.noise.sigma_client)
 
 
-def test_the_issues_claim_without_beta_eps_11_3_with_the_settings_the_plans(cross_device):
+def test_without_beta_tff_gives_eps_11_3_with_the_settings_the_plans(cross_device):
     """Pasted without beta and modclip_prob, TFF picks its own scale and stochastic rounding: eps about 11.3 at
     the plan's survivors, rounds and delta; with the exported settings, at most the plan's."""
     p = cross_device
