@@ -87,11 +87,19 @@ def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, ga
 
 
 def _float32_down(x: float) -> float:
-    """The largest float32 value ``≤ x`` (TFF reads its float arguments as float32)."""
+    """The largest float32 value ``≤ x ≥ 0`` (TFF reads its float arguments as float32)."""
     import numpy as np
 
     f = np.float32(x)
     return float(f if float(f) <= x else np.nextafter(f, np.float32(0)))
+
+
+def _float32_up(x: float) -> float:
+    """The least float32 value ``≥ x ≥ 0``."""
+    import numpy as np
+
+    f = np.float32(x)
+    return float(f if float(f) >= x else np.nextafter(f, np.float32(np.inf)))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,8 +144,8 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     ``modclip_prob`` is solved for ``s = γ (1 − TFF_SCALE_MARGIN)``: ``k² = 2^(2b)/(n + 4 s² (c² n²/d' + n σ_l²))``,
     rounded down to a float32 (a larger ``k``, a smaller scale). ``noise_multiplier`` puts the shares'
     deviation at that scale in the middle of the integers TF Privacy's sampler rounds up to ``⌈σ⌉`` (the
-    discrete Gaussian) or just above ``σ`` (Skellam). ``beta`` is the plan's for conditional rounding, 0 for
-    stochastic; ``auto_l2_clip`` is off (adaptive clipping spends privacy the plan does not count).
+    discrete Gaussian) or just above ``σ`` (Skellam). ``beta`` is the plan's for conditional rounding (rounded up to a float32, a
+    smaller norm bound), 0 for stochastic; ``auto_l2_clip`` is off (adaptive clipping spends privacy the plan does not count).
 
     Parameters
     ----------
@@ -167,8 +175,9 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
                      "TFF's rounding: plan with encoding rounding stochastic or conditional")
     beta = 0.0
     if inputs.rounding is Rounding.CONDITIONAL:
-        b = inputs.beta
-        beta = float(b.ball().mid()) if isinstance(b, ExpBeta) else float(b)
+        b = inputs.beta         # rounded up to a float32 (TFF's width): a larger beta, a smaller norm bound
+        beta = _float32_up(float(Certified.from_arb("beta", b.ball(), Direction.UPPER, "").upper())
+                           if isinstance(b, ExpBeta) else float_up(b))
     scale = gamma * (1 - TFF_SCALE_MARGIN)
     if scale > MAX_SCALE_FACTOR:
         refused.append(f"the plan's scale gamma = {safe_decimal(gamma, 6)}: TFF caps its scale at "
