@@ -1,7 +1,9 @@
-"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events.
+"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events, TFF's
+distributed-DP aggregator.
 
     export_plan(plan, "flower") -> PlanExport          # SecAggPlusWorkflow(**kwargs), Flower's DP wrapper
-    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's events as DpEvent.to_named_tuple JSON
+    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's dominating pair as DpEvent.to_named_tuple JSON
+    export_plan(plan, "tff") -> PlanExport             # DistributedDpSumFactory(**kwargs), what TFF computes
 
 ``itsa plan FILE --export TARGET`` prints :meth:`PlanExport.to_dict` (or
 :meth:`PlanExport.snippet`, Python to paste); :func:`write_export` writes it
@@ -22,11 +24,18 @@ of standard deviation ``z C / N`` to the mean (``C = clipping_norm``,
 double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
 clients; distributed noise has none, and the export says so.
 
-**dp-accounting.** One round's event of the plan (the one its accountant
-composes, :meth:`itsa.planning.Plan.round_event`) in zCDP form
+**dp-accounting.** The plan's dominating Gaussian pair, read from its
+frameworks section (:func:`itsa.planning.frameworks_units.round_pair`), as
+``GaussianDpEvent`` events (:func:`itsa.frameworks.dp_accounting.events_from_pair`)
+with the δ to ask the accountants at; a plan whose noise has no such pair
+keeps one round's event (:meth:`itsa.planning.Plan.round_event`) in zCDP form
 (:func:`itsa.frameworks.dp_accounting.events_from_event`), composed over the
 rounds with ``SelfComposedDpEvent``, under ``PoissonSampledDpEvent`` at rate
 ``K/population`` when the deployment has a population.
+
+**TFF.** The frameworks section's ``DistributedDpSumFactory`` arguments
+(:func:`itsa.planning.frameworks_units.tff_settings`) and what TFF computes
+from them (:func:`itsa.frameworks.tff.tff_export`).
 """
 
 from __future__ import annotations
@@ -44,8 +53,16 @@ from itsa._util.checks import choice
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event, float_up
+from itsa.frameworks.dp_accounting import (
+    SAMPLED_NOTE,
+    DpAccountingExport,
+    PairExport,
+    events_from_event,
+    events_from_pair,
+    float_up,
+)
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
+from itsa.frameworks.tff import TffExport, tff_export
 
 __all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
            "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
@@ -61,6 +78,7 @@ class Framework(StrEnum):
 
     FLOWER = "flower"
     DP_ACCOUNTING = "dp-accounting"
+    TFF = "tff"
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -89,7 +107,7 @@ class PlanExport(Displayable):
     framework: Framework
     deployment: str
     feasible: bool
-    export: FlowerExport | DpAccountingExport
+    export: FlowerExport | DpAccountingExport | PairExport | TffExport
     facts: dict[str, Any]
     notes: tuple[str, ...] = ()
     premises: tuple[str, ...] = ()
@@ -114,7 +132,7 @@ class PlanExport(Displayable):
                 f"({'feasible' if self.feasible else 'INFEASIBLE'} plan)"]
         head += ["# " + line for note in self.notes for line in _wrap(note)]
         head += ["# " + line for p in self.premises for line in _wrap(f"epsilon premise: {p}")]
-        if isinstance(self.export, FlowerExport):
+        if isinstance(self.export, (FlowerExport, TffExport)):
             return "\n".join(head) + "\n" + self.export.snippet()
         return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
 
@@ -127,9 +145,17 @@ def _python(event: dict[str, Any]) -> str:
     return f"dp_accounting.{event['class_name']}({fields})"
 
 
-def _dp_snippet(export: DpAccountingExport, facts: dict[str, Any]) -> str:
+def _dp_snippet(export: DpAccountingExport | PairExport, facts: dict[str, Any]) -> str:
     delta = float(Fraction(facts["delta"]))
     lines = ["import dp_accounting", "", f"event = {_python(export.event)}"]
+    if isinstance(export, PairExport):
+        lines += ["# the delta to ask for: the plan's delta less the pair's additive part over the rounds",
+                  f"accountant_delta = {export.accountant_delta!r}",
+                  "for accountant in (dp_accounting.pld.PLDAccountant(), dp_accounting.rdp.RdpAccountant()):",
+                  "    accountant.compose(event)",
+                  f"    print(type(accountant).__name__, accountant.get_epsilon(accountant_delta))   # the plan: eps <= "
+                  f"{facts['epsilon']['value']}"]
+        return "\n".join(lines) + "\n"
     if export.sampling_rate is None:
         lines += ["accountant = dp_accounting.rdp.RdpAccountant()", "accountant.compose(event)",
                   f"print(accountant.get_epsilon({delta!r}))   # the plan: eps <= {facts['epsilon']['value']}"]
@@ -231,11 +257,26 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
     return export, notes
 
 
-def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
+def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
     privacy = plan.deployment.privacy
+    pair = getattr(plan.frameworks, "pair", None)
+    if pair is not None:
+        notes = [f"the plan certifies eps <= {plan.noise.epsilon.decimal(6)} at delta "
+                 f"{safe_decimal(privacy.delta, 6)} ({plan.noise.accounting.upper_method})"]
+        if pair.certifies:
+            notes.append("the events are the dominating pair that epsilon is certified through: an accountant's "
+                         "get_epsilon(accountant_delta) is that epsilon up to its own discretization (at or above)")
+        else:
+            notes.append("the events are a pair dominating every round, not the bound the plan's epsilon comes "
+                         "from: an accountant's get_epsilon(accountant_delta) is a bound too, and may be below the "
+                         "plan's (the plan's own bound is then the looser one)")
+        return events_from_pair(pair), notes
     event = plan_event(plan)
     export = events_from_event(event, rounds=privacy.rounds)
-    notes = [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
+    notes = ["no Gaussian pair dominates this plan's rounds (Skellam, a layering, central noise after a rotation, "
+             "or a lattice smoothing whose additive part over the rounds reaches delta at this noise): its Renyi "
+             "bound as zCDP events, which dp-accounting's RdpAccountant alone takes, and only unsampled"]
+    notes += [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
              f"eps <= {plan.noise.epsilon.decimal(6)} at delta {safe_decimal(privacy.delta, 6)} "
              f"({plan.noise.epsilon.method})"]
     curve = export.epsilon(privacy.delta)
@@ -243,6 +284,20 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
         notes.append(f"the exported curve's own eps at that delta is {curve.decimal(6)} ({curve.direction}, every "
                      "order searched): an accountant of Renyi orders finds it, at or above the plan's")
     return export, notes
+
+
+def _tff(plan) -> tuple[TffExport, list[str]]:
+    """The plan's ``DistributedDpSumFactory`` arguments (its frameworks section's) and what TFF computes."""
+    settings = getattr(plan.frameworks, "tff_settings", None)
+    if settings is None:
+        raise InvalidOption("export tff: only distributed noise on a flat word has TFF settings "
+                            "(DistributedDpSumFactory); the frameworks section lists central noise's "
+                            "gaussian_fixed noise multiplier")
+    d = plan.deployment
+    notes = [f"TFF sizes the shares for the expected {d.clients} clients; the plan's eps "
+             f"<= {plan.noise.epsilon.decimal(6)} counts the fewest {d.survivors} survivors' shares",
+             "auto_l2_clip is off: adaptive clipping spends privacy the plan does not count"]
+    return tff_export(settings, d.dimension), notes
 
 
 def export_plan(plan, framework: Framework | str) -> PlanExport:
@@ -254,7 +309,8 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
         A plan (:func:`itsa.planning.plan`).
     framework : Framework or str
         ``flower``: ``SecAggPlusWorkflow``'s keyword arguments and Flower's DP wrapper where the noise has one;
-        ``dp-accounting``: the plan's events in ``DpEvent.to_named_tuple``'s JSON.
+        ``dp-accounting``: the plan's dominating Gaussian pair (or its zCDP events) in
+        ``DpEvent.to_named_tuple``'s JSON; ``tff``: ``DistributedDpSumFactory``'s arguments.
 
     Raises
     ------
@@ -269,7 +325,7 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     ...                       "encoding": {"word_bits": 32, "gamma": 256}})
     >>> e = export_plan(plan(d), "dp-accounting").to_dict()
     >>> e["dp_event"]["class_name"], e["dp_event"]["count"], e["dp_event"]["event"]["class_name"]
-    ('SelfComposedDpEvent', 10, 'ZCDpEvent')
+    ('SelfComposedDpEvent', 10, 'GaussianDpEvent')
     >>> export_plan(plan(d), "flower").to_dict()["dp_wrapper"]["class"]
     'DifferentialPrivacyClientSideFixedClipping'
     """
@@ -278,7 +334,7 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     kind = choice("export", framework, Framework)
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
-    export, notes = _flower(plan) if kind is Framework.FLOWER else _dp_accounting(plan)
+    export, notes = {Framework.FLOWER: _flower, Framework.DP_ACCOUNTING: _dp_accounting, Framework.TFF: _tff}[kind](plan)
     premises = _flower_premises(plan) if kind is Framework.FLOWER else ()
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
                       facts=_facts(plan), notes=tuple(notes), premises=premises)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any

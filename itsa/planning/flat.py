@@ -28,7 +28,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.encoding import EncodingPlan
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, limit_multiplier, mechanism_of
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of
 from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum

@@ -48,11 +48,7 @@ from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import DEFAULT_DELTA
 from itsa.privacy.coupled import CoupledShift, coupled_shift
 from itsa.privacy.events import (
-    DdgBound,
-    DiscreteGaussianEvent,
-    DistributedDiscreteGaussianEvent,
     Event,
-    SkellamEvent,
 )
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
 from itsa.privacy.shares import noise_shares, survivors_under

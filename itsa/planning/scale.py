@@ -45,7 +45,7 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.planning.encoding import data_bound, wrap_probability
-from itsa.planning.mechanism import NoiseInputs, estimate_sensitivity, mechanism_of, room_of, sensitivity
+from itsa.planning.mechanism import NoiseInputs, estimate_sensitivity, room_of
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
 from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind
 from itsa.privacy.neighbours import Adjacency, Rounding
