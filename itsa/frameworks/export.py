@@ -44,7 +44,7 @@ from itsa._util.checks import choice
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event, float_up
+from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
 
 __all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
@@ -152,16 +152,18 @@ def plan_event(plan) -> Any:
 
 
 def flower_noise_multiplier(plan) -> Fraction:
-    """Flower's ``noise_multiplier`` for a central plan: ``z = σ K/(γ S K_eff)``, rounded up to a double.
+    """Flower's ``noise_multiplier`` for a central plan: ``z = σ/(γ S)``, rounded up to a double (its one home is
+    :func:`itsa.planning.frameworks_units.flower_noise_multiplier`, which the plan prints).
 
     Flower adds ``N(0, (z C/N)²)`` to each coordinate of the mean, with
-    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``; on the sum
-    of ``n ≥ K_eff`` reporting clients that is a standard deviation of
-    ``n z S/K ≥ σ/γ``, the plan's noise in the data's units.
+    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``, and
+    releases a round only when all ``K`` reported (a failure drops it): on
+    their sum that is a standard deviation of ``z S ≥ σ/γ``, the plan's noise
+    in the data's units.
     """
-    d = plan.deployment
-    exact = plan.noise.sigma_client * d.clients / (plan.encoding.gamma * d.clip * d.survivors)
-    return Fraction(float_up(exact))
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
+
+    return Fraction(home(sigma=plan.noise.sigma_client, gamma=plan.encoding.gamma, clip=plan.deployment.clip))
 
 
 def _degree_threshold(plan) -> tuple[int, int, Fraction, str, str]:
@@ -219,16 +221,44 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
     central = d.noise.kind is NoiseKind.CENTRAL
     z = flower_noise_multiplier(plan) if central else None
     if central:
-        notes.append(f"noise_multiplier z = sigma K/(gamma S K_eff) = {safe_decimal(plan.noise.sigma_client, 8)} x "
-                     f"{d.clients}/({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)} x {d.survivors}), "
-                     "rounded up: Flower's Gaussian of deviation z S/K on the mean is at least the plan's sigma/gamma "
-                     "on the sum of K_eff or more clients; it is a float64 Gaussian, not the plan's discrete one, "
-                     "and the server sees the sum before the noise. DifferentialPrivacyServerSideFixedClipping takes "
-                     "the same keywords but clips on the server, which never sees an update under SecAgg+")
+        notes.append(f"noise_multiplier z = sigma/(gamma S) = {safe_decimal(plan.noise.sigma_client, 8)}/"
+                     f"({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)}), rounded up: Flower's DP wrapper "
+                     "releases a round only when every sampled client reported (any failure drops the round), so "
+                     "only rounds of all K clients are released, with deviation z S on their sum, at least the plan's "
+                     "sigma/gamma; it is a float64 Gaussian, not the plan's discrete one, and the server sees the sum "
+                     "before the noise. DifferentialPrivacyServerSideFixedClipping takes the same keywords but clips "
+                     "on the server, which never sees an update under SecAgg+")
     export = secaggplus_kwargs(degree=k, threshold=t, gamma=plan.encoding.gamma, word_bits=plan.encoding.word_bits,
                                clip=d.clip, clients=d.clients, noise_kind=str(d.noise.kind), noise_multiplier=z,
-                               dropout=d.dropout, corrupt=corrupt, adversary=adversary)
-    return export, notes
+                               max_weight=1.0, dropout=d.dropout, corrupt=corrupt, adversary=adversary)
+    return _with_plan_pieces(plan, export), notes
+
+
+def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
+    """``export`` with the client mods and fit workflow that run the plan's own encoding
+    (:mod:`itsa.frameworks.flower_dp`), or, for a plan they cannot run, why not."""
+    from dataclasses import replace
+
+    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, FlowerPlan
+
+    d, e = plan.deployment, plan.encoding
+    plain = (f"without itsa's mods, SecAggPlusWorkflow's settings above quantize what the app returns: the app must "
+             f"return its update (returned minus received parameters, l2 norm at most {exact_text(d.clip)}) with "
+             "num_examples = 1 (max_weight 1.0: the plan's sum is unweighted), and the server must add FedAvg's "
+             "result (the mean update) to its model; an app that returns its whole model has every weight beyond "
+             f"+-{exact_text(d.clip)} clamped")
+    if str(e.rotation) != "none" or str(e.rounding) != "nearest" or str(d.noise.kind) == "distributed":
+        plain += (f"; they run none of the plan's own encoding (rotation {e.rotation}, {e.rounding} rounding, "
+                  f"{d.noise.kind} noise): only client_mods and fit_workflow run the plan")
+    try:
+        fp = FlowerPlan.from_plan(plan)
+    except InvalidOption as exc:
+        return replace(export, plain_flower=plain, notes=export.notes + (f"no client_mods: {exc}",))
+    kwargs = fp.secaggplus_kwargs(num_shares=export.kwargs["num_shares"],
+                                  threshold=export.kwargs["reconstruction_threshold"])
+    section = {"SecAggPlusWorkflow": kwargs, "plan": fp.to_dict(), "survivors": fp.survivors}
+    return replace(export, client_mods=CLIENT_MODS, fit_workflow=FIT_WORKFLOW, distributed_dp=section,
+                   plain_flower=plain)
 
 
 def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
@@ -296,11 +326,13 @@ def _flower_premises(plan) -> tuple[str, ...]:
            "is a fixed-size sample, not accounted here")
     if d.noise.kind is NoiseKind.CENTRAL:
         how = (f"{eps} is certified for the plan's {plan.noise.mechanism} noise of deviation sigma on the integer "
-               "sum of the rounded updates; Flower adds a float64 Gaussian to the mean of the float updates "
-               "instead, which the plan does not certify")
+               "sum of the rounded updates: fit_workflow adds it on the server (which sees the sum before the "
+               "noise); Flower's DP wrapper adds a float64 Gaussian to the mean of the float updates instead, which "
+               "the plan does not certify")
     else:
-        how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares, which Flower does not add "
-               "(no wrapper is written)")
+        how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares: client_mods add them "
+               f"and fit_workflow releases a round only when {d.survivors} to {d.clients} clients sent their word "
+               "(the noise of those who did); plain SecAgg+ without them adds none")
     return who, how
 
 

@@ -92,10 +92,15 @@ class FlowerExport(Displayable):
     dp_wrapper: dict[str, Any] | None
     dp_note: str
     notes: tuple[str, ...] = ()
+    client_mods: tuple[str, ...] = ()
+    fit_workflow: str | None = None
+    distributed_dp: dict[str, Any] | None = None
+    plain_flower: str | None = None
 
     def snippet(self) -> str:
         """Python a Flower user pastes into a server app."""
-        lines = ["from flwr.server.workflow import SecAggPlusWorkflow", ""]
+        lines = [WIRING, "", "# plain Flower, without itsa's mods (see plain_flower):"] if self.fit_workflow else []
+        lines += ["from flwr.server.workflow import SecAggPlusWorkflow", ""]
         lines += ["# " + part for part in _wrap(CONVENTION)]
         lines.append("secaggplus = SecAggPlusWorkflow(")
         lines += [f"    {key}={value!r}," for key, value in self.kwargs.items()]
@@ -122,9 +127,39 @@ class FlowerExport(Displayable):
         return rows
 
     def to_dict(self) -> dict:
-        return {"SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
+        return {"client_mods": list(self.client_mods), "fit_workflow": self.fit_workflow,
+                "distributed_dp": self.distributed_dp, "plain_flower": self.plain_flower,
+                "SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
                 "convention": CONVENTION, "flower_version": FLOWER_VERSION, "check": self.check.to_dict(),
                 "notes": list(self.notes), "snippet": self.snippet()}
+
+
+#: Python that wires a federation from the export's JSON alone (``export.json``: ``itsa plan FILE --export flower``).
+WIRING = """import importlib, json
+
+from flwr.client import ClientApp
+from flwr.server import ServerApp, ServerConfig
+from flwr.server.strategy import FedAvg
+from flwr.server.workflow import DefaultWorkflow
+
+
+def load(name):
+    module, attribute = name.split(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+export = json.load(open("export.json"))
+client_app = ClientApp(client_fn=client_fn, mods=[load(m) for m in export["client_mods"]])   # your client_fn
+server_app = ServerApp()
+
+
+@server_app.main()
+def main(grid, context):
+    from flwr.server import LegacyContext
+
+    context = LegacyContext(context=context, config=ServerConfig(num_rounds=3), strategy=FedAvg())
+    DefaultWorkflow(fit_workflow=load(export["fit_workflow"])(export))(grid, context)
+"""
 
 
 def _wrap(text: str, width: int = 96) -> list[str]:

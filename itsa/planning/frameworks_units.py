@@ -14,10 +14,12 @@ its noise differently:
   deviation over the sensitivity: ``σ_sum/Δ`` (the plan's ``noise
   multiplier``), with the sensitivity ``Δ/γ`` in data units (the rounding
   and, for replace-one, the factor 2 included).
-- **Flower**'s server-side DP wrappers add ``N(0, (z C/N)²)`` to the mean
-  (``C = clipping_norm``, ``N = num_sampled_clients``): ``z = σ K/(γ S K_eff)``
-  puts at least the plan's ``σ/γ`` on the sum of ``K_eff`` or more clients;
-  Flower has no distributed noise.
+- **Flower**'s DP wrappers add ``N(0, (z C/N)²)`` to the mean
+  (``C = clipping_norm``, ``N = num_sampled_clients``) and release a round
+  only when every sampled client reported (any failure drops it): on the
+  sum of those ``K`` clients, ``z = σ/(γ S)`` (:func:`flower_noise_multiplier`,
+  rounded up to a double) puts at least the plan's ``σ/γ``. Flower has no
+  distributed noise of its own (``itsa.frameworks.flower_dp`` adds it).
 
 Examples
 --------
@@ -33,19 +35,20 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.planning.deployment import NoiseKind
 from itsa.planning.mechanism import NoiseInputs
 
-__all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
+__all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "flower_noise_multiplier", "TFF_MAX_BITS"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = 22
@@ -96,7 +99,8 @@ class FrameworkUnits(Displayable):
                                            "data units (max_grad_norm)")]
         f = self.flower
         rows.append(("Flower DP wrapper", "none: Flower adds no distributed noise" if f is None else
-                     f"noise_multiplier {f['noise_multiplier']} (rounded up), clipping_norm {f['clipping_norm']}, "
+                     f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
+                     f"rounds with every client), clipping_norm {f['clipping_norm']}, "
                      f"num_sampled_clients {f['num_sampled_clients']}"))
         return rows + [("frameworks note", n) for n in self.notes]
 
@@ -108,6 +112,20 @@ class FrameworkUnits(Displayable):
                 "opacus": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
                            "max_grad_norm": self.sensitivity_data.to_dict()},
                 "flower": self.flower, "notes": list(self.notes)}
+
+
+def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:
+    """Flower's ``noise_multiplier`` for central noise ``σ`` (integer units): the least double ``≥ σ/(γ S)``.
+
+    Flower's wrapper adds ``z S/K`` to the mean of the ``K`` clients of a round it releases (every sampled
+    client reported), ``z S`` on their sum: at least the plan's ``σ/γ``.
+
+    >>> flower_noise_multiplier(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1))
+    1.5
+    """
+    exact = Fraction(sigma) / (Fraction(gamma) * Fraction(clip))
+    z = float(exact)
+    return z if Fraction(z) >= exact else math.nextafter(z, math.inf)
 
 
 def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
@@ -143,8 +161,8 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
                      "epsilon is not certified (the export refuses it)")
     flower = None
     if not distributed:
-        exact = noise.sigma_client * K / (gamma * clip * inputs.survivors)
-        flower = {"noise_multiplier": safe_decimal(exact, 10, up=True), "clipping_norm": frac(clip),
+        flower = {"noise_multiplier": repr(flower_noise_multiplier(sigma=noise.sigma_client, gamma=gamma, clip=clip)),
+                  "clipping_norm": frac(clip),
                   "num_sampled_clients": K,
                   "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one clips on "
                              "the server)"}
