@@ -77,7 +77,7 @@ from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
-__all__ = ["FlowerPlan", "encode_update", "decode_sum", "flower_aggregate", "distributed_dp_mod", "fit_workflow",
+__all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod", "fit_workflow",
            "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
@@ -135,6 +135,10 @@ class FlowerPlan:
                               gamma=Fraction(str(self.gamma)), sigma_client=Fraction(str(self.sigma_client)),
                               modulus=self.modulus, noise=self.noise, rotation=self.rotation, rounding=self.rounding,
                               beta=self.beta, mechanism=self.mechanism, dropout=Fraction(str(self.dropout)))
+        if self.modulus <= self.clients:
+            raise InvalidOption(f"modulus: Flower divides by its weight entry, K Q mod M, which vanishes for a word "
+                                f"of {self.clients} clients or fewer values; the word must exceed K, not "
+                                f"{self.modulus}")
         object.__setattr__(self, "row", row)
         object.__setattr__(self, "dropout", row.dropout)
         survivors_under(self.clients, self.dropout)             # checks clients
@@ -243,21 +247,24 @@ def flower_aggregate(plan: FlowerPlan, words: list[np.ndarray]) -> np.ndarray:
     return vec
 
 
-def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round_seed: int,
-               noise_seed: str | None = None) -> np.ndarray:
-    """The mean update (``d`` floats) from Flower's aggregate of ``reporting`` clients' words.
-
-    Flower's float vector is ``(Σw − n Q/2)·Q/(nQ mod M)``: the sum of the words modulo ``M`` is read back
-    exactly (a half-integer below ``2^53``), the shift taken off, the central draw added (central noise),
-    centred, un-rotated and divided by ``γ n``.
-    """
+def word_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int) -> np.ndarray:
+    """The sum modulo ``M`` of ``reporting`` clients' words (``d'`` integers in ``[0, M)``), read back exactly from
+    Flower's float aggregate ``(Σw − n Q/2)·Q/(nQ mod M)`` (a half-integer below ``2^53``), the shift taken off."""
     n, q, m = reporting, plan.quantization_range, plan.modulus
     ratio = q / np.int64((n * q) % m)
     twice = 2 * np.asarray(aggregate, dtype=np.float64) / ratio
     halves = np.rint(twice)
     if np.abs(twice - halves).max(initial=0) >= 0.25:
         raise VerificationError("Flower's aggregate is not a sum of words (is max_weight 1 and num_examples 1?)")
-    total = np.mod((halves.astype(np.int64) + n * q) // 2 - n * plan.shift, m)
+    return np.mod((halves.astype(np.int64) + n * q) // 2 - n * plan.shift, m)
+
+
+def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round_seed: int,
+               noise_seed: str | None = None) -> np.ndarray:
+    """The mean update (``d`` floats) from Flower's aggregate of ``reporting`` clients' words: their sum
+    (:func:`word_sum`), the central draw added (central noise), centred, un-rotated and divided by ``γ n``."""
+    n, m = reporting, plan.modulus
+    total = word_sum(plan, aggregate, reporting=n)
     if plan.row.noise == NoiseShares.CENTRAL:
         total = np.mod(total + _noise(plan, noise_seed), m)
     centred = _centred(total, m).astype(np.float64)
