@@ -157,7 +157,8 @@ class FlowerPlan:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FlowerPlan:
         """The inverse of :meth:`to_dict`."""
-        return cls(**{k: (int(v) if k == "modulus" else v) for k, v in data.items()})
+        fields: dict[str, Any] = {k: (int(v) if k == "modulus" else v) for k, v in data.items()}
+        return cls(**fields)
 
     def to_dict(self) -> dict[str, Any]:
         r = self.row
@@ -368,7 +369,9 @@ def fit_workflow(export: dict[str, Any], *, seed: int | None = None):
     plan = FlowerPlan.from_dict(section["plan"])
     seeds = np.random.default_rng(seed if seed is not None else secrets.randbits(128))
 
-    class PlanSecAggPlusWorkflow(workflow.SecAggPlusWorkflow):
+    base: Any = workflow.SecAggPlusWorkflow
+
+    class PlanSecAggPlusWorkflow(base):
         """Flower's SecAgg+ workflow running the plan's encoding (itsa.frameworks.flower_dp)."""
 
         def __call__(self, grid, context):
