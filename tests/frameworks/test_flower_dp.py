@@ -10,7 +10,6 @@ alone, for an ordinary app: it returns the global model plus its update, with
 
 from __future__ import annotations
 
-import copy
 import importlib
 import json
 import logging
@@ -24,16 +23,14 @@ from hypothesis import strategies as st
 
 flwr = pytest.importorskip("flwr")
 
-from flwr.app import Context, Error, Message, RecordDict  # noqa: E402
+from flwr.app import Context, Message, RecordDict  # noqa: E402
 from flwr.client import ClientApp, NumPyClient  # noqa: E402
 from flwr.common import ndarrays_to_parameters, parameters_to_ndarrays  # noqa: E402
 from flwr.common.secure_aggregation.quantization import quantize  # noqa: E402
 from flwr.compat.common import recorddict_compat as compat  # noqa: E402
 from flwr.server import LegacyContext, ServerConfig  # noqa: E402
-from flwr.server.client_manager import SimpleClientManager  # noqa: E402
-from flwr.server.compat.grid_client_proxy import GridClientProxy  # noqa: E402
 from flwr.server.strategy import FedAvg  # noqa: E402
-from flwr.server.workflow.constant import MAIN_CONFIGS_RECORD, MAIN_PARAMS_RECORD, Key  # noqa: E402
+from flwr.server.workflow.constant import MAIN_PARAMS_RECORD  # noqa: E402
 
 from itsa.exceptions import InvalidOption  # noqa: E402
 from itsa.frameworks import export_plan  # noqa: E402
@@ -47,6 +44,7 @@ from itsa.frameworks.flower_dp import (  # noqa: E402
 )
 from itsa.planning import parse_deployment, plan  # noqa: E402
 from itsa.privacy.discrete_gaussian import variance  # noqa: E402
+from itsa.testing.flower import run_fit_rounds, task_identity  # noqa: E402
 
 logging.getLogger("flwr").setLevel(logging.ERROR)
 
@@ -102,60 +100,13 @@ def client_app(export: dict, dropped=frozenset()) -> ClientApp:
     return ClientApp(client_fn=client_fn, mods=[load(m) for m in export["client_mods"]])
 
 
-class InProcessGrid:
-    """A grid that hands each message to the ``ClientApp`` of its node, in this process (a failure is an error
-    reply, as Flower's engines give it)."""
-
-    def __init__(self, app: ClientApp, nodes: int):
-        self.app = app
-        self.contexts = {n + 1: Context(run_id=1, node_id=n + 1, node_config={"partition-id": n},
-                                        state=RecordDict(), run_config={}) for n in range(nodes)}
-
-    def send_and_receive(self, messages, *, timeout=None):
-        replies = []
-        for sent in messages:
-            msg = copy.deepcopy(sent)             # each node its own copy, as over the wire
-            try:
-                replies.append(self.app(msg, self.contexts[msg.metadata.dst_node_id]))
-            except Exception as exc:          # the app's failure: an error reply
-                replies.append(Message(Error(code=0, reason=repr(exc)), reply_to=msg))
-        return replies
-
-
-@pytest.fixture(autouse=True)
-def task_identity():
-    """The run and node a message is stamped with (Flower's engines set them; this process has none)."""
-    from flwr.supercore.task_identity import TaskIdentity
-
-    before = (TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id)
-    TaskIdentity.run_id, TaskIdentity.node_id, TaskIdentity.task_id = 1, 0, 1
-    yield
-    TaskIdentity._run_id, TaskIdentity._node_id, TaskIdentity._task_id = before
-
-
 def run_in_process(export: dict, *, clients: int, rounds: int = 1, dropped=frozenset(), seed: int = 0,
                    model=None) -> list[np.ndarray]:
-    """Flower's fit workflow (the export's) over ``rounds`` rounds in this process: the global model after each."""
-    model = GLOBAL if model is None else model
-    grid = InProcessGrid(client_app(export, dropped), clients)
-    manager = SimpleClientManager()
-    for node in grid.contexts:
-        manager.register(GridClientProxy(node, grid, 1))
-    strategy = FedAvg(fraction_fit=1.0, min_fit_clients=clients, min_available_clients=clients,
-                      fraction_evaluate=0.0, accept_failures=True)
-    base = Context(run_id=1, node_id=0, node_config={}, state=RecordDict(), run_config={})
-    context = LegacyContext(context=base, config=ServerConfig(num_rounds=rounds), strategy=strategy,
-                            client_manager=manager)
-    context.state.array_records[MAIN_PARAMS_RECORD] = compat.parameters_to_arrayrecord(
-        ndarrays_to_parameters(model), True)
+    """The export's fit workflow over ``rounds`` rounds in this process: the flat global model after each."""
     workflow = load(export["fit_workflow"])(export, seed=seed)
-    out = []
-    for r in range(1, rounds + 1):
-        context.state.config_records[MAIN_CONFIGS_RECORD] = flwr.app.ConfigRecord({Key.CURRENT_ROUND: r})
-        workflow(grid, context)
-        params = compat.arrayrecord_to_parameters(context.state.array_records[MAIN_PARAMS_RECORD], keep_input=True)
-        out.append(np.concatenate([a.ravel() for a in parameters_to_ndarrays(params)]))
-    return out
+    models = run_fit_rounds(client_app(export, dropped), workflow, clients=clients, rounds=rounds,
+                            model=GLOBAL if model is None else model)
+    return [flat(m) for m in models]
 
 
 def flat(arrays) -> np.ndarray:
@@ -266,7 +217,13 @@ def test_fewer_survivors_than_the_plan_counts_release_nothing():
     assert np.array_equal(after, flat(GLOBAL))
 
 
-def test_the_mod_refuses_a_training_message_without_the_plan_and_passes_the_rest():
+@pytest.fixture
+def stamped():
+    with task_identity():
+        yield
+
+
+def test_the_mod_refuses_a_training_message_without_the_plan_and_passes_the_rest(stamped):
     content = compat.fitins_to_recorddict(flwr.common.FitIns(ndarrays_to_parameters(GLOBAL), {}), True)
     msg = Message(content, dst_node_id=1, message_type="train")
     called = []
