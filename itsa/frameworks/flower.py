@@ -65,8 +65,9 @@ CONVENTION = ("itsa's degree k counts a client's neighbours (the SecAgg+ paper's
               "complete graph); the threshold t is the same number in both: t shares rebuild a secret")
 #: The Flower wrapper that adds central Gaussian noise to the aggregate of clipped updates.
 CENTRAL_WRAPPER = "DifferentialPrivacyClientSideFixedClipping"
-NO_WRAPPER = ("Flower has no counterpart for noise the clients add themselves (distributed discrete noise): its DP "
-              "wrappers add central Gaussian noise on the server, so no wrapper is written")
+NO_WRAPPER = ("Flower's DP wrappers have no counterpart for noise the clients add themselves (distributed discrete "
+              "noise): they add central Gaussian noise on the server, so no wrapper is written; client_mods and "
+              "fit_workflow add the plan's own shares")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -138,7 +139,7 @@ class FlowerExport(Displayable):
 WIRING = """import importlib, json
 
 from flwr.client import ClientApp
-from flwr.server import ServerApp, ServerConfig
+from flwr.server import LegacyContext, ServerApp, ServerConfig
 from flwr.server.strategy import FedAvg
 from flwr.server.workflow import DefaultWorkflow
 
@@ -155,8 +156,6 @@ server_app = ServerApp()
 
 @server_app.main()
 def main(grid, context):
-    from flwr.server import LegacyContext
-
     context = LegacyContext(context=context, config=ServerConfig(num_rounds=3), strategy=FedAvg())
     DefaultWorkflow(fit_workflow=load(export["fit_workflow"])(export))(grid, context)
 """
