@@ -18,9 +18,13 @@ semi-honest server (said in the export). Central noise has a Flower
 counterpart, ``DifferentialPrivacyClientSideFixedClipping`` (with SecAgg+ the
 server never sees an update, so the client clips): Flower adds Gaussian noise
 of standard deviation ``z C / N`` to the mean (``C = clipping_norm``,
-``N = num_sampled_clients``), so ``z = σ K/(γ S K_eff)`` (rounded up to a
-double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
-clients; distributed noise has none, and the export says so.
+``N = num_sampled_clients``) and releases a round only when every sampled
+client reported, so ``z = σ/(γ S)`` (rounded up to a double) puts at least
+the plan's ``σ/γ`` on the sum of the ``K`` clients of every round it
+releases; distributed noise has none, and the export says so. Beside them
+the export names ``client_mods`` and ``fit_workflow``
+(:mod:`itsa.frameworks.flower_dp`), which run the plan's own encoding and
+noise, distributed or central, from the export's JSON alone.
 
 **dp-accounting.** One round's event of the plan (the one its accountant
 composes, :meth:`itsa.planning.Plan.round_event`) in zCDP form

@@ -146,13 +146,15 @@ class FlowerPlan:
 
     @classmethod
     def from_plan(cls, plan) -> FlowerPlan:
-        """A plan's flat encoding (:func:`itsa.planning.plan_setup.setup_from_plan` reads it)."""
-        from itsa.planning.plan_setup import setup_from_plan
-
-        s = setup_from_plan(plan)
-        return cls(clients=s.clients, dropout=s.dropout, dimension=s.dimension, clip=s.clip, gamma=s.gamma,
-                   modulus=int(s.modulus or 0), sigma_client=s.sigma_client, noise=s.noise, mechanism=s.mechanism,
-                   rotation=s.rotation, rounding=s.rounding, beta=s.beta)
+        """A plan's flat encoding, read as :func:`itsa.planning.plan_setup.setup_from_plan` reads it (one client's
+        row: a real cohort is not bounded by the simulation's cells)."""
+        d, enc = plan.deployment, plan.encoding
+        if d.encoding.layered:
+            raise InvalidOption("plan: Flower's SecAgg+ sums one flat word, not a layering")
+        return cls(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
+                   modulus=enc.modulus, sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind),
+                   mechanism=str(d.noise.mechanism or "dgauss"), rotation=str(d.encoding.rotation),
+                   rounding=str(d.encoding.rounding), beta=d.encoding.beta)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FlowerPlan:

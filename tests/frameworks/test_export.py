@@ -246,3 +246,13 @@ def test_the_central_export_builds_flowers_dp_wrapper_with_the_plans_deviation(c
     deviation = Fraction(compute_stdv(**kw)) * kw["num_sampled_clients"]
     assert wrapper.aggregate_fit(1, [], [RuntimeError("a client failed")]) == (None, {})    # the round is dropped
     assert deviation * (1 + Fraction(1, 10**12)) >= central.noise.sigma_client / central.encoding.gamma
+
+
+def test_flowers_noise_multiplier_has_one_home_the_plan_prints_what_the_export_writes(central):
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
+
+    kw = export_plan(central, "flower").to_dict()["dp_wrapper"]["kwargs"]
+    printed = central.frameworks.to_dict()["flower"]["noise_multiplier"]
+    assert printed == repr(kw["noise_multiplier"])
+    d = central.deployment
+    assert kw["noise_multiplier"] == home(sigma=central.noise.sigma_client, gamma=central.encoding.gamma, clip=d.clip)
