@@ -124,6 +124,10 @@ class FlowerExport(Displayable):
         rows = [(key, repr(value)) for key, value in self.kwargs.items()]
         rows += [("convention", CONVENTION), ("check", self.check.headline()),
                  ("dp wrapper", f"{CENTRAL_WRAPPER}({self.dp_wrapper['kwargs']})" if self.dp_wrapper else self.dp_note)]
+        if self.fit_workflow is not None:
+            rows += [("client_mods", ", ".join(self.client_mods)), ("fit_workflow", self.fit_workflow)]
+        if self.plain_flower is not None:
+            rows.append(("plain Flower", self.plain_flower))
         rows += [("note", note) for note in self.notes]
         return rows
 
