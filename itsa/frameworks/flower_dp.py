@@ -324,8 +324,8 @@ def distributed_dp_mod(msg, ctxt, call_next):
 class _PlanStrategy:
     """The strategy, with the plan in every fit configuration and the plan's mean update in every result."""
 
-    def __init__(self, inner, plan: FlowerPlan, seeds):
-        self._inner, self._plan, self._seeds = inner, plan, seeds
+    def __init__(self, inner, plan: FlowerPlan, seeds, noise_seed: str | None = None):
+        self._inner, self._plan, self._seeds, self._noise_seed = inner, plan, seeds, noise_seed
         self._global: list[np.ndarray] | None = None
         self._seed = 0
 
@@ -351,18 +351,21 @@ class _PlanStrategy:
             return None, {}
         assert self._global is not None
         aggregate = _flat(common.parameters_to_ndarrays(results[0][1].parameters))
-        mean = decode_sum(plan, aggregate, reporting=n, round_seed=self._seed)
+        central = None if self._noise_seed is None else f"{self._noise_seed}:{server_round}"
+        mean = decode_sum(plan, aggregate, reporting=n, round_seed=self._seed, noise_seed=central)
         model = common.ndarrays_to_parameters(_shaped(_flat(self._global) + mean, self._global))
         for _, res in results:
             res.parameters, res.num_examples = model, 1
         return self._inner.aggregate_fit(server_round, results, failures)
 
 
-def fit_workflow(export: dict[str, Any], *, seed: int | None = None):
+def fit_workflow(export: dict[str, Any], *, seed: int | None = None, noise_seed: str | None = None):
     """``DefaultWorkflow(fit_workflow=...)`` for the plan in ``export`` (the parsed ``--export flower`` JSON).
 
     A ``SecAggPlusWorkflow`` of the export's keyword arguments whose strategy, for the round, sends the plan
     and a fresh public seed (``seed`` seeds them, for a reproducible run) and releases the plan's mean update.
+    ``noise_seed`` fixes the central draw of round ``r`` to the sampler's stream of ``"{noise_seed}:{r}"``
+    (tests that check the released value; a deployment leaves it unset: the draw is then secret).
     """
     workflow = require("flwr.server.workflow")
     section = export.get("distributed_dp")
@@ -378,7 +381,7 @@ def fit_workflow(export: dict[str, Any], *, seed: int | None = None):
 
         def __call__(self, grid, context):
             inner = context.strategy
-            context.strategy = _PlanStrategy(inner, plan, seeds)
+            context.strategy = _PlanStrategy(inner, plan, seeds, noise_seed)
             try:
                 super().__call__(grid, context)
             finally:
