@@ -260,7 +260,8 @@ def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
         return replace(export, plain_flower=plain, notes=export.notes + (f"no client_mods: {exc}",))
     kwargs = fp.secaggplus_kwargs(num_shares=export.kwargs["num_shares"],
                                   threshold=export.kwargs["reconstruction_threshold"])
-    section = {"SecAggPlusWorkflow": kwargs, "plan": fp.to_dict(), "survivors": fp.survivors}
+    section = {"SecAggPlusWorkflow": kwargs, "plan": fp.to_dict(), "survivors": fp.survivors,
+               "window_drop": fp.window_drop().to_dict()}
     return replace(export, client_mods=CLIENT_MODS, fit_workflow=FIT_WORKFLOW, distributed_dp=section,
                    plain_flower=plain)
 

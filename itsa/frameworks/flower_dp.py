@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import secrets
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -69,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.planning.rotation import Rotation
@@ -140,6 +142,9 @@ class FlowerPlan:
                                 f"of {self.clients} clients or fewer values; the word must exceed K, not "
                                 f"{self.modulus}")
         object.__setattr__(self, "row", row)
+        if self.shift and self.largest_rounded > self.shift:
+            raise InvalidOption(f"gamma: a rounded coordinate reaches {self.largest_rounded}, beyond Flower's int32 "
+                                f"window (|w| <= {self.shift}) for a word wider than 31 bits")
         object.__setattr__(self, "dropout", row.dropout)
         survivors_under(self.clients, self.dropout)             # checks clients
         object.__setattr__(self, "engine", str(SamplerEngine(self.engine)))
@@ -190,6 +195,29 @@ class FlowerPlan:
         q = self.quantization_range
         return {"num_shares": num_shares, "reconstruction_threshold": threshold, "max_weight": 1.0,
                 "clipping_range": q / 2, "quantization_range": q, "modulus_range": self.modulus}
+
+    @property
+    def largest_rounded(self) -> int:
+        """``A``: the largest ``|round(γ y)|`` of a coordinate ``|y| ≤ S`` (a rotation keeps ``|y_j| ≤ ‖y‖ ≤ S``):
+        ``⌊γS + 1/2⌋`` to nearest, ``⌈γS⌉`` for a stochastic or conditional rounding."""
+        top = self.row.gamma * self.row.clip
+        return math.floor(top + Fraction(1, 2)) if self.row.rounding == Rounding.NEAREST else math.ceil(top)
+
+    def window_drop(self) -> Certified:
+        """The probability that a client's centred word leaves Flower's ``int32`` window in a round (it then
+        drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
+        carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2σ²))``, a discrete Gaussian share being
+        ``σ²``-subgaussian, over the ``d'`` words."""
+        if self.shift == 0 or self.row.noise != NoiseShares.DISTRIBUTED or self.row.sigma_client == 0:
+            why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
+            return Certified.exact("window drop", 0, f"exact: {why}")
+        room, sigma = self.shift - self.largest_rounded, self.row.sigma_client
+        with precision():
+            ball = 2 * self.row.rotated_dimension * (-(to_arb(room) ** 2) / (2 * to_arb(sigma) ** 2)).exp()
+        method = (f"a share is sigma^2-subgaussian: P[|Z| >= {room}] <= 2 exp(-t^2/(2 sigma^2)), union over the "
+                  f"{self.row.rotated_dimension} words (at most 1)")
+        low, high = arb_to_fractions(ball)
+        return Certified("window drop", min(low, Fraction(1)), min(high, Fraction(1)), Direction.UPPER, method)
 
     def signs(self, round_seed: int) -> np.ndarray | None:
         """The round's public signs of the rotation (``None`` without one)."""

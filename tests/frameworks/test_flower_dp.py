@@ -32,7 +32,7 @@ from flwr.server import LegacyContext, ServerConfig  # noqa: E402
 from flwr.server.strategy import FedAvg  # noqa: E402
 from flwr.server.workflow.constant import MAIN_PARAMS_RECORD  # noqa: E402
 
-from itsa.exceptions import InvalidOption  # noqa: E402
+from itsa.exceptions import InvalidOption, VerificationError  # noqa: E402
 from itsa.frameworks import export_plan  # noqa: E402
 from itsa.frameworks.flower_dp import (  # noqa: E402
     CLIENT_MODS,
@@ -42,7 +42,7 @@ from itsa.frameworks.flower_dp import (  # noqa: E402
     flower_aggregate,
     word_sum,
 )
-from itsa.planning import parse_deployment, plan  # noqa: E402
+from itsa.planning import load_deployment, parse_deployment, plan  # noqa: E402
 from itsa.privacy.discrete_gaussian import variance  # noqa: E402
 from itsa.privacy.sampler import sample  # noqa: E402
 from itsa.testing.flower import run_fit_rounds, task_identity  # noqa: E402
@@ -163,9 +163,36 @@ def test_flowers_quantize_carries_every_word_and_the_sum_comes_back_exactly(bits
 
 
 def test_a_word_beyond_flowers_int32_window_is_never_sent_clamped():
-    p = FlowerPlan(clients=4, dimension=2, clip=1, gamma=2**31, modulus=2**40)     # gamma S is past 2^30
-    with pytest.raises(Exception, match="int32 window"):
-        encode_update(p, np.array([1.0, 0.0]), round_seed=0)
+    with pytest.raises(InvalidOption, match="int32 window"):                      # the data alone: refused
+        FlowerPlan(clients=4, dimension=2, clip=1, gamma=2**31, modulus=2**40)
+    p = FlowerPlan(clients=4, dimension=2, clip=1, gamma=2**29, modulus=2**40, sigma_client=2**32)
+    assert p.window_drop().upper() == 1                                          # the bound is past 1 here
+    with pytest.raises(VerificationError, match="int32 window"):                 # the noise: the client drops
+        encode_update(p, np.array([1.0, 0.0]), round_seed=0, noise_seed="far")
+
+
+@pytest.fixture(scope="module")
+def k1000():
+    return plan(load_deployment("k1000"))
+
+
+def test_the_window_drop_bound_of_k1000_and_its_exact_zeros(k1000):
+    p = FlowerPlan.from_plan(k1000)
+    bound = p.window_drop()
+    assert bound.direction == "upper bound" and 0 < bound.upper() < Fraction(1, 10**1000)
+    # the same bound by hand, 2 d' exp(-t^2/(2 sigma^2)) with t = 2^30 - 1 - A, in logs base 2: the certified
+    # upper end is at or above it (it is 2^-65536, the certified numbers' floor, where the bound is smaller)
+    t, sigma = 2**30 - 1 - p.largest_rounded, k1000.noise.sigma_client
+    log2 = math.log2(2 * 1290) - float(Fraction(t * t) / (2 * sigma * sigma)) / math.log(2)
+    upper = bound.upper()
+    assert upper.numerator.bit_length() - upper.denominator.bit_length() + 1 >= log2
+    mid = FlowerPlan(clients=4, dimension=2, clip=1, gamma=2**29, modulus=2**40, sigma_client=2**26)
+    t = 2**30 - 1 - 2**29                                                        # A = gamma S exactly
+    hand = 2 * 2 * math.exp(-(t * t) / (2 * 2.0**52))
+    assert mid.window_drop().lower() <= Fraction(hand) * (1 + Fraction(1, 10**9))
+    assert Fraction(hand) * (1 - Fraction(1, 10**9)) <= mid.window_drop().upper()
+    small = FlowerPlan(clients=4, dimension=2, clip=1, gamma=8, modulus=2**20, sigma_client=5)
+    assert small.window_drop().upper() == 0 == small.window_drop().lower()       # every residue is carried
 
 
 # -- the mod and the workflow in this process ---------------------------------------------------------
