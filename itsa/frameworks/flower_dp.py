@@ -45,7 +45,8 @@ public randomness (they need not be secret; they must be fresh each round and
 not chosen after the updates). What stays secret on a client: its update,
 its rounding's coins and its noise seed (drawn from the operating system's
 randomness each round). Central noise is drawn by the server on the sum: it
-sees the sum before the noise.
+sees the sum before the noise. :func:`pinned_mod` keeps a client to its own
+copy of the plan.
 
 Examples
 --------
@@ -79,7 +80,7 @@ from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
-__all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod", "fit_workflow",
+__all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod", "pinned_mod", "fit_workflow",
            "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
@@ -324,8 +325,30 @@ def distributed_dp_mod(msg, ctxt, call_next):
     Reads the plan and the round's public seed from the fit configuration (:func:`fit_workflow` sends them),
     lets the app train, and replaces its parameters by :func:`encode_update` of (returned − received) with
     ``num_examples = 1``. Messages other than training pass through; a training message without the plan
-    is refused (the server is not itsa's workflow, and the whole model would be quantized).
+    is refused (the server is not itsa's workflow, and the whole model would be quantized). The client takes
+    the server's plan; :func:`pinned_mod` takes only its own.
     """
+    return _encode_reply(msg, ctxt, call_next, None)
+
+
+def pinned_mod(export: dict[str, Any]):
+    """:func:`distributed_dp_mod` that refuses a round whose plan is not ``export``'s (the client's own copy
+    of the parsed export): a server cannot lower the noise or change the encoding of a client that pins it.
+
+    ``ClientApp(mods=[secaggplus_mod, pinned_mod(export)])``.
+    """
+    section = export.get("distributed_dp") or {}
+    if "plan" not in section:
+        raise InvalidOption("export: no distributed_dp section (export the plan with itsa plan FILE --export flower)")
+    own = FlowerPlan.from_dict(section["plan"]).to_dict()
+
+    def mod(msg, ctxt, call_next):
+        return _encode_reply(msg, ctxt, call_next, own)
+
+    return mod
+
+
+def _encode_reply(msg, ctxt, call_next, own: dict[str, Any] | None):
     flwr_app = require("flwr.app")
     compat = require("flwr.compat.common.recorddict_compat")
     common = require("flwr.common")
@@ -336,6 +359,10 @@ def distributed_dp_mod(msg, ctxt, call_next):
         raise InvalidOption(f"distributed_dp_mod: the fit configuration has no {CONFIG_PLAN} and {CONFIG_SEED} "
                             "(the server must run itsa's fit workflow)")
     plan = FlowerPlan.from_dict(json.loads(str(ins.config[CONFIG_PLAN])))
+    if own is not None and plan.to_dict() != own:
+        changed = sorted(k for k, v in plan.to_dict().items() if own.get(k) != v)
+        raise InvalidOption(f"pinned_mod: the server's plan differs from this client's export in "
+                            f"{', '.join(changed)}: the client sends nothing")
     received = _flat(common.parameters_to_ndarrays(ins.parameters))
     out = call_next(msg, ctxt)
     if out.has_error():

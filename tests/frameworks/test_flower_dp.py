@@ -10,6 +10,7 @@ alone, for an ordinary app: it returns the global model plus its update, with
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import logging
@@ -40,6 +41,7 @@ from itsa.frameworks.flower_dp import (  # noqa: E402
     distributed_dp_mod,
     encode_update,
     flower_aggregate,
+    pinned_mod,
     word_sum,
 )
 from itsa.planning import load_deployment, parse_deployment, plan  # noqa: E402
@@ -253,6 +255,25 @@ def test_a_distributed_plan_with_two_dropouts_is_released_with_the_survivors_noi
     low, high = math.sqrt(noise) / (gamma * n), math.sqrt(noise + n / 4) / (gamma * n)
     tolerance = 5 / math.sqrt(2 * len(err))
     assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)
+
+
+def test_a_client_that_pins_its_export_refuses_a_server_that_lowers_the_noise():
+    from flwr.client.mod import secaggplus_mod
+
+    export = the_export(spec_of("distributed"))
+    own = copy.deepcopy(export)
+    export["distributed_dp"]["plan"]["sigma_client"] = "1"              # the server's copy, noise lowered
+
+    def client_fn(context: Context):
+        return OrdinaryClient(int(context.node_config["partition-id"]), frozenset()).to_client()
+
+    pinned = ClientApp(client_fn=client_fn, mods=[secaggplus_mod, pinned_mod(own)])
+    workflow = load(export["fit_workflow"])(export, seed=0)
+    [after] = run_fit_rounds(pinned, workflow, clients=8, model=GLOBAL)
+    assert np.array_equal(flat(after), flat(GLOBAL))                    # every client refused: nothing released
+    same = ClientApp(client_fn=client_fn, mods=[secaggplus_mod, pinned_mod(own)])
+    [after] = run_fit_rounds(same, load(own["fit_workflow"])(own, seed=0), clients=8, model=GLOBAL)
+    assert not np.array_equal(flat(after), flat(GLOBAL))                # the same plan: released
 
 
 def test_fewer_survivors_than_the_plan_counts_release_nothing():
