@@ -80,8 +80,9 @@ from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
-__all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod", "pinned_mod", "fit_workflow",
-           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW"]
+__all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
+           "pinned_mod", "fit_workflow",
+           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
 CLIENT_MODS = ("flwr.client.mod:secaggplus_mod", "itsa.frameworks.flower_dp:distributed_dp_mod")
@@ -92,6 +93,9 @@ CONFIG_PLAN = "itsa.plan"
 CONFIG_SEED = "itsa.round_seed"
 #: The widest word Flower's ``int32`` cast carries: ``0..2^31 − 1``.
 INT32_WINDOW = 2**31
+#: Flower's float aggregate is read back exactly while ``max(M, K Q)`` is at most this (three float64
+#: roundings of relative ``2^-53`` each leave under a quarter of a half-integer).
+EXACT_FLOAT = 2**48
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +147,9 @@ class FlowerPlan:
                                 f"of {self.clients} clients or fewer values; the word must exceed K, not "
                                 f"{self.modulus}")
         object.__setattr__(self, "row", row)
+        if max(self.modulus, self.clients * (self.quantization_range + 1)) > EXACT_FLOAT:
+            raise InvalidOption(f"modulus: Flower's aggregate is a float64 of magnitude up to max(M, K Q); it is read "
+                                f"back exactly up to 2^48, not {self.modulus:,} for {self.clients:,} clients")
         if self.shift and self.largest_rounded > self.shift:
             raise InvalidOption(f"gamma: a rounded coordinate reaches {self.largest_rounded}, beyond Flower's int32 "
                                 f"window (|w| <= {self.shift}) for a word wider than 31 bits")

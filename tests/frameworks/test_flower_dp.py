@@ -145,8 +145,14 @@ def test_a_skellam_plan_exports_no_mods_and_says_why():
 
 # -- Flower's quantization is the identity on the words ---------------------------------------------
 
+def test_a_word_flowers_float_aggregate_cannot_carry_exactly_is_refused():
+    FlowerPlan(clients=4, dimension=2, clip=1, gamma=8, modulus=2**48)
+    with pytest.raises(InvalidOption, match="read back exactly up to 2"):
+        FlowerPlan(clients=4, dimension=2, clip=1, gamma=8, modulus=2**49)
+
+
 @settings(max_examples=60, deadline=None)
-@given(bits=st.integers(2, 40), n=st.integers(2, 12), seed=st.integers(0, 2**32 - 1))
+@given(bits=st.integers(2, 48), n=st.integers(2, 12), seed=st.integers(0, 2**32 - 1))
 def test_flowers_quantize_carries_every_word_and_the_sum_comes_back_exactly(bits, n, seed):
     if 2**bits <= n:                   # refused: Flower's weight entry n Q mod M could vanish
         with pytest.raises(InvalidOption, match="must exceed K"):
