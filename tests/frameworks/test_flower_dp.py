@@ -38,6 +38,7 @@ from itsa.frameworks import export_plan  # noqa: E402
 from itsa.frameworks.flower_dp import (  # noqa: E402
     CLIENT_MODS,
     FlowerPlan,
+    decode_sum,
     distributed_dp_mod,
     encode_update,
     flower_aggregate,
@@ -170,6 +171,22 @@ def test_flowers_quantize_carries_every_word_and_the_sum_comes_back_exactly(bits
         assert np.array_equal(quantize([x], q / 2, q)[0], w + p.shift)
     aggregate = flower_aggregate(p, sent)
     assert np.array_equal(word_sum(p, aggregate, reporting=n), np.sum(words, axis=0) % m)
+
+
+@pytest.mark.parametrize("rotation", ["none", "hadamard", "dft"])
+@pytest.mark.parametrize("bits", [12, 36])
+def test_words_through_flowers_arithmetic_decode_to_the_mean_within_the_rounding(rotation, bits):
+    """An odd dimension (padded by a rotation), rounding to nearest, no noise: each client's rounding error is
+    at most 1/2 per rotated word, so at most sqrt(d')/(2 gamma) on any coordinate of the mean after un-rotating."""
+    p = FlowerPlan(clients=5, dimension=7, clip=1, gamma=64, modulus=2**bits, rotation=rotation)
+    updates = [update_of(i, 7) for i in range(5)]
+    words = [encode_update(p, u, round_seed=3) for u in updates]
+    assert all(len(w) == p.row.rotated_dimension for w in words)
+    mean = decode_sum(p, flower_aggregate(p, words), reporting=5, round_seed=3)
+    bound = math.sqrt(p.row.rotated_dimension) / (2 * 64)
+    assert np.abs(mean - np.mean(updates, axis=0)).max() <= bound * (1 + 1e-9)
+    other = decode_sum(p, flower_aggregate(p, words), reporting=5, round_seed=4)     # another round's signs
+    assert rotation == "none" or np.abs(other - np.mean(updates, axis=0)).max() > bound
 
 
 def test_a_word_beyond_flowers_int32_window_is_never_sent_clamped():
