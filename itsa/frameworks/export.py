@@ -314,12 +314,12 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
     export, notes = _flower(plan) if kind is Framework.FLOWER else _dp_accounting(plan)
-    premises = _flower_premises(plan) if kind is Framework.FLOWER else ()
+    premises = _flower_premises(plan, export.fit_workflow is not None) if isinstance(export, FlowerExport) else ()
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
                       facts=_facts(plan), notes=tuple(notes), premises=premises)
 
 
-def _flower_premises(plan) -> tuple[str, ...]:
+def _flower_premises(plan, pieces: bool) -> tuple[str, ...]:
     """What the plan's ε needs that Flower's run does not provide by itself (a population is refused before)."""
     from itsa.planning.deployment import NoiseKind
 
@@ -334,10 +334,13 @@ def _flower_premises(plan) -> tuple[str, ...]:
                "sum of the rounded updates: fit_workflow adds it on the server (which sees the sum before the "
                "noise); Flower's DP wrapper adds a float64 Gaussian to the mean of the float updates instead, which "
                "the plan does not certify")
-    else:
+    elif pieces:
         how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares: client_mods add them "
                f"and fit_workflow releases a round only when {d.survivors} to {d.clients} clients sent their word "
                "(the noise of those who did); plain SecAgg+ without them adds none")
+    else:
+        how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares, which Flower does not add "
+               "and this export has no client_mods for (see the notes)")
     return who, how
 
 

@@ -144,6 +144,7 @@ def test_a_skellam_plan_exports_no_mods_and_says_why():
     out = the_export({**spec_of("distributed"), "noise": {"kind": "distributed", "mechanism": "skellam"}})
     assert out["client_mods"] == [] and out["fit_workflow"] is None
     assert any("no client_mods" in n and "skellam" in n for n in out["notes"])
+    assert "no client_mods for" in out["epsilon_premises"][1]           # the premise does not promise them
 
 
 # -- Flower's quantization is the identity on the words ---------------------------------------------
