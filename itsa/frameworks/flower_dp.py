@@ -81,7 +81,7 @@ from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
-           "pinned_mod", "fit_workflow",
+           "pinned_mod", "fit_workflow", "fresh_secret",
            "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
@@ -232,11 +232,17 @@ class FlowerPlan:
         return _signs(np.random.default_rng(round_seed), self.row)
 
 
+def fresh_secret() -> str:
+    """A fresh secret seed (256 bits of the operating system's randomness, as hex): a client's noise seed and
+    rounding coins each round (tests replace it to seed a run)."""
+    return secrets.token_hex(32)
+
+
 def _noise(plan: FlowerPlan, seed: str | None) -> np.ndarray:
     count = plan.row.rotated_dimension
     if plan.row.sigma_client == 0:
         return np.zeros(count, dtype=np.int64)
-    text = seed if seed is not None else secrets.token_hex(32)
+    text = seed if seed is not None else fresh_secret()
     return np.array(sample(plan.row.sigma_client, count, text, plan.engine), dtype=np.int64)
 
 
@@ -258,7 +264,7 @@ def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=
         x = x * (s / norm * (1 - 2.0**-40))
     signs = plan.signs(round_seed)
     y = (x if signs is None else _rotate(x, signs, plan.row.rotation))[None, :]
-    coins = rng if rng is not None else np.random.default_rng(secrets.randbits(128))
+    coins = rng if rng is not None else np.random.default_rng(int(fresh_secret(), 16))
     ints, _ = round_rows(coins, y, plan.row, _norm_cap(plan.row))
     words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseShares.DISTRIBUTED else 0)
     q, shift = plan.quantization_range, plan.shift
@@ -434,7 +440,7 @@ def fit_workflow(export: dict[str, Any], *, seed: int | None = None, noise_seed:
     if not section:
         raise InvalidOption("export: no distributed_dp section (export the plan with itsa plan FILE --export flower)")
     plan = FlowerPlan.from_dict(section["plan"])
-    seeds = np.random.default_rng(seed if seed is not None else secrets.randbits(128))
+    seeds = np.random.default_rng(seed if seed is not None else int(fresh_secret(), 16))
 
     base: Any = workflow.SecAggPlusWorkflow
 

@@ -63,6 +63,17 @@ def load(name: str):
     return getattr(importlib.import_module(module), attribute)
 
 
+@pytest.fixture(autouse=True)
+def seeded(monkeypatch):
+    """Every secret a client draws in this process (noise seed, rounding coins) from one seeded counter."""
+    import itertools
+
+    import itsa.frameworks.flower_dp as module
+
+    counter = itertools.count()
+    monkeypatch.setattr(module, "fresh_secret", lambda: f"{next(counter):064x}")
+
+
 def the_export(spec: dict) -> dict:
     """``itsa plan --export flower`` of ``spec``, through its JSON text."""
     return json.loads(json.dumps(export_plan(plan(parse_deployment(spec)), "flower").to_dict()))
