@@ -160,7 +160,9 @@ server_app = ServerApp()
 
 @server_app.main()
 def main(grid, context):
-    context = LegacyContext(context=context, config=ServerConfig(num_rounds=3), strategy=FedAvg())
+    k = export["distributed_dp"]["plan"]["clients"]         # the plan's cohort, every client each round
+    strategy = FedAvg(min_fit_clients=k, min_available_clients=k)
+    context = LegacyContext(context=context, config=ServerConfig(num_rounds=3), strategy=strategy)
     DefaultWorkflow(fit_workflow=load(export["fit_workflow"])(export))(grid, context)
 """
 
