@@ -30,7 +30,8 @@ residue shifted by ``Q/2``, ``Q = 2^31 − 2``, and a client whose word leaves
 that window (a noise draw beyond about ``2^30``) raises: it drops out of the
 round rather than send a clamped value. Flower's own float arithmetic on the
 aggregate (the offset and the weight ratio ``Q/(nQ mod M)``) is undone
-exactly: the value is a half-integer below ``2^53``, recovered by rounding.
+exactly: before the ratio it is a half-integer of magnitude at most ``2^48``
+(:data:`EXACT_FLOAT`), recovered by rounding.
 
 **Dropouts.** The plan's ε counts the noise of its fewest survivors ``K_eff``
 (``⌈(1 − dropout) K⌉``): a round is released when between ``K_eff`` and
@@ -294,7 +295,8 @@ def flower_aggregate(plan: FlowerPlan, words: list[np.ndarray]) -> np.ndarray:
 
 def word_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int) -> np.ndarray:
     """The sum modulo ``M`` of ``reporting`` clients' words (``d'`` integers in ``[0, M)``), read back exactly from
-    Flower's float aggregate ``(Σw − n Q/2)·Q/(nQ mod M)`` (a half-integer below ``2^53``), the shift taken off."""
+    Flower's float aggregate ``(Σw − n Q/2)·Q/(nQ mod M)`` (a half-integer of magnitude at most
+    :data:`EXACT_FLOAT` before the ratio), the shift taken off."""
     n, q, m = reporting, plan.quantization_range, plan.modulus
     ratio = q / np.int64((n * q) % m)
     twice = 2 * np.asarray(aggregate, dtype=np.float64) / ratio
