@@ -98,7 +98,7 @@ class FrameworkUnits(Displayable):
                                            f"sensitivity, the sensitivity {self.sensitivity_data.decimal(6)} in "
                                            "data units (max_grad_norm)")]
         f = self.flower
-        rows.append(("Flower DP wrapper", "none: Flower adds no distributed noise" if f is None else
+        rows.append(("Flower DP wrapper", "none for distributed noise (--export flower writes the client mods that add it)" if f is None else
                      f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
                      f"rounds with every client), clipping_norm {f['clipping_norm']}, "
                      f"num_sampled_clients {f['num_sampled_clients']}"))
