@@ -26,8 +26,9 @@ from ._progress import progress_display, time_limit_of
 @click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
 @click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), default=None,
-              help="Print the plan written for a framework instead (JSON): flower (SecAggPlusWorkflow's keyword "
-                   "arguments and Flower's DP wrapper) or dp-accounting (the plan's events, DpEvent named tuples).")
+              help="Print the plan written for a framework instead (JSON): flower (the client mods and fit "
+                   "workflow that run the plan, SecAggPlusWorkflow's keyword arguments and Flower's DP wrapper) or "
+                   "dp-accounting (the plan's events, DpEvent named tuples).")
 @click.option("--export-file", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --export: write the export to PATH instead (a regular file), and print the plan.")
 @click.option("--snippet", is_flag=True, help="With --export: Python to paste instead of JSON.")

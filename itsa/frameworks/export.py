@@ -20,9 +20,13 @@ semi-honest server (said in the export). Central noise has a Flower
 counterpart, ``DifferentialPrivacyClientSideFixedClipping`` (with SecAgg+ the
 server never sees an update, so the client clips): Flower adds Gaussian noise
 of standard deviation ``z C / N`` to the mean (``C = clipping_norm``,
-``N = num_sampled_clients``), so ``z = σ K/(γ S K_eff)`` (rounded up to a
-double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
-clients; distributed noise has none, and the export says so.
+``N = num_sampled_clients``) and releases a round only when every sampled
+client reported, so ``z = σ/(γ S)`` (rounded up to a double) puts at least
+the plan's ``σ/γ`` on the sum of the ``K`` clients of every round it
+releases; distributed noise has none, and the export says so. Beside them
+the export names ``client_mods`` and ``fit_workflow``
+(:mod:`itsa.frameworks.flower_dp`), which run the plan's own encoding and
+noise, distributed or central, from the export's JSON alone.
 
 **dp-accounting.** The plan's dominating Gaussian pair, read from its
 frameworks section (:func:`itsa.planning.frameworks_units.round_pair`), as
@@ -59,7 +63,6 @@ from itsa.frameworks.dp_accounting import (
     PairExport,
     events_from_event,
     events_from_pair,
-    float_up,
 )
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
 from itsa.frameworks.tff import TffExport, tff_export
@@ -178,16 +181,18 @@ def plan_event(plan) -> Any:
 
 
 def flower_noise_multiplier(plan) -> Fraction:
-    """Flower's ``noise_multiplier`` for a central plan: ``z = σ K/(γ S K_eff)``, rounded up to a double.
+    """Flower's ``noise_multiplier`` for a central plan: ``z = σ/(γ S)``, rounded up to a double (its one home is
+    :func:`itsa.planning.frameworks_units.flower_noise_multiplier`, which the plan prints).
 
     Flower adds ``N(0, (z C/N)²)`` to each coordinate of the mean, with
-    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``; on the sum
-    of ``n ≥ K_eff`` reporting clients that is a standard deviation of
-    ``n z S/K ≥ σ/γ``, the plan's noise in the data's units.
+    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``, and
+    releases a round only when all ``K`` reported (a failure drops it): on
+    their sum that is a standard deviation of ``z S ≥ σ/γ``, the plan's noise
+    in the data's units.
     """
-    d = plan.deployment
-    exact = plan.noise.sigma_client * d.clients / (plan.encoding.gamma * d.clip * d.survivors)
-    return Fraction(float_up(exact))
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
+
+    return Fraction(home(sigma=plan.noise.sigma_client, gamma=plan.encoding.gamma, clip=plan.deployment.clip))
 
 
 def _degree_threshold(plan) -> tuple[int, int, Fraction, str, str]:
@@ -245,16 +250,45 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
     central = d.noise.kind is NoiseKind.CENTRAL
     z = flower_noise_multiplier(plan) if central else None
     if central:
-        notes.append(f"noise_multiplier z = sigma K/(gamma S K_eff) = {safe_decimal(plan.noise.sigma_client, 8)} x "
-                     f"{d.clients}/({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)} x {d.survivors}), "
-                     "rounded up: Flower's Gaussian of deviation z S/K on the mean is at least the plan's sigma/gamma "
-                     "on the sum of K_eff or more clients; it is a float64 Gaussian, not the plan's discrete one, "
-                     "and the server sees the sum before the noise. DifferentialPrivacyServerSideFixedClipping takes "
-                     "the same keywords but clips on the server, which never sees an update under SecAgg+")
+        notes.append(f"noise_multiplier z = sigma/(gamma S) = {safe_decimal(plan.noise.sigma_client, 8)}/"
+                     f"({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)}), rounded up: Flower's DP wrapper "
+                     "releases a round only when every sampled client reported (any failure drops the round), so "
+                     "only rounds of all K clients are released, with deviation z S on their sum, at least the plan's "
+                     "sigma/gamma; it is a float64 Gaussian, not the plan's discrete one, and the server sees the sum "
+                     "before the noise. DifferentialPrivacyServerSideFixedClipping takes the same keywords but clips "
+                     "on the server, which never sees an update under SecAgg+")
     export = secaggplus_kwargs(degree=k, threshold=t, gamma=plan.encoding.gamma, word_bits=plan.encoding.word_bits,
                                clip=d.clip, clients=d.clients, noise_kind=str(d.noise.kind), noise_multiplier=z,
-                               dropout=d.dropout, corrupt=corrupt, adversary=adversary)
-    return export, notes
+                               max_weight=1.0, dropout=d.dropout, corrupt=corrupt, adversary=adversary)
+    return _with_plan_pieces(plan, export), notes
+
+
+def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
+    """``export`` with the client mods and fit workflow that run the plan's own encoding
+    (:mod:`itsa.frameworks.flower_dp`), or, for a plan they cannot run, why not."""
+    from dataclasses import replace
+
+    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, FlowerPlan
+
+    d, e = plan.deployment, plan.encoding
+    plain = (f"without itsa's mods, SecAggPlusWorkflow's settings above quantize what the app returns: the app must "
+             f"return its update (returned minus received parameters, l2 norm at most {exact_text(d.clip)}) with "
+             "num_examples = 1 (max_weight 1.0: the plan's sum is unweighted), and the server must add FedAvg's "
+             "result (the mean update) to its model; an app that returns its whole model has every weight beyond "
+             f"+-{exact_text(d.clip)} clamped")
+    if str(e.rotation) != "none" or str(e.rounding) != "nearest" or str(d.noise.kind) == "distributed":
+        plain += (f"; they run none of the plan's own encoding (rotation {e.rotation}, {e.rounding} rounding, "
+                  f"{d.noise.kind} noise): only client_mods and fit_workflow run the plan")
+    try:
+        fp = FlowerPlan.from_plan(plan)
+    except InvalidOption as exc:
+        return replace(export, plain_flower=plain, notes=export.notes + (f"no client_mods: {exc}",))
+    kwargs = fp.secaggplus_kwargs(num_shares=export.kwargs["num_shares"],
+                                  threshold=export.kwargs["reconstruction_threshold"])
+    section = {"SecAggPlusWorkflow": kwargs, "plan": fp.to_dict(), "survivors": fp.survivors,
+               "window_drop": fp.window_drop().to_dict()}
+    return replace(export, client_mods=CLIENT_MODS, fit_workflow=FIT_WORKFLOW, distributed_dp=section,
+                   plain_flower=plain)
 
 
 def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
@@ -335,12 +369,12 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
     export, notes = {Framework.FLOWER: _flower, Framework.DP_ACCOUNTING: _dp_accounting, Framework.TFF: _tff}[kind](plan)
-    premises = _flower_premises(plan) if kind is Framework.FLOWER else ()
+    premises = _flower_premises(plan, export.fit_workflow is not None) if isinstance(export, FlowerExport) else ()
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
                       facts=_facts(plan), notes=tuple(notes), premises=premises)
 
 
-def _flower_premises(plan) -> tuple[str, ...]:
+def _flower_premises(plan, pieces: bool) -> tuple[str, ...]:
     """What the plan's ε needs that Flower's run does not provide by itself (a population is refused before)."""
     from itsa.planning.deployment import NoiseKind
 
@@ -352,11 +386,16 @@ def _flower_premises(plan) -> tuple[str, ...]:
            "is a fixed-size sample, not accounted here")
     if d.noise.kind is NoiseKind.CENTRAL:
         how = (f"{eps} is certified for the plan's {plan.noise.mechanism} noise of deviation sigma on the integer "
-               "sum of the rounded updates; Flower adds a float64 Gaussian to the mean of the float updates "
-               "instead, which the plan does not certify")
+               "sum of the rounded updates: fit_workflow adds it on the server (which sees the sum before the "
+               "noise); Flower's DP wrapper adds a float64 Gaussian to the mean of the float updates instead, which "
+               "the plan does not certify")
+    elif pieces:
+        how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares: client_mods add them "
+               f"and fit_workflow releases a round only when {d.survivors} to {d.clients} clients sent their word "
+               "(the noise of those who did); plain SecAgg+ without them adds none")
     else:
         how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares, which Flower does not add "
-               "(no wrapper is written)")
+               "and this export has no client_mods for (see the notes)")
     return who, how
 
 

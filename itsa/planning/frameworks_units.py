@@ -14,10 +14,12 @@ its noise differently:
   deviation over the sensitivity: ``σ_sum/Δ`` (the plan's ``noise
   multiplier``), with the sensitivity ``Δ/γ`` in data units (the rounding
   and, for replace-one, the factor 2 included).
-- **Flower**'s server-side DP wrappers add ``N(0, (z C/N)²)`` to the mean
-  (``C = clipping_norm``, ``N = num_sampled_clients``): ``z = σ K/(γ S K_eff)``
-  puts at least the plan's ``σ/γ`` on the sum of ``K_eff`` or more clients;
-  Flower has no distributed noise.
+- **Flower**'s DP wrappers add ``N(0, (z C/N)²)`` to the mean
+  (``C = clipping_norm``, ``N = num_sampled_clients``) and release a round
+  only when every sampled client reported (any failure drops it): on the
+  sum of those ``K`` clients, ``z = σ/(γ S)`` (:func:`flower_noise_multiplier`,
+  rounded up to a double) puts at least the plan's ``σ/γ``. Flower has no
+  distributed noise of its own (``itsa.frameworks.flower_dp`` adds it).
 
 Examples
 --------
@@ -56,7 +58,7 @@ from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
-           "tff_noise_multiplier", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY"]
+           "tff_noise_multiplier", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "flower_noise_multiplier"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = RULE_MAX_BITS
@@ -372,8 +374,9 @@ class FrameworkUnits(Displayable):
                             f"sensitivity {self.sensitivity_data.decimal(6)} in data units (max_grad_norm): the noise "
                             "Opacus adds")]
         f = self.flower
-        rows.append(("Flower DP wrapper", "none: Flower adds no distributed noise" if f is None else
-                     f"noise_multiplier {f['noise_multiplier']} (rounded up), clipping_norm {f['clipping_norm']}, "
+        rows.append(("Flower DP wrapper", "none for distributed noise (--export flower writes the client mods that add it)" if f is None else
+                     f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
+                     f"rounds with every client), clipping_norm {f['clipping_norm']}, "
                      f"num_sampled_clients {f['num_sampled_clients']}"))
         return rows + [("frameworks note", n) for n in self.notes]
 
@@ -388,6 +391,18 @@ class FrameworkUnits(Displayable):
                 "opacus": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
                            "max_grad_norm": self.sensitivity_data.to_dict()},
                 "flower": self.flower, "notes": list(self.notes)}
+
+
+def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:
+    """Flower's ``noise_multiplier`` for central noise ``σ`` (integer units): the least double ``≥ σ/(γ S)``.
+
+    Flower's wrapper adds ``z S/K`` to the mean of the ``K`` clients of a round it releases (every sampled
+    client reported), ``z S`` on their sum: at least the plan's ``σ/γ``.
+
+    >>> flower_noise_multiplier(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1))
+    1.5
+    """
+    return float_up(Fraction(sigma) / (Fraction(gamma) * Fraction(clip)))
 
 
 def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
@@ -427,8 +442,8 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
                      "epsilon is not certified (the export refuses it)")
     flower = None
     if not distributed:
-        exact = noise.sigma_client * K / (gamma * clip * inputs.survivors)
-        flower = {"noise_multiplier": safe_decimal(exact, 10, up=True), "clipping_norm": frac(clip),
+        flower = {"noise_multiplier": repr(flower_noise_multiplier(sigma=noise.sigma_client, gamma=gamma, clip=clip)),
+                  "clipping_norm": frac(clip),
                   "num_sampled_clients": K,
                   "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one clips on "
                              "the server)"}

@@ -114,8 +114,17 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
     x = rng.standard_normal((K, d))
     x *= float(setup.clip) / np.linalg.norm(x, axis=1, keepdims=True)
     y = x if signs is None else _rotate(x, signs, setup.rotation)
+    ints, attempts = round_rows(rng, y, setup, cap, clock)
+    return x, y, ints, attempts
+
+
+def round_rows(rng, y: np.ndarray, setup: SimulationSetup, cap: float | None,
+               clock: Deadline | None = None) -> tuple[np.ndarray, int]:
+    """``(y_int, attempts)``: the rows ``y`` (already rotated) rounded at ``γ`` as ``setup`` rounds, and the
+    stochastic roundings drawn (see :func:`_updates`; ``cap`` is :func:`_norm_cap`'s)."""
+    K, g = y.shape[0], float(setup.gamma)
     if setup.rounding == Rounding.NEAREST:
-        return x, y, np.floor(y * g + 0.5).astype(np.int64), 0
+        return np.floor(y * g + 0.5).astype(np.int64), 0
     ints, attempts, rows = np.empty(y.shape, dtype=np.int64), 0, max(1, DRAW_CHUNK // y.shape[1])
     for start in range(0, K, rows):
         if clock is not None:
@@ -133,7 +142,7 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
             attempts += int(again.sum())
             again[again] = (r[again] * r[again]).sum(axis=1) > cap
         ints[start:start + rows] = r
-    return x, y, ints, attempts
+    return ints, attempts
 
 
 def _norm_cap(setup: SimulationSetup) -> float | None:
