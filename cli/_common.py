@@ -118,23 +118,26 @@ class LibraryConstant(LibraryDefault):
 
 
 class WholeNumber(click.ParamType):
-    """A whole number ``>= 1``, also written ``2e9`` or ``2_000_000_000``."""
+    """A whole number ``>= 1``, also written ``2e9`` or ``2_000_000_000``, at most ``maximum``.
+
+    Read by :func:`itsa._util.checks.read_whole`, which checks the range on the
+    text before converting it (``1e999999999`` is refused at once).
+    """
 
     name = "N"
 
-    def convert(self, value, param, ctx):
-        from decimal import Decimal, InvalidOperation
+    def __init__(self, maximum: int | None = None):
+        self.maximum = maximum
 
-        if isinstance(value, int):
-            number = Decimal(value)
-        else:
-            try:
-                number = Decimal(str(value).replace("_", ""))
-            except InvalidOperation:
-                number = None
-        if number is None or not number.is_finite() or number != number.to_integral_value() or number < 1:
-            self.fail(f"{value!r} is not a whole number >= 1 (e.g. 2000000000 or 2e9)", param, ctx)
-        return int(number)
+    def convert(self, value, param, ctx):
+        from itsa import InvalidInput
+        from itsa._util.checks import MAX_WHOLE, read_whole, whole_range
+
+        maximum = self.maximum or MAX_WHOLE
+        try:
+            return read_whole("value", value, minimum=1, maximum=maximum)
+        except InvalidInput:
+            self.fail(f"{value!r} is not a whole number{whole_range(1, maximum)}", param, ctx)
 
 
 class Seconds(click.FloatRange):

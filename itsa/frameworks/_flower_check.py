@@ -21,6 +21,8 @@ from itsa.frameworks._flower_rules import (
     DEFAULT_RECONSTRUCTION_THRESHOLD,
     FLOWER_VERSION,
     INT32_MAX,
+    MASK_MODULUS_LIMIT,
+    MIN_THRESHOLD,
     Levels,
     ShareLayout,
     check_keywords,
@@ -28,7 +30,7 @@ from itsa.frameworks._flower_rules import (
     quantizer_levels,
     resolve_shares,
 )
-from itsa.frameworks._flower_secagg import SecaggRow, secagg_row
+from itsa.frameworks._flower_secagg import SEED_NOTE, SecaggRow, secagg_row
 from itsa.keys.secagg import Adversary
 
 __all__ = ["FlowerCheck", "FlowerVerdict", "check_flower", "FLOAT_ROUNDING", "ADVERSARIES", "INT64_MAX"]
@@ -203,7 +205,10 @@ class FlowerCheck(Displayable):
             ("premise", "every weight (num_examples) is at most max_weight: Flower only warns above it, and a larger "
                         "weight entry can wrap on its own"),
             ("secagg+", self.secagg.text),
-            ("verdict", str(self.verdict) + (": " + "; ".join(self.problems) if self.problems else "")),
+            ("mask seeds", SEED_NOTE),
+            ("verdict", str(self.verdict) + (": " + "; ".join(self.problems) if self.problems else "")
+             + (f" (SecAgg+ judged {self.secagg.assumed})" if self.secagg.assumed and not self.secagg.problems
+                else "")),
         ]
         if self.fixes:
             rows.append(("fix", self.fix()))
@@ -262,8 +267,8 @@ def _keywords(num_shares, reconstruction_threshold, max_weight, clipping_range, 
               modulus_range) -> dict[str, Any]:
     return {"num_shares": flower_number("num_shares", num_shares),
             "reconstruction_threshold": flower_number("reconstruction_threshold", reconstruction_threshold),
-            "max_weight": float(flower_number("max_weight", max_weight)),
-            "clipping_range": float(flower_number("clipping_range", clipping_range)),
+            "max_weight": flower_number("max_weight", max_weight, real=True),
+            "clipping_range": flower_number("clipping_range", clipping_range, real=True),
             "quantization_range": flower_number("quantization_range", quantization_range),
             "modulus_range": flower_number("modulus_range", modulus_range)}
 
@@ -288,6 +293,8 @@ def _fixes(check: dict[str, Any], layout: ShareLayout, levels: Levels, clients: 
         fixes["num_shares"] = layout.shares_sent + 1
     elif layout.threshold > layout.neighbourhood:
         fixes["reconstruction_threshold"] = max(2, layout.neighbourhood - 1)
+    elif layout.threshold < MIN_THRESHOLD:
+        fixes["reconstruction_threshold"] = MIN_THRESHOLD
     if not int32_ok:
         fixes["quantization_range"] = _largest_quantization(check["clipping_range"], 1, 2 * (INT32_MAX + 1))
         levels = quantizer_levels(check["clipping_range"], fixes["quantization_range"])
@@ -298,7 +305,12 @@ def _fixes(check: dict[str, Any], layout: ShareLayout, levels: Levels, clients: 
             fixes["modulus_range"] = 1 << bits
         else:
             fixes["quantization_range"] = _largest_quantization(check["clipping_range"], clients,
-                                                                check["modulus_range"])
+                                                                min(check["modulus_range"], MASK_MODULUS_LIMIT))
+    elif check["modulus_range"] > MASK_MODULUS_LIMIT:   # the largest modulus Flower draws masks for and sums
+        bits = MASK_MODULUS_LIMIT.bit_length() - 1
+        while clients * ((1 << bits) - 1) > INT64_MAX:
+            bits -= 1
+        fixes["modulus_range"] = 1 << bits
     if secagg.fix is not None and "num_shares" not in fixes:
         fixes.update(secagg.fix)
     return fixes
@@ -368,10 +380,13 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
     if not int32_ok:
         problems.append(f"quantization_range {kw['quantization_range']:,} overflows Flower's int32 cast "
                         f"(values up to {levels.top:,} > 2^31 - 1)")
+    if m > MASK_MODULUS_LIMIT:
+        problems.append(f"modulus_range {_pow2_text(m)} > 2^63: Flower draws each mask with randint(0, M - 1, "
+                        "dtype=int64), which raises past 2^63, so every round fails")
     if can_wrap:
-        problems.append(f"the sum of {n:,} clients can reach {n * top:,} >= modulus {m:,} and wraps silently")
+        problems.append(f"the sum of {n:,} clients can reach {n * top:,} >= modulus {_pow2_text(m)} and wraps silently")
     problems += list(secagg.problems)
-    if layout.problems or not int32_ok or secagg.problems:
+    if layout.problems or not int32_ok or secagg.problems or m > MASK_MODULUS_LIMIT:
         verdict = FlowerVerdict.FAILS
     elif can_wrap:
         verdict = FlowerVerdict.WRAPS
