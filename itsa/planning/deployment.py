@@ -371,6 +371,10 @@ class Deployment(Displayable):
             _part(key, getattr(self, key), kind)
         if self.gate is not None:
             _part("gate", self.gate, Gate)
+        if self.encoding.layered and self.noise.mechanism is Mechanism.SKELLAM:
+            raise _ERR("noise.mechanism: skellam with a PSA layering is not accounted here: the layering's epsilon "
+                       "adds its layers' linear (zCDP) Renyi curves, and Skellam's curve is not linear; give "
+                       "mechanism: dgauss, or a flat word (encoding.word_bits)")
         if self.privacy.epsilon is None and self.noise.sigma is None:
             raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
         _set(self, "overflow", _number("overflow", self.overflow, low=0, high=1))
@@ -469,6 +473,9 @@ def _encoding(raw) -> Encoding:
     if raw is None:
         return Encoding()
     e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages", "rotation", "rounding", "beta"})
+    if "beta" in e and str(e.get("rounding", Rounding.NEAREST)) != Rounding.CONDITIONAL:
+        raise _ERR(f"encoding.beta: only conditional rounding reads beta, and this encoding rounds "
+                   f"{excerpt(str(e.get('rounding', Rounding.NEAREST)))}: remove beta or give rounding: conditional")
     return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
                     rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
                     beta=e.get("beta", DEFAULT_BETA))

@@ -175,6 +175,8 @@ def check_sweep(deployment, quantity, values):
     for v in values:
         try:
             _at(deployment, q, v)
+            if deployment.protocol is not None and q in (Quantity.CLIENTS, Quantity.DROPOUT):
+                replace(deployment, gate=None, **{str(q): v})      # the protocol's own checks at the value
         except InvalidInput as exc:          # the deployment's own check of the value, said as the sweep's
             raise InvalidOption(f"sweep: {exc}") from None
     return q

@@ -382,7 +382,7 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
     Parameters
     ----------
     clients : int
-        ``n``, from 2 to :data:`LARGEST_CLIENTS`.
+        ``n``, from 2 to :data:`LARGEST_CLIENTS` (below 3 clients no threshold ``t >= 2`` fits: ``Infeasible``).
     corrupt, dropout : number or text
         ``γ`` and ``δ`` in ``[0, 1)``, read exactly; ``γ + δ <= 9/10`` (``γ + 2δ`` against a
         semi-malicious server), ``γ = 0`` for ``none``: the finder's feasibility rule.
@@ -399,6 +399,9 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
         When neither a Harary graph nor the full graph meets the targets.
     """
     whole_number("clients", clients, minimum=2, maximum=LARGEST_CLIENTS)
+    if clients < 3:
+        raise Infeasible(f"clients: SecAgg+ needs at least 3 clients, not {clients}: a threshold t >= 2 (at t = 1 "
+                            "every share is the secret) needs k >= 2 neighbours, and n clients give at most n - 1")
     g, d, kind = finder_rates(corrupt, dropout, adversary)
     whole_number("dimension", dimension, minimum=1)
     whole_number("payload bits", payload_bits, minimum=1)
