@@ -124,3 +124,18 @@ def test_secagg_with_2_clients_says_why(cli):
     r = cli("secagg", "--clients", "2", "--corrupt", "0", "--dropout", "0")
     assert r.exit_code == 1 and "at least 3 clients" in r.stderr and "t >= 2" in r.stderr
     assert "2^-40" not in r.stderr
+
+
+# --- a simulation too large for its limits never hides an infeasible verdict ---
+
+@pytest.mark.parametrize("rounds", ["10", "100000"])
+def test_simulate_past_its_size_keeps_the_infeasible_verdict(cli, rounds):
+    r = cli("plan", "k1000000-8bit", "--simulate", rounds, "--quiet")
+    assert r.exit_code == 3 and "infeasible" in r.stdout and "cannot be simulated" in r.stdout, r.output[-500:]
+
+
+def test_simulate_past_its_size_is_still_refused_for_a_feasible_plan(cli, tmp_path):
+    text = BASE.replace("clients: 100\ndimension: 10", "clients: 1000\ndimension: 5000") + "encoding: {word_bits: 32}\n"
+    out = tmp_path / "out.md"
+    r = cli("plan", _deployment(tmp_path, text), "--simulate", "2", "--markdown", out, "--quiet")
+    assert r.exit_code == 2 and "clients x dimension must be at most" in r.stderr and not out.exists()
