@@ -134,3 +134,63 @@ def test_random_yaml_is_analysed_or_refused(cli, tmp_path_factory, text):
     except ValueError:
         return
     assert ours == yaml.safe_load(text)    # what we read, we read as PyYAML does
+
+
+# -- the verbs with a verdict and the deployment's fields (check flower, secagg, plan) ----------------
+
+def _verdict_values(kind):
+    from itsa.testing.hostile import VERDICT_EXTRAS, modular_values
+
+    return st.sampled_from(modular_values(kind) + VERDICT_EXTRAS)
+
+
+@pytest.mark.parametrize("verb", ["check flower", "secagg"])
+def test_every_numeric_option_of_the_verdict_verbs_answers_in_one_line(verb):
+    from click.testing import CliRunner
+
+    from itsa.testing.hostile import VERDICT_VERBS, check_verdict, verdict_command
+    from itsa_cli import main
+
+    options = VERDICT_VERBS[verb][1]
+
+    @settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def run(data):
+        option = data.draw(st.sampled_from(sorted(options)))
+        args = verdict_command(verb, option, data.draw(_verdict_values(options[option])), data.draw(st.booleans()))
+        check_verdict(CliRunner().invoke(main, args), args)
+
+    run()
+
+
+@pytest.mark.slow
+def test_every_hostile_value_on_every_option_of_the_verdict_verbs():
+    from click.testing import CliRunner
+
+    from itsa.testing.hostile import check_verdict, verdict_cases
+    from itsa_cli import main
+
+    for args in verdict_cases():
+        check_verdict(CliRunner().invoke(main, args), args)
+
+
+@pytest.mark.parametrize("case", ["beta-tiny", "beta-exp-huge", "beta-exp-positive", "beta-exp-near-1",
+                                  "beta-unused", "gamma-long-fraction", "sigma-tiny", "skellam-layered",
+                                  "clients-huge", "multi-server-flower"])
+def test_every_hostile_deployment_is_planned_or_refused_naming_the_file(cli, tmp_path, case):
+    from itsa.testing.hostile import check_verdict, deployment_text
+
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(deployment_text(case), encoding="utf-8")
+    report = tmp_path / "out.md"
+    args = ["plan", str(path), "--json", "--quiet", "--markdown", str(report)]
+    if case == "multi-server-flower":
+        args = ["plan", str(path), "--quiet", "--export", "flower", "--markdown", str(report)]
+    r = cli(*args)
+    if r.exit_code == 3:                        # an infeasible plan: its verdict, exit 3, the report written
+        assert json.loads(r.stdout)["verdict"]["verdict"] == "infeasible" and report.exists()
+        return
+    check_verdict(r, args)
+    if r.exit_code == 2:
+        assert not report.exists() and ("error: " + str(path) in r.stderr or "export flower" in r.stderr), r.stderr
+        assert len(r.stderr) < 400

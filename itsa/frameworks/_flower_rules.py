@@ -224,6 +224,9 @@ def resolve_shares(num_shares: int | float, reconstruction_threshold: int | floa
     if is_whole(reconstruction_threshold) and reconstruction_threshold == 1:
         reconstruction_threshold = 1.0
     if isinstance(num_shares, float):
+        if not math.isfinite(num_shares * n):
+            raise _refused(f"num_shares = {num_shares!r} of {n:,} clients overflows a float64, and Flower's "
+                           "round() of it raises OverflowError")
         shares = round(num_shares * n)
         if shares < n and shares & 1 == 0:
             shares += 1

@@ -91,7 +91,8 @@ HOSTILE = [("--clients", "1e999999999"), ("--clients", "1e5000"), ("--clipping-r
            ("--clipping-range", "1e308"), ("--clipping-range", str(10**400)), ("--clipping-range", "10^400"),
            ("--max-weight", str(10**400)), ("--quantization-range", str(2**1100)), ("--modulus-range", str(2**1100)),
            ("--modulus-range", "2^1100"), ("--reconstruction-threshold", str(10**400)),
-           ("--num-shares", "9" * 5000), ("--clip", "1e999999999"), ("--dropout", "1/" + "7" * 5000)]
+           ("--num-shares", "9" * 5000), ("--num-shares", "1e308"), ("--clip", "1e999999999"),
+           ("--dropout", "1/" + "7" * 5000)]
 
 
 @pytest.mark.parametrize("option, value", HOSTILE)
