@@ -6,7 +6,7 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import EXIT_INFEASIBLE, SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
 from ._paths import OUTPUT_FILE
-from ._progress import progress_display, time_limit_of
+from ._progress import progress_display, time_guard, time_limit_of
 
 
 @click.command()
@@ -71,10 +71,10 @@ def plan(path, report, rounds, updates, spec, figure, framework, export_file, sn
             from itsa.frameworks.export import check_export, export_plan, write_export
 
             check_export(deployment, framework)
-        with progress_display(as_json, quiet=quiet) as progress:
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+        with progress_display(as_json, quiet=quiet) as progress, time_guard(limit):
             shown = explore_plan(deployment, simulate_rounds=rounds, updates=updates, sweep=swept,
-                                 time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
-                                 progress=progress)
+                                 time_limit=limit, seed=seed, progress=progress)
         result = shown.plan if isinstance(shown, ExploredPlan) else shown
         curves = shown.sweep if isinstance(shown, ExploredPlan) else None
         export = None if framework is None else export_plan(result, framework)   # refused before any write

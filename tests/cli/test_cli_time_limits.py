@@ -1,0 +1,62 @@
+"""Time limits hold in CPU time as in wall-clock time, and a step that never looks at the clock is still stopped."""
+
+from __future__ import annotations
+
+import pytest
+
+from itsa._util.deadline import Deadline
+from itsa.exceptions import TimeLimitReached
+from itsa_cli._progress import time_guard
+
+
+def test_a_deadline_counts_cpu_time():
+    clock = Deadline(5)
+    assert not clock.expired()
+    clock.cpu_start -= 10                   # ten CPU seconds already used (threads burning faster than the clock)
+    assert clock.expired() and clock.left() == pytest.approx(1e-9) and clock.used() >= 10
+    with pytest.raises(TimeLimitReached):
+        clock.check("the LP")
+    part = clock.share(0.5)
+    assert part.cpu_start == clock.cpu_start and part.expired()
+
+
+def test_the_guard_stops_a_loop_that_never_checks_the_clock():
+    with pytest.raises(TimeLimitReached, match="time limit of 0.01 s reached"):
+        with time_guard(0.01):
+            while True:                     # pure Python, no clock: only the guard stops it
+                pass
+
+
+def test_the_guard_is_disarmed_after_its_block_and_for_no_limit():
+    import signal
+
+    with time_guard(None):
+        assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+    with time_guard(60):
+        assert signal.getitimer(signal.ITIMER_PROF)[0] > 0
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) == signal.getitimer(signal.ITIMER_REAL)
+
+
+def test_solve_on_200_users_stops_at_its_limit_in_one_line(cli, tmp_path):
+    """A 200-user instance whose analysis step never looks at the clock (it ran minutes past --time-limit 5)."""
+    import json
+
+    from itsa.testing.families import one_protected_user
+
+    inst = one_protected_user(200)
+    users = [(u + 1, v + 1) for u, n in enumerate(inst.servers) for v in range(n)]
+    sets = lambda masks: [[list(users[i]) for i in range(inst.K) if m >> i & 1] for m in masks]  # noqa: E731
+    path = tmp_path / "u200.yaml"
+    path.write_text(f"servers: {json.dumps(list(inst.servers))}\nsecurity_sets: {json.dumps(sets(inst.security_sets))}\n"
+                    f"collusion_sets: {json.dumps(sets(inst.collusion_sets))}\n")
+    r = cli("solve", path, "--time-limit", "1", "-o", tmp_path / "out")
+    assert r.exit_code == 1 and r.stderr.startswith("error: time limit of 1 s reached"), r.output[-500:]
+    assert r.stderr.count("\n") == 1 and r.stdout == ""
+
+
+@pytest.mark.parametrize("args", [["check", "flower", "--clients", "100"],
+                                  ["secagg", "--clients", "100", "--corrupt", "0", "--dropout", "0"]])
+def test_the_verdict_verbs_take_a_time_limit(cli, args):
+    assert cli(*args, "--time-limit", "30").exit_code == 0
+    r = cli(*args, "--time-limit", "nan")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
