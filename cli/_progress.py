@@ -107,3 +107,32 @@ def time_guard(time_limit: float | None):
         signal.setitimer(signal.ITIMER_REAL, 0)
         for sig, handler in old.items():
             signal.signal(sig, handler)
+
+
+def time_limited(command):
+    """Give a verb ``--time-limit`` (default :data:`~itsa._util.deadline.DEFAULT_TIME_LIMIT`, 0: none), enforced by
+    :func:`time_guard` around the whole verb; the limit reached is one line, exit 1.
+
+    For the verbs whose library call takes no clock of its own (``analyze``, ``build``, ``verify``, ...).
+    """
+    import functools
+
+    import click
+
+    from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+    from ._common import EXIT_FAILED, SECONDS, fail
+
+    @functools.wraps(command)
+    def run(*args, time_limit=None, **kwargs):
+        from itsa.exceptions import TimeLimitReached
+
+        try:
+            with time_guard(time_limit_of(time_limit, DEFAULT_TIME_LIMIT)):
+                return command(*args, **kwargs)
+        except TimeLimitReached as exc:
+            fail(str(exc), EXIT_FAILED)
+
+    return click.option("--time-limit", type=SECONDS, default=None,
+                        help=f"Seconds for the run, in CPU and wall-clock time (default {DEFAULT_TIME_LIMIT:g}; "
+                             "0 = no limit).")(run)

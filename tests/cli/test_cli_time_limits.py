@@ -37,19 +37,28 @@ def test_the_guard_is_disarmed_after_its_block_and_for_no_limit():
     assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0) == signal.getitimer(signal.ITIMER_REAL)
 
 
-def test_solve_on_200_users_stops_at_its_limit_in_one_line(cli, tmp_path):
-    """A 200-user instance whose analysis step never looks at the clock (it ran minutes past --time-limit 5)."""
+@pytest.fixture
+def u200(tmp_path):
+    """A 200-user instance (itsa.testing's one_protected_user) as a file: its analysis runs for minutes."""
     import json
 
     from itsa.testing.families import one_protected_user
 
     inst = one_protected_user(200)
     users = [(u + 1, v + 1) for u, n in enumerate(inst.servers) for v in range(n)]
-    sets = lambda masks: [[list(users[i]) for i in range(inst.K) if m >> i & 1] for m in masks]  # noqa: E731
+
+    def sets(masks):
+        return [[list(users[i]) for i in range(inst.K) if m >> i & 1] for m in masks]
+
     path = tmp_path / "u200.yaml"
     path.write_text(f"servers: {json.dumps(list(inst.servers))}\nsecurity_sets: {json.dumps(sets(inst.security_sets))}\n"
                     f"collusion_sets: {json.dumps(sets(inst.collusion_sets))}\n")
-    r = cli("solve", path, "--time-limit", "1", "-o", tmp_path / "out")
+    return path
+
+
+def test_solve_on_200_users_stops_at_its_limit_in_one_line(cli, tmp_path, u200):
+    """A 200-user instance whose analysis step never looks at the clock (it ran minutes past --time-limit 5)."""
+    r = cli("solve", u200, "--time-limit", "1", "-o", tmp_path / "out")
     assert r.exit_code == 1 and r.stderr.startswith("error: time limit of 1 s reached"), r.output[-500:]
     assert r.stderr.count("\n") == 1 and r.stdout == ""
 
@@ -60,3 +69,18 @@ def test_the_verdict_verbs_take_a_time_limit(cli, args):
     assert cli(*args, "--time-limit", "30").exit_code == 0
     r = cli(*args, "--time-limit", "nan")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("verb", ["analyze", "build", "verify", "draw", "audit"])
+def test_every_keys_verb_takes_a_time_limit(cli, verb):
+    r = cli(verb, "--help")
+    assert "--time-limit" in r.stdout
+
+
+def test_analyze_stops_at_its_time_limit_in_one_line(cli, u200):
+    import json
+
+    r = cli("analyze", u200, "--time-limit", "1", "--json")
+    assert r.exit_code == 1 and r.stderr.startswith("error: time limit of 1 s reached") and r.stderr.count("\n") == 1
+    ok = cli("analyze", "example-1", "--time-limit", "60", "--json")
+    assert ok.exit_code == 0 and json.loads(ok.stdout)["e_star"] == 2
