@@ -315,14 +315,42 @@ def progress_callback(description: str, quiet: bool = False, delay: float = 2.0)
             bar.stop()
 
 
+#: The share of the machine's memory one command may hold (its data, ``RLIMIT_DATA``): past it an allocation fails
+#: as ``MemoryError``, which :func:`resource_net` prints as one line.
+MEMORY_SHARE = 0.5
+
+
+def memory_bound() -> int | None:
+    """Bound this process's data to :data:`MEMORY_SHARE` of the machine's memory (a lower bound already set stays).
+
+    Returns the bound in bytes, or ``None`` where the platform says nothing of its memory.
+    """
+    import os
+    import resource
+
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    except (ValueError, OSError, AttributeError):
+        return None
+    bound = int(total * MEMORY_SHARE)
+    if hard != resource.RLIM_INFINITY:
+        bound = min(bound, hard)
+    if soft != resource.RLIM_INFINITY and soft <= bound:
+        return soft
+    resource.setrlimit(resource.RLIMIT_DATA, (bound, hard))
+    return bound
+
+
 @contextlib.contextmanager
 def resource_net():
     """The last line of defence: ``RecursionError`` and ``MemoryError`` become one line, exit 2.
 
     Every known hostile input is refused earlier by a check of its own (the
     tests assert it); this only keeps an unforeseen one from printing a
-    traceback.
+    traceback. The command's memory is bounded first (:func:`memory_bound`).
     """
+    memory_bound()
     try:
         yield
     except BrokenPipeError:         # the reader went away (| head): stop quietly

@@ -84,3 +84,21 @@ def test_analyze_stops_at_its_time_limit_in_one_line(cli, u200):
     assert r.exit_code == 1 and r.stderr.startswith("error: time limit of 1 s reached") and r.stderr.count("\n") == 1
     ok = cli("analyze", "example-1", "--time-limit", "60", "--json")
     assert ok.exit_code == 0 and json.loads(ok.stdout)["e_star"] == 2
+
+
+def test_every_verb_runs_under_a_memory_bound(tmp_path):
+    """resource_net (around every verb) bounds the process's data to a share of the machine's memory:
+    an allocation past it is a MemoryError (one line, exit 2), not the machine's swap."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import resource, numpy as np\n"
+            "from itsa_cli._common import memory_bound\n"
+            "bound = memory_bound()\n"
+            "assert resource.getrlimit(resource.RLIMIT_DATA)[0] == bound\n"
+            "try:\n    np.ones(bound // 8 + 2**20)\nexcept MemoryError:\n    print('refused', bound)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert out.returncode == 0 and out.stdout.startswith("refused"), out.stderr[-500:]
+    assert 0 < int(out.stdout.split()[1]) <= total // 2 + 1
