@@ -207,8 +207,7 @@ class FlowerCheck(Displayable):
             ("secagg+", self.secagg.text),
             ("mask seeds", SEED_NOTE),
             ("verdict", str(self.verdict) + (": " + "; ".join(self.problems) if self.problems else "")
-             + (f" (SecAgg+ judged {self.secagg.assumed})" if self.secagg.assumed and not self.secagg.problems
-                else "")),
+             + self._judged()),
         ]
         if self.fixes:
             rows.append(("fix", self.fix()))
@@ -216,6 +215,14 @@ class FlowerCheck(Displayable):
             rows.append(("fix", "none found: no SecAgg+ degree meets the targets at this corruption and dropout"))
         rows += [("note", note) for note in self.notes]
         return rows
+
+    def _judged(self) -> str:
+        """What the verdict assumed of SecAgg+ (the rates), or that SecAgg+ was not judged."""
+        if self.secagg.problems:
+            return ""                       # the problem itself names the rates
+        if self.secagg.assumed:
+            return f" (SecAgg+ judged {self.secagg.assumed})"
+        return f" (SecAgg+ not judged: {self.secagg.text.removeprefix('not computed: ')})"
 
     def _l2_text(self) -> str:
         c = exact_text(self.coordinate_clip)

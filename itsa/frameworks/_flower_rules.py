@@ -33,10 +33,11 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa._util.checks import is_whole, number_text
+from itsa._util.checks import MAX_NUMBER_TEXT, is_whole, number_text
 from itsa.exceptions import InvalidOption, excerpt
 
 __all__ = ["FLOWER_DEFAULTS", "FLOWER_VERSION", "EXAMPLE_SHARES", "INT32_MAX", "MASK_MODULUS_LIMIT", "MASK_SEED_BITS",
@@ -69,6 +70,9 @@ MASK_SEED_BITS = 32
 MIN_THRESHOLD = 2
 
 
+_POWER = re.compile(r"^(\d{1,6})\s*(?:\*\*|\^)\s*(\d+)$")
+
+
 def flower_number(name: str, value, real: bool = False) -> int | float:
     """``value`` as Flower reads it: an ``int`` or a ``float`` (``3`` and ``3.0`` differ); text is read so.
 
@@ -78,6 +82,8 @@ def flower_number(name: str, value, real: bool = False) -> int | float:
 
     >>> flower_number("num_shares", "0.2"), flower_number("num_shares", "7"), flower_number("x", 1.0)
     (0.2, 7, 1.0)
+    >>> flower_number("modulus_range", "2**33"), flower_number("modulus_range", "2^33")
+    (8589934592, 8589934592)
     """
     if isinstance(value, bool):
         raise InvalidOption(f"{name}: must be an int or a float, not {value!r}")
@@ -85,6 +91,13 @@ def flower_number(name: str, value, real: bool = False) -> int | float:
         number: int | float = value
     elif isinstance(value, str):
         text = number_text(name, value).replace("_", "")
+        power = _POWER.match(text)
+        if power is not None:                   # 2**33 or 2^33, as the fix writes it; its size checked first
+            base, digits = int(power.group(1)), power.group(2).lstrip("0") or "0"
+            exponent = int(digits[:7])
+            if base > 1 and (len(digits) > 7 or exponent * math.log10(base) > MAX_NUMBER_TEXT):
+                raise InvalidOption(f"{name}: {excerpt(value)} has more than {MAX_NUMBER_TEXT:,} digits")
+            text = str(base**exponent)
         try:
             number = int(text)
         except ValueError:

@@ -110,3 +110,18 @@ def test_secagg_hostile_whole_numbers_are_one_line_exit_2(option):
     for value in ("1e999999999", "1e4400", "2^1100", "0"):
         out = CliRunner().invoke(main, [*base, f"{option}={value}"])
         assert out.exit_code == 2 and out.stderr.count("\n") == 1 and len(out.stderr) < 400, out.stderr
+
+
+def test_the_fix_round_trips_through_the_command_line():
+    out = _cli("--clients", "2000")
+    fix = next(x for x in out.output.splitlines() if x.strip().startswith("fix")).split()[1]
+    assert fix == "modulus_range=2**33"
+    again = _cli("--clients", "2000", f"--{fix.split('=')[0].replace('_', '-')}={fix.split('=')[1]}")
+    assert again.exit_code == 0, again.output[-300:]
+    assert _cli("--clients", "2000", "--modulus-range", "2^33").exit_code == 0
+
+
+def test_a_not_judged_secagg_is_said_on_the_verdict():
+    out = _cli("--clients", "20000000", "--quantization-range", "2", "--modulus-range", "2**30")
+    verdict = next(x for x in out.output.splitlines() if x.strip().startswith("verdict"))
+    assert out.exit_code == 0 and "SecAgg+ not judged" in verdict
