@@ -179,9 +179,10 @@ def _check_quantizer(clipping_range: float, quantization_range) -> None:
     if not is_whole(quantization_range) or quantization_range <= 0:
         return
     try:
-        scale = quantization_range / (2 * clipping_range)
+        scale = float(quantization_range) / (2 * clipping_range)
     except OverflowError:
-        scale = math.inf
+        raise InvalidOption(f"quantization_range: Flower divides it in float64, which stops below 1.8e308, not "
+                            f"{_size(quantization_range)}") from None
     if not math.isfinite(2 * clipping_range) or not math.isfinite(scale) or scale == 0:
         raise InvalidOption(f"clipping_range: {clipping_range!r} with quantization_range {_size(quantization_range)} "
                             "leaves Flower's float64 quantizer (x + c) * Q / (2 c) infinite or zero: every value "
