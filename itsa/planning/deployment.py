@@ -514,6 +514,9 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     for key in ("clients", "dimension", "clip"):
         if key not in d:
             raise _ERR(f"{key}: missing (a deployment needs clients, dimension and clip)")
+    if "sampling" in d and "population" not in d:
+        raise _ERR("sampling: says how a round's clients are drawn from a population, and this deployment names "
+                   "none: remove sampling or give population")
     privacy, noise = _privacy(d.get("privacy")), _noise(d.get("noise"))
     overflow, per = _overflow(d.get("overflow"))
     return Deployment(clients=d["clients"], dimension=d["dimension"], clip=d["clip"], dropout=d.get("dropout", 0),

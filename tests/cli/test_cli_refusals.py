@@ -141,3 +141,8 @@ def test_simulate_past_its_size_is_still_refused_for_a_feasible_plan(cli, tmp_pa
     out = tmp_path / "out.md"
     r = cli("plan", _deployment(tmp_path, text), "--simulate", "2", "--markdown", out, "--quiet")
     assert r.exit_code == 2 and "clients x dimension must be at most" in r.stderr and not out.exists()
+
+
+def test_a_sampling_without_a_population_is_named(cli, tmp_path):
+    r = cli("plan", _deployment(tmp_path, BASE + "encoding: {word_bits: 32}\nsampling: fixed\n"), "--quiet")
+    assert r.exit_code == 2 and "sampling: says how a round's clients are drawn from a population" in r.stderr
