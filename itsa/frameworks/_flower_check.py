@@ -149,9 +149,10 @@ class FlowerCheck(Displayable):
             return ""
         text = ", ".join(f"{key}={_pow2_text(value).replace('^', '**')}" if key == "modulus_range"
                          else f"{key}={value!r}" for key, value in self.fixes.items())
-        if self.can_wrap:
-            text += (f" (or quantization_range <= {self.largest_quantization():,}, a coarser step; "
-                     f"or at most {_clients(self.max_cohort)})")
+        if self.can_wrap and "clients" not in self.fixes:
+            q = self.largest_quantization()
+            coarser = f"quantization_range <= {q:,}, a coarser step; or " if q > 0 else ""
+            text += f" (or {coarser}at most {_clients(self.max_cohort)})"
         return text
 
     def largest_quantization(self) -> int:
@@ -311,8 +312,11 @@ def _fixes(check: dict[str, Any], layout: ShareLayout, levels: Levels, clients: 
         if clients * ((1 << bits) - 1) <= INT64_MAX:
             fixes["modulus_range"] = 1 << bits
         else:
-            fixes["quantization_range"] = _largest_quantization(check["clipping_range"], clients,
-                                                                min(check["modulus_range"], MASK_MODULUS_LIMIT))
+            q = _largest_quantization(check["clipping_range"], clients, min(check["modulus_range"], MASK_MODULUS_LIMIT))
+            if q > 0:
+                fixes["quantization_range"] = q
+            else:                                   # no quantization fits this cohort: a smaller cohort does
+                fixes["clients"] = (check["modulus_range"] - 1) // top
     elif check["modulus_range"] > MASK_MODULUS_LIMIT:   # the largest modulus Flower draws masks for and sums
         bits = MASK_MODULUS_LIMIT.bit_length() - 1
         while clients * ((1 << bits) - 1) > INT64_MAX:

@@ -125,3 +125,9 @@ def test_a_not_judged_secagg_is_said_on_the_verdict():
     out = _cli("--clients", "20000000", "--quantization-range", "2", "--modulus-range", "2**30")
     verdict = next(x for x in out.output.splitlines() if x.strip().startswith("verdict"))
     assert out.exit_code == 0 and "SecAgg+ not judged" in verdict
+
+
+def test_a_cohort_no_quantization_fits_is_fixed_by_a_smaller_cohort():
+    r = check_flower(clients=10**18)
+    assert r.fixes == {"clients": r.max_cohort} and "quantization_range=0" not in r.fix()
+    assert str(check_flower(**{"clients": 10**18, **r.fixes}).verdict) == "passes"
