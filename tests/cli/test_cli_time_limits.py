@@ -102,3 +102,16 @@ def test_every_verb_runs_under_a_memory_bound(tmp_path):
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert out.returncode == 0 and out.stdout.startswith("refused"), out.stderr[-500:]
     assert 0 < int(out.stdout.split()[1]) <= total // 2 + 1
+
+
+def test_the_library_solve_stops_at_its_limit_in_the_analysis():
+    """itsa.solve's analysis (the Theorem-2 LP, quadratic in its constraint groups) looks at the solve's clock."""
+    import itsa
+    from itsa.testing.families import one_protected_user
+
+    clock = Deadline(60)
+    clock.cpu_start -= 120                  # the limit already spent in CPU: the LP's first check stops it
+    with pytest.raises(TimeLimitReached, match="Theorem-2 LP"):
+        itsa.analyze(one_protected_user(200), corrected=False, time_limit=clock)
+    with pytest.raises(TimeLimitReached, match="Theorem-2 LP"):
+        itsa.solve(one_protected_user(200), time_limit=1e-9)
