@@ -16,6 +16,7 @@ REFUSED = {
                      "multi-server (3 servers, collusion 1)"),
     "servers": (BASE + "encoding: {word_bits: 32}\nservers: example-1\n", "key-rate instance"),
     "int32-scale": (BASE + "encoding: {word_bits: 62, gamma: 4294967296}\n", "int32"),
+    "64-bit-word": (BASE + "encoding: {word_bits: 64}\n", "word_bits"),
 }
 
 
