@@ -140,8 +140,13 @@ class WholeNumber(click.ParamType):
             self.fail(f"{value!r} is not a whole number{whole_range(1, maximum)}", param, ctx)
 
 
+#: The longest time limit read, in seconds (about 31 years; 0 is none): the clocks that enforce it stop there.
+MAX_SECONDS = 10**9
+
+
 class Seconds(click.FloatRange):
-    """A time limit in seconds, ``>= 0`` (0: none); ``nan``, which a float range lets through, refused."""
+    """A time limit in seconds, in ``[0, MAX_SECONDS]`` (0: none); ``nan`` and ``inf``, which a float range lets
+    through, refused."""
 
     name = "SECONDS"
 
@@ -152,6 +157,8 @@ class Seconds(click.FloatRange):
         seconds = super().convert(value, param, ctx)
         if seconds != seconds:
             self.fail(f"{value!r} is not a number of seconds >= 0", param, ctx)
+        if seconds > MAX_SECONDS:
+            self.fail(f"{value!r} is more than {MAX_SECONDS:.0e} seconds (give 0 for no limit)", param, ctx)
         if seconds == 0 and isinstance(value, str) and any(c in "123456789" for c in value.lower().split("e")[0]):
             self.fail(f"{value!r} is too small a number of seconds (0 means no limit: give 0 for that)", param, ctx)
         return seconds

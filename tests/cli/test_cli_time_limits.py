@@ -115,3 +115,9 @@ def test_the_library_solve_stops_at_its_limit_in_the_analysis():
         itsa.analyze(one_protected_user(200), corrected=False, time_limit=clock)
     with pytest.raises(TimeLimitReached, match="Theorem-2 LP"):
         itsa.solve(one_protected_user(200), time_limit=1e-9)
+
+
+@pytest.mark.parametrize("value", ["1e999999999", "inf", "1e300", "nan", "-1"])
+def test_a_time_limit_past_what_a_clock_holds_is_one_line(cli, value):
+    r = cli("check", "flower", "--clients", "10", f"--time-limit={value}")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--time-limit" in r.stderr and r.stdout == ""
