@@ -194,3 +194,29 @@ def test_every_hostile_deployment_is_planned_or_refused_naming_the_file(cli, tmp
     if r.exit_code == 2:
         assert not report.exists() and ("error: " + str(path) in r.stderr or "export flower" in r.stderr), r.stderr
         assert len(r.stderr) < 400
+
+
+# -- the one reader of whole numbers: its range decided on the text, the same answer as exact arithmetic ---------
+
+@settings(max_examples=300)
+@given(mantissa=st.integers(0, 10**6), exponent=st.integers(-30, 10**7), point=st.integers(0, 6))
+def test_read_whole_agrees_with_exact_arithmetic_and_never_grows_a_number(mantissa, exponent, point):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from itsa._util.checks import MAX_WHOLE, decimal_order, read_whole
+    from itsa.exceptions import InvalidOption
+
+    digits = str(mantissa)
+    text = (digits[:-point] or "0") + "." + digits[-point:] if 0 < point < len(digits) else digits
+    text += f"e{exponent}"
+    value = Fraction(Decimal(text)) if exponent < 40 else None      # past 10^40 the range alone decides
+    order = decimal_order(text)
+    if mantissa:
+        assert order is not None and (value is None or 10**order <= value < 10 ** (order + 1))
+    try:
+        got = read_whole("n", text)
+    except InvalidOption:
+        assert value is None or value.denominator != 1 or not 1 <= value <= MAX_WHOLE
+    else:
+        assert value is not None and got == value and 1 <= got <= MAX_WHOLE
