@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from itsa._util.certified import exact_text, safe_decimal
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import MAX_WHOLE, choice, fraction, whole_number
 from itsa._util.display import Displayable, Kind
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
@@ -337,7 +337,7 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
     Parameters
     ----------
     clients : int
-        ``n >= 2``, the clients sampled in a round.
+        ``n``, from 2 to ``10^18`` (:data:`~itsa._util.checks.MAX_WHOLE`), the clients sampled in a round.
     num_shares, reconstruction_threshold : int, float or text, optional
         As ``SecAggPlusWorkflow`` reads them (a float is a fraction of the cohort, resp. of the shares; an
         int counts shares, the client's own included). Default: Flower's example app's 3 and 2.
@@ -369,7 +369,7 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
     >>> check_flower(clients=2100).zero_wrap
     'always'
     """
-    n = whole_number("clients", clients, minimum=2)
+    n = whole_number("clients", clients, minimum=2, maximum=MAX_WHOLE)
     kw = _keywords(num_shares, reconstruction_threshold, max_weight, clipping_range, quantization_range,
                    modulus_range)
     warnings = check_keywords(kw["num_shares"], kw["reconstruction_threshold"], max_weight=kw["max_weight"],

@@ -131,3 +131,10 @@ def test_a_cohort_no_quantization_fits_is_fixed_by_a_smaller_cohort():
     r = check_flower(clients=10**18)
     assert r.fixes == {"clients": r.max_cohort} and "quantization_range=0" not in r.fix()
     assert str(check_flower(**{"clients": 10**18, **r.fixes}).verdict) == "passes"
+
+
+def test_the_library_refuses_a_cohort_past_10_18():
+    from itsa.exceptions import InvalidOption
+
+    with pytest.raises(InvalidOption, match="clients: must be a whole number in 2.."):
+        check_flower(clients=10**5000)
