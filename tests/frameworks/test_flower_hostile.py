@@ -138,3 +138,12 @@ def test_the_library_refuses_a_cohort_past_10_18():
 
     with pytest.raises(InvalidOption, match="clients: must be a whole number in 2.."):
         check_flower(clients=10**5000)
+
+
+@pytest.mark.parametrize("kw", [{"dimension": 10**5000}, {"payload_bits": 10**19}])
+def test_secagg_refuses_a_payload_past_10_18(kw):
+    from itsa.exceptions import InvalidOption
+    from itsa.keys.secagg import secagg_parameters
+
+    with pytest.raises(InvalidOption, match="10000000000000000"):
+        secagg_parameters(10, 0, 0, **kw)

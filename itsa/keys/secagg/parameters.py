@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, exact_text
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import MAX_WHOLE, choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import Infeasible, InvalidOption
 from itsa.keys.secagg import certified as cert
@@ -181,8 +181,8 @@ class SecAggCost(Displayable):
 def secagg_cost(degree: int, dimension: int = 1, payload_bits: int = 32) -> SecAggCost:
     """The per-client cost of one round at degree ``k`` for a payload of ``dimension`` words of ``payload_bits``."""
     whole_number("degree", degree, minimum=1)
-    whole_number("dimension", dimension, minimum=1)
-    whole_number("payload bits", payload_bits, minimum=1)
+    whole_number("dimension", dimension, minimum=1, maximum=MAX_WHOLE)
+    whole_number("payload bits", payload_bits, minimum=1, maximum=MAX_WHOLE)
     masked = -(-dimension * payload_bits // 8)
     up = 2 * PUBLIC_KEY_BYTES + degree * 2 * SHARE_BYTES + masked + degree * SHARE_BYTES
     down = degree * 2 * PUBLIC_KEY_BYTES + degree * 2 * SHARE_BYTES
@@ -403,8 +403,8 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
         raise Infeasible(f"clients: SecAgg+ needs at least 3 clients, not {clients}: a threshold t >= 2 (at t = 1 "
                             "every share is the secret) needs k >= 2 neighbours, and n clients give at most n - 1")
     g, d, kind = finder_rates(corrupt, dropout, adversary)
-    whole_number("dimension", dimension, minimum=1)
-    whole_number("payload bits", payload_bits, minimum=1)
+    whole_number("dimension", dimension, minimum=1, maximum=MAX_WHOLE)
+    whole_number("payload bits", payload_bits, minimum=1, maximum=MAX_WHOLE)
     c = cert.counts(clients, g, d)
     full_t = cert.degree_passes(c, clients - 1, kind, floor_first=True)
     try:
