@@ -147,3 +147,11 @@ def test_simulate_past_its_size_is_still_refused_for_a_feasible_plan(cli, tmp_pa
 def test_a_sampling_without_a_population_is_named(cli, tmp_path):
     r = cli("plan", _deployment(tmp_path, BASE + "encoding: {word_bits: 32}\nsampling: fixed\n"), "--quiet")
     assert r.exit_code == 2 and "sampling: says how a round's clients are drawn from a population" in r.stderr
+
+
+def test_a_swept_whole_number_is_read_by_the_one_reader(cli):
+    from itsa.planning.sweep import parse_sweep
+
+    assert parse_sweep("dimension=1e3,2_000")[1] == [1000, 2000]
+    r = cli("plan", "hospitals", "--sweep", "clients=1e999999999", "--quiet")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "clients" in r.stderr
