@@ -184,7 +184,9 @@ def check_sweep(deployment, quantity, values):
 
 def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
     """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
-    _check_simulation_size(deployment, _check_run(rounds, seed), time_limit)
+    rounds = _check_run(rounds, seed)
+    _check_simulation_size(deployment)
+    _check_simulation_time(deployment, rounds, time_limit)
 
 
 def _check_run(rounds: int, seed: int) -> int:
@@ -193,8 +195,8 @@ def _check_run(rounds: int, seed: int) -> int:
     return rounds
 
 
-def _check_simulation_size(deployment, rounds: int, time_limit: float | None) -> None:
-    """Refuse a simulation too large for its limits: the protocol's, the cells', the clock's."""
+def _check_simulation_size(deployment) -> None:
+    """Refuse a simulation too large for its limits: the protocol's and the cells'."""
     check_protocol_simulation(deployment)             # the planned protocol can be run at this size
     words = rotated_dimension(deployment.dimension, deployment.encoding.rotation)    # a rotation's padded d'
     cells = deployment.clients * words
@@ -202,7 +204,6 @@ def _check_simulation_size(deployment, rounds: int, time_limit: float | None) ->
         padded = "" if words == deployment.dimension else f" (the {deployment.encoding.rotation} rotation's d')"
         raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "
                             f"{deployment.clients} x {words}{padded}")
-    _check_simulation_time(deployment, rounds, time_limit)
 
 
 def _check_simulation_time(deployment, rounds: int, time_limit: float | None) -> None:
@@ -263,7 +264,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         given = time_limit if isinstance(time_limit, (int, float)) else clock.left()    # as the user said it
         _check_run(simulate_rounds, seed)
         try:
-            _check_simulation_size(deployment, simulate_rounds, None)
+            _check_simulation_size(deployment)
         except InvalidOption as exc:        # refused below for a feasible plan; an infeasible one keeps its verdict
             too_large = exc
         else:
