@@ -1,5 +1,6 @@
 """A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events.
 
+    check_export(deployment, "flower")                 # its refusals, a pure check before any planning or write
     export_plan(plan, "flower") -> PlanExport          # SecAggPlusWorkflow(**kwargs), Flower's DP wrapper
     export_plan(plan, "dp-accounting") -> PlanExport   # the plan's events as DpEvent.to_named_tuple JSON
 
