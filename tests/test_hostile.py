@@ -220,3 +220,17 @@ def test_read_whole_agrees_with_exact_arithmetic_and_never_grows_a_number(mantis
         assert value is None or value.denominator != 1 or not 1 <= value <= MAX_WHOLE
     else:
         assert value is not None and got == value and 1 <= got <= MAX_WHOLE
+
+
+@pytest.mark.parametrize("args", [["check", "flower", "--clients", "1e999999999"],
+                                  ["secagg", "--clients", "10", "--corrupt", "0", "--dropout", "0",
+                                   "--dimension", "1e999999999"],
+                                  ["secagg", "--clients", "10", "--corrupt", "0", "--dropout", "0",
+                                   "--payload-bits", "1e999999999"]])
+def test_a_number_that_once_hung_is_refused_in_a_real_process_under_the_cap(tmp_path, args):
+    """Once turned into a billion-digit integer (417 MB after 40 s); now refused on its text. A hang fails the
+    subprocess's timeout, a memory blow-up the cap."""
+    proc = subprocess.run([sys.executable, "-c", "from itsa_cli import main; main()", *args],
+                          capture_output=True, text=True, preexec_fn=_cap, timeout=60, cwd=tmp_path)
+    check(args[0], args[0], proc.returncode, proc.stderr)
+    assert proc.stdout == "" and "1e999999999" in proc.stderr
