@@ -41,6 +41,8 @@ class SecaggRow:
         One line for the report, with the rates it assumes.
     assumed : str
         The corruption, dropout and adversary the bounds assume, in words.
+    vacuous : tuple of str
+        The bounds (``security``, ``correctness``) whose union bound exceeds 1: they bound nothing.
     bounds : dict or None
         The bounds' plain data (``None`` when not computed).
     problems : tuple of str
@@ -52,12 +54,13 @@ class SecaggRow:
     text: str
     assumed: str = ""
     bounds: dict[str, Any] | None = None
+    vacuous: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
     fix: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"computed": self.bounds is not None, "text": self.text, "assumed": self.assumed,
-                "mask_seed_bits": MASK_SEED_BITS, "bounds": self.bounds,
+                "mask_seed_bits": MASK_SEED_BITS, "bounds": self.bounds, "vacuous": list(self.vacuous),
                 "problems": list(self.problems), "fix": self.fix}
 
 
@@ -111,4 +114,6 @@ def secagg_row(layout: ShareLayout, *, corrupt: Fraction, dropout: Fraction, adv
             fix = None
         except ItsaError:       # no degree meets the targets
             fix = None
-    return SecaggRow(text=text, assumed=assumed, bounds=result.to_dict(), problems=problems, fix=fix)
+    vacuous = tuple(name for name, value in (("security", result.security), ("correctness", result.correctness))
+                    if value.high > 1)
+    return SecaggRow(text=text, assumed=assumed, bounds=result.to_dict(), vacuous=vacuous, problems=problems, fix=fix)

@@ -83,6 +83,9 @@ def test_a_bound_above_1_is_vacuous_and_the_assumptions_are_on_the_lines():
     assert "32-bit" in secagg and any("mask seeds" in x and "2^32" in x for x in ok.output.splitlines())
     data = json.loads(_cli("--clients", "500", "--json").output)
     assert data["secagg"]["mask_seed_bits"] == 32 and "corrupt 0" in data["secagg"]["assumed"]
+    assert data["secagg"]["vacuous"] == []
+    weak = json.loads(_cli("--clients", "500", "--corrupt", "1/20", "--json").output)
+    assert weak["secagg"]["vacuous"] == ["security"] and float(weak["secagg"]["bounds"]["security_failure"]["value"]) > 1
 
 
 # --- hostile numbers: one line, exit 2, at once ---
