@@ -19,7 +19,7 @@ from ._common import (
     progress_callback,
     show,
 )
-from ._progress import time_limit_of
+from ._progress import time_limit_of, time_limited
 
 LIB = "itsa.modular"
 
@@ -115,6 +115,7 @@ def margins(clients, radix, layers, carry, reading, arithmetic, law, time_limit,
               help="Points drawn when sampling.")
 @click.option("--seed", type=int, default=_default("digits", "seed"), show_default=True, help="Seed of the sample.")
 @_JSON
+@time_limited
 def digits(chain, radix, layers, block_dimension, max_points, samples, seed, as_json):
     """Assumption 1 (digit compatibility) counted over every point of Λ_1 ∩ V_(L+1)."""
     from itsa.modular import digits as run
@@ -241,6 +242,7 @@ def audit(privacy, as_json):
               default=_default("privacy", "conversion"), show_default=True,
               help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")
 @_JSON
+@time_limited
 def privacy(survivors, radix, layers, authorized, scaled_scale, dimension, delta, conversion, as_json):
     """Rényi DP of an authorized set of layers (eq. 30–31, Theorem 3), by itsa.privacy's accountant."""
     from itsa.modular import privacy as run

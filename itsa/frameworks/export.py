@@ -1,6 +1,7 @@
 """A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events, TFF's
 distributed-DP aggregator.
 
+    check_export(deployment, "flower")                 # its refusals, a pure check before any planning or write
     export_plan(plan, "flower") -> PlanExport          # SecAggPlusWorkflow(**kwargs), Flower's DP wrapper
     export_plan(plan, "dp-accounting") -> PlanExport   # the plan's dominating pair as DpEvent.to_named_tuple JSON
     export_plan(plan, "tff") -> PlanExport             # DistributedDpSumFactory(**kwargs), what TFF computes
@@ -67,8 +68,8 @@ from itsa.frameworks.dp_accounting import (
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
 from itsa.frameworks.tff import TffExport, tff_export
 
-__all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
-           "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
+__all__ = ["Framework", "PlanExport", "export_plan", "check_export", "write_export", "flower_noise_multiplier",
+           "plan_event", "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
 
 #: The corrupt fraction assumed for the SecAgg+ degree and threshold when the plan has no SecAgg+ section.
 DEFAULT_CORRUPT = Fraction(1, 20)
@@ -227,13 +228,54 @@ def _facts(plan) -> dict[str, Any]:
             "mse_per_coordinate": frac(plan.error.per_coordinate)}
 
 
-def _flower(plan) -> tuple[FlowerExport, list[str]]:
-    from itsa.planning.deployment import NoiseKind
+def check_export(deployment, framework: Framework | str) -> Framework:
+    """Refuse, before any planning or writing, a deployment that has no counterpart in ``framework``.
 
-    d = plan.deployment
+    A pure check of the deployment: a command calls it before it plans or
+    writes anything, so an export it refuses leaves no file behind. An export
+    never replaces the deployment's protocol: Flower runs single-server SecAgg+,
+    so a multi-server protocol or a key-rate ``servers`` instance is refused.
+
+    Returns
+    -------
+    Framework
+        The framework, read.
+
+    Raises
+    ------
+    InvalidOption
+        The reason, in one line.
+
+    Examples
+    --------
+    >>> from itsa.planning import parse_deployment
+    >>> d = parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
+    ...                       "privacy": {"epsilon": 2, "delta": "1e-6"},
+    ...                       "protocol": {"multi-server": {"servers": 3, "collusion": 1}}})
+    >>> check_export(d, "dp-accounting")
+    <Framework.DP_ACCOUNTING: 'dp-accounting'>
+    >>> check_export(d, "flower")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: export flower: the deployment's protocol is multi-server (3 servers, collusion 1); Flower's SecAggPlusWorkflow is single-server SecAgg+, and an export never replaces the deployment's protocol: plan with protocol: {secagg+: ...} for Flower, or export to dp-accounting
+    """
+    kind = choice("export", framework, Framework)
+    if kind is not Framework.FLOWER:
+        return kind
+    from itsa.planning.protocols import MultiServerProtocol
+    from itsa.planning.protocols.secagg import SECAGG
+
+    d = deployment
     if d.encoding.layered:
         raise InvalidOption("export flower: Flower's SecAgg+ sums one flat word; a layered plan (radix, layers) "
                             "has no Flower counterpart")
+    if (d.protocol is not None and d.protocol.name != SECAGG) or d.servers is not None:
+        what = (f"multi-server ({d.protocol.servers} servers, collusion {d.protocol.collusion})"
+                if isinstance(d.protocol, MultiServerProtocol) else
+                f"a key-rate instance (servers: {d.servers})" if d.servers is not None else d.protocol.name)
+        raise InvalidOption(f"export flower: the deployment's protocol is {what}; Flower's SecAggPlusWorkflow is "
+                            "single-server SecAgg+, and an export never replaces the deployment's protocol: plan "
+                            "with protocol: {secagg+: ...} for Flower, or export to dp-accounting")
     population = getattr(d, "population", None)
     if population is not None and population > d.clients:
         raise InvalidOption(f"export flower: the plan's epsilon holds for its {d.clients} clients Poisson-sampled "
@@ -241,6 +283,14 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
                             " Flower samples a fixed cohort of num_sampled_clients, which this plan does not account "
                             "(under add-remove, a fixed-size sample turns adding a user into replacing one): plan "
                             "without a population for Flower, or export to dp-accounting")
+    return kind
+
+
+def _flower(plan) -> tuple[FlowerExport, list[str]]:
+    from itsa.planning.deployment import NoiseKind
+
+    d = plan.deployment
+    check_export(d, Framework.FLOWER)
     k, t, corrupt, adversary, source = _degree_threshold(plan)
     notes = [source]
     if k % 2 and k < d.clients - 1:

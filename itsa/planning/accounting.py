@@ -283,6 +283,9 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
                                       shift=min(shift, top), upper=best[0])
         except InvalidOption as exc:
             shift, note = None, f"the pair's privacy-loss enclosure fails at this noise ({exc})"
+        except OverflowError:       # sensitivity/sigma past 10^154: the enclosure's float start overflows
+            shift, note = None, ("the pair's privacy-loss enclosure is not computed at this noise (sensitivity / "
+                                 "sigma is past the float range: the Renyi bound alone is given)")
     if shift is not None:
         lower = bracket.epsilon_lower
         ratio = bracket.ratio if lower.lower() > 0 else None

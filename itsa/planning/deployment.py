@@ -343,6 +343,10 @@ class Deployment(Displayable):
             _part(key, getattr(self, key), kind)
         if self.gate is not None:
             _part("gate", self.gate, Gate)
+        if self.encoding.layered and self.noise.mechanism is Mechanism.SKELLAM:
+            raise _ERR("noise.mechanism: skellam with a PSA layering is not accounted here: the layering's epsilon "
+                       "adds its layers' linear (zCDP) Renyi curves, and Skellam's curve is not linear; give "
+                       "mechanism: dgauss, or a flat word (encoding.word_bits)")
         if self.privacy.epsilon is None and self.noise.sigma is None:
             raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
         _set(self, "overflow", _number("overflow", self.overflow, low=0, high=1))
@@ -440,6 +444,9 @@ def _encoding(raw) -> Encoding:
     if raw is None:
         return Encoding()
     e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages", "rotation", "rounding", "beta"})
+    if "beta" in e and str(e.get("rounding", Rounding.NEAREST)) != Rounding.CONDITIONAL:
+        raise _ERR(f"encoding.beta: only conditional rounding reads beta, and this encoding rounds "
+                   f"{excerpt(str(e.get('rounding', Rounding.NEAREST)))}: remove beta or give rounding: conditional")
     return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
                     rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
                     beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e)
@@ -478,6 +485,9 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     for key in ("clients", "dimension", "clip"):
         if key not in d:
             raise _ERR(f"{key}: missing (a deployment needs clients, dimension and clip)")
+    if "sampling" in d and "population" not in d:
+        raise _ERR("sampling: says how a round's clients are drawn from a population, and this deployment names "
+                   "none: remove sampling or give population")
     privacy, noise = _privacy(d.get("privacy")), _noise(d.get("noise"))
     overflow, per = _overflow(d.get("overflow"))
     return Deployment(clients=d["clients"], dimension=d["dimension"], clip=d["clip"], dropout=d.get("dropout", 0),
