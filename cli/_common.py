@@ -118,27 +118,35 @@ class LibraryConstant(LibraryDefault):
 
 
 class WholeNumber(click.ParamType):
-    """A whole number ``>= 1``, also written ``2e9`` or ``2_000_000_000``."""
+    """A whole number ``>= 1``, also written ``2e9`` or ``2_000_000_000``, at most ``maximum``.
+
+    Read by :func:`itsa._util.checks.read_whole`, which checks the range on the
+    text before converting it (``1e999999999`` is refused at once).
+    """
 
     name = "N"
 
-    def convert(self, value, param, ctx):
-        from decimal import Decimal, InvalidOperation
+    def __init__(self, maximum: int | None = None):
+        self.maximum = maximum
 
-        if isinstance(value, int):
-            number = Decimal(value)
-        else:
-            try:
-                number = Decimal(str(value).replace("_", ""))
-            except InvalidOperation:
-                number = None
-        if number is None or not number.is_finite() or number != number.to_integral_value() or number < 1:
-            self.fail(f"{value!r} is not a whole number >= 1 (e.g. 2000000000 or 2e9)", param, ctx)
-        return int(number)
+    def convert(self, value, param, ctx):
+        from itsa import InvalidInput
+        from itsa._util.checks import MAX_WHOLE, read_whole, whole_range
+
+        maximum = self.maximum or MAX_WHOLE
+        try:
+            return read_whole("value", value, minimum=1, maximum=maximum)
+        except InvalidInput:
+            self.fail(f"{value!r} is not a whole number{whole_range(1, maximum)}", param, ctx)
+
+
+#: The longest time limit read, in seconds (about 31 years; 0 is none): the clocks that enforce it stop there.
+MAX_SECONDS = 10**9
 
 
 class Seconds(click.FloatRange):
-    """A time limit in seconds, ``>= 0`` (0: none); ``nan``, which a float range lets through, refused."""
+    """A time limit in seconds, in ``[0, MAX_SECONDS]`` (0: none); ``nan`` and ``inf``, which a float range lets
+    through, refused."""
 
     name = "SECONDS"
 
@@ -149,6 +157,8 @@ class Seconds(click.FloatRange):
         seconds = super().convert(value, param, ctx)
         if seconds != seconds:
             self.fail(f"{value!r} is not a number of seconds >= 0", param, ctx)
+        if seconds > MAX_SECONDS:
+            self.fail(f"{value!r} is more than {MAX_SECONDS:.0e} seconds (give 0 for no limit)", param, ctx)
         if seconds == 0 and isinstance(value, str) and any(c in "123456789" for c in value.lower().split("e")[0]):
             self.fail(f"{value!r} is too small a number of seconds (0 means no limit: give 0 for that)", param, ctx)
         return seconds
@@ -312,14 +322,42 @@ def progress_callback(description: str, quiet: bool = False, delay: float = 2.0)
             bar.stop()
 
 
+#: The share of the machine's memory one command may hold (its data, ``RLIMIT_DATA``): past it an allocation fails
+#: as ``MemoryError``, which :func:`resource_net` prints as one line.
+MEMORY_SHARE = 0.5
+
+
+def memory_bound() -> int | None:
+    """Bound this process's data to :data:`MEMORY_SHARE` of the machine's memory (a lower bound already set stays).
+
+    Returns the bound in bytes, or ``None`` where the platform says nothing of its memory.
+    """
+    import os
+    import resource
+
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    except (ValueError, OSError, AttributeError):
+        return None
+    bound = int(total * MEMORY_SHARE)
+    if hard != resource.RLIM_INFINITY:
+        bound = min(bound, hard)
+    if soft != resource.RLIM_INFINITY and soft <= bound:
+        return soft
+    resource.setrlimit(resource.RLIMIT_DATA, (bound, hard))
+    return bound
+
+
 @contextlib.contextmanager
 def resource_net():
     """The last line of defence: ``RecursionError`` and ``MemoryError`` become one line, exit 2.
 
     Every known hostile input is refused earlier by a check of its own (the
     tests assert it); this only keeps an unforeseen one from printing a
-    traceback.
+    traceback. The command's memory is bounded first (:func:`memory_bound`).
     """
+    memory_bound()
     try:
         yield
     except BrokenPipeError:         # the reader went away (| head): stop quietly

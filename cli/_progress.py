@@ -63,3 +63,76 @@ def time_limit_of(time_limit: float | None, default: float) -> float | None:
     if time_limit is None:
         return default
     return None if time_limit == 0 else time_limit
+
+
+#: The hard stop of a verb's time limit: the limit plus this share of it, plus :data:`GUARD_SECONDS`. The library's
+#: own clock (wall-clock and CPU) stops a run gracefully at the limit; the guard stops, in one line, a step that
+#: does not look at that clock.
+GUARD_SHARE = 0.25
+GUARD_SECONDS = 2.0
+
+
+@contextlib.contextmanager
+def time_guard(time_limit: float | None):
+    """Stop the enclosed work once it has used its time limit (plus the grace) in CPU or wall-clock time.
+
+    Both of the process's interval timers are armed (``ITIMER_PROF``: CPU of
+    every thread; ``ITIMER_REAL``: the clock); either raises
+    :class:`itsa.exceptions.TimeLimitReached`, which the verb prints as one
+    line (exit 1). ``None`` (no limit), a thread other than the main one, or a
+    platform without ``setitimer``: nothing is armed.
+    """
+    import signal
+    import threading
+
+    if not time_limit or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    budget = time_limit * (1 + GUARD_SHARE) + GUARD_SECONDS
+
+    def stop(signum, frame):
+        from itsa.exceptions import TimeLimitReached
+
+        kind = "CPU" if signum == signal.SIGPROF else "wall-clock"
+        raise TimeLimitReached(f"time limit of {time_limit:g} s reached: {budget:g} s of {kind} time used by a step "
+                               "that does not stop by itself (raise the time limit, or 0 for none)")
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGPROF, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_PROF, budget)
+    signal.setitimer(signal.ITIMER_REAL, budget)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def time_limited(command):
+    """Give a verb ``--time-limit`` (default :data:`~itsa._util.deadline.DEFAULT_TIME_LIMIT`, 0: none), enforced by
+    :func:`time_guard` around the whole verb; the limit reached is one line, exit 1.
+
+    For the verbs whose library call takes no clock of its own (``analyze``, ``build``, ``verify``, ...).
+    """
+    import functools
+
+    import click
+
+    from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+    from ._common import EXIT_FAILED, SECONDS, fail
+
+    @functools.wraps(command)
+    def run(*args, time_limit=None, **kwargs):
+        from itsa.exceptions import TimeLimitReached
+
+        try:
+            with time_guard(time_limit_of(time_limit, DEFAULT_TIME_LIMIT)):
+                return command(*args, **kwargs)
+        except TimeLimitReached as exc:
+            fail(str(exc), EXIT_FAILED)
+
+    return click.option("--time-limit", type=SECONDS, default=None,
+                        help=f"Seconds for the run, in CPU and wall-clock time (default {DEFAULT_TIME_LIMIT:g}; "
+                             "0 = no limit).")(run)

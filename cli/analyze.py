@@ -14,6 +14,7 @@ from ._common import (
     load_instance,
     warn_instance,
 )
+from ._progress import time_limited
 
 
 @click.command()
@@ -30,6 +31,7 @@ from ._common import (
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--corrected/--no-corrected", default=LibraryDefault("itsa.keys.bounds.analysis", "analyze", "corrected"), show_default=True,
               help="Compute itsa's corrected lower bound (itsa/keys/bounds/corrected.py).")
+@time_limited
 def analyze(path, as_json, detail, only, config, force, q_rule, corrected):
     """Compute U^(m,n), F^(m,n), S_I, S̄, a*, e*, Q, the regime, the bounds and the LP.
 

@@ -3,6 +3,7 @@
 import click
 
 from ._common import LibraryDefault, itsa_errors, load_instance, progress_callback, show, warn_instance
+from ._progress import time_limited
 
 
 @click.command()
@@ -15,6 +16,7 @@ from ._common import LibraryDefault, itsa_errors, load_instance, progress_callba
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False),
               help="Directory for every scheme the audit reports (default: audit-out/NAME).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@time_limited
 def audit(path, max_symbols, field, seed, out_dir, as_json):
     """Search verified schemes and flag where the paper's printed claims fail on PATH.
 

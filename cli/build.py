@@ -14,6 +14,7 @@ from ._common import (
     warn_instance,
 )
 from ._paths import OUTPUT_FILE
+from ._progress import time_limited
 
 
 @click.command()
@@ -28,6 +29,7 @@ from ._paths import OUTPUT_FILE
               help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("-o", "--output", type=OUTPUT_FILE, help="Write the scheme JSON here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@time_limited
 def build(path, field, seed, max_tries, q_rule, output, as_json):
     """Build the scheme of the instance's regime over F_q and verify it (exit 1 if none verifies)."""
     import itsa

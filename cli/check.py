@@ -2,7 +2,10 @@
 
 import click
 
-from ._common import EXIT_FAILED, LibraryChoice, LibraryDefault, WholeNumber, itsa_errors, show
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+from ._common import EXIT_FAILED, SECONDS, LibraryChoice, LibraryDefault, WholeNumber, itsa_errors, show
+from ._progress import time_guard, time_limit_of
 
 LIB = "itsa.frameworks.flower"
 
@@ -43,16 +46,18 @@ def check():
                                       "(semi-malicious: Flower's unmask stage has no consistency round), or none.")
 @click.option("--clip", default=None, help="The l2 clip the clients apply to their updates: is it clamped by "
                                           "clipping_range?")
+@click.option("--time-limit", type=SECONDS, default=None,
+              help=f"Seconds for the check, in CPU and wall-clock time (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (can_wrap, max_cohort and verdict first).")
 def flower(clients, num_shares, reconstruction_threshold, max_weight, clipping_range, quantization_range,
-           modulus_range, dropout, corrupt, adversary, clip, as_json):
+           modulus_range, dropout, corrupt, adversary, clip, time_limit, as_json):
     """Certify a Flower SecAggPlusWorkflow configuration for a cohort of --clients: whether the modular
     sum can wrap (for any data, and for data at zero), the largest cohort that never wraps, the int32
     limit, the quantization error, what it means for an l2 clip (--clip), the SecAgg+ failure bounds of its
     neighbourhoods, a verdict and the smallest fix. Model: docs/frameworks.md."""
     from itsa.frameworks.flower import check_flower
 
-    with itsa_errors():
+    with itsa_errors(), time_guard(time_limit_of(time_limit, DEFAULT_TIME_LIMIT)):
         result = check_flower(clients=clients, num_shares=num_shares,
                               reconstruction_threshold=reconstruction_threshold, max_weight=max_weight,
                               clipping_range=clipping_range, quantization_range=quantization_range,

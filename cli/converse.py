@@ -6,7 +6,7 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryChoice, itsa_errors, load_instance, show, warn, warn_instance
 from ._paths import OUTPUT_FILE
-from ._progress import progress_display, time_limit_of
+from ._progress import progress_display, time_guard, time_limit_of
 
 TIME_LIMIT_HELP = (f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit). When it "
                    "runs out, the command says which stage was cut and prints the best bound proved.")
@@ -46,9 +46,9 @@ def converse(path, method, old_name, proof_file, time_limit, as_json):
                   "itsa proves now holds for every scheme; the JSON's class 'general' says so)"])
         instance = load_instance(path)
         check_distinct_files({"INSTANCE": resolve_instance(path)}, {"--proof": proof_file})
-        with progress_display(as_json) as progress:
-            result = prove(instance, method, proof_file=proof_file,
-                           time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), progress=progress)
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+        with progress_display(as_json) as progress, time_guard(limit):
+            result = prove(instance, method, proof_file=proof_file, time_limit=limit, progress=progress)
     warn_instance(instance)
     show(result, as_json)
     if not result.bound.certified:

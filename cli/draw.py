@@ -13,6 +13,7 @@ from ._common import (
     warn_instance,
 )
 from ._paths import OUTPUT_FILE
+from ._progress import time_limited
 
 
 @click.command()
@@ -32,6 +33,7 @@ from ._paths import OUTPUT_FILE
 @click.option("--q-rule", type=Q_RULE, default=Q_RULE_DEFAULT,
               show_default=True, help="How Q_1 and Q_2 combine into Q (docs/model.md §6.1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object describing what was drawn.")
+@time_limited
 def draw(path, output, config, layout, style, q_rule, as_json):
     """Draw servers, broadcast links and users, coloured by role, with one configuration (u, m, n)."""
     import itsa

@@ -19,7 +19,7 @@ from ._common import (
     progress_callback,
     show,
 )
-from ._progress import time_limit_of
+from ._progress import time_limit_of, time_limited
 
 LIB = "itsa.modular"
 
@@ -74,7 +74,8 @@ def modular():
 
     Margins (the carry law), digits (Assumption 1), payload (Proposition 2),
     converse (Theorem 2), rules (Theorem 1), distortion (Theorem 4), privacy
-    (§VII, through itsa.privacy) and the audit of the paper's printed numbers. Every probability is exact or a
+    (§VII, through itsa.privacy), the clip rate of a rotated coordinate (§IX-E)
+    and the audit of the paper's printed numbers. Every probability is exact or a
     certified interval, and says which. Model: docs/modular.md.
 
     Based on Azimi-Abarghouyi, arXiv 2610.00695.
@@ -114,6 +115,7 @@ def margins(clients, radix, layers, carry, reading, arithmetic, law, time_limit,
               help="Points drawn when sampling.")
 @click.option("--seed", type=int, default=_default("digits", "seed"), show_default=True, help="Seed of the sample.")
 @_JSON
+@time_limited
 def digits(chain, radix, layers, block_dimension, max_points, samples, seed, as_json):
     """Assumption 1 (digit compatibility) counted over every point of Λ_1 ∩ V_(L+1)."""
     from itsa.modular import digits as run
@@ -240,6 +242,7 @@ def audit(privacy, as_json):
               default=_default("privacy", "conversion"), show_default=True,
               help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")
 @_JSON
+@time_limited
 def privacy(survivors, radix, layers, authorized, scaled_scale, dimension, delta, conversion, as_json):
     """Rényi DP of an authorized set of layers (eq. 30–31, Theorem 3), by itsa.privacy's accountant."""
     from itsa.modular import privacy as run
@@ -247,4 +250,24 @@ def privacy(survivors, radix, layers, authorized, scaled_scale, dimension, delta
     with itsa_errors():
         result = run(survivors=survivors, radix=radix, layers=layers, authorized=authorized,
                      scaled_scale=scaled_scale, dimension=dimension, delta=delta, conversion=conversion)
+    show(result, as_json)
+
+
+@modular.command("clip-rate")
+@click.option("--norm", default=_default("clip_rate", "norm"), show_default=True,
+              help="‖g‖/C: the update's norm over its clip (1: at the clip), read exactly.")
+@click.option("--clip-factor", default=_default("clip_rate", "clip_factor"), show_default=True,
+              help="γ: each rotated coordinate is clipped at γC/√d, read exactly.")
+@click.option("--dimension", "-d", type=int, default=_default("clip_rate", "dimension"), show_default=True,
+              help="d, the dimension the rotation works in (a power of two for hadamard).")
+@click.option("--rotation", type=LibraryChoice(LIB, "ClipRotation"), default=_default("clip_rate", "rotation"),
+              show_default=True, help="A uniformly random rotation (exact rate) or randomized Hadamard (an upper bound).")
+@click.option("--rate", default=None, help="A clip rate in (0, 1): also the largest ‖g‖/C meeting it.")
+@_JSON
+def clip_rate(norm, clip_factor, dimension, rotation, rate, as_json):
+    """The rate of a rotated coordinate exceeding γC/√d, certified, as a function of ‖g‖/C, γ and d."""
+    from itsa.modular import clip_rate as run
+
+    with itsa_errors():
+        result = run(norm=norm, clip_factor=clip_factor, dimension=dimension, rotation=rotation, rate=rate)
     show(result, as_json)

@@ -6,7 +6,7 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import EXIT_INFEASIBLE, SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
 from ._paths import OUTPUT_FILE
-from ._progress import progress_display, time_limit_of
+from ._progress import progress_display, time_guard, time_limit_of
 
 
 @click.command()
@@ -26,8 +26,9 @@ from ._progress import progress_display, time_limit_of
 @click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
 @click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), default=None,
-              help="Print the plan written for a framework instead (JSON): flower (SecAggPlusWorkflow's keyword "
-                   "arguments and Flower's DP wrapper) or dp-accounting (the plan's events, DpEvent named tuples).")
+              help="Print the plan written for a framework instead (JSON): flower (the client mods and fit "
+                   "workflow that run the plan, SecAggPlusWorkflow's keyword arguments and Flower's DP wrapper) or "
+                   "dp-accounting (the plan's events, DpEvent named tuples).")
 @click.option("--export-file", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --export: write the export to PATH instead (a regular file), and print the plan.")
 @click.option("--snippet", is_flag=True, help="With --export: Python to paste instead of JSON.")
@@ -88,6 +89,8 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
 
     if framework is None and (export_file is not None or snippet):
         raise click.UsageError("--export-file and --snippet go with --export")
+    if snippet and as_json and export_file is None:
+        raise click.UsageError("--snippet prints Python and --json prints JSON: give one of them")
     with itsa_errors():
         deployment = load_deployment(path)
         check_distinct_files({"DEPLOYMENT": resolve_deployment(path), "servers:": deployment.servers},
@@ -97,25 +100,26 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
         swept = None if spec is None else parse_sweep(spec)
         if figure is not None:
             check_sweep_figure(figure, swept)
-        with progress_display(as_json, quiet=quiet) as progress:
+        if framework is not None:
+            from itsa.frameworks.export import check_export, export_plan, write_export
+
+            check_export(deployment, framework)
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+        with progress_display(as_json, quiet=quiet) as progress, time_guard(limit):
             shown = explore_plan(deployment, simulate_rounds=rounds, updates=updates, sweep=swept,
-                                 time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
-                                 progress=progress)
+                                 time_limit=limit, seed=seed, progress=progress)
         result = shown.plan if isinstance(shown, ExploredPlan) else shown
         curves = shown.sweep if isinstance(shown, ExploredPlan) else None
+        export = None if framework is None else export_plan(result, framework)   # refused before any write
         if figure is not None and curves is not None:
             draw_sweep(curves, figure)
         if report is not None:
             write_report(shown, report)
-        if framework is not None:
-            from itsa.frameworks.export import export_plan, write_export
-
-            export = export_plan(result, framework)
-            if export_file is not None:
-                write_export(export, export_file, snippet=snippet)
-    if framework is not None and export_file is None and snippet:
+        if export is not None and export_file is not None:
+            write_export(export, export_file, snippet=snippet)
+    if export is not None and export_file is None and snippet:
         click.echo(export.snippet(), nl=False)
-    elif framework is not None and export_file is None:
+    elif export is not None and export_file is None:
         show(export, as_json=True)
     else:
         show(shown, as_json)

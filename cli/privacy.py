@@ -6,6 +6,7 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryChoice, LibraryConstant, LibraryDefault, itsa_errors, note, show, warn
 from ._paths import RECORD_FILE
+from ._progress import time_limited
 
 JSON = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 DELTA = click.option("--delta", default=LibraryConstant("itsa.privacy", "DEFAULT_DELTA"), show_default=True,
@@ -31,6 +32,7 @@ def privacy():
 @click.option("--alpha", type=int, required=True, help="The grid: integer weights add to alpha.")
 @click.argument("data_weights", nargs=-1, required=True, type=click.UNPROCESSED, metavar="WEIGHTS...")
 @JSON
+@time_limited
 def weights(alpha, data_weights, as_json):
     """Hamilton integer weights on the grid ALPHA for data weights W1 W2 ... (ties by client order).
 
@@ -57,6 +59,7 @@ def weights(alpha, data_weights, as_json):
               help="Ask only this accountant (repeat for several; default: every one).")
 @click.option("--crosscheck", is_flag=True, help="Add dp-accounting's RDP and PLD floats (itsa[crosscheck]).")
 @JSON
+@time_limited
 def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta_slack, accountants, crosscheck,
             as_json):
     """eps after T Gaussian rounds under every accountant: mironov, cks, tight, basic, advanced, eps sqrt(T)."""
@@ -77,6 +80,7 @@ def account(noise_multiplier, rounds, delta, epsilon_per_round, per_round, delta
 @CONVERSION
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @JSON
+@time_limited
 def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
     """The smallest Gaussian noise multiplier meeting (eps, delta) over T rounds under the chosen
     RDP conversion, certified."""
@@ -86,6 +90,25 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 
     with itsa_errors(), progress_display(as_json, quiet=quiet) as progress:
         result = run(epsilon, delta, rounds=rounds, conversion=conversion, progress=progress)
+    show(result, as_json)
+
+
+@privacy.command()
+@click.option("--epsilon", required=True, help="Target eps > 0, read exactly.")
+@DELTA
+@click.option("--max-coins", type=int, default=LibraryDefault("itsa.privacy", "binomial", "max_coins"),
+              show_default=True, help="Refuse a target no N up to this meets.")
+@JSON
+def binomial(epsilon, delta, max_coins, as_json):
+    """The fewest fair coins N whose Bin(N, 1/2) noise makes a sensitivity-1 count (eps, delta)-DP.
+
+    Exact: the privacy profile of Bin(N, 1/2) against Bin(N, 1/2) + 1 in integer
+    binomial coefficients, e^eps in ball arithmetic; every larger N meets the
+    target too. Beside it, the N of the binomial draft's (cpSGD) formula."""
+    from itsa.privacy import binomial as run
+
+    with itsa_errors():
+        result = run(epsilon, delta, max_coins=max_coins)
     show(result, as_json)
 
 
@@ -135,6 +158,7 @@ def noise(sigma, count, seed, engine, expected, shown, time_limit, quiet, as_jso
 @click.option("--epsilon", default=None, help="Per-round eps: add sigma_t and sigma_int (classical formula).")
 @DELTA
 @JSON
+@time_limited
 def sensitivity(max_weight, alpha, clip, dimension, gamma, clients, epsilon, delta, as_json):
     """The sensitivity 2 (max weight/W_t)(S + sqrt(d)/(2 gamma)) (a reading), the rounding bound and grid guidance."""
     from itsa.privacy import sensitivity as run

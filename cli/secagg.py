@@ -2,7 +2,10 @@
 
 import click
 
-from ._common import LibraryChoice, LibraryDefault, WholeNumber, itsa_errors, show
+from itsa._util.deadline import DEFAULT_TIME_LIMIT
+
+from ._common import SECONDS, LibraryChoice, LibraryDefault, WholeNumber, itsa_errors, show
+from ._progress import time_guard, time_limit_of
 
 LIB = "itsa.keys.secagg"
 
@@ -18,8 +21,10 @@ LIB = "itsa.keys.secagg"
               show_default=True, help="Words in each client's input (for the bytes per client).")
 @click.option("--payload-bits", type=WholeNumber(), default=LibraryDefault(LIB, "secagg_parameters", "payload_bits"),
               show_default=True, help="Bits of each word of the masked input.")
+@click.option("--time-limit", type=SECONDS, default=None,
+              help=f"Seconds for the search, in CPU and wall-clock time (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (degree and threshold at its top).")
-def secagg(clients, corrupt, dropout, adversary, dimension, payload_bits, as_json):
+def secagg(clients, corrupt, dropout, adversary, dimension, payload_bits, time_limit, as_json):
     """SecAgg+ degree k and threshold t for n clients (security 2^-40, failure 2^-20).
 
     The open-source finder's method (federated-compute's graph parameter
@@ -29,7 +34,7 @@ def secagg(clients, corrupt, dropout, adversary, dimension, payload_bits, as_jso
     """
     from itsa.keys.secagg import secagg_parameters
 
-    with itsa_errors():
+    with itsa_errors(), time_guard(time_limit_of(time_limit, DEFAULT_TIME_LIMIT)):
         result = secagg_parameters(clients, corrupt, dropout, adversary, dimension=dimension,
                                    payload_bits=payload_bits)
     show(result, as_json)

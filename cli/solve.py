@@ -5,7 +5,7 @@ import click
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryDefault, itsa_errors, load_instance, show, warn_instance
-from ._progress import progress_display, time_limit_of
+from ._progress import progress_display, time_guard, time_limit_of
 
 
 @click.command()
@@ -33,9 +33,9 @@ def solve(path, out_dir, time_limit, seed, field, as_json):
         instance = load_instance(path)
         out_dir = out_dir or default_output_dir(instance, path)
         check_output_dir(out_dir)            # a bad folder is refused before the work, and made only after it
-        with progress_display(as_json) as progress:
-            result = run(instance, time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), seed=seed,
-                         field=field, progress=progress)
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
+        with progress_display(as_json) as progress, time_guard(limit):
+            result = run(instance, time_limit=limit, seed=seed, field=field, progress=progress)
         result = result.saved(out_dir)
     warn_instance(instance)
     show(result, as_json)

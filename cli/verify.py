@@ -18,6 +18,7 @@ from ._common import (
     show,
     warn_instance,
 )
+from ._progress import time_limited
 
 
 @click.command()
@@ -40,6 +41,7 @@ from ._common import (
                    "2e10 and 20000000000 are both accepted).")
 @click.option("--all", "show_all", is_flag=True, help="List every configuration, not only the leaking ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@time_limited
 def verify(path, scheme_path, field, engine, seed, q_rule, enum_budget, show_all, as_json):
     """Check that every server decodes ΣW and that I(view_k; W_Sm | ΣW, W_Tn, Z_Tn) = 0 for all k, m, n.
 

@@ -134,3 +134,103 @@ def test_random_yaml_is_analysed_or_refused(cli, tmp_path_factory, text):
     except ValueError:
         return
     assert ours == yaml.safe_load(text)    # what we read, we read as PyYAML does
+
+
+# -- the verbs with a verdict and the deployment's fields (check flower, secagg, plan) ----------------
+
+def _verdict_values(kind):
+    from itsa.testing.hostile import VERDICT_EXTRAS, modular_values
+
+    return st.sampled_from(modular_values(kind) + VERDICT_EXTRAS)
+
+
+@pytest.mark.parametrize("verb", ["check flower", "secagg"])
+def test_every_numeric_option_of_the_verdict_verbs_answers_in_one_line(verb):
+    from click.testing import CliRunner
+
+    from itsa.testing.hostile import VERDICT_VERBS, check_verdict, verdict_command
+    from itsa_cli import main
+
+    options = VERDICT_VERBS[verb][1]
+
+    @settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def run(data):
+        option = data.draw(st.sampled_from(sorted(options)))
+        args = verdict_command(verb, option, data.draw(_verdict_values(options[option])), data.draw(st.booleans()))
+        check_verdict(CliRunner().invoke(main, args), args)
+
+    run()
+
+
+@pytest.mark.slow
+def test_every_hostile_value_on_every_option_of_the_verdict_verbs():
+    from click.testing import CliRunner
+
+    from itsa.testing.hostile import check_verdict, verdict_cases
+    from itsa_cli import main
+
+    for args in verdict_cases():
+        check_verdict(CliRunner().invoke(main, args), args)
+
+
+@pytest.mark.parametrize("case", ["beta-tiny", "beta-exp-huge", "beta-exp-positive", "beta-exp-near-1",
+                                  "beta-unused", "gamma-long-fraction", "sigma-tiny", "skellam-layered",
+                                  "clients-huge", "multi-server-flower"])
+def test_every_hostile_deployment_is_planned_or_refused_naming_the_file(cli, tmp_path, case):
+    from itsa.testing.hostile import check_verdict, deployment_text
+
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(deployment_text(case), encoding="utf-8")
+    report = tmp_path / "out.md"
+    args = ["plan", str(path), "--json", "--quiet", "--markdown", str(report)]
+    if case == "multi-server-flower":
+        args = ["plan", str(path), "--quiet", "--export", "flower", "--markdown", str(report)]
+    r = cli(*args)
+    if r.exit_code == 3:                        # an infeasible plan: its verdict, exit 3, the report written
+        assert json.loads(r.stdout)["verdict"]["verdict"] == "infeasible" and report.exists()
+        return
+    check_verdict(r, args)
+    if r.exit_code == 2:
+        assert not report.exists() and ("error: " + str(path) in r.stderr or "export flower" in r.stderr), r.stderr
+        assert len(r.stderr) < 400
+
+
+# -- the one reader of whole numbers: its range decided on the text, the same answer as exact arithmetic ---------
+
+@settings(max_examples=300)
+@given(mantissa=st.integers(0, 10**6), exponent=st.integers(-30, 10**7), point=st.integers(0, 6))
+def test_read_whole_agrees_with_exact_arithmetic_and_never_grows_a_number(mantissa, exponent, point):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from itsa._util.checks import MAX_WHOLE, decimal_order, read_whole
+    from itsa.exceptions import InvalidOption
+
+    digits = str(mantissa)
+    text = (digits[:-point] or "0") + "." + digits[-point:] if 0 < point < len(digits) else digits
+    text += f"e{exponent}"
+    value = Fraction(Decimal(text)) if exponent < 40 else None      # past 10^40 the range alone decides
+    order = decimal_order(text)
+    if mantissa:
+        assert order is not None and (value is None or 10**order <= value < 10 ** (order + 1))
+    try:
+        got = read_whole("n", text)
+    except InvalidOption:
+        assert value is None or value.denominator != 1 or not 1 <= value <= MAX_WHOLE
+    else:
+        assert value is not None and got == value and 1 <= got <= MAX_WHOLE
+
+
+@pytest.mark.parametrize("args", [["check", "flower", "--clients", "1e999999999"],
+                                  ["secagg", "--clients", "10", "--corrupt", "0", "--dropout", "0",
+                                   "--dimension", "1e999999999"],
+                                  ["secagg", "--clients", "10", "--corrupt", "0", "--dropout", "0",
+                                   "--payload-bits", "1e999999999"]])
+def test_a_number_that_once_hung_is_refused_in_a_real_process_under_the_cap(tmp_path, args):
+    """Once turned into a billion-digit integer (417 MB after 40 s); now refused on its text. A hang fails the
+    subprocess's timeout, a memory blow-up the cap."""
+    proc = subprocess.run([sys.executable, "-c", "from itsa_cli import main; main()", *args],
+                          capture_output=True, text=True, preexec_fn=_cap, timeout=60, cwd=tmp_path)
+    check(args[0], args[0], proc.returncode, proc.stderr)
+    assert proc.stdout == "" and "1e999999999" in proc.stderr

@@ -39,7 +39,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 
 __all__ = ["Direction", "Certified", "to_arb", "arb_to_fractions", "safe_decimal", "exact_text", "fraction_text", "Provenance", "TooLarge", "PRECISION",
-           "precision"]
+           "precision", "float_up", "float_down"]
 
 #: Longest integer (in bits) written out in digits; Python refuses more than 4,300 digits.
 MAX_TEXT_BITS = 12_000
@@ -118,6 +118,25 @@ def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
         raise TooLarge(f"a bound overflowed the ball arithmetic ({x}): too large to carry exactly")
     with flint.ctx.workprec(max(PRECISION, flint.ctx.prec)):      # the ends rounded outward at full precision
         return _point_to_fraction(x.lower(), up=False), _point_to_fraction(x.upper(), up=True)
+
+
+def float_up(value: Fraction) -> float:
+    """The least double ``≥ value``: a bound rounded in its safe direction upwards.
+
+    >>> float_up(Fraction(1, 3)) >= Fraction(1, 3), float_up(Fraction(1, 2))
+    (True, 0.5)
+    """
+    f = float(value)
+    return f if Fraction(f) >= value else math.nextafter(f, math.inf)
+
+
+def float_down(value: Fraction) -> float:
+    """The greatest double ``≤ value``: a bound rounded in its safe direction downwards.
+
+    >>> float_down(Fraction(1, 3)) <= Fraction(1, 3), float_down(Fraction(1, 2))
+    (True, 0.5)
+    """
+    return -float_up(-value)
 
 
 def _decimal_exponent(x: Fraction) -> int:

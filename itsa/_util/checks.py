@@ -37,7 +37,8 @@ from typing import TypeVar
 
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
-__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "dropout_fraction"]
+__all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "dropout_fraction",
+           "number_text", "decimal_order", "read_whole", "whole_range"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -106,15 +107,107 @@ def positive_number(name: str, value, error: type[InvalidInput] = InvalidOption)
     return value
 
 
-#: Largest decimal exponent ``fraction`` reads (``1e-100000`` is fine; ``1e-999999999`` would take minutes).
+#: Largest decimal exponent a number text may carry (``1e-100000`` is fine; ``1e-999999999`` would take minutes).
 MAX_DECIMAL_EXPONENT = 100_000
+#: Longest number text read, in characters: Python reads whole numbers of up to 4,300 digits.
+MAX_NUMBER_TEXT = 4300
+#: The largest whole number an option reads unless its verb allows more: no count of clients, words or bits is
+#: larger, and its range is checked on the text, so ``1e999999999`` is refused before it becomes an integer.
+MAX_WHOLE = 10**18
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+_DECIMAL = re.compile(r"^\s*[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$")
 
 
-def _check_exponent(name: str, text: str, error: type[InvalidInput]) -> None:
+def number_text(name: str, text: str, error: type[InvalidInput] = InvalidOption) -> str:
+    """``text`` stripped, once its size is checked: the one gate before any conversion that can grow.
+
+    A text longer than :data:`MAX_NUMBER_TEXT` characters, or with a decimal
+    exponent beyond ``±MAX_DECIMAL_EXPONENT``, is refused in one line that says so.
+
+    >>> number_text("clients", " 2e9 ")
+    '2e9'
+    >>> number_text("clients", "1e999999999")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: clients: a decimal exponent beyond +-100000 is not accepted, not '1e999999999'
+    """
+    text = text.strip()
+    if len(text) > MAX_NUMBER_TEXT:
+        raise error(f"{name}: a number of {len(text):,} characters is too long to read (at most "
+                    f"{MAX_NUMBER_TEXT:,}), not {excerpt(text)}")
     found = _EXPONENT.search(text)
     if found and abs(int(found.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
         raise error(f"{name}: a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT} is not accepted, not {excerpt(text)}")
+    return text
+
+
+def decimal_order(text: str) -> int | None:
+    """The decimal order of magnitude of a number text, read from the text alone (``None``: not a decimal, or 0).
+
+    ``10^order <= |x| < 10^(order + 1)``; for ``a/b`` the order of ``a`` less
+    that of ``b`` (within one). Nothing is converted, so any size is instant.
+
+    >>> decimal_order("1e999999999"), decimal_order("2_000"), decimal_order("0.0012"), decimal_order("x")
+    (999999999, 3, -3, None)
+    """
+    parts = text.replace("_", "").split("/")
+    if len(parts) == 2:
+        top, bottom = decimal_order(parts[0]), decimal_order(parts[1])
+        return None if top is None or bottom is None else top - bottom
+    found = _DECIMAL.match(parts[0]) if len(parts) == 1 else None
+    if found is None or not (found.group(1) or found.group(2)):
+        return None
+    whole, frac_digits, exponent = found.group(1).lstrip("0"), found.group(2) or "", found.group(3)
+    shift = int(exponent[:12]) if exponent else 0
+    if whole:
+        return len(whole) - 1 + shift
+    lead = len(frac_digits) - len(frac_digits.lstrip("0"))
+    return None if lead == len(frac_digits) else shift - lead - 1
+
+
+def whole_range(minimum: int, maximum: int | None) -> str:
+    """The wording of a whole number's range: `` in 1..10^18 (such as 2000000000 or 2e9)``."""
+    top = "" if maximum is None else (f"10^{len(str(maximum)) - 1}" if maximum == 10 ** (len(str(maximum)) - 1)
+                                      else f"{maximum:,}")
+    return (f" >= {minimum}" if maximum is None else f" in {minimum}..{top}") + " (such as 2000000000 or 2e9)"
+
+
+def read_whole(name: str, value, minimum: int = 1, maximum: int | None = MAX_WHOLE,
+               error: type[InvalidInput] = InvalidOption) -> int:
+    """A whole number written ``2000000000``, ``2e9`` or ``2_000_000_000``, its range checked on the text first.
+
+    The one reader of whole-number options: ``1e999999999`` is refused at
+    once, before it could become a billion-digit integer.
+
+    >>> read_whole("clients", "2e9")
+    2000000000
+    >>> read_whole("clients", "1e999999999")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: clients: must be a whole number in 1..10^18 (such as 2000000000 or 2e9), not '1e999999999'
+    """
+    from decimal import Decimal, InvalidOperation
+
+    bad = error(f"{name}: must be a whole number{whole_range(minimum, maximum)}, not {excerpt(value)}")
+    if is_whole(value):
+        number = Decimal(value)
+    elif isinstance(value, str):
+        order = decimal_order(value)            # from the text alone: any size is instant
+        if maximum is not None and order is not None and order > len(str(maximum)):
+            raise bad                           # before Decimal -> int could grow it
+        text = number_text(name, value, error).replace("_", "")
+        try:
+            number = Decimal(text)
+        except InvalidOperation:
+            raise bad from None
+    else:
+        raise bad
+    if not number.is_finite() or number != number.to_integral_value() or number < minimum:
+        raise bad
+    out = int(number)
+    if maximum is not None and out > maximum:
+        raise bad
+    return out
 
 
 def fraction(name: str, value, low=None, high=None, closed: bool = False,
@@ -132,7 +225,7 @@ def fraction(name: str, value, low=None, high=None, closed: bool = False,
     itsa.exceptions.InvalidOption: delta: a decimal exponent beyond +-100000 is not accepted, not '1e-999999999'
     """
     if isinstance(value, str):
-        _check_exponent(name, value.strip(), error)
+        number_text(name, value, error)
     try:
         if isinstance(value, bool):
             raise ValueError

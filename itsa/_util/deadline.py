@@ -6,7 +6,9 @@ from it; the parts it calls get the same object, or ``deadline.left()`` as
 their own ``time_limit``. ``left()`` is never 0 while a limit is set (at least
 :data:`LAST_INSTANT`), so a spent clock passed on as a time limit is spent
 there too, never read as "no limit". ``time_limit`` is the only name for a
-limit in seconds across itsa.
+limit in seconds across itsa. A limit holds in wall-clock time *and* in the
+process's CPU time (every thread's, :func:`time.process_time`): a run whose
+threads burn the CPU faster than the clock turns stops as soon as either is spent.
 
 Examples
 --------
@@ -53,6 +55,7 @@ class Deadline:
             time_limit = -1.0
         self.time_limit = time_limit
         self.start = time.perf_counter()
+        self.cpu_start = time.process_time()
         self.timings: dict[str, float] = {}
         self._lap = self.start
 
@@ -70,6 +73,14 @@ class Deadline:
         """Seconds since the clock started."""
         return time.perf_counter() - self.start
 
+    def cpu(self) -> float:
+        """CPU seconds the process (all its threads) has used since the clock started."""
+        return time.process_time() - self.cpu_start
+
+    def used(self) -> float:
+        """What the limit is measured against: the larger of the wall-clock and the CPU seconds."""
+        return max(self.elapsed(), self.cpu())
+
     @staticmethod
     def spent() -> Deadline:
         """A clock whose limit has already passed (a computation given no time at all)."""
@@ -79,11 +90,11 @@ class Deadline:
         """Seconds left (at least :data:`LAST_INSTANT`, never 0), or ``None`` without a limit."""
         if self.time_limit is None:
             return None
-        return max(LAST_INSTANT, self.time_limit - self.elapsed())
+        return max(LAST_INSTANT, self.time_limit - self.used())
 
     def expired(self) -> bool:
-        """Whether a limit was set and has passed."""
-        return self.time_limit is not None and self.time_limit - self.elapsed() <= 0
+        """Whether a limit was set and has passed, in wall-clock or in CPU time."""
+        return self.time_limit is not None and self.time_limit - self.used() <= 0
 
     def share(self, fraction: float) -> Deadline:
         """A deadline on the same clock whose limit is ``fraction`` of this one's.
@@ -95,6 +106,7 @@ class Deadline:
         """
         out = Deadline(None if self.time_limit is None else fraction * self.time_limit)
         out.start = out._lap = self.start
+        out.cpu_start = self.cpu_start
         return out
 
     def check(self, where: str) -> None:

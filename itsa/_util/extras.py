@@ -30,6 +30,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "galois": ("crosscheck", "the galois rank backend (rank_backend='galois')"),
     "pulp": ("crosscheck", "the CBC LP solver (lp_solver='cbc')"),
     "dp_accounting": ("crosscheck", "the dp-accounting cross-check (itsa privacy account --crosscheck)"),
+    "flwr": ("flower", "Flower's client mod and fit workflow (itsa.frameworks.flower_dp)"),
     "hypothesis": ("testing", "the hypothesis strategies (itsa.testing)"),
 }
 

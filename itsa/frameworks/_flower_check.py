@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from itsa._util.certified import exact_text, safe_decimal
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import MAX_WHOLE, choice, fraction, whole_number
 from itsa._util.display import Displayable, Kind
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
@@ -21,6 +21,8 @@ from itsa.frameworks._flower_rules import (
     DEFAULT_RECONSTRUCTION_THRESHOLD,
     FLOWER_VERSION,
     INT32_MAX,
+    MASK_MODULUS_LIMIT,
+    MIN_THRESHOLD,
     Levels,
     ShareLayout,
     check_keywords,
@@ -28,7 +30,7 @@ from itsa.frameworks._flower_rules import (
     quantizer_levels,
     resolve_shares,
 )
-from itsa.frameworks._flower_secagg import SecaggRow, secagg_row
+from itsa.frameworks._flower_secagg import SEED_NOTE, SecaggRow, secagg_row
 from itsa.keys.secagg import Adversary
 
 __all__ = ["FlowerCheck", "FlowerVerdict", "check_flower", "FLOAT_ROUNDING", "ADVERSARIES", "INT64_MAX"]
@@ -147,9 +149,10 @@ class FlowerCheck(Displayable):
             return ""
         text = ", ".join(f"{key}={_pow2_text(value).replace('^', '**')}" if key == "modulus_range"
                          else f"{key}={value!r}" for key, value in self.fixes.items())
-        if self.can_wrap:
-            text += (f" (or quantization_range <= {self.largest_quantization():,}, a coarser step; "
-                     f"or at most {_clients(self.max_cohort)})")
+        if self.can_wrap and "clients" not in self.fixes:
+            q = self.largest_quantization()
+            coarser = f"quantization_range <= {q:,}, a coarser step; or " if q > 0 else ""
+            text += f" (or {coarser}at most {_clients(self.max_cohort)})"
         return text
 
     def largest_quantization(self) -> int:
@@ -203,7 +206,9 @@ class FlowerCheck(Displayable):
             ("premise", "every weight (num_examples) is at most max_weight: Flower only warns above it, and a larger "
                         "weight entry can wrap on its own"),
             ("secagg+", self.secagg.text),
-            ("verdict", str(self.verdict) + (": " + "; ".join(self.problems) if self.problems else "")),
+            ("mask seeds", SEED_NOTE),
+            ("verdict", str(self.verdict) + (": " + "; ".join(self.problems) if self.problems else "")
+             + self._judged()),
         ]
         if self.fixes:
             rows.append(("fix", self.fix()))
@@ -211,6 +216,14 @@ class FlowerCheck(Displayable):
             rows.append(("fix", "none found: no SecAgg+ degree meets the targets at this corruption and dropout"))
         rows += [("note", note) for note in self.notes]
         return rows
+
+    def _judged(self) -> str:
+        """What the verdict assumed of SecAgg+ (the rates), or that SecAgg+ was not judged."""
+        if self.secagg.problems:
+            return ""                       # the problem itself names the rates
+        if self.secagg.assumed:
+            return f" (SecAgg+ judged {self.secagg.assumed})"
+        return f" (SecAgg+ not judged: {self.secagg.text.removeprefix('not computed: ')})"
 
     def _l2_text(self) -> str:
         c = exact_text(self.coordinate_clip)
@@ -262,8 +275,8 @@ def _keywords(num_shares, reconstruction_threshold, max_weight, clipping_range, 
               modulus_range) -> dict[str, Any]:
     return {"num_shares": flower_number("num_shares", num_shares),
             "reconstruction_threshold": flower_number("reconstruction_threshold", reconstruction_threshold),
-            "max_weight": float(flower_number("max_weight", max_weight)),
-            "clipping_range": float(flower_number("clipping_range", clipping_range)),
+            "max_weight": flower_number("max_weight", max_weight, real=True),
+            "clipping_range": flower_number("clipping_range", clipping_range, real=True),
             "quantization_range": flower_number("quantization_range", quantization_range),
             "modulus_range": flower_number("modulus_range", modulus_range)}
 
@@ -288,6 +301,8 @@ def _fixes(check: dict[str, Any], layout: ShareLayout, levels: Levels, clients: 
         fixes["num_shares"] = layout.shares_sent + 1
     elif layout.threshold > layout.neighbourhood:
         fixes["reconstruction_threshold"] = max(2, layout.neighbourhood - 1)
+    elif layout.threshold < MIN_THRESHOLD:
+        fixes["reconstruction_threshold"] = MIN_THRESHOLD
     if not int32_ok:
         fixes["quantization_range"] = _largest_quantization(check["clipping_range"], 1, 2 * (INT32_MAX + 1))
         levels = quantizer_levels(check["clipping_range"], fixes["quantization_range"])
@@ -297,8 +312,16 @@ def _fixes(check: dict[str, Any], layout: ShareLayout, levels: Levels, clients: 
         if clients * ((1 << bits) - 1) <= INT64_MAX:
             fixes["modulus_range"] = 1 << bits
         else:
-            fixes["quantization_range"] = _largest_quantization(check["clipping_range"], clients,
-                                                                check["modulus_range"])
+            q = _largest_quantization(check["clipping_range"], clients, min(check["modulus_range"], MASK_MODULUS_LIMIT))
+            if q > 0:
+                fixes["quantization_range"] = q
+            else:                                   # no quantization fits this cohort: a smaller cohort does
+                fixes["clients"] = (check["modulus_range"] - 1) // top
+    elif check["modulus_range"] > MASK_MODULUS_LIMIT:   # the largest modulus Flower draws masks for and sums
+        bits = MASK_MODULUS_LIMIT.bit_length() - 1
+        while clients * ((1 << bits) - 1) > INT64_MAX:
+            bits -= 1
+        fixes["modulus_range"] = 1 << bits
     if secagg.fix is not None and "num_shares" not in fixes:
         fixes.update(secagg.fix)
     return fixes
@@ -314,7 +337,7 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
     Parameters
     ----------
     clients : int
-        ``n >= 2``, the clients sampled in a round.
+        ``n``, from 2 to ``10^18`` (:data:`~itsa._util.checks.MAX_WHOLE`), the clients sampled in a round.
     num_shares, reconstruction_threshold : int, float or text, optional
         As ``SecAggPlusWorkflow`` reads them (a float is a fraction of the cohort, resp. of the shares; an
         int counts shares, the client's own included). Default: Flower's example app's 3 and 2.
@@ -346,7 +369,7 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
     >>> check_flower(clients=2100).zero_wrap
     'always'
     """
-    n = whole_number("clients", clients, minimum=2)
+    n = whole_number("clients", clients, minimum=2, maximum=MAX_WHOLE)
     kw = _keywords(num_shares, reconstruction_threshold, max_weight, clipping_range, quantization_range,
                    modulus_range)
     warnings = check_keywords(kw["num_shares"], kw["reconstruction_threshold"], max_weight=kw["max_weight"],
@@ -368,10 +391,13 @@ def check_flower(*, clients: int, num_shares=DEFAULT_NUM_SHARES,
     if not int32_ok:
         problems.append(f"quantization_range {kw['quantization_range']:,} overflows Flower's int32 cast "
                         f"(values up to {levels.top:,} > 2^31 - 1)")
+    if m > MASK_MODULUS_LIMIT:
+        problems.append(f"modulus_range {_pow2_text(m)} > 2^63: Flower draws each mask with randint(0, M - 1, "
+                        "dtype=int64), which raises past 2^63, so every round fails")
     if can_wrap:
-        problems.append(f"the sum of {n:,} clients can reach {n * top:,} >= modulus {m:,} and wraps silently")
+        problems.append(f"the sum of {n:,} clients can reach {n * top:,} >= modulus {_pow2_text(m)} and wraps silently")
     problems += list(secagg.problems)
-    if layout.problems or not int32_ok or secagg.problems:
+    if layout.problems or not int32_ok or secagg.problems or m > MASK_MODULUS_LIMIT:
         verdict = FlowerVerdict.FAILS
     elif can_wrap:
         verdict = FlowerVerdict.WRAPS

@@ -1,4 +1,10 @@
-"""A zCDP-form privacy bound written as dp-accounting's events, in their own named-tuple JSON.
+"""A plan's dominating Gaussian pair, or a zCDP-form privacy bound, written as dp-accounting's events, in their own
+named-tuple JSON.
+
+:func:`events_from_pair` writes a plan's dominating Gaussian pair
+(:class:`itsa.planning.frameworks_units.GaussianPair`) as ``GaussianDpEvent`` events
+that both of dp-accounting's accountants take, with the δ to ask them at
+(:class:`PairExport`). What follows is the zCDP form, for noise without such a pair.
 
 dp-accounting has no event for a sum of discrete Gaussian shares or for
 Skellam, but it has ``ZCDpEvent(rho, xi)``: a mechanism with
@@ -27,13 +33,21 @@ Examples
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
+from itsa._util.certified import (
+    Certified,
+    Direction,
+    exact_text,
+    float_down,
+    float_up,
+    precision,
+    safe_decimal,
+    to_arb,
+)
 from itsa._util.checks import fraction, whole_number
 from itsa._util.display import Displayable
 from itsa._util.extras import require
@@ -45,24 +59,18 @@ from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent, Even
 from itsa.privacy.rdp import RdpCurve, number
 from itsa.privacy.subsampled import PoissonSampledEvent
 
-__all__ = ["DpAccountingExport", "dp_accounting_events", "events_from_curve", "events_from_event",
-           "named_tuple_from_json", "float_up", "DP_EVENT_MODULE"]
+__all__ = ["DpAccountingExport", "PairExport", "dp_accounting_events", "events_from_curve", "events_from_event",
+           "events_from_pair", "named_tuple_from_json", "float_up", "DP_EVENT_MODULE", "NEIGHBORING_RELATION"]
 
 #: The module of dp-accounting's events (``DpEvent.to_named_tuple``'s ``module_name``).
 DP_EVENT_MODULE = "dp_accounting.dp_event"
+#: The neighbouring relation an accountant of the Gaussian pair's events is built with: its default, under which a
+#: ``GaussianDpEvent(z)`` is ``N(0, z²)`` against ``N(1, z²)`` (the plan's sensitivity already counts replace-one's
+#: factor 2; dp-accounting's ``REPLACE_ONE`` would count it again).
+NEIGHBORING_RELATION = "ADD_OR_REMOVE_ONE"
 #: What dp-accounting 0.6's accountants make of the events written here (from its source).
 SAMPLED_NOTE = ("dp-accounting's RdpAccountant accounts a Poisson-sampled event only over Gaussian events, and its "
                 "PLD accountant has no zCDP event: a sampled zCDP tree round-trips but neither accountant takes it")
-
-
-def float_up(value: Fraction) -> float:
-    """The least double ``≥ value``: a bound rounded in its safe direction.
-
-    >>> float_up(Fraction(1, 3)) >= Fraction(1, 3), float_up(Fraction(1, 2))
-    (True, 0.5)
-    """
-    f = float(value)
-    return f if Fraction(f) >= value else math.nextafter(f, math.inf)
 
 
 def _event(class_name: str, **fields: Any) -> dict[str, Any]:
@@ -280,3 +288,102 @@ def events_from_event(event: Event, *, rounds: int = 1) -> DpAccountingExport:
         raise InvalidOption(f"event: {event.label} has no bound of the form xi + rho q at every order > 1, "
                             "so no ZCDpEvent stands for it")
     return events_from_curve(curve, rounds=rounds, sampling_rate=rate)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PairExport(Displayable):
+    """A plan's dominating Gaussian pair as dp-accounting's events, and the δ to ask its accountants for.
+
+    ``SelfComposedDpEvent(GaussianDpEvent(z), T)``, or with a Poisson sample
+    ``SelfComposedDpEvent(PoissonSampledDpEvent(q, GaussianDpEvent(z)), T)``: both of dp-accounting 0.6's
+    accountants take it (built with their default neighbouring relation, :data:`NEIGHBORING_RELATION`). ``z``
+    is rounded down and ``q`` up to a double (a pair that dominates too); :attr:`accountant_delta` is
+    ``δ − T δ₀`` rounded down, so that ``get_epsilon(accountant_delta)`` is an ε at the plan's δ.
+
+    Parameters
+    ----------
+    pair : GaussianPair
+        The plan's pair (:func:`itsa.planning.frameworks_units.round_pair`).
+    event : dict
+        The tree in ``DpEvent.to_named_tuple``'s JSON form.
+    """
+
+    pair: Any
+    event: dict[str, Any]
+
+    @property
+    def accountant_delta(self) -> float:
+        """``δ − T δ₀``, rounded down to a double: the δ to pass to ``get_epsilon``."""
+        return float_down(self.pair.accountant_delta)
+
+    @property
+    def sampling_rate(self) -> Fraction | None:
+        return self.pair.rate
+
+    def named_tuple(self) -> Any:
+        """The event tree as named tuples (what ``DpEvent.from_named_tuple`` takes)."""
+        return named_tuple_from_json(self.event)
+
+    def dp_event(self) -> Any:
+        """dp-accounting's ``DpEvent`` of the tree (needs dp-accounting: ``itsa[crosscheck]``)."""
+        require("dp_accounting")
+        return require(DP_EVENT_MODULE).DpEvent.from_named_tuple(self.named_tuple())
+
+    def epsilon(self, delta=None, conversion: Conversion | str = Conversion.CKS) -> None:
+        """No itsa curve of its own: the pair's ε is the plan's when :attr:`certifies`, see the plan."""
+        return None
+
+    @property
+    def certifies(self) -> bool:
+        return bool(self.pair.certifies)
+
+    def exactness(self) -> list[str]:
+        """Which events are the pair itself and which are rounded (in its safe direction)."""
+        p = self.pair
+        said = [f"GaussianDpEvent: noise_multiplier {self.gaussian()!r} is 1/mu'' = "
+                f"{safe_decimal(p.noise_multiplier, 12, up=False)} rounded down to a double (a dominating pair "
+                "too); mu'' is the upper end of its certified ball"]
+        if p.rate is not None:
+            said.append(f"PoissonSampledDpEvent: sampling_probability {float_up(p.rate)!r} is the rate "
+                        f"{exact_text(p.rate)} rounded up to a double")
+        said.append(f"SelfComposedDpEvent: count {p.rounds}, exact")
+        said.append(f"accountant_delta {self.accountant_delta!r} = delta - T delta0 (delta0 "
+                    f"{safe_decimal(p.slack, 3)} per round, the pair's additive part, which no dp-accounting event "
+                    "holds), rounded down")
+        return said
+
+    def gaussian(self) -> float:
+        inner = self.event["event"]
+        return float((inner["event"] if inner["class_name"] == "PoissonSampledDpEvent" else inner)["noise_multiplier"])
+
+    def headline(self) -> str:
+        return self.pair.describe()
+
+    def rows(self) -> list[tuple[str, str]]:
+        return ([("event", _text(self.event)), ("accountant delta", repr(self.accountant_delta)),
+                 ("neighboring_relation", f"{NEIGHBORING_RELATION} (the accountants' default)"),
+                 ("certifies", "the plan's epsilon is this pair's" if self.certifies else
+                  f"the pair dominates every round; the plan's epsilon comes from {self.pair.method}")]
+                + [("exactness", line) for line in self.exactness()])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dp_event": self.event, "accountant_delta": self.accountant_delta,
+                "neighboring_relation": NEIGHBORING_RELATION, "pair": self.pair.to_dict(),
+                "exactness": self.exactness(), "notes": []}
+
+
+def events_from_pair(pair) -> PairExport:
+    """The events of a plan's dominating Gaussian pair (:class:`itsa.planning.frameworks_units.GaussianPair`).
+
+    >>> from fractions import Fraction
+    >>> from itsa.planning.frameworks_units import GaussianPair
+    >>> pair = GaussianPair(mu=Fraction(1, 10), slack=Fraction(1, 10**30), rate=Fraction(1, 100), rounds=50,
+    ...                     delta=Fraction(1, 10**6), certifies=True, method="dominating")
+    >>> e = events_from_pair(pair).to_dict()
+    >>> e["dp_event"]["event"]["event"], Fraction(e["accountant_delta"]) < Fraction(1, 10**6)
+    ({'module_name': 'dp_accounting.dp_event', 'class_name': 'GaussianDpEvent', 'noise_multiplier': 10.0}, True)
+    """
+    event = _event("GaussianDpEvent", noise_multiplier=float_down(pair.noise_multiplier))
+    if pair.rate is not None:
+        event = _event("PoissonSampledDpEvent", sampling_probability=float_up(pair.rate), event=event)
+    return PairExport(pair=pair, event=_event("SelfComposedDpEvent", event=event, count=pair.rounds))

@@ -1,7 +1,10 @@
-"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events.
+"""A plan written for the frameworks: Flower's SecAgg+ workflow and DP wrapper, dp-accounting's events, TFF's
+distributed-DP aggregator.
 
+    check_export(deployment, "flower")                 # its refusals, a pure check before any planning or write
     export_plan(plan, "flower") -> PlanExport          # SecAggPlusWorkflow(**kwargs), Flower's DP wrapper
-    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's events as DpEvent.to_named_tuple JSON
+    export_plan(plan, "dp-accounting") -> PlanExport   # the plan's dominating pair as DpEvent.to_named_tuple JSON
+    export_plan(plan, "tff") -> PlanExport             # DistributedDpSumFactory(**kwargs), what TFF computes
 
 ``itsa plan FILE --export TARGET`` prints :meth:`PlanExport.to_dict` (or
 :meth:`PlanExport.snippet`, Python to paste); :func:`write_export` writes it
@@ -18,15 +21,26 @@ semi-honest server (said in the export). Central noise has a Flower
 counterpart, ``DifferentialPrivacyClientSideFixedClipping`` (with SecAgg+ the
 server never sees an update, so the client clips): Flower adds Gaussian noise
 of standard deviation ``z C / N`` to the mean (``C = clipping_norm``,
-``N = num_sampled_clients``), so ``z = σ K/(γ S K_eff)`` (rounded up to a
-double) puts at least the plan's ``σ/γ`` on the sum of any ``K_eff`` or more
-clients; distributed noise has none, and the export says so.
+``N = num_sampled_clients``) and releases a round only when every sampled
+client reported, so ``z = σ/(γ S)`` (rounded up to a double) puts at least
+the plan's ``σ/γ`` on the sum of the ``K`` clients of every round it
+releases; distributed noise has none, and the export says so. Beside them
+the export names ``client_mods`` and ``fit_workflow``
+(:mod:`itsa.frameworks.flower_dp`), which run the plan's own encoding and
+noise, distributed or central, from the export's JSON alone.
 
-**dp-accounting.** One round's event of the plan (the one its accountant
-composes, :meth:`itsa.planning.Plan.round_event`) in zCDP form
+**dp-accounting.** The plan's dominating Gaussian pair, read from its
+frameworks section (:func:`itsa.planning.frameworks_units.round_pair`), as
+``GaussianDpEvent`` events (:func:`itsa.frameworks.dp_accounting.events_from_pair`)
+with the δ to ask the accountants at; a plan whose noise has no such pair
+keeps one round's event (:meth:`itsa.planning.Plan.round_event`) in zCDP form
 (:func:`itsa.frameworks.dp_accounting.events_from_event`), composed over the
 rounds with ``SelfComposedDpEvent``, under ``PoissonSampledDpEvent`` at rate
 ``K/population`` when the deployment has a population.
+
+**TFF.** The frameworks section's ``DistributedDpSumFactory`` arguments
+(:func:`itsa.planning.frameworks_units.tff_settings`) and what TFF computes
+from them (:func:`itsa.frameworks.tff.tff_export`).
 """
 
 from __future__ import annotations
@@ -44,11 +58,18 @@ from itsa._util.checks import choice
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.dp_accounting import SAMPLED_NOTE, DpAccountingExport, events_from_event, float_up
+from itsa.frameworks.dp_accounting import (
+    SAMPLED_NOTE,
+    DpAccountingExport,
+    PairExport,
+    events_from_event,
+    events_from_pair,
+)
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
+from itsa.frameworks.tff import TffExport, tff_export
 
-__all__ = ["Framework", "PlanExport", "export_plan", "write_export", "flower_noise_multiplier", "plan_event",
-           "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
+__all__ = ["Framework", "PlanExport", "export_plan", "check_export", "write_export", "flower_noise_multiplier",
+           "plan_event", "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
 
 #: The corrupt fraction assumed for the SecAgg+ degree and threshold when the plan has no SecAgg+ section.
 DEFAULT_CORRUPT = Fraction(1, 20)
@@ -61,6 +82,7 @@ class Framework(StrEnum):
 
     FLOWER = "flower"
     DP_ACCOUNTING = "dp-accounting"
+    TFF = "tff"
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -89,7 +111,7 @@ class PlanExport(Displayable):
     framework: Framework
     deployment: str
     feasible: bool
-    export: FlowerExport | DpAccountingExport
+    export: FlowerExport | DpAccountingExport | PairExport | TffExport
     facts: dict[str, Any]
     notes: tuple[str, ...] = ()
     premises: tuple[str, ...] = ()
@@ -114,7 +136,7 @@ class PlanExport(Displayable):
                 f"({'feasible' if self.feasible else 'INFEASIBLE'} plan)"]
         head += ["# " + line for note in self.notes for line in _wrap(note)]
         head += ["# " + line for p in self.premises for line in _wrap(f"epsilon premise: {p}")]
-        if isinstance(self.export, FlowerExport):
+        if isinstance(self.export, (FlowerExport, TffExport)):
             return "\n".join(head) + "\n" + self.export.snippet()
         return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
 
@@ -127,9 +149,17 @@ def _python(event: dict[str, Any]) -> str:
     return f"dp_accounting.{event['class_name']}({fields})"
 
 
-def _dp_snippet(export: DpAccountingExport, facts: dict[str, Any]) -> str:
+def _dp_snippet(export: DpAccountingExport | PairExport, facts: dict[str, Any]) -> str:
     delta = float(Fraction(facts["delta"]))
     lines = ["import dp_accounting", "", f"event = {_python(export.event)}"]
+    if isinstance(export, PairExport):
+        lines += ["# the delta to ask for: the plan's delta less the pair's additive part over the rounds",
+                  f"accountant_delta = {export.accountant_delta!r}",
+                  "for accountant in (dp_accounting.pld.PLDAccountant(), dp_accounting.rdp.RdpAccountant()):",
+                  "    accountant.compose(event)",
+                  f"    print(type(accountant).__name__, accountant.get_epsilon(accountant_delta))   # the plan: eps <= "
+                  f"{facts['epsilon']['value']}"]
+        return "\n".join(lines) + "\n"
     if export.sampling_rate is None:
         lines += ["accountant = dp_accounting.rdp.RdpAccountant()", "accountant.compose(event)",
                   f"print(accountant.get_epsilon({delta!r}))   # the plan: eps <= {facts['epsilon']['value']}"]
@@ -152,16 +182,18 @@ def plan_event(plan) -> Any:
 
 
 def flower_noise_multiplier(plan) -> Fraction:
-    """Flower's ``noise_multiplier`` for a central plan: ``z = σ K/(γ S K_eff)``, rounded up to a double.
+    """Flower's ``noise_multiplier`` for a central plan: ``z = σ/(γ S)``, rounded up to a double (its one home is
+    :func:`itsa.planning.frameworks_units.flower_noise_multiplier`, which the plan prints).
 
     Flower adds ``N(0, (z C/N)²)`` to each coordinate of the mean, with
-    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``; on the sum
-    of ``n ≥ K_eff`` reporting clients that is a standard deviation of
-    ``n z S/K ≥ σ/γ``, the plan's noise in the data's units.
+    ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``, and
+    releases a round only when all ``K`` reported (a failure drops it): on
+    their sum that is a standard deviation of ``z S ≥ σ/γ``, the plan's noise
+    in the data's units.
     """
-    d = plan.deployment
-    exact = plan.noise.sigma_client * d.clients / (plan.encoding.gamma * d.clip * d.survivors)
-    return Fraction(float_up(exact))
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
+
+    return Fraction(home(sigma=plan.noise.sigma_client, gamma=plan.encoding.gamma, clip=plan.deployment.clip))
 
 
 def _degree_threshold(plan) -> tuple[int, int, Fraction, str, str]:
@@ -196,13 +228,54 @@ def _facts(plan) -> dict[str, Any]:
             "mse_per_coordinate": frac(plan.error.per_coordinate)}
 
 
-def _flower(plan) -> tuple[FlowerExport, list[str]]:
-    from itsa.planning.deployment import NoiseKind
+def check_export(deployment, framework: Framework | str) -> Framework:
+    """Refuse, before any planning or writing, a deployment that has no counterpart in ``framework``.
 
-    d = plan.deployment
+    A pure check of the deployment: a command calls it before it plans or
+    writes anything, so an export it refuses leaves no file behind. An export
+    never replaces the deployment's protocol: Flower runs single-server SecAgg+,
+    so a multi-server protocol or a key-rate ``servers`` instance is refused.
+
+    Returns
+    -------
+    Framework
+        The framework, read.
+
+    Raises
+    ------
+    InvalidOption
+        The reason, in one line.
+
+    Examples
+    --------
+    >>> from itsa.planning import parse_deployment
+    >>> d = parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
+    ...                       "privacy": {"epsilon": 2, "delta": "1e-6"},
+    ...                       "protocol": {"multi-server": {"servers": 3, "collusion": 1}}})
+    >>> check_export(d, "dp-accounting")
+    <Framework.DP_ACCOUNTING: 'dp-accounting'>
+    >>> check_export(d, "flower")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: export flower: the deployment's protocol is multi-server (3 servers, collusion 1); Flower's SecAggPlusWorkflow is single-server SecAgg+, and an export never replaces the deployment's protocol: plan with protocol: {secagg+: ...} for Flower, or export to dp-accounting
+    """
+    kind = choice("export", framework, Framework)
+    if kind is not Framework.FLOWER:
+        return kind
+    from itsa.planning.protocols import MultiServerProtocol
+    from itsa.planning.protocols.secagg import SECAGG
+
+    d = deployment
     if d.encoding.layered:
         raise InvalidOption("export flower: Flower's SecAgg+ sums one flat word; a layered plan (radix, layers) "
                             "has no Flower counterpart")
+    if (d.protocol is not None and d.protocol.name != SECAGG) or d.servers is not None:
+        what = (f"multi-server ({d.protocol.servers} servers, collusion {d.protocol.collusion})"
+                if isinstance(d.protocol, MultiServerProtocol) else
+                f"a key-rate instance (servers: {d.servers})" if d.servers is not None else d.protocol.name)
+        raise InvalidOption(f"export flower: the deployment's protocol is {what}; Flower's SecAggPlusWorkflow is "
+                            "single-server SecAgg+, and an export never replaces the deployment's protocol: plan "
+                            "with protocol: {secagg+: ...} for Flower, or export to dp-accounting")
     population = getattr(d, "population", None)
     if population is not None and population > d.clients:
         raise InvalidOption(f"export flower: the plan's epsilon holds for its {d.clients} clients Poisson-sampled "
@@ -210,6 +283,14 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
                             " Flower samples a fixed cohort of num_sampled_clients, which this plan does not account "
                             "(under add-remove, a fixed-size sample turns adding a user into replacing one): plan "
                             "without a population for Flower, or export to dp-accounting")
+    return kind
+
+
+def _flower(plan) -> tuple[FlowerExport, list[str]]:
+    from itsa.planning.deployment import NoiseKind
+
+    d = plan.deployment
+    check_export(d, Framework.FLOWER)
     k, t, corrupt, adversary, source = _degree_threshold(plan)
     notes = [source]
     if k % 2 and k < d.clients - 1:
@@ -219,23 +300,67 @@ def _flower(plan) -> tuple[FlowerExport, list[str]]:
     central = d.noise.kind is NoiseKind.CENTRAL
     z = flower_noise_multiplier(plan) if central else None
     if central:
-        notes.append(f"noise_multiplier z = sigma K/(gamma S K_eff) = {safe_decimal(plan.noise.sigma_client, 8)} x "
-                     f"{d.clients}/({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)} x {d.survivors}), "
-                     "rounded up: Flower's Gaussian of deviation z S/K on the mean is at least the plan's sigma/gamma "
-                     "on the sum of K_eff or more clients; it is a float64 Gaussian, not the plan's discrete one, "
-                     "and the server sees the sum before the noise. DifferentialPrivacyServerSideFixedClipping takes "
-                     "the same keywords but clips on the server, which never sees an update under SecAgg+")
+        notes.append(f"noise_multiplier z = sigma/(gamma S) = {safe_decimal(plan.noise.sigma_client, 8)}/"
+                     f"({exact_text(plan.encoding.gamma)} x {exact_text(d.clip)}), rounded up: Flower's DP wrapper "
+                     "releases a round only when every sampled client reported (any failure drops the round), so "
+                     "only rounds of all K clients are released, with deviation z S on their sum, at least the plan's "
+                     "sigma/gamma; it is a float64 Gaussian, not the plan's discrete one, and the server sees the sum "
+                     "before the noise. DifferentialPrivacyServerSideFixedClipping takes the same keywords but clips "
+                     "on the server, which never sees an update under SecAgg+")
     export = secaggplus_kwargs(degree=k, threshold=t, gamma=plan.encoding.gamma, word_bits=plan.encoding.word_bits,
                                clip=d.clip, clients=d.clients, noise_kind=str(d.noise.kind), noise_multiplier=z,
-                               dropout=d.dropout, corrupt=corrupt, adversary=adversary)
-    return export, notes
+                               max_weight=1.0, dropout=d.dropout, corrupt=corrupt, adversary=adversary)
+    return _with_plan_pieces(plan, export), notes
 
 
-def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
+def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
+    """``export`` with the client mods and fit workflow that run the plan's own encoding
+    (:mod:`itsa.frameworks.flower_dp`), or, for a plan they cannot run, why not."""
+    from dataclasses import replace
+
+    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, FlowerPlan
+
+    d, e = plan.deployment, plan.encoding
+    plain = (f"without itsa's mods, SecAggPlusWorkflow's settings above quantize what the app returns: the app must "
+             f"return its update (returned minus received parameters, l2 norm at most {exact_text(d.clip)}) with "
+             "num_examples = 1 (max_weight 1.0: the plan's sum is unweighted), and the server must add FedAvg's "
+             "result (the mean update) to its model; an app that returns its whole model has every weight beyond "
+             f"+-{exact_text(d.clip)} clamped")
+    if str(e.rotation) != "none" or str(e.rounding) != "nearest" or str(d.noise.kind) == "distributed":
+        plain += (f"; they run none of the plan's own encoding (rotation {e.rotation}, {e.rounding} rounding, "
+                  f"{d.noise.kind} noise): only client_mods and fit_workflow run the plan")
+    try:
+        fp = FlowerPlan.from_plan(plan)
+    except InvalidOption as exc:
+        return replace(export, plain_flower=plain, notes=export.notes + (f"no client_mods: {exc}",))
+    kwargs = fp.secaggplus_kwargs(num_shares=export.kwargs["num_shares"],
+                                  threshold=export.kwargs["reconstruction_threshold"])
+    section = {"SecAggPlusWorkflow": kwargs, "plan": fp.to_dict(), "survivors": fp.survivors,
+               "window_drop": fp.window_drop().to_dict()}
+    return replace(export, client_mods=CLIENT_MODS, fit_workflow=FIT_WORKFLOW, distributed_dp=section,
+                   plain_flower=plain)
+
+
+def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
     privacy = plan.deployment.privacy
+    pair = getattr(plan.frameworks, "pair", None)
+    if pair is not None:
+        notes = [f"the plan certifies eps <= {plan.noise.epsilon.decimal(6)} at delta "
+                 f"{safe_decimal(privacy.delta, 6)} ({plan.noise.accounting.upper_method})"]
+        if pair.certifies:
+            notes.append("the events are the dominating pair that epsilon is certified through: an accountant's "
+                         "get_epsilon(accountant_delta) is that epsilon up to its own discretization (at or above)")
+        else:
+            notes.append("the events are a pair dominating every round, not the bound the plan's epsilon comes "
+                         "from: an accountant's get_epsilon(accountant_delta) is a bound too, and may be below the "
+                         "plan's (the plan's own bound is then the looser one)")
+        return events_from_pair(pair), notes
     event = plan_event(plan)
     export = events_from_event(event, rounds=privacy.rounds)
-    notes = [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
+    notes = ["no Gaussian pair dominates this plan's rounds (Skellam, a layering, central noise after a rotation, "
+             "or a lattice smoothing whose additive part over the rounds reaches delta at this noise): its Renyi "
+             "bound as zCDP events, which dp-accounting's RdpAccountant alone takes, and only unsampled"]
+    notes += [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "
              f"eps <= {plan.noise.epsilon.decimal(6)} at delta {safe_decimal(privacy.delta, 6)} "
              f"({plan.noise.epsilon.method})"]
     curve = export.epsilon(privacy.delta)
@@ -243,6 +368,20 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport, list[str]]:
         notes.append(f"the exported curve's own eps at that delta is {curve.decimal(6)} ({curve.direction}, every "
                      "order searched): an accountant of Renyi orders finds it, at or above the plan's")
     return export, notes
+
+
+def _tff(plan) -> tuple[TffExport, list[str]]:
+    """The plan's ``DistributedDpSumFactory`` arguments (its frameworks section's) and what TFF computes."""
+    settings = getattr(plan.frameworks, "tff_settings", None)
+    if settings is None:
+        raise InvalidOption("export tff: only distributed noise on a flat word has TFF settings "
+                            "(DistributedDpSumFactory); the frameworks section lists central noise's "
+                            "gaussian_fixed noise multiplier")
+    d = plan.deployment
+    notes = [f"TFF sizes the shares for the expected {d.clients} clients; the plan's eps "
+             f"<= {plan.noise.epsilon.decimal(6)} counts the fewest {d.survivors} survivors' shares",
+             "auto_l2_clip is off: adaptive clipping spends privacy the plan does not count"]
+    return tff_export(settings, d.dimension), notes
 
 
 def export_plan(plan, framework: Framework | str) -> PlanExport:
@@ -254,7 +393,8 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
         A plan (:func:`itsa.planning.plan`).
     framework : Framework or str
         ``flower``: ``SecAggPlusWorkflow``'s keyword arguments and Flower's DP wrapper where the noise has one;
-        ``dp-accounting``: the plan's events in ``DpEvent.to_named_tuple``'s JSON.
+        ``dp-accounting``: the plan's dominating Gaussian pair (or its zCDP events) in
+        ``DpEvent.to_named_tuple``'s JSON; ``tff``: ``DistributedDpSumFactory``'s arguments.
 
     Raises
     ------
@@ -269,7 +409,7 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     ...                       "encoding": {"word_bits": 32, "gamma": 256}})
     >>> e = export_plan(plan(d), "dp-accounting").to_dict()
     >>> e["dp_event"]["class_name"], e["dp_event"]["count"], e["dp_event"]["event"]["class_name"]
-    ('SelfComposedDpEvent', 10, 'ZCDpEvent')
+    ('SelfComposedDpEvent', 10, 'GaussianDpEvent')
     >>> export_plan(plan(d), "flower").to_dict()["dp_wrapper"]["class"]
     'DifferentialPrivacyClientSideFixedClipping'
     """
@@ -278,13 +418,13 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     kind = choice("export", framework, Framework)
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
-    export, notes = _flower(plan) if kind is Framework.FLOWER else _dp_accounting(plan)
-    premises = _flower_premises(plan) if kind is Framework.FLOWER else ()
+    export, notes = {Framework.FLOWER: _flower, Framework.DP_ACCOUNTING: _dp_accounting, Framework.TFF: _tff}[kind](plan)
+    premises = _flower_premises(plan, export.fit_workflow is not None) if isinstance(export, FlowerExport) else ()
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
                       facts=_facts(plan), notes=tuple(notes), premises=premises)
 
 
-def _flower_premises(plan) -> tuple[str, ...]:
+def _flower_premises(plan, pieces: bool) -> tuple[str, ...]:
     """What the plan's ε needs that Flower's run does not provide by itself (a population is refused before)."""
     from itsa.planning.deployment import NoiseKind
 
@@ -296,11 +436,16 @@ def _flower_premises(plan) -> tuple[str, ...]:
            "is a fixed-size sample, not accounted here")
     if d.noise.kind is NoiseKind.CENTRAL:
         how = (f"{eps} is certified for the plan's {plan.noise.mechanism} noise of deviation sigma on the integer "
-               "sum of the rounded updates; Flower adds a float64 Gaussian to the mean of the float updates "
-               "instead, which the plan does not certify")
+               "sum of the rounded updates: fit_workflow adds it on the server (which sees the sum before the "
+               "noise); Flower's DP wrapper adds a float64 Gaussian to the mean of the float updates instead, which "
+               "the plan does not certify")
+    elif pieces:
+        how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares: client_mods add them "
+               f"and fit_workflow releases a round only when {d.survivors} to {d.clients} clients sent their word "
+               "(the noise of those who did); plain SecAgg+ without them adds none")
     else:
         how = (f"{eps} is certified for the clients' own {plan.noise.mechanism} shares, which Flower does not add "
-               "(no wrapper is written)")
+               "and this export has no client_mods for (see the notes)")
     return who, how
 
 

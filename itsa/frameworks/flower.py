@@ -65,8 +65,9 @@ CONVENTION = ("itsa's degree k counts a client's neighbours (the SecAgg+ paper's
               "complete graph); the threshold t is the same number in both: t shares rebuild a secret")
 #: The Flower wrapper that adds central Gaussian noise to the aggregate of clipped updates.
 CENTRAL_WRAPPER = "DifferentialPrivacyClientSideFixedClipping"
-NO_WRAPPER = ("Flower has no counterpart for noise the clients add themselves (distributed discrete noise): its DP "
-              "wrappers add central Gaussian noise on the server, so no wrapper is written")
+NO_WRAPPER = ("Flower's DP wrappers have no counterpart for noise the clients add themselves (distributed discrete "
+              "noise): they add central Gaussian noise on the server, so no wrapper is written; client_mods and "
+              "fit_workflow add the plan's own shares")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -92,10 +93,15 @@ class FlowerExport(Displayable):
     dp_wrapper: dict[str, Any] | None
     dp_note: str
     notes: tuple[str, ...] = ()
+    client_mods: tuple[str, ...] = ()
+    fit_workflow: str | None = None
+    distributed_dp: dict[str, Any] | None = None
+    plain_flower: str | None = None
 
     def snippet(self) -> str:
         """Python a Flower user pastes into a server app."""
-        lines = ["from flwr.server.workflow import SecAggPlusWorkflow", ""]
+        lines = [WIRING, "", "# plain Flower, without itsa's mods (see plain_flower):"] if self.fit_workflow else []
+        lines += ["from flwr.server.workflow import SecAggPlusWorkflow", ""]
         lines += ["# " + part for part in _wrap(CONVENTION)]
         lines.append("secaggplus = SecAggPlusWorkflow(")
         lines += [f"    {key}={value!r}," for key, value in self.kwargs.items()]
@@ -118,13 +124,47 @@ class FlowerExport(Displayable):
         rows = [(key, repr(value)) for key, value in self.kwargs.items()]
         rows += [("convention", CONVENTION), ("check", self.check.headline()),
                  ("dp wrapper", f"{CENTRAL_WRAPPER}({self.dp_wrapper['kwargs']})" if self.dp_wrapper else self.dp_note)]
+        if self.fit_workflow is not None:
+            rows += [("client_mods", ", ".join(self.client_mods)), ("fit_workflow", self.fit_workflow)]
+        if self.plain_flower is not None:
+            rows.append(("plain Flower", self.plain_flower))
         rows += [("note", note) for note in self.notes]
         return rows
 
     def to_dict(self) -> dict:
-        return {"SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
+        return {"client_mods": list(self.client_mods), "fit_workflow": self.fit_workflow,
+                "distributed_dp": self.distributed_dp, "plain_flower": self.plain_flower,
+                "SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
                 "convention": CONVENTION, "flower_version": FLOWER_VERSION, "check": self.check.to_dict(),
                 "notes": list(self.notes), "snippet": self.snippet()}
+
+
+#: Python that wires a federation from the export's JSON alone (``export.json``: ``itsa plan FILE --export flower``).
+WIRING = """import importlib, json
+
+from flwr.client import ClientApp
+from flwr.server import LegacyContext, ServerApp, ServerConfig
+from flwr.server.strategy import FedAvg
+from flwr.server.workflow import DefaultWorkflow
+
+
+def load(name):
+    module, attribute = name.split(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+export = json.load(open("export.json"))
+client_app = ClientApp(client_fn=client_fn, mods=[load(m) for m in export["client_mods"]])   # your client_fn
+server_app = ServerApp()
+
+
+@server_app.main()
+def main(grid, context):
+    k = export["distributed_dp"]["plan"]["clients"]         # the plan's cohort, every client each round
+    strategy = FedAvg(min_fit_clients=k, min_available_clients=k)
+    context = LegacyContext(context=context, config=ServerConfig(num_rounds=3), strategy=strategy)
+    DefaultWorkflow(fit_workflow=load(export["fit_workflow"])(export))(grid, context)
+"""
 
 
 def _wrap(text: str, width: int = 96) -> list[str]:

@@ -245,7 +245,7 @@ def solve(instance: Instance, time_limit: float | None = None, seed: int = 0,
 def analyze_step(state: SolveState) -> None:
     """The instance's analysis (its regime), and the corrected bound as the first lower end."""
     state.report("analyze")
-    state.analysis = analyze(state.instance, corrected=False)
+    state.analysis = analyze(state.instance, corrected=False, time_limit=state.clock)
     state.clock.lap("analyze")
     cb = corrected_lower_bound(state.instance)
     state.lower = LowerEnd(cb.value, "corrected", False, f"corrected converse g(K) (itsa.keys.bounds.corrected): {cb.value}")

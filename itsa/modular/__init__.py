@@ -2,7 +2,8 @@
 
 Each verb of ``itsa modular`` is the function of the same name here:
 :func:`margins`, :func:`rules`, :func:`digits`, :func:`payload`,
-:func:`converse`, :func:`distortion`, :func:`privacy` and :func:`audit`; each
+:func:`converse`, :func:`distortion`, :func:`privacy`, :func:`audit` and
+:func:`clip_rate` (the verb ``clip-rate``); each
 returns a result with ``headline()``, ``rows()`` and ``to_dict()``. Every
 irrational number and every carry probability is an
 :class:`itsa._util.certified.Certified` (exact, or a certified interval with its
@@ -14,6 +15,7 @@ implementation modules are private; the former names (``staircase``,
 
 from itsa._util.certified import Certified
 from itsa.modular._audit import Audit, audit, reading_split
+from itsa.modular._cliprate import ClipRate, ClipRotation, clip_rate
 from itsa.modular._converse import (
     Converse,
     ConverseMargin,
@@ -82,7 +84,8 @@ from itsa.modular._sums import Arithmetic, CertifiedSum, ExactSum, Method, sum_l
 CarryBound = Certified
 
 __all__ = [
-    "margins", "rules", "digits", "payload", "converse", "distortion", "privacy", "audit",
+    "margins", "rules", "digits", "payload", "converse", "distortion", "privacy", "audit", "clip_rate",
+    "ClipRate", "ClipRotation",
     "Audit", "Check", "Status", "reading_split",
     "Converse", "ConverseMargin", "DecoderSuccess", "converse_margin", "decoder_success", "paper_bound",
     "Chain", "Compatibility", "LayerCount", "balanced_digits", "from_digits", "layer_symbols",

@@ -23,6 +23,15 @@ from itsa.modular._certify import interval, log2_multiple
 from itsa.modular._converse import decoder_success
 from itsa.modular._digits import digits
 from itsa.modular._distortion import theorem4_bounds, uniform_residue_T
+from itsa.modular._figures_audit import (
+    clip_rate_check,
+    fig2b,
+    fig3a_gaussian,
+    fig3b,
+    fig5a,
+    readings_tried,
+    skellam_wraps,
+)
 from itsa.modular._margins import Reading, margins, parse_clients, smallest_margin
 from itsa.modular._payload import corollary1_premium, payload
 from itsa.modular._printed import Check, Status
@@ -67,7 +76,8 @@ class Audit(Displayable):
                 for c in self.checks]
 
     def to_dict(self) -> dict:
-        return {"paper": PAPER, "privacy": self.privacy, "checks": [c.to_dict() for c in self.checks]}
+        return {"paper": PAPER, "privacy": self.privacy, "checks": [c.to_dict() for c in self.checks],
+                "readings": readings_tried()}
 
 
 def reading_split(clients_range=range(8, 200), radix: int = 3, layers: int = 4, carry=TARGET) -> tuple[int, int, int]:
@@ -201,14 +211,15 @@ def _fig3a() -> list[Check]:
 
 
 def audit(privacy: bool = True) -> Audit:
-    """Every check of §IX-A, Fig. 1a–b, Table I, Theorem 1 at Table I's point, Fig. 3a (and §VII with ``privacy``).
+    """Every check of §IX-A–E: Figs. 1a–b, 2b, 3a–b, 5a, Table I, Theorem 1, the clip rate (§VII, §IX-D with ``privacy``).
 
     Parameters
     ----------
     privacy : bool
         Include the §VII and §IX-D privacy values, computed by :mod:`itsa.privacy`.
     """
-    checks = _fig1a() + _fig1b() + _table1() + _converse() + _fig3a()
+    checks = _fig1a() + _fig1b() + _table1() + _converse() + _fig3a() + [fig3a_gaussian()] + fig3b()
+    checks += fig2b() + fig5a() + [clip_rate_check()]
     if privacy:
-        checks += privacy_checks()
+        checks += privacy_checks() + skellam_wraps()
     return Audit(tuple(checks), privacy)

@@ -43,14 +43,13 @@ from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.planning.mechanism import NoiseInputs
-from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate
+from itsa.planning.mechanism import NoiseInputs, noise_dimension
+from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate, tightest
 from itsa.planning.rotation import Rotation
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
-from itsa.privacy.lattice import dominating_epsilon
 from itsa.privacy.neighbours import Adjacency, Rounding
-from itsa.privacy.pld import epsilon_bracket, pair_epsilon
+from itsa.privacy.pld import epsilon_bracket
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 
@@ -89,8 +88,6 @@ def _mechanism(inputs: NoiseInputs, event: Event) -> str | None:
                 "not one update's)")
     if not isinstance(event, (DiscreteGaussianEvent, DistributedDiscreteGaussianEvent)):
         return f"the bracket covers the discrete Gaussian only, not {event.label}"
-    if inputs.rotation is not Rotation.NONE and not isinstance(event, DistributedDiscreteGaussianEvent):
-        return "with a rotation, the privacy-loss bounds need the padded dimension of the shares' event"
     return None
 
 
@@ -169,33 +166,26 @@ class _Bounds:
     of all is taken.
     """
 
-    def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event):
-        self.d, self.noise, self.event = inputs, noise, event
+    def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fraction | None = None):
+        self.d, self.noise, self.event, self.gamma = inputs, noise, event, gamma
         self.why_not = _mechanism(inputs, event)
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
-        #: where the noise lives: the event's (padded, with a rotation) dimension
-        self.dimension = int(getattr(event, "dimension", inputs.dimension))
+        #: where the noise lives: the rotated (padded) dimension
+        self.dimension = noise_dimension(inputs)
         full = full_round(inputs, event)
         #: the full round's bounds, which hold for this Poisson-sampled round (``None``: not sampled)
-        self.full = None if full is None else _Bounds(full[0], noise, full[1])
+        self.full = None if full is None else _Bounds(full[0], noise, full[1], gamma)
 
     def rdp(self, rounds: int) -> Certified:
         return Accountant().compose(self.event, rounds).bound(self.d.delta).epsilon
 
     def pld(self, rounds: int) -> tuple[Certified, str] | None:
-        """The proven PLD upper bound at ``rounds`` (``None`` where it does not apply or fails)."""
+        """The proven PLD upper bound at ``rounds`` (``None`` where it does not apply or fails): the worst
+        pair's own in one dimension, the dominating pair's in more (:func:`itsa.planning.noise.tightest`)."""
         if self.why_not is not None:
             return None
-        s, sens, delta = self.noise.sigma_client, self.noise.sensitivity.arb(), self.d.delta
-        if self.dimension == 1:
-            top = math.floor(self.noise.sensitivity.upper())
-            if top < 1:
-                return None
-            high = pair_epsilon(delta, sigma=s, shift=top, survivors=self.shares, rounds=rounds, side="upper")
-            return Certified("epsilon", high, high, Direction.UPPER, "the worst pair's PLD, from above"), "pld"
-        dom = dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=self.shares,
-                                 dimension=self.dimension)
-        return None if dom is None else (dom, "dominating")
+        found = tightest(self.d, self.event, rounds, self.gamma)
+        return None if found is None else (found, "pld" if self.dimension == 1 else "dominating")
 
     def best(self, rounds: int) -> tuple[Certified, str]:
         """The smallest proven upper bound at ``rounds`` and its method's key (:data:`_METHODS`)."""
@@ -275,7 +265,7 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
     error_noise : Fraction, optional
         The noise's share of the released mean's MSE per coordinate (for the noise-norm warning).
     """
-    bounds = _Bounds(inputs, noise, event)
+    bounds = _Bounds(inputs, noise, event, gamma)
     rounds, delta = noise.rounds, noise.delta
     rdp = noise.epsilon
     lower, ratio, epsilon, how = None, None, rdp, "rdp"
@@ -293,6 +283,9 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
                                       shift=min(shift, top), upper=best[0])
         except InvalidOption as exc:
             shift, note = None, f"the pair's privacy-loss enclosure fails at this noise ({exc})"
+        except OverflowError:       # sensitivity/sigma past 10^154: the enclosure's float start overflows
+            shift, note = None, ("the pair's privacy-loss enclosure is not computed at this noise (sensitivity / "
+                                 "sigma is past the float range: the Renyi bound alone is given)")
     if shift is not None:
         lower = bracket.epsilon_lower
         ratio = bracket.ratio if lower.lower() > 0 else None

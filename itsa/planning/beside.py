@@ -19,7 +19,6 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, NoiseKind
 from itsa.planning.frameworks_units import tff_noise_multiplier
 from itsa.planning.heuristic import (
     CERTIFIED_FLATNESS,
@@ -34,9 +33,12 @@ from itsa.planning.heuristic import (
     wrap_bound,
 )
 from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
+from itsa.privacy.neighbours import Adjacency
+from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
 
 __all__ = ["RuleBeside", "HonestRule", "beside_plan"]
 
@@ -168,7 +170,8 @@ def _calibrated(event, epsilon: Fraction, delta: Fraction, rounds: int, floor: F
 
     The conservative (linear) bound is calibrated first (:func:`itsa.privacy.calibrate`); the event's own bound
     is then bisected below it at the orders near the best one there (any order gives a valid bound), and the
-    σ found certified with the accountant's full order search.
+    σ found certified with the accountant's full order search; then the privacy-loss-distribution bound
+    (:func:`itsa.privacy.tightest.calibrate_tightest`) below that, where it applies (the plan's own tightest).
     """
     linear = replace(event(Fraction(1)), bound=DdgBound.CONSERVATIVE)
     cal = calibrate(epsilon, delta, rounds=rounds, relative_tolerance=HONEST_TOLERANCE, minimum_scale=Fraction(1, 2),
@@ -194,6 +197,12 @@ def _calibrated(event, epsilon: Fraction, delta: Fraction, rounds: int, floor: F
         else:
             low = mid
     sigma = Fraction(safe_decimal(high, 8, up=True))
+    # the privacy-loss-distribution bound (the dominating pair's), where it meets the target at a smaller sigma
+    tight = calibrate_tightest(event, epsilon=epsilon, delta=delta, rounds=rounds, high=sigma,
+                               low=max(floor, Fraction(1, 2)), relative_tolerance=HONEST_TOLERANCE)
+    found = pld_epsilon(event(tight), rounds=rounds, delta=delta) if tight < sigma else None
+    if found is not None and found.upper() <= epsilon:
+        return tight, found
     return sigma, bound(sigma).epsilon
 
 

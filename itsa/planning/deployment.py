@@ -32,8 +32,7 @@ itsa.exceptions.InvalidDeployment: clients: must be a whole number in 1..1000000
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -46,8 +45,9 @@ from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
-from itsa.planning.protocol import MultiServerProtocol, SecAggProtocol, parse_protocol
+from itsa.planning.protocols import AggregationProtocol, MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
+from itsa.planning.vocabulary import MAX_WORD_BITS, Mechanism, NoiseKind, Overflow, Sampling  # their home
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
 from itsa.privacy.neighbours import (  # their home is the privacy part
     DEFAULT_BETA,
@@ -65,8 +65,6 @@ __all__ = ["SecAggProtocol", "MultiServerProtocol", "Adjacency", "NoiseKind", "M
 MAX_CLIENTS = 10**8
 #: Largest dimension a deployment may name.
 MAX_DIMENSION = 10**9
-#: Widest word (bits) of a flat modular sum.
-MAX_WORD_BITS = 256
 #: Most rounds a deployment may name.
 MAX_ROUNDS = 10**7
 #: Most digits of the numerator or denominator of a number in a deployment (its exact arithmetic and its
@@ -146,27 +144,6 @@ def _dropout(raw) -> Fraction:
     return dropout_fraction(_number("dropout", raw, low=0, high=1, closed=True), error=_ERR)
 
 
-class NoiseKind(StrEnum):
-    """Who adds the discrete Gaussian noise."""
-
-    DISTRIBUTED = "distributed"     # every client adds a share; privacy counts the fewest survivors' shares
-    CENTRAL = "central"             # added once, to the sum
-
-
-class Mechanism(StrEnum):
-    """Which noise: the discrete Gaussian or the Skellam mechanism (``None`` in a file: the plan picks)."""
-
-    DGAUSS = "dgauss"               # discrete Gaussian (distributed: the sharp bound of its paper)
-    SKELLAM = "skellam"             # Skellam (a sum of Skellam shares is Skellam: no tau)
-
-
-class Sampling(StrEnum):
-    """How a round's clients are drawn from the population."""
-
-    POISSON = "poisson"             # each client in with probability K/N (K expected): amplification certified
-    FIXED = "fixed"                 # exactly K of N: no certified bound here (refused)
-
-
 #: Largest population a deployment may name.
 MAX_POPULATION = 10**12
 
@@ -192,13 +169,6 @@ def _population(population, sampling, clients: int, deployment) -> tuple[int | N
         raise _ERR("population: a PSA layering's layers share one sample per round, and the sampled bound here "
                    "holds for one release per sample; give a flat word (encoding.word_bits) or no population")
     return n, how
-
-
-class Overflow(StrEnum):
-    """What the overflow target bounds."""
-
-    ROUND = "round"                 # any coordinate (and any layer) of a round's sum wraps
-    COORDINATE = "coordinate"       # one coordinate of one layer wraps
 
 
 def _set(obj, name: str, value) -> None:
@@ -263,6 +233,8 @@ class Encoding:
     rounding: Rounding = Rounding.NEAREST
     #: ``β`` of conditional rounding (a rational, or ``exp(-λ)`` kept exactly: the default ``exp(-1/2)``)
     beta: Fraction | ExpBeta = DEFAULT_BETA
+    #: whether the file names the rounding (``False``: a rotated word's plan may pick stochastic rounding)
+    rounding_named: bool = field(default=True, compare=False)
 
     def __post_init__(self):
         _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
@@ -358,7 +330,7 @@ class Deployment(Displayable):
     population: int | None = None
     sampling: Sampling = Sampling.POISSON
     #: the secure aggregation the keys section sizes for these clients (``None``: only ``servers``, or no keys)
-    protocol: SecAggProtocol | MultiServerProtocol | None = None
+    protocol: AggregationProtocol | None = None
 
     def __post_init__(self):
         _set(self, "clients", whole_number("clients", self.clients, minimum=1, maximum=MAX_CLIENTS, error=_ERR))
@@ -371,6 +343,10 @@ class Deployment(Displayable):
             _part(key, getattr(self, key), kind)
         if self.gate is not None:
             _part("gate", self.gate, Gate)
+        if self.encoding.layered and self.noise.mechanism is Mechanism.SKELLAM:
+            raise _ERR("noise.mechanism: skellam with a PSA layering is not accounted here: the layering's epsilon "
+                       "adds its layers' linear (zCDP) Renyi curves, and Skellam's curve is not linear; give "
+                       "mechanism: dgauss, or a flat word (encoding.word_bits)")
         if self.privacy.epsilon is None and self.noise.sigma is None:
             raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
         _set(self, "overflow", _number("overflow", self.overflow, low=0, high=1))
@@ -388,15 +364,14 @@ class Deployment(Displayable):
         """The protocol's own checks against the clients; ``protocol`` and ``servers`` are not both given."""
         if self.protocol is None:
             return
-        if not isinstance(self.protocol, (SecAggProtocol, MultiServerProtocol)):
-            raise _ERR(f"protocol: must be SecAggProtocol(...) or MultiServerProtocol(...) (a mapping in a file), "
-                       f"not {excerpt(self.protocol)}")
+        if not isinstance(self.protocol, AggregationProtocol):
+            raise _ERR(f"protocol: must be a protocol, SecAggProtocol(...) or another of the registry (a mapping in a "
+                       f"file), not {excerpt(self.protocol)}")
         if self.servers is not None:
             raise _ERR("protocol: give protocol (keys for the deployment's own clients) or servers (a key-rate "
                        "instance of its own), not both")
         self.protocol.check(self.clients)
-        if isinstance(self.protocol, SecAggProtocol):
-            self.protocol.check_rates(self.dropout)
+        self.protocol.check_rates(self.dropout)
 
     @property
     def survivors(self) -> int:
@@ -469,9 +444,12 @@ def _encoding(raw) -> Encoding:
     if raw is None:
         return Encoding()
     e = _mapping("encoding", raw, {"word_bits", "gamma", "radix", "layers", "stages", "rotation", "rounding", "beta"})
+    if "beta" in e and str(e.get("rounding", Rounding.NEAREST)) != Rounding.CONDITIONAL:
+        raise _ERR(f"encoding.beta: only conditional rounding reads beta, and this encoding rounds "
+                   f"{excerpt(str(e.get('rounding', Rounding.NEAREST)))}: remove beta or give rounding: conditional")
     return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
                     rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
-                    beta=e.get("beta", DEFAULT_BETA))
+                    beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e)
 
 
 def _accuracy(raw) -> Fraction | None:
@@ -507,6 +485,9 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
     for key in ("clients", "dimension", "clip"):
         if key not in d:
             raise _ERR(f"{key}: missing (a deployment needs clients, dimension and clip)")
+    if "sampling" in d and "population" not in d:
+        raise _ERR("sampling: says how a round's clients are drawn from a population, and this deployment names "
+                   "none: remove sampling or give population")
     privacy, noise = _privacy(d.get("privacy")), _noise(d.get("noise"))
     overflow, per = _overflow(d.get("overflow"))
     return Deployment(clients=d["clients"], dimension=d["dimension"], clip=d["clip"], dropout=d.get("dropout", 0),

@@ -35,16 +35,17 @@ from itsa._util.extras import require
 from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, Overflow
+from itsa.planning.deployment import Deployment
 from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
-from itsa.planning.protocol_run import check_protocol_simulation
+from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
 from itsa.planning.simulate import simulate
 from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
+from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "override", "ExploredPlan", "check_simulation", "check_sweep",
            "check_sweep_figure", "explore_plan"]
@@ -189,6 +190,8 @@ def check_sweep(deployment, quantity, values):
     for v in values:
         try:
             _at(deployment, q, v)
+            if deployment.protocol is not None and q in (Quantity.CLIENTS, Quantity.DROPOUT):
+                replace(deployment, gate=None, **{str(q): v})      # the protocol's own checks at the value
         except InvalidInput as exc:          # the deployment's own check of the value, said as the sweep's
             raise InvalidOption(f"sweep: {exc}") from None
     return q
@@ -196,8 +199,19 @@ def check_sweep(deployment, quantity, values):
 
 def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
     """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
+    rounds = _check_run(rounds, seed)
+    _check_simulation_size(deployment)
+    _check_simulation_time(deployment, rounds, time_limit)
+
+
+def _check_run(rounds: int, seed: int) -> int:
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
     whole_number("seed", seed, minimum=0)
+    return rounds
+
+
+def _check_simulation_size(deployment) -> None:
+    """Refuse a simulation too large for its limits: the protocol's and the cells'."""
     check_protocol_simulation(deployment)             # the planned protocol can be run at this size
     words = rotated_dimension(deployment.dimension, deployment.encoding.rotation)    # a rotation's padded d'
     cells = deployment.clients * words
@@ -205,6 +219,10 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
         padded = "" if words == deployment.dimension else f" (the {deployment.encoding.rotation} rotation's d')"
         raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "
                             f"{deployment.clients} x {words}{padded}")
+
+
+def _check_simulation_time(deployment, rounds: int, time_limit: float | None) -> None:
+    cells = deployment.clients * rotated_dimension(deployment.dimension, deployment.encoding.rotation)
     seconds = rounds * cells * (deployment.encoding.layers or 1) / CELLS_PER_SECOND
     if time_limit is not None and time_limit > 0 and seconds > time_limit:
         raise InvalidOption(f"simulate: {rounds} rounds take at least about {seconds:.0f} s, past the time limit "
@@ -256,9 +274,16 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     """
     swept = parse_sweep(sweep) if isinstance(sweep, str) else sweep
     clock = plan_deadline(time_limit)
+    too_large = None
     if simulate_rounds is not None:
         given = time_limit if isinstance(time_limit, (int, float)) else clock.left()    # as the user said it
-        check_simulation(deployment, simulate_rounds, seed, given)
+        _check_run(simulate_rounds, seed)
+        try:
+            _check_simulation_size(deployment)
+        except InvalidOption as exc:        # refused below for a feasible plan; an infeasible one keeps its verdict
+            too_large = exc
+        else:
+            _check_simulation_time(deployment, simulate_rounds, given)
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values
@@ -266,6 +291,8 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     simulation, not_simulated = None, None
     if simulate_rounds is not None:
         try:
+            if too_large is not None:
+                raise too_large
             simulation = simulate(result, simulate_rounds, seed, progress, clock, updates=updates)
         except InvalidOption as exc:
             if result.verdict.feasible:         # a feasible plan the simulation refuses: the user's to change

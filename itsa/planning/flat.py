@@ -2,8 +2,9 @@
 
 :func:`size_flat` is what :func:`itsa.planning.plan` runs for a flat word:
 
-- the **mechanism**: the file's, or each of ``dgauss`` and ``skellam`` sized
-  in full and the one with the smaller certified error kept (the plan says so);
+- the **mechanism**: the file's, or each the registry offers the plan
+  (:mod:`itsa.planning.mechanisms`, ``auto``) sized in full and the one with
+  the smaller certified error kept (the plan says so);
 - the **scale** and **word** (:mod:`itsa.planning.scale`): in a given word the
   largest γ whose certified wrap bound meets the target with the calibrated
   noise, the smallest error there; without a word a γ chosen for the error
@@ -26,9 +27,9 @@ from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.deployment import MAX_WORD_BITS, Mechanism, Overflow
 from itsa.planning.encoding import EncodingPlan
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, gaussian_multiplier, mechanism_of
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of
+from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
 from itsa.planning.scale import (
@@ -41,9 +42,11 @@ from itsa.planning.scale import (
     wrap_at,
 )
 from itsa.planning.sections import ErrorPlan, PayloadPlan, accuracy_missed
+from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 from itsa.privacy.calibration import MAX_SCALE
+from itsa.privacy.neighbours import Adjacency, Rounding
 
-__all__ = ["FlatInputs", "FlatPlan", "size_flat", "best_word_for", "certified_word", "accuracy_reasons",
+__all__ = ["FlatInputs", "FlatPlan", "size_flat", "size_flat_rounding", "best_word_for", "certified_word", "accuracy_reasons",
            "BEST_IN_WORD"]
 
 #: How γ is chosen in a given word.
@@ -97,7 +100,7 @@ def _best_in_word(d: FlatInputs, sizer, bits: int, deadline: Deadline) -> tuple[
             return 1 / n.clip, "no scale meets the overflow target (and the target epsilon) in this word: gamma S = 1"
         return gamma, BEST_IN_WORD.replace("calibrated there", "of the file")
     assert target is not None           # no σ in the file: a target ε (the Deployment's check)
-    z = gaussian_multiplier(target, n.delta, n.rounds)
+    z = limit_multiplier(target, n.delta, n.rounds)
 
     def reachable(gamma: Fraction) -> bool:
         return sigma_estimate(n, gamma, z) < MAX_SCALE / 4
@@ -141,7 +144,7 @@ def _choose(d: FlatInputs, sizer, deadline: Deadline) -> tuple[Fraction, int, st
         gamma, how = _best_in_word(d, sizer, d.word_bits, deadline)
         return gamma, d.word_bits, how, "given in the deployment file"
     assert n.epsilon is not None        # no σ in the file: a target ε (the Deployment's check)
-    z = gaussian_multiplier(n.epsilon, n.delta, n.rounds)
+    z = limit_multiplier(n.epsilon, n.delta, n.rounds)
     gamma, how = coarsest_accurate(n, z, deadline)
     bits = smallest_word_at(n, gamma, sizer.sigma(gamma), overflow=d.overflow, per_round=d.per_round,
                             deadline=deadline)
@@ -190,38 +193,46 @@ def size_flat(inputs: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
     a given γ, or a given σ without a word)."""
     if inputs.noise.mechanism is not None:
         return _size_one(inputs, sizer_for, deadline)
-    dgauss = _size_one(_with(inputs, Mechanism.DGAUSS), sizer_for, deadline)
-    skellam_d = _with(inputs, Mechanism.SKELLAM)
-    gamma = dgauss.encoding.gamma
-    if inputs.noise.sigma is None and inputs.gamma is None:
-        # Skellam's tail and its epsilon are each at least the discrete Gaussian's at equal noise: with no
-        # less noise at the discrete Gaussian's scale it cannot reach a smaller error at any scale
-        skellam = sizer_for(skellam_d)
-        sigma = skellam.sigma(gamma)
-        if sigma >= dgauss.noise.sigma_client:
-            mine, theirs = dgauss.error.total, Fraction(sum(mse_parts(skellam_d.noise, gamma, sigma)))
-            why = (f"the mechanism with the smaller error at the targets (dgauss {safe_decimal(mine, 6)} against "
-                   f"skellam {safe_decimal(theirs, 6)} at the same scale, where Skellam needs sigma "
-                   f"{safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
-            return replace(dgauss, noise=replace(dgauss.noise, chosen=f"{dgauss.noise.chosen}; {why}"))
-    plans = [dgauss, _size_one(skellam_d, sizer_for, deadline)]
+    first, *others = [m for m in registered() if m.auto]       # the registry's candidates, the first the default
+    base = _size_one(_with(inputs, first.name), sizer_for, deadline)
+    plans, skipped = [base], []
+    gamma = base.encoding.gamma
+    for room in others:
+        candidate = _with(inputs, room.name)
+        if (inputs.noise.sigma is None and inputs.gamma is None and first is mechanism(DEFAULT)
+                and room.premises.no_better_than_default_at_equal_sigma):
+            # its tail and its epsilon are each at least the default's at equal noise: with no less noise at
+            # the default's scale it cannot reach a smaller error at any scale
+            sigma = sizer_for(candidate).sigma(gamma)
+            if sigma >= base.noise.sigma_client:
+                skipped.append((room, Fraction(sum(mse_parts(candidate.noise, gamma, sigma))), sigma))
+                continue
+        plans.append(_size_one(candidate, sizer_for, deadline))
+    if len(plans) == 1 and len(skipped) == 1:
+        room, theirs, sigma = skipped[0]
+        why = (f"the mechanism with the smaller error at the targets ({first.name} "
+               f"{safe_decimal(base.error.total, 6)} against {room.name} {safe_decimal(theirs, 6)} at the same "
+               f"scale, where {room.title} needs sigma {safe_decimal(sigma, 8)}, no less; no mechanism in the file)")
+        return replace(base, noise=replace(base.noise, chosen=f"{base.noise.chosen}; {why}"))
     best = min(plans, key=lambda p: (p.error.total, p is not plans[0]))
-    other = plans[1] if best is plans[0] else plans[0]
+    rest = [p for p in plans if p is not best]
+    against = ", ".join(f"{mechanism_of(p.inputs.noise)} {safe_decimal(p.error.total, 6)}" for p in rest)
+    against += "".join(f", {room.name} {safe_decimal(theirs, 6)} (at its scale)" for room, theirs, _ in skipped)
     why = (f"the mechanism with the smaller error at the targets ({mechanism_of(best.inputs.noise)} "
-           f"{safe_decimal(best.error.total, 6)} against {mechanism_of(other.inputs.noise)} "
-           f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no mechanism in the file)")
+           f"{safe_decimal(best.error.total, 6)} against {against}, MSE summed over the coordinates; "
+           "no mechanism in the file)")
     return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))
 
 
-def _with(d: FlatInputs, mechanism: Mechanism) -> FlatInputs:
-    return replace(d, noise=replace(d.noise, mechanism=mechanism))
+def _with(d: FlatInputs, mechanism: str) -> FlatInputs:
+    return replace(d, noise=replace(d.noise, mechanism=Mechanism(mechanism)))
 
 
 def best_word_for(n: NoiseInputs, deadline: Deadline, accuracy: Fraction | None = None,
                   start: int = 2, *, overflow: Fraction, per_round: bool) -> tuple[int, Fraction] | None:
     """The fewest bits (from ``start``) at which some γ meets the ``overflow`` target (and, with ``accuracy``,
     whose best γ's error meets it), at the noise estimated from the Gaussian's multiplier: ``(bits, γ)``."""
-    z = gaussian_multiplier(n.epsilon, n.delta, n.rounds) if n.epsilon is not None else Fraction(0)
+    z = limit_multiplier(n.epsilon, n.delta, n.rounds) if n.epsilon is not None else Fraction(0)
     for bits in range(max(2, start), MAX_WORD_BITS + 1):
         gamma = largest_gamma(n, bits, z, overflow=overflow, per_round=per_round, deadline=deadline)
         if gamma is None:
@@ -276,3 +287,31 @@ def accuracy_reasons(d: FlatInputs, enc: EncodingPlan, error: ErrorPlan, deadlin
         fixes["accuracy"] = {"word_bits": bits, "gamma": frac(gamma),
                              "text": f"a {bits}-bit word (gamma {safe_decimal(gamma, 8)}) meets it"}
     return reasons, fixes
+
+
+#: Rounding to nearest inflating the sensitivity past this ratio to the updates' own ``c γ S`` makes a rotated
+#: word whose file names no rounding try stochastic rounding too (:func:`size_flat_rounding`).
+ROUNDING_INFLATION = Fraction(101, 100)
+
+
+def size_flat_rounding(inputs: FlatInputs, sizer_for, deadline: Deadline, *, rounding_named: bool) -> FlatPlan:
+    """:func:`size_flat`; where the file names no rounding and rounding to nearest costs (a rotated word whose
+    sensitivity it inflates past :data:`ROUNDING_INFLATION` times the updates' own, or a word whose error its
+    bias takes more than 1 % of), stochastic rounding (unbiased; its shift coupled) is sized too and the one
+    with the smaller error kept, the noise line saying why."""
+    nearest = size_flat(inputs, sizer_for, deadline)
+    n = inputs.noise
+    if rounding_named or n.rounding is not Rounding.NEAREST or n.sigma is not None or n.epsilon is None:
+        return nearest
+    c = 2 if n.adjacency is Adjacency.REPLACE_ONE else 1
+    inflated = nearest.noise.sensitivity.upper() > ROUNDING_INFLATION * c * nearest.encoding.gamma * n.clip
+    biased = nearest.error.quantization > (ROUNDING_INFLATION - 1) * nearest.error.per_coordinate
+    if not ((inflated and n.rotation is not Rotation.NONE) or biased) or not nearest.encoding.meets_target:
+        return nearest              # an infeasible word keeps the default (its fix is the word's)
+    stochastic = size_flat(replace(inputs, noise=replace(n, rounding=Rounding.STOCHASTIC)), sizer_for, deadline)
+    better = stochastic.encoding.meets_target and stochastic.error.total < nearest.error.total
+    best, other = (stochastic, nearest) if better else (nearest, stochastic)
+    why = (f"the rounding with the smaller error at the targets ({best.inputs.noise.rounding} "
+           f"{safe_decimal(best.error.total, 6)} against {other.inputs.noise.rounding} "
+           f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no rounding in the file)")
+    return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))

@@ -14,10 +14,12 @@ its noise differently:
   deviation over the sensitivity: ``σ_sum/Δ`` (the plan's ``noise
   multiplier``), with the sensitivity ``Δ/γ`` in data units (the rounding
   and, for replace-one, the factor 2 included).
-- **Flower**'s server-side DP wrappers add ``N(0, (z C/N)²)`` to the mean
-  (``C = clipping_norm``, ``N = num_sampled_clients``): ``z = σ K/(γ S K_eff)``
-  puts at least the plan's ``σ/γ`` on the sum of ``K_eff`` or more clients;
-  Flower has no distributed noise.
+- **Flower**'s DP wrappers add ``N(0, (z C/N)²)`` to the mean
+  (``C = clipping_norm``, ``N = num_sampled_clients``) and release a round
+  only when every sampled client reported (any failure drops it): on the
+  sum of those ``K`` clients, ``z = σ/(γ S)`` (:func:`flower_noise_multiplier`,
+  rounded up to a double) puts at least the plan's ``σ/γ``. Flower has no
+  distributed noise of its own (``itsa.frameworks.flower_dp`` adds it).
 
 Examples
 --------
@@ -33,22 +35,40 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, float_down, float_up, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
-from itsa.planning.deployment import NoiseKind
-from itsa.planning.mechanism import NoiseInputs
+from itsa.exceptions import InvalidOption
+from itsa.planning.accounting import _mechanism
+from itsa.planning.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
+from itsa.planning.mechanism import NoiseInputs, room_of
+from itsa.planning.noise import full_round, round_event
+from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.events import Event
+from itsa.privacy.lattice import dominating_pair
+from itsa.privacy.neighbours import ExpBeta, Rounding
+from itsa.privacy.shares import noise_shares
+from itsa.privacy.subsampled import PoissonSampledEvent
 
-__all__ = ["FrameworkUnits", "frameworks_section", "tff_noise_multiplier", "TFF_MAX_BITS"]
+__all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
+           "tff_noise_multiplier", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "flower_noise_multiplier"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
-TFF_MAX_BITS = 22
+TFF_MAX_BITS = RULE_MAX_BITS
+#: The distributed-DP aggregator's name.
+TFF_FACTORY = "tff.aggregators.DistributedDpSumFactory"
+#: TFF is steered to the scale ``γ (1 − margin)``: its float32 steps (``modclip_prob``, ``erfcinv``, the state's
+#: scale) move it by a few parts in ``10⁸``, never above the plan's ``γ`` from there.
+TFF_SCALE_MARGIN = Fraction(1, 2**20)
+#: A Skellam share's deviation is aimed this far above the plan's (TFF keeps it in float32).
+SKELLAM_MARGIN = Fraction(1, 2**18)
 
 
 def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
@@ -68,6 +88,249 @@ def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, ga
                               else "sigma / (gamma S): TFF's central z")
 
 
+def _float32_down(x: float) -> float:
+    """The largest float32 value ``≤ x ≥ 0`` (TFF reads its float arguments as float32)."""
+    import numpy as np
+
+    f = np.float32(x)
+    return float(f if float(f) <= x else np.nextafter(f, np.float32(0)))
+
+
+def _float32_up(x: float) -> float:
+    """The least float32 value ``≥ x ≥ 0``."""
+    import numpy as np
+
+    f = np.float32(x)
+    return float(f if float(f) >= x else np.nextafter(f, np.float32(np.inf)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TffSettings:
+    """Every argument of ``DistributedDpSumFactory`` the plan depends on, and where TFF would not run it as planned.
+
+    Parameters
+    ----------
+    kwargs : dict
+        ``noise_multiplier``, ``expected_clients_per_round``, ``bits``, ``l2_clip``, ``modclip_prob``,
+        ``beta``, ``mechanism``, ``rotation_type``, ``auto_l2_clip``: pasted, TFF computes the scale
+        ``γ (1 − TFF_SCALE_MARGIN)`` (within its float32 steps, at most ``γ``) and the shares' deviation
+        (the plan's ``σ`` rounded up to an integer: TF Privacy's sampler draws at ``ceil(local stddev)``).
+    dimension : int
+        ``d'``, TFF's padded dimension for the rotation (what its heuristic divides by).
+    scale, sigma : Fraction
+        The plan's ``γ`` and ``σ`` (integer units): what TFF should compute.
+    refused : tuple of str
+        Each of TFF's own checks the settings fail ("refused by TFF").
+    not_as_planned : tuple of str
+        Where TFF would run, but not the plan's encoding (its ε would not be certified for TFF's run).
+    """
+
+    kwargs: dict[str, Any]
+    dimension: int
+    scale: Fraction
+    sigma: Fraction
+    refused: tuple[str, ...] = ()
+    not_as_planned: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kwargs": self.kwargs, "padded_dimension": self.dimension, "plan_scale": frac(self.scale),
+                "plan_sigma_client": frac(self.sigma), "refused_by_tff": list(self.refused),
+                "not_as_planned": list(self.not_as_planned)}
+
+
+def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | None) -> TffSettings:
+    """``DistributedDpSumFactory``'s arguments that make TFF compute the plan's scale and noise.
+
+    TFF picks its scale ``s = √(2^(2b) − n k²) / (2k √(c² n²/d' + n σ_l²))`` (``n`` the expected clients,
+    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.heuristic.tff_rule`), so
+    ``modclip_prob`` is solved for ``s = γ (1 − TFF_SCALE_MARGIN)``: ``k² = 2^(2b)/(n + 4 s² (c² n²/d' + n σ_l²))``,
+    rounded down to a float32 (a larger ``k``, a smaller scale). ``noise_multiplier`` puts the shares'
+    deviation at that scale in the middle of the integers TF Privacy's sampler rounds up to ``⌈σ⌉`` (the
+    discrete Gaussian) or just above ``σ`` (Skellam). ``beta`` is the plan's for conditional rounding (rounded up to a float32, a
+    smaller norm bound), 0 for stochastic; ``auto_l2_clip`` is off (adaptive clipping spends privacy the plan does not count).
+
+    Parameters
+    ----------
+    inputs : NoiseInputs
+        The plan's noise inputs (distributed noise on a flat word).
+    noise : NoisePlan
+        The plan's noise (its ``σ`` per client and its mechanism).
+    gamma : Fraction
+        The plan's ``γ``.
+    word_bits : int or None
+        The plan's word.
+    """
+    K, c, sigma = inputs.clients, inputs.clip, noise.sigma_client
+    tff_name = room_of(inputs).frameworks.get("tff")        # the mechanism's own name in TFF (None: not there)
+    skellam = tff_name == "distributed_skellam"
+    rotation = {"hadamard": "hd", "dft": "dft"}.get(str(inputs.rotation))
+    d_pad = padded_dimension(inputs.dimension, rotation or "dft")
+    refused: list[str] = []
+    wrong: list[str] = []
+    bits = word_bits if word_bits is not None else 0
+    if tff_name is None:
+        refused.append(f"TFF has no {inputs.mechanism} mechanism (DistributedDpSumFactory: distributed_dgauss, "
+                       "distributed_skellam)")
+    if not 1 <= bits <= TFF_MAX_BITS:
+        refused.append(f"bits {bits}: TFF takes 1 to {TFF_MAX_BITS} (its arithmetic is float32)")
+    if rotation is None:
+        wrong.append("TFF always rotates (rotation_type dft or hd); the plan has no rotation: plan with "
+                     "encoding rotation dft or hadamard")
+    if inputs.rounding is Rounding.NEAREST:
+        wrong.append("TFF rounds stochastically; the plan rounds to nearest, whose sensitivity does not cover "
+                     "TFF's rounding: plan with encoding rounding stochastic or conditional")
+    beta = 0.0
+    if inputs.rounding is Rounding.CONDITIONAL:
+        b = inputs.beta         # rounded up to a float32 (TFF's width): a larger beta, a smaller norm bound
+        beta = _float32_up(float(Certified.from_arb("beta", b.ball(), Direction.UPPER, "").upper())
+                           if isinstance(b, ExpBeta) else float_up(b))
+    scale = gamma * (1 - TFF_SCALE_MARGIN)
+    if scale > MAX_SCALE_FACTOR:
+        refused.append(f"the plan's scale gamma = {safe_decimal(gamma, 6)}: TFF caps its scale at "
+                       f"{MAX_SCALE_FACTOR:g} and would quantize coarser than planned")
+    want = (Fraction(math.ceil(sigma)) - Fraction(1, 2) if not skellam else sigma * (1 + SKELLAM_MARGIN))
+    if not skellam and math.ceil(sigma) < 1:
+        want = Fraction(1, 2)
+    z = float_up(want * _sqrt_up(K) / (scale * c))
+    local = Fraction(z) * c / _sqrt_down(K)                   # TFF's local stddev (data units), for its heuristic
+    with precision():
+        denominator = K + 4 * to_arb(scale) ** 2 * (to_arb(c) ** 2 * K * K / d_pad + K * to_arb(local) ** 2)
+        k_ball = (flint.arb(2) ** (2 * bits) / denominator).sqrt() if bits else flint.arb(0)
+        p_ball = (k_ball / flint.arb(2).sqrt()).erfc()
+    modclip = _float32_down(float(Certified.from_arb("p", p_ball, Direction.LOWER, "").lower()))
+    if bits and not 0 < modclip < 1:
+        refused.append("no modclip_prob in (0, 1) gives the plan's scale at this word")
+    if bits and 2 ** bits < K:
+        refused.append(f"bits {bits} < log2(expected_clients_per_round {K}): TFF refuses it")
+    kwargs = {"noise_multiplier": z, "expected_clients_per_round": K, "bits": bits or None,
+              "l2_clip": float_down(c), "modclip_prob": modclip, "beta": beta,
+              "mechanism": tff_name,
+              "rotation_type": rotation or "dft", "auto_l2_clip": False}
+    return TffSettings(kwargs=kwargs, dimension=d_pad, scale=gamma, sigma=sigma, refused=tuple(refused),
+                       not_as_planned=tuple(wrong))
+
+
+def _sqrt_up(n: int) -> Fraction:
+    with precision():
+        return Certified.from_arb("r", flint.arb(n).sqrt(), Direction.UPPER, "").upper()
+
+
+def _sqrt_down(n: int) -> Fraction:
+    with precision():
+        return Certified.from_arb("r", flint.arb(n).sqrt(), Direction.LOWER, "").lower()
+
+
+#: The plan's ε method keys (:attr:`itsa.planning.accounting.NoiseAccounting.upper_method`) that are the pair's:
+#: this word, then nothing or ``-`` and a variant (``-full``: the full round's pair, unsampled).
+PAIR_METHOD = "dominating"
+#: The variant of a sampled round's ε that is its full (unsampled) round's.
+FULL = "-full"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GaussianPair:
+    """One round's dominating Gaussian pair, composed over the rounds: what an accountant of Gaussian events takes.
+
+    Each round is dominated by the Gaussian pair of ``μ`` (noise multiplier ``z = 1/μ``) beside a pair of
+    hockey stick ``δ₀`` (:func:`itsa.privacy.lattice.dominating_pair`), Poisson-sampled at ``rate`` when the
+    round runs on a sample of a population. Over ``T`` rounds, ``δ(ε) ≤ δ_T(ε) + T δ₀`` with ``δ_T`` the curve
+    of the Gaussian events alone (the mixture is jointly convex in its parts, and sampling a mixture samples
+    each part): an accountant asked for ``ε`` at :attr:`accountant_delta` ``= δ − T δ₀`` answers for ``δ``.
+
+    Parameters
+    ----------
+    mu, slack : Fraction
+        ``μ`` and ``δ₀`` per round, upper ends (safe upwards).
+    rate : Fraction or None
+        The Poisson sampling rate of each round (``None``: every client, every round).
+    rounds : int
+        ``T``.
+    delta : Fraction
+        The plan's δ.
+    certifies : bool
+        Whether the plan's ε is this pair's (its method :data:`PAIR_METHOD` or a variant of it); otherwise the pair
+        still dominates every round, but the plan's ε comes from another bound.
+    method : str
+        The plan's ε method's key.
+    """
+
+    mu: Fraction
+    slack: Fraction
+    rate: Fraction | None
+    rounds: int
+    delta: Fraction
+    certifies: bool
+    method: str
+
+    @property
+    def noise_multiplier(self) -> Fraction:
+        """``z = 1/μ``, exact (a smaller ``z`` is a pair that dominates too)."""
+        return 1 / self.mu
+
+    @property
+    def accountant_delta(self) -> Fraction:
+        """``δ − T δ₀``: the δ to ask an accountant of the Gaussian events alone for."""
+        return self.delta - self.rounds * self.slack
+
+    def describe(self) -> str:
+        sampled = "" if self.rate is None else f", Poisson-sampled at rate {exact_text(self.rate)}"
+        whose = ("the pair the plan's epsilon is certified through" if self.certifies else
+                 f"a pair dominating every round; the plan's epsilon is certified through another bound ({self.method})")
+        return (f"GaussianDpEvent(noise_multiplier {safe_decimal(self.noise_multiplier, 8, up=False)}){sampled} "
+                f"over {self.rounds:,} rounds, at delta {safe_decimal(self.accountant_delta, 6, up=False)} "
+                f"(delta - T delta0, delta0 {safe_decimal(self.slack, 3)} per round): {whose}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"noise_multiplier": frac(self.noise_multiplier), "mu": frac(self.mu), "slack_per_round":
+                frac(self.slack), "sampling_probability": frac(self.rate), "count": self.rounds,
+                "accountant_delta": frac(self.accountant_delta), "certifies_plan_epsilon": self.certifies,
+                "plan_epsilon_method": self.method}
+
+
+def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
+    """The plan's dominating Gaussian pair per round, or ``None`` where its noise has none.
+
+    The pair is :func:`itsa.privacy.lattice.dominating_pair`'s for the round's discrete Gaussian (central, or
+    the fewest survivors' shares) on a flat word, at the plan's ``σ`` and sensitivity in the event's
+    (padded) dimension: the pair the plan's ε is certified through when its method is ``dominating``. A
+    Poisson-sampled round of central noise has its full round's pair, unsampled when the plan's ε is that
+    pair's (``dominating-full``), sampled otherwise. Skellam, a layering and a central noise after a rotation
+    have none.
+
+    Parameters
+    ----------
+    inputs : NoiseInputs
+        The plan's noise inputs.
+    noise : NoisePlan
+        Its noise section, accounted (its ``accounting`` names the ε's method).
+    event : Event
+        One round's event as the plan accounts it (:func:`itsa.planning.noise.round_event`).
+    """
+    if inputs.layered:
+        return None
+    accounting = getattr(noise, "accounting", None)
+    method = getattr(accounting, "upper_method", "rdp")
+    certifies = method == PAIR_METHOD or method.startswith(PAIR_METHOD + "-")
+    rate: Fraction | None = None
+    full = full_round(inputs, event)
+    if full is not None and isinstance(event, PoissonSampledEvent):
+        rate = None if certifies and method.endswith(FULL) else event.rate
+        inputs, event = full
+    if _mechanism(inputs, event) is not None:
+        return None
+    shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).privacy
+    dimension = int(getattr(event, "dimension", inputs.dimension))
+    try:
+        pair = dominating_pair(sigma=noise.sigma_client, sensitivity=noise.sensitivity.arb(), survivors=shares,
+                               dimension=dimension)
+    except InvalidOption:           # a noise the enclosures cannot take (too large to carry): no pair
+        return None
+    if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events
+        return None
+    return GaussianPair(mu=pair[0], slack=pair[1], rate=rate, rounds=inputs.rounds, delta=inputs.delta,
+                        certifies=certifies, method=method)
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class FrameworkUnits(Displayable):
     """The plan in TFF's, dp-accounting's and Opacus's, and Flower's parameters."""
@@ -78,6 +341,10 @@ class FrameworkUnits(Displayable):
     sensitivity_data: Certified
     flower: dict[str, Any] | None
     notes: tuple[str, ...] = ()
+    #: the dominating Gaussian pair dp-accounting's accountants take (``None``: the noise has none)
+    pair: GaussianPair | None = None
+    #: every argument of TFF's distributed-DP aggregator (``None``: central noise or a layering)
+    tff_settings: TffSettings | None = None
 
     def headline(self) -> str:
         return f"TFF noise_multiplier {self.tff_noise_multiplier.decimal(6)}"
@@ -86,45 +353,76 @@ class FrameworkUnits(Displayable):
         t = self.tff
         bits = "none (no word)" if t["bits"] is None else str(t["bits"]) + (
             f" (TFF refuses more than {TFF_MAX_BITS})" if t["bits"] > TFF_MAX_BITS else "")
-        rows = [("TFF", f"{t['factory']}: noise_multiplier {self.tff_noise_multiplier.decimal(6)} "
-                        f"({self.tff_noise_multiplier.direction}; central sigma in data units over the clip), "
-                        f"expected_clients_per_round {t['expected_clients_per_round']}, bits {bits}, "
-                        f"l2_clip {t['l2_clip']}" + (f", mechanism {t['mechanism']}" if t["mechanism"] else "")),
-                ("dp-accounting / Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
-                                           f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / "
-                                           f"sensitivity, the sensitivity {self.sensitivity_data.decimal(6)} in "
-                                           "data units (max_grad_norm)")]
+        settings = self.tff_settings
+        if settings is None:
+            rows = [("TFF", f"{t['factory']}: noise_multiplier {self.tff_noise_multiplier.decimal(6)} "
+                            f"({self.tff_noise_multiplier.direction}; central sigma in data units over the clip), "
+                            f"clients_per_round {t['expected_clients_per_round']}, bits {bits}, l2_clip {t['l2_clip']}")]
+        else:
+            verdict = ("refused by TFF" if settings.refused else "not as planned in TFF" if settings.not_as_planned
+                       else "TFF computes the plan's scale and noise")
+            rows = [("TFF", f"{t['factory']}(" + ", ".join(f"{k}={v!r}" for k, v in settings.kwargs.items())
+                            + f"): {verdict}"),
+                    ("TFF noise", f"the plan's sigma is noise_multiplier {self.tff_noise_multiplier.decimal(6)} "
+                                  f"({self.tff_noise_multiplier.direction}) in TFF's units; TF Privacy draws each "
+                                  "share at the deviation rounded up to an integer, which the argument above aims "
+                                  "at")]
+        rows += [("dp-accounting", "no Gaussian pair dominates this noise: the zCDP events of --export "
+                                   "dp-accounting (Renyi accountant only)" if self.pair is None else self.pair.describe()),
+                 ("Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
+                            f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity, the "
+                            f"sensitivity {self.sensitivity_data.decimal(6)} in data units (max_grad_norm): the noise "
+                            "Opacus adds")]
         f = self.flower
-        rows.append(("Flower DP wrapper", "none: Flower adds no distributed noise" if f is None else
-                     f"noise_multiplier {f['noise_multiplier']} (rounded up), clipping_norm {f['clipping_norm']}, "
+        rows.append(("Flower DP wrapper", "none for distributed noise (--export flower writes the client mods that add it)" if f is None else
+                     f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
+                     f"rounds with every client), clipping_norm {f['clipping_norm']}, "
                      f"num_sampled_clients {f['num_sampled_clients']}"))
         return rows + [("frameworks note", n) for n in self.notes]
 
     def to_dict(self) -> dict:
-        return {"tff": {**self.tff, "noise_multiplier": self.tff_noise_multiplier.to_dict()},
-                "dp_accounting": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
-                                  "event": "GaussianDpEvent(noise_multiplier)",
-                                  "sensitivity": self.sensitivity_data.to_dict()},
+        settings = {} if self.tff_settings is None else self.tff_settings.to_dict()
+        return {"tff": {**self.tff, "noise_multiplier": self.tff_noise_multiplier.to_dict(), **settings},
+                "dp_accounting": None if self.pair is None else {
+                    **self.pair.to_dict(), "event": "SelfComposedDpEvent(GaussianDpEvent(noise_multiplier), count)"
+                    if self.pair.rate is None else
+                    "SelfComposedDpEvent(PoissonSampledDpEvent(sampling_probability, GaussianDpEvent("
+                    "noise_multiplier)), count)", "get_epsilon": "at accountant_delta"},
                 "opacus": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
                            "max_grad_norm": self.sensitivity_data.to_dict()},
                 "flower": self.flower, "notes": list(self.notes)}
 
 
+def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:
+    """Flower's ``noise_multiplier`` for central noise ``σ`` (integer units): the least double ``≥ σ/(γ S)``.
+
+    Flower's wrapper adds ``z S/K`` to the mean of the ``K`` clients of a round it releases (every sampled
+    client reported), ``z S`` on their sum: at least the plan's ``σ/γ``.
+
+    >>> flower_noise_multiplier(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1))
+    1.5
+    """
+    return float_up(Fraction(sigma) / (Fraction(gamma) * Fraction(clip)))
+
+
 def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     """The plan's noise, clip, clients and word in each framework's parameters (see the module's text)."""
+    pair = round_pair(inputs, noise, round_event(inputs, encoding.gamma, noise.sigma_client))
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
-    mechanism = str(inputs.mechanism or "dgauss")
     bits = None if inputs.layered else encoding.word_bits
-    rotation = str(inputs.rotation)
-    tff = {"factory": "tff.aggregators.DistributedDpSumFactory" if distributed
-           else "tff.aggregators.DifferentiallyPrivateFactory.gaussian_fixed",
-           "expected_clients_per_round": K, "bits": bits if distributed else None, "l2_clip": frac(clip),
-           "mechanism": f"distributed_{mechanism}" if distributed else None,
-           "rotation_type": {"hadamard": "hd", "dft": "dft"}.get(rotation) if distributed else None}
-    if not distributed:
-        tff["clients_per_round"] = K
+    try:
+        settings = tff_settings(inputs, noise, gamma, bits) if distributed and not inputs.layered else None
+    except (InvalidOption, OverflowError):       # numbers beyond a double: no argument TFF could take
+        settings = None
+    tff: dict[str, Any] = {"factory": TFF_FACTORY if distributed
+                           else "tff.aggregators.DifferentiallyPrivateFactory.gaussian_fixed",
+                           "expected_clients_per_round": K, "l2_clip": frac(clip)}
+    if settings is not None:
+        tff.update(bits=bits, mechanism=settings.kwargs["mechanism"], rotation_type=settings.kwargs["rotation_type"])
+    else:
+        tff.update(bits=None, mechanism=None, rotation_type=None, clients_per_round=K)
     with precision():
         sens = noise.sensitivity.arb() / to_arb(gamma)
     sensitivity = Certified.from_arb("sensitivity", sens, Direction.UPPER, "Delta / gamma: the integer sensitivity "
@@ -133,8 +431,9 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     if distributed:
         notes.append(f"TFF sizes the shares for the expected {K} clients; the plan's epsilon counts the fewest "
                      f"{inputs.survivors} survivors' shares")
-        if rotation == "none":
-            notes.append("TFF always rotates (rotation_type hd or dft); the plan assumes no rotation")
+        if settings is not None:
+            notes += [f"refused by TFF: {r}" for r in settings.refused]
+            notes += [f"not as planned in TFF: {r}" for r in settings.not_as_planned]
     else:
         notes.append("TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian")
     if inputs.population is not None:
@@ -143,10 +442,11 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
                      "epsilon is not certified (the export refuses it)")
     flower = None
     if not distributed:
-        exact = noise.sigma_client * K / (gamma * clip * inputs.survivors)
-        flower = {"noise_multiplier": safe_decimal(exact, 10, up=True), "clipping_norm": frac(clip),
+        flower = {"noise_multiplier": repr(flower_noise_multiplier(sigma=noise.sigma_client, gamma=gamma, clip=clip)),
+                  "clipping_norm": frac(clip),
                   "num_sampled_clients": K,
                   "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one clips on "
                              "the server)"}
     return FrameworkUnits(tff_noise_multiplier=z, tff=tff, gaussian_noise_multiplier=noise.noise_multiplier,
-                          sensitivity_data=sensitivity, flower=flower, notes=tuple(notes))
+                          sensitivity_data=sensitivity, flower=flower, notes=tuple(notes), pair=pair,
+                          tff_settings=settings)

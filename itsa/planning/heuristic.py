@@ -39,16 +39,16 @@ from itsa._util.certified import Certified, Direction, exact_text, fraction_text
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, survivors_under
 from itsa.planning.rotation import FLATNESS, rotated_dimension
 from itsa.planning.rotation import Rotation as PlanRotation
 from itsa.planning.simulation import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent
-from itsa.privacy.neighbours import Rounding, sensitivity_ball
-from itsa.privacy.shares import noise_shares
+from itsa.privacy.neighbours import Adjacency, Rounding, sensitivity_ball
+from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tails import certified_tail
+from itsa.privacy.tightest import pld_epsilon
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
            "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS"]
@@ -362,6 +362,9 @@ def _epsilon(config: HeuristicConfig, sensitivity: Certified, survivors: int, ro
                                              dimension=config.padded_dimension, name="k-sd rule")
     bound = Accountant(conversion=conversion).compose(event, rounds).bound(delta)
     note = None if not bound.warnings else "the tau term is not below the leading term: the bound is loose"
+    tight = pld_epsilon(event, rounds=rounds, delta=delta)      # the dominating pair's, where it applies
+    if tight is not None and tight.upper() < bound.epsilon.upper():
+        return tight, None
     return bound.epsilon, note
 
 

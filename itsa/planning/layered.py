@@ -42,9 +42,9 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.modular import DigitLaw, NoMargin, Reading, SubGaussianNoise, parse_stages, smallest_margin
-from itsa.planning.deployment import NoiseKind, Overflow
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.sections import PayloadPlan, accuracy_missed
+from itsa.planning.vocabulary import NoiseKind, Overflow
 from itsa.privacy.shares import noise_shares
 
 __all__ = ["StagePlan", "LayeredEncodingPlan", "noisy_carry", "any_data_carry", "size_stage", "largest_gamma", "layered_encoding", "bits", "MAX_MARGIN", "layered_accuracy"]

@@ -1,17 +1,8 @@
 """The noise mechanism of a flat plan: which event the accountant composes, at which sensitivity.
 
-- ``dgauss``, ``distributed``: each of the ``K_eff`` fewest survivors adds a
-  discrete Gaussian share of scale ``σ`` per coordinate; one round is the
-  distributed discrete Gaussian with the full bound of its paper, the minimum
-  of its three branches
-  (:class:`~itsa.privacy.events.DistributedDiscreteGaussianEvent`,
-  ``bound="sharp"``);
-- ``dgauss``, ``central``: one discrete Gaussian of scale ``σ``
-  (:class:`~itsa.privacy.events.DiscreteGaussianEvent`, the curve
-  ``itsa privacy account`` uses);
-- ``skellam``: Skellam shares of variance ``σ²`` each (``distributed``: a sum
-  of Skellam is Skellam, variance ``K_eff σ²``; ``central``: one of variance
-  ``σ²``), :class:`~itsa.privacy.events.SkellamEvent`.
+Each mechanism is one module of :mod:`itsa.planning.mechanisms`, registered
+there by its file word; this module asks the registry (:func:`room_of`) for
+one round's event, its words and its premises, and never names a mechanism.
 
 ``σ`` is always the standard deviation of one share (integer units), so the
 aggregate's is ``σ √K_eff`` (distributed) or ``σ`` (central) whatever the
@@ -20,10 +11,11 @@ mechanism. The sensitivity is the privacy part's one
 update is rounded in (the rotation's ``d'``), with the deployment's rounding
 (the tight bound for rounding to nearest).
 
-Every mechanism's Rényi bound is at least the Gaussian's at the same ratio of
-aggregate noise to sensitivity (each has ``q Δ²/(2 σ_agg²)`` as a term), so the
-Gaussian's calibrated multiplier is a lower bound on each one's:
-:func:`gaussian_floor` starts their calibration there.
+A mechanism whose Rényi bound is at least the Gaussian's at the same ratio of
+aggregate noise to sensitivity (its premise ``rdp_at_least_gaussian``, stated
+by its module) has the Gaussian's calibrated multiplier as a lower bound on
+its own: :func:`gaussian_floor` starts its calibration there (and at 0 for a
+mechanism without the premise).
 
 Every function here takes the numbers it needs as a :class:`NoiseInputs`
 (built once by the planner from a deployment, :func:`itsa.planning.planner.noise_inputs`),
@@ -32,9 +24,9 @@ never the deployment itself.
 Examples
 --------
 >>> from fractions import Fraction
->>> n = NoiseInputs(clients=100, dimension=10, clip=Fraction(1), epsilon=Fraction(2), mechanism=Mechanism.SKELLAM)
->>> round_event(n, sensitivity(n, Fraction(64)))(Fraction(40)).label
-'Skellam'
+>>> n = NoiseInputs(clients=100, dimension=10, clip=Fraction(1), epsilon=Fraction(2), kind=NoiseKind.CENTRAL)
+>>> type(round_event(n, sensitivity(n, Fraction(64)))(Fraction(40))).__name__, describe(n)
+('DiscreteGaussianEvent', 'discrete Gaussian')
 """
 
 from __future__ import annotations
@@ -49,22 +41,22 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import dropout_fraction, whole_number
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.deployment import Mechanism, NoiseKind, Sampling
+from itsa.planning.mechanisms import DEFAULT, Mechanism, NoiseMechanism, mechanism
 from itsa.planning.rotation import Rotation, rotated_dimension
+from itsa.planning.vocabulary import NoiseKind, Sampling
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import DEFAULT_DELTA
+from itsa.privacy.coupled import CoupledShift, coupled_shift
 from itsa.privacy.events import (
-    DdgBound,
-    DiscreteGaussianEvent,
-    DistributedDiscreteGaussianEvent,
     Event,
-    SkellamEvent,
 )
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
 from itsa.privacy.shares import noise_shares, survivors_under
+from itsa.privacy.tight import gaussian_exact_multiplier
 
-__all__ = ["NoiseInputs", "mechanism_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
-           "gaussian_limit", "describe"]
+__all__ = ["NoiseInputs", "mechanism_of", "room_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
+           "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
+           "COUPLED_SHARE"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,7 +111,12 @@ class NoiseInputs:
 
 def mechanism_of(inputs: NoiseInputs) -> Mechanism:
     """The mechanism (``dgauss`` when the file leaves it to the plan and none was picked yet)."""
-    return inputs.mechanism or Mechanism.DGAUSS
+    return Mechanism(inputs.mechanism or DEFAULT)
+
+
+def room_of(inputs: NoiseInputs) -> NoiseMechanism:
+    """The registered mechanism that answers for :func:`mechanism_of` (:mod:`itsa.planning.mechanisms`)."""
+    return mechanism(mechanism_of(inputs))
 
 
 def sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
@@ -143,25 +140,45 @@ def sensitivity_text(inputs: NoiseInputs) -> str:
     return "factor x " + how[e.rounding] + where
 
 
+def noise_dimension(inputs: NoiseInputs) -> int:
+    """The dimension the noise is added in: the rotated one ``d'`` (the update's after its rotation)."""
+    return rotated_dimension(inputs.dimension, inputs.rotation)
+
+
+#: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
+COUPLED_SHARE = 1000
+
+
+def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> CoupledShift | None:
+    """Stochastic rounding's coupled shift at scale ``gamma`` (:func:`itsa.privacy.coupled.coupled_shift`:
+    ``D = c γ S``, failure ``δ/(1000 T)`` per round); ``None`` for another rounding, a layering or no γ."""
+    if gamma is None or inputs.rounding is not Rounding.STOCHASTIC or inputs.layered:
+        return None
+    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
+    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs),
+                         failure=inputs.delta / (COUPLED_SHARE * rounds))
+
+
+def estimate_sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:
+    """The sensitivity the searches estimate the noise from: :func:`sensitivity`, or stochastic rounding's
+    coupled shift (:func:`coupled`) where smaller (an estimate only: each plan is certified afterwards)."""
+    worst = sensitivity(inputs, gamma)
+    shift = coupled(inputs, gamma, inputs.rounds)
+    return worst if shift is None or not shift.norm.arb() < worst else shift.norm.arb()
+
+
 def round_event(inputs: NoiseInputs, delta_int, *, layered: bool = False) -> Callable[[Fraction], Event]:
     """One round's event as a function of the share's ``σ`` (a layering keeps the linear conservative bound
     its layers compose with)."""
     central = inputs.kind is NoiseKind.CENTRAL
     n = noise_shares(inputs.clients, inputs.dropout, distributed=not central).privacy       # 1 central
     d_rot = inputs.dimension if layered else rotated_dimension(inputs.dimension, inputs.rotation)
-    if mechanism_of(inputs) is Mechanism.SKELLAM:
-        def skellam(sigma: Fraction) -> Event:
-            return SkellamEvent(variance=sigma**2 * n, sensitivity=delta_int, dimension=d_rot)
-        return skellam
-    if central:
-        def dgauss(sigma: Fraction) -> Event:
-            return DiscreteGaussianEvent(sigma=sigma, sensitivity=delta_int)
-        return dgauss
+    room = room_of(inputs)
 
-    def distributed(sigma: Fraction) -> Event:
-        return DistributedDiscreteGaussianEvent(sensitivity=delta_int, scale=sigma, survivors=n, dimension=d_rot,
-                                                bound=DdgBound.CONSERVATIVE if layered else DdgBound.SHARP)
-    return distributed
+    def event(sigma: Fraction) -> Event:
+        return room.event(sigma, survivors=n, sensitivity=delta_int, dimension=d_rot, central=central,
+                          layered=layered)
+    return event
 
 
 @functools.lru_cache(maxsize=64)
@@ -171,11 +188,17 @@ def gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Frac
                      relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
-def gaussian_floor(inputs: NoiseInputs, delta_int) -> Fraction:
-    """A share ``σ`` below which no mechanism meets the target ε: the Gaussian's calibrated multiplier
-    (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share."""
+def gaussian_floor(inputs: NoiseInputs, delta_int, *, exact: bool = False) -> Fraction:
+    """A share ``σ`` below which no mechanism meets the target ε by its Rényi bound: the Gaussian's calibrated
+    multiplier (lowered by one part in 10⁴, below its printed rounding up) times ``Δ``, per share; ``exact``:
+    by any bound at least the exact Gaussian curve's (the continuous Gaussian's exact multiplier,
+    :func:`gaussian_limit`'s); ``0`` for a mechanism that does not hold the premise (its Rényi bound at least
+    the Gaussian's)."""
     p = inputs
-    z = gaussian_multiplier(p.epsilon, p.delta, p.rounds) * Fraction(9999, 10000)
+    if not room_of(inputs).premises.rdp_at_least_gaussian:
+        return Fraction(0)
+    z = (limit_multiplier(p.epsilon, p.delta, p.rounds) if exact else
+         gaussian_multiplier(p.epsilon, p.delta, p.rounds)) * Fraction(9999, 10000)
     delta = Certified.from_arb("sensitivity", to_arb(delta_int), Direction.LOWER, "").lower()
     share = z * delta
     if inputs.kind is NoiseKind.DISTRIBUTED:
@@ -187,19 +210,23 @@ def gaussian_floor(inputs: NoiseInputs, delta_int) -> Fraction:
 
 def describe(inputs: NoiseInputs) -> str:
     """The mechanism in words, as the noise section names it."""
-    mech = mechanism_of(inputs)
-    if mech is Mechanism.SKELLAM:
-        return "Skellam"
-    if inputs.kind is NoiseKind.CENTRAL:
-        return "discrete Gaussian"
-    return "discrete Gaussian (sharp bound)"
+    return room_of(inputs).describe(central=inputs.kind is NoiseKind.CENTRAL)
 
 
 def gaussian_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:
-    """``(z, MSE)``: the tight continuous Gaussian mechanism's multiplier at the targets (the accountant's
-    :class:`~itsa.privacy.events.GaussianEvent`, calibrated) and its error summed over the ``d`` coordinates,
-    ``d (z c S/K_eff)²`` (the fewest survivors' noise, no rounding; ``c`` 2 for replace-one, 1 add-remove)."""
-    z = gaussian_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
+    """``(z, MSE)``: the continuous Gaussian mechanism calibrated by its exact privacy curve to the targets
+    (:func:`~itsa.privacy.tight.gaussian_exact_multiplier`: ``T`` rounds at ``μ = √T/z``, Balle-Wang 2018)
+    and its error summed over the ``d`` coordinates, ``d (z c S/K_eff)²`` (sensitivity ``c S``, ``c`` 2 for
+    replace-one and 1 for add-remove, over the fewest survivors; no rounding). ``z`` is the enclosure's lower
+    end, so the MSE is a lower bound on the limit (within ``2^−50`` of it) and a ratio to it an upper bound."""
+    z = limit_multiplier(inputs.epsilon, inputs.delta, inputs.rounds)
     c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
     return z, inputs.dimension * (z * c * inputs.clip / inputs.survivors) ** 2
 
+
+@functools.lru_cache(maxsize=64)
+def limit_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
+    """The continuous Gaussian's exact multiplier at the targets, the enclosure's lower end
+    (:func:`~itsa.privacy.tight.gaussian_exact_multiplier`): no mechanism needs less by any certified bound,
+    so the searches estimate the noise from it."""
+    return gaussian_exact_multiplier(epsilon, delta, rounds).lower()

@@ -28,8 +28,8 @@ Examples
 >>> inputs = NoiseInputs(clients=10, dimension=4, clip=Fraction(1), kind=NoiseKind.CENTRAL, epsilon=Fraction(2),
 ...                      delta=Fraction(1, 10**6))
 >>> n = size_noise(inputs, Fraction(8))
->>> n.epsilon.upper() <= 2, n.chosen
-(True, 'calibrated: the smallest sigma whose certified epsilon meets the target')
+>>> n.epsilon.upper() <= 2, n.chosen.startswith('calibrated: the smallest sigma whose certified epsilon meets the target')
+(True, True)
 """
 
 from __future__ import annotations
@@ -45,25 +45,33 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Adjacency, Mechanism, NoiseKind
-from itsa.planning.mechanism import NoiseInputs, describe, gaussian_floor, sensitivity_text
+from itsa.planning.mechanism import (
+    NoiseInputs,
+    coupled,
+    describe,
+    gaussian_floor,
+    noise_dimension,
+    room_of,
+    sensitivity_text,
+)
 from itsa.planning.mechanism import round_event as event_for
 from itsa.planning.mechanism import sensitivity as encoded
+from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import EpsilonBound
 from itsa.privacy.events import Event, PsaLayersEvent
+from itsa.privacy.neighbours import Adjacency
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
+from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
 
 __all__ = ["NoiseInputs", "NoisePlan", "size_noise", "size_layered_noise", "layer_sensitivity", "sensitivity", "epsilon_at",
-           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
+           "calibrated_sigma", "round_event", "full_round", "rdp_bound", "tightest", "FULL_ROUND", "CALIBRATION_TOLERANCE"]
 
 #: Relative width to which σ is calibrated (then rounded up to 6 digits and certified there).
 CALIBRATION_TOLERANCE = Fraction(1, 10**6)
-#: The smallest per-client share the τ term of the distributed bound accepts (s~ >= 1/2).
-MIN_SHARE = Fraction(1, 2)
 
 
 def sampling_rate(inputs: NoiseInputs) -> Fraction | None:
@@ -222,7 +230,7 @@ def calibrated_sigma(inputs: NoiseInputs, gamma: Fraction, progress=None) -> Fra
     """
     if progress is not None:
         delta_int = sensitivity(inputs, gamma)
-        return _calibrate(inputs, _curve_for(inputs, delta_int), progress, delta_int)
+        return _calibrate(inputs, _curve_for(inputs, delta_int), progress, delta_int, gamma)
     return _remembered(inputs, Fraction(gamma))
 
 
@@ -233,19 +241,19 @@ REMEMBERED = 256
 @functools.lru_cache(maxsize=REMEMBERED)
 def _remembered(inputs: NoiseInputs, gamma: Fraction) -> Fraction:
     delta_int = sensitivity(inputs, gamma)
-    return _calibrate(inputs, _curve_for(inputs, delta_int), delta_int=delta_int)
+    return _calibrate(inputs, _curve_for(inputs, delta_int), delta_int=delta_int, gamma=gamma)
 
 
-def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
+def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None, gamma=None) -> Fraction:
     """The calibrated σ; with a population, the smaller of the sampled round's and (central noise) the full
     round's (whose bounds hold for the sampled round, :func:`full_round`): the first whose certified ε meets
     the target, as :func:`rdp_bound` accounts it."""
-    sigma = _calibrate_one(inputs, curve_for, progress, delta_int)
+    sigma = _calibrate_one(inputs, curve_for, progress, delta_int, gamma)
     if full_round(inputs, curve_for(sigma)) is None:
         return sigma
     full = replace(inputs, population=None)
     try:
-        other = _calibrate_one(full, _full_curve(curve_for), progress, delta_int)
+        other = _calibrate_one(full, _full_curve(curve_for), progress, delta_int, gamma)
     except InvalidOption:           # no full-round σ in the calibrated range: the sampled one stands
         return sigma
     return min(sigma, other)
@@ -259,17 +267,46 @@ def _full_curve(curve_for: Callable[[Fraction], Event]) -> Callable[[Fraction], 
     return full
 
 
-def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None) -> Fraction:
-    floor = (MIN_SHARE if inputs.kind is NoiseKind.DISTRIBUTED
-             and inputs.mechanism is not Mechanism.SKELLAM else None)
+def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None, gamma=None) -> Fraction:
+    room_floor = room_of(inputs).minimum_share if inputs.kind is NoiseKind.DISTRIBUTED else None
+    floor = room_floor
     if delta_int is not None and inputs.population is None:     # a flat word: from the Gaussian's, a lower bound
-        floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int))
+        floor = max(floor or Fraction(0), gaussian_floor(inputs, delta_int)) or None
     cal = calibrate(inputs.epsilon, inputs.delta, rounds=inputs.rounds, conversion="cks", event_for=curve_for,
                     minimum_scale=floor, relative_tolerance=CALIBRATION_TOLERANCE, progress=progress)
-    return cal.noise_multiplier.upper()
+    renyi = cal.noise_multiplier.upper()
+    assert inputs.epsilon is not None           # calibrate refuses no target
+    low = renyi / 2
+    if delta_int is not None:
+        low = gaussian_floor(inputs, delta_int, exact=True) or low      # 0: the room holds no Gaussian premise
+    if room_floor is not None:
+        low = max(low, room_floor)
+    return calibrate_tightest(curve_for, epsilon=inputs.epsilon, delta=inputs.delta, rounds=inputs.rounds,
+                              high=renyi, low=low, dimension=noise_dimension(inputs),
+                              relative_tolerance=CALIBRATION_TOLERANCE, shift=coupled(inputs, gamma, inputs.rounds))
+
+
+def tightest(inputs: NoiseInputs, event: Event, rounds: int | None = None,
+             gamma: Fraction | None = None) -> Certified | None:
+    """The privacy-loss-distribution bound of ``rounds`` (default: the inputs') rounds of ``event`` where
+    one applies (:func:`itsa.privacy.tightest.pld_epsilon`, in the noise's dimension), else ``None``; at
+    scale ``gamma``, stochastic rounding's shift coupled (:func:`coupled`)."""
+    t = inputs.rounds if rounds is None else rounds
+    return pld_epsilon(event, rounds=t, delta=inputs.delta, dimension=noise_dimension(inputs),
+                       shift=coupled(inputs, gamma, t))
 
 
 CALIBRATED = "calibrated: the smallest sigma whose certified epsilon meets the target"
+#: Which bound the calibration met the target with.
+ON_PLD = ("; on the privacy-loss-distribution bound (tighter than the Renyi bound, the fallback where no such "
+          "bound applies)")
+ON_RENYI = "; on the Renyi bound (no privacy-loss-distribution bound meets the target at a smaller sigma here)"
+
+
+def _calibrated_on(inputs: NoiseInputs, renyi: EpsilonBound) -> str:
+    """What the calibrated σ's line says: which bound met the target there."""
+    target = inputs.epsilon
+    return CALIBRATED + (ON_PLD if target is not None and renyi.epsilon.upper() > target else ON_RENYI)
 
 
 def size_noise(inputs: NoiseInputs, gamma: Fraction, sigma: Fraction | None = None,
@@ -301,13 +338,14 @@ def size_layered_noise(inputs: NoiseInputs, radix: int, layers: int, progress=No
 def _noise_plan(inputs: NoiseInputs, delta_int: flint.arb, curve_for, sigma: Fraction | None, progress,
                 how_sensitivity: str, unit: str = "integer units") -> NoisePlan:
     given = inputs.sigma
-    if sigma is not None:
-        chosen = CALIBRATED
-    elif given is not None:
-        sigma, chosen = given, "given in the deployment file"
-    else:
-        sigma, chosen = _calibrate(inputs, curve_for, progress), CALIBRATED
+    chosen = "given in the deployment file"
+    if sigma is None and given is not None:
+        sigma = given
+    elif sigma is None:
+        sigma = _calibrate(inputs, curve_for, progress)
     bound = rdp_bound(inputs, curve_for(sigma))
+    if given is None:
+        chosen = _calibrated_on(inputs, bound)
     central = inputs.kind is NoiseKind.CENTRAL
     shares = noise_shares(inputs.clients, inputs.dropout, distributed=not central).privacy   # 1 central
     with precision():

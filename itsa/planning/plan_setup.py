@@ -18,10 +18,11 @@ from fractions import Fraction
 
 from itsa._util.certified import Certified
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Mechanism, Overflow
+from itsa.planning.mechanisms import DEFAULT
 from itsa.planning.planner import Plan, flat_inputs
 from itsa.planning.scale import wrap_at
 from itsa.planning.simulation import SimulationSetup
+from itsa.planning.vocabulary import Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "flat_wrap", "PLAN_ATTRIBUTES", "PLAN_PARTS"]
 
@@ -67,7 +68,7 @@ def _from_plan(plan) -> SimulationSetup:
     d, enc = plan.deployment, plan.encoding
     common = dict(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
                   sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind),
-                  mechanism=str(d.noise.mechanism or Mechanism.DGAUSS))
+                  mechanism=str(d.noise.mechanism or DEFAULT))
     if not d.encoding.layered:
         return SimulationSetup(modulus=enc.modulus, rotation=str(d.encoding.rotation),
                                rounding=str(d.encoding.rounding), beta=d.encoding.beta, **common)

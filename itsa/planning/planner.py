@@ -45,13 +45,13 @@ from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, exce
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.accounting import account_noise
-from itsa.planning.deployment import MAX_WORD_BITS, Deployment, NoiseKind, Overflow
+from itsa.planning.deployment import Deployment
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
-from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat
+from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat_rounding
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit, room_of
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
@@ -60,7 +60,7 @@ from itsa.planning.noise import (
     sensitivity,
     size_layered_noise,
 )
-from itsa.planning.protocol import protocol_reasons
+from itsa.planning.protocols import protocol_reasons
 from itsa.planning.rotation import Rotation
 from itsa.planning.scale import smallest_word_at, wrap_at
 from itsa.planning.sections import (
@@ -72,6 +72,7 @@ from itsa.planning.sections import (
     size_deployment_keys,
     size_heuristic,
 )
+from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind, Overflow
 from itsa.privacy.calibration import MAX_DOUBLINGS, MAX_SCALE
 from itsa.privacy.events import Event
 from itsa.privacy.neighbours import DEFAULT_BETA, Rounding
@@ -217,9 +218,11 @@ def _word(f: FlatInputs, gamma: Fraction, sigma: Fraction, deadline: Deadline | 
 
 
 def _noise_variance(n: NoiseInputs, sigma: Fraction) -> Fraction:
-    """``Var Z`` bound: ``K_eff σ²`` for distributed shares of the fewest survivors, ``σ²`` central
-    (:func:`itsa.privacy.noise_shares`)."""
-    return sigma**2 * noise_shares(n.clients, n.dropout, distributed=n.kind is NoiseKind.DISTRIBUTED).privacy
+    """``Var Z`` bound: ``K_eff v`` for distributed shares of the fewest survivors, ``v`` central
+    (:func:`itsa.privacy.noise_shares`), ``v`` the mechanism's bound on a share's variance (``σ²`` for a
+    mechanism whose premise says so)."""
+    shares = noise_shares(n.clients, n.dropout, distributed=n.kind is NoiseKind.DISTRIBUTED).privacy
+    return room_of(n).variance_bound(sigma) * shares
 
 
 #: How γ is chosen in a given word.
@@ -382,9 +385,10 @@ def _privacy_reasons(d: Deployment, noise: NoisePlan, reasons: list[str]) -> Non
                        "guarantee says nothing (the noise is too small to be private)")
 
 
-def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=None,
+def _verdict(d: Deployment, inputs: FlatInputs | None, noise: NoisePlan, enc, gate=None,
              deadline: Deadline | None = None, keys=None) -> Verdict:
-    reasons, fixes = protocol_reasons(keys)       # a SecAgg+ graph that does not tolerate the dropout
+    """The verdict; ``inputs`` the flat word's (built once by :func:`plan`), ``None`` for a layering."""
+    reasons, fixes = protocol_reasons(keys)       # the protocol's own (a SecAgg+ graph short of the dropout)
     _gate_reasons(gate, reasons, fixes, deadline)
     _privacy_reasons(d, noise, reasons)
     if d.encoding.layered:
@@ -395,15 +399,16 @@ def _verdict(d: Deployment, sizer: _Sizer | None, noise: NoisePlan, enc, gate=No
                            f"overflow target {safe_decimal(d.overflow, 6)} (a stage needs a margin above the "
                            "most tried)")
         return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes, premises=(DIGIT_PRIOR,))
+    assert inputs is not None                       # a flat word's verdict has its inputs
     if not noise.meets_target:
-        sigma = calibrated_sigma(noise_inputs(d), enc.gamma)
+        sigma = calibrated_sigma(inputs.noise, enc.gamma)
         reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
         fixes["noise"] = {"sigma_client": frac(sigma), "text": f"sigma {safe_decimal(sigma, 8)} (integer units, at "
                           f"gamma {frac(enc.gamma)}) is the smallest meeting the target"}
     if not enc.meets_target:
         reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the overflow "
                        f"target {safe_decimal(d.overflow, 6)}")
-        bits = _word(flat_inputs(d), enc.gamma, noise.sigma_client, deadline)
+        bits = _word(inputs, enc.gamma, noise.sigma_client, deadline)
         fixes["word_bits"] = {"word_bits": bits, "text": (f"a {bits}-bit word (at gamma {frac(enc.gamma)}, this noise)"
                                                           if bits else f"no word up to {MAX_WORD_BITS} bits")}
     return Verdict(feasible=not reasons, reasons=tuple(reasons), fixes=fixes)
@@ -433,35 +438,38 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
-    flat = size_flat(flat_inputs(deployment), lambda f: _Sizer(f, report, deadline), deadline)
+    flat = size_flat_rounding(flat_inputs(deployment), lambda f: _Sizer(f, report, deadline), deadline,
+                              rounding_named=deployment.encoding.rounding_named)
     if deployment.noise.mechanism is None:          # the mechanism picked for the error: the plan's deployment says it
         deployment = replace(deployment, noise=replace(deployment.noise, mechanism=flat.inputs.noise.mechanism))
-    sizer, noise, enc, payload, error = flat.sizer, flat.noise, flat.encoding, flat.payload, flat.error
+    if flat.inputs.noise.rounding is not deployment.encoding.rounding:      # the rounding picked for the error
+        deployment = replace(deployment, encoding=replace(deployment.encoding, rounding=flat.inputs.noise.rounding))
+    inputs = flat.inputs                            # the sections' inputs, built once (the mechanism resolved)
+    noise, enc, payload, error = flat.noise, flat.encoding, flat.payload, flat.error
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
     keys = _keys(deployment, instance, payload, deadline, seed, report)
 
-    noise = _accounted(deployment, noise, gamma, error)
+    noise = _accounted(inputs.noise, noise, gamma, error)
 
     deadline.check("plan: the k-standard-deviations rule")
-    heuristic = size_heuristic(noise_inputs(deployment), noise, enc, overflow=deployment.overflow,
-                               per_round=_per_round(deployment))
+    heuristic = size_heuristic(inputs.noise, noise, enc, overflow=deployment.overflow, per_round=inputs.per_round)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=heuristic, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
-                verdict=_with_accuracy(deployment, _verdict(deployment, sizer, noise, enc, gate, deadline, keys), enc,
-                                       error,
+                heuristic=heuristic, gate=(gate := _gate(deployment)),
+                frameworks=_frameworks(deployment, inputs.noise, noise, enc),
+                verdict=_with_accuracy(deployment, inputs.noise, inputs,
+                                       _verdict(deployment, inputs, noise, enc, gate, deadline, keys), enc, error,
                                        deadline))
 
 
-def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan | LayeredEncodingPlan, error: ErrorPlan,
-                   deadline: Deadline) -> Verdict:
+def _with_accuracy(d: Deployment, n: NoiseInputs, inputs: FlatInputs | None, verdict: Verdict,
+                   enc: EncodingPlan | LayeredEncodingPlan, error: ErrorPlan, deadline: Deadline) -> Verdict:
     """The verdict with the accuracy target (:func:`itsa.planning.flat.accuracy_reasons`, a layering's
     :func:`itsa.planning.layered.layered_accuracy`) and the fewest bits that work for a word that wraps."""
     def sizer_for(f: FlatInputs) -> _Sizer:
         return _Sizer(f, Reporter(None, prefix="plan"), deadline)
 
     if isinstance(enc, LayeredEncodingPlan):      # the deployment made flat: no layering, the default encoding
-        n = noise_inputs(d)
         flat = FlatInputs(noise=replace(n, radix=None, layers=None, rotation=Rotation.NONE, rounding=Rounding.NEAREST,
                                         beta=DEFAULT_BETA), overflow=d.overflow, per_round=_per_round(d))
         reasons, added = layered_accuracy(
@@ -470,7 +478,8 @@ def _with_accuracy(d: Deployment, verdict: Verdict, enc: EncodingPlan | LayeredE
             max_bits=MAX_WORD_BITS)
         fixes = {**verdict.fixes, **added}
     else:
-        reasons, fixes = accuracy_reasons(flat_inputs(d), enc, error, deadline, dict(verdict.fixes), sizer_for)
+        assert inputs is not None                   # a flat word's inputs, built once by plan
+        reasons, fixes = accuracy_reasons(inputs, enc, error, deadline, dict(verdict.fixes), sizer_for)
     if not reasons and fixes == verdict.fixes:
         return verdict
     allr = verdict.reasons + tuple(reasons)
@@ -494,19 +503,18 @@ def _keys(deployment: Deployment, instance: str | None, payload: PayloadPlan, de
                                 payload=payload, time_limit=deadline.left(), seed=seed, report=report)
 
 
-def _accounted(deployment: Deployment, noise: NoisePlan, gamma: Fraction, error: ErrorPlan) -> NoisePlan:
+def _accounted(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, error: ErrorPlan) -> NoisePlan:
     """The noise section with its bracket, ε per round, rounds affordable and population
     (:func:`itsa.planning.accounting.account_noise`)."""
-    inputs = noise_inputs(deployment)
     return account_noise(inputs, noise, round_event(inputs, gamma, noise.sigma_client), gamma, error.noise)
 
 
-def _frameworks(deployment: Deployment, noise: NoisePlan, enc) -> Displayable | None:
+def _frameworks(deployment: Deployment, inputs: NoiseInputs, noise: NoisePlan, enc) -> Displayable | None:
     """The plan in each framework's parameters (:func:`itsa.planning.frameworks_units.frameworks_section`);
     ``None`` for a layering (no framework sums one)."""
     if deployment.encoding.layered:
         return None
-    return frameworks_section(noise_inputs(deployment), noise, enc)
+    return frameworks_section(inputs, noise, enc)
 
 
 def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
@@ -531,23 +539,24 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     radix, layers = deployment.encoding.radix, deployment.encoding.layers
     assert radix is not None and layers is not None            # a layered encoding has both (the reader's check)
     report("calibrate", note="the layers' shares")
-    noise = size_layered_noise(noise_inputs(deployment), radix, layers)
+    n = noise_inputs(deployment)                    # the sections' inputs, built once
+    noise = size_layered_noise(n, radix, layers)
     report("margins", note=f"stages {deployment.encoding.stages}")
     e = deployment.encoding
     assert e.stages is not None                                # a layered encoding has its stages (the reader's)
-    enc, payload = layered_encoding(noise_inputs(deployment), noise.sigma_client, stages=e.stages, gamma=e.gamma,
+    enc, payload = layered_encoding(n, noise.sigma_client, stages=e.stages, gamma=e.gamma,
                                     overflow=deployment.overflow, per_round=_per_round(deployment),
                                     deadline=deadline)
     keys = _keys(deployment, instance, payload, deadline, seed, report)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
-                              noise_variance=_noise_variance(noise_inputs(deployment), noise.sigma_client) * spread,
+                              noise_variance=_noise_variance(n, noise.sigma_client) * spread,
                               survivors=deployment.survivors)
-    noise = _accounted(deployment, noise, enc.gamma, error)
+    noise = _accounted(n, noise, enc.gamma, error)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
-                heuristic=None, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, noise, enc),
-                verdict=_with_accuracy(deployment, _verdict(deployment, None, noise, enc, gate, deadline, keys), enc,
-                                       error, deadline))
+                heuristic=None, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, n, noise, enc),
+                verdict=_with_accuracy(deployment, n, None, _verdict(deployment, None, noise, enc, gate, deadline, keys),
+                                       enc, error, deadline))
 
 
 def check_report_path(path) -> None:

@@ -31,12 +31,12 @@ length 1 (``stochastic``: variance proxy ``1/4``, Hoeffding), independent
 across clients. Without a rotation the data's part is the exact bound
 ``K ⌊γ S + 1/2⌋`` (``nearest``), ``K γ S`` (``stochastic``) or ``K ⌈γ S⌉``
 (``conditional``). The noise of all ``K`` clients (dropouts are not relied
-on for the wrap) is sub-Gaussian with proxy ``K σ²`` (discrete Gaussian
-shares, Canonne, Kamath, Steinke 2020) or has the Skellam moment generating
-function ``exp(m (cosh λ − 1))``, ``m`` its variance. The sum ``X`` of the
-random parts then has ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))``
-at any ``λ > 0`` (Chernoff; ``λ = t/v`` gives ``2 exp(−t²/(2v))`` without
-Skellam noise), and a round the union bound over its ``d'`` coordinates: the
+on for the wrap) is, as its mechanism says
+(:meth:`~itsa.planning.mechanisms.NoiseMechanism.wrap_noise`), sub-Gaussian
+with proxy ``K σ²`` or of Poisson type, with moment generating function
+``exp(m (cosh λ − 1))``, ``m`` its variance. The sum ``X`` of the random parts
+then has ``P[|X| ≥ t] ≤ 2 exp(−(λ t − v λ²/2 − m (cosh λ − 1)))`` at any
+``λ > 0`` (Chernoff; ``λ = t/v`` gives ``2 exp(−t²/(2v))`` when ``m = 0``), and a round the union bound over its ``d'`` coordinates: the
 noise part's one tail, :func:`itsa.privacy.tails.certified_tail`.
 
 **Rounding error of the released mean** (summed over the ``d`` coordinates,
@@ -48,12 +48,13 @@ orthogonal and keeping ``d`` coordinates a contraction, so
 - ``stochastic``: unbiased, independent across coordinates with variance at
   most ``1/4``: ``d/(4γ² n)`` (the rotation maps that diagonal covariance to
   one of trace at most ``d/4`` on the kept coordinates);
-- ``conditional``: ``d' min(1/(4 (1 − β)), 1)/(γ² n) + d' min(B, 1)/γ²``
-  with ``B = min(β², β/4)/(1 − β)²`` (the accepted rounding's second moment
-  is at most ``1/(1 − β)`` times the unconditioned one, and its bias is
-  :func:`~itsa.privacy.neighbours.conditional_rounding_cost`'s; every
-  rounded coordinate moves by less than 1, so neither exceeds 1 per
-  coordinate, whatever ``β``).
+- ``conditional``: ``d' min(1/(4 (1 − β)), 1)/(γ² n) + min(d' min(B, 1),
+  β/(4 (1 − β)²))/γ²`` with ``B = min(β², β/4)/(1 − β)²`` (the accepted
+  rounding's second moment is at most ``1/(1 − β)`` times the unconditioned
+  one, and its bias is :func:`~itsa.privacy.neighbours.conditional_rounding_cost`'s
+  per coordinate, or :func:`~itsa.privacy.neighbours.conditional_bias`'s in
+  total whatever the dimension; every rounded coordinate moves by less than
+  1, so neither exceeds 1 per coordinate, whatever ``β``).
 
 Examples
 --------
@@ -69,7 +70,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util.checks import choice, whole_number
-from itsa.privacy.neighbours import Rounding, conditional_rounding_cost
+from itsa.privacy.neighbours import Rounding, conditional_bias, conditional_rounding_cost
 
 __all__ = ["Rotation", "rotated_dimension", "FLATNESS", "RoundedSum", "rounded_sum",
            "quantization_mse_total", "as_rotation", "ROTATION_ALIASES"]
@@ -158,5 +159,7 @@ def quantization_mse_total(*, gamma: Fraction, dimension: int, rotation: Rotatio
         return Fraction(d) / (4 * g * g * n)
     attempts, bias = conditional_rounding_cost(beta)
     moment = min(attempts / 4, Fraction(1))      # |error| < 1 surely: a second moment and a bias of at most 1
-    return d_rot * moment / (g * g * n) + d_rot * min(bias, Fraction(1)) / (g * g)
+    # the clients' biases add (at most n times one's) and the mean divides by n gamma: one rounding's bias, in
+    # squared norm per coordinate (d' B) or in total whatever the dimension (conditional_bias), over gamma^2
+    return d_rot * moment / (g * g * n) + min(d_rot * min(bias, Fraction(1)), conditional_bias(beta)) / (g * g)
 

@@ -20,8 +20,8 @@ term ``√d'/2`` weighs less at a finer scale). So:
 The wrap bound itself (:func:`wrap_at`) is :mod:`itsa.planning.rotation`'s, its tail
 :func:`itsa.privacy.tails.certified_tail`:
 the encoded sum's sure part and sub-Gaussian part, and the noise of all ``K``
-clients' shares (sub-Gaussian for the discrete Gaussian, its own moment
-generating function for Skellam).
+clients' shares (split by the mechanism into a sub-Gaussian and a
+Poisson-type part, :meth:`~itsa.planning.mechanisms.NoiseMechanism.wrap_noise`).
 
 Examples
 --------
@@ -43,10 +43,11 @@ from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.deadline import Deadline
-from itsa.planning.deployment import MAX_WORD_BITS, Mechanism, NoiseKind
+from itsa.exceptions import InvalidOption
 from itsa.planning.encoding import data_bound, wrap_probability
-from itsa.planning.mechanism import NoiseInputs, mechanism_of, sensitivity
+from itsa.planning.mechanism import NoiseInputs, estimate_sensitivity, room_of
 from itsa.planning.rotation import Rotation, quantization_mse_total, rounded_sum
+from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.tails import certified_tail
@@ -65,8 +66,8 @@ MAX_DOUBLINGS = 300
 
 
 def _classic(d: NoiseInputs) -> bool:
-    """No rotation, rounding to nearest, discrete Gaussian: the plan's original wrap bound, unchanged."""
-    return d.rotation is Rotation.NONE and d.rounding is Rounding.NEAREST and mechanism_of(d) is Mechanism.DGAUSS
+    """No rotation, rounding to nearest, a mechanism the original bound takes: the plan's original wrap bound."""
+    return d.rotation is Rotation.NONE and d.rounding is Rounding.NEAREST and room_of(d).classic_wrap
 
 
 def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_round: bool) -> Certified:
@@ -78,16 +79,17 @@ def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_
                                 sigma=sigma, shares=shares, coordinates=d.dimension if per_round else 1)
     rs = rounded_sum(clients=d.clients, gamma=gamma, clip=d.clip, dimension=d.dimension,
                      rotation=d.rotation, rounding=d.rounding)
-    noise = shares * Fraction(sigma) ** 2
-    skellam = mechanism_of(d) is Mechanism.SKELLAM
-    bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + (0 if skellam else noise),
-                           skellam=noise if skellam else 0,
+    room = room_of(d)
+    largest = room.largest_share(sigma)
+    if rs.proxy == 0 and largest is not None and rs.exact + shares * largest < 2 ** (bits - 1):
+        how = room.wrap_how(distributed=d.kind is NoiseKind.DISTRIBUTED)
+        return Certified.exact("wrap_probability", 0, f"{rs.how}; {how}; the "
+                               f"word holds every value the sum can take (|sum| <= {rs.exact} + {shares} x "
+                               f"{largest}): never wraps")
+    proxy, poisson = room.wrap_noise(sigma, shares)
+    bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + proxy, skellam=poisson,
                            coordinates=rs.coordinates if per_round else 1)
-    if d.kind is NoiseKind.DISTRIBUTED:
-        noise_how = ("Skellam shares of all K clients" if skellam
-                     else "discrete Gaussian shares of all K clients, K sigma^2-sub-Gaussian")
-    else:
-        noise_how = "the central Skellam noise" if skellam else "the central noise"
+    noise_how = room.wrap_how(distributed=d.kind is NoiseKind.DISTRIBUTED)
     return Certified(bound.name, bound.low, bound.high, bound.direction, f"{rs.how}; {noise_how}; {bound.method}")
 
 
@@ -112,7 +114,7 @@ def multiplier_of(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> Fraction:
     with precision():
         fewest = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).privacy
         agg = to_arb(sigma) * to_arb(fewest).sqrt()
-        return _upper(agg / sensitivity(d, gamma))
+        return _upper(agg / estimate_sensitivity(d, gamma))
 
 
 def sigma_estimate(d: NoiseInputs, gamma: Fraction, z: Fraction) -> Fraction:
@@ -121,7 +123,7 @@ def sigma_estimate(d: NoiseInputs, gamma: Fraction, z: Fraction) -> Fraction:
         return d.sigma
     with precision():
         fewest = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).privacy
-        share = to_arb(z) * sensitivity(d, gamma) / to_arb(fewest).sqrt()
+        share = to_arb(z) * estimate_sensitivity(d, gamma) / to_arb(fewest).sqrt()
     return Fraction(safe_decimal(max(_upper(share), Fraction(1, 2)), 8, up=True))
 
 
@@ -162,14 +164,17 @@ def mse_parts(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> tuple[Fractio
     """``(rounding, noise)``: the released mean's mean-square error summed over the ``d`` coordinates (exact
     upper bounds, for a round that does not wrap), for the fewest survivors ``n``.
 
-    The noise's variance per coordinate is at most ``σ²`` per share (the discrete Gaussian's is below
-    σ², Canonne, Kamath, Steinke 2020; the Skellam share's is σ²), so ``σ²/(γ² n)`` distributed and
-    ``σ²/(γ n)²`` central; inverse rotation keeps the total (:mod:`itsa.planning.rotation`).
+    The noise's variance per coordinate is at most the mechanism's bound on a share's (``σ²`` for a
+    mechanism whose premise says so), ``v``: ``v/(γ² n)`` distributed and ``v/(γ n)²`` central; inverse
+    rotation keeps the total (:mod:`itsa.planning.rotation`). A biased mechanism is refused (one line).
     """
     n, e = d.survivors, d
     quant = quantization_mse_total(gamma=gamma, dimension=d.dimension, rotation=e.rotation, rounding=e.rounding,
                                    survivors=n, beta=e.beta)
-    share = Fraction(sigma) ** 2
+    room = room_of(d)
+    if not room.premises.unbiased:
+        raise InvalidOption(f"mechanism {room.name}: a biased share's error is not bounded here")
+    share = room.variance_bound(sigma)
     noise = share / (gamma * gamma * n) if d.kind is NoiseKind.DISTRIBUTED else share / (gamma * n) ** 2
     return quant, d.dimension * noise
 

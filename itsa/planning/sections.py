@@ -36,11 +36,10 @@ from itsa._util.plain import frac
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.beside import beside_plan
-from itsa.planning.deployment import MultiServerProtocol, SecAggProtocol
 from itsa.planning.keysolve import bounded_solve
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import round_event
-from itsa.planning.protocol import size_protocol_keys
+from itsa.planning.protocols import AggregationProtocol, size_protocol_keys
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
@@ -170,10 +169,10 @@ def servers_warning(users: int, clients: int | None) -> str:
             "own users (give protocol: multi-server to build the instance from the clients)")
 
 
-def size_deployment_keys(*, protocol: SecAggProtocol | MultiServerProtocol | None, instance: str | None,
+def size_deployment_keys(*, protocol: AggregationProtocol | None, instance: str | None,
                          clients: int, dropout: Fraction, dimension: int, name: str, payload: PayloadPlan,
                          time_limit: float | None, seed: int = 0, report=None):
-    """The keys section: the ``protocol`` for the ``clients`` (:mod:`itsa.planning.protocol`; ``dimension``
+    """The keys section: the ``protocol`` for the ``clients`` (:mod:`itsa.planning.protocols`; ``dimension``
     the update's coordinates), else the ``servers`` instance at path ``instance`` (:func:`size_keys`, warned
     when its users are not the clients), else ``None``."""
     if protocol is not None:
@@ -192,7 +191,8 @@ class ErrorPlan(Displayable):
     dimension: int
     quantization: Fraction
     noise: Fraction
-    #: the unconstrained limit: the tight continuous Gaussian's MSE (fewest survivors, no rounding) and its z
+    #: the unconstrained limit: the continuous Gaussian's MSE, calibrated by its exact privacy curve (fewest
+    #: survivors, no rounding; a lower bound) and its z
     limit_total: Fraction | None = None
     limit_multiplier: Fraction | None = None
     #: how the rounding was bounded
@@ -221,9 +221,10 @@ class ErrorPlan(Displayable):
                 ("per coordinate", f"{safe_decimal(self.per_coordinate, 6)} = quantization "
                                    f"{safe_decimal(self.quantization, 6)} + noise {safe_decimal(self.noise, 6)}")] + (
             [] if self.limit_total is None or self.ratio is None else [
-                ("unconstrained limit", f"{safe_decimal(self.limit_total, 6)} (the tight continuous Gaussian at z = "
-                                        f"{safe_decimal(self.limit_multiplier or Fraction(0), 6)}, the fewest "
-                                        "survivors' noise, no rounding)"),
+                ("unconstrained limit", f"{safe_decimal(self.limit_total, 6, up=False)} (lower bound; the continuous "
+                                        "Gaussian calibrated by its exact privacy curve to the target: z = "
+                                        f"{safe_decimal(self.limit_multiplier or Fraction(0), 6, up=False)}, "
+                                        "sensitivity c S over the fewest survivors, no rounding)"),
                 ("error / limit", f"{safe_decimal(self.ratio, 4)} (upper bound)")]) + [
             ("warning", w) for w in self.warnings]
 
@@ -233,8 +234,9 @@ class ErrorPlan(Displayable):
                 "mse_per_coordinate": frac(self.per_coordinate), "quantization_per_coordinate": frac(self.quantization),
                 "noise_per_coordinate": frac(self.noise), "exact": True,
                 "limit_mse_total": None if self.limit_total is None else Certified(
-                    "limit_mse_total", self.limit_total, self.limit_total, Direction.ENCLOSURE,
-                    "d (z c S / survivors)^2, z the Gaussian's calibrated multiplier").to_dict(),
+                    "limit_mse_total", self.limit_total, self.limit_total, Direction.LOWER,
+                    "d (z c S / survivors)^2, z the continuous Gaussian's multiplier from its exact privacy curve "
+                    "(the enclosure's lower end)").to_dict(),
                 "limit_ratio": None if self.ratio is None else frac(self.ratio), "rounding": self.rounding,
                 "warnings": list(self.warnings)}
 

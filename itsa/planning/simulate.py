@@ -22,13 +22,11 @@ synthetic updates, vectorised with numpy and deterministic for a seed:
    attempts are counted), then, with ``radix`` and ``layers``, PSA's
    balanced digits; the digits of a stage of several layers form one symbol
    ``Σ_j ρ^j a_(ℓ_j)``;
-3. it adds its share per word (and per layer, in digit units): the discrete
-   Gaussian ``N_Z(0, σ²)``, drawn by :mod:`itsa.privacy.sampler`'s table engine
-   (float tables; σ any rational; above :data:`TABLE_SIGMA` the rounding of a
-   continuous Gaussian), or (``mechanism="skellam"``) a symmetric Skellam of
-   variance ``σ²``, the difference of two draws of numpy's Poisson sampler
-   (a float sampler, acceptable in a simulation: its law is not certified),
-   each from a seed text derived from ``seed``, the round and the layer; with
+3. it adds its share per word (and per layer, in digit units), drawn by its
+   mechanism's sampler (:meth:`~itsa.planning.mechanisms.NoiseMechanism.draws`:
+   the discrete Gaussian's table engine of :mod:`itsa.privacy.sampler`, or a
+   float sampler where a mechanism's law is acceptable in a simulation, not
+   certified), each from a seed text derived from ``seed``, the round and the layer; with
    ``noise="central"`` one draw is added to the sum instead (by the first
    surviving client);
 4. it masks its input modulo ``M``: pairwise masks on a ring (client ``i``
@@ -71,10 +69,11 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.deployment import Mechanism
 from itsa.planning.layered import DIGIT_PRIOR
+from itsa.planning.mechanisms import mechanism
+from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
 from itsa.planning.plan_setup import plan_bounds, setup_from_plan
-from itsa.planning.protocol_run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
+from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
 from itsa.planning.simulation import (
     CELLS_PER_SECOND,
@@ -82,7 +81,6 @@ from itsa.planning.simulation import (
     MAX_CELLS,
     MAX_MODULUS,
     NEIGHBOURS,
-    TABLE_SIGMA,
     UPDATES,
     LayerRate,
     NoiseShares,
@@ -91,9 +89,7 @@ from itsa.planning.simulation import (
     SimulationSetup,
     Updates,
 )
-from itsa.privacy.discrete_gaussian import variance
 from itsa.privacy.neighbours import rounded_norm
-from itsa.privacy.sampler import ByteStream, table, uniforms
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
            "Updates", "Rounding", "NoiseShares",
@@ -118,8 +114,17 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
     x = rng.standard_normal((K, d))
     x *= float(setup.clip) / np.linalg.norm(x, axis=1, keepdims=True)
     y = x if signs is None else _rotate(x, signs, setup.rotation)
+    ints, attempts = round_rows(rng, y, setup, cap, clock)
+    return x, y, ints, attempts
+
+
+def round_rows(rng, y: np.ndarray, setup: SimulationSetup, cap: float | None,
+               clock: Deadline | None = None) -> tuple[np.ndarray, int]:
+    """``(y_int, attempts)``: the rows ``y`` (already rotated) rounded at ``γ`` as ``setup`` rounds, and the
+    stochastic roundings drawn (see :func:`_updates`; ``cap`` is :func:`_norm_cap`'s)."""
+    K, g = y.shape[0], float(setup.gamma)
     if setup.rounding == Rounding.NEAREST:
-        return x, y, np.floor(y * g + 0.5).astype(np.int64), 0
+        return np.floor(y * g + 0.5).astype(np.int64), 0
     ints, attempts, rows = np.empty(y.shape, dtype=np.int64), 0, max(1, DRAW_CHUNK // y.shape[1])
     for start in range(0, K, rows):
         if clock is not None:
@@ -137,7 +142,7 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
             attempts += int(again.sum())
             again[again] = (r[again] * r[again]).sum(axis=1) > cap
         ints[start:start + rows] = r
-    return x, y, ints, attempts
+    return ints, attempts
 
 
 def _norm_cap(setup: SimulationSetup) -> float | None:
@@ -226,52 +231,14 @@ def _digits(ints: np.ndarray, radix: int, layers: int) -> list[np.ndarray]:
     return out
 
 
-#: Uniforms drawn between two looks at the clock (a fraction of a second).
-DRAW_CHUNK = 1 << 16
-
-
-def _draws(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-    """``N_Z(0, σ²)`` draws from ``seed_text``'s stream: the table engine of :mod:`itsa.privacy.sampler` up to
-    :data:`TABLE_SIGMA`, beyond it ``round(σ N(0, 1))`` (within ``O(1/σ²)`` of it in total variation).
-
-    The stream is read in chunks of :data:`DRAW_CHUNK` (the same draws as one read), with a look at
-    ``clock`` before each."""
-    stream, parts = ByteStream(seed_text), []
-    for start in range(0, count, DRAW_CHUNK):
-        if clock is not None:
-            clock.check(f"a round's noise ({start:,} of {count:,} draws)")
-        parts.append(uniforms(stream, min(DRAW_CHUNK, count - start)))
-    u = np.concatenate(parts) if parts else np.zeros(0)
-    if sigma > TABLE_SIGMA:
-        return np.rint(float(sigma) * scipy.special.ndtri(np.clip(u, 2.0**-60, 1 - 2.0**-53))).astype(np.int64)
-    support, cdf = table(sigma)
-    return support[np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)]
-
-
-def _skellam(sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-    """Symmetric Skellam draws of variance ``σ²``: the difference of two Poisson draws of mean ``σ²/2``.
-
-    Drawn by numpy's Poisson sampler (a float sampler: the law of a simulation, not a certified one) from a
-    generator seeded by ``seed_text``'s stream, :data:`DRAW_CHUNK` at a time with a look at ``clock`` before
-    each."""
-    rng = np.random.default_rng(int.from_bytes(ByteStream(seed_text).read(32), "big"))
-    mean, parts = float(sigma) ** 2 / 2, []
-    for start in range(0, count, DRAW_CHUNK):
-        if clock is not None:
-            clock.check(f"a round's noise ({start:,} of {count:,} draws)")
-        n = min(DRAW_CHUNK, count - start)
-        parts.append(rng.poisson(mean, n) - rng.poisson(mean, n))
-    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
-
-
 def _noise(setup: SimulationSetup, alive: np.ndarray, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
     """One layer's noise, ``(K, d')``: a share per client, or (central) one draw on the first survivor's row;
-    discrete Gaussian (:func:`_draws`) or Skellam (:func:`_skellam`) shares."""
+    drawn by the mechanism's sampler (:meth:`~itsa.planning.mechanisms.NoiseMechanism.draws`)."""
     shape = (setup.clients, setup.rotated_dimension)
     out = np.zeros(shape, dtype=np.int64)
     if setup.sigma_client == 0:
         return out
-    draws = _skellam if setup.mechanism == Mechanism.SKELLAM else _draws
+    draws = mechanism(setup.mechanism).draws
     if setup.noise == NoiseShares.DISTRIBUTED:
         return draws(setup.sigma_client, shape[0] * shape[1], seed_text, clock).reshape(shape)
     out[int(np.flatnonzero(alive)[0])] = draws(setup.sigma_client, shape[1], seed_text, clock)
@@ -328,6 +295,8 @@ class _Tally:
     exact: bool = True
     cancel: bool = True
     squares: list = field(default_factory=list)
+    #: per round, whether any word of it wrapped (a carry in any stage)
+    wrapped: list = field(default_factory=list)
     predicted: float = 0.0
     upload: list = field(default_factory=list)
     protocol: ProtocolTally = field(default_factory=ProtocolTally)
@@ -390,6 +359,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
         released = _unrotate(released.astype(float), signs, setup.rotation, setup.dimension)
     released = released / (g * n)
     tally.squares.append((released - x[alive].mean(axis=0)) ** 2)
+    tally.wrapped.append(bool(np.logical_or.reduce(carried).any()))
     scaled = y[alive] * g
     if setup.rounding == Rounding.NEAREST:        # the rounding's error is fixed by the data: its square
         error = (ints[alive] - scaled).sum(axis=0)
@@ -409,12 +379,10 @@ def _spread(setup: SimulationSetup) -> int:
 
 
 def _noise_variance(setup: SimulationSetup) -> float:
-    """One share's exact variance: the discrete Gaussian's (below ``σ²``), or ``σ²`` for Skellam."""
+    """One share's exact variance, the mechanism's (:meth:`~itsa.planning.mechanisms.NoiseMechanism.share_variance`)."""
     if setup.sigma_client == 0:
         return 0.0
-    if setup.mechanism == Mechanism.SKELLAM:
-        return float(setup.sigma_client) ** 2
-    return float(variance(setup.sigma_client).mid())
+    return mechanism(setup.mechanism).share_variance(setup.sigma_client)
 
 
 def planned_error(setup: SimulationSetup) -> Fraction:
@@ -424,11 +392,12 @@ def planned_error(setup: SimulationSetup) -> Fraction:
     over ``d`` (rounding to nearest: ``(1/(2γ))²`` per coordinate, ``d'/d`` times
     it after a rotation; stochastic: ``K_eff/4`` in place of ``K_eff²/4``;
     conditional: with what ``β`` costs), plus the noise's
-    ``n σ² Σ_ℓ ρ^(2(ℓ−1))/(γ K_eff)²`` (the discrete Gaussian's variance is below
-    σ², a Skellam share's is σ²).
+    ``n v Σ_ℓ ρ^(2(ℓ−1))/(γ K_eff)²``, ``v`` the mechanism's bound on a share's variance
+    (:meth:`~itsa.planning.mechanisms.NoiseMechanism.variance_bound`: ``σ²`` for each registered today).
     """
     n, g = setup.survivors, setup.gamma
-    noise = setup.noise_shares * setup.sigma_client ** 2 * _spread(setup) / (g * n) ** 2
+    share = mechanism(setup.mechanism).variance_bound(setup.sigma_client) if setup.sigma_client else Fraction(0)
+    noise = setup.noise_shares * share * _spread(setup) / (g * n) ** 2
     return quantization_mse_total(gamma=g, dimension=setup.dimension, rotation=setup.rotation,
                                   rounding=setup.rounding, survivors=n, beta=setup.beta) / setup.dimension + noise
 
@@ -485,7 +454,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
                             "sphere updates")
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
-    if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocol_run)
+    if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocols.run)
         report("protocol")
         setup = replace(setup, **with_protocol(plan_like, {}, seed, clock))
         clock.check("the protocol's scheme, before the rounds")
@@ -503,11 +472,16 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i], premise)
                    for i, m in enumerate(setup.moduli))
     squares = np.concatenate(tally.squares)
+    clean = [sq for sq, hit in zip(tally.squares, tally.wrapped) if not hit]
+    unwrapped = np.concatenate(clean) if clean else None
     return Simulation(setup=setup, rounds=rounds, seed=seed, updates=kind, layers=layers,
                       resolutions=tuple((ls[0], tally.wrong[i], tally.touched[i])
                                         for i, (_, ls) in enumerate(setup.blocks())),
                       exact_recovery=tally.exact, mse=Fraction(float(squares.mean())),
                       mse_standard_error=Fraction(float(squares.std() / math.sqrt(len(squares)))),
+                      unwrapped=None if unwrapped is None else (
+                          len(clean), Fraction(float(unwrapped.mean())),
+                          Fraction(float(unwrapped.std() / math.sqrt(len(unwrapped))))),
                       predicted_mse=Fraction(tally.predicted / rounds), planned_mse=planned,
                       masks_cancel=tally.cancel, uniformity=_uniformity(tally.upload, setup.moduli[0]),
                       seconds=clock.elapsed(),

@@ -18,8 +18,9 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular import check_radix, parse_stages
-from itsa.planning.deployment import Mechanism
-from itsa.planning.protocol_run import check_setup
+from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism
+from itsa.planning.mechanisms.dgauss import TABLE_SIGMA  # its home is the discrete Gaussian's room
+from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
 from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
 from itsa.privacy.shares import noise_shares, survivors_under
@@ -39,13 +40,8 @@ MAX_CELLS = 4_000_000
 CELLS_PER_SECOND = 600_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
-#: Largest σ drawn from the sampler's table (its table has about 15 σ entries); a larger σ is the rounding of
-#: a continuous Gaussian, whose law differs from the discrete Gaussian's by O(1/σ²) in total variation.
-TABLE_SIGMA = 10**4
 #: Largest σ simulated (int64 sums with room).
 MAX_SIGMA = 10**12
-#: Largest Poisson mean drawn for a Skellam share (numpy's Poisson sampler refuses means near 2^63).
-MAX_POISSON = 10**18
 #: Default time limit of a simulation (seconds): the library's one default (:mod:`itsa._util.deadline`).
 DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
@@ -95,9 +91,8 @@ class SimulationSetup:
     A flat word may rotate the update first (``rotation``: ``hadamard`` or
     ``dft``, :mod:`itsa.planning.rotation`; every client then sends
     ``rotated_dimension`` words) and round it ``stochastic`` or
-    ``conditional`` (with ``beta``); ``mechanism`` is ``dgauss`` (discrete
-    Gaussian shares of parameter ``sigma_client``) or ``skellam`` (Skellam
-    shares of variance ``sigma_client²``).
+    ``conditional`` (with ``beta``); ``mechanism`` is a registered mechanism's
+    word (:mod:`itsa.planning.mechanisms`; shares of scale ``sigma_client``).
     """
 
     clients: int
@@ -117,9 +112,9 @@ class SimulationSetup:
     rotation: str = Rotation.NONE
     #: ``β`` of conditional rounding (a rational, or ``exp(−λ)``: :func:`itsa.privacy.neighbours.as_beta`)
     beta: Fraction | ExpBeta = DEFAULT_BETA
-    #: the noise: ``dgauss`` or ``skellam``
-    mechanism: str = Mechanism.DGAUSS
-    #: the planned protocol run in each round (:mod:`itsa.planning.protocol_run`), or ``None``: a ring of masks
+    #: the noise: a registered mechanism's word (:data:`itsa.planning.mechanisms.Mechanism`)
+    mechanism: str = DEFAULT
+    #: the planned protocol run in each round (:mod:`itsa.planning.protocols.run`), or ``None``: a ring of masks
     protocol: Any = None
 
     def __post_init__(self):
@@ -140,9 +135,7 @@ class SimulationSetup:
         object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
         object.__setattr__(self, "beta", as_beta(self.beta))
         object.__setattr__(self, "mechanism", str(choice("mechanism", self.mechanism, Mechanism)))
-        if self.mechanism == Mechanism.SKELLAM and sigma**2 / 2 > MAX_POISSON:
-            raise InvalidOption(f"sigma_client: Skellam shares are simulated up to variance {2 * MAX_POISSON:.0e} "
-                                f"(numpy's Poisson sampler), not sigma {safe_decimal(sigma, 6)}")
+        mechanism(self.mechanism).check_simulated(sigma)
         self._check_encoding()
         check_setup(self.protocol, self.clients, self.moduli, self.dropout)
 
@@ -234,7 +227,7 @@ class SimulationSetup:
         masks = "" if self.protocol is None else f", masked by {self.protocol.describe()}"
         rotation = "" if self.rotation == Rotation.NONE else f"{self.rotation} rotation to d' = {self.rotated_dimension}, "
         beta = f" at beta = {self.beta_text()}" if self.rounding == Rounding.CONDITIONAL else ""
-        noise = "Skellam" if self.mechanism == Mechanism.SKELLAM else "discrete Gaussian"
+        noise = mechanism(self.mechanism).title
         return (f"K = {self.clients} (survivors {self.survivors}), d = {self.dimension}, clip "
                 f"{fraction_text(self.clip)}, gamma {fraction_text(self.gamma)} ({rotation}{self.rounding} "
                 f"rounding{beta}), {noise} sigma {safe_decimal(self.sigma_client, 8)} {who}, {enc}{masks}")
@@ -329,6 +322,9 @@ class Simulation(Displayable):
     #: conditional rounding: ``(attempts, updates)``, the stochastic roundings drawn and the client updates
     #: they rounded (counted); ``None`` for another rounding
     attempts: tuple[int, int] | None = None
+    #: the rounds in which no word wrapped: ``(count, MSE, its standard error)`` over them (the plan's error bound
+    #: is stated for such a round); ``None`` when every round wrapped
+    unwrapped: tuple[int, Fraction, Fraction] | None = None
 
     @property
     def attempts_bound(self) -> Fraction | None:
@@ -351,7 +347,8 @@ class Simulation(Displayable):
             rows.append((f"decode from layer {l0} up", f"{wrong} coordinates wrong, {touched} touched by a carry"))
         rows += [("exact recovery where no carry", "held" if self.exact_recovery else "FAILED"),
                  ("error of the released mean (MSE)", f"{safe_decimal(self.mse, 4)} +- "
-                  f"{safe_decimal(self.mse_standard_error, 2)} (empirical)"),
+                  f"{safe_decimal(self.mse_standard_error, 2)} (empirical, every round)"),
+                 ("error where no wrap (MSE)", self._unwrapped_text()),
                  ("predicted MSE", f"{safe_decimal(self.predicted_mse, 4)} ({self._predicted_how()})"),
                  ("planned MSE", f"{safe_decimal(self.planned_mse, 4)} (the plan's upper bound, per coordinate)"),
                  ("masks", "cancel: the servers decoded the survivors' sum and nothing else" if self.masks_cancel
@@ -379,7 +376,11 @@ class Simulation(Displayable):
                 "exact_recovery": self.exact_recovery,
                 "error": {"mse": safe_decimal(self.mse, 6), "standard_error": safe_decimal(self.mse_standard_error, 4),
                           "predicted": safe_decimal(self.predicted_mse, 6), "planned": safe_decimal(self.planned_mse, 6),
-                          "kind": "empirical (float)"},
+                          "kind": "empirical (float)",
+                          "unwrapped": None if self.unwrapped is None else {
+                              "rounds": self.unwrapped[0], "wrapped_rounds": self.rounds - self.unwrapped[0],
+                              "mse": safe_decimal(self.unwrapped[1], 6),
+                              "standard_error": safe_decimal(self.unwrapped[2], 4), "kind": "empirical (float)"}},
                 "masks_cancel": self.masks_cancel,
                 "uniformity": None if self.uniformity is None else
                 {"chi_square": f"{self.uniformity[0]:.4g}", "degrees_of_freedom": self.uniformity[1],
@@ -391,11 +392,17 @@ class Simulation(Displayable):
                  "bound": fraction_text(self.attempts_bound), "bound_kind": "1/(1 - beta): upper bound"},
                 "seconds": round(self.seconds, 3)}
 
+    def _unwrapped_text(self) -> str:
+        """The MSE over the rounds that did not wrap, beside their count (the plan's bound is for those)."""
+        if self.unwrapped is None:
+            return f"none: all {self.rounds} rounds wrapped"
+        count, mse, se = self.unwrapped
+        return (f"{safe_decimal(mse, 4)} +- {safe_decimal(se, 2)} (empirical) over the {count} of {self.rounds} "
+                f"rounds that did not wrap ({self.rounds - count} wrapped): what the planned MSE bounds")
+
     def _predicted_how(self) -> str:
         s = self.setup
-        skellam = ("the Skellam shares' exact variance" if s.noise == NoiseShares.DISTRIBUTED
-                   else "the central Skellam noise's exact variance")
-        noise = skellam if s.mechanism == Mechanism.SKELLAM else "the discrete Gaussian's exact variance"
+        noise = mechanism(s.mechanism).simulated_variance_how(distributed=s.noise == NoiseShares.DISTRIBUTED)
         rounding = ("this rounding" if s.rounding != Rounding.CONDITIONAL
                     else "the stochastic rounding's variance, the retries' conditioning left out")
         where = "" if s.rotation == Rotation.NONE else f", through the {s.rotation} rotation and back"

@@ -29,7 +29,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import Certified, Direction, fraction_text, safe_decimal
-from itsa._util.checks import choice, dropout_fraction, fraction, whole_number
+from itsa._util.checks import choice, dropout_fraction, fraction, read_whole, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.extras import require
@@ -229,8 +229,8 @@ def _value(quantity: Quantity, value):
     if isinstance(value, str) and len(value.strip()) > MAX_DIGITS:
         raise InvalidOption(f"sweep: a {quantity} value of more than {MAX_DIGITS} characters, not {excerpt(value)}")
     if quantity in (Quantity.WORD_BITS, Quantity.CLIENTS, Quantity.ROUNDS, Quantity.DIMENSION, Quantity.POPULATION):
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value.strip())
+        if isinstance(value, str):                      # the one reader: 2000, 2e3 or 2_000
+            value = read_whole(str(quantity), value, minimum=1, maximum=None)
         return whole_number(str(quantity), value, minimum=1)
     if quantity is Quantity.DROPOUT:
         return dropout_fraction(value)

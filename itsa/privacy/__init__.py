@@ -8,6 +8,7 @@ Every verb of ``itsa privacy`` is a function of the same name here:
     release(updates, data_weights=None, *, alpha=256, gamma=256, clip=1, ...) -> Release
     sensitivity(*, max_weight=None, alpha=256, clip=1, dimension, gamma=256, clients=None, ...) -> Sensitivity
     weights(data_weights, alpha, ids=None) -> HamiltonWeights                      # Hamilton's rule
+    binomial(epsilon, delta, *, max_coins=MAX_COINS) -> BinomialCoins             # fewest fair coins, exact profile
 
 The accountant, for other parts of itsa to call (every number is a
 :class:`~itsa._util.certified.Certified` arb interval with its method)::
@@ -46,6 +47,9 @@ The accountant, for other parts of itsa to call (every number is a
     itsa.privacy.tight
         gaussian_tight_epsilon(noise_multiplier, rounds, delta) -> Certified   # exact Gaussian curve
         dp_accounting_epsilon(noise_multiplier, rounds, delta, accountant="rdp"|"pld") -> float
+    itsa.privacy.binomial_count
+        binomial_delta(coins, epsilon) -> Certified      # the exact privacy profile of Bin(N, 1/2) on a count
+        draft_coins(epsilon, delta, *, dimension=1, l1=1, l2=1, linf=1, scale=1) -> int   # cpSGD Theorem 1
     itsa.privacy.composition
         classical_sigma(epsilon, delta), classical_epsilon(noise_multiplier, delta),
         basic_composition(epsilon, delta, rounds), advanced_composition(epsilon, delta, rounds, delta_slack=None),
@@ -79,6 +83,7 @@ from itsa.privacy.accounting import (
     account,
     one_round_epsilon,
 )
+from itsa.privacy.binomial_count import BinomialCoins, binomial, binomial_delta, draft_coins
 from itsa.privacy.calibration import Calibration, calibrate
 from itsa.privacy.composition import (
     advanced_composition,
@@ -127,7 +132,8 @@ hamilton_weights = weights
 sensitivity_report = sensitivity
 
 __all__ = [
-    "account", "calibrate", "noise", "release", "sensitivity", "weights",
+    "account", "binomial", "calibrate", "noise", "release", "sensitivity", "weights",
+    "BinomialCoins", "binomial_delta", "draft_coins",
     "DEFAULT_DELTA", "Accounting", "Entry", "PerRound", "one_round_epsilon", "GaussianEvent", "Accountant",
     "ACCOUNTANTS", "RdpAccountant", "MironovAccountant", "CksAccountant", "TightAccountant", "BasicAccountant",
     "AdvancedAccountant", "SqrtRoundsHeuristic",

@@ -55,14 +55,14 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, to_arb
+from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.tails import subgaussian_tail
 from itsa.privacy.tight import gaussian_delta
 
-__all__ = ["theta", "sum_error", "dominating_epsilon", "BITS"]
+__all__ = ["theta", "sum_error", "dominating_pair", "dominating_epsilon", "BITS"]
 
 #: Working precision (bits) of the balls here and in :mod:`itsa.privacy.pld`.
 BITS = 192
@@ -122,34 +122,35 @@ def sum_error(variance, count: int) -> flint.arb:
         return (wraps + beyond(count * v)) / (2 * pi * theta(v) ** count)
 
 
-def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1
-                       ) -> Certified | None:
-    """A certified upper bound on ε for every pair at ``ℓ2`` distance ``≤ Δ`` in ``d`` dimensions, or ``None``.
+def dominating_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 1, failure=0
+                    ) -> tuple[Fraction, Fraction] | None:
+    """One round's dominating Gaussian pair: ``(μ'', δ₀)``, or ``None`` (the module's steps 1–4).
+
+    Every shift of ``ℓ2`` norm at most ``Δ`` of one round's noise (``d``
+    coordinates, each one discrete Gaussian or the sum of ``n`` shares) is
+    dominated by ``(1−δ₀) N(0, 1) + δ₀[a]`` against ``(1−δ₀) N(μ'', 1) + δ₀[b]``:
+    the Gaussian pair of ``μ''`` composed with a pair of hockey stick ``δ₀`` at
+    every ``ε``. ``T`` rounds: ``δ(ε) ≤ δ_G(√T μ'', ε) + T δ₀``
+    (:func:`dominating_epsilon`).
 
     Parameters
     ----------
-    sigma : number
-        ``σ`` of one discrete Gaussian share (integer units).
-    sensitivity : number or arb
-        ``Δ``, the integer ``ℓ2`` sensitivity (its upper end is used).
-    rounds : int
-        ``T``.
-    delta : number
-        δ in ``(0, 1)``.
-    survivors : int
-        ``n``: the survivors' shares summed per coordinate (1: central noise).
-    dimension : int
-        ``d``.
+    sigma, sensitivity, survivors, dimension, failure
+        As in :func:`dominating_epsilon`.
 
     Returns
     -------
-    Certified or None
-        ε, an upper bound; ``None`` where the smoothing condition fails or the shares are too narrow.
+    tuple of Fraction, or None
+        ``μ''`` and ``δ₀``, each the upper end of its certified ball (both are safe upwards: a larger ``μ''``
+        or ``δ₀`` is a pair that dominates too); ``None`` where the smoothing condition fails or the shares are
+        too narrow.
+
+    >>> mu, slack = dominating_pair(sigma=1000, sensitivity=100, dimension=1000)
+    >>> float(mu), slack < Fraction(1, 10**30)       # (Δ + 2)/σ, and a negligible δ₀
+    (0.102, True)
     """
     s2 = whole_number("survivors", survivors, minimum=1) * fraction("sigma", sigma, low=0) ** 2
-    T = whole_number("rounds", rounds, minimum=1)
     d = whole_number("dimension", dimension, minimum=1)
-    target = check_delta(delta)
     sens = sensitivity if isinstance(sensitivity, flint.arb) else to_arb(fraction("sensitivity", sensitivity, low=0))
     with precision(BITS):
         pi = flint.arb.pi()
@@ -181,13 +182,53 @@ def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int
             factor = ((1 + r) * theta(var) / theta(one) ** survivors).max(flint.arb(1)) ** span
             add = (factor - 1) + factor * add + outside
             mu += 2 * span * u * s
-        mu = flint.arb(mu.upper())
-        tv = (mu / (2 * flint.arb(2).sqrt())).erf()
-        slack = T * add / (1 - tv)
-        mu_T = flint.arb(T).sqrt() * mu
-    if not slack < to_arb(target):
+        add += to_arb(fraction("failure", failure, low=0, high=1, closed=True))
+        high = arb_to_fractions(mu)[1]
+        tv = (to_arb(high) / (2 * flint.arb(2).sqrt())).erf()
+        slack = add / (1 - tv)
+        if not slack < 1:
+            return None
+        return high, arb_to_fractions(slack)[1]
+
+
+def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1,
+                       failure=0) -> Certified | None:
+    """A certified upper bound on ε for every pair at ``ℓ2`` distance ``≤ Δ`` in ``d`` dimensions, or ``None``.
+
+    Parameters
+    ----------
+    sigma : number
+        ``σ`` of one discrete Gaussian share (integer units).
+    sensitivity : number or arb
+        ``Δ``, the integer ``ℓ2`` sensitivity (its upper end is used).
+    rounds : int
+        ``T``.
+    delta : number
+        δ in ``(0, 1)``.
+    survivors : int
+        ``n``: the survivors' shares summed per coordinate (1: central noise).
+    dimension : int
+        ``d``.
+    failure : number
+        ``p``: the probability per round that the round's shift exceeds ``Δ`` (a round whose shift is a random
+        vector of norm ``≤ Δ`` outside probability ``p``, :func:`itsa.privacy.coupled.coupled_shift`); added to
+        the per-round slack, since such a round has ``δ(ε) ≤ δ_Δ(ε) + p`` in both directions. Default 0.
+
+    Returns
+    -------
+    Certified or None
+        ε, an upper bound: the least with ``δ_G(√T μ'', ε) + T δ₀ ≤ δ`` for the pair of
+        :func:`dominating_pair`; ``None`` where the smoothing condition fails or the shares are too narrow.
+    """
+    T = whole_number("rounds", rounds, minimum=1)
+    target = check_delta(delta)
+    pair = dominating_pair(sigma=sigma, sensitivity=sensitivity, survivors=survivors, dimension=dimension,
+                           failure=failure)
+    if pair is None or not T * pair[1] < target:
         return None
-    return _least(mu_T, slack, target)
+    with precision(BITS):
+        mu_T = flint.arb(T).sqrt() * to_arb(pair[0])
+    return _least(mu_T, to_arb(T * pair[1]), target)
 
 
 def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction) -> Certified:

@@ -53,11 +53,12 @@ import flint
 
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, fraction, whole_number
-from itsa.exceptions import InvalidOption
+from itsa.exceptions import InvalidOption, excerpt
 from itsa.privacy.rdp import number, psa_block_sensitivity
 
 __all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
-           "conditional_rounding_cost", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta"]
+           "conditional_rounding_cost", "conditional_bias", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta",
+           "MAX_LOG_INVERSE"]
 
 
 @dataclass(frozen=True)
@@ -92,32 +93,46 @@ class ExpBeta:
             return short
         if high < 1:
             return Fraction(high)
-        raise InvalidOption(f"beta: {self} is too close to 1 to bound conditional rounding's retries")
+        raise InvalidOption(f"beta: {excerpt(str(self))} is too close to 1 to bound conditional rounding's retries")
 
 
 #: ``β`` of conditional randomized rounding when none is given: ``exp(−1/2)``, where ``√(2 ln(1/β)) = 1``
 #: (at most ``1/(1 − e^(−1/2)) < 2.55`` attempts on average).
 DEFAULT_BETA = ExpBeta(Fraction(1, 2))
 
-_EXP = re.compile(r"^\s*exp\(\s*-\s*([0-9./]+)\s*\)\s*$")
+_EXP = re.compile(r"^\s*exp\s*\((.*)\)\s*$", re.S)
+#: Largest ``λ`` of ``β = exp(−λ)`` read: a smaller ``β`` only loosens the norm bound (``√(2 ln(1/β))`` grows), and
+#: a rational ``β`` of at most 400 digits stops near ``λ = 921`` anyway.
+MAX_LOG_INVERSE = 10**4
 
 
 def as_beta(value) -> Fraction | ExpBeta:
     """``β`` of conditional rounding, read exactly: a rational in ``(0, 1)``, or ``exp(-λ)`` (text or
-    :class:`ExpBeta`) for a rational ``λ > 0``; ``None`` is :data:`DEFAULT_BETA`.
+    :class:`ExpBeta`) for a rational ``λ`` in ``(0, MAX_LOG_INVERSE]``; ``None`` is :data:`DEFAULT_BETA`.
 
-    >>> as_beta("exp(-1/2)") == DEFAULT_BETA, as_beta("1/2")
-    (True, Fraction(1, 2))
+    >>> as_beta("exp(-1/2)") == DEFAULT_BETA, as_beta("1/2"), as_beta("exp(-1e-3)").log_inverse
+    (True, Fraction(1, 2), Fraction(1, 1000))
+    >>> as_beta("exp(1)")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: beta: 'exp(1)' is not below 1: write exp(-lambda) with a rational lambda > 0, such as exp(-1/2)
     """
     if value is None:
         return DEFAULT_BETA
     if isinstance(value, ExpBeta):
         return value
     if isinstance(value, str) and (m := _EXP.match(value)):
-        try:
-            return ExpBeta(Fraction(m.group(1)))
-        except (ValueError, ZeroDivisionError):
-            raise InvalidOption(f"beta: exp(-lambda) needs a rational lambda > 0, not {value!r}") from None
+        inner = m.group(1).strip()
+        if not inner.startswith("-"):
+            raise InvalidOption(f"beta: {excerpt(value)} is not below 1: write exp(-lambda) with a rational "
+                                "lambda > 0, such as exp(-1/2)")
+        lam = fraction("beta: lambda of exp(-lambda)", inner[1:], low=0)
+        if lam > MAX_LOG_INVERSE:
+            raise InvalidOption(f"beta: exp(-lambda) with lambda at most {MAX_LOG_INVERSE} (a smaller beta only "
+                                f"loosens the norm bound), not {excerpt(value)}")
+        beta = ExpBeta(lam)
+        beta.upper()                            # a beta too close to 1 is refused here, where it is read
+        return beta
     return fraction("beta", value, low=0, high=1)
 
 
@@ -146,6 +161,8 @@ def _log_inverse(beta: Fraction | ExpBeta) -> flint.arb:
     with precision():
         if isinstance(beta, ExpBeta):
             return to_arb(beta.log_inverse)
+        if beta < Fraction(1, 2):               # 1 - beta would round to 1 for a tiny beta (ln 0: nan)
+            return -to_arb(beta).log()
         return -(-to_arb(1 - beta)).log1p()     # ln(1/beta) = -ln(1 - (1 - beta)): no cancellation near 1
 
 
@@ -194,6 +211,24 @@ def conditional_rounding_cost(beta=None) -> tuple[Fraction, Fraction]:
     given = as_beta(beta)
     b = given.upper() if isinstance(given, ExpBeta) else given
     return 1 / (1 - b), min(b * b, b / 4) / (1 - b) ** 2
+
+
+def conditional_bias(beta=None) -> Fraction:
+    """A bound on the squared norm of one conditional rounding's bias, whatever the dimension (a rational).
+
+    The accepted rounding ``r`` is the stochastic rounding ``R`` conditioned on acceptance ``A``
+    (``P(A^c) = q ≤ β``), so its mean is off ``E R`` (the scaled update) by
+    ``E[(R − E R) 1_A]/P(A) = −E[(R − E R) 1_(A^c)]/P(A)``. For a unit vector ``u``, ``⟨u, R − E R⟩`` has
+    variance ``Σ u_i² f_i (1 − f_i) ≤ 1/4`` (independent coordinates), so by Cauchy-Schwarz
+    ``E[⟨u, R − E R⟩ 1_(A^c)] ≤ √q/2``; the supremum over ``u`` is the bias's norm:
+    ``‖bias‖ ≤ √q/(2(1 − q)) ≤ √β/(2(1 − β))``, a squared norm of at most ``β/(4(1 − β)²)``.
+
+    >>> conditional_bias("1/2")
+    Fraction(1, 2)
+    """
+    given = as_beta(beta)
+    b = given.upper() if isinstance(given, ExpBeta) else given
+    return b / (4 * (1 - b) ** 2)
 
 
 def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Rounding.NEAREST,

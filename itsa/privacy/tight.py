@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import flint
@@ -35,10 +36,12 @@ import flint
 from itsa._util.certified import Certified, Direction, TooLarge, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, whole_number
 from itsa._util.extras import require
+from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.rdp import HALF, number
 
-__all__ = ["gaussian_delta", "gaussian_meets", "gaussian_tight_epsilon", "converged", "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
+__all__ = ["gaussian_delta", "gaussian_meets", "gaussian_tight_epsilon", "gaussian_exact_multiplier", "converged",
+           "dp_accounting_epsilon", "CROSSCHECK_ACCOUNTANTS"]
 
 #: Bisection steps of the tight ε (each halves the interval).
 STEPS = 80
@@ -154,6 +157,69 @@ def gaussian_tight_epsilon(noise_multiplier, rounds: int, delta) -> Certified:
                      f"{method}; {NOT_CONVERGED}: {why} at {bits} bits, the "
                      f"interval stayed [{safe_decimal(max(found.lower(), Fraction(0)), 4, up=False)}, "
                      f"{safe_decimal(found.upper(), 4)}]: its upper end is still a bound, not the exact eps")
+
+
+#: Bisection steps of the exact multiplier (each halves its interval).
+MULTIPLIER_STEPS = 60
+
+
+def gaussian_exact_multiplier(epsilon, delta, rounds: int = 1) -> Certified:
+    """The smallest noise multiplier ``z`` at which ``rounds`` Gaussian mechanisms are ``(ε, δ)``-DP, enclosed.
+
+    The exact privacy curve decides each step (Balle and Wang 2018, Theorem 8, at ``μ = √T/z``; ``δ(ε)``
+    falls as ``z`` grows): the upper end is a multiplier whose ball of ``δ(ε)`` lies at or below ``δ`` (it
+    meets the target), the lower end one whose ball lies above (it does not). No mechanism adding Gaussian
+    noise of multiplier below the lower end meets the target: it is the continuous limit a discrete,
+    rounded, shared mechanism is measured against.
+
+    Parameters
+    ----------
+    epsilon, delta : number
+        The target, read exactly; ``ε > 0``, ``δ ∈ (0, 1)``.
+    rounds : int
+        ``T``, the Gaussian mechanisms composed (``μ = √T/z``).
+
+    Returns
+    -------
+    Certified
+        An enclosure of the exact multiplier (relative width about ``2^−50``, or where the balls stop deciding).
+
+    >>> z = gaussian_exact_multiplier(1, "1e-5")
+    >>> z.decimal(5), gaussian_meets(z.upper(), 1, "1e-5")
+    ('3.7307', True)
+    """
+    eps = number("epsilon", epsilon)
+    if not eps > 0:
+        raise InvalidOption(f"epsilon: must be positive, not {safe_decimal(eps, 6)}")
+    whole_number("rounds", rounds, minimum=1)
+    d = check_delta(delta)
+    low, high = Fraction(0), Fraction(1)
+    while _decide(high, eps, d, rounds) is not True:
+        low, high = high, 2 * high
+        if high > 2**MAX_DOUBLINGS:
+            raise TooLarge(f"exact Gaussian multiplier: none below 2^{MAX_DOUBLINGS} meets the target")
+    for _ in range(MULTIPLIER_STEPS):
+        if low > 0 and high - low <= high / 2**50:
+            break
+        mid = (low + high) / 2
+        mid = Fraction(math.ceil(mid * 2**80), 2**80) if mid.denominator > 2**80 else mid
+        found = _decide(mid, eps, d, rounds)
+        if found is None:       # the ball cannot decide: stop with what is certain
+            break
+        low, high = (low, mid) if found else (mid, high)
+    return Certified("noise multiplier", low, high, Direction.ENCLOSURE,
+                     "the exact Gaussian privacy curve at mu = sqrt(T)/z (Balle-Wang 2018, Thm 8), bisection on z "
+                     "with balls: the upper end meets the target, the lower end does not")
+
+
+def _decide(z: Fraction, epsilon: Fraction, delta: Fraction, rounds: int) -> bool | None:
+    """Whether ``δ(ε) ≤ δ`` at multiplier ``z`` (``None``: the ball cannot tell; ``z = 0``: no)."""
+    if z == 0:
+        return False
+    with precision(_bits(_mu(z, rounds))):
+        value = gaussian_delta(flint.arb(rounds).sqrt() / to_arb(z), to_arb(epsilon))
+        goal = to_arb(delta)
+        return True if value <= goal else False if value > goal else None
 
 
 def converged(epsilon: Certified) -> bool:

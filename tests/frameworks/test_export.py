@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import json
 import logging
+import math
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -63,10 +64,10 @@ def test_the_exported_event_is_the_one_the_plan_accounts(k1000, central):
         assert p.noise.epsilon.upper() <= again.upper()                           # the plan's eps: the least bound
 
 
-@pytest.mark.parametrize("name", ["k1000", "central", "table1-psa"])
-def test_dp_accountings_rdp_accountant_finds_the_plans_epsilon(name, k1000, central):
+def test_dp_accountings_rdp_accountant_finds_the_plans_epsilon():
+    """A layering has no dominating Gaussian pair: its zCDP events (a plan with one is in test_dp_accounting_pair)."""
     dp = pytest.importorskip("dp_accounting")
-    p = {"k1000": k1000, "central": central}.get(name) or plan(load_deployment(name))
+    p = plan(load_deployment("table1-psa"))
     export = export_plan(p, "dp-accounting")
     event = _rebuilt(dp, export.to_dict())
     assert event.count == p.deployment.privacy.rounds and event.event.__class__.__name__ == "ZCDpEvent"
@@ -82,14 +83,12 @@ def test_dp_accountings_rdp_accountant_finds_the_plans_epsilon(name, k1000, cent
 
 
 def test_a_population_samples_each_round(central):
-    dp = pytest.importorskip("dp_accounting")
     d = copy.copy(dataclasses.replace(central.deployment, adjacency="add-remove"))
     object.__setattr__(d, "population", 10_000)            # what a deployment's population: says
     p = dataclasses.replace(central, deployment=d)
     event = plan_event(p)
     assert isinstance(event, PoissonSampledEvent) and event.rate == Fraction(1, 100)
-    rebuilt = _rebuilt(dp, export_plan(p, "dp-accounting").to_dict())
-    assert rebuilt.event.sampling_probability == 0.01 and rebuilt.event.event.__class__.__name__ == "ZCDpEvent"
+    # the export of a planned population: tests/frameworks/test_dp_accounting_pair.py
 
 
 def test_flower_refuses_a_plan_whose_epsilon_needs_poisson_sampling(central):
@@ -157,14 +156,16 @@ def test_central_noise_is_flowers_client_side_wrapper_at_least_as_private(centra
     assert set(kw) == {"noise_multiplier", "clipping_norm", "num_sampled_clients"}
     d, z = central.deployment, Fraction(kw["noise_multiplier"])
     assert z == flower_noise_multiplier(central) and kw["num_sampled_clients"] == d.clients
-    # Flower's deviation z C/N on the mean is, on the sum of the fewest survivors, at least the plan's sigma/gamma
-    assert z * d.clip * d.survivors / d.clients >= central.noise.sigma_client / central.encoding.gamma
+    # Flower releases a round only when all N sampled clients reported: its deviation z C/N on their mean is, on
+    # their sum, z C, at least the plan's sigma/gamma, and the least double that is
+    assert z * d.clip >= central.noise.sigma_client / central.encoding.gamma
+    assert Fraction(math.nextafter(float(z), 0)) * d.clip < central.noise.sigma_client / central.encoding.gamma
     # the Gaussian mechanism on the unrounded sum (sensitivity 2S, replace-one): by the same accountant (Renyi),
     # its eps is no more than the plan's discrete Gaussian's
     from itsa.planning.noise import epsilon_at
     from itsa.planning.planner import noise_inputs
 
-    ratio = z * d.survivors / (d.clients * 2)
+    ratio = z / 2
     flower_eps = Accountant().compose(GaussianEvent(noise_multiplier=ratio), d.privacy.rounds).bound(d.privacy.delta)
     plans = epsilon_at(noise_inputs(d), central.encoding.gamma, central.noise.sigma_client).epsilon
     assert flower_eps.epsilon.upper() <= plans.upper()
@@ -218,7 +219,7 @@ def test_k1000_export_builds_flowers_workflow_and_sums_within_the_plans_error(cl
     rng = np.random.default_rng(5)
     updates = rng.normal(size=(1000, 6))
     updates /= np.maximum(1, np.linalg.norm(updates, axis=1, keepdims=True))    # clipped to l2 norm S = 1
-    aggregate, reference, largest, ratios = flower_round(updates, [1000.0] * 1000, kwargs)
+    aggregate, reference, largest, ratios = flower_round(updates, [1.0] * 1000, kwargs)     # num_examples = 1
     assert largest < kwargs["modulus_range"]                                       # no wrap
     mse = Fraction(exported["plan"]["mse_per_coordinate"])
     errors = [Fraction(float(a)) - ref for a, ref in zip(aggregate, reference)]
@@ -231,7 +232,8 @@ def test_k1000_export_builds_flowers_workflow_and_sums_within_the_plans_error(cl
 
 def test_the_central_export_builds_flowers_dp_wrapper_with_the_plans_deviation(central):
     """With Flower installed: the wrapper builds from the exported keywords, and Flower's own deviation on
-    the mean, times the fewest survivors, is at least the plan's sigma/gamma on the sum."""
+    the mean, times the N clients of a round it releases (a failure drops the round), is at least the plan's
+    sigma/gamma on the sum."""
     pytest.importorskip("flwr")
     from flwr.server.strategy import DifferentialPrivacyClientSideFixedClipping, FedAvg
     from flwr.supercore.differential_privacy import compute_stdv
@@ -239,5 +241,16 @@ def test_the_central_export_builds_flowers_dp_wrapper_with_the_plans_deviation(c
     kw = export_plan(central, "flower").to_dict()["dp_wrapper"]["kwargs"]
     wrapper = DifferentialPrivacyClientSideFixedClipping(FedAvg(), **kw)
     assert wrapper.noise_multiplier == kw["noise_multiplier"]
-    deviation = Fraction(compute_stdv(**kw)) * central.deployment.survivors
+    deviation = Fraction(compute_stdv(**kw)) * kw["num_sampled_clients"]
+    assert wrapper.aggregate_fit(1, [], [RuntimeError("a client failed")]) == (None, {})    # the round is dropped
     assert deviation * (1 + Fraction(1, 10**12)) >= central.noise.sigma_client / central.encoding.gamma
+
+
+def test_flowers_noise_multiplier_has_one_home_the_plan_prints_what_the_export_writes(central):
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
+
+    kw = export_plan(central, "flower").to_dict()["dp_wrapper"]["kwargs"]
+    printed = central.frameworks.to_dict()["flower"]["noise_multiplier"]
+    assert printed == repr(kw["noise_multiplier"])
+    d = central.deployment
+    assert kw["noise_multiplier"] == home(sigma=central.noise.sigma_client, gamma=central.encoding.gamma, clip=d.clip)

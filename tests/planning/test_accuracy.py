@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from itsa.planning import parse_deployment, plan
-from itsa.planning.mechanism import gaussian_limit
+from itsa.planning.mechanism import gaussian_limit, gaussian_multiplier
 from itsa.planning.planner import noise_inputs
 
 BASE = {"clients": 300, "dropout": "1/10", "dimension": 2000, "clip": 1, "noise": {"mechanism": "dgauss", "placement": "central"},
@@ -18,7 +18,7 @@ def test_an_accuracy_target_met_is_feasible_and_one_missed_says_why_and_the_fix(
     assert free.verdict.feasible
     met = plan(parse_deployment({**BASE, "accuracy": {"mse": str(free.error.total * 2)}}), time_limit=0)
     assert met.verdict.feasible
-    target = (free.error.total + free.error.limit_total) / 2
+    target = free.error.total - free.error.dimension * free.error.quantization / 2     # half the rounding's error
     missed = plan(parse_deployment({**BASE, "accuracy": {"mse": str(target)}}), time_limit=0)
     assert not missed.verdict.feasible and "accuracy target" in missed.verdict.reasons[-1]
     fix = missed.verdict.fixes["accuracy"]
@@ -39,7 +39,10 @@ def test_an_accuracy_below_the_unconstrained_limit_asks_for_more_survivors():
 def test_without_a_word_the_scale_is_chosen_for_the_error_never_one_by_default():
     raw = {**BASE, "encoding": {"rotation": "none"}, "dimension": 100000}
     p = plan(parse_deployment(raw), time_limit=0)
-    assert p.encoding.gamma > 1 and p.error.total <= Fraction(101, 100) * p.error.limit_total * Fraction(1001, 1000)
+    z = gaussian_multiplier(Fraction(4), Fraction(1, 10**6), 20)      # the Renyi-calibrated Gaussian's
+    renyi = 100000 * (z * 2 / 270) ** 2
+    assert p.encoding.gamma > 1 and p.error.total <= Fraction(101, 100) * renyi * Fraction(1001, 1000)
+    assert p.error.limit_total < renyi
 
 
 def test_a_noise_louder_than_the_clip_is_warned_of():

@@ -20,7 +20,8 @@ What this holds:
 Which modules still take a deployment, and why (they are not checked here):
 ``planner`` (the adapter itself), ``deployment`` (the reader), and
 ``explore``, ``sweep``, ``simulate``, ``plan_setup``, ``simulation`` and
-``protocol_run``, which re-plan or run variants of a deployment or a plan.
+``protocols.run``, which re-plan or run variants of a deployment or a plan (a
+protocol's own module takes its keys section and numbers: it is checked).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ import itsa.planning.gate
 import itsa.planning.layered
 import itsa.planning.mechanism
 import itsa.planning.noise
-import itsa.planning.protocol
+import itsa.planning.protocols.multi_server
+import itsa.planning.protocols.registry
+import itsa.planning.protocols.secagg
 import itsa.planning.scale
 import itsa.planning.sections
 from itsa.planning import Deployment, load_deployment, plan
@@ -50,7 +53,8 @@ from itsa.planning.mechanism import NoiseInputs
 
 #: The sections' modules: each function takes numbers (or a value object of numbers), never a deployment.
 SECTIONS = (itsa.planning.noise, itsa.planning.mechanism, itsa.planning.accounting, itsa.planning.frameworks_units,
-            itsa.planning.sections, itsa.planning.protocol, itsa.planning.scale, itsa.planning.encoding,
+            itsa.planning.sections, itsa.planning.protocols.registry, itsa.planning.protocols.secagg,
+            itsa.planning.protocols.multi_server, itsa.planning.scale, itsa.planning.encoding,
             itsa.planning.gate, itsa.planning.beside, itsa.planning.layered, itsa.planning.flat)
 #: Attributes only a deployment has (or a plan, through its deployment).
 DEPLOYMENT_ONLY = {"privacy", "overflow_per", "deployment"}
@@ -80,10 +84,10 @@ protocol: {secagg+: {corrupt: 1/20}}
 #: The sections each plan must hand the clients to, as a number.
 WALKS = {
     "flat": (FLAT, ("flat.size_flat", "noise.size_noise", "scale.wrap_at", "sections.size_deployment_keys",
-                    "protocol.size_protocol_keys", "gate.size_gate", "accounting.account_noise",
+                    "registry.size_protocol_keys", "gate.size_gate", "accounting.account_noise",
                     "frameworks_units.frameworks_section", "beside.beside_plan")),
     "layered": (LAYERED, ("noise.size_layered_noise", "layered.layered_encoding", "sections.size_deployment_keys",
-                          "protocol.size_protocol_keys", "accounting.account_noise")),
+                          "registry.size_protocol_keys", "accounting.account_noise")),
 }
 
 

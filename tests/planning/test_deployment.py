@@ -6,7 +6,7 @@ import pytest
 
 import itsa
 from itsa.planning.deployment import Adjacency, NoiseKind, Overflow, load_deployment, parse_deployment
-from itsa.planning.protocol import SecAggProtocol
+from itsa.planning.protocols import SecAggProtocol
 
 BASE = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150}}
 

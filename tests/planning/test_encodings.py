@@ -116,8 +116,9 @@ def test_quantization_error_by_rounding():
         Fraction(8, 400)
     assert quantization_mse_total(gamma=g, dimension=5, rotation="hadamard", rounding="stochastic", survivors=3) == \
         Fraction(5, 1200)
+    # the bias: min(d' B, beta/(4 (1 - beta)^2)) = min(4/2, 1/2) over gamma^2 (the dimension-free bound is smaller)
     assert quantization_mse_total(gamma=g, dimension=4, rotation="none", rounding="conditional", survivors=2,
-                                  beta="1/2") == Fraction(4 * 2, 4 * 100 * 2) + Fraction(4, 2 * 100)
+                                  beta="1/2") == Fraction(4 * 2, 4 * 100 * 2) + Fraction(1, 2 * 100)
 
 
 def test_the_reader_takes_rotation_and_rounding_and_refuses_them_for_a_layering():

@@ -45,8 +45,9 @@ from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
 from itsa.planning.explore import check_simulation
+from itsa.planning.mechanisms import mechanism
 from itsa.planning.plan_setup import flat_wrap, setup_from_plan
-from itsa.planning.simulate import _rotate, _skellam, _unrotate, simulate
+from itsa.planning.simulate import _rotate, _unrotate, simulate
 from itsa.planning.simulation import MAX_CELLS, SimulationSetup
 from itsa.privacy.neighbours import DEFAULT_BETA, conditional_rounding_cost
 
@@ -141,10 +142,10 @@ def test_skellam_shares_and_central_noise(placement, rotation, bits):
 def test_skellam_draws_have_the_planned_variance():
     # Var X = sigma^2 = 9; Var X^2 = 2 sigma^4 + sigma^4/(2 mu) + ... <= 3 sigma^4 (mu = 4.5): the sample variance of
     # n draws is within 10 sqrt(3/n) sigma^2 of sigma^2 with probability >= 99 % (Chebyshev)
-    x = _skellam(Fraction(3), 200_000, "itsa-test-skellam")
+    x = mechanism("skellam").draws(Fraction(3), 200_000, "itsa-test-skellam")
     assert x.dtype == np.int64 and abs(float(np.mean(x))) < 0.1
     assert abs(float(np.mean(x.astype(float) ** 2)) / 9 - 1) <= 10 * math.sqrt(3 / 200_000)
-    assert np.array_equal(x, _skellam(Fraction(3), 200_000, "itsa-test-skellam"))
+    assert np.array_equal(x, mechanism("skellam").draws(Fraction(3), 200_000, "itsa-test-skellam"))
 
 
 @pytest.mark.parametrize("rotation, d, d_rot", [("hadamard", 5, 8), ("dft", 5, 6), ("dft", 6, 6)])

@@ -14,15 +14,16 @@ from itsa.planning.explore import ExploredPlan, sweep_plan
 from itsa.planning.sweep import parse_sweep
 from tests.planning.test_plan_simulate import run_cli
 
+#: rounding named: the wrap bound below is rounding to nearest's (a file naming none may get stochastic rounding)
 BASE = {"clients": 200, "dimension": 300, "clip": 1, "dropout": "1/10", "privacy": {"epsilon": 4, "rounds": 20},
-        "encoding": {"word_bits": 24}}
+        "encoding": {"word_bits": 24, "rounding": "nearest"}}
 
 
 def test_each_point_is_the_plan_of_the_deployment_at_that_value():
     d = parse_deployment(BASE)
     s = sweep_plan(itsa.plan(d), *parse_sweep("word_bits=14,20"))
     for point, bits in zip(s.points, (14, 20)):
-        again = itsa.plan(parse_deployment(BASE | {"encoding": {"word_bits": bits}}))
+        again = itsa.plan(parse_deployment(BASE | {"encoding": {"word_bits": bits, "rounding": "nearest"}}))
         eps, wrap, error = point.itsa
         assert eps == again.noise.epsilon and error.upper() == again.error.per_coordinate
         per_round = wrap_probability(word_bits=bits, clients=200, bound=again.encoding.data_range,

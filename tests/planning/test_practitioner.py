@@ -108,7 +108,8 @@ def test_frameworks_section(small):
     z = Fraction(f["tff"]["noise_multiplier"]["interval"][0])
     assert abs(z - small.noise.sigma_client / 64) < Fraction(1, 10**6)            # central: sigma/(gamma S)
     assert f["tff"]["l2_clip"] == "1" and f["tff"]["expected_clients_per_round"] == 100
-    assert f["dp_accounting"]["noise_multiplier"] == small.noise.noise_multiplier.to_dict()
+    assert f["dp_accounting"]["certifies_plan_epsilon"] == small.noise.accounting.upper_method.startswith("dominating")
+    assert 0 < Fraction(f["dp_accounting"]["noise_multiplier"]) <= small.noise.noise_multiplier.lower()   # (D+2)/s
     assert f["flower"]["num_sampled_clients"] == 100 and f["flower"]["clipping_norm"] == "1"
     assert "TFF" in dict(small.rows())
 

@@ -11,7 +11,7 @@ from itsa._util.certified import Certified
 from itsa.exceptions import InvalidDeployment, InvalidOption
 from itsa.keys.secagg import secagg_bounds, secagg_parameters
 from itsa.planning import load_deployment, parse_deployment, plan
-from itsa.planning.protocol import (
+from itsa.planning.protocols import (
     MultiServerKeys,
     SecAggKeys,
     SecAggProtocol,
@@ -19,7 +19,9 @@ from itsa.planning.protocol import (
     size_protocol_keys,
     split_clients,
 )
-from itsa.planning.protocol_run import ProtocolTally, SchemeRun, SecAggRun, protocol_sum
+from itsa.planning.protocols.multi_server import SchemeRun
+from itsa.planning.protocols.run import ProtocolTally, protocol_sum
+from itsa.planning.protocols.secagg import SecAggRun
 from itsa.planning.sections import servers_warning
 from itsa.planning.simulate import simulate
 from itsa_cli import main
@@ -216,7 +218,7 @@ def test_a_20_client_multi_server_simulation_keeps_to_the_searchs_limit():
 
 
 def test_a_multi_server_instance_too_large_to_verify_is_refused_before_the_plan(tmp_path):
-    from itsa.planning.protocol_run import SCHEME_CONFIGURATIONS, scheme_configurations
+    from itsa.planning.protocols.multi_server import SCHEME_CONFIGURATIONS, scheme_configurations
 
     assert scheme_configurations(20, 20, 19) == 20 * (2**20 - 1) > SCHEME_CONFIGURATIONS
     raw = {**SMALL, "clients": 20, "dropout": 0, "protocol": {"multi-server": {"servers": 20, "collusion": 19}}}
@@ -230,7 +232,7 @@ def test_a_protocol_the_simulation_cannot_run_is_refused_before_the_plan(tmp_pat
     out = _cli(tmp_path, raw, "--simulate", "1")
     assert out.exit_code == 2 and "at most 30 clients" in out.stderr
     with pytest.raises(InvalidOption, match="at most 32 bits"):
-        from itsa.planning.protocol_run import check_protocol_simulation
+        from itsa.planning.protocols.run import check_protocol_simulation
 
         check_protocol_simulation(parse_deployment({**SMALL, "encoding": {"word_bits": 40}, "protocol": SECAGG}))
 

@@ -86,9 +86,9 @@ def test_the_plan_asks_the_dominating_bound_for_the_dimension_the_noise_is_added
     Passing the deployment's d (3) would take the smoothing condition ``ln(2(d' − 1))`` and the shares'
     box factors for one coordinate fewer than the integer shift can touch, outside what the bound proves.
     """
-    import itsa.planning.accounting as accounting
     import itsa.privacy.lattice as lattice
     import itsa.privacy.pld as pld
+    import itsa.privacy.tightest as tightest
     from itsa.planning import parse_deployment, plan
 
     asked: list[int] = []
@@ -98,7 +98,7 @@ def test_the_plan_asks_the_dominating_bound_for_the_dimension_the_noise_is_added
         asked.append(kwargs["dimension"])
         return original(**kwargs)
 
-    for module in (lattice, pld, accounting):       # every module that calls it by its own name
+    for module in (lattice, pld, tightest):         # every module that calls it by its own name
         monkeypatch.setattr(module, "dominating_epsilon", spy)
     p = plan(parse_deployment({"clients": 100, "dimension": 3, "clip": 1, "noise": "distributed",
                                "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10},

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from itsa._util import display
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable, Kind, shorten
 from itsa._util.plain import frac, plain, users
 from itsa.exceptions import InvalidOption
@@ -211,7 +212,8 @@ def decide_regime(K: int, sets: SetQuantities) -> tuple[Regime, str]:
 
 
 def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
-            corrected: bool = True, conf: Configurations | None = None) -> Analysis:
+            corrected: bool = True, conf: Configurations | None = None,
+            time_limit: float | Deadline | None = None) -> Analysis:
     """Compute every quantity, the regime, the bounds and (Theorem 2) the LP.
 
     Parameters
@@ -227,6 +229,9 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     conf : Configurations, optional
         Configuration arrays already computed for ``instance`` (reused, not
         recomputed, when one instance is analysed under several options).
+    time_limit : float or Deadline, optional
+        Seconds (CPU or wall-clock) for the Theorem-2 LP; past it
+        :class:`~itsa.exceptions.TimeLimitReached`. None: no limit.
 
     Notes
     -----
@@ -257,7 +262,7 @@ def analyze(instance: Instance, q_rule: str = "union", lp_solver: str = "highs",
     elif regime in (Regime.CONDITION_2, Regime.CONDITION_3):
         upper = Bound(Fraction(e), f"{regime.capitalize()} scheme achieves e* = {e}")
     else:
-        lp = theorem2_lp(conf, lp_solver)
+        lp = theorem2_lp(conf, lp_solver, time_limit=time_limit)
         if lp.feasible and lp.b_star is not None:
             upper = Bound(e + lp.b_star, f"Theorem 2: e* + b* = {e} + {lp.b_star}")
         else:

@@ -24,6 +24,7 @@ import numpy as np
 from itsa._util import display
 from itsa._util.bitset import members, unpack
 from itsa._util.checks import unknown
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable, Kind
 from itsa._util.plain import frac, users
 from itsa.exceptions import InvalidOption, VerificationError
@@ -138,7 +139,7 @@ class LPResult(Displayable):
             raise VerificationError(f"LP objectives disagree: primal {primal_obj}, dual {dual_obj}")
 
 
-def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
+def theorem2_lp(conf: Configurations, solver: str = "highs", time_limit: float | Deadline | None = None) -> LPResult:
     """Build, solve and certify the Theorem-2 LP of an instance.
 
     Parameters
@@ -147,6 +148,9 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
     solver : {"highs", "cbc"}
         HiGHS through SciPy (default) or CBC through pulp. Either answer is
         only a guess until :meth:`LPResult.check` certifies it in fractions.
+    time_limit : float or Deadline, optional
+        Seconds (CPU or wall-clock) for building and certifying the LP;
+        past it :class:`~itsa.exceptions.TimeLimitReached`. None: no limit.
 
     Notes
     -----
@@ -169,8 +173,13 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
     for (u, m, n), words in zip(np.argwhere(crit), conf.D[crit]):
         rest = inst.full_mask & ~unpack(words)
         groups.setdefault(rest, []).append((int(u) + 1, int(m) + 1, int(n) + 1))
-    plain = tuple(LPConstraint(users, tuple(cfgs), dominated=any(o != users and o & users == o for o in groups))
-                  for users, cfgs in sorted(groups.items()))
+    clock = Deadline.of(time_limit)
+    built = []
+    for count, (mask, cfgs) in enumerate(sorted(groups.items())):     # quadratic in the groups: checked as it goes
+        if count % 64 == 0:
+            clock.check(f"the Theorem-2 LP's constraints ({count:,} of {len(groups):,})")
+        built.append(LPConstraint(mask, tuple(cfgs), dominated=any(o != mask and o & mask == o for o in groups)))
+    plain = tuple(built)
     empty = next((c.configurations[0] for c in plain if c.users == 0), None)
     if empty is not None:
         return LPResult(variables=variables, constraints=plain, feasible=False, b=None, b_star=None, dual_objective=None, empty_constraint=empty, instance=conf.instance)
@@ -179,6 +188,7 @@ def theorem2_lp(conf: Configurations, solver: str = "highs") -> LPResult:
         return LPResult(variables=variables, constraints=(), feasible=True, b=zero, b_star=Fraction(0), dual_objective=Fraction(0), solver="none needed", instance=conf.instance)
     x, y = _solve_floats(variables, plain, solver)
     for den in (1, 2, 6, 12, 60, 420, 2520, 27720, 10**6):
+        clock.check(f"certifying the Theorem-2 LP in fractions (denominator {den})")
         result = _exact(variables, plain, x, y, den, solver)
         if result is not None:
             return dataclasses.replace(result, instance=conf.instance)

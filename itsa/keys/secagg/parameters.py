@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from itsa._util.certified import Certified, Direction, exact_text
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import MAX_WHOLE, choice, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import Infeasible, InvalidOption
 from itsa.keys.secagg import certified as cert
@@ -181,8 +181,8 @@ class SecAggCost(Displayable):
 def secagg_cost(degree: int, dimension: int = 1, payload_bits: int = 32) -> SecAggCost:
     """The per-client cost of one round at degree ``k`` for a payload of ``dimension`` words of ``payload_bits``."""
     whole_number("degree", degree, minimum=1)
-    whole_number("dimension", dimension, minimum=1)
-    whole_number("payload bits", payload_bits, minimum=1)
+    whole_number("dimension", dimension, minimum=1, maximum=MAX_WHOLE)
+    whole_number("payload bits", payload_bits, minimum=1, maximum=MAX_WHOLE)
     masked = -(-dimension * payload_bits // 8)
     up = 2 * PUBLIC_KEY_BYTES + degree * 2 * SHARE_BYTES + masked + degree * SHARE_BYTES
     down = degree * 2 * PUBLIC_KEY_BYTES + degree * 2 * SHARE_BYTES
@@ -382,7 +382,7 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
     Parameters
     ----------
     clients : int
-        ``n``, from 2 to :data:`LARGEST_CLIENTS`.
+        ``n``, from 2 to :data:`LARGEST_CLIENTS` (below 3 clients no threshold ``t >= 2`` fits: ``Infeasible``).
     corrupt, dropout : number or text
         ``γ`` and ``δ`` in ``[0, 1)``, read exactly; ``γ + δ <= 9/10`` (``γ + 2δ`` against a
         semi-malicious server), ``γ = 0`` for ``none``: the finder's feasibility rule.
@@ -399,9 +399,12 @@ def secagg_parameters(clients: int, corrupt, dropout, adversary: Adversary | str
         When neither a Harary graph nor the full graph meets the targets.
     """
     whole_number("clients", clients, minimum=2, maximum=LARGEST_CLIENTS)
+    if clients < 3:
+        raise Infeasible(f"clients: SecAgg+ needs at least 3 clients, not {clients}: a threshold t >= 2 (at t = 1 "
+                            "every share is the secret) needs k >= 2 neighbours, and n clients give at most n - 1")
     g, d, kind = finder_rates(corrupt, dropout, adversary)
-    whole_number("dimension", dimension, minimum=1)
-    whole_number("payload bits", payload_bits, minimum=1)
+    whole_number("dimension", dimension, minimum=1, maximum=MAX_WHOLE)
+    whole_number("payload bits", payload_bits, minimum=1, maximum=MAX_WHOLE)
     c = cert.counts(clients, g, d)
     full_t = cert.degree_passes(c, clients - 1, kind, floor_first=True)
     try:

@@ -1,0 +1,460 @@
+"""Distributed DP in Flower, as planned: a client mod that encodes the update, and a SecAgg+ fit workflow.
+
+A plan's flat encoding runs in a Flower federation (``itsa[flower]``):
+
+- :func:`distributed_dp_mod` sits inside Flower's ``secaggplus_mod``
+  (``ClientApp(mods=[secaggplus_mod, distributed_dp_mod])``). It takes the
+  update (the returned parameters minus the global model the client received,
+  so the model itself is never clamped), clips it to the plan's ``ℓ2`` norm
+  ``S``, rotates it with the round's public signs, scales by ``γ``, rounds it
+  as the plan rounds (to nearest, stochastically, or conditionally), adds the
+  client's noise share (the exact discrete Gaussian sampler of
+  :mod:`itsa.privacy.sampler`, from a secret seed) and hands SecAgg+ the
+  resulting word with ``num_examples = 1``;
+- :func:`fit_workflow` builds, from the export alone, a
+  ``SecAggPlusWorkflow`` that sends the plan and the round's public seed in
+  every client's fit configuration, reads the sum modulo ``M = 2^b`` back
+  from Flower's aggregate, takes the offset off, centres it, un-rotates,
+  divides by ``γ`` and the clients that reported, and gives the strategy the
+  global model plus that mean update (FedAvg then ends the round as without
+  secure aggregation, plus the plan's noise).
+
+**Flower's quantization is the identity on the words.** With
+``max_weight = 1`` and ``num_examples = 1`` Flower's weight ratio is exactly
+1; with ``quantization_range = Q`` and ``clipping_range = Q/2`` its quantizer
+``Q/(2 c)`` is exactly 1, so a client that sends ``w − Q/2`` for an integer
+``0 ≤ w ≤ Q`` has ``w`` summed, unrounded and unclamped, modulo
+``modulus_range = M``. ``Q = M − 1`` carries every residue when
+``M ≤ 2^31`` (Flower casts to ``int32``); a wider word sends the centred
+residue shifted by ``Q/2``, ``Q = 2^31 − 2``, and a client whose word leaves
+that window (a noise draw beyond about ``2^30``) raises: it drops out of the
+round rather than send a clamped value. Flower's own float arithmetic on the
+aggregate (the offset and the weight ratio ``Q/(nQ mod M)``) is undone
+exactly: before the ratio it is a half-integer of magnitude at most ``2^48``
+(:data:`EXACT_FLOAT`), recovered by rounding.
+
+**Dropouts.** The plan's ε counts the noise of its fewest survivors ``K_eff``
+(``⌈(1 − dropout) K⌉``): a round is released when between ``K_eff`` and
+``K`` clients sent their masked word, with the noise of those who did; with
+fewer (or more) the workflow releases nothing and the global model stays.
+
+**Who sees what.** The server is honest but curious: it follows the
+protocol (it sends the plan and a fresh public seed each round) and sees only
+the sum modulo ``M`` of the reporting clients' noisy words (SecAgg+'s
+masks hide each word, under SecAgg+'s own bounds). The rotation's signs are
+public randomness (they need not be secret; they must be fresh each round and
+not chosen after the updates). What stays secret on a client: its update,
+its rounding's coins and its noise seed (drawn from the operating system's
+randomness each round). Central noise is drawn by the server on the sum: it
+sees the sum before the noise. :func:`pinned_mod` keeps a client to its own
+copy of the plan.
+
+Examples
+--------
+>>> p = FlowerPlan(clients=4, dimension=3, clip=1, gamma=8, modulus=2**10)
+>>> p.secaggplus_kwargs(num_shares=1.0, threshold=2)["quantization_range"]
+1023
+>>> import numpy as np
+>>> w = [encode_update(p, np.array([0.5, -0.25, 0.0]), round_seed=1) for _ in range(4)]
+>>> decode_sum(p, flower_aggregate(p, w), reporting=4, round_seed=1)
+array([ 0.5 , -0.25,  0.  ])
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import secrets
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
+from itsa._util.extras import require
+from itsa.exceptions import InvalidOption, VerificationError
+from itsa.planning.rotation import Rotation
+from itsa.planning.simulate import _centred, _norm_cap, _rotate, _signs, _unrotate, round_rows
+from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
+from itsa.privacy.sampler import SamplerEngine, sample
+from itsa.privacy.shares import survivors_under
+
+__all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
+           "pinned_mod", "fit_workflow", "fresh_secret",
+           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
+
+#: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
+CLIENT_MODS = ("flwr.client.mod:secaggplus_mod", "itsa.frameworks.flower_dp:distributed_dp_mod")
+#: The callable that takes the parsed export and returns ``DefaultWorkflow``'s ``fit_workflow``.
+FIT_WORKFLOW = "itsa.frameworks.flower_dp:fit_workflow"
+#: The fit configuration's keys: the plan (JSON text) and the round's public seed.
+CONFIG_PLAN = "itsa.plan"
+CONFIG_SEED = "itsa.round_seed"
+#: The widest word Flower's ``int32`` cast carries: ``0..2^31 − 1``.
+INT32_WINDOW = 2**31
+#: Flower's float aggregate is read back exactly while ``max(M, K Q)`` is at most this (three float64
+#: roundings of relative ``2^-53`` each leave under a quarter of a half-integer).
+EXACT_FLOAT = 2**48
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class FlowerPlan:
+    """The part of a plan a Flower round runs: the cohort, the encoding and the noise.
+
+    Parameters
+    ----------
+    clients, dropout
+        ``K`` and the fraction that may drop out (the round is released for ``K_eff ≤ n ≤ K`` reporting clients).
+    dimension, clip, gamma, modulus
+        ``d`` (the model's parameters, all arrays flattened), ``S``, ``γ`` and ``M = 2^b``.
+    sigma_client, noise, mechanism
+        The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
+        the discrete Gaussian (``dgauss``) only: Skellam has no exact sampler in itsa.
+    rotation, rounding, beta
+        As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
+    engine : str
+        The sampler's engine: ``exact`` (default) or ``table``.
+    """
+
+    clients: int
+    dimension: int
+    clip: Fraction | int | str
+    gamma: Fraction | int | str
+    modulus: int
+    dropout: Fraction | int | str = 0
+    sigma_client: Fraction | int | str = 0
+    noise: str = NoiseShares.DISTRIBUTED
+    mechanism: str = "dgauss"
+    rotation: str = Rotation.NONE
+    rounding: str = Rounding.NEAREST
+    beta: Any = None
+    engine: str = SamplerEngine.EXACT
+    row: SimulationSetup = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.mechanism != "dgauss":
+            raise InvalidOption(f"mechanism: Flower's mod draws discrete Gaussian shares with itsa's exact sampler; "
+                                f"{self.mechanism} shares have none")
+        row = SimulationSetup(clients=1, dimension=self.dimension, clip=Fraction(str(self.clip)),
+                              gamma=Fraction(str(self.gamma)), sigma_client=Fraction(str(self.sigma_client)),
+                              modulus=self.modulus, noise=self.noise, rotation=self.rotation, rounding=self.rounding,
+                              beta=self.beta, mechanism=self.mechanism, dropout=Fraction(str(self.dropout)))
+        if self.modulus <= self.clients:
+            raise InvalidOption(f"modulus: Flower divides by its weight entry, K Q mod M, which vanishes for a word "
+                                f"of {self.clients} clients or fewer values; the word must exceed K, not "
+                                f"{self.modulus}")
+        object.__setattr__(self, "row", row)
+        if max(self.modulus, self.clients * (self.quantization_range + 1)) > EXACT_FLOAT:
+            raise InvalidOption(f"modulus: Flower's aggregate is a float64 of magnitude up to max(M, K Q); it is read "
+                                f"back exactly up to 2^48, not {self.modulus:,} for {self.clients:,} clients")
+        if self.shift and self.largest_rounded > self.shift:
+            raise InvalidOption(f"gamma: a rounded coordinate reaches {self.largest_rounded}, beyond Flower's int32 "
+                                f"window (|w| <= {self.shift}) for a word wider than 31 bits")
+        object.__setattr__(self, "dropout", row.dropout)
+        survivors_under(self.clients, self.dropout)             # checks clients
+        object.__setattr__(self, "engine", str(SamplerEngine(self.engine)))
+
+    @classmethod
+    def from_plan(cls, plan) -> FlowerPlan:
+        """A plan's flat encoding, read as :func:`itsa.planning.plan_setup.setup_from_plan` reads it (one client's
+        row: a real cohort is not bounded by the simulation's cells)."""
+        d, enc = plan.deployment, plan.encoding
+        if d.encoding.layered:
+            raise InvalidOption("plan: Flower's SecAgg+ sums one flat word, not a layering")
+        return cls(clients=d.clients, dropout=d.dropout, dimension=d.dimension, clip=d.clip, gamma=enc.gamma,
+                   modulus=enc.modulus, sigma_client=plan.noise.sigma_client, noise=str(d.noise.kind),
+                   mechanism=str(d.noise.mechanism or "dgauss"), rotation=str(d.encoding.rotation),
+                   rounding=str(d.encoding.rounding), beta=d.encoding.beta)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FlowerPlan:
+        """The inverse of :meth:`to_dict`."""
+        fields: dict[str, Any] = {k: (int(v) if k == "modulus" else v) for k, v in data.items()}
+        return cls(**fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.row
+        return {"clients": self.clients, "dropout": str(self.dropout), "dimension": self.dimension,
+                "clip": str(r.clip), "gamma": str(r.gamma), "modulus": str(self.modulus),
+                "sigma_client": str(r.sigma_client), "noise": r.noise, "mechanism": r.mechanism,
+                "rotation": r.rotation, "rounding": r.rounding,
+                "beta": r.beta_text() if r.rounding == Rounding.CONDITIONAL else None, "engine": self.engine}
+
+    @property
+    def survivors(self) -> int:
+        """``K_eff``: the fewest reporting clients whose noise the plan's ε counts."""
+        return survivors_under(self.clients, self.dropout)
+
+    @property
+    def quantization_range(self) -> int:
+        """``Q``: ``M − 1`` (every residue), or ``2^31 − 2`` for a word wider than Flower's ``int32``."""
+        return self.modulus - 1 if self.modulus <= INT32_WINDOW else INT32_WINDOW - 2
+
+    @property
+    def shift(self) -> int:
+        """What a client adds to its residue: 0 (``0 ≤ r < M``), or ``Q/2`` for a centred residue."""
+        return 0 if self.modulus <= INT32_WINDOW else self.quantization_range // 2
+
+    def secaggplus_kwargs(self, *, num_shares, threshold) -> dict[str, Any]:
+        """``SecAggPlusWorkflow``'s keyword arguments under which Flower's quantization is the identity."""
+        q = self.quantization_range
+        return {"num_shares": num_shares, "reconstruction_threshold": threshold, "max_weight": 1.0,
+                "clipping_range": q / 2, "quantization_range": q, "modulus_range": self.modulus}
+
+    @property
+    def largest_rounded(self) -> int:
+        """``A``: the largest ``|round(γ y)|`` of a coordinate ``|y| ≤ S`` (a rotation keeps ``|y_j| ≤ ‖y‖ ≤ S``):
+        ``⌊γS + 1/2⌋`` to nearest, ``⌈γS⌉`` for a stochastic or conditional rounding."""
+        top = self.row.gamma * self.row.clip
+        return math.floor(top + Fraction(1, 2)) if self.row.rounding == Rounding.NEAREST else math.ceil(top)
+
+    def window_drop(self) -> Certified:
+        """The probability that a client's centred word leaves Flower's ``int32`` window in a round (it then
+        drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
+        carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2σ²))``, a discrete Gaussian share being
+        ``σ²``-subgaussian, over the ``d'`` words."""
+        if self.shift == 0 or self.row.noise != NoiseShares.DISTRIBUTED or self.row.sigma_client == 0:
+            why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
+            return Certified.exact("window drop", 0, f"exact: {why}")
+        room, sigma = self.shift - self.largest_rounded, self.row.sigma_client
+        with precision():
+            ball = 2 * self.row.rotated_dimension * (-(to_arb(room) ** 2) / (2 * to_arb(sigma) ** 2)).exp()
+        method = (f"a share is sigma^2-subgaussian: P[|Z| >= {room}] <= 2 exp(-t^2/(2 sigma^2)), union over the "
+                  f"{self.row.rotated_dimension} words (at most 1)")
+        low, high = arb_to_fractions(ball)
+        return Certified("window drop", min(low, Fraction(1)), min(high, Fraction(1)), Direction.UPPER, method)
+
+    def signs(self, round_seed: int) -> np.ndarray | None:
+        """The round's public signs of the rotation (``None`` without one)."""
+        return _signs(np.random.default_rng(round_seed), self.row)
+
+
+def fresh_secret() -> str:
+    """A fresh secret seed (256 bits of the operating system's randomness, as hex): a client's noise seed and
+    rounding coins each round (tests replace it to seed a run)."""
+    return secrets.token_hex(32)
+
+
+def _noise(plan: FlowerPlan, seed: str | None) -> np.ndarray:
+    count = plan.row.rotated_dimension
+    if plan.row.sigma_client == 0:
+        return np.zeros(count, dtype=np.int64)
+    text = seed if seed is not None else fresh_secret()
+    return np.array(sample(plan.row.sigma_client, count, text, plan.engine), dtype=np.int64)
+
+
+def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=None,
+                  noise_seed: str | None = None) -> np.ndarray:
+    """One client's word for SecAgg+: the update clipped, rotated, scaled, rounded, noised, as Flower's floats.
+
+    ``rng`` draws the rounding's coins and ``noise_seed`` seeds the noise share (both secret; fresh from the
+    operating system when not given). The result ``x`` has ``d'`` entries with ``x + Q/2`` an integer in
+    ``[0, Q]``; :class:`~itsa.exceptions.VerificationError` when a centred word leaves Flower's window.
+    """
+    x = np.asarray(update, dtype=np.float64).reshape(-1)
+    if x.shape[0] != plan.dimension:
+        raise InvalidOption(f"update: the plan's dimension is {plan.dimension}, the model sends {x.shape[0]}")
+    if not np.all(np.isfinite(x)):
+        raise InvalidOption("update: not finite")
+    s, norm = float(plan.row.clip), float(np.linalg.norm(x))
+    if norm > s:
+        x = x * (s / norm * (1 - 2.0**-40))
+    signs = plan.signs(round_seed)
+    y = (x if signs is None else _rotate(x, signs, plan.row.rotation))[None, :]
+    coins = rng if rng is not None else np.random.default_rng(int(fresh_secret(), 16))
+    ints, _ = round_rows(coins, y, plan.row, _norm_cap(plan.row))
+    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseShares.DISTRIBUTED else 0)
+    q, shift = plan.quantization_range, plan.shift
+    if shift == 0:
+        words = np.mod(words, plan.modulus)
+    elif np.abs(words).max(initial=0) > shift:
+        raise VerificationError(f"a centred word is beyond Flower's int32 window (|w| <= {shift}): this client "
+                                "drops out of the round")
+    return (words + shift).astype(np.float64) - q / 2
+
+
+def flower_aggregate(plan: FlowerPlan, words: list[np.ndarray]) -> np.ndarray:
+    """What Flower's ``SecAggPlusWorkflow`` hands the strategy for these clients' words: Flower's own
+    ``quantize``, the weight entry, the sum modulo ``M``, ``dequantize``, the offset and the weight ratio
+    (a reference without masks, for tests and the examples)."""
+    quantization = require("flwr.common.secure_aggregation.quantization")
+    q, c, m = plan.quantization_range, plan.quantization_range / 2, plan.modulus
+    total, weights = np.zeros(plan.row.rotated_dimension, dtype=np.int64), 0
+    for w in words:
+        total = np.mod(total + quantization.quantize([w], c, q)[0].astype(np.int64), m)
+        weights = (weights + round(1.0 * q)) % m
+    vec = quantization.dequantize([total], c, q)[0]
+    vec += -(len(words) - 1) * c
+    vec *= q / np.int64(weights)
+    return vec
+
+
+def word_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int) -> np.ndarray:
+    """The sum modulo ``M`` of ``reporting`` clients' words (``d'`` integers in ``[0, M)``), read back exactly from
+    Flower's float aggregate ``(Σw − n Q/2)·Q/(nQ mod M)`` (a half-integer of magnitude at most
+    :data:`EXACT_FLOAT` before the ratio), the shift taken off."""
+    n, q, m = reporting, plan.quantization_range, plan.modulus
+    ratio = q / np.int64((n * q) % m)
+    twice = 2 * np.asarray(aggregate, dtype=np.float64) / ratio
+    halves = np.rint(twice)
+    if np.abs(twice - halves).max(initial=0) >= 0.25:
+        raise VerificationError("Flower's aggregate is not a sum of words (is max_weight 1 and num_examples 1?)")
+    return np.mod((halves.astype(np.int64) + n * q) // 2 - n * plan.shift, m)
+
+
+def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round_seed: int,
+               noise_seed: str | None = None) -> np.ndarray:
+    """The mean update (``d`` floats) from Flower's aggregate of ``reporting`` clients' words: their sum
+    (:func:`word_sum`), the central draw added (central noise), centred, un-rotated and divided by ``γ n``."""
+    n, m = reporting, plan.modulus
+    total = word_sum(plan, aggregate, reporting=n)
+    if plan.row.noise == NoiseShares.CENTRAL:
+        total = np.mod(total + _noise(plan, noise_seed), m)
+    centred = _centred(total, m).astype(np.float64)
+    signs = plan.signs(round_seed)
+    if signs is not None:
+        centred = _unrotate(centred, signs, plan.row.rotation, plan.dimension)
+    return centred / (float(plan.row.gamma) * n)
+
+
+def _flat(arrays) -> np.ndarray:
+    return np.concatenate([np.asarray(a, dtype=np.float64).reshape(-1) for a in arrays]) if arrays else np.zeros(0)
+
+
+def _shaped(flat: np.ndarray, like) -> list[np.ndarray]:
+    out, start = [], 0
+    for a in like:
+        a = np.asarray(a)
+        out.append(flat[start:start + a.size].reshape(a.shape).astype(a.dtype if a.dtype.kind == "f" else np.float64))
+        start += a.size
+    return out
+
+
+def distributed_dp_mod(msg, ctxt, call_next):
+    """Flower client mod: the app's update as the plan's word (place it after ``secaggplus_mod``).
+
+    Reads the plan and the round's public seed from the fit configuration (:func:`fit_workflow` sends them),
+    lets the app train, and replaces its parameters by :func:`encode_update` of (returned − received) with
+    ``num_examples = 1``. Messages other than training pass through; a training message without the plan
+    is refused (the server is not itsa's workflow, and the whole model would be quantized). The client takes
+    the server's plan; :func:`pinned_mod` takes only its own.
+    """
+    return _encode_reply(msg, ctxt, call_next, None)
+
+
+def pinned_mod(export: dict[str, Any]):
+    """:func:`distributed_dp_mod` that refuses a round whose plan is not ``export``'s (the client's own copy
+    of the parsed export): a server cannot lower the noise or change the encoding of a client that pins it.
+
+    ``ClientApp(mods=[secaggplus_mod, pinned_mod(export)])``.
+    """
+    section = export.get("distributed_dp") or {}
+    if "plan" not in section:
+        raise InvalidOption("export: no distributed_dp section (export the plan with itsa plan FILE --export flower)")
+    own = FlowerPlan.from_dict(section["plan"]).to_dict()
+
+    def mod(msg, ctxt, call_next):
+        return _encode_reply(msg, ctxt, call_next, own)
+
+    return mod
+
+
+def _encode_reply(msg, ctxt, call_next, own: dict[str, Any] | None):
+    flwr_app = require("flwr.app")
+    compat = require("flwr.compat.common.recorddict_compat")
+    common = require("flwr.common")
+    if msg.metadata.message_type != require("flwr.app.message_type").MessageType.TRAIN:
+        return call_next(msg, ctxt)
+    ins = compat.recorddict_to_fitins(msg.content, keep_input=True)
+    if CONFIG_PLAN not in ins.config or CONFIG_SEED not in ins.config:
+        raise InvalidOption(f"distributed_dp_mod: the fit configuration has no {CONFIG_PLAN} and {CONFIG_SEED} "
+                            "(the server must run itsa's fit workflow)")
+    plan = FlowerPlan.from_dict(json.loads(str(ins.config[CONFIG_PLAN])))
+    if own is not None and plan.to_dict() != own:
+        changed = sorted(k for k, v in plan.to_dict().items() if own.get(k) != v)
+        raise InvalidOption(f"pinned_mod: the server's plan differs from this client's export in "
+                            f"{', '.join(changed)}: the client sends nothing")
+    received = _flat(common.parameters_to_ndarrays(ins.parameters))
+    out = call_next(msg, ctxt)
+    if out.has_error():
+        return out
+    res = compat.recorddict_to_fitres(out.content, keep_input=True)
+    update = _flat(common.parameters_to_ndarrays(res.parameters)) - received
+    word = encode_update(plan, update, round_seed=int(ins.config[CONFIG_SEED]))
+    out.content.array_records["fitres.parameters"] = compat.parameters_to_arrayrecord(
+        common.ndarrays_to_parameters([word]), True)
+    out.content.metric_records["fitres.num_examples"] = flwr_app.MetricRecord({"num_examples": 1})
+    return out
+
+
+class _PlanStrategy:
+    """The strategy, with the plan in every fit configuration and the plan's mean update in every result."""
+
+    def __init__(self, inner, plan: FlowerPlan, seeds, noise_seed: str | None = None):
+        self._inner, self._plan, self._seeds, self._noise_seed = inner, plan, seeds, noise_seed
+        self._global: list[np.ndarray] | None = None
+        self._seed = 0
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def configure_fit(self, server_round, parameters, client_manager):
+        common = require("flwr.common")
+        self._global = common.parameters_to_ndarrays(parameters)
+        self._seed = int(self._seeds.integers(0, 2**63 - 1))
+        text = json.dumps(self._plan.to_dict())
+        chosen = self._inner.configure_fit(server_round, parameters, client_manager)
+        for _, ins in chosen:
+            ins.config = {**ins.config, CONFIG_PLAN: text, CONFIG_SEED: self._seed}
+        return chosen
+
+    def aggregate_fit(self, server_round, results, failures):
+        common = require("flwr.common")
+        n, plan = len(results), self._plan
+        if not plan.survivors <= n <= plan.clients:
+            log.warning("round %s not released: %s clients reported, the plan counts %s to %s", server_round, n,
+                        plan.survivors, plan.clients)
+            return None, {}
+        assert self._global is not None
+        aggregate = _flat(common.parameters_to_ndarrays(results[0][1].parameters))
+        central = None if self._noise_seed is None else f"{self._noise_seed}:{server_round}"
+        mean = decode_sum(plan, aggregate, reporting=n, round_seed=self._seed, noise_seed=central)
+        model = common.ndarrays_to_parameters(_shaped(_flat(self._global) + mean, self._global))
+        for _, res in results:
+            res.parameters, res.num_examples = model, 1
+        return self._inner.aggregate_fit(server_round, results, failures)
+
+
+def fit_workflow(export: dict[str, Any], *, seed: int | None = None, noise_seed: str | None = None):
+    """``DefaultWorkflow(fit_workflow=...)`` for the plan in ``export`` (the parsed ``--export flower`` JSON).
+
+    A ``SecAggPlusWorkflow`` of the export's keyword arguments whose strategy, for the round, sends the plan
+    and a fresh public seed (``seed`` seeds them, for a reproducible run) and releases the plan's mean update.
+    ``noise_seed`` fixes the central draw of round ``r`` to the sampler's stream of ``"{noise_seed}:{r}"``
+    (tests that check the released value; a deployment leaves it unset: the draw is then secret).
+    """
+    workflow = require("flwr.server.workflow")
+    section = export.get("distributed_dp")
+    if not section:
+        raise InvalidOption("export: no distributed_dp section (export the plan with itsa plan FILE --export flower)")
+    plan = FlowerPlan.from_dict(section["plan"])
+    seeds = np.random.default_rng(seed if seed is not None else int(fresh_secret(), 16))
+
+    base: Any = workflow.SecAggPlusWorkflow
+
+    class PlanSecAggPlusWorkflow(base):
+        """Flower's SecAgg+ workflow running the plan's encoding (itsa.frameworks.flower_dp)."""
+
+        def __call__(self, grid, context):
+            inner = context.strategy
+            context.strategy = _PlanStrategy(inner, plan, seeds, noise_seed)
+            try:
+                super().__call__(grid, context)
+            finally:
+                context.strategy = inner
+
+    return PlanSecAggPlusWorkflow(**section["SecAggPlusWorkflow"])

@@ -1,0 +1,92 @@
+"""The binomial mechanism (``binomial``): each share is ``Bin(N, ½) − N/2``, ``N = 2⌈2σ²⌉`` fair coins.
+
+A share is centred (``N`` even: an integer, mean 0) with variance exactly
+``N/4 ≥ σ²`` and support ``[−N/2, N/2]``: a word that holds the data's exact
+bound plus every share's ``N/2`` never wraps (probability exactly 0), and the
+coins are ``¼``-sub-Gaussian each (Hoeffding) where the word is smaller. It is
+what secure computation makes cheaply (the binomial draft for PPM/DAP,
+draft-case-ppm-binomial-dp: shared fair coins, summed).
+
+Its privacy is not a Rényi bound: ``Bin(M, ½)`` shifted by the sensitivity
+has an output its neighbour cannot produce, so every Rényi divergence of the
+pair is infinite, and the plan's accountant composes Rényi (and PLD) bounds
+of events. The plan refuses it in one line there; for one count its exact
+privacy profile is :func:`itsa.privacy.binomial` (``itsa privacy binomial``).
+
+Examples
+--------
+>>> from fractions import Fraction
+>>> room = Binomial()
+>>> room.coins(Fraction(3)), room.variance_bound(Fraction(3)), room.largest_share(Fraction(3))
+(36, Fraction(9, 1), 18)
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from itsa._util.deadline import Deadline
+from itsa.exceptions import InvalidOption
+from itsa.planning.mechanisms.base import NoiseMechanism, Premises
+from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
+from itsa.privacy.events import Event
+from itsa.privacy.sampler import ByteStream
+
+__all__ = ["Binomial", "MAX_COINS"]
+
+#: Most coins in one share a simulation draws (numpy's binomial sampler takes an int64 count).
+MAX_COINS = 10**18
+
+
+class Binomial(NoiseMechanism):
+    name = "binomial"
+    title = "binomial (centred fair coins)"
+    frameworks = {"dap": "draft-case-ppm-binomial-dp: Bin(N, 1/2) from shared fair coins in MPC"}
+    premises = Premises(rdp_at_least_gaussian=False, variance_at_most_sigma2=False, unbiased=True,
+                        why="a share Bin(N, 1/2) - N/2 with N = 2 ceil(2 sigma^2) even is an integer of mean 0 and "
+                            "variance N/4 >= sigma^2; its Renyi divergences are infinite (bounded support)")
+
+    @staticmethod
+    def coins(sigma: Fraction) -> int:
+        """``N = 2⌈2σ²⌉``: the fewest even number of coins whose share's variance ``N/4`` is at least ``σ²``."""
+        return 2 * math.ceil(2 * Fraction(sigma) ** 2)
+
+    def event(self, sigma, *, survivors, sensitivity, dimension, central, layered) -> Event:
+        raise InvalidOption("noise.mechanism: binomial has no Renyi bound for the plan's accountant to compose "
+                            "(a shifted binomial has an output its neighbour cannot: every Renyi divergence is "
+                            "infinite); one count's exact profile is itsa.privacy.binomial")
+
+    def wrap_noise(self, sigma, shares):
+        return Fraction(shares * self.coins(sigma), 4), Fraction(0)
+
+    def wrap_how(self, *, distributed):
+        who = "binomial shares of all K clients" if distributed else "the central binomial noise"
+        return f"{who}, each coin 1/4-sub-Gaussian (Hoeffding), |share| <= N/2"
+
+    def variance_bound(self, sigma):
+        return Fraction(self.coins(sigma), 4)
+
+    def share_variance(self, sigma):
+        return self.coins(sigma) / 4
+
+    def largest_share(self, sigma):
+        return self.coins(sigma) // 2
+
+    def check_simulated(self, sigma):
+        if self.coins(sigma) > MAX_COINS:
+            raise InvalidOption(f"sigma_client: binomial shares are simulated up to {MAX_COINS:.0e} coins")
+
+    def draws(self, sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
+        """``Bin(N, ½) − N/2`` draws: numpy's binomial sampler (the law of a simulation, not a certified one)
+        from a generator seeded by ``seed_text``'s stream, :data:`DRAW_CHUNK` at a time with a look at
+        ``clock`` before each."""
+        rng = np.random.default_rng(int.from_bytes(ByteStream(seed_text).read(32), "big"))
+        n, parts = self.coins(sigma), []
+        for start in range(0, count, DRAW_CHUNK):
+            if clock is not None:
+                clock.check(f"a round's noise ({start:,} of {count:,} draws)")
+            parts.append(rng.binomial(n, 0.5, min(DRAW_CHUNK, count - start)) - n // 2)
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)

@@ -1,0 +1,160 @@
+"""``--export dp-accounting`` as the plan's dominating Gaussian pair: dp-accounting 0.6's PLD and RDP accountants
+both take it, the PLD accountant gives the plan's own ε (within 1 %, never below it by more than rounding) and the
+RDP accountant one at or above it, for distributed (k1000, cross-device), central and Poisson-sampled central plans.
+
+The plans' ε are computed here, by the planner, never typed in: they follow the calibration wherever it goes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from fractions import Fraction
+
+import pytest
+
+from itsa.frameworks.dp_accounting import PairExport, events_from_pair, named_tuple_from_json
+from itsa.frameworks.export import export_plan
+from itsa.planning import load_deployment, parse_deployment, plan
+from itsa.planning.frameworks_units import GaussianPair, round_pair
+from itsa.planning.planner import noise_inputs
+from itsa.privacy.lattice import dominating_epsilon, dominating_pair
+from itsa.privacy.tight import gaussian_tight_epsilon
+
+dp = pytest.importorskip("dp_accounting")
+
+#: A central plan whose round is a Poisson sample of a population (rate 1/20).
+SAMPLED = {"clients": 1000, "population": 20000, "sampling": "poisson", "dimension": 1000, "clip": 1,
+           "adjacency": "add-remove", "noise": "central", "privacy": {"epsilon": 3, "delta": "1e-6", "rounds": 300},
+           "encoding": {"word_bits": 32}}
+#: A small central plan (fast).
+CENTRAL = {"clients": 100, "dimension": 10, "clip": 1, "noise": "central", "dropout": "1/10",
+           "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10}, "encoding": {"word_bits": 32, "gamma": 256}}
+
+
+@pytest.fixture(scope="module")
+def plans():
+    made = {}
+
+    def get(name):
+        if name not in made:
+            if name == "sampled":
+                made[name] = plan(parse_deployment(SAMPLED))
+            elif name == "central":
+                made[name] = plan(parse_deployment(CENTRAL))
+            else:
+                made[name] = plan(dataclasses.replace(load_deployment(name), servers=None))
+        return made[name]
+    return get
+
+
+def _accountants(export_dict):
+    """dp-accounting's PLD and RDP ε for the exported JSON (through text and back), at its accountant delta."""
+    event = dp.DpEvent.from_named_tuple(named_tuple_from_json(json.loads(json.dumps(export_dict["dp_event"]))))
+    found = []
+    for accountant in (dp.pld.PLDAccountant(), dp.rdp.RdpAccountant()):
+        assert accountant.supports(event)
+        accountant.compose(event)
+        found.append(float(accountant.get_epsilon(export_dict["accountant_delta"])))
+    return event, found
+
+
+@pytest.mark.parametrize("name", ["k1000", "cross-device", "hospitals", "central"])
+def test_both_accountants_give_the_plans_epsilon(name, plans):
+    p = plans(name)
+    out = export_plan(p, "dp-accounting").to_dict()
+    event, (pld, rdp) = _accountants(out)
+    assert event.count == p.deployment.privacy.rounds and type(event.event).__name__ == "GaussianDpEvent"
+    ours = float(p.noise.epsilon.upper())
+    assert out["pair"]["certifies_plan_epsilon"] and p.noise.accounting.upper_method.startswith("dominating")
+    assert ours * (1 - 1e-6) <= pld <= ours * 1.01          # the same pair: PLD's pessimistic grid, at or above
+    assert rdp >= ours * (1 - 1e-6)                          # Renyi orders: at or above
+    assert out["neighboring_relation"] == "ADD_OR_REMOVE_ONE"
+
+
+def test_a_poisson_sampled_central_plan_exports_the_sampled_pair(plans):
+    p = plans("sampled")
+    out = export_plan(p, "dp-accounting").to_dict()
+    event, (pld, rdp) = _accountants(out)
+    sampled = event.event
+    assert type(sampled).__name__ == "PoissonSampledDpEvent" and sampled.sampling_probability == 0.05
+    # the pair is a weaker Gaussian than the plan's noise over its sensitivity: (Delta + 2)/s against Delta/s
+    assert Fraction(sampled.event.noise_multiplier) <= p.noise.noise_multiplier.lower()
+    assert pld <= rdp * (1 + 1e-9)
+    ours = float(p.noise.epsilon.upper())
+    if out["pair"]["certifies_plan_epsilon"]:               # the plan's eps is the sampled pair's own
+        assert ours * (1 - 1e-6) <= pld <= ours * 1.01
+    else:                                                    # another bound (the sampled Renyi one) is the plan's
+        assert any("may be below the plan's" in n for n in out["notes"])
+
+
+def test_the_pairs_epsilon_is_the_plans_in_itsas_own_exact_curve(plans):
+    """Without dp-accounting's grid: the exact Gaussian curve at z = 1/mu'' and delta - T delta0 is the plan's eps."""
+    p = plans("central")
+    pair = round_pair(noise_inputs(p.deployment), p.noise, p.round_event())
+    assert pair is not None and pair.certifies
+    exact = gaussian_tight_epsilon(pair.noise_multiplier, pair.rounds, pair.accountant_delta)
+    plan_eps = p.noise.epsilon.upper()
+    assert exact.lower() <= plan_eps <= exact.upper() * (1 + Fraction(1, 10**9))
+
+
+def test_the_frameworks_section_and_the_export_read_one_pair(plans):
+    p = plans("central")
+    section = p.to_dict()["frameworks"]["dp_accounting"]
+    out = export_plan(p, "dp-accounting").to_dict()
+    assert section["noise_multiplier"] == out["pair"]["noise_multiplier"]
+    assert Fraction(out["dp_event"]["event"]["noise_multiplier"]) <= Fraction(section["noise_multiplier"])
+    assert section["accountant_delta"] == out["pair"]["accountant_delta"]
+
+
+def test_dominating_pair_one_dimension_is_the_shift_plus_two():
+    """Central noise, ``d = 1``: no lattice smoothing (``ε = 0``), ``μ'' = (Δ + 2)/σ`` (the upper end of its
+    ball), ``δ₀`` from θ − 1 alone (far below any δ)."""
+    mu, slack = dominating_pair(sigma=50, sensitivity=10, dimension=1)
+    assert Fraction(12, 50) <= mu <= Fraction(12, 50) * (1 + Fraction(1, 2**150))
+    assert 0 <= slack < Fraction(1, 10**30)
+    assert dominating_pair(sigma=1, sensitivity=10, dimension=10**6) is None     # the smoothing condition fails
+
+
+@pytest.mark.parametrize("sigma, sens, rounds, dim, shares", [(1000, 100, 10, 1000, 1), (30, 64, 50, 200, 40),
+                                                              (5000, 900, 3, 10**5, 1)])
+def test_dominating_epsilon_is_its_pairs(sigma, sens, rounds, dim, shares):
+    """The ε of :func:`dominating_epsilon` is the exact Gaussian curve of its pair at δ − T δ₀."""
+    delta = Fraction(1, 10**6)
+    eps = dominating_epsilon(sigma=sigma, sensitivity=sens, rounds=rounds, delta=delta, survivors=shares,
+                             dimension=dim)
+    mu, slack = dominating_pair(sigma=sigma, sensitivity=sens, survivors=shares, dimension=dim)
+    exact = gaussian_tight_epsilon(1 / mu, rounds, delta - rounds * slack)
+    assert exact.lower() <= eps.upper() <= exact.upper() * (1 + Fraction(1, 10**9))
+
+
+def test_a_pair_rounds_in_its_safe_directions():
+    pair = GaussianPair(mu=Fraction(3, 7), slack=Fraction(1, 10**20), rate=Fraction(1, 3), rounds=7,
+                        delta=Fraction(1, 10**5), certifies=False, method="rdp")
+    export = events_from_pair(pair)
+    assert isinstance(export, PairExport)
+    inner = export.event["event"]
+    assert Fraction(inner["sampling_probability"]) >= Fraction(1, 3)
+    assert Fraction(inner["event"]["noise_multiplier"]) <= Fraction(7, 3)
+    assert Fraction(export.accountant_delta) <= Fraction(1, 10**5) - 7 * Fraction(1, 10**20)
+    assert "may be below" not in " ".join(export.to_dict()["notes"])      # the plan's own notes say that
+
+
+def test_a_layered_plan_keeps_its_zcdp_events(plans):
+    p = plan(load_deployment("table1-psa"))
+    assert p.frameworks is None or p.frameworks.pair is None
+    out = export_plan(p, "dp-accounting").to_dict()
+    assert out["dp_event"]["event"]["class_name"] == "ZCDpEvent"
+    assert any(n.startswith("no Gaussian pair dominates") for n in out["notes"])
+    assert "pair" not in out and "accountant_delta" not in out
+
+
+def test_cli_export_dp_accounting_snippet_runs(cli, tmp_path):
+    path = tmp_path / "central.yaml"
+    path.write_text(json.dumps(CENTRAL))
+    r = cli("plan", str(path), "--export", "dp-accounting", "--snippet", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "PLDAccountant" in r.output and "accountant_delta = " in r.output
+    printed = []
+    exec(compile(r.output, "snippet", "exec"), {"print": lambda *a: printed.append(a)})   # noqa: S102
+    assert [a[0] for a in printed] == ["PLDAccountant", "RdpAccountant"]

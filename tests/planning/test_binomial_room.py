@@ -1,0 +1,64 @@
+"""The binomial mechanism's room: its coins, its exact support (a word that never wraps), its refusal in a plan."""
+
+from fractions import Fraction
+
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from itsa.planning.deployment import NoiseKind
+from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.mechanisms import REGISTRY, Mechanism
+from itsa.planning.rotation import rounded_sum
+from itsa.planning.scale import mse_parts, wrap_at
+from itsa.privacy.shares import noise_shares
+from itsa_cli import main as cli
+
+ROOM = REGISTRY["binomial"]
+
+
+@given(st.fractions(Fraction(1, 100), 10**4))
+def test_coins_are_the_fewest_even_count_with_variance_at_least_sigma_squared(sigma):
+    n = ROOM.coins(sigma)
+    assert n % 2 == 0 and Fraction(n, 4) >= sigma**2 > Fraction(n - 2, 4)
+    assert ROOM.variance_bound(sigma) == Fraction(n, 4) and ROOM.largest_share(sigma) == n // 2
+
+
+def test_draws_are_centred_integers_in_the_support():
+    x = ROOM.draws(Fraction(2), 50_000, "binomial-support")
+    n = ROOM.coins(Fraction(2))             # 16 coins: shares in [-8, 8]
+    assert n == 16 and x.min() >= -8 and x.max() <= 8 and abs(x.mean()) < 0.05
+
+
+def inputs(**kw):
+    return NoiseInputs(clients=10, dimension=4, clip=Fraction(1), epsilon=Fraction(1),
+                       mechanism=Mechanism.BINOMIAL, **kw)
+
+
+def test_a_word_that_holds_every_value_never_wraps_exactly():
+    """K = 10 shares of N = 16 coins at gamma = 8: |sum| <= 10 x 8 + 10 x 8 = 160 < 2^8 - so 9 bits never wrap."""
+    d, gamma, sigma = inputs(), Fraction(8), Fraction(2)
+    shares = noise_shares(d.clients, d.dropout, distributed=True).wrap
+    top = rounded_sum(clients=10, gamma=gamma, clip=Fraction(1), dimension=4, rotation="none",
+                      rounding="nearest").exact + shares * ROOM.largest_share(sigma)
+    assert top == 160
+    exact = wrap_at(d, 9, gamma, sigma, per_round=True)
+    assert exact.direction == "exact" and exact.high == 0 and "never wraps" in str(exact.method)
+    tight = wrap_at(d, 8, gamma, sigma, per_round=True)          # 2^7 = 128 <= 160: a tail bound, not 0
+    assert tight.direction == "upper bound" and 0 < tight.high <= 1
+
+
+def test_its_error_counts_its_own_variance_not_sigma_squared():
+    d = inputs(kind=NoiseKind.CENTRAL)
+    quant, noise = mse_parts(d, Fraction(8), Fraction(3, 2))        # N = 10 coins: variance 5/2 > 9/4
+    assert noise == 4 * Fraction(10, 4) / (8 * 10) ** 2
+
+
+def test_a_plan_naming_it_is_refused_in_one_line(tmp_path):
+    text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
+            "noise: {placement: distributed, mechanism: binomial}\nencoding: {word_bits: 32}\n")
+    path = tmp_path / "binomial.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip().count("\n") == 0 and "no Renyi bound" in res.stderr
