@@ -45,7 +45,7 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT
 from itsa._util.display import Displayable, Kind
 from itsa._util.files import exists, read_text
 from itsa._util.results_table import Layout, ResultStore, check_folder, read_meta, read_rows
-from itsa.exceptions import InvalidInput, InvalidOption, ItsaError, TimeLimitReached, excerpt
+from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, ItsaError, TimeLimitReached, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.planning.deployment import MAX_BYTES, Deployment, read_deployment
 from itsa.planning.explore import override
@@ -123,8 +123,6 @@ def fleet_deployments(paths: Sequence[str | os.PathLike]) -> list[tuple[str, str
     Raises :class:`~itsa.exceptions.InvalidInput` (one line) for a missing file, an empty folder,
     or two deployments of one name (the ``deployment`` column tells the rows apart).
     """
-    from itsa.exceptions import InvalidDeployment
-
     found: list[tuple[str, str]] = []
     for given in paths:
         p = Path(given)

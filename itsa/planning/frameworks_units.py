@@ -41,6 +41,7 @@ from fractions import Fraction
 from typing import Any
 
 import flint
+import numpy as np
 
 from itsa._util.certified import Certified, Direction, exact_text, float_down, float_up, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
@@ -90,16 +91,12 @@ def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, ga
 
 def _float32_down(x: float) -> float:
     """The largest float32 value ``≤ x ≥ 0`` (TFF reads its float arguments as float32)."""
-    import numpy as np
-
     f = np.float32(x)
     return float(f if float(f) <= x else np.nextafter(f, np.float32(0)))
 
 
 def _float32_up(x: float) -> float:
     """The least float32 value ``≥ x ≥ 0``."""
-    import numpy as np
-
     f = np.float32(x)
     return float(f if float(f) >= x else np.nextafter(f, np.float32(np.inf)))
 

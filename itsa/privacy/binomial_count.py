@@ -229,6 +229,22 @@ def draft_coins(epsilon, delta, *, dimension: int = 1, l1=1, l2=1, linf=1, scale
     ``b_p = ⅓``, ``c_p = 7√2/4``, ``d_p = ⅔`` at ``p = ½`` (the draft writes ``c₁`` without the ``1/s``;
     at ``s = 1`` they agree). Every step in ball arithmetic; the ceiling is certified.
 
+    Parameters
+    ----------
+    epsilon, delta : number
+        The target (rationals, or text such as ``"1e-5"``).
+    dimension : int
+        ``d``, the draft's dimension (1: a count).
+    l1, l2, linf : number
+        The sensitivities ``Δ₁``, ``Δ₂``, ``Δ∞`` (1 for a count).
+    scale : number
+        ``s``, the draft's quantization scale.
+
+    Returns
+    -------
+    int
+        The draft's number of coins.
+
     Examples
     --------
     >>> draft_coins(3, "1e-5"), draft_coins("0.1", "1e-5")

@@ -122,7 +122,7 @@ def test_require_names_the_extra(monkeypatch):
         require("galois")
     with pytest.raises(ImportError):                        # still an ImportError for old callers
         require("galois")
-    assert {extra for extra, _ in EXTRAS.values()} == {"census", "draw", "crosscheck", "testing"}
+    assert {extra for extra, _ in EXTRAS.values()} == {"census", "draw", "crosscheck", "testing", "flower"}
 
 
 @pytest.mark.parametrize("missing, extra", [("pyarrow", "census"), ("matplotlib", "draw")])
