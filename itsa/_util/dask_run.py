@@ -28,11 +28,30 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from itsa.exceptions import InvalidOption, Unreachable
 
-__all__ = ["SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
+__all__ = ["RunProgress", "SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
            "chunk_size", "run_chunks", "drop_quietly", "check_cluster_options", "worker_count"]
+
+
+@dataclass(kw_only=True, frozen=True)
+class RunProgress:
+    """Where a run on the engine stands (a census's instances, a fleet's plans): handed to the ``progress``
+    callback after each finished row or chunk.
+
+    ``total`` counts the rows this run computes (``skipped`` ones, already in the table, are not in it);
+    ``running`` is the number submitted and not finished, at most the number of worker threads.
+    """
+
+    total: int
+    done: int = 0
+    running: int = 0
+    failed: int = 0
+    timeout: int = 0
+    skipped: int = 0
+    elapsed: float = 0.0
 
 
 class SchedulerUnreachable(Unreachable):

@@ -40,7 +40,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import fraction_text
-from itsa._util.dask_run import check_cluster_options, dask_client, run_chunks, worker_count
+from itsa._util.dask_run import RunProgress, check_cluster_options, dask_client, run_chunks, worker_count
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 from itsa._util.display import Displayable, Kind
 from itsa._util.files import exists, read_text
@@ -260,17 +260,8 @@ def warm_fleet_worker() -> int:
 
 # -- the run -------------------------------------------------------------------------------------
 
-@dataclass(kw_only=True, frozen=True)
-class FleetProgress:
-    """Where a fleet stands: handed to the ``progress`` callback after each finished chunk of plans."""
-
-    total: int
-    done: int = 0
-    running: int = 0
-    failed: int = 0
-    timeout: int = 0
-    skipped: int = 0
-    elapsed: float = 0.0
+#: Where a fleet stands (the engine's :class:`~itsa._util.dask_run.RunProgress`, a row a plan).
+FleetProgress = RunProgress
 
 
 @dataclass(frozen=True, repr=False)

@@ -44,6 +44,7 @@ from itsa._util.dask_run import (
     MAX_CHUNK,
     TASK_SECONDS,
     WORKER_CONFIG,
+    RunProgress,
     SchedulerUnreachable,
     check_cluster_options,
     chunk_size,
@@ -62,22 +63,8 @@ __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", 
            "warm_worker", "WORKER_CONFIG", "local_cluster", "TASK_SECONDS", "MAX_CHUNK"]
 
 
-@dataclass(kw_only=True, frozen=True)
-class CensusProgress:
-    """Where a census stands: handed to the ``progress`` callback after each row.
-
-    ``total`` counts the instances this run computes (``skipped`` ones, already
-    in the table, are not in it); ``running`` is the number submitted and not
-    finished, at most the number of worker threads.
-    """
-
-    total: int
-    done: int = 0
-    running: int = 0
-    failed: int = 0
-    timeout: int = 0
-    skipped: int = 0
-    elapsed: float = 0.0
+#: Where a census stands (the engine's :class:`~itsa._util.dask_run.RunProgress`, a row an instance).
+CensusProgress = RunProgress
 
 
 @dataclass(frozen=True, repr=False)
