@@ -6,8 +6,8 @@ named-tuple JSON.
 that both of dp-accounting's accountants take, with the δ to ask them at
 (:class:`PairExport`). What follows is the zCDP form, for noise without such a pair.
 
-dp-accounting has no event for a sum of discrete Gaussian shares or for
-Skellam, but it has ``ZCDpEvent(rho, xi)``: a mechanism with
+dp-accounting has no event for a sum of discrete Gaussian shares or for the
+plan's other mechanisms, but it has ``ZCDpEvent(rho, xi)``: a mechanism with
 ``RDP(α) ≤ ξ + ρ α`` at every order ``α > 1``. Every curve of
 :mod:`itsa.privacy` has that form (``ε(q) ≤ c q``: ``ρ = c``, ``ξ = 0``), and
 so has the first branch of the distributed discrete Gaussian's bound
@@ -273,8 +273,8 @@ def events_from_event(event: Event, *, rounds: int = 1) -> DpAccountingExport:
     Raises
     ------
     InvalidOption
-        An event with no bound of the form ``ξ + ρ q`` at every order (Skellam's is certified at whole
-        orders only).
+        An event with no bound of the form ``ξ + ρ q`` at every order (a bound certified at whole
+        orders only, as the Poisson-type mechanism's).
     """
     rate: Fraction | None = None
     if isinstance(event, PoissonSampledEvent):

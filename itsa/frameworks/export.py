@@ -67,6 +67,7 @@ from itsa.frameworks.dp_accounting import (
 )
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
 from itsa.frameworks.tff import TffExport, tff_export
+from itsa.planning.mechanisms import registered
 
 __all__ = ["Framework", "PlanExport", "export_plan", "check_export", "write_export", "flower_noise_multiplier",
            "plan_event", "DEFAULT_CORRUPT", "DEFAULT_ADVERSARY"]
@@ -183,7 +184,7 @@ def plan_event(plan) -> Any:
 
 def flower_noise_multiplier(plan) -> Fraction:
     """Flower's ``noise_multiplier`` for a central plan: ``z = σ/(γ S)``, rounded up to a double (its one home is
-    :func:`itsa.planning.frameworks_units.flower_noise_multiplier`, which the plan prints).
+    :func:`itsa.frameworks.units.flower_noise_multiplier`, which the plan prints).
 
     Flower adds ``N(0, (z C/N)²)`` to each coordinate of the mean, with
     ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``, and
@@ -191,7 +192,7 @@ def flower_noise_multiplier(plan) -> Fraction:
     their sum that is a standard deviation of ``z S ≥ σ/γ``, the plan's noise
     in the data's units.
     """
-    from itsa.planning.frameworks_units import flower_noise_multiplier as home
+    from itsa.frameworks.units import flower_noise_multiplier as home
 
     return Fraction(home(sigma=plan.noise.sigma_client, gamma=plan.encoding.gamma, clip=plan.deployment.clip))
 
@@ -357,7 +358,8 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
         return events_from_pair(pair), notes
     event = plan_event(plan)
     export = events_from_event(event, rounds=privacy.rounds)
-    notes = ["no Gaussian pair dominates this plan's rounds (Skellam, a layering, central noise after a rotation, "
+    without = "".join(f"{m.title}, " for m in registered() if m.renyi and not m.gaussian_pair)
+    notes = [f"no Gaussian pair dominates this plan's rounds ({without}a layering, central noise after a rotation, "
              "or a lattice smoothing whose additive part over the rounds reaches delta at this noise): its Renyi "
              "bound as zCDP events, which dp-accounting's RdpAccountant alone takes, and only unsampled"]
     notes += [f"the plan's own event, {event.label}, composed over {privacy.rounds} rounds; the plan certifies "

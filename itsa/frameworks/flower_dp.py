@@ -113,7 +113,7 @@ class FlowerPlan:
         ``d`` (the model's parameters, all arrays flattened), ``S``, ``γ`` and ``M = 2^b``.
     sigma_client, noise, mechanism
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
-        the discrete Gaussian (``dgauss``) only: Skellam has no exact sampler in itsa.
+        the discrete Gaussian (``dgauss``) only: no other mechanism has an exact sampler in itsa.
     rotation, rounding, beta
         As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
     engine : str

@@ -16,10 +16,13 @@ float widths, without TensorFlow:
   float32 in the aggregator's state (``DiscretizationFactory``);
 - ``discretization.inflated_l2_norm_bound`` in float32: ``min(c + γ√d, √(c² + γ²d/4 + √(2 ln(1/β)) γ
   (c + γ√d/2)))`` (``γ = 1/scale``; the first alone at ``β = 0``), the norm after the rotation (which
-  keeps it) and the rounding; the DP query's scaled bound ``(bound + 10⁻⁵) · scale`` and the Skellam
-  query's ``ℓ1`` bound ``⌈b₂ · min(√d, b₂)⌉``;
+  keeps it) and the rounding; the DP query's scaled bound ``(bound + 10⁻⁵) · scale`` and the
+  Poisson-type query's ``ℓ1`` bound ``⌈b₂ · min(√d, b₂)⌉``;
 - TF Privacy's ``DistributedDiscreteGaussianSumQuery`` draws each share at ``⌈local stddev · scale⌉`` (its
-  ``_add_local_noise``); ``DistributedSkellamSumQuery`` at the float32 ``local stddev · scale``.
+  ``_add_local_noise``); the other mechanism's query at the float32 ``local stddev · scale``.
+
+The mechanisms' names (``DP_MECHANISMS``, the default one, TF Privacy's modules) are each mechanism's own
+(:attr:`itsa.planning.mechanisms.NoiseMechanism.frameworks`).
 
 Examples
 --------
@@ -39,18 +42,22 @@ from typing import Any
 import numpy as np
 
 from itsa._util.display import Displayable
+from itsa.planning.frameworks_units import TFF_INTEGER_DEVIATION
 from itsa.planning.heuristic import NORM_LEEWAY, RULE_MAX_BITS, padded_dimension, tff_rule
+from itsa.planning.mechanisms import registered
 
 __all__ = ["TffComputation", "TffExport", "tff_computes", "tff_export", "clip_prob_to_num_stddevs", "inflated_l2_norm_bound",
-           "DP_MECHANISMS", "ROTATION_TYPES", "TFF_SOURCE"]
+           "DP_MECHANISMS", "DEFAULT_MECHANISM", "ROTATION_TYPES", "TFF_SOURCE"]
 
 #: Where the arithmetic ported here lives.
 TFF_SOURCE = ("tensorflow_federated/python/aggregators/distributed_dp.py (DistributedDpSumFactory.__init__, "
               "_build_aggregation_factory, _clip_prob_to_num_stddevs, _heuristic_scale_factor) and "
-              "discretization.py (inflated_l2_norm_bound); TF Privacy's distributed_discrete_gaussian_query.py "
-              "and distributed_skellam_query.py")
-#: The mechanisms TFF's factory takes.
-DP_MECHANISMS = ("distributed_dgauss", "distributed_skellam")
+              "discretization.py (inflated_l2_norm_bound); TF Privacy's "
+              + " and ".join(m.frameworks["tf_privacy"] for m in registered() if "tf_privacy" in m.frameworks))
+#: The mechanisms TFF's factory takes (each mechanism's TFF name).
+DP_MECHANISMS = tuple(m.frameworks["tff"] for m in registered() if "tff" in m.frameworks)
+#: The factory's default mechanism.
+DEFAULT_MECHANISM = next(m.frameworks["tff"] for m in registered() if "tff" in m.framework_default)
 #: Its rotations.
 ROTATION_TYPES = ("hd", "dft")
 
@@ -111,7 +118,7 @@ class TffComputation(Displayable):
     inflated_l2 : float
         The norm bound after rounding (data units); ``scaled_inflated_l2`` with the leeway, in integer units.
     scaled_l1 : int
-        The Skellam query's ``ℓ1`` bound.
+        The Poisson-type query's ``ℓ1`` bound.
     """
 
     kwargs: dict[str, Any]
@@ -169,7 +176,7 @@ def _checks(z, n, bits, clip, modclip_prob, beta, mechanism, rotation_type) -> l
 
 
 def tff_computes(*, noise_multiplier: float, expected_clients_per_round: int, bits: int, l2_clip: float,
-                 modclip_prob: float = 1e-4, beta: float = 0.0, mechanism: str = "distributed_skellam",
+                 modclip_prob: float = 1e-4, beta: float = 0.0, mechanism: str = DEFAULT_MECHANISM,
                  rotation_type: str = "dft", auto_l2_clip: bool = False, dimension: int) -> TffComputation:
     """What ``DistributedDpSumFactory(**kwargs).create(type of dimension values)`` computes (see the module).
 
@@ -212,7 +219,7 @@ def tff_computes(*, noise_multiplier: float, expected_clients_per_round: int, bi
     scale = float(rule.gamma)                           # float64, capped: the DP query's parameters use it
     local = noise_multiplier * l2_clip / math.sqrt(n)
     scaled_local = _f32(local * scale)                  # the DP query's state: float32
-    share = float(math.ceil(scaled_local)) if mechanism == "distributed_dgauss" else float(scaled_local)
+    share = float(math.ceil(scaled_local)) if mechanism == TFF_INTEGER_DEVIATION else float(scaled_local)
     inflated = inflated_l2_norm_bound(l2_clip, 1.0 / scale, beta, d_pad)
     scaled_inflated = (inflated + NORM_LEEWAY) * scale
     scaled_l1 = math.ceil(scaled_inflated * min(math.sqrt(d_pad), scaled_inflated))

@@ -24,13 +24,13 @@ from itsa.modular._converse import decoder_success
 from itsa.modular._digits import digits
 from itsa.modular._distortion import theorem4_bounds, uniform_residue_T
 from itsa.modular._figures_audit import (
+    baseline_wraps,
     clip_rate_check,
     fig2b,
     fig3a_gaussian,
     fig3b,
     fig5a,
     readings_tried,
-    skellam_wraps,
 )
 from itsa.modular._margins import Reading, margins, parse_clients, smallest_margin
 from itsa.modular._payload import corollary1_premium, payload
@@ -221,5 +221,5 @@ def audit(privacy: bool = True) -> Audit:
     checks = _fig1a() + _fig1b() + _table1() + _converse() + _fig3a() + [fig3a_gaussian()] + fig3b()
     checks += fig2b() + fig5a() + [clip_rate_check()]
     if privacy:
-        checks += privacy_checks() + skellam_wraps()
+        checks += privacy_checks() + baseline_wraps()
     return Audit(tuple(checks), privacy)

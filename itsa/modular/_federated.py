@@ -1,8 +1,9 @@
-"""The experiments' numbers that follow from the model under a stated reading: §IX-D's Skellam wraps, Fig. 3's errors.
+"""The experiments' numbers that follow from the model under a stated reading: §IX-D's baseline wraps, Fig. 3's errors.
 
-**Skellam wraps** (§IX-D: "at ε = 6 its unprovisioned modulus wraps (4.7·10³
-carry events on MNIST, 5.3·10⁴ on CIFAR-10)"). The reading: ``K`` clients add
-Skellam shares whose sum has variance ``σ²``; the baseline is "credited with its
+**The baseline's wraps** (§IX-D: "at ε = 6 its unprovisioned modulus wraps
+(4.7·10³ carry events on MNIST, 5.3·10⁴ on CIFAR-10)"). The reading: ``K``
+clients add the baseline's shares (the paper's distributed baseline, a
+difference of Poissons) whose sum has variance ``σ²``; the baseline is "credited with its
 leading Rényi term only", which is the Gaussian's of the same variance, so
 ``σ = z C/h`` lattice steps with ``z`` the per-round noise multiplier of a
 Gaussian composed over the rounds to ``(ε, δ)`` (:func:`itsa.privacy.calibrate`,
@@ -11,7 +12,7 @@ left out and the noise read as that Gaussian. A coordinate of a round wraps
 when ``|N| > M/2``, so the expected count over ``T`` rounds and ``d``
 coordinates is ``T d erfc(M/(2√2 σ))``, and a printed count fixes ``h``:
 ``h = z C √2 erfcinv(count/(T d)) / (M/2)``. Both are certified in ball
-arithmetic (the model, not the Skellam tail, is what they are exact for).
+arithmetic (the model, not the baseline noise's own tail, is what they are exact for).
 
 **Fig. 3b** splits the mean's error into its quantization part, the
 per-client error over ``a²K`` (eq. 42), and the noise of the authorized
@@ -32,7 +33,7 @@ from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.modular._certify import enclose
 
-__all__ = ["skellam_multiplier", "expected_wraps", "step_for_wraps", "quantization_part", "recalibrated_noise",
+__all__ = ["baseline_multiplier", "expected_wraps", "step_for_wraps", "quantization_part", "recalibrated_noise",
            "EXPERIMENT"]
 
 #: §IX-D's federated setting: clients, rounds, δ, clip norm, and the model dimension of each dataset.
@@ -42,7 +43,7 @@ WRAPS = ("T d erfc(M/(2√2 σ)), σ = z C/h, z the per-round Gaussian multiplie
          "ball arithmetic (python-flint arb)")
 
 
-def skellam_multiplier(epsilon=6, rounds: int = 150, delta=Fraction(1, 10 ** 6)) -> Certified:
+def baseline_multiplier(epsilon=6, rounds: int = 150, delta=Fraction(1, 10 ** 6)) -> Certified:
     """``z``: the per-round noise multiplier whose ``rounds``-fold Gaussian composition is ``(ε, δ)`` (upper bound)."""
     from itsa.privacy import calibrate
 
@@ -74,7 +75,7 @@ def expected_wraps(*, dimension: int, step, modulus: int, rounds: int = 150, eps
     t = whole_number("rounds", rounds, minimum=1)
     h = fraction("step h", step, low=0)
     c = fraction("clip", clip, low=0)
-    z = skellam_multiplier(epsilon, t, delta)
+    z = baseline_multiplier(epsilon, t, delta)
     with precision():
         sigma = _sigma(z, h, c)
         return enclose("expected wraps", t * d * (to_arb(m) / (2 * to_arb(2).sqrt() * sigma)).erfc(),
@@ -97,7 +98,7 @@ def step_for_wraps(count, *, dimension: int, modulus: int, rounds: int = 150, ep
     t = whole_number("rounds", rounds, minimum=1)
     n = fraction("count", count, low=0, high=t * d)
     c = fraction("clip", clip, low=0)
-    z = skellam_multiplier(epsilon, t, delta)
+    z = baseline_multiplier(epsilon, t, delta)
     with precision():
         root = (to_arb(n / (t * d))).erfcinv()
         return enclose("step h", to_arb(z.high) * to_arb(c) * to_arb(2).sqrt() * root * 2 / m, Direction.ENCLOSURE,

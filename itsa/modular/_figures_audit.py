@@ -1,4 +1,4 @@
-"""The audit's rows for Figs. 2b, 3b, 5a, Fig. 3a's Gaussian source, §IX-D's Skellam wraps and §IX-E's clip rate.
+"""The audit's rows for Figs. 2b, 3b, 5a, Fig. 3a's Gaussian source, §IX-D's baseline wraps and §IX-E's clip rate.
 
 Each printed value is one :class:`~itsa.modular._printed.Check`; the readings
 tried for Figs. 2b and 5a, each with its exact or certified value at every
@@ -29,7 +29,7 @@ from itsa.modular._federated import (
 from itsa.modular._printed import Check, Status, nearest
 from itsa.modular._regimes import BOX_MARGINS, ball_ratio, ball_readings, box_ratio
 
-__all__ = ["fig2b", "fig5a", "fig3b", "fig3a_gaussian", "skellam_wraps", "clip_rate_check", "readings_tried",
+__all__ = ["fig2b", "fig5a", "fig3b", "fig3a_gaussian", "baseline_wraps", "clip_rate_check", "readings_tried",
            "FIG2B", "FIG5A"]
 
 #: Fig. 2b's printed leading ratios at L = 2..6 (ℓ2-clipped ball, ρ = 3).
@@ -167,12 +167,12 @@ def fig3a_gaussian() -> Check:
                  f"{safe_decimal(allowed[1].high, 3)}]); against the printed error it is {safe_decimal(100 * off, 4)} %", "itsa modular distortion --finest 4 --source gaussian")
 
 
-def skellam_wraps() -> list[Check]:
-    """§IX-D's Skellam carry counts and the step ``h`` each implies, under the reading of :mod:`._federated`."""
+def baseline_wraps() -> list[Check]:
+    """§IX-D's carry counts of the distributed baseline and the step ``h`` each implies, under the reading of :mod:`._federated`."""
     try:
         import itsa.privacy  # noqa: F401
     except ImportError:
-        return [Check("ixd-skellam-wraps", "§IX-D", "4.7·10³ and 5.3·10⁴ carry events (Skellam, ε = 6)",
+        return [Check("ixd-baseline-wraps", "§IX-D", "4.7·10³ and 5.3·10⁴ carry events (the baseline, ε = 6)",
                       "not computed", Status.DEFERRED, "needs itsa.privacy's calibration", AUDIT)]
     rows: list[Check] = []
     steps: dict[int, list[Certified]] = {}
@@ -186,10 +186,10 @@ def skellam_wraps() -> list[Check]:
             parts.append(f"{label}: h = {interval(h, 4)}, and at h = 2/79 (range condition tight) "
                          f"{interval(at, 3)} wraps")
         rows.append(Check(
-            f"ixd-skellam-wraps-{key}", "§IX-D", f"{printed} carry events on {name} (Skellam, ε = 6)",
+            f"ixd-baseline-wraps-{key}", "§IX-D", f"{printed} carry events on {name} (the baseline, ε = 6)",
             "; ".join(parts) + " (certified)", Status.UNDETERMINED,
             f"the step h is not printed; the reading: K = 1000, d = {d}, T = 150 rounds, noise the Gaussian of the "
-            "Skellam's variance at ε = 6, δ = 10^-6 (its leading Rényi term, CKS), data sum left out, "
+            "baseline's variance at ε = 6, δ = 10^-6 (its leading Rényi term, CKS), data sum left out, "
             "T d erfc(M/(2√2 σ)) wraps; STEPS",
             AUDIT))
     ratio = {m: steps[m][0].low / steps[m][1].high for m in steps}

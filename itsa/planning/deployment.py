@@ -45,6 +45,7 @@ from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
+from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols import AggregationProtocol, MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
 from itsa.planning.vocabulary import MAX_WORD_BITS, Mechanism, NoiseKind, Overflow, Sampling  # their home
@@ -343,10 +344,9 @@ class Deployment(Displayable):
             _part(key, getattr(self, key), kind)
         if self.gate is not None:
             _part("gate", self.gate, Gate)
-        if self.encoding.layered and self.noise.mechanism is Mechanism.SKELLAM:
-            raise _ERR("noise.mechanism: skellam with a PSA layering is not accounted here: the layering's epsilon "
-                       "adds its layers' linear (zCDP) Renyi curves, and Skellam's curve is not linear; give "
-                       "mechanism: dgauss, or a flat word (encoding.word_bits)")
+        refusal = None if self.noise.mechanism is None else mechanism(self.noise.mechanism).layering_refusal
+        if self.encoding.layered and refusal is not None:
+            raise _ERR(f"noise.mechanism: {self.noise.mechanism} with a PSA layering is not accounted here: {refusal}")
         if self.privacy.epsilon is None and self.noise.sigma is None:
             raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
         _set(self, "overflow", _number("overflow", self.overflow, low=0, high=1))

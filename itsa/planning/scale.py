@@ -87,7 +87,7 @@ def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_
                                f"word holds every value the sum can take (|sum| <= {rs.exact} + {shares} x "
                                f"{largest}): never wraps")
     proxy, poisson = room.wrap_noise(sigma, shares)
-    bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + proxy, skellam=poisson,
+    bound = certified_tail(room=2 ** (bits - 1) - rs.exact, proxy=rs.proxy + proxy, poisson=poisson,
                            coordinates=rs.coordinates if per_round else 1)
     noise_how = room.wrap_how(distributed=d.kind is NoiseKind.DISTRIBUTED)
     return Certified(bound.name, bound.low, bound.high, bound.direction, f"{rs.how}; {noise_how}; {bound.method}")

@@ -26,9 +26,9 @@ The accountant, for other parts of itsa to call (every number is a
         noise_shares(clients, dropout, *, distributed) -> NoiseShareCount(wrap=K, privacy=fewest survivors)
         survivors_under(clients, dropout) -> int
     itsa.privacy.tails
-        subgaussian_tail(threshold, proxy, *, skellam=0, coordinates=1) -> arb   # 2 d exp(-t^2/(2v)) (Chernoff with
-            Skellam noise): every wrap and carry bound's tail
-        certified_tail(*, room, proxy, skellam=0, coordinates) -> Certified     # the same, capped at 1
+        subgaussian_tail(threshold, proxy, *, poisson=0, coordinates=1) -> arb   # 2 d exp(-t^2/(2v)) (Chernoff with
+            a Poisson-type part of variance poisson): every wrap and carry bound's tail
+        certified_tail(*, room, proxy, poisson=0, coordinates) -> Certified     # the same, capped at 1
     itsa.privacy.rdp
         gaussian_rdp(order, noise_multiplier) -> arb
         gaussian_curve(noise_multiplier, sensitivity=1, count=1) -> RdpCurve

@@ -26,7 +26,7 @@ from .test_figures_helpers import exact
 
 NEW_KEYS = ([f"fig2b-L{L}" for L in FIG2B] + [f"fig5a-L{L}" for L in FIG5A] + ["fig5a-limit"]
             + ["fig3b-quant-4", "fig3b-quant-1", "fig3b-total-4", "fig3b-total-2", "fig3b-total-1", "fig3a-gaussian",
-               "ixd-skellam-wraps-mnist", "ixd-skellam-wraps-cifar10", "ixe-clip-rate"])
+               "ixd-baseline-wraps-mnist", "ixd-baseline-wraps-cifar10", "ixe-clip-rate"])
 
 
 # --- Fig. 5a: the rotated box -------------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def test_skellam_counts_imply_different_steps():
     mnist = step_for_wraps(4700, dimension=1290, modulus=3 ** 8)
     cifar = step_for_wraps(53000, dimension=3850, modulus=3 ** 8)
     assert mnist.low > Fraction(13, 10) * cifar.high
-    rows = [c for c in audit().checks if c.key.startswith("ixd-skellam-wraps")]
+    rows = [c for c in audit().checks if c.key.startswith("ixd-baseline-wraps")]
     assert [c.status for c in rows] == [Status.UNDETERMINED] * 2 and "1.33 times" in rows[0].reading
 
 

@@ -101,7 +101,7 @@ def test_the_skellam_tail_bounds_the_exact_tail(mu, t):
     from scipy.stats import skellam
 
     exact = 2 * skellam.sf(t - 1, mu / 2, mu / 2)
-    assert certified_tail(room=t, proxy=0, skellam=mu, coordinates=1).upper() >= Fraction(exact) * (1 - Fraction(1, 10**9))
+    assert certified_tail(room=t, proxy=0, poisson=mu, coordinates=1).upper() >= Fraction(exact) * (1 - Fraction(1, 10**9))
 
 
 def test_sub_gaussian_tail_is_the_closed_form():

@@ -34,7 +34,7 @@ def test_the_union_over_coordinates_multiplies(t, v, d):
 def test_skellam_noise_only_raises_the_tail(t, v, m):
     """Adding Skellam noise (variance m) to a v-sub-Gaussian sum cannot make its Chernoff bound smaller."""
     plain = certified_tail(room=t, proxy=v, coordinates=1).upper()
-    assert certified_tail(room=t, proxy=v, skellam=m, coordinates=1).upper() >= plain
+    assert certified_tail(room=t, proxy=v, poisson=m, coordinates=1).upper() >= plain
 
 
 def test_the_certified_tail_is_the_ball_capped():

@@ -1,44 +1,55 @@
-"""The plan's noise mechanisms: one module each, registered here by name; the planner asks the registry.
+"""The plan's noise mechanisms: one module each, found here; the planner asks the registry.
 
-``Mechanism`` is the vocabulary (the deployment file's words), built from the
-registry; :func:`mechanism` turns a word into its :class:`NoiseMechanism`
-(an unknown one is one line). To add a mechanism, see docs/architecture.md
-("Add a noise mechanism").
+Every module of this package (``base`` aside) that defines a
+:class:`NoiseMechanism` registers it by being here: nothing in this file
+names one. ``Mechanism`` is the vocabulary (the deployment file's words),
+built from the registry; :func:`mechanism` turns a word into its
+:class:`NoiseMechanism` (an unknown one is one line). The registry's order
+is the order the plan compares them: the default first, then those the plan
+compares when the file names none (``auto``), then the rest, each by name.
+To add a mechanism, see docs/architecture.md ("Add a noise mechanism to the
+plan").
 
 Examples
 --------
->>> [m.name for m in registered()]
-['dgauss', 'skellam', 'binomial']
->>> mechanism("dgauss").describe(central=True)
-'discrete Gaussian'
+>>> registered()[0].name, mechanism("dgauss").describe(central=True)
+('dgauss', 'discrete Gaussian')
+>>> Mechanism("dgauss") is DEFAULT
+True
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from enum import StrEnum
 
 from itsa._util.checks import choice
 from itsa.planning.mechanisms.base import NoiseMechanism, Premises
-from itsa.planning.mechanisms.binomial import Binomial
-from itsa.planning.mechanisms.dgauss import DiscreteGaussian
-from itsa.planning.mechanisms.skellam import Skellam
 
 __all__ = ["Mechanism", "NoiseMechanism", "Premises", "REGISTRY", "DEFAULT", "mechanism", "registered"]
 
+#: The mechanism when none is named and none was picked yet (its file word).
+DEFAULT_NAME = "dgauss"
+
+
+def _found() -> list[NoiseMechanism]:
+    """One instance of every mechanism a module of this package defines, in the plan's order."""
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name != "base"):
+        importlib.import_module(f"{__name__}.{module}")
+    rooms = {cls.name: cls() for cls in NoiseMechanism.__subclasses__() if cls.__module__.startswith(__name__ + ".")}
+    return sorted(rooms.values(), key=lambda m: (m.name != DEFAULT_NAME, not m.auto, m.name))
+
+
 #: Every mechanism of the plan, by its file word, in the order the plan compares them.
-REGISTRY: dict[str, NoiseMechanism] = {m.name: m for m in (DiscreteGaussian(), Skellam(), Binomial())}
+REGISTRY: dict[str, NoiseMechanism] = {m.name: m for m in _found()}
 
-
-class Mechanism(StrEnum):
-    """Which noise (the deployment file's word; ``None`` in a file: the plan picks)."""
-
-    DGAUSS = "dgauss"               # discrete Gaussian (distributed: the sharp bound of its paper)
-    SKELLAM = "skellam"             # Skellam (a sum of Skellam shares is Skellam: no tau)
-    BINOMIAL = "binomial"           # centred fair coins (bounded support: a word that never wraps)
-
+#: Which noise (the deployment file's word; ``None`` in a file: the plan picks): a member per registered
+#: mechanism, its name the word in capitals (``Mechanism.DGAUSS``).
+Mechanism = StrEnum("Mechanism", [(name.upper(), name) for name in REGISTRY])  # type: ignore[misc]
 
 #: The mechanism when none is named and none was picked yet.
-DEFAULT = Mechanism.DGAUSS
+DEFAULT = Mechanism(DEFAULT_NAME)
 
 
 def mechanism(name) -> NoiseMechanism:

@@ -72,6 +72,14 @@ class NoiseMechanism(ABC):
     premises: ClassVar[Premises]
     #: the smallest distributed share's sigma its bound takes (``None``: any)
     minimum_share: ClassVar[Fraction | None] = None
+    #: the frameworks whose default mechanism it is (``{"tff"}``: ``DistributedDpSumFactory``'s default)
+    framework_default: ClassVar[frozenset[str]] = frozenset()
+    #: its event is a Rényi bound the plan's accountant composes (its zCDP form goes to dp-accounting)
+    renyi: ClassVar[bool] = False
+    #: the dominating Gaussian pair (:func:`itsa.privacy.lattice.dominating_pair`) covers its rounds
+    gaussian_pair: ClassVar[bool] = False
+    #: why a PSA layering cannot account it (``None``: the layering's accountant composes its curve)
+    layering_refusal: ClassVar[str | None] = None
 
     def describe(self, *, central: bool) -> str:
         """The mechanism as the noise section names it."""

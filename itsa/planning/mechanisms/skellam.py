@@ -38,7 +38,12 @@ class Skellam(NoiseMechanism):
     name = "skellam"
     title = "Skellam"
     auto = True
-    frameworks = {"tff": "distributed_skellam"}    # DistributedDpSumFactory(mechanism=...)
+    renyi = True
+    #: DistributedDpSumFactory(mechanism=...) and TF Privacy's module of its query
+    frameworks = {"tff": "distributed_skellam", "tf_privacy": "distributed_skellam_query.py"}
+    framework_default = frozenset({"tff"})         # DistributedDpSumFactory's default mechanism
+    layering_refusal = ("the layering's epsilon adds its layers' linear (zCDP) Renyi curves, and Skellam's curve "
+                        "is not linear; give mechanism: dgauss, or a flat word (encoding.word_bits)")
     premises = Premises(rdp_at_least_gaussian=True, variance_at_most_sigma2=True, unbiased=True,
                         why="its Renyi bound has q D2^2/(2 mu) as a term (Agarwal, Kairouz, Liu 2021); a share's "
                             "variance is sigma^2 exactly and it is symmetric; its tail (Poisson-type) and its "
