@@ -4,7 +4,7 @@ Each client starts with ``B`` points and loses one in each round its threat
 score is flagged; a client at 0 points is skipped from then on (the budget
 never refills). An honest client flagged independently with probability
 ``p`` in each of ``T`` rounds is shut out within the rounds exactly when it is
-flagged at least ``B`` times: ``P = P[Binomial(T, p) ≥ B]``, an exact
+flagged at least ``B`` times: ``P = P[Bin(T, p) ≥ B]``, an exact
 Fraction (past :data:`MAX_EXACT_BITS`, the regularized incomplete beta function
 ``I_p(B, T − B + 1)``, its closed form, certified in ball arithmetic). An
 offender flagged every round spends its last point in round ``B`` and is
@@ -12,7 +12,7 @@ excluded from round ``B + 1`` on.
 
 The verdict is a certified bound, not an expectation: the ``K`` clients
 flagged independently, the number ``X`` of honest clients shut out by the
-last round is ``Binomial(K, P)``, and the survivors' count the ε holds for
+last round is ``Bin(K, P)``, and the survivors' count the ε holds for
 fails, even before any ordinary dropout, when ``X`` exceeds the dropout
 allowance ``A = K − K_eff`` (excluded and dropped clients share it).
 :func:`exceed_probability` bounds ``P[X > A] = I_P(A + 1, K − A)`` from above
@@ -49,13 +49,13 @@ from itsa._util.plain import frac
 
 __all__ = ["GatePlan", "shut_out_probability", "exceed_probability", "size_gate", "MAX_EXACT_BITS"]
 
-#: Largest estimated size (bits) of the exact binomial sum; beyond, it is certified in ball arithmetic (the
+#: Largest estimated size (bits) of the exact sum of Bin(T, p)'s terms; beyond, it is certified in ball arithmetic (the
 #: exact sum's cost grows with the budget times the square of this size: at 2^20 bits it took minutes).
 MAX_EXACT_BITS = 2**14
 
 
 def shut_out_probability(*, budget: int, rounds: int, flag_rate: Fraction) -> Certified:
-    """``P[Binomial(rounds, flag_rate) ≥ budget]``: exact, or a certified enclosure when too large."""
+    """``P[Bin(rounds, flag_rate) ≥ budget]``: exact, or a certified enclosure when too large."""
     if budget > rounds or flag_rate == 0:
         return Certified.exact("shut_out_probability", 0, "fewer flags possible than the budget")
     if flag_rate == 1:
@@ -68,15 +68,15 @@ def shut_out_probability(*, budget: int, rounds: int, flag_rate: Fraction) -> Ce
     ball = _beta_tail(budget, rounds, flag_rate)
     if ball is None:
         return Certified("shut_out_probability", Fraction(0), Fraction(1), Direction.ENCLOSURE,
-                         "P[Binomial(T, p) >= B] in [0, 1]: the incomplete beta function did not converge")
+                         "P[Bin(T, p) >= B] in [0, 1]: the incomplete beta function did not converge")
     c = Certified.from_arb("shut_out_probability", ball, Direction.ENCLOSURE,
-                           "I_p(B, T - B + 1), the regularized incomplete beta function (= P[Binomial(T, p) >= B]), "
+                           "I_p(B, T - B + 1), the regularized incomplete beta function (= P[Bin(T, p) >= B]), "
                            "ball arithmetic")
     return Certified(c.name, max(c.low, Fraction(0)), min(c.high, Fraction(1)), c.direction, c.method)
 
 
 def _beta_tail(budget: int, rounds: int, flag_rate: Fraction):
-    """``P[Binomial(T, p) ≥ B] = I_p(B, T − B + 1)`` as a finite ball (``1 − I_(1−p)(T − B + 1, B)`` for
+    """``P[Bin(T, p) ≥ B] = I_p(B, T − B + 1)`` as a finite ball (``1 − I_(1−p)(T − B + 1, B)`` for
     ``p > 1/2``), at rising precision; ``None`` when no precision tried gives a finite one."""
     for bits in (256, 1024, 4096):
         with precision(bits):
@@ -89,15 +89,15 @@ def _beta_tail(budget: int, rounds: int, flag_rate: Fraction):
     return None
 
 
-#: Significant digits of the shut-out probability's safe end handed to the binomial tail (rounded up).
+#: Significant digits of the shut-out probability's safe end handed to the tail of Bin(K, P) (rounded up).
 TAIL_DIGITS = 30
 
-EXCEED_METHOD = ("P[Binomial(K, P) > A] = I_P(A + 1, K - A), at the upper end of P rounded up, ball arithmetic "
+EXCEED_METHOD = ("P[Bin(K, P) > A] = I_P(A + 1, K - A), at the upper end of P rounded up, ball arithmetic "
                  "(honest clients flagged independently)")
 
 
 def exceed_probability(*, clients: int, allowance: int, shut_out: Certified) -> Certified:
-    """An upper bound on ``P[X > allowance]``, ``X ~ Binomial(clients, P)`` the honest clients shut out.
+    """An upper bound on ``P[X > allowance]``, ``X ~ Bin(clients, P)`` the honest clients shut out.
 
     ``P`` is taken at the safe end of ``shut_out`` (rounded up to
     :data:`TAIL_DIGITS` digits: the tail grows with ``P``).

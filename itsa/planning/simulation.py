@@ -270,7 +270,7 @@ class LayerRate:
 
     @property
     def standard_error(self) -> Fraction:
-        """``√(p̂(1−p̂)/n)`` as the rational of its float (binomial; coordinates counted as independent)."""
+        """``√(p̂(1−p̂)/n)`` as the rational of its float (the wraps counted as Bin(n, p); coordinates counted as independent)."""
         p = self.rate
         return Fraction(math.sqrt(float(p * (1 - p)) / self.trials))
 

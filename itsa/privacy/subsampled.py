@@ -88,12 +88,12 @@ class PoissonSampledEvent(Event):
 
     def _sampled(self, alpha: int) -> flint.arb:
         """The Zhu-Wang sum's log over ``α − 1`` at ``α``, computed with every whole order the accountant
-        searches (one product of the rate's binomial rows, :func:`_binomial_rows`, by the weights)."""
+        searches (one product of the rate's rows of ``Bin(α, γ)``, :func:`_rate_rows`, by the weights)."""
         if alpha not in self._rows:
             orders = _BATCH if alpha in _BATCH else (alpha,)
             with precision():
                 weights, finite = self._weights(orders[-1])
-                totals = _binomial_rows(self.rate, orders) * flint.arb_mat(len(weights), 1, weights)
+                totals = _rate_rows(self.rate, orders) * flint.arb_mat(len(weights), 1, weights)
                 for i, q in enumerate(orders):
                     self._rows[q] = (totals[i, 0].log() / (q - 1) if q < finite
                                      else flint.arb("nan"))
@@ -115,7 +115,7 @@ _BATCH = tuple(WHOLE_ORDERS)
 
 
 @lru_cache(maxsize=4)
-def _binomial_rows(rate: Fraction, orders: tuple[int, ...]) -> flint.arb_mat:
+def _rate_rows(rate: Fraction, orders: tuple[int, ...]) -> flint.arb_mat:
     """The matrix ``C(α, ℓ) γ^ℓ (1−γ)^(α−ℓ)``, a row per order ``α``, a column per ``ℓ = 0..max α`` (0 past ``α``).
 
     It depends on the rate alone: a calibration's bisection over the noise reuses it (at the working
