@@ -4,7 +4,7 @@ Run:  python benchmarks/bench_flower.py [--clients 20] [--dimension 1000] [--rep
       python benchmarks/bench_flower.py --smoke        # 4 clients, 16 parameters, one timing
 
 Both runs drive Flower 1.42's own ``SecAggPlusWorkflow`` and ``secaggplus_mod``
-in this process (:mod:`itsa.testing.flower`: every message to its node's
+in this process (:mod:`itsa.frameworks.flower_grid`: every message to its node's
 ``ClientApp``, no Ray), over the same clients and the same ordinary app
 (it returns the global model plus an update of norm 0.9):
 
@@ -70,7 +70,7 @@ def apps(export: dict, dimension: int):
 def bench(clients: int, dimension: int, repeats: int) -> dict:
     from flwr.server.workflow import SecAggPlusWorkflow
 
-    from itsa.testing.flower import run_fit_rounds
+    from itsa.frameworks.flower_grid import run_fit_rounds
 
     logging.getLogger("flwr").setLevel(logging.ERROR)
     export = the_export(clients, dimension)

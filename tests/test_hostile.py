@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from itsa._util.safe_yaml import load_yaml
-from itsa.testing.hostile import commands, write_corpus
+from itsa.testing.hostile import commands, modular_values, write_corpus
 from itsa_cli._common import LIMIT_PREFIX
 
 from .conftest import INSTANCES, ROOT
@@ -138,8 +138,65 @@ def test_random_yaml_is_analysed_or_refused(cli, tmp_path_factory, text):
 
 # -- the verbs with a verdict and the deployment's fields (check flower, secagg, plan) ----------------
 
+#: Per verb with a verdict: a base command line (small, fast) and each numeric option with the kind of its values.
+VERDICT_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "check flower": (("check", "flower", "--clients", "500"),
+                     {"--clients": "int", "--num-shares": "number", "--reconstruction-threshold": "number",
+                      "--max-weight": "number", "--clipping-range": "number", "--quantization-range": "number",
+                      "--modulus-range": "number", "--dropout": "number", "--corrupt": "number", "--clip": "number"}),
+    "secagg": (("secagg", "--clients", "100", "--corrupt", "0", "--dropout", "0"),
+               {"--clients": "int", "--corrupt": "number", "--dropout": "number", "--dimension": "int",
+                "--payload-bits": "int"}),
+}
+#: The values that once slipped through the verbs with a verdict: a threshold Shamir keeps no secret at, a
+#: modulus Flower draws no mask for, numbers that grew or overflowed before their range was checked.
+VERDICT_EXTRAS = ("-5", "2**64", str(2**64), str(2**1100), "2^1100", "10^400", str(10**400), "1e308", "1e-320",
+                  "1e4400", "1/" + "7" * 5000)
+
+
+def verdict_command(verb: str, option: str, value: str, as_json: bool = False) -> list[str]:
+    """``BASE... OPTION=VALUE [--json]`` for a verb of :data:`VERDICT_VERBS` (the option last, so it wins)."""
+    base, options = VERDICT_VERBS[verb]
+    if option not in options:
+        raise KeyError(f"{verb} has no option {option}")
+    return [*base, f"{option}={value}", *(["--json"] if as_json else [])]
+
+
+def verdict_cases() -> list[list[str]]:
+    """Every hostile value on every numeric option of ``check flower`` and ``secagg``."""
+    return [verdict_command(verb, option, value)
+            for verb, (_, options) in VERDICT_VERBS.items()
+            for option, kind in options.items() for value in modular_values(kind) + VERDICT_EXTRAS]
+
+
+#: Deployment fields (a YAML path) with their hostile values: each deployment is planned or refused in one line
+#: naming the file and the field, never a traceback.
+DEPLOYMENT_BASE = ("clients: 100\ndimension: 10\nclip: 1\nnoise: central\n"
+                   "privacy: {epsilon: 2, delta: 1e-6, rounds: 10}\nencoding: {word_bits: 32}\n")
+DEPLOYMENT_CASES: dict[str, str] = {
+    "beta-tiny": "encoding: {word_bits: 32, rounding: conditional, beta: 1e-399}\n",
+    "beta-exp-huge": "encoding: {word_bits: 32, rounding: conditional, beta: 'exp(-" + "9" * 390 + ")'}\n",
+    "beta-exp-positive": "encoding: {word_bits: 32, rounding: conditional, beta: 'exp(1)'}\n",
+    "beta-exp-near-1": "encoding: {word_bits: 32, rounding: conditional, beta: 'exp(-1e-390)'}\n",
+    "beta-unused": "encoding: {word_bits: 32, beta: 1/2}\n",
+    "gamma-long-fraction": "encoding: {word_bits: 32, gamma: 1/" + "7" * 5000 + "}\n",
+    "sigma-tiny": "noise: {placement: central, sigma: 1e-300}\n",
+    "skellam-layered": "noise: {mechanism: skellam, placement: distributed}\nencoding: {radix: 3, layers: 4}\n",
+    "clients-huge": "clients: 1e999999999\n",
+    "multi-server-flower": "protocol: {multi-server: {servers: 3, collusion: 1}}\n",
+}
+
+
+def deployment_text(case: str) -> str:
+    """The base deployment with the case's lines in place of the base's lines of the same keys."""
+    extra = DEPLOYMENT_CASES[case]
+    keys = {line.split(":", 1)[0] for line in extra.splitlines()}
+    kept = [line for line in DEPLOYMENT_BASE.splitlines() if line.split(":", 1)[0] not in keys]
+    return "\n".join(kept) + "\n" + extra
+
+
 def _verdict_values(kind):
-    from itsa.testing.hostile import VERDICT_EXTRAS, modular_values
+    from itsa.testing.hostile import modular_values
 
     return st.sampled_from(modular_values(kind) + VERDICT_EXTRAS)
 
@@ -148,7 +205,7 @@ def _verdict_values(kind):
 def test_every_numeric_option_of_the_verdict_verbs_answers_in_one_line(verb):
     from click.testing import CliRunner
 
-    from itsa.testing.hostile import VERDICT_VERBS, check_verdict, verdict_command
+    from itsa.testing.hostile import check_verdict
     from itsa_cli import main
 
     options = VERDICT_VERBS[verb][1]
@@ -167,7 +224,7 @@ def test_every_numeric_option_of_the_verdict_verbs_answers_in_one_line(verb):
 def test_every_hostile_value_on_every_option_of_the_verdict_verbs():
     from click.testing import CliRunner
 
-    from itsa.testing.hostile import check_verdict, verdict_cases
+    from itsa.testing.hostile import check_verdict
     from itsa_cli import main
 
     for args in verdict_cases():
@@ -178,7 +235,7 @@ def test_every_hostile_value_on_every_option_of_the_verdict_verbs():
                                   "beta-unused", "gamma-long-fraction", "sigma-tiny", "skellam-layered",
                                   "clients-huge", "multi-server-flower"])
 def test_every_hostile_deployment_is_planned_or_refused_naming_the_file(cli, tmp_path, case):
-    from itsa.testing.hostile import check_verdict, deployment_text
+    from itsa.testing.hostile import check_verdict
 
     path = tmp_path / f"{case}.yaml"
     path.write_text(deployment_text(case), encoding="utf-8")

@@ -31,13 +31,18 @@ def contract() -> nx.DiGraph:
     return graph
 
 
+#: Rooms named within a part: every room of the key-rate part, and the frameworks' own numbers, which the
+#: planner takes (a room below the planner, while the rest of ``frameworks`` sits above it).
+SUBROOMS = {"keys": None, "frameworks": {"units"}}
+
+
 def room(module: str) -> str:
     """``itsa.privacy.rdp -> privacy``; a key-rate room is named within ``keys``
-    (``itsa.keys.converse.lp -> keys.converse``, ``itsa.keys.optimum -> keys.optimum``);
-    the package itself is ``itsa``."""
+    (``itsa.keys.converse.lp -> keys.converse``, ``itsa.keys.optimum -> keys.optimum``), and so is
+    ``itsa.frameworks.units -> frameworks.units``; the package itself is ``itsa``."""
     parts = module.split(".")
-    if len(parts) > 2 and parts[1] == "keys":
-        return "keys." + parts[2]
+    if len(parts) > 2 and parts[1] in SUBROOMS and (SUBROOMS[parts[1]] is None or parts[2] in SUBROOMS[parts[1]]):
+        return f"{parts[1]}.{parts[2]}"
     return parts[1] if len(parts) > 1 else "itsa"
 
 

@@ -11,22 +11,37 @@ arguments, dp-accounting's events written.
 Neither Flower, TFF nor dp-accounting is imported to write these; Flower's and
 dp-accounting's results can build the real object when the package is
 installed (``itsa[flower]``, ``itsa[crosscheck]``).
+
+The package imports each name from its home on first use, so that the
+planner can take the frameworks' own numbers (:mod:`itsa.frameworks.units`,
+a room below it) without loading the exports, which take a plan.
 """
 
-from itsa.frameworks.dp_accounting import (
-    DpAccountingExport,
-    PairExport,
-    dp_accounting_events,
-    events_from_curve,
-    events_from_event,
-    events_from_pair,
-    named_tuple_from_json,
-)
-from itsa.frameworks.export import Framework, PlanExport, export_plan, write_export
-from itsa.frameworks.flower import FlowerCheck, FlowerExport, FlowerVerdict, check_flower, secaggplus_kwargs
-from itsa.frameworks.tff import TffComputation, TffExport, tff_computes, tff_export
+import importlib
+
+#: Every public name, by the module that is its home (imported on first use).
+_HOMES = {
+    "itsa.frameworks.dp_accounting": ("DpAccountingExport", "PairExport", "dp_accounting_events", "events_from_curve",
+                                      "events_from_event", "events_from_pair", "named_tuple_from_json"),
+    "itsa.frameworks.export": ("Framework", "PlanExport", "export_plan", "write_export"),
+    "itsa.frameworks.flower": ("FlowerCheck", "FlowerExport", "FlowerVerdict", "check_flower", "secaggplus_kwargs"),
+    "itsa.frameworks.tff": ("TffComputation", "TffExport", "tff_computes", "tff_export"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = ["FlowerCheck", "FlowerExport", "FlowerVerdict", "check_flower", "secaggplus_kwargs",
            "DpAccountingExport", "dp_accounting_events", "events_from_curve", "events_from_event",
            "named_tuple_from_json", "Framework", "PlanExport", "export_plan", "write_export", "PairExport",
            "events_from_pair", "TffComputation", "TffExport", "tff_computes", "tff_export"]
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        value = getattr(importlib.import_module(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,4 +1,4 @@
-"""A plan in each framework's own parameters: TensorFlow Federated, dp-accounting and Opacus, Flower.
+"""A plan in each framework's own parameters: TensorFlow Federated, dp-accounting and Opacus, a central DP wrapper.
 
 The plan's noise is ``σ`` per client (distributed: every client adds a share;
 central: added once) in integer units at scale ``γ``; each framework names
@@ -14,12 +14,9 @@ its noise differently:
   deviation over the sensitivity: ``σ_sum/Δ`` (the plan's ``noise
   multiplier``), with the sensitivity ``Δ/γ`` in data units (the rounding
   and, for replace-one, the factor 2 included).
-- **Flower**'s DP wrappers add ``N(0, (z C/N)²)`` to the mean
-  (``C = clipping_norm``, ``N = num_sampled_clients``) and release a round
-  only when every sampled client reported (any failure drops it): on the
-  sum of those ``K`` clients, ``z = σ/(γ S)`` (:func:`flower_noise_multiplier`,
-  rounded up to a double) puts at least the plan's ``σ/γ``. Flower has no
-  distributed noise of its own (``itsa.frameworks.flower_dp`` adds it).
+- **A framework's central DP wrapper** reads its own numbers, from plain
+  numbers, in :mod:`itsa.frameworks.units` (its one home: the export
+  writes the same ones).
 
 Examples
 --------
@@ -47,9 +44,11 @@ from itsa._util.certified import Certified, Direction, exact_text, float_down, f
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
+from itsa.frameworks.units import CENTRAL_NOTE, central_wrappers, population_note, wrapper_rows
 from itsa.planning.accounting import _mechanism
 from itsa.planning.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
 from itsa.planning.mechanism import NoiseInputs, room_of
+from itsa.planning.mechanisms import registered
 from itsa.planning.noise import full_round, round_event
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.events import Event
@@ -59,7 +58,7 @@ from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
-           "tff_noise_multiplier", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "flower_noise_multiplier"]
+           "tff_noise_multiplier", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = RULE_MAX_BITS
@@ -68,8 +67,11 @@ TFF_FACTORY = "tff.aggregators.DistributedDpSumFactory"
 #: TFF is steered to the scale ``γ (1 − margin)``: its float32 steps (``modclip_prob``, ``erfcinv``, the state's
 #: scale) move it by a few parts in ``10⁸``, never above the plan's ``γ`` from there.
 TFF_SCALE_MARGIN = Fraction(1, 2**20)
-#: A Skellam share's deviation is aimed this far above the plan's (TFF keeps it in float32).
-SKELLAM_MARGIN = Fraction(1, 2**18)
+#: A share TF Privacy draws at its float32 deviation is aimed this far above the plan's.
+FLOAT_DEVIATION_MARGIN = Fraction(1, 2**18)
+#: The mechanism (its TFF name) whose TF Privacy query draws each share at its deviation rounded up to an integer
+#: (``DistributedDiscreteGaussianSumQuery``); TFF's other mechanism draws at the float32 deviation.
+TFF_INTEGER_DEVIATION = "distributed_dgauss"
 
 
 def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
@@ -143,7 +145,7 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     ``modclip_prob`` is solved for ``s = γ (1 − TFF_SCALE_MARGIN)``: ``k² = 2^(2b)/(n + 4 s² (c² n²/d' + n σ_l²))``,
     rounded down to a float32 (a larger ``k``, a smaller scale). ``noise_multiplier`` puts the shares'
     deviation at that scale in the middle of the integers TF Privacy's sampler rounds up to ``⌈σ⌉`` (the
-    discrete Gaussian) or just above ``σ`` (Skellam). ``beta`` is the plan's for conditional rounding (rounded up to a float32, a
+    discrete Gaussian) or just above ``σ`` (a share drawn at its float32 deviation). ``beta`` is the plan's for conditional rounding (rounded up to a float32, a
     smaller norm bound), 0 for stochastic; ``auto_l2_clip`` is off (adaptive clipping spends privacy the plan does not count).
 
     Parameters
@@ -159,15 +161,15 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     """
     K, c, sigma = inputs.clients, inputs.clip, noise.sigma_client
     tff_name = room_of(inputs).frameworks.get("tff")        # the mechanism's own name in TFF (None: not there)
-    skellam = tff_name == "distributed_skellam"
+    at_float = tff_name is not None and tff_name != TFF_INTEGER_DEVIATION     # TF Privacy draws at the float
     rotation = {"hadamard": "hd", "dft": "dft"}.get(str(inputs.rotation))
     d_pad = padded_dimension(inputs.dimension, rotation or "dft")
     refused: list[str] = []
     wrong: list[str] = []
     bits = word_bits if word_bits is not None else 0
     if tff_name is None:
-        refused.append(f"TFF has no {inputs.mechanism} mechanism (DistributedDpSumFactory: distributed_dgauss, "
-                       "distributed_skellam)")
+        names = ", ".join(m.frameworks["tff"] for m in registered() if "tff" in m.frameworks)
+        refused.append(f"TFF has no {inputs.mechanism} mechanism (DistributedDpSumFactory: {names})")
     if not 1 <= bits <= TFF_MAX_BITS:
         refused.append(f"bits {bits}: TFF takes 1 to {TFF_MAX_BITS} (its arithmetic is float32)")
     if rotation is None:
@@ -185,8 +187,8 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     if scale > MAX_SCALE_FACTOR:
         refused.append(f"the plan's scale gamma = {safe_decimal(gamma, 6)}: TFF caps its scale at "
                        f"{MAX_SCALE_FACTOR:g} and would quantize coarser than planned")
-    want = (Fraction(math.ceil(sigma)) - Fraction(1, 2) if not skellam else sigma * (1 + SKELLAM_MARGIN))
-    if not skellam and math.ceil(sigma) < 1:
+    want = (Fraction(math.ceil(sigma)) - Fraction(1, 2) if not at_float else sigma * (1 + FLOAT_DEVIATION_MARGIN))
+    if not at_float and math.ceil(sigma) < 1:
         want = Fraction(1, 2)
     z = float_up(want * _sqrt_up(K) / (scale * c))
     local = Fraction(z) * c / _sqrt_down(K)                   # TFF's local stddev (data units), for its heuristic
@@ -291,7 +293,7 @@ def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
     the fewest survivors' shares) on a flat word, at the plan's ``σ`` and sensitivity in the event's
     (padded) dimension: the pair the plan's ε is certified through when its method is ``dominating``. A
     Poisson-sampled round of central noise has its full round's pair, unsampled when the plan's ε is that
-    pair's (``dominating-full``), sampled otherwise. Skellam, a layering and a central noise after a rotation
+    pair's (``dominating-full``), sampled otherwise. A mechanism other than the discrete Gaussian, a layering and a central noise after a rotation
     have none.
 
     Parameters
@@ -330,13 +332,14 @@ def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class FrameworkUnits(Displayable):
-    """The plan in TFF's, dp-accounting's and Opacus's, and Flower's parameters."""
+    """The plan in TFF's, dp-accounting's and Opacus's parameters, and each central DP wrapper's
+    (:func:`itsa.frameworks.units.central_wrappers`: by framework, ``None`` for distributed noise)."""
 
     tff_noise_multiplier: Certified
     tff: dict[str, Any]
     gaussian_noise_multiplier: Certified
     sensitivity_data: Certified
-    flower: dict[str, Any] | None
+    wrappers: dict[str, dict[str, Any] | None]
     notes: tuple[str, ...] = ()
     #: the dominating Gaussian pair dp-accounting's accountants take (``None``: the noise has none)
     pair: GaussianPair | None = None
@@ -370,11 +373,7 @@ class FrameworkUnits(Displayable):
                             f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity, the "
                             f"sensitivity {self.sensitivity_data.decimal(6)} in data units (max_grad_norm): the noise "
                             "Opacus adds")]
-        f = self.flower
-        rows.append(("Flower DP wrapper", "none for distributed noise (--export flower writes the client mods that add it)" if f is None else
-                     f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
-                     f"rounds with every client), clipping_norm {f['clipping_norm']}, "
-                     f"num_sampled_clients {f['num_sampled_clients']}"))
+        rows += wrapper_rows(self.wrappers)
         return rows + [("frameworks note", n) for n in self.notes]
 
     def to_dict(self) -> dict:
@@ -387,19 +386,7 @@ class FrameworkUnits(Displayable):
                     "noise_multiplier)), count)", "get_epsilon": "at accountant_delta"},
                 "opacus": {"noise_multiplier": self.gaussian_noise_multiplier.to_dict(),
                            "max_grad_norm": self.sensitivity_data.to_dict()},
-                "flower": self.flower, "notes": list(self.notes)}
-
-
-def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:
-    """Flower's ``noise_multiplier`` for central noise ``σ`` (integer units): the least double ``≥ σ/(γ S)``.
-
-    Flower's wrapper adds ``z S/K`` to the mean of the ``K`` clients of a round it releases (every sampled
-    client reported), ``z S`` on their sum: at least the plan's ``σ/γ``.
-
-    >>> flower_noise_multiplier(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1))
-    1.5
-    """
-    return float_up(Fraction(sigma) / (Fraction(gamma) * Fraction(clip)))
+                **self.wrappers, "notes": list(self.notes)}
 
 
 def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
@@ -432,18 +419,10 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
             notes += [f"refused by TFF: {r}" for r in settings.refused]
             notes += [f"not as planned in TFF: {r}" for r in settings.not_as_planned]
     else:
-        notes.append("TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian")
+        notes.append(CENTRAL_NOTE)
     if inputs.population is not None:
-        notes.append(f"the plan's epsilon counts the {K} clients as a Poisson sample of the population of "
-                     f"{inputs.population:,}; Flower samples a fixed cohort of num_sampled_clients, for which this "
-                     "epsilon is not certified (the export refuses it)")
-    flower = None
-    if not distributed:
-        flower = {"noise_multiplier": repr(flower_noise_multiplier(sigma=noise.sigma_client, gamma=gamma, clip=clip)),
-                  "clipping_norm": frac(clip),
-                  "num_sampled_clients": K,
-                  "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one clips on "
-                             "the server)"}
+        notes.append(population_note(clients=K, population=inputs.population))
+    wrappers = central_wrappers(sigma=noise.sigma_client, gamma=gamma, clip=clip, clients=K, distributed=distributed)
     return FrameworkUnits(tff_noise_multiplier=z, tff=tff, gaussian_noise_multiplier=noise.noise_multiplier,
-                          sensitivity_data=sensitivity, flower=flower, notes=tuple(notes), pair=pair,
+                          sensitivity_data=sensitivity, wrappers=wrappers, notes=tuple(notes), pair=pair,
                           tff_settings=settings)

@@ -125,7 +125,7 @@ class Plan(Displayable):
     heuristic: Displayable | None
     gate: GatePlan | None
     verdict: Verdict
-    #: the plan in TFF's, dp-accounting's, Opacus's and Flower's parameters (:mod:`itsa.planning.frameworks_units`)
+    #: the plan in each framework's parameters (:mod:`itsa.planning.frameworks_units`)
     frameworks: Displayable | None = None
 
     def round_event(self) -> Event:

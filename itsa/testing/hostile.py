@@ -238,38 +238,7 @@ def check_refusal(result, args: list[str]) -> None:
         assert isinstance(json.loads(result.stdout), dict), where
 
 
-# the verbs with a verdict (``check flower``, ``secagg``) and the deployment's fields
-
-#: Per verb with a verdict: a base command line (small, fast) and each numeric option with the kind of its values.
-VERDICT_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
-    "check flower": (("check", "flower", "--clients", "500"),
-                     {"--clients": "int", "--num-shares": "number", "--reconstruction-threshold": "number",
-                      "--max-weight": "number", "--clipping-range": "number", "--quantization-range": "number",
-                      "--modulus-range": "number", "--dropout": "number", "--corrupt": "number", "--clip": "number"}),
-    "secagg": (("secagg", "--clients", "100", "--corrupt", "0", "--dropout", "0"),
-               {"--clients": "int", "--corrupt": "number", "--dropout": "number", "--dimension": "int",
-                "--payload-bits": "int"}),
-}
-#: The values that once slipped through the verbs with a verdict: a threshold Shamir keeps no secret at, a
-#: modulus Flower draws no mask for, numbers that grew or overflowed before their range was checked.
-VERDICT_EXTRAS = ("-5", "2**64", str(2**64), str(2**1100), "2^1100", "10^400", str(10**400), "1e308", "1e-320",
-                  "1e4400", "1/" + "7" * 5000)
-
-
-def verdict_command(verb: str, option: str, value: str, as_json: bool = False) -> list[str]:
-    """``BASE... OPTION=VALUE [--json]`` for a verb of :data:`VERDICT_VERBS` (the option last, so it wins)."""
-    base, options = VERDICT_VERBS[verb]
-    if option not in options:
-        raise KeyError(f"{verb} has no option {option}")
-    return [*base, f"{option}={value}", *(["--json"] if as_json else [])]
-
-
-def verdict_cases() -> list[list[str]]:
-    """Every hostile value on every numeric option of ``check flower`` and ``secagg``."""
-    return [verdict_command(verb, option, value)
-            for verb, (_, options) in VERDICT_VERBS.items()
-            for option, kind in options.items() for value in modular_values(kind) + VERDICT_EXTRAS]
-
+# the verbs with a verdict and the deployment's fields (their cases: the tests')
 
 def check_verdict(result, args: list[str]) -> None:
     """:func:`check_refusal`, where exit 1 is also a verdict (``fails``/``wraps``, infeasible) printed on stdout."""
@@ -280,29 +249,3 @@ def check_verdict(result, args: list[str]) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit), where + f" raised {result.exception!r}"
     assert "Traceback" not in result.stderr + result.stdout, where
     assert result.stdout or (result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")), where
-
-
-#: Deployment fields (a YAML path) with their hostile values: each deployment is planned or refused in one line
-#: naming the file and the field, never a traceback.
-DEPLOYMENT_BASE = ("clients: 100\ndimension: 10\nclip: 1\nnoise: central\n"
-                   "privacy: {epsilon: 2, delta: 1e-6, rounds: 10}\nencoding: {word_bits: 32}\n")
-DEPLOYMENT_CASES: dict[str, str] = {
-    "beta-tiny": "encoding: {word_bits: 32, rounding: conditional, beta: 1e-399}\n",
-    "beta-exp-huge": "encoding: {word_bits: 32, rounding: conditional, beta: 'exp(-" + "9" * 390 + ")'}\n",
-    "beta-exp-positive": "encoding: {word_bits: 32, rounding: conditional, beta: 'exp(1)'}\n",
-    "beta-exp-near-1": "encoding: {word_bits: 32, rounding: conditional, beta: 'exp(-1e-390)'}\n",
-    "beta-unused": "encoding: {word_bits: 32, beta: 1/2}\n",
-    "gamma-long-fraction": "encoding: {word_bits: 32, gamma: 1/" + "7" * 5000 + "}\n",
-    "sigma-tiny": "noise: {placement: central, sigma: 1e-300}\n",
-    "skellam-layered": "noise: {mechanism: skellam, placement: distributed}\nencoding: {radix: 3, layers: 4}\n",
-    "clients-huge": "clients: 1e999999999\n",
-    "multi-server-flower": "protocol: {multi-server: {servers: 3, collusion: 1}}\n",
-}
-
-
-def deployment_text(case: str) -> str:
-    """The base deployment with the case's lines in place of the base's lines of the same keys."""
-    extra = DEPLOYMENT_CASES[case]
-    keys = {line.split(":", 1)[0] for line in extra.splitlines()}
-    kept = [line for line in DEPLOYMENT_BASE.splitlines() if line.split(":", 1)[0] not in keys]
-    return "\n".join(kept) + "\n" + extra

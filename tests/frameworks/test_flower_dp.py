@@ -45,10 +45,10 @@ from itsa.frameworks.flower_dp import (  # noqa: E402
     pinned_mod,
     word_sum,
 )
+from itsa.frameworks.flower_grid import run_fit_rounds, task_identity  # noqa: E402
 from itsa.planning import load_deployment, parse_deployment, plan  # noqa: E402
 from itsa.privacy.discrete_gaussian import variance  # noqa: E402
 from itsa.privacy.sampler import sample  # noqa: E402
-from itsa.testing.flower import run_fit_rounds, task_identity  # noqa: E402
 
 logging.getLogger("flwr").setLevel(logging.ERROR)
 

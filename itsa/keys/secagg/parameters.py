@@ -5,9 +5,8 @@ test decided in exact or certified arithmetic (:mod:`itsa.keys.secagg.certified`
 beside the float reproduction (:mod:`itsa.keys.secagg.finder`), and returns
 the degree ``k`` and threshold ``t`` with certified failure bounds, the
 dropout the choice tolerates and the per-client cost. :func:`secagg_bounds`
-gives the same bounds for a degree and threshold chosen by hand (a Flower
-``SecAggPlusWorkflow`` has ``num_shares = k + 1`` and
-``reconstruction_threshold = t``).
+gives the same bounds for a degree and threshold chosen by hand (a
+framework's configuration, as :mod:`itsa.frameworks` reads one).
 
 Examples
 --------
@@ -325,7 +324,7 @@ class SecAggParameters(Displayable):
         full = "none passes" if self.full_threshold is None else str(self.full_threshold)
         tolerated = ("none (fails even without dropouts)" if self.tolerated_dropout is None else
                      f"{self.tolerated_dropout:,} clients ({exact_text(Fraction(self.tolerated_dropout, self.clients))})")
-        return [("degree", f"{self.degree} neighbours (Flower num_shares = {self.degree + 1})"),
+        return [("degree", f"{self.degree} neighbours"),
                 ("threshold", str(self.threshold)), ("open-source finder (doubles)", repro),
                 ("full SecAgg threshold", f"{full} (k = {self.clients - 1})"),
                 ("tolerated dropout", tolerated),

@@ -1,7 +1,8 @@
 """SecAgg+ (Bell, Bonawitz, Gascón, Lepoint, Raykova 2020) as a deployment's protocol: its keys and its round.
 
 ``protocol: {secagg+: {corrupt: 1/20, adversary: semi-honest}}``: the
-single-server protocol of Flower and of Google's production stack. The
+single-server protocol the frameworks run (:mod:`itsa.frameworks` writes it for one) and Google's
+production stack ran. The
 plan's keys are the degree ``k`` and threshold ``t`` of
 :func:`itsa.keys.secagg.secagg_parameters` at the deployment's ``n``
 clients, corrupt fraction and dropout (or the ``degree`` and ``threshold``
@@ -80,7 +81,7 @@ SECAGG_METHOD = ("SecAgg+ run end to end: Harary graph of degree k on a random r
 @dataclass(frozen=True, kw_only=True)
 class SecAggProtocol(AggregationProtocol):
     """SecAgg+ against ``adversary`` with a fraction ``corrupt`` of corrupt clients; ``degree`` and
-    ``threshold`` given (a Flower configuration: ``num_shares = degree + 1``) or chosen by the plan."""
+    ``threshold`` given (a framework's configuration, as :mod:`itsa.frameworks` reads one) or chosen by the plan."""
 
     name: ClassVar[str] = SECAGG
     fields: ClassVar[frozenset[str]] = frozenset({"corrupt", "adversary", "degree", "threshold"})
@@ -204,8 +205,8 @@ class SecAggKeys(ProtocolKeys):
             return rows + [("secagg", r) for r in self.reasons] + self.space_rows() + [("key security",
                                                                                           SECAGG_SECURITY)]
         how = "given in the deployment file" if self.given else "the open-source finder's choice, decided exactly"
-        rows += [("degree", f"{self.degree} neighbours (Flower num_shares = {self.degree + 1}); {how}"),
-                 ("threshold", f"{self.threshold} shares (Flower reconstruction_threshold)")]
+        rows += [("degree", f"{self.degree} neighbours; {how}"),
+                 ("threshold", f"{self.threshold} shares")]
         if self.given and self.finder is not None:
             rows.append(("finder's choice", f"degree {self.finder.degree}, threshold {self.finder.threshold}"))
         b = self.bounds
