@@ -75,8 +75,8 @@ import numpy as np
 from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
+from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.rotation import Rotation
-from itsa.planning.simulate import _centred, _norm_cap, _rotate, _signs, _unrotate, round_rows
 from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
@@ -230,7 +230,7 @@ class FlowerPlan:
 
     def signs(self, round_seed: int) -> np.ndarray | None:
         """The round's public signs of the rotation (``None`` without one)."""
-        return _signs(np.random.default_rng(round_seed), self.row)
+        return rotation_signs(np.random.default_rng(round_seed), self.row)
 
 
 def fresh_secret() -> str:
@@ -264,9 +264,9 @@ def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=
     if norm > s:
         x = x * (s / norm * (1 - 2.0**-40))
     signs = plan.signs(round_seed)
-    y = (x if signs is None else _rotate(x, signs, plan.row.rotation))[None, :]
+    y = (x if signs is None else rotate(x, signs, plan.row.rotation))[None, :]
     coins = rng if rng is not None else np.random.default_rng(int(fresh_secret(), 16))
-    ints, _ = round_rows(coins, y, plan.row, _norm_cap(plan.row))
+    ints, _ = round_rows(coins, y, plan.row, norm_cap(plan.row))
     words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseShares.DISTRIBUTED else 0)
     q, shift = plan.quantization_range, plan.shift
     if shift == 0:
@@ -314,11 +314,11 @@ def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round
     total = word_sum(plan, aggregate, reporting=n)
     if plan.row.noise == NoiseShares.CENTRAL:
         total = np.mod(total + _noise(plan, noise_seed), m)
-    centred = _centred(total, m).astype(np.float64)
+    values = centred(total, m).astype(np.float64)
     signs = plan.signs(round_seed)
     if signs is not None:
-        centred = _unrotate(centred, signs, plan.row.rotation, plan.dimension)
-    return centred / (float(plan.row.gamma) * n)
+        values = unrotate(values, signs, plan.row.rotation, plan.dimension)
+    return values / (float(plan.row.gamma) * n)
 
 
 def _flat(arrays) -> np.ndarray:

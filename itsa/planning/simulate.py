@@ -69,9 +69,9 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
+from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.mechanisms import mechanism
-from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
 from itsa.planning.plan_setup import plan_bounds, setup_from_plan
 from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
@@ -89,7 +89,6 @@ from itsa.planning.simulation import (
     SimulationSetup,
     Updates,
 )
-from itsa.privacy.neighbours import rounded_norm
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
            "Updates", "Rounding", "NoiseShares",
@@ -103,7 +102,7 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
     of ``γ y`` and the stochastic roundings drawn (``0`` for rounding to nearest).
 
     Stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws
-    it again for every client whose rounded squared norm is above ``cap`` (:func:`_norm_cap`) until none
+    it again for every client whose rounded squared norm is above ``cap`` (:func:`~itsa.planning.encoding.norm_cap`) until none
     is. The clients are rounded in slices of about :data:`DRAW_CHUNK` coordinates, with a look at ``clock``
     before each slice and each retry."""
     K, d, g = setup.clients, setup.dimension, float(setup.gamma)
@@ -113,94 +112,9 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
         return ints / g, ints / g, ints, 0
     x = rng.standard_normal((K, d))
     x *= float(setup.clip) / np.linalg.norm(x, axis=1, keepdims=True)
-    y = x if signs is None else _rotate(x, signs, setup.rotation)
+    y = x if signs is None else rotate(x, signs, setup.rotation)
     ints, attempts = round_rows(rng, y, setup, cap, clock)
     return x, y, ints, attempts
-
-
-def round_rows(rng, y: np.ndarray, setup: SimulationSetup, cap: float | None,
-               clock: Deadline | None = None) -> tuple[np.ndarray, int]:
-    """``(y_int, attempts)``: the rows ``y`` (already rotated) rounded at ``γ`` as ``setup`` rounds, and the
-    stochastic roundings drawn (see :func:`_updates`; ``cap`` is :func:`_norm_cap`'s)."""
-    K, g = y.shape[0], float(setup.gamma)
-    if setup.rounding == Rounding.NEAREST:
-        return np.floor(y * g + 0.5).astype(np.int64), 0
-    ints, attempts, rows = np.empty(y.shape, dtype=np.int64), 0, max(1, DRAW_CHUNK // y.shape[1])
-    for start in range(0, K, rows):
-        if clock is not None:
-            clock.check(f"a round's rounding (client {start:,} of {K:,})")
-        scaled = y[start:start + rows] * g
-        low = np.floor(scaled)
-        frac = scaled - low
-        r = low + (rng.random(scaled.shape) < frac)
-        attempts += r.shape[0]
-        again = np.zeros(r.shape[0], dtype=bool) if cap is None else (r * r).sum(axis=1) > cap
-        while again.any():                    # conditional rounding: retry the clients over the bound
-            if clock is not None:
-                clock.check(f"a round's conditional rounding ({int(again.sum()):,} clients retried)")
-            r[again] = low[again] + (rng.random((int(again.sum()), r.shape[1])) < frac[again])
-            attempts += int(again.sum())
-            again[again] = (r[again] * r[again]).sum(axis=1) > cap
-        ints[start:start + rows] = r
-    return ints, attempts
-
-
-def _norm_cap(setup: SimulationSetup) -> float | None:
-    """Conditional rounding's bound on the rounded squared norm (``None`` for another rounding): the square of
-    the lower end of :func:`itsa.privacy.neighbours.rounded_norm`'s enclosure (the plan's bound, in the
-    rotated dimension ``d'``), less a relative ``10⁻¹²`` so that a float sum never accepts a vector over it."""
-    if setup.rounding != Rounding.CONDITIONAL:
-        return None
-    bound = rounded_norm(gamma=setup.gamma, clip=setup.clip, dimension=setup.rotated_dimension,
-                         rounding=Rounding.CONDITIONAL, beta=setup.beta)
-    return float(bound.low) ** 2 * (1 - 1e-12)
-
-
-# -- the rotation, as :mod:`itsa.planning.rotation` defines it ------------------------------------
-
-def _signs(rng, setup: SimulationSetup) -> np.ndarray | None:
-    """The round's random signs (public randomness, one rotation shared by every client); ``None`` without one."""
-    if setup.rotation == Rotation.NONE:
-        return None
-    return 2 * rng.integers(0, 2, size=setup.rotated_dimension, dtype=np.int64) - 1
-
-
-def _walsh_hadamard(a: np.ndarray) -> np.ndarray:
-    """The normalised Walsh–Hadamard transform along the last axis (Sylvester order, entries ``±1/√n``, ``n`` a
-    power of two): symmetric and orthogonal, its own inverse."""
-    lead, n, h = a.shape[:-1], a.shape[-1], 1
-    while h < n:
-        blocks = a.reshape(*lead, n // (2 * h), 2, h)
-        a = np.stack((blocks[..., 0, :] + blocks[..., 1, :], blocks[..., 0, :] - blocks[..., 1, :]),
-                     axis=-2).reshape(*lead, n)
-        h *= 2
-    return a / math.sqrt(n)
-
-
-def _rotate(x: np.ndarray, signs: np.ndarray, rotation: str) -> np.ndarray:
-    """Rows ``x`` rotated into ``d' = len(signs)`` coordinates: padded with zeros, times the signs, then the
-    normalised Walsh–Hadamard transform (``hadamard``) or, the ``d'/2`` complex numbers ``y_j + i y_(d'/2+j)``,
-    their unitary DFT read back as the real parts then the imaginary parts (``dft``)."""
-    d_rot = len(signs)
-    y = np.zeros((*x.shape[:-1], d_rot))
-    y[..., :x.shape[-1]] = x
-    y *= signs
-    if rotation == Rotation.HADAMARD:
-        return _walsh_hadamard(y)
-    half = d_rot // 2
-    w = np.fft.fft(y[..., :half] + 1j * y[..., half:], norm="ortho")
-    return np.concatenate((w.real, w.imag), axis=-1)
-
-
-def _unrotate(y: np.ndarray, signs: np.ndarray, rotation: str, dimension: int) -> np.ndarray:
-    """The inverse of :func:`_rotate` (its transpose), keeping the first ``dimension`` coordinates."""
-    if rotation == Rotation.HADAMARD:
-        x = _walsh_hadamard(y)
-    else:
-        half = y.shape[-1] // 2
-        z = np.fft.ifft(y[..., :half] + 1j * y[..., half:], norm="ortho")
-        x = np.concatenate((z.real, z.imag), axis=-1)
-    return (x * signs)[..., :dimension]
 
 
 def _kept_mean(v: np.ndarray, setup: SimulationSetup, signs: np.ndarray | None) -> float:
@@ -217,7 +131,7 @@ def _kept_mean(v: np.ndarray, setup: SimulationSetup, signs: np.ndarray | None) 
     for j in range(d, d_rot):
         unit = np.zeros(d_rot)
         unit[j] = 1.0
-        total -= float((_rotate(unit, signs, setup.rotation) ** 2 * v).sum())
+        total -= float((rotate(unit, signs, setup.rotation) ** 2 * v).sum())
     return total / d
 
 
@@ -252,11 +166,6 @@ def _mod_sum(rows: np.ndarray, modulus: int) -> np.ndarray:
     for start in range(0, rows.shape[0], chunk):
         total = np.mod(total + np.mod(rows[start:start + chunk].sum(axis=0), modulus), modulus)
     return total
-
-
-def _centred(r: np.ndarray, modulus: int) -> np.ndarray:
-    """The representative of ``r mod M`` in ``[−⌊M/2⌋, M − 1 − ⌊M/2⌋]``."""
-    return np.mod(r + modulus // 2, modulus) - modulus // 2
 
 
 def _masked_sum(rng, values: np.ndarray, alive: np.ndarray, modulus: int,
@@ -301,7 +210,7 @@ class _Tally:
     upload: list = field(default_factory=list)
     protocol: ProtocolTally = field(default_factory=ProtocolTally)
     progress: Callback | None = None
-    #: conditional rounding's squared-norm bound (:func:`_norm_cap`), the roundings drawn and the updates rounded
+    #: conditional rounding's squared-norm bound (:func:`~itsa.planning.encoding.norm_cap`), the roundings drawn and the updates rounded
     cap: float | None = None
     attempts: int = 0
     updates: int = 0
@@ -315,7 +224,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
            clock: Deadline | None = None) -> None:
     """One round into ``tally``; ``clock`` is looked at inside the round (noise chunks, masks, stages)."""
     K = setup.clients
-    signs = _signs(rng, setup)
+    signs = rotation_signs(rng, setup)
     x, y, ints, attempts = _updates(rng, setup, kind, signs, tally.cap, clock)
     tally.attempts, tally.updates = tally.attempts + attempts, tally.updates + K
     alive = np.ones(K, dtype=bool)
@@ -336,7 +245,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
             unmasked, cancel, first = protocol_sum(setup.protocol, rng, symbol, alive, modulus, clock,
                                                    tally.protocol, t, tally.progress)
         true = symbol[alive].sum(axis=0)
-        got = _centred(unmasked, modulus)
+        got = centred(unmasked, modulus)
         carry = got != true
         tally.cancel &= cancel
         tally.wraps[b] += int(carry.sum())
@@ -356,7 +265,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
     g, n = float(setup.gamma), setup.survivors
     released = _weighted(step, decoded, 0)
     if signs is not None:                         # the server undoes the rotation: the original coordinates
-        released = _unrotate(released.astype(float), signs, setup.rotation, setup.dimension)
+        released = unrotate(released.astype(float), signs, setup.rotation, setup.dimension)
     released = released / (g * n)
     tally.squares.append((released - x[alive].mean(axis=0)) ** 2)
     tally.wrapped.append(bool(np.logical_or.reduce(carried).any()))
@@ -364,7 +273,7 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
     if setup.rounding == Rounding.NEAREST:        # the rounding's error is fixed by the data: its square
         error = (ints[alive] - scaled).sum(axis=0)
         if signs is not None:
-            error = _unrotate(error, signs, setup.rotation, setup.dimension)
+            error = unrotate(error, signs, setup.rotation, setup.dimension)
         rounding = (error ** 2).mean()
     else:                                         # a stochastic rounding's variance is f (1 - f)
         f = scaled - np.floor(scaled)
@@ -462,7 +371,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     planned = planned_error(setup) if planned_mse is None else fraction("planned_mse", planned_mse, low=0)
     _plan_time(setup, rounds, clock)
     rng = np.random.default_rng(seed)
-    tally = _Tally(setup, progress=progress, cap=_norm_cap(setup))
+    tally = _Tally(setup, progress=progress, cap=norm_cap(setup))
     for t in range(rounds):
         clock.check(f"{t} of {rounds} rounds simulated")
         _round(rng, setup, kind, seed, t, tally, clock)

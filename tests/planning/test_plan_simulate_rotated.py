@@ -44,10 +44,12 @@ import itsa
 from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
+from itsa.planning.encoding import rotate as _rotate
+from itsa.planning.encoding import unrotate as _unrotate
 from itsa.planning.explore import check_simulation
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.plan_setup import flat_wrap, setup_from_plan
-from itsa.planning.simulate import _rotate, _unrotate, simulate
+from itsa.planning.simulate import simulate
 from itsa.planning.simulation import MAX_CELLS, SimulationSetup
 from itsa.privacy.neighbours import DEFAULT_BETA, conditional_rounding_cost
 
