@@ -52,6 +52,7 @@ from itsa.frameworks._flower_rules import (
     INT32_MAX,
     quantizer_levels,
 )
+from itsa.frameworks.units import num_shares
 
 __all__ = ["FlowerCheck", "FlowerVerdict", "FlowerExport", "check_flower", "secaggplus_kwargs", "FLOWER_DEFAULTS",
            "FLOWER_VERSION", "FLOAT_ROUNDING", "ADVERSARIES", "CONVENTION", "DEFAULT_NUM_SHARES",
@@ -225,7 +226,7 @@ def secaggplus_kwargs(*, degree: int, threshold: int, gamma, word_bits: int, cli
         raise InvalidOption(f"degree: Flower's neighbourhoods are rings of k/2 clients on each side, so k must be "
                             f"even (or >= clients - 1 = {n - 1}), not {k}")
     else:
-        shares = k + 1
+        shares = num_shares(k)
     if t > k:
         raise InvalidOption(f"threshold: must be at most the degree {k}, not {t}")
     c = float(s)

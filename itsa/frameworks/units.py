@@ -1,4 +1,9 @@
-"""The frameworks' own numbers for a plan's central noise: Flower's DP wrapper, one home for the plan and the export.
+"""The frameworks' own numbers a plan prints: Flower's ``num_shares`` and DP wrapper, one home for the plan and the export.
+
+Flower's ``SecAggPlusWorkflow`` counts a client's neighbourhood with the
+client itself: a SecAgg+ graph of degree ``k`` is ``num_shares = k + 1``
+(:func:`num_shares`; the layout Flower draws from a given ``num_shares`` is
+:func:`itsa.frameworks._flower_rules.resolve_shares`).
 
 Flower's DP wrappers add ``N(0, (z C/N)²)`` to the mean (``C =
 clipping_norm``, ``N = num_sampled_clients``) and release a round only when
@@ -30,10 +35,19 @@ from typing import Any
 from itsa._util.certified import float_up
 from itsa._util.plain import frac
 
-__all__ = ["flower_noise_multiplier", "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note"]
+__all__ = ["num_shares", "flower_noise_multiplier", "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note"]
 
 #: What the frameworks' central noise is, beside the plan's.
 CENTRAL_NOTE = "TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian"
+
+
+def num_shares(degree: int) -> int:
+    """Flower's ``num_shares`` for a SecAgg+ graph of ``degree`` neighbours: ``degree + 1`` (itself counted).
+
+    >>> num_shares(36)
+    37
+    """
+    return degree + 1
 
 
 def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:

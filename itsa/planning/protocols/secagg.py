@@ -49,6 +49,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa._util.progress import Callback
 from itsa.exceptions import Infeasible, InvalidDeployment, InvalidInput, InvalidOption
+from itsa.frameworks.units import num_shares
 from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg import secagg_bounds, secagg_cost, secagg_parameters
 from itsa.keys.secagg.finder import Adversary
@@ -234,7 +235,7 @@ class SecAggKeys(ProtocolKeys):
     def to_dict(self) -> dict:
         body: dict[str, Any] = {
             "degree": self.degree, "threshold": self.threshold,
-            "num_shares": None if self.degree is None else self.degree + 1,
+            "num_shares": None if self.degree is None else num_shares(self.degree),
             "chosen": "given" if self.given else "finder",
             "corrupt": frac(self.protocol.corrupt), "adversary": str(self.protocol.adversary),
             "clients": self.clients, "dropped_clients": self.dropped_clients,
