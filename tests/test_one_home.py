@@ -7,6 +7,10 @@ by :func:`itsa.privacy.noise_shares` alone. A second definition (a function
 named like the tail, a ``_shares`` helper, a share count written out again)
 fails here. The one name of the noise scale in digit units is held by
 ``tests/test_glossary.py`` (``noise_scale`` is a name not used).
+
+A noise mechanism is named in its rooms alone (at most four modules of
+``itsa/`` say "skellam" or "binomial"), and Flower in ``itsa/frameworks/``
+alone, but for the one module listed with its reason.
 """
 
 import ast
@@ -33,6 +37,7 @@ OTHER_TAILS = {
 #: Functions with ``shares`` in their name that count something else, and what.
 OTHER_SHARES = {
     ("itsa/frameworks/_flower_rules.py", "resolve_shares"): "Flower's secret-sharing layout (num_shares), not noise",
+    ("itsa/frameworks/units.py", "num_shares"): "Flower's secret shares per client (a SecAgg+ degree + 1), not noise",
 }
 #: Names only the tail's home may define.
 TAIL_NAMES = re.compile(r"tail_bound|sub_?gaussian|chernoff|best_lambda|wrap_tail", re.I)
@@ -83,3 +88,48 @@ def test_no_share_count_is_written_out_again():
 def test_every_exception_still_exists(where, what):
     """An exception whose function is gone is removed from the list (the list cannot hide a new one)."""
     assert any((path, name) == where for path, name, _ in FUNCTIONS), f"{where} ({what}) no longer exists"
+
+
+# -- a mechanism's word in its rooms; a framework's name in its part ------------------------------------------
+
+#: Most modules of ``itsa/`` that may name a noise mechanism (its plan room, its privacy module, the privacy
+#: part's public names, and one more): every other module asks the mechanism's room
+#: (:mod:`itsa.planning.mechanisms`). The binomial *distribution* is written ``Bin(n, p)`` elsewhere.
+MECHANISM_WORDS = {"skellam": 4, "binomial": 4}
+#: The modules outside ``itsa/frameworks/`` (and the command line) that may name Flower, each with its reason.
+FLOWER_OUTSIDE = {
+    "itsa/_util/extras.py": "the one table of optional packages names each extra: flwr is installed by itsa[flower]",
+}
+#: A word, case-insensitively, not inside another word (``OverflowError`` holds the letters of "flower").
+_WORD = "(?<![a-z]){}"
+
+
+def _naming(word: str) -> list[str]:
+    """The modules of ``itsa/`` whose text (code, docstrings, comments) names ``word``."""
+    pattern = re.compile(_WORD.format(word), re.I)
+    return sorted(path.relative_to(ROOT).as_posix() for path in LIBRARY.rglob("*.py")
+                  if pattern.search(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("word", sorted(MECHANISM_WORDS))
+def test_a_mechanism_is_named_in_its_rooms_alone(word):
+    naming = _naming(word)
+    assert any(path.startswith("itsa/planning/mechanisms/") for path in naming), "the mechanism has no room"
+    assert len(naming) <= MECHANISM_WORDS[word], (
+        f"{word!r} is named in {len(naming)} modules (at most {MECHANISM_WORDS[word]}): {naming}; ask the "
+        "mechanism's room (itsa.planning.mechanisms) for its names, or write the distribution Bin(n, p)")
+
+
+def test_flower_is_named_in_the_frameworks_alone():
+    outside = [path for path in _naming("flower") if not path.startswith("itsa/frameworks/")]
+    assert len(FLOWER_OUTSIDE) <= 1
+    assert outside == sorted(FLOWER_OUTSIDE), (
+        f"Flower named outside itsa/frameworks/: {sorted(set(outside) - set(FLOWER_OUTSIDE))} (its numbers and rules "
+        "live in itsa.frameworks; the planner takes them from itsa.frameworks.units)")
+
+
+def test_the_word_count_sees_a_name_and_not_a_longer_word():
+    """The count itself: ``Flower's`` and ``flower_dp`` name it, ``OverflowError`` does not."""
+    pattern = re.compile(_WORD.format("flower"), re.I)
+    assert pattern.search("Flower's wrapper") and pattern.search("itsa.frameworks.flower_dp")
+    assert not pattern.search("except OverflowError:")

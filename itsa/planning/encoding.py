@@ -21,8 +21,8 @@ probability is an upper bound computed in ball arithmetic (``1`` when
 ``t ≤ 0``: then the data alone can reach the modulus).
 
 The client's encoding itself, on arrays, lives here too, one home for the
-simulation's rounds (:mod:`itsa.planning.simulate`) and the frameworks'
-client mod (:mod:`itsa.frameworks.flower_dp`): the rotation's public signs
+simulation's rounds (:mod:`itsa.planning.simulate`) and a framework's
+client mod (:mod:`itsa.frameworks`): the rotation's public signs
 (:func:`rotation_signs`), :func:`rotate` and :func:`unrotate`, the rounding
 at ``γ`` (:func:`round_rows`, with conditional rounding's :func:`norm_cap`)
 and the centred residue of the sum (:func:`centred`).
