@@ -75,6 +75,18 @@ def test_the_port_computes_what_tff_computed(kwargs, dim, tff):
         assert c.scaled_l1 == tff["l1_norm_bound"]
 
 
+def test_the_mechanism_names_are_tffs_own():
+    """``DistributedDpSumFactory``'s mechanisms and default (distributed_dp.py: ``mechanism='distributed_skellam'``),
+    asked of the mechanisms' rooms."""
+    import inspect
+
+    from itsa.frameworks.tff import DEFAULT_MECHANISM, DP_MECHANISMS, TFF_SOURCE
+
+    assert DP_MECHANISMS == ("distributed_dgauss", "distributed_skellam")
+    assert DEFAULT_MECHANISM == "distributed_skellam" == inspect.signature(tff_computes).parameters["mechanism"].default
+    assert TFF_SOURCE.endswith("distributed_discrete_gaussian_query.py and distributed_skellam_query.py")
+
+
 def test_tff_refuses_32_bits():
     c = tff_computes(noise_multiplier=1.0, expected_clients_per_round=1000, bits=32, l2_clip=1.0,
                      mechanism="distributed_dgauss", dimension=1290)

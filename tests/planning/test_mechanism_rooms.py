@@ -21,6 +21,31 @@ def test_the_vocabulary_is_the_registry():
     assert [m.name for m in registered() if m.auto] == ["dgauss", "skellam"]    # what shipped plans compare
 
 
+def test_the_package_finds_every_mechanism_module():
+    """A module of ``itsa/planning/mechanisms/`` that defines a mechanism is registered, in the plan's order."""
+    modules = {p.stem for p in (PLANNING / "mechanisms").glob("*.py")
+               if any(isinstance(node, ast.ClassDef) and any(getattr(base, "id", "") == "NoiseMechanism"
+                                                            for base in node.bases)
+                      for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}
+    assert {"dgauss", "skellam", "binomial"} <= modules
+    assert {type(m).__module__.rsplit(".", 1)[1] for m in registered()} == modules
+    assert [str(m) for m in Mechanism] == [m.name for m in registered()]
+    assert Mechanism.SKELLAM == "skellam" and Mechanism("binomial") is Mechanism.BINOMIAL
+    assert [m.name for m in registered()][:2] == ["dgauss", "skellam"]     # the default first, then auto
+
+
+def test_the_layering_refusal_is_the_mechanisms_own():
+    from itsa.exceptions import InvalidDeployment
+    from itsa.planning import parse_deployment
+
+    text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
+            "noise: {mechanism: skellam, placement: distributed}\nencoding: {radix: 3, layers: 4}\n")
+    with pytest.raises(InvalidDeployment, match="skellam with a PSA layering is not accounted here: the layering's "
+                                                "epsilon adds its layers' linear"):
+        parse_deployment(yaml.safe_load(text))
+    assert REGISTRY["dgauss"].layering_refusal is None
+
+
 def test_an_unknown_mechanism_is_one_line():
     with pytest.raises(InvalidOption, match=r"unknown mechanism 'laplace' \(choose from"):
         mechanism("laplace")

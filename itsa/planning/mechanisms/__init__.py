@@ -47,6 +47,7 @@ REGISTRY: dict[str, NoiseMechanism] = {m.name: m for m in _found()}
 #: Which noise (the deployment file's word; ``None`` in a file: the plan picks): a member per registered
 #: mechanism, its name the word in capitals (``Mechanism.DGAUSS``).
 Mechanism = StrEnum("Mechanism", [(name.upper(), name) for name in REGISTRY])  # type: ignore[misc]
+Mechanism.__doc__ = "Which noise (the deployment file's word; ``None`` in a file: the plan picks)."
 
 #: The mechanism when none is named and none was picked yet.
 DEFAULT = Mechanism(DEFAULT_NAME)
