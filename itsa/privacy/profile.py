@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import flint
 
@@ -16,7 +17,7 @@ from itsa._util.certified import precision
 from itsa.privacy.events import Event, as_order
 from itsa.privacy.rdp import RdpCurve, compose
 
-__all__ = ["RdpProfile", "linear_sum"]
+__all__ = ["RdpProfile", "linear_sum", "slack_sum"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,14 @@ def linear_sum(parts: Sequence[tuple[Event, int]]) -> RdpCurve | None:
             return None
         curves.append(curve * count)
     return compose(curves)
+
+
+def slack_sum(parts: Sequence[tuple[Event, int]]) -> Fraction:
+    """``Σ count · δ₀``: the δ the events' slacks (:attr:`~itsa.privacy.events.Event.slack`) take, composed.
+
+    Each run's laws are ``(1 − δ₀) P' + δ₀ P''`` against ``(1 − δ₀) Q' + δ₀ Q''`` with the Rényi bound on
+    ``(P', Q')``: flip a coin of bias ``δ₀`` per run, the same in both worlds; the hockey stick is jointly
+    convex, so the composed ``δ`` is at most the good runs' (Rényi, composed adaptively) plus the chance
+    ``1 − Π (1 − δ₀) ≤ Σ δ₀`` that some run is not good.
+    """
+    return sum((count * event.slack for event, count in parts), Fraction(0))

@@ -1,5 +1,6 @@
-"""The binomial mechanism's room: its coins, its exact support (a word that never wraps), its refusal in a plan."""
+"""The binomial mechanism's room: its coins, its exact support (a word that never wraps), a plan that names it."""
 
+import json
 from fractions import Fraction
 
 from click.testing import CliRunner
@@ -54,11 +55,29 @@ def test_its_error_counts_its_own_variance_not_sigma_squared():
     assert noise == 4 * Fraction(10, 4) / (8 * 10) ** 2
 
 
-def test_a_plan_naming_it_is_refused_in_one_line(tmp_path):
+def test_a_plan_naming_it_never_wraps_and_meets_its_target(tmp_path):
+    """overflow: 0 asks for a word that holds every value the sum can take: the binomial plan finds one."""
     text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
-            "noise: {placement: distributed, mechanism: binomial}\nencoding: {word_bits: 32}\n")
+            "noise: {placement: distributed, mechanism: binomial}\nencoding: {word_bits: 32}\noverflow: 0\n")
+    path = tmp_path / "binomial.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    assert res.exit_code == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["verdict"]["verdict"] == "feasible"
+    wrap = out["encoding"]["wrap_probability"]
+    assert wrap["direction"] == "exact" and wrap["value"] == "0"
+    assert out["noise"]["epsilon"]["direction"] == "upper bound" and Fraction(out["noise"]["epsilon"]["interval"][1]) <= 2
+    assert "delta slack" in out["noise"]["epsilon"]["method"]
+    text_out = CliRunner().invoke(cli, ["plan", str(path)]).stdout
+    assert "wrap 0 (exact: never wraps)" in text_out.splitlines()[0]
+
+
+def test_a_layering_is_refused_in_one_line(tmp_path):
+    text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
+            "noise: {placement: distributed, mechanism: binomial}\nencoding: {radix: 5, layers: 3}\n")
     path = tmp_path / "binomial.yaml"
     path.write_text(text, encoding="utf-8")
     res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
     assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr.strip().count("\n") == 0 and "no Renyi bound" in res.stderr
+    assert res.stderr.strip().count("\n") == 0 and "flat word" in res.stderr
