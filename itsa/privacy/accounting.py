@@ -362,8 +362,11 @@ class Accountant:
         if not self.answers_delta:
             raise InvalidOption(f"{self.name} accountant: answers epsilon at a delta only; the RDP accountant "
                                 "answers delta too")
-        found = profile_delta(RdpProfile(tuple(self.events)), epsilon, self.conversion)[0]
         slack = slack_sum(self.events)
+        if slack >= 1:
+            return Certified("delta", Fraction(1), Fraction(1), Direction.UPPER,
+                             f"the events' delta slack {safe_decimal(slack, 4)} is at least 1")
+        found = profile_delta(RdpProfile(tuple(self.events)), epsilon, self.conversion)[0]
         if not slack:
             return found
         high = min(Fraction(1), found.upper() + slack)
