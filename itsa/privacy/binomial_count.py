@@ -41,7 +41,7 @@ on ``C`` the privacy loss is the Gaussian's linear loss at variance
 
     ε(q) ≤ 2 q Δ²/(M + 1) + U + ln(1/(1 − δ₀))/(q − 1),
     U = ‖v‖₁ · 2 (artanh τ − τ),  τ = ((M − 1)/2 − L)/((M + 1)/2),
-    δ₀ ≤ d' (3 e^(−2(M/2 − L + 1)²/M) + e^(−2(M/2 − L + 1 − ⌊Δ⌋)²/M))
+    δ₀ ≤ d' (2 e^(−2(M/2 − L + 1)²/M) + e^(−2(M/2 − L + 1 − ⌊Δ⌋)²/M))
 
 (``d' = min(d, ⌊Δ²⌋)`` coordinates move; ``‖v‖₁ ≤ min(Δ², √d Δ)``; the first
 tail term is 0 when ``L = 0``). The proof, step by step, is in the docs
@@ -484,7 +484,7 @@ class BinomialSharesEvent(Event):
             def tail(distance: Fraction) -> flint.arb:      # Hoeffding: P(M/2 - m >= distance), distance > 0
                 return (-2 * to_arb(distance) ** 2 / M).exp() if distance > 0 else flint.arb(1)
 
-            per = tail(half - low + 1 - top) + (3 * tail(half - low + 1) if low > 0 else 0)
+            per = tail(half - low + 1 - top) + (2 * tail(half - low + 1) if low > 0 else 0)
             slack = (moved * per).min(flint.arb(1))
             tau = to_arb(Fraction(M - 1, 2) - low) / to_arb(Fraction(M + 1, 2))
             step = 2 * (tau.atanh() - tau)

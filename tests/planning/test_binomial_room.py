@@ -81,3 +81,21 @@ def test_a_layering_is_refused_in_one_line(tmp_path):
     res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip().count("\n") == 0 and "flat word" in res.stderr
+
+
+def test_the_shipped_binomial_plan_never_wraps_and_costs_its_variance():
+    """k10000-binomial: feasible, wrap exactly 0 (the word holds the data's bound plus all K shares' N/2),
+    epsilon within the target (an upper bound, its slack taken off delta), error the shares' exact N/4."""
+    import itsa
+
+    p = itsa.plan(itsa.load_deployment("k10000-binomial"))
+    assert p.verdict.feasible
+    enc, noise = p.encoding, p.noise
+    assert enc.wrap_probability.direction == "exact" and enc.wrap_probability.upper() == 0
+    n = ROOM.coins(noise.sigma_client)
+    gamma, clients = enc.gamma, 10_000
+    assert clients * int(gamma) + clients * (n // 2) < 2 ** (enc.word_bits - 1)     # the whole support fits
+    assert noise.epsilon.direction == "upper bound" and noise.epsilon.upper() <= 4
+    assert "delta slack" in str(noise.epsilon.method)
+    assert p.error.noise == Fraction(n, 4) / (gamma * gamma * 9_000)     # N/4 per share, the 9,000 survivors
+    assert p.error.ratio > 1                                            # above the unconstrained limit
