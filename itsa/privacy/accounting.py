@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
 from typing import ClassVar
@@ -57,6 +57,7 @@ from itsa.privacy.conversion import (
     order_text,
     profile_delta,
     profile_epsilon,
+    slack_epsilon,
     to_epsilon,
 )
 from itsa.privacy.events import Event, GaussianEvent
@@ -334,7 +335,7 @@ class Accountant:
         composed = self.curve()
         slack = slack_sum(self.events)
         if slack:                   # approximate Renyi bounds: the slack comes off delta first (profile.slack_sum)
-            return _with_slack(composed, check_delta(delta), slack, self.conversion, orders)
+            return slack_epsilon(composed, check_delta(delta), slack, self.conversion, orders)
         if isinstance(composed, RdpCurve):
             return to_epsilon(composed, delta, self.conversion, orders)
         return profile_epsilon(composed, delta, self.conversion, orders)
@@ -373,27 +374,6 @@ class Accountant:
         return Certified("delta", high, high, Direction.UPPER, f"{found.method}; plus the events' delta slack "
                                                                f"{safe_decimal(slack, 4)} (composed: they add)")
 
-
-#: The ε printed where the events' δ slack takes all of δ (no ε bounds the events there).
-NO_EPSILON = Fraction(2**64)
-
-
-def _with_slack(composed, delta: Fraction, slack: Fraction, conversion, orders) -> EpsilonBound:
-    """The bound at ``δ`` of events whose Rényi bounds hold outside a slack: the curve converted at
-    ``δ − slack`` (:func:`itsa.privacy.profile.slack_sum`); vacuous where the slack reaches δ."""
-    profile = composed if isinstance(composed, RdpProfile) else None
-    if not slack < delta:
-        eps = Certified("epsilon", NO_EPSILON, NO_EPSILON, Direction.VACUOUS,
-                        f"the events' delta slack {safe_decimal(slack, 4)} is at least delta "
-                        f"{safe_decimal(delta, 4)}: no epsilon is bounded")
-        return EpsilonBound(epsilon=eps, delta=delta, order=Fraction(2), conversion=conversion, curve=composed)
-    inner = (to_epsilon(composed, delta - slack, conversion, orders) if profile is None
-             else profile_epsilon(profile, delta - slack, conversion, orders))
-    method = inner.epsilon.method
-    step = (f"at delta - {safe_decimal(slack, 4, up=True)} (the events' delta slack, composed: the Renyi "
-            "bounds hold outside it)")
-    method = method.then(step) if isinstance(method, Provenance) else f"{method}; {step}"
-    return replace(inner, epsilon=replace(inner.epsilon, method=method), delta=delta)
 
 
 class RdpAccountant(Accountant):

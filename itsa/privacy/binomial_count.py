@@ -41,7 +41,7 @@ on ``C`` the privacy loss is the Gaussian's linear loss at variance
 
     ε(q) ≤ 2 q Δ²/(M + 1) + U + ln(1/(1 − δ₀))/(q − 1),
     U = ‖v‖₁ · 2 (artanh τ − τ),  τ = ((M − 1)/2 − L)/((M + 1)/2),
-    δ₀ ≤ d' (2 e^(−2(M/2 − L + 1)²/M) + e^(−2(M/2 − L + 1 − ⌊Δ⌋)²/M))
+    δ₀ ≤ 2d' (e^(−2(M/2 − L + 1)²/M) + e^(−2(M/2 − L + 1 − ⌊Δ⌋)²/M))
 
 (``d' = min(d, ⌊Δ²⌋)`` coordinates move; ``‖v‖₁ ≤ min(Δ², √d Δ)``; the first
 tail term is 0 when ``L = 0``). The proof, step by step, is in the docs
@@ -74,6 +74,7 @@ from itsa.privacy.conversion import check_delta
 from itsa.privacy.events import Event, as_order
 from itsa.privacy.neighbours import l1_from_l2
 from itsa.privacy.rdp import number
+from itsa.privacy.tails import subgaussian_tail
 
 __all__ = ["BinomialCoins", "binomial", "binomial_delta", "draft_coins", "MAX_COINS", "MAX_EPSILON",
            "BinomialSharesEvent", "SLACK_BITS"]
@@ -481,10 +482,10 @@ class BinomialSharesEvent(Event):
             low = max(0, math.floor(Fraction(M, 2) + 1 - top - math.ceil(t)))
             half = Fraction(M, 2)
 
-            def tail(distance: Fraction) -> flint.arb:      # Hoeffding: P(M/2 - m >= distance), distance > 0
-                return (-2 * to_arb(distance) ** 2 / M).exp() if distance > 0 else flint.arb(1)
+            def beyond(distance: Fraction) -> flint.arb:      # Hoeffding (M coins: M/4-sub-Gaussian), both sides
+                return subgaussian_tail(distance, Fraction(M, 4)) if distance > 0 else flint.arb(1)
 
-            per = tail(half - low + 1 - top) + (2 * tail(half - low + 1) if low > 0 else 0)
+            per = beyond(half - low + 1 - top) + (beyond(half - low + 1) if low > 0 else 0)
             slack = (moved * per).min(flint.arb(1))
             tau = to_arb(Fraction(M - 1, 2) - low) / to_arb(Fraction(M + 1, 2))
             step = 2 * (tau.atanh() - tau)

@@ -64,8 +64,8 @@ class Binomial(NoiseMechanism):
     def event(self, sigma, *, survivors, sensitivity, dimension, central, layered) -> Event:
         if layered:
             raise InvalidOption("noise.mechanism: binomial shares are planned on a flat word, not a layering")
-        coins = self.coins(sigma) * (1 if central else survivors)
-        return BinomialSharesEvent(coins=coins, sensitivity=sensitivity, dimension=dimension)
+        return BinomialSharesEvent(coins=self.coins(sigma) * survivors, sensitivity=sensitivity,
+                                   dimension=dimension)     # central: one share (survivors = 1)
 
     def wrap_noise(self, sigma, shares):
         return Fraction(shares * self.coins(sigma), 4), Fraction(0)
