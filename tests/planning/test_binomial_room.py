@@ -99,3 +99,15 @@ def test_the_shipped_binomial_plan_never_wraps_and_costs_its_variance():
     assert "delta slack" in str(noise.epsilon.method)
     assert p.error.noise == Fraction(n, 4) / (gamma * gamma * 9_000)     # N/4 per share, the 9,000 survivors
     assert p.error.ratio > 1                                            # above the unconstrained limit
+
+
+def test_a_population_is_refused_in_one_line(tmp_path):
+    """A Poisson-sampled round of it is not certified (the subsampling theorem is for true Renyi bounds)."""
+    text = ("clients: 100\ndimension: 10\nclip: 1\nadjacency: add-remove\n"
+            "privacy: {epsilon: 2, delta: 1e-6, rounds: 10}\nnoise: {kind: central, mechanism: binomial}\n"
+            "encoding: {word_bits: 32}\npopulation: 10000\n")
+    path = tmp_path / "binomial.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip().count("\n") == 0 and "Poisson sample is not certified" in res.stderr
