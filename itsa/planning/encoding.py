@@ -39,7 +39,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa._util.certified import Certified, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
@@ -147,10 +147,8 @@ class EncodingPlan(Displayable):
         return self.wrap_probability.upper() <= self.overflow_target
 
     def headline(self) -> str:
-        wrap = self.wrap_probability
-        said = ("0 (exact: never wraps)" if wrap.direction is Direction.EXACT and wrap.upper() == 0
-                else f"<= {wrap.decimal()}")
-        return f"gamma {frac(self.gamma)}, {self.word_bits}-bit word: wrap {said} per {self.per}"
+        return (f"gamma {frac(self.gamma)}, {self.word_bits}-bit word: wrap <= "
+                f"{self.wrap_probability.decimal()} per {self.per}")
 
     def rows(self) -> list[tuple[str, str]]:
         if self.rotation == "none" and self.rounding == "nearest":

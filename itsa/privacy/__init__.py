@@ -16,9 +16,7 @@ The accountant, for other parts of itsa to call (every number is a
     Accountant().compose(event, count).epsilon(delta) -> Entry; .delta(epsilon) -> Certified;
         .bound(delta) -> EpsilonBound: the one path to epsilon, for every event of itsa.privacy.events:
         GaussianEvent, DiscreteGaussianEvent (central), DistributedDiscreteGaussianEvent (n shares, tau;
-        bound "conservative" or "sharp"), PsaLayersEvent, SkellamEvent, PoissonSampledEvent, ZcdpEvent, CurveEvent,
-        BinomialSharesEvent (a Renyi bound outside a delta slack, Event.slack: the accountant takes the
-        composed slack, profile.slack_sum, off delta: conversion.slack_epsilon)
+        bound "conservative" or "sharp"), PsaLayersEvent, SkellamEvent, PoissonSampledEvent, ZcdpEvent, CurveEvent
     accountants for Gaussian events, one class each, registered in ACCOUNTANTS:
         mironov, cks, tight, basic, advanced, sqrt_rounds_heuristic
     itsa.privacy.neighbours
@@ -51,7 +49,6 @@ The accountant, for other parts of itsa to call (every number is a
         dp_accounting_epsilon(noise_multiplier, rounds, delta, accountant="rdp"|"pld") -> float
     itsa.privacy.binomial_count
         binomial_delta(coins, epsilon) -> Certified      # the exact privacy profile of Bin(N, 1/2) on a count
-        BinomialSharesEvent(coins=M, sensitivity, dimension=1)   # M coins a coordinate in a plan: .slack, .rdp(q)
         draft_coins(epsilon, delta, *, dimension=1, l1=1, l2=1, linf=1, scale=1) -> int   # cpSGD Theorem 1
     itsa.privacy.composition
         classical_sigma(epsilon, delta), classical_epsilon(noise_multiplier, delta),
@@ -86,7 +83,7 @@ from itsa.privacy.accounting import (
     account,
     one_round_epsilon,
 )
-from itsa.privacy.binomial_count import BinomialCoins, BinomialSharesEvent, binomial, binomial_delta, draft_coins
+from itsa.privacy.binomial_count import BinomialCoins, binomial, binomial_delta, draft_coins
 from itsa.privacy.calibration import Calibration, calibrate
 from itsa.privacy.composition import (
     advanced_composition,
@@ -136,7 +133,7 @@ sensitivity_report = sensitivity
 
 __all__ = [
     "account", "binomial", "calibrate", "noise", "release", "sensitivity", "weights",
-    "BinomialCoins", "binomial_delta", "draft_coins", "BinomialSharesEvent",
+    "BinomialCoins", "binomial_delta", "draft_coins",
     "DEFAULT_DELTA", "Accounting", "Entry", "PerRound", "one_round_epsilon", "GaussianEvent", "Accountant",
     "ACCOUNTANTS", "RdpAccountant", "MironovAccountant", "CksAccountant", "TightAccountant", "BasicAccountant",
     "AdvancedAccountant", "SqrtRoundsHeuristic",

@@ -57,11 +57,10 @@ from itsa.privacy.conversion import (
     order_text,
     profile_delta,
     profile_epsilon,
-    slack_epsilon,
     to_epsilon,
 )
 from itsa.privacy.events import Event, GaussianEvent
-from itsa.privacy.profile import RdpProfile, linear_sum, slack_sum
+from itsa.privacy.profile import RdpProfile, linear_sum, slack_epsilon, slack_sum
 from itsa.privacy.rdp import RdpCurve
 from itsa.privacy.tight import converged, gaussian_meets, gaussian_tight_epsilon
 

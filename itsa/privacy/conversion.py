@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from typing import Protocol
@@ -42,7 +42,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.rdp import RdpCurve
 
-__all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "convert_rdp", "profile_epsilon", "profile_delta", "slack_epsilon",
+__all__ = ["Conversion", "EpsilonBound", "to_epsilon", "convert_at", "convert_rdp", "profile_epsilon", "profile_delta",
            "candidate_orders", "check_delta", "optimal_order", "DEFAULT_DELTA"]
 
 
@@ -470,47 +470,3 @@ class CurveMethod:
 
     def __hash__(self) -> int:
         return hash(str(self))
-
-
-#: The ε printed where the events' δ slack takes all of δ (no ε bounds the events there).
-NO_EPSILON = Fraction(2**64)
-
-
-def slack_epsilon(composed, delta: Fraction, slack: Fraction, conversion: Conversion | str = Conversion.CKS,
-                  orders: Iterable | None = None) -> EpsilonBound:
-    """The certified ``ε`` at ``δ`` of events whose Rényi bounds hold outside a ``slack`` (their composed
-    :attr:`~itsa.privacy.events.Event.slack`, :func:`itsa.privacy.profile.slack_sum`): the curve converted at
-    ``δ − slack``; vacuous (ε printed as ``2^64``) where the slack reaches ``δ``.
-
-    Parameters
-    ----------
-    composed : RdpCurve or Profile
-        The events' composed Rényi bound (of the pairs their slack leaves).
-    delta : Fraction
-        ``δ`` in ``(0, 1)``.
-    slack : Fraction
-        The composed slack, ``≥ 0``.
-    conversion, orders
-        As in :func:`to_epsilon`.
-
-    >>> from itsa.privacy.rdp import gaussian_curve
-    >>> plain = to_epsilon(gaussian_curve(1) * 10, Fraction(1, 10**5))
-    >>> bound = slack_epsilon(gaussian_curve(1) * 10, Fraction(1, 10**5), Fraction(1, 10**6))
-    >>> plain.epsilon.upper() < bound.epsilon.upper(), bound.delta
-    (True, Fraction(1, 100000))
-    """
-    conv = conversion if isinstance(conversion, Conversion) else choice("conversion", conversion, Conversion)
-    d = check_delta(delta)
-    gap = fraction("slack", slack, low=0, closed=True)
-    if not gap < d:
-        eps = Certified("epsilon", NO_EPSILON, NO_EPSILON, Direction.VACUOUS,
-                        f"the events' delta slack {safe_decimal(gap, 4)} is at least delta {safe_decimal(d, 4)}: "
-                        "no epsilon is bounded")
-        return EpsilonBound(epsilon=eps, delta=d, order=Fraction(2), conversion=conv, curve=composed)
-    inner = (to_epsilon(composed, d - gap, conv, orders) if isinstance(composed, RdpCurve)
-             else profile_epsilon(composed, d - gap, conv, orders))
-    step = (f"at delta - {safe_decimal(gap, 4, up=True)} (the events' delta slack, composed: the Renyi bounds "
-            "hold outside it)")
-    method = inner.epsilon.method
-    method = method.then(step) if isinstance(method, Provenance) else f"{method}; {step}"
-    return replace(inner, epsilon=replace(inner.epsilon, method=method), delta=d)
