@@ -180,7 +180,8 @@ def _size_one(d: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
                        wrap_probability=wrap_at(n, bits, gamma, noise.sigma_client, per_round=d.per_round),
                        overflow_target=d.overflow, per=str(Overflow.ROUND if d.per_round else Overflow.COORDINATE),
                        chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma),
-                       rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot)
+                       rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot,
+                       beta=str(e.beta) if e.rounding is Rounding.CONDITIONAL else None)
     padded = "" if d_rot == n.dimension else f"; the {e.rotation} rotation pads d = {n.dimension} to {d_rot} words"
     payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
                           dimension=d_rot, note="a flat word: one resolution, no layering" + padded)

@@ -51,7 +51,7 @@ from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, siz
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, room_of
+from itsa.planning.mechanism import NoiseInputs, coupling_beta, gaussian_limit, room_of
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
@@ -83,6 +83,10 @@ __all__ = ["Plan", "Verdict", "plan", "plan_deadline", "noise_inputs", "flat_inp
 
 #: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
 QUANTIZATION_SHARE = Fraction(1, 100)
+#: How a plan's ``β`` of conditional rounding is chosen when the file names none (:func:`coupling_beta`).
+BETA_CHOSEN = ("chosen, no beta in the file: the largest exp(-lambda), lambda whole, whose coupling mismatch "
+               "2 beta/(1 - beta) is at most the coupled shift's failure delta/(1000 T) per round; a smaller beta "
+               "lowers the error (fewer retries, less bias) and costs the coupled sensitivity nothing")
 #: Seconds a plan may take by default (the key-rate solve takes most of it): the library's one default.
 DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
@@ -189,11 +193,14 @@ def noise_inputs(deployment: Deployment) -> NoiseInputs:
     (1000, 900, Fraction(2, 1))
     """
     d, e, p = deployment, deployment.encoding, deployment.privacy
-    return NoiseInputs(clients=d.clients, dimension=d.dimension, clip=d.clip, dropout=d.dropout,
-                       adjacency=d.adjacency, kind=d.noise.kind, mechanism=d.noise.mechanism, sigma=d.noise.sigma,
-                       rotation=e.rotation, rounding=e.rounding, beta=e.beta, epsilon=p.epsilon, delta=p.delta,
-                       rounds=p.rounds, population=d.population, sampling=d.sampling, radix=e.radix,
-                       layers=e.layers)
+    n = NoiseInputs(clients=d.clients, dimension=d.dimension, clip=d.clip, dropout=d.dropout,
+                    adjacency=d.adjacency, kind=d.noise.kind, mechanism=d.noise.mechanism, sigma=d.noise.sigma,
+                    rotation=e.rotation, rounding=e.rounding, beta=e.beta, epsilon=p.epsilon, delta=p.delta,
+                    rounds=p.rounds, population=d.population, sampling=d.sampling, radix=e.radix,
+                    layers=e.layers)
+    if e.rounding is Rounding.CONDITIONAL and not e.beta_named:        # the file leaves beta to the plan
+        n = replace(n, beta=coupling_beta(n))
+    return n
 
 
 def flat_inputs(deployment: Deployment) -> FlatInputs:
@@ -446,6 +453,9 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
         deployment = replace(deployment, encoding=replace(deployment.encoding, rounding=flat.inputs.noise.rounding))
     inputs = flat.inputs                            # the sections' inputs, built once (the mechanism resolved)
     noise, enc, payload, error = flat.noise, flat.encoding, flat.payload, flat.error
+    if inputs.noise.beta != deployment.encoding.beta:                       # beta chosen by the plan
+        deployment = replace(deployment, encoding=replace(deployment.encoding, beta=inputs.noise.beta))
+        enc = replace(enc, beta=f"{enc.beta} ({BETA_CHOSEN})")
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
     keys = _keys(deployment, instance, payload, deadline, seed, report)

@@ -57,7 +57,7 @@ from itsa.exceptions import InvalidOption, excerpt
 from itsa.privacy.rdp import number, psa_block_sensitivity
 
 __all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
-           "conditional_rounding_cost", "conditional_bias", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta",
+           "conditional_rounding_cost", "conditional_bias", "conditional_rejection", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta",
            "MAX_LOG_INVERSE"]
 
 
@@ -229,6 +229,35 @@ def conditional_bias(beta=None) -> Fraction:
     given = as_beta(beta)
     b = given.upper() if isinstance(given, ExpBeta) else given
     return b / (4 * (1 - b) ** 2)
+
+
+def conditional_rejection(*, gamma, clip, dimension: int, beta=None) -> Fraction:
+    """An upper bound on the probability that one attempt of conditional rounding is rejected (a rational).
+
+    Write ``a = γ x`` (``‖a‖ ≤ γ S``), ``a_i = n_i + f_i`` (``n_i = ⌊a_i⌋``) and the attempt
+    ``u_i = n_i + B_i``, ``B_i`` Bernoulli(``f_i``). Then ``u_i² − a_i² = (2n_i + 1)(B_i − f_i) + f_i(1 − f_i)``:
+    a mean of at most ``1/4`` and a zero-mean part in an interval of length ``|2n_i + 1| ≤ 2|a_i| + 1``,
+    ``(n_i + 1/2)²``-sub-Gaussian (Hoeffding's lemma), independent over ``i``. The proxies sum to at most
+    ``‖a‖² + ‖a‖₁ + d/4 ≤ (‖a‖ + √d/2)²`` (``‖a‖₁ ≤ √d ‖a‖``), so
+    ``P(‖u‖² > ‖a‖² + d/4 + √(2λ)(‖a‖ + √d/2)) ≤ e^(−λ)``; the cap of :func:`rounded_norm`, at ``‖a‖ = γ S``
+    and ``λ = ln(1/β)``, is no smaller: at most ``β`` (Kairouz, Liu, Steinke 2021, Sec. 4.1). Where the cap is
+    the sure bound ``γ S + √d`` (``‖u‖ ≤ ‖a‖ + ‖u − a‖ < γ S + √d``), no attempt is rejected: 0.
+
+    >>> conditional_rejection(gamma=700, clip=1, dimension=1200000, beta="1/1000")
+    Fraction(1, 1000)
+    >>> conditional_rejection(gamma=100, clip=1, dimension=1, beta="exp(-32)")
+    Fraction(0, 1)
+    """
+    g, s = fraction("gamma", gamma, low=0), fraction("clip S", clip, low=0)
+    d = whole_number("dimension", dimension, minimum=1)
+    given = as_beta(beta)
+    with precision():
+        gs, root = to_arb(g * s), flint.arb(d).sqrt()
+        sure = (gs + root) ** 2
+        square = gs * gs + flint.arb(d) / 4 + (2 * _log_inverse(given)).sqrt() * (gs + root / 2)
+    if sure <= square:
+        return Fraction(0)
+    return given.upper() if isinstance(given, ExpBeta) else given
 
 
 def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Rounding.NEAREST,
