@@ -154,7 +154,7 @@ def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> Coupled
     """Randomized rounding's coupled shift at scale ``gamma``: stochastic rounding's
     (:func:`itsa.privacy.coupled.coupled_shift`: ``D = c γ S``, failure ``p = δ/(1000 T)`` per round), or
     conditional rounding's (:func:`itsa.privacy.coupled.conditional_shift`) where its mismatch ``q`` is at most
-    that ``p`` (a ``β`` small enough, :func:`coupling_beta`; at a larger ``β`` the worst case stands); ``None``
+    ``2p`` (a ``β`` small enough, :func:`coupling_beta`; at a larger ``β`` the worst case stands); ``None``
     for rounding to nearest, a layering or no γ."""
     if gamma is None or inputs.rounding is Rounding.NEAREST or inputs.layered:
         return None
@@ -163,14 +163,15 @@ def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> Coupled
     if inputs.rounding is Rounding.CONDITIONAL:
         shift = conditional_shift(gamma=gamma, clip=inputs.clip, dimension=noise_dimension(inputs),
                                   beta=inputs.beta, adjacency=inputs.adjacency, failure=p)
-        return shift if shift.mismatch <= p else None
+        return shift if shift.mismatch <= 2 * p else None
     return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs), failure=p)
 
 
 def coupling_beta(inputs: NoiseInputs) -> ExpBeta:
     """The ``β`` a plan gives conditional rounding when the file names none: ``exp(−λ)``, the smallest whole
     ``λ`` at which the coupling's mismatch (``2β/(1 − β)`` replace-one, ``β`` add-remove, ``β`` at its rational
-    upper bound) is at most the coupled shift's failure ``p = δ/(1000 T)`` per round (:func:`coupled`).
+    upper bound) is at most the coupled shift's failure ``p = δ/(1000 T)`` per round (:func:`coupled` takes
+    the coupling up to ``2p``, room for the rejection bound's margin).
 
     A smaller ``β`` only lowers the error (fewer retries: a smaller second moment and bias) and the coupling's
     failure; it raises the cap ``√(2 ln(1/β))``-slowly, which the coupled shift does not use. At this ``β``

@@ -132,7 +132,7 @@ def conditional_shift(*, gamma, clip, dimension: int, beta, adjacency: Adjacency
     """Conditional rounding's coupled shift: stochastic rounding's norm bound, its failure over the retries.
 
     See the module's notes: with ``r`` one attempt's rejection probability
-    (:func:`itsa.privacy.neighbours.conditional_rejection`: ``β``, or 0 where the cap is the sure norm bound),
+    (:func:`itsa.privacy.neighbours.conditional_rejection`: ``β``, to a few parts in 10⁶),
     the shift has norm at most :func:`coupled_shift`'s ``B`` (``D = c γ S``) outside probability
     ``p/(1 − r) + q``, ``q = 2r/(1 − r)`` (replace-one) or ``r`` (add-remove) the probability that the two
     neighbours accept different attempts.
