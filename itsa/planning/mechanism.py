@@ -57,7 +57,7 @@ from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "room_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
-           "coupling_beta", "COUPLED_SHARE"]
+           "coupling_beta", "COUPLED_SHARE", "BETA_CHOSEN"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,6 +165,13 @@ def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> Coupled
                                   beta=inputs.beta, adjacency=inputs.adjacency, failure=p)
         return shift if shift.mismatch <= 2 * p else None
     return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs), failure=p)
+
+
+#: How a plan's ``β`` of conditional rounding is chosen when the file names none (:func:`coupling_beta`).
+BETA_CHOSEN = ("chosen, no beta in the file: the largest exp(-lambda), lambda whole, whose coupling mismatch "
+               "2 beta/(1 - beta) (beta for add-remove) is at most the coupled shift's failure delta/(1000 T) "
+               "per round; a smaller beta lowers the error (fewer retries, less bias) and costs the coupled "
+               "sensitivity nothing")
 
 
 def coupling_beta(inputs: NoiseInputs) -> ExpBeta:

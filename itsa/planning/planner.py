@@ -51,7 +51,7 @@ from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, siz
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
-from itsa.planning.mechanism import NoiseInputs, coupling_beta, gaussian_limit, room_of
+from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, coupling_beta, gaussian_limit, room_of
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
@@ -83,10 +83,6 @@ __all__ = ["Plan", "Verdict", "plan", "plan_deadline", "noise_inputs", "flat_inp
 
 #: Without a word or a γ, γ is the smallest power of two whose rounding error is at most this share of the noise's.
 QUANTIZATION_SHARE = Fraction(1, 100)
-#: How a plan's ``β`` of conditional rounding is chosen when the file names none (:func:`coupling_beta`).
-BETA_CHOSEN = ("chosen, no beta in the file: the largest exp(-lambda), lambda whole, whose coupling mismatch "
-               "2 beta/(1 - beta) is at most the coupled shift's failure delta/(1000 T) per round; a smaller beta "
-               "lowers the error (fewer retries, less bias) and costs the coupled sensitivity nothing")
 #: Seconds a plan may take by default (the key-rate solve takes most of it): the library's one default.
 DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 

@@ -159,8 +159,9 @@ def conditional_shift(*, gamma, clip, dimension: int, beta, adjacency: Adjacency
     replace_one = Adjacency(adjacency) is Adjacency.REPLACE_ONE
     r = conditional_rejection(gamma=g, clip=s, dimension=dimension, beta=beta)
     base = coupled_shift(difference=(2 if replace_one else 1) * g * s, dimension=dimension, failure=failure)
-    q = 2 * r / (1 - r) if replace_one else r
-    total = min(base.failure / (1 - r) + q, Fraction(1))
     method = f"{CONDITIONAL}; {base.norm.method}"
-    return CoupledShift(Certified(base.norm.name, base.norm.low, base.norm.high, base.norm.direction, method),
-                        total, min(q, Fraction(1)))
+    norm = Certified(base.norm.name, base.norm.low, base.norm.high, base.norm.direction, method)
+    if r >= 1:                      # no bound on the retries: the coupling bounds nothing
+        return CoupledShift(norm, Fraction(1), Fraction(1))
+    q = 2 * r / (1 - r) if replace_one else r
+    return CoupledShift(norm, min(base.failure / (1 - r) + q, Fraction(1)), min(q, Fraction(1)))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from itsa.privacy.coupled import conditional_shift
 from itsa.privacy.lattice import dominating_epsilon
 from itsa.privacy.neighbours import Rounding, conditional_rejection, rounded_norm
-from tests.privacy.test_coupled import _dgauss, _delta, _mechanism_law
+from tests.privacy.test_coupled import _delta, _dgauss, _mechanism_law
 
 
 def _cap(clip, d, beta):
