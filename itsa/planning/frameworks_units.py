@@ -322,7 +322,7 @@ def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None 
     dimension = int(getattr(event, "dimension", inputs.dimension))
     sensitivity, failure = noise.sensitivity.arb(), Fraction(0)
     shift = coupled(inputs, gamma, inputs.rounds) if dimension > 1 else None
-    if shift is not None and shift.norm.arb() < sensitivity:        # as the plan's epsilon (pld_epsilon)
+    if shift is not None and not shift.mixture and shift.norm.arb() < sensitivity:      # as pld_epsilon
         sensitivity, failure = shift.norm.arb(), shift.failure
     try:
         pair = dominating_pair(sigma=noise.sigma_client, sensitivity=sensitivity, survivors=shares,

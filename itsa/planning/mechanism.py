@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import flint
@@ -146,6 +146,8 @@ def noise_dimension(inputs: NoiseInputs) -> int:
     return rotated_dimension(inputs.dimension, inputs.rotation)
 
 
+#: The largest mismatch per round composed as a binomial mixture (its terms grow with it; beyond, the worst case).
+MIXTURE_MOST = Fraction(1, 100)
 #: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
 COUPLED_SHARE = 1000
 
@@ -154,7 +156,9 @@ def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> Coupled
     """Randomized rounding's coupled shift at scale ``gamma``: stochastic rounding's
     (:func:`itsa.privacy.coupled.coupled_shift`: ``D = c γ S``, failure ``p = δ/(1000 T)`` per round), or
     conditional rounding's (:func:`itsa.privacy.coupled.conditional_shift`) where its mismatch ``q`` is at most
-    ``2p`` (a ``β`` small enough, :func:`coupling_beta`; at a larger ``β`` the worst case stands); ``None``
+    ``2p`` (a ``β`` small enough, :func:`coupling_beta`), or up to :data:`MIXTURE_MOST` with the mismatch
+    kept apart (``mixture``: the rounds compose as a binomial mixture with the worst case, a named ``β``); at a
+    larger ``β`` the worst case stands; ``None``
     for rounding to nearest, a layering or no γ."""
     if gamma is None or inputs.rounding is Rounding.NEAREST or inputs.layered:
         return None
@@ -163,7 +167,11 @@ def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> Coupled
     if inputs.rounding is Rounding.CONDITIONAL:
         shift = conditional_shift(gamma=gamma, clip=inputs.clip, dimension=noise_dimension(inputs),
                                   beta=inputs.beta, adjacency=inputs.adjacency, failure=p)
-        return shift if shift.mismatch <= 2 * p else None
+        if shift.mismatch <= 2 * p:
+            return shift
+        if shift.mismatch <= MIXTURE_MOST and shift.failure < 1:       # the mismatch composed as a mixture
+            return replace(shift, failure=shift.failure - shift.mismatch, mixture=True)
+        return None
     return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs), failure=p)
 
 

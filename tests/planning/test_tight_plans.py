@@ -94,6 +94,21 @@ def test_conditional_rounding_without_a_beta_is_coupled_at_the_beta_the_plan_cho
     assert coupled(named, p.encoding.gamma, inputs.rounds) is None
 
 
+def test_a_named_small_beta_composes_its_mismatch_as_a_binomial_mixture():
+    """cross-device naming beta 1e-4: the mismatch (about 2e-4 per round) is too large for the slack but is composed
+    as a binomial mixture with the worst case: within 1.25x of the true limit; a named exp(-1/2) keeps the worst
+    case (the coupling bounds nothing there)."""
+    d = load_deployment("deployments/cross-device.yaml")
+    d = replace(d, encoding=replace(d.encoding, beta=Fraction(1, 10**4), beta_named=True))
+    p = plan(d, time_limit=0)
+    assert str(p.deployment.encoding.beta) == "1/10000" and p.noise.accounting.upper_method == "mixture"
+    assert p.verdict.feasible and p.error.ratio <= Fraction(125, 100)
+    assert not p.frameworks.pair.certifies          # the single pair is the worst case's, not the plan's epsilon
+    inputs = noise_inputs(p.deployment)
+    shift = coupled(inputs, p.encoding.gamma, inputs.rounds)
+    assert shift.mixture and Fraction(1, 10**4) < shift.mismatch <= Fraction(3, 10**4)
+
+
 def test_a_rotated_word_that_rounds_every_update_to_zero_is_infeasible_with_the_unbiased_fix():
     """16 bits after a DFT rotation, rounding to nearest named: gamma about 24 puts every rotated coordinate of every
     update within the clip below 1/2 (erased with probability above 0.99999), so the plan is infeasible however
