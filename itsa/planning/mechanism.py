@@ -199,7 +199,7 @@ def coupling_beta(inputs: NoiseInputs) -> ExpBeta:
     """
     p = inputs.delta / (COUPLED_SHARE * inputs.rounds)
     replace_one = inputs.adjacency is Adjacency.REPLACE_ONE
-    lam = max(1, math.floor(-math.log(float(p))))
+    lam = max(1, math.floor(math.log(p.denominator) - math.log(p.numerator)))      # ln(1/p), p past a float too
     while True:
         r = ExpBeta(Fraction(lam)).upper()
         if (2 * r / (1 - r) if replace_one else r) <= p:
