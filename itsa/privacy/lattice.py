@@ -320,6 +320,8 @@ def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: 
                 mu = (flint.arb(T - j) * to_arb(mu_b) ** 2 + flint.arb(j) * to_arb(mu_w) ** 2).sqrt()
                 terms.append((pmf, mu))
                 kept += pmf
+            elif j > T * q:                 # past the mode the binomial only falls: the rest is dropped too
+                break
         extra = flint.arb((1 - kept).max(flint.arb(0)).upper()) + to_arb(T * slack)
     if not extra < to_arb(target):
         return None
