@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from itsa.privacy.coupled import conditional_shift
-from itsa.privacy.lattice import dominating_epsilon
+from itsa.privacy.lattice import dominating_epsilon, mixture_epsilon
 from itsa.privacy.neighbours import Rounding, conditional_rejection, rounded_norm
 from tests.privacy.test_coupled import _delta, _dgauss, _mechanism_law
 
@@ -160,3 +160,21 @@ def test_the_whole_conditional_mechanism_lies_below_the_certified_curve(a, b, ot
             assert _delta(P, Q, e) + missing <= target and _delta(Q, P, e) + missing <= target
             checked += 1
     assert checked >= 2
+    # the certified chain alone (beta's rejection bound, no exact number): the slack form and the mixture form
+    remove = all(y == 0 for y in b)
+    shift = conditional_shift(gamma=1, clip=clip, dimension=d, beta=beta,
+                              adjacency="add-remove" if remove else "replace-one", failure=Fraction(1, 10**4))
+    far = (1 if remove else 2) * rounded_norm(gamma=1, clip=clip, dimension=d, rounding=Rounding.CONDITIONAL,
+                                              beta=beta).upper()
+    for target in (Fraction(1, 2), Fraction(3, 10), Fraction(1, 10)):
+        found = [mixture_epsilon(sigma=sigma, near=shift.norm.upper(), far=far, weight=shift.mismatch, rounds=1,
+                                 delta=target, dimension=d, failure=shift.failure - shift.mismatch)]
+        if shift.failure < target / 2:
+            found.append(dominating_epsilon(sigma=sigma, sensitivity=shift.norm.upper(), rounds=1, delta=target,
+                                            dimension=d, failure=shift.failure))
+        for eps in found:
+            assert eps is not None
+            e = float(eps.upper())
+            assert _delta(P, Q, e) + missing <= target and _delta(Q, P, e) + missing <= target
+            checked += 1
+    assert checked >= 5
