@@ -190,7 +190,7 @@ class _Bounds:
         found = tightest(self.d, self.event, rounds, self.gamma)
         if found is None:
             return None
-        key = "pld" if self.dimension == 1 else "mixture" if found.method.startswith(MIXTURE) else "dominating"
+        key = "pld" if self.dimension == 1 else "mixture" if str(found.method).startswith(MIXTURE) else "dominating"
         return found, key
 
     def best(self, rounds: int) -> tuple[Certified, str]:
