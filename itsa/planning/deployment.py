@@ -235,6 +235,8 @@ class Encoding:
     beta: Fraction | ExpBeta = DEFAULT_BETA
     #: whether the file names the rounding (``False``: a rotated word's plan may pick stochastic rounding)
     rounding_named: bool = field(default=True, compare=False)
+    #: whether the file names ``β`` (``False``: a plan with conditional rounding chooses it)
+    beta_named: bool = field(default=True, compare=False)
 
     def __post_init__(self):
         _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
@@ -449,7 +451,7 @@ def _encoding(raw) -> Encoding:
                    f"{excerpt(str(e.get('rounding', Rounding.NEAREST)))}: remove beta or give rounding: conditional")
     return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
                     rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
-                    beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e)
+                    beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e, beta_named="beta" in e)
 
 
 def _accuracy(raw) -> Fraction | None:
