@@ -48,6 +48,7 @@ from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate
 from itsa.planning.rotation import Rotation
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
+from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
 from itsa.privacy.shares import noise_shares
@@ -149,7 +150,9 @@ class NoiseAccounting(Displayable):
 #: The upper bounds a plan's ε may come from, in words.
 _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
             "to the sensitivity, through its privacy-loss distribution",
-            "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)"}
+            "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)",
+            "mixture": "a binomial mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
+                       "(conditional rounding's retries coupled), through its privacy-loss distribution"}
 #: A Poisson-sampled round's ε from its full round's bound (``<key>-full``): it holds for the sampled round.
 _METHODS.update({f"{key}-full": f"{text}, of the full (unsampled) round, which bounds its Poisson sample too "
                                 "(add-remove, noise added once: sampling never hurts)"
@@ -185,7 +188,10 @@ class _Bounds:
         if self.why_not is not None:
             return None
         found = tightest(self.d, self.event, rounds, self.gamma)
-        return None if found is None else (found, "pld" if self.dimension == 1 else "dominating")
+        if found is None:
+            return None
+        key = "pld" if self.dimension == 1 else "mixture" if str(found.method).startswith(MIXTURE) else "dominating"
+        return found, key
 
     def best(self, rounds: int) -> tuple[Certified, str]:
         """The smallest proven upper bound at ``rounds`` and its method's key (:data:`_METHODS`)."""

@@ -37,15 +37,16 @@ from itsa._util.checks import fraction
 from itsa.exceptions import InvalidOption
 from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
-from itsa.privacy.lattice import dominating_epsilon
+from itsa.privacy.lattice import dominating_epsilon, mixture_epsilon
 from itsa.privacy.pld import pair_epsilon
 
 __all__ = ["pld_epsilon", "calibrate_tightest", "PLD_METHOD_KEYS"]
 
 #: Significant digits of a calibrated scale (rounded up and certified there), as :mod:`itsa.privacy.calibration`'s.
 DIGITS = 6
-#: The method keys :func:`pld_epsilon` answers with: the worst pair's own (``d = 1``), or the dominating pair's.
-PLD_METHOD_KEYS = ("pld", "dominating")
+#: The method keys :func:`pld_epsilon` answers with: the worst pair's own (``d = 1``), the dominating pair's, or
+#: a binomial mixture of dominating pairs' (conditional rounding coupled, its mismatch composed).
+PLD_METHOD_KEYS = ("pld", "dominating", "mixture")
 
 
 def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = None,
@@ -97,6 +98,16 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
     if shift is None or not shift.norm.arb() < sens:
         return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
                                   dimension=dim)
+    if shift.mixture:               # conditional rounding's mismatch: a binomial mixture with the worst case
+        found = mixture_epsilon(sigma=s, near=shift.norm.arb(), far=sens, weight=shift.mismatch, rounds=rounds,
+                                delta=delta, survivors=survivors, dimension=dim, failure=shift.failure)
+        if found is None:
+            return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
+                                      dimension=dim)
+        return replace(found, method=f"{found.method}; B the coupled shift {shift.norm.decimal(6)}, W the "
+                                     f"sensitivity, q {safe_decimal(shift.mismatch, 3)} per round: "
+                                     f"{shift.norm.method} (failure {safe_decimal(shift.failure, 3)} per round, "
+                                     "in the slack)")
     found = dominating_epsilon(sigma=s, sensitivity=shift.norm.arb(), rounds=rounds, delta=delta,
                                survivors=survivors, dimension=dim, failure=shift.failure)
     if found is None:
