@@ -151,7 +151,7 @@ class NoiseAccounting(Displayable):
 _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
             "to the sensitivity, through its privacy-loss distribution",
             "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)",
-            "mixture": "a binomial mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
+            "mixture": "a Bin(T, q)-weighted mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
                        "(conditional rounding's retries coupled), through its privacy-loss distribution"}
 #: A Poisson-sampled round's ε from its full round's bound (``<key>-full``): it holds for the sampled round.
 _METHODS.update({f"{key}-full": f"{text}, of the full (unsampled) round, which bounds its Poisson sample too "

@@ -146,7 +146,7 @@ def noise_dimension(inputs: NoiseInputs) -> int:
     return rotated_dimension(inputs.dimension, inputs.rotation)
 
 
-#: The largest mismatch per round composed as a binomial mixture (its terms grow with it; beyond, the worst case).
+#: The largest mismatch per round composed as a Bin(T, q) mixture (its terms grow with it; beyond, the worst case).
 MIXTURE_MOST = Fraction(1, 100)
 #: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
 COUPLED_SHARE = 1000
@@ -157,7 +157,7 @@ def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> Coupled
     (:func:`itsa.privacy.coupled.coupled_shift`: ``D = c γ S``, failure ``p = δ/(1000 T)`` per round), or
     conditional rounding's (:func:`itsa.privacy.coupled.conditional_shift`) where its mismatch ``q`` is at most
     ``2p`` (a ``β`` small enough, :func:`coupling_beta`), or up to :data:`MIXTURE_MOST` with the mismatch
-    kept apart (``mixture``: the rounds compose as a binomial mixture with the worst case, a named ``β``); at a
+    kept apart (``mixture``: the rounds compose as a Bin(T, q) mixture with the worst case, a named ``β``); at a
     larger ``β`` the worst case stands; ``None``
     for rounding to nearest, a layering or no γ."""
     if gamma is None or inputs.rounding is Rounding.NEAREST or inputs.layered:

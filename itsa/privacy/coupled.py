@@ -88,7 +88,7 @@ class CoupledShift:
     failure: Fraction
     #: conditional rounding's part of ``failure``: a bound on ``P(τ ≠ τ')`` (0 for stochastic rounding)
     mismatch: Fraction = Fraction(0)
-    #: ``True``: ``mismatch`` is not in ``failure``; the rounds compose as a binomial mixture with the worst case
+    #: ``True``: ``mismatch`` is not in ``failure``; the rounds compose as a Bin(T, q) mixture with the worst case
     #: (:func:`itsa.privacy.lattice.mixture_epsilon`)
     mixture: bool = False
 

@@ -258,9 +258,9 @@ def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction) -> Certified:
     return Certified("epsilon", high, high, Direction.UPPER, METHOD)
 
 
-MIXTURE = ("a binomial mixture of dominating Gaussian pairs: each round dominated by (1 - q) pair(B) (+) q pair(W) "
+MIXTURE = ("a Bin(T, q)-weighted mixture of dominating Gaussian pairs: each round dominated by (1 - q) pair(B) (+) q pair(W) "
            "(hockey stick jointly convex; disjoint union), T rounds by sum_j Bin(T, q)(j) "
-           "delta_G(sqrt((T - j) mu_B^2 + j mu_W^2), eps) + T delta0 (Zhu-Dong-Wang 2022, Thm 10; the binomial's "
+           "delta_G(sqrt((T - j) mu_B^2 + j mu_W^2), eps) + T delta0 (Zhu-Dong-Wang 2022, Thm 10; Bin(T, q)'s "
            "tail beyond the terms summed added); ")
 
 
@@ -273,7 +273,7 @@ def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: 
     (:func:`dominating_pair`, both with the larger slack ``δ₀``, so that ``A_B``'s hockey stick is below
     ``A_W``'s at every ``ε`` and a smaller true weight of the far part is covered by ``q``): the hockey stick
     is jointly convex, and a disjoint union's is the weighted sum of its parts'. The ``T``-fold product is a
-    binomial mixture over how many rounds drew the far part; ``j`` of them compose to the Gaussian pair of
+    mixture, weighted by ``Bin(T, q)``, over how many rounds drew the far part; ``j`` of them compose to the Gaussian pair of
     ``μ_j = √((T − j) μ_B² + j μ_W²)``, so ``δ(ε) ≤ Σ_j Bin(T, q)(j) δ_G(μ_j, ε) + T δ₀``
     (the terms left out, each below ``δ/(10⁸ T)``, counted at ``δ_G ≤ 1``), increasing in ``q``.
 
@@ -320,7 +320,7 @@ def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: 
                 mu = (flint.arb(T - j) * to_arb(mu_b) ** 2 + flint.arb(j) * to_arb(mu_w) ** 2).sqrt()
                 terms.append((pmf, mu))
                 kept += pmf
-            elif j > T * q:                 # past the mode the binomial only falls: the rest is dropped too
+            elif j > T * q:                 # past the mode Bin(T, q) only falls: the rest is dropped too
                 break
         extra = flint.arb((1 - kept).max(flint.arb(0)).upper()) + to_arb(T * slack)
     if not extra < to_arb(target):

@@ -45,7 +45,7 @@ __all__ = ["pld_epsilon", "calibrate_tightest", "PLD_METHOD_KEYS"]
 #: Significant digits of a calibrated scale (rounded up and certified there), as :mod:`itsa.privacy.calibration`'s.
 DIGITS = 6
 #: The method keys :func:`pld_epsilon` answers with: the worst pair's own (``d = 1``), the dominating pair's, or
-#: a binomial mixture of dominating pairs' (conditional rounding coupled, its mismatch composed).
+#: a Bin(T, q) mixture of dominating pairs' (conditional rounding coupled, its mismatch composed).
 PLD_METHOD_KEYS = ("pld", "dominating", "mixture")
 
 
@@ -98,7 +98,7 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
     if shift is None or not shift.norm.arb() < sens:
         return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
                                   dimension=dim)
-    if shift.mixture:               # conditional rounding's mismatch: a binomial mixture with the worst case
+    if shift.mixture:               # conditional rounding's mismatch: a Bin(T, q) mixture with the worst case
         found = mixture_epsilon(sigma=s, near=shift.norm.arb(), far=sens, weight=shift.mismatch, rounds=rounds,
                                 delta=delta, survivors=survivors, dimension=dim, failure=shift.failure)
         if found is None:
