@@ -151,7 +151,7 @@ class GridPld:
         """The loss of coefficient ``index``: ``(start + index) h``."""
         return (self.start + index) * self.step
 
-    def _tail(self, first: int) -> tuple[int, flint.arb]:
+    def _above(self, first: int) -> tuple[int, flint.arb]:
         """``(S₀, S₁)``: the integer mass of the coefficients ``≥ first`` and ``Σ m_i e^(−loss_i)`` over them."""
         first = max(first, 0)
         if first >= self.size:
@@ -174,7 +174,7 @@ class GridPld:
         """
         eps = fraction("epsilon", epsilon)
         with precision(self.bits + 2 * GUARD_BITS + self.size.bit_length()):
-            s0, s1 = self._tail(self._first_above(eps))
+            s0, s1 = self._above(self._first_above(eps))
             value = (s0 + self.infinity - to_arb(eps).exp() * s1) / flint.arb(2) ** self.bits
             end = value.upper() if self.up else value.lower()
             man, exp = (int(v) for v in end.man_exp())
@@ -201,7 +201,7 @@ class GridPld:
             target = to_arb(goal)
 
             def at_most(k: int) -> bool:     # the side's curve at eps = loss(k) is at most delta
-                s0, s1 = self._tail(k + 1)
+                s0, s1 = self._above(k + 1)
                 value = s0 + self.infinity - to_arb(self.loss(k)).exp() * s1
                 return bool(value <= target) if self.up else not bool(value > target)
 
@@ -212,7 +212,7 @@ class GridPld:
                 mid = (low + high) // 2
                 low, high = (low, mid) if at_most(mid) else (mid, high)
             # eps in (loss(high - 1), loss(high)]: the losses above it are the coefficients >= high
-            s0, s1 = self._tail(high)
+            s0, s1 = self._above(high)
             room = s0 + self.infinity - target
             if s1.is_zero() or not room > 0:
                 eps_ball = None
