@@ -245,29 +245,19 @@ def _remembered(inputs: NoiseInputs, gamma: Fraction) -> Fraction:
 
 
 def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None, gamma=None) -> Fraction:
-    """The calibrated σ; with a population and central noise, the smallest of the sampled round's privacy-loss
-    calibration, the full round's (whose bounds hold for the sampled round, :func:`full_round`) and, where the
-    first does not beat the second, the sampled round's Rényi one: the first whose certified ε meets the
-    target, as :func:`rdp_bound` or the accounting (:mod:`itsa.planning.accounting`) counts it."""
-    if inputs.kind is not NoiseKind.CENTRAL or sampling_rate(inputs) in (None, 1):
-        return _calibrate_one(inputs, curve_for, progress, delta_int, gamma)
+    """The calibrated σ; with a population, the smaller of the sampled round's (its Rényi calibration, then its
+    privacy-loss bound below it: :func:`_calibrate_one`) and, for central noise, the full round's (whose bounds
+    hold for the sampled round, :func:`full_round`): the first whose certified ε meets the target, as
+    :func:`rdp_bound` or the accounting (:mod:`itsa.planning.accounting`) counts it."""
+    sigma = _calibrate_one(inputs, curve_for, progress, delta_int, gamma)
+    if full_round(inputs, curve_for(sigma)) is None:
+        return sigma
     full = replace(inputs, population=None)
     try:
         other = _calibrate_one(full, _full_curve(curve_for), progress, delta_int, gamma)
     except InvalidOption:           # no full-round σ in the calibrated range: the sampled one stands
-        return _calibrate_one(inputs, curve_for, progress, delta_int, gamma)
-    assert inputs.epsilon is not None           # calibrate refuses no target
-    # the sampled pair's privacy-loss bound, below the full round's sigma (which meets the target for the sample)
-    sigma = calibrate_tightest(curve_for, epsilon=inputs.epsilon, delta=inputs.delta, rounds=inputs.rounds,
-                               high=other, low=other / 2, dimension=noise_dimension(inputs),
-                               relative_tolerance=CALIBRATION_TOLERANCE,
-                               shift=coupled(inputs, gamma, inputs.rounds), interpolate=True)
-    if sigma < other:
         return sigma
-    try:                            # the sampled Renyi bound, the fallback
-        return min(other, _calibrate_one(inputs, curve_for, progress, delta_int, gamma))
-    except InvalidOption:
-        return other
+    return min(sigma, other)
 
 
 def _full_curve(curve_for: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
