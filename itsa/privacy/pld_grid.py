@@ -221,9 +221,13 @@ class GridPld:
             if self.up:
                 top = self.loss(high)
                 value = top if eps_ball is None else min(top, _end(eps_ball.upper(), up=True))
-            else:
-                bottom = self.loss(high - 1)
-                value = bottom if eps_ball is None else max(bottom, _end(eps_ball.lower(), up=False))
+            else:                           # loss(high - 1) was found above delta, unless high is -1 (untested)
+                bottom = self.loss(high - 1) if high >= 0 else None
+                solved = None if eps_ball is None else _end(eps_ball.lower(), up=False)
+                if bottom is None:
+                    value = Fraction(0) if solved is None else solved
+                else:
+                    value = bottom if solved is None else max(bottom, solved)
         return max(value, Fraction(0))
 
 

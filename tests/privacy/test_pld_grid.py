@@ -161,3 +161,14 @@ def test_more_rounds_never_less_delta(atoms, epsilon):
     g = grid_from_atoms(atoms, step=Fraction(1, 2**7), bits=60)
     one, two = g, compose(g, g)
     assert two.delta(epsilon) >= one.delta(epsilon) - Fraction(4, 2**60)
+
+
+def test_every_loss_above_epsilon():
+    """All losses positive (``ln 2`` and ``+inf``): an ε below the grid's first loss solves the line over every
+    loss, on both sides, and brackets the exact one (``δ(ε) = 1 − e^ε/4`` below ``ln 2``, so ``ε = ln(4(1 − δ))``)."""
+    atoms = [(Fraction(1, 2), Fraction(0)), (Fraction(1, 2), Fraction(1, 4))]
+    delta = Fraction(3, 5)
+    low, up = (grid_from_atoms(atoms, step=STEP, bits=80, side=side) for side in ("lower", "upper"))
+    exact = math.log(4 * (1 - 0.6))
+    assert float(low.epsilon(delta)) <= exact <= float(up.epsilon(delta)) + 1e-12     # the upper side is exact here
+    assert float(up.epsilon(delta)) - float(low.epsilon(delta)) < 2 * float(STEP)
