@@ -133,7 +133,8 @@ class NoiseAccounting(Displayable):
                  + f"({self.rounds_note})")]
         if self.population is not None:
             rows.append(("population", f"{self.population} clients, {self.sampling} sampling of the round's clients "
-                                       f"at rate {frac(self.rate)} (amplification: Zhu-Wang 2019 Thm 6 at whole orders, add-remove; "
+                                       f"at rate {frac(self.rate)} (amplification: the Poisson-sampled dominating pair's privacy-loss "
+                                       "distribution where it applies, Zhu-Wang 2019 Thm 6 at whole orders for the Renyi bound; add-remove; "
                                        "the full round's bounds hold too: sampling never hurts)"))
         return rows + [("guarantee", GUARANTEE)]
 
@@ -175,7 +176,7 @@ class _Bounds:
         self.why_not = _mechanism(inputs, event)
         #: a Poisson-sampled round of central noise: its own privacy-loss bound, the sampled dominating pair's
         self.sampled = (isinstance(event, PoissonSampledEvent) and inputs.kind is NoiseKind.CENTRAL
-                        and not inputs.layered)
+                        and not inputs.layered and isinstance(event.event, DiscreteGaussianEvent))
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the rotated (padded) dimension
         self.dimension = noise_dimension(inputs)
@@ -215,7 +216,8 @@ class _Bounds:
     def kinds(self) -> str:
         """The bounds :meth:`best` takes the smallest of, in words."""
         if self.full is not None:
-            return ("the smallest of the sampled round's Renyi and PLD bounds and the full round's "
+            return ("the smallest of the sampled round's " + ("Renyi and PLD bounds" if self.sampled else "Renyi bound")
+                    + " and the full round's "
                     + ("Renyi bound" if self.full.why_not is not None else "Renyi and PLD bounds"))
         return "the smaller of the Renyi and PLD bounds" if self.why_not is None else "Renyi"
 
