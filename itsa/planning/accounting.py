@@ -49,6 +49,7 @@ from itsa.planning.rotation import Rotation
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
+from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
 from itsa.privacy.shares import noise_shares
@@ -153,6 +154,8 @@ class NoiseAccounting(Displayable):
 _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
             "to the sensitivity, through its privacy-loss distribution",
             "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)",
+            "mixture": "a binomial mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
+                       "(conditional rounding's retries coupled), through its privacy-loss distribution",
             SAMPLED_KEY: "the Poisson-sampled Gaussian pair dominating every sampled round, through its "
                          "privacy-loss distribution on a certified grid"}
 #: A Poisson-sampled round's ε from its full round's bound (``<key>-full``): it holds for the sampled round.
@@ -193,8 +196,11 @@ class _Bounds:
         if self.why_not is not None and not self.sampled:
             return None
         found = tightest(self.d, self.event, rounds, self.gamma)
-        key = SAMPLED_KEY if self.sampled else "pld" if self.dimension == 1 else "dominating"
-        return None if found is None else (found, key)
+        if found is None:
+            return None
+        key = (SAMPLED_KEY if self.sampled else "pld" if self.dimension == 1 else
+               "mixture" if str(found.method).startswith(MIXTURE) else "dominating")
+        return found, key
 
     def best(self, rounds: int) -> tuple[Certified, str]:
         """The smallest proven upper bound at ``rounds`` and its method's key (:data:`_METHODS`)."""

@@ -38,7 +38,7 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
-from itsa.privacy.lattice import dominating_epsilon, dominating_pair
+from itsa.privacy.lattice import dominating_epsilon, dominating_pair, mixture_epsilon
 from itsa.privacy.pld import pair_epsilon
 from itsa.privacy.sampled_pair import sampled_gaussian_epsilon
 from itsa.privacy.subsampled import PoissonSampledEvent
@@ -49,9 +49,10 @@ __all__ = ["pld_epsilon", "sampled_epsilon", "calibrate_tightest", "PLD_METHOD_K
 DIGITS = 6
 #: The method key of a Poisson-sampled round's bound (:func:`sampled_epsilon`): the dominating pair, sampled.
 SAMPLED_KEY = "dominating-sampled"
-#: The method keys :func:`pld_epsilon` answers with: the worst pair's own (``d = 1``), the dominating pair's, or
-#: the dominating pair's Poisson sample's.
-PLD_METHOD_KEYS = ("pld", "dominating", SAMPLED_KEY)
+#: The method keys :func:`pld_epsilon` answers with: the worst pair's own (``d = 1``), the dominating pair's, a
+#: binomial mixture of dominating pairs' (conditional rounding coupled, its mismatch composed), or the dominating
+#: pair's Poisson sample's.
+PLD_METHOD_KEYS = ("pld", "dominating", "mixture", SAMPLED_KEY)
 
 
 def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = None,
@@ -105,6 +106,16 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
     if shift is None or not shift.norm.arb() < sens:
         return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
                                   dimension=dim)
+    if shift.mixture:               # conditional rounding's mismatch: a binomial mixture with the worst case
+        found = mixture_epsilon(sigma=s, near=shift.norm.arb(), far=sens, weight=shift.mismatch, rounds=rounds,
+                                delta=delta, survivors=survivors, dimension=dim, failure=shift.failure)
+        if found is None:
+            return dominating_epsilon(sigma=s, sensitivity=sens, rounds=rounds, delta=delta, survivors=survivors,
+                                      dimension=dim)
+        return replace(found, method=f"{found.method}; B the coupled shift {shift.norm.decimal(6)}, W the "
+                                     f"sensitivity, q {safe_decimal(shift.mismatch, 3)} per round: "
+                                     f"{shift.norm.method} (failure {safe_decimal(shift.failure, 3)} per round, "
+                                     "in the slack)")
     found = dominating_epsilon(sigma=s, sensitivity=shift.norm.arb(), rounds=rounds, delta=delta,
                                survivors=survivors, dimension=dim, failure=shift.failure)
     if found is None:
@@ -136,7 +147,7 @@ def sampled_epsilon(event: PoissonSampledEvent, *, rounds: int, delta, dimension
     sens = to_arb(inner.sensitivity)
     failure: Fraction | int = 0
     coupled_note = ""
-    if shift is not None and shift.norm.arb() < sens:
+    if shift is not None and not shift.mixture and shift.norm.arb() < sens:    # a mixture's mismatch: the worst case
         sens, failure = shift.norm.arb(), shift.failure
         coupled_note = (f"; Delta the coupled shift {shift.norm.decimal(6)} (failure {safe_decimal(shift.failure, 3)} "
                         "per round, in the slack)")
