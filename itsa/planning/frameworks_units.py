@@ -197,6 +197,9 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     modclip = _float32_down(float(Certified.from_arb("p", p_ball, Direction.LOWER, "").lower()))
     if bits and not 0 < modclip < 1:
         refused.append("no modclip_prob in (0, 1) gives the plan's scale at this word")
+    elif bits and modclip >= 0.5:
+        wrong.append(f"modclip_prob {modclip:g} >= 1/2: near 1 TFF's float32 steps carry the plan's scale only "
+                     "to within about 1 % (below it, never above)")
     if bits and 2 ** bits < K:
         refused.append(f"bits {bits} < log2(expected_clients_per_round {K}): TFF refuses it")
     kwargs = {"noise_multiplier": z, "expected_clients_per_round": K, "bits": bits or None,

@@ -177,8 +177,14 @@ def test_settings_through_the_port_give_the_plans_scale_and_noise(clients, bits,
         assert any("too small" in r for r in c.refused)
         return
     # at most gamma always; TFF's float32 steps move its scale below the aimed gamma (1 - 2^-20) by up to about
-    # 2^-19 at a small gamma (gamma = 1, 21 clients, 12 bits: 0.99999791), so within 2^-18 of gamma
-    assert gamma * (1 - 4 * TFF_SCALE_MARGIN) <= Fraction(c.state_scale) <= gamma
+    # 2^-19 at a small gamma (gamma = 1, 21 clients, 12 bits: 0.99999791), so within 2^-18 of gamma, except where
+    # modclip_prob is near 1 (a float32 step there is a relative step of 1 - p: 891 clients, 12 bits, d = 1,
+    # gamma 196 gives 195.9992), which the settings say
+    assert Fraction(c.state_scale) <= gamma
+    if s.kwargs["modclip_prob"] < 0.5:
+        assert gamma * (1 - 4 * TFF_SCALE_MARGIN) <= Fraction(c.state_scale)
+    else:
+        assert any("modclip_prob" in w for w in s.not_as_planned)
     if skellam:
         assert sigma <= Fraction(c.share_sigma) <= sigma * (1 + Fraction(1, 2**16))
     else:
