@@ -152,7 +152,7 @@ class NoiseAccounting(Displayable):
 
 #: The upper bounds a plan's ε may come from, in words.
 _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
-            "to the sensitivity, through its privacy-loss distribution",
+            "to the sensitivity (or to the coupled shift the method names), through its privacy-loss distribution",
             "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)",
             "mixture": "a binomial mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
                        "(conditional rounding's retries coupled), through its privacy-loss distribution",
