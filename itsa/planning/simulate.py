@@ -426,8 +426,9 @@ def _plan_time(setup: SimulationSetup, rounds: int, time_limit) -> None:
     limit = time_limit.left() if isinstance(time_limit, Deadline) else time_limit
     seconds = estimate_seconds(setup, rounds)
     if limit is not None and limit > 0 and seconds > limit:
-        raise InvalidOption(f"rounds: {rounds} rounds take at least about {seconds:.0f} s, past the time limit of "
-                            f"{limit:g} s: lower the rounds or raise the limit")
+        raise InvalidOption(f"rounds: {rounds} rounds take at least about {seconds:.0f} s here, past the time limit "
+                            f"of {limit:g} s: lower the rounds, raise the limit (--time-limit, 0: none), or shard "
+                            f"them (--workers, --scheduler)")
 
 
 def _steps(setup: SimulationSetup) -> list[int]:
