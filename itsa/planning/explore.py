@@ -293,10 +293,11 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         _check_run(simulate_rounds, seed)
         try:
             _check_simulation_size(deployment)
-            if scheduler is None:       # a running cluster's workers are counted when it is joined
-                _check_simulation_time(deployment, simulate_rounds, given, workers or 1)
         except InvalidOption as exc:        # refused below for a feasible plan; an infeasible one keeps its verdict
             too_large = exc
+        else:
+            if scheduler is None:       # a running cluster's workers are counted when it is joined
+                _check_simulation_time(deployment, simulate_rounds, given, workers or 1)
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values

@@ -132,8 +132,11 @@ def test_secagg_with_2_clients_says_why(cli):
 # --- a simulation too large for its limits never hides an infeasible verdict ---
 
 @pytest.mark.parametrize("rounds", ["10", "100000"])
-def test_simulate_past_its_size_keeps_the_infeasible_verdict(cli, rounds):
-    r = cli("plan", "k1000000-8bit", "--simulate", rounds, "--quiet")
+def test_simulate_past_its_size_keeps_the_infeasible_verdict(cli, rounds, tmp_path):
+    # a million clients in an 8-bit word (infeasible), 2 million words a client: a block of 5 is past the cells
+    text = ("clients: 1000000\ndropout: 1/10\ndimension: 2000000\nclip: 1\n"
+            "privacy: {epsilon: 4, delta: 1e-6, rounds: 150}\nnoise: distributed\nencoding: {word_bits: 8}\n")
+    r = cli("plan", _deployment(tmp_path, text), "--simulate", rounds, "--quiet")
     assert r.exit_code == 3 and "infeasible" in r.stdout and "cannot be simulated" in r.stdout, r.output[-500:]
 
 
