@@ -35,10 +35,11 @@ MAX_MODULUS = 2**62
 #: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.shard`): a block of
 #: :data:`MIN_BLOCK` clients bounds the words a client sends (memory: about a dozen arrays of the block's size).
 MAX_CELLS = 8_000_000
-#: Client-coordinates (per layer) simulated per second, measured on one core at K = 1000, d = 1290 with
-#: noise (0.3-0.7 million; most of it drawing the noise from the sampler's byte stream). A run whose estimate
-#: at the fast end is past its time limit is refused before it starts.
-CELLS_PER_SECOND = 600_000
+#: Client-coordinates (per layer) simulated per second on one core, the fast end: measured 0.9-2.2 million (a
+#: block of the cross-device deployment at d = 12,000 on a quiet core; K = 1000, d = 1290 on a busy one). A run
+#: whose estimate at this rate is past its time limit is refused before any work; a longer run measures its
+#: own rate on one block first (:mod:`itsa.planning.simulate`).
+CELLS_PER_SECOND = 2_000_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
 #: Fewest clients in a block of a round (a ring of masks with every neighbour), unless the round has fewer.
