@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from itsa._util.dask_run import local_cluster, map_in_order
+from itsa._util.deadline import Deadline
+from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidOption
 from itsa.planning import parse_deployment
 from itsa.planning import shard as shard_module
 from itsa.planning.explore import explore_plan
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.shard import block_clients, round_public, shard_ranges, shard_sums
-from itsa._util.deadline import Deadline
-from itsa._util.progress import Reporter
 from itsa.planning.simulate import SimulationSetup, _estimate, simulate
 from itsa.privacy.sampler import table
 

@@ -258,15 +258,16 @@ def _in_child_each(limit: float, work: str, time_limit, seed: int, jobs: list) -
         while len(out) < len(jobs):
             start, clock = time.perf_counter(), Deadline(limit)
             head = _read_exactly(r, 8, clock)
-            data = None if head is None or len(head) < 8 else _read_exactly(r, int.from_bytes(head, "little"), clock)
+            size = None if head is None or len(head) < 8 else int.from_bytes(head, "little")
+            body = None if size is None else _read_exactly(r, size, clock)
             if clock.expired():
                 out.append(((RowStatus.TIMEOUT, f"stopped after {limit:.3g} s (time_limit {time_limit} s)"),
                             time.perf_counter() - start))
                 break
-            if data is None:
+            if body is None or len(body) != size:
                 out.append(((RowStatus.FAILED, "the process running the instance died"), time.perf_counter() - start))
                 break
-            out.append((pickle.loads(data), time.perf_counter() - start))
+            out.append((pickle.loads(body), time.perf_counter() - start))
         finished = len(out) == len(jobs) and out[-1][0][0] != RowStatus.TIMEOUT
     finally:
         os.close(r)
