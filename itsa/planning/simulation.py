@@ -373,7 +373,9 @@ class Simulation(Displayable):
                          "(uniform if p is not tiny; a float test)"))
         if self.protocol is not None:
             rows += self.protocol.rows()
-        return rows + [("time", f"{self.seconds:.1f} s")]
+        said = "" if self.estimate is None else f"; estimated {self.estimate:.1f} s before it started"
+        where = "this process" if self.workers == 1 else f"{self.workers} Dask workers"
+        return rows + [("time", f"{self.seconds:.1f} s on {where}{said}")]
 
     def to_dict(self) -> dict:
         return {"setup": self.setup.to_dict(),
@@ -398,7 +400,9 @@ class Simulation(Displayable):
                 {"attempts": self.attempts[0], "updates": self.attempts[1],
                  "mean": safe_decimal(Fraction(*self.attempts), 6), "kind": "empirical (counted)",
                  "bound": fraction_text(self.attempts_bound), "bound_kind": "1/(1 - beta): upper bound"},
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "workers": self.workers,
+                "estimate": None if self.estimate is None else {"seconds": round(self.estimate, 1),
+                                                                "kind": "an estimate, said before the run"}}
 
     def _unwrapped_text(self) -> str:
         """The MSE over the rounds that did not wrap, beside their count (the plan's bound is for those)."""

@@ -77,10 +77,11 @@ class DiscreteGaussian(NoiseMechanism):
         beyond it ``round(σ N(0, 1))`` (within ``O(1/σ²)`` of it in total variation).
 
         The uniform 64-bit words are numpy's PCG64 seeded by the first 32 bytes of ``seed_text``'s byte
-        stream (:func:`~itsa.privacy.sampler.table_words`): the same map from words to draws as the table
-        engine, so the same law, whose distance from ``N_Z(0, σ²)`` the table's certificate bounds, about a
-        hundred times faster than the HMAC stream. Read :data:`DRAW_CHUNK` words at a time (the same draws as
-        one read), with a look at ``clock`` before each."""
+        stream, mapped to draws as the table engine maps its words (:func:`~itsa.privacy.sampler.table_words`),
+        so the law is the table engine's, whose distance from ``N_Z(0, σ²)`` the table's certificate bounds.
+        The words come about a hundred times faster than the HMAC stream's; the draws, the table's lookup
+        included, about fourteen times. Read :data:`DRAW_CHUNK` words at a time (the same draws as one
+        read), with a look at ``clock`` before each."""
         rng = np.random.default_rng(int.from_bytes(ByteStream(seed_text).read(32), "big"))
         tabled = None if sigma > TABLE_SIGMA else table(sigma)
         out = np.empty(count, dtype=np.int64)
