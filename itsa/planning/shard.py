@@ -50,13 +50,15 @@ from itsa.planning.rotation import Rotation
 from itsa.planning.simulation import MIN_BLOCK, NEIGHBOURS, NoiseShares, Rounding, SimulationSetup, Updates
 from itsa.privacy.neighbours import rounded_norm
 
-__all__ = ["ShardSums", "shard_sums", "shard_ranges", "block_clients", "round_public", "BLOCK_CELLS", "SHARD_CELLS",
+__all__ = ["ShardSums", "shard_sums", "shard_ranges", "block_clients", "round_public", "BLOCK_CELLS", "SHARD_CELLS", "MIN_SHARDS",
            "MIN_BLOCK", "round_rows"]
 
 #: Client-coordinates of one block (its arrays are encoded at once: about a dozen of this many numbers).
 BLOCK_CELLS = 1 << 20
 #: Client-coordinates of one shard (one task of a sharded run: a few seconds of work).
 SHARD_CELLS = 1 << 24
+#: Shards a large round is cut into at least (smaller shards than :data:`SHARD_CELLS` if need be).
+MIN_SHARDS = 32
 
 
 def block_clients(setup: SimulationSetup) -> int:
@@ -73,14 +75,16 @@ def block_clients(setup: SimulationSetup) -> int:
 
 
 def shard_ranges(setup: SimulationSetup) -> list[tuple[int, int]]:
-    """The shards' client ranges ``[lo, hi)``: whole blocks, about :data:`SHARD_CELLS` client-coordinates each.
+    """The shards' client ranges ``[lo, hi)``: whole blocks, about :data:`SHARD_CELLS` client-coordinates each,
+    or fewer so that a round has about :data:`MIN_SHARDS` shards (the workers then end a round together).
 
     >>> from itsa.planning.simulation import SimulationSetup
     >>> len(shard_ranges(SimulationSetup(clients=10**4, dimension=120_000, clip=1, gamma=1, modulus=2**20)))
     74
     """
     size = block_clients(setup)
-    size *= max(1, SHARD_CELLS // (size * setup.rotated_dimension))
+    cells = min(SHARD_CELLS, setup.clients * setup.rotated_dimension // MIN_SHARDS)
+    size *= max(1, cells // (size * setup.rotated_dimension))
     return [(lo, min(lo + size, setup.clients)) for lo in range(0, setup.clients, size)]
 
 
