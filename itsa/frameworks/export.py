@@ -347,7 +347,11 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
     if pair is not None:
         notes = [f"the plan certifies eps <= {plan.noise.epsilon.decimal(6)} at delta "
                  f"{safe_decimal(privacy.delta, 6)} ({plan.noise.accounting.upper_method})"]
-        if pair.certifies:
+        if pair.certifies and pair.rate is not None:
+            notes.append("the events are the dominating pair that epsilon is certified through, Poisson-sampled: "
+                         "an accountant's get_epsilon(accountant_delta) is that epsilon up to the two grids' "
+                         "discretizations (the plan's certified grid is within 10^-3 of the pair's epsilon)")
+        elif pair.certifies:
             notes.append("the events are the dominating pair that epsilon is certified through: an accountant's "
                          "get_epsilon(accountant_delta) is that epsilon up to its own discretization (at or above)")
         else:

@@ -46,12 +46,15 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.mechanism import NoiseInputs, noise_dimension
 from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate, tightest
 from itsa.planning.rotation import Rotation
+from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
+from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
+from itsa.privacy.tightest import SAMPLED_KEY
 
 __all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
            "GUARANTEE", "NOISE_NORM_WARNING"]
@@ -131,7 +134,8 @@ class NoiseAccounting(Displayable):
                  + f"({self.rounds_note})")]
         if self.population is not None:
             rows.append(("population", f"{self.population} clients, {self.sampling} sampling of the round's clients "
-                                       f"at rate {frac(self.rate)} (amplification: Zhu-Wang 2019 Thm 6 at whole orders, add-remove; "
+                                       f"at rate {frac(self.rate)} (amplification: the Poisson-sampled dominating pair's privacy-loss "
+                                       "distribution where it applies, Zhu-Wang 2019 Thm 6 at whole orders for the Renyi bound; add-remove; "
                                        "the full round's bounds hold too: sampling never hurts)"))
         return rows + [("guarantee", GUARANTEE)]
 
@@ -148,12 +152,16 @@ class NoiseAccounting(Displayable):
 
 #: The upper bounds a plan's ε may come from, in words.
 _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair dominating every shift of l2 norm up "
-            "to the sensitivity, through its privacy-loss distribution",
-            "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)"}
+            "to the sensitivity (or to the coupled shift the method names), through its privacy-loss distribution",
+            "pld": "the worst pair's privacy-loss distribution (one dimension: the axis shift is the worst)",
+            "mixture": "a binomial mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
+                       "(conditional rounding's retries coupled), through its privacy-loss distribution",
+            SAMPLED_KEY: "the Poisson-sampled Gaussian pair dominating every sampled round, through its "
+                         "privacy-loss distribution on a certified grid"}
 #: A Poisson-sampled round's ε from its full round's bound (``<key>-full``): it holds for the sampled round.
 _METHODS.update({f"{key}-full": f"{text}, of the full (unsampled) round, which bounds its Poisson sample too "
                                 "(add-remove, noise added once: sampling never hurts)"
-                 for key, text in list(_METHODS.items())})
+                 for key, text in list(_METHODS.items()) if key != SAMPLED_KEY})
 
 
 class _Bounds:
@@ -169,6 +177,9 @@ class _Bounds:
     def __init__(self, inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fraction | None = None):
         self.d, self.noise, self.event, self.gamma = inputs, noise, event, gamma
         self.why_not = _mechanism(inputs, event)
+        #: a Poisson-sampled round of central noise: its own privacy-loss bound, the sampled dominating pair's
+        self.sampled = (isinstance(event, PoissonSampledEvent) and inputs.kind is NoiseKind.CENTRAL
+                        and not inputs.layered and isinstance(event.event, DiscreteGaussianEvent))
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the rotated (padded) dimension
         self.dimension = noise_dimension(inputs)
@@ -182,10 +193,14 @@ class _Bounds:
     def pld(self, rounds: int) -> tuple[Certified, str] | None:
         """The proven PLD upper bound at ``rounds`` (``None`` where it does not apply or fails): the worst
         pair's own in one dimension, the dominating pair's in more (:func:`itsa.planning.noise.tightest`)."""
-        if self.why_not is not None:
+        if self.why_not is not None and not self.sampled:
             return None
         found = tightest(self.d, self.event, rounds, self.gamma)
-        return None if found is None else (found, "pld" if self.dimension == 1 else "dominating")
+        if found is None:
+            return None
+        key = (SAMPLED_KEY if self.sampled else "pld" if self.dimension == 1 else
+               "mixture" if str(found.method).startswith(MIXTURE) else "dominating")
+        return found, key
 
     def best(self, rounds: int) -> tuple[Certified, str]:
         """The smallest proven upper bound at ``rounds`` and its method's key (:data:`_METHODS`)."""
@@ -207,7 +222,8 @@ class _Bounds:
     def kinds(self) -> str:
         """The bounds :meth:`best` takes the smallest of, in words."""
         if self.full is not None:
-            return ("the smallest of the sampled round's Renyi bound and the full round's "
+            return ("the smallest of the sampled round's " + ("Renyi and PLD bounds" if self.sampled else "Renyi bound")
+                    + " and the full round's "
                     + ("Renyi bound" if self.full.why_not is not None else "Renyi and PLD bounds"))
         return "the smaller of the Renyi and PLD bounds" if self.why_not is None else "Renyi"
 

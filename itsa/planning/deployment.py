@@ -235,6 +235,8 @@ class Encoding:
     beta: Fraction | ExpBeta = DEFAULT_BETA
     #: whether the file names the rounding (``False``: a rotated word's plan may pick stochastic rounding)
     rounding_named: bool = field(default=True, compare=False)
+    #: whether the file names ``β`` (``False``: a plan with conditional rounding chooses it)
+    beta_named: bool = field(default=True, compare=False)
 
     def __post_init__(self):
         _set(self, "gamma", None if self.gamma is None else _number("encoding.gamma", self.gamma, low=0))
@@ -349,7 +351,7 @@ class Deployment(Displayable):
                        "mechanism: dgauss, or a flat word (encoding.word_bits)")
         if self.privacy.epsilon is None and self.noise.sigma is None:
             raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
-        _set(self, "overflow", _number("overflow", self.overflow, low=0, high=1))
+        _set(self, "overflow", _overflow_target("overflow", self.overflow))
         _set(self, "overflow_per", choice("overflow.per", self.overflow_per, Overflow, error=_ERR))
         _set(self, "servers", _servers(self.servers))
         _set(self, "name", _name(self.name))
@@ -449,7 +451,7 @@ def _encoding(raw) -> Encoding:
                    f"{excerpt(str(e.get('rounding', Rounding.NEAREST)))}: remove beta or give rounding: conditional")
     return Encoding(**{key: e.get(key) for key in ("word_bits", "gamma", "radix", "layers", "stages")},
                     rotation=e.get("rotation", Rotation.NONE), rounding=e.get("rounding", Rounding.NEAREST),
-                    beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e)
+                    beta=e.get("beta", DEFAULT_BETA), rounding_named="rounding" in e, beta_named="beta" in e)
 
 
 def _accuracy(raw) -> Fraction | None:
@@ -457,6 +459,15 @@ def _accuracy(raw) -> Fraction | None:
     if raw is None:
         return None
     return _mapping("accuracy", raw, {"mse"}).get("mse")
+
+
+def _overflow_target(name: str, value) -> Fraction:
+    """A wrap target in ``[0, 1)``: 0 asks for a word that holds every value the sum can take (a mechanism of
+    bounded support; never wraps, exactly)."""
+    out = _number(name, value, low=0, high=1, closed=True)
+    if out == 1:
+        raise _ERR(f"{name}: must lie in [0, 1), not {excerpt(value)}")
+    return out
 
 
 def _overflow(raw) -> tuple:
@@ -467,7 +478,7 @@ def _overflow(raw) -> tuple:
         o = _mapping("overflow", raw, {"probability", "per"})
         if "probability" not in o:
             raise _ERR("overflow: a mapping needs probability (and optionally per: round or coordinate)")
-        return _number("overflow.probability", o["probability"], low=0, high=1), o.get("per", "round")
+        return _overflow_target("overflow.probability", o["probability"]), o.get("per", "round")
     return raw, Overflow.ROUND
 
 

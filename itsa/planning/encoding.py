@@ -137,6 +137,8 @@ class EncodingPlan(Displayable):
     rotation: str = "none"
     rounding: str = "nearest"
     rotated_dimension: int | None = None
+    #: conditional rounding's ``β`` and how it was chosen (``None``: another rounding)
+    beta: str | None = None
 
     @property
     def modulus(self) -> int:
@@ -159,7 +161,8 @@ class EncodingPlan(Displayable):
         else:
             coded = [("rotation", f"{self.rotation}, from public randomness: {self.rotated_dimension} words per "
                                   "client" if self.rotation != "none" else "none"),
-                     ("rounding", f"{self.rounding} (its error is in the error section)"),
+                     ("rounding", f"{self.rounding}" + ("" if self.beta is None else f" at beta = {self.beta}")
+                                  + " (its error is in the error section)"),
                      ("modulus", f"2^{self.word_bits} (a flat {self.word_bits}-bit word)"),
                      ("sure range", f"|sum| <= {self.data_range} per coordinate before the sub-Gaussian part "
                                     "(exact; see the wrap method)")]
@@ -174,4 +177,5 @@ class EncodingPlan(Displayable):
                 "data_range": self.data_range, "quantization_bound": frac(self.quantization_bound),
                 "wrap_probability": self.wrap_probability.to_dict(), "overflow_target": frac(self.overflow_target),
                 "per": self.per, "meets_target": self.meets_target, "chosen": self.chosen,
-                "rotation": self.rotation, "rounding": self.rounding, "rotated_dimension": self.rotated_dimension}
+                "rotation": self.rotation, "rounding": self.rounding, "rotated_dimension": self.rotated_dimension,
+                "beta": self.beta}

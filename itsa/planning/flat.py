@@ -31,7 +31,7 @@ from itsa.planning.encoding import EncodingPlan
 from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of
 from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
-from itsa.planning.rotation import Rotation, rotated_dimension, rounded_sum
+from itsa.planning.rotation import Rotation, erasure_probability, rotated_dimension, rounded_sum
 from itsa.planning.scale import (
     coarsest_accurate,
     largest_gamma,
@@ -180,7 +180,8 @@ def _size_one(d: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:
                        wrap_probability=wrap_at(n, bits, gamma, noise.sigma_client, per_round=d.per_round),
                        overflow_target=d.overflow, per=str(Overflow.ROUND if d.per_round else Overflow.COORDINATE),
                        chosen=f"{how_gamma}; word: {how_word}", quantization_bound=1 / (2 * gamma),
-                       rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot)
+                       rotation=str(e.rotation), rounding=str(e.rounding), rotated_dimension=d_rot,
+                       beta=str(e.beta) if e.rounding is Rounding.CONDITIONAL else None)
     padded = "" if d_rot == n.dimension else f"; the {e.rotation} rotation pads d = {n.dimension} to {d_rot} words"
     payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
                           dimension=d_rot, note="a flat word: one resolution, no layering" + padded)
@@ -262,6 +263,22 @@ def accuracy_reasons(d: FlatInputs, enc: EncodingPlan, error: ErrorPlan, deadlin
     """What the accuracy target adds to the verdict (a reason and the smallest change that meets it), and the
     word fix of a word that wraps made the fewest bits at which some scale meets the overflow target."""
     reasons: list[str] = []
+    n = d.noise
+    erased = erasure_probability(gamma=enc.gamma, clip=n.clip, dimension=n.dimension, rotation=n.rotation,
+                                 rounding=n.rounding)
+    if erased is not None and erased.lower() >= ERASED:
+        reasons.append(f"rounding to nearest at gamma {safe_decimal(enc.gamma, 8)} after the {n.rotation} rotation "
+                       f"erases every update within the clip with probability at least {erased.decimal(6)} (each "
+                       "rotated coordinate below 1/2 rounds to 0): the round sends nothing, a bias its error does "
+                       "not average out")
+        unbiased = replace(d, noise=replace(n, rounding=Rounding.STOCHASTIC), word_bits=None, gamma=None)
+        found = certified_word(unbiased, deadline, sizer_for, start=enc.word_bits) if n.epsilon is not None else None
+        where = ("" if found is None else f" in a {found[0]}-bit word (gamma {safe_decimal(found[1], 8)}), the "
+                 "fewest bits at which it meets the overflow target")
+        fixes["rounding"] = {"rounding": str(Rounding.STOCHASTIC), **({} if found is None else {
+                             "word_bits": found[0], "gamma": frac(found[1])}),
+                             "text": "stochastic rounding (unbiased: a coordinate rounds up with probability its "
+                                     f"fraction, so the mean keeps the update){where}"}
     if "word_bits" in fixes and d.noise.epsilon is not None:
         found = certified_word(d, deadline, sizer_for, start=enc.word_bits + 1)
         if found is not None:
@@ -289,6 +306,8 @@ def accuracy_reasons(d: FlatInputs, enc: EncodingPlan, error: ErrorPlan, deadlin
     return reasons, fixes
 
 
+#: A rotated word rounded to nearest that erases every update with at least this probability is not feasible.
+ERASED = Fraction(1, 2)
 #: Rounding to nearest inflating the sensitivity past this ratio to the updates' own ``c γ S`` makes a rotated
 #: word whose file names no rounding try stochastic rounding too (:func:`size_flat_rounding`).
 ROUNDING_INFLATION = Fraction(101, 100)

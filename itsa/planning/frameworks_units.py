@@ -49,7 +49,7 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.planning.accounting import _mechanism
 from itsa.planning.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
-from itsa.planning.mechanism import NoiseInputs, room_of
+from itsa.planning.mechanism import NoiseInputs, coupled, room_of
 from itsa.planning.noise import full_round, round_event
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.events import Event
@@ -197,6 +197,9 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     modclip = _float32_down(float(Certified.from_arb("p", p_ball, Direction.LOWER, "").lower()))
     if bits and not 0 < modclip < 1:
         refused.append("no modclip_prob in (0, 1) gives the plan's scale at this word")
+    elif bits and modclip >= 0.5:
+        wrong.append(f"modclip_prob {modclip:g} >= 1/2: near 1 TFF's float32 steps carry the plan's scale only "
+                     "to within about 1 % (below it, never above)")
     if bits and 2 ** bits < K:
         refused.append(f"bits {bits} < log2(expected_clients_per_round {K}): TFF refuses it")
     kwargs = {"noise_multiplier": z, "expected_clients_per_round": K, "bits": bits or None,
@@ -284,7 +287,7 @@ class GaussianPair:
                 "plan_epsilon_method": self.method}
 
 
-def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
+def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None = None) -> GaussianPair | None:
     """The plan's dominating Gaussian pair per round, or ``None`` where its noise has none.
 
     The pair is :func:`itsa.privacy.lattice.dominating_pair`'s for the round's discrete Gaussian (central, or
@@ -302,6 +305,9 @@ def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
         Its noise section, accounted (its ``accounting`` names the ε's method).
     event : Event
         One round's event as the plan accounts it (:func:`itsa.planning.noise.round_event`).
+    gamma : Fraction, optional
+        The plan's scale: with randomized rounding, the coupled shift's norm and failure
+        (:func:`itsa.planning.mechanism.coupled`) in place of the sensitivity where smaller, as the plan's ε.
     """
     if inputs.layered:
         return None
@@ -317,9 +323,13 @@ def round_pair(inputs: NoiseInputs, noise, event: Event) -> GaussianPair | None:
         return None
     shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).privacy
     dimension = int(getattr(event, "dimension", inputs.dimension))
+    sensitivity, failure = noise.sensitivity.arb(), Fraction(0)
+    shift = coupled(inputs, gamma, inputs.rounds) if dimension > 1 else None
+    if shift is not None and not shift.mixture and shift.norm.arb() < sensitivity:      # as pld_epsilon
+        sensitivity, failure = shift.norm.arb(), shift.failure
     try:
-        pair = dominating_pair(sigma=noise.sigma_client, sensitivity=noise.sensitivity.arb(), survivors=shares,
-                               dimension=dimension)
+        pair = dominating_pair(sigma=noise.sigma_client, sensitivity=sensitivity, survivors=shares,
+                               dimension=dimension, failure=failure)
     except InvalidOption:           # a noise the enclosures cannot take (too large to carry): no pair
         return None
     if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events
@@ -404,7 +414,7 @@ def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction)
 
 def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     """The plan's noise, clip, clients and word in each framework's parameters (see the module's text)."""
-    pair = round_pair(inputs, noise, round_event(inputs, encoding.gamma, noise.sigma_client))
+    pair = round_pair(inputs, noise, round_event(inputs, encoding.gamma, noise.sigma_client), encoding.gamma)
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)

@@ -32,8 +32,9 @@ Examples
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import flint
@@ -46,7 +47,7 @@ from itsa.planning.rotation import Rotation, rotated_dimension
 from itsa.planning.vocabulary import NoiseKind, Sampling
 from itsa.privacy.calibration import calibrate
 from itsa.privacy.conversion import DEFAULT_DELTA
-from itsa.privacy.coupled import CoupledShift, coupled_shift
+from itsa.privacy.coupled import CoupledShift, conditional_shift, coupled_shift
 from itsa.privacy.events import (
     Event,
 )
@@ -56,7 +57,7 @@ from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "room_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
-           "COUPLED_SHARE"]
+           "coupling_beta", "COUPLED_SHARE", "BETA_CHOSEN"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,18 +146,65 @@ def noise_dimension(inputs: NoiseInputs) -> int:
     return rotated_dimension(inputs.dimension, inputs.rotation)
 
 
+#: The largest mismatch per round composed as a binomial mixture (its terms grow with it; beyond, the worst case).
+MIXTURE_MOST = Fraction(1, 100)
 #: The share of δ the coupled shift's failure may take over the rounds (``T p = δ/COUPLED_SHARE``).
 COUPLED_SHARE = 1000
 
 
 def coupled(inputs: NoiseInputs, gamma: Fraction | None, rounds: int) -> CoupledShift | None:
-    """Stochastic rounding's coupled shift at scale ``gamma`` (:func:`itsa.privacy.coupled.coupled_shift`:
-    ``D = c γ S``, failure ``δ/(1000 T)`` per round); ``None`` for another rounding, a layering or no γ."""
-    if gamma is None or inputs.rounding is not Rounding.STOCHASTIC or inputs.layered:
+    """Randomized rounding's coupled shift at scale ``gamma``: stochastic rounding's
+    (:func:`itsa.privacy.coupled.coupled_shift`: ``D = c γ S``, failure ``p = δ/(1000 T)`` per round), or
+    conditional rounding's (:func:`itsa.privacy.coupled.conditional_shift`) where its mismatch ``q`` is at most
+    ``2p`` (a ``β`` small enough, :func:`coupling_beta`), or up to :data:`MIXTURE_MOST` with the mismatch
+    kept apart (``mixture``: the rounds compose as a binomial mixture with the worst case, a named ``β``); at a
+    larger ``β`` the worst case stands; ``None``
+    for rounding to nearest, a layering or no γ."""
+    if gamma is None or inputs.rounding is Rounding.NEAREST or inputs.layered:
         return None
     c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
-    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs),
-                         failure=inputs.delta / (COUPLED_SHARE * rounds))
+    p = inputs.delta / (COUPLED_SHARE * rounds)
+    if inputs.rounding is Rounding.CONDITIONAL:
+        shift = conditional_shift(gamma=gamma, clip=inputs.clip, dimension=noise_dimension(inputs),
+                                  beta=inputs.beta, adjacency=inputs.adjacency, failure=p)
+        if shift.mismatch <= 2 * p:
+            return shift
+        if shift.mismatch <= MIXTURE_MOST and shift.failure < 1:       # the mismatch composed as a mixture
+            return replace(shift, failure=shift.failure - shift.mismatch, mixture=True)
+        return None
+    return coupled_shift(difference=c * gamma * inputs.clip, dimension=noise_dimension(inputs), failure=p)
+
+
+#: How a plan's ``β`` of conditional rounding is chosen when the file names none (:func:`coupling_beta`).
+BETA_CHOSEN = ("chosen, no beta in the file: the largest exp(-lambda), lambda whole, whose coupling mismatch "
+               "2 beta/(1 - beta) (beta for add-remove) is at most the coupled shift's failure delta/(1000 T) "
+               "per round; a smaller beta lowers the error (fewer retries, less bias) and costs the coupled "
+               "sensitivity nothing")
+
+
+def coupling_beta(inputs: NoiseInputs) -> ExpBeta:
+    """The ``β`` a plan gives conditional rounding when the file names none: ``exp(−λ)``, the smallest whole
+    ``λ`` at which the coupling's mismatch (``2β/(1 − β)`` replace-one, ``β`` add-remove, ``β`` at its rational
+    upper bound) is at most the coupled shift's failure ``p = δ/(1000 T)`` per round (:func:`coupled` takes
+    the coupling up to ``2p``, room for the rejection bound's margin).
+
+    A smaller ``β`` only lowers the error (fewer retries: a smaller second moment and bias) and the coupling's
+    failure; it raises the cap ``√(2 ln(1/β))``-slowly, which the coupled shift does not use. At this ``β``
+    the mismatch costs at most as much δ as the coupled shift's failure.
+
+    >>> n = NoiseInputs(clients=10, dimension=4, clip=Fraction(1), epsilon=Fraction(8), delta=Fraction(1, 10**7),
+    ...                 rounds=2000, rounding=Rounding.CONDITIONAL)
+    >>> str(coupling_beta(n))
+    'exp(-32)'
+    """
+    p = inputs.delta / (COUPLED_SHARE * inputs.rounds)
+    replace_one = inputs.adjacency is Adjacency.REPLACE_ONE
+    lam = max(1, math.floor(math.log(p.denominator) - math.log(p.numerator)))      # ln(1/p), p past a float too
+    while True:
+        r = ExpBeta(Fraction(lam)).upper()
+        if (2 * r / (1 - r) if replace_one else r) <= p:
+            return ExpBeta(Fraction(lam))
+        lam += 1
 
 
 def estimate_sensitivity(inputs: NoiseInputs, gamma: Fraction) -> flint.arb:

@@ -245,9 +245,10 @@ def _remembered(inputs: NoiseInputs, gamma: Fraction) -> Fraction:
 
 
 def _calibrate(inputs: NoiseInputs, curve_for, progress=None, delta_int=None, gamma=None) -> Fraction:
-    """The calibrated σ; with a population, the smaller of the sampled round's and (central noise) the full
-    round's (whose bounds hold for the sampled round, :func:`full_round`): the first whose certified ε meets
-    the target, as :func:`rdp_bound` accounts it."""
+    """The calibrated σ; with a population, the smaller of the sampled round's (its Rényi calibration, then its
+    privacy-loss bound below it: :func:`_calibrate_one`) and, for central noise, the full round's (whose bounds
+    hold for the sampled round, :func:`full_round`): the first whose certified ε meets the target, as
+    :func:`rdp_bound` or the accounting (:mod:`itsa.planning.accounting`) counts it."""
     sigma = _calibrate_one(inputs, curve_for, progress, delta_int, gamma)
     if full_round(inputs, curve_for(sigma)) is None:
         return sigma
@@ -283,7 +284,8 @@ def _calibrate_one(inputs: NoiseInputs, curve_for, progress=None, delta_int=None
         low = max(low, room_floor)
     return calibrate_tightest(curve_for, epsilon=inputs.epsilon, delta=inputs.delta, rounds=inputs.rounds,
                               high=renyi, low=low, dimension=noise_dimension(inputs),
-                              relative_tolerance=CALIBRATION_TOLERANCE, shift=coupled(inputs, gamma, inputs.rounds))
+                              relative_tolerance=CALIBRATION_TOLERANCE, shift=coupled(inputs, gamma, inputs.rounds),
+                              interpolate=sampling_rate(inputs) not in (None, 1))
 
 
 def tightest(inputs: NoiseInputs, event: Event, rounds: int | None = None,

@@ -51,7 +51,7 @@ from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, siz
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, room_of
+from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, coupling_beta, gaussian_limit, room_of
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
@@ -189,11 +189,14 @@ def noise_inputs(deployment: Deployment) -> NoiseInputs:
     (1000, 900, Fraction(2, 1))
     """
     d, e, p = deployment, deployment.encoding, deployment.privacy
-    return NoiseInputs(clients=d.clients, dimension=d.dimension, clip=d.clip, dropout=d.dropout,
-                       adjacency=d.adjacency, kind=d.noise.kind, mechanism=d.noise.mechanism, sigma=d.noise.sigma,
-                       rotation=e.rotation, rounding=e.rounding, beta=e.beta, epsilon=p.epsilon, delta=p.delta,
-                       rounds=p.rounds, population=d.population, sampling=d.sampling, radix=e.radix,
-                       layers=e.layers)
+    n = NoiseInputs(clients=d.clients, dimension=d.dimension, clip=d.clip, dropout=d.dropout,
+                    adjacency=d.adjacency, kind=d.noise.kind, mechanism=d.noise.mechanism, sigma=d.noise.sigma,
+                    rotation=e.rotation, rounding=e.rounding, beta=e.beta, epsilon=p.epsilon, delta=p.delta,
+                    rounds=p.rounds, population=d.population, sampling=d.sampling, radix=e.radix,
+                    layers=e.layers)
+    if e.rounding is Rounding.CONDITIONAL and not e.beta_named:        # the file leaves beta to the plan
+        n = replace(n, beta=coupling_beta(n))
+    return n
 
 
 def flat_inputs(deployment: Deployment) -> FlatInputs:
@@ -446,6 +449,9 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
         deployment = replace(deployment, encoding=replace(deployment.encoding, rounding=flat.inputs.noise.rounding))
     inputs = flat.inputs                            # the sections' inputs, built once (the mechanism resolved)
     noise, enc, payload, error = flat.noise, flat.encoding, flat.payload, flat.error
+    if inputs.noise.beta != deployment.encoding.beta:                       # beta chosen by the plan
+        deployment = replace(deployment, encoding=replace(deployment.encoding, beta=inputs.noise.beta))
+        enc = replace(enc, beta=f"{enc.beta} ({BETA_CHOSEN})")
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
     keys = _keys(deployment, instance, payload, deadline, seed, report)

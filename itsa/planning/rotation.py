@@ -69,11 +69,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+import flint
+
+from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import choice, whole_number
 from itsa.privacy.neighbours import Rounding, conditional_bias, conditional_rounding_cost
 
 __all__ = ["Rotation", "rotated_dimension", "FLATNESS", "RoundedSum", "rounded_sum",
-           "quantization_mse_total", "as_rotation", "ROTATION_ALIASES"]
+           "quantization_mse_total", "as_rotation", "ROTATION_ALIASES", "erasure_probability"]
 
 
 class Rotation(StrEnum):
@@ -163,3 +166,36 @@ def quantization_mse_total(*, gamma: Fraction, dimension: int, rotation: Rotatio
     # squared norm per coordinate (d' B) or in total whatever the dimension (conditional_bias), over gamma^2
     return d_rot * moment / (g * g * n) + min(d_rot * min(bias, Fraction(1)), conditional_bias(beta)) / (g * g)
 
+
+
+def erasure_probability(*, gamma: Fraction, clip: Fraction, dimension: int, rotation: Rotation | str,
+                        rounding: Rounding | str) -> Certified | None:
+    """A lower bound on the probability that rounding to nearest maps a rotated update to zero in every
+    coordinate, whatever the update within the clip (``None``: no rotation, or another rounding).
+
+    Each rotated coordinate ``y_i`` of ``γ x`` (``‖x‖ ≤ S``) is ``ρ γ²S²/d'``-sub-Gaussian over the rotation's
+    signs (:data:`FLATNESS`), so ``P(|y_i| ≥ 1/2) ≤ 2 exp(−d'/(8 ρ γ² S²))``; rounding to nearest sends ``y_i``
+    to 0 when ``|y_i| < 1/2``, and by the union bound over the ``d'`` coordinates the whole update is
+    erased with probability at least ``1 − 2 d' exp(−d'/(8 ρ γ² S²))`` (clamped at 0). Rotation spreads an
+    update below half a unit in every coordinate once ``γ S`` is small beside ``√d'``: such an encoding
+    sends nothing, whatever its error bound says.
+
+    >>> erasure_probability(gamma=Fraction(23911, 1000), clip=Fraction(1), dimension=1200000, rotation="dft",
+    ...                     rounding="nearest").decimal(6)
+    '0.999999'
+    >>> erasure_probability(gamma=Fraction(700), clip=Fraction(1), dimension=1200000, rotation="dft",
+    ...                     rounding="nearest").decimal(6)
+    '0'
+    """
+    r, kind = as_rotation(rotation), choice("rounding", rounding, Rounding)
+    if r is Rotation.NONE or kind is not Rounding.NEAREST:
+        return None
+    d_rot = rotated_dimension(dimension, r)
+    proxy = FLATNESS[r] * (Fraction(gamma) * Fraction(clip)) ** 2 / d_rot
+    with precision():
+        miss = 2 * d_rot * (-1 / (8 * to_arb(proxy))).exp()
+        ball = (1 - miss).max(flint.arb(0))
+    return Certified.from_arb("erasure", ball, Direction.LOWER,
+                              f"1 - 2 d' exp(-d'/(8 rho gamma^2 S^2)): every coordinate of the {r}-rotated update "
+                              f"below 1/2 (rho {FLATNESS[r]}-sub-Gaussian over the signs, a union bound), "
+                              "which rounding to nearest sends to 0")

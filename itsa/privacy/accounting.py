@@ -60,7 +60,7 @@ from itsa.privacy.conversion import (
     to_epsilon,
 )
 from itsa.privacy.events import Event, GaussianEvent
-from itsa.privacy.profile import RdpProfile, linear_sum
+from itsa.privacy.profile import RdpProfile, linear_sum, slack_epsilon, slack_sum
 from itsa.privacy.rdp import RdpCurve
 from itsa.privacy.tight import converged, gaussian_meets, gaussian_tight_epsilon
 
@@ -332,6 +332,9 @@ class Accountant:
             Orders to try (by default a search).
         """
         composed = self.curve()
+        slack = slack_sum(self.events)
+        if slack:                   # approximate Renyi bounds: the slack comes off delta first (profile.slack_sum)
+            return slack_epsilon(composed, check_delta(delta), slack, self.conversion, orders)
         if isinstance(composed, RdpCurve):
             return to_epsilon(composed, delta, self.conversion, orders)
         return profile_epsilon(composed, delta, self.conversion, orders)
@@ -359,7 +362,17 @@ class Accountant:
         if not self.answers_delta:
             raise InvalidOption(f"{self.name} accountant: answers epsilon at a delta only; the RDP accountant "
                                 "answers delta too")
-        return profile_delta(RdpProfile(tuple(self.events)), epsilon, self.conversion)[0]
+        slack = slack_sum(self.events)
+        if slack >= 1:
+            return Certified("delta", Fraction(1), Fraction(1), Direction.UPPER,
+                             f"the events' delta slack {safe_decimal(slack, 4)} is at least 1")
+        found = profile_delta(RdpProfile(tuple(self.events)), epsilon, self.conversion)[0]
+        if not slack:
+            return found
+        high = min(Fraction(1), found.upper() + slack)
+        return Certified("delta", high, high, Direction.UPPER, f"{found.method}; plus the events' delta slack "
+                                                               f"{safe_decimal(slack, 4)} (composed: they add)")
+
 
 
 class RdpAccountant(Accountant):

@@ -1,4 +1,4 @@
-"""The binomial mechanism for a count: the fewest fair coins whose exact privacy profile meets (ε, δ).
+"""The binomial mechanism: the fewest fair coins for a count (exact profile), and shares' approximate Rényi bound.
 
 A count of sensitivity 1 released with ``X ~ Bin(N, ½)`` added is compared
 with the same count one higher: the output laws are ``P = Bin(N, ½)`` and
@@ -28,6 +28,25 @@ The IETF draft on binomial noise in MPC (draft-case-ppm-binomial-dp, §
 "Determining number of Bernoulli trials") sizes ``N`` by Theorem 1 of cpSGD
 (Agarwal et al. 2018, formula (7)); :func:`draft_coins` is its formula.
 
+For a plan (a vector sum, many rounds), :class:`BinomialSharesEvent` is one
+round of centred ``Bin(M, ½)`` noise on every coordinate of an integer sum
+whose neighbours differ by ``v``, ``‖v‖₂ ≤ Δ``: a Rényi bound that holds
+outside a slack ``δ₀`` (its :attr:`~BinomialSharesEvent.slack`; the
+accountant takes ``T δ₀`` off δ). On the coordinates ``v`` moves, both
+neighbours' laws are split on the box ``C`` where every such coordinate and
+its shifted self lie in the window ``[L, M − L]`` (the same mass ``1 − δ₀`` in
+both worlds: ``x ↦ v − x`` maps one law to the other and ``C`` to itself);
+on ``C`` the privacy loss is the Gaussian's linear loss at variance
+``(M + 1)/4`` within ``± U``:
+
+    ε(q) ≤ 2 q Δ²/(M + 1) + U + ln(1/(1 − δ₀))/(q − 1),
+    U = ‖v‖₁ · 2 (artanh τ − τ),  τ = ((M − 1)/2 − L)/((M + 1)/2),
+    δ₀ ≤ 2d' (e^(−2(M/2 − L + 1)²/M) + e^(−2(M/2 − L + 1 − ⌊Δ⌋)²/M))
+
+(``d' = min(d, ⌊Δ²⌋)`` coordinates move; ``‖v‖₁ ≤ min(Δ², √d Δ)``; the first
+tail term is 0 when ``L = 0``). The proof, step by step, is in the docs
+(privacy.md, "Binomial shares in a plan").
+
 Examples
 --------
 >>> result = binomial(3, "1e-5")
@@ -42,7 +61,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import flint
 
@@ -52,8 +71,13 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.composition import check_epsilon
 from itsa.privacy.conversion import check_delta
+from itsa.privacy.events import Event, as_order
+from itsa.privacy.neighbours import l1_from_l2
+from itsa.privacy.rdp import number
+from itsa.privacy.tails import subgaussian_tail
 
-__all__ = ["BinomialCoins", "binomial", "binomial_delta", "draft_coins", "MAX_COINS", "MAX_EPSILON"]
+__all__ = ["BinomialCoins", "binomial", "binomial_delta", "draft_coins", "MAX_COINS", "MAX_EPSILON",
+           "BinomialSharesEvent", "SLACK_BITS"]
 
 #: Most coins :func:`binomial` scans by default before refusing (a refusal checks this N exactly: about 4 s;
 #: N = 375,406, the answer at eps = 0.01, delta = 1e-6, takes about 20 s with a larger ``max_coins``).
@@ -377,3 +401,108 @@ def binomial(epsilon, delta, *, max_coins: int = MAX_COINS) -> BinomialCoins:
     below = None if previous is None else previous.delta(eps, Direction.LOWER)
     return BinomialCoins(coins=state.coins, delta_at_coins=state.delta(eps), delta_below=below,
                          draft_coins=draft_coins(eps, d), epsilon=eps, delta=d)
+
+
+#: The window of :class:`BinomialSharesEvent` is the narrowest whose slack is at most ``2^-SLACK_BITS`` a round
+#: (where the coins allow: with few coins the window is the whole support and the slack what it is).
+SLACK_BITS = 80
+#: Working precision (bits) of the shares' window (``artanh τ − τ`` cancels about ``3 log2(1/τ)`` bits).
+_WINDOW_BITS = 256
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The window ``[low, M − low]`` of :class:`BinomialSharesEvent`: its slack ``δ₀`` and loss error ``U``."""
+
+    low: int
+    slack: Fraction
+    error: flint.arb
+
+
+@dataclass(frozen=True, kw_only=True)
+class BinomialSharesEvent(Event):
+    """One round of centred ``Bin(M, ½)`` noise per coordinate on an integer sum of ``ℓ2`` sensitivity ``Δ``.
+
+    Its Rényi divergence is infinite (bounded support); the bound here holds
+    for the pair left when both neighbours' laws lose the same mass ``δ₀``
+    outside a window (module notes), and the accountant takes ``T δ₀`` off δ
+    (:func:`itsa.privacy.profile.slack_sum`).
+
+    Parameters
+    ----------
+    coins : int
+        ``M``: the coins summed per coordinate (distributed: the fewest survivors' shares together; a sum of
+        independent ``Bin(N_i, ½)`` is ``Bin(Σ N_i, ½)``).
+    sensitivity : number or arb
+        ``Δ``: every neighbouring pair's sums differ by an integer ``v`` with ``‖v‖₂ ≤ Δ``.
+    dimension : int
+        ``d``, the coordinates the noise is added to.
+
+    Examples
+    --------
+    The Gaussian of variance ``M/4 = 10⁸`` has ``D_2 = 2 Δ²/(2 · 10⁸) = 1`` at ``Δ = 10⁴``; the shares' bound is
+    within ``10⁻⁴`` of it, outside a slack below ``2^−80``:
+
+    >>> e = BinomialSharesEvent(coins=4 * 10**8, sensitivity=10**4, dimension=1000)
+    >>> 0 < e.slack <= Fraction(1, 2**80), 1 < float(e.rdp(2).upper()) < 1.0001
+    (True, True)
+    """
+
+    coins: int
+    sensitivity: object
+    dimension: int = 1
+
+    def __post_init__(self) -> None:
+        whole_number("coins", self.coins, minimum=1)
+        number("sensitivity", self.sensitivity)
+        whole_number("dimension", self.dimension, minimum=1)
+
+    @property
+    def label(self) -> str:
+        return f"binomial shares ({self.coins} coins per coordinate)"
+
+    @property
+    def provenance(self) -> str:
+        return ("the Gaussian's Renyi bound at variance (M+1)/4 plus the loss error U on the window, outside a "
+                "slack delta_0 (both neighbours' laws split on one box; Hoeffding tails): itsa's proof, "
+                "privacy.md 'Binomial shares in a plan'")
+
+    @cached_property
+    def window(self) -> _Window:
+        """The window and its slack and error (module notes)."""
+        M = self.coins
+        with precision(_WINDOW_BITS):
+            sens = to_arb(number("sensitivity", self.sensitivity))
+            top = math.floor(arb_to_fractions(sens)[1])
+            square = arb_to_fractions(sens * sens)[1]
+            moved = max(1, min(self.dimension, math.floor(square)))
+            # the least distance t with d' 4 e^(-2 t^2/M) <= 2^-SLACK_BITS, as a float guess (the slack is
+            # certified below whatever it comes out)
+            t = math.sqrt(M * (SLACK_BITS * math.log(2) + math.log(4 * moved)) / 2)
+            low = max(0, math.floor(Fraction(M, 2) + 1 - top - math.ceil(t)))
+            half = Fraction(M, 2)
+
+            def beyond(distance: Fraction) -> flint.arb:      # Hoeffding (M coins: M/4-sub-Gaussian), both sides
+                return subgaussian_tail(distance, Fraction(M, 4)) if distance > 0 else flint.arb(1)
+
+            per = beyond(half - low + 1 - top) + (beyond(half - low + 1) if low > 0 else 0)
+            slack = (moved * per).min(flint.arb(1))
+            tau = to_arb(Fraction(M - 1, 2) - low) / to_arb(Fraction(M + 1, 2))
+            step = 2 * (tau.atanh() - tau)
+            error = l1_from_l2(sens, self.dimension) * step
+        return _Window(low=low, slack=arb_to_fractions(slack)[1], error=error)
+
+    @property
+    def slack(self) -> Fraction:
+        return self.window.slack
+
+    def rdp(self, order) -> flint.arb:
+        q = as_order(order)
+        w = self.window
+        if w.slack >= 1:                    # the window holds nothing both worlds share: no bound
+            return flint.arb("inf")
+        with precision(_WINDOW_BITS):
+            sens = to_arb(number("sensitivity", self.sensitivity))
+            lead = to_arb(q) * 2 * sens * sens / (self.coins + 1)
+            kept = -(1 - to_arb(w.slack)).log() / to_arb(q - 1)
+            return lead + w.error + kept

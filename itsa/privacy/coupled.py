@@ -38,15 +38,27 @@ takes ``p`` as a per-round ``failure`` added to its slack (its dominating
 pair carries the slack as an atom, so ``T`` rounds compose with ``T p``
 added to δ).
 
-Only stochastic rounding is coupled here: conditional rounding retries
-until the norm is below a cap, so the two neighbours accept different draws
-and no shared-uniform coupling keeps their difference small.
+Conditional rounding (:func:`conditional_shift`) retries stochastic rounding
+until the rounded norm is at most a cap; give the changed client the same
+sequence of uniforms ``w(1), w(2), …`` in both rounds, ``τ`` and ``τ'`` the
+first attempt each neighbour accepts. Where ``τ = τ'`` the shift is the
+stochastic one at ``w(τ)``; since ``{τ ≥ t}`` depends on ``w(1..t−1)`` only,
+``P(τ = τ', ‖v(w(τ))‖ > B) ≤ Σ_t P(τ ≥ t) P(‖v(w(t))‖ > B) ≤ p E[τ] ≤
+p/(1 − r)``, ``r`` a bound on one attempt's rejection. The two accept
+different attempts only if, at an attempt both reach, exactly one accepts:
+``P(τ ≠ τ') ≤ Σ_t r^(t−1) (r + r) = 2r/(1 − r)`` (replace-one; ``r`` for
+add-remove, whose absent update rounds to 0 and is accepted at once). Both
+go into the failure: ``p/(1 − r) + q``, ``q`` that mismatch bound.
 
 Examples
 --------
 >>> b = coupled_shift(difference=1316.72, dimension=1_200_000, failure="1e-13")
 >>> b.norm.decimal(6), b.failure
 ('1431.21', Fraction(1, 10000000000000))
+>>> c = conditional_shift(gamma=Fraction(65836, 100), clip=1, dimension=1_200_000, beta="exp(-32)",
+...                       adjacency="replace-one", failure="1e-13")
+>>> c.norm.decimal(6), float(c.mismatch) < 1e-13, float(c.failure) < 2e-13
+('1431.21', True, True)
 """
 
 from __future__ import annotations
@@ -59,8 +71,9 @@ import flint
 from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import fraction, whole_number
 from itsa.exceptions import InvalidOption
+from itsa.privacy.neighbours import Adjacency, conditional_rejection
 
-__all__ = ["CoupledShift", "coupled_shift"]
+__all__ = ["CoupledShift", "coupled_shift", "conditional_shift"]
 
 METHOD = ("stochastic rounding coupled in the two neighbours (the changed client's uniforms shared): the shift "
           "v = floor(a + w) - floor(a' + w) has |v|^2 = |delta|^2 + 2<delta, eta> + |eta|^2 <= D^2 + D sqrt(2L) + "
@@ -73,6 +86,11 @@ class CoupledShift:
 
     norm: Certified
     failure: Fraction
+    #: conditional rounding's part of ``failure``: a bound on ``P(τ ≠ τ')`` (0 for stochastic rounding)
+    mismatch: Fraction = Fraction(0)
+    #: ``True``: ``mismatch`` is not in ``failure``; the rounds compose as a binomial mixture with the worst case
+    #: (:func:`itsa.privacy.lattice.mixture_epsilon`)
+    mixture: bool = False
 
 
 def coupled_shift(*, difference, dimension: int, failure) -> CoupledShift:
@@ -105,3 +123,48 @@ def coupled_shift(*, difference, dimension: int, failure) -> CoupledShift:
         return CoupledShift(Certified.from_arb("coupled shift", likely, Direction.UPPER, METHOD), p)
     return CoupledShift(Certified.from_arb("coupled shift", sure, Direction.UPPER,
                                            "surely |v| <= |delta| + |eta| <= D + sqrt(d')"), Fraction(0))
+
+
+CONDITIONAL = ("conditional rounding coupled in the two neighbours (the changed client's sequence of uniforms "
+               "shared): where both accept the same attempt, stochastic rounding's coupled shift; the failure "
+               "p E[tau] <= p/(1 - r) beside P(tau != tau') <= 2r/(1 - r) (replace-one; r add-remove), r <= beta "
+               "one attempt's rejection (Kairouz-Liu-Steinke 2021's norm bound)")
+
+
+def conditional_shift(*, gamma, clip, dimension: int, beta, adjacency: Adjacency | str, failure) -> CoupledShift:
+    """Conditional rounding's coupled shift: stochastic rounding's norm bound, its failure over the retries.
+
+    See the module's notes: with ``r`` one attempt's rejection probability
+    (:func:`itsa.privacy.neighbours.conditional_rejection`: ``β``, to a few parts in 10⁶),
+    the shift has norm at most :func:`coupled_shift`'s ``B`` (``D = c γ S``) outside probability
+    ``p/(1 − r) + q``, ``q = 2r/(1 − r)`` (replace-one) or ``r`` (add-remove) the probability that the two
+    neighbours accept different attempts.
+
+    Parameters
+    ----------
+    gamma, clip : number
+        ``γ`` and ``S``.
+    dimension : int
+        ``d'``, the coordinates rounded.
+    beta : number, str or ExpBeta
+        Conditional rounding's ``β`` (:func:`itsa.privacy.neighbours.as_beta`).
+    adjacency : Adjacency or str
+        ``replace-one`` (``c = 2``) or ``add-remove`` (``c = 1``).
+    failure : number
+        ``p`` in ``(0, 1)``, as for :func:`coupled_shift`.
+
+    Returns
+    -------
+    CoupledShift
+        ``B`` (or the sure ``D + √d'``), its failure ``p/(1 − r) + q`` (at most 1) and ``q`` as ``mismatch``.
+    """
+    g, s = fraction("gamma", gamma, low=0), fraction("clip S", clip, low=0)
+    replace_one = Adjacency(adjacency) is Adjacency.REPLACE_ONE
+    r = conditional_rejection(gamma=g, clip=s, dimension=dimension, beta=beta)
+    base = coupled_shift(difference=(2 if replace_one else 1) * g * s, dimension=dimension, failure=failure)
+    method = f"{CONDITIONAL}; {base.norm.method}"
+    norm = Certified(base.norm.name, base.norm.low, base.norm.high, base.norm.direction, method)
+    if r >= 1:                      # no bound on the retries: the coupling bounds nothing
+        return CoupledShift(norm, Fraction(1), Fraction(1))
+    q = 2 * r / (1 - r) if replace_one else r
+    return CoupledShift(norm, min(base.failure / (1 - r) + q, Fraction(1)), min(q, Fraction(1)))

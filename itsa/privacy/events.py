@@ -127,6 +127,13 @@ class Event(ABC):
         return memo[q]
 
     @property
+    def slack(self) -> Fraction:
+        """``δ₀`` of one run: the event's Rényi bound holds for a pair that both neighbours' laws put weight
+        ``1 − δ₀`` on (each law ``(1 − δ₀) P' + δ₀ P''``); ``T`` runs cost ``T δ₀`` of δ besides the
+        conversion's (the accountant takes it off). 0 for a true Rényi bound."""
+        return Fraction(0)
+
+    @property
     def warnings(self) -> tuple[str, ...]:
         curve = self.linear()
         return () if curve is None else curve.warnings

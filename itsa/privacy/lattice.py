@@ -62,7 +62,7 @@ from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.tails import subgaussian_tail
 from itsa.privacy.tight import gaussian_delta
 
-__all__ = ["theta", "sum_error", "dominating_pair", "dominating_epsilon", "BITS"]
+__all__ = ["theta", "sum_error", "dominating_pair", "dominating_epsilon", "mixture_epsilon", "BITS", "MIXTURE"]
 
 #: Working precision (bits) of the balls here and in :mod:`itsa.privacy.pld`.
 BITS = 192
@@ -256,3 +256,99 @@ def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction) -> Certified:
             else:
                 low = mid
     return Certified("epsilon", high, high, Direction.UPPER, METHOD)
+
+
+MIXTURE = ("a binomial mixture of dominating Gaussian pairs: each round dominated by (1 - q) pair(B) (+) q pair(W) "
+           "(hockey stick jointly convex; disjoint union), T rounds by sum_j Bin(T, q)(j) "
+           "delta_G(sqrt((T - j) mu_B^2 + j mu_W^2), eps) + T delta0 (Zhu-Dong-Wang 2022, Thm 10; the binomial's "
+           "tail beyond the terms summed added); ")
+
+
+def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: int = 1, dimension: int = 1,
+                    failure=0) -> Certified | None:
+    """ε of ``T`` rounds each a mixture: a shift of norm at most ``near`` except with probability ``weight``,
+    then at most ``far`` (``near ≤ far``); an upper bound, or ``None``.
+
+    One round is dominated by the disjoint union ``(1 − q) A_B ⊕ q A_W`` of the two rounds' dominating pairs
+    (:func:`dominating_pair`, both with the larger slack ``δ₀``, so that ``A_B``'s hockey stick is below
+    ``A_W``'s at every ``ε`` and a smaller true weight of the far part is covered by ``q``): the hockey stick
+    is jointly convex, and a disjoint union's is the weighted sum of its parts'. The ``T``-fold product is a
+    binomial mixture over how many rounds drew the far part; ``j`` of them compose to the Gaussian pair of
+    ``μ_j = √((T − j) μ_B² + j μ_W²)``, so ``δ(ε) ≤ Σ_j Bin(T, q)(j) δ_G(μ_j, ε) + T δ₀``
+    (the terms left out, each below ``δ/(10⁸ T)``, counted at ``δ_G ≤ 1``), increasing in ``q``.
+
+    Parameters
+    ----------
+    sigma, survivors, dimension, rounds, delta
+        As in :func:`dominating_epsilon`.
+    near, far : number or arb
+        ``B`` and ``W``, the shift's norm bounds (upper ends used).
+    weight : number
+        ``q`` in ``[0, 1]``, an upper bound on the probability per round of the far part.
+    failure : number
+        ``p``: the probability per round that the near part's shift exceeds ``B`` (in the slack).
+
+    Examples
+    --------
+    >>> near = dominating_epsilon(sigma=1000, sensitivity=100, rounds=10, delta="1e-5", dimension=1000)
+    >>> far = dominating_epsilon(sigma=1000, sensitivity=150, rounds=10, delta="1e-5", dimension=1000)
+    >>> mixed = mixture_epsilon(sigma=1000, near=100, far=150, weight="1/10", rounds=10, delta="1e-5",
+    ...                         dimension=1000)
+    >>> near.upper() < mixed.upper() < far.upper()
+    True
+    """
+    T = whole_number("rounds", rounds, minimum=1)
+    target = check_delta(delta)
+    q = fraction("weight", weight, low=0, high=1, closed=True)
+    a = dominating_pair(sigma=sigma, sensitivity=near, survivors=survivors, dimension=dimension, failure=failure)
+    b = dominating_pair(sigma=sigma, sensitivity=far, survivors=survivors, dimension=dimension, failure=failure)
+    if a is None or b is None:
+        return None
+    mu_b, mu_w = min(a[0], b[0]), b[0]
+    slack = max(a[1], b[1])
+    if not T * slack < target:
+        return None
+    with precision(BITS):
+        terms: list[tuple[flint.arb, flint.arb]] = []
+        kept = flint.arb(0)
+        small = to_arb(target) / (10**8 * T)          # a term below this is dropped, its mass counted whole
+        pmf = to_arb(1 - q) ** T
+        for j in range(T + 1):
+            if j:
+                pmf = pmf * (T - j + 1) / j * to_arb(q) / to_arb(1 - q) if q < 1 else flint.arb(int(j == T))
+            if pmf.upper() > small.lower() or (q == 1 and j == T):
+                mu = (flint.arb(T - j) * to_arb(mu_b) ** 2 + flint.arb(j) * to_arb(mu_w) ** 2).sqrt()
+                terms.append((pmf, mu))
+                kept += pmf
+            elif j > T * q:                 # past the mode the binomial only falls: the rest is dropped too
+                break
+        extra = flint.arb((1 - kept).max(flint.arb(0)).upper()) + to_arb(T * slack)
+    if not extra < to_arb(target):
+        return None
+    top = max(float(mu.upper()) for _, mu in terms)
+    bits = max(BITS + 2 * max(0, int(top).bit_length()), 512)
+    with precision(bits):
+        goal = to_arb(target)
+
+        def holds(e: Fraction) -> bool:
+            x = to_arb(e)
+            total = extra
+            for w, mu in terms:
+                total += w * gaussian_delta(mu, x)
+            return bool(total <= goal)
+
+        low, high = Fraction(0), Fraction(math.ceil(1 + top * top / 2 + top * math.sqrt(2 * math.log(1 / float(target)))))
+        while not holds(high):
+            low, high = high, 2 * high
+        if holds(low):
+            return Certified("epsilon", low, low, Direction.UPPER, MIXTURE + METHOD)
+        for _ in range(STEPS):
+            if high - low <= high / 2**44:
+                break
+            mid = (low + high) / 2
+            mid = Fraction(math.floor(mid * 2**64)) / 2**64 if mid.denominator > 2**64 else mid
+            if holds(mid):
+                high = mid
+            else:
+                low = mid
+    return Certified("epsilon", high, high, Direction.UPPER, MIXTURE + METHOD)

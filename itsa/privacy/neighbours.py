@@ -57,7 +57,7 @@ from itsa.exceptions import InvalidOption, excerpt
 from itsa.privacy.rdp import number, psa_block_sensitivity
 
 __all__ = ["Adjacency", "Rounding", "l1_from_l2", "rounded_norm", "encoded_sensitivity", "sensitivity_ball", "layer_sensitivity",
-           "conditional_rounding_cost", "conditional_bias", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta",
+           "conditional_rounding_cost", "conditional_bias", "conditional_rejection", "CAP_MARGIN", "NEAREST_CERTIFICATE", "DEFAULT_BETA", "ExpBeta", "as_beta",
            "MAX_LOG_INVERSE"]
 
 
@@ -229,6 +229,47 @@ def conditional_bias(beta=None) -> Fraction:
     given = as_beta(beta)
     b = given.upper() if isinstance(given, ExpBeta) else given
     return b / (4 * (1 - b) ** 2)
+
+
+#: The relative margin :func:`conditional_rejection` leaves below the cap: an implementation that tests the
+#: squared norm against a cap rounded down (a float sum, a float32 ``β``) rejects no more often than bounded.
+CAP_MARGIN = Fraction(1, 10**9)
+
+
+def conditional_rejection(*, gamma, clip, dimension: int, beta=None) -> Fraction:
+    """An upper bound on the probability that one attempt of conditional rounding is rejected (a rational).
+
+    Write ``a = γ x`` (``‖a‖ ≤ γ S``), ``a_i = n_i + f_i`` (``n_i = ⌊a_i⌋``) and the attempt
+    ``u_i = n_i + B_i``, ``B_i`` Bernoulli(``f_i``). Then ``u_i² − a_i² = (2n_i + 1)(B_i − f_i) + f_i(1 − f_i)``:
+    a mean of at most ``1/4`` and a zero-mean part in an interval of length ``|2n_i + 1| ≤ 2|a_i| + 1``,
+    ``(n_i + 1/2)²``-sub-Gaussian (Hoeffding's lemma), independent over ``i``. The proxies sum to at most
+    ``‖a‖² + ‖a‖₁ + d/4 ≤ (‖a‖ + √d/2)² ≤ P²``, ``P = γ S + √d/2`` (``‖a‖₁ ≤ √d ‖a‖``), so an attempt whose
+    squared norm is tested against ``C`` is rejected with probability at most ``exp(−t²/(2P²))``,
+    ``t = C − γ²S² − d/4``. At the cap of :func:`rounded_norm`, ``t = √(2 ln(1/β)) P`` and the bound is ``β``
+    (Kairouz, Liu, Steinke 2021, Sec. 4.1); here ``C`` is the cap less a relative :data:`CAP_MARGIN`, so the
+    bound is ``β`` raised by a relative few parts in 10⁶ at most (where the cap is the sure bound
+    ``(γ S + √d)²``, smaller, the bound at that ``C``). Rounded up to 7 significant digits.
+
+    >>> conditional_rejection(gamma=700, clip=1, dimension=1200000, beta="1/1000")
+    Fraction(1000003, 1000000000)
+    >>> float(conditional_rejection(gamma=700, clip=1, dimension=1200000, beta="exp(-32)")) < 1.27e-14
+    True
+    """
+    g, s = fraction("gamma", gamma, low=0), fraction("clip S", clip, low=0)
+    d = whole_number("dimension", dimension, minimum=1)
+    given = as_beta(beta)
+    with precision():
+        gs, root = to_arb(g * s), flint.arb(d).sqrt()
+        sure = (gs + root) ** 2
+        square = gs * gs + flint.arb(d) / 4 + (2 * _log_inverse(given)).sqrt() * (gs + root / 2)
+        tested = square.min(sure) * (1 - to_arb(CAP_MARGIN))
+        proxy = gs + root / 2
+        t = tested - gs * gs - flint.arb(d) / 4
+        if not t > 0:
+            return Fraction(1)
+        bound = (-(t * t) / (2 * proxy * proxy)).exp()
+    high = Certified.from_arb("rejection", bound, Direction.UPPER, "").upper()
+    return min(Fraction(safe_decimal(high, 7)), Fraction(1))
 
 
 def rounded_norm(*, gamma, clip, dimension: int, rounding: Rounding | str = Rounding.NEAREST,

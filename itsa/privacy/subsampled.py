@@ -57,6 +57,9 @@ class PoissonSampledEvent(Event):
         object.__setattr__(self, "rate", rate)
         if not isinstance(self.event, Event):
             raise InvalidOption("sampled event: the mechanism sampled must be an Event")
+        if self.event.slack:
+            raise InvalidOption(f"sampled event: {type(self.event).__name__} holds its Renyi bound outside a delta "
+                                "slack; its Poisson sample is not certified here")
 
     @property
     def label(self) -> str:

@@ -1,5 +1,6 @@
-"""The binomial mechanism's room: its coins, its exact support (a word that never wraps), its refusal in a plan."""
+"""The binomial mechanism's room: its coins, its exact support (a word that never wraps), a plan that names it."""
 
+import json
 from fractions import Fraction
 
 from click.testing import CliRunner
@@ -54,11 +55,60 @@ def test_its_error_counts_its_own_variance_not_sigma_squared():
     assert noise == 4 * Fraction(10, 4) / (8 * 10) ** 2
 
 
-def test_a_plan_naming_it_is_refused_in_one_line(tmp_path):
+def test_a_plan_naming_it_never_wraps_and_meets_its_target(tmp_path):
+    """overflow: 0 asks for a word that holds every value the sum can take: the binomial plan finds one."""
     text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
-            "noise: {placement: distributed, mechanism: binomial}\nencoding: {word_bits: 32}\n")
+            "noise: {placement: distributed, mechanism: binomial}\nencoding: {word_bits: 32}\noverflow: 0\n")
+    path = tmp_path / "binomial.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    assert res.exit_code == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["verdict"]["verdict"] == "feasible"
+    wrap = out["encoding"]["wrap_probability"]
+    assert wrap["direction"] == "exact" and wrap["value"] == "0"
+    assert out["noise"]["epsilon"]["direction"] == "upper bound" and Fraction(out["noise"]["epsilon"]["interval"][1]) <= 2
+    assert "delta slack" in out["noise"]["epsilon"]["method"]
+    text_out = CliRunner().invoke(cli, ["plan", str(path)]).stdout
+    assert any(line.split()[:2] == ["wrap", "probability"] and "0 per round (exact; target 0)" in line
+               for line in text_out.splitlines())
+
+
+def test_a_layering_is_refused_in_one_line(tmp_path):
+    text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
+            "noise: {placement: distributed, mechanism: binomial}\nencoding: {radix: 5, layers: 3}\n")
     path = tmp_path / "binomial.yaml"
     path.write_text(text, encoding="utf-8")
     res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
     assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr.strip().count("\n") == 0 and "no Renyi bound" in res.stderr
+    assert res.stderr.strip().count("\n") == 0 and "flat word" in res.stderr
+
+
+def test_the_shipped_binomial_plan_never_wraps_and_costs_its_variance():
+    """k10000-binomial: feasible, wrap exactly 0 (the word holds the data's bound plus all K shares' N/2),
+    epsilon within the target (an upper bound, its slack taken off delta), error the shares' exact N/4."""
+    import itsa
+
+    p = itsa.plan(itsa.load_deployment("k10000-binomial"))
+    assert p.verdict.feasible
+    enc, noise = p.encoding, p.noise
+    assert enc.wrap_probability.direction == "exact" and enc.wrap_probability.upper() == 0
+    n = ROOM.coins(noise.sigma_client)
+    gamma, clients = enc.gamma, 10_000
+    assert clients * int(gamma) + clients * (n // 2) < 2 ** (enc.word_bits - 1)     # the whole support fits
+    assert noise.epsilon.direction == "upper bound" and noise.epsilon.upper() <= 4
+    assert "delta slack" in str(noise.epsilon.method)
+    assert p.error.noise == Fraction(n, 4) / (gamma * gamma * 9_000)     # N/4 per share, the 9,000 survivors
+    assert p.error.ratio > 1                                            # above the unconstrained limit
+
+
+def test_a_population_is_refused_in_one_line(tmp_path):
+    """A Poisson-sampled round of it is not certified (the subsampling theorem is for true Renyi bounds)."""
+    text = ("clients: 100\ndimension: 10\nclip: 1\nadjacency: add-remove\n"
+            "privacy: {epsilon: 2, delta: 1e-6, rounds: 10}\nnoise: {kind: central, mechanism: binomial}\n"
+            "encoding: {word_bits: 32}\npopulation: 10000\n")
+    path = tmp_path / "binomial.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip().count("\n") == 0 and "Poisson sample is not certified" in res.stderr

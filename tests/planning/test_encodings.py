@@ -159,7 +159,7 @@ def test_cross_device_with_hadamard_at_16_bits_is_infeasible_and_the_fix_is_the_
     z = gaussian_multiplier(d.privacy.epsilon, d.privacy.delta, d.privacy.rounds) * Fraction(9999, 10000)
     n, target = noise_inputs(d), {"overflow": d.overflow, "per_round": True}
     assert largest_gamma(n, bits - 1, z, **target) is None
-    assert largest_gamma(n, bits, z, **target) is not None and bits == 20
+    assert largest_gamma(n, bits, z, **target) is not None and bits == 19      # the coupled shift: 20 before
 
 
 def test_the_scale_is_the_largest_that_fits_and_beats_every_power_of_two_in_the_word(cross_device, cross_device_plan):
@@ -171,4 +171,4 @@ def test_the_scale_is_the_largest_that_fits_and_beats_every_power_of_two_in_the_
     assert power < gamma < 2 * power
     assert wrap_at(d, 20, 2 * power, sigma_estimate(d, 2 * power, z), per_round=True).upper() > cross_device.overflow
     at_power = sum(mse_parts(d, power, sigma_estimate(d, power, z)))
-    assert p.error.total < at_power and at_power / p.error.limit_total > 2
+    assert p.error.total < at_power and at_power / p.error.limit_total > Fraction(13, 10) > p.error.ratio

@@ -71,14 +71,25 @@ def test_a_population_never_costs_noise(small, population):
 
 def test_the_bound_a_population_plan_takes_is_named(small):
     from itsa.planning.noise import FULL_ROUND
+    from itsa.privacy.tightest import SAMPLED_KEY
 
-    near = itsa.plan(parse_deployment({**SMALL, "population": 101})).noise     # rate 100/101: the full round wins
+    # d = 1 at rate 100/101: the full round's own one-axis pair (exact) beats the sampled dominating pair, (Delta + 2)/s
+    one = {**SMALL, "dimension": 1}
+    alone = itsa.plan(parse_deployment(one)).noise
+    near = itsa.plan(parse_deployment({**one, "population": 101})).noise
     a = near.accounting
-    assert a.upper_method == f"{small.noise.accounting.upper_method}-full"
+    assert a.upper_method == f"{alone.accounting.upper_method}-full" == "pld-full"
     assert str(near.epsilon.method).startswith(FULL_ROUND) and near.epsilon == a.epsilon
-    assert near.epsilon.upper() == small.noise.epsilon.upper() and "unsampled" in dict(near.rows())["epsilon upper"]
+    assert near.epsilon.upper() == alone.epsilon.upper() and "unsampled" in dict(near.rows())["epsilon upper"]
     assert a.epsilon_lower is None                       # the full round's lower bound is not the sampled round's
-    far = itsa.plan(parse_deployment({**SMALL, "population": 10**6})).noise   # rate 10^-4: amplification wins
+    # d = 20: the sampled pair's privacy-loss distribution, even at rate 100/101 (less noise than without sampling)
+    close = itsa.plan(parse_deployment({**SMALL, "population": 101})).noise
+    assert close.accounting.upper_method == SAMPLED_KEY and close.sigma_client < small.noise.sigma_client
+    assert "Poisson-sampled Gaussian pair" in str(close.epsilon.method)
+    assert close.accounting.epsilon_rdp.upper() > close.epsilon.upper()
+    # rate 10^-4: a noise multiplier near 0.6, below the lattice smoothing the dominating pair needs (and the
+    # Skellam room, which has no such pair, has the smaller error): the sampled Renyi bound
+    far = itsa.plan(parse_deployment({**SMALL, "population": 10**6})).noise
     assert far.accounting.upper_method == "rdp" and "Poisson-sampled" in str(far.epsilon.method)
     assert not str(far.epsilon.method).startswith(FULL_ROUND)
 

@@ -7,11 +7,14 @@ coins are ``¼``-sub-Gaussian each (Hoeffding) where the word is smaller. It is
 what secure computation makes cheaply (the binomial draft for PPM/DAP,
 draft-case-ppm-binomial-dp: shared fair coins, summed).
 
-Its privacy is not a Rényi bound: ``Bin(M, ½)`` shifted by the sensitivity
-has an output its neighbour cannot produce, so every Rényi divergence of the
-pair is infinite, and the plan's accountant composes Rényi (and PLD) bounds
-of events. The plan refuses it in one line there; for one count its exact
-privacy profile is :func:`itsa.privacy.binomial` (``itsa privacy binomial``).
+Its Rényi divergence is infinite (``Bin(M, ½)`` shifted has an output its
+neighbour cannot produce), so one round is
+:class:`~itsa.privacy.binomial_count.BinomialSharesEvent`: a Rényi bound
+that holds outside a slack ``δ₀ ≤ 2^−80`` (the accountant takes ``T δ₀`` off
+δ), on the ``M`` coins of the fewest survivors' shares together (a sum of
+independent ``Bin(N, ½)`` is ``Bin(Σ N, ½)``; more survivors add coins, which
+is post-processing). For one count its exact privacy profile is
+:func:`itsa.privacy.binomial` (``itsa privacy binomial``).
 
 Examples
 --------
@@ -19,6 +22,8 @@ Examples
 >>> room = Binomial()
 >>> room.coins(Fraction(3)), room.variance_bound(Fraction(3)), room.largest_share(Fraction(3))
 (36, Fraction(9, 1), 18)
+>>> room.event(Fraction(3), survivors=10, sensitivity=2, dimension=5, central=False, layered=False).coins
+360
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanisms.base import NoiseMechanism, Premises
 from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
+from itsa.privacy.binomial_count import BinomialSharesEvent
 from itsa.privacy.events import Event
 from itsa.privacy.sampler import ByteStream
 
@@ -47,7 +53,8 @@ class Binomial(NoiseMechanism):
     frameworks = {"dap": "draft-case-ppm-binomial-dp: Bin(N, 1/2) from shared fair coins in MPC"}
     premises = Premises(rdp_at_least_gaussian=False, variance_at_most_sigma2=False, unbiased=True,
                         why="a share Bin(N, 1/2) - N/2 with N = 2 ceil(2 sigma^2) even is an integer of mean 0 and "
-                            "variance N/4 >= sigma^2; its Renyi divergences are infinite (bounded support)")
+                            "variance N/4 >= sigma^2; its Renyi divergences are infinite (bounded support): its "
+                            "bound holds outside a delta slack, not at least the Gaussian's")
 
     @staticmethod
     def coins(sigma: Fraction) -> int:
@@ -55,9 +62,10 @@ class Binomial(NoiseMechanism):
         return 2 * math.ceil(2 * Fraction(sigma) ** 2)
 
     def event(self, sigma, *, survivors, sensitivity, dimension, central, layered) -> Event:
-        raise InvalidOption("noise.mechanism: binomial has no Renyi bound for the plan's accountant to compose "
-                            "(a shifted binomial has an output its neighbour cannot: every Renyi divergence is "
-                            "infinite); one count's exact profile is itsa.privacy.binomial")
+        if layered:
+            raise InvalidOption("noise.mechanism: binomial shares are planned on a flat word, not a layering")
+        return BinomialSharesEvent(coins=self.coins(sigma) * survivors, sensitivity=sensitivity,
+                                   dimension=dimension)     # central: one share (survivors = 1)
 
     def wrap_noise(self, sigma, shares):
         return Fraction(shares * self.coins(sigma), 4), Fraction(0)
