@@ -127,8 +127,8 @@ def coupled_shift(*, difference, dimension: int, failure) -> CoupledShift:
 
 CONDITIONAL = ("conditional rounding coupled in the two neighbours (the changed client's sequence of uniforms "
                "shared): where both accept the same attempt, stochastic rounding's coupled shift; the failure "
-               "p E[tau] <= p/(1 - r) beside P(tau != tau') <= 2r/(1 - r) (replace-one; r add-remove), r <= beta "
-               "one attempt's rejection (Kairouz-Liu-Steinke 2021's norm bound)")
+               "p E[tau] <= p/(1 - r) beside P(tau != tau') <= 2r/(1 - r) (replace-one; r add-remove), "
+               "r <= beta (to a few parts in 10^6) one attempt's rejection (Kairouz-Liu-Steinke 2021's norm bound)")
 
 
 def conditional_shift(*, gamma, clip, dimension: int, beta, adjacency: Adjacency | str, failure) -> CoupledShift:
