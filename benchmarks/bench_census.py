@@ -8,7 +8,10 @@ Two seeded random universes (``work: search``):
   milliseconds each): what per-task overhead and chunking decide;
 * **expensive**: 20 instances with at most 7 users and a ``time_limit``
   (each instance in a forked child, killed past its limit): what load
-  balancing and the time-limit guard decide.
+  balancing and the time-limit guard decide;
+* **guarded**: 400 cheap instances (the cheap universe's shape) with a
+  ``time_limit``: what the guard's forks cost (the serial loop forks once
+  per instance, a worker once per chunk: ``itsa.keys.census.work.run_chunk``).
 
 Each is run as a plain loop ``for item: run_one(item)`` in this process (the
 baseline), with ``run_census(workers=0)`` (the same loop plus the results
@@ -39,6 +42,8 @@ import time
 CHEAP = {"universe": {"random": {"n": 200, "U": "3..4", "max_users": 4}}, "work": "search", "seed": 0}
 EXPENSIVE = {"universe": {"random": {"n": 20, "U": "3..4", "max_users": 7}}, "work": "search",
              "seed": 0, "time_limit": 60}
+GUARDED = {"universe": {"random": {"n": 400, "U": "3..4", "max_users": 4}}, "work": "search", "seed": 1,
+           "time_limit": 60}
 
 
 def _spec(data: dict, n: int | None):
@@ -127,6 +132,14 @@ def guard_overhead(n: int) -> float:
     return (t[1] - t[0]) / n
 
 
+def _fork_per_instance() -> None:
+    """In a worker: chunks run as :func:`run_one` per instance (a fork each under a time limit)."""
+    import itsa.keys.census.run as run
+    from itsa.keys.census import run_one
+
+    run.run_chunk = lambda jobs, work, limit, seed: [run_one(t, work, limit, seed, o) for t, o in jobs]
+
+
 def _load() -> str:
     try:
         return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -139,15 +152,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--smoke", action="store_true", help="tiny universes: seconds (the benchmark's test)")
     ap.add_argument("--end-to-end", action="store_true", help="also time a run that starts its own cluster")
+    ap.add_argument("--only", nargs="+", default=None, help="only these universes (cheap, expensive, guarded)")
+    ap.add_argument("--fork-per-instance", action="store_true",
+                    help="workers fork once per instance under a time limit (the guard before run_chunk), to compare")
     args = ap.parse_args(argv)
 
     from itsa.keys.census.run import local_cluster, warm_worker
 
-    sizes = (10, 2) if args.smoke else (None, None)
+    sizes = (10, 2, 10) if args.smoke else (None, None, None)
     specs = [("cheap", _spec(CHEAP, sizes[0])),
              ("expensive", _spec({**EXPENSIVE, "universe": {"random": {
                  **EXPENSIVE["universe"]["random"], **({"max_users": 4} if args.smoke else {})}}},
-                 sizes[1]))]
+                 sizes[1])),
+             ("guarded", _spec(GUARDED, sizes[2]))]
+    specs = [(label, spec) for label, spec in specs if args.only is None or label in args.only]
     print(f"bench_census: {os.cpu_count()} cores, {args.workers} workers; {_load()} at the start")
     print(f"{'universe':10s} {'n':>4s} {'loop s':>7s} {'census s':>9s} {'workers s':>10s} "
           f"{'ratio':>6s} {'ratio':>6s}")
@@ -156,6 +174,8 @@ def main(argv: list[str] | None = None) -> None:
     with local_cluster(args.workers) as client:
         startup = time.perf_counter() - t0
         client.run(warm_worker, "search", 31)       # the first instance's imports, before the clock
+        if args.fork_per_instance:
+            client.run(_fork_per_instance)
         cpu_rows = []
         for label, spec in specs:
             loop, loop_cpu = serial(spec)

@@ -9,6 +9,17 @@ from ._paths import OUTPUT_FILE
 from ._progress import progress_display, time_guard, time_limit_of
 
 
+def said_estimate(progress, quiet: bool):
+    """The progress callback, with the simulation's time estimate also printed on stderr (unless ``quiet``)
+    before its rounds start."""
+    def callback(event) -> None:
+        if event.stage == "simulate: estimate" and not quiet:
+            click.echo(f"simulate: {event.note}", err=True)
+        if progress is not None:
+            progress(event)
+    return callback
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="DEPLOYMENT...")
 @click.option("--markdown", "report", type=OUTPUT_FILE, default=None, metavar="PATH",
@@ -47,12 +58,14 @@ from ._progress import progress_display, time_guard, time_limit_of
 @click.option("-o", "--output", default=None, metavar="OUT.parquet",
               help="A fleet: write one row per plan to this results folder (Parquet parts, as a census).")
 @click.option("--workers", type=click.IntRange(0), default=None,
-              help="A fleet: local Dask worker processes (default: all cores; 0: serial, no Dask).")
-@click.option("--scheduler", metavar="ADDRESS", default=None, help="A fleet: join a running Dask cluster.")
+              help="A fleet, or --simulate sharded over clients: local Dask worker processes (a fleet's default: "
+                   "all cores; a simulation's: none, in this process; 0: serial, no Dask).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="A fleet, or --simulate sharded over clients: join a running Dask cluster.")
 @click.option("--resume", is_flag=True, help="A fleet: keep the rows in OUT and skip their plans.")
 @click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True),
               default=LibraryDefault("itsa.planning.fleet", "run_fleet", "connect_timeout"), show_default=True,
-              help="A fleet: seconds to reach --scheduler.")
+              help="A fleet or a sharded simulation: seconds to reach --scheduler.")
 def plan(paths, report, rounds, updates, spec, figure, framework, export_file, snippet, time_limit, seed, quiet,
          as_json, grid, output, workers, scheduler, resume, connect_timeout):
     """Size the deployment in DEPLOYMENT (a YAML file, docs/format.md): the noise and its certified
@@ -73,10 +86,13 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
         run_fleet_command(paths, grid, output, workers, scheduler, resume, connect_timeout, seed,
                           time_limit_of(time_limit, DEFAULT_TIME_LIMIT), as_json)
         return
-    fleet_only = {"--grid": grid, "--workers": workers is not None, "--scheduler": scheduler, "--resume": resume}
+    fleet_only = {"--grid": grid, "--resume": resume}
+    if rounds is None:
+        fleet_only |= {"--workers": workers is not None, "--scheduler": scheduler}
     for name, value in fleet_only.items():
         if value:
-            raise click.UsageError(f"{name} goes with a fleet: give -o OUT.parquet")
+            raise click.UsageError(f"{name} goes with a fleet: give -o OUT.parquet"
+                                   + ("" if name in ("--grid", "--resume") else ", or with --simulate"))
     if len(paths) != 1:
         raise click.UsageError("several deployments are a fleet: give -o OUT.parquet")
     path = paths[0]
@@ -107,7 +123,8 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
         limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
         with progress_display(as_json, quiet=quiet) as progress, time_guard(limit):
             shown = explore_plan(deployment, simulate_rounds=rounds, updates=updates, sweep=swept,
-                                 time_limit=limit, seed=seed, progress=progress)
+                                 time_limit=limit, seed=seed, progress=said_estimate(progress, quiet),
+                                 workers=workers, scheduler=scheduler, connect_timeout=connect_timeout)
         result = shown.plan if isinstance(shown, ExploredPlan) else shown
         curves = shown.sweep if isinstance(shown, ExploredPlan) else None
         export = None if framework is None else export_plan(result, framework)   # refused before any write

@@ -27,13 +27,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from itsa.exceptions import InvalidOption, Unreachable
 
 __all__ = ["RunProgress", "SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
-           "chunk_size", "run_chunks", "drop_quietly", "check_cluster_options", "worker_count"]
+           "chunk_size", "run_chunks", "map_in_order", "drop_quietly", "check_cluster_options", "worker_count"]
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -225,6 +225,47 @@ def run_chunks(c, todo: Sequence, task: Callable, args: tuple, job: Callable, fa
             on_rows(rows, min(sum(len(j) for j, _ in inflight.values()), threads))
     except BaseException:
         drop_quietly(c, [f for _, f in inflight.values()])
+        raise
+
+
+def map_in_order(c, task: Callable, calls: Iterable[tuple], on_result: Callable,
+                 check: Callable[[], None] | None = None) -> None:
+    """Run ``task(*args)`` for each ``args`` of ``calls`` on the client ``c``'s workers and hand the results to
+    ``on_result`` in the order of ``calls`` (a result that finishes early waits for those before it).
+
+    At most ``2 · threads + 2`` tasks are in flight, so ``calls`` (a generator) is read as the run goes and
+    this process holds at most that many results; ``check()`` is called after each result (a clock that
+    raises stops the run). An exception cancels the tasks in flight quietly and is passed on.
+
+    """
+    from distributed import as_completed
+
+    threads = max(1, sum(c.nthreads().values()))
+    todo, pending, finished, following = enumerate(calls), {}, {}, 0
+    ac = as_completed()
+
+    def submit() -> None:
+        item = next(todo, None)
+        if item is not None:
+            fut = c.submit(task, *item[1], pure=False)
+            pending[fut.key] = (item[0], fut)
+            ac.add(fut)
+
+    try:
+        for _ in range(2 * threads + 2):
+            submit()
+        for fut in ac:
+            index, _ = pending.pop(fut.key)
+            finished[index] = fut.result()
+            fut.release()
+            while following in finished:
+                on_result(finished.pop(following))
+                following += 1
+            if check is not None:
+                check()
+            submit()
+    except BaseException:
+        drop_quietly(c, [f for _, f in pending.values()])
         raise
 
 

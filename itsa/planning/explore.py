@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from itsa._util.certified import Certified, Direction
 from itsa._util.checks import choice, whole_number
+from itsa._util.dask_run import check_cluster_options
 from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
 from itsa._util.extras import require
@@ -43,7 +44,7 @@ from itsa.planning.planner import plan as replan
 from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
 from itsa.planning.simulate import simulate
-from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, Simulation, Updates
+from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
@@ -197,11 +198,12 @@ def check_sweep(deployment, quantity, values):
     return q
 
 
-def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None) -> None:
-    """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time."""
+def check_simulation(deployment, rounds: int, seed: int, time_limit: float | None, workers: int = 1) -> None:
+    """Refuse, before any work, a simulation that cannot run (one line): rounds, seed, size and time (on
+    ``workers``, at the fast end: the run measures its own estimate before it starts)."""
     rounds = _check_run(rounds, seed)
     _check_simulation_size(deployment)
-    _check_simulation_time(deployment, rounds, time_limit)
+    _check_simulation_time(deployment, rounds, time_limit, workers)
 
 
 def _check_run(rounds: int, seed: int) -> int:
@@ -211,27 +213,30 @@ def _check_run(rounds: int, seed: int) -> int:
 
 
 def _check_simulation_size(deployment) -> None:
-    """Refuse a simulation too large for its limits: the protocol's and the cells'."""
+    """Refuse a simulation too large for its limits: the protocol's, and the words of a block of clients."""
     check_protocol_simulation(deployment)             # the planned protocol can be run at this size
     words = rotated_dimension(deployment.dimension, deployment.encoding.rotation)    # a rotation's padded d'
-    cells = deployment.clients * words
-    if cells > MAX_CELLS:
+    block = min(deployment.clients, MIN_BLOCK)
+    if block * words > MAX_CELLS:
         padded = "" if words == deployment.dimension else f" (the {deployment.encoding.rotation} rotation's d')"
-        raise InvalidOption(f"simulate: clients x dimension must be at most {MAX_CELLS} per round, not "
-                            f"{deployment.clients} x {words}{padded}")
+        raise InvalidOption(f"simulate: a block of {block} clients x {words} words{padded} is encoded at once, "
+                            f"at most {MAX_CELLS} client-coordinates")
 
 
-def _check_simulation_time(deployment, rounds: int, time_limit: float | None) -> None:
+def _check_simulation_time(deployment, rounds: int, time_limit: float | None, workers: int = 1) -> None:
     cells = deployment.clients * rotated_dimension(deployment.dimension, deployment.encoding.rotation)
-    seconds = rounds * cells * (deployment.encoding.layers or 1) / CELLS_PER_SECOND
+    seconds = rounds * cells * (deployment.encoding.layers or 1) / CELLS_PER_SECOND / max(1, workers)
     if time_limit is not None and time_limit > 0 and seconds > time_limit:
-        raise InvalidOption(f"simulate: {rounds} rounds take at least about {seconds:.0f} s, past the time limit "
-                            f"of {time_limit:g} s: lower the rounds or raise --time-limit")
+        raise InvalidOption(f"simulate: {rounds} rounds of {cells:,} client-coordinates take at least about "
+                            f"{seconds:.0f} s on {workers} worker{'s' * (workers > 1)}, past the time limit of "
+                            f"{time_limit:g} s: lower the rounds, raise --time-limit (0: none), add --workers or "
+                            f"join a cluster with --scheduler")
 
 
 def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, updates: str = Updates.SPHERE,
                  sweep: str | tuple | None = None, time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT,
-                 seed: int = 0, progress: Callback | None = None) -> Plan | ExploredPlan:
+                 seed: int = 0, progress: Callback | None = None, workers: int | None = None,
+                 scheduler: str | None = None, connect_timeout: float = 10.0) -> Plan | ExploredPlan:
     """Plan ``deployment``, then run it (``simulate_rounds``) and sweep it (``sweep``), on one clock.
 
     What ``itsa plan --simulate/--sweep`` runs: the simulation and the sweep are
@@ -255,7 +260,11 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     seed : int
         Seed of the plan's key-rate solve and of the simulation.
     progress : callable, optional
-        Called with an :class:`~itsa._util.progress.Event` at each step.
+        Called with an :class:`~itsa._util.progress.Event` at each step (the simulation's ``estimate`` among
+        them, before its rounds start).
+    workers, scheduler, connect_timeout
+        Shard the simulation's rounds over Dask: local worker processes, or a running cluster's address
+        (:func:`itsa.planning.simulate.simulate`); neither: in this process.
 
     Returns
     -------
@@ -277,13 +286,18 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     too_large = None
     if simulate_rounds is not None:
         given = time_limit if isinstance(time_limit, (int, float)) else clock.left()    # as the user said it
+        check_cluster_options(workers, scheduler)
+        if deployment.protocol is not None and (workers or scheduler is not None):
+            raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
+                                "every client); simulate it without --workers or --scheduler")
         _check_run(simulate_rounds, seed)
         try:
             _check_simulation_size(deployment)
         except InvalidOption as exc:        # refused below for a feasible plan; an infeasible one keeps its verdict
             too_large = exc
         else:
-            _check_simulation_time(deployment, simulate_rounds, given)
+            if scheduler is None:       # a running cluster's workers are counted when it is joined
+                _check_simulation_time(deployment, simulate_rounds, given, workers or 1)
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values
@@ -293,7 +307,8 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         try:
             if too_large is not None:
                 raise too_large
-            simulation = simulate(result, simulate_rounds, seed, progress, clock, updates=updates)
+            simulation = simulate(result, simulate_rounds, seed, progress, clock, updates=updates, workers=workers,
+                                  scheduler=scheduler, connect_timeout=connect_timeout)
         except InvalidOption as exc:
             if result.verdict.feasible:         # a feasible plan the simulation refuses: the user's to change
                 raise

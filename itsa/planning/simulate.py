@@ -66,15 +66,23 @@ import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25
 
 from itsa._util.certified import Certified
 from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.dask_run import check_cluster_options, dask_client, map_in_order, worker_count
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
+from itsa.planning.encoding import centred, rotate, unrotate
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.plan_setup import plan_bounds, setup_from_plan
-from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, protocol_sum, with_protocol
+from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
+from itsa.planning.shard import (
+    ShardSums,
+    block_clients,
+    round_public,
+    shard_ranges,
+    shard_sums,
+)
 from itsa.planning.simulation import (
     CELLS_PER_SECOND,
     DEFAULT_TIME_LIMIT,
@@ -94,28 +102,7 @@ __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
            "Updates", "Rounding", "NoiseShares",
            "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
 
-# -- one round ------------------------------------------------------------------------------------
-
-def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, cap: float | None,
-             clock: Deadline | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``(x, y, y_int, attempts)``: the real updates, their rotations (``x`` itself without one), the roundings
-    of ``γ y`` and the stochastic roundings drawn (``0`` for rounding to nearest).
-
-    Stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws
-    it again for every client whose rounded squared norm is above ``cap`` (:func:`~itsa.planning.encoding.norm_cap`) until none
-    is. The clients are rounded in slices of about :data:`DRAW_CHUNK` coordinates, with a look at ``clock``
-    before each slice and each retry."""
-    K, d, g = setup.clients, setup.dimension, float(setup.gamma)
-    if kind == Updates.UNIFORM:
-        top = math.floor(setup.gamma * setup.clip)
-        ints = rng.integers(-top, top + 1, size=(K, d), dtype=np.int64)
-        return ints / g, ints / g, ints, 0
-    x = rng.standard_normal((K, d))
-    x *= float(setup.clip) / np.linalg.norm(x, axis=1, keepdims=True)
-    y = x if signs is None else rotate(x, signs, setup.rotation)
-    ints, attempts = round_rows(rng, y, setup, cap, clock)
-    return x, y, ints, attempts
-
+# -- one round, merged from its shards ----------------------------------------------------------
 
 def _kept_mean(v: np.ndarray, setup: SimulationSetup, signs: np.ndarray | None) -> float:
     """The mean over the ``d`` kept coordinates of the variances of ``R^T e`` for ``e`` independent with
@@ -135,65 +122,6 @@ def _kept_mean(v: np.ndarray, setup: SimulationSetup, signs: np.ndarray | None) 
     return total / d
 
 
-def _digits(ints: np.ndarray, radix: int, layers: int) -> list[np.ndarray]:
-    """Balanced radix digits, layer 1 (finest) first: ``x = Σ ρ^(ℓ−1) a_ℓ``."""
-    half, rest, out = (radix - 1) // 2, ints.copy(), []
-    for _ in range(layers):
-        a = np.mod(rest + half, radix) - half
-        out.append(a)
-        rest = (rest - a) // radix
-    return out
-
-
-def _noise(setup: SimulationSetup, alive: np.ndarray, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-    """One layer's noise, ``(K, d')``: a share per client, or (central) one draw on the first survivor's row;
-    drawn by the mechanism's sampler (:meth:`~itsa.planning.mechanisms.NoiseMechanism.draws`)."""
-    shape = (setup.clients, setup.rotated_dimension)
-    out = np.zeros(shape, dtype=np.int64)
-    if setup.sigma_client == 0:
-        return out
-    draws = mechanism(setup.mechanism).draws
-    if setup.noise == NoiseShares.DISTRIBUTED:
-        return draws(setup.sigma_client, shape[0] * shape[1], seed_text, clock).reshape(shape)
-    out[int(np.flatnonzero(alive)[0])] = draws(setup.sigma_client, shape[1], seed_text, clock)
-    return out
-
-
-def _mod_sum(rows: np.ndarray, modulus: int) -> np.ndarray:
-    """``Σ rows mod M`` along axis 0 in int64 (chunks small enough never to overflow)."""
-    chunk = max(1, (2**62) // modulus)
-    total = np.zeros(rows.shape[1], dtype=np.int64)
-    for start in range(0, rows.shape[0], chunk):
-        total = np.mod(total + np.mod(rows[start:start + chunk].sum(axis=0), modulus), modulus)
-    return total
-
-
-def _masked_sum(rng, values: np.ndarray, alive: np.ndarray, modulus: int,
-                clock: Deadline | None = None) -> tuple[np.ndarray, bool, np.ndarray]:
-    """Mask every client's ``values`` on the ring, sum the survivors', unmask: ``(sum mod M, cancel?, upload 0)``.
-
-    ``clock`` is looked at before each neighbour's masks."""
-    K, d = values.shape
-    w = min(NEIGHBOURS, K - 1)
-    masks = np.zeros((K, d), dtype=np.int64)
-    residue = np.zeros(d, dtype=np.int64)
-    for k in range(1, w + 1):
-        if clock is not None:
-            clock.check(f"a round's masks (neighbour {k} of {w})")
-        pair = rng.integers(0, modulus, size=(K, d), dtype=np.int64)     # shared by i and i + k
-        masks = np.mod(masks + pair, modulus)
-        masks = np.mod(masks - np.roll(pair, k, axis=0), modulus)
-        sign = alive.astype(np.int64) - np.roll(alive, -k).astype(np.int64)   # pairs with one member dropped
-        if sign.any():
-            residue = np.mod(residue + _mod_sum(np.mod(sign[:, None] * pair, modulus), modulus), modulus)
-    uploads = np.mod(np.mod(values, modulus) + masks, modulus)
-    total = _mod_sum(uploads[alive], modulus)
-    unmasked = np.mod(total - residue, modulus)
-    cancel = bool(np.array_equal(unmasked, _mod_sum(np.mod(values[alive], modulus), modulus)))
-    first = int(np.flatnonzero(alive)[0])
-    return unmasked, cancel, uploads[first]
-
-
 @dataclass
 class _Tally:
     setup: SimulationSetup
@@ -210,8 +138,7 @@ class _Tally:
     upload: list = field(default_factory=list)
     protocol: ProtocolTally = field(default_factory=ProtocolTally)
     progress: Callback | None = None
-    #: conditional rounding's squared-norm bound (:func:`~itsa.planning.encoding.norm_cap`), the roundings drawn and the updates rounded
-    cap: float | None = None
+    #: conditional rounding's roundings drawn and the updates rounded
     attempts: int = 0
     updates: int = 0
 
@@ -220,44 +147,25 @@ class _Tally:
         self.wraps, self.hits, self.wrong, self.touched = [0] * n, [0] * n, [0] * n, [0] * n
 
 
-def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Tally,
-           clock: Deadline | None = None) -> None:
-    """One round into ``tally``; ``clock`` is looked at inside the round (noise chunks, masks, stages)."""
-    K = setup.clients
-    signs = rotation_signs(rng, setup)
-    x, y, ints, attempts = _updates(rng, setup, kind, signs, tally.cap, clock)
-    tally.attempts, tally.updates = tally.attempts + attempts, tally.updates + K
-    alive = np.ones(K, dtype=bool)
-    alive[rng.permutation(K)[:K - setup.survivors]] = False
-    radix, layers = setup.digits()
-    digits = _digits(ints, radix, layers) if setup.layered else [ints]
-    noisy = [a + _noise(setup, alive, f"itsa-simulate:{seed}:round:{t}:layer:{ell}", clock)
-             for ell, a in enumerate(digits, start=1)]
-    true_sums, decoded, carried = [], [], []
-    for b, (modulus, ls) in enumerate(setup.blocks()):
-        symbol = noisy[ls[0] - 1].copy()
-        for j, ell in enumerate(ls[1:], start=1):
-            symbol += radix ** j * noisy[ell - 1]
-        first: np.ndarray | None
-        if setup.protocol is None:
-            unmasked, cancel, first = _masked_sum(rng, symbol, alive, modulus, clock)
-        else:                                     # the planned protocol (its own clock checks inside)
-            unmasked, cancel, first = protocol_sum(setup.protocol, rng, symbol, alive, modulus, clock,
-                                                   tally.protocol, t, tally.progress)
-        true = symbol[alive].sum(axis=0)
-        got = centred(unmasked, modulus)
-        carry = got != true
-        tally.cancel &= cancel
+def _round(setup: SimulationSetup, sums: ShardSums, signs: np.ndarray | None, alive: np.ndarray,
+           tally: _Tally) -> None:
+    """One round into ``tally`` from its merged shards' sums: the servers' decode, the wraps, the error."""
+    tally.attempts, tally.updates = tally.attempts + sums.attempts, tally.updates + setup.clients
+    radix, _ = setup.digits()
+    decoded, carried = [], []
+    for b, (modulus, _ls) in enumerate(setup.blocks()):
+        got = centred(sums.unmasked[b], modulus)
+        carry = got != sums.true[b]
         tally.wraps[b] += int(carry.sum())
         tally.hits[b] += int(carry.any())
-        true_sums.append(true)
         decoded.append(got)
         carried.append(carry)
-        if b == 0 and first is not None:
-            tally.upload.append(first)
+    tally.cancel &= sums.cancel
+    if sums.upload is not None:
+        tally.upload.append(sums.upload)
     step = _steps(setup)
     for b in range(len(step)):
-        want, got = _weighted(step, true_sums, b), _weighted(step, decoded, b)
+        want, got = _weighted(step, sums.true, b), _weighted(step, decoded, b)
         touched = np.logical_or.reduce(carried[b:])
         tally.wrong[b] += int((got != want).sum())
         tally.touched[b] += int(touched.sum())
@@ -267,17 +175,15 @@ def _round(rng, setup: SimulationSetup, kind: str, seed: int, t: int, tally: _Ta
     if signs is not None:                         # the server undoes the rotation: the original coordinates
         released = unrotate(released.astype(float), signs, setup.rotation, setup.dimension)
     released = released / (g * n)
-    tally.squares.append((released - x[alive].mean(axis=0)) ** 2)
+    tally.squares.append((released - sums.x / n) ** 2)
     tally.wrapped.append(bool(np.logical_or.reduce(carried).any()))
-    scaled = y[alive] * g
     if setup.rounding == Rounding.NEAREST:        # the rounding's error is fixed by the data: its square
-        error = (ints[alive] - scaled).sum(axis=0)
+        error = sums.rounding
         if signs is not None:
             error = unrotate(error, signs, setup.rotation, setup.dimension)
         rounding = (error ** 2).mean()
     else:                                         # a stochastic rounding's variance is f (1 - f)
-        f = scaled - np.floor(scaled)
-        rounding = _kept_mean((f * (1 - f)).sum(axis=0), setup, signs)
+        rounding = _kept_mean(sums.rounding, setup, signs)
     tally.predicted += (rounding + setup.noise_shares * _noise_variance(setup) * _spread(setup)) / (g * n) ** 2
 
 
@@ -327,7 +233,8 @@ def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, fl
 
 def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None,
              time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT, *, updates: str = Updates.SPHERE,
-             certified=None, planned_mse=None) -> Simulation:
+             certified=None, planned_mse=None, workers: int | None = None, scheduler: str | None = None,
+             client=None, connect_timeout: float = 10.0) -> Simulation:
     """Run ``rounds`` rounds of the deployment on synthetic updates (see the module's text).
 
     Parameters
@@ -339,8 +246,9 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     rounds, seed : int
         The rounds to run and the seed (the same seed gives the same run).
     progress, time_limit
-        ``Event`` s per round; a limit in seconds (or a Deadline), looked at between rounds and inside
-        each (every :data:`DRAW_CHUNK` noise draws, every neighbour's masks).
+        ``Event`` s per round and per shard (the first one, ``estimate``, says how long the run should take);
+        a limit in seconds (or a Deadline), looked at between shards and inside each (every
+        :data:`DRAW_CHUNK` noise draws, every neighbour's masks) when they run here.
     updates : str
         ``"sphere"`` (default) or ``"uniform"`` (see the module's text).
     certified : number or sequence, optional
@@ -348,6 +256,10 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         first, for PSA) the empirical rates are set beside.
     planned_mse : number, optional
         The planned MSE per coordinate (default :func:`planned_error`).
+    workers, scheduler, client, connect_timeout
+        Shard the rounds over Dask (:mod:`itsa._util.dask_run`, the census's engine): ``workers`` local
+        worker processes, a running cluster's ``scheduler`` address, or a ``client`` already joined; none of
+        them (default, or ``workers=0``): every shard here, in order. The result is the same, seed for seed.
     """
     if isinstance(plan_like, SimulationSetup):
         setup = plan_like
@@ -362,20 +274,34 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     if kind == Updates.UNIFORM and setup.rotation != Rotation.NONE:
         raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
                             "sphere updates")
+    sharded = bool(workers) or scheduler is not None or client is not None     # workers=0: here, no Dask
+    if sharded:
+        check_cluster_options(workers, scheduler)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocols.run)
+        if sharded and plan_like.deployment.protocol is not None:
+            raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
+                                "every client); simulate it without --workers or --scheduler")
         report("protocol")
         setup = replace(setup, **with_protocol(plan_like, {}, seed, clock))
         clock.check("the protocol's scheme, before the rounds")
+    elif sharded and setup.protocol is not None:
+        raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
+                            "every client); simulate it without workers or a scheduler")
     bounds = _certified(certified, len(setup.moduli))
     planned = planned_error(setup) if planned_mse is None else fraction("planned_mse", planned_mse, low=0)
-    _plan_time(setup, rounds, clock)
-    rng = np.random.default_rng(seed)
-    tally = _Tally(setup, progress=progress, cap=norm_cap(setup))
-    for t in range(rounds):
-        clock.check(f"{t} of {rounds} rounds simulated")
-        _round(rng, setup, kind, seed, t, tally, clock)
-        report("round", done=t + 1, total=rounds)
+    if not sharded:                         # the fast end, before any work (a cluster's is measured below)
+        _plan_time(setup, rounds, clock)
+    tally = _Tally(setup, progress=progress)
+    if sharded:
+        with dask_client(client, scheduler, workers, connect_timeout=connect_timeout) as c:
+            count = max(1, worker_count(c))
+            estimate = _estimate(setup, rounds, kind, seed, count, clock, report)
+            _run_dask(c, setup, rounds, kind, seed, tally, clock, report)
+    else:
+        count = 1
+        estimate = _estimate(setup, rounds, kind, seed, 1, clock, report)
+        _run_here(setup, rounds, kind, seed, tally, clock, report)
     trials = rounds * setup.rotated_dimension              # the words of a round: d' after a rotation
     premise = None if setup.radix is None else DIGIT_PRIOR
     layers = tuple(LayerRate(i + 1, m, tally.wraps[i], trials, tally.hits[i], rounds, bounds[i], premise)
@@ -393,24 +319,111 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
                           Fraction(float(unwrapped.std() / math.sqrt(len(unwrapped))))),
                       predicted_mse=Fraction(tally.predicted / rounds), planned_mse=planned,
                       masks_cancel=tally.cancel, uniformity=_uniformity(tally.upload, setup.moduli[0]),
-                      seconds=clock.elapsed(),
+                      seconds=clock.elapsed(), estimate=estimate, workers=count,
                       protocol=None if setup.protocol is None else ProtocolStats.of(setup.protocol, tally.protocol,
                                                                                      rounds),
                       attempts=(tally.attempts, tally.updates) if setup.rounding == Rounding.CONDITIONAL else None)
 
 
-def estimate_seconds(setup: SimulationSetup, rounds: int) -> float:
-    """About how long ``rounds`` rounds take at :data:`CELLS_PER_SECOND` (the fast end of the measurements)."""
+def _run_here(setup: SimulationSetup, rounds: int, kind: str, seed: int, tally: _Tally, clock: Deadline,
+              report: Reporter) -> None:
+    """Every shard of every round in this process, in order."""
+    shards = shard_ranges(setup)
+    for t in range(rounds):
+        clock.check(f"{t} of {rounds} rounds simulated")
+        signs, alive = round_public(setup, seed, t)
+        total: ShardSums | None = None
+        for i, (lo, hi) in enumerate(shards):
+            part = shard_sums(setup, kind, seed, t, lo, hi, signs, alive, clock, tally.protocol, tally.progress)
+            total = part if total is None else total.merged(part, setup.moduli)
+            if len(shards) > 1:
+                report("shard", done=t * len(shards) + i + 1, total=rounds * len(shards))
+        assert total is not None
+        _round(setup, total, signs, alive, tally)
+        report("round", done=t + 1, total=rounds)
+
+
+def _run_dask(c, setup: SimulationSetup, rounds: int, kind: str, seed: int, tally: _Tally, clock: Deadline,
+              report: Reporter) -> None:
+    """Every shard on the client ``c``'s workers, merged here in their order (the same sums as :func:`_run_here`)."""
+    shards = shard_ranges(setup)
+    public: dict[int, tuple] = {}
+    state: dict = {"total": None, "done": 0}
+
+    def calls():
+        for t in range(rounds):
+            public[t] = round_public(setup, seed, t)
+            signs, alive = public[t]
+            small = None if signs is None else signs.astype(np.int8)
+            for lo, hi in shards:
+                yield (setup, kind, seed, t, lo, hi, small, alive)
+
+    def merge(part: ShardSums) -> None:
+        done = state["done"] = state["done"] + 1
+        total = state["total"] = part if state["total"] is None else state["total"].merged(part, setup.moduli)
+        report("shard", done=done, total=rounds * len(shards))
+        if done % len(shards) == 0:
+            t = done // len(shards) - 1
+            signs, alive = public.pop(t)
+            _round(setup, total, signs, alive, tally)
+            state["total"] = None
+            report("round", done=t + 1, total=rounds)
+
+    map_in_order(c, shard_sums, calls(), merge,
+                 check=lambda: clock.check(f"{state['done']} of {rounds * len(shards)} shards simulated"))
+
+
+def _estimate(setup: SimulationSetup, rounds: int, kind: str, seed: int, workers: int, clock: Deadline,
+              report: Reporter) -> float:
+    """About how long the run takes on ``workers``, said to ``report`` (``estimate``) before it starts, and
+    refused in one line past the time left on ``clock``.
+
+    A round of more than one block is timed on its first block here (its work thrown away) and extrapolated
+    over the blocks, the rounds and the workers; a round of one block at :data:`CELLS_PER_SECOND`."""
+    blocks = -(-setup.clients // block_clients(setup))
+    if blocks == 1:
+        seconds, how = estimate_seconds(setup, rounds), f"at about {CELLS_PER_SECOND:,} client-coordinates/s"
+    else:
+        signs, alive = round_public(setup, seed, 0)
+        block = shard_sums(setup, kind, seed, 0, 0, block_clients(setup), signs, alive, clock)
+        per_worker = -(-blocks * rounds // workers)
+        seconds = block.seconds * per_worker
+        how = (f"one block of {block_clients(setup):,} clients took {block.seconds:.2f} s here, times "
+               f"{per_worker:,} blocks per worker")
+    cells = setup.clients * setup.rotated_dimension
+    text = (f"about {_duration(seconds)} for {rounds} round{'s' * (rounds > 1)} of {setup.clients:,} clients x "
+            f"{setup.rotated_dimension:,} words ({cells:,} client-coordinates a round) on {workers} "
+            f"worker{'s' * (workers > 1)} (an estimate: {how})")
+    report("estimate", note=text)
+    limit = clock.left()
+    if limit is not None and seconds > limit:
+        raise InvalidOption(f"simulate: {text}, past the {limit:.0f} s left of the time limit: raise --time-limit "
+                            f"(0: none), add --workers, or join a cluster with --scheduler")
+    return seconds
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``7.5 min``, ``2.1 h``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
+
+
+def estimate_seconds(setup: SimulationSetup, rounds: int, workers: int = 1) -> float:
+    """About how long ``rounds`` rounds take at :data:`CELLS_PER_SECOND` on ``workers`` (the fast end of the
+    measurements)."""
     cells = rounds * setup.clients * setup.rotated_dimension * (setup.layers or 1) / CELLS_PER_SECOND
-    return cells + rounds * protocol_seconds(setup.protocol, setup.clients, setup.rotated_dimension)
+    return cells / max(1, workers) + rounds * protocol_seconds(setup.protocol, setup.clients,
+                                                               setup.rotated_dimension)
 
 
 def _plan_time(setup: SimulationSetup, rounds: int, time_limit) -> None:
     limit = time_limit.left() if isinstance(time_limit, Deadline) else time_limit
     seconds = estimate_seconds(setup, rounds)
     if limit is not None and limit > 0 and seconds > limit:
-        raise InvalidOption(f"rounds: {rounds} rounds take at least about {seconds:.0f} s, past the time limit of "
-                            f"{limit:g} s: lower the rounds or raise the limit")
+        raise InvalidOption(f"rounds: {rounds} rounds take at least about {seconds:.0f} s here, past the time limit "
+                            f"of {limit:g} s: lower the rounds, raise the limit (--time-limit, 0: none), or shard "
+                            f"them (--workers, --scheduler)")
 
 
 def _steps(setup: SimulationSetup) -> list[int]:

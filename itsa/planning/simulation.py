@@ -26,20 +26,24 @@ from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_
 from itsa.privacy.shares import noise_shares, survivors_under
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
-           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
+           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "MIN_BLOCK", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
            "DEFAULT_TIME_LIMIT"]
 
 
 #: Largest modulus (int64 arithmetic with room for one addition).
 MAX_MODULUS = 2**62
-#: Most client-coordinates of one round (memory: about ten int64 arrays of this size, 320 MB at the limit).
-MAX_CELLS = 4_000_000
-#: Client-coordinates (per layer) simulated per second, measured on one core at K = 1000, d = 1290 with
-#: noise (0.3-0.7 million; most of it drawing the noise from the sampler's byte stream). A run whose estimate
-#: at the fast end is past its time limit is refused before it starts.
-CELLS_PER_SECOND = 600_000
+#: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.shard`): a block of
+#: :data:`MIN_BLOCK` clients bounds the words a client sends (memory: about a dozen arrays of the block's size).
+MAX_CELLS = 8_000_000
+#: Client-coordinates (per layer) simulated per second on one core, the fast end: measured 0.9-2.2 million (a
+#: block of the cross-device deployment at d = 12,000 on a quiet core; K = 1000, d = 1290 on a busy one). A run
+#: whose estimate at this rate is past its time limit is refused before any work; a longer run measures its
+#: own rate on one block first (:mod:`itsa.planning.simulate`).
+CELLS_PER_SECOND = 2_000_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
+#: Fewest clients in a block of a round (a ring of masks with every neighbour), unless the round has fewer.
+MIN_BLOCK = NEIGHBOURS + 1
 #: Largest σ simulated (int64 sums with room).
 MAX_SIGMA = 10**12
 #: Default time limit of a simulation (seconds): the library's one default (:mod:`itsa._util.deadline`).
@@ -121,9 +125,9 @@ class SimulationSetup:
         whole_number("clients", self.clients, minimum=1)
         whole_number("dimension", self.dimension, minimum=1)
         object.__setattr__(self, "rotation", str(as_rotation(self.rotation)))
-        if self.clients * self.rotated_dimension > MAX_CELLS:
-            raise InvalidOption(f"clients x dimension: at most {MAX_CELLS} per round in a simulation, "
-                                f"not {self.clients} x {self.rotated_dimension}")
+        if min(self.clients, MIN_BLOCK) * self.rotated_dimension > MAX_CELLS:
+            raise InvalidOption(f"dimension: at most {MAX_CELLS // MIN_BLOCK} words a client in a simulation (a "
+                                f"block of {MIN_BLOCK} clients is encoded at once), not {self.rotated_dimension}")
         object.__setattr__(self, "clip", fraction("clip", self.clip, low=0))
         object.__setattr__(self, "gamma", fraction("gamma", self.gamma, low=0))
         object.__setattr__(self, "dropout", dropout_fraction(self.dropout))
@@ -317,6 +321,10 @@ class Simulation(Displayable):
     masks_cancel: bool
     uniformity: tuple[float, int, float] | None        # (chi-square statistic, degrees of freedom, p-value)
     seconds: float = field(compare=False)
+    #: the run's estimated seconds, said before it started (``None``: not estimated)
+    estimate: float | None = field(default=None, compare=False)
+    #: the Dask workers the rounds were sharded over (1: this process)
+    workers: int = field(default=1, compare=False)
     #: what the planned protocol did in the rounds (``None``: the generic ring of masks)
     protocol: Any = None
     #: conditional rounding: ``(attempts, updates)``, the stochastic roundings drawn and the client updates
@@ -365,7 +373,9 @@ class Simulation(Displayable):
                          "(uniform if p is not tiny; a float test)"))
         if self.protocol is not None:
             rows += self.protocol.rows()
-        return rows + [("time", f"{self.seconds:.1f} s")]
+        said = "" if self.estimate is None else f"; estimated {self.estimate:.1f} s before it started"
+        where = "this process" if self.workers == 1 else f"{self.workers} Dask workers"
+        return rows + [("time", f"{self.seconds:.1f} s on {where}{said}")]
 
     def to_dict(self) -> dict:
         return {"setup": self.setup.to_dict(),
@@ -390,7 +400,9 @@ class Simulation(Displayable):
                 {"attempts": self.attempts[0], "updates": self.attempts[1],
                  "mean": safe_decimal(Fraction(*self.attempts), 6), "kind": "empirical (counted)",
                  "bound": fraction_text(self.attempts_bound), "bound_kind": "1/(1 - beta): upper bound"},
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3), "workers": self.workers,
+                "estimate": None if self.estimate is None else {"seconds": round(self.estimate, 1),
+                                                                "kind": "an estimate, said before the run"}}
 
     def _unwrapped_text(self) -> str:
         """The MSE over the rounds that did not wrap, beside their count (the plan's bound is for those)."""

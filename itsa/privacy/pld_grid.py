@@ -28,7 +28,7 @@ raises ``δ(ε)`` at every ``ε``, on the ``lower`` side only lowers it:
 3. **Rounding.** The weights are balls (ball arithmetic); the upper side
    keeps their upper ends rounded up to a unit ``2^(−bits)``, the lower side
    their lower ends rounded down (step 1).
-4. **Composition** (:func:`compose`, :func:`self_compose`): the product of
+4. **Composition** (:func:`convolve`, :func:`self_compose`): the product of
    two grid laws is the product of their integer polynomials (python-flint's
    ``fmpz_poly``, exact), the ``+∞`` mass ``a_∞ (B + b_∞) + b_∞ A``; the
    result, in units ``2^(−2 bits)``, is divided by ``2^bits`` rounding up
@@ -76,7 +76,7 @@ from itsa._util.certified import precision, to_arb
 from itsa._util.checks import choice, fraction, whole_number
 from itsa.exceptions import InvalidOption
 
-__all__ = ["GridPld", "grid_from_bins", "grid_from_atoms", "compose", "self_compose", "SIDES", "UPPER", "LOWER",
+__all__ = ["GridPld", "grid_from_bins", "grid_from_atoms", "convolve", "self_compose", "SIDES", "UPPER", "LOWER",
            "EPSILON_GRAIN", "working_bits"]
 
 UPPER, LOWER = "upper", "lower"
@@ -361,15 +361,15 @@ def _trim(g: GridPld, budget: int) -> GridPld:
     return replace(g, start=g.start + bottom, masses=kept, infinity=infinity)
 
 
-def compose(a: GridPld, b: GridPld, *, budget: int = 0) -> GridPld:
+def convolve(a: GridPld, b: GridPld, *, budget: int = 0) -> GridPld:
     """The grid law of the two pairs' product (step 4), trimmed at ``budget`` units (step 5).
 
     >>> g = grid_from_atoms([(Fraction(1, 2), Fraction(1, 4)), (Fraction(1, 2), Fraction(3, 4))], step="1/64", bits=40)
-    >>> compose(g, g).rounds, compose(g, g).delta(0) >= Fraction(1, 8)      # TV of the product: 1/8
+    >>> convolve(g, g).rounds, convolve(g, g).delta(0) >= Fraction(1, 8)      # TV of the product: 1/8
     (2, True)
     """
     if (a.step, a.bits, a.side) != (b.step, b.bits, b.side):
-        raise InvalidOption("compose: the two grid laws differ in step, bits or side")
+        raise InvalidOption("convolve: the two grid laws differ in step, bits or side")
     up = a.up
     mass_a, mass_b = int(a.masses(1)) if a.size else 0, int(b.masses(1)) if b.size else 0
     product = _shift_down(a.masses * b.masses, a.bits, up)
@@ -379,15 +379,15 @@ def compose(a: GridPld, b: GridPld, *, budget: int = 0) -> GridPld:
 
 
 def self_compose(g: GridPld, rounds: int, *, budget: int = 0) -> GridPld:
-    """``rounds`` rounds of the pair (repeated squaring of :func:`compose`), trimmed at ``budget`` units."""
+    """``rounds`` rounds of the pair (repeated squaring of :func:`convolve`), trimmed at ``budget`` units."""
     t = whole_number("rounds", rounds, minimum=1)
     result: GridPld | None = None
     base = g
     while t:
         if t & 1:
-            result = base if result is None else compose(result, base, budget=budget)
+            result = base if result is None else convolve(result, base, budget=budget)
         t >>= 1
         if t:
-            base = compose(base, base, budget=budget)
+            base = convolve(base, base, budget=budget)
     assert result is not None
     return result

@@ -53,7 +53,7 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.checks import choice, fraction, whole_number
 from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
-from itsa.privacy.pld_grid import LOWER, SIDES, UPPER, GridPld, compose, grid_from_bins, working_bits
+from itsa.privacy.pld_grid import LOWER, SIDES, UPPER, GridPld, convolve, grid_from_bins, working_bits
 
 __all__ = ["sampled_gaussian_grid", "sampled_gaussian_delta", "sampled_gaussian_epsilon", "ORDERS", "MAX_BINS",
            "RESOLUTION", "METHOD"]
@@ -226,9 +226,9 @@ def _composed(mu: Fraction, rate: Fraction, rounds: int, delta: Fraction, order:
     k = 0
     while rounds >> k:
         while len(ladder) <= k:
-            ladder.append(compose(ladder[-1], ladder[-1], budget=budget))
+            ladder.append(convolve(ladder[-1], ladder[-1], budget=budget))
         if rounds >> k & 1:
-            result = ladder[k] if result is None else compose(result, ladder[k], budget=budget)
+            result = ladder[k] if result is None else convolve(result, ladder[k], budget=budget)
         k += 1
     assert result is not None
     return result

@@ -66,7 +66,7 @@ from itsa.exceptions import InvalidOption, VerificationError, excerpt
 from itsa.privacy.discrete_gaussian import page_truncation, tail_mass
 from itsa.privacy.rdp import number
 
-__all__ = ["SamplerEngine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "commitment",
+__all__ = ["SamplerEngine", "ByteStream", "seed_bytes", "sample", "sample_exact", "sample_table", "table_words", "commitment",
            "NoiseDraw", "draw", "verify", "noise", "MAX_COUNT", "DRAWS_PER_SECOND", "estimate_seconds", "plan"]
 
 #: Most draws one call makes (a count beyond would not fit comfortably in memory).
@@ -285,12 +285,23 @@ def uniforms(stream: ByteStream, count: int) -> np.ndarray:
     return words.astype(np.float64) / float(2**64 - 1)
 
 
+def table_words(tabled: tuple[np.ndarray, np.ndarray], words: np.ndarray) -> np.ndarray:
+    """The table engine's draws from uint64 ``words`` (``tabled``: :func:`table`'s pair): each word over
+    ``2⁶⁴ − 1``, then the first support entry whose running total reaches it (one home for the map, whatever
+    source the words come from).
+
+    >>> table_words(table(2), np.array([0, 2**63], dtype=np.uint64)).tolist()     # the table's first entry, the median
+    [-20, 0]
+    """
+    support, cdf = tabled
+    u = words.astype(np.float64) / float(2**64 - 1)
+    return support[np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)]
+
+
 def sample_table(sigma, count: int, seed: str) -> list[int]:
     """``count`` draws of the page's truncated table sampler from the stream of ``seed``."""
-    support, cdf = table(sigma)
-    u = uniforms(ByteStream(seed), count)
-    index = np.minimum(np.searchsorted(cdf, u, side="left"), len(support) - 1)
-    return support[index].tolist()
+    words = np.frombuffer(ByteStream(seed).read(8 * count), dtype="<u8")
+    return table_words(table(sigma), words).tolist()
 
 
 def sample(sigma, count: int, seed: str, engine: SamplerEngine | str = SamplerEngine.EXACT, *,

@@ -170,16 +170,19 @@ def test_what_is_still_refused():
     s = SimulationSetup(clients=10, dimension=100, clip=1, gamma=8, modulus=2**16, rotation="dft")
     with pytest.raises(InvalidOption, match="uniform"):
         simulate(s, 1, 0, updates="uniform")
-    with pytest.raises(InvalidOption, match="clients x dimension"):   # the padded words count
-        SimulationSetup(clients=MAX_CELLS // 1000, dimension=1000, clip=1, gamma=8, modulus=2**16, rotation="hadamard")
+    with pytest.raises(InvalidOption, match="words a client"):   # the padded words count: 2^21, a block of 5 past
+        SimulationSetup(clients=10, dimension=MAX_CELLS // 5 - 10**5, clip=1, gamma=8, modulus=2**16,
+                        rotation="hadamard")
+    SimulationSetup(clients=10**6, dimension=MAX_CELLS // 5, clip=1, gamma=8, modulus=2**16)   # clients stream
     with pytest.raises(InvalidOption, match="layering"):
         SimulationSetup(clients=10, dimension=10, clip=1, gamma=1, radix=3, layers=2, margin=2, rotation="dft")
-    with pytest.raises(InvalidOption, match=f"at most {MAX_CELLS}"):   # cross-device: one line, before the plan
-        check_simulation(load_deployment("cross-device"), 1, 0, None)
+    with pytest.raises(InvalidOption, match="past the time limit of 300 s: .*--workers"):   # before the plan
+        check_simulation(load_deployment("cross-device"), 1, 0, 300)
+    check_simulation(load_deployment("cross-device"), 1, 0, None)        # no limit: its size alone is accepted
 
 
 @pytest.mark.slow
-def test_the_cli_runs_the_hospitals_and_refuses_cross_device_in_one_line(tmp_path):
+def test_the_cli_runs_the_hospitals_and_refuses_cross_device_past_its_time_in_one_line(tmp_path):
     from tests.planning.test_plan_simulate import run_cli
 
     out = run_cli(["plan", "hospitals", "--simulate", "2", "--seed", "3", "--json"], tmp_path)
@@ -188,12 +191,12 @@ def test_the_cli_runs_the_hospitals_and_refuses_cross_device_in_one_line(tmp_pat
     assert sim["setup"]["noise"] == "central" and sim["wrap"][0]["wraps"] == 0 and sim["exact_recovery"]
     assert float(sim["error"]["mse"]) <= float(sim["error"]["planned"]) * (1 + 10 * math.sqrt(2 / (2 * 100000)))
     out = run_cli(["plan", "cross-device", "--simulate", "1"], tmp_path)
-    assert out.returncode == 2 and out.stderr.count("\n") == 1 and str(MAX_CELLS) in out.stderr, out.stderr
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "--time-limit" in out.stderr, out.stderr
 
 
 def test_a_padded_rotation_past_the_cells_is_refused_before_the_plan():
-    # 3,000 clients x d = 1,100: 3.3 million cells, but the Hadamard rotation sends 2,048 words each
-    d = parse_deployment({"clients": 3000, "dimension": 1100, "clip": 1, "privacy": {"epsilon": 8},
+    # a block of 5 clients x d = 1,100,000: 5.5 million cells, but the Hadamard rotation sends 2^21 words each
+    d = parse_deployment({"clients": 3000, "dimension": 1_100_000, "clip": 1, "privacy": {"epsilon": 8},
                           "encoding": {"word_bits": 20, "rotation": "hadamard", "rounding": "conditional"}})
-    with pytest.raises(InvalidOption, match="3000 x 2048 .the hadamard rotation's d'"):
+    with pytest.raises(InvalidOption, match="5 clients x 2097152 words .the hadamard rotation's d'"):
         check_simulation(d, 1, 0, None)

@@ -15,7 +15,7 @@ from itsa._util.certified import arb_to_fractions
 from itsa.exceptions import InvalidOption
 from itsa.privacy.pld_grid import (
     EPSILON_GRAIN,
-    compose,
+    convolve,
     grid_from_atoms,
     grid_from_bins,
     self_compose,
@@ -98,7 +98,7 @@ def test_the_mass_at_infinity():
     assert g.infinity == 2**60 // 10 + 1
     assert g.delta(50) >= Fraction(1, 10)
     assert g.epsilon(Fraction(1, 20)) is None
-    two = compose(g, g)
+    two = convolve(g, g)
     assert two.delta(100) >= Fraction(19, 100)                       # 1 - (9/10)^2
     assert g.epsilon(Fraction(1, 5)) is not None
 
@@ -121,7 +121,7 @@ def test_refusals():
     g = grid_from_atoms(TINY, step=STEP, bits=40)
     h = grid_from_atoms(TINY, step=STEP / 2, bits=40)
     with pytest.raises(InvalidOption, match="differ"):
-        compose(g, h)
+        convolve(g, h)
     with pytest.raises(InvalidOption, match="1/2"):
         grid_from_atoms(TINY, step=Fraction(1, 3), bits=40)
     with pytest.raises(InvalidOption, match="side"):
@@ -159,7 +159,7 @@ def test_any_small_pair_lies_between_the_sides(atoms, rounds, epsilon):
 def test_more_rounds_never_less_delta(atoms, epsilon):
     """The upper side is monotone in the rounds, as the true curve is (a round more can be ignored)."""
     g = grid_from_atoms(atoms, step=Fraction(1, 2**7), bits=60)
-    one, two = g, compose(g, g)
+    one, two = g, convolve(g, g)
     assert two.delta(epsilon) >= one.delta(epsilon) - Fraction(4, 2**60)
 
 

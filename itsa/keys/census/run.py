@@ -57,7 +57,7 @@ from itsa._util.display import Displayable
 from itsa.keys.census.schema import RowStatus
 from itsa.keys.census.spec import CensusSpec
 from itsa.keys.census.store import ResultStore
-from itsa.keys.census.work import failed_row, run_one, warm_up
+from itsa.keys.census.work import failed_row, run_chunk, run_one, warm_up
 
 __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", "run_many",
            "warm_worker", "WORKER_CONFIG", "local_cluster", "TASK_SECONDS", "MAX_CHUNK"]
@@ -188,8 +188,9 @@ def _cost(item) -> tuple:
 
 
 def run_many(jobs: list[tuple[str, dict]], work: str, time_limit: float | None, seed: int) -> list[dict]:
-    """:func:`run_one` over a chunk of ``(text, options)`` pairs: one Dask task for cheap instances."""
-    return [run_one(text, work, time_limit, seed, o) for text, o in jobs]
+    """:func:`run_one` over a chunk of ``(text, options)`` pairs: one Dask task for cheap instances (with a
+    time limit, one forked child per chunk: :func:`~itsa.keys.census.work.run_chunk`)."""
+    return run_chunk(jobs, work, time_limit, seed)
 
 
 #: Instances per task (:func:`itsa._util.dask_run.chunk_size`), under the census's old name.

@@ -203,6 +203,98 @@ def _in_child(limit: float, fn, args: tuple):
     return pickle.loads(b"".join(chunks))
 
 
+def run_chunk(jobs: list[tuple[str, dict]], work: str, time_limit: float | None, seed: int) -> list[dict]:
+    """:func:`run_one` over ``(text, options)`` pairs, the same rows; with a time limit, one forked child
+    runs the instances in turn (a fork per chunk, not per instance), each stopped past its own
+    :func:`hard_limit` as :func:`run_one` stops it, the rest then run in a new child.
+
+    A fork costs 15 ms in a quiet single-threaded process and about 26 ms in a Dask worker (its threads
+    and its memory), as much as a cheap instance's work: forking once per chunk gives that time back to
+    the instances. A row's ``time`` is measured from the previous row's arrival (the child's fork for
+    the first).
+    """
+    limit = hard_limit(time_limit)
+    if limit is None or len(jobs) <= 1:
+        return [run_one(text, work, time_limit, seed, o) for text, o in jobs]
+    warm_up(work, jobs[0][1])
+    rows: list[dict] = []
+    while len(rows) < len(jobs):
+        rest = jobs[len(rows):]
+        for (text, o), ((status, payload), seconds) in zip(rest, _in_child_each(limit, work, time_limit, seed,
+                                                                               rest)):
+            row = payload if status == RowStatus.OK else failed_row(text, work, seed, o, status, payload)
+            row["time"] = seconds
+            rows.append(row)
+    return rows
+
+
+def _in_child_each(limit: float, work: str, time_limit, seed: int, jobs: list) -> list:
+    """``[((status, payload), seconds)]`` of a prefix of ``jobs`` run in turn in one forked child: every
+    row is sent (length, pickle) as it finishes; an instance past ``limit`` or a child that dies ends the
+    prefix with its row (timeout or failed), and the child is killed (see :func:`_in_child`)."""
+    import contextlib
+    import pickle
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # child: compute each, send each, leave without running any cleanup of the parent's
+        try:
+            os.close(r)
+            with os.fdopen(w, "wb") as fh:
+                for text, options in jobs:
+                    try:
+                        data = pickle.dumps(_guarded(text, work, time_limit, seed, options))
+                    except BaseException as exc:   # pragma: no cover - a row that cannot be pickled
+                        data = pickle.dumps((RowStatus.FAILED, _message(exc)))
+                    fh.write(len(data).to_bytes(8, "little") + data)
+                    fh.flush()
+        finally:
+            os._exit(0)
+    os.close(w)
+    out: list = []
+    finished = False
+    try:
+        while len(out) < len(jobs):
+            start, clock = time.perf_counter(), Deadline(limit)
+            head = _read_exactly(r, 8, clock)
+            size = None if head is None or len(head) < 8 else int.from_bytes(head, "little")
+            body = None if size is None else _read_exactly(r, size, clock)
+            if clock.expired():
+                out.append(((RowStatus.TIMEOUT, f"stopped after {limit:.3g} s (time_limit {time_limit} s)"),
+                            time.perf_counter() - start))
+                break
+            if body is None or len(body) != size:
+                out.append(((RowStatus.FAILED, "the process running the instance died"), time.perf_counter() - start))
+                break
+            out.append((pickle.loads(body), time.perf_counter() - start))
+        finished = len(out) == len(jobs) and out[-1][0][0] != RowStatus.TIMEOUT
+    finally:
+        os.close(r)
+        if not finished:     # a timeout, a death, or Ctrl-C: the child must not outlive the census
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return out
+
+
+def _read_exactly(fd: int, n: int, clock: Deadline) -> bytes | None:
+    """``n`` bytes from ``fd``, or fewer (``None`` for none) at its end or when ``clock`` expires."""
+    import select
+
+    parts, got = [], 0
+    while got < n:
+        left = clock.left() or 0.0
+        if clock.expired() or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts) if parts else None
+
+
 # -- the work itself -------------------------------------------------------
 def _identity(text: str, options: dict) -> dict:
     return {"key": options.get("key"), "name": options.get("name"), "instance": text,

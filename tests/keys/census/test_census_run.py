@@ -289,3 +289,34 @@ def test_solve_work_saves_scheme_and_proof(tmp_path):
 def test_save_outside_the_results_folder_is_refused(save):
     with pytest.raises(InvalidSpec, match="save"):
         parse_spec({"universe": {"grid": {"U": 3, "V": 1}}, "save": save})
+
+
+def test_a_chunk_under_a_time_limit_forks_once_and_gives_run_ones_rows(monkeypatch):
+    """run_chunk: the rows of run_one (wall times aside), an instance past its limit a timeout row in the
+    middle of the chunk, the instances after it run in a new child; one fork per stretch, not per instance."""
+    from itsa.keys.census.work import run_chunk
+
+    fast = [(INSTANCES / name).read_text() for name in ("example-1.yaml", "homogeneous-U3-V2-t1.yaml")]
+    slow = (INSTANCES / "example-2.yaml").read_text()
+    heavy = {"search": {"tries": 5000, "budget": 10**7}}
+    jobs = [(fast[0], {"key": "a"}), (fast[1], {"key": "b"}), (slow, {"key": "c", **heavy}), (fast[0], {"key": "d"})]
+    alone = [run_one(text, "search", 0.5, 0, o) for text, o in jobs]
+    forks, fork = [], os.fork
+
+    def counted():
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+    monkeypatch.setattr(os, "fork", counted)
+    rows = run_chunk(jobs, "search", 0.5, 0)
+    assert len(forks) == 2                      # one child for a, b, c (killed at c), one for d
+
+    def same(r):
+        return {k: v for k, v in r.items() if k not in ("time", "timings")}
+    assert [same(r) for r in rows] == [same(r) for r in alone]
+    assert [r["status"] for r in rows] == ["ok", "ok", "timeout", "ok"]
+    assert rows[2]["error"] == f"stopped after {hard_limit(0.5):.3g} s (time_limit 0.5 s)"
+    for pid in forks:
+        with pytest.raises(ChildProcessError):  # every child reaped
+            os.waitpid(pid, os.WNOHANG)
