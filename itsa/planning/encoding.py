@@ -56,7 +56,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from itsa._util.certified import Certified, safe_decimal
+from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
@@ -171,8 +171,9 @@ class EncodingPlan(Displayable):
         return self.wrap_probability.upper() <= self.overflow_target
 
     def headline(self) -> str:
-        return (f"gamma {frac(self.gamma)}, {self.word_bits}-bit word: wrap <= "
-                f"{self.wrap_probability.decimal()} per {self.per}")
+        w = self.wrap_probability
+        wrap = f"wrap {w.decimal()} (exact)" if w.direction is Direction.EXACT else f"wrap <= {w.decimal()}"
+        return f"gamma {frac(self.gamma)}, {self.word_bits}-bit word: {wrap} per {self.per}"
 
     def rows(self) -> list[tuple[str, str]]:
         if self.rotation == "none" and self.rounding == "nearest":
