@@ -240,22 +240,8 @@ def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction) -> Certified:
         def holds(e: Fraction) -> bool:
             return bool(gaussian_delta(mu_T, to_arb(e)) + slack <= goal)
 
-        m = float(mu_T.upper())
-        low, high = Fraction(0), Fraction(math.ceil(1 + m * m / 2 + m * math.sqrt(2 * math.log(1 / float(target)))))
-        while not holds(high):
-            low, high = high, 2 * high
-        if holds(low):
-            return Certified("epsilon", low, low, Direction.UPPER, METHOD)
-        for _ in range(STEPS):
-            if high - low <= high / 2**44:
-                break
-            mid = (low + high) / 2
-            mid = Fraction(math.floor(mid * 2**64)) / 2**64 if mid.denominator > 2**64 else mid
-            if holds(mid):
-                high = mid
-            else:
-                low = mid
-    return Certified("epsilon", high, high, Direction.UPPER, METHOD)
+        eps = _least_epsilon(holds, float(mu_T.upper()), target)
+    return Certified("epsilon", eps, eps, Direction.UPPER, METHOD)
 
 
 MIXTURE = ("a Bin(T, q)-weighted mixture of dominating Gaussian pairs: each round dominated by (1 - q) pair(B) (+) q pair(W) "
@@ -337,18 +323,25 @@ def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: 
                 total += w * gaussian_delta(mu, x)
             return bool(total <= goal)
 
-        low, high = Fraction(0), Fraction(math.ceil(1 + top * top / 2 + top * math.sqrt(2 * math.log(1 / float(target)))))
-        while not holds(high):
-            low, high = high, 2 * high
-        if holds(low):
-            return Certified("epsilon", low, low, Direction.UPPER, MIXTURE + METHOD)
-        for _ in range(STEPS):
-            if high - low <= high / 2**44:
-                break
-            mid = (low + high) / 2
-            mid = Fraction(math.floor(mid * 2**64)) / 2**64 if mid.denominator > 2**64 else mid
-            if holds(mid):
-                high = mid
-            else:
-                low = mid
-    return Certified("epsilon", high, high, Direction.UPPER, MIXTURE + METHOD)
+        eps = _least_epsilon(holds, top, target)
+    return Certified("epsilon", eps, eps, Direction.UPPER, MIXTURE + METHOD)
+
+
+def _least_epsilon(holds, m: float, target) -> Fraction:
+    """The least ε (bisection on exact rationals, to ``2⁻⁴⁴`` relative) at which ``holds``, a certified test that
+    only turns true as ε grows; started above the ε of a Gaussian pair of parameter ``m`` at ``target``."""
+    low, high = Fraction(0), Fraction(math.ceil(1 + m * m / 2 + m * math.sqrt(2 * math.log(1 / float(target)))))
+    while not holds(high):
+        low, high = high, 2 * high
+    if holds(low):
+        return low
+    for _ in range(STEPS):
+        if high - low <= high / 2**44:
+            break
+        mid = (low + high) / 2
+        mid = Fraction(math.floor(mid * 2**64)) / 2**64 if mid.denominator > 2**64 else mid
+        if holds(mid):
+            high = mid
+        else:
+            low = mid
+    return high
