@@ -353,6 +353,8 @@ class FrameworkUnits(Displayable):
     notes: tuple[str, ...] = ()
     #: the dominating Gaussian pair dp-accounting's accountants take (``None``: the noise has none)
     pair: GaussianPair | None = None
+    #: the mechanism's event is a Rényi bound dp-accounting's RdpAccountant can take (its zCDP form)
+    renyi_events: bool = True
     #: every argument of TFF's distributed-DP aggregator (``None``: central noise or a layering)
     tff_settings: TffSettings | None = None
 
@@ -377,8 +379,9 @@ class FrameworkUnits(Displayable):
                                   f"({self.tff_noise_multiplier.direction}) in TFF's units; TF Privacy draws each "
                                   "share at the deviation rounded up to an integer, which the argument above aims "
                                   "at")]
-        rows += [("dp-accounting", "no Gaussian pair dominates this noise: the zCDP events of --export "
-                                   "dp-accounting (Renyi accountant only)" if self.pair is None else self.pair.describe()),
+        none = ("no Gaussian pair dominates this noise: the zCDP events of --export dp-accounting (Renyi "
+                "accountant only)" if self.renyi_events else "none: no dp-accounting event holds this noise's bound")
+        rows += [("dp-accounting", none if self.pair is None else self.pair.describe()),
                  ("Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
                             f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity, the "
                             f"sensitivity {self.sensitivity_data.decimal(6)} in data units (max_grad_norm): the noise "
@@ -435,4 +438,4 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     wrappers = central_wrappers(sigma=noise.sigma_client, gamma=gamma, clip=clip, clients=K, distributed=distributed)
     return FrameworkUnits(tff_noise_multiplier=z, tff=tff, gaussian_noise_multiplier=noise.noise_multiplier,
                           sensitivity_data=sensitivity, wrappers=wrappers, notes=tuple(notes), pair=pair,
-                          tff_settings=settings)
+                          tff_settings=settings, renyi_events=room_of(inputs).renyi)
