@@ -52,6 +52,7 @@ from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
 from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, coupling_beta, gaussian_limit, room_of
+from itsa.planning.mechanisms import never_wrap_fix
 from itsa.planning.noise import (
     NoisePlan,
     calibrated_sigma,
@@ -409,8 +410,9 @@ def _verdict(d: Deployment, inputs: FlatInputs | None, noise: NoisePlan, enc, ga
         fixes["noise"] = {"sigma_client": frac(sigma), "text": f"sigma {safe_decimal(sigma, 8)} (integer units, at "
                           f"gamma {frac(enc.gamma)}) is the smallest meeting the target"}
     if not enc.meets_target:
+        zero = f" ({never_wrap_fix(room_of(inputs.noise))})" if d.overflow == 0 else ""
         reasons.append(f"the wrap probability {enc.wrap_probability.decimal()} per {enc.per} is above the overflow "
-                       f"target {safe_decimal(d.overflow, 6)}")
+                       f"target {safe_decimal(d.overflow, 6)}{zero}")
         bits = _word(inputs, enc.gamma, noise.sigma_client, deadline)
         fixes["word_bits"] = {"word_bits": bits, "text": (f"a {bits}-bit word (at gamma {frac(enc.gamma)}, this noise)"
                                                           if bits else f"no word up to {MAX_WORD_BITS} bits")}

@@ -74,6 +74,17 @@ def test_a_plan_naming_it_never_wraps_and_meets_its_target(tmp_path):
                for line in text_out.splitlines())
 
 
+def test_unbounded_noise_at_an_overflow_target_of_zero_is_infeasible_and_names_the_bounded_one(tmp_path):
+    text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
+            "noise: {placement: distributed, mechanism: dgauss}\nencoding: {word_bits: 32}\noverflow: 0\n")
+    path = tmp_path / "dgauss.yaml"
+    path.write_text(text, encoding="utf-8")
+    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    out = json.loads(res.stdout)
+    assert out["verdict"]["verdict"] == "infeasible"
+    assert any("bounded support" in r and "mechanism binomial" in r for r in out["verdict"]["reasons"])
+
+
 def test_a_layering_is_refused_in_one_line(tmp_path):
     text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
             "noise: {placement: distributed, mechanism: binomial}\nencoding: {radix: 5, layers: 3}\n")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from enum import StrEnum
+from fractions import Fraction
 
 from itsa._util.checks import choice
 from itsa.planning.mechanisms.base import NoiseMechanism, Premises
@@ -61,3 +62,16 @@ def mechanism(name) -> NoiseMechanism:
 def registered() -> list[NoiseMechanism]:
     """Every registered mechanism, in the plan's order."""
     return list(REGISTRY.values())
+
+
+def never_wrap_fix(current: NoiseMechanism) -> str:
+    """What an overflow target of 0 asks of ``current``'s noise, in words ("" when its shares are bounded).
+
+    >>> never_wrap_fix(mechanism("dgauss")).startswith("only noise of bounded support")
+    True
+    """
+    if current.largest_share(Fraction(1)) is not None:
+        return ""
+    bounded = [m.name for m in registered() if m.largest_share(Fraction(1)) is not None]
+    return ("only noise of bounded support never wraps: noise mechanism " + " or ".join(bounded) if bounded
+            else "no registered noise has bounded support: an overflow target above 0")
