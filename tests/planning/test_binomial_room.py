@@ -55,13 +55,18 @@ def test_its_error_counts_its_own_variance_not_sigma_squared():
     assert noise == 4 * Fraction(10, 4) / (8 * 10) ** 2
 
 
+def plan_file(tmp_path, text, name):
+    """The deployment ``text`` written as ``name.yaml`` and planned by the CLI with ``--json``."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path, CliRunner().invoke(cli, ["plan", str(path), "--json"])
+
+
 def test_a_plan_naming_it_never_wraps_and_meets_its_target(tmp_path):
     """overflow: 0 asks for a word that holds every value the sum can take: the binomial plan finds one."""
     text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
             "noise: {placement: distributed, mechanism: binomial}\nencoding: {word_bits: 32}\noverflow: 0\n")
-    path = tmp_path / "binomial.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    path, res = plan_file(tmp_path, text, "binomial")
     assert res.exit_code == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["verdict"]["verdict"] == "feasible"
@@ -77,9 +82,7 @@ def test_a_plan_naming_it_never_wraps_and_meets_its_target(tmp_path):
 def test_unbounded_noise_at_an_overflow_target_of_zero_is_infeasible_and_names_the_bounded_one(tmp_path):
     text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
             "noise: {placement: distributed, mechanism: dgauss}\nencoding: {word_bits: 32}\noverflow: 0\n")
-    path = tmp_path / "dgauss.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    path, res = plan_file(tmp_path, text, "dgauss")
     out = json.loads(res.stdout)
     assert out["verdict"]["verdict"] == "infeasible"
     assert any("bounded support" in r and "mechanism binomial" in r for r in out["verdict"]["reasons"])
@@ -88,9 +91,7 @@ def test_unbounded_noise_at_an_overflow_target_of_zero_is_infeasible_and_names_t
 def test_a_layering_is_refused_in_one_line(tmp_path):
     text = ("clients: 100\ndimension: 10\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 10}\n"
             "noise: {placement: distributed, mechanism: binomial}\nencoding: {radix: 5, layers: 3}\n")
-    path = tmp_path / "binomial.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    path, res = plan_file(tmp_path, text, "binomial")
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip().count("\n") == 0 and "flat word" in res.stderr
 
@@ -118,8 +119,6 @@ def test_a_population_is_refused_in_one_line(tmp_path):
     text = ("clients: 100\ndimension: 10\nclip: 1\nadjacency: add-remove\n"
             "privacy: {epsilon: 2, delta: 1e-6, rounds: 10}\nnoise: {kind: central, mechanism: binomial}\n"
             "encoding: {word_bits: 32}\npopulation: 10000\n")
-    path = tmp_path / "binomial.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = CliRunner().invoke(cli, ["plan", str(path), "--json"])
+    path, res = plan_file(tmp_path, text, "binomial")
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip().count("\n") == 0 and "Poisson sample is not certified" in res.stderr
