@@ -75,6 +75,7 @@ import numpy as np
 from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
+from itsa.frameworks._flower_rules import MIN_THRESHOLD, resolve_shares
 from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.rotation import Rotation
 from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
@@ -386,16 +387,6 @@ def equal_weights_mod(msg, ctxt, call_next):
     return out
 
 
-def _flower_shares(num_shares: int | float, samples: int) -> int:
-    """The share count Flower's ``SecAggPlusWorkflow`` sends its clients for ``num_shares`` over ``samples``."""
-    if isinstance(num_shares, float):
-        shares = round(num_shares * samples)
-        if shares < samples and shares % 2 == 0:
-            shares += 1
-        return samples if shares <= 2 else shares
-    return num_shares
-
-
 def check_secagg_round(state: dict[str, Any] | None, keywords: dict[str, Any] | None = None,
                        survivors: int = 0) -> None:
     """Refuse a round whose SecAgg+ parameters cannot hide this client's word.
@@ -430,16 +421,15 @@ def check_secagg_round(state: dict[str, Any] | None, keywords: dict[str, Any] | 
         raise InvalidOption("secagg+: no SecAgg+ round (place secaggplus_mod before this mod): the word would reach "
                             "the server in clear; the client sends nothing")
     threshold = int(state.get("threshold", 0))
-    if threshold < 2:
+    if threshold < MIN_THRESHOLD:
         raise InvalidOption(f"secagg+: reconstruction threshold {threshold} puts the secret in every share "
                             "(at least 2): the client sends nothing")
     if keywords is None:
         return
     samples = int(state.get("sample_num", 0))
     wrong = []
-    planned_t = keywords["reconstruction_threshold"]
-    shares = _flower_shares(keywords["num_shares"], samples)
-    least_t = max(round(planned_t * shares), 2) if isinstance(planned_t, float) else int(planned_t)
+    planned = resolve_shares(keywords["num_shares"], keywords["reconstruction_threshold"], clients=max(samples, 2))
+    shares, least_t = planned.shares_sent, planned.threshold
     if threshold < least_t:
         wrong.append(f"reconstruction threshold {threshold} < the export's {least_t}")
     if int(state.get("share_num", 0)) != shares:
