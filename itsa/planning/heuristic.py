@@ -41,7 +41,7 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.rotation import FLATNESS, rotated_dimension
 from itsa.planning.rotation import Rotation as PlanRotation
-from itsa.planning.simulation import MAX_MODULUS
+from itsa.planning.vocabulary import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent

@@ -22,6 +22,7 @@ from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism
 from itsa.planning.mechanisms.dgauss import TABLE_SIGMA  # its home is the discrete Gaussian's room
 from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
+from itsa.planning.vocabulary import MAX_MODULUS  # its home: below the simulation and the rule
 from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
 from itsa.privacy.shares import noise_shares, survivors_under
 
@@ -30,8 +31,6 @@ __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", 
            "DEFAULT_TIME_LIMIT"]
 
 
-#: Largest modulus (int64 arithmetic with room for one addition).
-MAX_MODULUS = 2**62
 #: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.shard`): a block of
 #: :data:`MIN_BLOCK` clients bounds the words a client sends (memory: about a dozen arrays of the block's size).
 MAX_CELLS = 8_000_000
