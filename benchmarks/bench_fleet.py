@@ -20,7 +20,7 @@ CPU and the run's CPU per core), as ``bench_census.py`` does.
 another fleet (a smaller one on a busy machine).
 
 ``--part simulate`` (or ``both``) times one simulated round sharded over clients
-(:func:`itsa.planning.simulate.simulate` with a Dask client): the shipped
+(:func:`itsa.planning.run.simulate.simulate` with a Dask client): the shipped
 cross-device deployment at ``--clients`` × ``--dimension`` (default 10,000 ×
 12,000: 1.2·10⁸ client-coordinates; ``--smoke``: 300 × 4,000), planned once,
 then its round on a warmed cluster of one worker and of ``--workers``. Both runs
@@ -73,13 +73,13 @@ def run(workers: int, deployments, grid) -> tuple[float, list[float], float, lis
 
 def _warm_simulation() -> None:
     """Import what a shard runs (numpy's FFT, the sampler's tables), so that no clock counts it."""
-    import itsa.planning.shard  # noqa: F401
+    import itsa.planning.run.shard  # noqa: F401
 
 
 def simulate_run(workers: int, plan) -> tuple[float, list[float], float, object]:
     """Wall seconds, each worker's CPU seconds, this process's CPU seconds, and the simulation of one round."""
     from itsa._util.dask_run import local_cluster
-    from itsa.planning.simulate import simulate
+    from itsa.planning.run.simulate import simulate
 
     with local_cluster(workers) as client:
         client.run(_warm_simulation)

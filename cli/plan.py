@@ -27,8 +27,8 @@ def said_estimate(progress, quiet: bool):
 @click.option("--simulate", "rounds", type=int, default=None, metavar="ROUNDS",
               help="Also run the planned deployment for ROUNDS rounds on synthetic updates and set the empirical "
                    "wrap rates and error beside the certified ones.")
-@click.option("--updates", type=LibraryChoice("itsa.planning.simulation", "UPDATES"),
-              default=LibraryDefault("itsa.planning.simulate", "simulate", "updates"), show_default=True,
+@click.option("--updates", type=LibraryChoice("itsa.planning.run.setup", "UPDATES"),
+              default=LibraryDefault("itsa.planning.run.simulate", "simulate", "updates"), show_default=True,
               help="The simulated updates: on the clip sphere, or uniform integers (the digit prior).")
 @click.option("--sweep", "spec", default=None, metavar="QUANTITY=LOW..HIGH",
               help="Also re-plan over word_bits, epsilon, clients, dropout, rounds, dimension, clip, sigma or "

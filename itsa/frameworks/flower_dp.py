@@ -77,7 +77,7 @@ from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.rotation import Rotation
-from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
+from itsa.planning.run.setup import NoiseShares, Rounding, SimulationSetup
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
@@ -115,7 +115,7 @@ class FlowerPlan:
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
         the discrete Gaussian (``dgauss``) only: no other mechanism has an exact sampler in itsa.
     rotation, rounding, beta
-        As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
+        As the plan encodes (:class:`~itsa.planning.run.setup.SimulationSetup`).
     engine : str
         The sampler's engine: ``exact`` (default) or ``table``.
     """
@@ -160,7 +160,7 @@ class FlowerPlan:
 
     @classmethod
     def from_plan(cls, plan) -> FlowerPlan:
-        """A plan's flat encoding, read as :func:`itsa.planning.plan_setup.setup_from_plan` reads it (one client's
+        """A plan's flat encoding, read as :func:`itsa.planning.run.from_plan.setup_from_plan` reads it (one client's
         row: a real cohort is not bounded by the simulation's cells)."""
         d, enc = plan.deployment, plan.encoding
         if d.encoding.layered:

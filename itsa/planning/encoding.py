@@ -21,7 +21,7 @@ probability is an upper bound computed in ball arithmetic (``1`` when
 ``t ≤ 0``: then the data alone can reach the modulus).
 
 The client's encoding itself, on arrays, lives here too, one home for the
-simulation's rounds (:mod:`itsa.planning.simulate`) and a framework's
+simulation's rounds (:mod:`itsa.planning.run.simulate`) and a framework's
 client mod (:mod:`itsa.frameworks`): the rotation's public signs
 (:func:`rotation_signs`), :func:`rotate` and :func:`unrotate`, the rounding
 at ``γ`` (:func:`round_rows`, with conditional rounding's :func:`norm_cap`)
@@ -63,7 +63,7 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
 from itsa.planning.rotation import Rotation
-from itsa.planning.simulation import Rounding, SimulationSetup
+from itsa.planning.run.setup import Rounding, SimulationSetup
 from itsa.privacy.neighbours import rounded_norm
 from itsa.privacy.tails import certified_tail
 

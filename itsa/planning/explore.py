@@ -3,7 +3,7 @@
 - :func:`setup_from_plan` reads a plan into the setup the simulation runs,
   and :func:`plan_bounds` gives the plan's certified wrap probabilities and
   MSE bound the simulation is set beside (both at home in
-  :mod:`itsa.planning.plan_setup`, re-exported here).
+  :mod:`itsa.planning.run.from_plan`, re-exported here).
 - :func:`sweep_plan` varies one quantity of the deployment: at each value
   it re-plans the deployment (the keys and gate left out: they do not enter
   ε, wrap or error) and sets itsa's certified ε, wrap probability per round
@@ -38,13 +38,13 @@ from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import Deployment
 from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
-from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
-from itsa.planning.simulate import simulate
-from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
+from itsa.planning.run.from_plan import flat_wrap, plan_bounds, setup_from_plan
+from itsa.planning.run.setup import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
+from itsa.planning.run.simulate import simulate
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
@@ -249,7 +249,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     deployment : Deployment
         What to size (:func:`itsa.planning.load_deployment` reads one from a file).
     simulate_rounds : int, optional
-        Run the planned deployment for this many rounds (:func:`itsa.planning.simulate.simulate`).
+        Run the planned deployment for this many rounds (:func:`itsa.planning.run.simulate.simulate`).
     updates : str
         The simulated updates, ``"sphere"`` or ``"uniform"``.
     sweep : str or (quantity, values), optional
@@ -264,7 +264,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         them, before its rounds start).
     workers, scheduler, connect_timeout
         Shard the simulation's rounds over Dask: local worker processes, or a running cluster's address
-        (:func:`itsa.planning.simulate.simulate`); neither: in this process.
+        (:func:`itsa.planning.run.simulate.simulate`); neither: in this process.
 
     Returns
     -------

@@ -19,7 +19,7 @@ What this holds:
 
 Which modules still take a deployment, and why (they are not checked here):
 ``planner`` (the adapter itself), ``deployment`` (the reader), and
-``explore``, ``sweep``, ``simulate``, ``plan_setup``, ``simulation`` and
+``explore``, ``sweep``, the run wing (``run.simulate``, ``run.from_plan``, ``run.setup``) and
 ``protocols.run``, which re-plan or run variants of a deployment or a plan (a
 protocol's own module takes its keys section and numbers: it is checked).
 """

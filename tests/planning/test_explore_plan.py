@@ -13,7 +13,7 @@ from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.planning import ExploredPlan, Plan, explore_plan, parse_deployment, plan
 from itsa.planning.explore import sweep_plan
-from itsa.planning.simulate import simulate
+from itsa.planning.run.simulate import simulate
 
 #: A small flat word with the file's sigma and gamma: the plan is instant, the simulation small.
 SMALL = {"clients": 20, "dimension": 50, "clip": 1, "noise": {"sigma": 4}, "privacy": {"delta": "1e-6"},

@@ -22,8 +22,8 @@ from itsa.planning.protocols import (
 from itsa.planning.protocols.multi_server import SchemeRun
 from itsa.planning.protocols.run import ProtocolTally, protocol_sum
 from itsa.planning.protocols.secagg import SecAggRun
+from itsa.planning.run.simulate import simulate
 from itsa.planning.sections import servers_warning
-from itsa.planning.simulate import simulate
 from itsa_cli import main
 from itsa_cli._common import EXIT_INFEASIBLE
 

@@ -10,7 +10,7 @@ from itsa.exceptions import InvalidInput, ItsaError
 from itsa.modular import DigitLaw, sum_law
 from itsa.planning.explore import setup_from_plan
 from itsa.planning.heuristic import wrap_bound
-from itsa.planning.simulate import SimulationSetup, simulate
+from itsa.planning.run.simulate import SimulationSetup, simulate
 
 #: The exact carry probability of one layer at K = 1000, radix 3, margin 3 (modulus 81), uniform digits,
 #: from the modular part's documents.

@@ -16,8 +16,8 @@ from itsa.planning import parse_deployment
 from itsa.planning import shard as shard_module
 from itsa.planning.explore import explore_plan
 from itsa.planning.mechanisms import mechanism
-from itsa.planning.shard import block_clients, round_public, shard_ranges, shard_sums
-from itsa.planning.simulate import SimulationSetup, _estimate, simulate
+from itsa.planning.run.shard import block_clients, round_public, shard_ranges, shard_sums
+from itsa.planning.run.simulate import SimulationSetup, _estimate, simulate
 from itsa.privacy.sampler import table
 
 #: Setups of every shape the shards merge: flat with dropout, a DFT rotation with conditional rounding, a

@@ -2,13 +2,13 @@
 
 - :func:`setup_from_plan` reads a :class:`~itsa.planning.Plan` (or a mapping
   or namespace with the same names) into a
-  :class:`~itsa.planning.simulation.SimulationSetup`;
+  :class:`~itsa.planning.run.setup.SimulationSetup`;
 - :func:`plan_bounds` gives the plan's certified wrap (carry) probability per
   coordinate of each stage and its MSE bound;
 - :func:`flat_wrap` the certified wrap bound of a flat word, per word or per
   round.
 
-:func:`itsa.planning.simulate.simulate` runs a plan through them.
+:func:`itsa.planning.run.simulate.simulate` runs a plan through them.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from itsa._util.certified import Certified
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanisms import DEFAULT
 from itsa.planning.planner import Plan, flat_inputs
+from itsa.planning.run.setup import SimulationSetup
 from itsa.planning.scale import wrap_at
-from itsa.planning.simulation import SimulationSetup
 from itsa.planning.vocabulary import Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "flat_wrap", "PLAN_ATTRIBUTES", "PLAN_PARTS"]

@@ -1,7 +1,7 @@
 """The planned deployment, run: encode, noise, mask, drop out, sum modulo M, unmask, decode, and check.
 
 :func:`simulate` runs a :class:`SimulationSetup` (or a plan, through
-:func:`~itsa.planning.plan_setup.setup_from_plan`) for a number of rounds on
+:func:`~itsa.planning.run.from_plan.setup_from_plan`) for a number of rounds on
 synthetic updates, vectorised with numpy and deterministic for a seed:
 
 1. each client draws an update: on the ℓ2 sphere of radius ``clip`` (the
@@ -73,17 +73,10 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.encoding import centred, rotate, unrotate
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.mechanisms import mechanism
-from itsa.planning.plan_setup import plan_bounds, setup_from_plan
 from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, with_protocol
 from itsa.planning.rotation import Rotation, quantization_mse_total
-from itsa.planning.shard import (
-    ShardSums,
-    block_clients,
-    round_public,
-    shard_ranges,
-    shard_sums,
-)
-from itsa.planning.simulation import (
+from itsa.planning.run.from_plan import plan_bounds, setup_from_plan
+from itsa.planning.run.setup import (
     CELLS_PER_SECOND,
     DEFAULT_TIME_LIMIT,
     MAX_CELLS,
@@ -96,6 +89,13 @@ from itsa.planning.simulation import (
     Simulation,
     SimulationSetup,
     Updates,
+)
+from itsa.planning.run.shard import (
+    ShardSums,
+    block_clients,
+    round_public,
+    shard_ranges,
+    shard_sums,
 )
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
@@ -240,7 +240,7 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
     Parameters
     ----------
     plan_like : SimulationSetup or Plan
-        A setup, or a plan (:func:`~itsa.planning.plan_setup.setup_from_plan`
+        A setup, or a plan (:func:`~itsa.planning.run.from_plan.setup_from_plan`
         reads it; its certified wrap probabilities and error bound are then
         the defaults of ``certified`` and ``planned_mse``).
     rounds, seed : int

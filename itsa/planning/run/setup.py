@@ -1,6 +1,6 @@
 """A simulated deployment: what is run (:class:`SimulationSetup`) and what the run observed (:class:`Simulation`).
 
-:func:`itsa.planning.simulate.simulate` runs a setup; every number of its
+:func:`itsa.planning.run.simulate.simulate` runs a setup; every number of its
 :class:`Simulation` is empirical (counted, or a float statistic) and says so,
 beside the certified bound or the prediction it is compared with.
 """
@@ -31,13 +31,13 @@ __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", 
            "DEFAULT_TIME_LIMIT"]
 
 
-#: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.shard`): a block of
+#: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.run.shard`): a block of
 #: :data:`MIN_BLOCK` clients bounds the words a client sends (memory: about a dozen arrays of the block's size).
 MAX_CELLS = 8_000_000
 #: Client-coordinates (per layer) simulated per second on one core, the fast end: measured 0.9-2.2 million (a
 #: block of the cross-device deployment at d = 12,000 on a quiet core; K = 1000, d = 1290 on a busy one). A run
 #: whose estimate at this rate is past its time limit is refused before any work; a longer run measures its
-#: own rate on one block first (:mod:`itsa.planning.simulate`).
+#: own rate on one block first (:mod:`itsa.planning.run.simulate`).
 CELLS_PER_SECOND = 2_000_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
