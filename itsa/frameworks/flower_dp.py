@@ -75,9 +75,9 @@ import numpy as np
 from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
-from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.rotation import Rotation
 from itsa.planning.run.setup import NoiseShares, Rounding, SimulationSetup
+from itsa.planning.run.transforms import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 

@@ -44,13 +44,13 @@ import itsa
 from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
-from itsa.planning.encoding import rotate as _rotate
-from itsa.planning.encoding import unrotate as _unrotate
 from itsa.planning.explore import check_simulation
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.run.from_plan import flat_wrap, setup_from_plan
 from itsa.planning.run.setup import MAX_CELLS, SimulationSetup
 from itsa.planning.run.simulate import simulate
+from itsa.planning.run.transforms import rotate as _rotate
+from itsa.planning.run.transforms import unrotate as _unrotate
 from itsa.privacy.neighbours import DEFAULT_BETA, conditional_rounding_cost
 
 ROUNDS, SEED = 4, 20

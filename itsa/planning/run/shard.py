@@ -43,10 +43,10 @@ import numpy as np
 
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback
-from itsa.planning.encoding import norm_cap, rotate, rotation_signs, round_rows
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols.run import ProtocolTally, protocol_sum
 from itsa.planning.run.setup import MIN_BLOCK, NEIGHBOURS, NoiseShares, Rounding, SimulationSetup, Updates
+from itsa.planning.run.transforms import norm_cap, rotate, rotation_signs, round_rows
 
 __all__ = ["ShardSums", "shard_sums", "shard_ranges", "block_clients", "round_public", "BLOCK_CELLS", "SHARD_CELLS", "MIN_SHARDS",
            "MIN_BLOCK"]
@@ -187,7 +187,7 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
     of ``γ y`` and the stochastic roundings drawn (``0`` for rounding to nearest).
 
     Stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws
-    it again for every client whose rounded squared norm is above ``cap`` (:func:`~itsa.planning.encoding.norm_cap`) until none
+    it again for every client whose rounded squared norm is above ``cap`` (:func:`~itsa.planning.run.transforms.norm_cap`) until none
     is. The clients are rounded in slices of about :data:`DRAW_CHUNK` coordinates, with a look at ``clock``
     before each slice and each retry."""
     K, d, g = clients, setup.dimension, float(setup.gamma)

@@ -70,7 +70,6 @@ from itsa._util.dask_run import check_cluster_options, dask_client, map_in_order
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.encoding import centred, rotate, unrotate
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, with_protocol
@@ -97,6 +96,7 @@ from itsa.planning.run.shard import (
     shard_ranges,
     shard_sums,
 )
+from itsa.planning.run.transforms import centred, rotate, unrotate
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
            "Updates", "Rounding", "NoiseShares",
