@@ -79,12 +79,12 @@ def _warm_simulation() -> None:
 def simulate_run(workers: int, plan) -> tuple[float, list[float], float, object]:
     """Wall seconds, each worker's CPU seconds, this process's CPU seconds, and the simulation of one round."""
     from itsa._util.dask_run import local_cluster
-    from itsa.planning.run.simulate import simulate
+    from itsa.planning.run.from_plan import simulate_plan
 
     with local_cluster(workers) as client:
         client.run(_warm_simulation)
         w0, m0, t0 = client.run(cpu_seconds), cpu_seconds(), time.perf_counter()
-        sim = simulate(plan, 1, 0, time_limit=None, client=client)
+        sim = simulate_plan(plan, 1, 0, time_limit=None, client=client)
         wall = time.perf_counter() - t0
         w1, main = client.run(cpu_seconds), cpu_seconds() - m0
     return wall, [w1[k] - w0[k] for k in w1], main, sim

@@ -42,9 +42,8 @@ from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
-from itsa.planning.run.from_plan import flat_wrap, plan_bounds, setup_from_plan
+from itsa.planning.run.from_plan import flat_wrap, plan_bounds, setup_from_plan, simulate_plan
 from itsa.planning.run.setup import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
-from itsa.planning.run.simulate import simulate
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
@@ -249,7 +248,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     deployment : Deployment
         What to size (:func:`itsa.planning.load_deployment` reads one from a file).
     simulate_rounds : int, optional
-        Run the planned deployment for this many rounds (:func:`itsa.planning.run.simulate.simulate`).
+        Run the planned deployment for this many rounds (:func:`itsa.planning.run.from_plan.simulate_plan`).
     updates : str
         The simulated updates, ``"sphere"`` or ``"uniform"``.
     sweep : str or (quantity, values), optional
@@ -307,8 +306,8 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         try:
             if too_large is not None:
                 raise too_large
-            simulation = simulate(result, simulate_rounds, seed, progress, clock, updates=updates, workers=workers,
-                                  scheduler=scheduler, connect_timeout=connect_timeout)
+            simulation = simulate_plan(result, simulate_rounds, seed, progress, clock, updates=updates, workers=workers,
+                                       scheduler=scheduler, connect_timeout=connect_timeout)
         except InvalidOption as exc:
             if result.verdict.feasible:         # a feasible plan the simulation refuses: the user's to change
                 raise

@@ -181,10 +181,10 @@ def test_a_given_noise_that_misses_the_target_is_planned_at_the_smallest_scale(e
 def test_a_simulated_layering_compares_with_a_bound_under_the_digit_prior():
     raw = {"clients": 10, "dimension": 4, "clip": 1, "privacy": {"epsilon": 4},
            "encoding": {"radix": 3, "layers": 2}, "overflow": {"probability": "1/100", "per": "coordinate"}}
-    run = itsa.simulate(itsa.plan(parse_deployment(raw), time_limit=60), 2, 0)
+    run = itsa.simulate_plan(itsa.plan(parse_deployment(raw), time_limit=60), 2, 0)
     assert all(layer.premise and "uniform" in layer.premise for layer in run.layers)
     assert "bound under the digit prior" in run.layers[0].text() and "certified" not in run.layers[0].text()
-    flat = itsa.simulate(itsa.plan(parse_deployment(BASE), time_limit=60), 1, 0)
+    flat = itsa.simulate_plan(itsa.plan(parse_deployment(BASE), time_limit=60), 1, 0)
     assert flat.layers[0].premise is None and flat.layers[0].to_dict()["premise"] is None
 
 
