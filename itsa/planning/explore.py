@@ -37,11 +37,11 @@ from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import Deployment
-from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
+from itsa.planning.rule.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.run.from_plan import flat_wrap, plan_bounds, setup_from_plan, simulate_plan
 from itsa.planning.run.setup import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
 from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep

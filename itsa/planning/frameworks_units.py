@@ -46,10 +46,10 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.frameworks.units import CENTRAL_NOTE, central_wrappers, population_note, wrapper_rows
 from itsa.planning.accounting import _mechanism
-from itsa.planning.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
 from itsa.planning.mechanism import NoiseInputs, coupled, room_of
 from itsa.planning.mechanisms import registered
 from itsa.planning.noise import full_round, round_event
+from itsa.planning.rule.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.events import Event
 from itsa.privacy.lattice import dominating_pair
@@ -141,7 +141,7 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     """``DistributedDpSumFactory``'s arguments that make TFF compute the plan's scale and noise.
 
     TFF picks its scale ``s = √(2^(2b) − n k²) / (2k √(c² n²/d' + n σ_l²))`` (``n`` the expected clients,
-    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.heuristic.tff_rule`), so
+    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.rule.heuristic.tff_rule`), so
     ``modclip_prob`` is solved for ``s = γ (1 − TFF_SCALE_MARGIN)``: ``k² = 2^(2b)/(n + 4 s² (c² n²/d' + n σ_l²))``,
     rounded down to a float32 (a larger ``k``, a smaller scale). ``noise_multiplier`` puts the shares'
     deviation at that scale in the middle of the integers TF Privacy's sampler rounds up to ``⌈σ⌉`` (the

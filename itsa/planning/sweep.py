@@ -2,7 +2,7 @@
 
 :func:`sweep` varies one of ``word_bits``, ``epsilon``, ``clients`` or
 ``dropout`` over a list of values. At each value the k-standard-deviations
-rule (:mod:`itsa.planning.heuristic`) picks its configuration and itsa
+rule (:mod:`itsa.planning.rule.heuristic`) picks its configuration and itsa
 certifies it; itsa's own configuration comes from a callable
 ``evaluate(value) -> (epsilon, wrap, error)`` (the planner's), so the two
 curves are computed by the same accountant and the same tail bounds.
@@ -37,8 +37,15 @@ from itsa._util.files import atomic_writer
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
 from itsa.keys.output.draw import PUBLICATION_RC, output_format
-from itsa.planning.heuristic import MAX_RULE_WORD_BITS, Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
 from itsa.planning.planner import plan_deadline
+from itsa.planning.rule.heuristic import (
+    MAX_RULE_WORD_BITS,
+    Adjacency,
+    HeuristicRisk,
+    Rotation,
+    certify_heuristic,
+    tff_rule,
+)
 from itsa.privacy import calibrate
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
@@ -245,7 +252,7 @@ def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequenc
     ``evaluate(value)`` returns itsa's ``(epsilon, wrap, error)`` at the
     value (each a :class:`~itsa._util.certified.Certified` or a number, or
     ``None``); without it only the rule's curve is computed. ``rule(value)``,
-    when given, returns the rule's :class:`~itsa.planning.heuristic.HeuristicRisk`
+    when given, returns the rule's :class:`~itsa.planning.rule.heuristic.HeuristicRisk`
     at the value (or ``None``: then it is computed from ``parameters``), as
     a sweep of ``sigma`` or ``population`` needs (:data:`PLAN_ONLY`).
     """

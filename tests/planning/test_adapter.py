@@ -34,7 +34,6 @@ from pathlib import Path
 import pytest
 
 import itsa.planning.accounting
-import itsa.planning.beside
 import itsa.planning.encoding
 import itsa.planning.flat
 import itsa.planning.frameworks_units
@@ -45,6 +44,7 @@ import itsa.planning.noise
 import itsa.planning.protocols.multi_server
 import itsa.planning.protocols.registry
 import itsa.planning.protocols.secagg
+import itsa.planning.rule.beside
 import itsa.planning.scale
 import itsa.planning.sections
 from itsa.planning import Deployment, load_deployment, plan
@@ -55,7 +55,7 @@ from itsa.planning.mechanism import NoiseInputs
 SECTIONS = (itsa.planning.noise, itsa.planning.mechanism, itsa.planning.accounting, itsa.planning.frameworks_units,
             itsa.planning.sections, itsa.planning.protocols.registry, itsa.planning.protocols.secagg,
             itsa.planning.protocols.multi_server, itsa.planning.scale, itsa.planning.encoding,
-            itsa.planning.gate, itsa.planning.beside, itsa.planning.layered, itsa.planning.flat)
+            itsa.planning.gate, itsa.planning.rule.beside, itsa.planning.layered, itsa.planning.flat)
 #: Attributes only a deployment has (or a plan, through its deployment).
 DEPLOYMENT_ONLY = {"privacy", "overflow_per", "deployment"}
 

@@ -83,7 +83,7 @@ def test_the_rules_pick_is_assessed_as_distributed_noise_in_a_central_deployment
     # the rule adds a share of sigma from every client; assessed as one central draw of that sigma, its wrap
     # bound would use 1 share instead of K: it is scored as the rule runs (K shares, its rotation, stochastic
     # rounding), with the deployment's adjacency and survivors
-    from itsa.planning.heuristic import certify_heuristic, wrap_bound
+    from itsa.planning.rule.heuristic import certify_heuristic, wrap_bound
 
     raw = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150},
            "encoding": {"word_bits": 32}}

@@ -1,6 +1,6 @@
 """The k-standard-deviations rule beside a plan, fairly, and the rule made honest.
 
-:func:`beside_plan` hands the rule (:mod:`itsa.planning.heuristic`) the plan's
+:func:`beside_plan` hands the rule (:mod:`itsa.planning.rule.heuristic`) the plan's
 noise in the rule's own units (TensorFlow Federated's ``noise_multiplier``:
 the central σ in data units over the clip), scores its pick with its own
 rotation and stochastic rounding, the deployment's adjacency and the fewest
@@ -20,7 +20,8 @@ from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.frameworks_units import tff_noise_multiplier
-from itsa.planning.heuristic import (
+from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.rule.heuristic import (
     CERTIFIED_FLATNESS,
     MAX_RULE_WORD_BITS,
     RULE_MAX_BITS,
@@ -32,7 +33,6 @@ from itsa.planning.heuristic import (
     tff_rule,
     wrap_bound,
 )
-from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
