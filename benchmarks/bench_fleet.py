@@ -6,7 +6,7 @@ Run:  python benchmarks/bench_fleet.py [--workers 2] [--smoke] [--part plans|sim
 The fleet is the shipped deployments with a flat word (k1000, hospitals,
 k1000000-8bit, cross-device) over the grid ``word_bits=12..32
 epsilon=2,4,8 dropout=0,1/10,1/5,3/10``: 4 × 21 × 3 × 4 = 1,008 plans.
-It runs through :func:`itsa.planning.fleet.run_fleet` (results store,
+It runs through :func:`itsa.planning.drivers.fleet.run_fleet` (results store,
 journal and compaction included) on a LocalCluster of one worker, then on
 one of ``--workers``, each started and warmed before its clock starts. Both
 tables must hold the same rows (the ``time`` column aside), or the benchmark
@@ -59,7 +59,7 @@ def _load() -> str:
 def run(workers: int, deployments, grid) -> tuple[float, list[float], float, list[dict]]:
     """Wall seconds, each worker's CPU seconds, this process's CPU seconds, and the rows."""
     from itsa._util.dask_run import local_cluster
-    from itsa.planning.fleet import read_fleet, run_fleet, warm_fleet_worker
+    from itsa.planning.drivers.fleet import read_fleet, run_fleet, warm_fleet_worker
 
     out = os.path.join(tempfile.mkdtemp(), "fleet.parquet")
     with local_cluster(workers) as client:
@@ -92,7 +92,7 @@ def simulate_run(workers: int, plan) -> tuple[float, list[float], float, object]
 
 def bench_simulation(workers: int, clients: int, dimension: int) -> None:
     from itsa.planning import load_deployment, plan
-    from itsa.planning.explore import override
+    from itsa.planning.drivers.explore import override
 
     deployment = override(override(load_deployment("cross-device"), "clients", clients), "dimension", dimension)
     planned = plan(deployment, time_limit=None)
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.part == "simulate":
         return
 
-    from itsa.planning.fleet import fleet_deployments, grid_points, parse_grid
+    from itsa.planning.drivers.fleet import fleet_deployments, grid_points, parse_grid
 
     deployments = fleet_deployments(args.deployments or (DEPLOYMENTS[:2] if args.smoke else DEPLOYMENTS))
     grid = parse_grid(args.grid or (SMOKE_GRID if args.smoke else GRID))

@@ -147,7 +147,7 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
     'Plan': ('itsa.planning.planner', 'Plan'),
     'plan': ('itsa.planning.planner', 'plan'),
-    'explore_plan': ('itsa.planning.explore', 'explore_plan'),
+    'explore_plan': ('itsa.planning.drivers.explore', 'explore_plan'),
     'Simulation': ('itsa.planning.run.setup', 'Simulation'),
     'simulate': ('itsa.planning.run.simulate', 'simulate'),
     'simulate_plan': ('itsa.planning.run.from_plan', 'simulate_plan'),

@@ -2,7 +2,7 @@
 
 It must give the plan that :func:`itsa.plan` gives, the simulation that
 :func:`itsa.simulate_plan` gives on it and the sweep that
-:func:`~itsa.planning.explore.sweep_plan` gives, and refuse a simulation or a
+:func:`~itsa.planning.drivers.explore.sweep_plan` gives, and refuse a simulation or a
 sweep that cannot run before any planning (no progress event at all).
 """
 
@@ -12,7 +12,7 @@ import itsa
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.planning import ExploredPlan, Plan, explore_plan, parse_deployment, plan
-from itsa.planning.explore import sweep_plan
+from itsa.planning.drivers.explore import sweep_plan
 from itsa.planning.run.from_plan import simulate_plan
 
 #: A small flat word with the file's sigma and gamma: the plan is instant, the simulation small.

@@ -18,7 +18,7 @@ import pytest
 import itsa
 from itsa.modular import DigitLaw, sum_law
 from itsa.planning import parse_deployment
-from itsa.planning.explore import ExploredPlan, plan_bounds, setup_from_plan
+from itsa.planning.drivers.explore import ExploredPlan, plan_bounds, setup_from_plan
 from tests.cli.test_cli_json_process import installed_itsa
 
 K = 4                                                       # standard errors allowed

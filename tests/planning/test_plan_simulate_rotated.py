@@ -44,7 +44,7 @@ import itsa
 from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
-from itsa.planning.explore import check_simulation
+from itsa.planning.drivers.explore import check_simulation
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.run.from_plan import flat_wrap, setup_from_plan
 from itsa.planning.run.setup import MAX_CELLS, SimulationSetup

@@ -8,7 +8,7 @@ import pytest
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidInput, ItsaError
 from itsa.modular import DigitLaw, sum_law
-from itsa.planning.explore import setup_from_plan
+from itsa.planning.drivers.explore import setup_from_plan
 from itsa.planning.rule.heuristic import wrap_bound
 from itsa.planning.run.from_plan import simulate_plan
 from itsa.planning.run.simulate import SimulationSetup, simulate

@@ -13,7 +13,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidOption
 from itsa.planning import parse_deployment
-from itsa.planning.explore import explore_plan
+from itsa.planning.drivers.explore import explore_plan
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.run import shard as shard_module
 from itsa.planning.run.from_plan import simulate_plan

@@ -8,7 +8,7 @@
   it re-plans the deployment (the keys and gate left out: they do not enter
   ε, wrap or error) and sets itsa's certified ε, wrap probability per round
   and MSE per coordinate beside the k-standard-deviations rule's
-  (:func:`itsa.planning.sweep.sweep`).
+  (:func:`itsa.planning.drivers.sweep.sweep`).
 - :class:`ExploredPlan` is what ``itsa plan --simulate/--sweep`` prints: the
   plan with a ``simulation`` and/or a ``sweep`` section.
 
@@ -37,6 +37,7 @@ from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import Deployment
+from itsa.planning.drivers.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocols.run import check_protocol_simulation
@@ -44,7 +45,6 @@ from itsa.planning.rotation import rotated_dimension
 from itsa.planning.rule.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
 from itsa.planning.run.from_plan import flat_wrap, plan_bounds, setup_from_plan, simulate_plan
 from itsa.planning.run.setup import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
-from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "override", "ExploredPlan", "check_simulation", "check_sweep",
@@ -253,7 +253,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         The simulated updates, ``"sphere"`` or ``"uniform"``.
     sweep : str or (quantity, values), optional
         Re-plan over one quantity (:func:`sweep_plan`): a text such as ``"word_bits=12..32"``
-        (:func:`itsa.planning.sweep.parse_sweep`) or a pair.
+        (:func:`itsa.planning.drivers.sweep.parse_sweep`) or a pair.
     time_limit : float, Deadline or None
         Seconds for the whole run (``0`` or ``None``: no limit), or a clock already running.
     seed : int
