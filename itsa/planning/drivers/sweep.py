@@ -37,6 +37,7 @@ from itsa._util.files import atomic_writer
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
 from itsa.keys.output.draw import PUBLICATION_RC, output_format
+from itsa.planning.mechanism import gaussian_multiplier
 from itsa.planning.planner import plan_deadline
 from itsa.planning.rule.heuristic import (
     MAX_RULE_WORD_BITS,
@@ -46,7 +47,6 @@ from itsa.planning.rule.heuristic import (
     certify_heuristic,
     tff_rule,
 )
-from itsa.privacy import calibrate
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
            "heuristic_error", "sweep_title", "sweep_caption", "axis_label", "misses", "MAX_POINTS"]
@@ -124,11 +124,6 @@ class SweepParameters:
         if quantity in PLAN_ONLY:           # not the rule's parameters (its pick comes from the re-planned plan)
             return self
         return replace(self, **{str(quantity): value})
-
-
-def _gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
-    """The Gaussian mechanism's noise multiplier for ``epsilon`` at ``delta`` over ``rounds`` (its safe end)."""
-    return calibrate(epsilon, delta, rounds=rounds, relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
 def heuristic_error(risk: HeuristicRisk) -> Certified | None:
@@ -279,7 +274,7 @@ def _rule_risk(p: SweepParameters, multipliers: dict) -> HeuristicRisk:
         assert p.epsilon is not None            # the parameters' own check
         key = (p.epsilon, p.delta, p.rounds)
         if key not in multipliers:
-            multipliers[key] = _gaussian_multiplier(*key)
+            multipliers[key] = gaussian_multiplier(*key)
         z = multipliers[key]
     config = tff_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
     return certify_heuristic(config, dropout=p.dropout, rounds=p.rounds, delta=p.delta, adjacency=p.adjacency,
