@@ -19,7 +19,6 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.frameworks_units import tff_noise_multiplier
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.rule.heuristic import (
     CERTIFIED_FLATNESS,
@@ -30,6 +29,7 @@ from itsa.planning.rule.heuristic import (
     _dec,
     certify_heuristic,
     integer_sensitivity,
+    tff_noise_multiplier,
     tff_rule,
     wrap_bound,
 )
@@ -237,7 +237,7 @@ def _honest(config: HeuristicConfig, *, survivors: int, rounds: int, delta: Frac
 def beside_plan(inputs: NoiseInputs, noise, encoding, event=None, *, overflow: Fraction,
                 per_round: bool) -> RuleBeside:
     """The rule beside a flat plan: handed the plan's noise as TFF's ``noise_multiplier`` (the central σ in
-    data units over the clip, :func:`itsa.planning.frameworks_units.tff_noise_multiplier`), its pick scored by
+    data units over the clip, :func:`itsa.planning.rule.heuristic.tff_noise_multiplier`), its pick scored by
     :func:`certify_heuristic` with the inputs' adjacency and fewest survivors, its error, and the rule made
     honest (its scale, the noise raised to meet the plan's ε target, or the plan's certified ε without one, and
     the wrap target ``overflow``, per round or per coordinate).
