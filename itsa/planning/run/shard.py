@@ -45,8 +45,10 @@ from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols.run import ProtocolTally, protocol_sum
-from itsa.planning.run.setup import MIN_BLOCK, NEIGHBOURS, NoiseShares, Rounding, SimulationSetup, Updates
+from itsa.planning.run.setup import MIN_BLOCK, NEIGHBOURS, SimulationSetup, Updates
 from itsa.planning.run.transforms import norm_cap, rotate, rotation_signs, round_rows
+from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.neighbours import Rounding
 
 __all__ = ["ShardSums", "shard_sums", "shard_ranges", "block_clients", "round_public", "BLOCK_CELLS", "SHARD_CELLS", "MIN_SHARDS",
            "MIN_BLOCK"]
@@ -224,7 +226,7 @@ def _noise(setup: SimulationSetup, a: int, b: int, first: int, seed_text: str,
     if setup.sigma_client == 0:
         return out
     draws = mechanism(setup.mechanism).draws
-    if setup.noise == NoiseShares.DISTRIBUTED:
+    if setup.noise == NoiseKind.DISTRIBUTED:
         return draws(setup.sigma_client, (b - a) * d, f"{seed_text}:clients:{a}", clock).reshape(out.shape)
     if a <= first < b:
         out[first - a] = draws(setup.sigma_client, d, seed_text, clock)

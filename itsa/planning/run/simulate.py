@@ -84,8 +84,6 @@ from itsa.planning.run.setup import (
     NEIGHBOURS,
     UPDATES,
     LayerRate,
-    NoiseShares,
-    Rounding,
     Simulation,
     SimulationSetup,
     Updates,
@@ -98,9 +96,10 @@ from itsa.planning.run.shard import (
     shard_sums,
 )
 from itsa.planning.run.transforms import centred, rotate, unrotate
+from itsa.privacy.neighbours import Rounding
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "check_run",
-           "Updates", "Rounding", "NoiseShares",
+           "Updates",
            "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
 
 # -- one round, merged from its shards ----------------------------------------------------------

@@ -29,8 +29,8 @@ import numpy as np
 from itsa._util.deadline import Deadline
 from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
 from itsa.planning.rotation import Rotation
-from itsa.planning.run.setup import Rounding, SimulationSetup
-from itsa.privacy.neighbours import rounded_norm
+from itsa.planning.run.setup import SimulationSetup
+from itsa.privacy.neighbours import Rounding, rounded_norm
 
 __all__ = ["rotation_signs", "rotate", "unrotate", "round_rows", "norm_cap", "centred"]
 
