@@ -76,9 +76,11 @@ from itsa._util.certified import Certified, Direction, arb_to_fractions, precisi
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.frameworks._flower_rules import MIN_THRESHOLD, resolve_shares
-from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.rotation import Rotation
-from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
+from itsa.planning.run.setup import SimulationSetup
+from itsa.planning.run.transforms import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
+from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.neighbours import Rounding
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
@@ -117,7 +119,7 @@ class FlowerPlan:
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
         the discrete Gaussian (``dgauss``) only: no other mechanism has an exact sampler in itsa.
     rotation, rounding, beta
-        As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
+        As the plan encodes (:class:`~itsa.planning.run.setup.SimulationSetup`).
     engine : str
         The sampler's engine: ``exact`` (default) or ``table``.
     """
@@ -129,7 +131,7 @@ class FlowerPlan:
     modulus: int
     dropout: Fraction | int | str = 0
     sigma_client: Fraction | int | str = 0
-    noise: str = NoiseShares.DISTRIBUTED
+    noise: str = NoiseKind.DISTRIBUTED
     mechanism: str = "dgauss"
     rotation: str = Rotation.NONE
     rounding: str = Rounding.NEAREST
@@ -162,7 +164,7 @@ class FlowerPlan:
 
     @classmethod
     def from_plan(cls, plan) -> FlowerPlan:
-        """A plan's flat encoding, read as :func:`itsa.planning.plan_setup.setup_from_plan` reads it (one client's
+        """A plan's flat encoding, read as :func:`itsa.planning.run.from_plan.setup_from_plan` reads it (one client's
         row: a real cohort is not bounded by the simulation's cells)."""
         d, enc = plan.deployment, plan.encoding
         if d.encoding.layered:
@@ -219,7 +221,7 @@ class FlowerPlan:
         drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
         carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2σ²))``, a discrete Gaussian share being
         ``σ²``-subgaussian, over the ``d'`` words."""
-        if self.shift == 0 or self.row.noise != NoiseShares.DISTRIBUTED or self.row.sigma_client == 0:
+        if self.shift == 0 or self.row.noise != NoiseKind.DISTRIBUTED or self.row.sigma_client == 0:
             why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
             return Certified.exact("window drop", 0, f"exact: {why}")
         room, sigma = self.shift - self.largest_rounded, self.row.sigma_client
@@ -269,7 +271,7 @@ def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=
     y = (x if signs is None else rotate(x, signs, plan.row.rotation))[None, :]
     coins = rng if rng is not None else np.random.default_rng(int(fresh_secret(), 16))
     ints, _ = round_rows(coins, y, plan.row, norm_cap(plan.row))
-    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseShares.DISTRIBUTED else 0)
+    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseKind.DISTRIBUTED else 0)
     q, shift = plan.quantization_range, plan.shift
     if shift == 0:
         words = np.mod(words, plan.modulus)
@@ -314,7 +316,7 @@ def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round
     (:func:`word_sum`), the central draw added (central noise), centred, un-rotated and divided by ``γ n``."""
     n, m = reporting, plan.modulus
     total = word_sum(plan, aggregate, reporting=n)
-    if plan.row.noise == NoiseShares.CENTRAL:
+    if plan.row.noise == NoiseKind.CENTRAL:
         total = np.mod(total + _noise(plan, noise_seed), m)
     values = centred(total, m).astype(np.float64)
     signs = plan.signs(round_seed)
