@@ -55,7 +55,6 @@ from itsa.privacy.events import Event
 from itsa.privacy.lattice import dominating_pair
 from itsa.privacy.neighbours import ExpBeta, Rounding
 from itsa.privacy.shares import noise_shares
-from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
            "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
@@ -301,7 +300,7 @@ def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None 
     certifies = method == PAIR_METHOD or method.startswith(PAIR_METHOD + "-")
     rate: Fraction | None = None
     full = full_round(inputs, event)
-    if full is not None and isinstance(event, PoissonSampledEvent):
+    if full is not None and event.sampled_from is not None:
         rate = None if certifies and method.endswith(FULL) else event.rate
         inputs, event = full
     if _mechanism(inputs, event) is not None:
