@@ -109,7 +109,7 @@ class LibraryHelpOption(click.Option):
         super().__init__(*args, **kwargs)
 
     @property
-    def help(self):  # type: ignore[override]
+    def help(self):
         module, function = self._help_from
         return getattr(importlib.import_module(module), function)()
 

@@ -521,6 +521,6 @@ def export_help() -> str:
     return f"Print the plan written for a framework instead (JSON): {targets_help()}."
 
 
-export_plan.__doc__ = export_plan.__doc__.replace(
+export_plan.__doc__ = (export_plan.__doc__ or "").replace(
     "the targets, from their registry:\n", "the targets, from their registry:\n"
     + "".join(f"        {t.help};\n" for t in targets()), 1)

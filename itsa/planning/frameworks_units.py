@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import flint
 import numpy as np
@@ -55,6 +55,7 @@ from itsa.privacy.events import Event
 from itsa.privacy.lattice import dominating_pair
 from itsa.privacy.neighbours import ExpBeta, Rounding
 from itsa.privacy.shares import noise_shares
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
            "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
@@ -301,7 +302,7 @@ def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None 
     rate: Fraction | None = None
     full = full_round(inputs, event)
     if full is not None and event.sampled_from is not None:
-        rate = None if certifies and method.endswith(FULL) else event.rate
+        rate = None if certifies and method.endswith(FULL) else cast(PoissonSampledEvent, event).rate
         inputs, event = full
     if _mechanism(inputs, event) is not None:
         return None

@@ -128,15 +128,12 @@ class Plan(Displayable):
     verdict: Verdict
     #: the plan in each framework's parameters (:mod:`itsa.planning.frameworks_units`)
     frameworks: Displayable | None = None
-    #: the numbers every section of this plan took, built once (:func:`noise_inputs`, the mechanism resolved);
-    #: ``None`` for a plan assembled by hand, whose inputs are read from its deployment
+    #: the numbers its sections took, built once (:func:`noise_inputs`); ``None``: a plan assembled by hand
     inputs: NoiseInputs | None = field(default=None, compare=False)
 
     def round_event(self) -> Event:
-        """One round's privacy event as the plan accounts it (its noise section composes it over the rounds,
-        :func:`itsa.planning.noise.round_event` at the plan's scale and noise), from the plan's own inputs."""
-        inputs = self.inputs if self.inputs is not None else noise_inputs(self.deployment)
-        return round_event(inputs, self.encoding.gamma, self.noise.sigma_client)
+        """One round's event as the plan accounts it, from its own inputs (:func:`itsa.planning.noise.round_event`)."""
+        return round_event(self.inputs or noise_inputs(self.deployment), self.encoding.gamma, self.noise.sigma_client)
 
     def sections(self) -> dict[str, Displayable | None]:
         return {"noise": self.noise, "encoding": self.encoding, "payload": self.payload, "keys": self.keys,
