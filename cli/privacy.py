@@ -293,3 +293,8 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
     show(result, as_json)
     if not result.ok:
         raise SystemExit(EXIT_FAILED)
+
+
+from .privacy_tree import tree  # noqa: E402  (its own module: one verb, registered on the group)
+
+privacy.add_command(tree)
