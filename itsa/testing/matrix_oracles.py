@@ -6,7 +6,7 @@ Written from the definitions with no code shared with :mod:`itsa.privacy.matrix`
   rounds that lie inside it (the Gboard notebook's "complete subtrees of the ``2^⌈log2 T⌉``-leaf tree");
 - a pattern is a set of rounds, at most ``E``, two of them more than ``ξ`` apart, at most ``k`` in a segment;
 - the tree's squared sensitivity of a pattern is ``Σ_node |pattern ∩ node|²``, and a matrix mechanism's
-  is ``‖Σ_{t ∈ pattern} C[:, t]‖²`` (signs all +1: every entry of the matrices here is >= 0).
+  is ``‖Σ_{t ∈ pattern} C[:, t]‖²`` (every update in one direction), at most ``Σ_{i,j} |⟨C[:, i], C[:, j]⟩|``.
 
 Exponential in the rounds: for small cases only.
 """
@@ -63,15 +63,21 @@ def brute_tree_sensitivity(rounds: int, max_participations: int, min_separation:
     return best, where
 
 
-def brute_matrix_sensitivity(columns, max_participations: int, min_separation: int) -> tuple[Fraction, tuple]:
-    """The largest ``‖Σ_{t ∈ pattern} C[:, t]‖²`` over every pattern (``columns[t]``: column ``t`` of ``C``)."""
+def brute_matrix_sensitivity(columns, max_participations: int, min_separation: int, absolute: bool = False
+                             ) -> tuple[Fraction, tuple]:
+    """The largest ``‖Σ_{t ∈ pattern} C[:, t]‖²`` over every pattern (``columns[t]``: column ``t`` of ``C``), or with
+    ``absolute`` the largest ``Σ_{i,j ∈ pattern} |⟨C[:, i], C[:, j]⟩|`` (what updates of any directions reach at most)."""
     rounds = len(columns)
     best, where = Fraction(-1), ()
     for pattern in patterns(rounds, max_participations, min_separation):
-        total = [Fraction(0)] * len(columns[0])
-        for t in pattern:
-            total = [a + Fraction(b) for a, b in zip(total, columns[t])]
-        value = sum(x * x for x in total)
+        if absolute:
+            value = sum(abs(sum(Fraction(a) * Fraction(b) for a, b in zip(columns[i], columns[j])))
+                        for i in pattern for j in pattern)
+        else:
+            total = [Fraction(0)] * len(columns[0])
+            for t in pattern:
+                total = [a + Fraction(b) for a, b in zip(total, columns[t])]
+            value = sum(x * x for x in total)
         if value > best:
             best, where = value, pattern
     return best, where
