@@ -48,6 +48,7 @@ def tree(max_participations, min_separation, rounds, noise_multiplier, epsilon, 
 
     schedule = {"max_participations": max_participations, "min_separation": min_separation, "rounds": rounds,
                 "delta": delta, "restarts": restarts, "per_epoch": per_epoch}
+    result: object
     with itsa_errors():
         if log_path is None:
             result = run(noise_multiplier=noise_multiplier, epsilon=epsilon, **schedule)

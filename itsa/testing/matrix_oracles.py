@@ -70,14 +70,17 @@ def brute_matrix_sensitivity(columns, max_participations: int, min_separation: i
     rounds = len(columns)
     best, where = Fraction(-1), ()
     for pattern in patterns(rounds, max_participations, min_separation):
+        value = Fraction(0)
         if absolute:
-            value = sum(abs(sum(Fraction(a) * Fraction(b) for a, b in zip(columns[i], columns[j])))
-                        for i in pattern for j in pattern)
+            for i in pattern:
+                for j in pattern:
+                    value += abs(sum((Fraction(a) * Fraction(b) for a, b in zip(columns[i], columns[j])), Fraction(0)))
         else:
             total = [Fraction(0)] * len(columns[0])
             for t in pattern:
                 total = [a + Fraction(b) for a, b in zip(total, columns[t])]
-            value = sum(x * x for x in total)
+            for x in total:
+                value += x * x
         if value > best:
             best, where = value, pattern
     return best, where

@@ -38,10 +38,10 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
-from itsa.privacy.rdp import RdpCurve, RdpTerm
-from itsa.privacy.tight import gaussian_exact_multiplier, gaussian_tight_epsilon
 from itsa.privacy.matrix._forest import Forest, check_restarts
 from itsa.privacy.matrix._worst import Schedule, worst_case
+from itsa.privacy.rdp import RdpCurve, RdpTerm
+from itsa.privacy.tight import gaussian_exact_multiplier, gaussian_tight_epsilon
 
 __all__ = ["tree", "TreeAccounting", "TF_PRIVACY_ORDERS", "tree_epsilons", "check_schedule"]
 

@@ -149,20 +149,14 @@ def worst_case(forest: Forest, max_participations: int, min_separation: int, per
         h = tree.height
         depth = h + 1
         here: dict = {}
-
-        def put(key, value, prev):
-            old = here.get(key)
-            if old is None or value > old[0]:
-                here[key] = (value, *prev)
-
         width = max(0, h - l0 + 1)
-        put((1, 1, (1,) * width), depth, (None, None))
+        _put(here, (1, 1, (1,) * width), depth, (None, None))
         for i, (value, r, key) in before_other.entries.items():
             if i < max_participations:
-                put((i + 1, 1, (1,) * width), value + depth, (r, key))
+                _put(here, (i + 1, 1, (1,) * width), value + depth, (r, key))
         for (i, k), (value, r, key) in before_same.entries.items():
             if i < max_participations and k < cap:
-                put((i + 1, k + 1, (1,) * width), value + depth, (r, key))
+                _put(here, (i + 1, k + 1, (1,) * width), value + depth, (r, key))
         offset = q - tree.base
         for level in range(l0, h + 1):
             if not offset >> (level - 1) & 1:
@@ -173,7 +167,8 @@ def worst_case(forest: Forest, max_participations: int, min_separation: int, per
             ones = (1,) * (level - l0)
             for (i, k, upper), (value, r, key) in table.entries.items():
                 if i < max_participations and k < cap:
-                    put((i + 1, k + 1, ones + tuple(c + 1 for c in upper)), value + depth + 2 * sum(upper), (r, key))
+                    _put(here, (i + 1, k + 1, ones + tuple(c + 1 for c in upper)), value + depth + 2 * sum(upper),
+                         (r, key))
         states.append(_pareto(here))
     best = max(((v[0], q, key) for q, table in enumerate(states) for key, v in table.items()),
                key=lambda x: x[0])
@@ -185,6 +180,13 @@ def worst_case(forest: Forest, max_participations: int, min_separation: int, per
     pattern = tuple(reversed(rounds))
     assert forest.sensitivity_squared(pattern) == value, "the witness does not attain the worst case"
     return value, pattern
+
+
+def _put(table: dict, key, value: int, prev) -> None:
+    """Keep the best value of ``key`` in ``table``, with the back-pointer ``prev``."""
+    old = table.get(key)
+    if old is None or value > old[0]:
+        table[key] = (value, *prev)
 
 
 def _pareto(table: dict) -> dict:
