@@ -159,8 +159,15 @@ class TreeAccounting(Displayable):
         if self.noise_multiplier_rdp is not None:
             rows.append(("z by the RDP route", f"{self.noise_multiplier_rdp.decimal(6)} "
                                                 f"({self.noise_multiplier_rdp.direction})"))
+        rows.append(("dp-accounting", f"SelfComposedDpEvent(GaussianDpEvent({self.noise_multiplier.decimal(8)}), "
+                                       f"{self.sensitivity_squared}): the same Gaussian mechanism"))
         rows.append(("model", MODEL))
         return rows
+
+    def dp_accounting(self) -> dict:
+        """The mechanism as dp-accounting's event: ``s`` compositions of ``GaussianDpEvent(z)`` (``μ = √s / z``)."""
+        return {"event": "SelfComposedDpEvent(GaussianDpEvent(noise_multiplier), count)",
+                "noise_multiplier": self.noise_multiplier.decimal(17), "count": self.sensitivity_squared}
 
     def to_dict(self) -> dict:
         return {"rounds": self.rounds, "restarts": list(self.restarts),
@@ -171,7 +178,7 @@ class TreeAccounting(Displayable):
                 "epsilon_rdp": self.epsilon_rdp.to_dict(), "delta": frac(self.delta),
                 "target_epsilon": frac(self.target_epsilon),
                 "noise_multiplier_rdp": None if self.noise_multiplier_rdp is None else self.noise_multiplier_rdp.to_dict(),
-                "model": MODEL}
+                "dp_accounting": self.dp_accounting(), "model": MODEL}
 
 
 def tree(*, max_participations: int, min_separation: int, rounds: int | None = None, noise_multiplier=None,

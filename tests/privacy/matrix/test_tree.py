@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from itsa.exceptions import InvalidOption
-from itsa.privacy.matrix import Forest, tree, worst_case
+from itsa.privacy.matrix import TF_PRIVACY_ORDERS, Forest, tree, worst_case
 from itsa.privacy.matrix._accounting import tree_epsilons
 from itsa.testing.matrix_oracles import brute_tree_sensitivity, patterns, tree_nodes
 
@@ -141,3 +141,17 @@ def test_patterns_oracle_counts():
 def test_bad_input_is_one_line(kwargs, words):
     with pytest.raises(InvalidOption, match=words):
         tree(max_participations=2, min_separation=1, rounds=8, delta="1e-5", **kwargs)
+
+
+def test_dp_accounting_reproduces_the_event():
+    """dp-accounting's PLD and RDP accountants on the exported event give the same mechanism's eps."""
+    dpa = pytest.importorskip("dp_accounting")
+    r = tree(max_participations=6, min_separation=313, rounds=2000, noise_multiplier=7, delta="1e-10")
+    event = r.dp_accounting()
+    assert event["count"] == 79 and Fraction(event["noise_multiplier"]) == 7
+    composed = dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(float(event["noise_multiplier"])), event["count"])
+    pld = dpa.pld.PLDAccountant().compose(composed).get_epsilon(1e-10)
+    assert abs(pld - float(r.epsilon.upper())) < 0.01
+    orders = [float(q) for q in TF_PRIVACY_ORDERS]
+    rdp = dpa.rdp.RdpAccountant(orders).compose(composed).get_epsilon(1e-10)
+    assert abs(rdp - float(r.epsilon_rdp.epsilon.upper())) < 1e-6
