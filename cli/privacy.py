@@ -295,6 +295,7 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
         raise SystemExit(EXIT_FAILED)
 
 
-from .privacy_tree import tree  # noqa: E402  (its own module: one verb, registered on the group)
+from .privacy_tree import toeplitz, tree  # noqa: E402  (DP-FTRL's verbs: their own module, registered on the group)
 
 privacy.add_command(tree)
+privacy.add_command(toeplitz)

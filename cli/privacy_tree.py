@@ -1,4 +1,5 @@
-"""``itsa privacy tree``: DP-FTRL's tree aggregation under a participation schedule, accounted exactly."""
+"""``itsa privacy tree`` and ``itsa privacy toeplitz``: DP-FTRL's tree aggregation under a participation schedule,
+accounted exactly, and the banded Toeplitz and BLT mechanisms beside it."""
 
 import click
 
@@ -57,4 +58,35 @@ def tree(max_participations, min_separation, rounds, noise_multiplier, epsilon, 
                 raise InvalidOption("--log: accounts a run at its noise multiplier: give --noise-multiplier "
                                     "(not --epsilon)")
             result = realized(read_log(log_path), noise_multiplier=noise_multiplier, **schedule)
+    show(result, as_json)
+
+
+def _numbers(ctx, param, value):
+    """``1,1/2,1/4`` -> ``["1", "1/2", "1/4"]`` (the library reads each exactly)."""
+    return None if value is None else [part.strip() for part in value.split(",")]
+
+
+@click.command()
+@click.option("--coefficients", default=None, callback=_numbers, metavar="C0,C1,...",
+              help="A banded Toeplitz mechanism: the first column of C (read exactly).")
+@click.option("--output-scale", default=None, callback=_numbers, metavar="W1,W2,...",
+              help="A BLT: its output scales omega (jax-privacy's output_scale).")
+@click.option("--buf-decay", default=None, callback=_numbers, metavar="T1,T2,...",
+              help="A BLT: its buffer decays theta (jax-privacy's buf_decay).")
+@click.option("--rounds", type=int, required=True, help="T: rounds.")
+@click.option("--max-participations", type=int, required=True, help="E: most rounds one client takes part in.")
+@click.option("--min-separation", type=int, required=True,
+              help="xi: fewest rounds strictly between two participations (jax-privacy's min_sep is xi + 1).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@time_limited
+def toeplitz(coefficients, output_scale, buf_decay, rounds, max_participations, min_separation, as_json):
+    """A banded Toeplitz (--coefficients) or BLT (--output-scale, --buf-decay) mechanism on a participation
+    schedule: its squared sensitivity (exact where the closed form's conditions are checked to hold, a certified
+    upper bound otherwise) and its mean squared error of the prefix sums beside tree aggregation's. Model:
+    docs/matrix.md."""
+    from itsa.privacy.matrix import toeplitz as run
+
+    with itsa_errors():
+        result = run(coefficients, rounds=rounds, max_participations=max_participations,
+                     min_separation=min_separation, output_scale=output_scale, buf_decay=buf_decay)
     show(result, as_json)

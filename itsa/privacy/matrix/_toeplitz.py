@@ -48,6 +48,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -197,13 +198,20 @@ def _shown(number: Certified, digits: int) -> str:
     return safe_decimal(number.high, digits) if number.direction is Direction.EXACT else number.decimal(digits)
 
 
-def _closed_form(coef: Sequence, rounds: int, pattern: Sequence[int]):
-    """``‖C 1_π‖²`` for the lower-triangular Toeplitz ``C`` of first column ``coef`` (zeros past its end)."""
+def _common(values: Sequence[Fraction]) -> tuple[list[int], int]:
+    """``values`` as integers over one common denominator ``L``: ``(numerators, L)`` (integer sums skip the gcds)."""
+    denominator = math.lcm(*(Fraction(v).denominator for v in values)) if values else 1
+    return [int(Fraction(v) * denominator) for v in values], denominator
+
+
+def _closed_form(coef: Sequence, rounds: int, pattern: Sequence[int]) -> Fraction:
+    """``‖C 1_π‖²`` for the lower-triangular Toeplitz ``C`` of first column ``coef`` (zeros past its end), exact."""
+    numerators, denominator = _common(coef)
     total = 0
     for t in range(rounds):
-        entry = sum((coef[t - p] for p in pattern if 0 <= t - p < len(coef)), 0 * coef[0])
+        entry = sum(numerators[t - p] for p in pattern if 0 <= t - p < len(numerators))
         total += entry * entry
-    return total
+    return Fraction(total, denominator * denominator)
 
 
 def _inverse(coef: Sequence, rounds: int) -> list:
@@ -220,11 +228,12 @@ def _inverse(coef: Sequence, rounds: int) -> list:
 def _frobenius_prefix(inverse: Sequence, rounds: int) -> Fraction:
     """``‖A C⁻¹‖_F²`` from ``C⁻¹``'s first column: ``B``'s coefficients are its running sums, entry ``k`` appearing
     ``T − k`` times."""
-    running, total = Fraction(0), Fraction(0)
-    for k, d in enumerate(inverse):
+    numerators, denominator = _common(inverse)
+    running, total = 0, 0
+    for k, d in enumerate(numerators):
         running += d
         total += (rounds - k) * running * running
-    return total
+    return Fraction(total, denominator * denominator)
 
 
 def toeplitz(coefficients: Sequence | None = None, *, rounds: int, max_participations: int, min_separation: int,

@@ -46,3 +46,16 @@ def test_a_log_breaking_the_plan_exits_2(itsa_privacy, tmp_path):
     res = itsa_privacy("tree", "--max-participations", "2", "--min-separation", "3", "--rounds", "8",
                        "--noise-multiplier", "2", "--log", log, check=False)
     assert res.returncode == 2 and "fewer than the planned min separation 3" in res.stderr
+
+
+def test_toeplitz_banded_json(itsa_privacy):
+    out = json.loads(itsa_privacy("toeplitz", "--coefficients", "1,1/2,1/4", "--rounds", "16",
+                                  "--max-participations", "2", "--min-separation", "3", "--json").stdout)
+    assert out["closed_form"] and out["sensitivity_squared"]["direction"] == "exact"
+    assert out["sensitivity_squared"]["value"] == "2.625" and out["tree_sensitivity_squared"] == 14
+
+
+def test_toeplitz_needs_one_mechanism(itsa_privacy):
+    res = itsa_privacy("toeplitz", "--rounds", "8", "--max-participations", "2", "--min-separation", "1",
+                       "--coefficients", "1", "--output-scale", "1/2", "--buf-decay", "1/2", check=False)
+    assert res.returncode == 2 and "give a banded" in res.stderr and res.stdout == ""
