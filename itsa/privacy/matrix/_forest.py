@@ -130,6 +130,14 @@ class Forest:
                 for j in range(1 << (t.height - level)):
                     yield t.base + (j << level), t.base + ((j + 1) << level)
 
+    def sensitivity_squared_of_all(self) -> int:
+        """``Σ_node size²``: a client in every round (each tree of ``2^h`` leaves gives ``2^h (2^(h+1) − 1)``).
+
+        >>> Forest.of(8).sensitivity_squared_of_all()
+        120
+        """
+        return sum(t.size * (2 * t.size - 1) for t in self.trees)
+
     def sensitivity_squared(self, rounds: Sequence[int]) -> int:
         """``Σ_node (rounds in node)²``: the squared ℓ2 sensitivity of a client taking part in ``rounds``.
 

@@ -81,11 +81,19 @@ class _Best:
     """The best values of the states of one table: key -> (value, round, state at that round)."""
 
     entries: dict = field(default_factory=dict)
+    pruned: int = 0
 
     def offer(self, key, value: int, where) -> None:
         old = self.entries.get(key)
         if old is None or value > old[0]:
             self.entries[key] = (value, *where)
+
+    def read(self) -> dict:
+        """The entries, the dominated ones dropped (once the table has grown by half since the last time)."""
+        if len(self.entries) > 1 and 2 * len(self.entries) > 3 * self.pruned:
+            self.entries = _pareto(self.entries)
+            self.pruned = len(self.entries)
+        return self.entries
 
 
 def worst_case(forest: Forest, max_participations: int, min_separation: int, per_segment: int | None = None,
@@ -110,6 +118,11 @@ def worst_case(forest: Forest, max_participations: int, min_separation: int, per
     (int, tuple of int)
         The exact worst case and its rounds (from 0).
     """
+    if min_separation == 0 and max_participations >= forest.rounds and (
+            per_segment is None or per_segment >= max(forest.segments)):
+        # every round is admissible at once, and each node's count is then the largest it can be
+        every = tuple(range(forest.rounds))
+        return forest.sensitivity_squared_of_all(), every
     clock = deadline or Deadline(None)
     gap = min_separation + 1
     l0 = first_big_level(min_separation)
@@ -165,7 +178,7 @@ def worst_case(forest: Forest, max_participations: int, min_separation: int, per
             if table is None:
                 continue
             ones = (1,) * (level - l0)
-            for (i, k, upper), (value, r, key) in table.entries.items():
+            for (i, k, upper), (value, r, key) in table.read().items():
                 if i < max_participations and k < cap:
                     _put(here, (i + 1, k + 1, ones + tuple(c + 1 for c in upper)), value + depth + 2 * sum(upper),
                          (r, key))
