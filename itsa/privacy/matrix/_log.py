@@ -36,7 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import Certified, exact_text, safe_decimal
-from itsa._util.checks import is_whole
+from itsa._util.checks import fraction, is_whole
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.files import read_text
@@ -241,8 +241,6 @@ def realized(log: ParticipationLog, *, max_participations: int, min_separation: 
     """
     schedule = check_schedule(max_participations, min_separation, per_epoch)
     total, segments = check_restarts(rounds, restarts)
-    from itsa._util.checks import fraction
-
     z = fraction("noise multiplier", noise_multiplier, low=0)
     d = check_delta(delta)
     forest = Forest.of(total, None if len(segments) == 1 else segments)
