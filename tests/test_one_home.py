@@ -166,8 +166,6 @@ MECHANISM_EVENTS = {"DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent",
 #: Modules outside those rooms that import a mechanism's module or its concrete event today, each with its reason:
 #: a fence that keeps the list from growing.
 IMPORTS_OUTSIDE = {
-    "itsa/planning/run/setup.py": "the discrete Gaussian's table size (TABLE_SIGMA), a simulation's limit",
-    "itsa/planning/run/transforms.py": "the discrete Gaussian's draw chunk (DRAW_CHUNK), the rounding's slice",
     "itsa/planning/rule/heuristic.py": "the k-standard-deviations rule is the distributed discrete Gaussian's",
     "itsa/planning/rule/beside.py": "the rule beside the plan, scored as the distributed discrete Gaussian",
     "itsa/frameworks/dp_accounting.py": "dp-accounting's events of the distributed discrete Gaussian",
