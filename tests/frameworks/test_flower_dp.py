@@ -149,7 +149,8 @@ def test_the_k1000_export_names_the_mods_and_the_workflow_in_flowers_order(cli):
     assert kw["clipping_range"] * 2 == kw["quantization_range"]
     assert out["distributed_dp"]["survivors"] == 900 and "whole model" in out["plain_flower"]
     compile(out["snippet"], "snippet", "exec")                         # the wiring, then plain SecAgg+
-    assert 'load(export["fit_workflow"])(export)' in out["snippet"] and "mods=[load(m)" in out["snippet"]
+    assert 'load(export["fit_workflow"])(export)' in out["snippet"]
+    assert '[load(export["pinned_mod"])(export)]' in out["snippet"] and load(out["pinned_mod"]) is pinned_mod
 
 
 def test_a_skellam_plan_exports_no_mods_and_says_why():
