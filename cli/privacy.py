@@ -293,3 +293,8 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
     show(result, as_json)
     if not result.ok:
         raise SystemExit(EXIT_FAILED)
+
+
+from .privacy_sample import sample  # noqa: E402  (a verb in its own module, registered on the group)
+
+privacy.add_command(sample)
