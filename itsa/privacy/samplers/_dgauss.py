@@ -46,7 +46,7 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._exact import LazyUniform, bracket, exp_neg_ball, geometric_thresholds
 from itsa.privacy.samplers._stream import BLOCK, BlockStream, stream_key
 
-__all__ = ["discrete_gaussian", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED", "MAX_DRAWS"]
+__all__ = ["discrete_gaussian", "geometric", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED", "MAX_DRAWS"]
 
 #: Largest σ² drawn: ``t = ⌊σ⌋ + 1 ≤ 2⁴⁶`` keeps every ``u``, ``t`` and ``|y| ≤ 47 t`` exact in float64.
 MAX_SIGMA_SQUARED = Fraction((2**46 - 1) ** 2)
@@ -94,6 +94,26 @@ def _exact_x(law: DiscreteGaussianLaw, u: int, y: int) -> Fraction:
     return Fraction(u, t) + (abs(y) - s2 / t) ** 2 / (2 * s2)
 
 
+def geometric(words: np.ndarray, more, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``v`` with ``P(v ≥ k) = e^(−k)`` from each word (its uniform's first 64 bits), and the rows past the table.
+
+    ``v`` counts the ``k`` with ``W < ⌊2⁶⁴ e^(−k)⌋``; a word equal to a
+    threshold, or 0, is refined with ``more()`` (in row order; only the
+    ``rows`` asked, default all) until each comparison ``U < e^(−k)`` is decided.
+    """
+    idx = np.searchsorted(THRESHOLDS, words, side="right")
+    v = (_K - idx).astype(np.int64)
+    open_v = (words == 0) | ((idx > 0) & (THRESHOLDS[np.maximum(idx - 1, 0)] == words))
+    beyond = np.zeros(len(words), dtype=bool)
+    for i in np.flatnonzero(open_v if rows is None else open_v & rows):
+        lazy, k = LazyUniform(int(words[i]), more), 1
+        while lazy.less(exp_neg_ball(Fraction(k))):
+            k += 1
+        v[i] = k - 1
+        beyond[i] = k - 1 >= _K                   # beyond the float range: the caller decides this row exactly
+    return v, beyond
+
+
 def _round(law: DiscreteGaussianLaw, stream: BlockStream, m: int) -> np.ndarray:
     """One round of ``m`` proposals: the accepted ``y`` in proposal order (int64)."""
     t = law.t
@@ -103,16 +123,7 @@ def _round(law: DiscreteGaussianLaw, stream: BlockStream, m: int) -> np.ndarray:
     limit = (2**64 // t) * t
     valid = w1 < np.uint64(limit) if limit < 2**64 else np.ones(m, dtype=bool)
     u = w1 % np.uint64(t)
-    idx = np.searchsorted(THRESHOLDS, w2, side="right")
-    v = (_K - idx).astype(np.int64)
-    open_v = (w2 == 0) | ((idx > 0) & (THRESHOLDS[np.maximum(idx - 1, 0)] == w2))
-    exact_rows = np.zeros(m, dtype=bool)
-    for i in np.flatnonzero(open_v & valid):          # U = W/2^64 + ...: count k with U < e^-k exactly
-        lazy, k = LazyUniform(int(w2[i]), stream.word), 1
-        while lazy.less(exp_neg_ball(Fraction(k))):
-            k += 1
-        v[i] = k - 1
-        exact_rows[i] = k - 1 >= _K                   # beyond the float range: decide this row exactly
+    v, exact_rows = geometric(w2, stream.word, valid)
     y_abs = u.astype(np.int64) + np.int64(t) * v
     valid &= ~(negative & (y_abs == 0))
     c, half_inverse = float(law.sigma_squared / t), float(1 / (2 * law.sigma_squared))

@@ -68,8 +68,9 @@ def exp_neg(x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x, dtype=np.float64)
     big = ~(x <= MAX_X)                   # nan would be caught here too
-    k = np.floor(np.where(big, 0.0, x) * _STEPS)
-    r = x - k * (1.0 / _STEPS)
+    xs = np.where(big, 0.0, x)
+    k = np.floor(xs * _STEPS)
+    r = xs - k * (1.0 / _STEPS)
     poly = ((((_C5 * r + _C4) * r + _C3) * r + _C2) * r - 1.0) * r + 1.0
     out = _TABLE[k.astype(np.intp)] * poly
     out[big] = 0.0
