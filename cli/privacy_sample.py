@@ -29,7 +29,8 @@ def sample(law, sigma_squared, count, seed, output, workers, time_limit, as_json
 
     from itsa._util.files import atomic_writer
     from itsa.exceptions import InvalidOption
-    from itsa.privacy.samplers import law_of, sample as run, seed_text
+    from itsa.privacy.samplers import law_of, seed_text
+    from itsa.privacy.samplers import sample as run
 
     from ._progress import time_limit_of
 

@@ -9,7 +9,7 @@ A plan's flat encoding runs in a Flower federation (``itsa[flower]``):
   ``S``, rotates it with the round's public signs, scales by ``γ``, rounds it
   as the plan rounds (to nearest, stochastically, or conditionally), adds the
   client's noise share (the exact discrete Gaussian sampler of
-  :mod:`itsa.privacy.sampler`, from a secret seed) and hands SecAgg+ the
+  :mod:`itsa.privacy.samplers`, from a secret seed) and hands SecAgg+ the
   resulting word with ``num_examples = 1``;
 - :func:`fit_workflow` builds, from the export alone, a
   ``SecAggPlusWorkflow`` that sends the plan and the round's public seed in
@@ -78,7 +78,8 @@ from itsa.exceptions import InvalidOption, VerificationError
 from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.rotation import Rotation
 from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
-from itsa.privacy.sampler import SamplerEngine, sample
+from itsa.privacy.sampler import SamplerEngine
+from itsa.privacy.samplers import discrete_gaussian
 from itsa.privacy.shares import survivors_under
 
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
@@ -117,7 +118,8 @@ class FlowerPlan:
     rotation, rounding, beta
         As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
     engine : str
-        The sampler's engine: ``exact`` (default) or ``table``.
+        The sampler's engine: ``exact``, the only one (the table engine's law is not the plan's, whose ε
+        is claimed for exact shares; it is refused).
     """
 
     clients: int
@@ -156,6 +158,9 @@ class FlowerPlan:
                                 f"window (|w| <= {self.shift}) for a word wider than 31 bits")
         object.__setattr__(self, "dropout", row.dropout)
         survivors_under(self.clients, self.dropout)             # checks clients
+        if SamplerEngine(self.engine) is not SamplerEngine.EXACT:
+            raise InvalidOption("engine: Flower's mod draws exact shares (the plan's epsilon is claimed for the exact "
+                                "law; the table engine's is another), not table")
         object.__setattr__(self, "engine", str(SamplerEngine(self.engine)))
 
     @classmethod
@@ -244,7 +249,7 @@ def _noise(plan: FlowerPlan, seed: str | None) -> np.ndarray:
     if plan.row.sigma_client == 0:
         return np.zeros(count, dtype=np.int64)
     text = seed if seed is not None else fresh_secret()
-    return np.array(sample(plan.row.sigma_client, count, text, plan.engine), dtype=np.int64)
+    return discrete_gaussian(plan.row.sigma_client ** 2, count, text)
 
 
 def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=None,

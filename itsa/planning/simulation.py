@@ -19,14 +19,13 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular import check_radix, parse_stages
 from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism
-from itsa.planning.mechanisms.dgauss import TABLE_SIGMA  # its home is the discrete Gaussian's room
 from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
 from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
 from itsa.privacy.shares import noise_shares, survivors_under
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
-           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "MIN_BLOCK", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
+           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "MIN_BLOCK", "CELLS_PER_SECOND", "MAX_SIGMA",
            "DEFAULT_TIME_LIMIT"]
 
 

@@ -23,8 +23,8 @@ from itsa.privacy.samplers._dgauss import (
     DiscreteGaussianLaw,
     discrete_gaussian,
 )
-from itsa.privacy.samplers._run import Law, SampleRun, law_of, sample
 from itsa.privacy.samplers._exact import LazyUniform, bracket, exp_neg
+from itsa.privacy.samplers._run import Law, SampleRun, law_of, sample
 from itsa.privacy.samplers._stream import BLOCK, BlockStream, seed_text, stream_key
 
 __all__ = ["sample", "Law", "SampleRun", "law_of", "discrete_gaussian", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED",

@@ -11,8 +11,7 @@ from scipy.stats import chi2
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
 from itsa.privacy.discrete_gaussian import pmf
-from itsa.privacy.samplers import BLOCK, DiscreteGaussianLaw, discrete_gaussian
-from itsa.privacy.samplers import _dgauss, _exact
+from itsa.privacy.samplers import BLOCK, DiscreteGaussianLaw, _dgauss, _exact, discrete_gaussian
 
 SIGMAS2 = [Fraction(1, 10), Fraction(1, 4), Fraction(5, 2), Fraction(9), Fraction(100, 3), Fraction(10**6)]
 
@@ -42,7 +41,7 @@ def _chi_square(draws, s2, floor=20):
     n = len(draws)
     values, counts = np.unique(draws, return_counts=True)
     observed = dict(zip(values.tolist(), counts.tolist()))
-    bins, expected, obs, acc_e, acc_o = [], [], [], 0.0, 0
+    expected, obs, acc_e, acc_o = [], [], 0.0, 0
     K = int(10 * math.sqrt(float(s2))) + 5
     with precision():
         sigma = to_arb(s2).sqrt()            # the pmf takes sigma
