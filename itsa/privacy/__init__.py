@@ -122,7 +122,6 @@ from itsa.privacy.rdp import (
     psa_tau,
 )
 from itsa.privacy.releasing import Release, release
-from itsa.privacy import samplers
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
 from itsa.privacy.samplers import SampleRun, sample
 from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
