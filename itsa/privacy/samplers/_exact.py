@@ -81,15 +81,18 @@ def exp_neg(x: np.ndarray) -> np.ndarray:
 _TOP = float(2**64 - 2**12)
 
 
-def bracket(x_hat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Integers ``lo ≤ 2⁶⁴ e^(−x) ≤ hi`` for every real ``x ≥ 0`` with ``|x − x̂| ≤ 2⁻³⁹`` (proof in the docs).
+def bracket(x_hat: np.ndarray, err: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integers ``lo ≤ 2⁶⁴ e^(−x) ≤ hi`` for every real ``x ≥ 0`` with ``|x − x̂| ≤ 2⁻³⁹ + err`` (proof in the docs).
 
-    Returns ``(lo, hi, unbounded)`` (uint64, uint64, bool): where
-    ``unbounded``, ``hi`` is ``2⁶⁴`` (no word rejects on the fast path).
+    ``err`` (optional, per element, at most 1/8) widens the bracket for an
+    ``x̂`` known less well: ``e^(±err) − 1`` is below ``2 err`` there. Returns
+    ``(lo, hi, unbounded)`` (uint64, uint64, bool): where ``unbounded``,
+    ``hi`` is ``2⁶⁴`` (no word rejects on the fast path).
     """
     p = exp_neg(x_hat) * 2.0**64
-    lo = np.floor(np.clip(p * (1.0 - MARGIN), 0.0, _TOP)).astype(np.uint64)
-    hi_f = np.ceil(p * (1.0 + MARGIN) + 1.0)
+    widen = MARGIN if err is None else MARGIN + 2.0 * np.asarray(err, dtype=np.float64)
+    lo = np.floor(np.clip(p * (1.0 - widen), 0.0, _TOP)).astype(np.uint64)
+    hi_f = np.ceil(p * (1.0 + widen) + 1.0)
     unbounded = hi_f >= _TOP
     hi = np.where(unbounded, 0.0, hi_f).astype(np.uint64)
     return lo, hi, unbounded

@@ -20,6 +20,7 @@ import numpy as np
 from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa.privacy.samplers._binomial import BinomialLaw, binomial
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _law, discrete_gaussian
 from itsa.privacy.samplers._stream import seed_text
 
@@ -30,6 +31,7 @@ class Law(StrEnum):
     """The laws ``itsa privacy sample`` draws."""
 
     DGAUSS = "dgauss"
+    BINOMIAL = "binomial"
 
 
 #: What the stream is, in words (the JSON's ``stream``).
@@ -37,9 +39,14 @@ STREAM = ("ChaCha20 (RFC 8439), key SHA-256('itsa-samplers-v1' NUL seed), nonce 
           "(65,536 draws a block), words uint64 LE")
 
 
-def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw:
-    """The law object of ``law`` at ``parameter`` (σ² of ``dgauss``), checked before any draw."""
-    choice("law", law, Law)
+def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | BinomialLaw:
+    """The law object of ``law`` at ``parameter`` (σ² of ``dgauss``, the coins ``N`` of ``binomial``), checked
+    before any draw."""
+    kind = choice("law", law, Law)
+    if kind is Law.BINOMIAL:
+        if isinstance(parameter, str) and parameter.strip().isdigit():
+            parameter = int(parameter)
+        return BinomialLaw(parameter)
     return _law(parameter)
 
 
@@ -49,7 +56,7 @@ class SampleRun(Displayable):
 
     Parameters
     ----------
-    law : DiscreteGaussianLaw
+    law : DiscreteGaussianLaw or BinomialLaw
         The law drawn.
     seed : str
         The seed text.
@@ -59,7 +66,7 @@ class SampleRun(Displayable):
         Wall-clock seconds the draws took.
     """
 
-    law: DiscreteGaussianLaw
+    law: DiscreteGaussianLaw | BinomialLaw
     seed: str
     draws: np.ndarray = field(repr=False)
     seconds: float
@@ -74,7 +81,9 @@ class SampleRun(Displayable):
 
     def rows(self) -> list[tuple[str, str]]:
         head = ", ".join(map(str, self.draws[:8].tolist())) + (" …" if len(self.draws) > 8 else "")
-        return [("law", f"{self.law.to_dict()['law']}, sigma^2 = {self.law.sigma_squared} (exact)"),
+        what = (f"sigma^2 = {self.law.sigma_squared} (exact)" if isinstance(self.law, DiscreteGaussianLaw)
+                else f"N = {self.law.coins:,} coins")
+        return [("law", f"{self.law.to_dict()['law']}, {what}"),
                 ("count", f"{len(self.draws):,}"), ("seconds", f"{self.seconds:.3f}"),
                 ("draws per second", f"{self.draws_per_second:,.0f}"), ("first draws", head), ("stream", STREAM)]
 
@@ -89,9 +98,10 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
     Parameters
     ----------
     law : Law or str
-        ``"dgauss"``: the discrete Gaussian, ``parameter`` its σ².
+        ``"dgauss"``: the discrete Gaussian, ``parameter`` its σ²; ``"binomial"``: ``Bin(N, ½)``'s heads,
+        ``parameter`` the coins ``N``.
     parameter : int, Fraction or str
-        The law's parameter, exactly (``"5/2"``, ``"2.5"``).
+        The law's parameter, exactly (``"5/2"``, ``"2.5"``; a whole number of coins).
     count : int
         Number of draws.
     seed : int or str
@@ -105,5 +115,8 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     text = seed_text(seed)
     begin = time.perf_counter()
-    draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
+    if isinstance(the_law, BinomialLaw):
+        draws = binomial(the_law.coins, count, text, workers=workers, time_limit=time_limit)
+    else:
+        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
     return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)

@@ -64,3 +64,27 @@ def test_never_writes_over_what_is_not_a_regular_file(tmp_path):
     fifo = tmp_path / "p.npy"
     os.mkfifo(fifo)
     assert run("dgauss", "--sigma-squared", 1, "--count", 5, "--seed", 1, "-o", fifo).exit_code == 2
+
+
+def test_binomial_writes_the_heads(tmp_path):
+    from itsa.privacy.samplers import binomial
+
+    out = tmp_path / "b.npy"
+    res = run("binomial", "--coins", 4_000_000_000, "--count", 1000, "--seed", 5, "-o", out, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["law"]["coins"] == 4_000_000_000
+    assert np.load(out).tobytes() == binomial(4_000_000_000, 1000, seed=5).tobytes()
+
+
+@pytest.mark.parametrize("args", [
+    ("binomial", "--sigma-squared", 3),
+    ("binomial", "--coins", 0),
+    ("binomial", "--coins", "2.5"),
+    ("dgauss", "--coins", 3),
+    ("binomial",),
+])
+def test_a_parameter_of_another_law_is_exit_2(tmp_path, args):
+    out = tmp_path / "x.npy"
+    res = run(*args, "--count", 5, "--seed", 1, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert not out.exists()
