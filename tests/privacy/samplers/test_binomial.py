@@ -9,8 +9,7 @@ from scipy.stats import binom, chi2
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
-from itsa.privacy.samplers import BLOCK, binomial
-from itsa.privacy.samplers import _binomial
+from itsa.privacy.samplers import BLOCK, _binomial, binomial
 
 
 @pytest.mark.parametrize("n", [256, 1000, 12345])
