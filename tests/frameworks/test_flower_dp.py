@@ -294,6 +294,28 @@ def test_a_distributed_plan_with_two_dropouts_is_released_with_the_survivors_noi
     assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)
 
 
+def test_a_binomial_plan_exports_mods_and_is_released_with_its_shares_noise():
+    """Binomial shares (exact Bin(N, 1/2) - N/2 per client) run in a Flower round like the discrete Gaussian's:
+    the released error's deviation is that of the survivors' coins, N/4 each, plus the rounding's."""
+    spec = {**spec_of("distributed", dimension=64), "noise": {"kind": "distributed", "mechanism": "binomial"}}
+    spec["encoding"]["word_bits"] = 24
+    export = the_export(spec)
+    assert export["client_mods"] == list(CLIENT_MODS) and export["fit_workflow"]
+    p = export["distributed_dp"]["plan"]
+    assert p["mechanism"] == "binomial"
+    model = [np.full(64, 1.5)]
+    rounds = run_in_process(export, clients=8, rounds=2, dropped=frozenset({0}), model=model)
+    steps = np.diff(np.vstack([flat(model)] + rounds), axis=0)
+    alive = range(1, 8)
+    err = (steps - np.mean([update_of(i, 64) for i in alive], axis=0)).ravel()
+    gamma, n = float(Fraction(p["gamma"])), len(alive)
+    coins = 2 * math.ceil(2 * Fraction(p["sigma_client"]) ** 2)
+    noise = n * coins / 4
+    low, high = math.sqrt(noise) / (gamma * n), math.sqrt(noise + n / 4) / (gamma * n)
+    tolerance = 5 / math.sqrt(2 * len(err))
+    assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)
+
+
 def test_a_client_that_pins_its_export_refuses_a_server_that_lowers_the_noise():
     from flwr.client.mod import secaggplus_mod
 
