@@ -6,7 +6,7 @@ Run:  python benchmarks/bench_samplers.py [--draws 1200000] [--opendp-draws 1000
 For each law, draws per second of
 
 - itsa: :func:`itsa.privacy.samplers.discrete_gaussian` or
-  :func:`~itsa.privacy.samplers.binomial` (exact; ChaCha20 stream), at
+  :func:`~itsa.privacy.samplers.fair_coins` (exact; ChaCha20 stream), at
   ``--draws`` (the cross-device client share: 1.2 million);
 - OpenDP 0.16's exact discrete Gaussian (``make_gaussian`` on integers: CKS
   in exact arithmetic) at the same σ (for the binomial, at the binomial's
@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from itsa.privacy.samplers import binomial, discrete_gaussian
+from itsa.privacy.samplers import discrete_gaussian, fair_coins
 
 #: (label, law, parameter): σ for the discrete Gaussian, N for the binomial.
 CASES = [("dgauss sigma=1000", "dgauss", 1000), ("dgauss sigma=1,739,710 (k1000's shares)", "dgauss", 1_739_710),
@@ -42,7 +42,7 @@ CASES = [("dgauss sigma=1000", "dgauss", 1000), ("dgauss sigma=1,739,710 (k1000'
 def _ours(law: str, parameter, count: int, workers: int) -> float:
     start = time.perf_counter()
     if law == "binomial":
-        binomial(parameter, count, seed="bench", workers=workers)
+        fair_coins(parameter, count, seed="bench", workers=workers)
     else:
         discrete_gaussian(Fraction(parameter) ** 2, count, seed="bench", workers=workers)
     return count / (time.perf_counter() - start)

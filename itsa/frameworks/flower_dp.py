@@ -8,7 +8,7 @@ A plan's flat encoding runs in a Flower federation (``itsa[flower]``):
   so the model itself is never clamped), clips it to the plan's ``ℓ2`` norm
   ``S``, rotates it with the round's public signs, scales by ``γ``, rounds it
   as the plan rounds (to nearest, stochastically, or conditionally), adds the
-  client's noise share (the exact discrete Gaussian or binomial sampler of
+  client's noise share (the exact sampler of its mechanism,
   :mod:`itsa.privacy.samplers`, from a secret seed) and hands SecAgg+ the
   resulting word with ``num_examples = 1``;
 - :func:`fit_workflow` builds, from the export alone, a
@@ -72,7 +72,7 @@ from typing import Any
 
 import numpy as np
 
-from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
+from itsa._util.certified import Certified, Direction, arb_to_fractions, exact_text, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.frameworks._flower_rules import MIN_THRESHOLD, resolve_shares
@@ -86,7 +86,7 @@ from itsa.privacy.shares import survivors_under
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
            "equal_weights_mod", "check_secagg_round",
            "pinned_mod", "fit_workflow", "fresh_secret",
-           "CLIENT_MODS", "FIT_WORKFLOW", "EXACT_MECHANISMS", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
+           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
 CLIENT_MODS = ("flwr.client.mod:secaggplus_mod", "itsa.frameworks.flower_dp:distributed_dp_mod")
@@ -95,8 +95,6 @@ FIT_WORKFLOW = "itsa.frameworks.flower_dp:fit_workflow"
 #: The fit configuration's keys: the plan (JSON text) and the round's public seed.
 CONFIG_PLAN = "itsa.plan"
 CONFIG_SEED = "itsa.round_seed"
-#: The mechanisms whose shares the mod draws (each has an exact sampler, :mod:`itsa.privacy.samplers`).
-EXACT_MECHANISMS = ("dgauss", "binomial")
 #: The widest word Flower's ``int32`` cast carries: ``0..2^31 − 1``.
 INT32_WINDOW = 2**31
 #: Flower's float aggregate is read back exactly while ``max(M, K Q)`` is at most this (three float64
@@ -118,8 +116,7 @@ class FlowerPlan:
         ``d`` (the model's parameters, all arrays flattened), ``S``, ``γ`` and ``M = 2^b``.
     sigma_client, noise, mechanism
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
-        the discrete Gaussian (``dgauss``) or binomial shares (``binomial``): the mechanisms with an exact sampler
-        in itsa (:data:`EXACT_MECHANISMS`).
+        the mechanisms whose room draws exactly (``exact_draws``: the discrete Gaussian, Bin(N, 1/2) − N/2).
     rotation, rounding, beta
         As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
     engine : str
@@ -143,9 +140,9 @@ class FlowerPlan:
     row: SimulationSetup = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        if self.mechanism not in EXACT_MECHANISMS:
-            raise InvalidOption(f"mechanism: Flower's mod draws shares with itsa's exact samplers "
-                                f"({', '.join(EXACT_MECHANISMS)}); {self.mechanism} shares have none")
+        if not mechanism(self.mechanism).exact_draws:
+            raise InvalidOption(f"mechanism: Flower's mod draws shares with itsa's exact samplers; "
+                                f"{self.mechanism} shares have none")
         row = SimulationSetup(clients=1, dimension=self.dimension, clip=Fraction(str(self.clip)),
                               gamma=Fraction(str(self.gamma)), sigma_client=Fraction(str(self.sigma_client)),
                               modulus=self.modulus, noise=self.noise, rotation=self.rotation, rounding=self.rounding,
@@ -226,7 +223,8 @@ class FlowerPlan:
         """The probability that a client's centred word leaves Flower's ``int32`` window in a round (it then
         drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
         carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2v))``, a share being ``v``-subgaussian
-        (``v = σ²`` for a discrete Gaussian share, ``N/4`` for a binomial one, Hoeffding), over the ``d'`` words."""
+        (the mechanism room's proxy: ``σ²`` for a discrete Gaussian share, ``N/4`` for ``N`` fair coins, Hoeffding),
+        over the ``d'`` words."""
         if self.shift == 0 or self.row.noise != NoiseShares.DISTRIBUTED or self.row.sigma_client == 0:
             why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
             return Certified.exact("window drop", 0, f"exact: {why}")
@@ -234,9 +232,9 @@ class FlowerPlan:
         proxy = mechanism(self.mechanism).wrap_noise(self.row.sigma_client, 1)[0]
         with precision():
             ball = 2 * self.row.rotated_dimension * (-(to_arb(room) ** 2) / (2 * to_arb(proxy))).exp()
-        what = "sigma^2" if self.mechanism == "dgauss" else "N/4"
-        method = (f"a share is {what}-subgaussian: P[|Z| >= {room}] <= 2 exp(-t^2/(2 {what})), union over the "
-                  f"{self.row.rotated_dimension} words (at most 1)")
+        what = "sigma^2" if proxy == self.row.sigma_client ** 2 else f"v = {exact_text(proxy)}"
+        method = (f"a share is {what}-subgaussian: P[|Z| >= {room}] <= 2 exp(-t^2/(2 {what.split(' = ')[0]})), "
+                  f"union over the {self.row.rotated_dimension} words (at most 1)")
         low, high = arb_to_fractions(ball)
         return Certified("window drop", min(low, Fraction(1)), min(high, Fraction(1)), Direction.UPPER, method)
 

@@ -38,7 +38,7 @@ from itsa.exceptions import InvalidOption
 from itsa.planning.mechanisms.base import NoiseMechanism, Premises
 from itsa.privacy.binomial_count import BinomialSharesEvent
 from itsa.privacy.events import Event
-from itsa.privacy.samplers import binomial
+from itsa.privacy.samplers import fair_coins
 
 __all__ = ["Binomial", "MAX_COINS"]
 
@@ -49,6 +49,7 @@ MAX_COINS = 10**18
 class Binomial(NoiseMechanism):
     name = "binomial"
     title = "binomial (centred fair coins)"
+    exact_draws = True
     frameworks = {"dap": "draft-case-ppm-binomial-dp: Bin(N, 1/2) from shared fair coins in MPC"}
     premises = Premises(rdp_at_least_gaussian=False, variance_at_most_sigma2=False, unbiased=True,
                         why="a share Bin(N, 1/2) - N/2 with N = 2 ceil(2 sigma^2) even is an integer of mean 0 and "
@@ -87,7 +88,7 @@ class Binomial(NoiseMechanism):
             raise InvalidOption(f"sigma_client: binomial shares are simulated up to {MAX_COINS:.0e} coins")
 
     def draws(self, sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-        """``Bin(N, ½) − N/2`` draws, exactly: :func:`itsa.privacy.samplers.binomial` on the stream of
+        """``Bin(N, ½) − N/2`` draws, exactly: :func:`itsa.privacy.samplers.fair_coins` on the stream of
         ``seed_text``, with a look at ``clock`` before each block of draws."""
         n = self.coins(sigma)
-        return binomial(n, count, seed_text, time_limit=clock) - n // 2
+        return fair_coins(n, count, seed_text, time_limit=clock) - n // 2

@@ -2,7 +2,7 @@
 
     sample(law, parameter, count, seed, *, workers=1, time_limit=None) -> SampleRun     # timed, for the CLI
     discrete_gaussian(sigma_squared, count, seed, *, start=0, workers=1) -> int64 array   # N_Z(0, sigma^2), exactly
-    binomial(coins, count, seed, *, start=0, workers=1) -> int64 array              # Bin(N, 1/2) heads, exactly
+    fair_coins(coins, count, seed, *, start=0, workers=1) -> int64 array            # Bin(N, 1/2) heads, exactly
     stream_key(seed) -> bytes; BlockStream(key, tag, block).words(n)                      # the stream
     exp_neg, bracket, LazyUniform                                                         # the exact decisions
 
@@ -18,7 +18,7 @@ Examples
 'int64'
 """
 
-from itsa.privacy.samplers._binomial import MAX_COINS, BinomialLaw, binomial
+from itsa.privacy.samplers._coins import MAX_COINS, CoinsLaw, fair_coins
 from itsa.privacy.samplers._dgauss import (
     MAX_SIGMA_SQUARED,
     MIN_SIGMA_SQUARED,
@@ -29,5 +29,5 @@ from itsa.privacy.samplers._exact import LazyUniform, bracket, exp_neg
 from itsa.privacy.samplers._run import Law, SampleRun, law_of, sample
 from itsa.privacy.samplers._stream import BLOCK, BlockStream, seed_text, stream_key
 
-__all__ = ["sample", "Law", "SampleRun", "law_of", "discrete_gaussian", "binomial", "BinomialLaw", "MAX_COINS", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED",
+__all__ = ["sample", "Law", "SampleRun", "law_of", "discrete_gaussian", "fair_coins", "CoinsLaw", "MAX_COINS", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED",
            "BLOCK", "BlockStream", "seed_text", "stream_key", "LazyUniform", "bracket", "exp_neg"]

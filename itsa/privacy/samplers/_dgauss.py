@@ -65,7 +65,13 @@ _K = len(THRESHOLDS)
 
 @dataclass(frozen=True)
 class DiscreteGaussianLaw:
-    """``N_Z(0, σ²)`` with its proposal's constants: ``t = ⌊σ⌋ + 1`` and the floats ``σ²/t``, ``1/(2σ²)``."""
+    """``N_Z(0, σ²)`` with its proposal's constant ``t = ⌊σ⌋ + 1``.
+
+    Parameters
+    ----------
+    sigma_squared : Fraction
+        ``σ²``, exactly, in ``[10⁻³⁰⁰, (2⁴⁶ − 1)²]``.
+    """
 
     sigma_squared: Fraction
 

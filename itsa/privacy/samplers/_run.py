@@ -20,7 +20,7 @@ import numpy as np
 from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
-from itsa.privacy.samplers._binomial import BinomialLaw, binomial
+from itsa.privacy.samplers._coins import CoinsLaw, fair_coins
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _law, discrete_gaussian
 from itsa.privacy.samplers._stream import seed_text
 
@@ -39,14 +39,14 @@ STREAM = ("ChaCha20 (RFC 8439), key SHA-256('itsa-samplers-v1' NUL seed), nonce 
           "(65,536 draws a block), words uint64 LE")
 
 
-def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | BinomialLaw:
+def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | CoinsLaw:
     """The law object of ``law`` at ``parameter`` (σ² of ``dgauss``, the coins ``N`` of ``binomial``), checked
     before any draw."""
     kind = choice("law", law, Law)
     if kind is Law.BINOMIAL:
         if isinstance(parameter, str) and parameter.strip().isdigit():
             parameter = int(parameter)
-        return BinomialLaw(parameter)
+        return CoinsLaw(parameter)
     return _law(parameter)
 
 
@@ -56,7 +56,7 @@ class SampleRun(Displayable):
 
     Parameters
     ----------
-    law : DiscreteGaussianLaw or BinomialLaw
+    law : DiscreteGaussianLaw or CoinsLaw
         The law drawn.
     seed : str
         The seed text.
@@ -66,7 +66,7 @@ class SampleRun(Displayable):
         Wall-clock seconds the draws took.
     """
 
-    law: DiscreteGaussianLaw | BinomialLaw
+    law: DiscreteGaussianLaw | CoinsLaw
     seed: str
     draws: np.ndarray = field(repr=False)
     seconds: float
@@ -115,8 +115,8 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     text = seed_text(seed)
     begin = time.perf_counter()
-    if isinstance(the_law, BinomialLaw):
-        draws = binomial(the_law.coins, count, text, workers=workers, time_limit=time_limit)
+    if isinstance(the_law, CoinsLaw):
+        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit)
     else:
         draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
     return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)

@@ -67,7 +67,7 @@ def test_never_writes_over_what_is_not_a_regular_file(tmp_path):
 
 
 def test_binomial_writes_the_heads(tmp_path):
-    from itsa.privacy.samplers import binomial
+    from itsa.privacy.samplers import fair_coins as binomial
 
     out = tmp_path / "b.npy"
     res = run("binomial", "--coins", 4_000_000_000, "--count", 1000, "--seed", 5, "-o", out, "--json")

@@ -9,7 +9,9 @@ from scipy.stats import binom, chi2
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
-from itsa.privacy.samplers import BLOCK, _binomial, binomial
+from itsa.privacy.samplers import BLOCK
+from itsa.privacy.samplers import _coins as _binomial
+from itsa.privacy.samplers import fair_coins as binomial
 
 
 @pytest.mark.parametrize("n", [256, 1000, 12345])

@@ -1,4 +1,5 @@
-"""``Bin(N, ½)``, exactly, vectorised: popcounts for small ``N``, a discrete Gaussian envelope beyond.
+"""``Bin(N, ½)`` (the heads of ``N`` fair coins), exactly, vectorised: popcounts for small ``N``, a discrete
+Gaussian envelope beyond.
 
 Small ``N`` (at most :data:`POPCOUNT_COINS`): the number of ones among ``N``
 stream bits. Larger ``N = 2n + b`` (``b ∈ {0, 1}``): ``n + J + (a fair bit if
@@ -17,10 +18,10 @@ bracket of ``Φ̂`` widened by ``R``'s bound and the float error, or exactly
 
 Examples
 --------
->>> a = binomial(10**10, 5, seed=1)
+>>> a = fair_coins(10**10, 5, seed=1)
 >>> a.dtype.name, bool((abs(a - 5 * 10**9) < 10**6).all())
 ('int64', True)
->>> binomial(3, 4, seed=2).tolist() == binomial(3, 4, seed=2).tolist()
+>>> fair_coins(3, 4, seed=2).tolist() == fair_coins(3, 4, seed=2).tolist()
 True
 """
 
@@ -41,13 +42,13 @@ from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _round
 from itsa.privacy.samplers._exact import LazyUniform, bracket
 from itsa.privacy.samplers._stream import BLOCK, BlockStream, stream_key
 
-__all__ = ["binomial", "BinomialLaw", "POPCOUNT_COINS", "MAX_COINS"]
+__all__ = ["fair_coins", "CoinsLaw", "POPCOUNT_COINS", "MAX_COINS"]
 
 #: Up to this many coins a draw is a popcount of stream bits (at most 8 words a draw).
 POPCOUNT_COINS = 512
 #: Most coins: ``n + J`` must fit int64 with room.
 MAX_COINS = 1 << 62
-#: Tag of the binomial's streams.
+#: Tag of the streams of ``Bin(N, ½)``.
 TAG = b"bino"
 #: Proposals per round (as the discrete Gaussian's).
 ROUNDS = (4096, 16384, 32768)
@@ -57,8 +58,14 @@ _U = 2.0**-53
 
 
 @dataclass(frozen=True)
-class BinomialLaw:
-    """``Bin(N, ½)``: the number of heads among ``N`` fair coins."""
+class CoinsLaw:
+    """``Bin(N, ½)``: the number of heads among ``N`` fair coins.
+
+    Parameters
+    ----------
+    coins : int
+        ``N``, from 1 to ``2⁶²``.
+    """
 
     coins: int
 
@@ -66,7 +73,7 @@ class BinomialLaw:
         whole_number("coins", self.coins, minimum=1, maximum=MAX_COINS)
 
     def to_dict(self) -> dict:
-        return {"law": "binomial Bin(N, 1/2), the number of heads", "coins": self.coins}
+        return {"law": "Bin(N, 1/2), the number of heads of N fair coins", "coins": self.coins}
 
 
 def _phi(j: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -133,7 +140,7 @@ def _block(coins: int, key: bytes, block: int, n: int) -> np.ndarray:
     return np.concatenate(parts)[:n]
 
 
-def binomial(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
+def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
              time_limit: float | Deadline | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of ``Bin(N, ½)`` (the number of heads, int64) from the stream of ``seed``.
 
@@ -148,12 +155,12 @@ def binomial(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
     -----
     Exact: popcounts up to :data:`POPCOUNT_COINS` coins; beyond, rejection
     from the discrete Gaussian of ``σ² = (2⌊N/2⌋ + 1)/4``, which dominates
-    the central binomial coefficients (the bound ``C(2n, n+j) ≤ C(2n, n)
+    the coefficients ``C(2n, n+j)`` (the bound ``C(2n, n+j) ≤ C(2n, n)
     e^(−2j²/(2n+1))`` is the ``Φ ≥ 0`` of the module's series). Not constant-time.
     """
-    if isinstance(coins, BinomialLaw):
+    if isinstance(coins, CoinsLaw):
         coins = coins.coins
-    BinomialLaw(coins)
+    CoinsLaw(coins)
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
@@ -162,7 +169,7 @@ def binomial(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
     jobs = [(b, min(BLOCK, start + count - b * BLOCK)) for b in range(first, stop)]
 
     def one(job: tuple[int, int]) -> np.ndarray:
-        clock.check(f"exact binomial draws of block {job[0]} (nothing drawn is kept)")
+        clock.check(f"exact Bin(N, 1/2) draws of block {job[0]} (nothing drawn is kept)")
         return _block(coins, key, *job)
 
     if workers == 1 or len(jobs) < 2:
@@ -172,5 +179,5 @@ def binomial(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
             parts = list(pool.map(one, jobs))
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     if len(out) and not (0 <= int(out.min()) and int(out.max()) <= coins):
-        raise InvalidOption("binomial: a draw outside 0..N (a bug: please report it)")
+        raise InvalidOption("fair coins: a draw outside 0..N (a bug: please report it)")
     return out[start - first * BLOCK:][:count].astype(np.int64)
