@@ -152,6 +152,23 @@ def test_the_k1000_export_names_the_mods_and_the_workflow_in_flowers_order(cli):
     assert 'load(export["fit_workflow"])(export)' in out["snippet"] and "mods=[load(m)" in out["snippet"]
 
 
+def test_the_shipped_binomial_plan_exports_the_mods_and_the_workflow(cli):
+    r = cli("plan", "k10000-binomial", "--export", "flower", "--quiet")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["client_mods"] == list(CLIENT_MODS) and out["fit_workflow"]
+    p = out["distributed_dp"]["plan"]
+    assert (p["mechanism"], p["engine"]) == ("binomial", "exact")
+    assert not any("no client_mods" in n for n in out["notes"])
+    assert "client_mods add them" in out["epsilon_premises"][1]
+
+
+def test_the_mod_refuses_the_table_engine_where_the_plans_epsilon_is_claimed():
+    export = the_export(spec_of("distributed"))
+    with pytest.raises(InvalidOption, match="engine"):
+        FlowerPlan.from_dict({**export["distributed_dp"]["plan"], "engine": "table"})
+
+
 def test_a_skellam_plan_exports_no_mods_and_says_why():
     out = the_export({**spec_of("distributed"), "noise": {"kind": "distributed", "mechanism": "skellam"}})
     assert out["client_mods"] == [] and out["fit_workflow"] is None
