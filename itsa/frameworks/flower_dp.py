@@ -76,22 +76,26 @@ from itsa._util.certified import Certified, Direction, arb_to_fractions, exact_t
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.frameworks._flower_rules import MIN_THRESHOLD, resolve_shares
-from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.rotation import Rotation
-from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
+from itsa.planning.run.setup import SimulationSetup
+from itsa.planning.run.transforms import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
+from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.neighbours import Rounding
 from itsa.privacy.sampler import SamplerEngine
 from itsa.privacy.shares import survivors_under
 
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
            "equal_weights_mod", "check_secagg_round",
            "pinned_mod", "fit_workflow", "fresh_secret",
-           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
+           "CLIENT_MODS", "FIT_WORKFLOW", "PINNED_MOD", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
 CLIENT_MODS = ("flwr.client.mod:secaggplus_mod", "itsa.frameworks.flower_dp:distributed_dp_mod")
 #: The callable that takes the parsed export and returns ``DefaultWorkflow``'s ``fit_workflow``.
 FIT_WORKFLOW = "itsa.frameworks.flower_dp:fit_workflow"
+#: A client's own copy of the export pinned: ``load(PINNED_MOD)(export)`` takes the last client mod's place.
+PINNED_MOD = "itsa.frameworks.flower_dp:pinned_mod"
 #: The fit configuration's keys: the plan (JSON text) and the round's public seed.
 CONFIG_PLAN = "itsa.plan"
 CONFIG_SEED = "itsa.round_seed"
@@ -118,7 +122,7 @@ class FlowerPlan:
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
         the mechanisms whose room draws exactly (``exact_draws``: the discrete Gaussian, Bin(N, 1/2) − N/2).
     rotation, rounding, beta
-        As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
+        As the plan encodes (:class:`~itsa.planning.run.setup.SimulationSetup`).
     engine : str
         The sampler's engine: ``exact``, the only one (the table engine's law is not the plan's, whose ε
         is claimed for exact shares; it is refused).
@@ -131,7 +135,7 @@ class FlowerPlan:
     modulus: int
     dropout: Fraction | int | str = 0
     sigma_client: Fraction | int | str = 0
-    noise: str = NoiseShares.DISTRIBUTED
+    noise: str = NoiseKind.DISTRIBUTED
     mechanism: str = "dgauss"
     rotation: str = Rotation.NONE
     rounding: str = Rounding.NEAREST
@@ -167,7 +171,7 @@ class FlowerPlan:
 
     @classmethod
     def from_plan(cls, plan) -> FlowerPlan:
-        """A plan's flat encoding, read as :func:`itsa.planning.plan_setup.setup_from_plan` reads it (one client's
+        """A plan's flat encoding, read as :func:`itsa.planning.run.from_plan.setup_from_plan` reads it (one client's
         row: a real cohort is not bounded by the simulation's cells)."""
         d, enc = plan.deployment, plan.encoding
         if d.encoding.layered:
@@ -225,7 +229,7 @@ class FlowerPlan:
         carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2v))``, a share being ``v``-subgaussian
         (the mechanism room's proxy: ``σ²`` for a discrete Gaussian share, ``N/4`` for ``N`` fair coins, Hoeffding),
         over the ``d'`` words."""
-        if self.shift == 0 or self.row.noise != NoiseShares.DISTRIBUTED or self.row.sigma_client == 0:
+        if self.shift == 0 or self.row.noise != NoiseKind.DISTRIBUTED or self.row.sigma_client == 0:
             why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
             return Certified.exact("window drop", 0, f"exact: {why}")
         room = self.shift - self.largest_rounded
@@ -277,7 +281,7 @@ def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=
     y = (x if signs is None else rotate(x, signs, plan.row.rotation))[None, :]
     coins = rng if rng is not None else np.random.default_rng(int(fresh_secret(), 16))
     ints, _ = round_rows(coins, y, plan.row, norm_cap(plan.row))
-    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseShares.DISTRIBUTED else 0)
+    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseKind.DISTRIBUTED else 0)
     q, shift = plan.quantization_range, plan.shift
     if shift == 0:
         words = np.mod(words, plan.modulus)
@@ -322,7 +326,7 @@ def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round
     (:func:`word_sum`), the central draw added (central noise), centred, un-rotated and divided by ``γ n``."""
     n, m = reporting, plan.modulus
     total = word_sum(plan, aggregate, reporting=n)
-    if plan.row.noise == NoiseShares.CENTRAL:
+    if plan.row.noise == NoiseKind.CENTRAL:
         total = np.mod(total + _noise(plan, noise_seed), m)
     values = centred(total, m).astype(np.float64)
     signs = plan.signs(round_seed)
