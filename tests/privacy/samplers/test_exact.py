@@ -6,6 +6,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from itsa._util.certified import precision, to_arb
 from itsa.privacy.samplers import BlockStream, LazyUniform, bracket, exp_neg, stream_key
@@ -118,3 +120,15 @@ def test_bernoulli_exp_from_words(gamma):
         hits[i] = LazyUniform(int(words[i]), stream.word).less(exp_neg_ball(gamma))
     p = math.exp(-gamma)
     assert abs(hits.mean() - p) < 4.5 * math.sqrt(p * (1 - p) / n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=st.floats(min_value=0, max_value=720, allow_nan=False), err=st.sampled_from([0.0, 2.0**-30, 2.0**-12]))
+def test_bracket_encloses_every_threshold_property(x, err):
+    """For any x̂ (and a widening err), lo <= 2^64 e^-x <= hi for x = x̂ +- (2^-39 + err)."""
+    lo, hi, unbounded = bracket(np.array([x]), np.array([err]))
+    with precision(200):
+        for sign in (1, -1):
+            xe = max(Fraction(x) + sign * (Fraction(1, 2**39) + Fraction(err)), Fraction(0))
+            t = (-to_arb(xe)).exp() * flint.arb(2) ** 64
+            assert t >= int(lo[0]) and (unbounded[0] or t <= int(hi[0]))
