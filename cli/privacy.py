@@ -300,3 +300,8 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
 from .privacy_sample import sample  # noqa: E402  (a verb in its own module, registered on the group)
 
 privacy.add_command(sample)
+
+from .privacy_tree import toeplitz, tree  # noqa: E402  (DP-FTRL's verbs: their own module, registered on the group)
+
+privacy.add_command(tree)
+privacy.add_command(toeplitz)
