@@ -124,6 +124,7 @@ from itsa.privacy.rdp import (
 )
 from itsa.privacy.releasing import Release, release
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
+from itsa.privacy.matrix import TreeAccounting, toeplitz, tree
 from itsa.privacy.samplers import DiscreteGaussianLaw, SampleRun, fair_coins, sample
 from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
 from itsa.privacy.sizing import Sensitivity, sensitivity
@@ -135,7 +136,8 @@ hamilton_weights = weights
 sensitivity_report = sensitivity
 
 __all__ = [
-    "account", "binomial", "calibrate", "noise", "release", "sample", "sensitivity", "weights", "SampleRun", "DiscreteGaussianLaw", "fair_coins",
+    "account", "binomial", "calibrate", "noise", "release", "sample", "sensitivity", "toeplitz", "tree", "weights",
+    "TreeAccounting", "SampleRun", "DiscreteGaussianLaw", "fair_coins",
     "BinomialCoins", "binomial_delta", "draft_coins",
     "DEFAULT_DELTA", "Accounting", "Entry", "PerRound", "one_round_epsilon", "GaussianEvent", "Accountant",
     "ACCOUNTANTS", "RdpAccountant", "MironovAccountant", "CksAccountant", "TightAccountant", "BasicAccountant",

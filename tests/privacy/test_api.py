@@ -16,7 +16,7 @@ VERBS = sorted(group.commands)
 
 def test_every_verb_is_an_exported_function_of_its_name():
     assert VERBS == ["account", "binomial", "calibrate", "noise", "release", "sample", "sensitivity",
-                     "weights"]
+                     "toeplitz", "tree", "weights"]
     for verb in VERBS:
         assert verb in privacy.__all__ and inspect.isfunction(getattr(privacy, verb)), verb
 
