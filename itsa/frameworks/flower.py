@@ -66,6 +66,15 @@ CONVENTION = ("itsa's degree k counts a client's neighbours (the SecAgg+ paper's
               "complete graph); the threshold t is the same number in both: t shares rebuild a secret")
 #: The Flower wrapper that adds central Gaussian noise to the aggregate of clipped updates.
 CENTRAL_WRAPPER = "DifferentialPrivacyClientSideFixedClipping"
+#: What makes Flower's central wrapper's z hold: every client weighs the same in FedAvg's mean.
+WRAPPER_PREMISE = ("equal weights: the wrapper adds z C/N to FedAvg's mean, which weighs a client by its num_examples, "
+                   "so the mean's sensitivity is C max_i w_i / sum(w): the C/N this z is calibrated for only when every "
+                   "weight is equal (a client with twice the average weight doubles it); "
+                   "itsa.frameworks.flower_dp:equal_weights_mod makes every fit reply weigh 1. Without SecAgg+: "
+                   "fixedclipping_mod returns the whole model, which SecAggPlusWorkflow would quantize into "
+                   "+-clipping_range (the plan's client_mods and fit_workflow are the path with SecAgg+)")
+#: The wrapper's client mods, outermost first: the weight is set after the clipping.
+WRAPPER_MODS = ("itsa.frameworks.flower_dp:equal_weights_mod", "flwr.client.mod:fixedclipping_mod")
 NO_WRAPPER = ("Flower's DP wrappers have no counterpart for noise the clients add themselves (distributed discrete "
               "noise): they add central Gaussian noise on the server, so no wrapper is written; client_mods and "
               "fit_workflow add the plan's own shares")
@@ -110,8 +119,10 @@ class FlowerExport(Displayable):
         if self.dp_wrapper is not None:
             kw = self.dp_wrapper["kwargs"]
             lines += ["", "from flwr.server.strategy import " + CENTRAL_WRAPPER,
-                      "# clients: app = ClientApp(..., mods=[secaggplus_mod, fixedclipping_mod])",
-                      f"strategy = {CENTRAL_WRAPPER}(", "    strategy,"]
+                      "# clients, without SecAgg+ (see dp_wrapper's premise): app = ClientApp(..., "
+                      "mods=[equal_weights_mod, fixedclipping_mod])"]
+            lines += ["# " + part for part in _wrap("premise: " + self.dp_wrapper["premise"])]
+            lines += [f"strategy = {CENTRAL_WRAPPER}(", "    strategy,"]
             lines += [f"    {key}={value!r}," for key, value in kw.items()]
             lines.append(")")
         else:
@@ -252,8 +263,8 @@ def secaggplus_kwargs(*, degree: int, threshold: int, gamma, word_bits: int, cli
         if noise_multiplier is None:
             raise InvalidOption("noise_multiplier: central noise needs one for Flower's wrapper")
         z = fraction("noise multiplier", noise_multiplier, low=0)
-        wrapper = {"class": CENTRAL_WRAPPER, "mod": "fixedclipping_mod",
-                   "kwargs": {"noise_multiplier": float(z), "clipping_norm": c, "num_sampled_clients": n}}
+        wrapper = {"class": CENTRAL_WRAPPER, "mod": "fixedclipping_mod", "client_mods": list(WRAPPER_MODS),
+                   "premise": WRAPPER_PREMISE, "kwargs": {"noise_multiplier": float(z), "clipping_norm": c, "num_sampled_clients": n}}
         note = (f"central Gaussian noise of standard deviation z S on the sum ({CENTRAL_WRAPPER} adds z S / n to "
                 "the mean; the server sees the aggregate before the noise)")
     elif noise_kind is None:

@@ -254,3 +254,22 @@ def test_flowers_noise_multiplier_has_one_home_the_plan_prints_what_the_export_w
     assert printed == repr(kw["noise_multiplier"])
     d = central.deployment
     assert kw["noise_multiplier"] == home(sigma=central.noise.sigma_client, gamma=central.encoding.gamma, clip=d.clip)
+
+
+def test_the_central_export_says_the_wrappers_weighting_and_names_only_pieces_that_exist(central):
+    """Flower's wrapper calibrates z for FedAvg's mean at equal weights: the export says so and names the mod
+    that enforces it; the plan's own pieces are the path with SecAgg+; every named piece imports."""
+    out = export_plan(central, "flower").to_dict()
+    wrapper = out["dp_wrapper"]
+    assert wrapper["client_mods"] == ["itsa.frameworks.flower_dp:equal_weights_mod", "flwr.client.mod:fixedclipping_mod"]
+    assert "equal weights" in wrapper["premise"] and "max_i w_i" in wrapper["premise"]
+    assert out["dp_note"].startswith("client_mods and fit_workflow add the plan's central noise")
+    assert "premise: equal weights" in out["snippet"] and "mods=[equal_weights_mod, fixedclipping_mod]" in out["snippet"]
+    pytest.importorskip("flwr")
+    import importlib
+
+    for name in [*wrapper["client_mods"], *out["client_mods"], out["fit_workflow"]]:
+        module, attribute = name.split(":")
+        assert callable(getattr(importlib.import_module(module), attribute))
+    rows = dict(central.frameworks.rows())
+    assert "certified only with equal client weights" in rows["Flower DP wrapper"]
