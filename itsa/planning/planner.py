@@ -69,7 +69,6 @@ from itsa.planning.sections import (
     ErrorPlan,
     KeysPlan,
     PayloadPlan,
-    bits_floor,
     mean_square_error,
     size_deployment_keys,
     size_heuristic,
@@ -460,7 +459,7 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     keys = _keys(deployment, instance, payload, deadline, seed, report)
 
     noise = _accounted(inputs.noise, noise, gamma, error)
-    payload = replace(payload, floor=bits_floor(inputs.noise, noise, enc.word_bits, payload.bits_per_round.upper()))
+    payload = payload.with_floor(inputs.noise, noise, enc.word_bits)
 
     deadline.check("plan: the k-standard-deviations rule")
     heuristic = size_heuristic(inputs.noise, noise, enc, overflow=deployment.overflow, per_round=inputs.per_round)

@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -145,6 +145,10 @@ class PayloadPlan(Displayable):
                                            f"({self.flat_bits_per_coordinate.direction})"))
         return (rows + ([("payload note", self.note)] if self.note else [])
                 + ([] if self.floor is None else self.floor.rows()))
+
+    def with_floor(self, inputs: NoiseInputs, noise, word_bits: int) -> PayloadPlan:
+        """The payload with its :class:`BitsFloor` (:func:`bits_floor`) at the accounted ``noise``."""
+        return replace(self, floor=bits_floor(inputs, noise, word_bits, self.bits_per_round.upper()))
 
     def to_dict(self) -> dict:
         return {"bits_per_coordinate": self.bits_per_coordinate.to_dict(),
