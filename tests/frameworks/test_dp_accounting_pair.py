@@ -209,6 +209,9 @@ def test_a_production_sampled_plan_is_within_two_percent_of_dp_accountings_calib
     privacy = p.deployment.privacy
     assert p.noise.accounting.upper_method == SAMPLED_KEY
     assert "coordinate by coordinate" in str(p.noise.epsilon.method)
+    # the bracket: the sampled mechanism's own lower bound (a threshold test) within 2 % of the plan's epsilon
+    lower = p.noise.accounting.epsilon_lower
+    assert lower is not None and p.noise.epsilon.upper() * Fraction(98, 100) <= lower.upper() <= p.noise.epsilon.upper()
 
     def make(z):
         return dp.SelfComposedDpEvent(dp.PoissonSampledDpEvent(rate, dp.GaussianDpEvent(z)), privacy.rounds)
