@@ -319,7 +319,7 @@ def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
     (:mod:`itsa.frameworks.flower_dp`), or, for a plan they cannot run, why not."""
     from dataclasses import replace
 
-    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, FlowerPlan
+    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, PINNED_MOD, FlowerPlan
 
     d, e = plan.deployment, plan.encoding
     plain = (f"without itsa's mods, SecAggPlusWorkflow's settings above quantize what the app returns: the app must "
@@ -348,7 +348,7 @@ def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
                 "unweighted sum of updates the plan's epsilon counts: that is the plan's path. dp_wrapper is plain "
                 "Flower's, without SecAgg+, under its premise (equal weights): " + note)
     return replace(export, client_mods=CLIENT_MODS, fit_workflow=FIT_WORKFLOW, distributed_dp=section,
-                   plain_flower=plain, dp_note=note)
+                   plain_flower=plain, dp_note=note, pinned_mod=PINNED_MOD)
 
 
 def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:

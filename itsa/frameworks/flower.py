@@ -107,6 +107,7 @@ class FlowerExport(Displayable):
     fit_workflow: str | None = None
     distributed_dp: dict[str, Any] | None = None
     plain_flower: str | None = None
+    pinned_mod: str | None = None
 
     def snippet(self) -> str:
         """Python a Flower user pastes into a server app."""
@@ -118,11 +119,11 @@ class FlowerExport(Displayable):
         lines.append(")")
         if self.dp_wrapper is not None:
             kw = self.dp_wrapper["kwargs"]
-            lines += ["", "from flwr.server.strategy import " + CENTRAL_WRAPPER,
+            lines += ["", f"from flwr.server.strategy import {CENTRAL_WRAPPER}, FedAvg",
                       "# clients, without SecAgg+ (see dp_wrapper's premise): app = ClientApp(..., "
                       "mods=[equal_weights_mod, fixedclipping_mod])"]
             lines += ["# " + part for part in _wrap("premise: " + self.dp_wrapper["premise"])]
-            lines += [f"strategy = {CENTRAL_WRAPPER}(", "    strategy,"]
+            lines += [f"dp_strategy = {CENTRAL_WRAPPER}(", "    FedAvg(),"]
             lines += [f"    {key}={value!r}," for key, value in kw.items()]
             lines.append(")")
         else:
@@ -144,7 +145,7 @@ class FlowerExport(Displayable):
         return rows
 
     def to_dict(self) -> dict:
-        return {"client_mods": list(self.client_mods), "fit_workflow": self.fit_workflow,
+        return {"client_mods": list(self.client_mods), "fit_workflow": self.fit_workflow, "pinned_mod": self.pinned_mod,
                 "distributed_dp": self.distributed_dp, "plain_flower": self.plain_flower,
                 "SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
                 "convention": CONVENTION, "flower_version": FLOWER_VERSION, "check": self.check.to_dict(),
@@ -166,7 +167,10 @@ def load(name):
 
 
 export = json.load(open("export.json"))
-client_app = ClientApp(client_fn=client_fn, mods=[load(m) for m in export["client_mods"]])   # your client_fn
+# each client keeps its own copy of export.json and pins it (export["pinned_mod"] in place of the last client mod):
+# it sends its word only in the export's plan and SecAgg+ round, whatever the server sends
+client_mods = [load(m) for m in export["client_mods"][:-1]] + [load(export["pinned_mod"])(export)]
+client_app = ClientApp(client_fn=client_fn, mods=client_mods)   # your client_fn
 server_app = ServerApp()
 
 

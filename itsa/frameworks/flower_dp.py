@@ -87,12 +87,14 @@ from itsa.privacy.shares import survivors_under
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
            "equal_weights_mod", "check_secagg_round",
            "pinned_mod", "fit_workflow", "fresh_secret",
-           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
+           "CLIENT_MODS", "FIT_WORKFLOW", "PINNED_MOD", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
 CLIENT_MODS = ("flwr.client.mod:secaggplus_mod", "itsa.frameworks.flower_dp:distributed_dp_mod")
 #: The callable that takes the parsed export and returns ``DefaultWorkflow``'s ``fit_workflow``.
 FIT_WORKFLOW = "itsa.frameworks.flower_dp:fit_workflow"
+#: A client's own copy of the export pinned: ``load(PINNED_MOD)(export)`` takes the last client mod's place.
+PINNED_MOD = "itsa.frameworks.flower_dp:pinned_mod"
 #: The fit configuration's keys: the plan (JSON text) and the round's public seed.
 CONFIG_PLAN = "itsa.plan"
 CONFIG_SEED = "itsa.round_seed"
@@ -430,8 +432,8 @@ def check_secagg_round(state: dict[str, Any] | None, keywords: dict[str, Any] | 
         return
     samples = int(state.get("sample_num", 0))
     wrong = []
-    planned = resolve_shares(keywords["num_shares"], keywords["reconstruction_threshold"], clients=max(samples, 2))
-    shares, least_t = planned.shares_sent, planned.threshold
+    layout = resolve_shares(keywords["num_shares"], keywords["reconstruction_threshold"], clients=max(samples, 2))
+    shares, least_t = layout.shares_sent, layout.threshold
     if threshold < least_t:
         wrong.append(f"reconstruction threshold {threshold} < the export's {least_t}")
     if int(state.get("share_num", 0)) != shares:

@@ -273,3 +273,21 @@ def test_the_central_export_says_the_wrappers_weighting_and_names_only_pieces_th
         assert callable(getattr(importlib.import_module(module), attribute))
     rows = dict(central.frameworks.rows())
     assert "certified only with equal client weights" in rows["Flower DP wrapper"]
+
+
+@pytest.mark.parametrize("name", ["hospitals", "k1000"])
+def test_the_flower_snippet_runs_as_pasted_and_pins_the_clients(name, tmp_path, monkeypatch):
+    """The snippet, beside its export.json and a client_fn of the user's, runs to the end; its clients are pinned."""
+    pytest.importorskip("flwr")
+    from itsa.frameworks.flower_dp import PINNED_MOD
+
+    out = export_plan(plan(load_deployment(name)), "flower").to_dict()
+    assert out["pinned_mod"] == PINNED_MOD
+    (tmp_path / "export.json").write_text(json.dumps(out), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {"client_fn": lambda context: None}
+    exec(compile(out["snippet"], "snippet", "exec"), scope)      # noqa: S102  the user's paste
+    mods = scope["client_app"]._mods
+    assert len(mods) == 2 and mods[1].__qualname__.startswith("pinned_mod")
+    if out["dp_wrapper"] is not None:
+        assert type(scope["dp_strategy"]).__name__ == out["dp_wrapper"]["class"]
