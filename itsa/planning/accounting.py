@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from itsa._util.certified import Certified, Direction, safe_decimal
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
@@ -52,10 +52,11 @@ from itsa.privacy.events import Event
 from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
+from itsa.privacy.sampled_lower import sampled_discrete_lower
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.tightest import SAMPLED_KEY
 
-__all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
+__all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift", "sampled_lower",
            "GUARANTEE", "NOISE_NORM_WARNING"]
 
 #: Whose privacy the guarantee protects.
@@ -84,7 +85,7 @@ def _mechanism(inputs: NoiseInputs, event: Event) -> str | None:
     """Why the bracket does not apply (``None``: it does: a discrete Gaussian, central or in shares, unsampled,
     on an unrotated flat word)."""
     if event.sampled_from is not None or sampling_rate(inputs) not in (None, 1):
-        return "no lower bound for the Poisson-sampled mechanism is computed here (the pair's is for the full round)"
+        return "the Poisson-sampled mechanism's pair is the sampled one (its lower bound: a threshold test)"
     if inputs.layered:
         return ("a layering's pairs are not certified here (a layer's sensitivity bounds every digit pattern, "
                 "not one update's)")
@@ -308,6 +309,8 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
                 f"{rounds} rounds through the pair's privacy-loss distribution")
         if lower.lower() == 0:
             note += "; the shares are too narrow for the enclosure: the lower bound is trivial"
+    if bounds.sampled:
+        lower, ratio, note = sampled_lower(inputs, noise, gamma, epsilon)
     per_round = bounds.best(1)[0]
     target = inputs.epsilon
     if target is None:
@@ -326,6 +329,32 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
                           sampling=None if inputs.population is None else str(inputs.sampling),
                           rate=sampling_rate(inputs), warnings=warnings)
     return replace(noise, epsilon=epsilon, accounting=acc, warnings=noise.warnings + warnings)
+
+
+def sampled_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilon: Certified
+                  ) -> tuple[Certified | None, Certified | None, str]:
+    """A Poisson-sampled central round's lower bound (:func:`itsa.privacy.sampled_lower.sampled_discrete_lower`,
+    the pair of :func:`pair_shift`), the ratio of ``epsilon`` to it and the note; ``None`` where no pair is
+    certified."""
+    rate = sampling_rate(inputs)
+    # stochastic rounding keeps the pair exact too: floor(gamma S) and 0 are integers, their own roundings
+    exact = replace(inputs, rounding=Rounding.NEAREST) if inputs.rounding is Rounding.STOCHASTIC else inputs
+    shift = pair_shift(exact, gamma)
+    if shift is None or rate is None:
+        return None, None, ("no neighbouring pair of this encoding is certified here (a rotation, or conditional "
+                            "rounding)")
+    top = math.floor(noise.sensitivity.upper())
+    k = min(shift, top)
+    lower = sampled_discrete_lower(sigma=noise.sigma_client, shift=k, rate=rate, rounds=noise.rounds,
+                                   delta=noise.delta)
+    note = (f"one client's update +-(floor(gamma S)/gamma) e_1 in the sample with probability {frac(rate)}: the "
+            f"sums differ by {k} on one coordinate when it is; {noise.rounds} rounds through {lower.method}")
+    if not lower.lower() > 0:
+        return lower, None, note + "; no test beats delta here: the lower bound is trivial"
+    with precision():
+        ratio = Certified.from_arb("ratio", to_arb(epsilon.upper()) / to_arb(lower.lower()), Direction.UPPER,
+                                   "the plan's epsilon over the lower bound")
+    return lower, ratio, note
 
 
 def noise_norm_warnings(*, dimension: int, clip: Fraction, error_noise: Fraction | None) -> tuple[str, ...]:

@@ -314,7 +314,7 @@ def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None 
         sensitivity, failure = shift.norm.arb(), shift.failure
     try:
         pair = dominating_pair(sigma=noise.sigma_client, sensitivity=sensitivity, survivors=shares,
-                               dimension=dimension, failure=failure)
+                               dimension=dimension, failure=failure, slack_limit=inputs.delta / inputs.rounds)
     except InvalidOption:           # a noise the enclosures cannot take (too large to carry): no pair
         return None
     if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events

@@ -460,6 +460,7 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     keys = _keys(deployment, instance, payload, deadline, seed, report)
 
     noise = _accounted(inputs.noise, noise, gamma, error)
+    payload = payload.with_floor(inputs.noise, noise, enc.word_bits)
 
     deadline.check("plan: the k-standard-deviations rule")
     heuristic = size_heuristic(inputs.noise, noise, enc, overflow=deployment.overflow, per_round=inputs.per_round)

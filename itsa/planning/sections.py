@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -36,24 +36,97 @@ from itsa._util.plain import frac
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.keysolve import bounded_solve
-from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.mechanism import NoiseInputs, room_of
 from itsa.planning.noise import round_event
 from itsa.planning.protocols import AggregationProtocol, size_protocol_keys
 from itsa.planning.rule.beside import beside_plan
+from itsa.privacy.discrete_gaussian import entropy_bits
 
-__all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
+__all__ = ["PayloadPlan", "BitsFloor", "bits_floor", "CHEN_ORDER", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
            "size_heuristic", "NOT_COMPUTED"]
 
 
+#: The order of the price of secure aggregation, in words (constants and logarithmic factors unknown).
+CHEN_ORDER = ("order only: Chen, Choquette-Choo, Kairouz, Suresh (ICML 2022) show secure aggregation with central "
+              "eps-DP needs and achieves O~(min(n^2 eps^2, d)) bits per client, n clients, d coordinates; its "
+              "constants and logarithmic factors are not known here, so this is a scale, not a bound")
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class BitsFloor(Displayable):
+    """What is known of the payload's floor: the exact entropy of the noise in a coordinate at the plan's step,
+    and the order of secure aggregation's price under central DP (:data:`CHEN_ORDER`)."""
+
+    entropy: Certified | None
+    whose: str
+    word_bits: int
+    order_bits: Fraction
+    clients: int
+    epsilon: Fraction
+    dimension: int
+    payload_bits: Fraction
+
+    def headline(self) -> str:
+        return f"order {safe_decimal(self.order_bits, 6)} bits per client per round"
+
+    def rows(self) -> list[tuple[str, str]]:
+        if self.entropy is None:
+            entropy = f"not computed for {self.whose} (the discrete Gaussian's alone here)"
+        else:
+            above = self.word_bits - self.entropy.upper()
+            entropy = (f"{self.entropy.decimal(6)} bits per coordinate ({self.entropy.direction}): the entropy of "
+                       f"{self.whose} at the step 1/gamma; a coordinate carrying that noise has at least this "
+                       f"entropy (H(X + Z) >= H(Z), X independent of Z); the {self.word_bits}-bit word is "
+                       f"{safe_decimal(above, 6, up=False)} bits above it")
+        ratio = self.payload_bits / self.order_bits if self.order_bits > 0 else None
+        order = (f"min(n^2 eps^2, d) = {safe_decimal(self.order_bits, 6)} bits per client per round, n = "
+                 f"{self.clients}, eps {safe_decimal(self.epsilon, 6)} (the plan's per-round epsilon), d = "
+                 f"{self.dimension}; the payload {safe_decimal(self.payload_bits, 8)} is "
+                 + ("unbounded times it" if ratio is None else f"{safe_decimal(ratio, 4)} x it") + f" ({CHEN_ORDER})")
+        return [("entropy floor", entropy), ("floor order", order)]
+
+    def to_dict(self) -> dict:
+        return {"entropy_bits_per_coordinate": None if self.entropy is None else self.entropy.to_dict(),
+                "entropy_of": self.whose,
+                "word_above_entropy": None if self.entropy is None else frac(self.word_bits - self.entropy.upper()),
+                "order_bits_per_client_per_round": frac(self.order_bits), "order_clients": self.clients,
+                "order_epsilon": frac(self.epsilon), "order_note": CHEN_ORDER,
+                "payload_over_order": None if self.order_bits <= 0 else frac(self.payload_bits / self.order_bits)}
+
+
+def bits_floor(inputs: NoiseInputs, noise, word_bits: int, payload_bits: Fraction) -> BitsFloor:
+    """The plan's :class:`BitsFloor`: the entropy of the discrete Gaussian in the coordinate (the sum's, central;
+    a client's own share, distributed) and ``min(n² ε², d)`` at the plan's per-round ε."""
+    central = str(noise.kind) == "central"
+    dgauss = room_of(inputs).name == "dgauss"
+    whose = (f"the sum's noise N_Z(0, {safe_decimal(noise.sigma_client, 8)}^2)" if central else
+             f"a client's share N_Z(0, {safe_decimal(noise.sigma_client, 8)}^2) in its own word")
+    entropy = None
+    if dgauss:
+        entropy = Certified.from_arb("entropy", entropy_bits(noise.sigma_client), Direction.ENCLOSURE,
+                                     "(ln Z + E[X^2]/(2 sigma^2)) / ln 2: the discrete Gaussian's normaliser and "
+                                     "second moment")
+    else:
+        whose = f"the {room_of(inputs).name} noise"
+    accounting = getattr(noise, "accounting", None)
+    eps = (accounting.epsilon_per_round if accounting is not None else noise.epsilon).upper()
+    d = inputs.dimension
+    order = min(Fraction(inputs.clients) ** 2 * eps**2, Fraction(d))
+    return BitsFloor(entropy=entropy, whose=whose, word_bits=word_bits, order_bits=order, clients=inputs.clients,
+                     epsilon=eps, dimension=d, payload_bits=payload_bits)
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PayloadPlan(Displayable):
-    """Bits per coordinate and per client per round; for a layering, against a flat execution."""
+    """Bits per coordinate and per client per round; for a layering, against a flat execution; what is known of
+    the floor (:class:`BitsFloor`, a flat word's)."""
 
     bits_per_coordinate: Certified
     dimension: int
     flat_bits_per_coordinate: Certified | None = None
     note: str = ""
+    floor: BitsFloor | None = None
 
     @property
     def bits_per_round(self) -> Certified:
@@ -70,13 +143,19 @@ class PayloadPlan(Displayable):
         if self.flat_bits_per_coordinate is not None:
             rows.append(("flat execution", f"{self.flat_bits_per_coordinate.decimal(6)} bits per coordinate "
                                            f"({self.flat_bits_per_coordinate.direction})"))
-        return rows + ([("payload note", self.note)] if self.note else [])
+        return (rows + ([("payload note", self.note)] if self.note else [])
+                + ([] if self.floor is None else self.floor.rows()))
+
+    def with_floor(self, inputs: NoiseInputs, noise, word_bits: int) -> PayloadPlan:
+        """The payload with its :class:`BitsFloor` (:func:`bits_floor`) at the accounted ``noise``."""
+        return replace(self, floor=bits_floor(inputs, noise, word_bits, self.bits_per_round.upper()))
 
     def to_dict(self) -> dict:
         return {"bits_per_coordinate": self.bits_per_coordinate.to_dict(),
                 "bits_per_client_per_round": self.bits_per_round.to_dict(),
                 "flat_bits_per_coordinate": None if self.flat_bits_per_coordinate is None
-                else self.flat_bits_per_coordinate.to_dict(), "note": self.note}
+                else self.flat_bits_per_coordinate.to_dict(), "note": self.note,
+                **({} if self.floor is None else {"floor": self.floor.to_dict()})}
 
 
 #: What the key-rate model's security covers (docs/model.md, constraint (7)), said beside the key material.

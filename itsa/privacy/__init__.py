@@ -106,6 +106,7 @@ from itsa.privacy.events import (
     ZcdpEvent,
 )
 from itsa.privacy.hamilton import HamiltonWeights, sensitivity_bound, weights
+from itsa.privacy.matrix import TreeAccounting, toeplitz, tree
 from itsa.privacy.neighbours import Adjacency, Rounding, encoded_sensitivity, rounded_norm
 from itsa.privacy.profile import RdpProfile
 from itsa.privacy.rdp import (
@@ -124,7 +125,6 @@ from itsa.privacy.rdp import (
 )
 from itsa.privacy.releasing import Release, release
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
-from itsa.privacy.matrix import TreeAccounting, toeplitz, tree
 from itsa.privacy.samplers import DiscreteGaussianLaw, SampleRun, fair_coins, sample
 from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
 from itsa.privacy.sizing import Sensitivity, sensitivity

@@ -30,7 +30,7 @@ from itsa._util.certified import Certified, Direction, precision, to_arb
 from itsa._util.checks import whole_number
 from itsa.privacy.rdp import number
 
-__all__ = ["normaliser", "variance", "tail_mass", "page_truncation", "paper_truncation", "pmf", "TAIL_TARGET"]
+__all__ = ["normaliser", "variance", "entropy_bits", "tail_mass", "page_truncation", "paper_truncation", "pmf", "TAIL_TARGET"]
 
 #: The tail mass the page's truncation aims below (``2 · 10¹²`` in its formula is ``2/δ_tail``).
 TAIL_TARGET = Fraction(1, 10**12)
@@ -103,6 +103,23 @@ def variance(sigma) -> flint.arb:
     z, m = _sums(sigma)
     with precision():
         return m / z
+
+
+def entropy_bits(sigma) -> flint.arb:
+    """The Shannon entropy of ``N_Z(0, σ²)`` in bits, as a ball: ``(ln Z + E[X²]/(2σ²)) / ln 2``.
+
+    ``−log P(k) = ln Z + k²/(2σ²)``, so the entropy is exact from the normaliser and the second moment;
+    about ``log₂(σ √(2πe))`` for ``σ ≳ 1``.
+
+    >>> round(float(entropy_bits(1000).mid()), 6), abs(entropy_bits(1000) - math.log2(1000 * math.sqrt(2 * math.pi * math.e))) < 1e-9
+    (12.01288, True)
+    >>> float(entropy_bits(Fraction(1, 10)).mid()) < 1e-10       # almost all mass at 0
+    True
+    """
+    s = _sigma(sigma)
+    z, m = _sums(sigma)
+    with precision():
+        return (z.log() + m / z / (2 * s**2)) / flint.arb(2).log()
 
 
 def pmf(k: int, sigma) -> flint.arb:

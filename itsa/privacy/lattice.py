@@ -39,7 +39,27 @@ coordinate) for every pair of integer inputs at ``ℓ2`` distance at most
 
 The cost against the exact one-axis pair is the factor ``(Δ + 2)/⌊Δ⌋`` on μ;
 it needs ``2π² s²/Δ² > ln(2(d'−1))`` (a noise multiplier above about 1.2 at
-``d' = 10⁶``) and shares of ``σ ≳ 8``; otherwise it returns ``None``.
+``d' = 10⁶``) and shares of ``σ ≳ 8``.
+
+5. **Coordinate by coordinate** (:func:`coordinate_pair`, where the smoothing
+   condition fails). The noise's coordinates are independent, so the pair of
+   a shift ``v`` is the product over the ``d'`` coordinates it moves of the
+   one-dimensional pairs of shift ``v_i``; in one dimension there is no kernel
+   lattice (``ε = 0`` in step 2), and steps 3–4 dominate coordinate ``i`` by
+   the symmetric pair of ``μ_i = (|v_i| + 2)/s + c`` (``c = 2us`` for shares,
+   0 central) with the slack ``δ₁`` of ``Δ`` (the slack grows with the shift).
+   The product of dominating pairs dominates the product (Zhu, Dong, Wang 2022,
+   Thm 10, non-adaptive): ``δ_v(ε) ≤ δ_G(√(Σ μ_i²), ε) + d' δ₁``, and by
+   Minkowski and Cauchy–Schwarz ``√(Σ μ_i²) ≤ ‖v‖/s + √d' (2/s + c) ≤ μ* =
+   Δ/s + √d' (μ₁ − Δ/s)``, ``μ₁ = (Δ + 2)/s + c`` (Gaussian pairs are ordered in
+   μ). Step 4 then makes the round's pair ``(μ*, δ₀ = (d' δ₁ + p)/(1 − TV(μ*)))``.
+   No smoothing condition; the cost is ``2√d'/s`` on ``μ`` instead of ``2/s``:
+   negligible where ``s`` is large against ``√d'`` (a central noise of
+   ``σ ~ 10⁶`` integer units in a thousand dimensions: ``6·10⁻⁵`` relative).
+   :func:`dominating_pair` keeps the smoothing pair wherever it holds with a
+   slack the rounds can carry, so every plan it served is unchanged.
+
+Where neither holds it returns ``None``.
 
 Examples
 --------
@@ -62,7 +82,7 @@ from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.tails import subgaussian_tail
 from itsa.privacy.tight import gaussian_delta
 
-__all__ = ["theta", "sum_error", "dominating_pair", "dominating_epsilon", "mixture_epsilon", "BITS", "MIXTURE"]
+__all__ = ["theta", "sum_error", "Pair", "COORDINATE", "dominating_pair", "smoothing_pair", "coordinate_pair", "dominating_epsilon", "mixture_epsilon", "BITS", "MIXTURE"]
 
 #: Working precision (bits) of the balls here and in :mod:`itsa.privacy.pld`.
 BITS = 192
@@ -76,6 +96,30 @@ METHOD = ("a Gaussian pair dominating every integer shift of l2 norm <= Delta in
           "Lemmas 3.3 and 4.4, on the kernel lattice of v), at most one lattice step above the Gaussian's: "
           "mu'' = (Delta + 2)/s; composed as dominating pairs (Zhu-Dong-Wang 2022, Thm 10), "
           "exact Gaussian curve (Balle-Wang 2018, Thm 8), bisection on balls")
+
+
+#: What the coordinatewise pair (step 5) says of itself.
+COORDINATE = ("a Gaussian pair dominating every integer shift of l2 norm <= Delta in d dimensions, coordinate by "
+              "coordinate: each coordinate's shift v_i dominated by the one-dimensional pair of (|v_i| + 2)/s (no "
+              "lattice to smooth), their product by mu* = (Delta + 2 sqrt(d'))/s (Cauchy-Schwarz), composed as "
+              "dominating pairs (Zhu-Dong-Wang 2022, Thm 10), exact Gaussian curve (Balle-Wang 2018, Thm 8), "
+              "bisection on balls")
+
+
+class Pair(tuple):
+    """``(μ, δ₀)``, a round's dominating Gaussian pair, with :attr:`method`: which argument gave it."""
+
+    method: str
+
+    def __new__(cls, mu: Fraction, slack: Fraction, method: str) -> Pair:
+        made = super().__new__(cls, (mu, slack))
+        made.method = method
+        return made
+
+    @property
+    def form(self) -> str:
+        """``"smoothing"`` or ``"coordinatewise"``."""
+        return "coordinatewise" if self.method == COORDINATE else "smoothing"
 
 
 def theta(variance: flint.arb) -> flint.arb:
@@ -122,9 +166,14 @@ def sum_error(variance, count: int) -> flint.arb:
         return (wraps + beyond(count * v)) / (2 * pi * theta(v) ** count)
 
 
-def dominating_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 1, failure=0
-                    ) -> tuple[Fraction, Fraction] | None:
-    """One round's dominating Gaussian pair: ``(μ'', δ₀)``, or ``None`` (the module's steps 1–4).
+def dominating_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 1, failure=0,
+                    slack_limit=None) -> Pair | None:
+    """One round's dominating Gaussian pair: ``(μ'', δ₀)``, or ``None`` (the module's steps 1–5).
+
+    The smoothing pair (steps 1–4, :func:`smoothing_pair`) where it holds with ``δ₀`` below ``slack_limit``
+    (every ``δ₀ < 1`` when none is given), else the coordinatewise pair (step 5, :func:`coordinate_pair`) where
+    it holds with the smaller ``δ₀``, else the smoothing pair as it is (or ``None``). Either is certified; the
+    choice only picks the tighter.
 
     Every shift of ``ℓ2`` norm at most ``Δ`` of one round's noise (``d``
     coordinates, each one discrete Gaussian or the sum of ``n`` shares) is
@@ -137,18 +186,38 @@ def dominating_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 
     ----------
     sigma, sensitivity, survivors, dimension, failure
         As in :func:`dominating_epsilon`.
+    slack_limit : number, optional
+        The most ``δ₀`` per round the caller can use (``δ/T``): a smoothing pair at or above it gives way to the
+        coordinatewise one.
 
     Returns
     -------
     tuple of Fraction, or None
         ``μ''`` and ``δ₀``, each the upper end of its certified ball (both are safe upwards: a larger ``μ''``
-        or ``δ₀`` is a pair that dominates too); ``None`` where the smoothing condition fails or the shares are
-        too narrow.
+        or ``δ₀`` is a pair that dominates too); ``None`` where neither pair holds.
 
     >>> mu, slack = dominating_pair(sigma=1000, sensitivity=100, dimension=1000)
     >>> float(mu), slack < Fraction(1, 10**30)       # (Δ + 2)/σ, and a negligible δ₀
     (0.102, True)
+    >>> mu, slack = dominating_pair(sigma=550, sensitivity=1000, dimension=1000)    # smoothing fails at z 0.55
+    >>> round(float(mu) * 550 / 1000, 4), slack < Fraction(1, 10**30)      # coordinatewise: (Δ + 2√d')/σ
+    (1.0632, True)
     """
+    smoothing = smoothing_pair(sigma=sigma, sensitivity=sensitivity, survivors=survivors, dimension=dimension,
+                               failure=failure)
+    limit = 1 if slack_limit is None else fraction("slack limit", slack_limit, low=0)
+    if smoothing is not None and smoothing[1] < limit:
+        return smoothing
+    product = coordinate_pair(sigma=sigma, sensitivity=sensitivity, survivors=survivors, dimension=dimension,
+                              failure=failure)
+    if product is None or (smoothing is not None and not product[1] < smoothing[1]):
+        return smoothing
+    return product
+
+
+def smoothing_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 1, failure=0) -> Pair | None:
+    """The smoothing pair ``(μ'', δ₀)`` (the module's steps 1–4), or ``None`` where the smoothing condition
+    fails or the shares are too narrow; arguments as in :func:`dominating_pair`."""
     s2 = whole_number("survivors", survivors, minimum=1) * fraction("sigma", sigma, low=0) ** 2
     d = whole_number("dimension", dimension, minimum=1)
     sens = sensitivity if isinstance(sensitivity, flint.arb) else to_arb(fraction("sensitivity", sensitivity, low=0))
@@ -188,7 +257,38 @@ def dominating_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 
         slack = add / (1 - tv)
         if not slack < 1:
             return None
-        return high, arb_to_fractions(slack)[1]
+        return Pair(high, arb_to_fractions(slack)[1], METHOD)
+
+
+def coordinate_pair(*, sigma, sensitivity, survivors: int = 1, dimension: int = 1, failure=0) -> Pair | None:
+    """The coordinatewise pair ``(μ*, δ₀)`` (the module's step 5), or ``None``; arguments as in
+    :func:`dominating_pair`.
+
+    ``μ* = Δ/s + √d' (μ₁ − Δ/s)`` and ``δ₀ = (d' δ₁ + p)/(1 − TV(μ*))``, ``(μ₁, δ₁)`` the one-coordinate
+    smoothing pair at ``Δ`` (no lattice to smooth), ``d' = min(d, ⌊Δ²⌋ + 1)``, ``p`` the failure: no smoothing
+    condition, at the cost ``2√d'/s`` on ``μ`` (against the smoothing pair's ``2/s``).
+
+    >>> mu, slack = coordinate_pair(sigma=1000, sensitivity=100, dimension=1000)
+    >>> round(float(mu), 6)          # (100 + 2√1000)/1000
+    0.163246
+    """
+    d = whole_number("dimension", dimension, minimum=1)
+    sens = sensitivity if isinstance(sensitivity, flint.arb) else to_arb(fraction("sensitivity", sensitivity, low=0))
+    s2 = whole_number("survivors", survivors, minimum=1) * fraction("sigma", sigma, low=0) ** 2
+    with precision(BITS):
+        big = flint.arb(sens.upper())
+        span = max(1, min(d, int(math.floor(float((big * big).upper()))) + 1))
+        one = smoothing_pair(sigma=sigma, sensitivity=big, survivors=survivors, dimension=1)
+        if one is None:
+            return None
+        base = big / to_arb(s2).sqrt()
+        mu = base + flint.arb(span).sqrt() * (to_arb(one[0]) - base)
+        high = arb_to_fractions(mu)[1]
+        tv = (to_arb(high) / (2 * flint.arb(2).sqrt())).erf()
+        slack = (span * to_arb(one[1]) + to_arb(fraction("failure", failure, low=0, high=1, closed=True))) / (1 - tv)
+        if not slack < 1:
+            return None
+        return Pair(high, arb_to_fractions(slack)[1], COORDINATE)
 
 
 def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int = 1, dimension: int = 1,
@@ -223,15 +323,15 @@ def dominating_epsilon(*, sigma, sensitivity, rounds: int, delta, survivors: int
     T = whole_number("rounds", rounds, minimum=1)
     target = check_delta(delta)
     pair = dominating_pair(sigma=sigma, sensitivity=sensitivity, survivors=survivors, dimension=dimension,
-                           failure=failure)
+                           failure=failure, slack_limit=target / T)
     if pair is None or not T * pair[1] < target:
         return None
     with precision(BITS):
         mu_T = flint.arb(T).sqrt() * to_arb(pair[0])
-    return _least(mu_T, to_arb(T * pair[1]), target)
+    return _least(mu_T, to_arb(T * pair[1]), target, pair.method)
 
 
-def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction) -> Certified:
+def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction, method: str = METHOD) -> Certified:
     """The least ε (found by bisection on exact rationals) with ``δ_G(μ_T, ε) + slack ≤ δ``, certified."""
     bits = BITS + 2 * max(0, int(float(mu_T.upper())).bit_length())
     with precision(max(bits, 512)):
@@ -241,7 +341,7 @@ def _least(mu_T: flint.arb, slack: flint.arb, target: Fraction) -> Certified:
             return bool(gaussian_delta(mu_T, to_arb(e)) + slack <= goal)
 
         eps = _least_epsilon(holds, float(mu_T.upper()), target)
-    return Certified("epsilon", eps, eps, Direction.UPPER, METHOD)
+    return Certified("epsilon", eps, eps, Direction.UPPER, method)
 
 
 MIXTURE = ("a Bin(T, q)-weighted mixture of dominating Gaussian pairs: each round dominated by (1 - q) pair(B) (+) q pair(W) "
@@ -286,8 +386,10 @@ def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: 
     T = whole_number("rounds", rounds, minimum=1)
     target = check_delta(delta)
     q = fraction("weight", weight, low=0, high=1, closed=True)
-    a = dominating_pair(sigma=sigma, sensitivity=near, survivors=survivors, dimension=dimension, failure=failure)
-    b = dominating_pair(sigma=sigma, sensitivity=far, survivors=survivors, dimension=dimension, failure=failure)
+    a = dominating_pair(sigma=sigma, sensitivity=near, survivors=survivors, dimension=dimension, failure=failure,
+                        slack_limit=target / T)
+    b = dominating_pair(sigma=sigma, sensitivity=far, survivors=survivors, dimension=dimension, failure=failure,
+                        slack_limit=target / T)
     if a is None or b is None:
         return None
     mu_b, mu_w = min(a[0], b[0]), b[0]
@@ -324,7 +426,8 @@ def mixture_epsilon(*, sigma, near, far, weight, rounds: int, delta, survivors: 
             return bool(total <= goal)
 
         eps = _least_epsilon(holds, top, target)
-    return Certified("epsilon", eps, eps, Direction.UPPER, MIXTURE + METHOD)
+    method = a.method if a.method == b.method else f"{a.method}; the far part: {b.method}"
+    return Certified("epsilon", eps, eps, Direction.UPPER, MIXTURE + method)
 
 
 def _least_epsilon(holds, m: float, target) -> Fraction:

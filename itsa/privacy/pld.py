@@ -84,7 +84,7 @@ from itsa.privacy.conversion import check_delta
 from itsa.privacy.lattice import BITS, dominating_epsilon, sum_error, theta
 from itsa.privacy.tails import subgaussian_tail
 
-__all__ = ["EpsilonBracket", "epsilon_bracket", "pair_delta", "pair_epsilon", "sum_error", "BITS", "STEPS"]
+__all__ = ["EpsilonBracket", "epsilon_bracket", "pair_delta", "pair_epsilon", "gauss_sum", "sum_error", "BITS", "STEPS"]
 
 #: Bisection steps for an ε (each halves the bracket).
 STEPS = 60
@@ -118,7 +118,7 @@ def _integral(p: Fraction | None, q: Fraction, m: int, v: flint.arb) -> flint.ar
 _H = Fraction(1, 2)
 
 
-def _gauss_sum(lo: int | None, hi: int, m: int, v: flint.arb) -> tuple[flint.arb, flint.arb]:
+def gauss_sum(lo: int | None, hi: int, m: int, v: flint.arb) -> tuple[flint.arb, flint.arb]:
     """``(low, high)`` with ``low ≤ Σ_(y=lo)^hi e^(−(y−m)²/(2v)) ≤ high`` (``lo = None``: from −∞).
 
     ``f(y) = e^(−(y−m)²/(2v))`` is convex for ``|y − m| ≥ √v`` and concave
@@ -269,8 +269,8 @@ def _delta(pair: _Pair, eps: Fraction, lower: bool) -> flint.arb:
         coef = (e - loss + to_arb(a)).exp()
         cut = (loss - e) / b
         last = _floor(flint.arb(cut.lower()))
-        g0 = _gauss_sum(pair.start, last, 0, vT)
-        g1 = _gauss_sum(pair.start, last, k * T, vT)
+        g0 = gauss_sum(pair.start, last, 0, vT)
+        g1 = gauss_sum(pair.start, last, k * T, vT)
         count = last - pair.start + 1 if pair.start is not None and last >= pair.start else 0
         if lower:
             core = pair.c_T * (g0[0] - coef * g1[1]) - pair.error_T * count

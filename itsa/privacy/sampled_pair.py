@@ -55,7 +55,8 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.pld_grid import LOWER, SIDES, UPPER, GridPld, convolve, grid_from_bins, working_bits
 
-__all__ = ["sampled_gaussian_grid", "sampled_gaussian_delta", "sampled_gaussian_epsilon", "ORDERS", "MAX_BINS",
+__all__ = ["sampled_gaussian_grid", "sampled_gaussian_delta", "sampled_gaussian_epsilon", "grid_setup", "loss_bins",
+           "ORDERS", "MAX_BINS",
            "RESOLUTION", "METHOD"]
 
 #: The two orders of the pair (which dataset has the extra record).
@@ -214,6 +215,13 @@ def _setup(mu: Fraction, rate: Fraction, rounds: int, delta: Fraction, resolutio
     bits = inverse + UNIT_BITS
     budget = 1 << max(0, bits - inverse - TAIL_BITS - 2 - (2 * scale + 1).bit_length())
     return step, first, last, bits, budget
+
+
+#: ``(step, first, last, bits, budget)`` of the grid for ``T`` rounds at ``δ`` (shared with the fixed-size cohort's
+#: pair, :mod:`itsa.privacy.sampled_fixed`).
+grid_setup = _setup
+#: The remove order's bins ``(j, F₀, F₁)`` and the masses beyond (shared likewise).
+loss_bins = _bins
 
 
 @lru_cache(maxsize=32)

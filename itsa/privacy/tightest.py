@@ -152,7 +152,7 @@ def sampled_epsilon(event: PoissonSampledEvent, *, rounds: int, delta, dimension
         coupled_note = (f"; Delta the coupled shift {shift.norm.decimal(6)} (failure {safe_decimal(shift.failure, 3)} "
                         "per round, in the slack)")
     pair = dominating_pair(sigma=fraction("sigma", inner.sigma, low=0), sensitivity=sens, dimension=dimension,
-                           failure=failure)
+                           failure=failure, slack_limit=check_delta(delta) / rounds)
     if pair is None or not rounds * pair[1] < check_delta(delta):
         return None
     mu, slack = pair
@@ -162,8 +162,10 @@ def sampled_epsilon(event: PoissonSampledEvent, *, rounds: int, delta, dimension
         return None
     if found is None:
         return None
-    return replace(found, method=f"{found.method}; mu = (Delta + 2)/sigma = {safe_decimal(mu, 8)}, the Gaussian "
-                                 f"pair dominating every shift (lattice smoothing), rate {event.rate}{coupled_note}")
+    how = ("(Delta + 2)/sigma", "lattice smoothing") if pair.form == "smoothing" else (
+        "(Delta + 2 sqrt(d'))/sigma", "coordinate by coordinate")
+    return replace(found, method=f"{found.method}; mu = {how[0]} = {safe_decimal(mu, 8)}, the Gaussian "
+                                 f"pair dominating every shift ({how[1]}), rate {event.rate}{coupled_note}")
 
 
 def calibrate_tightest(event_for: Callable[[Fraction], Event], *, epsilon: Fraction, delta, rounds: int,

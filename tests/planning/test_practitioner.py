@@ -52,7 +52,9 @@ def test_population_amplifies():
     assert sampled.noise.epsilon.upper() < full.noise.epsilon.upper() / 4
     a = sampled.noise.accounting
     assert a.population == 10_000 and a.sampling == "poisson" and a.rate == Fraction(1, 100)
-    assert a.epsilon_lower is None and "Poisson" in a.lower_note
+    # the sampled mechanism's own lower bound: a threshold test on the sampled pair (below the plan's epsilon)
+    assert 0 < a.epsilon_lower.upper() <= a.epsilon.upper() and "in the sample with probability 1/100" in a.lower_note
+    assert a.ratio.upper() >= 1
     event = sampled.round_event()
     assert "Poisson-sampled" in event.label
     assert Accountant().compose(event, 20).bound(Fraction(1, 10**6)).epsilon == a.epsilon_rdp
@@ -81,17 +83,20 @@ def test_the_bound_a_population_plan_takes_is_named(small):
     assert a.upper_method == f"{alone.accounting.upper_method}-full" == "pld-full"
     assert str(near.epsilon.method).startswith(FULL_ROUND) and near.epsilon == a.epsilon
     assert near.epsilon.upper() == alone.epsilon.upper() and "unsampled" in dict(near.rows())["epsilon upper"]
-    assert a.epsilon_lower is None                       # the full round's lower bound is not the sampled round's
+    # the sampled round's own lower bound (the full round's is not the sampled round's)
+    assert a.epsilon_lower.upper() <= near.epsilon.upper() and "probability 100/101" in a.lower_note
     # d = 20: the sampled pair's privacy-loss distribution, even at rate 100/101 (less noise than without sampling)
     close = itsa.plan(parse_deployment({**SMALL, "population": 101})).noise
     assert close.accounting.upper_method == SAMPLED_KEY and close.sigma_client < small.noise.sigma_client
     assert "Poisson-sampled Gaussian pair" in str(close.epsilon.method)
     assert close.accounting.epsilon_rdp.upper() > close.epsilon.upper()
-    # rate 10^-4: a noise multiplier near 0.6, below the lattice smoothing the dominating pair needs (and the
-    # Skellam room, which has no such pair, has the smaller error): the sampled Renyi bound
+    # rate 10^-4: a noise multiplier near 0.6, below the lattice smoothing: the coordinatewise dominating pair
+    # keeps the plan on the sampled pair's grid (it fell back to the sampled Renyi bound)
     far = itsa.plan(parse_deployment({**SMALL, "population": 10**6})).noise
-    assert far.accounting.upper_method == "rdp" and "Poisson-sampled" in str(far.epsilon.method)
-    assert not str(far.epsilon.method).startswith(FULL_ROUND)
+    assert far.accounting.upper_method == SAMPLED_KEY and "coordinate by coordinate" in str(far.epsilon.method)
+    assert not str(far.epsilon.method).startswith(FULL_ROUND) and far.epsilon.upper() < far.accounting.epsilon_rdp.upper()
+    # the plan picks stochastic rounding here, which keeps the pair's integer updates exact: a lower bound
+    assert 0 < far.accounting.epsilon_lower.upper() <= far.epsilon.upper()
 
 
 @pytest.mark.parametrize(("change", "word"), [({"sampling": "fixed"}, "fixed-size"),

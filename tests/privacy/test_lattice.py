@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from itsa.privacy.lattice import dominating_epsilon, sum_error
+from itsa.privacy.lattice import (
+    COORDINATE,
+    coordinate_pair,
+    dominating_epsilon,
+    dominating_pair,
+    smoothing_pair,
+    sum_error,
+)
 from itsa.privacy.pld import pair_epsilon
 
 
@@ -71,10 +78,58 @@ def test_dominating_pair_is_tight_for_a_wide_noise():
     assert bound is not None and lower <= bound.upper() <= lower * Fraction(10001, 10000)
 
 
-def test_dominating_pair_refuses_below_the_smoothing_condition():
-    """2 pi^2 s^2/Delta^2 must exceed ln(2(d'-1)): a noise multiplier of 1/2 in a million dimensions does not."""
-    assert dominating_epsilon(sigma=500, sensitivity=1000, rounds=1, delta="1e-6", dimension=10**6) is None
-    assert dominating_epsilon(sigma=2, survivors=4, sensitivity=3, rounds=1, delta="1e-6", dimension=10) is None
+def test_smoothing_pair_refuses_below_the_smoothing_condition():
+    """2 pi^2 s^2/Delta^2 must exceed ln(2(d'-1)): a noise multiplier of 1/2 in a million dimensions does not; the
+    coordinatewise pair takes over there, at mu* = (Delta + 2 sqrt(d'))/s."""
+    assert smoothing_pair(sigma=500, sensitivity=1000, dimension=10**6) is None
+    pair = dominating_pair(sigma=500, sensitivity=1000, dimension=10**6)
+    assert pair is not None and pair.form == "coordinatewise" and pair[1] < Fraction(1, 10**20)
+    assert Fraction(3000, 500) <= pair[0] <= Fraction(3000, 500) * (1 + Fraction(1, 10**9))
+    bound = dominating_epsilon(sigma=500, sensitivity=1000, rounds=1, delta="1e-6", dimension=10**6)
+    assert bound is not None and bound.method == COORDINATE
+    assert smoothing_pair(sigma=2, survivors=4, sensitivity=3, dimension=10) is None
+
+
+def test_a_usable_smoothing_pair_is_kept():
+    """Where the smoothing pair holds with a slack the rounds can carry it is the pair (the coordinatewise one
+    is looser there by 2(sqrt(d') - 1)/s on mu)."""
+    pair = dominating_pair(sigma=1000, sensitivity=100, dimension=1000, slack_limit=Fraction(1, 10**8))
+    assert pair.form == "smoothing" and pair == smoothing_pair(sigma=1000, sensitivity=100, dimension=1000)
+    assert coordinate_pair(sigma=1000, sensitivity=100, dimension=1000)[0] > pair[0]
+
+
+def _epsilon_3d(law: np.ndarray, v: tuple[int, int, int], delta: float) -> float:
+    """ε at δ of ``X`` against ``X + v`` for ``X`` of i.i.d. coordinates ``law`` in three dimensions: the product
+    of the coordinates' own pairs, their losses summed on exact atoms (brute force)."""
+    n = law.shape[0]
+    losses, masses = np.zeros(1), np.ones(1)
+    for a in v:
+        q = np.zeros_like(law)
+        q[max(a, 0):n + min(a, 0)] = law[max(-a, 0):n - max(a, 0)]
+        keep = law > 0
+        with np.errstate(divide="ignore"):
+            one = np.where(q[keep] > 0, np.log(law[keep]) - np.log(np.where(q[keep] > 0, q[keep], 1)), np.inf)
+        losses = np.add.outer(losses, one).ravel()
+        masses = np.multiply.outer(masses, law[keep]).ravel()
+    low, high = 0.0, 40.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        value = (masses * np.maximum(1 - np.exp(mid - losses), 0)).sum()
+        low, high = (mid, high) if value > delta else (low, mid)
+    return high
+
+
+def test_coordinatewise_pair_bounds_every_long_shift_in_three_dimensions():
+    """A noise multiplier of 1/4 in three dimensions (sigma 3, Delta 12: below the smoothing condition), every
+    integer shift of squared norm in (130, 144] (coordinates sorted: the law is symmetric and exchangeable), on
+    and off the axes, brute force over the exact product law: none beats the coordinatewise bound."""
+    assert smoothing_pair(sigma=3, sensitivity=12, dimension=3) is None
+    law = _dg(3.0, 30)
+    shifts = [(a, b, c) for a in range(0, 13) for b in range(0, a + 1) for c in range(0, b + 1)
+              if 130 < a * a + b * b + c * c <= 144]
+    worst = max(_epsilon_3d(law, v, 1e-3) for v in shifts)
+    bound = dominating_epsilon(sigma=3, sensitivity=12, rounds=1, delta="1e-3", dimension=3)
+    assert bound is not None and bound.method == COORDINATE and worst <= float(bound.upper())
 
 
 @settings(max_examples=10, deadline=None)
