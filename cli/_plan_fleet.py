@@ -42,7 +42,7 @@ def run_fleet_command(paths, grid, output, workers, scheduler, resume, connect_t
         from itsa._util.dask_run import check_cluster_options
         from itsa.planning.fleet import check_fleet, check_fleet_output, fleet_deployments, parse_grid, run_fleet
 
-        check_cluster_options(workers, scheduler)
+        check_cluster_options(workers, scheduler, connect_timeout)
         parsed = parse_grid(grid)
         deployments = fleet_deployments(paths)
         check_fleet(deployments, parsed)

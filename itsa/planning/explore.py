@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from itsa._util.certified import Certified, Direction
-from itsa._util.checks import choice, whole_number
+from itsa._util.checks import choice, run_seed, whole_number
 from itsa._util.dask_run import check_cluster_options
 from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
@@ -208,7 +208,7 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
 
 def _check_run(rounds: int, seed: int) -> int:
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
-    whole_number("seed", seed, minimum=0)
+    run_seed(seed)
     return rounds
 
 
@@ -286,7 +286,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     too_large = None
     if simulate_rounds is not None:
         given = time_limit if isinstance(time_limit, (int, float)) else clock.left()    # as the user said it
-        check_cluster_options(workers, scheduler)
+        check_cluster_options(workers, scheduler, connect_timeout)
         if deployment.protocol is not None and (workers or scheduler is not None):
             raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
                                 "every client); simulate it without --workers or --scheduler")

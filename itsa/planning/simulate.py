@@ -65,7 +65,7 @@ import numpy as np
 import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
 from itsa._util.certified import Certified
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, fraction, run_seed, whole_number
 from itsa._util.dask_run import check_cluster_options, dask_client, map_in_order, worker_count
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
@@ -269,14 +269,14 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         certified = wraps if certified is None else certified
         planned_mse = error if planned_mse is None else planned_mse
     rounds = whole_number("rounds", rounds, minimum=1, maximum=10**6)
-    seed = whole_number("seed", seed, minimum=0)
+    seed = run_seed(seed)
     kind = choice("updates", updates, Updates.ALL)
     if kind == Updates.UNIFORM and setup.rotation != Rotation.NONE:
         raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
                             "sphere updates")
     sharded = bool(workers) or scheduler is not None or client is not None     # workers=0: here, no Dask
     if sharded:
-        check_cluster_options(workers, scheduler)
+        check_cluster_options(workers, scheduler, connect_timeout)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocols.run)
         if sharded and plan_like.deployment.protocol is not None:

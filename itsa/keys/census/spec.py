@@ -5,7 +5,7 @@ A spec is a YAML mapping (``docs/census.md``)::
     universe:
       grid: {U: [3, 4], V: [1, 2], t: [0, 1]}
     work: search          # analyze | corrected | search | solve
-    time_limit: 30        # seconds per instance (optional)
+    time_limit: 30        # seconds per instance (default 300; 0: none)
 
 :func:`parse_spec` checks it and :func:`census_items` lists its instances, one
 :class:`Item` per isomorphism class (:func:`~itsa.keys.census.canonical.canonical_key`).
@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from itsa._util.checks import choice, whole_number
+from itsa._util.checks import choice, run_seed, whole_number
 from itsa._util.checks import unknown as unknown_choice
+from itsa._util.deadline import DEFAULT_TIME_LIMIT, check_seconds
 from itsa._util.files import read_text
 from itsa.exceptions import InvalidSpec, ItsaError
 from itsa.keys.census.universe import Item, Universe, census_items, check_params
@@ -122,17 +123,15 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     choice("universe", kind, UNIVERSES, error=InvalidSpec, where="universe")
     work = data.get("work", "search")
     choice("work", work, WORKS, error=InvalidSpec, where="work")
-    tl = data.get("time_limit")
-    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or tl <= 0):
-        raise InvalidSpec(f"time_limit: {tl!r} is not a positive number of seconds")
-    seed, fld = data.get("seed", 0), data.get("field", 31)
-    for key, val in (("seed", seed), ("field", fld)):
-        whole_number(key, val, minimum=None, error=InvalidSpec)
+    # seconds per instance: DEFAULT_TIME_LIMIT unless given, 0 for none; nan, inf and past MAX_SECONDS refused
+    tl = check_seconds("time_limit", data.get("time_limit", DEFAULT_TIME_LIMIT), error=InvalidSpec) or None
+    seed, fld = run_seed(data.get("seed", 0), error=InvalidSpec), data.get("field", 31)
+    whole_number("field", fld, minimum=None, error=InvalidSpec)
     search = data.get("search") or {}
     if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
         raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")
     save = _save_folder(data.get("save"))
-    spec = CensusSpec(universe=kind, params=params, work=work, time_limit=None if tl is None else float(tl), seed=seed, field=fld, search=search,
+    spec = CensusSpec(universe=kind, params=params, work=work, time_limit=tl, seed=seed, field=fld, search=search,
                       save=save, name=data.get("name"), base=base, text=text)
     check_params(spec.where())
     return spec
