@@ -44,7 +44,7 @@ from itsa._util.checks import run_seed
 from itsa._util.dask_run import RunProgress, check_cluster_options, dask_client, run_chunks, worker_count
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 from itsa._util.display import Displayable, Kind
-from itsa._util.files import exists, read_text
+from itsa._util.files import read_text
 from itsa._util.results_table import Layout, ResultStore, check_folder, read_meta, read_rows
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, ItsaError, TimeLimitReached, excerpt
 from itsa.keys.examples import resolve_deployment
