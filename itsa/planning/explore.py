@@ -291,13 +291,12 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
             raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
                                 "every client); simulate it without --workers or --scheduler")
         _check_run(simulate_rounds, seed)
-        try:
+        try:        # refused below for a feasible plan; an infeasible one keeps its verdict (size or time alike)
             _check_simulation_size(deployment)
-        except InvalidOption as exc:        # refused below for a feasible plan; an infeasible one keeps its verdict
-            too_large = exc
-        else:
             if scheduler is None:       # a running cluster's workers are counted when it is joined
                 _check_simulation_time(deployment, simulate_rounds, given, workers or 1)
+        except InvalidOption as exc:
+            too_large = exc
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values
