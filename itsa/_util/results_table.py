@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,12 +67,26 @@ class Layout:
         return {c: row.get(c) for c in self.columns}
 
 
-def _parts(folder: Path) -> list[Path]:
-    return sorted(folder.glob("part-*.parquet"))
+#: A part file's name: ``part-`` and six or more digits (what :meth:`ResultStore._write_part` numbers).
+_PART = re.compile(r"part-\d{6,}\.parquet")
+
+
+def _parts(folder: Path, error: type[InvalidInput] = InvalidInput) -> list[Path]:
+    """The part files, in order; a ``part-*.parquet`` not named as a part (``part-x.parquet``) is refused: the next
+    part's number could not be read from it, and no writer of this table made it."""
+    found = sorted(folder.glob("part-*.parquet"))
+    for part in found:
+        if not _PART.fullmatch(part.name):
+            raise error(f"{part}: not a part of a results table (a part is named part-NNNNNN.parquet)")
+    return sorted(found, key=lambda p: int(p.stem.split("-")[1]))
 
 
 #: The Python types a value of each column type may have in a row (``None`` aside; a bool is no int64).
 _PYTHON = {"string": (str,), "int64": (int,), "bool": (bool,), "float64": (int, float)}
+#: An int64 column's range is ``[-_INT64, _INT64)``; a whole number in a float64 column stays below ``_FLOAT_INT``.
+_INT64, _FLOAT_INT = 2**63, 2**1023
+#: Largest journal read (bytes): it is turned into a part every few hundred rows, never gigabytes.
+MAX_JOURNAL_BYTES = 2**28
 
 
 def _check_row(row, layout: Layout, where: str) -> dict:
@@ -90,7 +105,9 @@ def _check_row(row, layout: Layout, where: str) -> dict:
         if kind is None:
             raise layout.error(f"{where}: not a row of a {layout.what} table (no column {excerpt(name)})")
         bad_bool = isinstance(value, bool) and kind != "bool"
-        if value is not None and (bad_bool or not isinstance(value, _PYTHON[kind])):
+        out_of_range = (isinstance(value, int) and not isinstance(value, bool)
+                        and not -_INT64 <= value < (_INT64 if kind == "int64" else _FLOAT_INT))
+        if value is not None and (bad_bool or out_of_range or not isinstance(value, _PYTHON[kind])):
             raise layout.error(f"{where}: column {name!r} holds {excerpt(value)}, not a {kind} value")
     return row
 
@@ -100,7 +117,7 @@ def _journal_rows(folder: Path, layout: Layout) -> list[dict]:
     path = folder / JOURNAL
     rows: list[dict] = []
     if exists(path):
-        lines = read_text(path, layout.error).splitlines()
+        lines = read_text(path, layout.error, max_bytes=MAX_JOURNAL_BYTES).splitlines()
         for number, line in enumerate(lines, 1):
             try:
                 row = json.loads(line)
@@ -172,7 +189,7 @@ def check_folder(path: str | os.PathLike, layout: Layout, resume: bool = False) 
                 check_output_file(folder / name)
     if folder.is_dir() and exists(folder / layout.meta):
         read_meta(folder, layout)           # a metadata file that is not a JSON object: refused
-    if not resume and folder.is_dir() and (_parts(folder) or _journal_rows(folder, layout)):
+    if not resume and folder.is_dir() and (_parts(folder, layout.error) or _journal_rows(folder, layout)):
         raise layout.error(f"{folder}: already holds results; pass --resume to continue it, "
                            "or choose another output")
     if resume and folder.is_dir() and exists(folder / layout.meta):
@@ -188,7 +205,7 @@ def read_rows(path: str | os.PathLike, layout: Layout) -> list[dict]:
         raise layout.error(f"{folder}: not a {layout.what} results folder (no {layout.meta})")
     read_meta(folder, layout)
     rows: dict[str, dict] = {}
-    for part in _parts(folder):
+    for part in _parts(folder, layout.error):
         for row in _part_rows(part, layout):
             rows.setdefault(row[layout.key], row)
     for row in _journal_rows(folder, layout):
@@ -269,7 +286,7 @@ class ResultStore:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        parts = _parts(self.folder)
+        parts = _parts(self.folder, self.layout.error)
         n = int(parts[-1].stem.split("-")[1]) + 1 if parts else 0
         path = self.folder / f"part-{n:06d}.parquet"
         table = pa.Table.from_pylist([self.layout.complete(r) for r in rows], schema=self.layout.arrow_schema())
@@ -280,7 +297,7 @@ class ResultStore:
     def compact(self) -> None:
         """Rewrite every row as one part file sorted by key (the old parts are removed after)."""
         self.flush()
-        old = _parts(self.folder)
+        old = _parts(self.folder, self.layout.error)
         if not old:
             return
         new = self._write_part(read_rows(self.folder, self.layout))

@@ -44,7 +44,7 @@ from itsa._util.checks import run_seed
 from itsa._util.dask_run import RunProgress, check_cluster_options, dask_client, run_chunks, worker_count
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 from itsa._util.display import Displayable, Kind
-from itsa._util.files import read_text
+from itsa._util.files import exists, read_text
 from itsa._util.results_table import Layout, ResultStore, check_folder, read_meta, read_rows
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, ItsaError, TimeLimitReached, excerpt
 from itsa.keys.examples import resolve_deployment
@@ -335,19 +335,19 @@ def _contents(jobs_texts: Sequence[tuple[str, str]]) -> dict[str, str]:
 def _check_resume(out, meta: dict) -> None:
     """A resumed fleet must be the same fleet (grid, seed, time limit, and each deployment's text, by its hash):
     its rows would not be comparable, and a row planned from an edited file is stale."""
-    old = read_meta(out, FLEET_LAYOUT)          # a metadata file that is not JSON: refused, never skipped
-    if not old:
+    if not exists(Path(out) / FLEET_LAYOUT.meta):
         return
+    old = read_meta(out, FLEET_LAYOUT)          # a metadata file that is not JSON: refused, never skipped
+    missing = [key for key in ("grid", "seed", "time_limit", "contents") if key not in old]
+    if missing or not isinstance(old["contents"], dict):    # written before the hashes were kept, or spoiled
+        raise InvalidOption(f"{out}: keeps no record of its {(missing or ['contents'])[0]}, so its rows cannot be "
+                            "checked against this fleet's (e.g. no hash of its deployments' files); choose another "
+                            "output")
     for key in ("grid", "seed", "time_limit"):
-        if key in old and old[key] != meta[key]:
+        if old[key] != meta[key]:
             raise InvalidOption(f"{out}: was run with {key} {old[key]!r}, not {meta[key]!r}; "
                                 "resume it with the same options, or choose another output")
-    before = old.get("contents")
-    if not isinstance(before, dict):
-        if old.get("plans"):        # written before the contents were kept: their files cannot be compared
-            raise InvalidOption(f"{out}: keeps no hash of its deployments' files, so its rows cannot be checked "
-                                "against them; choose another output")
-        return
+    before = old["contents"]
     for name, digest in meta["contents"].items():
         if name in before and before[name] != digest:
             raise InvalidOption(f"{out}: the deployment {name!r} has changed since its rows were planned (its "

@@ -80,7 +80,11 @@ BAD_LINES = {"a list": ("[1, 2]\n", "not a row"), "no key": ('{"x": 1}\n', "not 
              "integer key": ('{"key": 7}\n', "not a row"),
              "no deployment": ('{"key": "small|epsilon=8", "status": "ok"}\n', "no text 'deployment'"),
              "unknown column": ('{"key": "k", "deployment": "d", "status": "ok", "zz": 1}\n', "no column"),
-             "a bad line before a good one": ('zz\n{"key": "k"}\n', "line 1 is not a JSON row")}
+             "a bad line before a good one": ('zz\n{"key": "k"}\n', "line 1 is not a JSON row"),
+             "int64 overflow": ('{"key": "k", "deployment": "d", "status": "ok", "word": ' + str(2**64) + '}\n',
+                                "not a int64 value"),
+             "float overflow": ('{"key": "k", "deployment": "d", "status": "ok", "time": ' + "9" * 400 + '}\n',
+                                "not a float64 value")}
 
 
 def _resume(cli, out, grid="epsilon=2,4"):
@@ -155,7 +159,7 @@ def test_a_table_without_the_deployments_hashes_is_not_resumed(cli, finished, tm
     meta = json.loads((out / FLEET_LAYOUT.meta).read_text())
     del meta["contents"]
     (out / FLEET_LAYOUT.meta).write_text(json.dumps(meta))
-    one_line_exit_2(_resume(cli, out), "keeps no hash of its deployments' files")
+    one_line_exit_2(_resume(cli, out), "keeps no record of its contents")
 
 
 @pytest.mark.parametrize("spoil", ["_garbage", "_fifo"])
@@ -166,3 +170,27 @@ def test_a_census_report_on_a_spoiled_folder_is_one_line(cli, tmp_path, spoil):
     assert cli("census", "run", spec, "-o", out, "--workers", "0").exit_code == 0
     globals()[spoil](_part(out))
     one_line_exit_2(cli("census", "report", out, "-o", tmp_path / "report"), "c.parquet")
+
+
+def test_a_part_not_named_as_a_part_is_refused(cli, finished, tmp_path):
+    """Its number could not be read for the next part (a ValueError before)."""
+    out = _copy(finished, tmp_path)
+    shutil.copy(_part(out), out / "part-zz.parquet")
+    one_line_exit_2(_resume(cli, out), "a part is named part-NNNNNN.parquet")
+
+
+@pytest.mark.parametrize("drop", ["grid", "seed", "time_limit"])
+def test_a_metadata_file_missing_a_record_is_refused(cli, finished, tmp_path, drop):
+    import json
+
+    out = _copy(finished, tmp_path)
+    meta = json.loads((out / FLEET_LAYOUT.meta).read_text())
+    del meta[drop]
+    (out / FLEET_LAYOUT.meta).write_text(json.dumps(meta))
+    one_line_exit_2(_resume(cli, out, grid="epsilon=2,4,8"), f"keeps no record of its {drop}")
+
+
+def test_an_empty_json_object_does_not_turn_the_checks_off(cli, finished, tmp_path):
+    out = _copy(finished, tmp_path)
+    (out / FLEET_LAYOUT.meta).write_text("{}")
+    one_line_exit_2(_resume(cli, out, grid="epsilon=2,4,8"), "keeps no record")
