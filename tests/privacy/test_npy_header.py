@@ -11,7 +11,7 @@ from itsa.privacy.updates import load_updates
 
 
 def _npy(path, shape: str, descr: str = "<f8", data: bytes = b"\0" * 16, version: bytes = b"\x01\x00"):
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}"
     header = header + " " * (118 - len(header)) + "\n"
     path.write_bytes(b"\x93NUMPY" + version + len(header).to_bytes(2, "little") + header.encode() + data)
     return path
