@@ -34,7 +34,7 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
 from itsa._util.extras import require
 from itsa._util.progress import Callback
-from itsa.exceptions import InvalidInput, InvalidOption
+from itsa.exceptions import InvalidInput, InvalidOption, TimeLimitReached
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import Deployment
 from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
@@ -300,7 +300,12 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values
-    result = plan(deployment, time_limit=clock, seed=seed, progress=progress)
+    try:
+        result = plan(deployment, time_limit=clock, seed=seed, progress=progress)
+    except TimeLimitReached:
+        if too_large is not None:       # no verdict to show: the simulation's own refusal, as before the plan
+            raise too_large from None
+        raise
     simulation, not_simulated = None, None
     if simulate_rounds is not None:
         try:
