@@ -6,7 +6,7 @@ Run:  python benchmarks/bench_fleet.py [--workers 2] [--smoke] [--part plans|sim
 The fleet is the shipped deployments with a flat word (k1000, hospitals,
 k1000000-8bit, cross-device) over the grid ``word_bits=12..32
 epsilon=2,4,8 dropout=0,1/10,1/5,3/10``: 4 × 21 × 3 × 4 = 1,008 plans.
-It runs through :func:`itsa.planning.fleet.run_fleet` (results store,
+It runs through :func:`itsa.planning.drivers.fleet.run_fleet` (results store,
 journal and compaction included) on a LocalCluster of one worker, then on
 one of ``--workers``, each started and warmed before its clock starts. Both
 tables must hold the same rows (the ``time`` column aside), or the benchmark
@@ -20,7 +20,7 @@ CPU and the run's CPU per core), as ``bench_census.py`` does.
 another fleet (a smaller one on a busy machine).
 
 ``--part simulate`` (or ``both``) times one simulated round sharded over clients
-(:func:`itsa.planning.simulate.simulate` with a Dask client): the shipped
+(:func:`itsa.planning.run.simulate.simulate` with a Dask client): the shipped
 cross-device deployment at ``--clients`` × ``--dimension`` (default 10,000 ×
 12,000: 1.2·10⁸ client-coordinates; ``--smoke``: 300 × 4,000), planned once,
 then its round on a warmed cluster of one worker and of ``--workers``. Both runs
@@ -59,7 +59,7 @@ def _load() -> str:
 def run(workers: int, deployments, grid) -> tuple[float, list[float], float, list[dict]]:
     """Wall seconds, each worker's CPU seconds, this process's CPU seconds, and the rows."""
     from itsa._util.dask_run import local_cluster
-    from itsa.planning.fleet import read_fleet, run_fleet, warm_fleet_worker
+    from itsa.planning.drivers.fleet import read_fleet, run_fleet, warm_fleet_worker
 
     out = os.path.join(tempfile.mkdtemp(), "fleet.parquet")
     with local_cluster(workers) as client:
@@ -73,18 +73,18 @@ def run(workers: int, deployments, grid) -> tuple[float, list[float], float, lis
 
 def _warm_simulation() -> None:
     """Import what a shard runs (numpy's FFT, the sampler's tables), so that no clock counts it."""
-    import itsa.planning.shard  # noqa: F401
+    import itsa.planning.run.shard  # noqa: F401
 
 
 def simulate_run(workers: int, plan) -> tuple[float, list[float], float, object]:
     """Wall seconds, each worker's CPU seconds, this process's CPU seconds, and the simulation of one round."""
     from itsa._util.dask_run import local_cluster
-    from itsa.planning.simulate import simulate
+    from itsa.planning.run.from_plan import simulate_plan
 
     with local_cluster(workers) as client:
         client.run(_warm_simulation)
         w0, m0, t0 = client.run(cpu_seconds), cpu_seconds(), time.perf_counter()
-        sim = simulate(plan, 1, 0, time_limit=None, client=client)
+        sim = simulate_plan(plan, 1, 0, time_limit=None, client=client)
         wall = time.perf_counter() - t0
         w1, main = client.run(cpu_seconds), cpu_seconds() - m0
     return wall, [w1[k] - w0[k] for k in w1], main, sim
@@ -92,7 +92,7 @@ def simulate_run(workers: int, plan) -> tuple[float, list[float], float, object]
 
 def bench_simulation(workers: int, clients: int, dimension: int) -> None:
     from itsa.planning import load_deployment, plan
-    from itsa.planning.explore import override
+    from itsa.planning.drivers.explore import override
 
     deployment = override(override(load_deployment("cross-device"), "clients", clients), "dimension", dimension)
     planned = plan(deployment, time_limit=None)
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.part == "simulate":
         return
 
-    from itsa.planning.fleet import fleet_deployments, grid_points, parse_grid
+    from itsa.planning.drivers.fleet import fleet_deployments, grid_points, parse_grid
 
     deployments = fleet_deployments(args.deployments or (DEPLOYMENTS[:2] if args.smoke else DEPLOYMENTS))
     grid = parse_grid(args.grid or (SMOKE_GRID if args.smoke else GRID))

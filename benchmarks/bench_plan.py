@@ -7,7 +7,7 @@ Run:  python benchmarks/bench_plan.py [--clients 1000000] [--dimension 1000000] 
   at δ = 10⁻⁶ over 150 rounds, a 10% dropout, a 32-bit word, γ chosen): the
   seconds, and how many of them the noise calibration took (the accountant
   with the τ term of K_eff − 1 terms, evaluated at each bisection step);
-- the sweep: 30 values of ``word_bits`` (``itsa.planning.explore.sweep_plan``:
+- the sweep: 30 values of ``word_bits`` (``itsa.planning.drivers.explore.sweep_plan``:
   the k-sd rule's point and itsa's re-plan at each), at that K and d and at the
   documented example's K = 1000, d = 1290.
 
@@ -53,7 +53,7 @@ def bench_one(clients: int, dimension: int) -> dict:
 
 def bench_sweep(clients: int, dimension: int, points: int) -> dict:
     """A ``points``-value sweep of ``word_bits`` up to 32: the rule's curve and itsa's, each point re-planned."""
-    from itsa.planning.explore import sweep_plan
+    from itsa.planning.drivers.explore import sweep_plan
 
     base = itsa.plan(deployment(clients, dimension))
     values = list(range(max(2, 33 - points), 33))

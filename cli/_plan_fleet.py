@@ -1,7 +1,7 @@
 """``itsa plan A B --grid FIELD=VALUES ... -o OUT.parquet``: a fleet of plans on Dask (the census's engine).
 
 Only parses and renders: the grid, the deployments, the checks and the run are
-:mod:`itsa.planning.fleet`'s.
+:mod:`itsa.planning.drivers.fleet`'s.
 """
 
 import re
@@ -40,7 +40,13 @@ def run_fleet_command(paths, grid, output, workers, scheduler, resume, connect_t
 
     with itsa_errors():
         from itsa._util.dask_run import check_cluster_options
-        from itsa.planning.fleet import check_fleet, check_fleet_output, fleet_deployments, parse_grid, run_fleet
+        from itsa.planning.drivers.fleet import (
+            check_fleet,
+            check_fleet_output,
+            fleet_deployments,
+            parse_grid,
+            run_fleet,
+        )
 
         check_cluster_options(workers, scheduler, connect_timeout)
         parsed = parse_grid(grid)

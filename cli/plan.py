@@ -27,8 +27,8 @@ def said_estimate(progress, quiet: bool):
 @click.option("--simulate", "rounds", type=int, default=None, metavar="ROUNDS",
               help="Also run the planned deployment for ROUNDS rounds on synthetic updates and set the empirical "
                    "wrap rates and error beside the certified ones.")
-@click.option("--updates", type=LibraryChoice("itsa.planning.simulation", "UPDATES"),
-              default=LibraryDefault("itsa.planning.simulate", "simulate", "updates"), show_default=True,
+@click.option("--updates", type=LibraryChoice("itsa.planning.run.setup", "UPDATES"),
+              default=LibraryDefault("itsa.planning.run.simulate", "simulate", "updates"), show_default=True,
               help="The simulated updates: on the clip sphere, or uniform integers (the digit prior).")
 @click.option("--sweep", "spec", default=None, metavar="QUANTITY=LOW..HIGH",
               help="Also re-plan over word_bits, epsilon, clients, dropout, rounds, dimension, clip, sigma or "
@@ -64,7 +64,7 @@ def said_estimate(progress, quiet: bool):
               help="A fleet, or --simulate sharded over clients: join a running Dask cluster.")
 @click.option("--resume", is_flag=True, help="A fleet: keep the rows in OUT and skip their plans.")
 @click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True),
-              default=LibraryDefault("itsa.planning.fleet", "run_fleet", "connect_timeout"), show_default=True,
+              default=LibraryDefault("itsa.planning.drivers.fleet", "run_fleet", "connect_timeout"), show_default=True,
               help="A fleet or a sharded simulation: seconds to reach --scheduler.")
 def plan(paths, report, rounds, updates, spec, figure, framework, export_file, snippet, time_limit, seed, quiet,
          as_json, grid, output, workers, scheduler, resume, connect_timeout):
@@ -99,9 +99,9 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
     from itsa._util.files import check_distinct_files
     from itsa.keys.examples import resolve_deployment
     from itsa.planning import explore_plan, load_deployment
-    from itsa.planning.explore import ExploredPlan, check_sweep_figure
+    from itsa.planning.drivers.explore import ExploredPlan, check_sweep_figure
+    from itsa.planning.drivers.sweep import draw_sweep, parse_sweep
     from itsa.planning.planner import check_report_path, write_report
-    from itsa.planning.sweep import draw_sweep, parse_sweep
 
     if framework is None and (export_file is not None or snippet):
         raise click.UsageError("--export-file and --snippet go with --export")

@@ -72,8 +72,9 @@ if TYPE_CHECKING:                       # the names, for type checkers and edito
     from itsa.keys.search.vector import VectorSearchResult, search_vector_scheme
     from itsa.keys.secagg.parameters import SecAggParameters, secagg_parameters
     from itsa.planning import Deployment, Plan, explore_plan, load_deployment, plan
-    from itsa.planning.simulate import simulate
-    from itsa.planning.simulation import Simulation
+    from itsa.planning.run.from_plan import simulate_plan
+    from itsa.planning.run.setup import Simulation
+    from itsa.planning.run.simulate import simulate
 
 #: Each public name and the module it is defined in: imported on first use, so that
 #: ``import itsa`` (and ``itsa --help``) stays instant and a part's extra is needed only by it.
@@ -146,9 +147,10 @@ _WHERE: dict[str, tuple[str, str | None]] = {
     'load_deployment': ('itsa.planning.deployment', 'load_deployment'),
     'Plan': ('itsa.planning.planner', 'Plan'),
     'plan': ('itsa.planning.planner', 'plan'),
-    'explore_plan': ('itsa.planning.explore', 'explore_plan'),
-    'Simulation': ('itsa.planning.simulation', 'Simulation'),
-    'simulate': ('itsa.planning.simulate', 'simulate'),
+    'explore_plan': ('itsa.planning.drivers.explore', 'explore_plan'),
+    'Simulation': ('itsa.planning.run.setup', 'Simulation'),
+    'simulate': ('itsa.planning.run.simulate', 'simulate'),
+    'simulate_plan': ('itsa.planning.run.from_plan', 'simulate_plan'),
     'SecAggParameters': ('itsa.keys.secagg.parameters', 'SecAggParameters'),
     'secagg_parameters': ('itsa.keys.secagg.parameters', 'secagg_parameters'),
 }
@@ -166,7 +168,7 @@ __all__ = [
     'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
     'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
     'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan', 'explore_plan', 'Simulation', 'simulate',
-    'SecAggParameters', 'secagg_parameters',
+    'simulate_plan', 'SecAggParameters', 'secagg_parameters',
 ]
 
 

@@ -22,6 +22,7 @@ PUBLIC = [
     'Infeasible', 'VerificationError', 'InvalidInput', 'InvalidScheme', 'InvalidOption',
     'InvalidOutputPath', 'MissingExtra', 'InvalidSpec', 'Unreachable', 'examples',
     'InvalidDeployment', 'Deployment', 'load_deployment', 'Plan', 'plan', 'Simulation', 'simulate',
+    'simulate_plan',
 ]
 
 

@@ -21,8 +21,8 @@ import itsa.modular
 import itsa.planning
 import itsa.planning.accounting
 import itsa.planning.deployment
-import itsa.planning.explore
-import itsa.planning.fleet
+import itsa.planning.drivers.explore
+import itsa.planning.drivers.fleet
 import itsa.planning.frameworks_units
 import itsa.planning.noise
 import itsa.planning.planner
@@ -33,7 +33,7 @@ from tests.test_house import ROOT
 PAGE = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 #: The packages whose public names the glossary speaks of (their ``__all__``, or every public name).
 PARTS = (itsa, itsa.privacy, itsa.modular, itsa.planning, itsa.planning.accounting, itsa.planning.deployment,
-         itsa.planning.explore, itsa.planning.fleet, itsa.planning.frameworks_units, itsa.planning.noise,
+         itsa.planning.drivers.explore, itsa.planning.drivers.fleet, itsa.planning.frameworks_units, itsa.planning.noise,
          itsa.planning.planner, itsa.keys.census, itsa.keys.converse, itsa.keys.examples)
 
 

@@ -319,7 +319,7 @@ def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
     (:mod:`itsa.frameworks.flower_dp`), or, for a plan they cannot run, why not."""
     from dataclasses import replace
 
-    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, FlowerPlan
+    from itsa.frameworks.flower_dp import CLIENT_MODS, FIT_WORKFLOW, PINNED_MOD, FlowerPlan
 
     d, e = plan.deployment, plan.encoding
     plain = (f"without itsa's mods, SecAggPlusWorkflow's settings above quantize what the app returns: the app must "
@@ -333,13 +333,22 @@ def _with_plan_pieces(plan, export: FlowerExport) -> FlowerExport:
     try:
         fp = FlowerPlan.from_plan(plan)
     except InvalidOption as exc:
-        return replace(export, plain_flower=plain, notes=export.notes + (f"no client_mods: {exc}",))
+        note = export.dp_note
+        if str(d.noise.kind) == "distributed":
+            note = ("Flower's DP wrappers have no counterpart for noise the clients add themselves (distributed "
+                    "discrete noise), and this plan has no client_mods (see notes): Flower cannot run it as planned")
+        return replace(export, plain_flower=plain, dp_note=note, notes=export.notes + (f"no client_mods: {exc}",))
     kwargs = fp.secaggplus_kwargs(num_shares=export.kwargs["num_shares"],
                                   threshold=export.kwargs["reconstruction_threshold"])
     section = {"SecAggPlusWorkflow": kwargs, "plan": fp.to_dict(), "survivors": fp.survivors,
                "window_drop": fp.window_drop().to_dict()}
+    note = export.dp_note
+    if str(d.noise.kind) == "central":
+        note = ("client_mods and fit_workflow add the plan's central noise on the server after SecAgg+, to the "
+                "unweighted sum of updates the plan's epsilon counts: that is the plan's path. dp_wrapper is plain "
+                "Flower's, without SecAgg+, under its premise (equal weights): " + note)
     return replace(export, client_mods=CLIENT_MODS, fit_workflow=FIT_WORKFLOW, distributed_dp=section,
-                   plain_flower=plain)
+                   plain_flower=plain, dp_note=note, pinned_mod=PINNED_MOD)
 
 
 def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:

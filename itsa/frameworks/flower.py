@@ -66,6 +66,15 @@ CONVENTION = ("itsa's degree k counts a client's neighbours (the SecAgg+ paper's
               "complete graph); the threshold t is the same number in both: t shares rebuild a secret")
 #: The Flower wrapper that adds central Gaussian noise to the aggregate of clipped updates.
 CENTRAL_WRAPPER = "DifferentialPrivacyClientSideFixedClipping"
+#: What makes Flower's central wrapper's z hold: every client weighs the same in FedAvg's mean.
+WRAPPER_PREMISE = ("equal weights: the wrapper adds z C/N to FedAvg's mean, which weighs a client by its num_examples, "
+                   "so the mean's sensitivity is C max_i w_i / sum(w): the C/N this z is calibrated for only when every "
+                   "weight is equal (a client with twice the average weight doubles it); "
+                   "itsa.frameworks.flower_dp:equal_weights_mod makes every fit reply weigh 1. Without SecAgg+: "
+                   "fixedclipping_mod returns the whole model, which SecAggPlusWorkflow would quantize into "
+                   "+-clipping_range (the plan's client_mods and fit_workflow are the path with SecAgg+)")
+#: The wrapper's client mods, outermost first: the weight is set after the clipping.
+WRAPPER_MODS = ("itsa.frameworks.flower_dp:equal_weights_mod", "flwr.client.mod:fixedclipping_mod")
 NO_WRAPPER = ("Flower's DP wrappers have no counterpart for noise the clients add themselves (distributed discrete "
               "noise): they add central Gaussian noise on the server, so no wrapper is written; client_mods and "
               "fit_workflow add the plan's own shares")
@@ -98,6 +107,7 @@ class FlowerExport(Displayable):
     fit_workflow: str | None = None
     distributed_dp: dict[str, Any] | None = None
     plain_flower: str | None = None
+    pinned_mod: str | None = None
 
     def snippet(self) -> str:
         """Python a Flower user pastes into a server app."""
@@ -109,9 +119,11 @@ class FlowerExport(Displayable):
         lines.append(")")
         if self.dp_wrapper is not None:
             kw = self.dp_wrapper["kwargs"]
-            lines += ["", "from flwr.server.strategy import " + CENTRAL_WRAPPER,
-                      "# clients: app = ClientApp(..., mods=[secaggplus_mod, fixedclipping_mod])",
-                      f"strategy = {CENTRAL_WRAPPER}(", "    strategy,"]
+            lines += ["", f"from flwr.server.strategy import {CENTRAL_WRAPPER}, FedAvg",
+                      "# clients, without SecAgg+ (see dp_wrapper's premise): app = ClientApp(..., "
+                      "mods=[equal_weights_mod, fixedclipping_mod])"]
+            lines += ["# " + part for part in _wrap("premise: " + self.dp_wrapper["premise"])]
+            lines += [f"dp_strategy = {CENTRAL_WRAPPER}(", "    FedAvg(),"]
             lines += [f"    {key}={value!r}," for key, value in kw.items()]
             lines.append(")")
         else:
@@ -133,7 +145,7 @@ class FlowerExport(Displayable):
         return rows
 
     def to_dict(self) -> dict:
-        return {"client_mods": list(self.client_mods), "fit_workflow": self.fit_workflow,
+        return {"client_mods": list(self.client_mods), "fit_workflow": self.fit_workflow, "pinned_mod": self.pinned_mod,
                 "distributed_dp": self.distributed_dp, "plain_flower": self.plain_flower,
                 "SecAggPlusWorkflow": dict(self.kwargs), "dp_wrapper": self.dp_wrapper, "dp_note": self.dp_note,
                 "convention": CONVENTION, "flower_version": FLOWER_VERSION, "check": self.check.to_dict(),
@@ -155,7 +167,10 @@ def load(name):
 
 
 export = json.load(open("export.json"))
-client_app = ClientApp(client_fn=client_fn, mods=[load(m) for m in export["client_mods"]])   # your client_fn
+# each client keeps its own copy of export.json and pins it (export["pinned_mod"] in place of the last client mod):
+# it sends its word only in the export's plan and SecAgg+ round, whatever the server sends
+client_mods = [load(m) for m in export["client_mods"][:-1]] + [load(export["pinned_mod"])(export)]
+client_app = ClientApp(client_fn=client_fn, mods=client_mods)   # your client_fn
 server_app = ServerApp()
 
 
@@ -252,8 +267,8 @@ def secaggplus_kwargs(*, degree: int, threshold: int, gamma, word_bits: int, cli
         if noise_multiplier is None:
             raise InvalidOption("noise_multiplier: central noise needs one for Flower's wrapper")
         z = fraction("noise multiplier", noise_multiplier, low=0)
-        wrapper = {"class": CENTRAL_WRAPPER, "mod": "fixedclipping_mod",
-                   "kwargs": {"noise_multiplier": float(z), "clipping_norm": c, "num_sampled_clients": n}}
+        wrapper = {"class": CENTRAL_WRAPPER, "mod": "fixedclipping_mod", "client_mods": list(WRAPPER_MODS),
+                   "premise": WRAPPER_PREMISE, "kwargs": {"noise_multiplier": float(z), "clipping_norm": c, "num_sampled_clients": n}}
         note = (f"central Gaussian noise of standard deviation z S on the sum ({CENTRAL_WRAPPER} adds z S / n to "
                 "the mean; the server sees the aggregate before the noise)")
     elif noise_kind is None:

@@ -75,20 +75,26 @@ import numpy as np
 from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
-from itsa.planning.encoding import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
+from itsa.frameworks._flower_rules import MIN_THRESHOLD, resolve_shares
 from itsa.planning.rotation import Rotation
-from itsa.planning.simulation import NoiseShares, Rounding, SimulationSetup
+from itsa.planning.run.setup import SimulationSetup
+from itsa.planning.run.transforms import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
+from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.neighbours import Rounding
 from itsa.privacy.sampler import SamplerEngine, sample
 from itsa.privacy.shares import survivors_under
 
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
+           "equal_weights_mod", "check_secagg_round",
            "pinned_mod", "fit_workflow", "fresh_secret",
-           "CLIENT_MODS", "FIT_WORKFLOW", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
+           "CLIENT_MODS", "FIT_WORKFLOW", "PINNED_MOD", "CONFIG_PLAN", "CONFIG_SEED", "INT32_WINDOW", "EXACT_FLOAT"]
 
 #: The mods of a ``ClientApp``, in the order ``ClientApp(mods=[...])`` takes them (importable names).
 CLIENT_MODS = ("flwr.client.mod:secaggplus_mod", "itsa.frameworks.flower_dp:distributed_dp_mod")
 #: The callable that takes the parsed export and returns ``DefaultWorkflow``'s ``fit_workflow``.
 FIT_WORKFLOW = "itsa.frameworks.flower_dp:fit_workflow"
+#: A client's own copy of the export pinned: ``load(PINNED_MOD)(export)`` takes the last client mod's place.
+PINNED_MOD = "itsa.frameworks.flower_dp:pinned_mod"
 #: The fit configuration's keys: the plan (JSON text) and the round's public seed.
 CONFIG_PLAN = "itsa.plan"
 CONFIG_SEED = "itsa.round_seed"
@@ -115,7 +121,7 @@ class FlowerPlan:
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
         the discrete Gaussian (``dgauss``) only: no other mechanism has an exact sampler in itsa.
     rotation, rounding, beta
-        As the plan encodes (:class:`~itsa.planning.simulation.SimulationSetup`).
+        As the plan encodes (:class:`~itsa.planning.run.setup.SimulationSetup`).
     engine : str
         The sampler's engine: ``exact`` (default) or ``table``.
     """
@@ -127,7 +133,7 @@ class FlowerPlan:
     modulus: int
     dropout: Fraction | int | str = 0
     sigma_client: Fraction | int | str = 0
-    noise: str = NoiseShares.DISTRIBUTED
+    noise: str = NoiseKind.DISTRIBUTED
     mechanism: str = "dgauss"
     rotation: str = Rotation.NONE
     rounding: str = Rounding.NEAREST
@@ -160,7 +166,7 @@ class FlowerPlan:
 
     @classmethod
     def from_plan(cls, plan) -> FlowerPlan:
-        """A plan's flat encoding, read as :func:`itsa.planning.plan_setup.setup_from_plan` reads it (one client's
+        """A plan's flat encoding, read as :func:`itsa.planning.run.from_plan.setup_from_plan` reads it (one client's
         row: a real cohort is not bounded by the simulation's cells)."""
         d, enc = plan.deployment, plan.encoding
         if d.encoding.layered:
@@ -217,7 +223,7 @@ class FlowerPlan:
         drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
         carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2σ²))``, a discrete Gaussian share being
         ``σ²``-subgaussian, over the ``d'`` words."""
-        if self.shift == 0 or self.row.noise != NoiseShares.DISTRIBUTED or self.row.sigma_client == 0:
+        if self.shift == 0 or self.row.noise != NoiseKind.DISTRIBUTED or self.row.sigma_client == 0:
             why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
             return Certified.exact("window drop", 0, f"exact: {why}")
         room, sigma = self.shift - self.largest_rounded, self.row.sigma_client
@@ -267,7 +273,7 @@ def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=
     y = (x if signs is None else rotate(x, signs, plan.row.rotation))[None, :]
     coins = rng if rng is not None else np.random.default_rng(int(fresh_secret(), 16))
     ints, _ = round_rows(coins, y, plan.row, norm_cap(plan.row))
-    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseShares.DISTRIBUTED else 0)
+    words = ints[0] + (_noise(plan, noise_seed) if plan.row.noise == NoiseKind.DISTRIBUTED else 0)
     q, shift = plan.quantization_range, plan.shift
     if shift == 0:
         words = np.mod(words, plan.modulus)
@@ -324,7 +330,7 @@ def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round
         raise VerificationError(f"Flower's aggregate is beyond what {n} clients' words can sum to "
                                 f"(|aggregate| up to {float(np.abs(values).max()):.3g}): it is not a sum of words")
     total = word_sum(plan, aggregate, reporting=n)
-    if plan.row.noise == NoiseShares.CENTRAL:
+    if plan.row.noise == NoiseKind.CENTRAL:
         total = np.mod(total + _noise(plan, noise_seed), m)
     values = centred(total, m).astype(np.float64)
     signs = plan.signs(round_seed)
@@ -359,23 +365,113 @@ def distributed_dp_mod(msg, ctxt, call_next):
 
 
 def pinned_mod(export: dict[str, Any]):
-    """:func:`distributed_dp_mod` that refuses a round whose plan is not ``export``'s (the client's own copy
-    of the parsed export): a server cannot lower the noise or change the encoding of a client that pins it.
+    """:func:`distributed_dp_mod` that refuses a round whose plan or SecAgg+ parameters are not ``export``'s (the
+    client's own copy of the parsed export): a server cannot lower the noise, change the encoding, or weaken the
+    SecAgg+ round that hides the word of a client that pins it.
 
-    ``ClientApp(mods=[secaggplus_mod, pinned_mod(export)])``.
+    ``ClientApp(mods=[secaggplus_mod, pinned_mod(export)])``. The SecAgg+ parameters are read from the state
+    ``secaggplus_mod`` keeps for the round (:func:`check_secagg_round`), before the app trains and before the word
+    is sent: the shares of the client's mask secrets that the round's earlier stages handed out protect nothing
+    when the word they would mask is never sent.
     """
     section = export.get("distributed_dp") or {}
-    if "plan" not in section:
+    if "plan" not in section or "SecAggPlusWorkflow" not in section:
         raise InvalidOption("export: no distributed_dp section (export the plan with itsa plan FILE --export flower)")
     own = FlowerPlan.from_dict(section["plan"]).to_dict()
+    keywords = dict(section["SecAggPlusWorkflow"])
+    survivors = int(section.get("survivors", 0))
 
     def mod(msg, ctxt, call_next):
-        return _encode_reply(msg, ctxt, call_next, own)
+        return _encode_reply(msg, ctxt, call_next, own, keywords=keywords, survivors=survivors)
 
     return mod
 
 
-def _encode_reply(msg, ctxt, call_next, own: dict[str, Any] | None):
+def equal_weights_mod(msg, ctxt, call_next):
+    """Flower client mod: every fit reply weighs 1 (``num_examples = 1``), so FedAvg's mean is unweighted.
+
+    Flower's central DP wrapper adds ``z C / N`` to FedAvg's mean, which weighs client ``i`` by
+    ``w_i / sum(w)``: the mean's sensitivity is ``C max_i w_i / sum(w)``, which is the ``C / N`` that ``z`` is
+    calibrated for only when the weights are equal (a client with twice the average weight doubles it). This mod
+    makes them equal. ``ClientApp(mods=[equal_weights_mod, fixedclipping_mod])``.
+    """
+    out = call_next(msg, ctxt)
+    if msg.metadata.message_type != require("flwr.app.message_type").MessageType.TRAIN or out.has_error():
+        return out
+    if "fitres.num_examples" in out.content.metric_records:
+        out.content.metric_records["fitres.num_examples"] = require("flwr.app").MetricRecord({"num_examples": 1})
+    return out
+
+
+def check_secagg_round(state: dict[str, Any] | None, keywords: dict[str, Any] | None = None,
+                       survivors: int = 0) -> None:
+    """Refuse a round whose SecAgg+ parameters cannot hide this client's word.
+
+    ``state`` is what ``secaggplus_mod`` stored for the round (``None``: the mod is not running, and the word
+    would reach the server in clear). Any round needs a reconstruction threshold of at least 2: Flower accepts
+    ``reconstruction_threshold=0``, and a Shamir share of threshold 0 or 1 is the secret itself, so one corrupt
+    neighbour with the server unmasks the word, which carries a single noise share, not the aggregate's noise.
+    With ``keywords`` (the export's ``SecAggPlusWorkflow`` arguments) the round must also be the planned one:
+    the threshold at least the planned one, exactly the planned number of shares (fewer disconnects the graph
+    more easily, more with the same threshold makes ``t`` corrupt neighbours likelier: either weakens the
+    certified security bound), the planned quantization, and at least the ``survivors`` the plan's noise counts.
+
+    Raises
+    ------
+    InvalidOption
+        One line naming each parameter that differs; the client then sends nothing.
+
+    Examples
+    --------
+    >>> kw = {"num_shares": 5, "reconstruction_threshold": 3, "max_weight": 1.0, "clipping_range": 1.0,
+    ...       "quantization_range": 100, "modulus_range": 2**20}
+    >>> state = {"sample_num": 8, "share_num": 5, "threshold": 3, "clipping_range": 1.0, "target_range": 100,
+    ...          "mod_range": 2**20, "max_weight": 1.0}
+    >>> check_secagg_round(state, kw, survivors=6)
+    >>> check_secagg_round({**state, "threshold": 0}, kw)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: secagg+: reconstruction threshold 0 puts the secret in every share (at least 2): the client sends nothing
+    """
+    if state is None:
+        raise InvalidOption("secagg+: no SecAgg+ round (place secaggplus_mod before this mod): the word would reach "
+                            "the server in clear; the client sends nothing")
+    threshold = int(state.get("threshold", 0))
+    if threshold < MIN_THRESHOLD:
+        raise InvalidOption(f"secagg+: reconstruction threshold {threshold} puts the secret in every share "
+                            "(at least 2): the client sends nothing")
+    if keywords is None:
+        return
+    samples = int(state.get("sample_num", 0))
+    wrong = []
+    planned = resolve_shares(keywords["num_shares"], keywords["reconstruction_threshold"], clients=max(samples, 2))
+    shares, least_t = planned.shares_sent, planned.threshold
+    if threshold < least_t:
+        wrong.append(f"reconstruction threshold {threshold} < the export's {least_t}")
+    if int(state.get("share_num", 0)) != shares:
+        wrong.append(f"num_shares {state.get('share_num')} != the export's {shares}")
+    for key, planned in (("clipping_range", "clipping_range"), ("target_range", "quantization_range"),
+                         ("mod_range", "modulus_range"), ("max_weight", "max_weight")):
+        if state.get(key) != keywords[planned]:
+            wrong.append(f"{planned} {state.get(key)!r} != the export's {keywords[planned]!r}")
+    if samples < survivors:
+        wrong.append(f"a cohort of {samples} < the {survivors} survivors the plan's noise counts")
+    if wrong:
+        raise InvalidOption(f"pinned_mod: the server's SecAgg+ round differs from this client's export: "
+                            f"{'; '.join(wrong)}: the client sends nothing")
+
+
+def _secagg_state(ctxt) -> dict[str, Any] | None:
+    """The SecAgg+ parameters ``secaggplus_mod`` keeps in the client's state for this round, if it runs."""
+    constants = require("flwr.common.secure_aggregation.secaggplus_constants")
+    records = getattr(getattr(ctxt, "state", None), "config_records", None)
+    if records is None or constants.RECORD_KEY_STATE not in records:
+        return None
+    return dict(records[constants.RECORD_KEY_STATE])
+
+
+def _encode_reply(msg, ctxt, call_next, own: dict[str, Any] | None, *, keywords: dict[str, Any] | None = None,
+                  survivors: int = 0):
     flwr_app = require("flwr.app")
     compat = require("flwr.compat.common.recorddict_compat")
     common = require("flwr.common")
@@ -390,6 +486,7 @@ def _encode_reply(msg, ctxt, call_next, own: dict[str, Any] | None):
         changed = sorted(k for k, v in plan.to_dict().items() if own.get(k) != v)
         raise InvalidOption(f"pinned_mod: the server's plan differs from this client's export in "
                             f"{', '.join(changed)}: the client sends nothing")
+    check_secagg_round(_secagg_state(ctxt), keywords, survivors)
     received = _flat(common.parameters_to_ndarrays(ins.parameters))
     out = call_next(msg, ctxt)
     if out.has_error():

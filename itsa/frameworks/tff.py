@@ -12,7 +12,7 @@ float widths, without TensorFlow:
   float32 ``p`` in float32;
 - ``_build_aggregation_factory``: the central deviation ``z c`` and the local ``z c/√n``; the padded
   dimension (``hd``: the next power of two, ``dft``: even); ``_heuristic_scale_factor`` in float64 (the
-  plan's :func:`itsa.planning.heuristic.tff_rule`, which this reuses), capped at ``10⁶``; the scale kept as a
+  plan's :func:`itsa.planning.rule.heuristic.tff_rule`, which this reuses), capped at ``10⁶``; the scale kept as a
   float32 in the aggregator's state (``DiscretizationFactory``);
 - ``discretization.inflated_l2_norm_bound`` in float32: ``min(c + γ√d, √(c² + γ²d/4 + √(2 ln(1/β)) γ
   (c + γ√d/2)))`` (``γ = 1/scale``; the first alone at ``β = 0``), the norm after the rotation (which
@@ -43,8 +43,8 @@ import numpy as np
 
 from itsa._util.display import Displayable
 from itsa.planning.frameworks_units import TFF_INTEGER_DEVIATION
-from itsa.planning.heuristic import NORM_LEEWAY, RULE_MAX_BITS, padded_dimension, tff_rule
 from itsa.planning.mechanisms import registered
+from itsa.planning.rule.heuristic import NORM_LEEWAY, RULE_MAX_BITS, padded_dimension, tff_rule
 
 __all__ = ["TffComputation", "TffExport", "tff_computes", "tff_export", "clip_prob_to_num_stddevs", "inflated_l2_norm_bound",
            "DP_MECHANISMS", "DEFAULT_MECHANISM", "ROTATION_TYPES", "TFF_SOURCE"]

@@ -82,7 +82,8 @@ def wrapper_rows(wrappers: dict[str, dict[str, Any] | None]) -> list[tuple[str, 
              if f is None else
              f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
              f"rounds with every client), clipping_norm {f['clipping_norm']}, "
-             f"num_sampled_clients {f['num_sampled_clients']}")]
+             f"num_sampled_clients {f['num_sampled_clients']}; certified only with equal client weights "
+             "(num_examples = 1: Flower's mean weighs clients by it, see --export flower's premise)")]
 
 
 def population_note(*, clients: int, population: int) -> str:

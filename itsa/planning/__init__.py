@@ -10,7 +10,7 @@ True
 """
 
 from itsa.planning.deployment import Deployment, load_deployment, parse_deployment
-from itsa.planning.explore import ExploredPlan, explore_plan
+from itsa.planning.drivers.explore import ExploredPlan, explore_plan
 from itsa.planning.planner import Plan, Verdict, plan
 
 __all__ = ["Deployment", "load_deployment", "parse_deployment", "Plan", "Verdict", "plan", "ExploredPlan",

@@ -20,12 +20,9 @@ coordinates) only if one of them does: the union bound ``d P[|Z| ≥ t]``. The
 probability is an upper bound computed in ball arithmetic (``1`` when
 ``t ≤ 0``: then the data alone can reach the modulus).
 
-The client's encoding itself, on arrays, lives here too, one home for the
-simulation's rounds (:mod:`itsa.planning.simulate`) and a framework's
-client mod (:mod:`itsa.frameworks`): the rotation's public signs
-(:func:`rotation_signs`), :func:`rotate` and :func:`unrotate`, the rounding
-at ``γ`` (:func:`round_rows`, with conditional rounding's :func:`norm_cap`)
-and the centred residue of the sum (:func:`centred`).
+The client's encoding itself, on arrays (the rotation, the rounding at
+``γ``, the centred residue of the sum), is the run wing's
+(:mod:`itsa.planning.run.transforms`).
 
 Examples
 --------
@@ -40,12 +37,6 @@ True
 >>> wrap_probability(word_bits=16, clients=1000, bound=1024000, sigma=Fraction(1000), shares=1000,
 ...                  coordinates=1).decimal()
 '1'
->>> import numpy as np
->>> x, signs = np.array([[3.0, 4.0, 0.0]]), np.array([1, -1, 1, 1])
->>> bool(np.allclose(unrotate(rotate(x, signs, "hadamard"), signs, "hadamard", 3), x))
-True
->>> centred(np.array([0, 5, 9]), 10).tolist()
-[0, -5, -1]
 """
 
 from __future__ import annotations
@@ -54,21 +45,14 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 from itsa._util.certified import Certified, Direction, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
-from itsa.planning.rotation import Rotation
-from itsa.planning.simulation import Rounding, SimulationSetup
-from itsa.privacy.neighbours import rounded_norm
 from itsa.privacy.tails import certified_tail
 
-__all__ = ["EncodingPlan", "data_bound", "wrap_probability", "smallest_word", "gamma_candidates", "WRAP_METHOD",
-           "rotation_signs", "rotate", "unrotate", "round_rows", "norm_cap", "centred"]
+__all__ = ["EncodingPlan", "data_bound", "wrap_probability", "smallest_word", "gamma_candidates", "WRAP_METHOD"]
 
 WRAP_METHOD = ("data |sum| <= K floor(gamma S + 1/2) per coordinate (from the clip: exact); noise sum "
                "n sigma^2-subgaussian: P[|Z| >= t] <= 2 exp(-t^2/(2 n sigma^2)); union bound over the coordinates")
@@ -203,92 +187,3 @@ class EncodingPlan(Displayable):
                 "rotation": self.rotation, "rounding": self.rounding, "rotated_dimension": self.rotated_dimension,
                 "beta": self.beta}
 
-
-# -- the client's encoding on arrays: the simulation's rounds and the frameworks' client mod run these ------------
-
-def rotation_signs(rng, setup: SimulationSetup) -> np.ndarray | None:
-    """The round's random signs (public randomness, one rotation shared by every client); ``None`` without one."""
-    if setup.rotation == Rotation.NONE:
-        return None
-    return 2 * rng.integers(0, 2, size=setup.rotated_dimension, dtype=np.int64) - 1
-
-
-def _walsh_hadamard(a: np.ndarray) -> np.ndarray:
-    """The normalised Walsh–Hadamard transform along the last axis (Sylvester order, entries ``±1/√n``, ``n`` a
-    power of two): symmetric and orthogonal, its own inverse."""
-    lead, n, h = a.shape[:-1], a.shape[-1], 1
-    while h < n:
-        blocks = a.reshape(*lead, n // (2 * h), 2, h)
-        a = np.stack((blocks[..., 0, :] + blocks[..., 1, :], blocks[..., 0, :] - blocks[..., 1, :]),
-                     axis=-2).reshape(*lead, n)
-        h *= 2
-    return a / math.sqrt(n)
-
-
-def rotate(x: np.ndarray, signs: np.ndarray, rotation: str) -> np.ndarray:
-    """Rows ``x`` rotated into ``d' = len(signs)`` coordinates: padded with zeros, times the signs, then the
-    normalised Walsh–Hadamard transform (``hadamard``) or, the ``d'/2`` complex numbers ``y_j + i y_(d'/2+j)``,
-    their unitary DFT read back as the real parts then the imaginary parts (``dft``)."""
-    d_rot = len(signs)
-    y = np.zeros((*x.shape[:-1], d_rot))
-    y[..., :x.shape[-1]] = x
-    y *= signs
-    if rotation == Rotation.HADAMARD:
-        return _walsh_hadamard(y)
-    half = d_rot // 2
-    w = np.fft.fft(y[..., :half] + 1j * y[..., half:], norm="ortho")
-    return np.concatenate((w.real, w.imag), axis=-1)
-
-
-def unrotate(y: np.ndarray, signs: np.ndarray, rotation: str, dimension: int) -> np.ndarray:
-    """The inverse of :func:`rotate` (its transpose), keeping the first ``dimension`` coordinates."""
-    if rotation == Rotation.HADAMARD:
-        x = _walsh_hadamard(y)
-    else:
-        half = y.shape[-1] // 2
-        z = np.fft.ifft(y[..., :half] + 1j * y[..., half:], norm="ortho")
-        x = np.concatenate((z.real, z.imag), axis=-1)
-    return (x * signs)[..., :dimension]
-
-
-def round_rows(rng, y: np.ndarray, setup: SimulationSetup, cap: float | None,
-               clock: Deadline | None = None) -> tuple[np.ndarray, int]:
-    """``(y_int, attempts)``: the rows ``y`` (already rotated) rounded at ``γ`` as ``setup`` rounds, and the
-    stochastic roundings drawn (stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws a client again while its rounded squared norm is above ``cap``, :func:`norm_cap`'s; a look at ``clock`` before each slice of about :data:`~itsa.planning.mechanisms.dgauss.DRAW_CHUNK` coordinates and each retry)."""
-    K, g = y.shape[0], float(setup.gamma)
-    if setup.rounding == Rounding.NEAREST:
-        return np.floor(y * g + 0.5).astype(np.int64), 0
-    ints, attempts, rows = np.empty(y.shape, dtype=np.int64), 0, max(1, DRAW_CHUNK // y.shape[1])
-    for start in range(0, K, rows):
-        if clock is not None:
-            clock.check(f"a round's rounding (client {start:,} of {K:,})")
-        scaled = y[start:start + rows] * g
-        low = np.floor(scaled)
-        frac = scaled - low
-        r = low + (rng.random(scaled.shape) < frac)
-        attempts += r.shape[0]
-        again = np.zeros(r.shape[0], dtype=bool) if cap is None else (r * r).sum(axis=1) > cap
-        while again.any():                    # conditional rounding: retry the clients over the bound
-            if clock is not None:
-                clock.check(f"a round's conditional rounding ({int(again.sum()):,} clients retried)")
-            r[again] = low[again] + (rng.random((int(again.sum()), r.shape[1])) < frac[again])
-            attempts += int(again.sum())
-            again[again] = (r[again] * r[again]).sum(axis=1) > cap
-        ints[start:start + rows] = r
-    return ints, attempts
-
-
-def norm_cap(setup: SimulationSetup) -> float | None:
-    """Conditional rounding's bound on the rounded squared norm (``None`` for another rounding): the square of
-    the lower end of :func:`itsa.privacy.neighbours.rounded_norm`'s enclosure (the plan's bound, in the
-    rotated dimension ``d'``), less a relative ``10⁻¹²`` so that a float sum never accepts a vector over it."""
-    if setup.rounding != Rounding.CONDITIONAL:
-        return None
-    bound = rounded_norm(gamma=setup.gamma, clip=setup.clip, dimension=setup.rotated_dimension,
-                         rounding=Rounding.CONDITIONAL, beta=setup.beta)
-    return float(bound.low) ** 2 * (1 - 1e-12)
-
-
-def centred(r: np.ndarray, modulus: int) -> np.ndarray:
-    """The representative of ``r mod M`` in ``[−⌊M/2⌋, M − 1 − ⌊M/2⌋]``."""
-    return np.mod(r + modulus // 2, modulus) - modulus // 2

@@ -46,10 +46,10 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.frameworks.units import CENTRAL_NOTE, central_wrappers, population_note, wrapper_rows
 from itsa.planning.accounting import _mechanism
-from itsa.planning.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension
 from itsa.planning.mechanism import NoiseInputs, coupled, room_of
 from itsa.planning.mechanisms import registered
 from itsa.planning.noise import full_round, round_event
+from itsa.planning.rule.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension, tff_noise_multiplier
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.events import Event
 from itsa.privacy.lattice import dominating_pair
@@ -58,7 +58,7 @@ from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
-           "tff_noise_multiplier", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
+           "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = RULE_MAX_BITS
@@ -72,23 +72,6 @@ FLOAT_DEVIATION_MARGIN = Fraction(1, 2**18)
 #: The mechanism (its TFF name) whose TF Privacy query draws each share at its deviation rounded up to an integer
 #: (``DistributedDiscreteGaussianSumQuery``); TFF's other mechanism draws at the float32 deviation.
 TFF_INTEGER_DEVIATION = "distributed_dgauss"
-
-
-def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
-                         ) -> Certified:
-    """TFF's ``noise_multiplier`` for the plan's noise: ``σ √K/(γ S)`` (distributed shares over the expected
-    ``K`` clients) or ``σ/(γ S)`` (central), an enclosure.
-
-    >>> tff_noise_multiplier(sigma=Fraction(8), distributed=False, clients=4, gamma=Fraction(2), clip=Fraction(1)).decimal()
-    '4'
-    """
-    with precision():
-        ball = to_arb(sigma) / to_arb(gamma * clip)
-        if distributed:
-            ball *= flint.arb(clients).sqrt()
-    return Certified.from_arb("noise_multiplier", ball, Direction.ENCLOSURE,
-                              "sigma sqrt(K) / (gamma S): TFF splits z S into K shares of z S/sqrt(K)" if distributed
-                              else "sigma / (gamma S): TFF's central z")
 
 
 def _float32_down(x: float) -> float:
@@ -141,7 +124,7 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     """``DistributedDpSumFactory``'s arguments that make TFF compute the plan's scale and noise.
 
     TFF picks its scale ``s = √(2^(2b) − n k²) / (2k √(c² n²/d' + n σ_l²))`` (``n`` the expected clients,
-    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.heuristic.tff_rule`), so
+    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.rule.heuristic.tff_rule`), so
     ``modclip_prob`` is solved for ``s = γ (1 − TFF_SCALE_MARGIN)``: ``k² = 2^(2b)/(n + 4 s² (c² n²/d' + n σ_l²))``,
     rounded down to a float32 (a larger ``k``, a smaller scale). ``noise_multiplier`` puts the shares'
     deviation at that scale in the middle of the integers TF Privacy's sampler rounds up to ``⌈σ⌉`` (the

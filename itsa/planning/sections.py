@@ -13,7 +13,7 @@
   a round whose sum does not wrap;
 - **heuristic**: the configuration TensorFlow Federated's k-standard-deviations
   rule picks for the same inputs, with itsa's certified ε and wrap probability
-  for it (computed by ``itsa.planning.heuristic`` when it is installed).
+  for it (computed by ``itsa.planning.rule.heuristic`` when it is installed).
 
 Examples
 --------
@@ -35,11 +35,11 @@ from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
-from itsa.planning.beside import beside_plan
 from itsa.planning.keysolve import bounded_solve
 from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.noise import round_event
 from itsa.planning.protocols import AggregationProtocol, size_protocol_keys
+from itsa.planning.rule.beside import beside_plan
 
 __all__ = ["PayloadPlan", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
@@ -324,7 +324,7 @@ NOT_COMPUTED = "not computed (the k-standard-deviations rule sizes a flat word, 
 
 
 def size_heuristic(inputs: NoiseInputs, noise, encoding, *, overflow: Fraction, per_round: bool) -> Displayable:
-    """The rule beside the plan (:func:`itsa.planning.beside.beside_plan`): handed the plan's noise in TFF's
+    """The rule beside the plan (:func:`itsa.planning.rule.beside.beside_plan`): handed the plan's noise in TFF's
     units, scored with the inputs' adjacency and survivors, and made honest against the ``overflow`` target
     (per round or per coordinate)."""
     event = round_event(inputs, encoding.gamma, noise.sigma_client)

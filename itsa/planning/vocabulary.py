@@ -18,10 +18,13 @@ from enum import StrEnum
 
 from itsa.planning.mechanisms import Mechanism
 
-__all__ = ["NoiseKind", "Sampling", "Overflow", "Mechanism", "MAX_WORD_BITS"]
+__all__ = ["NoiseKind", "Sampling", "Overflow", "Mechanism", "MAX_WORD_BITS", "MAX_MODULUS"]
 
 #: Widest word (bits) of a flat modular sum.
 MAX_WORD_BITS = 256
+#: Largest modulus an array run sums in (int64 arithmetic with room for one addition): the simulation's
+#: bound, and the k-standard-deviations rule's widest word.
+MAX_MODULUS = 2**62
 
 
 class NoiseKind(StrEnum):

@@ -154,7 +154,7 @@ def test_a_sampling_without_a_population_is_named(cli, tmp_path):
 
 
 def test_a_swept_whole_number_is_read_by_the_one_reader(cli):
-    from itsa.planning.sweep import parse_sweep
+    from itsa.planning.drivers.sweep import parse_sweep
 
     assert parse_sweep("dimension=1e3,2_000")[1] == [1000, 2000]
     r = cli("plan", "hospitals", "--sweep", "clients=1e999999999", "--quiet")

@@ -254,3 +254,40 @@ def test_flowers_noise_multiplier_has_one_home_the_plan_prints_what_the_export_w
     assert printed == repr(kw["noise_multiplier"])
     d = central.deployment
     assert kw["noise_multiplier"] == home(sigma=central.noise.sigma_client, gamma=central.encoding.gamma, clip=d.clip)
+
+
+def test_the_central_export_says_the_wrappers_weighting_and_names_only_pieces_that_exist(central):
+    """Flower's wrapper calibrates z for FedAvg's mean at equal weights: the export says so and names the mod
+    that enforces it; the plan's own pieces are the path with SecAgg+; every named piece imports."""
+    out = export_plan(central, "flower").to_dict()
+    wrapper = out["dp_wrapper"]
+    assert wrapper["client_mods"] == ["itsa.frameworks.flower_dp:equal_weights_mod", "flwr.client.mod:fixedclipping_mod"]
+    assert "equal weights" in wrapper["premise"] and "max_i w_i" in wrapper["premise"]
+    assert out["dp_note"].startswith("client_mods and fit_workflow add the plan's central noise")
+    assert "premise: equal weights" in out["snippet"] and "mods=[equal_weights_mod, fixedclipping_mod]" in out["snippet"]
+    pytest.importorskip("flwr")
+    import importlib
+
+    for name in [*wrapper["client_mods"], *out["client_mods"], out["fit_workflow"]]:
+        module, attribute = name.split(":")
+        assert callable(getattr(importlib.import_module(module), attribute))
+    rows = dict(central.frameworks.rows())
+    assert "certified only with equal client weights" in rows["Flower DP wrapper"]
+
+
+@pytest.mark.parametrize("name", ["hospitals", "k1000"])
+def test_the_flower_snippet_runs_as_pasted_and_pins_the_clients(name, tmp_path, monkeypatch):
+    """The snippet, beside its export.json and a client_fn of the user's, runs to the end; its clients are pinned."""
+    pytest.importorskip("flwr")
+    from itsa.frameworks.flower_dp import PINNED_MOD
+
+    out = export_plan(plan(load_deployment(name)), "flower").to_dict()
+    assert out["pinned_mod"] == PINNED_MOD
+    (tmp_path / "export.json").write_text(json.dumps(out), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {"client_fn": lambda context: None}
+    exec(compile(out["snippet"], "snippet", "exec"), scope)      # noqa: S102  the user's paste
+    mods = scope["client_app"]._mods
+    assert len(mods) == 2 and mods[1].__qualname__.startswith("pinned_mod")
+    if out["dp_wrapper"] is not None:
+        assert type(scope["dp_strategy"]).__name__ == out["dp_wrapper"]["class"]

@@ -41,6 +41,7 @@ from itsa.frameworks.flower_dp import (  # noqa: E402
     decode_sum,
     distributed_dp_mod,
     encode_update,
+    equal_weights_mod,
     flower_aggregate,
     pinned_mod,
     word_sum,
@@ -311,6 +312,113 @@ def test_a_client_that_pins_its_export_refuses_a_server_that_lowers_the_noise():
     same = ClientApp(client_fn=client_fn, mods=[secaggplus_mod, pinned_mod(own)])
     [after] = run_fit_rounds(same, load(own["fit_workflow"])(own, seed=0), clients=8, model=GLOBAL)
     assert not np.array_equal(flat(after), flat(GLOBAL))                # the same plan: released
+
+
+def _refusals(monkeypatch) -> list[str]:
+    """Each refusal of the SecAgg+ check in this test, by its text (the grid turns a refusal into a dropout)."""
+    import itsa.frameworks.flower_dp as module
+
+    said: list[str] = []
+    real = module.check_secagg_round
+
+    def spy(*args, **kwargs):
+        try:
+            real(*args, **kwargs)
+        except InvalidOption as exc:
+            said.append(str(exc))
+            raise
+
+    monkeypatch.setattr(module, "check_secagg_round", spy)
+    return said
+
+
+def _pinned_round(export: dict, own: dict) -> np.ndarray:
+    from flwr.client.mod import secaggplus_mod
+
+    def client_fn(context: Context):
+        return OrdinaryClient(int(context.node_config["partition-id"]), frozenset()).to_client()
+
+    app = ClientApp(client_fn=client_fn, mods=[secaggplus_mod, pinned_mod(own)])
+    [after] = run_fit_rounds(app, load(export["fit_workflow"])(export, seed=0), clients=8, model=GLOBAL)
+    return flat(after)
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"reconstruction_threshold": 0}, "reconstruction threshold 0 puts the secret in every share"),
+    ({"num_shares": 3}, "num_shares 3 != the export's 5"),
+    ({"num_shares": 7, "reconstruction_threshold": 2}, "num_shares 7 != the export's 5"),
+    ({"max_weight": 2.0}, "max_weight 2.0 != the export's 1.0"),
+])
+def test_a_pinned_client_refuses_a_weaker_secagg_round(monkeypatch, change, said):
+    """The server keeps the plan but weakens SecAgg+ (Flower accepts each of these): every pinned client sends
+    nothing, so nothing is released; the export's own round is released."""
+    export = the_export(spec_of("distributed"))
+    own = copy.deepcopy(export)
+    export["distributed_dp"]["SecAggPlusWorkflow"].update(change)
+    refusals = _refusals(monkeypatch)
+    try:
+        after = _pinned_round(export, own)
+    except IndexError:          # Flower's server, at threshold 0, unmasks with no share of anyone: nothing released
+        after = flat(GLOBAL)
+    assert np.array_equal(after, flat(GLOBAL))
+    assert len(refusals) == 8 and all(said in r and "sends nothing" in r for r in refusals)
+    refusals.clear()
+    assert not np.array_equal(_pinned_round(own, own), flat(GLOBAL)) and refusals == []
+
+
+def test_a_pinned_client_takes_a_higher_threshold():
+    """A threshold above the export's only makes the masks harder to rebuild: the round is released."""
+    export = the_export(spec_of("distributed"))
+    own = copy.deepcopy(export)
+    export["distributed_dp"]["SecAggPlusWorkflow"]["reconstruction_threshold"] = 3
+    assert not np.array_equal(_pinned_round(export, own), flat(GLOBAL))
+
+
+def test_any_client_refuses_a_threshold_below_two_and_a_round_without_secagg(monkeypatch):
+    """The server's plan is taken by distributed_dp_mod, but never a round that would show the word in clear."""
+    from flwr.client.mod import secaggplus_mod
+
+    export = the_export(spec_of("distributed"))
+    export["distributed_dp"]["SecAggPlusWorkflow"]["reconstruction_threshold"] = 0
+
+    def client_fn(context: Context):
+        return OrdinaryClient(int(context.node_config["partition-id"]), frozenset()).to_client()
+
+    refusals = _refusals(monkeypatch)
+    app = ClientApp(client_fn=client_fn, mods=[secaggplus_mod, distributed_dp_mod])
+    with pytest.raises(IndexError):     # Flower's server, at threshold 0, unmasks with no share of anyone
+        run_fit_rounds(app, load(export["fit_workflow"])(export, seed=0), clients=8, model=GLOBAL)
+    assert len(refusals) == 8
+
+
+def test_a_client_outside_a_secagg_round_sends_nothing(stamped):
+    """A server that sends the plan in a plain fit (no SecAgg+ round) would see the word in clear: refused
+    before the app trains."""
+    from itsa.frameworks.flower_dp import CONFIG_PLAN, CONFIG_SEED
+
+    plan = the_export(spec_of("distributed"))["distributed_dp"]["plan"]
+    config = {CONFIG_PLAN: json.dumps(plan), CONFIG_SEED: 7}
+    content = compat.fitins_to_recorddict(flwr.common.FitIns(ndarrays_to_parameters(GLOBAL), config), True)
+    msg = Message(content, dst_node_id=1, message_type="train")
+    ctxt = Context(run_id=1, node_id=1, node_config={}, state=RecordDict(), run_config={})
+    called = []
+    with pytest.raises(InvalidOption, match="no SecAgg\\+ round.*sends nothing"):
+        distributed_dp_mod(msg, ctxt, lambda m, c: called.append(m))
+    assert called == []
+
+
+def test_equal_weights_mod_makes_fedavgs_mean_unweighted(stamped):
+    """An app that reports its real example count weighs 1 through the mod (the DP wrapper's premise)."""
+    content = compat.fitins_to_recorddict(flwr.common.FitIns(ndarrays_to_parameters(GLOBAL), {}), True)
+    msg = Message(content, dst_node_id=1, message_type="train")
+
+    def app(m, c):
+        res = flwr.common.FitRes(flwr.common.Status(flwr.common.Code.OK, ""), ndarrays_to_parameters(GLOBAL), 119, {})
+        return Message(compat.fitres_to_recorddict(res, True), reply_to=m)
+
+    assert compat.recorddict_to_fitres(app(msg, None).content, True).num_examples == 119
+    out = equal_weights_mod(msg, None, app)
+    assert compat.recorddict_to_fitres(out.content, True).num_examples == 1
 
 
 def test_fewer_survivors_than_the_plan_counts_release_nothing():

@@ -2,7 +2,7 @@
 
 What this holds:
 
-- **statically**, for each section module below, that no function or method
+- **statically**, for every module of the package (walked, not listed) but the readers, that no function or method
   (public or private) has a parameter named ``deployment`` or annotated with
   ``Deployment``, that the module never names the ``Deployment`` class, and
   that it reaches no attribute only a deployment (or a plan's ``deployment``)
@@ -19,7 +19,7 @@ What this holds:
 
 Which modules still take a deployment, and why (they are not checked here):
 ``planner`` (the adapter itself), ``deployment`` (the reader), and
-``explore``, ``sweep``, ``simulate``, ``plan_setup``, ``simulation`` and
+``explore``, ``sweep``, the run wing (``run.simulate``, ``run.from_plan``, ``run.setup``) and
 ``protocols.run``, which re-plan or run variants of a deployment or a plan (a
 protocol's own module takes its keys section and numbers: it is checked).
 """
@@ -27,35 +27,34 @@ protocol's own module takes its keys section and numbers: it is checked).
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
+import pkgutil
 import sys
 from pathlib import Path
 
 import pytest
 
-import itsa.planning.accounting
-import itsa.planning.beside
-import itsa.planning.encoding
-import itsa.planning.flat
-import itsa.planning.frameworks_units
-import itsa.planning.gate
-import itsa.planning.layered
-import itsa.planning.mechanism
-import itsa.planning.noise
-import itsa.planning.protocols.multi_server
-import itsa.planning.protocols.registry
-import itsa.planning.protocols.secagg
-import itsa.planning.scale
-import itsa.planning.sections
+import itsa.planning
 from itsa.planning import Deployment, load_deployment, plan
 from itsa.planning.flat import FlatInputs
 from itsa.planning.mechanism import NoiseInputs
 
+#: The modules that read a deployment or a plan, and why (the adapter, the reader, the drivers that re-plan,
+#: the run wing that runs variants of a plan, a protocol's round run); every other module is a section.
+READERS = ("itsa.planning.planner", "itsa.planning.deployment", "itsa.planning.protocols.run")
+WINGS_THAT_READ = ("itsa.planning.drivers", "itsa.planning.run")
+
+
+def _sections():
+    """Every module of ``itsa.planning`` (walked, not listed) but the readers and the package faces."""
+    names = [m.name for m in pkgutil.walk_packages(itsa.planning.__path__, "itsa.planning.") if not m.ispkg]
+    return tuple(importlib.import_module(n) for n in sorted(names)
+                 if n not in READERS and not n.startswith(tuple(w + "." for w in WINGS_THAT_READ)))
+
+
 #: The sections' modules: each function takes numbers (or a value object of numbers), never a deployment.
-SECTIONS = (itsa.planning.noise, itsa.planning.mechanism, itsa.planning.accounting, itsa.planning.frameworks_units,
-            itsa.planning.sections, itsa.planning.protocols.registry, itsa.planning.protocols.secagg,
-            itsa.planning.protocols.multi_server, itsa.planning.scale, itsa.planning.encoding,
-            itsa.planning.gate, itsa.planning.beside, itsa.planning.layered, itsa.planning.flat)
+SECTIONS = _sections()
 #: Attributes only a deployment has (or a plan, through its deployment).
 DEPLOYMENT_ONLY = {"privacy", "overflow_per", "deployment"}
 

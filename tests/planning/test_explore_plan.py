@@ -1,8 +1,8 @@
 """The library's plan + simulation + sweep (:func:`itsa.planning.explore_plan`), called without the CLI.
 
 It must give the plan that :func:`itsa.plan` gives, the simulation that
-:func:`itsa.simulate` gives on it and the sweep that
-:func:`~itsa.planning.explore.sweep_plan` gives, and refuse a simulation or a
+:func:`itsa.simulate_plan` gives on it and the sweep that
+:func:`~itsa.planning.drivers.explore.sweep_plan` gives, and refuse a simulation or a
 sweep that cannot run before any planning (no progress event at all).
 """
 
@@ -12,8 +12,8 @@ import itsa
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.planning import ExploredPlan, Plan, explore_plan, parse_deployment, plan
-from itsa.planning.explore import sweep_plan
-from itsa.planning.simulate import simulate
+from itsa.planning.drivers.explore import sweep_plan
+from itsa.planning.run.from_plan import simulate_plan
 
 #: A small flat word with the file's sigma and gamma: the plan is instant, the simulation small.
 SMALL = {"clients": 20, "dimension": 50, "clip": 1, "noise": {"sigma": 4}, "privacy": {"delta": "1e-6"},
@@ -39,7 +39,7 @@ def test_the_plan_its_run_and_its_sweep(small):
     assert isinstance(run, ExploredPlan)
     p = plan(small, seed=5, time_limit=0)
     assert run.plan.to_dict() == p.to_dict()
-    assert run.simulation is not None and _timeless(run.simulation) == _timeless(simulate(p, 3, 5))
+    assert run.simulation is not None and _timeless(run.simulation) == _timeless(simulate_plan(p, 3, 5))
     assert run.sweep is not None and run.sweep.to_dict() == sweep_plan(p, "word_bits", [9, 10]).to_dict()
     assert [pt.value for pt in run.sweep.points] == [9, 10]
     pair = explore_plan(small, sweep=("word_bits", [9, 10]), time_limit=0)   # a (quantity, values) pair

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from itsa.planning import load_deployment, plan
-from itsa.planning.fleet import (
+from itsa.planning.drivers.fleet import (
     FLEET_COLUMNS,
     fleet_deployments,
     fleet_summary,

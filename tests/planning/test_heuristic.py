@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from itsa.exceptions import InvalidInput, ItsaError
-from itsa.planning.heuristic import (
+from itsa.planning.rule.heuristic import (
     MAX_SCALE_FACTOR,
     certify_heuristic,
     padded_dimension,

@@ -9,7 +9,7 @@ import pytest
 
 from itsa._util.deadline import Deadline
 from itsa.exceptions import TimeLimitReached
-from itsa.planning.simulate import SimulationSetup, simulate
+from itsa.planning.run.simulate import SimulationSetup, simulate
 from tests.test_files import LONG, char_device, fifo, no_hang
 
 TINY = "clients: 10\ndimension: 4\nclip: 1\nprivacy: {epsilon: 4, rounds: 5}\nencoding: {word_bits: 32}\n"

@@ -98,7 +98,7 @@ def test_a_premise_not_held_is_refused_not_assumed():
 
 
 #: The planner's modules that dispatch per mechanism today: none may name one.
-ASKERS = ["mechanism.py", "scale.py", "flat.py", "noise.py", "simulate.py", "simulation.py", "plan_setup.py"]
+ASKERS = ["mechanism.py", "scale.py", "flat.py", "noise.py", "run/simulate.py", "run/setup.py", "run/from_plan.py"]
 
 
 @pytest.mark.parametrize("module", ASKERS)

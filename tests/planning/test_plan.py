@@ -264,7 +264,7 @@ def test_with_a_given_noise_gamma_keeps_the_target_epsilon():
 def test_the_heuristic_is_the_rules_pick_for_the_plans_noise_in_tff_units():
     """The plan's heuristic section is the k-sd rule's pick for the plan's noise as TFF reads it (the central
     sigma in data units over the clip), certified with the deployment's adjacency and survivors."""
-    from itsa.planning.heuristic import certify_heuristic, tff_rule
+    from itsa.planning.rule.heuristic import certify_heuristic, tff_rule
 
     p = _plan(noise={"kind": "distributed", "sigma": "102.8"})
     z = p.heuristic.noise_multiplier

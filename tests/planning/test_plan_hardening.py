@@ -83,7 +83,7 @@ def test_the_rules_pick_is_assessed_as_distributed_noise_in_a_central_deployment
     # the rule adds a share of sigma from every client; assessed as one central draw of that sigma, its wrap
     # bound would use 1 share instead of K: it is scored as the rule runs (K shares, its rotation, stochastic
     # rounding), with the deployment's adjacency and survivors
-    from itsa.planning.heuristic import certify_heuristic, wrap_bound
+    from itsa.planning.rule.heuristic import certify_heuristic, wrap_bound
 
     raw = {"clients": 1000, "dimension": 1290, "clip": 1, "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 150},
            "encoding": {"word_bits": 32}}
@@ -181,10 +181,10 @@ def test_a_given_noise_that_misses_the_target_is_planned_at_the_smallest_scale(e
 def test_a_simulated_layering_compares_with_a_bound_under_the_digit_prior():
     raw = {"clients": 10, "dimension": 4, "clip": 1, "privacy": {"epsilon": 4},
            "encoding": {"radix": 3, "layers": 2}, "overflow": {"probability": "1/100", "per": "coordinate"}}
-    run = itsa.simulate(itsa.plan(parse_deployment(raw), time_limit=60), 2, 0)
+    run = itsa.simulate_plan(itsa.plan(parse_deployment(raw), time_limit=60), 2, 0)
     assert all(layer.premise and "uniform" in layer.premise for layer in run.layers)
     assert "bound under the digit prior" in run.layers[0].text() and "certified" not in run.layers[0].text()
-    flat = itsa.simulate(itsa.plan(parse_deployment(BASE), time_limit=60), 1, 0)
+    flat = itsa.simulate_plan(itsa.plan(parse_deployment(BASE), time_limit=60), 1, 0)
     assert flat.layers[0].premise is None and flat.layers[0].to_dict()["premise"] is None
 
 

@@ -17,12 +17,12 @@ import itsa
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidDeployment, InvalidOption, TimeLimitReached
 from itsa.planning.deployment import Deployment, Encoding, Gate, Noise, Privacy, load_deployment, parse_deployment
+from itsa.planning.drivers.explore import check_sweep, sweep_plan
+from itsa.planning.drivers.sweep import parse_sweep
 from itsa.planning.encoding import gamma_candidates, smallest_word
-from itsa.planning.explore import check_sweep, sweep_plan
 from itsa.planning.gate import GatePlan, shut_out_probability
 from itsa.planning.layered import largest_gamma
 from itsa.planning.protocols import SecAggProtocol
-from itsa.planning.sweep import parse_sweep
 from itsa_cli import main
 from itsa_cli._common import EXIT_BAD_INPUT, EXIT_INFEASIBLE
 

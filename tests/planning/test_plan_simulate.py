@@ -1,4 +1,4 @@
-"""The plan, run: ``itsa plan --simulate`` and ``itsa.simulate(plan)`` against the plan's certified numbers.
+"""The plan, run: ``itsa plan --simulate`` and ``itsa.simulate_plan(plan)`` against the plan's certified numbers.
 
 Where wraps are frequent enough to count, the empirical rate must not exceed
 the plan's certified bound beyond four standard errors, and must agree both
@@ -18,7 +18,7 @@ import pytest
 import itsa
 from itsa.modular import DigitLaw, sum_law
 from itsa.planning import parse_deployment
-from itsa.planning.explore import ExploredPlan, plan_bounds, setup_from_plan
+from itsa.planning.drivers.explore import ExploredPlan, plan_bounds, setup_from_plan
 from tests.cli.test_cli_json_process import installed_itsa
 
 K = 4                                                       # standard errors allowed
@@ -66,7 +66,7 @@ def run_cli(args, cwd):
 def test_frequent_wraps_agree_with_the_plan_and_the_exact_law():
     p = itsa.plan(parse_deployment(FLAT))
     (bound,), _ = plan_bounds(p)
-    run = itsa.simulate(p, 10, 3, updates="uniform")
+    run = itsa.simulate_plan(p, 10, 3, updates="uniform")
     rate = run.layers[0]
     exact = exact_flat_wrap(20, 1, 10.0, 256)
     assert rate.wraps >= 50                                               # frequent enough to count
@@ -92,7 +92,7 @@ def test_the_cli_runs_the_plan_end_to_end(tmp_path):
     assert abs(float(rate) - exact) <= K * se
     assert sim["exact_recovery"] and sim["masks_cancel"] and sim["setup"]["modulus"] == "256"
     # the same run through the library: the same counts
-    lib = itsa.simulate(itsa.plan(parse_deployment(FLAT), seed=3), 10, 3, updates="uniform")
+    lib = itsa.simulate_plan(itsa.plan(parse_deployment(FLAT), seed=3), 10, 3, updates="uniform")
     assert lib.layers[0].wraps == wrap["wraps"]
 
 
@@ -117,7 +117,7 @@ def test_psa_carries_agree_both_ways_with_the_plans_exact_margin(tmp_path):
 def test_the_error_agrees_with_the_plans_on_a_round_that_does_not_wrap():
     p = itsa.plan(parse_deployment(CALM))
     assert p.verdict.feasible
-    run = itsa.simulate(p, 3, 1)
+    run = itsa.simulate_plan(p, 3, 1)
     se = float(run.mse_standard_error)
     assert run.layers[0].wraps == 0 and run.exact_recovery
     assert run.planned_mse == p.error.per_coordinate
@@ -135,7 +135,7 @@ def test_setup_from_a_real_plan():
     s = setup_from_plan(layered)
     assert s.stages == ((4, 3), (2, 1)) and s.margin == tuple(st.margin for st in layered.encoding.stages)
     assert s.moduli == tuple(st.modulus for st in reversed(layered.encoding.stages))
-    run = itsa.simulate(layered, 1, 0)
+    run = itsa.simulate_plan(layered, 1, 0)
     assert run.exact_recovery and [r.certified for r in run.layers] == [
         st.carry.upper() for st in reversed(layered.encoding.stages)]
     both = ExploredPlan(layered, run)

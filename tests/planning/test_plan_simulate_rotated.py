@@ -44,13 +44,13 @@ import itsa
 from itsa._util.certified import safe_decimal
 from itsa.exceptions import InvalidOption
 from itsa.planning import load_deployment, parse_deployment
-from itsa.planning.encoding import rotate as _rotate
-from itsa.planning.encoding import unrotate as _unrotate
-from itsa.planning.explore import check_simulation
+from itsa.planning.drivers.explore import check_simulation
 from itsa.planning.mechanisms import mechanism
-from itsa.planning.plan_setup import flat_wrap, setup_from_plan
-from itsa.planning.simulate import simulate
-from itsa.planning.simulation import MAX_CELLS, SimulationSetup
+from itsa.planning.run.from_plan import flat_wrap, setup_from_plan
+from itsa.planning.run.setup import MAX_CELLS, SimulationSetup
+from itsa.planning.run.simulate import simulate
+from itsa.planning.run.transforms import rotate as _rotate
+from itsa.planning.run.transforms import unrotate as _unrotate
 from itsa.privacy.neighbours import DEFAULT_BETA, conditional_rounding_cost
 
 ROUNDS, SEED = 4, 20
@@ -79,7 +79,7 @@ def error_tolerance(run) -> float:
 def test_a_rotated_plan_runs_within_its_certified_bounds(rotated):
     p = rotated
     assert p.verdict.feasible
-    run = itsa.simulate(p, ROUNDS, SEED)
+    run = itsa.simulate_plan(p, ROUNDS, SEED)
     s = run.setup
     assert (s.rotation, s.rounding, s.mechanism) == (p.encoding.rotation, "conditional", "dgauss")
     assert s.rotated_dimension == p.encoding.rotated_dimension == (1024 if s.rotation == "hadamard" else 1000)
@@ -108,8 +108,8 @@ def test_a_rotated_plan_runs_within_its_certified_bounds(rotated):
 
 
 def test_the_same_seed_gives_the_same_run(rotated):
-    a, b = itsa.simulate(rotated, 1, 5), itsa.simulate(rotated, 1, 5)
-    assert a == b and a.mse != itsa.simulate(rotated, 1, 6).mse
+    a, b = itsa.simulate_plan(rotated, 1, 5), itsa.simulate_plan(rotated, 1, 5)
+    assert a == b and a.mse != itsa.simulate_plan(rotated, 1, 6).mse
 
 
 def test_a_too_small_word_wraps_and_the_run_says_so(rotated):
@@ -126,7 +126,7 @@ def test_a_too_small_word_wraps_and_the_run_says_so(rotated):
 @pytest.mark.parametrize("placement, rotation, bits", [("distributed", "dft", 16), ("central", "hadamard", 20)])
 def test_skellam_shares_and_central_noise(placement, rotation, bits):
     p = itsa.plan(deployment(rotation, bits, mechanism="skellam", placement=placement))
-    run = itsa.simulate(p, ROUNDS, SEED)
+    run = itsa.simulate_plan(p, ROUNDS, SEED)
     s = run.setup
     assert (s.mechanism, s.noise) == ("skellam", placement) and "variance" not in s.describe()
     who = "per client" if placement == "distributed" else "once (central)"

@@ -9,9 +9,9 @@ import pytest
 
 import itsa
 from itsa.planning import load_deployment, parse_deployment
+from itsa.planning.drivers.explore import ExploredPlan, sweep_plan
+from itsa.planning.drivers.sweep import parse_sweep
 from itsa.planning.encoding import wrap_probability
-from itsa.planning.explore import ExploredPlan, sweep_plan
-from itsa.planning.sweep import parse_sweep
 from tests.planning.test_plan_simulate import run_cli
 
 #: rounding named: the wrap bound below is rounding to nearest's (a file naming none may get stochastic rounding)

@@ -153,8 +153,8 @@ def test_no_honest_rule_over_a_population():
 @pytest.mark.parametrize(("spec", "index"), [("rounds=10,40", 0), ("dimension=5,40", 0), ("clip=1/2,2", 0),
                                              ("sigma=300,600", 1), ("population=1000,10000", 1)])
 def test_the_new_sweeps(spec, index):
-    from itsa.planning.explore import sweep_plan
-    from itsa.planning.sweep import parse_sweep
+    from itsa.planning.drivers.explore import sweep_plan
+    from itsa.planning.drivers.sweep import parse_sweep
 
     raw = {**SMALL, "encoding": {"word_bits": 20}}
     if index:
@@ -173,8 +173,8 @@ def test_the_new_sweeps(spec, index):
 
 def test_a_swept_value_the_file_refuses_is_refused():
     from itsa.exceptions import InvalidOption
-    from itsa.planning.explore import check_sweep
-    from itsa.planning.sweep import parse_sweep
+    from itsa.planning.drivers.explore import check_sweep
+    from itsa.planning.drivers.sweep import parse_sweep
 
     d = parse_deployment({**SMALL, "adjacency": "replace-one"})
     with pytest.raises(InvalidOption, match="add-remove"):

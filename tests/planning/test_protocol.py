@@ -22,8 +22,8 @@ from itsa.planning.protocols import (
 from itsa.planning.protocols.multi_server import SchemeRun
 from itsa.planning.protocols.run import ProtocolTally, protocol_sum
 from itsa.planning.protocols.secagg import SecAggRun
+from itsa.planning.run.from_plan import simulate_plan
 from itsa.planning.sections import servers_warning
-from itsa.planning.simulate import simulate
 from itsa_cli import main
 from itsa_cli._common import EXIT_INFEASIBLE
 
@@ -170,7 +170,7 @@ def test_secagg_recovers_the_exact_sum_of_the_survivors_through_shamir():
 
 def test_secagg_in_the_plans_simulation_with_dropouts():
     p = plan(parse_deployment({**SMALL, "protocol": SECAGG}))
-    s = simulate(p, rounds=2, seed=3)
+    s = simulate_plan(p, rounds=2, seed=3)
     assert s.setup.protocol == SecAggRun(degree=p.keys.degree, threshold=p.keys.threshold, corrupt=Fraction(1, 20))
     assert s.setup.survivors == 36 and s.exact_recovery and s.masks_cancel
     assert s.protocol.inexact_rounds == () and s.protocol.failed_rounds == ()
@@ -181,7 +181,7 @@ def test_secagg_in_the_plans_simulation_with_dropouts():
 def test_multi_server_simulation_runs_the_verified_scheme():
     d = parse_deployment({**SMALL, "clients": 6, "dropout": 0,
                           "protocol": {"multi-server": {"servers": 3, "collusion": 1}}})
-    s = simulate(plan(d), rounds=2, seed=1)
+    s = simulate_plan(plan(d), rounds=2, seed=1)
     run = s.setup.protocol
     assert isinstance(run, SchemeRun) and run.scheme.field == 2**32 - 5 and s.setup.modulus == 2**32 - 5
     assert run.scheme.rate == 4 and s.exact_recovery and s.protocol.inexact_rounds == ()
@@ -211,7 +211,7 @@ def test_a_20_client_multi_server_simulation_keeps_to_the_searchs_limit():
     # K·L + d at L = 2 and d < K reaches 80 > 60 source symbols at 20 clients: the search runs at L = 1 only
     d = parse_deployment({**SMALL, "clients": 20, "dimension": 4, "dropout": 0,
                           "protocol": {"multi-server": {"servers": 2, "collusion": 1}}})
-    s = simulate(plan(d), rounds=2, seed=5)
+    s = simulate_plan(plan(d), rounds=2, seed=5)
     run = s.setup.protocol
     assert isinstance(run, SchemeRun) and run.instance.K == 20 and run.scheme.L == 1
     assert run.scheme.rate <= 19 and s.exact_recovery and s.protocol.inexact_rounds == ()

@@ -8,9 +8,10 @@ import pytest
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidInput, ItsaError
 from itsa.modular import DigitLaw, sum_law
-from itsa.planning.explore import setup_from_plan
-from itsa.planning.heuristic import wrap_bound
-from itsa.planning.simulate import SimulationSetup, simulate
+from itsa.planning.drivers.explore import setup_from_plan
+from itsa.planning.rule.heuristic import wrap_bound
+from itsa.planning.run.from_plan import simulate_plan
+from itsa.planning.run.simulate import SimulationSetup, simulate
 
 #: The exact carry probability of one layer at K = 1000, radix 3, margin 3 (modulus 81), uniform digits,
 #: from the modular part's documents.
@@ -93,7 +94,7 @@ def test_setup_from_plan_reads_the_parts():
                                                                                radix=None, layers=None, margin=None))
     setup = setup_from_plan(plan)
     assert (setup.clients, setup.survivors, setup.sigma_client, setup.modulus) == (20, 18, 3, 4096)
-    assert simulate(plan, rounds=1, seed=0).masks_cancel
+    assert simulate_plan(plan, rounds=1, seed=0).masks_cancel
     with pytest.raises(InvalidInput):
         setup_from_plan(SimpleNamespace(clients=3))
     half = setup_from_plan(SimpleNamespace(clients=3, dimension=2, clip=1, gamma=1, sigma_client=Fraction(3, 2),

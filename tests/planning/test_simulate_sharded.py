@@ -13,11 +13,12 @@ from itsa._util.deadline import Deadline
 from itsa._util.progress import Reporter
 from itsa.exceptions import InvalidOption
 from itsa.planning import parse_deployment
-from itsa.planning import shard as shard_module
-from itsa.planning.explore import explore_plan
+from itsa.planning.drivers.explore import explore_plan
 from itsa.planning.mechanisms import mechanism
-from itsa.planning.shard import block_clients, round_public, shard_ranges, shard_sums
-from itsa.planning.simulate import SimulationSetup, _estimate, simulate
+from itsa.planning.run import shard as shard_module
+from itsa.planning.run.from_plan import simulate_plan
+from itsa.planning.run.shard import block_clients, round_public, shard_ranges, shard_sums
+from itsa.planning.run.simulate import SimulationSetup, _estimate, simulate
 from itsa.privacy.sampler import table
 
 #: Setups of every shape the shards merge: flat with dropout, a DFT rotation with conditional rounding, a
@@ -93,7 +94,7 @@ def test_a_sharded_plan_sets_its_wraps_and_error_beside_the_certified_bounds(sma
     d = parse_deployment({"clients": 120, "dimension": 50, "clip": 1, "dropout": "1/10",
                           "privacy": {"epsilon": 4, "rounds": 10}, "encoding": {"word_bits": 32}})
     run = explore_plan(d, simulate_rounds=4, seed=2)
-    sim = simulate(run.plan, 4, 2, client=two_threads)
+    sim = simulate_plan(run.plan, 4, 2, client=two_threads)
     assert sim == run.simulation
     rate = sim.layers[0]
     assert rate.wraps == 0 and rate.consistent is True and sim.exact_recovery and sim.masks_cancel
@@ -107,7 +108,7 @@ def test_a_frequent_wrap_is_counted_beside_its_bound(small_blocks, two_threads):
                           "privacy": {"delta": "1e-6"}, "encoding": {"word_bits": 8, "gamma": 1},
                           "overflow": {"probability": "1/5", "per": "coordinate"}})
     run = explore_plan(d)
-    sim = simulate(run, 6, 1, client=two_threads, updates="uniform")
+    sim = simulate_plan(run, 6, 1, client=two_threads, updates="uniform")
     rate = sim.layers[0]
     assert rate.wraps > 0 and rate.consistent is True and rate.rate <= rate.certified
     assert sim.resolutions[0][1] == rate.wraps and sim.exact_recovery

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from itsa.planning.simulate import SimulationSetup, simulate
+from itsa.planning.run.simulate import SimulationSetup, simulate
 
 
 def test_the_unwrapped_error_counts_the_rounds_without_a_wrap():

@@ -5,8 +5,8 @@ from fractions import Fraction
 import pytest
 
 from itsa.exceptions import InvalidInput, InvalidOutputPath
-from itsa.planning.heuristic import certify_heuristic, tff_rule
-from itsa.planning.sweep import Quantity, SweepParameters, draw_sweep, heuristic_error, parse_sweep, sweep
+from itsa.planning.drivers.sweep import Quantity, SweepParameters, draw_sweep, heuristic_error, parse_sweep, sweep
+from itsa.planning.rule.heuristic import certify_heuristic, tff_rule
 
 BASE = dict(clients=200, dimension=128, clip=1, word_bits=16, epsilon=4, delta="1e-6", rounds=20,
             dropout="1/10", overflow="1e-6")

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from itsa._util.certified import Certified, Direction
-from itsa.planning.sweep import SweepParameters, draw_sweep, misses, sweep, sweep_caption, sweep_title
+from itsa.planning.drivers.sweep import SweepParameters, draw_sweep, misses, sweep, sweep_caption, sweep_title
 from tests.keys.output.test_figure_fonts import assert_publishable_pdf
 
 pytest.importorskip("matplotlib")
@@ -125,8 +125,8 @@ def test_an_epsilon_sweep_draws_its_target_as_the_diagonal(tmp_path):
 
 def test_a_planned_sweep_carries_the_deployments_name():
     from itsa.planning.deployment import parse_deployment
-    from itsa.planning.explore import _parameters
-    from itsa.planning.sweep import Quantity
+    from itsa.planning.drivers.explore import _parameters
+    from itsa.planning.drivers.sweep import Quantity
 
     d = parse_deployment({"name": "design-doc", "clients": 100, "dimension": 64, "clip": 1,
                           "privacy": {"epsilon": 4, "delta": "1e-6", "rounds": 20}, "encoding": {"word_bits": 24}})
@@ -140,7 +140,7 @@ def test_a_figure_without_the_draw_extra_is_refused_before_the_sweep_runs(tmp_pa
     import sys
 
     from itsa.exceptions import MissingExtra
-    from itsa.planning.explore import check_sweep_figure
+    from itsa.planning.drivers.explore import check_sweep_figure
 
     check_sweep_figure(tmp_path / "f.pdf")                          # with the extra: accepted
     monkeypatch.setitem(sys.modules, "matplotlib", None)           # as if not installed

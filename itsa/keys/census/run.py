@@ -29,7 +29,7 @@ At most ``2 · threads + 2`` tasks are in flight; a killed run loses at most
 the instances of the tasks in flight. Each finished row goes to the
 :class:`~itsa.keys.census.store.ResultStore` at once. The cluster, the chunks
 and the window are :mod:`itsa._util.dask_run`'s, the one engine the plan
-fleet (:mod:`itsa.planning.fleet`) runs on too.
+fleet (:mod:`itsa.planning.drivers.fleet`) runs on too.
 """
 
 from __future__ import annotations

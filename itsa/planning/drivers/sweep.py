@@ -2,7 +2,7 @@
 
 :func:`sweep` varies one of ``word_bits``, ``epsilon``, ``clients`` or
 ``dropout`` over a list of values. At each value the k-standard-deviations
-rule (:mod:`itsa.planning.heuristic`) picks its configuration and itsa
+rule (:mod:`itsa.planning.rule.heuristic`) picks its configuration and itsa
 certifies it; itsa's own configuration comes from a callable
 ``evaluate(value) -> (epsilon, wrap, error)`` (the planner's), so the two
 curves are computed by the same accountant and the same tail bounds.
@@ -37,9 +37,16 @@ from itsa._util.files import atomic_writer
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
 from itsa.keys.output.draw import PUBLICATION_RC, output_format
-from itsa.planning.heuristic import MAX_RULE_WORD_BITS, Adjacency, HeuristicRisk, Rotation, certify_heuristic, tff_rule
+from itsa.planning.mechanism import gaussian_multiplier
 from itsa.planning.planner import plan_deadline
-from itsa.privacy import calibrate
+from itsa.planning.rule.heuristic import (
+    MAX_RULE_WORD_BITS,
+    Adjacency,
+    HeuristicRisk,
+    Rotation,
+    certify_heuristic,
+    tff_rule,
+)
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
            "heuristic_error", "sweep_title", "sweep_caption", "axis_label", "misses", "MAX_POINTS"]
@@ -117,11 +124,6 @@ class SweepParameters:
         if quantity in PLAN_ONLY:           # not the rule's parameters (its pick comes from the re-planned plan)
             return self
         return replace(self, **{str(quantity): value})
-
-
-def _gaussian_multiplier(epsilon: Fraction, delta: Fraction, rounds: int) -> Fraction:
-    """The Gaussian mechanism's noise multiplier for ``epsilon`` at ``delta`` over ``rounds`` (its safe end)."""
-    return calibrate(epsilon, delta, rounds=rounds, relative_tolerance=Fraction(1, 10**6)).noise_multiplier.upper()
 
 
 def heuristic_error(risk: HeuristicRisk) -> Certified | None:
@@ -245,7 +247,7 @@ def sweep(parameters: SweepParameters, quantity: Quantity | str, values: Sequenc
     ``evaluate(value)`` returns itsa's ``(epsilon, wrap, error)`` at the
     value (each a :class:`~itsa._util.certified.Certified` or a number, or
     ``None``); without it only the rule's curve is computed. ``rule(value)``,
-    when given, returns the rule's :class:`~itsa.planning.heuristic.HeuristicRisk`
+    when given, returns the rule's :class:`~itsa.planning.rule.heuristic.HeuristicRisk`
     at the value (or ``None``: then it is computed from ``parameters``), as
     a sweep of ``sigma`` or ``population`` needs (:data:`PLAN_ONLY`).
     """
@@ -272,7 +274,7 @@ def _rule_risk(p: SweepParameters, multipliers: dict) -> HeuristicRisk:
         assert p.epsilon is not None            # the parameters' own check
         key = (p.epsilon, p.delta, p.rounds)
         if key not in multipliers:
-            multipliers[key] = _gaussian_multiplier(*key)
+            multipliers[key] = gaussian_multiplier(*key)
         z = multipliers[key]
     config = tff_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
     return certify_heuristic(config, dropout=p.dropout, rounds=p.rounds, delta=p.delta, adjacency=p.adjacency,

@@ -1,6 +1,6 @@
 """A simulated deployment: what is run (:class:`SimulationSetup`) and what the run observed (:class:`Simulation`).
 
-:func:`itsa.planning.simulate.simulate` runs a setup; every number of its
+:func:`itsa.planning.run.simulate.simulate` runs a setup; every number of its
 :class:`Simulation` is empirical (counted, or a float statistic) and says so,
 beside the certified bound or the prediction it is compared with.
 """
@@ -22,23 +22,22 @@ from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism
 from itsa.planning.mechanisms.dgauss import TABLE_SIGMA  # its home is the discrete Gaussian's room
 from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
-from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, as_beta, conditional_rounding_cost
+from itsa.planning.vocabulary import MAX_MODULUS, NoiseKind  # their home: below the run and the rule
+from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, Rounding, as_beta, conditional_rounding_cost
 from itsa.privacy.shares import noise_shares, survivors_under
 
-__all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "Rounding", "NoiseShares", "UPDATES", "TOLERANCE",
+__all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "UPDATES", "TOLERANCE",
            "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "MIN_BLOCK", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
            "DEFAULT_TIME_LIMIT"]
 
 
-#: Largest modulus (int64 arithmetic with room for one addition).
-MAX_MODULUS = 2**62
-#: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.shard`): a block of
+#: Most client-coordinates of one block of a round encoded at once (:mod:`itsa.planning.run.shard`): a block of
 #: :data:`MIN_BLOCK` clients bounds the words a client sends (memory: about a dozen arrays of the block's size).
 MAX_CELLS = 8_000_000
 #: Client-coordinates (per layer) simulated per second on one core, the fast end: measured 0.9-2.2 million (a
 #: block of the cross-device deployment at d = 12,000 on a quiet core; K = 1000, d = 1290 on a busy one). A run
 #: whose estimate at this rate is past its time limit is refused before any work; a longer run measures its
-#: own rate on one block first (:mod:`itsa.planning.simulate`).
+#: own rate on one block first (:mod:`itsa.planning.run.simulate`).
 CELLS_PER_SECOND = 2_000_000
 #: Pairwise masks per client on each side of the ring.
 NEIGHBOURS = 4
@@ -60,24 +59,6 @@ class Updates:
 
 #: The updates a simulation can draw (a choice of the CLI).
 UPDATES = Updates.ALL
-
-
-class Rounding:
-    """How an update is rounded at scale γ: to nearest, stochastically (unbiased), or conditionally (stochastic,
-    retried until the rounded norm is within the plan's bound)."""
-
-    NEAREST = "nearest"
-    STOCHASTIC = "stochastic"
-    CONDITIONAL = "conditional"
-    ALL = ("nearest", "stochastic", "conditional")
-
-
-class NoiseShares:
-    """Who adds the noise: every client a share (``distributed``), or one draw for the sum (``central``)."""
-
-    DISTRIBUTED = "distributed"
-    CENTRAL = "central"
-    ALL = ("distributed", "central")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +91,7 @@ class SimulationSetup:
     layers: int | None = None
     margin: int | tuple[int, ...] | None = None
     stages: tuple[tuple[int, ...], ...] | None = None
-    noise: str = NoiseShares.DISTRIBUTED
+    noise: str = NoiseKind.DISTRIBUTED
     rounding: str = Rounding.NEAREST
     #: the random rotation before rounding (a flat word): ``none``, ``hadamard`` or ``dft``
     rotation: str = Rotation.NONE
@@ -135,8 +116,8 @@ class SimulationSetup:
         if 0 < sigma < Fraction(1, 10**6):
             raise InvalidOption(f"sigma_client: 0 or at least 1e-6, not {fraction_text(sigma)}")
         object.__setattr__(self, "sigma_client", sigma)
-        object.__setattr__(self, "noise", choice("noise", self.noise, NoiseShares.ALL))
-        object.__setattr__(self, "rounding", choice("rounding", self.rounding, Rounding.ALL))
+        object.__setattr__(self, "noise", choice("noise", self.noise, tuple(NoiseKind)))
+        object.__setattr__(self, "rounding", choice("rounding", self.rounding, tuple(Rounding)))
         object.__setattr__(self, "beta", as_beta(self.beta))
         object.__setattr__(self, "mechanism", str(choice("mechanism", self.mechanism, Mechanism)))
         mechanism(self.mechanism).check_simulated(sigma)
@@ -219,7 +200,7 @@ class SimulationSetup:
     def noise_shares(self) -> int:
         """How many noise draws the simulated sum carries: the fewest survivors' shares (its round drops the most
         clients the dropout allows), or one (central) (:func:`itsa.privacy.noise_shares`)."""
-        return noise_shares(self.clients, self.dropout, distributed=self.noise == NoiseShares.DISTRIBUTED).privacy
+        return noise_shares(self.clients, self.dropout, distributed=self.noise == NoiseKind.DISTRIBUTED).privacy
 
     def describe(self) -> str:
         if self.layered:
@@ -227,7 +208,7 @@ class SimulationSetup:
             enc = f"PSA radix {self.radix}, {self.layers} layers: {stages}"
         else:
             enc = f"flat modulus {self.modulus}"
-        who = "per client" if self.noise == NoiseShares.DISTRIBUTED else "once (central)"
+        who = "per client" if self.noise == NoiseKind.DISTRIBUTED else "once (central)"
         masks = "" if self.protocol is None else f", masked by {self.protocol.describe()}"
         rotation = "" if self.rotation == Rotation.NONE else f"{self.rotation} rotation to d' = {self.rotated_dimension}, "
         beta = f" at beta = {self.beta_text()}" if self.rounding == Rounding.CONDITIONAL else ""
@@ -414,7 +395,7 @@ class Simulation(Displayable):
 
     def _predicted_how(self) -> str:
         s = self.setup
-        noise = mechanism(s.mechanism).simulated_variance_how(distributed=s.noise == NoiseShares.DISTRIBUTED)
+        noise = mechanism(s.mechanism).simulated_variance_how(distributed=s.noise == NoiseKind.DISTRIBUTED)
         rounding = ("this rounding" if s.rounding != Rounding.CONDITIONAL
                     else "the stochastic rounding's variance, the retries' conditioning left out")
         where = "" if s.rotation == Rotation.NONE else f", through the {s.rotation} rotation and back"

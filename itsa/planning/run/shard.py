@@ -1,6 +1,6 @@
 """A shard of a simulated round: a range of clients encoded, noised and masked, and their partial sums.
 
-A round of :func:`itsa.planning.simulate.simulate` is cut into **blocks** of
+A round of :func:`itsa.planning.run.simulate.simulate` is cut into **blocks** of
 consecutive clients (:func:`block_clients`: about :data:`BLOCK_CELLS`
 client-coordinates, at least :data:`MIN_BLOCK` clients) and the blocks into
 **shards** (:func:`shard_ranges`: about :data:`SHARD_CELLS`), both fixed by
@@ -25,7 +25,7 @@ beyond the block being encoded.
 
 Examples
 --------
->>> from itsa.planning.simulation import SimulationSetup
+>>> from itsa.planning.run.setup import SimulationSetup
 >>> s = SimulationSetup(clients=20, dimension=8, clip=1, gamma=4, sigma_client=1, modulus=2**10)
 >>> signs, alive = round_public(s, seed=7, t=0)
 >>> one, again = (shard_sums(s, "sphere", 7, 0, 0, 20, signs, alive) for _ in range(2))
@@ -43,10 +43,12 @@ import numpy as np
 
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback
-from itsa.planning.encoding import norm_cap, rotate, rotation_signs, round_rows
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols.run import ProtocolTally, protocol_sum
-from itsa.planning.simulation import MIN_BLOCK, NEIGHBOURS, NoiseShares, Rounding, SimulationSetup, Updates
+from itsa.planning.run.setup import MIN_BLOCK, NEIGHBOURS, SimulationSetup, Updates
+from itsa.planning.run.transforms import norm_cap, rotate, rotation_signs, round_rows
+from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.neighbours import Rounding
 
 __all__ = ["ShardSums", "shard_sums", "shard_ranges", "block_clients", "round_public", "BLOCK_CELLS", "SHARD_CELLS", "MIN_SHARDS",
            "MIN_BLOCK"]
@@ -63,7 +65,7 @@ def block_clients(setup: SimulationSetup) -> int:
     """Clients per block: about :data:`BLOCK_CELLS` client-coordinates, at least :data:`MIN_BLOCK`, at most
     every client; all of them under a planned protocol (its round runs on the whole matrix).
 
-    >>> from itsa.planning.simulation import SimulationSetup
+    >>> from itsa.planning.run.setup import SimulationSetup
     >>> block_clients(SimulationSetup(clients=10**4, dimension=120_000, clip=1, gamma=1, modulus=2**20))
     8
     """
@@ -76,7 +78,7 @@ def shard_ranges(setup: SimulationSetup) -> list[tuple[int, int]]:
     """The shards' client ranges ``[lo, hi)``: whole blocks, about :data:`SHARD_CELLS` client-coordinates each,
     or fewer so that a round has about :data:`MIN_SHARDS` shards (the workers then end a round together).
 
-    >>> from itsa.planning.simulation import SimulationSetup
+    >>> from itsa.planning.run.setup import SimulationSetup
     >>> len(shard_ranges(SimulationSetup(clients=10**4, dimension=120_000, clip=1, gamma=1, modulus=2**20)))
     74
     """
@@ -187,7 +189,7 @@ def _updates(rng, setup: SimulationSetup, kind: str, signs: np.ndarray | None, c
     of ``γ y`` and the stochastic roundings drawn (``0`` for rounding to nearest).
 
     Stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws
-    it again for every client whose rounded squared norm is above ``cap`` (:func:`~itsa.planning.encoding.norm_cap`) until none
+    it again for every client whose rounded squared norm is above ``cap`` (:func:`~itsa.planning.run.transforms.norm_cap`) until none
     is. The clients are rounded in slices of about :data:`DRAW_CHUNK` coordinates, with a look at ``clock``
     before each slice and each retry."""
     K, d, g = clients, setup.dimension, float(setup.gamma)
@@ -224,7 +226,7 @@ def _noise(setup: SimulationSetup, a: int, b: int, first: int, seed_text: str,
     if setup.sigma_client == 0:
         return out
     draws = mechanism(setup.mechanism).draws
-    if setup.noise == NoiseShares.DISTRIBUTED:
+    if setup.noise == NoiseKind.DISTRIBUTED:
         return draws(setup.sigma_client, (b - a) * d, f"{seed_text}:clients:{a}", clock).reshape(out.shape)
     if a <= first < b:
         out[first - a] = draws(setup.sigma_client, d, seed_text, clock)

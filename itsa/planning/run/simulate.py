@@ -1,8 +1,10 @@
 """The planned deployment, run: encode, noise, mask, drop out, sum modulo M, unmask, decode, and check.
 
-:func:`simulate` runs a :class:`SimulationSetup` (or a plan, through
-:func:`~itsa.planning.plan_setup.setup_from_plan`) for a number of rounds on
-synthetic updates, vectorised with numpy and deterministic for a seed:
+:func:`simulate` runs a :class:`SimulationSetup` for a number of rounds on
+synthetic updates, vectorised with numpy and deterministic for a seed (a
+plan is read into its setup first, and run, by
+:func:`~itsa.planning.run.from_plan.simulate_plan`: the run itself never
+reads a plan):
 
 1. each client draws an update: on the ℓ2 sphere of radius ``clip`` (the
    largest updates the clip allows; ``updates="sphere"``), or, to check the
@@ -58,7 +60,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -70,20 +72,11 @@ from itsa._util.dask_run import check_cluster_options, dask_client, map_in_order
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
-from itsa.planning.encoding import centred, rotate, unrotate
 from itsa.planning.layered import DIGIT_PRIOR
 from itsa.planning.mechanisms import mechanism
-from itsa.planning.plan_setup import plan_bounds, setup_from_plan
-from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds, with_protocol
+from itsa.planning.protocols.run import ProtocolStats, ProtocolTally, protocol_seconds
 from itsa.planning.rotation import Rotation, quantization_mse_total
-from itsa.planning.shard import (
-    ShardSums,
-    block_clients,
-    round_public,
-    shard_ranges,
-    shard_sums,
-)
-from itsa.planning.simulation import (
+from itsa.planning.run.setup import (
     CELLS_PER_SECOND,
     DEFAULT_TIME_LIMIT,
     MAX_CELLS,
@@ -91,15 +84,22 @@ from itsa.planning.simulation import (
     NEIGHBOURS,
     UPDATES,
     LayerRate,
-    NoiseShares,
-    Rounding,
     Simulation,
     SimulationSetup,
     Updates,
 )
+from itsa.planning.run.shard import (
+    ShardSums,
+    block_clients,
+    round_public,
+    shard_ranges,
+    shard_sums,
+)
+from itsa.planning.run.transforms import centred, rotate, unrotate
+from itsa.privacy.neighbours import Rounding
 
-__all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate",
-           "Updates", "Rounding", "NoiseShares",
+__all__ = ["SimulationSetup", "Simulation", "LayerRate", "simulate", "check_run",
+           "Updates",
            "UPDATES", "estimate_seconds", "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "CELLS_PER_SECOND", "DEFAULT_TIME_LIMIT"]
 
 # -- one round, merged from its shards ----------------------------------------------------------
@@ -231,7 +231,23 @@ def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, fl
     return stat, bins - 1, float(scipy.special.chdtrc(bins - 1, stat))  # the chi-square survival function
 
 
-def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None,
+def check_run(setup: SimulationSetup, rounds, seed, updates, workers, scheduler, client, connect_timeout=None
+              ) -> tuple[int, int, str, bool]:
+    """``(rounds, seed, updates, sharded)`` checked before any work: whole numbers, an update law the setup
+    runs, and the cluster's options (``sharded``: the rounds go to Dask)."""
+    rounds = whole_number("rounds", rounds, minimum=1, maximum=10**6)
+    seed = run_seed(seed)
+    kind = choice("updates", updates, Updates.ALL)
+    if kind == Updates.UNIFORM and setup.rotation != Rotation.NONE:
+        raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
+                            "sphere updates")
+    sharded = bool(workers) or scheduler is not None or client is not None     # workers=0: here, no Dask
+    if sharded:
+        check_cluster_options(workers, scheduler, connect_timeout)
+    return rounds, seed, kind, sharded
+
+
+def simulate(setup: SimulationSetup, rounds: int, seed: int, progress: Callback | None = None,
              time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT, *, updates: str = Updates.SPHERE,
              certified=None, planned_mse=None, workers: int | None = None, scheduler: str | None = None,
              client=None, connect_timeout: float = 10.0) -> Simulation:
@@ -239,10 +255,11 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
 
     Parameters
     ----------
-    plan_like : SimulationSetup or Plan
-        A setup, or a plan (:func:`~itsa.planning.plan_setup.setup_from_plan`
-        reads it; its certified wrap probabilities and error bound are then
-        the defaults of ``certified`` and ``planned_mse``).
+    setup : SimulationSetup
+        What to run (a plan's: :func:`~itsa.planning.run.from_plan.simulate_plan`
+        reads the plan into its setup, masks it with the plan's protocol and
+        sets the plan's certified wrap probabilities and error bound beside
+        the run).
     rounds, seed : int
         The rounds to run and the seed (the same seed gives the same run).
     progress, time_limit
@@ -261,31 +278,10 @@ def simulate(plan_like, rounds: int, seed: int, progress: Callback | None = None
         worker processes, a running cluster's ``scheduler`` address, or a ``client`` already joined; none of
         them (default, or ``workers=0``): every shard here, in order. The result is the same, seed for seed.
     """
-    if isinstance(plan_like, SimulationSetup):
-        setup = plan_like
-    else:
-        setup = setup_from_plan(plan_like)
-        wraps, error = plan_bounds(plan_like)
-        certified = wraps if certified is None else certified
-        planned_mse = error if planned_mse is None else planned_mse
-    rounds = whole_number("rounds", rounds, minimum=1, maximum=10**6)
-    seed = run_seed(seed)
-    kind = choice("updates", updates, Updates.ALL)
-    if kind == Updates.UNIFORM and setup.rotation != Rotation.NONE:
-        raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
-                            "sphere updates")
-    sharded = bool(workers) or scheduler is not None or client is not None     # workers=0: here, no Dask
-    if sharded:
-        check_cluster_options(workers, scheduler, connect_timeout)
+    rounds, seed, kind, sharded = check_run(setup, rounds, seed, updates, workers, scheduler, client,
+                                                 connect_timeout)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
-    if not isinstance(plan_like, SimulationSetup):     # the plan's protocol masks the rounds (protocols.run)
-        if sharded and plan_like.deployment.protocol is not None:
-            raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
-                                "every client); simulate it without --workers or --scheduler")
-        report("protocol")
-        setup = replace(setup, **with_protocol(plan_like, {}, seed, clock))
-        clock.check("the protocol's scheme, before the rounds")
-    elif sharded and setup.protocol is not None:
+    if sharded and setup.protocol is not None:
         raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
                             "every client); simulate it without workers or a scheduler")
     bounds = _certified(certified, len(setup.moduli))

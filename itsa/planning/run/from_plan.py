@@ -2,13 +2,15 @@
 
 - :func:`setup_from_plan` reads a :class:`~itsa.planning.Plan` (or a mapping
   or namespace with the same names) into a
-  :class:`~itsa.planning.simulation.SimulationSetup`;
+  :class:`~itsa.planning.run.setup.SimulationSetup`;
 - :func:`plan_bounds` gives the plan's certified wrap (carry) probability per
   coordinate of each stage and its MSE bound;
 - :func:`flat_wrap` the certified wrap bound of a flat word, per word or per
   round.
 
-:func:`itsa.planning.simulate.simulate` runs a plan through them.
+:func:`simulate_plan` runs a plan through them: the setup masked by the plan's
+protocol (:func:`itsa.planning.protocols.run.with_protocol`), run by
+:func:`itsa.planning.run.simulate.simulate`, beside the plan's bounds.
 """
 
 from __future__ import annotations
@@ -17,14 +19,18 @@ from dataclasses import replace
 from fractions import Fraction
 
 from itsa._util.certified import Certified
+from itsa._util.deadline import Deadline
+from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanisms import DEFAULT
 from itsa.planning.planner import Plan, flat_inputs
+from itsa.planning.protocols.run import with_protocol
+from itsa.planning.run.setup import DEFAULT_TIME_LIMIT, Simulation, SimulationSetup, Updates
+from itsa.planning.run.simulate import check_run, simulate
 from itsa.planning.scale import wrap_at
-from itsa.planning.simulation import SimulationSetup
 from itsa.planning.vocabulary import Overflow
 
-__all__ = ["setup_from_plan", "plan_bounds", "flat_wrap", "PLAN_ATTRIBUTES", "PLAN_PARTS"]
+__all__ = ["setup_from_plan", "plan_bounds", "flat_wrap", "simulate_plan", "PLAN_ATTRIBUTES", "PLAN_PARTS"]
 
 #: What :func:`setup_from_plan` reads from a plan-like object, and where (the object itself, then its parts).
 PLAN_ATTRIBUTES = ("clients", "dropout", "dimension", "clip", "gamma", "sigma_client", "modulus", "radix",
@@ -112,3 +118,37 @@ def plan_bounds(plan) -> tuple[tuple[Certified, ...] | None, Fraction | None]:
     else:
         wraps = (flat_wrap(plan, 1),)
     return wraps, plan.error.per_coordinate
+
+
+def simulate_plan(plan: Plan, rounds: int, seed: int, progress: Callback | None = None,
+                  time_limit: float | Deadline | None = DEFAULT_TIME_LIMIT, *, updates: str = Updates.SPHERE,
+                  certified=None, planned_mse=None, workers: int | None = None, scheduler: str | None = None,
+                  client=None, connect_timeout: float = 10.0) -> Simulation:
+    """Run a plan (:func:`itsa.planning.run.simulate.simulate`, whose parameters these are): its setup
+    (:func:`setup_from_plan`), masked by the plan's protocol, beside its certified wrap probabilities and error
+    bound (:func:`plan_bounds`: the defaults of ``certified`` and ``planned_mse``).
+
+    Examples
+    --------
+    >>> from itsa.planning import parse_deployment, plan
+    >>> p = plan(parse_deployment({"clients": 20, "dimension": 8, "clip": 1, "noise": {"sigma": 4},
+    ...                            "privacy": {"delta": "1e-6"}, "encoding": {"word_bits": 12, "gamma": 4}}))
+    >>> run = simulate_plan(p, rounds=2, seed=7)
+    >>> run.rounds, run.setup == setup_from_plan(p)
+    (2, True)
+    """
+    setup = setup_from_plan(plan)
+    wraps, error = plan_bounds(plan)
+    certified = wraps if certified is None else certified
+    planned_mse = error if planned_mse is None else planned_mse
+    _, seed, _, sharded = check_run(setup, rounds, seed, updates, workers, scheduler, client, connect_timeout)
+    clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
+    if sharded and plan.deployment.protocol is not None:
+        raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
+                            "every client); simulate it without --workers or --scheduler")
+    report("protocol")                      # the plan's protocol masks the rounds (protocols.run)
+    setup = replace(setup, **with_protocol(plan, {}, seed, clock))
+    clock.check("the protocol's scheme, before the rounds")
+    return simulate(setup, rounds, seed, progress, clock, updates=updates, certified=certified,
+                    planned_mse=planned_mse, workers=workers, scheduler=scheduler, client=client,
+                    connect_timeout=connect_timeout)

@@ -1,6 +1,6 @@
 """The k-standard-deviations rule beside a plan, fairly, and the rule made honest.
 
-:func:`beside_plan` hands the rule (:mod:`itsa.planning.heuristic`) the plan's
+:func:`beside_plan` hands the rule (:mod:`itsa.planning.rule.heuristic`) the plan's
 noise in the rule's own units (TensorFlow Federated's ``noise_multiplier``:
 the central σ in data units over the clip), scores its pick with its own
 rotation and stochastic rounding, the deployment's adjacency and the fewest
@@ -19,8 +19,8 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.frameworks_units import tff_noise_multiplier
-from itsa.planning.heuristic import (
+from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.rule.heuristic import (
     CERTIFIED_FLATNESS,
     MAX_RULE_WORD_BITS,
     RULE_MAX_BITS,
@@ -29,10 +29,10 @@ from itsa.planning.heuristic import (
     _dec,
     certify_heuristic,
     integer_sensitivity,
+    tff_noise_multiplier,
     tff_rule,
     wrap_bound,
 )
-from itsa.planning.mechanism import NoiseInputs
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.calibration import calibrate
@@ -237,7 +237,7 @@ def _honest(config: HeuristicConfig, *, survivors: int, rounds: int, delta: Frac
 def beside_plan(inputs: NoiseInputs, noise, encoding, event=None, *, overflow: Fraction,
                 per_round: bool) -> RuleBeside:
     """The rule beside a flat plan: handed the plan's noise as TFF's ``noise_multiplier`` (the central σ in
-    data units over the clip, :func:`itsa.planning.frameworks_units.tff_noise_multiplier`), its pick scored by
+    data units over the clip, :func:`itsa.planning.rule.heuristic.tff_noise_multiplier`), its pick scored by
     :func:`certify_heuristic` with the inputs' adjacency and fewest survivors, its error, and the rule made
     honest (its scale, the noise raised to meet the plan's ε target, or the plan's certified ε without one, and
     the wrap target ``overflow``, per round or per coordinate).

@@ -33,15 +33,16 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 
+import flint
 import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
-from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
+from itsa._util.certified import Certified, Direction, exact_text, fraction_text, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.rotation import FLATNESS, rotated_dimension
 from itsa.planning.rotation import Rotation as PlanRotation
-from itsa.planning.simulation import MAX_MODULUS
+from itsa.planning.vocabulary import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.events import DistributedDiscreteGaussianEvent
@@ -51,7 +52,8 @@ from itsa.privacy.tails import certified_tail
 from itsa.privacy.tightest import pld_epsilon
 
 __all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
-           "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS"]
+           "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS",
+           "tff_noise_multiplier"]
 
 #: The rule's default target wrap probability per coordinate (``modclip_prob``).
 MODCLIP_PROB = Fraction(1, 10**4)
@@ -451,3 +453,20 @@ def _inflation(config: HeuristicConfig) -> str | None:
         return None
     return (f"rounding inflates the sensitivity by at least {safe_decimal(ratio, 3, up=False)}x "
             "(gamma sqrt(d) against the clip) while the noise is sized for the clip alone")
+
+
+def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
+                         ) -> Certified:
+    """TFF's ``noise_multiplier`` for the plan's noise: ``σ √K/(γ S)`` (distributed shares over the expected
+    ``K`` clients) or ``σ/(γ S)`` (central), an enclosure.
+
+    >>> tff_noise_multiplier(sigma=Fraction(8), distributed=False, clients=4, gamma=Fraction(2), clip=Fraction(1)).decimal()
+    '4'
+    """
+    with precision():
+        ball = to_arb(sigma) / to_arb(gamma * clip)
+        if distributed:
+            ball *= flint.arb(clients).sqrt()
+    return Certified.from_arb("noise_multiplier", ball, Direction.ENCLOSURE,
+                              "sigma sqrt(K) / (gamma S): TFF splits z S into K shares of z S/sqrt(K)" if distributed
+                              else "sigma / (gamma S): TFF's central z")

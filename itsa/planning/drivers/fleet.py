@@ -3,7 +3,7 @@
 ``itsa plan A B --grid word_bits=16..24 epsilon=2,4,8 -o fleet.parquet``
 plans every deployment at every point of the grid (the product of the
 fields' values; the fields are the sweepable quantities of
-:mod:`itsa.planning.sweep`), on the engine the census runs on
+:mod:`itsa.planning.drivers.sweep`), on the engine the census runs on
 (:mod:`itsa._util.dask_run`: a local cluster by default, ``--scheduler`` to
 join one) into the census's kind of table (:mod:`itsa._util.results_table`:
 Parquet parts and a journal, ``--resume`` after an interruption, no row lost
@@ -20,7 +20,7 @@ end, ``eps_lower``'s lower end), never a float.
 
 Examples
 --------
->>> from itsa.planning.fleet import parse_grid, grid_points
+>>> from itsa.planning.drivers.fleet import parse_grid, grid_points
 >>> grid = parse_grid(["word_bits=16..17", "dropout=0,1/10"])
 >>> [dict(p) for p in grid_points(grid)][:2]
 [{'word_bits': '16', 'dropout': '0'}, {'word_bits': '16', 'dropout': '1/10'}]
@@ -49,9 +49,9 @@ from itsa._util.results_table import Layout, ResultStore, check_folder, read_met
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, ItsaError, TimeLimitReached, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.planning.deployment import MAX_BYTES, Deployment, read_deployment
-from itsa.planning.explore import override
+from itsa.planning.drivers.explore import override
+from itsa.planning.drivers.sweep import Quantity, parse_sweep
 from itsa.planning.planner import plan
-from itsa.planning.sweep import Quantity, parse_sweep
 
 __all__ = ["FLEET_COLUMNS", "FLEET_LAYOUT", "FLEET_SCHEMA_VERSION", "MAX_PLANS", "FleetProgress", "FleetRun",
            "PlanStatus", "parse_grid", "grid_points", "fleet_deployments", "plan_row", "plan_rows", "run_fleet",
@@ -75,7 +75,7 @@ FLEET_COLUMNS: dict[str, str] = {
     "reasons": _S, "premises": _S, "fixes": _S, "time": _F, "schema_version": _I,
 }
 FLEET_LAYOUT = Layout("plan fleet", "_fleet.json", FLEET_COLUMNS, FLEET_SCHEMA_VERSION,
-                      b"itsa.planning.fleet.schema_version", InvalidOption, required=("deployment", "status"))
+                      b"itsa.planning.drivers.fleet.schema_version", InvalidOption, required=("deployment", "status"))
 
 
 class PlanStatus(Kind):
@@ -91,7 +91,7 @@ class PlanStatus(Kind):
 def parse_grid(specs: Sequence[str]) -> tuple[tuple[Quantity, tuple[str, ...]], ...]:
     """``["word_bits=16..24", "epsilon=2,4,8"]`` as ``((quantity, value texts), ...)``, each field once.
 
-    The values are read as :func:`itsa.planning.sweep.parse_sweep` reads a sweep's and kept as exact
+    The values are read as :func:`itsa.planning.drivers.sweep.parse_sweep` reads a sweep's and kept as exact
     texts (``1/10``), the form a worker receives and a row records.
     """
     grid, seen = [], set()

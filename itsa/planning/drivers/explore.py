@@ -3,12 +3,12 @@
 - :func:`setup_from_plan` reads a plan into the setup the simulation runs,
   and :func:`plan_bounds` gives the plan's certified wrap probabilities and
   MSE bound the simulation is set beside (both at home in
-  :mod:`itsa.planning.plan_setup`, re-exported here).
+  :mod:`itsa.planning.run.from_plan`, re-exported here).
 - :func:`sweep_plan` varies one quantity of the deployment: at each value
   it re-plans the deployment (the keys and gate left out: they do not enter
   ε, wrap or error) and sets itsa's certified ε, wrap probability per round
   and MSE per coordinate beside the k-standard-deviations rule's
-  (:func:`itsa.planning.sweep.sweep`).
+  (:func:`itsa.planning.drivers.sweep.sweep`).
 - :class:`ExploredPlan` is what ``itsa plan --simulate/--sweep`` prints: the
   plan with a ``simulation`` and/or a ``sweep`` section.
 
@@ -37,15 +37,14 @@ from itsa._util.progress import Callback
 from itsa.exceptions import InvalidInput, InvalidOption, TimeLimitReached
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import Deployment
-from itsa.planning.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
-from itsa.planning.plan_setup import flat_wrap, plan_bounds, setup_from_plan
+from itsa.planning.drivers.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
 from itsa.planning.planner import Plan, check_report_path, plan, plan_deadline
 from itsa.planning.planner import plan as replan
 from itsa.planning.protocols.run import check_protocol_simulation
 from itsa.planning.rotation import rotated_dimension
-from itsa.planning.simulate import simulate
-from itsa.planning.simulation import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
-from itsa.planning.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
+from itsa.planning.rule.heuristic import MAX_RULE_WORD_BITS as RULE_WORD_BITS
+from itsa.planning.run.from_plan import flat_wrap, plan_bounds, setup_from_plan, simulate_plan
+from itsa.planning.run.setup import CELLS_PER_SECOND, MAX_CELLS, MIN_BLOCK, Simulation, Updates
 from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
 
 __all__ = ["setup_from_plan", "plan_bounds", "sweep_plan", "override", "ExploredPlan", "check_simulation", "check_sweep",
@@ -249,12 +248,12 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     deployment : Deployment
         What to size (:func:`itsa.planning.load_deployment` reads one from a file).
     simulate_rounds : int, optional
-        Run the planned deployment for this many rounds (:func:`itsa.planning.simulate.simulate`).
+        Run the planned deployment for this many rounds (:func:`itsa.planning.run.from_plan.simulate_plan`).
     updates : str
         The simulated updates, ``"sphere"`` or ``"uniform"``.
     sweep : str or (quantity, values), optional
         Re-plan over one quantity (:func:`sweep_plan`): a text such as ``"word_bits=12..32"``
-        (:func:`itsa.planning.sweep.parse_sweep`) or a pair.
+        (:func:`itsa.planning.drivers.sweep.parse_sweep`) or a pair.
     time_limit : float, Deadline or None
         Seconds for the whole run (``0`` or ``None``: no limit), or a clock already running.
     seed : int
@@ -264,7 +263,7 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         them, before its rounds start).
     workers, scheduler, connect_timeout
         Shard the simulation's rounds over Dask: local worker processes, or a running cluster's address
-        (:func:`itsa.planning.simulate.simulate`); neither: in this process.
+        (:func:`itsa.planning.run.simulate.simulate`); neither: in this process.
 
     Returns
     -------
@@ -311,8 +310,8 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
         try:
             if too_large is not None:
                 raise too_large
-            simulation = simulate(result, simulate_rounds, seed, progress, clock, updates=updates, workers=workers,
-                                  scheduler=scheduler, connect_timeout=connect_timeout)
+            simulation = simulate_plan(result, simulate_rounds, seed, progress, clock, updates=updates, workers=workers,
+                                       scheduler=scheduler, connect_timeout=connect_timeout)
         except InvalidOption as exc:
             if result.verdict.feasible:         # a feasible plan the simulation refuses: the user's to change
                 raise
