@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from itsa.exceptions import InvalidOption
-from itsa.planning.fleet import FLEET_LAYOUT, read_fleet
+from itsa.planning.drivers.fleet import FLEET_LAYOUT, read_fleet
 from tests.cli.test_cli_census import one_line_exit_2
 
 FAST = "clients: 100\ndimension: 64\nclip: 1\nnoise: {sigma: 30}\nprivacy: {rounds: 10}\nencoding: {word_bits: 20}\n"
