@@ -43,3 +43,15 @@ def test_the_charge_near_the_sure_cap_is_far_below_the_gaussian_tail():
 
 def test_below_the_sure_cap_the_bound_is_beta_as_before():
     assert conditional_rejection(gamma=700, clip=1, dimension=1200000, beta="1/1000") == Fraction(1000003, 10**9)
+
+
+def test_the_coupling_is_kept_at_a_sure_cap():
+    """d' = 2, gamma S = 1000, beta = exp(-5): the cap is the sure bound, which no attempt reaches; the Gaussian
+    tail alone charged r ~ 0.018 and a mismatch 2r/(1 - r) ~ 0.037, far above 2p, so the plan lost the coupling.
+    The rounding errors' bound charges ~5e-13: the mismatch is within 2p and the coupled shift stands."""
+    from itsa.privacy.coupled import conditional_shift
+
+    p = Fraction(1, 10**9)
+    shift = conditional_shift(gamma=1000, clip=1, dimension=2, beta="exp(-5)", adjacency="replace-one", failure=p)
+    assert shift.mismatch <= 2 * p and shift.failure < 2 * p
+    assert conditional_rejection(gamma=1000, clip=1, dimension=2, beta="exp(-5)") < Fraction(1, 10**12)
