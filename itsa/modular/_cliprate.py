@@ -182,7 +182,7 @@ class ClipRate(Displayable):
         return out
 
     def to_dict(self) -> dict:
-        out = {"norm": frac(self.norm), "clip_factor": frac(self.clip_factor), "dimension": self.dimension,
+        out: dict = {"norm": frac(self.norm), "clip_factor": frac(self.clip_factor), "dimension": self.dimension,
                "rotation": str(self.rotation), "rate": self.rate.to_dict(), "per_update": self.per_update.to_dict(),
                "rate_to_meet": frac(self.rate_to_meet)}
         if self.largest_norm is not None:

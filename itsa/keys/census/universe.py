@@ -237,17 +237,16 @@ def _random_params(p: dict, where: str) -> dict:
     full = p.get("full_collusion", False)
     if not isinstance(full, bool):
         raise InvalidSpec(f"{where}.full_collusion: true or false, got {full!r}")
-    out = {"n": n, "seed": seed, "U": (min(Us), max(Us)),
-           "max_users": _values(p.get("max_users", 5), f"{where}.max_users", lo=1, hi=MAX_USERS)[0],
-           "max_S": _values(p.get("max_security_sets", 4), f"{where}.max_security_sets", lo=1, hi=MAX_SETS)[0],
-           "max_T": _values(p.get("max_collusion_sets", 5), f"{where}.max_collusion_sets", lo=1, hi=MAX_SETS)[0],
-           "density": dens, "regimes": regimes, "full_collusion": full}
-    draws = (1 if regimes is None else 200) * n * (max(out["max_users"], max(Us)) + 20 * (out["max_S"] + out["max_T"]))
+    users = _values(p.get("max_users", 5), f"{where}.max_users", lo=1, hi=MAX_USERS)[0]
+    max_s = _values(p.get("max_security_sets", 4), f"{where}.max_security_sets", lo=1, hi=MAX_SETS)[0]
+    max_t = _values(p.get("max_collusion_sets", 5), f"{where}.max_collusion_sets", lo=1, hi=MAX_SETS)[0]
+    draws = (1 if regimes is None else 200) * n * (max(users, max(Us)) + 20 * (max_s + max_t))
     if draws > MAX_DRAWS:
-        raise InvalidSpec(f"{where}: {n:,} instances of up to {out['max_users']} users and {out['max_S']} + "
-                          f"{out['max_T']} sets take up to {draws:,} random draws to list (limit {MAX_DRAWS:,}"
+        raise InvalidSpec(f"{where}: {n:,} instances of up to {users} users and {max_s} + {max_t} sets take up to "
+                          f"{draws:,} random draws to list (limit {MAX_DRAWS:,}"
                           f"{', 200 tries an instance with regimes' if regimes is not None else ''}); lower n or the maxima")
-    return out
+    return {"n": n, "seed": seed, "U": (min(Us), max(Us)), "max_users": users, "max_S": max_s, "max_T": max_t,
+            "density": dens, "regimes": regimes, "full_collusion": full}
 
 
 def _draw(rng: random.Random, p: dict, name: str) -> Instance:
