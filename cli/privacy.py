@@ -294,3 +294,9 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
     show(result, as_json)
     if not result.ok:
         raise SystemExit(EXIT_FAILED)
+
+
+from .privacy_tree import toeplitz, tree  # noqa: E402  (DP-FTRL's verbs: their own module, registered on the group)
+
+privacy.add_command(tree)
+privacy.add_command(toeplitz)

@@ -27,13 +27,15 @@ import itsa.planning.frameworks_units
 import itsa.planning.noise
 import itsa.planning.planner
 import itsa.privacy
+import itsa.privacy.matrix
 from itsa_cli import main
 from tests.test_house import ROOT
 
 PAGE = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
 #: The packages whose public names the glossary speaks of (their ``__all__``, or every public name).
-PARTS = (itsa, itsa.privacy, itsa.modular, itsa.planning, itsa.planning.accounting, itsa.planning.deployment,
-         itsa.planning.drivers.explore, itsa.planning.drivers.fleet, itsa.planning.frameworks_units, itsa.planning.noise,
+PARTS = (itsa, itsa.privacy, itsa.privacy.matrix, itsa.modular, itsa.planning, itsa.planning.accounting,
+         itsa.planning.deployment, itsa.planning.drivers.explore, itsa.planning.drivers.fleet,
+         itsa.planning.frameworks_units, itsa.planning.noise,
          itsa.planning.planner, itsa.keys.census, itsa.keys.converse, itsa.keys.examples)
 
 
@@ -116,7 +118,7 @@ def test_the_page_names_names_not_used():
 
 #: Names the page keeps for one meaning in one part: ``rho`` is zCDP's ρ in the privacy part (its
 #: name in dp-accounting) and never the radix of the layered digits.
-SCOPED = {"rho": tuple(part for part in PARTS if part is not itsa.privacy)}
+SCOPED = {"rho": tuple(part for part in PARTS if part not in (itsa.privacy, itsa.privacy.matrix))}
 
 
 @pytest.mark.parametrize("name", NOT_USED)

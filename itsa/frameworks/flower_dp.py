@@ -444,8 +444,8 @@ def check_secagg_round(state: dict[str, Any] | None, keywords: dict[str, Any] | 
         return
     samples = int(state.get("sample_num", 0))
     wrong = []
-    planned = resolve_shares(keywords["num_shares"], keywords["reconstruction_threshold"], clients=max(samples, 2))
-    shares, least_t = planned.shares_sent, planned.threshold
+    layout = resolve_shares(keywords["num_shares"], keywords["reconstruction_threshold"], clients=max(samples, 2))
+    shares, least_t = layout.shares_sent, layout.threshold
     if threshold < least_t:
         wrong.append(f"reconstruction threshold {threshold} < the export's {least_t}")
     if int(state.get("share_num", 0)) != shares:

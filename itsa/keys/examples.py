@@ -331,6 +331,8 @@ def resolve_deployment(path_or_name: str | Path) -> Path:
     if _find(_root(), stem) is not None:
         raise InvalidDeployment(f"{p}: no such file; {stem!r} is a shipped key-rate instance, not a deployment "
                                 f"(shipped deployments: {', '.join(deployment_names())})")
+    if len(p.parts) == 1 and not p.suffix:
+        raise InvalidDeployment(f"{p}: no such file, nor a shipped deployment ({', '.join(deployment_names())})")
     return p
 
 

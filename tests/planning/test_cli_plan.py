@@ -72,3 +72,6 @@ def test_bad_options_exit_2(cli, tmp_path):
     assert res.exit_code == 2
     res = cli("plan", str(tmp_path / "missing.yaml"))
     assert res.exit_code == 2 and "no such file" in res.stderr
+    res = cli("plan", "nosuch")                      # a bare name: neither a file nor a shipped deployment
+    assert res.exit_code == 2 and res.stderr.strip().startswith("error: nosuch: no such file, nor a shipped deployment (")
+    assert "k1000" in res.stderr and len(res.stderr.strip().splitlines()) == 1

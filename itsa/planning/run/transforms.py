@@ -1,8 +1,8 @@
 """The client's encoding on arrays: the rotation, the rounding at ``γ``, and the centred residue of the sum.
 
 One home for the run's rounds (:mod:`itsa.planning.run.simulate`, through
-:mod:`itsa.planning.run.shard`) and a framework's client mod
-(:mod:`itsa.frameworks.flower_dp`): the rotation's public signs
+:mod:`itsa.planning.run.shard`) and a framework's client mod (in
+:mod:`itsa.frameworks`): the rotation's public signs
 (:func:`rotation_signs`), :func:`rotate` and :func:`unrotate` (the
 normalised Walsh–Hadamard transform, or the real randomized DFT), the
 rounding at ``γ`` (:func:`round_rows`, with conditional rounding's
