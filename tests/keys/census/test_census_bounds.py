@@ -66,3 +66,24 @@ def test_a_refused_spec_writes_nothing(cli, tmp_path, line, says):
     out = tmp_path / "r.parquet"
     one_line_exit_2(cli("census", "run", spec, "-o", out, "--workers", "0"), says)
     assert not out.exists()
+
+
+def _bomb():
+    from itsa.testing.hostile import bomb
+
+    return f"name: {bomb()}\n"
+
+
+@pytest.mark.parametrize("text, says", [
+    (None, "more than 200,000 values"),                                  # an alias bomb
+    ("universe: " + "[" * 100_000 + "\n", "nesting deeper than 64"),     # reached the safety net before
+    ("# " + "x" * (3 * 2**20) + "\n", "exceed the limit"),
+    ("universe: {grid: {U: 3, V: 1}}\nuniverse: {grid: {U: 3, V: 2}}\n", "duplicate key"),
+    ("universe: {grid: {U: 3, V: 1}}\nname: " + "x" * 300 + "\n", "name: a text of at most 200"),
+])
+def test_a_spec_file_is_read_within_the_yaml_limits(cli, tmp_path, text, says):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("universe: {grid: {U: 3, V: 1}}\n" + _bomb() if text is None else text)
+    out = tmp_path / "r.parquet"
+    one_line_exit_2(cli("census", "run", spec, "-o", out, "--workers", "0"), says)
+    assert not out.exists()
