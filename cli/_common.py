@@ -102,6 +102,24 @@ class LibraryDefault:
         return str(self())
 
 
+class LibraryHelpOption(click.Option):
+    """An option whose help the library writes (``help_from=(module, function)``), read when help is shown:
+    ``itsa --help`` imports nothing of the library."""
+
+    def __init__(self, *args, help_from: tuple[str, str], **kwargs):
+        self._help_from = help_from
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self):
+        module, function = self._help_from
+        return getattr(importlib.import_module(module), function)()
+
+    @help.setter
+    def help(self, value) -> None:          # click sets it at creation; the library's text is read instead
+        pass
+
+
 #: ``--q-rule``'s default: :func:`itsa.analyze`'s.
 Q_RULE_DEFAULT = LibraryDefault("itsa.keys.bounds.analysis", "analyze", "q_rule")
 

@@ -4,7 +4,7 @@ import click
 
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
-from ._common import EXIT_INFEASIBLE, SECONDS, LibraryChoice, LibraryDefault, itsa_errors, show
+from ._common import EXIT_INFEASIBLE, SECONDS, LibraryChoice, LibraryDefault, LibraryHelpOption, itsa_errors, show
 from ._paths import OUTPUT_FILE
 from ._progress import progress_display, time_guard, time_limit_of
 
@@ -37,9 +37,7 @@ def said_estimate(progress, quiet: bool):
 @click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
 @click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), default=None,
-              help="Print the plan written for a framework instead (JSON): flower (the client mods and fit "
-                   "workflow that run the plan, SecAggPlusWorkflow's keyword arguments and Flower's DP wrapper) or "
-                   "dp-accounting (the plan's events, DpEvent named tuples).")
+              cls=LibraryHelpOption, help_from=("itsa.frameworks.export", "export_help"))
 @click.option("--export-file", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --export: write the export to PATH instead (a regular file), and print the plan.")
 @click.option("--snippet", is_flag=True, help="With --export: Python to paste instead of JSON.")

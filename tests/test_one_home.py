@@ -15,6 +15,7 @@ alone, but for the one module listed with its reason.
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +101,20 @@ MECHANISM_WORDS = {"skellam": 4, "binomial": 4}
 FLOWER_OUTSIDE = {
     "itsa/_util/extras.py": "the one table of optional packages names each extra: flwr is installed by itsa[flower]",
 }
+#: The modules outside ``itsa/frameworks/`` that name TFF today, each with its reason: a fence that keeps the list
+#: from growing (TFF's own numbers and rules belong in ``itsa/frameworks/``; these are the rule's and the
+#: mechanisms' names, still to move into the frameworks' room).
+TFF_OUTSIDE = {
+    "itsa/planning/frameworks_units.py": "the plan's frameworks section: TFF's DistributedDpSumFactory settings",
+    "itsa/planning/rule/heuristic.py": "the k-standard-deviations rule is TFF's (tff_rule), in TFF's units",
+    "itsa/planning/rule/beside.py": "the rule beside the plan, handed the plan's noise in TFF's units",
+    "itsa/planning/sections.py": "the rule's section, whose noise is in TFF's units",
+    "itsa/planning/drivers/explore.py": "the sweep's rule beside the re-planned plan, in TFF's units",
+    "itsa/planning/drivers/sweep.py": "the sweep beside the rule, which it takes as TFF has it (tff_rule)",
+    "itsa/planning/mechanisms/base.py": "a mechanism's names in the frameworks (its frameworks table)",
+    "itsa/planning/mechanisms/dgauss.py": "the discrete Gaussian's name in TFF (distributed_dgauss)",
+    "itsa/planning/mechanisms/skellam.py": "Skellam's name in TFF, DistributedDpSumFactory's default",
+}
 #: A word, case-insensitively, not inside another word (``OverflowError`` holds the letters of "flower").
 _WORD = "(?<![a-z]){}"
 
@@ -133,3 +148,59 @@ def test_the_word_count_sees_a_name_and_not_a_longer_word():
     pattern = re.compile(_WORD.format("flower"), re.I)
     assert pattern.search("Flower's wrapper") and pattern.search("itsa.frameworks.flower_dp")
     assert not pattern.search("except OverflowError:")
+
+
+def test_tff_is_named_in_no_new_module_outside_the_frameworks():
+    """TFF's fence: the modules outside ``itsa/frameworks/`` that name it are the listed ones, no more."""
+    outside = [path for path in _naming("tff") if not path.startswith("itsa/frameworks/")]
+    assert set(outside) <= set(TFF_OUTSIDE), (
+        f"TFF named outside itsa/frameworks/: {sorted(set(outside) - set(TFF_OUTSIDE))} (its numbers and rules "
+        "belong in its room, itsa/frameworks/)")
+    assert any(path.startswith("itsa/frameworks/") for path in _naming("tff")), "TFF has no room"
+
+
+#: The mechanisms' concrete events (what a mechanism's room builds): imported only by the privacy part, which
+#: defines them, and by the mechanism's room; the rest asks the room (and an event's capabilities, such as
+#: ``pld_bracket`` and ``sampled_from``), never the class.
+MECHANISM_EVENTS = {"DiscreteGaussianEvent", "DistributedDiscreteGaussianEvent", "SkellamEvent", "BinomialSharesEvent"}
+#: Modules outside those rooms that import a mechanism's module or its concrete event today, each with its reason:
+#: a fence that keeps the list from growing.
+IMPORTS_OUTSIDE = {
+    "itsa/planning/rule/heuristic.py": "the k-standard-deviations rule is the distributed discrete Gaussian's",
+    "itsa/planning/rule/beside.py": "the rule beside the plan, scored as the distributed discrete Gaussian",
+    "itsa/frameworks/dp_accounting.py": "dp-accounting's events of the distributed discrete Gaussian",
+}
+
+
+def _imports_of_a_mechanism(path: Path) -> list[str]:
+    """What ``path`` imports of a mechanism's module (``itsa.planning.mechanisms.NAME``) or its concrete events."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.startswith("itsa.planning.mechanisms.") and node.module != "itsa.planning.mechanisms.base":
+                found.append(node.module)
+            found += sorted({a.name for a in node.names} & MECHANISM_EVENTS)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("itsa.planning.mechanisms.")
+                      and a.name != "itsa.planning.mechanisms.base"]
+    return found
+
+
+def test_a_mechanism_is_imported_in_its_rooms_alone():
+    """No module outside the privacy part and the mechanisms' rooms imports a mechanism's module or its concrete
+    event (the listed ones aside, each with its reason)."""
+    outside = {path.relative_to(ROOT).as_posix(): names for path in LIBRARY.rglob("*.py")
+               if (names := _imports_of_a_mechanism(path))
+               and not path.relative_to(ROOT).as_posix().startswith(("itsa/privacy/", "itsa/planning/mechanisms/"))}
+    assert set(outside) <= set(IMPORTS_OUTSIDE), {p: n for p, n in outside.items() if p not in IMPORTS_OUTSIDE}
+
+
+def test_the_import_fence_sees_an_import():
+    """The fence's reader: a mechanism's module and an event class are seen, the registry's face is not."""
+    import tempfile  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "probe.py"
+        probe.write_text("from itsa.planning.mechanisms import mechanism\nfrom itsa.planning.mechanisms.skellam "
+                         "import Skellam\nfrom itsa.privacy.events import Event, SkellamEvent\n", encoding="utf-8")
+        assert _imports_of_a_mechanism(probe) == ["itsa.planning.mechanisms.skellam", "SkellamEvent"]

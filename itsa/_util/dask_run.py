@@ -28,11 +28,12 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
+from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, Unreachable
 
-__all__ = ["RunProgress", "SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
+__all__ = ["RunProgress", "RunResult", "SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
            "chunk_size", "run_chunks", "map_in_order", "drop_quietly", "check_cluster_options", "worker_count",
            "max_workers", "MAX_CONNECT_TIMEOUT", "WORKERS_PER_CORE"]
 
@@ -53,6 +54,35 @@ class RunProgress:
     timeout: int = 0
     skipped: int = 0
     elapsed: float = 0.0
+
+
+@dataclass(frozen=True, repr=False)
+class RunResult(Displayable):
+    """The outcome of a run on the engine (a census's instances, a fleet's plans): the final progress, where the
+    table is, and the workers; a run whose rows are not instances names them (``unit``).
+
+    >>> r = RunResult("out.parquet", RunProgress(total=3, done=3, elapsed=1.25), 2)
+    >>> r.headline()
+    '3 instances in 1.2 s (0 failed, 0 timed out, 0 already done) -> out.parquet'
+    """
+
+    path: str
+    progress: RunProgress
+    workers: int
+    #: What a row of the table is.
+    unit = "instances"
+
+    def headline(self) -> str:
+        p = self.progress
+        return (f"{p.done} {self.unit} in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
+                f"{p.skipped} already done) -> {self.path}")
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("results", self.path), ("workers", str(self.workers))]
+
+    def to_dict(self) -> dict:
+        """The ``--json`` object: the table's folder, the workers and the final counts."""
+        return {"output": self.path, "workers": self.workers, **asdict(self.progress)}
 
 
 class SchedulerUnreachable(Unreachable):

@@ -66,6 +66,7 @@ from itsa.frameworks.dp_accounting import (
     events_from_pair,
 )
 from itsa.frameworks.flower import FlowerExport, _wrap, secaggplus_kwargs
+from itsa.frameworks.target import FrameworkTarget, register, targets, targets_help
 from itsa.frameworks.tff import TffExport, tff_export
 from itsa.planning.mechanisms import registered
 
@@ -261,12 +262,15 @@ def check_export(deployment, framework: Framework | str) -> Framework:
     itsa.exceptions.InvalidOption: export flower: the deployment's protocol is multi-server (3 servers, collusion 1); Flower's SecAggPlusWorkflow is single-server SecAgg+, and an export never replaces the deployment's protocol: plan with protocol: {secagg+: ...} for Flower, or export to dp-accounting
     """
     kind = choice("export", framework, Framework)
-    if kind is not Framework.FLOWER:
-        return kind
+    TARGETS[kind].check(deployment)
+    return kind
+
+
+def _check_flower(d) -> None:
+    """Flower's refusals (:func:`check_export`): a layering, another protocol, a population."""
     from itsa.planning.protocols import MultiServerProtocol
     from itsa.planning.protocols.secagg import SECAGG
 
-    d = deployment
     if d.encoding.layered:
         raise InvalidOption("export flower: Flower's SecAgg+ sums one flat word; a layered plan (radix, layers) "
                             "has no Flower counterpart")
@@ -284,7 +288,6 @@ def check_export(deployment, framework: Framework | str) -> Framework:
                             " Flower samples a fixed cohort of num_sampled_clients, which this plan does not account "
                             "(under add-remove, a fixed-size sample turns adding a user into replacing one): plan "
                             "without a population for Flower, or export to dp-accounting")
-    return kind
 
 
 def _flower(plan) -> tuple[FlowerExport, list[str]]:
@@ -400,21 +403,19 @@ def _tff(plan) -> tuple[TffExport, list[str]]:
 
 
 def export_plan(plan, framework: Framework | str) -> PlanExport:
-    """``plan`` written for ``framework``: ``flower`` or ``dp-accounting``.
+    """``plan`` written for ``framework``, one of the registered targets (:mod:`itsa.frameworks.target`).
 
     Parameters
     ----------
     plan : Plan
         A plan (:func:`itsa.planning.plan`).
     framework : Framework or str
-        ``flower``: ``SecAggPlusWorkflow``'s keyword arguments and Flower's DP wrapper where the noise has one;
-        ``dp-accounting``: the plan's dominating Gaussian pair (or its zCDP events) in
-        ``DpEvent.to_named_tuple``'s JSON; ``tff``: ``DistributedDpSumFactory``'s arguments.
+        A target's name; the targets, from their registry:
 
     Raises
     ------
     InvalidOption
-        A framework this plan has no counterpart in (a layering for Flower; an event with no zCDP form).
+        A framework this plan has no counterpart in (the target's check, or its export, says why).
 
     Examples
     --------
@@ -433,8 +434,9 @@ def export_plan(plan, framework: Framework | str) -> PlanExport:
     kind = choice("export", framework, Framework)
     if not isinstance(plan, Plan):
         raise InvalidOption(f"export: needs a Plan, not {type(plan).__name__}")
-    export, notes = {Framework.FLOWER: _flower, Framework.DP_ACCOUNTING: _dp_accounting, Framework.TFF: _tff}[kind](plan)
-    premises = _flower_premises(plan, export.fit_workflow is not None) if isinstance(export, FlowerExport) else ()
+    target = TARGETS[kind]
+    export, notes = target.export(plan)
+    premises = target.premises(plan, export)
     return PlanExport(framework=kind, deployment=plan.deployment.name, feasible=plan.verdict.feasible, export=export,
                       facts=_facts(plan), notes=tuple(notes), premises=premises)
 
@@ -473,3 +475,52 @@ def write_export(export: PlanExport, path: str | os.PathLike, *, snippet: bool =
     with atomic_writer(path) as fh:
         fh.write(text)
     return Path(path)
+
+
+# -- the targets: each answers the FrameworkTarget interface, registered in the order ``--export`` lists them ------
+
+class _Flower(FrameworkTarget):
+    name = Framework.FLOWER
+    help = ("flower (the client mods and fit workflow that run the plan, SecAggPlusWorkflow's keyword arguments "
+            "and Flower's DP wrapper)")
+
+    def check(self, deployment) -> None:
+        _check_flower(deployment)
+
+    def export(self, plan):
+        return _flower(plan)
+
+    def premises(self, plan, export) -> tuple[str, ...]:
+        return _flower_premises(plan, export.fit_workflow is not None)
+
+
+class _DpAccounting(FrameworkTarget):
+    name = Framework.DP_ACCOUNTING
+    help = "dp-accounting (the plan's events, DpEvent named tuples)"
+
+    def export(self, plan):
+        return _dp_accounting(plan)
+
+
+class _Tff(FrameworkTarget):
+    name = Framework.TFF
+    help = ("tff (DistributedDpSumFactory's keyword arguments for distributed noise on a flat word, and what TFF "
+            "computes from them)")
+
+    def export(self, plan):
+        return _tff(plan)
+
+
+#: Every target, by its name (:class:`Framework`).
+TARGETS: dict[Framework, FrameworkTarget] = {t.name: register(t) for t in (_Flower(), _DpAccounting(), _Tff())}
+assert list(TARGETS) == list(Framework), "a Framework without its target, or a target out of order"
+
+
+def export_help() -> str:
+    """``itsa plan --export``'s help, from the registry."""
+    return f"Print the plan written for a framework instead (JSON): {targets_help()}."
+
+
+export_plan.__doc__ = (export_plan.__doc__ or "").replace(
+    "the targets, from their registry:\n", "the targets, from their registry:\n"
+    + "".join(f"        {t.help};\n" for t in targets()), 1)

@@ -49,12 +49,11 @@ from itsa.planning.rotation import Rotation
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
 from itsa.privacy.coupled import CoupledShift
-from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
+from itsa.privacy.events import Event
 from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
 from itsa.privacy.shares import noise_shares
-from itsa.privacy.subsampled import PoissonSampledEvent
 from itsa.privacy.tightest import SAMPLED_KEY
 
 __all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift",
@@ -85,12 +84,12 @@ def pair_shift(inputs: NoiseInputs, gamma: Fraction) -> int | None:
 def _mechanism(inputs: NoiseInputs, event: Event) -> str | None:
     """Why the bracket does not apply (``None``: it does: a discrete Gaussian, central or in shares, unsampled,
     on an unrotated flat word)."""
-    if isinstance(event, PoissonSampledEvent) or sampling_rate(inputs) not in (None, 1):
+    if event.sampled_from is not None or sampling_rate(inputs) not in (None, 1):
         return "no lower bound for the Poisson-sampled mechanism is computed here (the pair's is for the full round)"
     if inputs.layered:
         return ("a layering's pairs are not certified here (a layer's sensitivity bounds every digit pattern, "
                 "not one update's)")
-    if not isinstance(event, (DiscreteGaussianEvent, DistributedDiscreteGaussianEvent)):
+    if not event.pld_bracket:
         return f"the bracket covers the discrete Gaussian only, not {event.label}"
     return None
 
@@ -203,8 +202,8 @@ class _Bounds:
         self.d, self.noise, self.event, self.gamma = inputs, noise, event, gamma
         self.why_not = _mechanism(inputs, event)
         #: a Poisson-sampled round of central noise: its own privacy-loss bound, the sampled dominating pair's
-        self.sampled = (isinstance(event, PoissonSampledEvent) and inputs.kind is NoiseKind.CENTRAL
-                        and not inputs.layered and isinstance(event.event, DiscreteGaussianEvent))
+        self.sampled = (event.sampled_from is not None and inputs.kind is NoiseKind.CENTRAL
+                        and not inputs.layered and event.sampled_from.pld_bracket)
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the rotated (padded) dimension
         self.dimension = noise_dimension(inputs)

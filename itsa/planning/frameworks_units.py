@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import flint
 import numpy as np
@@ -301,8 +301,8 @@ def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None 
     certifies = method == PAIR_METHOD or method.startswith(PAIR_METHOD + "-")
     rate: Fraction | None = None
     full = full_round(inputs, event)
-    if full is not None and isinstance(event, PoissonSampledEvent):
-        rate = None if certifies and method.endswith(FULL) else event.rate
+    if full is not None and event.sampled_from is not None:
+        rate = None if certifies and method.endswith(FULL) else cast(PoissonSampledEvent, event).rate
         inputs, event = full
     if _mechanism(inputs, event) is not None:
         return None

@@ -116,9 +116,9 @@ def full_round(inputs: NoiseInputs, event: Event) -> tuple[NoiseInputs, Event] |
         The inputs without the population and the full round's event; ``None`` where ``event`` is not a
         Poisson-sampled round of central noise.
     """
-    if not isinstance(event, PoissonSampledEvent) or inputs.kind is not NoiseKind.CENTRAL:
+    if event.sampled_from is None or inputs.kind is not NoiseKind.CENTRAL:
         return None
-    return replace(inputs, population=None), event.event
+    return replace(inputs, population=None), event.sampled_from
 
 
 def rdp_bound(inputs: NoiseInputs, event: Event, rounds: int | None = None) -> EpsilonBound:
@@ -266,7 +266,7 @@ def _full_curve(curve_for: Callable[[Fraction], Event]) -> Callable[[Fraction], 
     """The full round's event maker behind a sampled one's."""
     def full(sigma: Fraction) -> Event:
         event = curve_for(sigma)
-        return event.event if isinstance(event, PoissonSampledEvent) else event
+        return event if event.sampled_from is None else event.sampled_from
     return full
 
 

@@ -128,11 +128,12 @@ class Plan(Displayable):
     verdict: Verdict
     #: the plan in each framework's parameters (:mod:`itsa.planning.frameworks_units`)
     frameworks: Displayable | None = None
+    #: the numbers its sections took, built once (:func:`noise_inputs`); ``None``: a plan assembled by hand
+    inputs: NoiseInputs | None = field(default=None, compare=False)
 
     def round_event(self) -> Event:
-        """One round's privacy event as the plan accounts it (its noise section composes it over the rounds,
-        :func:`itsa.planning.noise.round_event` at the plan's scale and noise)."""
-        return round_event(noise_inputs(self.deployment), self.encoding.gamma, self.noise.sigma_client)
+        """One round's event as the plan accounts it, from its own inputs (:func:`itsa.planning.noise.round_event`)."""
+        return round_event(self.inputs or noise_inputs(self.deployment), self.encoding.gamma, self.noise.sigma_client)
 
     def sections(self) -> dict[str, Displayable | None]:
         return {"noise": self.noise, "encoding": self.encoding, "payload": self.payload, "keys": self.keys,
@@ -464,7 +465,7 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     heuristic = size_heuristic(inputs.noise, noise, enc, overflow=deployment.overflow, per_round=inputs.per_round)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=(gate := _gate(deployment)),
-                frameworks=_frameworks(deployment, inputs.noise, noise, enc),
+                frameworks=_frameworks(deployment, inputs.noise, noise, enc), inputs=inputs.noise,
                 verdict=_with_accuracy(deployment, inputs.noise, inputs,
                                        _verdict(deployment, inputs, noise, enc, gate, deadline, keys), enc, error,
                                        deadline))
@@ -563,7 +564,7 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     noise = _accounted(n, noise, enc.gamma, error)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=None, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, n, noise, enc),
-                verdict=_with_accuracy(deployment, n, None, _verdict(deployment, None, noise, enc, gate, deadline, keys),
+                inputs=n, verdict=_with_accuracy(deployment, n, None, _verdict(deployment, None, noise, enc, gate, deadline, keys),
                                        enc, error, deadline))
 
 

@@ -90,6 +90,14 @@ class Event(ABC):
 
     #: True when :meth:`rdp` is certified at whole orders only.
     integer_orders: ClassVar[bool] = False
+    #: True when the privacy-loss bracket applies (a dominating pair, and a lower bound beside the upper): the
+    #: discrete Gaussian, central or in shares. A planner asks this, never the event's class.
+    pld_bracket: ClassVar[bool] = False
+
+    @property
+    def sampled_from(self) -> Event | None:
+        """The event a Poisson sample runs (``None``: this event is not a sample of another)."""
+        return None
 
     @property
     @abstractmethod
@@ -185,6 +193,8 @@ class DiscreteGaussianEvent(Event):
         ``Δ``, the l2 sensitivity in the same units.
     """
 
+    pld_bracket: ClassVar[bool] = True
+
     sigma: object
     sensitivity: object
 
@@ -241,6 +251,8 @@ class DistributedDiscreteGaussianEvent(Event):
     name : str
         The label of the composed curve.
     """
+
+    pld_bracket: ClassVar[bool] = True
 
     sensitivity: object
     scale: object

@@ -50,6 +50,11 @@ class PoissonSampledEvent(Event):
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
     _rows: dict = field(default_factory=dict, compare=False, repr=False)
 
+    @property
+    def sampled_from(self) -> Event:
+        """The mechanism sampled (:attr:`event`)."""
+        return self.event
+
     def __post_init__(self) -> None:
         rate = fraction("sampling rate", self.rate, low=0, high=1, closed=True)
         if rate == 0:

@@ -124,3 +124,15 @@ def test_a_plan_builds_its_inputs_once(monkeypatch, extra):
     text = "clients: 50\ndimension: 8\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 4}\n" + extra
     result = planner.plan(parse_deployment(yaml.safe_load(text)), time_limit=120)
     assert len(calls) == 1 and result.noise.sigma_client > 0
+
+
+def test_a_plan_keeps_its_inputs_and_never_rebuilds_them(monkeypatch):
+    """The plan stores the inputs its sections took: its round's event reads them, not a rewritten deployment."""
+    from itsa.planning import parse_deployment, planner
+
+    text = "clients: 50\ndimension: 8\nclip: 1\nprivacy: {epsilon: 2, delta: 1e-6, rounds: 4}\nnoise: central\n"
+    result = planner.plan(parse_deployment(yaml.safe_load(text)), time_limit=120)
+    assert result.inputs == planner.noise_inputs(result.deployment) and result.inputs.mechanism is not None
+    calls = []
+    monkeypatch.setattr(planner, "noise_inputs", lambda d: calls.append(d))
+    assert result.round_event() is not None and calls == []

@@ -38,13 +38,14 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 
 from itsa._util.dask_run import (
     MAX_CHUNK,
     TASK_SECONDS,
     WORKER_CONFIG,
     RunProgress,
+    RunResult,
     SchedulerUnreachable,
     check_cluster_options,
     chunk_size,
@@ -53,7 +54,6 @@ from itsa._util.dask_run import (
     run_chunks,
     worker_count,
 )
-from itsa._util.display import Displayable
 from itsa.keys.census.schema import RowStatus
 from itsa.keys.census.spec import CensusSpec
 from itsa.keys.census.store import ResultStore
@@ -67,25 +67,9 @@ __all__ = ["CensusProgress", "CensusRun", "SchedulerUnreachable", "run_census", 
 CensusProgress = RunProgress
 
 
-@dataclass(frozen=True, repr=False)
-class CensusRun(Displayable):
-    """Outcome of :func:`run_census`: the final progress and where the table is."""
-
-    path: str
-    progress: CensusProgress
-    workers: int
-
-    def headline(self) -> str:
-        p = self.progress
-        return (f"{p.done} instances in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
-                f"{p.skipped} already done) -> {self.path}")
-
-    def rows(self) -> list[tuple[str, str]]:
-        return [("results", self.path), ("workers", str(self.workers))]
-
-    def to_dict(self) -> dict:
-        """The ``itsa census --json`` object: the table's folder, the workers and the final counts."""
-        return {"output": self.path, "workers": self.workers, **asdict(self.progress)}
+#: Outcome of :func:`run_census`: the engine's one run result (:class:`~itsa._util.dask_run.RunResult`, a row an
+#: instance), the census's name for it.
+CensusRun = RunResult
 
 
 def _tally(p: CensusProgress, row: dict, start: float, running: int) -> CensusProgress:

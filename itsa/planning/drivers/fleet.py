@@ -35,15 +35,15 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import fraction_text
 from itsa._util.checks import run_seed
-from itsa._util.dask_run import RunProgress, check_cluster_options, dask_client, run_chunks, worker_count
+from itsa._util.dask_run import RunProgress, RunResult, check_cluster_options, dask_client, run_chunks, worker_count
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
-from itsa._util.display import Displayable, Kind
+from itsa._util.display import Kind
 from itsa._util.files import exists, read_text
 from itsa._util.results_table import Layout, ResultStore, check_folder, read_meta, read_rows
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, ItsaError, TimeLimitReached, excerpt
@@ -266,22 +266,16 @@ FleetProgress = RunProgress
 
 
 @dataclass(frozen=True, repr=False)
-class FleetRun(Displayable):
-    """Outcome of :func:`run_fleet`: the final progress, where the table is, and the summary."""
+class FleetRun(RunResult):
+    """Outcome of :func:`run_fleet`: the engine's run result (:class:`~itsa._util.dask_run.RunResult`, a row a
+    plan), with the summary per deployment."""
 
-    path: str
-    progress: FleetProgress
-    workers: int
     #: per deployment: plans, feasible ones and the cheapest feasible row (:func:`fleet_summary`)
-    cheapest: tuple
-
-    def headline(self) -> str:
-        p = self.progress
-        return (f"{p.done} plans in {p.elapsed:.1f} s ({p.failed} failed, {p.timeout} timed out, "
-                f"{p.skipped} already done) -> {self.path}")
+    cheapest: tuple = ()
+    unit = "plans"
 
     def rows(self) -> list[tuple[str, str]]:
-        out = [("results", self.path), ("workers", str(self.workers))]
+        out = super().rows()
         for s in self.cheapest:
             best = s["cheapest"]
             text = ("no feasible configuration" if best is None else
@@ -292,8 +286,7 @@ class FleetRun(Displayable):
 
     def to_dict(self) -> dict:
         """The ``itsa plan ... -o --json`` object: the table, the workers, the counts and the summary."""
-        return {"output": self.path, "workers": self.workers, **asdict(self.progress),
-                "cheapest": list(self.cheapest)}
+        return {**super().to_dict(), "cheapest": list(self.cheapest)}
 
 
 def _point(row: dict) -> str:

@@ -31,7 +31,11 @@ from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.events import Event
 
-__all__ = ["NoiseMechanism", "Premises", "Draws"]
+__all__ = ["NoiseMechanism", "Premises", "Draws", "DRAW_CHUNK"]
+
+#: Uniforms drawn between two looks at the clock (a fraction of a second): every mechanism's sampler, and the
+#: run's rounding, draw this many at a time.
+DRAW_CHUNK = 1 << 16
 
 #: A sampler: ``(σ, count, seed text, clock) -> int64 draws`` of one share's law.
 Draws = Callable[[Fraction, int, str, "Deadline | None"], np.ndarray]

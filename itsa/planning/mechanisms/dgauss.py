@@ -27,18 +27,16 @@ import numpy as np
 import scipy
 
 from itsa._util.deadline import Deadline
-from itsa.planning.mechanisms.base import NoiseMechanism, Premises
+from itsa.planning.mechanisms.base import DRAW_CHUNK, NoiseMechanism, Premises
 from itsa.privacy.discrete_gaussian import variance
 from itsa.privacy.events import DdgBound, DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
 from itsa.privacy.sampler import ByteStream, table, table_words
 
-__all__ = ["DiscreteGaussian", "TABLE_SIGMA", "DRAW_CHUNK"]
+__all__ = ["DiscreteGaussian", "TABLE_SIGMA"]
 
 #: Largest σ drawn from the sampler's table (its table has about 15 σ entries); a larger σ is the rounding of
 #: a continuous Gaussian, whose law differs from the discrete Gaussian's by O(1/σ²) in total variation.
 TABLE_SIGMA = 10**4
-#: Uniforms drawn between two looks at the clock (a fraction of a second).
-DRAW_CHUNK = 1 << 16
 
 
 class DiscreteGaussian(NoiseMechanism):

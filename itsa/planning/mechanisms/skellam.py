@@ -23,8 +23,7 @@ import numpy as np
 from itsa._util.certified import safe_decimal
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
-from itsa.planning.mechanisms.base import NoiseMechanism, Premises
-from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
+from itsa.planning.mechanisms.base import DRAW_CHUNK, NoiseMechanism, Premises
 from itsa.privacy.events import Event, SkellamEvent
 from itsa.privacy.sampler import ByteStream
 

@@ -19,7 +19,6 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.modular import check_radix, parse_stages
 from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism
-from itsa.planning.mechanisms.dgauss import TABLE_SIGMA  # its home is the discrete Gaussian's room
 from itsa.planning.protocols.run import check_setup
 from itsa.planning.rotation import Rotation, as_rotation, rotated_dimension
 from itsa.planning.vocabulary import MAX_MODULUS, NoiseKind  # their home: below the run and the rule
@@ -27,7 +26,7 @@ from itsa.privacy.neighbours import DEFAULT_BETA, ExpBeta, Rounding, as_beta, co
 from itsa.privacy.shares import noise_shares, survivors_under
 
 __all__ = ["SimulationSetup", "Simulation", "LayerRate", "Updates", "UPDATES", "TOLERANCE",
-           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "MIN_BLOCK", "CELLS_PER_SECOND", "TABLE_SIGMA", "MAX_SIGMA",
+           "MAX_MODULUS", "MAX_CELLS", "NEIGHBOURS", "MIN_BLOCK", "CELLS_PER_SECOND", "MAX_SIGMA",
            "DEFAULT_TIME_LIMIT"]
 
 

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from itsa._util.deadline import Deadline
-from itsa.planning.mechanisms.dgauss import DRAW_CHUNK
+from itsa.planning.mechanisms.base import DRAW_CHUNK
 from itsa.planning.rotation import Rotation
 from itsa.planning.run.setup import SimulationSetup
 from itsa.privacy.neighbours import Rounding, rounded_norm
@@ -82,7 +82,7 @@ def unrotate(y: np.ndarray, signs: np.ndarray, rotation: str, dimension: int) ->
 def round_rows(rng, y: np.ndarray, setup: SimulationSetup, cap: float | None,
                clock: Deadline | None = None) -> tuple[np.ndarray, int]:
     """``(y_int, attempts)``: the rows ``y`` (already rotated) rounded at ``γ`` as ``setup`` rounds, and the
-    stochastic roundings drawn (stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws a client again while its rounded squared norm is above ``cap``, :func:`norm_cap`'s; a look at ``clock`` before each slice of about :data:`~itsa.planning.mechanisms.dgauss.DRAW_CHUNK` coordinates and each retry)."""
+    stochastic roundings drawn (stochastic rounding rounds ``γ y`` up with probability its fractional part; conditional rounding draws a client again while its rounded squared norm is above ``cap``, :func:`norm_cap`'s; a look at ``clock`` before each slice of about :data:`~itsa.planning.mechanisms.base.DRAW_CHUNK` coordinates and each retry)."""
     K, g = y.shape[0], float(setup.gamma)
     if setup.rounding == Rounding.NEAREST:
         return np.floor(y * g + 0.5).astype(np.int64), 0
