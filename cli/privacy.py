@@ -116,9 +116,11 @@ def binomial(epsilon, delta, max_coins, as_json, time_limit):
 @privacy.command()
 @click.option("--sigma", required=True, help="The discrete Gaussian's sigma (a rational, e.g. 14924 or 3/2).")
 @click.option("--count", type=int, required=True, help="Number of draws.")
-@click.option("--seed", required=True, help="Seed text (SHA-256 of it keys the HMAC-SHA256 stream).")
+@click.option("--seed", required=True, help="Seed text (it keys the engine's stream: ChaCha20 for exact, HMAC-SHA256 "
+                                          "for table).")
 @click.option("--engine", type=ENGINE, default=LibraryDefault("itsa.privacy", "noise", "engine"), show_default=True,
-              help="exact: CKS 2020 sampler in rationals; table: the page's truncated inverse-CDF table.")
+              help="exact: the exact CKS 2020 sampler (docs/samplers.md); table: the page's truncated inverse-CDF "
+                   "table.")
 @click.option("--verify", "expected", default=None, metavar="HEX", help="Redraw and check this commitment.")
 @click.option("--show", "shown", type=click.IntRange(min=0), default=LibraryDefault("itsa.privacy", "noise", "shown"),
               show_default=True, help="Draws shown without --json.")
@@ -130,7 +132,7 @@ def binomial(epsilon, delta, max_coins, as_json, time_limit):
 def noise(sigma, count, seed, engine, expected, shown, time_limit, quiet, as_json):
     """Discrete Gaussian draws reproducible from a seed, with their SHA-256 commitment (or --verify one).
 
-    The cost is estimated up front (the exact engine makes a few thousand draws a second, the table
+    The cost is estimated up front (the exact engine makes millions of draws a second, the table
     engine a few hundred thousand); a progress bar is drawn on stderr when it is a terminal."""
     import sys
 
@@ -295,6 +297,10 @@ def _verify_release(ctx, verify_path, path, published_path, limit, quiet, as_jso
     if not result.ok:
         raise SystemExit(EXIT_FAILED)
 
+
+from .privacy_sample import sample  # noqa: E402  (a verb in its own module, registered on the group)
+
+privacy.add_command(sample)
 
 from .privacy_tree import toeplitz, tree  # noqa: E402  (DP-FTRL's verbs: their own module, registered on the group)
 

@@ -8,8 +8,8 @@ A plan's flat encoding runs in a Flower federation (``itsa[flower]``):
   so the model itself is never clamped), clips it to the plan's ``ℓ2`` norm
   ``S``, rotates it with the round's public signs, scales by ``γ``, rounds it
   as the plan rounds (to nearest, stochastically, or conditionally), adds the
-  client's noise share (the exact discrete Gaussian sampler of
-  :mod:`itsa.privacy.sampler`, from a secret seed) and hands SecAgg+ the
+  client's noise share (the exact sampler of its mechanism,
+  :mod:`itsa.privacy.samplers`, from a secret seed) and hands SecAgg+ the
   resulting word with ``num_examples = 1``;
 - :func:`fit_workflow` builds, from the export alone, a
   ``SecAggPlusWorkflow`` that sends the plan and the round's public seed in
@@ -72,16 +72,17 @@ from typing import Any
 
 import numpy as np
 
-from itsa._util.certified import Certified, Direction, arb_to_fractions, precision, to_arb
+from itsa._util.certified import Certified, Direction, arb_to_fractions, exact_text, precision, to_arb
 from itsa._util.extras import require
 from itsa.exceptions import InvalidOption, VerificationError
 from itsa.frameworks._flower_rules import MIN_THRESHOLD, resolve_shares
+from itsa.planning.mechanisms import mechanism
 from itsa.planning.rotation import Rotation
 from itsa.planning.run.setup import SimulationSetup
 from itsa.planning.run.transforms import centred, norm_cap, rotate, rotation_signs, round_rows, unrotate
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.neighbours import Rounding
-from itsa.privacy.sampler import SamplerEngine, sample
+from itsa.privacy.sampler import SamplerEngine
 from itsa.privacy.shares import survivors_under
 
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
@@ -119,11 +120,12 @@ class FlowerPlan:
         ``d`` (the model's parameters, all arrays flattened), ``S``, ``γ`` and ``M = 2^b``.
     sigma_client, noise, mechanism
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
-        the discrete Gaussian (``dgauss``) only: no other mechanism has an exact sampler in itsa.
+        the mechanisms whose room draws exactly (``exact_draws``: the discrete Gaussian, Bin(N, 1/2) − N/2).
     rotation, rounding, beta
         As the plan encodes (:class:`~itsa.planning.run.setup.SimulationSetup`).
     engine : str
-        The sampler's engine: ``exact`` (default) or ``table``.
+        The sampler's engine: ``exact``, the only one (the table engine's law is not the plan's, whose ε
+        is claimed for exact shares; it is refused).
     """
 
     clients: int
@@ -142,8 +144,8 @@ class FlowerPlan:
     row: SimulationSetup = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        if self.mechanism != "dgauss":
-            raise InvalidOption(f"mechanism: Flower's mod draws discrete Gaussian shares with itsa's exact sampler; "
+        if not mechanism(self.mechanism).exact_draws:
+            raise InvalidOption(f"mechanism: Flower's mod draws shares with itsa's exact samplers; "
                                 f"{self.mechanism} shares have none")
         row = SimulationSetup(clients=1, dimension=self.dimension, clip=Fraction(str(self.clip)),
                               gamma=Fraction(str(self.gamma)), sigma_client=Fraction(str(self.sigma_client)),
@@ -162,6 +164,9 @@ class FlowerPlan:
                                 f"window (|w| <= {self.shift}) for a word wider than 31 bits")
         object.__setattr__(self, "dropout", row.dropout)
         survivors_under(self.clients, self.dropout)             # checks clients
+        if SamplerEngine(self.engine) is not SamplerEngine.EXACT:
+            raise InvalidOption("engine: Flower's mod draws exact shares (the plan's epsilon is claimed for the exact "
+                                "law; the table engine's is another), not table")
         object.__setattr__(self, "engine", str(SamplerEngine(self.engine)))
 
     @classmethod
@@ -221,16 +226,19 @@ class FlowerPlan:
     def window_drop(self) -> Certified:
         """The probability that a client's centred word leaves Flower's ``int32`` window in a round (it then
         drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
-        carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2σ²))``, a discrete Gaussian share being
-        ``σ²``-subgaussian, over the ``d'`` words."""
+        carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2v))``, a share being ``v``-subgaussian
+        (the mechanism room's proxy: ``σ²`` for a discrete Gaussian share, ``N/4`` for ``N`` fair coins, Hoeffding),
+        over the ``d'`` words."""
         if self.shift == 0 or self.row.noise != NoiseKind.DISTRIBUTED or self.row.sigma_client == 0:
             why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
             return Certified.exact("window drop", 0, f"exact: {why}")
-        room, sigma = self.shift - self.largest_rounded, self.row.sigma_client
+        room = self.shift - self.largest_rounded
+        proxy = mechanism(self.mechanism).wrap_noise(self.row.sigma_client, 1)[0]
         with precision():
-            ball = 2 * self.row.rotated_dimension * (-(to_arb(room) ** 2) / (2 * to_arb(sigma) ** 2)).exp()
-        method = (f"a share is sigma^2-subgaussian: P[|Z| >= {room}] <= 2 exp(-t^2/(2 sigma^2)), union over the "
-                  f"{self.row.rotated_dimension} words (at most 1)")
+            ball = 2 * self.row.rotated_dimension * (-(to_arb(room) ** 2) / (2 * to_arb(proxy))).exp()
+        what = "sigma^2" if proxy == self.row.sigma_client ** 2 else f"v = {exact_text(proxy)}"
+        method = (f"a share is {what}-subgaussian: P[|Z| >= {room}] <= 2 exp(-t^2/(2 {what.split(' = ')[0]})), "
+                  f"union over the {self.row.rotated_dimension} words (at most 1)")
         low, high = arb_to_fractions(ball)
         return Certified("window drop", min(low, Fraction(1)), min(high, Fraction(1)), Direction.UPPER, method)
 
@@ -250,7 +258,7 @@ def _noise(plan: FlowerPlan, seed: str | None) -> np.ndarray:
     if plan.row.sigma_client == 0:
         return np.zeros(count, dtype=np.int64)
     text = seed if seed is not None else fresh_secret()
-    return np.array(sample(plan.row.sigma_client, count, text, plan.engine), dtype=np.int64)
+    return mechanism(plan.mechanism).draws(plan.row.sigma_client, count, text)
 
 
 def encode_update(plan: FlowerPlan, update: np.ndarray, *, round_seed: int, rng=None,

@@ -5,6 +5,8 @@ Every verb of ``itsa privacy`` is a function of the same name here:
     account(noise_multiplier, rounds, delta=DEFAULT_DELTA, ...) -> Accounting     # every accountant, same events
     calibrate(epsilon, delta=DEFAULT_DELTA, *, rounds=1, conversion="cks", ...) -> Calibration
     noise(sigma, count, seed, engine="exact", *, expected=None, ...) -> NoiseDraw  # draws and their commitment
+    sample(law, parameter, count, seed, *, workers=1) -> SampleRun                # exact draws, timed (samplers)
+    fair_coins(coins, count, seed) -> int64 array; DiscreteGaussianLaw(sigma_squared)   # itsa.privacy.samplers
     release(updates, data_weights=None, *, alpha=256, gamma=256, clip=1, ...) -> Release
     sensitivity(*, max_weight=None, alpha=256, clip=1, dimension, gamma=256, clients=None, ...) -> Sensitivity
     weights(data_weights, alpha, ids=None) -> HamiltonWeights                      # Hamilton's rule
@@ -122,6 +124,7 @@ from itsa.privacy.rdp import (
 )
 from itsa.privacy.releasing import Release, release
 from itsa.privacy.sampler import NoiseDraw, SamplerEngine, noise
+from itsa.privacy.samplers import DiscreteGaussianLaw, SampleRun, fair_coins, sample
 from itsa.privacy.shares import NoiseShareCount, noise_shares, survivors_under
 from itsa.privacy.sizing import Sensitivity, sensitivity
 from itsa.privacy.subsampled import PoissonSampledEvent
@@ -132,7 +135,7 @@ hamilton_weights = weights
 sensitivity_report = sensitivity
 
 __all__ = [
-    "account", "binomial", "calibrate", "noise", "release", "sensitivity", "weights",
+    "account", "binomial", "calibrate", "noise", "release", "sample", "sensitivity", "weights", "SampleRun", "DiscreteGaussianLaw", "fair_coins",
     "BinomialCoins", "binomial_delta", "draft_coins",
     "DEFAULT_DELTA", "Accounting", "Entry", "PerRound", "one_round_epsilon", "GaussianEvent", "Accountant",
     "ACCOUNTANTS", "RdpAccountant", "MironovAccountant", "CksAccountant", "TightAccountant", "BasicAccountant",

@@ -61,11 +61,11 @@ __all__ = ["SCHEME", "RECORD_KIND", "RECORD_VERSION", "SECRET_NOTE", "new_seed",
            "MAX_PUBLISHED_BYTES"]
 
 #: The name of the commitment's encoding, inside what is hashed.
-SCHEME = "itsa-release-commitment-v3"
+SCHEME = "itsa-release-commitment-v4"
 #: What an audit record says it is.
 RECORD_KIND = "itsa privacy release audit record"
 #: The audit record's format.
-RECORD_VERSION = 3
+RECORD_VERSION = 4
 #: Bits of entropy of a drawn seed and of every salt.
 ENTROPY_BITS = 256
 #: Said inside every audit record.
@@ -75,9 +75,11 @@ SECRET_NOTE = ("SECRET: this audit record holds the seed, the salt, the noise an
                "never this file.")
 #: What the noise key's text begins with (then the salt, a colon and the seed in decimal).
 NOISE_KEY_PREFIX = "itsa-release-noise-v3:"
-#: The byte stream both engines read (see :mod:`itsa.privacy.sampler`), keyed by :func:`noise_key`.
-STREAM = ("HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
-          "noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal")
+#: The stream each engine reads (see :mod:`itsa.privacy.sampler`), keyed by :func:`noise_key`.
+STREAMS = {"exact": ("ChaCha20(key=SHA-256('itsa-samplers-v1' NUL noise key), nonce='dgau' + block u64 LE), "
+                     "65536 draws a block; noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal"),
+           "table": ("HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
+                     "noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal")}
 #: A seed is a whole number below 2^MAX_SEED_BITS.
 MAX_SEED_BITS = 4096
 #: Longest seed text read (decimal digits: 2^4096 has 1,234).
@@ -145,7 +147,7 @@ def commitment_fields(*, salt: str, seed: int, sigma_int: Fraction, engine: str,
                       truncation: int | None, encoded_sum, denominator: int) -> dict:
     """The object whose canonical JSON is hashed (every value as JSON text or a whole number)."""
     return {"scheme": SCHEME, "salt": check_salt(salt), "seed": check_seed(seed), "sigma_int": fraction_text(Fraction(sigma_int)),
-            "engine": str(engine), "count": int(count), "truncation": truncation, "stream": STREAM,
+            "engine": str(engine), "count": int(count), "truncation": truncation, "stream": STREAMS.get(str(engine), str(engine)),
             "encoded_sum": [str(int(y)) for y in encoded_sum], "denominator": int(denominator)}
 
 

@@ -1,21 +1,22 @@
-"""Discrete Gaussian noise an auditor can redraw: an exact sampler, the page's table sampler, a commitment.
-
-Both engines read one deterministic byte stream, fixed here once:
-
-- **seed**: ``SHA-256(seed text, UTF-8)``, 32 bytes (the page: "SHA-256 of a
-  round and parameter string");
-- **stream**: block ``i`` is ``HMAC-SHA256(key = seed, message = i as 8 bytes,
-  little-endian)``, ``i = 0, 1, 2, …``; the blocks are concatenated.
+"""Discrete Gaussian noise an auditor can redraw: the exact sampler, the page's table sampler, a commitment.
 
 Engines (:class:`SamplerEngine`):
 
-- ``exact``: the Canonne–Kamath–Steinke sampler (NeurIPS 2020, Algorithms 1–3)
-  in rational arithmetic; every random choice is a uniform integer drawn by
-  rejection from the stream (``⌈log2 n⌉`` bits taken from whole bytes, high
-  bits masked off). Its draws follow ``N_Z(0, σ²)`` exactly for rational ``σ²``.
-- ``table``: the page's ``noise_commit.py`` reading: the stream as
-  little-endian unsigned 64-bit integers, each divided by ``2⁶⁴ − 1``; the
-  float64 table of ``exp(−k²/(2σ²))`` over ``−K ≤ k ≤ K``,
+- ``exact``: :func:`itsa.privacy.samplers.discrete_gaussian`, the
+  Canonne–Kamath–Steinke sampler (NeurIPS 2020, Algorithms 1–3) vectorised,
+  every decision a comparison of random whole numbers with proven bounds,
+  on the ChaCha20 stream keyed by ``SHA-256('itsa-samplers-v1' NUL seed
+  text)`` (:mod:`itsa.privacy.samplers`). Its draws follow ``N_Z(0, σ²)``
+  exactly for rational ``σ²``.
+- ``table``: the page's ``noise_commit.py`` reading, kept for the page's
+  releases and labelled wherever it is used: its stream is the page's,
+
+  - **seed**: ``SHA-256(seed text, UTF-8)``, 32 bytes;
+  - **stream**: block ``i`` is ``HMAC-SHA256(key = seed, message = i as 8
+    bytes, little-endian)``, ``i = 0, 1, 2, …``; the blocks are concatenated;
+
+  read as little-endian unsigned 64-bit integers, each divided by
+  ``2⁶⁴ − 1``; the float64 table of ``exp(−k²/(2σ²))`` over ``−K ≤ k ≤ K``,
   ``K = ⌈σ √(2 ln(2·10¹²)) + 4⌉``, normalised cumulative sums, and
   ``numpy.searchsorted`` (side ``left``: the first ``k`` whose running total
   reaches the uniform). Its law is a rational distribution (exact word
@@ -24,7 +25,7 @@ Engines (:class:`SamplerEngine`):
   truncated tail (:func:`itsa.privacy.discrete_gaussian.tail_mass`) is only
   one part of it.
 
-Cost: the exact engine makes a few thousand draws a second, the table
+Cost: the exact engine makes a few million draws a second, the table
 engine a few hundred thousand. :func:`estimate_seconds` plans with
 :data:`DRAWS_PER_SECOND`; given a ``time_limit``, :func:`draw` refuses up
 front a count whose estimate is past it, and stops the exact engine (an
@@ -75,9 +76,9 @@ MAX_COUNT = 10_000_000
 MAX_TABLE_SIGMA = 10**6
 #: Smallest σ the table engine accepts (σ² must not underflow in float64).
 MIN_TABLE_SIGMA = 1e-150
-#: Largest σ the exact engine accepts: draws (about 10σ at most, in practice) must fit the int64 commitment.
-MAX_EXACT_SIGMA = 10**15
-#: Smallest σ the exact engine accepts (the table's floor; below, σ²'s digits only slow the rationals down).
+#: Largest σ the exact engine accepts (the exact sampler's ``t = ⌊σ⌋ + 1 ≤ 2⁴⁶``).
+MAX_EXACT_SIGMA = 2**46 - 1
+#: Smallest σ the exact engine accepts (the table's floor; σ² must stay a normal float64).
 MIN_EXACT_SIGMA = Fraction(1, 10**150)
 
 
@@ -88,17 +89,19 @@ class SamplerEngine(StrEnum):
     TABLE = "table"
 
 
-#: Draws per second the cost estimate plans with (measured on one core: 3,400-8,000 exact, 270,000-590,000 table).
-DRAWS_PER_SECOND = {SamplerEngine.EXACT: 3_000, SamplerEngine.TABLE: 200_000}
-#: The exact engine checks its time limit and reports progress every this many draws.
-CHECK_EVERY = 1_000
+#: Draws per second the cost estimate plans with (measured on one core: 2-3 million exact, 270,000-590,000 table).
+DRAWS_PER_SECOND = {SamplerEngine.EXACT: 1_000_000, SamplerEngine.TABLE: 200_000}
+#: The stream each engine reads, in words (what a draw's ``to_dict`` says).
+STREAMS = {SamplerEngine.EXACT: "ChaCha20, key SHA-256('itsa-samplers-v1' NUL seed), nonce = 'dgau' + block index "
+                                "(65,536 draws a block)",
+           SamplerEngine.TABLE: "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)"}
 
 
 def estimate_seconds(count: int, engine: SamplerEngine | str = SamplerEngine.EXACT) -> float:
     """About how long ``count`` draws of ``engine`` take, planned at :data:`DRAWS_PER_SECOND`.
 
     >>> estimate_seconds(3_000_000, "exact")
-    1000.0
+    3.0
     """
     eng = choice("engine", engine, SamplerEngine)
     whole_number("count", count, minimum=0, maximum=MAX_COUNT)
@@ -108,10 +111,10 @@ def estimate_seconds(count: int, engine: SamplerEngine | str = SamplerEngine.EXA
 def plan(count: int, engine: SamplerEngine | str, time_limit: float | None) -> float:
     """The cost estimate of ``count`` draws, refused in one line when it is past ``time_limit`` (seconds).
 
-    >>> plan(3_000_000, "exact", 300)
+    >>> plan(3_000_000, "exact", 1)
     Traceback (most recent call last):
     ...
-    itsa.exceptions.InvalidOption: count: 3000000 exact draws take about 1000 s (at about 3000 draws/s), past the time limit of 300 s (time limit 0: none): lower the count, raise the limit, or use the table engine
+    itsa.exceptions.InvalidOption: count: 3000000 exact draws take about 3 s (at about 1000000 draws/s), past the time limit of 1 s (time limit 0: none): lower the count, raise the limit
     """
     seconds = estimate_seconds(count, engine)
     if time_limit is not None and seconds > time_limit:
@@ -119,7 +122,7 @@ def plan(count: int, engine: SamplerEngine | str, time_limit: float | None) -> f
         raise InvalidOption(f"count: {count} {eng} draws take about {seconds:.0f} s (at about "
                             f"{DRAWS_PER_SECOND[eng]} draws/s), past the time limit of {time_limit:g} s "
                             "(time limit 0: none): lower the count, raise the limit"
-                            + (", or use the table engine" if eng is SamplerEngine.EXACT else ""))
+                            )
     return seconds
 
 
@@ -133,7 +136,7 @@ def seed_bytes(seed: str) -> bytes:
 
 
 class ByteStream:
-    """``HMAC-SHA256(key=seed, msg=counter as 8 bytes LE)`` for counters 0, 1, 2, …, concatenated."""
+    """``HMAC-SHA256(key=seed, msg=counter as 8 bytes LE)`` for counters 0, 1, 2, …, concatenated (the table engine's)."""
 
     def __init__(self, seed: str):
         self.key = seed_bytes(seed)
@@ -171,84 +174,36 @@ class ByteStream:
                 return x
 
 
-# --- the exact sampler (Canonne, Kamath, Steinke 2020, Algorithms 1-3) ---
-
-def _bernoulli(stream: ByteStream, p: Fraction) -> bool:
-    """``Bernoulli(p)`` for rational ``p ∈ [0, 1]``."""
-    return stream.below(p.denominator) < p.numerator
-
-
-def _bernoulli_exp_small(stream: ByteStream, gamma: Fraction) -> bool:
-    """``Bernoulli(exp(−γ))`` for rational ``γ ∈ [0, 1]`` (CKS Algorithm 1, first part)."""
-    k = 1
-    while _bernoulli(stream, gamma / k):
-        k += 1
-    return k % 2 == 1
-
-
-def _bernoulli_exp(stream: ByteStream, gamma: Fraction) -> bool:
-    """``Bernoulli(exp(−γ))`` for rational ``γ ≥ 0`` (CKS Algorithm 1)."""
-    while gamma > 1:
-        if not _bernoulli_exp_small(stream, Fraction(1)):
-            return False
-        gamma -= 1
-    return _bernoulli_exp_small(stream, gamma)
-
-
-def _discrete_laplace(stream: ByteStream, t: int) -> int:
-    """``P(Y = y) ∝ exp(−|y|/t)`` for a whole ``t ≥ 1`` (CKS Algorithm 2 with s = 1)."""
-    while True:
-        u = stream.below(t)
-        if not _bernoulli_exp(stream, Fraction(u, t)):
-            continue
-        v = 0
-        while _bernoulli_exp(stream, Fraction(1)):
-            v += 1
-        y = u + t * v
-        negative = _bernoulli(stream, Fraction(1, 2))
-        if negative and y == 0:
-            continue
-        return -y if negative else y
-
-
-def _discrete_gaussian(stream: ByteStream, sigma2: Fraction) -> int:
-    """``P(X = x) ∝ exp(−x²/(2σ²))`` for rational ``σ² > 0`` (CKS Algorithm 3)."""
-    t = math.floor(math.isqrt(sigma2.numerator // sigma2.denominator)) + 1
-    while True:
-        y = _discrete_laplace(stream, t)
-        gamma = (abs(y) - sigma2 / t) ** 2 / (2 * sigma2)
-        if _bernoulli_exp(stream, gamma):
-            return y
-
-
 def exact_sigma(sigma) -> Fraction:
     """``σ`` for the exact engine, refused outside ``[MIN_EXACT_SIGMA, MAX_EXACT_SIGMA]``."""
     s = number("sigma", sigma)
     if not MIN_EXACT_SIGMA <= s <= MAX_EXACT_SIGMA:
-        raise InvalidOption(f"sigma: the exact engine takes sigma in [1e-150, {MAX_EXACT_SIGMA}] (draws are committed "
-                            f"as int64), not {safe_decimal(Fraction(s), 4)}")
+        raise InvalidOption(f"sigma: the exact engine takes sigma in [1e-150, 2^46 - 1], not "
+                            f"{safe_decimal(Fraction(s), 4)}")
     return s
 
 
 def sample_exact(sigma, count: int, seed: str, *, time_limit: float | Deadline | None = None,
                  progress: Callback | None = None) -> list[int]:
-    """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the stream of ``seed``.
+    """``count`` exact draws of ``N_Z(0, σ²)`` (σ rational) from the ChaCha20 stream of ``seed``.
 
-    Past ``time_limit`` seconds (or a :class:`~itsa._util.deadline.Deadline` of a
-    longer run) it stops with :class:`~itsa.exceptions.TimeLimitReached` (no
-    partial draws are kept); ``progress`` gets ``done`` of ``total`` every
-    :data:`CHECK_EVERY` draws.
+    :func:`itsa.privacy.samplers.discrete_gaussian` at ``σ²``: the one exact
+    sampler of itsa (vectorised, every decision an integer comparison with
+    proven bounds). Past ``time_limit`` seconds (or a
+    :class:`~itsa._util.deadline.Deadline` of a longer run) it stops with
+    :class:`~itsa.exceptions.TimeLimitReached` (no partial draws are kept);
+    ``progress`` gets ``done`` of ``total`` every block of draws.
     """
+    from itsa.privacy.samplers import BLOCK, discrete_gaussian
+
     s = exact_sigma(sigma)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="noise")
-    stream = ByteStream(seed)
-    sigma2 = Fraction(s) ** 2
-    out: list[int] = []
-    for start in range(0, count, CHECK_EVERY):
+    parts = []
+    for start in range(0, count, BLOCK):
         clock.check(f"{start} of {count} exact draws (nothing drawn is kept)")
-        out.extend(_discrete_gaussian(stream, sigma2) for _ in range(min(CHECK_EVERY, count - start)))
-        report("exact draws", done=len(out), total=count)
-    return out
+        parts.append(discrete_gaussian(Fraction(s) ** 2, min(BLOCK, count - start), seed, start=start))
+        report("exact draws", done=start + len(parts[-1]), total=count)
+    return np.concatenate(parts).tolist() if parts else []
 
 
 # --- the page's table sampler (noise_commit.py) ---
@@ -333,7 +288,7 @@ class NoiseDraw(Displayable):
     sigma : Fraction
         The discrete Gaussian's σ.
     seed : str
-        The seed text (SHA-256 of it keys the HMAC-SHA256 stream).
+        The seed text (it keys the engine's stream: ChaCha20 for ``exact``, HMAC-SHA256 for ``table``).
     engine : SamplerEngine
         ``exact`` or ``table``.
     draws : tuple of int
@@ -364,7 +319,7 @@ class NoiseDraw(Displayable):
         return {"sigma": exact_text(self.sigma), "seed": self.seed, "engine": str(self.engine), "count": len(self.draws),
                 "truncation": self.truncation, "tail_mass": None if self.tail is None else self.tail.to_dict(),
                 "draws": list(self.draws), "commitment": self.commitment,
-                "stream": "HMAC-SHA256(key=SHA-256(seed), msg=counter u64 LE from 0)",
+                "stream": STREAMS[self.engine],
                 "commitment_of": "SHA-256 of the draws as int64 little-endian", "verified": self.verified}
 
     def rows(self) -> list[tuple[str, str]]:
@@ -418,9 +373,10 @@ def noise(sigma, count: int, seed: int | str, engine: SamplerEngine | str = Samp
     seed : int or str
         The stream's key: a whole number (read as its decimal text, as the
         command line's ``--seed 7`` is) or a text; SHA-256 of it keys the
-        HMAC-SHA256 stream.
+        engine's stream.
     engine : SamplerEngine or str
-        ``"exact"`` (the CKS 2020 sampler in rationals) or ``"table"`` (the truncated inverse-CDF table).
+        ``"exact"`` (the CKS 2020 sampler, exact, :mod:`itsa.privacy.samplers`) or ``"table"`` (the truncated
+        inverse-CDF table).
     expected : str, optional
         A logged commitment (64 hex digits): redraw and check it
         (:class:`~itsa.exceptions.VerificationError` if it differs).

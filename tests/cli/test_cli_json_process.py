@@ -31,6 +31,8 @@ VERBS = {
     "privacy calibrate": ["privacy", "calibrate", "--epsilon", "4", "--delta", "1e-6", "--rounds", "150"],
     "privacy noise": ["privacy", "noise", "--sigma", "3", "--count", "5", "--seed", "1"],
     "privacy release": ["privacy", "release", "updates.csv", "--epsilon", "1"],
+    "privacy sample": ["privacy", "sample", "dgauss", "--sigma-squared", "5/2", "--count", "5", "--seed", "1",
+                       "-o", "draws.npy"],
     "privacy sensitivity": ["privacy", "sensitivity", "-d", "10", "--clients", "5"],
     "privacy weights": ["privacy", "weights", "--alpha", "256", "3", "5", "8"],
     "modular audit": ["modular", "audit"],

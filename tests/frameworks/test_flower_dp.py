@@ -149,7 +149,25 @@ def test_the_k1000_export_names_the_mods_and_the_workflow_in_flowers_order(cli):
     assert kw["clipping_range"] * 2 == kw["quantization_range"]
     assert out["distributed_dp"]["survivors"] == 900 and "whole model" in out["plain_flower"]
     compile(out["snippet"], "snippet", "exec")                         # the wiring, then plain SecAgg+
-    assert 'load(export["fit_workflow"])(export)' in out["snippet"] and "mods=[load(m)" in out["snippet"]
+    assert 'load(export["fit_workflow"])(export)' in out["snippet"]
+    assert '[load(export["pinned_mod"])(export)]' in out["snippet"] and load(out["pinned_mod"]) is pinned_mod
+
+
+def test_the_shipped_binomial_plan_exports_the_mods_and_the_workflow(cli):
+    r = cli("plan", "k10000-binomial", "--export", "flower", "--quiet")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["client_mods"] == list(CLIENT_MODS) and out["fit_workflow"]
+    p = out["distributed_dp"]["plan"]
+    assert (p["mechanism"], p["engine"]) == ("binomial", "exact")
+    assert not any("no client_mods" in n for n in out["notes"])
+    assert "client_mods add them" in out["epsilon_premises"][1]
+
+
+def test_the_mod_refuses_the_table_engine_where_the_plans_epsilon_is_claimed():
+    export = the_export(spec_of("distributed"))
+    with pytest.raises(InvalidOption, match="engine"):
+        FlowerPlan.from_dict({**export["distributed_dp"]["plan"], "engine": "table"})
 
 
 def test_a_skellam_plan_exports_no_mods_and_says_why():
@@ -290,6 +308,28 @@ def test_a_distributed_plan_with_two_dropouts_is_released_with_the_survivors_noi
     gamma, n = float(Fraction(p["gamma"])), len(alive)
     # six shares of the noise, plus the stochastic rounding's at most 1/4 per client per word
     noise = n * float(variance(Fraction(p["sigma_client"])).mid())
+    low, high = math.sqrt(noise) / (gamma * n), math.sqrt(noise + n / 4) / (gamma * n)
+    tolerance = 5 / math.sqrt(2 * len(err))
+    assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)
+
+
+def test_a_binomial_plan_exports_mods_and_is_released_with_its_shares_noise():
+    """Binomial shares (exact Bin(N, 1/2) - N/2 per client) run in a Flower round like the discrete Gaussian's:
+    the released error's deviation is that of the survivors' coins, N/4 each, plus the rounding's."""
+    spec = {**spec_of("distributed", dimension=64), "noise": {"kind": "distributed", "mechanism": "binomial"}}
+    spec["encoding"]["word_bits"] = 24
+    export = the_export(spec)
+    assert export["client_mods"] == list(CLIENT_MODS) and export["fit_workflow"]
+    p = export["distributed_dp"]["plan"]
+    assert p["mechanism"] == "binomial"
+    model = [np.full(64, 1.5)]
+    rounds = run_in_process(export, clients=8, rounds=2, dropped=frozenset({0}), model=model)
+    steps = np.diff(np.vstack([flat(model)] + rounds), axis=0)
+    alive = range(1, 8)
+    err = (steps - np.mean([update_of(i, 64) for i in alive], axis=0)).ravel()
+    gamma, n = float(Fraction(p["gamma"])), len(alive)
+    coins = 2 * math.ceil(2 * Fraction(p["sigma_client"]) ** 2)
+    noise = n * coins / 4
     low, high = math.sqrt(noise) / (gamma * n), math.sqrt(noise + n / 4) / (gamma * n)
     tolerance = 5 / math.sqrt(2 * len(err))
     assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)

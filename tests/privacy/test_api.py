@@ -15,7 +15,8 @@ VERBS = sorted(group.commands)
 
 
 def test_every_verb_is_an_exported_function_of_its_name():
-    assert VERBS == ["account", "binomial", "calibrate", "noise", "release", "sensitivity", "weights"]
+    assert VERBS == ["account", "binomial", "calibrate", "noise", "release", "sample", "sensitivity",
+                     "weights"]
     for verb in VERBS:
         assert verb in privacy.__all__ and inspect.isfunction(getattr(privacy, verb)), verb
 

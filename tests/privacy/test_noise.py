@@ -159,20 +159,6 @@ def test_equal_max_weight_is_hamiltons(clients, alpha):
     assert equal_max_weight(clients, alpha) == hamilton_weights([1] * clients, alpha).max_weight
 
 
-@pytest.mark.parametrize("gamma", [Fraction(1, 3), Fraction(1, 2), Fraction(3, 2), Fraction(7, 3)])
-def test_bernoulli_exp_alone(gamma):
-    """CKS Algorithm 1 by itself: 20,000 Bernoulli(e^-gamma) draws within 4.5 standard errors of e^-gamma.
-
-    A 10% error in gamma moves the frequency by about 8 standard errors at gamma = 1/2.
-    """
-    from itsa.privacy.sampler import _bernoulli_exp
-
-    n, stream = 20_000, ByteStream(f"bernoulli-{gamma}")
-    hits = sum(_bernoulli_exp(stream, gamma) for _ in range(n))
-    p = math.exp(-gamma)
-    assert abs(hits / n - p) < 4.5 * math.sqrt(p * (1 - p) / n)
-
-
 def _moments(sigma: Fraction):
     import mpmath
 

@@ -119,10 +119,10 @@ def test_the_noise_and_commitment_change_with_the_salt_for_one_seed():
 def test_the_commitment_is_the_documented_hash():
     r = release(UPDATES, noise_multiplier=2, engine="exact")
     secret = r.record()["secret_values"]
-    fields = {"scheme": "itsa-release-commitment-v3", "salt": secret["salt"], "seed": secret["seed"],
+    fields = {"scheme": "itsa-release-commitment-v4", "salt": secret["salt"], "seed": secret["seed"],
               "sigma_int": str(r.sigma_int), "engine": "exact", "count": 2, "truncation": None,
-              "stream": "HMAC-SHA256(key=SHA-256(noise key), msg=counter u64 LE from 0); "
-                        "noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal",
+              "stream": "ChaCha20(key=SHA-256('itsa-samplers-v1' NUL noise key), nonce='dgau' + block u64 LE), "
+                        "65536 draws a block; noise key = 'itsa-release-noise-v3:' + salt + ':' + seed in decimal",
               "encoded_sum": [str(y) for y in r.encoded_sum], "denominator": 65536}
     body = json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
     assert body == canonical(fields) and hashlib.sha256(body).hexdigest() == r.commitment
@@ -303,7 +303,7 @@ def test_verify_refuses_the_options_of_a_release(tmp_path):
 
 def test_the_estimate_refuses_past_the_time_limit():
     with pytest.raises(InvalidOption, match="time limit"):
-        release(np.zeros((1, 50_000)), noise_multiplier=1, engine="exact", time_limit=5)
+        release(np.zeros((1, 50_000)), noise_multiplier=1, engine="exact", time_limit=0.5)
     with pytest.raises(InvalidInput, match="time limit"):
         release(UPDATES, epsilon=1, time_limit=0.1)
 

@@ -84,6 +84,8 @@ class NoiseMechanism(ABC):
     gaussian_pair: ClassVar[bool] = False
     #: why a PSA layering cannot account it (``None``: the layering's accountant composes its curve)
     layering_refusal: ClassVar[str | None] = None
+    #: its ``draws`` are exact in law (:mod:`itsa.privacy.samplers`): a client may add them where ε is claimed
+    exact_draws: ClassVar[bool] = False
 
     def describe(self, *, central: bool) -> str:
         """The mechanism as the noise section names it."""

@@ -35,20 +35,21 @@ import numpy as np
 
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
-from itsa.planning.mechanisms.base import DRAW_CHUNK, NoiseMechanism, Premises
+from itsa.planning.mechanisms.base import NoiseMechanism, Premises
 from itsa.privacy.binomial_count import BinomialSharesEvent
 from itsa.privacy.events import Event
-from itsa.privacy.sampler import ByteStream
+from itsa.privacy.samplers import fair_coins
 
 __all__ = ["Binomial", "MAX_COINS"]
 
-#: Most coins in one share a simulation draws (numpy's binomial sampler takes an int64 count).
+#: Most coins in one share a simulation draws (the exact sampler's draws are int64).
 MAX_COINS = 10**18
 
 
 class Binomial(NoiseMechanism):
     name = "binomial"
     title = "binomial (centred fair coins)"
+    exact_draws = True
     frameworks = {"dap": "draft-case-ppm-binomial-dp: Bin(N, 1/2) from shared fair coins in MPC"}
     premises = Premises(rdp_at_least_gaussian=False, variance_at_most_sigma2=False, unbiased=True,
                         why="a share Bin(N, 1/2) - N/2 with N = 2 ceil(2 sigma^2) even is an integer of mean 0 and "
@@ -87,13 +88,7 @@ class Binomial(NoiseMechanism):
             raise InvalidOption(f"sigma_client: binomial shares are simulated up to {MAX_COINS:.0e} coins")
 
     def draws(self, sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-        """``Bin(N, ½) − N/2`` draws: numpy's binomial sampler (the law of a simulation, not a certified one)
-        from a generator seeded by ``seed_text``'s stream, :data:`DRAW_CHUNK` at a time with a look at
-        ``clock`` before each."""
-        rng = np.random.default_rng(int.from_bytes(ByteStream(seed_text).read(32), "big"))
-        n, parts = self.coins(sigma), []
-        for start in range(0, count, DRAW_CHUNK):
-            if clock is not None:
-                clock.check(f"a round's noise ({start:,} of {count:,} draws)")
-            parts.append(rng.binomial(n, 0.5, min(DRAW_CHUNK, count - start)) - n // 2)
-        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+        """``Bin(N, ½) − N/2`` draws, exactly: :func:`itsa.privacy.samplers.fair_coins` on the stream of
+        ``seed_text``, with a look at ``clock`` before each block of draws."""
+        n = self.coins(sigma)
+        return fair_coins(n, count, seed_text, time_limit=clock) - n // 2

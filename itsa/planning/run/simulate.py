@@ -26,7 +26,7 @@ reads a plan):
    ``Σ_j ρ^j a_(ℓ_j)``;
 3. it adds its share per word (and per layer, in digit units), drawn by its
    mechanism's sampler (:meth:`~itsa.planning.mechanisms.NoiseMechanism.draws`:
-   the discrete Gaussian's table engine of :mod:`itsa.privacy.sampler`, or a
+   the discrete Gaussian's exact sampler of :mod:`itsa.privacy.samplers`, or a
    float sampler where a mechanism's law is acceptable in a simulation, not
    certified), each from a seed text derived from ``seed``, the round and the layer; with
    ``noise="central"`` one draw is added to the sum instead (by the first

@@ -1,0 +1,122 @@
+"""One timed run of a sampler, as ``itsa privacy sample`` reports it: the law, the count, the speed.
+
+Examples
+--------
+>>> run = sample("dgauss", "5/2", 4, seed=3)
+>>> run.draws.tolist() == discrete_gaussian("5/2", 4, seed=3).tolist()
+True
+>>> sorted(run.to_dict())
+['count', 'draws_per_second', 'law', 'seconds', 'seed', 'stream']
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from itsa._util.checks import choice, whole_number
+from itsa._util.deadline import Deadline
+from itsa._util.display import Displayable
+from itsa.privacy.samplers._coins import CoinsLaw, fair_coins
+from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _law, discrete_gaussian
+from itsa.privacy.samplers._stream import seed_text
+
+__all__ = ["Law", "SampleRun", "sample", "law_of"]
+
+
+class Law(StrEnum):
+    """The laws ``itsa privacy sample`` draws."""
+
+    DGAUSS = "dgauss"
+    BINOMIAL = "binomial"
+
+
+#: What the stream is, in words (the JSON's ``stream``).
+STREAM = ("ChaCha20 (RFC 8439), key SHA-256('itsa-samplers-v1' NUL seed), nonce = law tag + block index "
+          "(65,536 draws a block), words uint64 LE")
+
+
+def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | CoinsLaw:
+    """The law object of ``law`` at ``parameter`` (σ² of ``dgauss``, the coins ``N`` of ``binomial``), checked
+    before any draw."""
+    kind = choice("law", law, Law)
+    if kind is Law.BINOMIAL:
+        if isinstance(parameter, str) and parameter.strip().isdigit():
+            parameter = int(parameter)
+        return CoinsLaw(parameter)
+    return _law(parameter)
+
+
+@dataclass(frozen=True, repr=False)
+class SampleRun(Displayable):
+    """Exact draws with their law, seed and timing.
+
+    Parameters
+    ----------
+    law : DiscreteGaussianLaw or CoinsLaw
+        The law drawn.
+    seed : str
+        The seed text.
+    draws : numpy.ndarray
+        The draws (int64).
+    seconds : float
+        Wall-clock seconds the draws took.
+    """
+
+    law: DiscreteGaussianLaw | CoinsLaw
+    seed: str
+    draws: np.ndarray = field(repr=False)
+    seconds: float
+
+    @property
+    def draws_per_second(self) -> float:
+        return len(self.draws) / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        return {"law": self.law.to_dict(), "count": len(self.draws), "seconds": round(self.seconds, 6),
+                "draws_per_second": round(self.draws_per_second), "seed": self.seed, "stream": STREAM}
+
+    def rows(self) -> list[tuple[str, str]]:
+        head = ", ".join(map(str, self.draws[:8].tolist())) + (" …" if len(self.draws) > 8 else "")
+        what = (f"sigma^2 = {self.law.sigma_squared} (exact)" if isinstance(self.law, DiscreteGaussianLaw)
+                else f"N = {self.law.coins:,} coins")
+        return [("law", f"{self.law.to_dict()['law']}, {what}"),
+                ("count", f"{len(self.draws):,}"), ("seconds", f"{self.seconds:.3f}"),
+                ("draws per second", f"{self.draws_per_second:,.0f}"), ("first draws", head), ("stream", STREAM)]
+
+    def headline(self) -> str:
+        return f"{len(self.draws):,} exact draws in {self.seconds:.3f} s ({self.draws_per_second:,.0f}/s)"
+
+
+def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
+           time_limit: float | Deadline | None = None) -> SampleRun:
+    """``count`` exact draws of ``law`` at ``parameter`` from the stream of ``seed``, timed.
+
+    Parameters
+    ----------
+    law : Law or str
+        ``"dgauss"``: the discrete Gaussian, ``parameter`` its σ²; ``"binomial"``: ``Bin(N, ½)``'s heads,
+        ``parameter`` the coins ``N``.
+    parameter : int, Fraction or str
+        The law's parameter, exactly (``"5/2"``, ``"2.5"``; a whole number of coins).
+    count : int
+        Number of draws.
+    seed : int or str
+        The stream's key.
+    workers : int
+        Threads (the draws are the same for any number).
+    time_limit : float, optional
+        Seconds, checked between blocks.
+    """
+    the_law = law_of(law, parameter)
+    whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
+    text = seed_text(seed)
+    begin = time.perf_counter()
+    if isinstance(the_law, CoinsLaw):
+        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit)
+    else:
+        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
+    return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)

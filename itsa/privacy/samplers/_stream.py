@@ -1,0 +1,89 @@
+"""A counter-based ChaCha20 stream keyed by the seed: draw ``i`` depends only on ``(seed, law, i)``.
+
+The draws of one law are cut into blocks of :data:`BLOCK` draws. Block ``b``
+of law ``tag`` reads its own ChaCha20 keystream (RFC 8439):
+
+- **key**: ``SHA-256(b"itsa-samplers-v1\\x00" + seed text in UTF-8)``, 32 bytes;
+- **nonce** (96 bits): the law's 4-byte tag, then ``b`` as 8 bytes little-endian;
+  the 32-bit block counter starts at 0;
+- **words**: the keystream read as little-endian unsigned 64-bit integers, in order.
+
+A block's draws are a deterministic function of its words alone, so the
+same seed gives the same draws whatever the chunking of a request or the
+number of workers drawing it: a request for draws ``start … stop`` draws the
+blocks that hold them and keeps the slice.
+
+Examples
+--------
+>>> s = BlockStream(stream_key("7"), b"dgau", 0)
+>>> first = s.words(4)
+>>> first.dtype.str, len(first)
+('<u8', 4)
+>>> t = BlockStream(stream_key("7"), b"dgau", 0)
+>>> bool((t.words(1) == first[:1]).all() and (t.words(3) == first[1:]).all())   # reads continue the keystream
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+from itsa.exceptions import InvalidOption
+
+__all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream"]
+
+#: Draws per block: block ``b`` holds draws ``b·BLOCK … (b+1)·BLOCK − 1`` and reads its own keystream.
+BLOCK = 1 << 16
+#: The key derivation's domain prefix (a new version of the samplers changes it, never the old streams).
+DOMAIN = b"itsa-samplers-v1\x00"
+
+
+def seed_text(seed) -> str:
+    """The seed as text: a whole number ``≥ 0`` as its decimal digits (as ``--seed 7`` is), or a non-empty text."""
+    if isinstance(seed, bool) or not isinstance(seed, int | str):
+        raise InvalidOption(f"seed: must be a whole number >= 0 or a text, not {type(seed).__name__}")
+    if isinstance(seed, int):
+        if seed < 0:
+            raise InvalidOption(f"seed: must be a whole number >= 0, not {seed}")
+        return str(seed)
+    if not seed:
+        raise InvalidOption("seed: must be a non-empty text (an empty seed is a guessable one)")
+    return seed
+
+
+def stream_key(seed) -> bytes:
+    """The 32-byte ChaCha20 key of ``seed`` (an int or a text, :func:`seed_text`)."""
+    return hashlib.sha256(DOMAIN + seed_text(seed).encode("utf-8")).digest()
+
+
+class BlockStream:
+    """The keystream of one block: ``words(n)`` returns the next ``n`` little-endian uint64 words.
+
+    Parameters
+    ----------
+    key : bytes
+        :func:`stream_key`'s 32 bytes.
+    tag : bytes
+        The law's 4-byte tag (each law reads streams of its own).
+    block : int
+        The block index, ``0 ≤ block < 2⁶⁴``.
+    """
+
+    def __init__(self, key: bytes, tag: bytes, block: int):
+        if len(key) != 32 or len(tag) != 4 or not 0 <= block < 1 << 64:
+            raise InvalidOption("stream: a 32-byte key, a 4-byte tag and a block index in [0, 2^64)")
+        nonce = bytes(4) + tag + block.to_bytes(8, "little")     # 32-bit counter 0, then the 96-bit nonce
+        self._cipher = Cipher(algorithms.ChaCha20(key, nonce), mode=None).encryptor()
+        self.read = 0
+
+    def words(self, n: int) -> np.ndarray:
+        """The next ``n`` words of the keystream (a block reads at most 2³² · 8 words: far beyond any use)."""
+        self.read += n
+        return np.frombuffer(self._cipher.update(bytes(8 * n)), dtype="<u8")
+
+    def word(self) -> int:
+        """The next word as a Python int."""
+        return int(self.words(1)[0])

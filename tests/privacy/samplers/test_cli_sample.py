@@ -1,0 +1,90 @@
+"""``itsa privacy sample``: the .npy, --json, exit codes, refusals before any work."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from itsa.privacy.samplers import discrete_gaussian
+from itsa_cli import main as cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["privacy", "sample", *map(str, args)])
+
+
+def test_writes_the_draws_and_reports_the_speed(tmp_path):
+    out = tmp_path / "d.npy"
+    res = run("dgauss", "--sigma-squared", "5/2", "--count", 1000, "--seed", 7, "-o", out, "--json")
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["count"] == 1000 and report["law"]["sigma_squared"] == "5/2"
+    assert report["draws_per_second"] > 0 and report["seconds"] >= 0
+    got = np.load(out)
+    assert got.dtype == np.dtype("<i8")
+    assert got.tobytes() == discrete_gaussian("5/2", 1000, seed=7).tobytes()
+
+
+@pytest.mark.parametrize("s2", ["2.5", "5/2", "10/4"])
+def test_decimals_and_fractions_are_the_same_law(tmp_path, s2):
+    out = tmp_path / "d.npy"
+    assert run("dgauss", "--sigma-squared", s2, "--count", 50, "--seed", 3, "-o", out).exit_code == 0
+    assert np.load(out).tolist() == discrete_gaussian("5/2", 50, seed=3).tolist()
+
+
+def test_workers_give_the_same_bytes(tmp_path):
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    for path, w in ((a, 1), (b, 2)):
+        assert run("dgauss", "--sigma-squared", 1000**2, "--count", 140_000, "--seed", 9, "-o", path,
+                   "--workers", w).exit_code == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize("args", [
+    ("dgauss", "--count", 5, "--seed", 1),                               # no sigma^2
+    ("dgauss", "--sigma-squared", "-1", "--count", 5, "--seed", 1),
+    ("dgauss", "--sigma-squared", "abc", "--count", 5, "--seed", 1),
+    ("dgauss", "--sigma-squared", "1", "--count", -5, "--seed", 1),
+    ("gauss", "--sigma-squared", "1", "--count", 5, "--seed", 1),
+])
+def test_bad_input_is_exit_2_and_nothing_written(tmp_path, args):
+    out = tmp_path / "x.npy"
+    res = run(*args, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert not out.exists()
+
+
+def test_never_writes_over_what_is_not_a_regular_file(tmp_path):
+    folder = tmp_path / "f.npy"
+    folder.mkdir()
+    res = run("dgauss", "--sigma-squared", 1, "--count", 5, "--seed", 1, "-o", folder)
+    assert res.exit_code == 2 and folder.is_dir()
+    fifo = tmp_path / "p.npy"
+    os.mkfifo(fifo)
+    assert run("dgauss", "--sigma-squared", 1, "--count", 5, "--seed", 1, "-o", fifo).exit_code == 2
+
+
+def test_binomial_writes_the_heads(tmp_path):
+    from itsa.privacy.samplers import fair_coins as binomial
+
+    out = tmp_path / "b.npy"
+    res = run("binomial", "--coins", 4_000_000_000, "--count", 1000, "--seed", 5, "-o", out, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["law"]["coins"] == 4_000_000_000
+    assert np.load(out).tobytes() == binomial(4_000_000_000, 1000, seed=5).tobytes()
+
+
+@pytest.mark.parametrize("args", [
+    ("binomial", "--sigma-squared", 3),
+    ("binomial", "--coins", 0),
+    ("binomial", "--coins", "2.5"),
+    ("dgauss", "--coins", 3),
+    ("binomial",),
+])
+def test_a_parameter_of_another_law_is_exit_2(tmp_path, args):
+    out = tmp_path / "x.npy"
+    res = run(*args, "--count", 5, "--seed", 1, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert not out.exists()
