@@ -39,7 +39,8 @@ import sys
 import tempfile
 import time
 
-CHEAP = {"universe": {"random": {"n": 200, "U": "3..4", "max_users": 4}}, "work": "search", "seed": 0}
+CHEAP = {"universe": {"random": {"n": 200, "U": "3..4", "max_users": 4}}, "work": "search", "seed": 0,
+         "time_limit": 0}
 EXPENSIVE = {"universe": {"random": {"n": 20, "U": "3..4", "max_users": 7}}, "work": "search",
              "seed": 0, "time_limit": 60}
 GUARDED = {"universe": {"random": {"n": 400, "U": "3..4", "max_users": 4}}, "work": "search", "seed": 1,

@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from itsa._util.deadline import MAX_SECONDS
+
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 #: ``itsa plan``: the plan ran and its verdict is infeasible (a pipeline can gate on it; not bad input).
@@ -158,8 +160,6 @@ class WholeNumber(click.ParamType):
             self.fail(f"{value!r} is not a whole number{whole_range(1, maximum)}", param, ctx)
 
 
-#: The longest time limit read, in seconds (about 31 years; 0 is none): the clocks that enforce it stop there.
-MAX_SECONDS = 10**9
 
 
 class Seconds(click.FloatRange):

@@ -48,7 +48,7 @@ def run_fleet_command(paths, grid, output, workers, scheduler, resume, connect_t
             run_fleet,
         )
 
-        check_cluster_options(workers, scheduler)
+        check_cluster_options(workers, scheduler, connect_timeout)
         parsed = parse_grid(grid)
         deployments = fleet_deployments(paths)
         check_fleet(deployments, parsed)

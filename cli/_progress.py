@@ -113,9 +113,12 @@ def time_limited(command):
     """Give a verb ``--time-limit`` (default :data:`~itsa._util.deadline.DEFAULT_TIME_LIMIT`, 0: none), enforced by
     :func:`time_guard` around the whole verb; the limit reached is one line, exit 1.
 
-    For the verbs whose library call takes no clock of its own (``analyze``, ``build``, ``verify``, ...).
+    For the verbs whose library call takes no clock of its own (``analyze``, ``build``, ``verify``, ...); a verb
+    whose function takes ``time_limit`` itself gets the limit (``None``: none) to hand to the library's own clock,
+    which stops it gracefully before the guard does.
     """
     import functools
+    import inspect
 
     import click
 
@@ -123,13 +126,16 @@ def time_limited(command):
 
     from ._common import EXIT_FAILED, SECONDS, fail
 
+    wants_limit = "time_limit" in inspect.signature(command).parameters
+
     @functools.wraps(command)
     def run(*args, time_limit=None, **kwargs):
         from itsa.exceptions import TimeLimitReached
 
+        limit = time_limit_of(time_limit, DEFAULT_TIME_LIMIT)
         try:
-            with time_guard(time_limit_of(time_limit, DEFAULT_TIME_LIMIT)):
-                return command(*args, **kwargs)
+            with time_guard(limit):
+                return command(*args, **kwargs, **({"time_limit": limit} if wants_limit else {}))
         except TimeLimitReached as exc:
             fail(str(exc), EXIT_FAILED)
 

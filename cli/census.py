@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ._common import LibraryChoice, LibraryDefault, echo_json, itsa_errors, show
+from ._progress import time_limited
 
 
 class _DefaultRun(click.Group):
@@ -41,7 +42,10 @@ def census():
 @click.option("--connect-timeout", type=click.FloatRange(min=0, min_open=True), default=LibraryDefault("itsa.keys.census.run", "run_census", "connect_timeout"), show_default=True, help="Seconds to reach --scheduler.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final counts as one JSON object.")
 def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json):
-    """Run the census of SPEC, streaming one row per instance to OUTPUT."""
+    """Run the census of SPEC, streaming one row per instance to OUTPUT.
+
+    Each instance runs under the spec's time_limit (default 300 s; 0: none) and is recorded as timed out
+    past it; the universe is bounded before any work (docs/census.md)."""
     from itsa import examples
 
     with itsa_errors():
@@ -68,6 +72,7 @@ def run(spec_path, output, workers, scheduler, resume, connect_timeout, as_json)
               default=LibraryDefault("itsa.keys.census.report", "write_report", "style"), show_default=True,
               help="paper: no titles (the caption is yours); annotated: each figure titled with its question.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary and the files written as JSON.")
+@time_limited
 def report(results, out_dir, fmt, style, as_json):
     """Write the tables (CSV) and figures of a census results folder to DIR."""
     with itsa_errors():

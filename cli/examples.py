@@ -3,6 +3,7 @@
 import click
 
 from ._common import echo_json, itsa_errors
+from ._progress import time_limited
 
 
 def _triple(ctx, param, value):
@@ -19,6 +20,7 @@ def _triple(ctx, param, value):
               help="Print the YAML instance of the homogeneous family: U servers of V users, "
                    "every input protected, any t users collude.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+@time_limited
 def examples(params, as_json):
     """List the shipped instances (usable as PATH by every command) and the shipped deployments (usable as
     DEPLOYMENT by itsa plan), one line each."""

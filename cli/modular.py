@@ -218,6 +218,7 @@ def distortion(finest, radix, layers, source, spread, samples, seed, time_limit,
 @click.option("--privacy/--no-privacy", default=_default("audit", "privacy"), show_default=True,
               help="Include the §VII values computed by itsa.privacy.")
 @_JSON
+@time_limited
 def audit(privacy, as_json):
     """Every printed number of the paper's exact calculations, beside itsa's value and its reading."""
     from itsa.modular import audit as run
@@ -264,6 +265,7 @@ def privacy(survivors, radix, layers, authorized, scaled_scale, dimension, delta
               show_default=True, help="A uniformly random rotation (exact rate) or randomized Hadamard (an upper bound).")
 @click.option("--rate", default=None, help="A clip rate in (0, 1): also the largest ‖g‖/C meeting it.")
 @_JSON
+@time_limited
 def clip_rate(norm, clip_factor, dimension, rotation, rate, as_json):
     """The rate of a rotated coordinate exceeding γC/√d, certified, as a function of ‖g‖/C, γ and d."""
     from itsa.modular import clip_rate as run

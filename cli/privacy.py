@@ -99,7 +99,8 @@ def calibrate(epsilon, delta, rounds, conversion, quiet, as_json):
 @click.option("--max-coins", type=int, default=LibraryDefault("itsa.privacy", "binomial", "max_coins"),
               show_default=True, help="Refuse a target no N up to this meets.")
 @JSON
-def binomial(epsilon, delta, max_coins, as_json):
+@time_limited
+def binomial(epsilon, delta, max_coins, as_json, time_limit):
     """The fewest fair coins N whose Bin(N, 1/2) noise makes a sensitivity-1 count (eps, delta)-DP.
 
     Exact: the privacy profile of Bin(N, 1/2) against Bin(N, 1/2) + 1 in integer
@@ -108,7 +109,7 @@ def binomial(epsilon, delta, max_coins, as_json):
     from itsa.privacy import binomial as run
 
     with itsa_errors():
-        result = run(epsilon, delta, max_coins=max_coins)
+        result = run(epsilon, delta, max_coins=max_coins, time_limit=time_limit)
     show(result, as_json)
 
 

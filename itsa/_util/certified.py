@@ -26,6 +26,7 @@ True
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -123,10 +124,18 @@ def arb_to_fractions(x: flint.arb) -> tuple[Fraction, Fraction]:
 def float_up(value: Fraction) -> float:
     """The least double ``≥ value``: a bound rounded in its safe direction upwards.
 
+    Past the largest double, ``inf`` (and ``-1.797…e308`` below the most negative one): still the least double
+    ``≥ value``, never an ``OverflowError``.
+
     >>> float_up(Fraction(1, 3)) >= Fraction(1, 3), float_up(Fraction(1, 2))
     (True, 0.5)
+    >>> float_up(Fraction(10**400)), float_up(-Fraction(10**400)) == -sys.float_info.max
+    (inf, True)
     """
-    f = float(value)
+    try:
+        f = float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -sys.float_info.max
     return f if Fraction(f) >= value else math.nextafter(f, math.inf)
 
 

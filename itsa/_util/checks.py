@@ -38,7 +38,7 @@ from typing import TypeVar
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
 __all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "dropout_fraction",
-           "number_text", "decimal_order", "read_whole", "whole_range"]
+           "number_text", "decimal_order", "read_whole", "whole_range", "run_seed", "MAX_SEED"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -98,6 +98,25 @@ def whole_number(name: str, value, minimum: int | None = 0, maximum: int | None 
                  else f" in {minimum}..{maximum}")
         raise error(f"{name}: must be a whole number{bound}, not {excerpt(value)}")
     return value
+
+
+#: The largest seed of a run (a plan, a simulation, a fleet, a census): every results table keeps it in an int64
+#: column, so a larger one could be planned but not recorded.
+MAX_SEED = 2**63 - 1
+
+
+def run_seed(value, error: type[InvalidInput] = InvalidOption) -> int:
+    """``value`` if it is a seed of a run: a whole number in ``0..MAX_SEED``; the one seed rule of a plan, a
+    simulation, a fleet and a census.
+
+    >>> run_seed(7)
+    7
+    >>> run_seed(-1)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: seed: must be a whole number in 0..9223372036854775807, not -1
+    """
+    return whole_number("seed", value, minimum=0, maximum=MAX_SEED, error=error)
 
 
 def positive_number(name: str, value, error: type[InvalidInput] = InvalidOption):

@@ -34,7 +34,8 @@ from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption, Unreachable
 
 __all__ = ["RunProgress", "RunResult", "SchedulerUnreachable", "WORKER_CONFIG", "TASK_SECONDS", "MAX_CHUNK", "local_cluster", "dask_client",
-           "chunk_size", "run_chunks", "map_in_order", "drop_quietly", "check_cluster_options", "worker_count"]
+           "chunk_size", "run_chunks", "map_in_order", "drop_quietly", "check_cluster_options", "worker_count",
+           "max_workers", "MAX_CONNECT_TIMEOUT", "WORKERS_PER_CORE"]
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -111,10 +112,47 @@ TASK_SECONDS = 0.5
 MAX_CHUNK = 64
 
 
-def check_cluster_options(workers: int | None, scheduler: str | None) -> None:
-    """Refuse local workers together with a running scheduler (one line)."""
+#: Local worker processes a run may start, per core of the machine: past a few per core they only share the cores
+#: and each holds its own interpreter's memory (a thousand would exhaust it before any started).
+WORKERS_PER_CORE = 4
+#: Longest wait for a scheduler to answer, in seconds: a cluster that has not answered in an hour will not.
+MAX_CONNECT_TIMEOUT = 3600
+
+
+def max_workers() -> int:
+    """The most local worker processes a run may start: :data:`WORKERS_PER_CORE` per core, at least 8."""
+    return max(8, WORKERS_PER_CORE * (os.cpu_count() or 1))
+
+
+def check_cluster_options(workers: int | None, scheduler: str | None, connect_timeout: float | None = None) -> None:
+    """Refuse, before any work, the options of a cluster a run cannot use (one line each): local workers together
+    with a running scheduler, more local workers than :func:`max_workers`, a negative count, and a connect
+    timeout that is not a finite number of seconds in ``(0, MAX_CONNECT_TIMEOUT]`` (``nan``, ``inf``, ``1e300``).
+
+    >>> check_cluster_options(10**5, None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: workers: at most ... local worker processes on this machine ..., not 100000
+    >>> check_cluster_options(None, "tcp://h:8786", float("nan"))
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: connect timeout: must be a number of seconds in (0, 3600], not nan
+    """
+    from itsa._util.checks import whole_number
+    from itsa.exceptions import excerpt
+
     if scheduler and workers is not None:
         raise InvalidOption("local workers and a running scheduler exclude each other: give one of them")
+    if workers is not None:
+        whole_number("workers", workers, minimum=0)
+        if workers > max_workers():
+            raise InvalidOption(f"workers: at most {max_workers()} local worker processes on this machine "
+                                f"({WORKERS_PER_CORE} per core; more only share the cores), not {workers}")
+    if connect_timeout is not None:
+        ok = not isinstance(connect_timeout, bool) and isinstance(connect_timeout, (int, float))
+        if not ok or not 0 < connect_timeout <= MAX_CONNECT_TIMEOUT:
+            raise InvalidOption(f"connect timeout: must be a number of seconds in (0, {MAX_CONNECT_TIMEOUT}], "
+                                f"not {excerpt(connect_timeout)}")
 
 
 @contextlib.contextmanager

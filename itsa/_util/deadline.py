@@ -29,12 +29,45 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Deadline", "DEFAULT_TIME_LIMIT", "LAST_INSTANT"]
+__all__ = ["Deadline", "DEFAULT_TIME_LIMIT", "LAST_INSTANT", "MAX_SECONDS", "check_seconds"]
 
 #: Seconds a command that can run long takes by default (0: no limit).
 DEFAULT_TIME_LIMIT = 300.0
 #: What ``left()`` says of a spent clock: a time limit that expires at once, not 0 (which is none).
 LAST_INSTANT = 1e-9
+#: The longest time limit (or wait) read, in seconds (about 31 years; 0 is none): the clocks that enforce it stop
+#: there, and a wait longer than this is a hang.
+MAX_SECONDS = 10**9
+
+
+def check_seconds(name: str, value, *, zero: bool = True, error=None) -> float | None:
+    """``value`` as seconds if it is a finite number in ``[0, MAX_SECONDS]`` (``(0, MAX_SECONDS]`` without
+    ``zero``); ``None`` stays ``None``. The one rule of every time limit and wait read (a spec's, an option's).
+
+    ``nan``, ``inf``, a bool, a text or a negative number is refused in one line (``error``: an
+    :class:`~itsa.exceptions.InvalidInput` subclass, :class:`~itsa.exceptions.InvalidOption` by default).
+
+    >>> check_seconds("time_limit", 30), check_seconds("time_limit", None)
+    (30.0, None)
+    >>> check_seconds("connect timeout", float("inf"), zero=False)
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: connect timeout: must be a number of seconds in (0, 1e+09], not inf
+    """
+    from itsa.exceptions import InvalidOption, excerpt
+
+    if value is None:
+        return None
+    ok = not isinstance(value, bool) and isinstance(value, (int, float))
+    if ok:
+        try:
+            seconds = float(value)
+        except OverflowError:
+            ok = False
+    if not ok or not (seconds >= 0 if zero else seconds > 0) or not seconds <= MAX_SECONDS:
+        where = f"[0, {MAX_SECONDS:.0e}]" if zero else f"(0, {MAX_SECONDS:.0e}]"
+        raise (error or InvalidOption)(f"{name}: must be a number of seconds in {where}, not {excerpt(value)}")
+    return seconds
 
 
 class Deadline:

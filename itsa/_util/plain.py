@@ -22,8 +22,18 @@ __all__ = ["frac", "users", "plain", "stamped", "SCHEMA_VERSION"]
 
 
 def frac(x: Fraction | int | None) -> str | None:
-    """``Fraction(7, 2) -> "7/2"``, ``2 -> "2"``, ``None -> None``."""
-    return None if x is None else str(Fraction(x))
+    """``Fraction(7, 2) -> "7/2"``, ``2 -> "2"``, ``None -> None``; a number too long to write in digits (past
+    Python's 4,300-digit limit) as :func:`itsa._util.certified.fraction_text` writes it (``1e5000``, or its
+    safe bounds, said so): the one home of a number in a ``to_dict()``.
+
+    >>> frac(Fraction(10**5000)), frac(Fraction(1, 3 * 10**5000))[:4]
+    ('1e5000', 'in [')
+    """
+    if x is None:
+        return None
+    from itsa._util.certified import fraction_text
+
+    return fraction_text(x)
 
 
 def users(instance: Any, mask: int) -> list[list[int]]:

@@ -323,8 +323,20 @@ def word_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int) -> np.n
 def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round_seed: int,
                noise_seed: str | None = None) -> np.ndarray:
     """The mean update (``d`` floats) from Flower's aggregate of ``reporting`` clients' words: their sum
-    (:func:`word_sum`), the central draw added (central noise), centred, un-rotated and divided by ``γ n``."""
-    n, m = reporting, plan.modulus
+    (:func:`word_sum`), the central draw added (central noise), centred, un-rotated and divided by ``γ n``.
+
+    An aggregate that no ``reporting`` words can give (``nan``, ``inf``, or beyond ``n Q/2`` before Flower's
+    ratio, where its integers would wrap) is refused (:class:`~itsa.exceptions.VerificationError`), never read.
+    """
+    n, m, q = reporting, plan.modulus, plan.quantization_range
+    values = np.asarray(aggregate, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise VerificationError("Flower's aggregate holds nan or inf: it is not a sum of words")
+    with np.errstate(over="ignore"):
+        twice = 2 * values * float((n * q) % m) / q if (n * q) % m else values
+    if np.abs(twice).max(initial=0) > n * q + 0.5:
+        raise VerificationError(f"Flower's aggregate is beyond what {n} clients' words can sum to "
+                                f"(|aggregate| up to {float(np.abs(values).max()):.3g}): it is not a sum of words")
     total = word_sum(plan, aggregate, reporting=n)
     if plan.row.noise == NoiseKind.CENTRAL:
         total = np.mod(total + _noise(plan, noise_seed), m)

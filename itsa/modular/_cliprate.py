@@ -38,6 +38,7 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Displayable
+from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.modular._certify import enclose, interval
 
@@ -168,22 +169,22 @@ class ClipRate(Displayable):
     largest_norm: tuple[Fraction, Fraction] | None = None
 
     def headline(self) -> str:
-        return f"{self.rate.decimal(4)} per coordinate ({self.rate.direction}) at ‖g‖/C = {self.norm}, γ = {self.clip_factor}"
+        return f"{self.rate.decimal(4)} per coordinate ({self.rate.direction}) at ‖g‖/C = {frac(self.norm)}, γ = {frac(self.clip_factor)}"
 
     def rows(self) -> list[tuple[str, str]]:
-        out = [("rotation", f"{self.rotation} in d = {self.dimension}; clip at γC/√d, γ = {self.clip_factor}"),
+        out = [("rotation", f"{self.rotation} in d = {self.dimension}; clip at γC/√d, γ = {frac(self.clip_factor)}"),
                ("clip rate", f"{interval(self.rate, 6)} ({self.rate.direction}; {self.rate.method})"),
                ("clipped per update", f"{self.per_update.decimal(4)} coordinates ({self.per_update.direction})")]
         if self.largest_norm is not None:
             lo, hi = self.largest_norm
-            out.append((f"rate <= {self.rate_to_meet}", f"for ‖g‖/C <= {safe_decimal(lo, 6, up=False)} "
+            out.append((f"rate <= {frac(self.rate_to_meet)}", f"for ‖g‖/C <= {safe_decimal(lo, 6, up=False)} "
                                                  f"(above it from {safe_decimal(hi, 6)}; certified bisection)"))
         return out
 
     def to_dict(self) -> dict:
-        out = {"norm": str(self.norm), "clip_factor": str(self.clip_factor), "dimension": self.dimension,
+        out: dict = {"norm": frac(self.norm), "clip_factor": frac(self.clip_factor), "dimension": self.dimension,
                "rotation": str(self.rotation), "rate": self.rate.to_dict(), "per_update": self.per_update.to_dict(),
-               "rate_to_meet": None if self.rate_to_meet is None else str(self.rate_to_meet)}
+               "rate_to_meet": frac(self.rate_to_meet)}
         if self.largest_norm is not None:
             out["largest_norm"] = [safe_decimal(self.largest_norm[0], 8, up=False),
                                    safe_decimal(self.largest_norm[1], 8)]

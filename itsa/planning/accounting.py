@@ -43,11 +43,12 @@ from itsa._util.certified import Certified, Direction, precision, safe_decimal, 
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.planning.mechanism import NoiseInputs, noise_dimension
+from itsa.planning.mechanism import NoiseInputs, coupled, noise_dimension
 from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate, tightest
 from itsa.planning.rotation import Rotation
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
+from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import Event
 from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
@@ -114,6 +115,9 @@ class NoiseAccounting(Displayable):
     rate: Fraction | None = None
     #: what the noise section warns of beside (the noise-norm warning), also in the section's ``warnings``
     warnings: tuple[str, ...] = ()
+    #: randomized rounding's coupled shift the ε is certified at, where it is below the sensitivity and the
+    #: upper bound's method takes it (a :class:`~itsa.privacy.coupled.CoupledShift`; ``None``: the worst case)
+    certified_shift: CoupledShift | None = None
 
     def headline(self) -> str:
         low = "none" if self.epsilon_lower is None else self.epsilon_lower.decimal(6)
@@ -132,6 +136,8 @@ class NoiseAccounting(Displayable):
                                       f"at delta {safe_decimal(self.delta, 6)}, one round"),
                 ("rounds affordable", (f"{self.rounds_affordable} " if self.rounds_affordable is not None else "")
                  + f"({self.rounds_note})")]
+        if self.certified_shift is not None:
+            rows.append(("certified shift", shift_text(self.certified_shift)))
         if self.population is not None:
             rows.append(("population", f"{self.population} clients, {self.sampling} sampling of the round's clients "
                                        f"at rate {frac(self.rate)} (amplification: the Poisson-sampled dominating pair's privacy-loss "
@@ -147,7 +153,26 @@ class NoiseAccounting(Displayable):
                 "epsilon_per_round": self.epsilon_per_round.to_dict(),
                 "rounds_affordable": self.rounds_affordable, "rounds_affordable_note": self.rounds_note,
                 "population": self.population, "sampling": self.sampling,
-                "sampling_rate": frac(self.rate), "guarantee": GUARANTEE}
+                "sampling_rate": frac(self.rate), "guarantee": GUARANTEE,
+                "certified_shift": shift_dict(self.certified_shift)}
+
+
+def shift_text(shift: CoupledShift) -> str:
+    """The certified (coupled) shift in words: its norm and what it costs."""
+    kept = ("its mismatch kept apart, the rounds a Bin(T, q) mixture with the sensitivity" if shift.mixture
+            else "its failure taken off delta over the rounds")
+    return (f"{shift.norm.decimal(6)} integer units ({shift.norm.direction}): randomized rounding's coupled shift, "
+            f"the l2 norm the epsilon upper bound is certified at, outside probability {safe_decimal(shift.failure, 4)}"
+            f" per round ({kept}); the noise multipliers divide by the sensitivity, the worst-case shift")
+
+
+def shift_dict(shift: CoupledShift | None) -> dict | None:
+    """The certified (coupled) shift as plain data (``None``: the ε is certified at the sensitivity)."""
+    if shift is None:
+        return None
+    return {**shift.norm.to_dict(), "failure_per_round": frac(shift.failure), "mismatch": frac(shift.mismatch),
+            "mixture": shift.mixture, "unit": "integer units",
+            "note": "the shift the epsilon upper bound is certified at; noise_multiplier divides by sensitivity"}
 
 
 #: The upper bounds a plan's ε may come from, in words.
@@ -321,13 +346,18 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
         affordable = rounds_affordable(lambda t: bounds.best(t)[0].upper(), target, guess)
         rounds_note = (f"the most rounds whose certified epsilon ({bounds.kinds}) "
                        f"meets the target {frac(target)} at delta {safe_decimal(delta, 6)}, at this noise")
+    certified_shift = None
+    if how.split("-")[0] in ("dominating", "mixture"):      # the coupled shift these methods take where smaller
+        found = coupled(inputs, gamma, rounds)
+        if found is not None and found.norm.arb() < noise.sensitivity.arb():
+            certified_shift = found
     warnings = noise_norm_warnings(dimension=inputs.dimension, clip=inputs.clip, error_noise=error_noise)
     acc = NoiseAccounting(epsilon=epsilon, epsilon_rdp=rdp, upper_method=how, epsilon_lower=lower, ratio=ratio,
                           lower_note=note, epsilon_per_round=per_round, rounds_affordable=affordable,
                           rounds_note=rounds_note, delta=delta, rounds=rounds,
                           population=inputs.population,
                           sampling=None if inputs.population is None else str(inputs.sampling),
-                          rate=sampling_rate(inputs), warnings=warnings)
+                          rate=sampling_rate(inputs), warnings=warnings, certified_shift=certified_shift)
     return replace(noise, epsilon=epsilon, accounting=acc, warnings=noise.warnings + warnings)
 
 

@@ -210,6 +210,9 @@ class Noise:
         if self.mechanism is not None:
             _set(self, "mechanism", choice("noise.mechanism", self.mechanism, Mechanism, error=_ERR))
         sigma = None if self.sigma is None else _number("noise.sigma", self.sigma, low=0)
+        if sigma is not None and sigma > 2**MAX_WORD_BITS:      # its frameworks' floats would overflow too
+            raise _ERR(f"noise.sigma: at most 2^{MAX_WORD_BITS} (past it the noise alone spills the widest word, "
+                       f"{MAX_WORD_BITS} bits), not {excerpt(self.sigma)}")
         if sigma is not None and self.kind is NoiseKind.DISTRIBUTED and sigma < Fraction(1, 2):
             raise _ERR(f"noise.sigma: a distributed share needs sigma >= 1/2 (the tau term), not {frac(sigma)}")
         _set(self, "sigma", sigma)

@@ -366,7 +366,8 @@ class FrameworkUnits(Displayable):
                 "accountant only)" if self.renyi_events else "none: no dp-accounting event holds this noise's bound")
         rows += [("dp-accounting", none if self.pair is None else self.pair.describe()),
                  ("Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
-                            f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity, the "
+                            f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity (the "
+                            f"worst-case shift, not the certified one), the "
                             f"sensitivity {self.sensitivity_data.decimal(6)} in data units (max_grad_norm): the noise "
                             "Opacus adds")]
         rows += wrapper_rows(self.wrappers)

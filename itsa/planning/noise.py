@@ -205,8 +205,10 @@ class NoisePlan(Displayable):
                  f"{safe_decimal(self.sigma_client, 8)} {self.unit} (exact, as used)"),
                 ("sigma of the sum", f"{self.sigma_aggregate.decimal(6)} {self.unit} for the fewest "
                                      f"{self.survivors} survivors ({self.sigma_aggregate.direction})"),
-                ("noise multiplier", f"{self.noise_multiplier.decimal(6)} = sigma of the sum / sensitivity "
-                                     f"({self.noise_multiplier.direction})"),
+                ("noise multiplier", f"{self.noise_multiplier.decimal(6)} = sigma of the sum / sensitivity, the "
+                                     f"worst-case shift ({self.noise_multiplier.direction})"
+                                     + ("" if getattr(self.accounting, "certified_shift", None) is None else
+                                        "; the epsilon is certified at the smaller certified shift (below)")),
                 ("epsilon", f"{self.epsilon.decimal(6)} ({self.epsilon.direction}) at delta "
                             f"{safe_decimal(self.delta, 6)} over {self.rounds} rounds"),
                 ("epsilon method", str(self.epsilon.method))] + (

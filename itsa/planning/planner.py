@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from itsa._util.certified import Certified, Direction, safe_decimal
-from itsa._util.checks import whole_number
+from itsa._util.checks import run_seed
 from itsa._util.deadline import DEFAULT_TIME_LIMIT as LIBRARY_TIME_LIMIT
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
@@ -440,7 +440,7 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     if not isinstance(deployment, Deployment):
         raise InvalidDeployment(f"plan: needs a Deployment, not {type(deployment).__name__}")
     deadline, report = plan_deadline(time_limit), Reporter(progress, prefix="plan")
-    whole_number("seed", seed, minimum=None)
+    run_seed(seed)
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)

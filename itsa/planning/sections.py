@@ -300,11 +300,12 @@ class ErrorPlan(Displayable):
                 ("per coordinate", f"{safe_decimal(self.per_coordinate, 6)} = quantization "
                                    f"{safe_decimal(self.quantization, 6)} + noise {safe_decimal(self.noise, 6)}")] + (
             [] if self.limit_total is None or self.ratio is None else [
-                ("unconstrained limit", f"{safe_decimal(self.limit_total, 6, up=False)} (lower bound; the continuous "
+                ("unconstrained limit", f"{safe_decimal(self.limit_total, 6, up=False)} (a lower bound for Gaussian "
+                                        "noise on the sum, not for every mechanism: the continuous "
                                         "Gaussian calibrated by its exact privacy curve to the target: z = "
                                         f"{safe_decimal(self.limit_multiplier or Fraction(0), 6, up=False)}, "
                                         "sensitivity c S over the fewest survivors, no rounding)"),
-                ("error / limit", f"{safe_decimal(self.ratio, 4)} (upper bound)")]) + [
+                ("error / limit", f"{ratio_text(self.ratio)} (upper bound)")]) + [
             ("warning", w) for w in self.warnings]
 
     def to_dict(self) -> dict:
@@ -315,9 +316,25 @@ class ErrorPlan(Displayable):
                 "limit_mse_total": None if self.limit_total is None else Certified(
                     "limit_mse_total", self.limit_total, self.limit_total, Direction.LOWER,
                     "d (z c S / survivors)^2, z the continuous Gaussian's multiplier from its exact privacy curve "
-                    "(the enclosure's lower end)").to_dict(),
+                    "(the enclosure's lower end): a lower bound for Gaussian noise on the sum, not for every "
+                    "mechanism").to_dict(),
                 "limit_ratio": None if self.ratio is None else frac(self.ratio), "rounding": self.rounding,
                 "warnings": list(self.warnings)}
+
+
+def ratio_text(ratio: Fraction) -> str:
+    """A ratio near 1 rounded up with the digits that show how far above 1 it is (three of its excess), else 4.
+
+    >>> ratio_text(Fraction(10000296, 10**7)), ratio_text(Fraction(3, 2)), ratio_text(Fraction(1))
+    ('1.0000296', '1.5', '1')
+    """
+    excess = ratio - 1
+    if not 0 < excess < Fraction(1, 100):
+        return safe_decimal(ratio, 4)
+    shown = 4
+    while Fraction(1, 10 ** (shown - 3)) > excess:      # the excess's first digit at place shown - 3
+        shown += 1
+    return safe_decimal(ratio, shown)
 
 
 def accuracy_missed(*, total: Fraction, target: Fraction, limit: Fraction | None, survivors: int
@@ -333,8 +350,8 @@ def accuracy_missed(*, total: Fraction, target: Fraction, limit: Fraction | None
         return reason, None
     need = math.ceil(survivors * math.sqrt(limit / target))
     return reason, {"survivors": need, "text": (
-        f"no encoding meets it at this epsilon: the unconstrained limit (the tight continuous Gaussian, no "
-        f"rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
+        f"no encoding meets it at this epsilon: the unconstrained limit of Gaussian noise on the sum (the tight "
+        f"continuous Gaussian, no rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
         "larger epsilon")}
 
 

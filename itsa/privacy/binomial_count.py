@@ -67,6 +67,7 @@ import flint
 
 from itsa._util.certified import Certified, Direction, arb_to_fractions, exact_text, precision, safe_decimal, to_arb
 from itsa._util.checks import fraction, whole_number
+from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.privacy.composition import check_epsilon
@@ -98,6 +99,10 @@ def _exp_bounds(epsilon: Fraction, bits: int) -> tuple[Fraction, Fraction]:
     """Rational ``(lo, hi)`` with ``lo ≤ e^ε ≤ hi``, the ends of a ball at ``bits`` of precision."""
     with precision(bits):
         return arb_to_fractions(to_arb(epsilon).exp())
+
+
+#: Steps between two looks at the clock in the scans (each step is a few operations on ``N``-bit integers).
+_CHECK_EVERY = 64
 
 
 def _exp_exceeds(epsilon: Fraction, num: int, den: int) -> bool:
@@ -144,7 +149,7 @@ def _approximate_delta(epsilon: Fraction, coins: int) -> float:
     return float(np.sum(np.exp(log_terms) * (1 - a * k / (coins - k + 1))))
 
 
-def _start(epsilon: Fraction, delta: Fraction, cap: int) -> int:
+def _start(epsilon: Fraction, delta: Fraction, cap: int, deadline: Deadline) -> int:
     """An ``N`` that exactly fails the target, just below the answer (1 if none is found): where the scan starts.
 
     A float bisection (``δ_N(ε)`` never grows with ``N``) guesses the answer; the
@@ -154,15 +159,17 @@ def _start(epsilon: Fraction, delta: Fraction, cap: int) -> int:
     target = float(delta)
     low, high = 1, 1
     while high < cap and _approximate_delta(epsilon, high) > target:
+        deadline.check(f"the guess N = {high}")
         low, high = high, min(2 * high, cap)
-    if high == cap and _approximate_delta(epsilon, cap) > target and not _State.at(epsilon, cap).meets(epsilon, delta):
+    if (high == cap and _approximate_delta(epsilon, cap) > target
+            and not _State.at(epsilon, cap, deadline).meets(epsilon, delta)):
         raise InvalidOption(f"coins: no N <= {cap} fair coins meets epsilon = {exact_text(epsilon)}, "
                             f"delta = {exact_text(delta)} (raise max coins)")
     while high - low > 1:
         mid = (low + high) // 2
         low, high = (mid, high) if _approximate_delta(epsilon, mid) > target else (low, mid)
     guess = max(1, low - 2 - low // 1000)
-    while guess > 1 and _State.at(epsilon, guess).meets(epsilon, delta):
+    while guess > 1 and _State.at(epsilon, guess, deadline).meets(epsilon, delta):
         guess //= 2
     return guess
 
@@ -177,11 +184,13 @@ class _State:
     s: int
 
     @classmethod
-    def at(cls, epsilon: Fraction, coins: int) -> _State:
+    def at(cls, epsilon: Fraction, coins: int, deadline: Deadline | None = None) -> _State:
         k, c, total = _top_term(epsilon, coins), 1, 1
         for j in range(k):                  # C(N, j + 1) from C(N, j): one multiplication and one exact division
             c = c * (coins - j) // (j + 1)
             total += c
+            if deadline is not None and j % _CHECK_EVERY == 0:
+                deadline.check(f"the binomial sums of N = {coins}")
         return cls(coins, k, c, total)
 
     def step(self, epsilon: Fraction) -> None:
@@ -356,7 +365,8 @@ DRAFT_METHOD = ("draft-case-ppm-binomial-dp (cpSGD Theorem 1, formula (7)) at d 
                 "the larger of its delta and epsilon-delta constraints, certified ceiling")
 
 
-def binomial(epsilon, delta, *, max_coins: int = MAX_COINS) -> BinomialCoins:
+def binomial(epsilon, delta, *, max_coins: int = MAX_COINS, time_limit: float | Deadline | None = None
+             ) -> BinomialCoins:
     """The smallest number of fair coins ``N`` whose ``Bin(N, ½)`` noise makes a count ``(ε, δ)``-DP, exactly.
 
     Parameters
@@ -365,6 +375,11 @@ def binomial(epsilon, delta, *, max_coins: int = MAX_COINS) -> BinomialCoins:
         The target, read exactly; ``ε > 0``, ``δ ∈ (0, 1)``.
     max_coins : int
         Refuse (one line) if no ``N ≤ max_coins`` meets the target.
+    time_limit : float, Deadline or None
+        Seconds for the scan (``0`` or ``None``: none); past it,
+        :class:`~itsa.exceptions.TimeLimitReached` names the ``N`` reached. Each step's integers have ``N``
+        bits, so a target that needs millions of coins (a tiny ``ε``, or a ``δ`` of thousands of digits)
+        takes time quadratic in ``N``.
 
     Returns
     -------
@@ -388,9 +403,12 @@ def binomial(epsilon, delta, *, max_coins: int = MAX_COINS) -> BinomialCoins:
         raise InvalidOption(f"epsilon: at most {MAX_EPSILON} here, not {exact_text(eps)} (beyond, the answer is "
                             "ceil(log2(1/delta)): only the output 0 costs delta)")
     cap = whole_number("max coins", max_coins, minimum=1, maximum=10**7)
-    start = _start(eps, d, cap)
-    state, previous = _State.at(eps, start), None
+    deadline = Deadline.of(time_limit)
+    start = _start(eps, d, cap, deadline)
+    state, previous = _State.at(eps, start, deadline), None
     while not state.meets(eps, d):
+        if state.coins % _CHECK_EVERY == 0:
+            deadline.check(f"N = {state.coins} fair coins")
         if state.coins >= cap:
             raise InvalidOption(f"coins: no N <= {cap} fair coins meets epsilon = {exact_text(eps)}, "
                                 f"delta = {exact_text(d)} (raise max coins)")

@@ -250,6 +250,17 @@ def conditional_rejection(*, gamma, clip, dimension: int, beta=None) -> Fraction
     bound is ``β`` raised by a relative few parts in 10⁶ at most (where the cap is the sure bound
     ``(γ S + √d)²``, smaller, the bound at that ``C``). Rounded up to 7 significant digits.
 
+    A second bound holds at every cap, and is what counts near the sure one: ``‖u‖ ≤ ‖a‖ + ‖u − a‖ ≤ γ S +
+    ‖u − a‖``, so a rejection (``‖u‖² > C``) needs ``Σ X_i > m``, ``X_i = (u_i − a_i)² ∈ [0, 1]``,
+    ``m = (√C − γ S)²`` (``√C > γ S``). The ``X_i`` are independent with mean ``f_i(1 − f_i) ≤ 1/4``, so by
+    Hoeffding's inequality the rejection is at most ``exp(−2 (m − d/4)²/d)`` when ``m > d/4``. Near the sure
+    cap, ``κ = d − m < 3/4``: as every ``X_i ≤ 1``, ``Σ X_i > d − κ`` needs every ``X_i > 1 − κ``, i.e. each
+    coordinate rounded to the far side at distance over ``√(1 − κ)``, which has probability at most
+    ``η = 1 − √(1 − κ)`` (that side's probability is ``f_i`` or ``1 − f_i``, at most ``η`` there): the
+    rejection is at most ``η^d``. At a cap at the sure bound ``(γ S + √d)²`` less the margin ``κ`` is about
+    ``10⁻⁹ √d (γ S + √d)``: such a cap never rejects but with a probability far below any δ, and the coupling
+    keeps its failure. The smallest of the bounds is returned.
+
     >>> conditional_rejection(gamma=700, clip=1, dimension=1200000, beta="1/1000")
     Fraction(1000003, 1000000000)
     >>> float(conditional_rejection(gamma=700, clip=1, dimension=1200000, beta="exp(-32)")) < 1.27e-14
@@ -265,9 +276,17 @@ def conditional_rejection(*, gamma, clip, dimension: int, beta=None) -> Fraction
         tested = square.min(sure) * (1 - to_arb(CAP_MARGIN))
         proxy = gs + root / 2
         t = tested - gs * gs - flint.arb(d) / 4
-        if not t > 0:
+        bound = (-(t * t) / (2 * proxy * proxy)).exp() if t > 0 else flint.arb(1)
+        if tested.sqrt() > gs:                  # the sure-side bounds, on the rounding errors (the notes)
+            m = (tested.sqrt() - gs) ** 2
+            excess, kappa = m - flint.arb(d) / 4, flint.arb(d) - m
+            if excess > 0:
+                bound = bound.min((-2 * excess * excess / d).exp())
+            if kappa < flint.arb(3) / 4:
+                eta = 1 - (1 - kappa.max(flint.arb(0))).sqrt()
+                bound = bound.min(eta ** d)
+        if not bound < 1:
             return Fraction(1)
-        bound = (-(t * t) / (2 * proxy * proxy)).exp()
     high = Certified.from_arb("rejection", bound, Direction.UPPER, "").upper()
     return min(Fraction(safe_decimal(high, 7)), Fraction(1))
 

@@ -11,7 +11,10 @@ checked before it is read.
 from __future__ import annotations
 
 import csv
+import math
+import os
 import re
+import warnings
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -62,9 +65,12 @@ def load_updates(path) -> LoadedUpdates:
     """
     p = check_input_file(path)             # a FIFO or a device is refused, not waited on
     if p.suffix.lower() == ".npy":
+        _check_npy_header(p, path)          # the header's claims checked against the file before numpy maps it
         try:        # mapped, not read: the shape is checked before any data is loaded
-            a = np.load(p, allow_pickle=False, mmap_mode="r")
-        except (ValueError, OSError) as exc:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                a = np.load(p, allow_pickle=False, mmap_mode="r")
+        except (ValueError, OSError, OverflowError, Warning) as exc:
             raise InvalidInput(f"{path}: not a readable .npy file ({excerpt(str(exc))})") from None
         if a.size > MAX_ENTRIES:
             raise InvalidInput(f"{path}: {a.size} entries is more than {MAX_ENTRIES}")
@@ -96,6 +102,34 @@ def load_updates(path) -> LoadedUpdates:
     except (ValueError, IndexError, InvalidInput) as exc:
         raise InvalidInput(f"{path}: a row is not numbers in every column ({excerpt(str(exc))})") from None
     return LoadedUpdates(finite_matrix(values, str(path)), weights, ids)
+
+
+def _check_npy_header(p, path) -> None:
+    """Refuse, in one line and without a warning, a ``.npy`` whose header lies: a shape that is not whole numbers
+    ``>= 0``, more than :data:`MAX_ENTRIES` entries (counted exactly, never in a fixed-width product that
+    overflows), a dtype that is not a number, or fewer data bytes in the file than the shape needs."""
+    from numpy.lib import format as npy
+
+    try:
+        with warnings.catch_warnings(), open(p, "rb") as fh:
+            warnings.simplefilter("error")
+            version = npy.read_magic(fh)
+            read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            shape, _, dtype = read(fh, max_header_size=10_000)
+            start = fh.tell()
+    except (ValueError, OSError, OverflowError, SyntaxError, TypeError, Warning) as exc:
+        raise InvalidInput(f"{path}: not a readable .npy file ({excerpt(str(exc))})") from None
+    if not isinstance(shape, tuple) or any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in shape):
+        raise InvalidInput(f"{path}: not a readable .npy file (its header's shape {excerpt(shape)} is not whole "
+                           "numbers >= 0)")
+    entries = math.prod(shape)
+    if entries > MAX_ENTRIES:
+        raise InvalidInput(f"{path}: {entries} entries is more than {MAX_ENTRIES}")
+    if dtype.kind not in "biuf":
+        raise InvalidInput(f"{path}: not a .npy file of numbers (its dtype is {excerpt(str(dtype))})")
+    if os.stat(p).st_size - start < entries * dtype.itemsize:
+        raise InvalidInput(f"{path}: its header claims {entries} entries ({entries * dtype.itemsize} bytes) the "
+                           f"file does not hold (a cut or lying .npy file)")
 
 
 def _csv_rows(reader, path) -> list[list[str]]:

@@ -179,6 +179,8 @@ MODULAR_VERBS: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
     "distortion": (("--samples", "200"), {"--finest": "int", "--radix": "int", "--layers": "int",
                                           "--source": "choice", "--spread": "number", "--samples": "int",
                                           "--seed": "int", "--time-limit": "number"}),
+    "clip-rate": (("-d", "64"), {"--norm": "number", "--clip-factor": "number", "--dimension": "int",
+                                 "--rotation": "choice", "--rate": "number", "--time-limit": "number"}),
     "privacy": (("--survivors", "100"), {"--survivors": "int", "--radix": "int", "--layers": "int", "--authorized": "list",
                                 "--scaled-scale": "number", "--dimension": "int", "--delta": "number",
                                 "--conversion": "choice"}),

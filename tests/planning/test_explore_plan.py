@@ -57,13 +57,22 @@ def test_exported_beside_plan():
     ({"sweep": "word_bits=1..3"}, "sweep: word_bits"),
     ({"sweep": "epsilon=1,2"}, "epsilon is not a target"),
     ({"sweep": "colour=1..2"}, "sweep"),
-    ({"simulate_rounds": 10**6, "time_limit": 0.1}, "past the time limit"),
 ])
 def test_refused_before_any_work(small, kwargs, words):
     events = []
     with pytest.raises(InvalidOption, match=words):
         explore_plan(small, progress=events.append, **kwargs)
     assert events == []                     # refused before the plan's first step
+
+
+def test_a_simulation_past_the_time_limit_is_refused_after_the_verdict(small):
+    """The plan runs first, so that an infeasible plan keeps its verdict (the simulation's refusal becomes its
+    note); a feasible plan, or a plan the clock stops, is refused as before: exit 2, past the time limit."""
+    with pytest.raises(InvalidOption, match="past the time limit"):
+        explore_plan(small, simulate_rounds=10**6, time_limit=0.1)
+    narrow = explore_plan(parse_deployment({**SMALL, "encoding": {"word_bits": 4}}), simulate_rounds=10**6,
+                          time_limit=30)
+    assert not narrow.plan.verdict.feasible and "past the time limit" in narrow.summary()
 
 
 def test_one_clock(small):

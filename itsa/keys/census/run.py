@@ -131,7 +131,7 @@ def run_census(spec: CensusSpec, out: str | os.PathLike, *, workers: int | None 
     >>> run.progress.done, read_results(out).num_rows
     (8, 8)
     """
-    check_cluster_options(workers, scheduler)
+    check_cluster_options(workers, scheduler, connect_timeout)
     items = spec.items()
     serial = workers == 0 and client is None and scheduler is None
     cluster = contextlib.nullcontext() if serial else dask_client(client, scheduler, workers, processes,

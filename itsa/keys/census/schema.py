@@ -55,7 +55,8 @@ NUMERIC_EXACT = ("R_X", "R_Y", "upper_claimed", "lp_b_star", "lower_printed", "l
 
 
 #: The table as :mod:`itsa._util.results_table` keeps it: its columns, version and metadata file.
-LAYOUT = Layout("census", "_census.json", COLUMNS, SCHEMA_VERSION, b"itsa.keys.census.schema_version", InvalidSpec)
+LAYOUT = Layout("census", "_census.json", COLUMNS, SCHEMA_VERSION, b"itsa.keys.census.schema_version", InvalidSpec,
+                required=("status",))
 
 
 def arrow_schema():

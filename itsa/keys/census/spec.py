@@ -5,7 +5,7 @@ A spec is a YAML mapping (``docs/census.md``)::
     universe:
       grid: {U: [3, 4], V: [1, 2], t: [0, 1]}
     work: search          # analyze | corrected | search | solve
-    time_limit: 30        # seconds per instance (optional)
+    time_limit: 30        # seconds per instance (default 300; 0: none)
 
 :func:`parse_spec` checks it and :func:`census_items` lists its instances, one
 :class:`Item` per isomorphism class (:func:`~itsa.keys.census.canonical.canonical_key`).
@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from itsa._util.checks import choice, whole_number
+from itsa._util.checks import choice, run_seed, whole_number
 from itsa._util.checks import unknown as unknown_choice
+from itsa._util.deadline import DEFAULT_TIME_LIMIT, check_seconds
 from itsa._util.files import read_text
-from itsa.exceptions import InvalidSpec, ItsaError
+from itsa._util.safe_yaml import MAX_BYTES, load_yaml
+from itsa.exceptions import InvalidSpec, ItsaError, excerpt
 from itsa.keys.census.universe import Item, Universe, census_items, check_params
 from itsa.keys.census.work import WORK_KINDS
 
@@ -33,6 +35,8 @@ WORKS = tuple(WORK_KINDS)
 UNIVERSES = ("grid", "random", "exhaustive", "files")
 TOP_KEYS = {"universe", "work", "time_limit", "seed", "field", "search", "save", "name"}
 SEARCH_KEYS = {"tries", "budget", "max_symbols"}
+#: Longest census name (an instance's limit too).
+MAX_NAME = 200
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -88,13 +92,11 @@ def load_spec(path: str | os.PathLike) -> CensusSpec:
     >>> spec.universe, spec.work, len(spec.items())
     ('grid', 'search', 8)
     """
-    import yaml
-
-    text = read_text(path)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InvalidSpec(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from None
+    text = read_text(path, InvalidSpec, max_bytes=MAX_BYTES)
+    try:        # the one bounded YAML reader: alias bombs, deep nesting and huge scalars refused in one line
+        data = load_yaml(text, InvalidSpec)
+    except InvalidSpec as exc:
+        raise InvalidSpec(f"{path}: {exc}") from None
     try:
         return parse_spec(data, base=str(Path(path).parent), text=text)
     except ItsaError as exc:
@@ -122,17 +124,18 @@ def parse_spec(data: Any, base: str = ".", text: str = "") -> CensusSpec:
     choice("universe", kind, UNIVERSES, error=InvalidSpec, where="universe")
     work = data.get("work", "search")
     choice("work", work, WORKS, error=InvalidSpec, where="work")
-    tl = data.get("time_limit")
-    if tl is not None and (isinstance(tl, bool) or not isinstance(tl, (int, float)) or tl <= 0):
-        raise InvalidSpec(f"time_limit: {tl!r} is not a positive number of seconds")
-    seed, fld = data.get("seed", 0), data.get("field", 31)
-    for key, val in (("seed", seed), ("field", fld)):
-        whole_number(key, val, minimum=None, error=InvalidSpec)
+    # seconds per instance: DEFAULT_TIME_LIMIT unless given, 0 for none; nan, inf and past MAX_SECONDS refused
+    tl = check_seconds("time_limit", data.get("time_limit", DEFAULT_TIME_LIMIT), error=InvalidSpec) or None
+    seed, fld = run_seed(data.get("seed", 0), error=InvalidSpec), data.get("field", 31)
+    whole_number("field", fld, minimum=None, error=InvalidSpec)
     search = data.get("search") or {}
     if not isinstance(search, dict) or set(search) - SEARCH_KEYS:
         raise InvalidSpec(f"search: a mapping with keys among {', '.join(sorted(SEARCH_KEYS))}")
+    name = data.get("name")
+    if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME or not name.isprintable()):
+        raise InvalidSpec(f"name: a text of at most {MAX_NAME} printable characters, not {excerpt(name)}")
     save = _save_folder(data.get("save"))
-    spec = CensusSpec(universe=kind, params=params, work=work, time_limit=None if tl is None else float(tl), seed=seed, field=fld, search=search,
+    spec = CensusSpec(universe=kind, params=params, work=work, time_limit=tl, seed=seed, field=fld, search=search,
                       save=save, name=data.get("name"), base=base, text=text)
     check_params(spec.where())
     return spec

@@ -15,18 +15,26 @@ from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 
+from itsa._util.checks import read_whole
 from itsa._util.checks import unknown as unknown_choice
 from itsa._util.files import is_regular_file
-from itsa.exceptions import InvalidSpec, ItsaError
+from itsa.exceptions import InvalidInput, InvalidSpec, ItsaError
 from itsa.keys.census.canonical import canonical_key
 from itsa.keys.census.work import text_key
-from itsa.keys.model.instance import Instance
+from itsa.keys.model.instance import MAX_USERS, Instance
 from itsa.keys.model.io import parse_instance
 
 __all__ = ["census_items", "check_params", "instance_yaml"]
 
-#: Largest number of candidate instances an exhaustive universe may enumerate.
+#: Largest number of candidate instances an exhaustive universe may enumerate (and of instances a random one draws).
 MAX_CANDIDATES = 2_000_000
+#: Most values a list or a range ``a..b`` of a spec may hold (a grid of more points is not a census one runs).
+MAX_VALUES = 10_000
+#: Largest set count (``max_security_sets``, ``max_collusion_sets``) a random universe draws up to.
+MAX_SETS = 1000
+#: Most random draws (users placed and sets drawn, summed over the instances) a random universe may make before
+#: any work: its instances are listed up front, so this bounds the time and memory of listing them.
+MAX_DRAWS = 5 * 10**7
 GRID_KEYS = {"U", "V", "t", "servers"}
 RANDOM_KEYS = {"n", "seed", "U", "max_users", "max_security_sets", "max_collusion_sets",
                "density", "regimes", "full_collusion"}
@@ -80,17 +88,35 @@ def instance_yaml(instance: Instance) -> str:
             f"security_sets:\n{fam(instance.security_sets)}collusion_sets:\n{fam(instance.collusion_sets)}")
 
 
-def _values(x, where: str, lo: int = 0) -> list[int]:
-    """An int, a list of ints, or a range ``"a..b"`` (inclusive), as a list."""
+def _values(x, where: str, lo: int = 0, hi: int | None = None) -> list[int]:
+    """An int, a list of ints, or a range ``"a..b"`` (inclusive), as a list: at most :data:`MAX_VALUES` values,
+    each in ``[lo, hi]``, the range's size checked before it is listed.
+
+    >>> _values("2..4", "U"), _values(3, "U")
+    ([2, 3, 4], [3])
+    >>> _values("1..1000000000", "U")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidSpec: U: at most 10000 values (a list or a range a..b), not '1..1000000000'
+    """
+    from itsa.exceptions import excerpt
+
     if isinstance(x, str) and ".." in x:
         a, _, b = x.partition("..")
         try:
-            x = list(range(int(a), int(b) + 1))
-        except ValueError:
-            raise InvalidSpec(f"{where}: {x!r} is not a range a..b") from None
+            low, high = read_whole(where, a, minimum=0), read_whole(where, b, minimum=0)
+        except InvalidInput:
+            raise InvalidSpec(f"{where}: {excerpt(x)} is not a range a..b") from None
+        if high - low + 1 > MAX_VALUES:
+            raise InvalidSpec(f"{where}: at most {MAX_VALUES} values (a list or a range a..b), not {excerpt(x)}")
+        x = list(range(low, high + 1))
     vals = x if isinstance(x, list) else [x]
-    if not vals or any(isinstance(v, bool) or not isinstance(v, int) or v < lo for v in vals):
-        raise InvalidSpec(f"{where}: expected whole numbers >= {lo} (an int, a list, or 'a..b'), got {x!r}")
+    if len(vals) > MAX_VALUES:
+        raise InvalidSpec(f"{where}: at most {MAX_VALUES} values (a list or a range a..b), not {len(vals):,}")
+    bound = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+    if not vals or any(isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi)
+                       for v in vals):
+        raise InvalidSpec(f"{where}: expected whole numbers {bound} (an int, a list, or 'a..b'), got {excerpt(x)}")
     return vals
 
 
@@ -118,14 +144,16 @@ def check_params(spec: Universe) -> None:
             servers = p["servers"]
             if not isinstance(servers, list) or not all(isinstance(s, list) for s in servers):
                 raise InvalidSpec(f"{where}.servers: a list of server lists such as [[2, 1, 1]]")
+            if len(servers) > MAX_VALUES:
+                raise InvalidSpec(f"{where}.servers: at most {MAX_VALUES} server lists, not {len(servers):,}")
             for s in servers:
-                _values(s, f"{where}.servers", lo=1)
+                _values(s, f"{where}.servers", lo=1, hi=MAX_USERS)
         else:
             for k in ("U", "V"):
                 if k not in p:
                     raise InvalidSpec(f"{where}: missing {k}")
-                _values(p[k], f"{where}.{k}", lo=1)
-        _values(p.get("t", 0), f"{where}.t")
+                _values(p[k], f"{where}.{k}", lo=1, hi=MAX_USERS)
+        _values(p.get("t", 0), f"{where}.t", hi=MAX_USERS)
     elif kind == "random":
         _check_keys(p, RANDOM_KEYS, where)
         if "n" not in p:
@@ -136,7 +164,7 @@ def check_params(spec: Universe) -> None:
         for k in EXHAUSTIVE_KEYS:
             if k not in p:
                 raise InvalidSpec(f"{where}: missing {k}")
-            _values(p[k], f"{where}.{k}", lo=1)
+            _values(p[k], f"{where}.{k}", lo=1, hi=MAX_USERS)
         total = _exhaustive_candidates(p)
         if total > MAX_CANDIDATES:
             raise InvalidSpec(f"{where}: {_how_many(total)} candidate instances to enumerate "
@@ -189,8 +217,8 @@ def _grid(spec: Universe):
 
 # -- random --------------------------------------------------------------
 def _random_params(p: dict, where: str) -> dict:
-    n = _values(p["n"], f"{where}.n", lo=1)[0]
-    Us = _values(p.get("U", "3..4"), f"{where}.U", lo=1)
+    n = _values(p["n"], f"{where}.n", lo=1, hi=MAX_CANDIDATES)[0]
+    Us = _values(p.get("U", "3..4"), f"{where}.U", lo=1, hi=MAX_USERS)
     dens = p.get("density")
     if dens is not None and (isinstance(dens, bool) or not isinstance(dens, (int, float)) or not 0 <= dens <= 1):
         raise InvalidSpec(f"{where}.density: a probability in [0, 1], got {dens!r}")
@@ -209,10 +237,15 @@ def _random_params(p: dict, where: str) -> dict:
     full = p.get("full_collusion", False)
     if not isinstance(full, bool):
         raise InvalidSpec(f"{where}.full_collusion: true or false, got {full!r}")
-    return {"n": n, "seed": seed, "U": (min(Us), max(Us)),
-            "max_users": _values(p.get("max_users", 5), f"{where}.max_users", lo=1)[0],
-            "max_S": _values(p.get("max_security_sets", 4), f"{where}.max_security_sets", lo=1)[0],
-            "max_T": _values(p.get("max_collusion_sets", 5), f"{where}.max_collusion_sets", lo=1)[0],
+    users = _values(p.get("max_users", 5), f"{where}.max_users", lo=1, hi=MAX_USERS)[0]
+    max_s = _values(p.get("max_security_sets", 4), f"{where}.max_security_sets", lo=1, hi=MAX_SETS)[0]
+    max_t = _values(p.get("max_collusion_sets", 5), f"{where}.max_collusion_sets", lo=1, hi=MAX_SETS)[0]
+    draws = (1 if regimes is None else 200) * n * (max(users, max(Us)) + 20 * (max_s + max_t))
+    if draws > MAX_DRAWS:
+        raise InvalidSpec(f"{where}: {n:,} instances of up to {users} users and {max_s} + {max_t} sets take up to "
+                          f"{draws:,} random draws to list (limit {MAX_DRAWS:,}"
+                          f"{', 200 tries an instance with regimes' if regimes is not None else ''}); lower n or the maxima")
+    return {"n": n, "seed": seed, "U": (min(Us), max(Us)), "max_users": users, "max_S": max_s, "max_T": max_t,
             "density": dens, "regimes": regimes, "full_collusion": full}
 
 
@@ -288,6 +321,8 @@ def _exhaustive_candidates(p: dict) -> int:
         for K in _values(p["K"], "K", 1):
             if K < U:
                 continue
+            if 2 ** K > MAX_CANDIDATES:       # the families of one set alone are past the limit: a lower bound
+                return total + 2 ** K
             fam = sum(comb(2 ** K, M) for M in _values(p["M"], "M", 1)) * \
                 sum(comb(2 ** K, N) for N in _values(p["N"], "N", 1))
             total += len(_compositions(K, U)) * fam

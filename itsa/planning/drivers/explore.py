@@ -28,13 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from itsa._util.certified import Certified, Direction
-from itsa._util.checks import choice, whole_number
+from itsa._util.checks import choice, run_seed, whole_number
 from itsa._util.dask_run import check_cluster_options
 from itsa._util.deadline import DEFAULT_TIME_LIMIT, Deadline
 from itsa._util.display import Displayable
 from itsa._util.extras import require
 from itsa._util.progress import Callback
-from itsa.exceptions import InvalidInput, InvalidOption
+from itsa.exceptions import InvalidInput, InvalidOption, TimeLimitReached
 from itsa.keys.output.draw import output_format
 from itsa.planning.deployment import Deployment
 from itsa.planning.drivers.sweep import PLAN_ONLY, Quantity, Sweep, SweepParameters, parse_sweep, sweep
@@ -207,7 +207,7 @@ def check_simulation(deployment, rounds: int, seed: int, time_limit: float | Non
 
 def _check_run(rounds: int, seed: int) -> int:
     rounds = whole_number("simulate (rounds)", rounds, minimum=1, maximum=10**6)
-    whole_number("seed", seed, minimum=0)
+    run_seed(seed)
     return rounds
 
 
@@ -285,22 +285,26 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     too_large = None
     if simulate_rounds is not None:
         given = time_limit if isinstance(time_limit, (int, float)) else clock.left()    # as the user said it
-        check_cluster_options(workers, scheduler)
+        check_cluster_options(workers, scheduler, connect_timeout)
         if deployment.protocol is not None and (workers or scheduler is not None):
             raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
                                 "every client); simulate it without --workers or --scheduler")
         _check_run(simulate_rounds, seed)
-        try:
+        try:        # refused below for a feasible plan; an infeasible one keeps its verdict (size or time alike)
             _check_simulation_size(deployment)
-        except InvalidOption as exc:        # refused below for a feasible plan; an infeasible one keeps its verdict
-            too_large = exc
-        else:
             if scheduler is None:       # a running cluster's workers are counted when it is joined
                 _check_simulation_time(deployment, simulate_rounds, given, workers or 1)
+        except InvalidOption as exc:
+            too_large = exc
     if swept is not None:
         quantity, values = swept
         swept = check_sweep(deployment, quantity, values), values
-    result = plan(deployment, time_limit=clock, seed=seed, progress=progress)
+    try:
+        result = plan(deployment, time_limit=clock, seed=seed, progress=progress)
+    except TimeLimitReached:
+        if too_large is not None:       # no verdict to show: the simulation's own refusal, as before the plan
+            raise too_large from None
+        raise
     simulation, not_simulated = None, None
     if simulate_rounds is not None:
         try:

@@ -40,6 +40,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import fraction_text
+from itsa._util.checks import run_seed
 from itsa._util.dask_run import RunProgress, RunResult, check_cluster_options, dask_client, run_chunks, worker_count
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 from itsa._util.display import Kind
@@ -74,7 +75,7 @@ FLEET_COLUMNS: dict[str, str] = {
     "reasons": _S, "premises": _S, "fixes": _S, "time": _F, "schema_version": _I,
 }
 FLEET_LAYOUT = Layout("plan fleet", "_fleet.json", FLEET_COLUMNS, FLEET_SCHEMA_VERSION,
-                      b"itsa.planning.drivers.fleet.schema_version", InvalidOption)
+                      b"itsa.planning.drivers.fleet.schema_version", InvalidOption, required=("deployment", "status"))
 
 
 class PlanStatus(Kind):
@@ -316,15 +317,35 @@ def read_fleet(path: str | os.PathLike) -> list[dict]:
     return read_rows(path, FLEET_LAYOUT)
 
 
+def _contents(jobs_texts: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """Each deployment's name -> the SHA-256 of its file's text: what its rows (keyed by the name) were planned
+    from."""
+    import hashlib
+
+    return {read_deployment(text, path).name: hashlib.sha256(text.encode()).hexdigest() for path, text in jobs_texts}
+
+
 def _check_resume(out, meta: dict) -> None:
-    """A resumed fleet must be the same fleet (grid, seed, time limit): its rows would not be comparable."""
+    """A resumed fleet must be the same fleet (grid, seed, time limit, and each deployment's text, by its hash):
+    its rows would not be comparable, and a row planned from an edited file is stale."""
     if not exists(Path(out) / FLEET_LAYOUT.meta):
         return
-    old = read_meta(out, FLEET_LAYOUT)
+    old = read_meta(out, FLEET_LAYOUT)          # a metadata file that is not JSON: refused, never skipped
+    missing = [key for key in ("grid", "seed", "time_limit", "contents") if key not in old]
+    if missing or not isinstance(old["contents"], dict):    # written before the hashes were kept, or spoiled
+        raise InvalidOption(f"{out}: keeps no record of its {(missing or ['contents'])[0]}, so its rows cannot be "
+                            "checked against this fleet's (e.g. no hash of its deployments' files); choose another "
+                            "output")
     for key in ("grid", "seed", "time_limit"):
-        if key in old and old[key] != meta[key]:
+        if old[key] != meta[key]:
             raise InvalidOption(f"{out}: was run with {key} {old[key]!r}, not {meta[key]!r}; "
                                 "resume it with the same options, or choose another output")
+    before = old["contents"]
+    for name, digest in meta["contents"].items():
+        if name in before and before[name] != digest:
+            raise InvalidOption(f"{out}: the deployment {name!r} has changed since its rows were planned (its "
+                                "file's text differs); choose another output, or restore the file")
+    meta["contents"] = {**before, **meta["contents"]}      # the rows of a deployment not in this run stay checked
 
 
 def run_fleet(deployments: Sequence[tuple[str, str]], grid=(), out: str | os.PathLike = "fleet.parquet", *,
@@ -356,13 +377,14 @@ def run_fleet(deployments: Sequence[tuple[str, str]], grid=(), out: str | os.Pat
     >>> run.progress.done, [r["word"] for r in read_fleet(out)], run.cheapest[0]["cheapest"]["word"]
     (2, [12, 24], 12)
     """
-    check_cluster_options(workers, scheduler)
+    check_cluster_options(workers, scheduler, connect_timeout)
+    run_seed(seed)
     check_fleet(deployments, grid)
     points = grid_points(grid)
     jobs = [(text, path, pt) for path, text in deployments for pt in points]
     keys = [_key(read_deployment(text, path).name, pt) for text, path, pt in jobs]
     meta = {"deployments": [p for p, _ in deployments], "grid": [[str(q), list(v)] for q, v in grid],
-            "seed": seed, "time_limit": time_limit, "plans": len(jobs)}
+            "seed": seed, "time_limit": time_limit, "plans": len(jobs), "contents": _contents(deployments)}
     if resume:
         _check_resume(out, meta)
     serial = workers == 0 and client is None and scheduler is None

@@ -108,6 +108,10 @@ REGIMES = (
                  ahe_log_n=12, ahe_t=7121256483, ahe_moduli=(281474976546817, 281474975662081),
                  ahe_s_flood="3.0834e+16"),
 )
+#: What the committee's correctness bound is for: the threshold AHE lets any ``decryptors - decryptor_dropout``
+#: decrypt, while the released Willow code waits for every decryptor.
+THRESHOLD_VARIANT = ("the correctness bound is for a threshold variant (any decryptors - decryptor_dropout "
+                     "decrypt): the released Willow code needs every decryptor to answer")
 #: The most decryptors of any regime (the committee's bounds are summed only up to it).
 MAX_DECRYPTORS = max(r.max_decryptors for r in REGIMES)
 
@@ -274,7 +278,8 @@ class WillowKeys(ProtocolKeys):
             return {}
         return {"willow_decryptor_dropout": {
             "decryptor_dropout": f, "text": f"Willow decryptor_dropout {f} (any {self.protocol.decryptors - f} of "
-                                            f"{self.protocol.decryptors} decrypt): the fewest whose committee "
+                                            f"{self.protocol.decryptors} decrypt, in a threshold variant of the "
+                                            "released code): the fewest whose committee "
                                             "meets 2^-40 / 2^-20 at this corruption and dropout"}}
 
     def headline(self) -> str:
@@ -286,7 +291,8 @@ class WillowKeys(ProtocolKeys):
     def rows(self) -> list[tuple[str, str]]:
         p = self.protocol
         rows = [("protocol", f"Willow (KAHE + threshold AHE, a committee of {p.decryptors:,} decryptors drawn from the "
-                             f"{self.clients:,} clients, any {p.decryptors - p.decryptor_dropout:,} decrypt); corrupt "
+                             f"{self.clients:,} clients, any {p.decryptors - p.decryptor_dropout:,} decrypt in a "
+                             "threshold variant; the released Willow code needs every decryptor); corrupt "
                              f"{frac(p.corrupt)}"),
                 ("configuration", f"vector length {self.dimension:,}, bound 2^{self.word_bits} - 1, "
                                   f"{self.clients:,} clients, {p.decryptors:,} decryptors, {p.decryptor_dropout:,} "
@@ -319,7 +325,7 @@ class WillowKeys(ProtocolKeys):
                  ("correctness failure", f"<= {_up(self.correctness)} (an exact rational, shown rounded up: "
                                          f"{self.dropped_clients:,} "
                                          f"dropped clients, Pr[> {p.decryptor_dropout} dropped decryptors]; "
-                                         "target 2^-20)")]
+                                         f"target 2^-20; {THRESHOLD_VARIANT})")]
         rows += [("willow", r) for r in self.reasons]
         return rows + [("source", SOURCE), ("key security", WILLOW_SECURITY)]
 
@@ -337,7 +343,7 @@ class WillowKeys(ProtocolKeys):
             "corrupt_clients": self.corrupt_clients, "dropped_clients": self.dropped_clients,
             "security_failure": frac(self.security), "correctness_failure": frac(self.correctness),
             "security_failure_upper": _up(self.security), "correctness_failure_upper": _up(self.correctness),
-            "bounds_kind": "exact (the _upper texts: decimals rounded up)", "upload_bits": self.ciphertext_bits(), "source": SOURCE}
+            "bounds_kind": "exact (the _upper texts: decimals rounded up)", "correctness_for": THRESHOLD_VARIANT, "upload_bits": self.ciphertext_bits(), "source": SOURCE}
         return {"protocol": WILLOW, "willow": body, "reasons": list(self.reasons), "security": WILLOW_SECURITY,
                 "sum_space": self.sum_space or None}
 

@@ -141,7 +141,7 @@ def simulate_plan(plan: Plan, rounds: int, seed: int, progress: Callback | None 
     wraps, error = plan_bounds(plan)
     certified = wraps if certified is None else certified
     planned_mse = error if planned_mse is None else planned_mse
-    _, seed, _, sharded = check_run(setup, rounds, seed, updates, workers, scheduler, client)
+    _, seed, _, sharded = check_run(setup, rounds, seed, updates, workers, scheduler, client, connect_timeout)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     if sharded and plan.deployment.protocol is not None:
         raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "

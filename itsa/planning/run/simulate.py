@@ -67,7 +67,7 @@ import numpy as np
 import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
 from itsa._util.certified import Certified
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, fraction, run_seed, whole_number
 from itsa._util.dask_run import check_cluster_options, dask_client, map_in_order, worker_count
 from itsa._util.deadline import Deadline
 from itsa._util.progress import Callback, Reporter
@@ -231,19 +231,19 @@ def _uniformity(uploads: list[np.ndarray], modulus: int) -> tuple[float, int, fl
     return stat, bins - 1, float(scipy.special.chdtrc(bins - 1, stat))  # the chi-square survival function
 
 
-def check_run(setup: SimulationSetup, rounds, seed, updates, workers, scheduler, client
+def check_run(setup: SimulationSetup, rounds, seed, updates, workers, scheduler, client, connect_timeout=None
               ) -> tuple[int, int, str, bool]:
     """``(rounds, seed, updates, sharded)`` checked before any work: whole numbers, an update law the setup
     runs, and the cluster's options (``sharded``: the rounds go to Dask)."""
     rounds = whole_number("rounds", rounds, minimum=1, maximum=10**6)
-    seed = whole_number("seed", seed, minimum=0)
+    seed = run_seed(seed)
     kind = choice("updates", updates, Updates.ALL)
     if kind == Updates.UNIFORM and setup.rotation != Rotation.NONE:
         raise InvalidOption("updates: uniform updates are a layering's digit prior; a rotated encoding is run on "
                             "sphere updates")
     sharded = bool(workers) or scheduler is not None or client is not None     # workers=0: here, no Dask
     if sharded:
-        check_cluster_options(workers, scheduler)
+        check_cluster_options(workers, scheduler, connect_timeout)
     return rounds, seed, kind, sharded
 
 
@@ -278,7 +278,8 @@ def simulate(setup: SimulationSetup, rounds: int, seed: int, progress: Callback 
         worker processes, a running cluster's ``scheduler`` address, or a ``client`` already joined; none of
         them (default, or ``workers=0``): every shard here, in order. The result is the same, seed for seed.
     """
-    rounds, seed, kind, sharded = check_run(setup, rounds, seed, updates, workers, scheduler, client)
+    rounds, seed, kind, sharded = check_run(setup, rounds, seed, updates, workers, scheduler, client,
+                                                 connect_timeout)
     clock, report = Deadline.of(time_limit), Reporter(progress, prefix="simulate")
     if sharded and setup.protocol is not None:
         raise InvalidOption("workers: a round under a planned protocol runs in one process (its masks span "
