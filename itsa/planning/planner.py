@@ -128,8 +128,7 @@ class Plan(Displayable):
     verdict: Verdict
     #: the plan in each framework's parameters (:mod:`itsa.planning.frameworks_units`)
     frameworks: Displayable | None = None
-    #: the numbers its sections took, built once (:func:`noise_inputs`); ``None``: a plan assembled by hand
-    inputs: NoiseInputs | None = field(default=None, compare=False)
+    inputs: NoiseInputs | None = field(default=None, compare=False)     # its sections' numbers (None: by hand)
 
     def round_event(self) -> Event:
         """One round's event as the plan accounts it, from its own inputs (:func:`itsa.planning.noise.round_event`)."""
