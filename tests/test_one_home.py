@@ -8,9 +8,11 @@ named like the tail, a ``_shares`` helper, a share count written out again)
 fails here. The one name of the noise scale in digit units is held by
 ``tests/test_glossary.py`` (``noise_scale`` is a name not used).
 
-A noise mechanism is named in its rooms alone (at most four modules of
-``itsa/`` say "skellam" or "binomial"), and Flower in ``itsa/frameworks/``
-alone, but for the one module listed with its reason.
+A noise mechanism's module and its concrete events are imported in their
+rooms alone (an import fence, read from the code's imports: a module may
+name the distribution it samples or bounds, as the samplers and the sampled
+lower bound name the binomial law), and Flower is named in
+``itsa/frameworks/`` alone, but for the one module listed with its reason.
 """
 
 import ast
@@ -93,10 +95,6 @@ def test_every_exception_still_exists(where, what):
 
 # -- a mechanism's word in its rooms; a framework's name in its part ------------------------------------------
 
-#: Most modules of ``itsa/`` that may name a noise mechanism (its plan room, its privacy module, the privacy
-#: part's public names, and one more): every other module asks the mechanism's room
-#: (:mod:`itsa.planning.mechanisms`). The binomial *distribution* is written ``Bin(n, p)`` elsewhere.
-MECHANISM_WORDS = {"skellam": 4, "binomial": 4}
 #: The modules outside ``itsa/frameworks/`` (and the command line) that may name Flower, each with its reason.
 FLOWER_OUTSIDE = {
     "itsa/_util/extras.py": "the one table of optional packages names each extra: flwr is installed by itsa[flower]",
@@ -124,15 +122,6 @@ def _naming(word: str) -> list[str]:
     pattern = re.compile(_WORD.format(word), re.I)
     return sorted(path.relative_to(ROOT).as_posix() for path in LIBRARY.rglob("*.py")
                   if pattern.search(path.read_text(encoding="utf-8")))
-
-
-@pytest.mark.parametrize("word", sorted(MECHANISM_WORDS))
-def test_a_mechanism_is_named_in_its_rooms_alone(word):
-    naming = _naming(word)
-    assert any(path.startswith("itsa/planning/mechanisms/") for path in naming), "the mechanism has no room"
-    assert len(naming) <= MECHANISM_WORDS[word], (
-        f"{word!r} is named in {len(naming)} modules (at most {MECHANISM_WORDS[word]}): {naming}; ask the "
-        "mechanism's room (itsa.planning.mechanisms) for its names, or write the distribution Bin(n, p)")
 
 
 def test_flower_is_named_in_the_frameworks_alone():

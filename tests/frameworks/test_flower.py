@@ -160,12 +160,12 @@ def test_the_snippet_is_python_with_the_arguments():
                           noise_multiplier="1.1")
     namespace: dict = {}
     code = e.snippet().replace("from flwr.server.workflow import SecAggPlusWorkflow", "") \
-        .replace("from flwr.server.strategy import DifferentialPrivacyClientSideFixedClipping", "")
-    exec(compile(code, "snippet", "exec"), {"SecAggPlusWorkflow": lambda **kw: kw, "strategy": None,
+        .replace("from flwr.server.strategy import DifferentialPrivacyClientSideFixedClipping, FedAvg", "")
+    exec(compile(code, "snippet", "exec"), {"SecAggPlusWorkflow": lambda **kw: kw, "FedAvg": lambda: None,
                                             "DifferentialPrivacyClientSideFixedClipping": lambda s, **kw: kw},
          namespace)
     assert namespace["secaggplus"] == e.kwargs
-    assert namespace["strategy"] == {"noise_multiplier": 1.1, "clipping_norm": 1.0, "num_sampled_clients": 1000}
+    assert namespace["dp_strategy"] == {"noise_multiplier": 1.1, "clipping_norm": 1.0, "num_sampled_clients": 1000}
 
 
 def test_distributed_noise_has_no_flower_wrapper():
