@@ -81,11 +81,39 @@ def tree_epsilons(sensitivity_squared: int, noise_multiplier: Fraction, delta: F
     if "did NOT converge" in str(tight.method):
         method = f"{method}; {tight.method}"
     epsilon = Certified("epsilon", tight.low, tight.high, tight.direction, method)
+    return epsilon, _rdp_epsilon(sensitivity_squared, noise_multiplier, delta)
+
+
+def _rdp_epsilon(sensitivity_squared: int, noise_multiplier: Fraction, delta: Fraction) -> EpsilonBound:
+    """TF Privacy's Rényi route: ``ρ q`` with ``ρ = s/(2 z²)``, converted by CKS at :data:`TF_PRIVACY_ORDERS`."""
     rho = Fraction(sensitivity_squared) / (2 * noise_multiplier ** 2)
     term = RdpTerm("tree aggregation (worst pattern)", to_arb(rho), 1,
                    f"Gaussian RDP q s/(2 z^2), s = {sensitivity_squared} (Mironov 2017, Prop. 7)")
-    rdp = to_epsilon(RdpCurve((term,)), delta, Conversion.CKS, orders=TF_PRIVACY_ORDERS)
-    return epsilon, rdp
+    return to_epsilon(RdpCurve((term,)), delta, Conversion.CKS, orders=TF_PRIVACY_ORDERS)
+
+
+def _rdp_multiplier(target: Fraction, delta: Fraction, sensitivity_squared: int) -> Certified:
+    """The least ``z`` whose Rényi-route ε (:func:`_rdp_epsilon`, TF Privacy's orders) meets ``target``.
+
+    That ε's certified upper end decreases in ``z``: bisection keeps ``hi`` meeting the target and ``lo`` not,
+    until ``hi - lo <= hi 10^-9``; ``hi``, rounded up to :data:`Z_DIGITS` significant digits, is printed.
+    """
+    def meets(z: Fraction) -> bool:
+        return _rdp_epsilon(sensitivity_squared, z, delta).epsilon.high <= target
+
+    lo, hi = Fraction(0), Fraction(1)
+    for _ in range(4096):
+        if meets(hi):
+            break
+        lo, hi = hi, 2 * hi
+    while hi - lo > hi / 10**9:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if meets(mid) else (mid, hi)
+    shown = fraction("noise multiplier", safe_decimal(hi, Z_DIGITS))        # rounded up from hi: still meets
+    return Certified("noise multiplier", lo, shown, Direction.UPPER,
+                     f"the least z at which TF Privacy's route (CKS at its orders) meets eps = "
+                     f"{safe_decimal(target, 8)} lies in [{safe_decimal(lo, 8, up=False)}, {safe_decimal(hi, 8)}]; "
+                     "the value shown meets it")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -119,7 +147,7 @@ class TreeAccounting(Displayable):
     target_epsilon : Fraction or None
         The target of a calibration.
     noise_multiplier_rdp : Certified or None
-        A calibration's z by the Rényi route (:func:`itsa.privacy.calibrate`), for comparison.
+        A calibration's z by the Rényi route at TF Privacy's orders (the least z its eps meets the target at).
     """
 
     rounds: int
@@ -219,7 +247,8 @@ def tree(*, max_participations: int, min_separation: int, rounds: int | None = N
     schedule = check_schedule(max_participations, min_separation, per_epoch)
     total, segments = check_restarts(rounds, restarts)
     if per_epoch is not None and len(segments) == 1:
-        raise InvalidOption("per epoch: limits the rounds between two restarts; give --restarts too")
+        raise InvalidOption("per epoch: limits the rounds between two restarts, and one tree has none (give "
+                            "--restarts with two or more tree lengths, or --max-participations alone)")
     if (noise_multiplier is None) == (epsilon is None):
         raise conflict("--noise-multiplier", "--epsilon") if noise_multiplier is not None else InvalidOption(
             "give the noise multiplier to account, or a target epsilon to calibrate")
@@ -238,9 +267,7 @@ def tree(*, max_participations: int, min_separation: int, rounds: int | None = N
                            f"the least z meeting eps = {safe_decimal(target, 8)} on the exact Gaussian curve at mu = "
                            f"sqrt({s})/z (Balle-Wang 2018, Thm 8) lies in [{safe_decimal(found.low, 8, up=False)}, "
                            f"{safe_decimal(found.upper(), 8)}]; the value shown, rounded up, meets the target")
-        from itsa.privacy.calibration import calibrate
-
-        rdp_z = calibrate(target, d, rounds=s, conversion=Conversion.CKS).noise_multiplier
+        rdp_z = _rdp_multiplier(target, d, s)
     else:
         z_used = z
         z_cert = Certified.exact("noise multiplier", z, "given")

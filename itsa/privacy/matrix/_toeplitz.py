@@ -76,9 +76,23 @@ def tree_mean_error(rounds: int, sensitivity_squared: int) -> Fraction:
     return Fraction(sensitivity_squared * sum(bin(t).count("1") for t in range(1, rounds + 1)), rounds)
 
 
+#: A parameter's magnitude (unless 0) lies in [2^-MAGNITUDE_BITS, 2^MAGNITUDE_BITS], a double's range: the exact
+#: products over T rounds of a larger or smaller one grow without bound.
+MAGNITUDE_BITS = 1024
+
+
+def _parameter(name: str, value) -> Fraction:
+    """``value`` read exactly, refused outside a double's range (0 aside) in one line."""
+    x = fraction(name, value)
+    if x and not Fraction(1, 2**MAGNITUDE_BITS) <= abs(x) <= 2**MAGNITUDE_BITS:
+        raise InvalidOption(f"{name}: a magnitude outside [2^-{MAGNITUDE_BITS}, 2^{MAGNITUDE_BITS}] (0 aside) is not "
+                            f"accepted, not {value!s:.40}")
+    return x
+
+
 def _blt_parameters(output_scale: Sequence, buf_decay: Sequence) -> tuple[list[Fraction], list[Fraction]]:
-    omega = [fraction("output scale", w) for w in output_scale]
-    theta = [fraction("buffer decay", t) for t in buf_decay]
+    omega = [_parameter("output scale", w) for w in output_scale]
+    theta = [_parameter("buffer decay", t) for t in buf_decay]
     if len(omega) != len(theta) or not omega:
         raise InvalidOption("blt: give as many output scales as buffer decays (at least one)")
     return omega, theta
@@ -269,7 +283,7 @@ def toeplitz(coefficients: Sequence | None = None, *, rounds: int, max_participa
     pattern = tuple(m * gap for m in range(k))
     if coefficients is not None:
         mechanism = "banded"
-        coef = [fraction("coefficient", c) for c in coefficients][:total]
+        coef = [_parameter("coefficient", c) for c in coefficients][:total]
         if not coef or coef[0] == 0:
             raise InvalidOption("coefficients: give at least one, the first not 0 (C must be invertible)")
         monotone = all(c >= 0 for c in coef) and all(a >= b for a, b in zip(coef, coef[1:]))

@@ -105,3 +105,12 @@ def test_the_tree_beside_uses_the_same_schedule():
 def test_bad_input(kwargs, words):
     with pytest.raises(InvalidOption, match=words):
         toeplitz(rounds=8, max_participations=2, min_separation=1, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"coefficients": ["1", "1e-100000"]}, {"coefficients": ["1", "1e100000"]},
+                                    {"output_scale": ["1e400"], "buf_decay": ["1/2"]},
+                                    {"output_scale": ["1/2"], "buf_decay": ["1e-400"]}])
+def test_a_parameter_beyond_a_doubles_range_is_refused_before_any_work(kwargs):
+    """Exact products of such a parameter over T rounds grow without bound: refused in one line, at once."""
+    with pytest.raises(InvalidOption, match="a magnitude outside"):
+        toeplitz(**kwargs, rounds=10, max_participations=2, min_separation=1)
