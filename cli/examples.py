@@ -2,6 +2,8 @@
 
 import click
 
+from itsa._util.checks import digits_only
+
 from ._common import echo_json, itsa_errors
 from ._progress import time_limited
 
@@ -10,7 +12,7 @@ def _triple(ctx, param, value):
     if value is None:
         return None
     parts = value.split(",")
-    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+    if len(parts) != 3 or not all(digits_only(p.strip()) for p in parts):
         raise click.BadParameter(f"expected three whole numbers U,V,t, not {value!r}")
     return tuple(int(p) for p in parts)
 

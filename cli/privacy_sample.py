@@ -2,6 +2,7 @@
 
 import click
 
+from itsa._util.checks import digits_only
 from itsa._util.deadline import DEFAULT_TIME_LIMIT
 
 from ._common import SECONDS, LibraryChoice, itsa_errors, show
@@ -45,8 +46,9 @@ def sample(law, sigma_squared, coins, count, seed, output, workers, time_limit, 
         if parameter is None:
             raise InvalidOption(f"{law}: give {option}")
         law_of(law, parameter)
-        seed_text(int(seed) if seed.isdigit() else seed)
-        result = run(law, parameter, count, int(seed) if seed.isdigit() else seed, workers=workers,
+        seed = int(seed) if digits_only(seed) else seed
+        seed_text(seed)
+        result = run(law, parameter, count, seed, workers=workers,
                      time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT))
         with atomic_writer(output, binary=True) as fh:
             np.save(fh, result.draws.astype("<i8"))

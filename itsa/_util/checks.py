@@ -38,7 +38,7 @@ from typing import TypeVar
 from itsa.exceptions import InvalidInput, InvalidOption, excerpt
 
 __all__ = ["is_whole", "choice", "whole_number", "positive_number", "fraction", "unknown", "conflict", "dropout_fraction",
-           "number_text", "decimal_order", "read_whole", "whole_range", "run_seed", "MAX_SEED"]
+           "number_text", "digits_only", "MAX_DIGITS", "decimal_order", "read_whole", "whole_range", "run_seed", "MAX_SEED"]
 
 E = TypeVar("E", bound=Enum)
 
@@ -135,6 +135,20 @@ MAX_NUMBER_TEXT = 4300
 MAX_WHOLE = 10**18
 _EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
 _DECIMAL = re.compile(r"^\s*[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$")
+
+
+#: The most digits :func:`digits_only` reads as a number: below the interpreter's own limit on int(text) (4300).
+MAX_DIGITS = 4000
+
+
+def digits_only(text: str) -> bool:
+    """Whether ``text`` is a plain decimal whole number ``int()`` can read at once: ASCII digits, at most
+    :data:`MAX_DIGITS` of them (``str.isdigit`` also accepts ``'²'``, on which ``int`` fails).
+
+    >>> digits_only("2026"), digits_only("²"), digits_only("7" * 5000), digits_only("")
+    (True, False, False, False)
+    """
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
 
 
 def number_text(name: str, text: str, error: type[InvalidInput] = InvalidOption) -> str:

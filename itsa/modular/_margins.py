@@ -38,7 +38,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from itsa._util.certified import Certified, fraction_text, precision, to_arb
-from itsa._util.checks import choice, fraction, whole_number
+from itsa._util.checks import choice, digits_only, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.progress import Callback, Reporter
@@ -593,7 +593,7 @@ def parse_clients(text: str) -> list[int]:
     out = []
     for part in text.split(","):
         p = part.strip().replace("_", "")
-        if not p.isdigit() or int(p) < 1:
+        if not digits_only(p) or int(p) < 1:
             raise InvalidOption(f"clients: {excerpt(part.strip())} is not a whole number >= 1 "
                                 "(write 8,16,32 or 8..4096x2)")
         out.append(int(p))

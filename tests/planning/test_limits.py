@@ -31,7 +31,7 @@ class LookingClock(Deadline):
 def test_the_simulation_looks_at_its_clock_inside_a_round(noise):
     setup = SimulationSetup(clients=12, dimension=40, clip=1, gamma=8, sigma_client=3, modulus=2**20, noise=noise)
     assert simulate(setup, rounds=1, seed=0, time_limit=LookingClock(10**6)).rounds == 1
-    with pytest.raises(TimeLimitReached, match="a round's") as info:
+    with pytest.raises(TimeLimitReached, match="a round's|exact draws of block") as info:
         simulate(setup, rounds=1, seed=0, time_limit=LookingClock(1))     # the look before the round passes
     assert "\n" not in str(info.value)
 

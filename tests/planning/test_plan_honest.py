@@ -39,12 +39,18 @@ def _cli(args, tmp_path):
 # --- bad input: one line, the right reason -------------------------------------------------------
 
 @pytest.mark.parametrize("sigma", ["1e200", "1e350"])
-def test_a_huge_sigma_is_a_plan_not_a_traceback(sigma):
-    """From about 1e160 the rule's float equation divided by zero; past 1e308 it overflowed."""
-    p = itsa.plan(parse_deployment({**SMALL, "privacy": {}, "noise": {"sigma": sigma},
+def test_a_huge_sigma_is_refused_in_one_line_not_a_traceback(sigma):
+    """From about 1e160 the rule's float equation divided by zero; past 1e308 it overflowed. A sigma past 2^256
+    spills the widest word by itself: refused in one line, before any sizing."""
+    with pytest.raises(InvalidDeployment, match=r"noise.sigma: at most 2\^256"):
+        parse_deployment({**SMALL, "privacy": {}, "noise": {"sigma": sigma}, "encoding": {"word_bits": 32}})
+
+
+def test_a_sigma_just_below_the_widest_word_is_a_plan():
+    """1e76 < 2^256: planned (the rule's eps at such noise is 0, certified), and its JSON is plain."""
+    p = itsa.plan(parse_deployment({**SMALL, "privacy": {}, "noise": {"sigma": "1e76"},
                                     "encoding": {"word_bits": 32}}))
-    assert p.heuristic is not None and p.heuristic.epsilon is None
-    assert "overflows" in p.heuristic.reason
+    assert p.heuristic is not None and p.heuristic.epsilon.upper() == 0 and not p.verdict.feasible
     json.dumps(p.to_dict())
 
 
@@ -87,7 +93,7 @@ def test_a_sweep_of_a_plan_whose_epsilon_is_zero_leaks_no_internal_message():
     (central noise: its curve is linear, so the order search reaches eps 0; the sharp distributed bound is
     searched at finite orders)."""
     d = parse_deployment({**SMALL, "privacy": {}, "noise": {"mechanism": "dgauss", "placement": "central",
-                                                             "sigma": "1e200"}, "encoding": {"word_bits": 62}})
+                                                             "sigma": "1e70"}, "encoding": {"word_bits": 62}})
     p = itsa.plan(d)
     assert p.noise.epsilon.upper() == 0
     s = sweep_plan(p, "clients", [10, 20], time_limit=60)

@@ -320,7 +320,7 @@ def read_fleet(path: str | os.PathLike) -> list[dict]:
 def _contents(jobs_texts: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Each deployment's name -> the SHA-256 of its file's text: what its rows (keyed by the name) were planned
     from."""
-    import hashlib
+    import hashlib  # a few deployments' texts, once a run: kept off the module's import
 
     return {read_deployment(text, path).name: hashlib.sha256(text.encode()).hexdigest() for path, text in jobs_texts}
 

@@ -31,16 +31,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from itsa._util.certified import Certified, Direction, exact_text, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.checks import conflict, fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta, to_epsilon
+from itsa.privacy.accounting import Accountant
+from itsa.privacy.conversion import Conversion, EpsilonBound, check_delta
+from itsa.privacy.events import ZcdpEvent
 from itsa.privacy.matrix._forest import Forest, check_restarts
 from itsa.privacy.matrix._worst import Schedule, worst_case
-from itsa.privacy.rdp import RdpCurve, RdpTerm
 from itsa.privacy.tight import gaussian_exact_multiplier, gaussian_tight_epsilon
 
 __all__ = ["tree", "TreeAccounting", "TF_PRIVACY_ORDERS", "tree_epsilons", "check_schedule"]
@@ -87,9 +88,9 @@ def tree_epsilons(sensitivity_squared: int, noise_multiplier: Fraction, delta: F
 def _rdp_epsilon(sensitivity_squared: int, noise_multiplier: Fraction, delta: Fraction) -> EpsilonBound:
     """TF Privacy's Rényi route: ``ρ q`` with ``ρ = s/(2 z²)``, converted by CKS at :data:`TF_PRIVACY_ORDERS`."""
     rho = Fraction(sensitivity_squared) / (2 * noise_multiplier ** 2)
-    term = RdpTerm("tree aggregation (worst pattern)", to_arb(rho), 1,
-                   f"Gaussian RDP q s/(2 z^2), s = {sensitivity_squared} (Mironov 2017, Prop. 7)")
-    return to_epsilon(RdpCurve((term,)), delta, Conversion.CKS, orders=TF_PRIVACY_ORDERS)
+    event = ZcdpEvent(rho=rho, source=f"tree aggregation (worst pattern): Gaussian RDP q s/(2 z^2), "
+                                  f"s = {sensitivity_squared} (Mironov 2017, Prop. 7)")
+    return Accountant(conversion=Conversion.CKS).compose(event).bound(delta, orders=TF_PRIVACY_ORDERS)
 
 
 def _rdp_multiplier(target: Fraction, delta: Fraction, sensitivity_squared: int) -> Certified:

@@ -36,7 +36,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from itsa._util.certified import Certified, exact_text, safe_decimal
-from itsa._util.checks import fraction, is_whole
+from itsa._util.checks import digits_only, fraction, is_whole
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa._util.files import read_text
@@ -67,7 +67,7 @@ class ParticipationLog:
 
 
 def _round(where: str, value) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and digits_only(value.strip()):
         value = int(value.strip())
     if not is_whole(value) or value < 0:
         raise InvalidInput(f"{where}: a round must be a whole number >= 0, not {excerpt(value)}")

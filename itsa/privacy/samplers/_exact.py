@@ -17,7 +17,7 @@ Examples
 >>> x = np.array([0.0, 0.5, 3.25, 800.0])
 >>> p = exp_neg(x)
 >>> [round(float(v), 12) for v in p[:3]], float(p[3])
-([1.0, 0.60653065971, 0.038774207832], 0.0)
+([1.0, 0.606530659713, 0.038774207832], 0.0)
 >>> lo, hi, unbounded = bracket(x)
 >>> bool(lo[0] > 2**63 and unbounded[0]), int(lo[3]), int(hi[3])     # p = 1: every word accepts; p < 2^-64: W = 0 alone is open
 (True, 0, 1)

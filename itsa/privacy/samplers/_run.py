@@ -17,7 +17,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from itsa._util.checks import choice, whole_number
+from itsa._util.checks import choice, digits_only, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.privacy.samplers._coins import CoinsLaw, fair_coins
@@ -44,7 +44,7 @@ def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | CoinsLaw:
     before any draw."""
     kind = choice("law", law, Law)
     if kind is Law.BINOMIAL:
-        if isinstance(parameter, str) and parameter.strip().isdigit():
+        if isinstance(parameter, str) and digits_only(parameter.strip()):
             parameter = int(parameter)
         return CoinsLaw(parameter)
     return _law(parameter)
