@@ -121,7 +121,8 @@ def _journal_rows(folder: Path, layout: Layout) -> list[dict]:
         for number, line in enumerate(lines, 1):
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError:
+                json.dumps(row, ensure_ascii=False).encode("utf-8")     # a lone surrogate ('\\ud800') is no text
+            except (ValueError, UnicodeEncodeError):    # not JSON, an integer past the interpreter's digits, no UTF-8
                 if number == len(lines):
                     break       # the last line cut short by a kill: that item was in flight
                 raise layout.error(f"{path}: line {number} is not a JSON row (a spoiled journal)") from None

@@ -328,8 +328,14 @@ def decode_sum(plan: FlowerPlan, aggregate: np.ndarray, *, reporting: int, round
     An aggregate that no ``reporting`` words can give (``nan``, ``inf``, or beyond ``n Q/2`` before Flower's
     ratio, where its integers would wrap) is refused (:class:`~itsa.exceptions.VerificationError`), never read.
     """
-    n, m, q = reporting, plan.modulus, plan.quantization_range
+    if isinstance(reporting, bool) or not isinstance(reporting, int | np.integer) or not 1 <= reporting <= plan.clients:
+        raise InvalidOption(f"reporting: the clients whose words are summed, a whole number in 1..{plan.clients}, "
+                            f"not {reporting!r:.40}")
+    n, m, q = int(reporting), plan.modulus, plan.quantization_range
     values = np.asarray(aggregate, dtype=np.float64)
+    if values.shape != (plan.row.rotated_dimension,):
+        raise VerificationError(f"Flower's aggregate has shape {values.shape}, not the plan's "
+                                f"({plan.row.rotated_dimension},) words: it is not a sum of words")
     if not np.isfinite(values).all():
         raise VerificationError("Flower's aggregate holds nan or inf: it is not a sum of words")
     with np.errstate(over="ignore"):

@@ -348,11 +348,13 @@ def accuracy_missed(*, total: Fraction, target: Fraction, limit: Fraction | None
               f"target {safe_decimal(target, 6)}")
     if limit is None or not limit > target:
         return reason, None
-    need = math.ceil(survivors * math.sqrt(limit / target))
-    return reason, {"survivors": need, "text": (
+    squared = math.ceil(Fraction(survivors) ** 2 * Fraction(limit) / Fraction(target))   # need^2 >= this, exactly
+    need = math.isqrt(squared - 1) + 1
+    count = f"{need}" if need <= 10**18 else f"about {safe_decimal(Fraction(need), 4)}"
+    return reason, {"survivors": need if need <= 10**18 else None, "text": (
         f"no encoding meets it at this epsilon: the unconstrained limit of Gaussian noise on the sum (the tight "
-        f"continuous Gaussian, no rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {need} survivors, or a "
-        "larger epsilon")}
+        f"continuous Gaussian, no rounding) is {safe_decimal(limit, 6)}; it falls as 1/survivors^2: at least {count} "
+        "survivors, or a larger epsilon")}
 
 
 def mean_square_error(*, dimension: int, gamma: Fraction, noise_variance: Fraction, survivors: int) -> ErrorPlan:

@@ -31,3 +31,20 @@ def test_an_aggregate_no_words_give_is_refused(plan_and_aggregate, value, says):
     spoiled[2] = value
     with pytest.raises(VerificationError, match=says):
         decode_sum(p, spoiled, reporting=5, round_seed=3)
+
+
+@pytest.mark.parametrize("reporting", [0, -1, 6, 10**30, True, 6.5, "5"])
+def test_a_reporting_count_no_round_has_is_refused(plan_and_aggregate, reporting):
+    """0 clients divided by zero (all nan); 10^30 overflowed; True, 6.5 and more clients than the plan's were read."""
+    from itsa.exceptions import InvalidOption
+
+    p, aggregate, _ = plan_and_aggregate
+    with pytest.raises(InvalidOption, match="reporting: the clients whose words are summed"):
+        decode_sum(p, aggregate, reporting=reporting, round_seed=3)
+
+
+@pytest.mark.parametrize("shape", [(6,), (8,), (2, 7)])
+def test_an_aggregate_of_another_shape_is_refused(plan_and_aggregate, shape):
+    p, aggregate, _ = plan_and_aggregate
+    with pytest.raises(VerificationError, match="has shape"):
+        decode_sum(p, np.zeros(shape), reporting=5, round_seed=3)

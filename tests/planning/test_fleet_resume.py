@@ -84,7 +84,11 @@ BAD_LINES = {"a list": ("[1, 2]\n", "not a row"), "no key": ('{"x": 1}\n', "not 
              "int64 overflow": ('{"key": "k", "deployment": "d", "status": "ok", "word": ' + str(2**64) + '}\n',
                                 "not a int64 value"),
              "float overflow": ('{"key": "k", "deployment": "d", "status": "ok", "time": ' + "9" * 400 + '}\n',
-                                "not a float64 value")}
+                                "not a float64 value"),
+             "an integer past the interpreter's digits": ('{"key": "k", "word": ' + "7" * 5000 + '}\n{"key": "k"}\n',
+                                                          "line 1 is not a JSON row"),
+             "a lone surrogate": ('{"key": "\\ud800", "deployment": "d", "status": "ok"}\n{"key": "k"}\n',
+                                  "line 1 is not a JSON row")}
 
 
 def _resume(cli, out, grid="epsilon=2,4"):
@@ -140,6 +144,21 @@ def test_a_resume_after_the_deployment_was_edited_is_refused(cli, finished, tmp_
     (tmp_path / "small.yaml").write_text(FAST)                      # restored: the resume goes on
     res = _resume(cli, out, grid="epsilon=2,4")
     assert res.exit_code == 0 and "2 already done" in res.stdout, res.output
+
+
+@pytest.mark.parametrize("contents", [{}, {"other": "0" * 64}])
+def test_rows_of_a_deployment_whose_hash_is_not_recorded_are_not_resumed(cli, finished, tmp_path, contents):
+    """An attacker's case: the hashes emptied (or the deployment's dropped), then its file edited: the rows cannot
+    be checked against the file, so the resume is refused, not finished with the stale rows."""
+    import json
+
+    out = _copy(finished, tmp_path)
+    meta = json.loads((out / "_fleet.json").read_text())
+    (out / "_fleet.json").write_text(json.dumps({**meta, "contents": contents}))
+    (tmp_path / "small.yaml").write_text(FAST.replace("sigma: 30", "sigma: 31"))
+    before = _snapshot(out)
+    one_line_exit_2(_resume(cli, out), "no record of the file's text")
+    assert _snapshot(out) == before
 
 
 def test_a_deployment_left_out_of_a_resume_stays_checked(cli, finished, tmp_path):

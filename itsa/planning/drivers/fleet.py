@@ -345,6 +345,13 @@ def _check_resume(out, meta: dict) -> None:
         if name in before and before[name] != digest:
             raise InvalidOption(f"{out}: the deployment {name!r} has changed since its rows were planned (its "
                                 "file's text differs); choose another output, or restore the file")
+    unrecorded = [name for name in meta["contents"] if name not in before]
+    if unrecorded:                  # its rows, if any, were planned from a text nobody recorded: not checkable
+        planned = {row.get("deployment") for row in read_rows(out, FLEET_LAYOUT)}
+        stale = sorted(set(unrecorded) & planned)
+        if stale:
+            raise InvalidOption(f"{out}: holds rows of the deployment {stale[0]!r} but no record of the file's text "
+                                "they were planned from, so they cannot be checked; choose another output")
     meta["contents"] = {**before, **meta["contents"]}      # the rows of a deployment not in this run stay checked
 
 

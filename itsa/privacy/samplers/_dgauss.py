@@ -40,6 +40,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from itsa._util.certified import safe_decimal
 from itsa._util.checks import fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
@@ -78,7 +79,8 @@ class DiscreteGaussianLaw:
     def __post_init__(self):
         s2 = self.sigma_squared
         if not MIN_SIGMA_SQUARED <= s2 <= MAX_SIGMA_SQUARED:
-            raise InvalidOption(f"sigma squared: the exact sampler takes [1e-300, (2^46 - 1)^2], not {float(s2):.4g}")
+            raise InvalidOption(f"sigma squared: the exact sampler takes [1e-300, (2^46 - 1)^2], not "
+                                f"{safe_decimal(s2, 4)}")
 
     @property
     def t(self) -> int:
