@@ -27,7 +27,6 @@ True
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -40,7 +39,7 @@ from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _round
 from itsa.privacy.samplers._exact import LazyUniform, bracket
-from itsa.privacy.samplers._stream import BLOCK, BlockStream, stream_key
+from itsa.privacy.samplers._stream import BlockStream, draw_blocks
 
 __all__ = ["fair_coins", "CoinsLaw", "POPCOUNT_COINS", "MAX_COINS"]
 
@@ -164,20 +163,8 @@ def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
-    key, clock = stream_key(seed), Deadline.of(time_limit)
-    first, stop = start // BLOCK, -(-(start + count) // BLOCK)
-    jobs = [(b, min(BLOCK, start + count - b * BLOCK)) for b in range(first, stop)]
-
-    def one(job: tuple[int, int]) -> np.ndarray:
-        clock.check(f"exact Bin(N, 1/2) draws of block {job[0]} (nothing drawn is kept)")
-        return _block(coins, key, *job)
-
-    if workers == 1 or len(jobs) < 2:
-        parts = [one(j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(one, jobs))
-    out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    out = draw_blocks(lambda key, index, size: _block(coins, key, index, size), count=count, start=start, seed=seed,
+                      workers=workers, time_limit=time_limit, what="exact Bin(N, 1/2) draws")
     if len(out) and not (0 <= int(out.min()) and int(out.max()) <= coins):
         raise InvalidOption("fair coins: a draw outside 0..N (a bug: please report it)")
-    return out[start - first * BLOCK:][:count].astype(np.int64)
+    return out.astype(np.int64)

@@ -34,7 +34,6 @@ True
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -45,7 +44,7 @@ from itsa._util.checks import fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._exact import LazyUniform, bracket, exp_neg_ball, geometric_thresholds
-from itsa.privacy.samplers._stream import BLOCK, BlockStream, stream_key
+from itsa.privacy.samplers._stream import BlockStream, draw_blocks
 
 __all__ = ["discrete_gaussian", "geometric", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED", "MAX_DRAWS"]
 
@@ -190,18 +189,6 @@ def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, worker
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
-    key, clock = stream_key(seed), Deadline.of(time_limit)
-    first, stop = start // BLOCK, -(-(start + count) // BLOCK)
-    jobs = [(b, min(BLOCK, start + count - b * BLOCK)) for b in range(first, stop)]
-
-    def one(job: tuple[int, int]) -> np.ndarray:
-        clock.check(f"exact draws of block {job[0]} (nothing drawn is kept)")
-        return _block(law, key, *job)
-
-    if workers == 1 or len(jobs) < 2:
-        parts = [one(j) for j in jobs]
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(one, jobs))
-    out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return out[start - first * BLOCK:][:count].astype(np.int64)
+    out = draw_blocks(lambda key, index, size: _block(law, key, index, size), count=count, start=start, seed=seed,
+                      workers=workers, time_limit=time_limit, what="exact draws")
+    return out.astype(np.int64)

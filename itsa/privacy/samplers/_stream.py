@@ -27,13 +27,16 @@ True
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
+from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 
-__all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream"]
+__all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream", "draw_blocks"]
 
 #: Draws per block: block ``b`` holds draws ``b·BLOCK … (b+1)·BLOCK − 1`` and reads its own keystream.
 BLOCK = 1 << 16
@@ -87,3 +90,26 @@ class BlockStream:
     def word(self) -> int:
         """The next word as a Python int."""
         return int(self.words(1)[0])
+
+
+def draw_blocks(block: Callable[[bytes, int, int], np.ndarray], *, count: int, start: int, seed, workers: int,
+                time_limit, what: str) -> np.ndarray:
+    """Draws ``start .. start + count - 1`` of the stream keyed by ``seed``: every block of :data:`BLOCK` draws that
+    holds one is drawn whole by ``block(key, index, size)`` (on ``workers`` threads), then the range is cut out, so
+    draw ``i`` depends on ``(seed, i)`` alone, however the work is chunked. The clock is looked at before each block
+    (``what`` names the draws in its message); nothing drawn is kept past a time limit."""
+    key, clock = stream_key(seed), Deadline.of(time_limit)
+    first, stop = start // BLOCK, -(-(start + count) // BLOCK)
+    jobs = [(b, min(BLOCK, start + count - b * BLOCK)) for b in range(first, stop)]
+
+    def one(job: tuple[int, int]) -> np.ndarray:
+        clock.check(f"{what} of block {job[0]} (nothing drawn is kept)")
+        return block(key, *job)
+
+    if workers == 1 or len(jobs) < 2:
+        parts = [one(j) for j in jobs]
+    else:
+        with ThreadPoolExecutor(workers) as pool:
+            parts = list(pool.map(one, jobs))
+    out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return out[start - first * BLOCK:][:count]
