@@ -68,3 +68,57 @@ def test_float_up_and_down_past_the_largest_double():
     huge = Fraction(10**400)
     assert float_up(huge) == math.inf and float_down(huge) == 1.7976931348623157e308
     assert float_down(-huge) == -math.inf and float_up(-huge) == -1.7976931348623157e308
+
+
+# -- an attacker's second pass: whole numbers read by one rule, numbers past a float computed exactly ------------
+
+SEVEN_THOUSANDS = "7" * 5000
+
+
+@pytest.mark.parametrize("args, says", [
+    (["dgauss", "--sigma-squared", "1e309"], "not 1e309"), (["dgauss", "--sigma-squared", "1e99999"], "not 1e99999"),
+    (["dgauss", "--sigma-squared", "1e-400"], "not 1e-400"),
+    (["binomial", "--coins", "²"], "coins: must be a whole number"),
+    (["binomial", "--coins", SEVEN_THOUSANDS], "coins: must be a whole number"),
+])
+def test_privacy_sample_refuses_what_it_cannot_read_in_one_line(cli, tmp_path, args, says):
+    """Before: '²' passed str.isdigit and failed int(); 5000 digits failed the interpreter's limit; 1e309 overflowed
+    the range message's float."""
+    res = cli("privacy", "sample", *args, "--count", "5", "--seed", "1", "-o", tmp_path / "d.npy")
+    one_line_exit_2(res, says)
+    assert not (tmp_path / "d.npy").exists()
+
+
+@pytest.mark.parametrize("seed", ["²", SEVEN_THOUSANDS])
+def test_a_seed_that_is_no_plain_number_is_a_seed_text(cli, tmp_path, seed):
+    res = cli("privacy", "sample", "dgauss", "--sigma-squared", "4", "--count", "5", "--seed", seed,
+              "-o", tmp_path / "d.npy")
+    _clean(res)
+    assert (tmp_path / "d.npy").exists()
+
+
+@pytest.mark.parametrize("args", [["examples", "--homogeneous", "²,2,1"], ["modular", "margins", "-K", "²"]])
+def test_a_unicode_digit_is_no_whole_number(cli, args):
+    res = cli(*args)
+    assert res.exit_code == 2 and "Traceback" not in res.output and res.exception is None or \
+        isinstance(res.exception, SystemExit), res.output
+
+
+@pytest.mark.parametrize("value", ["²", SEVEN_THOUSANDS])
+def test_a_tree_log_round_that_is_no_plain_number_is_refused(cli, tmp_path, value):
+    log = tmp_path / "log.csv"
+    log.write_text(f"client,round\na,0\nb,{value}\n")
+    res = cli("privacy", "tree", "--max-participations", "2", "--min-separation", "3", "--rounds", "16",
+              "--noise-multiplier", "1", "--log", log)
+    one_line_exit_2(res, "round")
+
+
+def test_an_accuracy_target_past_a_float_gives_its_verdict(cli, tmp_path):
+    """mse 1e-399: the survivors the limit would need, computed exactly (the float sqrt overflowed)."""
+    path = tmp_path / "d.yaml"
+    path.write_text("clients: 1000\ndimension: 100\nclip: 1\nprivacy: {epsilon: 4, delta: 1e-6, rounds: 10}\n"
+                    "accuracy: {mse: 1e-399}\n")
+    res = cli("plan", path, "--json", "--quiet")
+    _clean(res, codes=(3,))
+    fix = json.loads(res.stdout)["verdict"]["fixes"]["accuracy"]
+    assert fix["survivors"] is None and "at least about 2.388e201 survivors" in fix["text"]   # 1000 sqrt(0.0057 / 1e-399)
