@@ -206,16 +206,49 @@ def dask_client(client=None, scheduler: str | None = None, workers: int | None =
         yield client
         return
     if scheduler is not None:
-        try:
-            c = Client(scheduler, timeout=connect_timeout)
-        except (OSError, ValueError, TypeError) as exc:
-            first = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {scheduler!r}: {first}") from None
+        c = _join(Client, scheduler, connect_timeout)
         with c:
             yield c
         return
     with local_cluster(workers or os.cpu_count() or 1, processes) as c:
         yield c
+
+
+def _join(client_type, scheduler: str, connect_timeout: float):
+    """A client joined to ``scheduler`` within ``connect_timeout`` seconds (and a grace of
+    :data:`JOIN_GRACE`), or :class:`SchedulerUnreachable` in one line.
+
+    Dask's own ``timeout`` bounds the TCP connection, not the handshake after it: a peer that accepts and never
+    answers held the join for ever. The join runs on a daemon thread that the run stops waiting for (it ends
+    with the process).
+    """
+    import threading
+
+    done: dict = {}
+
+    def join() -> None:
+        try:
+            done["client"] = client_type(scheduler, timeout=connect_timeout)
+        except BaseException as exc:  # noqa: BLE001  handed to the caller's thread below
+            done["error"] = exc
+
+    thread = threading.Thread(target=join, name="itsa-dask-join", daemon=True)
+    thread.start()
+    thread.join(connect_timeout + JOIN_GRACE)
+    if thread.is_alive():
+        raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {scheduler!r}: no answer within "
+                                   f"{connect_timeout:g} s (a peer that accepts and never answers)")
+    exc = done.get("error")
+    if isinstance(exc, (OSError, ValueError, TypeError)):
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise SchedulerUnreachable(f"cannot reach the Dask scheduler at {scheduler!r}: {first}") from None
+    if exc is not None:
+        raise exc
+    return done["client"]
+
+
+#: Seconds a join may take past its connect timeout (the handshake after the connection).
+JOIN_GRACE = 5.0
 
 
 def worker_count(c) -> int:

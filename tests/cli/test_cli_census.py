@@ -206,3 +206,21 @@ def test_progress_bar_is_one_line_and_an_interrupt_gets_a_line_of_its_own(cli, m
     lines = re.split(r"[\r\n]", drawn)
     assert max(len(line) for line in lines) < 80                   # never wraps
     assert "4000/5488" in drawn
+
+
+def test_a_scheduler_that_accepts_and_never_answers_is_unreachable_within_the_timeout(cli, tmp_path):
+    """An attacker's case: a loopback peer that takes the TCP connection and says nothing held the join for ever
+    (Dask's own timeout bounds the connection, not the handshake). Now: one line, exit 1, within the connect
+    timeout and its grace, nothing written."""
+    import socket
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        res = cli("census", ROOT / "specs" / "grid-small.yaml", "-o", tmp_path / "r.parquet",
+                  "--scheduler", f"tcp://127.0.0.1:{port}", "--connect-timeout", "1")
+    assert res.exit_code == 1, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no answer within 1 s" in lines[0]
+    assert not (tmp_path / "r.parquet").exists()
