@@ -40,10 +40,8 @@ from functools import lru_cache
 
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.checks import fraction, whole_number
-from itsa.exceptions import InvalidOption
-from itsa.privacy.conversion import check_delta
 from itsa.privacy.pld_grid import UPPER, GridPld, grid_from_bins, self_compose, working_bits
-from itsa.privacy.sampled_pair import grid_setup, loss_bins
+from itsa.privacy.sampled_pair import grid_setup, loss_bins, pair_inputs
 
 __all__ = ["fixed_sampled_grid", "fixed_sampled_epsilon", "zero_atom", "METHOD"]
 
@@ -122,14 +120,7 @@ def fixed_sampled_epsilon(*, mu, rate, rounds: int, delta, slack=0) -> Certified
     slack : number
         ``T δ₀``: the ε is at ``δ − slack``.
     """
-    m = fraction("mu", mu, low=0)
-    g = fraction("sampling rate", rate, low=0, high=1, closed=True)
-    if g == 0:
-        raise InvalidOption("sampling rate: must be > 0")
-    t = whole_number("rounds", rounds, minimum=1)
-    d = check_delta(delta) - fraction("slack", slack, low=0, closed=True)
-    if not d > 0:
-        raise InvalidOption("fixed-size cohort: the slack takes the whole delta")
+    m, g, t, d = pair_inputs(mu, rate, rounds, delta, slack, what="fixed-size cohort")
     eps = _composed(m, g, t, d).epsilon(d)
     if eps is None:
         return None

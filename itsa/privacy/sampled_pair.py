@@ -55,7 +55,7 @@ from itsa.exceptions import InvalidOption
 from itsa.privacy.conversion import check_delta
 from itsa.privacy.pld_grid import LOWER, SIDES, UPPER, GridPld, convolve, grid_from_bins, working_bits
 
-__all__ = ["sampled_gaussian_grid", "sampled_gaussian_delta", "sampled_gaussian_epsilon", "grid_setup", "loss_bins",
+__all__ = ["sampled_gaussian_grid", "sampled_gaussian_delta", "sampled_gaussian_epsilon", "grid_setup", "loss_bins", "pair_inputs",
            "ORDERS", "MAX_BINS",
            "RESOLUTION", "METHOD"]
 
@@ -250,7 +250,10 @@ def _ladder(mu: Fraction, rate: Fraction, order: str, step: Fraction, first: int
     return [_grid(mu, rate, order, step, first, last, bits, side)]
 
 
-def _inputs(mu, rate, rounds: int, delta, slack) -> tuple[Fraction, Fraction, int, Fraction]:
+def pair_inputs(mu, rate, rounds: int, delta, slack, what: str = "sampled Gaussian pair"
+                ) -> tuple[Fraction, Fraction, int, Fraction]:
+    """``(μ, rate, T, δ − slack)`` of a sampled Gaussian pair, each read exactly and checked (one line naming
+    ``what`` when the slack takes the whole ``δ``)."""
     m = fraction("mu", mu, low=0)
     q = fraction("sampling rate", rate, low=0, high=1, closed=True)
     if q == 0:
@@ -258,7 +261,7 @@ def _inputs(mu, rate, rounds: int, delta, slack) -> tuple[Fraction, Fraction, in
     t = whole_number("rounds", rounds, minimum=1)
     d = check_delta(delta) - fraction("slack", slack, low=0, closed=True)
     if not d > 0:
-        raise InvalidOption("sampled Gaussian pair: the slack takes the whole delta")
+        raise InvalidOption(f"{what}: the slack takes the whole delta")
     return m, q, t, d
 
 
@@ -273,7 +276,7 @@ def sampled_gaussian_delta(*, mu, rate, rounds: int, epsilon, delta_hint="1e-6",
     >>> abs(float(d) - 0.12693673750664397) < 1e-4
     True
     """
-    m, q, t, d = _inputs(mu, rate, rounds, delta_hint, 0)
+    m, q, t, d = pair_inputs(mu, rate, rounds, delta_hint, 0)
     side = choice("side", side, SIDES)
     eps = fraction("epsilon", epsilon)
     res = whole_number("resolution", resolution, minimum=1)
@@ -309,7 +312,7 @@ def sampled_gaussian_epsilon(*, mu, rate, rounds: int, delta, slack=0, side: str
     Certified or None
         ``None`` where the upper side's mass at ``+∞`` alone exceeds ``δ`` (no ε found).
     """
-    m, q, t, d = _inputs(mu, rate, rounds, delta, slack)
+    m, q, t, d = pair_inputs(mu, rate, rounds, delta, slack)
     side = choice("side", side, SIDES)
     res = whole_number("resolution", resolution, minimum=1)
     found = []

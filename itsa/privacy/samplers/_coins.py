@@ -39,7 +39,7 @@ from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _round
 from itsa.privacy.samplers._exact import LazyUniform, bracket
-from itsa.privacy.samplers._stream import BlockStream, draw_blocks
+from itsa.privacy.samplers._stream import BlockStream, draw_blocks, fill
 
 __all__ = ["fair_coins", "CoinsLaw", "POPCOUNT_COINS", "MAX_COINS"]
 
@@ -130,13 +130,7 @@ def _block(coins: int, key: bytes, block: int, n: int) -> np.ndarray:
     stream = BlockStream(key, TAG, block)
     if coins <= POPCOUNT_COINS:
         return _popcount_block(coins, stream, n)
-    parts, have, r = [], 0, 0
-    while have < n:
-        part = _envelope_round(coins, stream, ROUNDS[min(r, len(ROUNDS) - 1)])
-        parts.append(part)
-        have += len(part)
-        r += 1
-    return np.concatenate(parts)[:n]
+    return fill(n, lambda size: _envelope_round(coins, stream, size), ROUNDS)
 
 
 def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,

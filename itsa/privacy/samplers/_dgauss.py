@@ -44,7 +44,7 @@ from itsa._util.checks import fraction, whole_number
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._exact import LazyUniform, bracket, exp_neg_ball, geometric_thresholds
-from itsa.privacy.samplers._stream import BlockStream, draw_blocks
+from itsa.privacy.samplers._stream import BlockStream, draw_blocks, fill
 
 __all__ = ["discrete_gaussian", "geometric", "DiscreteGaussianLaw", "MAX_SIGMA_SQUARED", "MIN_SIGMA_SQUARED", "MAX_DRAWS"]
 
@@ -150,13 +150,7 @@ def _round(law: DiscreteGaussianLaw, stream: BlockStream, m: int) -> np.ndarray:
 def _block(law: DiscreteGaussianLaw, key: bytes, block: int, n: int) -> np.ndarray:
     """The first ``n`` draws of ``block`` (``n ≤ BLOCK``)."""
     stream = BlockStream(key, TAG, block)
-    parts, have, r = [], 0, 0
-    while have < n:
-        part = _round(law, stream, ROUNDS[min(r, len(ROUNDS) - 1)])
-        parts.append(part)
-        have += len(part)
-        r += 1
-    return np.concatenate(parts)[:n]
+    return fill(n, lambda size: _round(law, stream, size), ROUNDS)
 
 
 def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, workers: int = 1,

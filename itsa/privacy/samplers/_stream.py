@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 
-__all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream", "draw_blocks"]
+__all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream", "draw_blocks", "fill"]
 
 #: Draws per block: block ``b`` holds draws ``b·BLOCK … (b+1)·BLOCK − 1`` and reads its own keystream.
 BLOCK = 1 << 16
@@ -113,3 +113,15 @@ def draw_blocks(block: Callable[[bytes, int, int], np.ndarray], *, count: int, s
             parts = list(pool.map(one, jobs))
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     return out[start - first * BLOCK:][:count]
+
+
+def fill(n: int, one_round: Callable[[int], np.ndarray], rounds: tuple[int, ...]) -> np.ndarray:
+    """The first ``n`` accepted draws of a rejection sampler: ``one_round(size)`` proposes ``size`` candidates
+    (``rounds[r]`` at its ``r``-th call, the last size repeated) and returns those it accepted, in order."""
+    parts, have, r = [], 0, 0
+    while have < n:
+        part = one_round(rounds[min(r, len(rounds) - 1)])
+        parts.append(part)
+        have += len(part)
+        r += 1
+    return np.concatenate(parts)[:n]
