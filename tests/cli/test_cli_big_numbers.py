@@ -100,8 +100,8 @@ def test_a_seed_that_is_no_plain_number_is_a_seed_text(cli, tmp_path, seed):
 @pytest.mark.parametrize("args", [["examples", "--homogeneous", "²,2,1"], ["modular", "margins", "-K", "²"]])
 def test_a_unicode_digit_is_no_whole_number(cli, args):
     res = cli(*args)
-    assert res.exit_code == 2 and "Traceback" not in res.output and res.exception is None or \
-        isinstance(res.exception, SystemExit), res.output
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.output
 
 
 @pytest.mark.parametrize("value", ["²", SEVEN_THOUSANDS])
