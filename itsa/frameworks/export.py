@@ -397,7 +397,7 @@ def _tff(plan) -> tuple[TffExport, list[str]]:
                             "gaussian_fixed noise multiplier")
     d = plan.deployment
     notes = [f"TFF sizes the shares for the expected {d.clients} clients; the plan's eps "
-             f"<= {plan.noise.epsilon.decimal(6)} counts the fewest {d.survivors} survivors' shares",
+             f"<= {plan.noise.epsilon.decimal(6)} counts the fewest {plan.noise.survivors} survivors' shares",
              "auto_l2_clip is off: adaptive clipping spends privacy the plan does not count"]
     return tff_export(settings, d.dimension), notes
 
@@ -497,6 +497,13 @@ class _Flower(FrameworkTarget):
 class _DpAccounting(FrameworkTarget):
     name = Framework.DP_ACCOUNTING
     help = "dp-accounting (the plan's events, DpEvent named tuples)"
+
+    def check(self, deployment) -> None:
+        if getattr(deployment, "population", None) is not None and str(deployment.noise.kind) == "distributed":
+            raise InvalidOption("export dp-accounting: distributed shares over a sampled cohort are accounted by the "
+                                "combined pair of a fixed-size cohort at its largest rate, the count public, which no "
+                                "dp-accounting event expresses (its SampledWithoutReplacementDpEvent is Renyi-only): "
+                                "the plan's own epsilon is the bound; export a plan without a population, or to tff")
 
     def export(self, plan):
         return _dp_accounting(plan)

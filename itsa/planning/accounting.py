@@ -45,17 +45,19 @@ from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanism import NoiseInputs, coupled, noise_dimension
 from itsa.planning.noise import FULL_ROUND, NoisePlan, full_round, sampling_rate, tightest
-from itsa.planning.rotation import Rotation
+from itsa.planning.rotation import Rotation, rotated_dimension
 from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.accounting import Accountant
+from itsa.privacy.cohort_lower import cohort_lower
 from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import Event
 from itsa.privacy.lattice import MIXTURE
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
+from itsa.privacy.sampled_cohort import Cohort
 from itsa.privacy.sampled_lower import sampled_discrete_lower
 from itsa.privacy.shares import noise_shares
-from itsa.privacy.tightest import SAMPLED_KEY
+from itsa.privacy.tightest import COHORT_KEY, SAMPLED_KEY
 
 __all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift", "sampled_lower",
            "GUARANTEE", "NOISE_NORM_WARNING"]
@@ -85,6 +87,9 @@ def pair_shift(inputs: NoiseInputs, gamma: Fraction) -> int | None:
 def _mechanism(inputs: NoiseInputs, event: Event) -> str | None:
     """Why the bracket does not apply (``None``: it does: a discrete Gaussian, central or in shares, unsampled,
     on an unrotated flat word)."""
+    if inputs.cohort is not None:
+        return ("the sampled cohort's pair is the combined pair of its largest rate and fewest shares (its lower "
+                "bound: a threshold test)")
     if event.sampled_from is not None or sampling_rate(inputs) not in (None, 1):
         return "the Poisson-sampled mechanism's pair is the sampled one (its lower bound: a threshold test)"
     if inputs.layered:
@@ -118,6 +123,8 @@ class NoiseAccounting(Displayable):
     #: randomized rounding's coupled shift the ε is certified at, where it is below the sensitivity and the
     #: upper bound's method takes it (a :class:`~itsa.privacy.coupled.CoupledShift`; ``None``: the worst case)
     certified_shift: CoupledShift | None = None
+    #: distributed shares over a sampled cohort (``None``: none)
+    cohort: Cohort | None = None
 
     def headline(self) -> str:
         low = "none" if self.epsilon_lower is None else self.epsilon_lower.decimal(6)
@@ -138,7 +145,9 @@ class NoiseAccounting(Displayable):
                  + f"({self.rounds_note})")]
         if self.certified_shift is not None:
             rows.append(("certified shift", shift_text(self.certified_shift)))
-        if self.population is not None:
+        if self.cohort is not None:
+            rows.append(("population", f"{self.cohort.describe()} (amplification: {COHORT_TEXT})"))
+        elif self.population is not None:
             rows.append(("population", f"{self.population} clients, {self.sampling} sampling of the round's clients "
                                        f"at rate {frac(self.rate)} (amplification: the Poisson-sampled dominating pair's privacy-loss "
                                        "distribution where it applies, Zhu-Wang 2019 Thm 6 at whole orders for the Renyi bound; add-remove; "
@@ -154,7 +163,26 @@ class NoiseAccounting(Displayable):
                 "rounds_affordable": self.rounds_affordable, "rounds_affordable_note": self.rounds_note,
                 "population": self.population, "sampling": self.sampling,
                 "sampling_rate": frac(self.rate), "guarantee": GUARANTEE,
-                "certified_shift": shift_dict(self.certified_shift)}
+                "certified_shift": shift_dict(self.certified_shift),
+                **({} if self.cohort is None else {"cohort": cohort_dict(self.cohort)})}
+
+
+#: How a sampled cohort of distributed shares is accounted, in words.
+COHORT_TEXT = ("neighbours replace one member's record in a population of fixed size (zeroing out one member's "
+               "update is a case), the cohort's count public; given its count a round is a fixed-size cohort, "
+               "dominated by the combined pair of the largest rate and the fewest survivors' shares (privacy-loss "
+               "distribution), or the full round's Renyi bound; the count's tails in delta. The server of the "
+               "secure aggregation must not learn who was sampled: against one that does, the guarantee is the "
+               "unsampled round's")
+
+
+def cohort_dict(cohort: Cohort) -> dict:
+    """A sampled cohort as plain data."""
+    return {"sampling": cohort.sampling, "population": cohort.population, "expected": cohort.expected,
+            "rate": frac(Fraction(cohort.expected, cohort.population)), "low": cohort.low, "high": cohort.high,
+            "rate_bounded": frac(cohort.rate), "tails_per_round": frac(cohort.failure),
+            "tails_direction": "upper bound", "neighbours": "replace-one over the population (zero-out a case), "
+            "the count public", "note": COHORT_TEXT}
 
 
 def shift_text(shift: CoupledShift) -> str:
@@ -182,11 +210,14 @@ _METHODS = {"rdp": "the Renyi accountant", "dominating": "the Gaussian pair domi
             "mixture": "a Bin(T, q)-weighted mixture of the Gaussian pairs dominating the coupled shift and the sensitivity "
                        "(conditional rounding's retries coupled), through its privacy-loss distribution",
             SAMPLED_KEY: "the Poisson-sampled Gaussian pair dominating every sampled round, through its "
-                         "privacy-loss distribution on a certified grid"}
+                         "privacy-loss distribution on a certified grid",
+            COHORT_KEY: "the combined pair of a fixed-size cohort at the cohort's largest rate and its fewest "
+                        "survivors' shares (the count public, replace-one), through its privacy-loss distribution on "
+                        "a certified grid"}
 #: A Poisson-sampled round's ε from its full round's bound (``<key>-full``): it holds for the sampled round.
 _METHODS.update({f"{key}-full": f"{text}, of the full (unsampled) round, which bounds its Poisson sample too "
                                 "(add-remove, noise added once: sampling never hurts)"
-                 for key, text in list(_METHODS.items()) if key != SAMPLED_KEY})
+                 for key, text in list(_METHODS.items()) if key not in (SAMPLED_KEY, COHORT_KEY)})
 
 
 class _Bounds:
@@ -204,7 +235,7 @@ class _Bounds:
         self.why_not = _mechanism(inputs, event)
         #: a Poisson-sampled round of central noise: its own privacy-loss bound, the sampled dominating pair's
         self.sampled = (event.sampled_from is not None and inputs.kind is NoiseKind.CENTRAL
-                        and not inputs.layered and event.sampled_from.pld_bracket)
+                        and not inputs.layered and event.sampled_from.pld_bracket) or inputs.cohort is not None
         self.shares = noise_shares(self.d.clients, self.d.dropout, distributed=str(noise.kind) == "distributed").privacy
         #: where the noise lives: the rotated (padded) dimension
         self.dimension = noise_dimension(inputs)
@@ -223,7 +254,7 @@ class _Bounds:
         found = tightest(self.d, self.event, rounds, self.gamma)
         if found is None:
             return None
-        key = (SAMPLED_KEY if self.sampled else "pld" if self.dimension == 1 else
+        key = (COHORT_KEY if self.d.cohort is not None else SAMPLED_KEY if self.sampled else "pld" if self.dimension == 1 else
                "mixture" if str(found.method).startswith(MIXTURE) else "dominating")
         return found, key
 
@@ -250,7 +281,8 @@ class _Bounds:
             return ("the smallest of the sampled round's " + ("Renyi and PLD bounds" if self.sampled else "Renyi bound")
                     + " and the full round's "
                     + ("Renyi bound" if self.full.why_not is not None else "Renyi and PLD bounds"))
-        return "the smaller of the Renyi and PLD bounds" if self.why_not is None else "Renyi"
+        return ("the smaller of the Renyi and PLD bounds" if self.why_not is None or self.d.cohort is not None
+                else "Renyi")
 
 
 def rounds_affordable(epsilon_at: Callable[[int], Fraction], epsilon: Fraction, start: int,
@@ -314,7 +346,7 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
     shift = pair_shift(inputs, gamma) if bounds.why_not is None else None
     if bounds.why_not is None and shift is None:
         note = "no neighbouring pair of this encoding is certified here (rotation or stochastic rounding)"
-    if bounds.why_not is None or bounds.full is not None:
+    if bounds.why_not is None or bounds.full is not None or inputs.cohort is not None:
         epsilon, how = best = bounds.best(rounds)
     if shift is not None:
         top = math.floor(noise.sensitivity.upper())
@@ -357,7 +389,9 @@ def account_noise(inputs: NoiseInputs, noise: NoisePlan, event: Event, gamma: Fr
                           rounds_note=rounds_note, delta=delta, rounds=rounds,
                           population=inputs.population,
                           sampling=None if inputs.population is None else str(inputs.sampling),
-                          rate=sampling_rate(inputs), warnings=warnings, certified_shift=certified_shift)
+                          rate=sampling_rate(inputs) if inputs.cohort is None else
+                          Fraction(inputs.cohort.expected, inputs.cohort.population), warnings=warnings,
+                          certified_shift=certified_shift, cohort=inputs.cohort)
     return replace(noise, epsilon=epsilon, accounting=acc, warnings=noise.warnings + warnings)
 
 
@@ -366,6 +400,8 @@ def sampled_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
     """A Poisson-sampled central round's lower bound (:func:`itsa.privacy.sampled_lower.sampled_discrete_lower`,
     the pair of :func:`pair_shift`), the ratio of ``epsilon`` to it and the note; ``None`` where no pair is
     certified."""
+    if inputs.cohort is not None:
+        return _cohort_lower(inputs, noise, gamma, epsilon)
     rate = sampling_rate(inputs)
     # stochastic rounding keeps the pair exact too: floor(gamma S) and 0 are integers, their own roundings
     exact = replace(inputs, rounding=Rounding.NEAREST) if inputs.rounding is Rounding.STOCHASTIC else inputs
@@ -379,6 +415,34 @@ def sampled_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
                                    delta=noise.delta)
     note = (f"one client's update +-(floor(gamma S)/gamma) e_1 in the sample with probability {frac(rate)}: the "
             f"sums differ by {k} on one coordinate when it is; {noise.rounds} rounds through {lower.method}")
+    if not lower.lower() > 0:
+        return lower, None, note + "; no test beats delta here: the lower bound is trivial"
+    with precision():
+        ratio = Certified.from_arb("ratio", to_arb(epsilon.upper()) / to_arb(lower.lower()), Direction.UPPER,
+                                   "the plan's epsilon over the lower bound")
+    return lower, ratio, note
+
+
+def _cohort_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilon: Certified
+                  ) -> tuple[Certified | None, Certified | None, str]:
+    """A sampled cohort's lower bound (:func:`itsa.privacy.cohort_lower.cohort_lower`): one member's update
+    ``±a e_1`` whose encoding is whole (``⌊γS⌋`` on one coordinate, or ``m = ⌊γS/√d'⌋`` on all ``d'`` after the
+    Hadamard rotation), rounded to nearest or stochastically; ``None`` for another encoding."""
+    assert inputs.cohort is not None
+    rotated = rotated_dimension(inputs.dimension, inputs.rotation)
+    top = gamma * inputs.clip
+    if inputs.rounding not in (Rounding.NEAREST, Rounding.STOCHASTIC) or inputs.rotation not in (
+            Rotation.NONE, Rotation.HADAMARD):
+        return None, None, "no neighbouring pair of this encoding is certified here (a DFT rotation, or conditional rounding)"
+    copies = 1 if inputs.rotation is Rotation.NONE else rotated
+    m = math.isqrt(math.floor(top * top / copies))          # m^2 d' <= (gamma S)^2: the update fits the clip
+    if m < 1:
+        return None, None, "the clip is below one step of the rotated encoding: no whole-valued pair"
+    lower = cohort_lower(sigma=noise.sigma_client, shift=m, copies=copies, cohort=inputs.cohort,
+                         rounds=noise.rounds, delta=noise.delta, dropout=inputs.cohort.dropout)
+    where = "on one coordinate" if copies == 1 else f"on all {copies} rotated coordinates (their sum the statistic)"
+    note = (f"one member's update +-a e_1 whose encoding is {m} {where}, every other 0; {noise.rounds} rounds "
+            f"through {lower.method}")
     if not lower.lower() > 0:
         return lower, None, note + "; no test beats delta here: the lower bound is trivial"
     with precision():

@@ -150,22 +150,25 @@ MAX_POPULATION = 10**12
 
 
 def _population(population, sampling, clients: int, deployment) -> tuple[int | None, Sampling]:
-    """The population's checks: at least the round's clients, Poisson sampling, add-remove, central noise."""
+    """The population's checks: at least the round's clients; central noise Poisson-sampled with add-remove
+    neighbours, distributed shares over a Poisson or fixed-size cohort with replace-one neighbours."""
     how = choice("sampling", sampling, Sampling, error=_ERR)
     if population is None:
         return None, how
     n = whole_number("population", population, minimum=1, maximum=MAX_POPULATION, error=_ERR)
     if n < clients:
         raise _ERR(f"population: must be at least the round's clients ({clients}), not {n}")
-    if how is Sampling.FIXED:
-        raise _ERR("sampling: fixed-size sampling (exactly K of N) has no certified Renyi bound here (the "
-                   "amplification bound used, Zhu-Wang 2019 Thm 6, holds for Poisson sampling); give sampling: poisson")
-    if deployment.adjacency is not Adjacency.ADD_REMOVE:
+    if deployment.noise.kind is NoiseKind.DISTRIBUTED:        # shares over a sampled cohort, its count public
+        if deployment.adjacency is not Adjacency.REPLACE_ONE:
+            raise _ERR("population: distributed shares over a sampled cohort are accounted with the cohort's count "
+                       "public, for neighbours that replace one member's record (zeroing out its update is a case); "
+                       "give adjacency: replace-one")
+    elif how is Sampling.FIXED:
+        raise _ERR("sampling: fixed-size sampling (exactly K of N) is accounted here for distributed shares; with "
+                   "central noise give sampling: poisson (Zhu-Wang 2019 Thm 6 holds for Poisson sampling)")
+    elif deployment.adjacency is not Adjacency.ADD_REMOVE:
         raise _ERR("population: the Poisson-sampled bound holds for add-remove neighbours (one user in or out of "
                    "the population); give adjacency: add-remove")
-    if deployment.noise.kind is not NoiseKind.CENTRAL:
-        raise _ERR("population: a Poisson sample's size is random, and distributed shares are certified for a fixed "
-                   "number of survivors; give noise: central (added once to the sum)")
     if deployment.encoding.layered:
         raise _ERR("population: a PSA layering's layers share one sample per round, and the sampled bound here "
                    "holds for one release per sample; give a flat word (encoding.word_bits) or no population")

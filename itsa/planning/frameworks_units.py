@@ -418,7 +418,8 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
     else:
         notes.append(CENTRAL_NOTE)
     if inputs.population is not None:
-        notes.append(population_note(clients=K, population=inputs.population))
+        notes.append(population_note(clients=K, population=inputs.population) if inputs.cohort is None else
+                     f"the plan's epsilon counts {inputs.cohort.describe()}, its count public")
     wrappers = central_wrappers(sigma=noise.sigma_client, gamma=gamma, clip=clip, clients=K, distributed=distributed)
     return FrameworkUnits(tff_noise_multiplier=z, tff=tff, gaussian_noise_multiplier=noise.noise_multiplier,
                           sensitivity_data=sensitivity, wrappers=wrappers, notes=tuple(notes), pair=pair,

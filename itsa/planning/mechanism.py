@@ -52,12 +52,13 @@ from itsa.privacy.events import (
     Event,
 )
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
+from itsa.privacy.sampled_cohort import Cohort, fixed_cohort, poisson_cohort
 from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "room_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
-           "coupling_beta", "COUPLED_SHARE", "BETA_CHOSEN"]
+           "coupling_beta", "cohort_inputs", "COUPLED_SHARE", "BETA_CHOSEN"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +69,8 @@ class NoiseInputs:
 
     ``clients`` and ``dropout`` give the fewest survivors (:attr:`survivors`); ``sigma`` is the file's share
     (``None``: calibrated); ``radix`` and ``layers`` a PSA layering's (``None``: a flat word); ``population``
-    the clients a round's are Poisson-sampled from (``None``: no sampling).
+    the clients a round's are Poisson-sampled from (``None``: no sampling); ``cohort`` the sampled cohort of
+    distributed shares the inputs are sized for (:func:`cohort_inputs`; ``None``: none).
     """
 
     clients: int
@@ -89,6 +91,7 @@ class NoiseInputs:
     sampling: Sampling = Sampling.POISSON
     radix: int | None = None
     layers: int | None = None
+    cohort: Cohort | None = None
 
     def __post_init__(self):
         whole_number("clients", self.clients, minimum=1)
@@ -108,6 +111,30 @@ class NoiseInputs:
     @property
     def layered(self) -> bool:
         return self.radix is not None
+
+
+def cohort_inputs(inputs: NoiseInputs) -> NoiseInputs:
+    """Distributed shares over a sampled population: the inputs sized for its cohort (else as they are).
+
+    The words summed are at most the cohort's largest count ``k_hi`` (``clients``), the shares ε counts the
+    fewest survivors of its smallest ``k_lo`` (the ``dropout`` made ``1 − survivors/k_hi``), and ``cohort`` says
+    how it is drawn (:mod:`itsa.privacy.sampled_cohort`): a fixed size ``K``, or a Poisson count of mean ``K``.
+
+    >>> n = cohort_inputs(NoiseInputs(clients=5000, dimension=10, clip=Fraction(1), epsilon=Fraction(2),
+    ...                               population=10**6, dropout=Fraction(1, 10)))
+    >>> n.clients == n.cohort.high > 5000, n.survivors == n.cohort.low - n.cohort.low // 10
+    (True, True)
+    """
+    if inputs.population is None or inputs.kind is not NoiseKind.DISTRIBUTED or inputs.cohort is not None:
+        return inputs
+    if inputs.sampling is Sampling.FIXED:
+        cohort = fixed_cohort(population=inputs.population, size=inputs.clients)
+    else:
+        cohort = poisson_cohort(population=inputs.population, expected=inputs.clients, rounds=inputs.rounds,
+                                delta=inputs.delta)
+    cohort = replace(cohort, dropout=inputs.dropout)
+    fewest = survivors_under(cohort.low, inputs.dropout)
+    return replace(inputs, clients=cohort.high, dropout=1 - Fraction(fewest, cohort.high), cohort=cohort)
 
 
 def mechanism_of(inputs: NoiseInputs) -> Mechanism:

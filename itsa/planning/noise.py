@@ -63,6 +63,7 @@ from itsa.privacy.conversion import EpsilonBound
 from itsa.privacy.events import Event, PsaLayersEvent
 from itsa.privacy.neighbours import Adjacency
 from itsa.privacy.neighbours import layer_sensitivity as privacy_layer_sensitivity
+from itsa.privacy.sampled_cohort import CohortEvent
 from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
@@ -80,7 +81,14 @@ def sampling_rate(inputs: NoiseInputs) -> Fraction | None:
 
 
 def sampled(inputs: NoiseInputs, make: Callable[[Fraction], Event]) -> Callable[[Fraction], Event]:
-    """One round's event maker, run on the population's Poisson sample when there is one."""
+    """One round's event maker, run on the population's Poisson sample when there is one (distributed shares:
+    on the inputs' sampled cohort, :class:`~itsa.privacy.sampled_cohort.CohortEvent`)."""
+    if inputs.cohort is not None:
+        cohort = inputs.cohort
+
+        def on_cohort(sigma: Fraction) -> Event:
+            return CohortEvent(event=make(sigma), cohort=cohort)
+        return on_cohort
     rate = sampling_rate(inputs)
     if rate is None or rate == 1:
         return make

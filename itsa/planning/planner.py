@@ -51,16 +51,9 @@ from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, siz
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
-from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, coupling_beta, gaussian_limit, room_of
+from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, cohort_inputs, coupling_beta, gaussian_limit, room_of
 from itsa.planning.mechanisms import never_wrap_fix
-from itsa.planning.noise import (
-    NoisePlan,
-    calibrated_sigma,
-    epsilon_at,
-    round_event,
-    sensitivity,
-    size_layered_noise,
-)
+from itsa.planning.noise import NoisePlan, calibrated_sigma, epsilon_at, round_event, sensitivity, size_layered_noise
 from itsa.planning.protocols import protocol_reasons
 from itsa.planning.rotation import Rotation
 from itsa.planning.scale import smallest_word_at, wrap_at
@@ -197,7 +190,7 @@ def noise_inputs(deployment: Deployment) -> NoiseInputs:
                     layers=e.layers)
     if e.rounding is Rounding.CONDITIONAL and not e.beta_named:        # the file leaves beta to the plan
         n = replace(n, beta=coupling_beta(n))
-    return n
+    return cohort_inputs(n)         # distributed shares over a sampled population: sized for its cohort
 
 
 def flat_inputs(deployment: Deployment) -> FlatInputs:
@@ -506,8 +499,10 @@ def _gate(deployment: Deployment) -> GatePlan | None:
 
 def _keys(deployment: Deployment, instance: str | None, payload: PayloadPlan, deadline: Deadline, seed: int,
           report: Reporter):
-    """The keys section (:func:`itsa.planning.sections.size_deployment_keys`) at the deployment's numbers."""
-    return size_deployment_keys(protocol=deployment.protocol, instance=instance, clients=deployment.clients,
+    """The keys section (:func:`itsa.planning.sections.size_deployment_keys`) at the deployment's numbers (a
+    sampled cohort's clients: its largest count, :func:`noise_inputs`)."""
+    clients = noise_inputs(deployment).clients
+    return size_deployment_keys(protocol=deployment.protocol, instance=instance, clients=clients,
                                 dropout=deployment.dropout, dimension=deployment.dimension, name=deployment.name,
                                 payload=payload, time_limit=deadline.left(), seed=seed, report=report)
 

@@ -72,7 +72,18 @@ def _classic(d: NoiseInputs) -> bool:
 
 def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_round: bool) -> Certified:
     """Certified probability that the round's sum (``per_round``, else one coordinate) wraps a ``bits``-bit
-    word at scale ``γ`` and share ``σ`` (an upper bound)."""
+    word at scale ``γ`` and share ``σ`` (an upper bound); over a Poisson cohort, for its largest count ``k_hi``
+    of words and shares, plus the probability that the count is above it."""
+    found = _wrap_at(d, bits, gamma, sigma, per_round=per_round)
+    above = Fraction(0) if d.cohort is None else d.cohort.above
+    if not above:
+        return found
+    return Certified(found.name, found.low, min(Fraction(1), found.high + above), Direction.UPPER,
+                     f"{found.method}; plus P(count > {d.cohort.high}) <= {safe_decimal(above, 3)} (the Poisson "
+                     "cohort's count past the words summed, an exact binomial tail)")
+
+
+def _wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_round: bool) -> Certified:
     shares = noise_shares(d.clients, d.dropout, distributed=d.kind is NoiseKind.DISTRIBUTED).wrap
     if _classic(d):
         return wrap_probability(word_bits=bits, clients=d.clients, bound=data_bound(d.clients, gamma, d.clip),

@@ -57,7 +57,7 @@ from itsa.privacy.conversion import check_delta
 from itsa.privacy.discrete_gaussian import normaliser
 from itsa.privacy.pld import gauss_sum
 
-__all__ = ["sampled_discrete_lower", "bernoulli_lower", "threshold_probabilities", "METHOD"]
+__all__ = ["sampled_discrete_lower", "bernoulli_lower", "threshold_probabilities", "binomial_tail", "METHOD"]
 
 #: Working precision of the balls.
 BITS = 256
@@ -108,6 +108,16 @@ def _count_at(n: int, p: flint.arb, m: int, upper_tail: bool) -> flint.arb:
         if ball.is_finite() and ball.rad() < ball.mid().abs_lower() * flint.arb(2) ** -40:
             return ball
     return ball
+
+
+def binomial_tail(n: int, p: flint.arb, m: int, upper_tail: bool) -> flint.arb:
+    """``P(Bin(n, p) ≥ m)`` (``upper_tail``) or ``P(Bin(n, p) ≤ m)``, a ball (the incomplete beta function, the
+    one home of a binomial tail in balls).
+
+    >>> float(binomial_tail(10, flint.arb(1) / 2, 9, True).mid())      # (10 + 1)/1024
+    0.0107421875
+    """
+    return _count_at(whole_number("n", n, minimum=1), p, int(m), bool(upper_tail))
 
 
 def bernoulli_lower(*, a: flint.arb, b: flint.arb, rounds: int, delta, count: int, upper_tail: bool) -> Fraction:

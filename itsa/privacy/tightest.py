@@ -40,19 +40,22 @@ from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import DiscreteGaussianEvent, DistributedDiscreteGaussianEvent, Event
 from itsa.privacy.lattice import dominating_epsilon, dominating_pair, mixture_epsilon
 from itsa.privacy.pld import pair_epsilon
+from itsa.privacy.sampled_cohort import CohortEvent, cohort_epsilon
 from itsa.privacy.sampled_pair import sampled_gaussian_epsilon
 from itsa.privacy.subsampled import PoissonSampledEvent
 
-__all__ = ["pld_epsilon", "sampled_epsilon", "calibrate_tightest", "PLD_METHOD_KEYS", "SAMPLED_KEY"]
+__all__ = ["pld_epsilon", "sampled_epsilon", "calibrate_tightest", "PLD_METHOD_KEYS", "SAMPLED_KEY", "COHORT_KEY"]
 
 #: Significant digits of a calibrated scale (rounded up and certified there), as :mod:`itsa.privacy.calibration`'s.
 DIGITS = 6
 #: The method key of a Poisson-sampled round's bound (:func:`sampled_epsilon`): the dominating pair, sampled.
 SAMPLED_KEY = "dominating-sampled"
+#: The method key of a round of distributed shares over a sampled cohort (:mod:`itsa.privacy.sampled_cohort`).
+COHORT_KEY = "dominating-cohort"
 #: The method keys :func:`pld_epsilon` answers with: the worst pair's own (``d = 1``), the dominating pair's, a
 #: Bin(T, q) mixture of dominating pairs' (conditional rounding coupled, its mismatch composed), or the dominating
 #: pair's Poisson sample's.
-PLD_METHOD_KEYS = ("pld", "dominating", "mixture", SAMPLED_KEY)
+PLD_METHOD_KEYS = ("pld", "dominating", "mixture", SAMPLED_KEY, COHORT_KEY)
 
 
 def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = None,
@@ -82,6 +85,8 @@ def pld_epsilon(event: Event, *, rounds: int, delta, dimension: int | None = Non
         smoothing condition that fails, a sensitivity below one step).
     """
     dim: int | None
+    if isinstance(event, CohortEvent):
+        return cohort_epsilon(event, rounds=rounds, delta=delta, dimension=dimension, shift=shift)
     if isinstance(event, PoissonSampledEvent):
         return sampled_epsilon(event, rounds=rounds, delta=delta, dimension=dimension, shift=shift)
     if isinstance(event, DistributedDiscreteGaussianEvent):

@@ -258,7 +258,10 @@ def beside_plan(inputs: NoiseInputs, noise, encoding, event=None, *, overflow: F
     if d.population is not None:
         honest = HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None,
                             reason="the rule's shares would come from a Poisson sample of random size, which no "
-                                   "bound here certifies (the plan's noise over a population is central)")
+                                   "bound here certifies (the plan's noise over a population is central)"
+                            if d.cohort is None else
+                            "the rule sizes its shares for the expected clients of a sampled cohort, which no bound "
+                            "here certifies (the plan sizes them for the fewest survivors of its smallest count)")
     else:
         honest = _honest(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency,
                          epsilon=target, overflow=overflow, per_round=per_round,
