@@ -89,7 +89,8 @@ class Cohort:
     low, high : int
         ``k_lo ≤ k_hi``: the counts the round's bound holds for.
     below, above : Fraction
-        ``P(K < k_lo)`` and ``P(K > k_hi)``, upper bounds (exact rationals).
+        ``P(0 < K < k_lo)`` and ``P(K > k_hi)``, upper bounds (exact rationals); an empty cohort releases nothing
+        (the same law in both worlds), so it is not counted.
     dropout : Fraction
         The fraction of a cohort that may drop out.
     """
