@@ -101,7 +101,7 @@ def test_the_bound_a_population_plan_takes_is_named(small):
 
 @pytest.mark.parametrize(("change", "word"), [({"sampling": "fixed"}, "fixed-size"),
                                               ({"adjacency": "replace-one"}, "add-remove"),
-                                              ({"noise": {"kind": "distributed", "sigma": 400}}, "central"),
+                                              ({"noise": {"kind": "distributed", "sigma": 400}}, "replace-one"),
                                               ({"population": 50}, "at least"),
                                               ({"encoding": {"radix": 3, "layers": 4}}, "layering")])
 def test_population_refusals(change, word):
