@@ -36,6 +36,10 @@ OTHER_TAILS = {
     ("itsa/planning/gate.py", "_beta_tail"): "a binomial tail of the gate's flags",
     ("itsa/privacy/discrete_gaussian.py", "_gauss_integral_tail"): "a Gaussian integral, the truncated mass's rest",
     ("itsa/privacy/discrete_gaussian.py", "tail_mass"): "the exact mass a truncated sampler drops, enclosed",
+    ("itsa/privacy/sampled_lower.py", "binomial_tail"): "a binomial tail (incomplete beta in balls), not the noise's",
+    ("itsa/privacy/sampled_cohort.py", "_tail"): "the cohort count's binomial tail (binomial_tail) as a rational",
+    ("itsa/privacy/cohort_lower.py", "share_sum_tail"): "a sum of shares' law over a half-line enclosed both ways "
+                                                        "(its sub-Gaussian rest from itsa.privacy.tails)",
 }
 #: Functions with ``shares`` in their name that count something else, and what.
 OTHER_SHARES = {

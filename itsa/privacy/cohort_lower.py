@@ -26,8 +26,8 @@ The ``T`` rounds' count of bits is then tested as in
 ``F`` is certified from the sum's law: ``|P(X = y) − e^(−y²/(2V))/(θ^N' √(2πV))| ≤ E``
 (:func:`itsa.privacy.lattice.sum_error`, ``V = N' σ²``, ``N'`` the shares summed), the
 Gaussian's sum over ``[c, M]`` enclosed by :func:`itsa.privacy.pld.gauss_sum`,
-``E`` counted on every integer of ``[c, M]``, and ``P(X > M) ≤ e^(−M²/(2V))``
-(a sum of discrete Gaussians is ``V``-sub-Gaussian). The proof is in the privacy page of the docs.
+``E`` counted on every integer of ``[c, M]``, and ``P(X > M) ≤ 2 e^(−M²/(2V))``
+(a sum of discrete Gaussians is ``V``-sub-Gaussian: :func:`itsa.privacy.tails.subgaussian_tail`). The proof is in the privacy page of the docs.
 
 Examples
 --------
@@ -55,6 +55,7 @@ from itsa.privacy.pld import gauss_sum
 from itsa.privacy.sampled_cohort import Cohort
 from itsa.privacy.sampled_lower import BITS, THRESHOLDS, _float_log_counts, bernoulli_lower, binomial_tail
 from itsa.privacy.shares import survivors_under
+from itsa.privacy.tails import subgaussian_tail
 
 __all__ = ["cohort_lower", "share_sum_tail", "METHOD", "WINDOW"]
 
@@ -88,7 +89,7 @@ def share_sum_tail(x: int, *, sigma, shares: int) -> flint.arb:
         top = max(c, 0) + REACH * (math.isqrt(int(float(var.upper())) + 1) + 1)
         lo, hi = gauss_sum(c, top, 0, var)
         count = top - c + 1
-        beyond = (-(to_arb(top) ** 2) / (2 * var)).exp()
+        beyond = subgaussian_tail(top, var)           # P(X > M) <= P(|X| >= M): the sub-Gaussian tail's home
         low = (norm * lo - error * count).lower()
         high = (norm * hi + error * count + beyond).upper()
         low = max(low, flint.arb(0).lower())
