@@ -28,7 +28,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.encoding import EncodingPlan
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of
+from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of, sampled_limit
 from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, erasure_probability, rotated_dimension, rounded_sum
@@ -152,12 +152,21 @@ def _choose(d: FlatInputs, sizer, deadline: Deadline) -> tuple[Fraction, int, st
             "the fewest bits whose certified wrap probability meets the overflow target")
 
 
+#: The sampled cohort's limit, in words (:func:`itsa.planning.mechanism.sampled_limit`).
+SAMPLED_LIMIT = ("the Poisson-sampled continuous Gaussian at the cohort's rate K/N, sensitivity c S over the fewest "
+                 "survivors, no rounding: z the largest multiplier whose certified lower bound on epsilon misses the "
+                 "target (a lower bound on the limit's z, within a few per cent at a fine grid)")
+
+
 def _error(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> ErrorPlan:
     quant, noise = mse_parts(d, gamma, sigma)
     limit = None
     z = None
     if d.epsilon is not None and d.population is None:
         z, limit = gaussian_limit(d)
+    elif d.epsilon is not None and d.cohort is not None:
+        z, limit = sampled_limit(d)
+        limit = limit or None
     warnings: tuple[str, ...] = ()
     if noise > d.dimension * d.clip**2:
         rms = Fraction(safe_decimal(noise / d.dimension, 6, up=False))
@@ -165,7 +174,8 @@ def _error(d: NoiseInputs, gamma: Fraction, sigma: Fraction) -> ErrorPlan:
                     f"{frac(d.clip)}: a released coordinate is mostly noise",)
     how = f"{d.rounding} rounding" + ("" if d.rotation is Rotation.NONE else f" after a {d.rotation} rotation")
     return ErrorPlan(dimension=d.dimension, quantization=quant / d.dimension, noise=noise / d.dimension,
-                     limit_total=limit, limit_multiplier=z, rounding=how, warnings=warnings)
+                     limit_total=limit, limit_multiplier=z, rounding=how, warnings=warnings,
+                     limit_method=None if d.cohort is None else SAMPLED_LIMIT)
 
 
 def _size_one(d: FlatInputs, sizer_for, deadline: Deadline) -> FlatPlan:

@@ -39,7 +39,7 @@ from fractions import Fraction
 
 import flint
 
-from itsa._util.certified import Certified, Direction, precision, to_arb
+from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.checks import dropout_fraction, whole_number
 from itsa.exceptions import InvalidOption, excerpt
 from itsa.planning.mechanisms import DEFAULT, Mechanism, NoiseMechanism, mechanism
@@ -58,7 +58,7 @@ from itsa.privacy.tight import gaussian_exact_multiplier
 
 __all__ = ["NoiseInputs", "mechanism_of", "room_of", "sensitivity", "sensitivity_text", "round_event", "gaussian_multiplier", "gaussian_floor",
            "gaussian_limit", "limit_multiplier", "describe", "noise_dimension", "coupled", "estimate_sensitivity",
-           "coupling_beta", "cohort_inputs", "COUPLED_SHARE", "BETA_CHOSEN"]
+           "coupling_beta", "cohort_inputs", "sampled_limit", "COUPLED_SHARE", "BETA_CHOSEN"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -286,6 +286,43 @@ def gaussian_floor(inputs: NoiseInputs, delta_int, *, exact: bool = False) -> Fr
 def describe(inputs: NoiseInputs) -> str:
     """The mechanism in words, as the noise section names it."""
     return room_of(inputs).describe(central=inputs.kind is NoiseKind.CENTRAL)
+
+
+def sampled_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:
+    """``(z, MSE)`` of a sampled cohort's limit: the Poisson-sampled continuous Gaussian at the cohort's rate
+    ``K/N`` (sensitivity ``c S``), ``z`` the largest multiplier (bisected in ``ln z``) whose certified lower
+    bound on ε (:func:`itsa.privacy.sampled_pair.sampled_gaussian_epsilon`, its lower side) is above the target:
+    every ``z`` at or below it misses the target, so ``z`` and the MSE ``d (z c S/K_eff)²`` are lower bounds on
+    the limit's (0 where no such ``z`` is found)."""
+    assert inputs.cohort is not None and inputs.epsilon is not None
+    rate = Fraction(inputs.cohort.expected, inputs.cohort.population)
+    z = _sampled_multiplier(rate, inputs.rounds, inputs.epsilon, inputs.delta)
+    c = 2 if inputs.adjacency is Adjacency.REPLACE_ONE else 1
+    return z, inputs.dimension * (z * c * inputs.clip / inputs.survivors) ** 2
+
+
+#: Steps of the bisection of :func:`sampled_limit` (each one grid's lower side).
+LIMIT_STEPS = 11
+
+
+@functools.lru_cache(maxsize=32)
+def _sampled_multiplier(rate: Fraction, rounds: int, epsilon: Fraction, delta: Fraction) -> Fraction:
+    from itsa.privacy.sampled_pair import sampled_gaussian_epsilon
+
+    def misses(z: Fraction) -> bool:
+        found = sampled_gaussian_epsilon(mu=1 / z, rate=rate, rounds=rounds, delta=delta, side="lower")
+        return found is not None and found.lower() > epsilon
+
+    high = limit_multiplier(epsilon, delta, rounds) * 2       # at or above the unsampled limit: sampling never hurts
+    low = high / 2**14
+    if not misses(low):
+        return Fraction(0)
+    for _ in range(LIMIT_STEPS):
+        mid = Fraction(safe_decimal(Fraction(math.sqrt(low * high)), 8))
+        if not low < mid < high:
+            break
+        low, high = (mid, high) if misses(mid) else (low, mid)
+    return low
 
 
 def gaussian_limit(inputs: NoiseInputs) -> tuple[Fraction, Fraction]:

@@ -277,6 +277,8 @@ class ErrorPlan(Displayable):
     #: how the rounding was bounded
     rounding: str = "nearest rounding"
     warnings: tuple[str, ...] = ()
+    #: how the limit's z was found where it is not the unsampled Gaussian's exact curve (``None``: it is)
+    limit_method: str | None = None
 
     @property
     def ratio(self) -> Fraction | None:
@@ -304,7 +306,10 @@ class ErrorPlan(Displayable):
                                         "noise on the sum, not for every mechanism: the continuous "
                                         "Gaussian calibrated by its exact privacy curve to the target: z = "
                                         f"{safe_decimal(self.limit_multiplier or Fraction(0), 6, up=False)}, "
-                                        "sensitivity c S over the fewest survivors, no rounding)"),
+                                        "sensitivity c S over the fewest survivors, no rounding)"
+                 if self.limit_method is None else
+                 f"{safe_decimal(self.limit_total, 6, up=False)} (a lower bound for Gaussian noise on the sum: "
+                 f"{self.limit_method}: z = {safe_decimal(self.limit_multiplier or Fraction(0), 6, up=False)})"),
                 ("error / limit", f"{ratio_text(self.ratio)} (upper bound)")]) + [
             ("warning", w) for w in self.warnings]
 
@@ -319,7 +324,8 @@ class ErrorPlan(Displayable):
                     "(the enclosure's lower end): a lower bound for Gaussian noise on the sum, not for every "
                     "mechanism").to_dict(),
                 "limit_ratio": None if self.ratio is None else frac(self.ratio), "rounding": self.rounding,
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings),
+                **({} if self.limit_method is None else {"limit_method": self.limit_method})}
 
 
 def ratio_text(ratio: Fraction) -> str:
