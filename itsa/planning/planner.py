@@ -449,7 +449,7 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
         enc = replace(enc, beta=f"{enc.beta} ({BETA_CHOSEN})")
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
-    keys = _keys(deployment, instance, payload, deadline, seed, report)
+    keys = _keys(deployment, instance, payload, deadline, seed, report, inputs.noise.clients)
 
     noise = _accounted(inputs.noise, noise, gamma, error)
     payload = payload.with_floor(inputs.noise, noise, enc.word_bits)
@@ -498,10 +498,9 @@ def _gate(deployment: Deployment) -> GatePlan | None:
 
 
 def _keys(deployment: Deployment, instance: str | None, payload: PayloadPlan, deadline: Deadline, seed: int,
-          report: Reporter):
-    """The keys section (:func:`itsa.planning.sections.size_deployment_keys`) at the deployment's numbers (a
-    sampled cohort's clients: its largest count, :func:`noise_inputs`)."""
-    clients = noise_inputs(deployment).clients
+          report: Reporter, clients: int):
+    """The keys section (:func:`itsa.planning.sections.size_deployment_keys`) at the deployment's numbers, for
+    ``clients`` (the inputs': a sampled cohort's largest count, :func:`noise_inputs`)."""
     return size_deployment_keys(protocol=deployment.protocol, instance=instance, clients=clients,
                                 dropout=deployment.dropout, dimension=deployment.dimension, name=deployment.name,
                                 payload=payload, time_limit=deadline.left(), seed=seed, report=report)
@@ -551,7 +550,7 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
     enc, payload = layered_encoding(n, noise.sigma_client, stages=e.stages, gamma=e.gamma,
                                     overflow=deployment.overflow, per_round=_per_round(deployment),
                                     deadline=deadline)
-    keys = _keys(deployment, instance, payload, deadline, seed, report)
+    keys = _keys(deployment, instance, payload, deadline, seed, report, n.clients)
     spread = sum((Fraction(radix) ** (2 * j) for j in range(layers)), Fraction(0))
     error = mean_square_error(dimension=deployment.dimension, gamma=enc.gamma,
                               noise_variance=_noise_variance(n, noise.sigma_client) * spread,
