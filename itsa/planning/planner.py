@@ -110,6 +110,9 @@ class Plan(Displayable):
 
     def round_event(self) -> Event:
         """One round's event as the plan accounts it, from its own inputs (:func:`itsa.planning.noise.round_event`)."""
+        if self.deployment.matrix is not None:
+            raise InvalidOption("round_event: a matrix mechanism's rounds are not independent: its worst participation "
+                                "pattern is one Gaussian mechanism (the frameworks section's pair)")
         return round_event(self.inputs or noise_inputs(self.deployment), self.encoding.gamma, self.noise.sigma_client)
 
     def sections(self) -> dict[str, Displayable | None]:

@@ -96,13 +96,16 @@ class MatrixMechanism:
                 not blt and (self.output_scale is not None or self.buf_decay is not None)):
             raise _ERR("mechanism: a BLT needs output_scale and buf_decay (as many of each), and only a BLT has them")
         if banded:
-            set_(self, "coefficients", _numbers("mechanism.coefficients", self.coefficients))
-            if self.coefficients[0] == 0:
+            coefficients = _numbers("mechanism.coefficients", self.coefficients)
+            if coefficients[0] == 0:
                 raise _ERR("mechanism.coefficients: the first must not be 0 (C must be invertible)")
+            set_(self, "coefficients", coefficients)
         if blt:
-            set_(self, "output_scale", _numbers("mechanism.output_scale", self.output_scale))
-            set_(self, "buf_decay", _numbers("mechanism.buf_decay", self.buf_decay))
-            if len(self.output_scale) != len(self.buf_decay):
+            scales, decays = _numbers("mechanism.output_scale", self.output_scale), _numbers("mechanism.buf_decay",
+                                                                                             self.buf_decay)
+            set_(self, "output_scale", scales)
+            set_(self, "buf_decay", decays)
+            if len(scales) != len(decays):
                 raise _ERR("mechanism: a BLT needs as many output_scale as buf_decay values")
 
     def to_dict(self) -> dict:

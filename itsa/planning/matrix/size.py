@@ -195,7 +195,7 @@ def _verdict(f: FlatInputs, n, noise: MatrixNoisePlan, enc: EncodingPlan, s: Cer
              ) -> Verdict:
     reasons: list[str] = []
     fixes: dict = {}
-    if not noise.meets_target:
+    if noise.target_epsilon is not None and not noise.meets_target:
         z = matrix_multiplier(s, noise.target_epsilon, n.delta)
         reasons.append(f"eps <= {noise.epsilon.decimal()} is above the target {frac(noise.target_epsilon)}")
         fixes["noise_multiplier"] = {"noise_multiplier": frac(z.upper()), "text": f"z = {z.decimal(8)} is the "

@@ -146,7 +146,7 @@ def matrix_multiplier(sensitivity_squared: Certified, epsilon: Fraction, delta: 
                      "the target")
 
 
-def _rdp_epsilon(sensitivity_squared: int, noise_multiplier: Fraction, delta: Fraction) -> EpsilonBound:
+def _rdp_epsilon(sensitivity_squared: int | Fraction, noise_multiplier: Fraction, delta: Fraction) -> EpsilonBound:
     """TF Privacy's Rényi route: ``ρ q`` with ``ρ = s/(2 z²)``, converted by CKS at :data:`TF_PRIVACY_ORDERS`."""
     rho = Fraction(sensitivity_squared) / (2 * noise_multiplier ** 2)
     event = ZcdpEvent(rho=rho, source=f"tree aggregation (worst pattern): Gaussian RDP q s/(2 z^2), "

@@ -14,6 +14,8 @@ import math
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from itsa.planning import load_deployment, parse_deployment, plan
 from itsa.privacy.tight import gaussian_tight_epsilon
@@ -157,3 +159,36 @@ def test_unsupported_is_one_line_exit_2_before_any_work(cli, tmp_path, case):
 def test_no_counterpart_is_refused(cli, args):
     r = cli("plan", "gboard-ftrl", *args, "--quiet")
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, r.output
+
+
+def test_a_banded_column_that_rises_again_is_an_upper_bound_labelled_so():
+    """C's column 1, 0, 1 is not non-increasing: Delta^2 is the envelope's closed form, an upper bound, and eps too."""
+    p = plan(parse_deployment(_deployment(mechanism={"kind": "banded", "coefficients": [1, 0, 1]},
+                                          participation={"max_participations": 2, "min_separation": 1})))
+    s = p.noise.sensitivity_squared
+    assert str(s.direction) == "upper bound" and s.lower() < s.upper()
+    assert "Delta^2 is an upper bound" in str(p.noise.epsilon.method)
+    at_top = plan(parse_deployment(_deployment(mechanism={"kind": "banded", "coefficients": [1, 1, 1]},
+                                               participation={"max_participations": 2, "min_separation": 1})))
+    assert at_top.noise.sensitivity_squared.upper() == s.upper()     # the envelope of 1, 0, 1 is 1, 1, 1
+
+
+@given(rounds=st.integers(2, 24), e=st.integers(1, 4), xi=st.integers(0, 5), z=st.sampled_from([1, "3/2", 4]))
+@settings(max_examples=12)
+def test_every_tree_plans_the_eps_privacy_tree_accounts(rounds, e, xi, z):
+    from itsa.privacy.matrix import tree
+
+    p = plan(parse_deployment(_deployment(privacy={"delta": "1e-6", "rounds": rounds},
+                                          noise={"placement": "central", "noise_multiplier": z},
+                                          participation={"max_participations": e, "min_separation": xi})))
+    t = tree(max_participations=e, min_separation=xi, rounds=rounds, noise_multiplier=z, delta="1e-6")
+    assert p.noise.sensitivity_squared.upper() == t.sensitivity_squared and p.noise.epsilon == t.epsilon
+    assert p.noise.rho == t.rho and p.noise.epsilon_rdp.epsilon == t.epsilon_rdp.epsilon
+
+
+def test_a_matrix_plan_has_no_independent_round_event():
+    from itsa.exceptions import InvalidOption
+
+    p = plan(parse_deployment(_deployment()))
+    with pytest.raises(InvalidOption, match="not independent"):
+        p.round_event()
