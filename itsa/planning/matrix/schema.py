@@ -35,6 +35,7 @@ from itsa._util.checks import choice, fraction, whole_number
 from itsa._util.display import Kind
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidDeployment, excerpt
+from itsa.privacy.matrix import MAGNITUDE_BITS
 
 __all__ = ["MatrixKind", "MatrixMechanism", "parse_matrix", "matrix_refusal", "MAX_BANDS"]
 
@@ -54,7 +55,12 @@ class MatrixKind(Kind):
 def _numbers(name: str, raw) -> tuple[Fraction, ...]:
     if not isinstance(raw, (list, tuple)) or not raw or len(raw) > MAX_BANDS:
         raise _ERR(f"{name}: must be a list of 1 to {MAX_BANDS} numbers, not {excerpt(raw)}")
-    return tuple(fraction(f"{name}[{i}]", x, error=_ERR) for i, x in enumerate(raw))
+    out = tuple(fraction(f"{name}[{i}]", x, error=_ERR) for i, x in enumerate(raw))
+    for i, x in enumerate(out):
+        if x and not Fraction(1, 2**MAGNITUDE_BITS) <= abs(x) <= 2**MAGNITUDE_BITS:
+            raise _ERR(f"{name}[{i}]: a magnitude outside [2^-{MAGNITUDE_BITS}, 2^{MAGNITUDE_BITS}] (0 aside) is not "
+                       f"accepted, not {excerpt(raw[i])}")
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)
