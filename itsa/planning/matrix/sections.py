@@ -4,6 +4,14 @@ dp-accounting's Gaussian event.
 Each is a frozen result that carries its evidence and prints as the plan's
 other sections do (:class:`~itsa._util.display.Displayable`); the numbers come
 from :func:`itsa.planning.matrix.size.size_matrix`.
+
+Examples
+--------
+>>> e = MatrixErrorPlan(dimension=10, noise=Fraction(4), rounding_bound=Fraction(1, 8),
+...                     equal_privacy=Certified.exact("e", Fraction(3), ""), tree_equal_privacy=Fraction(6),
+...                     mechanism="banded")
+>>> e.total, e.ratio.upper(), e.headline()
+(Fraction(40, 1), Fraction(1, 2), "prefix sums' noise MSE <= 40 (sum over d coordinates); banded/tree at equal privacy 0.5")
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ Examples
 >>> m = size_matrix(FlatInputs(noise=n, word_bits=24), parse_matrix("tree", {"max_participations": 2,
 ...                 "min_separation": 3}, 5), deadline=Deadline(None))
 >>> m.noise.sensitivity_squared.upper(), m.encoding.wrap_probability.decimal(), m.verdict.feasible
-(Fraction(7, 1), '0', True)
+(Fraction(14, 1), '0', True)
 """
 
 from __future__ import annotations

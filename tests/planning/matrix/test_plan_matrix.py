@@ -192,3 +192,12 @@ def test_a_matrix_plan_has_no_independent_round_event():
     p = plan(parse_deployment(_deployment()))
     with pytest.raises(InvalidOption, match="not independent"):
         p.round_event()
+
+
+def test_a_word_the_noiseless_sum_spills_is_infeasible_with_the_fewest_bits_that_hold_it():
+    """50 clients at gamma 4 (clip 1): the sum reaches 50 x 4 = 200, so 8 bits (up to 127) wrap surely, 9 hold it."""
+    p = plan(parse_deployment(_deployment(encoding={"word_bits": 8, "gamma": 4})))
+    assert not p.verdict.feasible and p.encoding.wrap_probability.upper() == 1
+    assert p.verdict.fixes["word_bits"]["word_bits"] == 9 == (50 * 4).bit_length() + 1
+    fixed = plan(parse_deployment(_deployment(encoding={"word_bits": 9, "gamma": 4})))
+    assert fixed.verdict.feasible and str(fixed.encoding.wrap_probability.direction) == "exact"
