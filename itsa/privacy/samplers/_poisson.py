@@ -37,6 +37,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -278,12 +279,12 @@ def x_hat(env: Envelope, j: np.ndarray, v: np.ndarray) -> np.ndarray:
     return ((env.k0 + big) + small + 1.0 / (12.0 * k)) - v.astype(np.float64)
 
 
-def exact_accept(env: Envelope, k: int, v: int, lazy: LazyUniform) -> bool:
-    """``U < e^(−x)``, ``x = A − log p(k) − v``, in arb (``lgamma``), refined as needed."""
+def acceptance(env: Envelope, k: int, v: int) -> Callable[[int], flint.arb]:
+    """``prec ↦`` an arb ball of the acceptance probability ``e^(−x) = p(k) e^(v − A)`` (``lgamma``)."""
     def ball(prec: int) -> flint.arb:
         with precision(prec + 2 * (k + 2).bit_length() + 2 * env.t.bit_length() + 64):
             return (_log_p(to_arb(env.lam), k) + v - to_arb(env.a)).exp()
-    return lazy.less(ball)
+    return ball
 
 
 def _rejection_round(env: Envelope, stream: BlockStream, m: int) -> np.ndarray:
@@ -307,7 +308,7 @@ def _rejection_round(env: Envelope, stream: BlockStream, m: int) -> np.ndarray:
     accept = valid & ~hard & (w3 < lo)
     decided = accept | ~valid | (~hard & (w3 >= hi) & ~unbounded)
     for i in np.flatnonzero(~decided):
-        accept[i] = exact_accept(env, int(k[i]), int(v[i]), LazyUniform(int(w3[i]), stream.word))
+        accept[i] = LazyUniform(int(w3[i]), stream.word).less(acceptance(env, int(k[i]), int(v[i])))
     return k[accept]
 
 
