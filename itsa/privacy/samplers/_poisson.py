@@ -293,7 +293,8 @@ def _rejection_round(env: Envelope, stream: BlockStream, m: int) -> np.ndarray:
     words = stream.words(3 * m + -(-m // 64))
     w1, w2, w3 = words[:m], words[m:2 * m], words[2 * m:3 * m]
     negative = np.unpackbits(words[3 * m:].view(np.uint8), bitorder="little")[:m].astype(bool)
-    valid = w1 < np.uint64((2**64 // t) * t)
+    limit = (2**64 // t) * t                   # 2^64 when t is a power of two: every word is valid
+    valid = w1 < np.uint64(limit) if limit < 2**64 else np.ones(m, dtype=bool)
     u = w1 % np.uint64(t)
     v, exact_rows = geometric(w2, stream.word, valid)
     y = u.astype(np.int64) + np.int64(t) * v

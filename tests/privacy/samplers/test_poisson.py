@@ -197,6 +197,14 @@ def test_the_exact_path_alone_gives_the_same_law(monkeypatch):
     assert _chi_square(draws, poisson_pmf(lam), floor=10) > 1e-4
 
 
+@pytest.mark.parametrize("lam", [Fraction(2**32 - 1), Fraction(2**40 - 1, 1) + Fraction(1, 3)], ids=str)
+def test_a_power_of_two_scale_takes_every_word(lam):
+    """t = 2^16 or 2^20 divides 2^64: no word is dropped (and the bound 2^64 is not a uint64)."""
+    assert P.envelope(lam).t & (P.envelope(lam).t - 1) == 0
+    z = (poisson(lam, 20_000, seed=5) - float(lam)) / np.sqrt(float(lam))
+    assert abs(z.mean()) < 0.05 and 0.95 < z.var() < 1.05
+
+
 def test_huge_means_stay_exact_in_int64():
     for variance in (Fraction(3 * 10**12), 2 * P.MAX_MEAN):
         draws = skellam(variance, 50_000, seed=3)
