@@ -67,15 +67,9 @@ TAG_POISSON, TAG_SKELLAM = b"pois", b"skel"
 ROUNDS = (4096, 16384, 32768)
 #: The fast path takes proposals with ``v ≤`` this (``|k − c| < 16 t``); farther ones are decided in arb.
 V_FAST = 15
-#: Allowance for the float evaluation of ``x̂`` (proved: below ``2⁻³⁶``), and the series' target.
+#: Allowance for the float evaluation of ``x̂`` (proved below ``2⁻³⁹`` in the docs), and the series' target.
 FLOAT_ERR, SERIES_ERR = 2.0**-32, Fraction(1, 2**24)
 _TOP = 2**64 - 1
-
-
-def _mean(name: str, value) -> Fraction:
-    if isinstance(value, PoissonLaw | SkellamLaw):
-        raise InvalidOption(f"{name}: a number, not a law")
-    return fraction(name, value, low=0)
 
 
 @dataclass(frozen=True)
@@ -115,7 +109,7 @@ class SkellamLaw:
 
 def skellam_law(variance) -> SkellamLaw:
     """``variance`` (an int, a Fraction, a text ``"5/2"``, or a :class:`SkellamLaw`) as the law, checked."""
-    return variance if isinstance(variance, SkellamLaw) else SkellamLaw(_mean("variance", variance))
+    return variance if isinstance(variance, SkellamLaw) else SkellamLaw(fraction("variance", variance, low=0))
 
 
 # -- inversion: small means ------------------------------------------------------------------------
@@ -347,7 +341,7 @@ def poisson(mean, count: int, seed, *, start: int = 0, workers: int = 1,
     Variate Generation*, 1986, §X.1 on log-concave laws), with Stirling's
     series (DLMF 5.11.10) for the log-ratio. Not constant-time.
     """
-    law = mean if isinstance(mean, PoissonLaw) else PoissonLaw(_mean("mean", mean))
+    law = mean if isinstance(mean, PoissonLaw) else PoissonLaw(fraction("mean", mean, low=0))
     _checked(count, start, workers)
 
     def block(key: bytes, index: int, size: int) -> np.ndarray:
