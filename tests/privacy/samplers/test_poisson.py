@@ -6,6 +6,8 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import chi2
 
 from itsa._util.certified import precision, to_arb
@@ -92,6 +94,19 @@ def test_the_envelope_dominates_and_x_hat_is_within_its_bound(lam):
             assert x >= 0, (lam, ji)
             assert abs(x - to_arb(Fraction(xi))) < to_arb(Fraction(env.err)), (lam, ji)
             assert abs(x - to_arb(Fraction(xi))) < flint.arb(2) ** -36 + to_arb(Fraction(env.err - P.FLOAT_ERR))
+
+
+@settings(max_examples=40, deadline=None)
+@given(numerator=st.integers(2**16 * 7 + 1, 2**62), position=st.floats(-1, 1))
+def test_x_hat_is_within_its_bound_at_any_mean_property(numerator, position):
+    """At a random mean lambda = numerator/7 past 2^16 and a random row of the fast range: x >= 0 and |x̂ - x| < err."""
+    lam = Fraction(numerator, 7)
+    env = P.envelope(lam)
+    j = int(position * (16 * env.t - 1))
+    xs = P.x_hat(env, np.array([j], dtype=np.int64), np.array([abs(j) // env.t], dtype=np.int64))
+    with precision(300):
+        x = to_arb(env.a) - _log_p(lam, env.c + j) - abs(j) // env.t
+        assert x >= 0 and abs(x - to_arb(Fraction(float(xs[0])))) < to_arb(Fraction(env.err))
 
 
 @pytest.mark.parametrize("lam", [LARGE[0], Fraction(200001, 3)])
