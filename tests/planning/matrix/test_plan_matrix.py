@@ -201,3 +201,14 @@ def test_a_word_the_noiseless_sum_spills_is_infeasible_with_the_fewest_bits_that
     assert p.verdict.fixes["word_bits"]["word_bits"] == 9 == (50 * 4).bit_length() + 1
     fixed = plan(parse_deployment(_deployment(encoding={"word_bits": 9, "gamma": 4})))
     assert fixed.verdict.feasible and str(fixed.encoding.wrap_probability.direction) == "exact"
+
+
+def test_a_fleet_of_matrix_plans_writes_their_rows(cli, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "f.parquet"
+    r = cli("plan", "gboard-ftrl", "-o", out, "--grid", "word_bits=29,30", "--workers", 0, "--quiet")
+    assert r.exit_code == 0, r.output
+    rows = pq.read_table(out).to_pylist()
+    assert sorted(row["word"] for row in rows) == [29, 30]
+    assert {(row["status"], row["verdict"]) for row in rows} == {("ok", "feasible")}
+    assert {row["eps"] for row in rows} == {"8.5260934434520946"}
