@@ -291,6 +291,11 @@ def _check_flower(d) -> None:
                             "single-server SecAgg+, and an export never replaces the deployment's protocol: plan "
                             "with protocol: {secagg+: ...} for Flower, or export to dp-accounting")
     population = getattr(d, "population", None)
+    if population is not None and str(d.noise.kind) == "distributed":
+        raise InvalidOption(f"export flower: the plan's epsilon holds for distributed shares over a {d.sampling} "
+                            f"cohort of {d.clients} of a population of {population}, the cohort's count public and "
+                            "who took part hidden from the server; Flower's SecAgg+ server sees who took part: plan "
+                            "without a population for Flower, or export to tff")
     if population is not None and population > d.clients:
         raise InvalidOption(f"export flower: the plan's epsilon holds for its {d.clients} clients Poisson-sampled "
                             f"from a population of {population} (rate {exact_text(Fraction(d.clients, population))});"

@@ -81,13 +81,15 @@ def test_cohort_refusals(change, word):
         parse_deployment({**SMALL, "sampling": "poisson", **change})
 
 
-def test_the_dp_accounting_export_is_refused_in_one_line(tmp_path):
+@pytest.mark.parametrize(("framework", "word"), [("dp-accounting", "sampled cohort"), ("flower", "who took part")])
+def test_the_exports_without_a_counterpart_are_refused_in_one_line(framework, word):
     from click.testing import CliRunner
 
     from itsa_cli import main
 
-    result = CliRunner().invoke(main, ["plan", "cross-device-fixed", "--export", "dp-accounting", "--quiet"])
-    assert result.exit_code == 2 and "sampled cohort" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(main, ["plan", "cross-device-fixed", "--export", framework, "--quiet"])
+    assert result.exit_code == 2 and word in result.output and "Traceback" not in result.output
+    assert result.output.count("\n") == 1
 
 
 @pytest.mark.slow
