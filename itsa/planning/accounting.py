@@ -426,8 +426,10 @@ def sampled_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
 def _cohort_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilon: Certified
                   ) -> tuple[Certified | None, Certified | None, str]:
     """A sampled cohort's lower bound (:func:`itsa.privacy.cohort_lower.cohort_lower`): one member's update
-    ``±a e_1`` whose encoding is whole (``⌊γS⌋`` on one coordinate, or ``m = ⌊γS/√d'⌋`` on all ``d'`` after the
-    Hadamard rotation), rounded to nearest or stochastically; ``None`` for another encoding."""
+    whose encoding is whole, rounded to nearest or stochastically: ``±⌊γS⌋ e_1`` without a rotation; after the
+    Hadamard rotation ``±a e_1`` (``m = ⌊γS/√d'⌋`` on all ``d'`` coordinates) or ``±a (e_1 + e_2)/√2`` (``2u``,
+    ``u = ⌊γS/√(2d')⌋``, on the ``d'/2`` coordinates where two columns of ``H`` agree, 0 elsewhere), the larger
+    shift over the noise; ``None`` for another encoding."""
     assert inputs.cohort is not None
     rotated = rotated_dimension(inputs.dimension, inputs.rotation)
     top = gamma * inputs.clip
@@ -436,12 +438,18 @@ def _cohort_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
         return None, None, "no neighbouring pair of this encoding is certified here (a DFT rotation, or conditional rounding)"
     copies = 1 if inputs.rotation is Rotation.NONE else rotated
     m = math.isqrt(math.floor(top * top / copies))          # m^2 d' <= (gamma S)^2: the update fits the clip
+    pair = "+-a e_1"
+    if copies > 1 and inputs.dimension >= 2:                # two columns of H: 2u on half the coordinates
+        u = math.isqrt(math.floor(top * top / (2 * copies)))
+        if 2 * u * u > m * m:
+            m, copies, pair = 2 * u, copies // 2, "+-a (e_1 + e_2)/sqrt(2)"
     if m < 1:
         return None, None, "the clip is below one step of the rotated encoding: no whole-valued pair"
     lower = cohort_lower(sigma=noise.sigma_client, shift=m, copies=copies, cohort=inputs.cohort,
                          rounds=noise.rounds, delta=noise.delta, dropout=inputs.cohort.dropout)
-    where = "on one coordinate" if copies == 1 else f"on all {copies} rotated coordinates (their sum the statistic)"
-    note = (f"one member's update +-a e_1 whose encoding is {m} {where}, every other 0; {noise.rounds} rounds "
+    where = ("on one coordinate" if copies == 1 else
+             f"on {copies} rotated coordinates, 0 elsewhere (their signed sum the statistic)")
+    note = (f"one member's update {pair} whose encoding is {m} {where}, every other 0; {noise.rounds} rounds "
             f"through {lower.method}")
     if not lower.lower() > 0:
         return lower, None, note + "; no test beats delta here: the lower bound is trivial"

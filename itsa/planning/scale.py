@@ -75,9 +75,9 @@ def wrap_at(d: NoiseInputs, bits: int, gamma: Fraction, sigma: Fraction, *, per_
     word at scale ``γ`` and share ``σ`` (an upper bound); over a Poisson cohort, for its largest count ``k_hi``
     of words and shares, plus the probability that the count is above it."""
     found = _wrap_at(d, bits, gamma, sigma, per_round=per_round)
-    above = Fraction(0) if d.cohort is None else d.cohort.above
-    if not above:
+    if d.cohort is None or not d.cohort.above:
         return found
+    above = d.cohort.above
     return Certified(found.name, found.low, min(Fraction(1), found.high + above), Direction.UPPER,
                      f"{found.method}; plus P(count > {d.cohort.high}) <= {safe_decimal(above, 3)} (the Poisson "
                      "cohort's count past the words summed, an exact binomial tail)")

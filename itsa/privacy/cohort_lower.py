@@ -1,14 +1,17 @@
 """A certified lower bound on the ε of distributed discrete Gaussian shares over a sampled cohort (replace-one).
 
-The pair. One member's update is ``+a e_1`` in one population and ``−a e_1``
-in the other (replace-one), every other member's 0. Each encoded update is a
-vector of ``copies`` integers all equal to ``±m`` (``m`` whole): without a
+The pair. One member's update is ``+x`` in one population and ``−x`` in the
+other (replace-one), every other member's 0. Its encoding is ``±m`` (``m``
+whole, a known sign each) on ``copies`` coordinates and 0 elsewhere: without a
 rotation ``m = ⌊γS⌋`` on one coordinate (``copies = 1``); after the randomized
-Hadamard rotation ``H D``, ``a = m √d'/γ`` (``m = ⌊γS/√d'⌋``) rotates to
-``D_1 m (1, …, 1)`` on all ``d'`` coordinates (``copies = d'``), whatever the
-signs. Either is its own rounding (to nearest or stochastic). The statistic
-``t = D_1 Σ_j y_j`` over those coordinates is a function of the release
-(undoing the rotation, the first released coordinate is ``t/√d'``): it is
+Hadamard rotation ``H D``, ``x = a e_1`` with ``γa = m √d'`` rotates to
+``D_1 m`` on all ``d'`` coordinates, and ``x = a (e_1 + e_2)/√2`` with
+``γa = u √(2d')`` to ``±2u`` on the ``d'/2`` coordinates where two columns of
+``H`` agree (0 elsewhere), whatever the signs (the planner picks, in
+:mod:`itsa.planning.accounting`). Either is its own rounding (to nearest or
+stochastic). The statistic ``t``, the signed sum over those coordinates, is a
+function of the release (undoing the rotation, a multiple of the first
+released coordinate, or of the sum of the first two): it is
 ``X + B s`` against ``X − B s``, ``s = m · copies``, ``X`` the sum of
 ``copies · n`` discrete Gaussians ``N_Z(0, σ²)`` (``n`` survivors' shares),
 ``B`` whether the member is in the cohort.

@@ -100,3 +100,21 @@ def test_the_shipped_cohort_deployments(name):
     assert p.deployment.encoding.word_bits in range(20, 25)
     assert str(p.deployment.encoding.rotation) == "hadamard" and str(p.deployment.encoding.rounding) == "stochastic"
     _check_against_dp_accounting(p)
+
+
+@pytest.mark.parametrize("d_rot", [8, 64, 1024])
+def test_the_lower_bounds_pairs_rotate_to_whole_values(d_rot):
+    """The pairs of the lower bound, through the plan's own Hadamard rotation (random signs): a e_1 at
+    gamma a = m sqrt(d') is m D_1 on every coordinate; a (e_1 + e_2)/sqrt(2) at gamma a = u sqrt(2 d') is 2u on
+    half the coordinates (signed) and 0 on the others, whatever the signs."""
+    import numpy as np
+
+    from itsa.planning.run.transforms import rotate
+
+    rng = np.random.default_rng(d_rot)
+    for _ in range(5):
+        signs = 2 * rng.integers(0, 2, size=d_rot) - 1
+        one = rotate(np.sqrt(d_rot) * np.eye(1, 3, 0), signs, "hadamard")[0]          # m = 1
+        assert np.allclose(one, signs[0])
+        two = rotate(np.sqrt(2 * d_rot) * (np.eye(1, 3, 0) + np.eye(1, 3, 1)) / np.sqrt(2), signs, "hadamard")[0]
+        assert np.allclose(np.abs(two)[np.abs(two) > 1e-9], 2) and np.sum(np.abs(two) > 1e-9) == d_rot // 2
