@@ -254,8 +254,8 @@ class _Bounds:
         found = tightest(self.d, self.event, rounds, self.gamma)
         if found is None:
             return None
-        key = (COHORT_KEY if self.d.cohort is not None else SAMPLED_KEY if self.sampled else "pld" if self.dimension == 1 else
-               "mixture" if str(found.method).startswith(MIXTURE) else "dominating")
+        key = (COHORT_KEY if self.d.cohort is not None else SAMPLED_KEY if self.sampled else
+               "pld" if self.dimension == 1 else "mixture" if str(found.method).startswith(MIXTURE) else "dominating")
         return found, key
 
     def best(self, rounds: int) -> tuple[Certified, str]:
@@ -427,15 +427,16 @@ def _cohort_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
                   ) -> tuple[Certified | None, Certified | None, str]:
     """A sampled cohort's lower bound (:func:`itsa.privacy.cohort_lower.cohort_lower`): one member's update
     whose encoding is whole, rounded to nearest or stochastically: ``±⌊γS⌋ e_1`` without a rotation; after the
-    Hadamard rotation ``±a e_1`` (``m = ⌊γS/√d'⌋`` on all ``d'`` coordinates) or ``±a (e_1 + e_2)/√2`` (``2u``,
-    ``u = ⌊γS/√(2d')⌋``, on the ``d'/2`` coordinates where two columns of ``H`` agree, 0 elsewhere), the larger
-    shift over the noise; ``None`` for another encoding."""
+    Hadamard rotation ``±a e_1`` (``m = ⌊γS/√d'⌋`` on all ``d'`` coordinates) or ``±a (e_1 + e_2)/√2``
+    (``2u``, ``u = ⌊γS/√(2d')⌋``, on the ``d'/2`` coordinates where two columns of ``H`` agree, 0 elsewhere),
+    the larger shift over the noise; ``None`` for another encoding."""
     assert inputs.cohort is not None
     rotated = rotated_dimension(inputs.dimension, inputs.rotation)
     top = gamma * inputs.clip
     if inputs.rounding not in (Rounding.NEAREST, Rounding.STOCHASTIC) or inputs.rotation not in (
             Rotation.NONE, Rotation.HADAMARD):
-        return None, None, "no neighbouring pair of this encoding is certified here (a DFT rotation, or conditional rounding)"
+        return None, None, ("no neighbouring pair of this encoding is certified here (a DFT rotation, or "
+                            "conditional rounding)")
     copies = 1 if inputs.rotation is Rotation.NONE else rotated
     m = math.isqrt(math.floor(top * top / copies))          # m^2 d' <= (gamma S)^2: the update fits the clip
     pair = "+-a e_1"

@@ -30,7 +30,8 @@ The ``T`` rounds' count of bits is then tested as in
 (:func:`itsa.privacy.lattice.sum_error`, ``V = N' σ²``, ``N'`` the shares summed), the
 Gaussian's sum over ``[c, M]`` enclosed by :func:`itsa.privacy.pld.gauss_sum`,
 ``E`` counted on every integer of ``[c, M]``, and ``P(X > M) ≤ 2 e^(−M²/(2V))``
-(a sum of discrete Gaussians is ``V``-sub-Gaussian: :func:`itsa.privacy.tails.subgaussian_tail`). The proof is in the privacy page of the docs.
+(a sum of discrete Gaussians is ``V``-sub-Gaussian: :func:`itsa.privacy.tails.subgaussian_tail`).
+The proof is in the privacy page of the docs.
 
 Examples
 --------
