@@ -198,3 +198,45 @@ def test_the_share_sums_tail_encloses_the_convolution(x):
     exact = float(noise[support >= x].sum())
     ball = share_sum_tail(x, sigma=2, shares=3)
     assert float(ball.lower()) - 1e-12 <= exact <= float(ball.upper()) + 1e-12
+
+
+def _cohort_law(records: list[int], k: int, share: np.ndarray, reach: int) -> np.ndarray:
+    """The exact law (on -reach..reach) of a uniformly random k-subset's sum plus k discrete Gaussian shares."""
+    noise = np.ones(1)
+    for _ in range(k):
+        noise = np.convolve(noise, share)
+    half = (len(noise) - 1) // 2
+    out = np.zeros(2 * reach + 1)
+    subsets = list(itertools.combinations(range(len(records)), k))
+    for s in subsets:
+        shift = sum(records[i] for i in s)
+        lo = reach + shift - half
+        out[lo:lo + len(noise)] += noise / len(subsets)
+    return out
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_the_poisson_cohort_bound_is_above_the_exact_epsilon_of_tiny_mechanisms(rounds):
+    """A population of 5, q = 1/5, the count public, discrete Gaussian shares of sigma 3, records in
+    {-2, 0, 2} (replace-one sensitivity 4), every placement of the others: the exact epsilon of the joint
+    (count, sum) law over `rounds` rounds, by brute force, is below :func:`cohort_epsilon`'s, whose counts
+    1..4 are certified (rate 4/5, one share) and the count 5 (probability 1/3125) in delta."""
+    from itsa.privacy.sampled_cohort import Cohort
+
+    population, reach, delta = 5, 170, Fraction(1, 100)
+    x = np.arange(-30, 31)
+    share = np.exp(-(x**2) / 18.0)
+    share /= share.sum()
+    weights = [math.comb(population, k) * 4 ** (population - k) / 5**population for k in range(population + 1)]
+    cohort = Cohort(sampling="poisson", population=5, expected=1, low=1, high=4, below=0,
+                    above=Fraction(1, 5**5))
+    inner = DistributedDiscreteGaussianEvent(sensitivity=4, scale=3, survivors=1, dimension=1)
+    bound = cohort_epsilon(CohortEvent(event=inner, cohort=cohort), rounds=rounds, delta=delta)
+    assert bound is not None
+    worst = 0.0
+    for others in itertools.product((-2, 0, 2), repeat=population - 1):
+        p = np.concatenate([w * _cohort_law([2, *others], k, share, reach) for k, w in enumerate(weights)])
+        q = np.concatenate([w * _cohort_law([-2, *others], k, share, reach) for k, w in enumerate(weights)])
+        p, q = p[p + q > 0], q[p + q > 0]       # the count is part of the release: one block per count
+        worst = max(worst, _exact_epsilon(p, q, float(delta), rounds))
+    assert 0.1 < worst <= float(bound.upper())
