@@ -406,7 +406,10 @@ class Deployment(Displayable):
         return survivors_under(self.clients, self.dropout)
 
     def headline(self) -> str:
-        return (f"{self.name}: K = {self.clients} (at least {self.survivors} survive), d = {self.dimension}, "
+        cohort = ("" if self.population is None or self.noise.kind is not NoiseKind.DISTRIBUTED else
+                  f", a {self.sampling} cohort of a population of {self.population} (the plan's noise section "
+                  "gives the fewest survivors it counts)")
+        return (f"{self.name}: K = {self.clients} (at least {self.survivors} survive){cohort}, d = {self.dimension}, "
                 f"clip {frac(self.clip)}")
 
     def rows(self) -> list[tuple[str, str]]:
