@@ -53,6 +53,7 @@ from itsa.privacy.events import (
 )
 from itsa.privacy.neighbours import DEFAULT_BETA, Adjacency, ExpBeta, Rounding, sensitivity_ball
 from itsa.privacy.sampled_cohort import Cohort, fixed_cohort, poisson_cohort
+from itsa.privacy.sampled_pair import sampled_gaussian_epsilon
 from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tight import gaussian_exact_multiplier
 
@@ -307,8 +308,6 @@ LIMIT_STEPS = 11
 
 @functools.lru_cache(maxsize=32)
 def _sampled_multiplier(rate: Fraction, rounds: int, epsilon: Fraction, delta: Fraction) -> Fraction:
-    from itsa.privacy.sampled_pair import sampled_gaussian_epsilon
-
     def misses(z: Fraction) -> bool:
         found = sampled_gaussian_epsilon(mu=1 / z, rate=rate, rounds=rounds, delta=delta, side="lower")
         return found is not None and found.lower() > epsilon

@@ -125,7 +125,7 @@ def _weights(cohort: Cohort) -> tuple[list[tuple[int, flint.arb]], flint.arb]:
 
 def _choose(sigma: float, shift: int, rate: float, rounds: int, delta: float) -> tuple[int, int]:
     """Floats: the threshold ``c`` and count ``m`` of the largest float ε (the continuous Gaussian's tails)."""
-    from scipy.special import gammaln
+    from scipy.special import gammaln  # scipy.special loads slowly: only the lower bound needs it
 
     j = np.arange(rounds + 1)
     log_choose = gammaln(rounds + 1) - gammaln(j + 1) - gammaln(rounds - j + 1)

@@ -172,7 +172,7 @@ def poisson_cohort(*, population: int, expected: int, rounds: int, delta) -> Coh
     q = Fraction(k, n)
     if q == 1:
         return Cohort(sampling="poisson", population=n, expected=k, low=n, high=n)
-    from scipy.stats import binom
+    from scipy.stats import binom  # scipy.stats loads slowly: only a Poisson cohort needs it
 
     sd = math.sqrt(n * float(q) * (1 - float(q)))
     low = max(1, int(binom.ppf(float(share), n, float(q))) - 1)
