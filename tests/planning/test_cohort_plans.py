@@ -118,3 +118,9 @@ def test_the_lower_bounds_pairs_rotate_to_whole_values(d_rot):
         assert np.allclose(one, signs[0])
         two = rotate(np.sqrt(2 * d_rot) * (np.eye(1, 3, 0) + np.eye(1, 3, 1)) / np.sqrt(2), signs, "hadamard")[0]
         assert np.allclose(np.abs(two)[np.abs(two) > 1e-9], 2) and np.sum(np.abs(two) > 1e-9) == d_rot // 2
+
+
+def test_the_keys_are_sized_for_the_largest_count():
+    p = itsa.plan(parse_deployment({**SMALL, "sampling": "poisson", "protocol": {"secagg+": {"corrupt": "1/20"}}}))
+    keys = p.keys.to_dict()["secagg"]
+    assert keys["clients"] == p.inputs.cohort.high > SMALL["clients"] and keys["dropout_tolerated"]
