@@ -22,7 +22,8 @@ exactly ``n_k = ⌈(1 − dropout) k⌉`` survive, the member among them. The bi
 ``[t ≥ c]`` of a round is ``Bernoulli(a)`` against ``Bernoulli(b)``,
 ``a = Σ_k P(k)[(k/N) F_k(c − s) + (1 − k/N) F_k(c)]``,
 ``b = Σ_k P(k)[(k/N) F_k(c + s) + (1 − k/N) F_k(c)]``, ``F_k(x) = P(X ≥ x)``;
-the counts outside a window of the binomial enter as ``[0, P(K ∉ window)]``.
+the counts outside a window of the binomial (the mean ± :data:`WINDOW` standard deviations, at most
+:data:`MOST_COUNTS` counts) enter as ``[0, P(K ∉ window)]``.
 The ``T`` rounds' count of bits is then tested as in
 :mod:`itsa.privacy.sampled_lower` (:func:`~itsa.privacy.sampled_lower.bernoulli_lower`).
 
@@ -61,10 +62,12 @@ from itsa.privacy.sampled_lower import BITS, THRESHOLDS, _float_log_counts, bern
 from itsa.privacy.shares import survivors_under
 from itsa.privacy.tails import subgaussian_tail
 
-__all__ = ["cohort_lower", "share_sum_tail", "METHOD", "WINDOW"]
+__all__ = ["cohort_lower", "share_sum_tail", "METHOD", "WINDOW", "MOST_COUNTS"]
 
 #: The Poisson counts summed one by one: the mean ± this many standard deviations (the rest in an interval).
 WINDOW = 5
+#: Most counts summed one by one (a wider window keeps this many around the mean, the rest in the interval).
+MOST_COUNTS = 1200
 #: Standard deviations of the sum past the threshold summed before the sub-Gaussian tail takes over.
 REACH = 45
 
@@ -108,8 +111,9 @@ def _weights(cohort: Cohort) -> tuple[list[tuple[int, flint.arb]], flint.arb]:
         return [(cohort.expected, flint.arb(1))], flint.arb(0)
     q = Fraction(cohort.expected, n)
     sd = math.sqrt(n * float(q) * (1 - float(q)))
-    lo = max(0, math.floor(cohort.expected - WINDOW * sd))
-    hi = min(n, math.ceil(cohort.expected + WINDOW * sd))
+    half = min(WINDOW * sd, MOST_COUNTS / 2)
+    lo = max(0, math.floor(cohort.expected - half))
+    hi = min(n, math.ceil(cohort.expected + half))
     with precision(BITS):
         p, logs = to_arb(q), None
         logs = (p.log(), (1 - p).log(), flint.arb(n + 1).lgamma())

@@ -240,3 +240,14 @@ def test_the_poisson_cohort_bound_is_above_the_exact_epsilon_of_tiny_mechanisms(
         p, q = p[p + q > 0], q[p + q > 0]       # the count is part of the release: one block per count
         worst = max(worst, _exact_epsilon(p, q, float(delta), rounds))
     assert 0.1 < worst <= float(bound.upper())
+
+
+def test_a_poisson_cohorts_lower_bound_is_below_its_upper_bound():
+    """The threshold test of the pair +-60 (replace-one sensitivity 120) against the certified bound of the same
+    Poisson cohort (its count mixed exactly over a window), one dimension."""
+    delta = Fraction(1, 10**5)
+    cohort = poisson_cohort(population=2000, expected=100, rounds=20, delta=delta)
+    low = cohort_lower(sigma=20, shift=60, copies=1, cohort=cohort, rounds=20, delta=delta)
+    inner = DistributedDiscreteGaussianEvent(sensitivity=120, scale=20, survivors=cohort.low, dimension=1)
+    high = cohort_epsilon(CohortEvent(event=inner, cohort=cohort), rounds=20, delta=delta)
+    assert 0 < low.upper() <= high.upper()
