@@ -39,11 +39,11 @@ from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
 from itsa.keys.output.draw import PUBLICATION_RC, output_format
 from itsa.planning.mechanism import gaussian_multiplier
 from itsa.planning.planner import plan_deadline
+from itsa.planning.rotation import Rotation, flattening_rotation
 from itsa.planning.rule.heuristic import (
     MAX_RULE_WORD_BITS,
     Adjacency,
     HeuristicRisk,
-    Rotation,
     certify_heuristic,
     tff_rule,
 )
@@ -118,7 +118,7 @@ class SweepParameters:
             object.__setattr__(self, "noise_multiplier",
                                fraction("noise_multiplier", self.noise_multiplier, low=0))
         object.__setattr__(self, "adjacency", choice("adjacency", self.adjacency, Adjacency))
-        object.__setattr__(self, "rotation", choice("rotation", self.rotation, Rotation))
+        object.__setattr__(self, "rotation", flattening_rotation(self.rotation))
 
     def with_value(self, quantity: Quantity, value) -> SweepParameters:
         if quantity in PLAN_ONLY:           # not the rule's parameters (its pick comes from the re-planned plan)

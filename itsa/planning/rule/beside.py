@@ -20,8 +20,8 @@ from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
 from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.rotation import FLATNESS, SHORT_NAMES
 from itsa.planning.rule.heuristic import (
-    CERTIFIED_FLATNESS,
     MAX_RULE_WORD_BITS,
     RULE_MAX_BITS,
     HeuristicConfig,
@@ -126,7 +126,7 @@ class RuleBeside(Displayable):
         if c is not None and c.gamma is not None and r is not None and r.wrap_round is not None:
             eps = "none certified" if r.epsilon is None else f"{r.epsilon.decimal(6)} ({r.epsilon.direction})"
             rows += [("heuristic scale", f"{safe_decimal(c.gamma, 8)} (the rule's choice, k = "
-                                         f"{safe_decimal(c.k_stddevs, 4)}, {c.rotation} rotation, stochastic rounding)"),
+                                         f"{safe_decimal(c.k_stddevs, 4)}, {SHORT_NAMES[c.rotation]} rotation, stochastic rounding)"),
                      ("heuristic sigma per client", f"{safe_decimal(Fraction(c.sigma or 0), 8)} integer units "
                                                     "(the rule's choice)"),
                      ("heuristic epsilon", f"{eps}, itsa's accountant, {r.adjacency}, the fewest {r.survivors} "
@@ -222,7 +222,7 @@ def _honest(config: HeuristicConfig, *, survivors: int, rounds: int, delta: Frac
         return HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None,
                           reason=f"no noise at the rule's scale meets eps {_dec(epsilon)}: {exc}")
     scale = config.picks()[0]
-    proxy = CERTIFIED_FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 / config.padded_dimension
+    proxy = FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 / config.padded_dimension
     coord, whole = wrap_bound(clients=config.clients, dimension=config.padded_dimension, data_proxy=proxy,
                               sigma=sigma, word_bits=config.word_bits)
     wrap = whole if per_round else coord

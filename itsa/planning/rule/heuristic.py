@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from fractions import Fraction
 
 import flint
@@ -40,8 +39,7 @@ from itsa._util.certified import Certified, Direction, exact_text, fraction_text
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.rotation import FLATNESS, rotated_dimension
-from itsa.planning.rotation import Rotation as PlanRotation
+from itsa.planning.rotation import FLATNESS, SHORT_NAMES, Rotation, flattening_rotation, rotated_dimension
 from itsa.planning.vocabulary import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
@@ -51,7 +49,7 @@ from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tails import certified_tail
 from itsa.privacy.tightest import pld_epsilon
 
-__all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
+__all__ = ["Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
            "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS",
            "tff_noise_multiplier"]
 
@@ -66,19 +64,6 @@ RULE_MAX_BITS = 22
 MAX_RULE_WORD_BITS = MAX_MODULUS.bit_length() - 1
 #: The rule's leeway on the scaled norm bound.
 NORM_LEEWAY = 1e-5
-
-
-class Rotation(StrEnum):
-    """The flattening rotation applied before clipping: randomized DFT (the default) or Hadamard."""
-
-    DFT = "dft"
-    HD = "hd"
-
-
-#: Certified sub-Gaussian flatness of each rotation (Hoeffding over its random signs or phases):
-#: a Hadamard row has entries ±1/√d; a DFT coordinate's real part mixes d/2 complex entries of weight 2/d.
-#: Their home is :data:`itsa.planning.rotation.FLATNESS` (the plan's rotations).
-CERTIFIED_FLATNESS = {Rotation.HD: FLATNESS[PlanRotation.HADAMARD], Rotation.DFT: FLATNESS[PlanRotation.DFT]}
 
 
 def stddevs_for(modclip_prob) -> float:
@@ -98,8 +83,7 @@ def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) ->
     (1290, 2048)
     """
     d = whole_number("dimension", dimension, minimum=1)
-    hd = choice("rotation", rotation, Rotation) is Rotation.HD
-    return rotated_dimension(d, PlanRotation.HADAMARD if hd else PlanRotation.DFT)
+    return rotated_dimension(d, flattening_rotation(rotation))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -157,7 +141,7 @@ class HeuristicConfig(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         rows = [("inputs", f"K = {self.clients}, d = {self.dimension} (padded {self.padded_dimension}), "
                  f"clip {fraction_text(self.clip)}, z = {fraction_text(self.noise_multiplier)}, "
-                 f"{self.word_bits} bits, {self.rotation} rotation"),
+                 f"{self.word_bits} bits, {SHORT_NAMES[self.rotation]} rotation"),
                 ("k (standard deviations)", f"{_dec(self.k_stddevs)} = sqrt(2) erfcinv({_dec(self.modclip_prob)})")]
         if self.refusal:
             rows.append(("refused", self.refusal))
@@ -176,7 +160,7 @@ class HeuristicConfig(Displayable):
                 "dimension": self.dimension, "padded_dimension": self.padded_dimension,
                 "clip": fraction_text(self.clip), "word_bits": self.word_bits,
                 "noise_multiplier": fraction_text(self.noise_multiplier), "k_stddevs": num(self.k_stddevs),
-                "modclip_prob": num(self.modclip_prob), "rotation": str(self.rotation),
+                "modclip_prob": num(self.modclip_prob), "rotation": SHORT_NAMES[self.rotation],
                 "flatness": fraction_text(self.flatness), "gamma": num(self.gamma), "step": num(self.step),
                 "sigma_client": num(self.sigma), "rule_sensitivity": num(self.sensitivity), "capped": self.capped,
                 "refusal": self.refusal, "kind": "heuristic (not a bound)",
@@ -227,7 +211,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
     c = fraction("clip", clip, low=0)
     z = fraction("noise_multiplier", noise_multiplier, low=0, closed=True)
     rho = fraction("flatness", flatness, low=0)
-    rot = choice("rotation", rotation, Rotation)
+    rot = flattening_rotation(rotation)
     if k_stddevs is None:
         p = fraction("modclip_prob", modclip_prob, low=0, high=1)
         k = stddevs_for(p)
@@ -404,7 +388,7 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
     sens = integer_sensitivity(config, adj)
     eps, eps_note = _epsilon(config, sens, left, rounds, d, conversion)
     scale, _, sigma = config.picks()
-    proxy = CERTIFIED_FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 \
+    proxy = FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 \
         / config.padded_dimension
     coord, per_round = wrap_bound(clients=config.clients, dimension=config.padded_dimension, data_proxy=proxy,
                                   sigma=sigma, word_bits=config.word_bits)
