@@ -15,8 +15,13 @@ its noise differently:
   multiplier``), with the sensitivity ``Δ/γ`` in data units (the rounding
   and, for replace-one, the factor 2 included).
 - **A framework's central DP wrapper** reads its own numbers, from plain
-  numbers, in :mod:`itsa.frameworks.units` (its one home: the export
-  writes the same ones).
+  numbers (:func:`central_wrappers`, their one home: the export writes the
+  same ones). Flower's DP wrappers add ``N(0, (z C/N)²)`` to the mean
+  (``C = clipping_norm``, ``N = num_sampled_clients``) and release a round
+  only when every sampled client reported (any failure drops it): on the sum
+  of those ``K`` clients, ``z = σ/(γ S)`` (:func:`flower_noise_multiplier`,
+  rounded up to a double) puts at least the plan's ``σ/γ``. Flower has no
+  distributed noise of its own (:mod:`itsa.frameworks.flower_dp` adds it).
 
 Examples
 --------
@@ -44,7 +49,6 @@ from itsa._util.certified import Certified, Direction, exact_text, float_down, f
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.units import CENTRAL_NOTE, central_wrappers, population_note, wrapper_rows
 from itsa.planning.accounting import _mechanism
 from itsa.planning.mechanism import NoiseInputs, coupled, room_of
 from itsa.planning.mechanisms import registered
@@ -58,7 +62,8 @@ from itsa.privacy.shares import noise_shares
 from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
-           "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
+           "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION", "flower_noise_multiplier",
+           "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note"]
 
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = RULE_MAX_BITS
@@ -323,10 +328,64 @@ def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None 
                         certifies=certifies, method=method)
 
 
+#: What the frameworks' central noise is, beside the plan's.
+CENTRAL_NOTE = "TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian"
+
+
+def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:
+    """Flower's ``noise_multiplier`` for central noise ``σ`` (integer units): the least double ``≥ σ/(γ S)``.
+
+    Flower's wrapper adds ``z S/K`` to the mean of the ``K`` clients of a round it releases (every sampled
+    client reported), ``z S`` on their sum: at least the plan's ``σ/γ``.
+
+    >>> flower_noise_multiplier(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1))
+    1.5
+    """
+    return float_up(Fraction(sigma) / (Fraction(gamma) * Fraction(clip)))
+
+
+def central_wrappers(*, sigma: Fraction, gamma: Fraction, clip: Fraction, clients: int, distributed: bool
+                     ) -> dict[str, dict[str, Any] | None]:
+    """Each framework's DP wrapper for the plan's central noise, by the framework's key in the plan's frameworks
+    section (``None``: distributed noise, which no wrapper adds).
+
+    >>> central_wrappers(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1), clients=10, distributed=False
+    ...                  )["flower"]["noise_multiplier"]
+    '1.5'
+    >>> central_wrappers(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1), clients=10, distributed=True)
+    {'flower': None}
+    """
+    if distributed:
+        return {"flower": None}
+    return {"flower": {"noise_multiplier": repr(flower_noise_multiplier(sigma=sigma, gamma=gamma, clip=clip)),
+                       "clipping_norm": frac(clip),
+                       "num_sampled_clients": clients,
+                       "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one "
+                                  "clips on the server)"}}
+
+
+def wrapper_rows(wrappers: dict[str, dict[str, Any] | None]) -> list[tuple[str, str]]:
+    """The plan's rows for :func:`central_wrappers`'s result."""
+    f = wrappers.get("flower")
+    return [("Flower DP wrapper", "none for distributed noise (--export flower writes the client mods that add it)"
+             if f is None else
+             f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
+             f"rounds with every client), clipping_norm {f['clipping_norm']}, "
+             f"num_sampled_clients {f['num_sampled_clients']}; certified only with equal client weights "
+             "(num_examples = 1: Flower's mean weighs clients by it, see --export flower's premise)")]
+
+
+def population_note(*, clients: int, population: int) -> str:
+    """The plan's note when its clients are a Poisson sample of a population (the frameworks sample otherwise)."""
+    return (f"the plan's epsilon counts the {clients} clients as a Poisson sample of the population of "
+            f"{population:,}; Flower samples a fixed cohort of num_sampled_clients, for which this epsilon is not "
+            "certified (the export refuses it)")
+
+
 @dataclass(frozen=True, kw_only=True, repr=False)
 class FrameworkUnits(Displayable):
     """The plan in TFF's, dp-accounting's and Opacus's parameters, and each central DP wrapper's
-    (:func:`itsa.frameworks.units.central_wrappers`: by framework, ``None`` for distributed noise)."""
+    (:func:`central_wrappers`: by framework, ``None`` for distributed noise)."""
 
     tff_noise_multiplier: Certified
     tff: dict[str, Any]
