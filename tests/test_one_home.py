@@ -102,19 +102,11 @@ FLOWER_OUTSIDE = {
     "itsa/_util/extras.py": "the one table of optional packages names each extra: flwr is installed by itsa[flower]",
     FRAMEWORKS_SECTION: "the plan's frameworks section: Flower's DP wrapper for central noise, as the plan prints it",
 }
-#: The modules outside ``itsa/frameworks/`` that name TFF today, each with its reason: a fence that keeps the list
-#: from growing (TFF's own numbers and rules belong in ``itsa/frameworks/``; these are the rule's and the
-#: mechanisms' names, still to move into the frameworks' room).
+#: The modules outside ``itsa/frameworks/`` that may name TFF, each with its reason: the plan's frameworks section
+#: alone (TFF's numbers and words the plan prints; the rule and the mechanisms take them from there by neutral names).
 TFF_OUTSIDE = {
-    "itsa/planning/frameworks_units.py": "the plan's frameworks section: TFF's DistributedDpSumFactory settings",
-    "itsa/planning/rule/heuristic.py": "the k-standard-deviations rule is TFF's (tff_rule), in TFF's units",
-    "itsa/planning/rule/beside.py": "the rule beside the plan, handed the plan's noise in TFF's units",
-    "itsa/planning/sections.py": "the rule's section, whose noise is in TFF's units",
-    "itsa/planning/drivers/explore.py": "the sweep's rule beside the re-planned plan, in TFF's units",
-    "itsa/planning/drivers/sweep.py": "the sweep beside the rule, which it takes as TFF has it (tff_rule)",
-    "itsa/planning/mechanisms/base.py": "a mechanism's names in the frameworks (its frameworks table)",
-    "itsa/planning/mechanisms/dgauss.py": "the discrete Gaussian's name in TFF (distributed_dgauss)",
-    "itsa/planning/mechanisms/skellam.py": "Skellam's name in TFF, DistributedDpSumFactory's default",
+    FRAMEWORKS_SECTION: "the plan's frameworks section: TFF's DistributedDpSumFactory settings, its mechanisms' names "
+                        "and the units of the rule it runs",
 }
 #: A word, case-insensitively, not inside another word (``OverflowError`` holds the letters of "flower").
 _WORD = "(?<![a-z]){}"
@@ -145,7 +137,8 @@ def test_the_word_count_sees_a_name_and_not_a_longer_word():
 def test_tff_is_named_in_no_new_module_outside_the_frameworks():
     """TFF's fence: the modules outside ``itsa/frameworks/`` that name it are the listed ones, no more."""
     outside = [path for path in _naming("tff") if not path.startswith("itsa/frameworks/")]
-    assert set(outside) <= set(TFF_OUTSIDE), (
+    assert len(TFF_OUTSIDE) <= 1
+    assert set(outside) == set(TFF_OUTSIDE), (
         f"TFF named outside itsa/frameworks/: {sorted(set(outside) - set(TFF_OUTSIDE))} (its numbers and rules "
         "belong in its room, itsa/frameworks/)")
     assert any(path.startswith("itsa/frameworks/") for path in _naming("tff")), "TFF has no room"

@@ -30,7 +30,7 @@ the export names ``client_mods`` and ``fit_workflow``
 noise, distributed or central, from the export's JSON alone.
 
 **dp-accounting.** The plan's dominating Gaussian pair, read from its
-frameworks section (:func:`itsa.planning.frameworks_units.round_pair`), as
+frameworks section (:func:`itsa.planning.accounting.round_pair`), as
 ``GaussianDpEvent`` events (:func:`itsa.frameworks.dp_accounting.events_from_pair`)
 with the δ to ask the accountants at; a plan whose noise has no such pair
 keeps one round's event (:meth:`itsa.planning.Plan.round_event`) in zCDP form

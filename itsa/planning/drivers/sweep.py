@@ -45,7 +45,7 @@ from itsa.planning.rule.heuristic import (
     Adjacency,
     HeuristicRisk,
     certify_heuristic,
-    tff_rule,
+    k_stddevs_rule,
 )
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
@@ -276,7 +276,7 @@ def _rule_risk(p: SweepParameters, multipliers: dict) -> HeuristicRisk:
         if key not in multipliers:
             multipliers[key] = gaussian_multiplier(*key)
         z = multipliers[key]
-    config = tff_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
+    config = k_stddevs_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
     return certify_heuristic(config, dropout=p.dropout, rounds=p.rounds, delta=p.delta, adjacency=p.adjacency,
                              epsilon=p.epsilon, overflow=p.overflow)
 

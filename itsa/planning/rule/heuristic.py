@@ -1,7 +1,7 @@
 """The k-standard-deviations rule practitioners use today, and itsa's certified risk of what it picks.
 
-TensorFlow Federated's distributed-DP aggregator (and the research code
-behind it) picks the scale of the integer encoding from one equation: ``k``
+The distributed discrete Gaussian's aggregator (Kairouz, Liu, Steinke 2021,
+and the frameworks' distributed-DP aggregators that ship it, :mod:`itsa.frameworks`) picks the scale of the integer encoding from one equation: ``k``
 standard deviations of the (rotated, clipped, rounded) sum plus its noise
 fill the modulus ``2^b``, with ``k = √2·erfcinv(p)`` for a target wrap
 probability ``p`` per coordinate, and the noise sized for the *expected*
@@ -9,7 +9,7 @@ number of clients:
 
 ``scale = 1/γ = √(2^(2b) − n k²) / (2k √(ρ c² n²/d + n σ²))``,  ``σ = z c/√n``,
 
-capped at ``10⁶``. :func:`tff_rule` reproduces that choice in the floats the
+capped at ``10⁶``. :func:`k_stddevs_rule` reproduces that choice in the floats the
 rule computes (kept exactly as the rationals of those floats);
 :func:`certify_heuristic` then gives itsa's certified ε (the distributed
 discrete Gaussian's Rényi bound with its τ term, for the fewest survivors
@@ -18,7 +18,7 @@ sees where the rule is safe, wasteful or wrong.
 
 Examples
 --------
->>> h = tff_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
+>>> h = k_stddevs_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
 >>> float(h.gamma) > 300, h.refusal is None
 (True, True)
 >>> r = certify_heuristic(h, dropout="1/10", rounds=150, delta="1e-6")
@@ -32,13 +32,13 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-import flint
 import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
-from itsa._util.certified import Certified, Direction, exact_text, fraction_text, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
+from itsa.planning.frameworks_units import MAX_SCALE_FACTOR, RULE_MAX_BITS
 from itsa.planning.rotation import FLATNESS, SHORT_NAMES, Rotation, flattening_rotation, rotated_dimension
 from itsa.planning.vocabulary import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
@@ -49,16 +49,11 @@ from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tails import certified_tail
 from itsa.privacy.tightest import pld_epsilon
 
-__all__ = ["Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
-           "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS",
-           "tff_noise_multiplier"]
+__all__ = ["Adjacency", "HeuristicConfig", "HeuristicRisk", "k_stddevs_rule", "certify_heuristic",
+           "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB"]
 
 #: The rule's default target wrap probability per coordinate (``modclip_prob``).
 MODCLIP_PROB = Fraction(1, 10**4)
-#: The rule caps the scale here (larger ones overflow its int32 norm bounds).
-MAX_SCALE_FACTOR = 10**6
-#: The rule refuses word sizes above this (its arithmetic is float32); beyond, the formula is extrapolated.
-RULE_MAX_BITS = 22
 #: Largest word the rule is evaluated at here (the simulation's int64 arithmetic: its largest modulus 2^62);
 #: a plan's own word may be wider (:data:`itsa.planning.deployment.MAX_WORD_BITS`).
 MAX_RULE_WORD_BITS = MAX_MODULUS.bit_length() - 1
@@ -90,9 +85,9 @@ def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) ->
 class HeuristicConfig(Displayable):
     """What the k-standard-deviations rule picks, exactly as the rationals of its floats, and what it assumes.
 
-    ``gamma`` is the rule's scale factor (TFF's ``scale``; itsa's γ: an update
-    ``x`` encodes to ``round(gamma x)``) and ``step`` is ``1/gamma`` (what TFF's
-    code calls ``gamma``); ``sigma`` is the local discrete-Gaussian standard
+    ``gamma`` is the rule's scale factor (the aggregator's ``scale``; itsa's γ: an
+    update ``x`` encodes to ``round(gamma x)``) and ``step`` is ``1/gamma`` (what
+    the aggregator's code calls ``gamma``); ``sigma`` is the local discrete-Gaussian standard
     deviation in integer units (``gamma · z c/√n``); ``sensitivity`` is the
     rule's own scaled norm bound ``(c + step·√d + 10⁻⁵)·gamma``. When the rule
     refuses the inputs, ``refusal`` says why and the picks are ``None``.
@@ -180,7 +175,7 @@ def _refusal(clients: int, bits: int, k: float) -> str | None:
     return None
 
 
-def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplier, k_stddevs=None, *,
+def k_stddevs_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplier, k_stddevs=None, *,
              modclip_prob=MODCLIP_PROB, rotation: Rotation | str = Rotation.DFT, flatness=1) -> HeuristicConfig:
     """The scale and local noise the k-standard-deviations rule picks for these inputs.
 
@@ -362,7 +357,7 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
     Parameters
     ----------
     config : HeuristicConfig
-        From :func:`tff_rule`.
+        From :func:`k_stddevs_rule`.
     dropout, survivors
         The fraction that may drop out (the fewest survivors ``K − ⌊dropout K⌋``), or the survivors directly.
     rounds, delta, adjacency, conversion
@@ -421,7 +416,7 @@ def _verdict(risk, eps_target, wrap_target, **accounting) -> tuple[str, tuple[st
         return "wrong", tuple(missed)
     c = risk.config
     if c.word_bits > 1:
-        fewer = tff_rule(c.clients, c.dimension, c.clip, c.word_bits - 1, c.noise_multiplier, c.k_stddevs,
+        fewer = k_stddevs_rule(c.clients, c.dimension, c.clip, c.word_bits - 1, c.noise_multiplier, c.k_stddevs,
                          rotation=c.rotation, flatness=c.flatness)
         smaller = certify_heuristic(fewer, rounds=risk.rounds, delta=risk.delta, adjacency=risk.adjacency,
                                     **accounting)
@@ -437,20 +432,3 @@ def _inflation(config: HeuristicConfig) -> str | None:
         return None
     return (f"rounding inflates the sensitivity by at least {safe_decimal(ratio, 3, up=False)}x "
             "(gamma sqrt(d) against the clip) while the noise is sized for the clip alone")
-
-
-def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
-                         ) -> Certified:
-    """TFF's ``noise_multiplier`` for the plan's noise: ``σ √K/(γ S)`` (distributed shares over the expected
-    ``K`` clients) or ``σ/(γ S)`` (central), an enclosure.
-
-    >>> tff_noise_multiplier(sigma=Fraction(8), distributed=False, clients=4, gamma=Fraction(2), clip=Fraction(1)).decimal()
-    '4'
-    """
-    with precision():
-        ball = to_arb(sigma) / to_arb(gamma * clip)
-        if distributed:
-            ball *= flint.arb(clients).sqrt()
-    return Certified.from_arb("noise_multiplier", ball, Direction.ENCLOSURE,
-                              "sigma sqrt(K) / (gamma S): TFF splits z S into K shares of z S/sqrt(K)" if distributed
-                              else "sigma / (gamma S): TFF's central z")
