@@ -135,7 +135,7 @@ def test_the_word_count_sees_a_name_and_not_a_longer_word():
 
 
 def test_tff_is_named_in_no_new_module_outside_the_frameworks():
-    """TFF's fence: the modules outside ``itsa/frameworks/`` that name it are the listed ones, no more."""
+    """TFF's fence: the one module outside ``itsa/frameworks/`` that names it is the listed one, no other."""
     outside = [path for path in _naming("tff") if not path.startswith("itsa/frameworks/")]
     assert len(TFF_OUTSIDE) <= 1
     assert set(outside) == set(TFF_OUTSIDE), (
