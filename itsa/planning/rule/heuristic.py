@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
@@ -216,7 +217,7 @@ def k_stddevs_rule(clients: int, dimension: int, clip, word_bits: int, noise_mul
     d_pad = padded_dimension(dimension, rot)
     notes: tuple[str, ...] = (() if bits <= RULE_MAX_BITS else
              (f"the rule refuses more than {RULE_MAX_BITS} bits (its arithmetic is float32); the formula is extrapolated",))
-    base = dict(clients=n, dimension=dimension, padded_dimension=d_pad, clip=c, word_bits=bits, noise_multiplier=z,
+    base: dict[str, Any] = dict(clients=n, dimension=dimension, padded_dimension=d_pad, clip=c, word_bits=bits, noise_multiplier=z,
                 k_stddevs=Fraction(k), modclip_prob=p, rotation=rot, flatness=rho)
     refusal = _refusal(n, bits, k)
     if refusal:
