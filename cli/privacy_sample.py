@@ -8,11 +8,16 @@ from itsa._util.deadline import DEFAULT_TIME_LIMIT
 from ._common import SECONDS, LibraryChoice, itsa_errors, show
 from ._paths import OUTPUT_FILE
 
+#: Each law's parameter option.
+OPTION = {"dgauss": "--sigma-squared", "skellam": "--variance", "binomial": "--coins"}
+
 
 @click.command()
 @click.argument("law", type=LibraryChoice("itsa.privacy.samplers", "Law"))
 @click.option("--sigma-squared", "sigma_squared", default=None, metavar="S2",
               help="dgauss: sigma^2, exactly (an integer, a decimal or a fraction such as 5/2).")
+@click.option("--variance", default=None, metavar="V",
+              help="skellam: the variance V, exactly (an integer, a decimal or a fraction such as 5/2).")
 @click.option("--coins", default=None, metavar="N", help="binomial: the number of fair coins N (Bin(N, 1/2)'s heads).")
 @click.option("--count", type=click.IntRange(min=0), required=True, help="Number of draws.")
 @click.option("--seed", required=True, help="The stream's key: a whole number or a text.")
@@ -22,9 +27,9 @@ from ._paths import OUTPUT_FILE
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the draws (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def sample(law, sigma_squared, coins, count, seed, output, workers, time_limit, as_json):
-    """Exact draws of LAW (dgauss: the discrete Gaussian N_Z(0, sigma^2); binomial: the heads of N fair coins)
-    from a ChaCha20 stream keyed by SEED.
+def sample(law, sigma_squared, variance, coins, count, seed, output, workers, time_limit, as_json):
+    """Exact draws of LAW (dgauss: the discrete Gaussian N_Z(0, sigma^2); skellam: Poisson(V/2) - Poisson(V/2);
+    binomial: the heads of N fair coins) from a ChaCha20 stream keyed by SEED.
 
     Every decision compares random whole numbers with proven integer bounds: the law is exact. The same
     seed gives the same draws for any --workers. Not constant-time."""
@@ -38,11 +43,12 @@ def sample(law, sigma_squared, coins, count, seed, output, workers, time_limit, 
     from ._progress import time_limit_of
 
     with itsa_errors():
-        option, wrong = (("--coins", sigma_squared is not None and "--sigma-squared") if law == "binomial"
-                         else ("--sigma-squared", coins is not None and "--coins"))
+        given = {"--sigma-squared": sigma_squared, "--variance": variance, "--coins": coins}
+        option = OPTION[law]
+        wrong = [name for name, value in given.items() if value is not None and name != option]
         if wrong:
-            raise InvalidOption(f"{law}: {wrong} is not its parameter (give {option})")
-        parameter = coins if law == "binomial" else sigma_squared
+            raise InvalidOption(f"{law}: {wrong[0]} is not its parameter (give {option})")
+        parameter = given[option]
         if parameter is None:
             raise InvalidOption(f"{law}: give {option}")
         law_of(law, parameter)

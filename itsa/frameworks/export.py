@@ -266,11 +266,20 @@ def check_export(deployment, framework: Framework | str) -> Framework:
     return kind
 
 
+def _check_matrix(d, target: str) -> None:
+    """A matrix mechanism (DP-FTRL) has no counterpart among a target's DP aggregators here: refused in one line."""
+    if getattr(d, "matrix", None) is not None:
+        raise InvalidOption(f"export {target}: the deployment's noise is DP-FTRL's, correlated across rounds by a "
+                            f"{d.matrix.kind} mechanism; this export writes independent noise per round, so it has no "
+                            "counterpart: export to dp-accounting (the worst participation pattern's Gaussian event)")
+
+
 def _check_flower(d) -> None:
-    """Flower's refusals (:func:`check_export`): a layering, another protocol, a population."""
+    """Flower's refusals (:func:`check_export`): a matrix mechanism, a layering, another protocol, a population."""
     from itsa.planning.protocols import MultiServerProtocol
     from itsa.planning.protocols.secagg import SECAGG
 
+    _check_matrix(d, "flower")
     if d.encoding.layered:
         raise InvalidOption("export flower: Flower's SecAgg+ sums one flat word; a layered plan (radix, layers) "
                             "has no Flower counterpart")
@@ -506,6 +515,9 @@ class _Tff(FrameworkTarget):
     name = Framework.TFF
     help = ("tff (DistributedDpSumFactory's keyword arguments for distributed noise on a flat word, and what TFF "
             "computes from them)")
+
+    def check(self, deployment) -> None:
+        _check_matrix(deployment, "tff")
 
     def export(self, plan):
         return _tff(plan)

@@ -84,6 +84,7 @@ from itsa.planning.vocabulary import NoiseKind
 from itsa.privacy.neighbours import Rounding
 from itsa.privacy.sampler import SamplerEngine
 from itsa.privacy.shares import survivors_under
+from itsa.privacy.tails import certified_tail
 
 __all__ = ["FlowerPlan", "encode_update", "word_sum", "decode_sum", "flower_aggregate", "distributed_dp_mod",
            "equal_weights_mod", "check_secagg_round",
@@ -120,7 +121,8 @@ class FlowerPlan:
         ``d`` (the model's parameters, all arrays flattened), ``S``, ``γ`` and ``M = 2^b``.
     sigma_client, noise, mechanism
         The noise (integer units): a share per client (``distributed``) or one draw on the sum (``central``);
-        the mechanisms whose room draws exactly (``exact_draws``: the discrete Gaussian, Bin(N, 1/2) − N/2).
+        the mechanisms whose room draws exactly (``exact_draws``: the discrete Gaussian, Skellam,
+        Bin(N, 1/2) − N/2).
     rotation, rounding, beta
         As the plan encodes (:class:`~itsa.planning.run.setup.SimulationSetup`).
     engine : str
@@ -228,12 +230,19 @@ class FlowerPlan:
         drops out rather than send a clamped value): exactly 0 for a word of at most 31 bits (every residue is
         carried) or without shares; else at most ``2 d' exp(−(Q/2 − A)²/(2v))``, a share being ``v``-subgaussian
         (the mechanism room's proxy: ``σ²`` for a discrete Gaussian share, ``N/4`` for ``N`` fair coins, Hoeffding),
-        over the ``d'`` words."""
+        over the ``d'`` words; a Skellam share's by the Chernoff bound of its moment generating function
+        (:func:`itsa.privacy.tails.certified_tail`)."""
         if self.shift == 0 or self.row.noise != NoiseKind.DISTRIBUTED or self.row.sigma_client == 0:
             why = "every residue is carried" if self.shift == 0 else "the words hold no noise share"
             return Certified.exact("window drop", 0, f"exact: {why}")
         room = self.shift - self.largest_rounded
-        proxy = mechanism(self.mechanism).wrap_noise(self.row.sigma_client, 1)[0]
+        proxy, poisson = mechanism(self.mechanism).wrap_noise(self.row.sigma_client, 1)
+        if poisson:         # a Poisson-type share (Skellam): the Chernoff bound of its moment generating function
+            words = self.row.rotated_dimension
+            tail = certified_tail(room=room, proxy=proxy, poisson=poisson, coordinates=words,
+                                  method=f"a share's log-MGF is at most m (cosh l - 1), m = {exact_text(poisson)}: "
+                                         f"the Chernoff bound of P[|Z| >= {room}], union over the {words} words")
+            return Certified("window drop", tail.lower(), tail.upper(), Direction.UPPER, tail.method)
         with precision():
             ball = 2 * self.row.rotated_dimension * (-(to_arb(room) ** 2) / (2 * to_arb(proxy))).exp()
         what = "sigma^2" if proxy == self.row.sigma_client ** 2 else f"v = {exact_text(proxy)}"

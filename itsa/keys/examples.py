@@ -31,7 +31,7 @@ from itsa._util.checks import whole_number
 from itsa._util.display import Displayable
 from itsa._util.files import exists, is_regular_file
 from itsa.exceptions import InvalidInput, InvalidInstance
-from itsa.keys.model.instance import Instance
+from itsa.keys.model.instance import MAX_USERS, Instance
 from itsa.keys.model.io import load_instance, parse_instance
 
 __all__ = ["names", "describe", "path", "load", "scheme", "example1", "example2",
@@ -262,6 +262,8 @@ def example2() -> Instance:
 def _check_homogeneous(U, V, t) -> None:
     for label, x, low in (("U", U, 1), ("V", V, 1), ("t", t, 0)):
         whole_number(f"homogeneous: {label}", x, minimum=low, error=InvalidInstance)
+    if U * V > MAX_USERS:           # before a list or a text of U entries is built
+        raise InvalidInstance(f"homogeneous: U V = {U * V:,} users in all; itsa handles at most {MAX_USERS}")
 
 
 def homogeneous_yaml(U: int, V: int, t: int) -> str:

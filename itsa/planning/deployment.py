@@ -45,6 +45,7 @@ from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
+from itsa.planning.matrix import MatrixMechanism, matrix_refusal, parse_matrix
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols import AggregationProtocol, MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
@@ -337,6 +338,8 @@ class Deployment(Displayable):
     sampling: Sampling = Sampling.POISSON
     #: the secure aggregation the keys section sizes for these clients (``None``: only ``servers``, or no keys)
     protocol: AggregationProtocol | None = None
+    #: DP-FTRL's matrix mechanism and participation schedule (``None``: independent noise every round)
+    matrix: MatrixMechanism | None = None
 
     def __post_init__(self):
         _set(self, "clients", whole_number("clients", self.clients, minimum=1, maximum=MAX_CLIENTS, error=_ERR))
@@ -352,7 +355,7 @@ class Deployment(Displayable):
         refusal = None if self.noise.mechanism is None else mechanism(self.noise.mechanism).layering_refusal
         if self.encoding.layered and refusal is not None:
             raise _ERR(f"noise.mechanism: {self.noise.mechanism} with a PSA layering is not accounted here: {refusal}")
-        if self.privacy.epsilon is None and self.noise.sigma is None:
+        if self.privacy.epsilon is None and self.noise.sigma is None and self.matrix is None:
             raise _ERR("privacy.epsilon: missing (give a target epsilon, or the noise's sigma to compute epsilon for)")
         _set(self, "overflow", _overflow_target("overflow", self.overflow))
         _set(self, "overflow_per", choice("overflow.per", self.overflow_per, Overflow, error=_ERR))
@@ -364,6 +367,22 @@ class Deployment(Displayable):
         _set(self, "population", population)
         _set(self, "sampling", sampling)
         self._check_protocol()
+        self._check_matrix()
+
+    def _check_matrix(self) -> None:
+        """What a matrix mechanism refuses beside it (:func:`itsa.planning.matrix.matrix_refusal`), in one line."""
+        if self.matrix is None:
+            return
+        if not isinstance(self.matrix, MatrixMechanism):
+            raise _ERR(f"matrix: must be a MatrixMechanism(...) (mechanism: and participation: in a file), not "
+                       f"{excerpt(self.matrix)}")
+        refusal = matrix_refusal(central=self.noise.kind is NoiseKind.CENTRAL, sigma=self.noise.sigma,
+                                 noise_mechanism=self.noise.mechanism, layered=self.encoding.layered,
+                                 nearest=self.encoding.rounding is Rounding.NEAREST, population=self.population,
+                                 add_remove=self.adjacency is Adjacency.ADD_REMOVE, accuracy=self.accuracy,
+                                 epsilon=self.privacy.epsilon, noise_multiplier=self.matrix.noise_multiplier)
+        if refusal is not None:
+            raise _ERR(refusal)
 
     def _check_protocol(self) -> None:
         """The protocol's own checks against the clients; ``protocol`` and ``servers`` are not both given."""
@@ -411,11 +430,12 @@ class Deployment(Displayable):
                 "gate": None if self.gate is None else {"budget": self.gate.budget,
                                                         "flag_rate": frac(self.gate.flag_rate)},
                 "accuracy": None if self.accuracy is None else {"mse": frac(self.accuracy)},
-                "population": self.population, "sampling": None if self.population is None else str(self.sampling)}
+                "population": self.population, "sampling": None if self.population is None else str(self.sampling),
+                **({} if self.matrix is None else {"matrix": self.matrix.to_dict()})}
 
 
 _KEYS = {"name", "clients", "dropout", "dimension", "clip", "adjacency", "privacy", "noise", "encoding", "overflow",
-         "servers", "gate", "accuracy", "population", "sampling", "protocol"}
+         "servers", "gate", "accuracy", "population", "sampling", "protocol", "mechanism", "participation"}
 
 
 def _mapping(name: str, value, keys: set[str]) -> dict:
@@ -438,7 +458,7 @@ def _noise(raw) -> Noise:
     if raw is None or isinstance(raw, str):
         kind: Any = raw or NoiseKind.DISTRIBUTED         # a text is checked by the Noise
         return Noise(kind=kind)
-    n = _mapping("noise", raw, {"kind", "placement", "mechanism", "sigma"})
+    n = _mapping("noise", raw, {"kind", "placement", "mechanism", "sigma", "noise_multiplier"})   # z: the matrix's
     if "kind" in n and "placement" in n and n["kind"] != n["placement"]:
         raise _ERR("noise: kind and placement name the same thing; give one")
     return Noise(kind=n.get("placement", n.get("kind", "distributed")), sigma=n.get("sigma"),
@@ -503,9 +523,14 @@ def parse_deployment(raw, default_name: str = "deployment") -> Deployment:
         raise _ERR("sampling: says how a round's clients are drawn from a population, and this deployment names "
                    "none: remove sampling or give population")
     privacy, noise = _privacy(d.get("privacy")), _noise(d.get("noise"))
+    if "participation" in d and not (isinstance(d.get("privacy"), dict) and "rounds" in d["privacy"]):
+        raise _ERR("participation: a schedule over the rounds needs privacy.rounds (T, the rounds it spans)")
+    z = d["noise"].get("noise_multiplier") if isinstance(d.get("noise"), dict) else None
+    matrix = parse_matrix(d.get("mechanism"), d.get("participation"), z)
     overflow, per = _overflow(d.get("overflow"))
     return Deployment(clients=d["clients"], dimension=d["dimension"], clip=d["clip"], dropout=d.get("dropout", 0),
-                      adjacency=d.get("adjacency", "replace-one"), privacy=privacy, noise=noise,
+                      adjacency=d.get("adjacency", "replace-one" if matrix is None else "add-remove"),
+                      privacy=privacy, noise=noise, matrix=matrix,
                       encoding=_encoding(d.get("encoding")), overflow=overflow, overflow_per=per,
                       servers=d.get("servers"), gate=_gate(d.get("gate")), name=d.get("name", default_name),
                       accuracy=_accuracy(d.get("accuracy")), population=d.get("population"),

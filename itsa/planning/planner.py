@@ -51,6 +51,8 @@ from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, siz
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
+from itsa.planning.matrix.sections import MatrixErrorPlan, MatrixNoisePlan
+from itsa.planning.matrix.size import size_matrix
 from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, coupling_beta, gaussian_limit, room_of
 from itsa.planning.mechanisms import never_wrap_fix
 from itsa.planning.noise import (
@@ -69,6 +71,7 @@ from itsa.planning.sections import (
     ErrorPlan,
     KeysPlan,
     PayloadPlan,
+    Verdict,
     mean_square_error,
     size_deployment_keys,
     size_heuristic,
@@ -89,40 +92,15 @@ DEFAULT_TIME_LIMIT = LIBRARY_TIME_LIMIT
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class Verdict(Displayable):
-    """``feasible`` or ``infeasible``, why, and the smallest changes that fix an infeasible deployment."""
-
-    feasible: bool
-    reasons: tuple[str, ...] = ()
-    fixes: dict = field(default_factory=dict)
-    #: what the verdict assumes beyond the file (a layering's wrap bound: the digit prior)
-    premises: tuple[str, ...] = ()
-
-    def headline(self) -> str:
-        text = "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
-        return text + "".join(f" (if {p})" for p in self.premises)
-
-    def rows(self) -> list[tuple[str, str]]:
-        return [("verdict", "feasible" if self.feasible else "infeasible")] + [
-            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()] + [
-            ("premise", f"the wrap bound holds if {p}") for p in self.premises]
-
-    def to_dict(self) -> dict:
-        return {"verdict": "feasible" if self.feasible else "infeasible", "reasons": list(self.reasons),
-                "premises": list(self.premises),
-                "fixes": {k: {kk: vv for kk, vv in v.items()} for k, v in self.fixes.items()}}
-
-
-@dataclass(frozen=True, kw_only=True, repr=False)
 class Plan(Displayable):
     """Everything one deployment needs, each number exact or certified and labelled."""
 
     deployment: Deployment
-    noise: NoisePlan
+    noise: NoisePlan | MatrixNoisePlan
     encoding: EncodingPlan | LayeredEncodingPlan
     payload: PayloadPlan
     keys: KeysPlan | Displayable | None
-    error: ErrorPlan
+    error: ErrorPlan | MatrixErrorPlan
     heuristic: Displayable | None
     gate: GatePlan | None
     verdict: Verdict
@@ -132,6 +110,9 @@ class Plan(Displayable):
 
     def round_event(self) -> Event:
         """One round's event as the plan accounts it, from its own inputs (:func:`itsa.planning.noise.round_event`)."""
+        if self.deployment.matrix is not None:
+            raise InvalidOption("round_event: a matrix mechanism's rounds are not independent: its worst participation "
+                                "pattern is one Gaussian mechanism (the frameworks section's pair)")
         return round_event(self.inputs or noise_inputs(self.deployment), self.encoding.gamma, self.noise.sigma_client)
 
     def sections(self) -> dict[str, Displayable | None]:
@@ -153,6 +134,8 @@ class Plan(Displayable):
         return rows
 
     def _absent(self, name: str) -> str:
+        if name == "heuristic" and self.deployment.matrix is not None:
+            return "not computed (the k-standard-deviations rule sizes independent noise, not a matrix mechanism's)"
         if name == "heuristic" and self.deployment.encoding.layered:
             return "not computed (the k-standard-deviations rule sizes a flat word, not a layering)"
         return _ABSENT[name]
@@ -443,6 +426,8 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     instance = _servers(deployment.servers)
     if deployment.encoding.layered:
         return _plan_layered(deployment, instance, report, deadline, seed)
+    if deployment.matrix is not None:               # DP-FTRL's correlated noise after SecAgg: the matrix room
+        return _plan_matrix(deployment, instance, report, deadline, seed)
     flat = size_flat_rounding(flat_inputs(deployment), lambda f: _Sizer(f, report, deadline), deadline,
                               rounding_named=deployment.encoding.rounding_named)
     if deployment.noise.mechanism is None:          # the mechanism picked for the error: the plan's deployment says it
@@ -566,6 +551,19 @@ def _plan_layered(deployment: Deployment, instance: str | None, report: Reporter
                 heuristic=None, gate=(gate := _gate(deployment)), frameworks=_frameworks(deployment, n, noise, enc),
                 inputs=n, verdict=_with_accuracy(deployment, n, None, _verdict(deployment, None, noise, enc, gate, deadline, keys),
                                        enc, error, deadline))
+
+
+def _plan_matrix(d: Deployment, instance: str | None, report: Reporter, deadline: Deadline, seed: int) -> Plan:
+    """A matrix mechanism's plan (:func:`itsa.planning.matrix.size.size_matrix`), with the keys and the gate."""
+    assert d.matrix is not None
+    m = size_matrix(flat_inputs(d), d.matrix, deadline=deadline, report=report)
+    keys = _keys(d, instance, m.payload, deadline, seed, report)
+    reasons, fixes = protocol_reasons(keys)
+    _gate_reasons(gate := _gate(d), reasons, fixes, deadline)
+    reasons += m.verdict.reasons
+    return Plan(deployment=d, noise=m.noise, encoding=m.encoding, payload=m.payload, keys=keys, error=m.error,
+                heuristic=None, gate=gate, frameworks=m.frameworks,
+                verdict=Verdict(feasible=not reasons, reasons=tuple(reasons), fixes={**fixes, **m.verdict.fixes}))
 
 
 def check_report_path(path) -> None:

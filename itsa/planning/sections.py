@@ -1,4 +1,4 @@
-"""The plan's other sections: payload, keys, error, and the heuristic beside it.
+"""The plan's other sections: payload, keys, error, the heuristic beside it, and the verdict.
 
 - **payload**: the bits each client sends per coordinate and per round;
 - **keys**: for a key-rate instance, ``itsa.solve``'s settled ``R*`` (source key
@@ -26,7 +26,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -44,7 +44,7 @@ from itsa.privacy.discrete_gaussian import entropy_bits
 
 __all__ = ["PayloadPlan", "BitsFloor", "bits_floor", "CHEN_ORDER", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
-           "size_heuristic", "NOT_COMPUTED"]
+           "size_heuristic", "NOT_COMPUTED", "Verdict"]
 
 
 #: The order of the price of secure aggregation, in words (constants and logarithmic factors unknown).
@@ -410,3 +410,28 @@ def size_heuristic(inputs: NoiseInputs, noise, encoding, *, overflow: Fraction, 
     (per round or per coordinate)."""
     event = round_event(inputs, encoding.gamma, noise.sigma_client)
     return beside_plan(inputs, noise, encoding, event, overflow=overflow, per_round=per_round)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class Verdict(Displayable):
+    """``feasible`` or ``infeasible``, why, and the smallest changes that fix an infeasible deployment."""
+
+    feasible: bool
+    reasons: tuple[str, ...] = ()
+    fixes: dict = field(default_factory=dict)
+    #: what the verdict assumes beyond the file (a layering's wrap bound: the digit prior)
+    premises: tuple[str, ...] = ()
+
+    def headline(self) -> str:
+        text = "feasible" if self.feasible else "infeasible: " + "; ".join(self.reasons)
+        return text + "".join(f" (if {p})" for p in self.premises)
+
+    def rows(self) -> list[tuple[str, str]]:
+        return [("verdict", "feasible" if self.feasible else "infeasible")] + [
+            ("why", r) for r in self.reasons] + [(f"fix: {k}", v["text"]) for k, v in self.fixes.items()] + [
+            ("premise", f"the wrap bound holds if {p}") for p in self.premises]
+
+    def to_dict(self) -> dict:
+        return {"verdict": "feasible" if self.feasible else "infeasible", "reasons": list(self.reasons),
+                "premises": list(self.premises),
+                "fixes": {k: {kk: vv for kk, vv in v.items()} for k, v in self.fixes.items()}}

@@ -122,3 +122,8 @@ def test_an_accuracy_target_past_a_float_gives_its_verdict(cli, tmp_path):
     _clean(res, codes=(3,))
     fix = json.loads(res.stdout)["verdict"]["fixes"]["accuracy"]
     assert fix["survivors"] is None and "at least about 2.388e201 survivors" in fix["text"]   # 1000 sqrt(0.0057 / 1e-399)
+
+
+def test_a_homogeneous_family_past_the_users_limit_is_refused_before_its_text(cli):
+    res = cli("examples", "--homogeneous", "999999999999,2,1")
+    one_line_exit_2(res, "at most 4096")

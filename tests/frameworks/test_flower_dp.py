@@ -170,11 +170,17 @@ def test_the_mod_refuses_the_table_engine_where_the_plans_epsilon_is_claimed():
         FlowerPlan.from_dict({**export["distributed_dp"]["plan"], "engine": "table"})
 
 
-def test_a_skellam_plan_exports_no_mods_and_says_why():
+def test_a_skellam_plan_exports_the_mods_and_its_window_drop_is_the_chernoff_bound():
     out = the_export({**spec_of("distributed"), "noise": {"kind": "distributed", "mechanism": "skellam"}})
-    assert out["client_mods"] == [] and out["fit_workflow"] is None
-    assert any("no client_mods" in n and "skellam" in n for n in out["notes"])
-    assert "no client_mods for" in out["epsilon_premises"][1]           # the premise does not promise them
+    assert out["client_mods"] == list(CLIENT_MODS) and out["fit_workflow"]
+    assert out["distributed_dp"]["plan"]["mechanism"] == "skellam"
+    assert not any("no client_mods" in n for n in out["notes"])
+    assert "client_mods add them" in out["epsilon_premises"][1]
+    wide = FlowerPlan(clients=4, dimension=2, clip=1, gamma=2**29, modulus=2**40, sigma_client=2**26,
+                      mechanism="skellam")
+    bound = wide.window_drop()          # room t = 2^29 - 1 at variance 2^52: above the Gaussian's 4 exp(-t^2/2^53)
+    gaussian = 4 * math.exp(-((2**29 - 1) ** 2) / 2.0**53)
+    assert bound.direction == "upper bound" and gaussian < bound.upper() < 10 * gaussian
 
 
 # -- Flower's quantization is the identity on the words ---------------------------------------------
@@ -333,6 +339,40 @@ def test_a_binomial_plan_exports_mods_and_is_released_with_its_shares_noise():
     low, high = math.sqrt(noise) / (gamma * n), math.sqrt(noise + n / 4) / (gamma * n)
     tolerance = 5 / math.sqrt(2 * len(err))
     assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)
+
+
+def skellam_export(dimension: int = 64) -> dict:
+    spec = {**spec_of("distributed", dimension=dimension), "noise": {"kind": "distributed", "mechanism": "skellam"}}
+    spec["encoding"]["word_bits"] = 24
+    return the_export(spec)
+
+
+def released_within_skellam_noise(export: dict, err: np.ndarray, n: int) -> bool:
+    """The released error's deviation is the ``n`` survivors' Skellam shares' (variance sigma^2 each, exactly),
+    plus the stochastic rounding's at most 1/4 per client per word, within sampling error."""
+    p = export["distributed_dp"]["plan"]
+    gamma, noise = float(Fraction(p["gamma"])), n * float(Fraction(p["sigma_client"]) ** 2)
+    low, high = math.sqrt(noise) / (gamma * n), math.sqrt(noise + n / 4) / (gamma * n)
+    tolerance = 5 / math.sqrt(2 * len(err))
+    return low * (1 - tolerance) < err.std() < high * (1 + tolerance)
+
+
+def test_a_skellam_plan_is_released_with_its_shares_noise():
+    """Skellam shares (exact Poisson(sigma^2/2) - Poisson(sigma^2/2) per client) run in a Flower round like the
+    discrete Gaussian's; the noise is the exact sampler's (the same draws as the mechanism's, seed for seed)."""
+    export = skellam_export()
+    p = export["distributed_dp"]["plan"]
+    assert p["mechanism"] == "skellam" and export["client_mods"] == list(CLIENT_MODS)
+    model = [np.full(64, 1.5)]
+    rounds = run_in_process(export, clients=8, rounds=2, dropped=frozenset({0}), model=model)
+    steps = np.diff(np.vstack([flat(model)] + rounds), axis=0)
+    err = (steps - np.mean([update_of(i, 64) for i in range(1, 8)], axis=0)).ravel()
+    assert released_within_skellam_noise(export, err, 7)
+    from itsa.frameworks.flower_dp import _noise
+    from itsa.privacy.samplers import skellam
+
+    fp = FlowerPlan.from_dict(p)
+    assert _noise(fp, "s").tolist() == skellam(Fraction(p["sigma_client"]) ** 2, 64, "s").tolist()
 
 
 def test_a_client_that_pins_its_export_refuses_a_server_that_lowers_the_noise():
@@ -537,3 +577,13 @@ def test_real_flower_rounds_run_the_plan_from_the_export_alone():
     low, high = math.sqrt(noise) / (gamma_f * n), math.sqrt(noise + n / 4) / (gamma_f * n)
     tolerance = 5 / math.sqrt(2 * len(err))
     assert low * (1 - tolerance) < err.std() < high * (1 + tolerance)
+
+
+@pytest.mark.slow
+def test_a_real_flower_round_runs_a_skellam_plan_from_the_export_alone():
+    """Skellam shares in a real Flower round (the simulation engine, Ray), one of 8 clients dropping: released
+    with the seven survivors' Skellam noise, its deviation the plan's within sampling error."""
+    export = skellam_export()
+    step = run_simulation(export, clients=8, dropped=frozenset({0}), model=[np.full(64, 1.5)])
+    err = step - np.mean([update_of(i, 64) for i in range(1, 8)], axis=0)
+    assert released_within_skellam_noise(export, err, 7)

@@ -280,6 +280,9 @@ def explore_plan(deployment: Deployment, *, simulate_rounds: int | None = None, 
     >>> type(run).__name__, run.simulation.rounds
     ('ExploredPlan', 2)
     """
+    if deployment.matrix is not None and (simulate_rounds is not None or sweep is not None):
+        raise InvalidOption("simulate, sweep: a matrix mechanism's plan (DP-FTRL) is sized, not simulated or swept "
+                            "here: plan it without --simulate and --sweep")
     swept = parse_sweep(sweep) if isinstance(sweep, str) else sweep
     clock = plan_deadline(time_limit)
     too_large = None

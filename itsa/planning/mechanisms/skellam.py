@@ -5,7 +5,8 @@ term), so one round is :class:`~itsa.privacy.events.SkellamEvent` (Agarwal,
 Kairouz, Liu 2021) whether the noise is distributed or central. In the wrap
 bound its noise is not sub-Gaussian: the Chernoff bound with its moment
 generating function (:func:`itsa.privacy.tails.certified_tail`'s Poisson part).
-A share's variance is exactly ``σ²`` and its mean 0.
+A share's variance is exactly ``σ²`` and its mean 0; it is drawn exactly
+(:func:`itsa.privacy.samplers.skellam`), so a client may add it where ε is claimed.
 
 Examples
 --------
@@ -23,14 +24,11 @@ import numpy as np
 from itsa._util.certified import safe_decimal
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
-from itsa.planning.mechanisms.base import DRAW_CHUNK, NoiseMechanism, Premises
+from itsa.planning.mechanisms.base import NoiseMechanism, Premises
 from itsa.privacy.events import Event, SkellamEvent
-from itsa.privacy.sampler import ByteStream
+from itsa.privacy.samplers import MAX_MEAN, skellam
 
-__all__ = ["Skellam", "MAX_POISSON"]
-
-#: Largest Poisson mean drawn for a Skellam share (numpy's Poisson sampler refuses means near 2^63).
-MAX_POISSON = 10**18
+__all__ = ["Skellam"]
 
 
 class Skellam(NoiseMechanism):
@@ -38,6 +36,7 @@ class Skellam(NoiseMechanism):
     title = "Skellam"
     auto = True
     renyi = True
+    exact_draws = True
     #: DistributedDpSumFactory(mechanism=...) and TF Privacy's module of its query
     frameworks = {"tff": "distributed_skellam", "tf_privacy": "distributed_skellam_query.py"}
     framework_default = frozenset({"tff"})         # DistributedDpSumFactory's default mechanism
@@ -62,25 +61,16 @@ class Skellam(NoiseMechanism):
         return float(sigma) ** 2
 
     def check_simulated(self, sigma):
-        if Fraction(sigma) ** 2 / 2 > MAX_POISSON:
-            raise InvalidOption(f"sigma_client: Skellam shares are simulated up to variance {2 * MAX_POISSON:.0e} "
-                                f"(numpy's Poisson sampler), not sigma {safe_decimal(Fraction(sigma), 6)}")
+        if Fraction(sigma) ** 2 / 2 > MAX_MEAN:
+            raise InvalidOption(f"sigma_client: Skellam shares are drawn up to variance 2^61 (the exact sampler), "
+                                f"not sigma {safe_decimal(Fraction(sigma), 6)}")
 
     def simulated_variance_how(self, *, distributed):
         return ("the Skellam shares' exact variance" if distributed
                 else "the central Skellam noise's exact variance")
 
     def draws(self, sigma: Fraction, count: int, seed_text: str, clock: Deadline | None = None) -> np.ndarray:
-        """Symmetric Skellam draws of variance ``σ²``: the difference of two Poisson draws of mean ``σ²/2``.
-
-        Drawn by numpy's Poisson sampler (a float sampler: the law of a simulation, not a certified one) from a
-        generator seeded by ``seed_text``'s stream, :data:`DRAW_CHUNK` at a time with a look at ``clock``
-        before each."""
-        rng = np.random.default_rng(int.from_bytes(ByteStream(seed_text).read(32), "big"))
-        mean, parts = float(sigma) ** 2 / 2, []
-        for start in range(0, count, DRAW_CHUNK):
-            if clock is not None:
-                clock.check(f"a round's noise ({start:,} of {count:,} draws)")
-            n = min(DRAW_CHUNK, count - start)
-            parts.append(rng.poisson(mean, n) - rng.poisson(mean, n))
-        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+        """Skellam draws of variance ``σ²``, exactly: :func:`itsa.privacy.samplers.skellam` (the difference of two
+        exact Poisson(``σ²/2``) draws) on the stream of ``seed_text``, with a look at ``clock`` before each block
+        of draws."""
+        return skellam(Fraction(sigma) ** 2, count, seed_text, time_limit=clock)

@@ -26,9 +26,8 @@ reads a plan):
    ``Σ_j ρ^j a_(ℓ_j)``;
 3. it adds its share per word (and per layer, in digit units), drawn by its
    mechanism's sampler (:meth:`~itsa.planning.mechanisms.NoiseMechanism.draws`:
-   the discrete Gaussian's exact sampler of :mod:`itsa.privacy.samplers`, or a
-   float sampler where a mechanism's law is acceptable in a simulation, not
-   certified), each from a seed text derived from ``seed``, the round and the layer; with
+   the exact samplers of :mod:`itsa.privacy.samplers`, the discrete Gaussian's,
+   Skellam's or the binomial's), each from a seed text derived from ``seed``, the round and the layer; with
    ``noise="central"`` one draw is added to the sum instead (by the first
    surviving client);
 4. it masks its input modulo ``M``: pairwise masks on a ring (client ``i``

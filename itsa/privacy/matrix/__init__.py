@@ -20,9 +20,16 @@ Examples
 from itsa.privacy.matrix._accounting import TF_PRIVACY_ORDERS, TreeAccounting, tree
 from itsa.privacy.matrix._forest import Forest, Tree
 from itsa.privacy.matrix._log import ParticipationLog, RealizedAccounting, read_log, realized
-from itsa.privacy.matrix._toeplitz import ToeplitzMechanism, blt_coefficients, blt_inverse, toeplitz, tree_mean_error
+from itsa.privacy.matrix._toeplitz import (
+    MAGNITUDE_BITS,
+    ToeplitzMechanism,
+    blt_coefficients,
+    blt_inverse,
+    toeplitz,
+    tree_mean_error,
+)
 from itsa.privacy.matrix._worst import Schedule, worst_case
 
 __all__ = ["tree", "TreeAccounting", "TF_PRIVACY_ORDERS", "Forest", "Tree", "Schedule", "worst_case",
            "ParticipationLog", "RealizedAccounting", "read_log", "realized",
-           "toeplitz", "ToeplitzMechanism", "blt_coefficients", "blt_inverse", "tree_mean_error"]
+           "toeplitz", "ToeplitzMechanism", "blt_coefficients", "blt_inverse", "tree_mean_error", "MAGNITUDE_BITS"]

@@ -44,7 +44,8 @@ from itsa.privacy.matrix._forest import Forest, check_restarts
 from itsa.privacy.matrix._worst import Schedule, worst_case
 from itsa.privacy.tight import gaussian_exact_multiplier, gaussian_tight_epsilon
 
-__all__ = ["tree", "TreeAccounting", "TF_PRIVACY_ORDERS", "tree_epsilons", "check_schedule"]
+__all__ = ["tree", "TreeAccounting", "TF_PRIVACY_ORDERS", "tree_epsilons", "check_schedule", "matrix_epsilons",
+           "matrix_multiplier"]
 
 #: The RDP orders TF Privacy's tree accounting and Google's Gboard notebook convert at: 1.1, 1.2, ..., 10.9, 12..63.
 TF_PRIVACY_ORDERS = tuple([Fraction(10 + x, 10) for x in range(1, 100)] + [Fraction(q) for q in range(12, 64)])
@@ -85,7 +86,67 @@ def tree_epsilons(sensitivity_squared: int, noise_multiplier: Fraction, delta: F
     return epsilon, _rdp_epsilon(sensitivity_squared, noise_multiplier, delta)
 
 
-def _rdp_epsilon(sensitivity_squared: int, noise_multiplier: Fraction, delta: Fraction) -> EpsilonBound:
+#: Significant digits a fractional squared sensitivity is rounded to (outward) before the exact Gaussian curve.
+S_DIGITS = 15
+
+
+def _as_whole(sensitivity_squared: Fraction) -> tuple[int, int]:
+    """``s = p/q`` as ``(p q, q)``: ``μ = √s/z = √(p q)/(q z)``, a whole count at multiplier ``q z``."""
+    return sensitivity_squared.numerator * sensitivity_squared.denominator, sensitivity_squared.denominator
+
+
+def matrix_epsilons(sensitivity_squared: Certified, noise_multiplier: Fraction, delta: Fraction
+                    ) -> tuple[Certified, EpsilonBound]:
+    """``(ε, ε_RDP)`` of a matrix mechanism's worst case: the Gaussian mechanism at ``μ = √Δ²/z``.
+
+    A whole ``Δ²`` (tree aggregation's, exact) is :func:`tree_epsilons`; otherwise ``Δ²``'s enclosure is
+    rounded outward to :data:`S_DIGITS` digits and the exact curve (a whole count ``p q`` at multiplier
+    ``q z``, the same ``μ``) is solved at each end: the interval brackets the exact ε when ``Δ²`` is exact,
+    and its upper end bounds it when ``Δ²`` is an upper bound. ``ε_RDP`` is TF Privacy's route at the upper end.
+
+    >>> eps, rdp = matrix_epsilons(Certified.exact("s", Fraction(21, 8), ""), Fraction(3), Fraction(1, 10**6))
+    >>> eps.decimal(4), rdp.epsilon.upper() >= eps.upper()
+    ('2.454', True)
+    """
+    high = sensitivity_squared.upper()
+    if sensitivity_squared.direction is Direction.EXACT and high.denominator == 1:
+        return tree_epsilons(int(high), noise_multiplier, delta)
+    up = fraction("s", safe_decimal(high, S_DIGITS))
+    down = fraction("s", safe_decimal(sensitivity_squared.lower(), S_DIGITS, up=False))
+    (count_up, q_up), (count_down, q_down) = _as_whole(up), _as_whole(down)
+    top = gaussian_tight_epsilon(noise_multiplier * q_up, count_up, delta)
+    bottom = gaussian_tight_epsilon(noise_multiplier * q_down, count_down, delta) if down > 0 else top
+    exact = sensitivity_squared.direction in (Direction.EXACT, Direction.ENCLOSURE)
+    method = (f"exact Gaussian privacy curve at mu = sqrt(Delta^2)/z (Balle-Wang 2018, Thm 8), Delta^2 rounded "
+              f"outward to {S_DIGITS} digits, bisection on balls: certified upper bound"
+              + (" (the interval brackets the exact eps)" if exact else
+                 " (Delta^2 is an upper bound: so is eps; the lower end is at Delta^2's lower end)"))
+    epsilon = Certified("epsilon", min(bottom.lower(), top.lower()), top.upper(), Direction.UPPER, method)
+    return epsilon, _rdp_epsilon(up, noise_multiplier, delta)
+
+
+def matrix_multiplier(sensitivity_squared: Certified, epsilon: Fraction, delta: Fraction) -> Certified:
+    """The least ``z`` meeting ``epsilon`` on the exact Gaussian curve at ``μ = √Δ²/z`` (``Δ²``'s upper end,
+    rounded up to :data:`S_DIGITS` digits), its shown value rounded up to :data:`Z_DIGITS` digits (it meets the
+    target): tree aggregation's calibration, for any ``Δ²``.
+
+    >>> matrix_multiplier(Certified.exact("s", Fraction(79), ""), Fraction(89, 10), Fraction(1, 10**10)).decimal(6)
+    '6.73582'
+    """
+    high = sensitivity_squared.upper()
+    up = high if high.denominator == 1 else fraction("s", safe_decimal(high, S_DIGITS))
+    count, q = _as_whole(up)
+    found = gaussian_exact_multiplier(epsilon, delta, count)
+    low, top = found.lower() / q, found.upper() / q
+    shown = fraction("noise multiplier", safe_decimal(top, Z_DIGITS))          # rounded up: still meets
+    return Certified("noise multiplier", low, shown, Direction.UPPER,
+                     f"the least z meeting eps = {safe_decimal(epsilon, 8)} on the exact Gaussian curve at mu = "
+                     f"sqrt(Delta^2)/z, Delta^2 = {safe_decimal(up, 12)} (Balle-Wang 2018, Thm 8) lies in "
+                     f"[{safe_decimal(low, 8, up=False)}, {safe_decimal(top, 8)}]; the value shown, rounded up, meets "
+                     "the target")
+
+
+def _rdp_epsilon(sensitivity_squared: int | Fraction, noise_multiplier: Fraction, delta: Fraction) -> EpsilonBound:
     """TF Privacy's Rényi route: ``ρ q`` with ``ρ = s/(2 z²)``, converted by CKS at :data:`TF_PRIVACY_ORDERS`."""
     rho = Fraction(sensitivity_squared) / (2 * noise_multiplier ** 2)
     event = ZcdpEvent(rho=rho, source=f"tree aggregation (worst pattern): Gaussian RDP q s/(2 z^2), "

@@ -61,7 +61,8 @@ from itsa.privacy.matrix._accounting import check_schedule
 from itsa.privacy.matrix._forest import Forest, check_restarts
 from itsa.privacy.matrix._worst import worst_case
 
-__all__ = ["toeplitz", "blt_coefficients", "blt_inverse", "ToeplitzMechanism", "tree_mean_error", "MECHANISMS"]
+__all__ = ["toeplitz", "blt_coefficients", "blt_inverse", "ToeplitzMechanism", "tree_mean_error", "MECHANISMS",
+           "MAGNITUDE_BITS"]
 
 #: The Toeplitz mechanisms and what their coefficients are.
 MECHANISMS = ("banded", "blt")

@@ -81,10 +81,10 @@ def exp_neg(x: np.ndarray) -> np.ndarray:
 _TOP = float(2**64 - 2**12)
 
 
-def bracket(x_hat: np.ndarray, err: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bracket(x_hat: np.ndarray, err: np.ndarray | float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integers ``lo ≤ 2⁶⁴ e^(−x) ≤ hi`` for every real ``x ≥ 0`` with ``|x − x̂| ≤ 2⁻³⁹ + err`` (proof in the docs).
 
-    ``err`` (optional, per element, at most 1/8) widens the bracket for an
+    ``err`` (optional, per element or one for all, at most 1/8) widens the bracket for an
     ``x̂`` known less well: ``e^(±err) − 1`` is below ``2 err`` there. Returns
     ``(lo, hi, unbounded)`` (uint64, uint64, bool): where ``unbounded``,
     ``hi`` is ``2⁶⁴`` (no word rejects on the fast path).

@@ -22,6 +22,7 @@ from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.privacy.samplers._coins import CoinsLaw, fair_coins
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _law, discrete_gaussian
+from itsa.privacy.samplers._poisson import SkellamLaw, skellam, skellam_law
 from itsa.privacy.samplers._stream import seed_text
 
 __all__ = ["Law", "SampleRun", "sample", "law_of"]
@@ -31,6 +32,7 @@ class Law(StrEnum):
     """The laws ``itsa privacy sample`` draws."""
 
     DGAUSS = "dgauss"
+    SKELLAM = "skellam"
     BINOMIAL = "binomial"
 
 
@@ -39,14 +41,16 @@ STREAM = ("ChaCha20 (RFC 8439), key SHA-256('itsa-samplers-v1' NUL seed), nonce 
           "(65,536 draws a block), words uint64 LE")
 
 
-def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | CoinsLaw:
-    """The law object of ``law`` at ``parameter`` (σ² of ``dgauss``, the coins ``N`` of ``binomial``), checked
-    before any draw."""
+def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | SkellamLaw | CoinsLaw:
+    """The law object of ``law`` at ``parameter`` (σ² of ``dgauss``, the variance ``V`` of ``skellam``, the coins
+    ``N`` of ``binomial``), checked before any draw."""
     kind = choice("law", law, Law)
     if kind is Law.BINOMIAL:
         if isinstance(parameter, str) and digits_only(parameter.strip()):
             parameter = int(parameter)
         return CoinsLaw(parameter)
+    if kind is Law.SKELLAM:
+        return skellam_law(parameter)
     return _law(parameter)
 
 
@@ -56,7 +60,7 @@ class SampleRun(Displayable):
 
     Parameters
     ----------
-    law : DiscreteGaussianLaw or CoinsLaw
+    law : DiscreteGaussianLaw, SkellamLaw or CoinsLaw
         The law drawn.
     seed : str
         The seed text.
@@ -66,7 +70,7 @@ class SampleRun(Displayable):
         Wall-clock seconds the draws took.
     """
 
-    law: DiscreteGaussianLaw | CoinsLaw
+    law: DiscreteGaussianLaw | SkellamLaw | CoinsLaw
     seed: str
     draws: np.ndarray = field(repr=False)
     seconds: float
@@ -81,8 +85,9 @@ class SampleRun(Displayable):
 
     def rows(self) -> list[tuple[str, str]]:
         head = ", ".join(map(str, self.draws[:8].tolist())) + (" …" if len(self.draws) > 8 else "")
-        what = (f"sigma^2 = {self.law.sigma_squared} (exact)" if isinstance(self.law, DiscreteGaussianLaw)
-                else f"N = {self.law.coins:,} coins")
+        law = self.law
+        what = (f"sigma^2 = {law.sigma_squared} (exact)" if isinstance(law, DiscreteGaussianLaw)
+                else f"V = {law.variance} (exact)" if isinstance(law, SkellamLaw) else f"N = {law.coins:,} coins")
         return [("law", f"{self.law.to_dict()['law']}, {what}"),
                 ("count", f"{len(self.draws):,}"), ("seconds", f"{self.seconds:.3f}"),
                 ("draws per second", f"{self.draws_per_second:,.0f}"), ("first draws", head), ("stream", STREAM)]
@@ -98,8 +103,8 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
     Parameters
     ----------
     law : Law or str
-        ``"dgauss"``: the discrete Gaussian, ``parameter`` its σ²; ``"binomial"``: ``Bin(N, ½)``'s heads,
-        ``parameter`` the coins ``N``.
+        ``"dgauss"``: the discrete Gaussian, ``parameter`` its σ²; ``"skellam"``: Poisson(V/2) − Poisson(V/2),
+        ``parameter`` its variance ``V``; ``"binomial"``: ``Bin(N, ½)``'s heads, ``parameter`` the coins ``N``.
     parameter : int, Fraction or str
         The law's parameter, exactly (``"5/2"``, ``"2.5"``; a whole number of coins).
     count : int
@@ -117,6 +122,8 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
     begin = time.perf_counter()
     if isinstance(the_law, CoinsLaw):
         draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit)
+    elif isinstance(the_law, SkellamLaw):
+        draws = skellam(the_law, count, text, workers=workers, time_limit=time_limit)
     else:
         draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
     return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)

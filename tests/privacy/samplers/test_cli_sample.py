@@ -88,3 +88,45 @@ def test_a_parameter_of_another_law_is_exit_2(tmp_path, args):
     res = run(*args, "--count", 5, "--seed", 1, "-o", out)
     assert res.exit_code == 2, res.output
     assert not out.exists()
+
+
+def test_skellam_writes_the_draws(tmp_path):
+    from itsa.privacy.samplers import skellam
+
+    out = tmp_path / "s.npy"
+    res = run("skellam", "--variance", "5/2", "--count", 1000, "--seed", 5, "-o", out, "--json")
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert report["count"] == 1000 and report["law"]["variance"] == "5/2" and "Skellam" in report["law"]["law"]
+    assert report["draws_per_second"] > 0 and report["seconds"] >= 0
+    got = np.load(out)
+    assert got.dtype == np.dtype("<i8") and got.tobytes() == skellam("5/2", 1000, seed=5).tobytes()
+    again = tmp_path / "t.npy"
+    assert run("skellam", "--variance", "2.5", "--count", 1000, "--seed", 5, "-o", again).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_skellam_workers_give_the_same_bytes(tmp_path):
+    a, b = tmp_path / "a.npy", tmp_path / "b.npy"
+    for path, w in ((a, 1), (b, 2)):
+        assert run("skellam", "--variance", 10**6, "--count", 140_000, "--seed", 9, "-o", path,
+                   "--workers", w).exit_code == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize("args", [
+    ("skellam",),                                      # no variance
+    ("skellam", "--variance", 0),
+    ("skellam", "--variance", "-3"),
+    ("skellam", "--variance", "abc"),
+    ("skellam", "--variance", str(2**62)),
+    ("skellam", "--sigma-squared", 3),
+    ("skellam", "--coins", 3),
+    ("dgauss", "--variance", 3),
+    ("binomial", "--variance", 3),
+])
+def test_skellam_bad_input_is_exit_2_and_nothing_written(tmp_path, args):
+    out = tmp_path / "x.npy"
+    res = run(*args, "--count", 5, "--seed", 1, "-o", out)
+    assert res.exit_code == 2, res.output
+    assert not out.exists() and "Traceback" not in res.output
