@@ -192,7 +192,8 @@ SEED_HELP = ("Noise seed: a whole number >= 0 (decimal digits). A seed on the co
 @click.option("--seed-file", type=click.Path(dir_okay=False), default=None,
               help="Read the seed (a whole number) from this file (its content without the final line break).")
 @click.option("--engine", type=ENGINE, default=LibraryConstant("itsa.privacy.releasing", "DEFAULT_ENGINE"),
-              show_default=True)
+              show_default=True, help="exact: the discrete Gaussian the epsilon is claimed for; table: the page's "
+              "float table, only by name (its delta_run adds the table's certified distance).")
 @click.option("--conversion", type=LibraryChoice("itsa.privacy", "Conversion"),
               default=LibraryConstant("itsa.privacy.releasing", "DEFAULT_CONVERSION"), show_default=True,
               help="RDP -> (eps, delta): Mironov 2017 or Canonne-Kamath-Steinke 2020.")

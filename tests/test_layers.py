@@ -31,16 +31,14 @@ def contract() -> nx.DiGraph:
     return graph
 
 
-#: Rooms named within a part: every room of the key-rate part, every module and wing of the planner (so the
-#: page draws the planner's floors too), and the frameworks' own numbers, which the planner takes (a room below
-#: the planner, while the rest of ``frameworks`` sits above it).
-SUBROOMS = {"keys": None, "planning": None, "frameworks": {"units"}}
+#: Rooms named within a part: every room of the key-rate part and every module and wing of the planner (so the
+#: page draws the planner's floors too); ``frameworks`` is one room, above the planner.
+SUBROOMS: dict[str, set[str] | None] = {"keys": None, "planning": None}
 
 
 def room(module: str) -> str:
     """``itsa.privacy.rdp -> privacy``; a key-rate room is named within ``keys``
-    (``itsa.keys.converse.lp -> keys.converse``, ``itsa.keys.optimum -> keys.optimum``), and so is
-    ``itsa.frameworks.units -> frameworks.units``, and so is a room of the planner (``itsa.planning.run.shard ->
+    (``itsa.keys.converse.lp -> keys.converse``, ``itsa.keys.optimum -> keys.optimum``), and so is a room of the planner (``itsa.planning.run.shard ->
     planning.run``, ``itsa.planning.planner -> planning.planner``); the package itself is ``itsa``."""
     parts = module.split(".")
     if len(parts) > 2 and parts[1] in SUBROOMS and (SUBROOMS[parts[1]] is None or parts[2] in SUBROOMS[parts[1]]):
@@ -65,6 +63,13 @@ def test_every_import_goes_down_the_diagram():
                     if room(a) not in ("itsa", "__main__") and room(b) != room(a)
                     and not allowed.has_edge(room(a), room(b))})
     assert not wrong, "imports against docs/architecture.md's layers: " + str(wrong[:10])
+
+
+def test_the_planner_imports_nothing_of_the_frameworks():
+    """The frameworks sit above the planner: no module of ``itsa.planning`` imports ``itsa.frameworks``."""
+    back = sorted((a, b) for a, b in import_graph().edges()
+                  if a.startswith("itsa.planning") and (b == "itsa.frameworks" or b.startswith("itsa.frameworks.")))
+    assert not back, f"the planner imports the frameworks: {back}"
 
 
 def test_the_library_never_imports_the_front_end():

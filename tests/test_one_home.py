@@ -11,8 +11,8 @@ fails here. The one name of the noise scale in digit units is held by
 A noise mechanism's module and its concrete events are imported in their
 rooms alone (an import fence, read from the code's imports: a module may
 name the distribution it samples or bounds, as the samplers and the sampled
-lower bound name the binomial law), and Flower is named in
-``itsa/frameworks/`` alone, but for the one module listed with its reason.
+lower bound name the binomial law), and Flower and TFF are named in
+``itsa/frameworks/`` alone, but for the plan's frameworks section and the modules listed with their reasons.
 """
 
 import ast
@@ -44,7 +44,6 @@ OTHER_TAILS = {
 #: Functions with ``shares`` in their name that count something else, and what.
 OTHER_SHARES = {
     ("itsa/frameworks/_flower_rules.py", "resolve_shares"): "Flower's secret-sharing layout (num_shares), not noise",
-    ("itsa/frameworks/units.py", "num_shares"): "Flower's secret shares per client (a SecAgg+ degree + 1), not noise",
 }
 #: Names only the tail's home may define.
 TAIL_NAMES = re.compile(r"tail_bound|sub_?gaussian|chernoff|best_lambda|wrap_tail", re.I)
@@ -99,23 +98,19 @@ def test_every_exception_still_exists(where, what):
 
 # -- a mechanism's word in its rooms; a framework's name in its part ------------------------------------------
 
+#: The one module of the planner that names the frameworks: the plan's frameworks section, each framework's numbers
+#: the plan prints (the planner imports nothing of ``itsa.frameworks``, which reads them from there).
+FRAMEWORKS_SECTION = "itsa/planning/frameworks_units.py"
 #: The modules outside ``itsa/frameworks/`` (and the command line) that may name Flower, each with its reason.
 FLOWER_OUTSIDE = {
     "itsa/_util/extras.py": "the one table of optional packages names each extra: flwr is installed by itsa[flower]",
+    FRAMEWORKS_SECTION: "the plan's frameworks section: Flower's DP wrapper for central noise, as the plan prints it",
 }
-#: The modules outside ``itsa/frameworks/`` that name TFF today, each with its reason: a fence that keeps the list
-#: from growing (TFF's own numbers and rules belong in ``itsa/frameworks/``; these are the rule's and the
-#: mechanisms' names, still to move into the frameworks' room).
+#: The modules outside ``itsa/frameworks/`` that may name TFF, each with its reason: the plan's frameworks section
+#: alone (TFF's numbers and words the plan prints; the rule and the mechanisms take them from there by neutral names).
 TFF_OUTSIDE = {
-    "itsa/planning/frameworks_units.py": "the plan's frameworks section: TFF's DistributedDpSumFactory settings",
-    "itsa/planning/rule/heuristic.py": "the k-standard-deviations rule is TFF's (tff_rule), in TFF's units",
-    "itsa/planning/rule/beside.py": "the rule beside the plan, handed the plan's noise in TFF's units",
-    "itsa/planning/sections.py": "the rule's section, whose noise is in TFF's units",
-    "itsa/planning/drivers/explore.py": "the sweep's rule beside the re-planned plan, in TFF's units",
-    "itsa/planning/drivers/sweep.py": "the sweep beside the rule, which it takes as TFF has it (tff_rule)",
-    "itsa/planning/mechanisms/base.py": "a mechanism's names in the frameworks (its frameworks table)",
-    "itsa/planning/mechanisms/dgauss.py": "the discrete Gaussian's name in TFF (distributed_dgauss)",
-    "itsa/planning/mechanisms/skellam.py": "Skellam's name in TFF, DistributedDpSumFactory's default",
+    FRAMEWORKS_SECTION: "the plan's frameworks section: TFF's DistributedDpSumFactory settings, its mechanisms' names "
+                        "and the units of the rule it runs",
 }
 #: A word, case-insensitively, not inside another word (``OverflowError`` holds the letters of "flower").
 _WORD = "(?<![a-z]){}"
@@ -130,10 +125,10 @@ def _naming(word: str) -> list[str]:
 
 def test_flower_is_named_in_the_frameworks_alone():
     outside = [path for path in _naming("flower") if not path.startswith("itsa/frameworks/")]
-    assert len(FLOWER_OUTSIDE) <= 1
+    assert set(FLOWER_OUTSIDE) - {FRAMEWORKS_SECTION} == {"itsa/_util/extras.py"}
     assert outside == sorted(FLOWER_OUTSIDE), (
         f"Flower named outside itsa/frameworks/: {sorted(set(outside) - set(FLOWER_OUTSIDE))} (its numbers and rules "
-        "live in itsa.frameworks; the planner takes them from itsa.frameworks.units)")
+        "live in itsa.frameworks; the plan prints them from its frameworks section, itsa.planning.frameworks_units)")
 
 
 def test_the_word_count_sees_a_name_and_not_a_longer_word():
@@ -144,9 +139,10 @@ def test_the_word_count_sees_a_name_and_not_a_longer_word():
 
 
 def test_tff_is_named_in_no_new_module_outside_the_frameworks():
-    """TFF's fence: the modules outside ``itsa/frameworks/`` that name it are the listed ones, no more."""
+    """TFF's fence: the one module outside ``itsa/frameworks/`` that names it is the listed one, no other."""
     outside = [path for path in _naming("tff") if not path.startswith("itsa/frameworks/")]
-    assert set(outside) <= set(TFF_OUTSIDE), (
+    assert len(TFF_OUTSIDE) <= 1
+    assert set(outside) == set(TFF_OUTSIDE), (
         f"TFF named outside itsa/frameworks/: {sorted(set(outside) - set(TFF_OUTSIDE))} (its numbers and rules "
         "belong in its room, itsa/frameworks/)")
     assert any(path.startswith("itsa/frameworks/") for path in _naming("tff")), "TFF has no room"

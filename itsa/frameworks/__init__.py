@@ -12,9 +12,10 @@ Neither Flower, TFF nor dp-accounting is imported to write these; Flower's and
 dp-accounting's results can build the real object when the package is
 installed (``itsa[flower]``, ``itsa[crosscheck]``).
 
-The package imports each name from its home on first use, so that the
-planner can take the frameworks' own numbers (:mod:`itsa.frameworks.units`,
-a room below it) without loading the exports, which take a plan.
+The package imports each name from its home on first use (importing it
+loads no export). The planner imports nothing of it: the numbers a plan
+prints in each framework's units are the plan's frameworks section
+(:mod:`itsa.planning.frameworks_units`), which the exports read.
 """
 
 import importlib

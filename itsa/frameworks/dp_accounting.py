@@ -2,7 +2,7 @@
 named-tuple JSON.
 
 :func:`events_from_pair` writes a plan's dominating Gaussian pair
-(:class:`itsa.planning.frameworks_units.GaussianPair`) as ``GaussianDpEvent`` events
+(:class:`itsa.planning.accounting.GaussianPair`) as ``GaussianDpEvent`` events
 that both of dp-accounting's accountants take, with the δ to ask them at
 (:class:`PairExport`). What follows is the zCDP form, for noise without such a pair.
 
@@ -303,7 +303,7 @@ class PairExport(Displayable):
     Parameters
     ----------
     pair : GaussianPair
-        The plan's pair (:func:`itsa.planning.frameworks_units.round_pair`).
+        The plan's pair (:func:`itsa.planning.accounting.round_pair`).
     event : dict
         The tree in ``DpEvent.to_named_tuple``'s JSON form.
     """
@@ -373,10 +373,10 @@ class PairExport(Displayable):
 
 
 def events_from_pair(pair) -> PairExport:
-    """The events of a plan's dominating Gaussian pair (:class:`itsa.planning.frameworks_units.GaussianPair`).
+    """The events of a plan's dominating Gaussian pair (:class:`itsa.planning.accounting.GaussianPair`).
 
     >>> from fractions import Fraction
-    >>> from itsa.planning.frameworks_units import GaussianPair
+    >>> from itsa.planning.accounting import GaussianPair
     >>> pair = GaussianPair(mu=Fraction(1, 10), slack=Fraction(1, 10**30), rate=Fraction(1, 100), rounds=50,
     ...                     delta=Fraction(1, 10**6), certifies=True, method="dominating")
     >>> e = events_from_pair(pair).to_dict()

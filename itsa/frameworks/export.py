@@ -30,7 +30,7 @@ the export names ``client_mods`` and ``fit_workflow``
 noise, distributed or central, from the export's JSON alone.
 
 **dp-accounting.** The plan's dominating Gaussian pair, read from its
-frameworks section (:func:`itsa.planning.frameworks_units.round_pair`), as
+frameworks section (:func:`itsa.planning.accounting.round_pair`), as
 ``GaussianDpEvent`` events (:func:`itsa.frameworks.dp_accounting.events_from_pair`)
 with the δ to ask the accountants at; a plan whose noise has no such pair
 keeps one round's event (:meth:`itsa.planning.Plan.round_event`) in zCDP form
@@ -185,7 +185,7 @@ def plan_event(plan) -> Any:
 
 def flower_noise_multiplier(plan) -> Fraction:
     """Flower's ``noise_multiplier`` for a central plan: ``z = σ/(γ S)``, rounded up to a double (its one home is
-    :func:`itsa.frameworks.units.flower_noise_multiplier`, which the plan prints).
+    :func:`itsa.planning.frameworks_units.flower_noise_multiplier`, which the plan prints).
 
     Flower adds ``N(0, (z C/N)²)`` to each coordinate of the mean, with
     ``C = clipping_norm = S`` and ``N = num_sampled_clients = K``, and
@@ -193,7 +193,7 @@ def flower_noise_multiplier(plan) -> Fraction:
     their sum that is a standard deviation of ``z S ≥ σ/γ``, the plan's noise
     in the data's units.
     """
-    from itsa.frameworks.units import flower_noise_multiplier as home
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
 
     return Fraction(home(sigma=plan.noise.sigma_client, gamma=plan.encoding.gamma, clip=plan.deployment.clip))
 

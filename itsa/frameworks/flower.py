@@ -52,7 +52,7 @@ from itsa.frameworks._flower_rules import (
     INT32_MAX,
     quantizer_levels,
 )
-from itsa.frameworks.units import num_shares
+from itsa.keys.secagg.parameters import num_shares
 
 __all__ = ["FlowerCheck", "FlowerVerdict", "FlowerExport", "check_flower", "secaggplus_kwargs", "FLOWER_DEFAULTS",
            "FLOWER_VERSION", "FLOAT_ROUNDING", "ADVERSARIES", "CONVENTION", "DEFAULT_NUM_SHARES",

@@ -12,7 +12,7 @@ float widths, without TensorFlow:
   float32 ``p`` in float32;
 - ``_build_aggregation_factory``: the central deviation ``z c`` and the local ``z c/√n``; the padded
   dimension (``hd``: the next power of two, ``dft``: even); ``_heuristic_scale_factor`` in float64 (the
-  plan's :func:`itsa.planning.rule.heuristic.tff_rule`, which this reuses), capped at ``10⁶``; the scale kept as a
+  plan's :func:`itsa.planning.rule.heuristic.k_stddevs_rule`, which this reuses), capped at ``10⁶``; the scale kept as a
   float32 in the aggregator's state (``DiscretizationFactory``);
 - ``discretization.inflated_l2_norm_bound`` in float32: ``min(c + γ√d, √(c² + γ²d/4 + √(2 ln(1/β)) γ
   (c + γ√d/2)))`` (``γ = 1/scale``; the first alone at ``β = 0``), the norm after the rotation (which
@@ -21,8 +21,8 @@ float widths, without TensorFlow:
 - TF Privacy's ``DistributedDiscreteGaussianSumQuery`` draws each share at ``⌈local stddev · scale⌉`` (its
   ``_add_local_noise``); the other mechanism's query at the float32 ``local stddev · scale``.
 
-The mechanisms' names (``DP_MECHANISMS``, the default one, TF Privacy's modules) are each mechanism's own
-(:attr:`itsa.planning.mechanisms.NoiseMechanism.frameworks`).
+The mechanisms' names (``DP_MECHANISMS``, the default one, TF Privacy's modules) are the plan's frameworks
+section's, by the plan's name of each mechanism (:data:`itsa.planning.frameworks_units.TFF_MECHANISMS`).
 
 Examples
 --------
@@ -42,9 +42,15 @@ from typing import Any
 import numpy as np
 
 from itsa._util.display import Displayable
-from itsa.planning.frameworks_units import TFF_INTEGER_DEVIATION
+from itsa.planning.frameworks_units import (
+    RULE_MAX_BITS,
+    TF_PRIVACY_QUERIES,
+    TFF_DEFAULT_MECHANISM,
+    TFF_INTEGER_DEVIATION,
+    TFF_MECHANISMS,
+)
 from itsa.planning.mechanisms import registered
-from itsa.planning.rule.heuristic import NORM_LEEWAY, RULE_MAX_BITS, padded_dimension, tff_rule
+from itsa.planning.rule.heuristic import NORM_LEEWAY, k_stddevs_rule, padded_dimension
 
 __all__ = ["TffComputation", "TffExport", "tff_computes", "tff_export", "clip_prob_to_num_stddevs", "inflated_l2_norm_bound",
            "DP_MECHANISMS", "DEFAULT_MECHANISM", "ROTATION_TYPES", "TFF_SOURCE"]
@@ -53,11 +59,11 @@ __all__ = ["TffComputation", "TffExport", "tff_computes", "tff_export", "clip_pr
 TFF_SOURCE = ("tensorflow_federated/python/aggregators/distributed_dp.py (DistributedDpSumFactory.__init__, "
               "_build_aggregation_factory, _clip_prob_to_num_stddevs, _heuristic_scale_factor) and "
               "discretization.py (inflated_l2_norm_bound); TF Privacy's "
-              + " and ".join(m.frameworks["tf_privacy"] for m in registered() if "tf_privacy" in m.frameworks))
+              + " and ".join(TF_PRIVACY_QUERIES[m.name] for m in registered() if m.name in TF_PRIVACY_QUERIES))
 #: The mechanisms TFF's factory takes (each mechanism's TFF name).
-DP_MECHANISMS = tuple(m.frameworks["tff"] for m in registered() if "tff" in m.frameworks)
+DP_MECHANISMS = tuple(TFF_MECHANISMS[m.name] for m in registered() if m.name in TFF_MECHANISMS)
 #: The factory's default mechanism.
-DEFAULT_MECHANISM = next(m.frameworks["tff"] for m in registered() if "tff" in m.framework_default)
+DEFAULT_MECHANISM = TFF_MECHANISMS[TFF_DEFAULT_MECHANISM]
 #: Its rotations.
 ROTATION_TYPES = ("hd", "dft")
 
@@ -213,7 +219,7 @@ def tff_computes(*, noise_multiplier: float, expected_clients_per_round: int, bi
         refused.append("auto_l2_clip: the scale and clip move every round (not ported)")
     if refused:
         return TffComputation(kwargs=kwargs, dimension=dimension, refused=tuple(refused), padded_dimension=d_pad)
-    rule = tff_rule(n, dimension, l2_clip, bits, noise_multiplier, k_stddevs=k, rotation=rotation)
+    rule = k_stddevs_rule(n, dimension, l2_clip, bits, noise_multiplier, k_stddevs=k, rotation=rotation)
     if rule.gamma is None:
         return TffComputation(kwargs=kwargs, dimension=dimension, refused=(str(rule.refusal),), padded_dimension=d_pad)
     scale = float(rule.gamma)                           # float64, capped: the DP query's parameters use it

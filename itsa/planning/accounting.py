@@ -38,8 +38,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any, cast
 
-from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
@@ -51,15 +52,16 @@ from itsa.privacy.accounting import Accountant
 from itsa.privacy.cohort_lower import cohort_lower
 from itsa.privacy.coupled import CoupledShift
 from itsa.privacy.events import Event
-from itsa.privacy.lattice import MIXTURE
+from itsa.privacy.lattice import MIXTURE, dominating_pair
 from itsa.privacy.neighbours import Adjacency, Rounding
 from itsa.privacy.pld import epsilon_bracket
 from itsa.privacy.sampled_cohort import Cohort
 from itsa.privacy.sampled_lower import sampled_discrete_lower
 from itsa.privacy.shares import noise_shares
+from itsa.privacy.subsampled import PoissonSampledEvent
 from itsa.privacy.tightest import COHORT_KEY, SAMPLED_KEY
 
-__all__ = ["NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift", "sampled_lower",
+__all__ = ["GaussianPair", "round_pair", "PAIR_METHOD", "NoiseAccounting", "account_noise", "rounds_affordable", "pair_shift", "sampled_lower",
            "GUARANTEE", "NOISE_NORM_WARNING"]
 
 #: Whose privacy the guarantee protects.
@@ -472,3 +474,121 @@ def noise_norm_warnings(*, dimension: int, clip: Fraction, error_noise: Fraction
     return (f"the noise dwarfs the mean: its root-mean-square norm in the released mean is at least "
             f"{safe_decimal(ratio, 4, up=False)} clips, the mean's at most 1 clip (more clients per round, "
             "fewer rounds, a larger epsilon or a smaller dimension)",)
+
+
+#: The plan's ε method keys (:attr:`itsa.planning.accounting.NoiseAccounting.upper_method`) that are the pair's:
+#: this word, then nothing or ``-`` and a variant (``-full``: the full round's pair, unsampled).
+PAIR_METHOD = "dominating"
+#: The variant of a sampled round's ε that is its full (unsampled) round's.
+FULL = "-full"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GaussianPair:
+    """One round's dominating Gaussian pair, composed over the rounds: what an accountant of Gaussian events takes.
+
+    Each round is dominated by the Gaussian pair of ``μ`` (noise multiplier ``z = 1/μ``) beside a pair of
+    hockey stick ``δ₀`` (:func:`itsa.privacy.lattice.dominating_pair`), Poisson-sampled at ``rate`` when the
+    round runs on a sample of a population. Over ``T`` rounds, ``δ(ε) ≤ δ_T(ε) + T δ₀`` with ``δ_T`` the curve
+    of the Gaussian events alone (the mixture is jointly convex in its parts, and sampling a mixture samples
+    each part): an accountant asked for ``ε`` at :attr:`accountant_delta` ``= δ − T δ₀`` answers for ``δ``.
+
+    Parameters
+    ----------
+    mu, slack : Fraction
+        ``μ`` and ``δ₀`` per round, upper ends (safe upwards).
+    rate : Fraction or None
+        The Poisson sampling rate of each round (``None``: every client, every round).
+    rounds : int
+        ``T``.
+    delta : Fraction
+        The plan's δ.
+    certifies : bool
+        Whether the plan's ε is this pair's (its method :data:`PAIR_METHOD` or a variant of it); otherwise the pair
+        still dominates every round, but the plan's ε comes from another bound.
+    method : str
+        The plan's ε method's key.
+    """
+
+    mu: Fraction
+    slack: Fraction
+    rate: Fraction | None
+    rounds: int
+    delta: Fraction
+    certifies: bool
+    method: str
+
+    @property
+    def noise_multiplier(self) -> Fraction:
+        """``z = 1/μ``, exact (a smaller ``z`` is a pair that dominates too)."""
+        return 1 / self.mu
+
+    @property
+    def accountant_delta(self) -> Fraction:
+        """``δ − T δ₀``: the δ to ask an accountant of the Gaussian events alone for."""
+        return self.delta - self.rounds * self.slack
+
+    def describe(self) -> str:
+        sampled = "" if self.rate is None else f", Poisson-sampled at rate {exact_text(self.rate)}"
+        whose = ("the pair the plan's epsilon is certified through" if self.certifies else
+                 f"a pair dominating every round; the plan's epsilon is certified through another bound ({self.method})")
+        return (f"GaussianDpEvent(noise_multiplier {safe_decimal(self.noise_multiplier, 8, up=False)}){sampled} "
+                f"over {self.rounds:,} rounds, at delta {safe_decimal(self.accountant_delta, 6, up=False)} "
+                f"(delta - T delta0, delta0 {safe_decimal(self.slack, 3)} per round): {whose}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"noise_multiplier": frac(self.noise_multiplier), "mu": frac(self.mu), "slack_per_round":
+                frac(self.slack), "sampling_probability": frac(self.rate), "count": self.rounds,
+                "accountant_delta": frac(self.accountant_delta), "certifies_plan_epsilon": self.certifies,
+                "plan_epsilon_method": self.method}
+
+
+def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None = None) -> GaussianPair | None:
+    """The plan's dominating Gaussian pair per round, or ``None`` where its noise has none.
+
+    The pair is :func:`itsa.privacy.lattice.dominating_pair`'s for the round's discrete Gaussian (central, or
+    the fewest survivors' shares) on a flat word, at the plan's ``σ`` and sensitivity in the event's
+    (padded) dimension: the pair the plan's ε is certified through when its method is ``dominating``. A
+    Poisson-sampled round of central noise has its full round's pair, unsampled when the plan's ε is that
+    pair's (``dominating-full``), sampled otherwise. A mechanism other than the discrete Gaussian, a layering and a central noise after a rotation
+    have none.
+
+    Parameters
+    ----------
+    inputs : NoiseInputs
+        The plan's noise inputs.
+    noise : NoisePlan
+        Its noise section, accounted (its ``accounting`` names the ε's method).
+    event : Event
+        One round's event as the plan accounts it (:func:`itsa.planning.noise.round_event`).
+    gamma : Fraction, optional
+        The plan's scale: with randomized rounding, the coupled shift's norm and failure
+        (:func:`itsa.planning.mechanism.coupled`) in place of the sensitivity where smaller, as the plan's ε.
+    """
+    if inputs.layered:
+        return None
+    accounting = getattr(noise, "accounting", None)
+    method = getattr(accounting, "upper_method", "rdp")
+    certifies = method == PAIR_METHOD or method.startswith(PAIR_METHOD + "-")
+    rate: Fraction | None = None
+    full = full_round(inputs, event)
+    if full is not None and event.sampled_from is not None:
+        rate = None if certifies and method.endswith(FULL) else cast(PoissonSampledEvent, event).rate
+        inputs, event = full
+    if _mechanism(inputs, event) is not None:
+        return None
+    shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).privacy
+    dimension = int(getattr(event, "dimension", inputs.dimension))
+    sensitivity, failure = noise.sensitivity.arb(), Fraction(0)
+    shift = coupled(inputs, gamma, inputs.rounds) if dimension > 1 else None
+    if shift is not None and not shift.mixture and shift.norm.arb() < sensitivity:      # as pld_epsilon
+        sensitivity, failure = shift.norm.arb(), shift.failure
+    try:
+        pair = dominating_pair(sigma=noise.sigma_client, sensitivity=sensitivity, survivors=shares,
+                               dimension=dimension, failure=failure, slack_limit=inputs.delta / inputs.rounds)
+    except InvalidOption:           # a noise the enclosures cannot take (too large to carry): no pair
+        return None
+    if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events
+        return None
+    return GaussianPair(mu=pair[0], slack=pair[1], rate=rate, rounds=inputs.rounds, delta=inputs.delta,
+                        certifies=certifies, method=method)

@@ -15,8 +15,13 @@ its noise differently:
   multiplier``), with the sensitivity ``Δ/γ`` in data units (the rounding
   and, for replace-one, the factor 2 included).
 - **A framework's central DP wrapper** reads its own numbers, from plain
-  numbers, in :mod:`itsa.frameworks.units` (its one home: the export
-  writes the same ones).
+  numbers (:func:`central_wrappers`, their one home: the export writes the
+  same ones). Flower's DP wrappers add ``N(0, (z C/N)²)`` to the mean
+  (``C = clipping_norm``, ``N = num_sampled_clients``) and release a round
+  only when every sampled client reported (any failure drops it): on the sum
+  of those ``K`` clients, ``z = σ/(γ S)`` (:func:`flower_noise_multiplier`,
+  rounded up to a double) puts at least the plan's ``σ/γ``. Flower has no
+  distributed noise of its own (:mod:`itsa.frameworks.flower_dp` adds it).
 
 Examples
 --------
@@ -24,8 +29,7 @@ Examples
 >>> p = plan(parse_deployment({"clients": 100, "dimension": 10, "clip": 1, "noise": "central",
 ...                            "privacy": {"epsilon": 2, "delta": "1e-6", "rounds": 10},
 ...                            "encoding": {"word_bits": 32, "gamma": 256}}))
->>> from itsa.planning.planner import noise_inputs
->>> f = frameworks_section(noise_inputs(p.deployment), p.noise, p.encoding)
+>>> f = p.frameworks
 >>> f.tff_noise_multiplier.lower() <= p.noise.sigma_client / 256 <= f.tff_noise_multiplier.upper()
 True
 """
@@ -35,33 +39,42 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 import flint
 import numpy as np
 
-from itsa._util.certified import Certified, Direction, exact_text, float_down, float_up, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, float_down, float_up, precision, safe_decimal, to_arb
 from itsa._util.display import Displayable
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption
-from itsa.frameworks.units import CENTRAL_NOTE, central_wrappers, population_note, wrapper_rows
-from itsa.planning.accounting import _mechanism
-from itsa.planning.mechanism import NoiseInputs, coupled, room_of
+from itsa.planning.mechanism import NoiseInputs, room_of
 from itsa.planning.mechanisms import registered
-from itsa.planning.noise import full_round, round_event
-from itsa.planning.rule.heuristic import MAX_SCALE_FACTOR, RULE_MAX_BITS, padded_dimension, tff_noise_multiplier
+from itsa.planning.rotation import flattening_rotation, rotated_dimension
 from itsa.planning.vocabulary import NoiseKind
-from itsa.privacy.events import Event
-from itsa.privacy.lattice import dominating_pair
 from itsa.privacy.neighbours import ExpBeta, Rounding
-from itsa.privacy.shares import noise_shares
-from itsa.privacy.subsampled import PoissonSampledEvent
 
-__all__ = ["FrameworkUnits", "GaussianPair", "TffSettings", "frameworks_section", "round_pair", "tff_settings",
-           "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION"]
+__all__ = ["FrameworkUnits", "TffSettings", "frameworks_section", "tff_settings", "rule_noise_multiplier",
+           "RULE_MAX_BITS", "MAX_SCALE_FACTOR", "RULE_UNITS", "RULE_UNITS_KEY", "rule_extrapolated", "TFF_MECHANISMS",
+           "TF_PRIVACY_QUERIES", "TFF_DEFAULT_MECHANISM", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION", "flower_noise_multiplier",
+           "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note"]
 
+#: The k-standard-deviations rule refuses word sizes above this: TFF's distributed-DP aggregator, which runs it,
+#: computes in float32 (beyond, the rule's formula is extrapolated).
+RULE_MAX_BITS = 22
+#: The rule caps the scale here (larger ones overflow TFF's int32 norm bounds).
+MAX_SCALE_FACTOR = 10**6
 #: TFF's distributed-DP aggregator refuses wider words (its arithmetic is float32).
 TFF_MAX_BITS = RULE_MAX_BITS
+#: The units of the rule's noise multiplier (TFF's), as the rule beside a plan prints them and as its JSON names them.
+RULE_UNITS = "TFF's units: the plan's central sigma in data units over the clip"
+RULE_UNITS_KEY = "TFF: central sigma in data units over the clip (add-remove)"
+#: Each registered mechanism's name in TFF's ``DistributedDpSumFactory(mechanism=...)``, by the plan's name of it
+#: (absent: TFF has none), and TF Privacy's module of its query.
+TFF_MECHANISMS = {"dgauss": "distributed_dgauss", "skellam": "distributed_skellam"}
+TF_PRIVACY_QUERIES = {"dgauss": "distributed_discrete_gaussian_query.py", "skellam": "distributed_skellam_query.py"}
+#: The plan's name of ``DistributedDpSumFactory``'s default mechanism.
+TFF_DEFAULT_MECHANISM = "skellam"
 #: The distributed-DP aggregator's name.
 TFF_FACTORY = "tff.aggregators.DistributedDpSumFactory"
 #: TFF is steered to the scale ``γ (1 − margin)``: its float32 steps (``modclip_prob``, ``erfcinv``, the state's
@@ -72,6 +85,29 @@ FLOAT_DEVIATION_MARGIN = Fraction(1, 2**18)
 #: The mechanism (its TFF name) whose TF Privacy query draws each share at its deviation rounded up to an integer
 #: (``DistributedDiscreteGaussianSumQuery``); TFF's other mechanism draws at the float32 deviation.
 TFF_INTEGER_DEVIATION = "distributed_dgauss"
+
+
+def rule_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
+                          ) -> Certified:
+    """The plan's noise as the k-standard-deviations rule's noise multiplier, TFF's ``noise_multiplier``:
+    ``σ √K/(γ S)`` (distributed shares over the expected ``K`` clients) or ``σ/(γ S)`` (central), an enclosure.
+
+    >>> rule_noise_multiplier(sigma=Fraction(8), distributed=False, clients=4, gamma=Fraction(2), clip=Fraction(1)
+    ...                       ).decimal()
+    '4'
+    """
+    with precision():
+        ball = to_arb(sigma) / to_arb(gamma * clip)
+        if distributed:
+            ball *= flint.arb(clients).sqrt()
+    return Certified.from_arb("noise_multiplier", ball, Direction.ENCLOSURE,
+                              "sigma sqrt(K) / (gamma S): TFF splits z S into K shares of z S/sqrt(K)" if distributed
+                              else "sigma / (gamma S): TFF's central z")
+
+
+def rule_extrapolated(bits: int) -> str:
+    """Why the rule's pick at ``bits`` past :data:`RULE_MAX_BITS` is extrapolated (TFF refuses the word)."""
+    return f"TFF refuses {bits} bits (at most {RULE_MAX_BITS}, its float32 arithmetic): the formula is extrapolated"
 
 
 def _float32_down(x: float) -> float:
@@ -124,7 +160,7 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
     """``DistributedDpSumFactory``'s arguments that make TFF compute the plan's scale and noise.
 
     TFF picks its scale ``s = √(2^(2b) − n k²) / (2k √(c² n²/d' + n σ_l²))`` (``n`` the expected clients,
-    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.rule.heuristic.tff_rule`), so
+    ``σ_l = z c/√n``, ``k = √2 erfcinv(modclip_prob)``; :func:`itsa.planning.rule.heuristic.k_stddevs_rule`), so
     ``modclip_prob`` is solved for ``s = γ (1 − TFF_SCALE_MARGIN)``: ``k² = 2^(2b)/(n + 4 s² (c² n²/d' + n σ_l²))``,
     rounded down to a float32 (a larger ``k``, a smaller scale). ``noise_multiplier`` puts the shares'
     deviation at that scale in the middle of the integers TF Privacy's sampler rounds up to ``⌈σ⌉`` (the
@@ -143,15 +179,15 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
         The plan's word.
     """
     K, c, sigma = inputs.clients, inputs.clip, noise.sigma_client
-    tff_name = room_of(inputs).frameworks.get("tff")        # the mechanism's own name in TFF (None: not there)
+    tff_name = TFF_MECHANISMS.get(room_of(inputs).name)      # the mechanism's own name in TFF (None: not there)
     at_float = tff_name is not None and tff_name != TFF_INTEGER_DEVIATION     # TF Privacy draws at the float
     rotation = {"hadamard": "hd", "dft": "dft"}.get(str(inputs.rotation))
-    d_pad = padded_dimension(inputs.dimension, rotation or "dft")
+    d_pad = rotated_dimension(inputs.dimension, flattening_rotation(rotation or "dft"))
     refused: list[str] = []
     wrong: list[str] = []
     bits = word_bits if word_bits is not None else 0
     if tff_name is None:
-        names = ", ".join(m.frameworks["tff"] for m in registered() if "tff" in m.frameworks)
+        names = ", ".join(TFF_MECHANISMS[m.name] for m in registered() if m.name in TFF_MECHANISMS)
         refused.append(f"TFF has no {inputs.mechanism} mechanism (DistributedDpSumFactory: {names})")
     if not 1 <= bits <= TFF_MAX_BITS:
         refused.append(f"bits {bits}: TFF takes 1 to {TFF_MAX_BITS} (its arithmetic is float32)")
@@ -205,128 +241,64 @@ def _sqrt_down(n: int) -> Fraction:
         return Certified.from_arb("r", flint.arb(n).sqrt(), Direction.LOWER, "").lower()
 
 
-#: The plan's ε method keys (:attr:`itsa.planning.accounting.NoiseAccounting.upper_method`) that are the pair's:
-#: this word, then nothing or ``-`` and a variant (``-full``: the full round's pair, unsampled).
-PAIR_METHOD = "dominating"
-#: The variant of a sampled round's ε that is its full (unsampled) round's.
-FULL = "-full"
+#: What the frameworks' central noise is, beside the plan's.
+CENTRAL_NOTE = "TFF's and Flower's central noise is a float Gaussian, not the plan's discrete Gaussian"
 
 
-@dataclass(frozen=True, kw_only=True)
-class GaussianPair:
-    """One round's dominating Gaussian pair, composed over the rounds: what an accountant of Gaussian events takes.
+def flower_noise_multiplier(*, sigma: Fraction, gamma: Fraction, clip: Fraction) -> float:
+    """Flower's ``noise_multiplier`` for central noise ``σ`` (integer units): the least double ``≥ σ/(γ S)``.
 
-    Each round is dominated by the Gaussian pair of ``μ`` (noise multiplier ``z = 1/μ``) beside a pair of
-    hockey stick ``δ₀`` (:func:`itsa.privacy.lattice.dominating_pair`), Poisson-sampled at ``rate`` when the
-    round runs on a sample of a population. Over ``T`` rounds, ``δ(ε) ≤ δ_T(ε) + T δ₀`` with ``δ_T`` the curve
-    of the Gaussian events alone (the mixture is jointly convex in its parts, and sampling a mixture samples
-    each part): an accountant asked for ``ε`` at :attr:`accountant_delta` ``= δ − T δ₀`` answers for ``δ``.
+    Flower's wrapper adds ``z S/K`` to the mean of the ``K`` clients of a round it releases (every sampled
+    client reported), ``z S`` on their sum: at least the plan's ``σ/γ``.
 
-    Parameters
-    ----------
-    mu, slack : Fraction
-        ``μ`` and ``δ₀`` per round, upper ends (safe upwards).
-    rate : Fraction or None
-        The Poisson sampling rate of each round (``None``: every client, every round).
-    rounds : int
-        ``T``.
-    delta : Fraction
-        The plan's δ.
-    certifies : bool
-        Whether the plan's ε is this pair's (its method :data:`PAIR_METHOD` or a variant of it); otherwise the pair
-        still dominates every round, but the plan's ε comes from another bound.
-    method : str
-        The plan's ε method's key.
+    >>> flower_noise_multiplier(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1))
+    1.5
     """
-
-    mu: Fraction
-    slack: Fraction
-    rate: Fraction | None
-    rounds: int
-    delta: Fraction
-    certifies: bool
-    method: str
-
-    @property
-    def noise_multiplier(self) -> Fraction:
-        """``z = 1/μ``, exact (a smaller ``z`` is a pair that dominates too)."""
-        return 1 / self.mu
-
-    @property
-    def accountant_delta(self) -> Fraction:
-        """``δ − T δ₀``: the δ to ask an accountant of the Gaussian events alone for."""
-        return self.delta - self.rounds * self.slack
-
-    def describe(self) -> str:
-        sampled = "" if self.rate is None else f", Poisson-sampled at rate {exact_text(self.rate)}"
-        whose = ("the pair the plan's epsilon is certified through" if self.certifies else
-                 f"a pair dominating every round; the plan's epsilon is certified through another bound ({self.method})")
-        return (f"GaussianDpEvent(noise_multiplier {safe_decimal(self.noise_multiplier, 8, up=False)}){sampled} "
-                f"over {self.rounds:,} rounds, at delta {safe_decimal(self.accountant_delta, 6, up=False)} "
-                f"(delta - T delta0, delta0 {safe_decimal(self.slack, 3)} per round): {whose}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"noise_multiplier": frac(self.noise_multiplier), "mu": frac(self.mu), "slack_per_round":
-                frac(self.slack), "sampling_probability": frac(self.rate), "count": self.rounds,
-                "accountant_delta": frac(self.accountant_delta), "certifies_plan_epsilon": self.certifies,
-                "plan_epsilon_method": self.method}
+    return float_up(Fraction(sigma) / (Fraction(gamma) * Fraction(clip)))
 
 
-def round_pair(inputs: NoiseInputs, noise, event: Event, gamma: Fraction | None = None) -> GaussianPair | None:
-    """The plan's dominating Gaussian pair per round, or ``None`` where its noise has none.
+def central_wrappers(*, sigma: Fraction, gamma: Fraction, clip: Fraction, clients: int, distributed: bool
+                     ) -> dict[str, dict[str, Any] | None]:
+    """Each framework's DP wrapper for the plan's central noise, by the framework's key in the plan's frameworks
+    section (``None``: distributed noise, which no wrapper adds).
 
-    The pair is :func:`itsa.privacy.lattice.dominating_pair`'s for the round's discrete Gaussian (central, or
-    the fewest survivors' shares) on a flat word, at the plan's ``σ`` and sensitivity in the event's
-    (padded) dimension: the pair the plan's ε is certified through when its method is ``dominating``. A
-    Poisson-sampled round of central noise has its full round's pair, unsampled when the plan's ε is that
-    pair's (``dominating-full``), sampled otherwise. A mechanism other than the discrete Gaussian, a layering and a central noise after a rotation
-    have none.
-
-    Parameters
-    ----------
-    inputs : NoiseInputs
-        The plan's noise inputs.
-    noise : NoisePlan
-        Its noise section, accounted (its ``accounting`` names the ε's method).
-    event : Event
-        One round's event as the plan accounts it (:func:`itsa.planning.noise.round_event`).
-    gamma : Fraction, optional
-        The plan's scale: with randomized rounding, the coupled shift's norm and failure
-        (:func:`itsa.planning.mechanism.coupled`) in place of the sensitivity where smaller, as the plan's ε.
+    >>> central_wrappers(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1), clients=10, distributed=False
+    ...                  )["flower"]["noise_multiplier"]
+    '1.5'
+    >>> central_wrappers(sigma=Fraction(3), gamma=Fraction(2), clip=Fraction(1), clients=10, distributed=True)
+    {'flower': None}
     """
-    if inputs.layered:
-        return None
-    accounting = getattr(noise, "accounting", None)
-    method = getattr(accounting, "upper_method", "rdp")
-    certifies = method == PAIR_METHOD or method.startswith(PAIR_METHOD + "-")
-    rate: Fraction | None = None
-    full = full_round(inputs, event)
-    if full is not None and event.sampled_from is not None:
-        rate = None if certifies and method.endswith(FULL) else cast(PoissonSampledEvent, event).rate
-        inputs, event = full
-    if _mechanism(inputs, event) is not None:
-        return None
-    shares = noise_shares(inputs.clients, inputs.dropout, distributed=inputs.kind is NoiseKind.DISTRIBUTED).privacy
-    dimension = int(getattr(event, "dimension", inputs.dimension))
-    sensitivity, failure = noise.sensitivity.arb(), Fraction(0)
-    shift = coupled(inputs, gamma, inputs.rounds) if dimension > 1 else None
-    if shift is not None and not shift.mixture and shift.norm.arb() < sensitivity:      # as pld_epsilon
-        sensitivity, failure = shift.norm.arb(), shift.failure
-    try:
-        pair = dominating_pair(sigma=noise.sigma_client, sensitivity=sensitivity, survivors=shares,
-                               dimension=dimension, failure=failure, slack_limit=inputs.delta / inputs.rounds)
-    except InvalidOption:           # a noise the enclosures cannot take (too large to carry): no pair
-        return None
-    if pair is None or not inputs.rounds * pair[1] < inputs.delta:       # no delta left for the Gaussian events
-        return None
-    return GaussianPair(mu=pair[0], slack=pair[1], rate=rate, rounds=inputs.rounds, delta=inputs.delta,
-                        certifies=certifies, method=method)
+    if distributed:
+        return {"flower": None}
+    return {"flower": {"noise_multiplier": repr(flower_noise_multiplier(sigma=sigma, gamma=gamma, clip=clip)),
+                       "clipping_norm": frac(clip),
+                       "num_sampled_clients": clients,
+                       "wrapper": "DifferentialPrivacyClientSideFixedClipping (with SecAgg+; the server-side one "
+                                  "clips on the server)"}}
+
+
+def wrapper_rows(wrappers: dict[str, dict[str, Any] | None]) -> list[tuple[str, str]]:
+    """The plan's rows for :func:`central_wrappers`'s result."""
+    f = wrappers.get("flower")
+    return [("Flower DP wrapper", "none for distributed noise (--export flower writes the client mods that add it)"
+             if f is None else
+             f"noise_multiplier {f['noise_multiplier']} (the least double >= sigma/(gamma S); Flower releases "
+             f"rounds with every client), clipping_norm {f['clipping_norm']}, "
+             f"num_sampled_clients {f['num_sampled_clients']}; certified only with equal client weights "
+             "(num_examples = 1: Flower's mean weighs clients by it, see --export flower's premise)")]
+
+
+def population_note(*, clients: int, population: int) -> str:
+    """The plan's note when its clients are a Poisson sample of a population (the frameworks sample otherwise)."""
+    return (f"the plan's epsilon counts the {clients} clients as a Poisson sample of the population of "
+            f"{population:,}; Flower samples a fixed cohort of num_sampled_clients, for which this epsilon is not "
+            "certified (the export refuses it)")
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class FrameworkUnits(Displayable):
     """The plan in TFF's, dp-accounting's and Opacus's parameters, and each central DP wrapper's
-    (:func:`itsa.frameworks.units.central_wrappers`: by framework, ``None`` for distributed noise)."""
+    (:func:`central_wrappers`: by framework, ``None`` for distributed noise)."""
 
     tff_noise_multiplier: Certified
     tff: dict[str, Any]
@@ -335,7 +307,7 @@ class FrameworkUnits(Displayable):
     wrappers: dict[str, dict[str, Any] | None]
     notes: tuple[str, ...] = ()
     #: the dominating Gaussian pair dp-accounting's accountants take (``None``: the noise has none)
-    pair: GaussianPair | None = None
+    pair: Any = None
     #: the mechanism's event is a Rényi bound dp-accounting's RdpAccountant can take (its zCDP form)
     renyi_events: bool = True
     #: every argument of TFF's distributed-DP aggregator (``None``: central noise or a layering)
@@ -386,12 +358,12 @@ class FrameworkUnits(Displayable):
                 **self.wrappers, "notes": list(self.notes)}
 
 
-def frameworks_section(inputs: NoiseInputs, noise, encoding) -> FrameworkUnits:
-    """The plan's noise, clip, clients and word in each framework's parameters (see the module's text)."""
-    pair = round_pair(inputs, noise, round_event(inputs, encoding.gamma, noise.sigma_client), encoding.gamma)
+def frameworks_section(inputs: NoiseInputs, noise, encoding, pair) -> FrameworkUnits:
+    """The plan's noise, clip, clients and word in each framework's parameters (see the module's text), with the
+    plan's dominating Gaussian pair (:func:`itsa.planning.accounting.round_pair`; ``None``: its noise has none)."""
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
-    z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
+    z = rule_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
     bits = None if inputs.layered else encoding.word_bits
     try:
         settings = tff_settings(inputs, noise, gamma, bits) if distributed and not inputs.layered else None

@@ -44,7 +44,7 @@ from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, excerpt
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
-from itsa.planning.accounting import account_noise
+from itsa.planning.accounting import account_noise, round_pair
 from itsa.planning.deployment import Deployment
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
 from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat_rounding
@@ -58,6 +58,7 @@ from itsa.planning.mechanisms import never_wrap_fix
 from itsa.planning.noise import NoisePlan, calibrated_sigma, epsilon_at, round_event, sensitivity, size_layered_noise
 from itsa.planning.protocols import protocol_reasons
 from itsa.planning.rotation import Rotation
+from itsa.planning.rule.beside import size_heuristic
 from itsa.planning.scale import smallest_word_at, wrap_at
 from itsa.planning.sections import (
     NOT_COMPUTED,
@@ -67,7 +68,6 @@ from itsa.planning.sections import (
     Verdict,
     mean_square_error,
     size_deployment_keys,
-    size_heuristic,
 )
 from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind, Overflow
 from itsa.privacy.calibration import MAX_DOUBLINGS, MAX_SCALE
@@ -498,11 +498,11 @@ def _accounted(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, error: Er
 
 
 def _frameworks(deployment: Deployment, inputs: NoiseInputs, noise: NoisePlan, enc) -> Displayable | None:
-    """The plan in each framework's parameters (:func:`itsa.planning.frameworks_units.frameworks_section`);
-    ``None`` for a layering (no framework sums one)."""
-    if deployment.encoding.layered:
+    """The plan in each framework's parameters with its Gaussian pair (:mod:`itsa.planning.frameworks_units`)."""
+    if deployment.encoding.layered:         # no framework sums a layering
         return None
-    return frameworks_section(inputs, noise, enc)
+    pair = round_pair(inputs, noise, round_event(inputs, enc.gamma, noise.sigma_client), enc.gamma)
+    return frameworks_section(inputs, noise, enc, pair)
 
 
 def plan_deadline(time_limit: float | Deadline | None) -> Deadline:

@@ -72,11 +72,12 @@ from fractions import Fraction
 import flint
 
 from itsa._util.certified import Certified, Direction, precision, to_arb
-from itsa._util.checks import choice, whole_number
+from itsa._util.checks import choice, unknown, whole_number
+from itsa.exceptions import InvalidOption
 from itsa.privacy.neighbours import Rounding, conditional_bias, conditional_rounding_cost
 
 __all__ = ["Rotation", "rotated_dimension", "FLATNESS", "RoundedSum", "rounded_sum",
-           "quantization_mse_total", "as_rotation", "ROTATION_ALIASES", "erasure_probability"]
+           "quantization_mse_total", "as_rotation", "ROTATION_ALIASES", "SHORT_NAMES", "flattening_rotation", "erasure_probability"]
 
 
 class Rotation(StrEnum):
@@ -87,6 +88,8 @@ class Rotation(StrEnum):
     DFT = "dft"                 # real randomized DFT, padded to an even length
 
 
+#: The short names of the rotations that flatten (the k-standard-deviations rule's and the frameworks' spelling).
+SHORT_NAMES = {Rotation.DFT: "dft", Rotation.HADAMARD: "hd"}
 #: Other spellings read as a rotation (the frameworks' ``hd``).
 ROTATION_ALIASES = {"hd": Rotation.HADAMARD}
 
@@ -99,6 +102,18 @@ def as_rotation(value) -> Rotation:
     if isinstance(value, str) and value in ROTATION_ALIASES:
         return ROTATION_ALIASES[value]
     return choice("encoding.rotation", value, Rotation)
+
+
+def flattening_rotation(value) -> Rotation:
+    """A rotation that flattens (DFT or Hadamard) from its name or its short name (``dft``, ``hd``).
+
+    >>> flattening_rotation("hd") is Rotation.HADAMARD, flattening_rotation(Rotation.DFT) is Rotation.DFT
+    (True, True)
+    """
+    for rotation, short in SHORT_NAMES.items():
+        if value == rotation or value == short:
+            return rotation
+    raise InvalidOption(unknown("rotation", value, list(SHORT_NAMES.values())))
 
 
 def rotated_dimension(dimension: int, kind: Rotation | str) -> int:

@@ -11,9 +11,9 @@
   Gaussian's variance is below σ², Canonne, Kamath, Steinke 2020; the noise
   has mean 0 and is independent of the data, so there is no cross term), for
   a round whose sum does not wrap;
-- **heuristic**: the configuration TensorFlow Federated's k-standard-deviations
-  rule picks for the same inputs, with itsa's certified ε and wrap probability
-  for it (computed by ``itsa.planning.rule.heuristic`` when it is installed).
+- **heuristic**: the configuration the k-standard-deviations rule picks for
+  the same inputs, with itsa's certified ε and wrap probability for it (the
+  rule beside the plan is ``itsa.planning.rule.beside.size_heuristic``).
 
 Examples
 --------
@@ -37,14 +37,12 @@ from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
 from itsa.planning.keysolve import bounded_solve
 from itsa.planning.mechanism import NoiseInputs, room_of
-from itsa.planning.noise import round_event
 from itsa.planning.protocols import AggregationProtocol, size_protocol_keys
-from itsa.planning.rule.beside import beside_plan
 from itsa.privacy.discrete_gaussian import entropy_bits
 
 __all__ = ["PayloadPlan", "BitsFloor", "bits_floor", "CHEN_ORDER", "KeysPlan", "ErrorPlan", "HeuristicPlan", "mean_square_error", "accuracy_missed", "size_keys",
            "size_deployment_keys", "servers_warning",
-           "size_heuristic", "NOT_COMPUTED", "Verdict"]
+           "NOT_COMPUTED", "Verdict"]
 
 
 #: The order of the price of secure aggregation, in words (constants and logarithmic factors unknown).
@@ -408,14 +406,6 @@ class HeuristicPlan(Displayable):
 
 #: What a plan says of the rule where it does not size the plan's encoding.
 NOT_COMPUTED = "not computed (the k-standard-deviations rule sizes a flat word, not a PSA layering)"
-
-
-def size_heuristic(inputs: NoiseInputs, noise, encoding, *, overflow: Fraction, per_round: bool) -> Displayable:
-    """The rule beside the plan (:func:`itsa.planning.rule.beside.beside_plan`): handed the plan's noise in TFF's
-    units, scored with the inputs' adjacency and survivors, and made honest against the ``overflow`` target
-    (per round or per coordinate)."""
-    event = round_event(inputs, encoding.gamma, noise.sigma_client)
-    return beside_plan(inputs, noise, encoding, event, overflow=overflow, per_round=per_round)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)

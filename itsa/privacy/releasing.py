@@ -12,8 +12,10 @@ privacy statement holds only for neighbouring datasets with the same weights
 
 The privacy of the release is stated for the mechanism that was run: the
 discrete Gaussian with the σ_int actually used, against the integer-domain
-sensitivity ``γ W_int Δ*₂`` (a reading, labelled), converted at ``δ``; for
-the table engine ``δ`` grows by ``(1 + e^ε) d η``, ``η`` the certified
+sensitivity ``γ W_int Δ*₂`` (a reading, labelled), converted at ``δ``. The noise is
+drawn by the ``exact`` engine unless the ``table`` engine is asked for by
+name (:data:`DEFAULT_ENGINE`); the exact engine's law is the discrete
+Gaussian itself and its ``δ_run`` is ``δ``. For the table engine ``δ`` grows by ``(1 + e^ε) d η``, ``η`` the certified
 total-variation distance of one table draw from the exact discrete Gaussian
 (:func:`itsa.privacy.table_law.table_distance`: the float table, the 53-bit
 uniforms and the truncation together). A guarantee that says nothing
@@ -87,7 +89,15 @@ from itsa.privacy.events import GaussianEvent
 from itsa.privacy.hamilton import HamiltonWeights, client_ids, data_weight, sensitivity_bound
 from itsa.privacy.hamilton import weights as hamilton_weights
 from itsa.privacy.release_request import refuse_without_noise
-from itsa.privacy.sampler import MAX_TABLE_SIGMA, MIN_TABLE_SIGMA, NoiseDraw, SamplerEngine, draw
+from itsa.privacy.sampler import (
+    MAX_EXACT_SIGMA,
+    MAX_TABLE_SIGMA,
+    MIN_EXACT_SIGMA,
+    MIN_TABLE_SIGMA,
+    NoiseDraw,
+    SamplerEngine,
+    draw,
+)
 from itsa.privacy.sampler import commitment as hash_of_draws
 from itsa.privacy.table_law import EXACT_PASS_ENTRIES, table_distance
 from itsa.privacy.updates import MAX_ENTRIES, LoadedUpdates, finite_matrix, load_updates
@@ -101,8 +111,9 @@ SIGMA_DIGITS = 9
 #: The largest ε a release publishes (e^200 ≈ 7·10^86): past it the guarantee says nothing and the release is
 #: refused. The paper's ε = 50 row runs at ε ≈ 101 on the exact engine and stays allowed.
 MAX_EPSILON = 200
-#: The engine and the conversion of a release unless given (its δ: :data:`~itsa.privacy.conversion.DEFAULT_DELTA`).
-DEFAULT_ENGINE = SamplerEngine.TABLE
+#: The engine and the conversion of a release unless given (its δ: :data:`~itsa.privacy.conversion.DEFAULT_DELTA`):
+#: the exact sampler, whose law is the discrete Gaussian the ε is claimed for (``table`` only when asked by name).
+DEFAULT_ENGINE = SamplerEngine.EXACT
 DEFAULT_CONVERSION = Conversion.CKS
 #: Said with every release: the noise depends on the largest weight, which comes from the weights.
 W_MAX_NOTE = ("the largest weight (max_weight), hence the sensitivity and sigma_int, is computed from the data weights: unless the weights are "
@@ -319,7 +330,7 @@ def release(updates, data_weights=None, *, alpha: int = 256, gamma: int = 256, c
     and both go only into :meth:`Release.record`. ``time_limit`` refuses a
     run whose estimate (:func:`cost_estimate`) exceeds it, before any noise
     is drawn; ``progress`` receives the stages. ``delta`` defaults to ``1e-5``,
-    ``engine`` to ``table``, ``conversion`` to ``cks``.
+    ``engine`` to ``exact``, ``conversion`` to ``cks``.
 
     Notes
     -----
@@ -515,6 +526,9 @@ def cost_estimate(engine: SamplerEngine, sigma_int: Fraction, count: int) -> tup
     float64 beyond); the exact engine's time is per draw.
     """
     if engine is SamplerEngine.EXACT:
+        if not MIN_EXACT_SIGMA <= sigma_int <= MAX_EXACT_SIGMA:
+            raise InvalidOption(f"sigma_int = {safe_decimal(sigma_int, 4)}: the exact engine takes sigma in "
+                                f"[1e-150, 2^46 - 1]")
         return count * EXACT_SECONDS_PER_DRAW + 1, f"{count:,} exact draws"
     if not MIN_TABLE_SIGMA <= sigma_int <= MAX_TABLE_SIGMA:
         raise InvalidOption(f"sigma_int = {safe_decimal(sigma_int, 4)}: the table engine takes sigma in "

@@ -16,7 +16,7 @@ import pytest
 from itsa.frameworks.dp_accounting import PairExport, events_from_pair, named_tuple_from_json
 from itsa.frameworks.export import export_plan
 from itsa.planning import load_deployment, parse_deployment, plan
-from itsa.planning.frameworks_units import GaussianPair, round_pair
+from itsa.planning.accounting import GaussianPair, round_pair
 from itsa.planning.planner import noise_inputs
 from itsa.privacy.lattice import dominating_epsilon, dominating_pair
 from itsa.privacy.sampled_pair import sampled_gaussian_epsilon

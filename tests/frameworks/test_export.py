@@ -247,7 +247,7 @@ def test_the_central_export_builds_flowers_dp_wrapper_with_the_plans_deviation(c
 
 
 def test_flowers_noise_multiplier_has_one_home_the_plan_prints_what_the_export_writes(central):
-    from itsa.frameworks.units import flower_noise_multiplier as home
+    from itsa.planning.frameworks_units import flower_noise_multiplier as home
 
     kw = export_plan(central, "flower").to_dict()["dp_wrapper"]["kwargs"]
     printed = central.frameworks.to_dict()["flower"]["noise_multiplier"]

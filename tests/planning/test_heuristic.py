@@ -6,13 +6,13 @@ from fractions import Fraction
 import pytest
 
 from itsa.exceptions import InvalidInput, ItsaError
+from itsa.planning.frameworks_units import MAX_SCALE_FACTOR
 from itsa.planning.rule.heuristic import (
-    MAX_SCALE_FACTOR,
     certify_heuristic,
+    k_stddevs_rule,
     padded_dimension,
     stddevs_for,
     survivors_under,
-    tff_rule,
     wrap_bound,
 )
 
@@ -33,7 +33,7 @@ def test_k_is_the_two_sided_gaussian_quantile():
 
 @pytest.mark.parametrize("bits, clients, dim, z", [(16, 1000, 1290, 1), (20, 50, 1001, "0.7"), (12, 16, 64, 2)])
 def test_scale_against_the_formula(bits, clients, dim, z):
-    h = tff_rule(clients=clients, dimension=dim, clip=1, word_bits=bits, noise_multiplier=z)
+    h = k_stddevs_rule(clients=clients, dimension=dim, clip=1, word_bits=bits, noise_multiplier=z)
     d_pad = 2 * math.ceil(dim / 2)
     want = hand_scale(bits, clients, K_FOR_1E4, 1.0, float(Fraction(z)), d_pad)
     assert float(h.gamma) == pytest.approx(want, rel=1e-10)
@@ -46,14 +46,14 @@ def test_scale_against_the_formula(bits, clients, dim, z):
 
 
 def test_given_k_and_the_cap_and_the_refusals():
-    h = tff_rule(clients=10, dimension=10, clip=1, word_bits=16, noise_multiplier=1, k_stddevs=3)
+    h = k_stddevs_rule(clients=10, dimension=10, clip=1, word_bits=16, noise_multiplier=1, k_stddevs=3)
     assert float(h.gamma) == pytest.approx(hand_scale(16, 10, 3.0, 1.0, 1.0, 10), rel=1e-10)
     assert float(h.modclip_prob) == pytest.approx(math.erfc(3 / math.sqrt(2)))
-    big = tff_rule(clients=10, dimension=10, clip=1, word_bits=40, noise_multiplier=1)
+    big = k_stddevs_rule(clients=10, dimension=10, clip=1, word_bits=40, noise_multiplier=1)
     assert big.capped and big.gamma == MAX_SCALE_FACTOR and big.notes
-    low = tff_rule(clients=1000, dimension=10, clip=1, word_bits=9, noise_multiplier=1)      # 2^9 < 1000
+    low = k_stddevs_rule(clients=1000, dimension=10, clip=1, word_bits=9, noise_multiplier=1)      # 2^9 < 1000
     assert low.refusal and low.gamma is None
-    tight = tff_rule(clients=8, dimension=10, clip=1, word_bits=3, noise_multiplier=1)  # 2^6 < 8 k^2, 2^3 >= 8
+    tight = k_stddevs_rule(clients=8, dimension=10, clip=1, word_bits=3, noise_multiplier=1)  # 2^6 < 8 k^2, 2^3 >= 8
     assert "k^2" in tight.refusal
     assert certify_heuristic(tight, epsilon=1, overflow="1e-6").verdict == "wrong"
 
@@ -75,7 +75,7 @@ def test_wrap_bound_against_the_tail_formula():
 
 
 def test_certified_risk_of_the_rule():
-    h = tff_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
+    h = k_stddevs_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
     full = certify_heuristic(h, rounds=150, delta="1e-6")
     dropped = certify_heuristic(h, dropout="1/10", rounds=150, delta="1e-6")
     assert dropped.survivors == 900 and dropped.epsilon.upper() > full.epsilon.upper()
@@ -89,7 +89,7 @@ def test_certified_risk_of_the_rule():
 
 def test_sudden_failure_at_low_bit_widths_is_reproduced():
     def eps(bits):
-        h = tff_rule(clients=1000, dimension=1290, clip=1, word_bits=bits, noise_multiplier=1)
+        h = k_stddevs_rule(clients=1000, dimension=1290, clip=1, word_bits=bits, noise_multiplier=1)
         return certify_heuristic(h, rounds=150, delta="1e-6")
 
     high, mid, low, lowest = eps(20), eps(14), eps(12), eps(10)
@@ -100,7 +100,7 @@ def test_sudden_failure_at_low_bit_widths_is_reproduced():
 
 
 def test_verdicts():
-    h = tff_rule(clients=20, dimension=8, clip=1, word_bits=20, noise_multiplier=4)
+    h = k_stddevs_rule(clients=20, dimension=8, clip=1, word_bits=20, noise_multiplier=4)
     assert certify_heuristic(h, rounds=1, delta="1e-6", epsilon=10**6, overflow="1/2").verdict == "wasteful"
     assert certify_heuristic(h, rounds=1, delta="1e-6", epsilon="1/1000", overflow="1/2").verdict == "wrong"
 
@@ -110,12 +110,12 @@ def test_verdicts():
 def test_bad_inputs_are_itsa_errors(kwargs):
     args = dict(clients=10, dimension=8, clip=1, word_bits=16, noise_multiplier=1) | kwargs
     with pytest.raises(InvalidInput) as err:
-        tff_rule(**args)
+        k_stddevs_rule(**args)
     assert isinstance(err.value, ItsaError) and "\n" not in str(err.value)
 
 
 def test_bad_accounting_inputs():
-    h = tff_rule(clients=10, dimension=8, clip=1, word_bits=16, noise_multiplier=1)
+    h = k_stddevs_rule(clients=10, dimension=8, clip=1, word_bits=16, noise_multiplier=1)
     for kwargs in (dict(dropout=1), dict(rounds=0), dict(delta=2), dict(adjacency="swap"), dict(survivors=11),
                    dict(survivors=5, dropout="1/2")):
         with pytest.raises(InvalidInput):

@@ -264,12 +264,12 @@ def test_with_a_given_noise_gamma_keeps_the_target_epsilon():
 def test_the_heuristic_is_the_rules_pick_for_the_plans_noise_in_tff_units():
     """The plan's heuristic section is the k-sd rule's pick for the plan's noise as TFF reads it (the central
     sigma in data units over the clip), certified with the deployment's adjacency and survivors."""
-    from itsa.planning.rule.heuristic import certify_heuristic, tff_rule
+    from itsa.planning.rule.heuristic import certify_heuristic, k_stddevs_rule
 
     p = _plan(noise={"kind": "distributed", "sigma": "102.8"})
     z = p.heuristic.noise_multiplier
     assert z == p.frameworks.tff_noise_multiplier
-    rule = tff_rule(100, 4, Fraction(1), 32, Fraction(safe_decimal(z.upper(), 10, up=True)))
+    rule = k_stddevs_rule(100, 4, Fraction(1), 32, Fraction(safe_decimal(z.upper(), 10, up=True)))
     assert p.heuristic.config == rule
     d = p.deployment
     risk = certify_heuristic(rule, survivors=d.survivors, rounds=d.privacy.rounds, delta=d.privacy.delta,

@@ -6,7 +6,7 @@ import pytest
 
 from itsa.exceptions import InvalidInput, InvalidOutputPath
 from itsa.planning.drivers.sweep import Quantity, SweepParameters, draw_sweep, heuristic_error, parse_sweep, sweep
-from itsa.planning.rule.heuristic import certify_heuristic, tff_rule
+from itsa.planning.rule.heuristic import certify_heuristic, k_stddevs_rule
 
 BASE = dict(clients=200, dimension=128, clip=1, word_bits=16, epsilon=4, delta="1e-6", rounds=20,
             dropout="1/10", overflow="1e-6")
@@ -14,7 +14,7 @@ BASE = dict(clients=200, dimension=128, clip=1, word_bits=16, epsilon=4, delta="
 
 def hadamard_evaluate(value):
     """A stand-in for the planner: the rule with the Hadamard rotation, certified the same way."""
-    h = tff_rule(200, 128, 1, value, noise_multiplier=3, rotation="hd")
+    h = k_stddevs_rule(200, 128, 1, value, noise_multiplier=3, rotation="hd")
     risk = certify_heuristic(h, dropout="1/10", rounds=20, delta="1e-6")
     return risk.epsilon, risk.wrap_round, heuristic_error(risk)
 

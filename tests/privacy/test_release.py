@@ -98,7 +98,11 @@ def test_release_is_reproducible_and_decodes_once():
     b = release(u, epsilon=10, seed=5, salt="5" * 64)
     assert a.released == b.released and a.noise.commitment == b.noise.commitment
     assert all(x == Fraction(y + z, a.denominator) for x, y, z in zip(a.released, a.encoded_sum, a.noise.draws))
-    assert a.delta_run.method.startswith("delta + (1 + e^eps) d TV")
+    assert a.noise.engine == "exact" and a.inputs["engine"] == "exact"         # the default: the exact sampler
+    assert a.delta_run.upper() == Fraction(1, 10**5) and a.delta_run.method.startswith("the exact sampler")
+    t = release(u, epsilon=10, seed=5, salt="5" * 64, engine="table")          # the table only by name, labelled
+    assert t.delta_run.method.startswith("delta + (1 + e^eps) d TV") and t.delta_run.upper() > Fraction(1, 10**5)
+    assert t.noise.draws != a.noise.draws and t.commitment != a.commitment
 
 
 def test_encode_half_even():

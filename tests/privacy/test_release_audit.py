@@ -14,6 +14,7 @@ import itsa.privacy.commitment as commitment
 from itsa.exceptions import InvalidOption, InvalidOutputPath
 from itsa.privacy.record_check import check_record
 from itsa.privacy.releasing import MAX_EPSILON, release
+from itsa.privacy.table_law import table_distance
 from itsa_cli import main as cli
 from tests.guard import ends
 
@@ -36,7 +37,7 @@ def test_a_guessable_seed_does_not_let_privacy_noise_recover_the_sum(tmp_path, s
     public = json.loads(itsa_privacy("release", str(updates_csv(UPDATES)), "--epsilon", "1", "--seed", seed, "--record",
                              str(record), "--json").stdout)
     noise = json.loads(itsa_privacy("noise", "--sigma", public["sigma_int"], "--count", "2", "--seed", seed, "--engine",
-                            "table", "--json").stdout)["draws"]
+                            public["engine"], "--json").stdout)["draws"]       # the release's own engine
     guess = [Fraction(x) * public["denominator"] - z for x, z in zip(public["released_exact"], noise)]
     truth = json.loads(record.read_text())["secret_values"]["encoded_sum"]
     assert guess != truth
@@ -103,12 +104,12 @@ TAMPERS = {
     "public.clip": _set("public.clip", "2"),
     "public.gamma": _set("public.gamma", 512),
     "public.conversion": _set("public.conversion", "mironov"),
-    "public.table_distance": _set("public.table_distance", None),
+    "public.table_distance": _set("public.table_distance", table_distance(3).to_dict()),   # a table's, on exact noise
     "public.warnings": _set("public.warnings", ["none"]),
     "public.publishable": _set("public.publishable", "anything"),
     "public.extra": _set("public.extra", 1),
     "public.private": _set("public.private", False),
-    "inputs.engine": _set("inputs.engine", "exact"),
+    "inputs.engine": _set("inputs.engine", "table"),
     "inputs.no_noise": _set("inputs.no_noise", True),
     "inputs.extra": _set("inputs.extra", 1),
     "secret.noiseless_exact": _set("secret_values.noiseless_exact", ["1/2", "1/2"]),
@@ -257,7 +258,8 @@ def test_tiny_deltas_and_clips_release_and_verify(tmp_path, args, itsa_privacy, 
 
 
 @pytest.mark.parametrize(("args", "shown"), [(["--epsilon", "1e400"], "1e400"),
-                                             (["--noise-multiplier", "1e-5000"], "e-49")])
+                                             (["--noise-multiplier", "1e-5000"], "e-49"),
+                                             (["--noise-multiplier", "1e-5000", "--engine", "table"], "e-49")])
 def test_a_refused_sigma_or_epsilon_shows_its_real_value(tmp_path, args, shown, updates_csv):
     message = refused([str(updates_csv(UPDATES)), *args])
     assert shown in message and "not 0" not in message

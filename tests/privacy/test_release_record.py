@@ -47,9 +47,9 @@ def test_a_known_seed_no_longer_recovers_the_sum(seed):
     r = release(UPDATES, epsilon=1, seed=seed)
     public = r.to_dict()
     text = OLD_DEFAULT_SEED if seed is None else str(seed)          # `privacy noise --seed TEXT`
-    attack = draw(Fraction(public["sigma_int"]), 2, text, "table").draws
+    attack = draw(Fraction(public["sigma_int"]), 2, text, public["engine"]).draws    # the release's own engine
     assert recovered_sum(public, attack) != list(r.encoded_sum)
-    old_noise = draw(r.sigma_int, 2, text, "table").draws        # the old release's noise
+    old_noise = draw(r.sigma_int, 2, text, public["engine"]).draws        # the old release's noise
     old_public = {**public, "released_exact": [str(Fraction(y + z, r.denominator))
                                                for y, z in zip(r.encoded_sum, old_noise)]}
     assert recovered_sum(old_public, attack) == list(r.encoded_sum)             # the attack, where it worked
@@ -91,7 +91,7 @@ def test_the_hash_attack_on_two_neighbouring_datasets_fails():
     for data in (UPDATES, NEIGHBOUR):
         Y = release(data, no_noise=True).encoded_sum
         candidate = [int(Fraction(x) * public["denominator"]) - y for x, y in zip(public["released_exact"], Y)]
-        guess = commit(commitment_fields(salt="0" * 64, seed=0, sigma_int=r.sigma_int, engine="table",
+        guess = commit(commitment_fields(salt="0" * 64, seed=0, sigma_int=r.sigma_int, engine=public["engine"],
                                          count=2, truncation=public["truncation"], encoded_sum=Y,
                                          denominator=public["denominator"]))
         assert _hashes_of(candidate).isdisjoint(published_hex) and guess not in published_hex
@@ -113,7 +113,8 @@ def test_the_noise_and_commitment_change_with_the_salt_for_one_seed():
     again = release(UPDATES, epsilon=1, seed=21, salt="a" * 64)
     assert again.noise.draws == a.noise.draws and again.released == a.released         # same seed and salt
     assert again.commitment == a.commitment                 # binding: the same fields, the same hash
-    assert a.noise.draws == draw(a.sigma_int, 2, "itsa-release-noise-v3:" + "a" * 64 + ":21", "table").draws
+    assert a.noise.engine == "exact"                        # the default engine, keyed by the noise key
+    assert a.noise.draws == draw(a.sigma_int, 2, "itsa-release-noise-v3:" + "a" * 64 + ":21", "exact").draws
 
 
 def test_the_commitment_is_the_documented_hash():

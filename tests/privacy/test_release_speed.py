@@ -55,6 +55,6 @@ def test_the_vectorised_pmf_is_within_rho():
 def test_one_client_two_coordinates_takes_the_table_engine():
     """The reported case: 1 client, d = 2, eps = 1 (sigma_int ~ 6.4e5, a table of ~9.6e6 entries)."""
     table_law._distance.cache_clear()
-    r = release(np.array([[0.3, 0.4]]), epsilon=1, seed=3)   # its cost, the table distance: bench_privacy.py
+    r = release(np.array([[0.3, 0.4]]), epsilon=1, seed=3, engine="table")   # its cost, the table distance: bench_privacy.py
     assert len(table(r.sigma_int)[1]) > table_law.EXACT_PASS_ENTRIES
     assert r.delta_run.upper() > Fraction(1, 10**5) and "float64" in r.table_distance.method

@@ -87,7 +87,7 @@ def test_table_distance_golden_against_tail():
 def test_release_delta_counts_the_table_distance():
     """50 clients, d = 24,706, eps = 1, S = 0.45: delta_run is 1.018e-5 (the tail alone gave 1.001e-5)."""
     u = np.random.default_rng(0).normal(size=(50, 24706)) * 0.01
-    r = release(u, epsilon=1, seed=11, clip="0.45")
+    r = release(u, epsilon=1, seed=11, clip="0.45", engine="table")
     eps = r.epsilon.epsilon.upper()
     expected = Fraction(1, 10**5) + (1 + Fraction(math.exp(float(eps)))) * 24706 * table_distance(r.sigma_int).upper()
     assert r.delta_run.decimal(4) == "1.018e-5"
@@ -98,8 +98,8 @@ def test_vacuous_delta_is_refused():
     """The table engine's delta_run reaches 1 at eps = 20 (eps_run 27): refused, saying why; exact is not."""
     u = np.random.default_rng(0).normal(size=(5, 3))
     with pytest.raises(InvalidOption, match="vacuous .*delta_run = 1;"):
-        release(u, epsilon=20, seed=11)
-    exact = release(u, epsilon=20, seed=11, engine="exact")
+        release(u, epsilon=20, seed=11, engine="table")
+    exact = release(u, epsilon=20, seed=11)                   # the default engine: exact
     assert exact.delta_run.upper() == Fraction(1, 10**5) and not exact.warnings
 
 
@@ -108,3 +108,26 @@ def test_cli_refuses_a_vacuous_release(tmp_path):
     path.write_text("x,y\n0.1,0.2\n0.3,0.4\n")
     res = CliRunner().invoke(cli, ["privacy", "release", str(path), "--epsilon", "100", "--json"])
     assert res.exit_code == 2 and "vacuous" in res.stderr and res.stdout == ""
+
+
+def test_the_exact_engine_is_the_default_and_the_table_runs_only_by_name_labelled_and_redrawn():
+    """A release without an engine is exact (delta_run = delta, no truncation, no distance); one asked for with
+    the table says so in public, and its audit record redraws with the table, the engine it names."""
+    from itsa.privacy.record_check import check_record
+    from itsa.privacy.sampler import draw
+
+    u = np.random.default_rng(4).normal(size=(4, 3)) * 0.1
+    exact = release(u, epsilon=1, seed=9, salt="9" * 64)
+    public = exact.to_dict()
+    assert (public["engine"], public["truncation"], public["table_distance"]) == ("exact", None, None)
+    assert exact.delta_run.upper() == Fraction(1, 10**5)
+    tabled = release(u, epsilon=1, seed=9, salt="9" * 64, engine="table")
+    public = tabled.to_dict()
+    assert public["engine"] == "table" and public["truncation"] > 0 and public["table_distance"] is not None
+    record = tabled.record()
+    assert record["inputs"]["engine"] == "table" and check_record(record, published=public).ok
+    key = tabled.noise.seed
+    assert list(tabled.noise.draws) == list(draw(tabled.sigma_int, 3, key, "table").draws)
+    assert list(tabled.noise.draws) != list(draw(tabled.sigma_int, 3, key, "exact").draws)
+    relabelled = {**record, "inputs": {**record["inputs"], "engine": "exact"}}
+    assert not check_record(relabelled).ok                   # the same draws under the other engine: FAIL

@@ -29,7 +29,7 @@ from itsa.exceptions import Infeasible, InvalidOption
 from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg.finder import MAX_CLIENTS, Adversary, harary_graph_parameters
 
-__all__ = ["SecAggBounds", "SecAggCost", "SecAggParameters", "secagg_bounds", "secagg_parameters", "secagg_cost",
+__all__ = ["num_shares", "SecAggBounds", "SecAggCost", "SecAggParameters", "secagg_bounds", "secagg_parameters", "secagg_cost",
            "tolerated_dropout", "finder_rates", "PUBLIC_KEY_BYTES", "SHARE_BYTES", "LARGEST_CLIENTS"]
 
 #: Bytes of one public key: a compressed P-256 point (federated-compute's ``EcdhPublicKey``).
@@ -199,6 +199,16 @@ def _rates(corrupt, dropout, adversary) -> tuple[Fraction, Fraction, Adversary]:
     if kind is Adversary.NONE and g > 0:
         raise InvalidOption(f"corrupt: the adversary class none expects corrupt = 0, not {exact_text(g)}")
     return g, d, kind
+
+
+def num_shares(degree: int) -> int:
+    """The shares each client's secrets are split into on a SecAgg+ graph of ``degree`` neighbours: ``degree + 1``
+    (its neighbourhood with the client itself counted, the frameworks' ``num_shares``).
+
+    >>> num_shares(36)
+    37
+    """
+    return degree + 1
 
 
 def finder_rates(corrupt, dropout, adversary) -> tuple[Fraction, Fraction, Adversary]:

@@ -173,7 +173,7 @@ def sweep_plan(plan, quantity, values, *, progress: Callback | None = None,
     def evaluate(value):
         return _itsa_point(replanned(value))
 
-    def rule(value):                # sigma, population: the rule beside the re-planned plan (its TFF units)
+    def rule(value):                # sigma, population: the rule beside the re-planned plan (its own units)
         if q not in PLAN_ONLY:
             return None
         return getattr(replanned(value).heuristic, "risk", None)

@@ -39,13 +39,13 @@ from itsa.exceptions import InvalidOption, InvalidOutputPath, excerpt
 from itsa.keys.output.draw import PUBLICATION_RC, output_format
 from itsa.planning.mechanism import gaussian_multiplier
 from itsa.planning.planner import plan_deadline
+from itsa.planning.rotation import Rotation, flattening_rotation
 from itsa.planning.rule.heuristic import (
     MAX_RULE_WORD_BITS,
     Adjacency,
     HeuristicRisk,
-    Rotation,
     certify_heuristic,
-    tff_rule,
+    k_stddevs_rule,
 )
 
 __all__ = ["Quantity", "SweepParameters", "SweepPoint", "Sweep", "sweep", "parse_sweep", "draw_sweep",
@@ -118,7 +118,7 @@ class SweepParameters:
             object.__setattr__(self, "noise_multiplier",
                                fraction("noise_multiplier", self.noise_multiplier, low=0))
         object.__setattr__(self, "adjacency", choice("adjacency", self.adjacency, Adjacency))
-        object.__setattr__(self, "rotation", choice("rotation", self.rotation, Rotation))
+        object.__setattr__(self, "rotation", flattening_rotation(self.rotation))
 
     def with_value(self, quantity: Quantity, value) -> SweepParameters:
         if quantity in PLAN_ONLY:           # not the rule's parameters (its pick comes from the re-planned plan)
@@ -276,7 +276,7 @@ def _rule_risk(p: SweepParameters, multipliers: dict) -> HeuristicRisk:
         if key not in multipliers:
             multipliers[key] = gaussian_multiplier(*key)
         z = multipliers[key]
-    config = tff_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
+    config = k_stddevs_rule(p.clients, p.dimension, p.clip, p.word_bits, z, rotation=p.rotation)
     return certify_heuristic(config, dropout=p.dropout, rounds=p.rounds, delta=p.delta, adjacency=p.adjacency,
                              epsilon=p.epsilon, overflow=p.overflow)
 

@@ -47,9 +47,9 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, precision, safe_decimal, to_arb
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
+from itsa.planning.accounting import GaussianPair
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
 from itsa.planning.flat import FlatInputs
-from itsa.planning.frameworks_units import GaussianPair
 from itsa.planning.matrix.schema import MatrixKind, MatrixMechanism
 from itsa.planning.matrix.sections import MatrixErrorPlan, MatrixFrameworks, MatrixNoisePlan
 from itsa.planning.mechanism import sensitivity

@@ -71,13 +71,9 @@ class NoiseMechanism(ABC):
     auto: ClassVar[bool] = False
     #: the plan's original closed-form wrap bound (discrete Gaussian shares, no rotation) applies to it
     classic_wrap: ClassVar[bool] = False
-    #: its names in the frameworks (``{"tff": DistributedDpSumFactory's mechanism}``; absent: none there)
-    frameworks: ClassVar[dict[str, str]] = {}
     premises: ClassVar[Premises]
     #: the smallest distributed share's sigma its bound takes (``None``: any)
     minimum_share: ClassVar[Fraction | None] = None
-    #: the frameworks whose default mechanism it is (``{"tff"}``: ``DistributedDpSumFactory``'s default)
-    framework_default: ClassVar[frozenset[str]] = frozenset()
     #: its event is a Rényi bound the plan's accountant composes (its zCDP form goes to dp-accounting)
     renyi: ClassVar[bool] = False
     #: the dominating Gaussian pair (:func:`itsa.privacy.lattice.dominating_pair`) covers its rounds

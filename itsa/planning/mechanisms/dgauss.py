@@ -42,8 +42,6 @@ class DiscreteGaussian(NoiseMechanism):
     renyi = gaussian_pair = True
     minimum_share = Fraction(1, 2)      # the distributed bound's tau term needs sigma >= 1/2
     exact_draws = True
-    #: DistributedDpSumFactory(mechanism=...) and TF Privacy's module of its query
-    frameworks = {"tff": "distributed_dgauss", "tf_privacy": "distributed_discrete_gaussian_query.py"}
     premises = Premises(rdp_at_least_gaussian=True, variance_at_most_sigma2=True, unbiased=True,
                         why="its Renyi bound has q D^2/(2 sigma_agg^2) as a term; its variance is below sigma^2 "
                             "and it is symmetric (Canonne, Kamath, Steinke 2020)")

@@ -37,9 +37,6 @@ class Skellam(NoiseMechanism):
     auto = True
     renyi = True
     exact_draws = True
-    #: DistributedDpSumFactory(mechanism=...) and TF Privacy's module of its query
-    frameworks = {"tff": "distributed_skellam", "tf_privacy": "distributed_skellam_query.py"}
-    framework_default = frozenset({"tff"})         # DistributedDpSumFactory's default mechanism
     layering_refusal = ("the layering's epsilon adds its layers' linear (zCDP) Renyi curves, and Skellam's curve "
                         "is not linear; give mechanism: dgauss, or a flat word (encoding.word_bits)")
     premises = Premises(rdp_at_least_gaussian=True, variance_at_most_sigma2=True, unbiased=True,

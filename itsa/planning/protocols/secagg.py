@@ -49,11 +49,10 @@ from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa._util.progress import Callback
 from itsa.exceptions import Infeasible, InvalidDeployment, InvalidInput, InvalidOption
-from itsa.frameworks.units import num_shares
 from itsa.keys.secagg import certified as cert
 from itsa.keys.secagg import secagg_bounds, secagg_cost, secagg_parameters
 from itsa.keys.secagg.finder import Adversary
-from itsa.keys.secagg.parameters import finder_rates, tolerated_dropout
+from itsa.keys.secagg.parameters import finder_rates, num_shares, tolerated_dropout
 from itsa.keys.secagg.simulate import simulate_round
 from itsa.planning.protocols.base import AggregationProtocol, ProtocolKeys, rate
 from itsa.planning.protocols.run import ProtocolStats, ProtocolTally

@@ -1,8 +1,9 @@
 """The k-standard-deviations rule beside a plan, fairly, and the rule made honest.
 
 :func:`beside_plan` hands the rule (:mod:`itsa.planning.rule.heuristic`) the plan's
-noise in the rule's own units (TensorFlow Federated's ``noise_multiplier``:
-the central σ in data units over the clip), scores its pick with its own
+noise in the rule's own units (the distributed-DP aggregator's
+``noise_multiplier``: the central σ in data units over the clip,
+:data:`itsa.planning.frameworks_units.RULE_UNITS`), scores its pick with its own
 rotation and stochastic rounding, the deployment's adjacency and the fewest
 survivors, and puts its refusals on the plan's line. :class:`HonestRule`
 keeps the rule's scale and raises its noise until it meets the same certified
@@ -19,18 +20,24 @@ from fractions import Fraction
 from itsa._util.certified import Certified, Direction, exact_text, safe_decimal
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.mechanism import NoiseInputs
-from itsa.planning.rule.heuristic import (
-    CERTIFIED_FLATNESS,
-    MAX_RULE_WORD_BITS,
+from itsa.planning.frameworks_units import (
     RULE_MAX_BITS,
+    RULE_UNITS,
+    RULE_UNITS_KEY,
+    rule_extrapolated,
+    rule_noise_multiplier,
+)
+from itsa.planning.mechanism import NoiseInputs
+from itsa.planning.noise import round_event
+from itsa.planning.rotation import FLATNESS, SHORT_NAMES
+from itsa.planning.rule.heuristic import (
+    MAX_RULE_WORD_BITS,
     HeuristicConfig,
     HeuristicRisk,
     _dec,
     certify_heuristic,
     integer_sensitivity,
-    tff_noise_multiplier,
-    tff_rule,
+    k_stddevs_rule,
     wrap_bound,
 )
 from itsa.planning.vocabulary import NoiseKind
@@ -40,7 +47,7 @@ from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
 from itsa.privacy.neighbours import Adjacency
 from itsa.privacy.tightest import calibrate_tightest, pld_epsilon
 
-__all__ = ["RuleBeside", "HonestRule", "beside_plan"]
+__all__ = ["RuleBeside", "HonestRule", "beside_plan", "size_heuristic"]
 
 
 # -- the rule beside a plan, and the rule made honest --------------------------------------------
@@ -80,7 +87,7 @@ class HonestRule(Displayable):
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class RuleBeside(Displayable):
-    """The k-standard-deviations rule beside a plan: handed the plan's noise in TFF's units, scored with its own
+    """The k-standard-deviations rule beside a plan: handed the plan's noise in the rule's units, scored with its own
     rotation and stochastic rounding and the deployment's adjacency and survivors, and made honest."""
 
     noise_multiplier: Certified
@@ -108,8 +115,7 @@ class RuleBeside(Displayable):
         if c.refusal:
             return f"the rule picks nothing: {c.refusal}"
         if c.word_bits > RULE_MAX_BITS:
-            return (f"TFF refuses {c.word_bits} bits (at most {RULE_MAX_BITS}, its float32 arithmetic): the "
-                    "formula is extrapolated")
+            return rule_extrapolated(c.word_bits)
         return None
 
     def headline(self) -> str:
@@ -117,7 +123,7 @@ class RuleBeside(Displayable):
         return f"the k-standard-deviations rule: eps <= {eps}; {self.honest.headline()}"
 
     def rows(self) -> list[tuple[str, str]]:
-        z = f"{self.noise_multiplier.decimal(6)} (TFF's units: the plan's central sigma in data units over the clip)"
+        z = f"{self.noise_multiplier.decimal(6)} ({RULE_UNITS})"
         rows = [("heuristic noise multiplier", z)]
         refusal = self._refusal()
         if refusal:
@@ -126,7 +132,7 @@ class RuleBeside(Displayable):
         if c is not None and c.gamma is not None and r is not None and r.wrap_round is not None:
             eps = "none certified" if r.epsilon is None else f"{r.epsilon.decimal(6)} ({r.epsilon.direction})"
             rows += [("heuristic scale", f"{safe_decimal(c.gamma, 8)} (the rule's choice, k = "
-                                         f"{safe_decimal(c.k_stddevs, 4)}, {c.rotation} rotation, stochastic rounding)"),
+                                         f"{safe_decimal(c.k_stddevs, 4)}, {SHORT_NAMES[c.rotation]} rotation, stochastic rounding)"),
                      ("heuristic sigma per client", f"{safe_decimal(Fraction(c.sigma or 0), 8)} integer units "
                                                     "(the rule's choice)"),
                      ("heuristic epsilon", f"{eps}, itsa's accountant, {r.adjacency}, the fewest {r.survivors} "
@@ -143,7 +149,7 @@ class RuleBeside(Displayable):
     def to_dict(self) -> dict:
         risk = self.risk
         return {"computed": True, "noise_multiplier": self.noise_multiplier.to_dict(),
-                "noise_multiplier_units": "TFF: central sigma in data units over the clip (add-remove)",
+                "noise_multiplier_units": RULE_UNITS_KEY,
                 "config": None if risk is None else risk.config.to_dict(), "refusal": self._refusal(),
                 "reason": self.reason,
                 "epsilon": None if self.epsilon is None else self.epsilon.to_dict(),
@@ -222,7 +228,7 @@ def _honest(config: HeuristicConfig, *, survivors: int, rounds: int, delta: Frac
         return HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None,
                           reason=f"no noise at the rule's scale meets eps {_dec(epsilon)}: {exc}")
     scale = config.picks()[0]
-    proxy = CERTIFIED_FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 / config.padded_dimension
+    proxy = FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 / config.padded_dimension
     coord, whole = wrap_bound(clients=config.clients, dimension=config.padded_dimension, data_proxy=proxy,
                               sigma=sigma, word_bits=config.word_bits)
     wrap = whole if per_round else coord
@@ -236,21 +242,21 @@ def _honest(config: HeuristicConfig, *, survivors: int, rounds: int, delta: Frac
 
 def beside_plan(inputs: NoiseInputs, noise, encoding, event=None, *, overflow: Fraction,
                 per_round: bool) -> RuleBeside:
-    """The rule beside a flat plan: handed the plan's noise as TFF's ``noise_multiplier`` (the central σ in
-    data units over the clip, :func:`itsa.planning.rule.heuristic.tff_noise_multiplier`), its pick scored by
+    """The rule beside a flat plan: handed the plan's noise as the rule's ``noise_multiplier`` (the central σ in
+    data units over the clip, :func:`itsa.planning.frameworks_units.rule_noise_multiplier`), its pick scored by
     :func:`certify_heuristic` with the inputs' adjacency and fewest survivors, its error, and the rule made
     honest (its scale, the noise raised to meet the plan's ε target, or the plan's certified ε without one, and
     the wrap target ``overflow``, per round or per coordinate).
     """
     d = inputs
-    z = tff_noise_multiplier(sigma=noise.sigma_client, distributed=noise.kind is NoiseKind.DISTRIBUTED,
-                             clients=d.clients, gamma=encoding.gamma, clip=d.clip)
+    z = rule_noise_multiplier(sigma=noise.sigma_client, distributed=noise.kind is NoiseKind.DISTRIBUTED,
+                              clients=d.clients, gamma=encoding.gamma, clip=d.clip)
     bits = encoding.word_bits
     if bits > MAX_RULE_WORD_BITS:
         reason = f"the rule is not evaluated above a {MAX_RULE_WORD_BITS}-bit word, not {bits} bits"
         none = HonestRule(sigma=None, epsilon=None, wrap=None, mse_total=None, reason=reason)
         return RuleBeside(noise_multiplier=z, risk=None, mse_total=None, honest=none, reason=reason)
-    config = tff_rule(d.clients, d.dimension, d.clip, bits, Fraction(safe_decimal(z.upper(), 10, up=True)))
+    config = k_stddevs_rule(d.clients, d.dimension, d.clip, bits, Fraction(safe_decimal(z.upper(), 10, up=True)))
     p = d
     risk = certify_heuristic(config, survivors=d.survivors, rounds=p.rounds, delta=p.delta, adjacency=d.adjacency)
     target = p.epsilon if p.epsilon is not None else noise.epsilon.upper()
@@ -269,3 +275,11 @@ def beside_plan(inputs: NoiseInputs, noise, encoding, event=None, *, overflow: F
     mse = None if config.refusal or config.sigma is None else _mse_total(config, config.sigma, d.survivors)
     return RuleBeside(noise_multiplier=z, risk=risk, mse_total=mse, honest=honest,
                       reason=None if config.refusal is None else config.refusal)
+
+
+def size_heuristic(inputs: NoiseInputs, noise, encoding, *, overflow: Fraction, per_round: bool) -> Displayable:
+    """The rule beside the plan (:func:`beside_plan`): handed the plan's noise in the rule's units, scored with the
+    inputs' adjacency and survivors, and made honest against the ``overflow`` target (per round or per
+    coordinate)."""
+    event = round_event(inputs, encoding.gamma, noise.sigma_client)
+    return beside_plan(inputs, noise, encoding, event, overflow=overflow, per_round=per_round)

@@ -1,7 +1,7 @@
 """The k-standard-deviations rule practitioners use today, and itsa's certified risk of what it picks.
 
-TensorFlow Federated's distributed-DP aggregator (and the research code
-behind it) picks the scale of the integer encoding from one equation: ``k``
+The distributed discrete Gaussian's aggregator (Kairouz, Liu, Steinke 2021,
+and the frameworks' distributed-DP aggregators that ship it, :mod:`itsa.frameworks`) picks the scale of the integer encoding from one equation: ``k``
 standard deviations of the (rotated, clipped, rounded) sum plus its noise
 fill the modulus ``2^b``, with ``k = √2·erfcinv(p)`` for a target wrap
 probability ``p`` per coordinate, and the noise sized for the *expected*
@@ -9,7 +9,7 @@ number of clients:
 
 ``scale = 1/γ = √(2^(2b) − n k²) / (2k √(ρ c² n²/d + n σ²))``,  ``σ = z c/√n``,
 
-capped at ``10⁶``. :func:`tff_rule` reproduces that choice in the floats the
+capped at ``10⁶``. :func:`k_stddevs_rule` reproduces that choice in the floats the
 rule computes (kept exactly as the rationals of those floats);
 :func:`certify_heuristic` then gives itsa's certified ε (the distributed
 discrete Gaussian's Rényi bound with its τ term, for the fewest survivors
@@ -18,7 +18,7 @@ sees where the rule is safe, wasteful or wrong.
 
 Examples
 --------
->>> h = tff_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
+>>> h = k_stddevs_rule(clients=1000, dimension=1290, clip=1, word_bits=16, noise_multiplier=1)
 >>> float(h.gamma) > 300, h.refusal is None
 (True, True)
 >>> r = certify_heuristic(h, dropout="1/10", rounds=150, delta="1e-6")
@@ -30,18 +30,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from fractions import Fraction
+from typing import Any
 
-import flint
 import scipy  # scipy.special loads on first use (SciPy's lazy submodules): 0.25 s that import itsa.planning skips
 
-from itsa._util.certified import Certified, Direction, exact_text, fraction_text, precision, safe_decimal, to_arb
+from itsa._util.certified import Certified, Direction, exact_text, fraction_text, safe_decimal
 from itsa._util.checks import choice, conflict, fraction, whole_number
 from itsa._util.display import Displayable
 from itsa.exceptions import InvalidOption
-from itsa.planning.rotation import FLATNESS, rotated_dimension
-from itsa.planning.rotation import Rotation as PlanRotation
+from itsa.planning.frameworks_units import MAX_SCALE_FACTOR, RULE_MAX_BITS
+from itsa.planning.rotation import FLATNESS, SHORT_NAMES, Rotation, flattening_rotation, rotated_dimension
 from itsa.planning.vocabulary import MAX_MODULUS
 from itsa.privacy import DEFAULT_DELTA
 from itsa.privacy.accounting import Accountant
@@ -51,34 +50,16 @@ from itsa.privacy.shares import noise_shares, survivors_under
 from itsa.privacy.tails import certified_tail
 from itsa.privacy.tightest import pld_epsilon
 
-__all__ = ["Rotation", "Adjacency", "HeuristicConfig", "HeuristicRisk", "tff_rule", "certify_heuristic",
-           "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB", "MAX_SCALE_FACTOR", "RULE_MAX_BITS",
-           "tff_noise_multiplier"]
+__all__ = ["Adjacency", "HeuristicConfig", "HeuristicRisk", "k_stddevs_rule", "certify_heuristic",
+           "stddevs_for", "padded_dimension", "survivors_under", "MODCLIP_PROB"]
 
 #: The rule's default target wrap probability per coordinate (``modclip_prob``).
 MODCLIP_PROB = Fraction(1, 10**4)
-#: The rule caps the scale here (larger ones overflow its int32 norm bounds).
-MAX_SCALE_FACTOR = 10**6
-#: The rule refuses word sizes above this (its arithmetic is float32); beyond, the formula is extrapolated.
-RULE_MAX_BITS = 22
 #: Largest word the rule is evaluated at here (the simulation's int64 arithmetic: its largest modulus 2^62);
 #: a plan's own word may be wider (:data:`itsa.planning.deployment.MAX_WORD_BITS`).
 MAX_RULE_WORD_BITS = MAX_MODULUS.bit_length() - 1
 #: The rule's leeway on the scaled norm bound.
 NORM_LEEWAY = 1e-5
-
-
-class Rotation(StrEnum):
-    """The flattening rotation applied before clipping: randomized DFT (the default) or Hadamard."""
-
-    DFT = "dft"
-    HD = "hd"
-
-
-#: Certified sub-Gaussian flatness of each rotation (Hoeffding over its random signs or phases):
-#: a Hadamard row has entries ±1/√d; a DFT coordinate's real part mixes d/2 complex entries of weight 2/d.
-#: Their home is :data:`itsa.planning.rotation.FLATNESS` (the plan's rotations).
-CERTIFIED_FLATNESS = {Rotation.HD: FLATNESS[PlanRotation.HADAMARD], Rotation.DFT: FLATNESS[PlanRotation.DFT]}
 
 
 def stddevs_for(modclip_prob) -> float:
@@ -98,17 +79,16 @@ def padded_dimension(dimension: int, rotation: Rotation | str = Rotation.DFT) ->
     (1290, 2048)
     """
     d = whole_number("dimension", dimension, minimum=1)
-    hd = choice("rotation", rotation, Rotation) is Rotation.HD
-    return rotated_dimension(d, PlanRotation.HADAMARD if hd else PlanRotation.DFT)
+    return rotated_dimension(d, flattening_rotation(rotation))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class HeuristicConfig(Displayable):
     """What the k-standard-deviations rule picks, exactly as the rationals of its floats, and what it assumes.
 
-    ``gamma`` is the rule's scale factor (TFF's ``scale``; itsa's γ: an update
-    ``x`` encodes to ``round(gamma x)``) and ``step`` is ``1/gamma`` (what TFF's
-    code calls ``gamma``); ``sigma`` is the local discrete-Gaussian standard
+    ``gamma`` is the rule's scale factor (the aggregator's ``scale``; itsa's γ: an
+    update ``x`` encodes to ``round(gamma x)``) and ``step`` is ``1/gamma`` (what
+    the aggregator's code calls ``gamma``); ``sigma`` is the local discrete-Gaussian standard
     deviation in integer units (``gamma · z c/√n``); ``sensitivity`` is the
     rule's own scaled norm bound ``(c + step·√d + 10⁻⁵)·gamma``. When the rule
     refuses the inputs, ``refusal`` says why and the picks are ``None``.
@@ -157,7 +137,7 @@ class HeuristicConfig(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         rows = [("inputs", f"K = {self.clients}, d = {self.dimension} (padded {self.padded_dimension}), "
                  f"clip {fraction_text(self.clip)}, z = {fraction_text(self.noise_multiplier)}, "
-                 f"{self.word_bits} bits, {self.rotation} rotation"),
+                 f"{self.word_bits} bits, {SHORT_NAMES[self.rotation]} rotation"),
                 ("k (standard deviations)", f"{_dec(self.k_stddevs)} = sqrt(2) erfcinv({_dec(self.modclip_prob)})")]
         if self.refusal:
             rows.append(("refused", self.refusal))
@@ -176,7 +156,7 @@ class HeuristicConfig(Displayable):
                 "dimension": self.dimension, "padded_dimension": self.padded_dimension,
                 "clip": fraction_text(self.clip), "word_bits": self.word_bits,
                 "noise_multiplier": fraction_text(self.noise_multiplier), "k_stddevs": num(self.k_stddevs),
-                "modclip_prob": num(self.modclip_prob), "rotation": str(self.rotation),
+                "modclip_prob": num(self.modclip_prob), "rotation": SHORT_NAMES[self.rotation],
                 "flatness": fraction_text(self.flatness), "gamma": num(self.gamma), "step": num(self.step),
                 "sigma_client": num(self.sigma), "rule_sensitivity": num(self.sensitivity), "capped": self.capped,
                 "refusal": self.refusal, "kind": "heuristic (not a bound)",
@@ -196,7 +176,7 @@ def _refusal(clients: int, bits: int, k: float) -> str | None:
     return None
 
 
-def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplier, k_stddevs=None, *,
+def k_stddevs_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplier, k_stddevs=None, *,
              modclip_prob=MODCLIP_PROB, rotation: Rotation | str = Rotation.DFT, flatness=1) -> HeuristicConfig:
     """The scale and local noise the k-standard-deviations rule picks for these inputs.
 
@@ -227,7 +207,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
     c = fraction("clip", clip, low=0)
     z = fraction("noise_multiplier", noise_multiplier, low=0, closed=True)
     rho = fraction("flatness", flatness, low=0)
-    rot = choice("rotation", rotation, Rotation)
+    rot = flattening_rotation(rotation)
     if k_stddevs is None:
         p = fraction("modclip_prob", modclip_prob, low=0, high=1)
         k = stddevs_for(p)
@@ -237,7 +217,7 @@ def tff_rule(clients: int, dimension: int, clip, word_bits: int, noise_multiplie
     d_pad = padded_dimension(dimension, rot)
     notes: tuple[str, ...] = (() if bits <= RULE_MAX_BITS else
              (f"the rule refuses more than {RULE_MAX_BITS} bits (its arithmetic is float32); the formula is extrapolated",))
-    base = dict(clients=n, dimension=dimension, padded_dimension=d_pad, clip=c, word_bits=bits, noise_multiplier=z,
+    base: dict[str, Any] = dict(clients=n, dimension=dimension, padded_dimension=d_pad, clip=c, word_bits=bits, noise_multiplier=z,
                 k_stddevs=Fraction(k), modclip_prob=p, rotation=rot, flatness=rho)
     refusal = _refusal(n, bits, k)
     if refusal:
@@ -378,7 +358,7 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
     Parameters
     ----------
     config : HeuristicConfig
-        From :func:`tff_rule`.
+        From :func:`k_stddevs_rule`.
     dropout, survivors
         The fraction that may drop out (the fewest survivors ``K − ⌊dropout K⌋``), or the survivors directly.
     rounds, delta, adjacency, conversion
@@ -404,7 +384,7 @@ def certify_heuristic(config: HeuristicConfig, *, dropout=0, survivors: int | No
     sens = integer_sensitivity(config, adj)
     eps, eps_note = _epsilon(config, sens, left, rounds, d, conversion)
     scale, _, sigma = config.picks()
-    proxy = CERTIFIED_FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 \
+    proxy = FLATNESS[config.rotation] * (config.clients * config.clip * scale) ** 2 \
         / config.padded_dimension
     coord, per_round = wrap_bound(clients=config.clients, dimension=config.padded_dimension, data_proxy=proxy,
                                   sigma=sigma, word_bits=config.word_bits)
@@ -437,7 +417,7 @@ def _verdict(risk, eps_target, wrap_target, **accounting) -> tuple[str, tuple[st
         return "wrong", tuple(missed)
     c = risk.config
     if c.word_bits > 1:
-        fewer = tff_rule(c.clients, c.dimension, c.clip, c.word_bits - 1, c.noise_multiplier, c.k_stddevs,
+        fewer = k_stddevs_rule(c.clients, c.dimension, c.clip, c.word_bits - 1, c.noise_multiplier, c.k_stddevs,
                          rotation=c.rotation, flatness=c.flatness)
         smaller = certify_heuristic(fewer, rounds=risk.rounds, delta=risk.delta, adjacency=risk.adjacency,
                                     **accounting)
@@ -453,20 +433,3 @@ def _inflation(config: HeuristicConfig) -> str | None:
         return None
     return (f"rounding inflates the sensitivity by at least {safe_decimal(ratio, 3, up=False)}x "
             "(gamma sqrt(d) against the clip) while the noise is sized for the clip alone")
-
-
-def tff_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
-                         ) -> Certified:
-    """TFF's ``noise_multiplier`` for the plan's noise: ``σ √K/(γ S)`` (distributed shares over the expected
-    ``K`` clients) or ``σ/(γ S)`` (central), an enclosure.
-
-    >>> tff_noise_multiplier(sigma=Fraction(8), distributed=False, clients=4, gamma=Fraction(2), clip=Fraction(1)).decimal()
-    '4'
-    """
-    with precision():
-        ball = to_arb(sigma) / to_arb(gamma * clip)
-        if distributed:
-            ball *= flint.arb(clients).sqrt()
-    return Certified.from_arb("noise_multiplier", ball, Direction.ENCLOSURE,
-                              "sigma sqrt(K) / (gamma S): TFF splits z S into K shares of z S/sqrt(K)" if distributed
-                              else "sigma / (gamma S): TFF's central z")
