@@ -134,14 +134,14 @@ def _block(coins: int, key: bytes, block: int, n: int) -> np.ndarray:
 
 
 def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
-             time_limit: float | Deadline | None = None) -> np.ndarray:
+               time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of ``Bin(N, ½)`` (the number of heads, int64) from the stream of ``seed``.
 
     Parameters
     ----------
     coins : int
         ``N``, from 1 to ``2⁶²``.
-    count, seed, start, workers, time_limit
+    count, seed, start, workers, time_limit, out
         As :func:`~itsa.privacy.samplers.discrete_gaussian`'s.
 
     Notes
@@ -157,8 +157,12 @@ def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
-    out = draw_blocks(lambda key, index, size: _block(coins, key, index, size), count=count, start=start, seed=seed,
-                      workers=workers, time_limit=time_limit, what="exact Bin(N, 1/2) draws")
-    if len(out) and not (0 <= int(out.min()) and int(out.max()) <= coins):
-        raise InvalidOption("fair coins: a draw outside 0..N (a bug: please report it)")
-    return out.astype(np.int64)
+
+    def checked(key: bytes, index: int, size: int) -> np.ndarray:
+        heads = _block(coins, key, index, size)
+        if len(heads) and not (0 <= int(heads.min()) and int(heads.max()) <= coins):
+            raise InvalidOption("fair coins: a draw outside 0..N (a bug: please report it)")
+        return heads
+
+    return draw_blocks(checked, count=count, start=start, seed=seed, workers=workers, time_limit=time_limit,
+                       what="exact Bin(N, 1/2) draws", out=out)

@@ -154,7 +154,7 @@ def _block(law: DiscreteGaussianLaw, key: bytes, block: int, n: int) -> np.ndarr
 
 
 def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, workers: int = 1,
-                      time_limit: float | Deadline | None = None) -> np.ndarray:
+                      time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of ``N_Z(0, σ²)`` from the stream of ``seed``, exactly (int64).
 
     Parameters
@@ -172,6 +172,9 @@ def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, worker
     time_limit : float or Deadline, optional
         Seconds; checked before each block of :data:`~itsa.privacy.samplers.BLOCK` draws
         (:class:`~itsa.exceptions.TimeLimitReached`, nothing returned).
+    out : numpy.ndarray, optional
+        Where the draws go (int64, ``count`` long), such as :func:`~itsa.privacy.samplers.npy_draws`' file; by
+        default a new array, refused before any draw when it would not fit in the memory available.
 
     Notes
     -----
@@ -183,6 +186,5 @@ def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, worker
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
-    out = draw_blocks(lambda key, index, size: _block(law, key, index, size), count=count, start=start, seed=seed,
-                      workers=workers, time_limit=time_limit, what="exact draws")
-    return out.astype(np.int64)
+    return draw_blocks(lambda key, index, size: _block(law, key, index, size), count=count, start=start, seed=seed,
+                       workers=workers, time_limit=time_limit, what="exact draws", out=out)

@@ -323,14 +323,14 @@ def _checked(count, start, workers) -> None:
 
 
 def poisson(mean, count: int, seed, *, start: int = 0, workers: int = 1,
-            time_limit: float | Deadline | None = None) -> np.ndarray:
+            time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of Poisson(``λ``) from the stream of ``seed``, exactly (int64).
 
     Parameters
     ----------
     mean : int, Fraction, str or PoissonLaw
         ``λ``, any rational in ``[10⁻³⁰⁰, 2⁶⁰]``.
-    count, seed, start, workers, time_limit
+    count, seed, start, workers, time_limit, out
         As :func:`~itsa.privacy.samplers.discrete_gaussian`'s.
 
     Notes
@@ -349,11 +349,11 @@ def poisson(mean, count: int, seed, *, start: int = 0, workers: int = 1,
         return fill(size, _round_of(law.mean, stream), ROUNDS)
 
     return draw_blocks(block, count=count, start=start, seed=seed, workers=workers, time_limit=time_limit,
-                       what="exact Poisson draws").astype(np.int64)
+                       what="exact Poisson draws", out=out)
 
 
 def skellam(variance, count: int, seed, *, start: int = 0, workers: int = 1,
-            time_limit: float | Deadline | None = None) -> np.ndarray:
+            time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of Skellam(``V/2``, ``V/2``) (variance ``V``, mean 0) from the stream of
     ``seed``, exactly (int64).
 
@@ -361,7 +361,7 @@ def skellam(variance, count: int, seed, *, start: int = 0, workers: int = 1,
     ----------
     variance : int, Fraction, str or SkellamLaw
         ``V``, any rational in ``[2·10⁻³⁰⁰, 2⁶¹]`` (``"5/2"``, ``"2.5"`` and ``3`` are exact).
-    count, seed, start, workers, time_limit
+    count, seed, start, workers, time_limit, out
         As :func:`~itsa.privacy.samplers.discrete_gaussian`'s.
 
     Notes
@@ -381,4 +381,4 @@ def skellam(variance, count: int, seed, *, start: int = 0, workers: int = 1,
         return pairs[0::2] - pairs[1::2]
 
     return draw_blocks(block, count=count, start=start, seed=seed, workers=workers, time_limit=time_limit,
-                       what="exact Skellam draws").astype(np.int64)
+                       what="exact Skellam draws", out=out)

@@ -97,7 +97,7 @@ class SampleRun(Displayable):
 
 
 def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
-           time_limit: float | Deadline | None = None) -> SampleRun:
+           time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> SampleRun:
     """``count`` exact draws of ``law`` at ``parameter`` from the stream of ``seed``, timed.
 
     Parameters
@@ -115,15 +115,18 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
         Threads (the draws are the same for any number).
     time_limit : float, optional
         Seconds, checked between blocks.
+    out : numpy.ndarray, optional
+        Where the draws go (int64, ``count`` long), such as the file of :func:`~itsa.privacy.samplers.npy_draws`
+        (memory then stays bounded); by default a new array, refused when it would not fit in memory.
     """
     the_law = law_of(law, parameter)
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     text = seed_text(seed)
     begin = time.perf_counter()
     if isinstance(the_law, CoinsLaw):
-        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit)
+        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit, out=out)
     elif isinstance(the_law, SkellamLaw):
-        draws = skellam(the_law, count, text, workers=workers, time_limit=time_limit)
+        draws = skellam(the_law, count, text, workers=workers, time_limit=time_limit, out=out)
     else:
-        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
+        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit, out=out)
     return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)
