@@ -34,7 +34,7 @@ import flint
 import numpy as np
 
 from itsa._util.certified import precision
-from itsa._util.checks import whole_number
+from itsa._util.checks import read_whole, whole_number
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _round
@@ -63,12 +63,17 @@ class CoinsLaw:
     Parameters
     ----------
     coins : int
-        ``N``, from 1 to ``2⁶²``.
+        ``N``, from 1 to ``2⁶²`` (or its text, read by :func:`~itsa._util.checks.read_whole`: ``"4e9"``).
+
+    >>> CoinsLaw("4e9").coins
+    4000000000
     """
 
     coins: int
 
     def __post_init__(self):
+        if isinstance(self.coins, str):
+            object.__setattr__(self, "coins", read_whole("coins", self.coins, minimum=1, maximum=MAX_COINS))
         whole_number("coins", self.coins, minimum=1, maximum=MAX_COINS)
 
     def to_dict(self) -> dict:
@@ -151,9 +156,7 @@ def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1
     the coefficients ``C(2n, n+j)`` (the bound ``C(2n, n+j) ≤ C(2n, n)
     e^(−2j²/(2n+1))`` is the ``Φ ≥ 0`` of the module's series). Not constant-time.
     """
-    if isinstance(coins, CoinsLaw):
-        coins = coins.coins
-    CoinsLaw(coins)
+    coins = (coins if isinstance(coins, CoinsLaw) else CoinsLaw(coins)).coins
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)

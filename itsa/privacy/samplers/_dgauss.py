@@ -70,12 +70,17 @@ class DiscreteGaussianLaw:
     Parameters
     ----------
     sigma_squared : Fraction
-        ``σ²``, exactly, in ``[10⁻³⁰⁰, (2⁴⁶ − 1)²]``.
+        ``σ²``, exactly, in ``[10⁻³⁰⁰, (2⁴⁶ − 1)²]`` (an int, a Fraction, a text ``"5/2"``, or a float read as the
+        decimal it prints: :func:`~itsa._util.checks.fraction`).
+
+    >>> DiscreteGaussianLaw("5/2").t, DiscreteGaussianLaw(0.1).sigma_squared
+    (2, Fraction(1, 10))
     """
 
     sigma_squared: Fraction
 
     def __post_init__(self):
+        object.__setattr__(self, "sigma_squared", fraction("sigma squared", self.sigma_squared, low=0))
         s2 = self.sigma_squared
         if not MIN_SIGMA_SQUARED <= s2 <= MAX_SIGMA_SQUARED:
             raise InvalidOption(f"sigma squared: the exact sampler takes [1e-300, (2^46 - 1)^2], not "
@@ -93,7 +98,7 @@ class DiscreteGaussianLaw:
 def _law(sigma_squared) -> DiscreteGaussianLaw:
     if isinstance(sigma_squared, DiscreteGaussianLaw):
         return sigma_squared
-    return DiscreteGaussianLaw(fraction("sigma squared", sigma_squared, low=0))
+    return DiscreteGaussianLaw(sigma_squared)
 
 
 def _exact_x(law: DiscreteGaussianLaw, u: int, y: int) -> Fraction:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import re
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +39,7 @@ import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
 from itsa._util.deadline import Deadline
-from itsa.exceptions import InvalidOption
+from itsa.exceptions import InvalidOption, excerpt
 
 __all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream", "draw_blocks", "fill", "npy_draws", "room_for",
            "available_memory"]
@@ -47,10 +48,23 @@ __all__ = ["BLOCK", "stream_key", "seed_text", "BlockStream", "draw_blocks", "fi
 BLOCK = 1 << 16
 #: The key derivation's domain prefix (a new version of the samplers changes it, never the old streams).
 DOMAIN = b"itsa-samplers-v1\x00"
+#: A text that is a negative whole number (refused as a seed, as the number is).
+_NEGATIVE = re.compile(r"\s*-\s*[0-9][0-9_]*\s*$")
 
 
 def seed_text(seed) -> str:
-    """The seed as text: a whole number ``≥ 0`` as its decimal digits (as ``--seed 7`` is), or a non-empty text."""
+    """The seed as text: a whole number ``≥ 0`` as its decimal digits (as ``--seed 7`` is), or a non-empty text.
+
+    A text that is a negative whole number (``"-1"``, as ``--seed -1`` gives it) is refused as the number ``-1``
+    is: it reads as a seed of the number rule, which has none below 0, so it is no way past that rule.
+
+    >>> seed_text(7), seed_text("alice"), seed_text("٧")
+    ('7', 'alice', '٧')
+    >>> seed_text("-1")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: seed: must be a whole number >= 0 or a text, not '-1'
+    """
     if isinstance(seed, bool) or not isinstance(seed, int | str):
         raise InvalidOption(f"seed: must be a whole number >= 0 or a text, not {type(seed).__name__}")
     if isinstance(seed, int):
@@ -59,6 +73,8 @@ def seed_text(seed) -> str:
         return str(seed)
     if not seed:
         raise InvalidOption("seed: must be a non-empty text (an empty seed is a guessable one)")
+    if _NEGATIVE.match(seed):
+        raise InvalidOption(f"seed: must be a whole number >= 0 or a text, not {excerpt(seed.strip(), 40)}")
     return seed
 
 
