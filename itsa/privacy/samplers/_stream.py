@@ -33,7 +33,7 @@ import re
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import BinaryIO
+from typing import IO, Any
 
 import numpy as np
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
@@ -141,7 +141,7 @@ def room_for(count: int, free: int | None, where: str, remedy: str) -> None:
                             f"of {where} ({remedy})")
 
 
-def npy_draws(fh: BinaryIO, count: int) -> np.ndarray:
+def npy_draws(fh: IO[Any], count: int) -> np.ndarray:
     """An int64 ``.npy`` of ``count`` draws in the open file ``fh`` (read-write, at its start), mapped: the draws
     written into it go to the file block by block, so memory stays bounded whatever the count. The disk's free
     space is checked first (:func:`room_for`)."""
