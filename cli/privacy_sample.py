@@ -35,9 +35,10 @@ def sample(law, sigma_squared, variance, coins, count, seed, output, workers, ti
     seed gives the same draws for any --workers. Not constant-time."""
     import numpy as np
 
+    from itsa._util.checks import whole_number
     from itsa._util.files import atomic_writer
     from itsa.exceptions import InvalidOption
-    from itsa.privacy.samplers import law_of, seed_text
+    from itsa.privacy.samplers import MAX_DRAWS, law_of, npy_draws, seed_text
     from itsa.privacy.samplers import sample as run
 
     from ._progress import time_limit_of
@@ -54,8 +55,10 @@ def sample(law, sigma_squared, variance, coins, count, seed, output, workers, ti
         law_of(law, parameter)
         seed = int(seed) if digits_only(seed) else seed
         seed_text(seed)
-        result = run(law, parameter, count, seed, workers=workers,
-                     time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT))
-        with atomic_writer(output, binary=True) as fh:
-            np.save(fh, result.draws.astype("<i8"))
+        whole_number("count", count, maximum=MAX_DRAWS)
+        with atomic_writer(output, binary=True) as fh:      # the draws go to the file block by block
+            result = run(law, parameter, count, seed, workers=workers,
+                         time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), out=npy_draws(fh, count))
+            if isinstance(result.draws, np.memmap):
+                result.draws.flush()
     show(result, as_json)

@@ -133,8 +133,37 @@ MAX_NUMBER_TEXT = 4300
 #: The largest whole number an option reads unless its verb allows more: no count of clients, words or bits is
 #: larger, and its range is checked on the text, so ``1e999999999`` is refused before it becomes an integer.
 MAX_WHOLE = 10**18
-_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+#: A decimal exponent as the readers take it (``Fraction``, ``Decimal``): a sign, digits of any script, underscores.
+_EXPONENT = re.compile(r"[eE]\s*([+-]?[\d_]+)\s*$")
 _DECIMAL = re.compile(r"^\s*[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$")
+#: An exponent read past this is "huge" (:func:`_exponent_value` stops reading).
+_HUGE_EXPONENT = 10**15
+
+
+def _exponent_value(digits: str) -> int | None:
+    """The decimal exponent written ``digits`` as ``Fraction`` and ``Decimal`` read it (a sign, ASCII or other
+    decimal digits, underscores, leading zeros), its size capped at ``±10^15`` so any length is instant; ``None``
+    when it is no exponent.
+
+    >>> _exponent_value("-5"), _exponent_value("1_000_000"), _exponent_value("0000000000000100000000")
+    (-5, 1000000, 100000000)
+    >>> _exponent_value("\u0661\u0660\u0660"), _exponent_value("9" * 5000) == 10**15, _exponent_value("x")
+    (100, True, None)
+    """
+    text = digits.replace("_", "")
+    sign = -1 if text[:1] == "-" else 1
+    text = text[1:] if text[:1] in "+-" else text
+    if not text:
+        return None
+    value = 0
+    for ch in text:
+        try:
+            value = 10 * value + int(ch)
+        except ValueError:
+            return None
+        if value > _HUGE_EXPONENT:
+            return sign * _HUGE_EXPONENT
+    return sign * value
 
 
 #: The most digits :func:`digits_only` reads as a number: below the interpreter's own limit on int(text) (4300).
@@ -156,6 +185,9 @@ def number_text(name: str, text: str, error: type[InvalidInput] = InvalidOption)
 
     A text longer than :data:`MAX_NUMBER_TEXT` characters, or with a decimal
     exponent beyond ``±MAX_DECIMAL_EXPONENT``, is refused in one line that says so.
+    The exponent is read as the parsers read it, however it is spelt:
+    ``1e100_000_000``, ``1e0000000000001000000`` or digits of another script
+    are the same exponent to the cap as to ``Fraction``.
 
     >>> number_text("clients", " 2e9 ")
     '2e9'
@@ -163,13 +195,18 @@ def number_text(name: str, text: str, error: type[InvalidInput] = InvalidOption)
     Traceback (most recent call last):
     ...
     itsa.exceptions.InvalidOption: clients: a decimal exponent beyond +-100000 is not accepted, not '1e999999999'
+    >>> number_text("variance", "1e100_000_000")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: variance: a decimal exponent beyond +-100000 is not accepted, not '1e100_000_000'
     """
     text = text.strip()
     if len(text) > MAX_NUMBER_TEXT:
         raise error(f"{name}: a number of {len(text):,} characters is too long to read (at most "
                     f"{MAX_NUMBER_TEXT:,}), not {excerpt(text)}")
     found = _EXPONENT.search(text)
-    if found and abs(int(found.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
+    power = _exponent_value(found.group(1)) if found else None
+    if power is not None and abs(power) > MAX_DECIMAL_EXPONENT:
         raise error(f"{name}: a decimal exponent beyond +-{MAX_DECIMAL_EXPONENT} is not accepted, not {excerpt(text)}")
     return text
 
@@ -191,7 +228,7 @@ def decimal_order(text: str) -> int | None:
     if found is None or not (found.group(1) or found.group(2)):
         return None
     whole, frac_digits, exponent = found.group(1).lstrip("0"), found.group(2) or "", found.group(3)
-    shift = int(exponent[:12]) if exponent else 0
+    shift = (_exponent_value(exponent) or 0) if exponent else 0
     if whole:
         return len(whole) - 1 + shift
     lead = len(frac_digits) - len(frac_digits.lstrip("0"))

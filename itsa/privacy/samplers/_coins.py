@@ -34,7 +34,7 @@ import flint
 import numpy as np
 
 from itsa._util.certified import precision
-from itsa._util.checks import whole_number
+from itsa._util.checks import read_whole, whole_number
 from itsa._util.deadline import Deadline
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _round
@@ -63,12 +63,17 @@ class CoinsLaw:
     Parameters
     ----------
     coins : int
-        ``N``, from 1 to ``2⁶²``.
+        ``N``, from 1 to ``2⁶²`` (or its text, read by :func:`~itsa._util.checks.read_whole`: ``"4e9"``).
+
+    >>> CoinsLaw("4e9").coins
+    4000000000
     """
 
     coins: int
 
     def __post_init__(self):
+        if isinstance(self.coins, str):
+            object.__setattr__(self, "coins", read_whole("coins", self.coins, minimum=1, maximum=MAX_COINS))
         whole_number("coins", self.coins, minimum=1, maximum=MAX_COINS)
 
     def to_dict(self) -> dict:
@@ -134,14 +139,14 @@ def _block(coins: int, key: bytes, block: int, n: int) -> np.ndarray:
 
 
 def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1,
-             time_limit: float | Deadline | None = None) -> np.ndarray:
+               time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of ``Bin(N, ½)`` (the number of heads, int64) from the stream of ``seed``.
 
     Parameters
     ----------
     coins : int
         ``N``, from 1 to ``2⁶²``.
-    count, seed, start, workers, time_limit
+    count, seed, start, workers, time_limit, out
         As :func:`~itsa.privacy.samplers.discrete_gaussian`'s.
 
     Notes
@@ -151,14 +156,16 @@ def fair_coins(coins: int, count: int, seed, *, start: int = 0, workers: int = 1
     the coefficients ``C(2n, n+j)`` (the bound ``C(2n, n+j) ≤ C(2n, n)
     e^(−2j²/(2n+1))`` is the ``Φ ≥ 0`` of the module's series). Not constant-time.
     """
-    if isinstance(coins, CoinsLaw):
-        coins = coins.coins
-    CoinsLaw(coins)
+    coins = (coins if isinstance(coins, CoinsLaw) else CoinsLaw(coins)).coins
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
-    out = draw_blocks(lambda key, index, size: _block(coins, key, index, size), count=count, start=start, seed=seed,
-                      workers=workers, time_limit=time_limit, what="exact Bin(N, 1/2) draws")
-    if len(out) and not (0 <= int(out.min()) and int(out.max()) <= coins):
-        raise InvalidOption("fair coins: a draw outside 0..N (a bug: please report it)")
-    return out.astype(np.int64)
+
+    def checked(key: bytes, index: int, size: int) -> np.ndarray:
+        heads = _block(coins, key, index, size)
+        if len(heads) and not (0 <= int(heads.min()) and int(heads.max()) <= coins):
+            raise InvalidOption("fair coins: a draw outside 0..N (a bug: please report it)")
+        return heads
+
+    return draw_blocks(checked, count=count, start=start, seed=seed, workers=workers, time_limit=time_limit,
+                       what="exact Bin(N, 1/2) draws", out=out)

@@ -70,12 +70,17 @@ class DiscreteGaussianLaw:
     Parameters
     ----------
     sigma_squared : Fraction
-        ``σ²``, exactly, in ``[10⁻³⁰⁰, (2⁴⁶ − 1)²]``.
+        ``σ²``, exactly, in ``[10⁻³⁰⁰, (2⁴⁶ − 1)²]`` (an int, a Fraction, a text ``"5/2"``, or a float read as the
+        decimal it prints: :func:`~itsa._util.checks.fraction`).
+
+    >>> DiscreteGaussianLaw("5/2").t, DiscreteGaussianLaw(0.1).sigma_squared
+    (2, Fraction(1, 10))
     """
 
     sigma_squared: Fraction
 
     def __post_init__(self):
+        object.__setattr__(self, "sigma_squared", fraction("sigma squared", self.sigma_squared, low=0))
         s2 = self.sigma_squared
         if not MIN_SIGMA_SQUARED <= s2 <= MAX_SIGMA_SQUARED:
             raise InvalidOption(f"sigma squared: the exact sampler takes [1e-300, (2^46 - 1)^2], not "
@@ -93,7 +98,7 @@ class DiscreteGaussianLaw:
 def _law(sigma_squared) -> DiscreteGaussianLaw:
     if isinstance(sigma_squared, DiscreteGaussianLaw):
         return sigma_squared
-    return DiscreteGaussianLaw(fraction("sigma squared", sigma_squared, low=0))
+    return DiscreteGaussianLaw(sigma_squared)
 
 
 def _exact_x(law: DiscreteGaussianLaw, u: int, y: int) -> Fraction:
@@ -154,7 +159,7 @@ def _block(law: DiscreteGaussianLaw, key: bytes, block: int, n: int) -> np.ndarr
 
 
 def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, workers: int = 1,
-                      time_limit: float | Deadline | None = None) -> np.ndarray:
+                      time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of ``N_Z(0, σ²)`` from the stream of ``seed``, exactly (int64).
 
     Parameters
@@ -172,6 +177,9 @@ def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, worker
     time_limit : float or Deadline, optional
         Seconds; checked before each block of :data:`~itsa.privacy.samplers.BLOCK` draws
         (:class:`~itsa.exceptions.TimeLimitReached`, nothing returned).
+    out : numpy.ndarray, optional
+        Where the draws go (int64, ``count`` long), such as :func:`~itsa.privacy.samplers.npy_draws`' file; by
+        default a new array, refused before any draw when it would not fit in the memory available.
 
     Notes
     -----
@@ -183,6 +191,5 @@ def discrete_gaussian(sigma_squared, count: int, seed, *, start: int = 0, worker
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     whole_number("start", start, minimum=0, maximum=MAX_DRAWS)
     whole_number("workers", workers, minimum=1, maximum=64)
-    out = draw_blocks(lambda key, index, size: _block(law, key, index, size), count=count, start=start, seed=seed,
-                      workers=workers, time_limit=time_limit, what="exact draws")
-    return out.astype(np.int64)
+    return draw_blocks(lambda key, index, size: _block(law, key, index, size), count=count, start=start, seed=seed,
+                       workers=workers, time_limit=time_limit, what="exact draws", out=out)

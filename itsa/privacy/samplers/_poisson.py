@@ -74,11 +74,17 @@ _TOP = 2**64 - 1
 
 @dataclass(frozen=True)
 class PoissonLaw:
-    """Poisson(``λ``), ``λ`` rational in ``[10⁻³⁰⁰, 2⁶⁰]``."""
+    """Poisson(``λ``), ``λ`` rational in ``[10⁻³⁰⁰, 2⁶⁰]``, read exactly (:func:`~itsa._util.checks.fraction`:
+    ``"5/2"``, ``2.5``; a float is the decimal it prints, so ``0.1`` is ``1/10``, the law drawn and reported).
+
+    >>> PoissonLaw("5/2").mean, PoissonLaw(0.1).to_dict()["mean"]
+    (Fraction(5, 2), '1/10')
+    """
 
     mean: Fraction
 
     def __post_init__(self):
+        object.__setattr__(self, "mean", fraction("mean", self.mean, low=0))
         if not MIN_MEAN <= self.mean <= MAX_MEAN:
             raise InvalidOption(f"mean: the exact Poisson sampler takes [1e-300, 2^60], not "
                                 f"{safe_decimal(self.mean, 4)}")
@@ -90,11 +96,16 @@ class PoissonLaw:
 @dataclass(frozen=True)
 class SkellamLaw:
     """Skellam(``V/2``, ``V/2``): the difference of two independent Poisson(``V/2``), variance ``V``, rational
-    in ``[2·10⁻³⁰⁰, 2⁶¹]``."""
+    in ``[2·10⁻³⁰⁰, 2⁶¹]``, read exactly as :class:`PoissonLaw`'s mean.
+
+    >>> SkellamLaw("5/2").poisson.mean, SkellamLaw(0.3).variance
+    (Fraction(5, 4), Fraction(3, 10))
+    """
 
     variance: Fraction
 
     def __post_init__(self):
+        object.__setattr__(self, "variance", fraction("variance", self.variance, low=0))
         if not 2 * MIN_MEAN <= self.variance <= 2 * MAX_MEAN:
             raise InvalidOption(f"variance: the exact Skellam sampler takes [2e-300, 2^61], not "
                                 f"{safe_decimal(self.variance, 4)}")
@@ -109,7 +120,7 @@ class SkellamLaw:
 
 def skellam_law(variance) -> SkellamLaw:
     """``variance`` (an int, a Fraction, a text ``"5/2"``, or a :class:`SkellamLaw`) as the law, checked."""
-    return variance if isinstance(variance, SkellamLaw) else SkellamLaw(fraction("variance", variance, low=0))
+    return variance if isinstance(variance, SkellamLaw) else SkellamLaw(variance)
 
 
 # -- inversion: small means ------------------------------------------------------------------------
@@ -323,14 +334,14 @@ def _checked(count, start, workers) -> None:
 
 
 def poisson(mean, count: int, seed, *, start: int = 0, workers: int = 1,
-            time_limit: float | Deadline | None = None) -> np.ndarray:
+            time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of Poisson(``λ``) from the stream of ``seed``, exactly (int64).
 
     Parameters
     ----------
     mean : int, Fraction, str or PoissonLaw
         ``λ``, any rational in ``[10⁻³⁰⁰, 2⁶⁰]``.
-    count, seed, start, workers, time_limit
+    count, seed, start, workers, time_limit, out
         As :func:`~itsa.privacy.samplers.discrete_gaussian`'s.
 
     Notes
@@ -341,7 +352,7 @@ def poisson(mean, count: int, seed, *, start: int = 0, workers: int = 1,
     Variate Generation*, 1986, §X.1 on log-concave laws), with Stirling's
     series (DLMF 5.11.10) for the log-ratio. Not constant-time.
     """
-    law = mean if isinstance(mean, PoissonLaw) else PoissonLaw(fraction("mean", mean, low=0))
+    law = mean if isinstance(mean, PoissonLaw) else PoissonLaw(mean)
     _checked(count, start, workers)
 
     def block(key: bytes, index: int, size: int) -> np.ndarray:
@@ -349,11 +360,11 @@ def poisson(mean, count: int, seed, *, start: int = 0, workers: int = 1,
         return fill(size, _round_of(law.mean, stream), ROUNDS)
 
     return draw_blocks(block, count=count, start=start, seed=seed, workers=workers, time_limit=time_limit,
-                       what="exact Poisson draws").astype(np.int64)
+                       what="exact Poisson draws", out=out)
 
 
 def skellam(variance, count: int, seed, *, start: int = 0, workers: int = 1,
-            time_limit: float | Deadline | None = None) -> np.ndarray:
+            time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """Draws ``start … start+count−1`` of Skellam(``V/2``, ``V/2``) (variance ``V``, mean 0) from the stream of
     ``seed``, exactly (int64).
 
@@ -361,7 +372,7 @@ def skellam(variance, count: int, seed, *, start: int = 0, workers: int = 1,
     ----------
     variance : int, Fraction, str or SkellamLaw
         ``V``, any rational in ``[2·10⁻³⁰⁰, 2⁶¹]`` (``"5/2"``, ``"2.5"`` and ``3`` are exact).
-    count, seed, start, workers, time_limit
+    count, seed, start, workers, time_limit, out
         As :func:`~itsa.privacy.samplers.discrete_gaussian`'s.
 
     Notes
@@ -381,4 +392,4 @@ def skellam(variance, count: int, seed, *, start: int = 0, workers: int = 1,
         return pairs[0::2] - pairs[1::2]
 
     return draw_blocks(block, count=count, start=start, seed=seed, workers=workers, time_limit=time_limit,
-                       what="exact Skellam draws").astype(np.int64)
+                       what="exact Skellam draws", out=out)

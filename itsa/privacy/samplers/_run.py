@@ -14,10 +14,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
+from fractions import Fraction
 
 import numpy as np
 
-from itsa._util.checks import choice, digits_only, whole_number
+from itsa._util.certified import exact_text, safe_decimal
+from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
 from itsa.privacy.samplers._coins import CoinsLaw, fair_coins
@@ -46,12 +48,21 @@ def law_of(law: Law | str, parameter) -> DiscreteGaussianLaw | SkellamLaw | Coin
     ``N`` of ``binomial``), checked before any draw."""
     kind = choice("law", law, Law)
     if kind is Law.BINOMIAL:
-        if isinstance(parameter, str) and digits_only(parameter.strip()):
-            parameter = int(parameter)
-        return CoinsLaw(parameter)
+        return parameter if isinstance(parameter, CoinsLaw) else CoinsLaw(parameter)
     if kind is Law.SKELLAM:
         return skellam_law(parameter)
     return _law(parameter)
+
+
+def _shown(x: Fraction) -> str:
+    """A law's parameter in the text: exactly when that is short (``2e-300``, ``5/2``), else 12 digits rounded up
+    (the JSON keeps it exact).
+
+    >>> _shown(Fraction(2, 10**300)), _shown(Fraction(5, 2)), _shown(Fraction(10**40 + 1, 3 * 10**40))
+    ('2e-300 (exact)', '2.5 (exact)', '0.333333333334 (rounded up; exact in --json)')
+    """
+    text = exact_text(x)
+    return f"{text} (exact)" if len(text) <= 24 else f"{safe_decimal(x, 12)} (rounded up; exact in --json)"
 
 
 @dataclass(frozen=True, repr=False)
@@ -86,8 +97,8 @@ class SampleRun(Displayable):
     def rows(self) -> list[tuple[str, str]]:
         head = ", ".join(map(str, self.draws[:8].tolist())) + (" …" if len(self.draws) > 8 else "")
         law = self.law
-        what = (f"sigma^2 = {law.sigma_squared} (exact)" if isinstance(law, DiscreteGaussianLaw)
-                else f"V = {law.variance} (exact)" if isinstance(law, SkellamLaw) else f"N = {law.coins:,} coins")
+        what = (f"sigma^2 = {_shown(law.sigma_squared)}" if isinstance(law, DiscreteGaussianLaw)
+                else f"V = {_shown(law.variance)}" if isinstance(law, SkellamLaw) else f"N = {law.coins:,} coins")
         return [("law", f"{self.law.to_dict()['law']}, {what}"),
                 ("count", f"{len(self.draws):,}"), ("seconds", f"{self.seconds:.3f}"),
                 ("draws per second", f"{self.draws_per_second:,.0f}"), ("first draws", head), ("stream", STREAM)]
@@ -97,7 +108,7 @@ class SampleRun(Displayable):
 
 
 def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
-           time_limit: float | Deadline | None = None) -> SampleRun:
+           time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> SampleRun:
     """``count`` exact draws of ``law`` at ``parameter`` from the stream of ``seed``, timed.
 
     Parameters
@@ -115,15 +126,18 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
         Threads (the draws are the same for any number).
     time_limit : float, optional
         Seconds, checked between blocks.
+    out : numpy.ndarray, optional
+        Where the draws go (int64, ``count`` long), such as the file of :func:`~itsa.privacy.samplers.npy_draws`
+        (memory then stays bounded); by default a new array, refused when it would not fit in memory.
     """
     the_law = law_of(law, parameter)
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     text = seed_text(seed)
     begin = time.perf_counter()
     if isinstance(the_law, CoinsLaw):
-        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit)
+        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit, out=out)
     elif isinstance(the_law, SkellamLaw):
-        draws = skellam(the_law, count, text, workers=workers, time_limit=time_limit)
+        draws = skellam(the_law, count, text, workers=workers, time_limit=time_limit, out=out)
     else:
-        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit)
+        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit, out=out)
     return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)

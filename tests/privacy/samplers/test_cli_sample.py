@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from itsa.privacy.samplers import discrete_gaussian
+from itsa.privacy.samplers import discrete_gaussian, fair_coins
 from itsa_cli import main as cli
 
 
@@ -130,3 +130,30 @@ def test_skellam_bad_input_is_exit_2_and_nothing_written(tmp_path, args):
     res = run(*args, "--count", 5, "--seed", 1, "-o", out)
     assert res.exit_code == 2, res.output
     assert not out.exists() and "Traceback" not in res.output
+
+
+def test_a_negative_seed_is_exit_2_as_in_the_api(tmp_path):
+    """Before: --seed -1 was taken as the seed text '-1' while the API refused seed=-1."""
+    out = tmp_path / "x.npy"
+    res = run("dgauss", "--sigma-squared", 4, "--count", 5, "--seed", "-1", "-o", out)
+    assert res.exit_code == 2 and "seed: must be a whole number >= 0" in res.output, res.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("variance, text, exact", [
+    ("2e-300", "V = 2e-300 (exact)", "1/" + "5" + "0" * 299),
+    ("1000000000000000000000000000001/3000000000000", "V = 3.33333333334e17 (rounded up; exact in --json)",
+     "1000000000000000000000000000001/3000000000000"),
+])
+def test_the_text_shows_a_short_parameter_and_the_json_the_exact_one(tmp_path, variance, text, exact):
+    """Before: V = 2e-300 printed as a 300-digit fraction in the text."""
+    res = run("skellam", "--variance", variance, "--count", 3, "--seed", 1, "-o", tmp_path / "a.npy")
+    assert res.exit_code == 0 and text in res.output and len(max(res.output.splitlines(), key=len)) < 200, res.output
+    res = run("skellam", "--variance", variance, "--count", 3, "--seed", 1, "-o", tmp_path / "b.npy", "--json")
+    assert json.loads(res.stdout)["law"]["variance"] == exact
+
+
+def test_coins_are_read_as_every_whole_number_option(tmp_path):
+    out = tmp_path / "h.npy"
+    assert run("binomial", "--coins", "4e9", "--count", 5, "--seed", 1, "-o", out).exit_code == 0
+    assert np.load(out).tolist() == fair_coins(4 * 10**9, 5, seed=1).tolist()

@@ -9,7 +9,7 @@ from scipy.stats import binom, chi2
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
-from itsa.privacy.samplers import BLOCK
+from itsa.privacy.samplers import BLOCK, CoinsLaw
 from itsa.privacy.samplers import _coins as _binomial
 from itsa.privacy.samplers import fair_coins as binomial
 
@@ -84,7 +84,14 @@ def test_draw_i_depends_only_on_seed_and_i():
         assert binomial(N, BLOCK + 500, seed="det", workers=2).tobytes() == whole.tobytes()
 
 
-@pytest.mark.parametrize("coins", [0, -1, 2**62 + 1, 1.5, "7"])
+@pytest.mark.parametrize("coins", [0, -1, 2**62 + 1, 1.5, "7.5", "abc", "²", "0", "1e19", "1e100_000_000"])
 def test_bad_coins_refused(coins):
     with pytest.raises(InvalidOption):
         binomial(coins, 1, seed=1)
+
+
+@pytest.mark.parametrize("text", ["7", " 7 ", "7e0", "7_0e-1"])
+def test_a_text_of_coins_is_read_as_the_other_laws_read_theirs(text):
+    """The coins of a text are read by the one whole-number reader, as σ² and V are by the one fraction reader."""
+    assert CoinsLaw(text).coins == 7
+    assert binomial(text, 5, seed=1).tolist() == binomial(7, 5, seed=1).tolist()

@@ -12,7 +12,7 @@ from scipy.stats import chi2
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
-from itsa.privacy.samplers import BLOCK, poisson, skellam
+from itsa.privacy.samplers import BLOCK, DiscreteGaussianLaw, discrete_gaussian, poisson, skellam
 from itsa.privacy.samplers import _poisson as P
 
 #: Means of the rejection engine: just past the inversion, a Skellam share of variance 10^6, k1000-like shares, the top.
@@ -259,3 +259,33 @@ def test_refused_before_any_draw(variance):
 def test_poisson_mean_refused(mean):
     with pytest.raises(InvalidOption):
         poisson(mean, 1, seed=1)
+
+
+@pytest.mark.parametrize("law, value, field", [
+    (P.PoissonLaw, "5/2", "mean"), (P.SkellamLaw, "5/2", "variance"), (DiscreteGaussianLaw, "5/2", "sigma_squared"),
+])
+def test_the_public_laws_read_their_parameter_with_the_one_reader(law, value, field):
+    """Before: PoissonLaw("5/2") raised TypeError, PoissonLaw(0.1) drew with the binary value of 0.1 while to_dict
+    said "0.1", and poisson(PoissonLaw(70000.5), ...) raised AttributeError."""
+    assert getattr(law(value), field) == Fraction(5, 2)
+    assert getattr(law(0.1), field) == Fraction(1, 10)            # a float is the decimal it prints, as elsewhere
+    assert getattr(law(70000.5), field) == Fraction(140001, 2)
+    assert law(0.1).to_dict()[field] == "1/10"
+    for bad in ("x", None, True, "1e100_000_000", float("nan"), -1):
+        with pytest.raises(InvalidOption):
+            law(bad)
+
+
+def test_a_law_object_draws_as_its_parameter_does():
+    assert poisson(P.PoissonLaw(70000.5), 3, seed=1).tolist() == poisson(Fraction(140001, 2), 3, seed=1).tolist()
+    assert poisson(P.PoissonLaw(0.1), 50, seed=1).tolist() == poisson("1/10", 50, seed=1).tolist()
+    assert skellam(P.SkellamLaw(0.3), 50, seed=1).tolist() == skellam("3/10", 50, seed=1).tolist()
+    assert discrete_gaussian(DiscreteGaussianLaw(0.3), 50, seed=1).tolist() == \
+        discrete_gaussian("3/10", 50, seed=1).tolist()
+
+
+@pytest.mark.parametrize("seed", [-1, "-1", " -7 ", "-1_000"])
+def test_a_negative_seed_is_refused_as_a_number_and_as_a_text(seed):
+    with pytest.raises(InvalidOption, match="seed: must be a whole number >= 0"):
+        skellam(2, 1, seed=seed)
+    assert skellam(2, 5, seed="-x").tolist() == skellam(2, 5, seed="-x").tolist()     # other texts stay texts
