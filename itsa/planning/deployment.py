@@ -45,10 +45,10 @@ from itsa._util.safe_yaml import load_yaml
 from itsa.exceptions import InvalidDeployment, InvalidOption, excerpt
 from itsa.keys.examples import resolve_deployment
 from itsa.modular import parse_stages
-from itsa.planning.matrix import MatrixMechanism, matrix_refusal, parse_matrix
 from itsa.planning.mechanisms import mechanism
 from itsa.planning.protocols import AggregationProtocol, MultiServerProtocol, SecAggProtocol, parse_protocol
 from itsa.planning.rotation import Rotation, as_rotation
+from itsa.planning.schedule import MatrixMechanism, matrix_refusal, parse_matrix
 from itsa.planning.vocabulary import MAX_WORD_BITS, Mechanism, NoiseKind, Overflow, Sampling  # their home
 from itsa.privacy.conversion import DEFAULT_DELTA  # its home is the privacy part
 from itsa.privacy.neighbours import (  # their home is the privacy part
@@ -373,7 +373,7 @@ class Deployment(Displayable):
         self._check_matrix()
 
     def _check_matrix(self) -> None:
-        """What a matrix mechanism refuses beside it (:func:`itsa.planning.matrix.matrix_refusal`), in one line."""
+        """What a matrix mechanism refuses beside it (:func:`itsa.planning.schedule.matrix_refusal`), in one line."""
         if self.matrix is None:
             return
         if not isinstance(self.matrix, MatrixMechanism):

@@ -23,12 +23,19 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from itsa._util.certified import Certified, safe_decimal
+from itsa._util.certified import Certified, Direction, precision, safe_decimal
 from itsa._util.deadline import Deadline
 from itsa._util.plain import frac
 from itsa.exceptions import InvalidOption, excerpt
-from itsa.planning.encoding import EncodingPlan
-from itsa.planning.mechanism import NoiseInputs, gaussian_limit, limit_multiplier, mechanism_of, sampled_limit
+from itsa.planning.encoding import EncodingPlan, gamma_candidates
+from itsa.planning.mechanism import (
+    NoiseInputs,
+    gaussian_limit,
+    limit_multiplier,
+    mechanism_of,
+    sampled_limit,
+    sensitivity,
+)
 from itsa.planning.mechanisms import DEFAULT, Mechanism, mechanism, registered
 from itsa.planning.noise import NoisePlan, size_noise
 from itsa.planning.rotation import Rotation, erasure_probability, rotated_dimension, rounded_sum
@@ -42,12 +49,12 @@ from itsa.planning.scale import (
     wrap_at,
 )
 from itsa.planning.sections import ErrorPlan, PayloadPlan, accuracy_missed
-from itsa.planning.vocabulary import MAX_WORD_BITS, Overflow
+from itsa.planning.vocabulary import MAX_WORD_BITS, NoiseKind, Overflow
 from itsa.privacy.calibration import MAX_SCALE
 from itsa.privacy.neighbours import Adjacency, Rounding
 
 __all__ = ["FlatInputs", "FlatPlan", "size_flat", "size_flat_rounding", "best_word_for", "certified_word", "accuracy_reasons",
-           "BEST_IN_WORD"]
+           "BEST_IN_WORD", "NoiselessWord", "noiseless_word"]
 
 #: How γ is chosen in a given word.
 BEST_IN_WORD = ("the largest scale (to 5 digits) whose certified wrap probability meets the overflow target with "
@@ -344,3 +351,72 @@ def size_flat_rounding(inputs: FlatInputs, sizer_for, deadline: Deadline, *, rou
            f"{safe_decimal(best.error.total, 6)} against {other.inputs.noise.rounding} "
            f"{safe_decimal(other.error.total, 6)}, MSE summed over the coordinates; no rounding in the file)")
     return replace(best, noise=replace(best.noise, chosen=f"{best.noise.chosen}; {why}"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoiselessWord:
+    """The flat word of a noiseless sum, the server adding its noise after unmasking it
+    (:func:`noiseless_word`): the inputs at no noise, the encoding and payload, and ``ball``, the rounded
+    update's ``ℓ2`` bound in integer units (an arb ball)."""
+
+    noise: NoiseInputs
+    encoding: EncodingPlan
+    payload: PayloadPlan
+    ball: Any
+
+    def word_fix(self, inputs: FlatInputs, deadline: Deadline) -> dict:
+        """The fewest bits whose certified wrap probability of the noiseless sum meets the target at this γ."""
+        bits = smallest_word_at(self.noise, self.encoding.gamma, Fraction(0), overflow=inputs.overflow,
+                                per_round=inputs.per_round, deadline=deadline)
+        return {"word_bits": bits, "text": (f"a {bits}-bit word (at gamma {frac(self.encoding.gamma)})" if bits
+                                            else f"no word up to {MAX_WORD_BITS} bits")}
+
+
+def _noiseless_scale(f: FlatInputs, n: NoiseInputs, deadline: Deadline) -> tuple[Fraction, int, str]:
+    """``(γ, word bits, how they were chosen)`` for the noiseless sum."""
+    if f.gamma is not None:
+        gamma, how = f.gamma, "given in the deployment file"
+    elif f.word_bits is not None:
+        found = largest_gamma(n, f.word_bits, Fraction(0), overflow=f.overflow, per_round=f.per_round,
+                              deadline=deadline)
+        gamma, how = ((1 / n.clip, "no scale meets the overflow target in this word: gamma S = 1") if found is None
+                      else (found, "the largest scale (to 5 digits) whose certified wrap probability of the noiseless "
+                                   "sum meets the overflow target: the finest rounding this word holds"))
+    else:
+        cands = gamma_candidates(n.clip, n.clients, None, deadline=deadline)
+        gamma, how = cands[-1], "no power of two keeps the rounding's inflation small: the largest tried"
+        for g in cands:
+            deadline.check(f"plan: the scale gamma = {safe_decimal(g, 6)}")
+            if Certified.from_arb("s", sensitivity(n, g), Direction.UPPER, "").upper() <= ROUNDING_INFLATION * g * n.clip:
+                gamma, how = g, (f"the smallest power of two at which rounding to nearest inflates the update's "
+                                 f"l2 bound by at most {frac(ROUNDING_INFLATION - 1)} (no word given)")
+                break
+    if f.word_bits is not None:
+        return gamma, f.word_bits, how + "; word: given in the deployment file"
+    bits = smallest_word_at(n, gamma, Fraction(0), overflow=f.overflow, per_round=f.per_round, deadline=deadline)
+    return (gamma, MAX_WORD_BITS if bits is None else bits,
+            how + "; word: the fewest bits whose certified wrap probability of the noiseless sum meets the target")
+
+
+def noiseless_word(f: FlatInputs, deadline: Deadline, *, note: str) -> NoiselessWord:
+    """The word of a sum that carries no noise (a matrix mechanism's: the server adds its noise after
+    unmasking): the file's scale, or the largest scale the file's word holds, or without either the smallest
+    power of two at which rounding to nearest inflates the update's ``ℓ2`` bound by at most
+    ``ROUNDING_INFLATION − 1``; then the fewest bits whose certified wrap probability meets the target
+    (:func:`itsa.planning.scale.wrap_at` at noise 0: exactly 0 or no randomness beyond the rotation's).
+    ``note`` is the payload's."""
+    n = replace(f.noise, kind=NoiseKind.CENTRAL, mechanism=Mechanism(DEFAULT), sigma=Fraction(0))
+    gamma, bits, chosen = _noiseless_scale(f, n, deadline)
+    rs = rounded_sum(clients=n.clients, gamma=gamma, clip=n.clip, dimension=n.dimension, rotation=n.rotation,
+                     rounding=n.rounding)
+    d_rot = rotated_dimension(n.dimension, n.rotation)
+    per = str(Overflow.ROUND if f.per_round else Overflow.COORDINATE)
+    enc = EncodingPlan(gamma=gamma, word_bits=bits, data_range=math.ceil(rs.exact),
+                       wrap_probability=wrap_at(n, bits, gamma, Fraction(0), per_round=f.per_round),
+                       overflow_target=f.overflow, per=per, chosen=chosen, quantization_bound=1 / (2 * gamma),
+                       rotation=str(n.rotation), rounding=str(n.rounding), rotated_dimension=d_rot)
+    payload = PayloadPlan(bits_per_coordinate=Certified.exact("bits_per_coordinate", bits, "the word"),
+                          dimension=d_rot, note=note)
+    with precision():
+        ball = sensitivity(n, gamma)
+    return NoiselessWord(noise=n, encoding=enc, payload=payload, ball=ball)

@@ -44,14 +44,14 @@ from itsa._util.progress import Callback, Reporter
 from itsa.exceptions import InvalidDeployment, InvalidInput, InvalidOption, excerpt
 from itsa.keys.examples import resolve
 from itsa.keys.model.io import load_instance
-from itsa.planning.accounting import account_noise, round_pair
+from itsa.planning.accounting import GaussianPair, account_noise, round_pair
 from itsa.planning.deployment import Deployment
 from itsa.planning.encoding import EncodingPlan, gamma_candidates
 from itsa.planning.flat import FlatInputs, accuracy_reasons, certified_word, size_flat_rounding
 from itsa.planning.frameworks_units import frameworks_section
 from itsa.planning.gate import GatePlan, size_gate
 from itsa.planning.layered import DIGIT_PRIOR, LayeredEncodingPlan, layered_accuracy, layered_encoding
-from itsa.planning.matrix.sections import MatrixErrorPlan, MatrixNoisePlan
+from itsa.planning.matrix.sections import MatrixErrorPlan, MatrixFrameworks, MatrixNoisePlan
 from itsa.planning.matrix.size import size_matrix
 from itsa.planning.mechanism import BETA_CHOSEN, NoiseInputs, cohort_inputs, coupling_beta, gaussian_limit, room_of
 from itsa.planning.mechanisms import never_wrap_fix
@@ -551,13 +551,15 @@ def _plan_matrix(d: Deployment, instance: str | None, report: Reporter, deadline
     """A matrix mechanism's plan (:func:`itsa.planning.matrix.size.size_matrix`), with the keys and the gate."""
     assert d.matrix is not None
     m = size_matrix(flat_inputs(d), d.matrix, deadline=deadline, report=report)
-    keys = _keys(d, instance, m.payload, deadline, seed, report, d.clients)
+    keys = _keys(d, instance, m.word.payload, deadline, seed, report, d.clients)
     reasons, fixes = protocol_reasons(keys)
     _gate_reasons(gate := _gate(d), reasons, fixes, deadline)
-    reasons += m.verdict.reasons
-    return Plan(deployment=d, noise=m.noise, encoding=m.encoding, payload=m.payload, keys=keys, error=m.error,
-                heuristic=None, gate=gate, frameworks=m.frameworks,
-                verdict=Verdict(feasible=not reasons, reasons=tuple(reasons), fixes={**fixes, **m.verdict.fixes}))
+    reasons += m.reasons
+    pair = GaussianPair(mu=m.mu, slack=Fraction(0), rate=None, rounds=1, delta=m.noise.delta, certifies=True,
+                        method=str(m.noise.epsilon.method))          # the worst pattern: one Gaussian mechanism
+    return Plan(deployment=d, noise=m.noise, encoding=m.word.encoding, payload=m.word.payload, keys=keys,
+                error=m.error, heuristic=None, gate=gate, frameworks=MatrixFrameworks(pair=pair),
+                verdict=Verdict(feasible=not reasons, reasons=tuple(reasons), fixes={**fixes, **m.fixes}))
 
 
 def check_report_path(path) -> None:

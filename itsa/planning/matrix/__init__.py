@@ -1,11 +1,10 @@
-"""DP-FTRL's matrix mechanisms in a deployment: one room (the file's ``mechanism:`` and ``participation:``, read
-in :mod:`.schema`; the plan's word, noise, error and frameworks sections, sized in :mod:`.size` and shown by
-:mod:`.sections`).
+"""DP-FTRL's matrix mechanisms in a deployment: one room (the plan's word, noise, error and frameworks sections,
+sized in :mod:`.size` and shown by :mod:`.sections`; the file's ``mechanism:`` and ``participation:`` are read
+below the deployment's reader, in :mod:`itsa.planning.schedule`).
 
-    parse_matrix(mechanism, participation, noise_multiplier) -> MatrixMechanism | None
-    size_matrix(flat_inputs, mechanism, deadline=...) -> MatrixParts    # the planner adds the keys and the gate
+    size_matrix(flat_inputs, mechanism, deadline=...) -> MatrixParts    # the planner adds the keys, the gate, the pair
 """
 
-from itsa.planning.matrix.schema import MatrixKind, MatrixMechanism, matrix_refusal, parse_matrix
+from itsa.planning.matrix.size import MatrixParts, size_matrix
 
-__all__ = ["MatrixKind", "MatrixMechanism", "matrix_refusal", "parse_matrix"]
+__all__ = ["MatrixParts", "size_matrix"]

@@ -1,4 +1,4 @@
-"""A deployment's DP-FTRL mechanism: ``mechanism:`` and ``participation:``, read exactly, and what they refuse.
+"""A deployment's DP-FTRL schedule: ``mechanism:`` and ``participation:``, read exactly, and what they refuse.
 
 A deployment that trains with noise correlated across rounds names its
 matrix mechanism and the participation schedule its accounting assumes::
