@@ -27,7 +27,9 @@ OPTION = {"dgauss": "--sigma-squared", "skellam": "--variance", "binomial": "--c
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the draws (default {DEFAULT_TIME_LIMIT:g}; 0 = no limit).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def sample(law, sigma_squared, variance, coins, count, seed, output, workers, time_limit, as_json):
+@click.option("--quiet", is_flag=True, help="No progress bar (drawn on stderr when it is a terminal and the run "
+                                            "outlasts two seconds).")
+def sample(law, sigma_squared, variance, coins, count, seed, output, workers, time_limit, as_json, quiet):
     """Exact draws of LAW (dgauss: the discrete Gaussian N_Z(0, sigma^2); skellam: Poisson(V/2) - Poisson(V/2);
     binomial: the heads of N fair coins) from a ChaCha20 stream keyed by SEED.
 
@@ -41,6 +43,7 @@ def sample(law, sigma_squared, variance, coins, count, seed, output, workers, ti
     from itsa.privacy.samplers import MAX_DRAWS, law_of, npy_draws, seed_text
     from itsa.privacy.samplers import sample as run
 
+    from ._common import progress_callback
     from ._progress import time_limit_of
 
     with itsa_errors():
@@ -56,9 +59,11 @@ def sample(law, sigma_squared, variance, coins, count, seed, output, workers, ti
         seed = int(seed) if digits_only(seed) else seed
         seed_text(seed)
         whole_number("count", count, maximum=MAX_DRAWS)
-        with atomic_writer(output, binary=True) as fh:      # the draws go to the file block by block
+        with (atomic_writer(output, binary=True) as fh,      # the draws go to the file block by block
+              progress_callback(f"sample: exact {law} draws", quiet) as bar):
             result = run(law, parameter, count, seed, workers=workers,
-                         time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), out=npy_draws(fh, count))
+                         time_limit=time_limit_of(time_limit, DEFAULT_TIME_LIMIT), out=npy_draws(fh, count),
+                         progress=bar)
             if isinstance(result.draws, np.memmap):
                 result.draws.flush()
     show(result, as_json)

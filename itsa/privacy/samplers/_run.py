@@ -22,10 +22,12 @@ from itsa._util.certified import exact_text, safe_decimal
 from itsa._util.checks import choice, whole_number
 from itsa._util.deadline import Deadline
 from itsa._util.display import Displayable
+from itsa._util.progress import Callback, counting
+from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers._coins import CoinsLaw, fair_coins
 from itsa.privacy.samplers._dgauss import MAX_DRAWS, DiscreteGaussianLaw, _law, discrete_gaussian
 from itsa.privacy.samplers._poisson import SkellamLaw, skellam, skellam_law
-from itsa.privacy.samplers._stream import seed_text
+from itsa.privacy.samplers._stream import BLOCK, available_memory, room_for, seed_text
 
 __all__ = ["Law", "SampleRun", "sample", "law_of"]
 
@@ -107,8 +109,13 @@ class SampleRun(Displayable):
         return f"{len(self.draws):,} exact draws in {self.seconds:.3f} s ({self.draws_per_second:,.0f}/s)"
 
 
+#: Draws between two progress events (whole blocks: a chunk is drawn as the whole run would draw it).
+CHUNK = 16 * BLOCK
+
+
 def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
-           time_limit: float | Deadline | None = None, out: np.ndarray | None = None) -> SampleRun:
+           time_limit: float | Deadline | None = None, out: np.ndarray | None = None,
+           progress: Callback | None = None) -> SampleRun:
     """``count`` exact draws of ``law`` at ``parameter`` from the stream of ``seed``, timed.
 
     Parameters
@@ -129,15 +136,28 @@ def sample(law: Law | str, parameter, count: int, seed, *, workers: int = 1,
     out : numpy.ndarray, optional
         Where the draws go (int64, ``count`` long), such as the file of :func:`~itsa.privacy.samplers.npy_draws`
         (memory then stays bounded); by default a new array, refused when it would not fit in memory.
+    progress : callable, optional
+        Receives ``done`` of ``total`` draws after every :data:`CHUNK` (the draws are those of one run: each
+        is drawn from ``(seed, its index)`` alone).
     """
     the_law = law_of(law, parameter)
     whole_number("count", count, minimum=0, maximum=MAX_DRAWS)
     text = seed_text(seed)
-    begin = time.perf_counter()
-    if isinstance(the_law, CoinsLaw):
-        draws = fair_coins(the_law.coins, count, text, workers=workers, time_limit=time_limit, out=out)
-    elif isinstance(the_law, SkellamLaw):
-        draws = skellam(the_law, count, text, workers=workers, time_limit=time_limit, out=out)
-    else:
-        draws = discrete_gaussian(the_law, count, text, workers=workers, time_limit=time_limit, out=out)
-    return SampleRun(law=the_law, seed=text, draws=draws, seconds=time.perf_counter() - begin)
+    begin, clock, tick = time.perf_counter(), Deadline.of(time_limit), counting(progress, "exact draws")
+    if out is not None and len(out) != count:
+        raise InvalidOption(f"draws: an output of {count:,} draws, not {len(out):,}")
+    if out is None:
+        room_for(count, available_memory(), "memory available",
+                 "draw fewer at a time, or write them to a file with itsa privacy sample")
+        out = np.empty(count, dtype=np.int64)
+    for low in range(0, count, CHUNK):
+        part = out[low:min(count, low + CHUNK)]
+        if isinstance(the_law, CoinsLaw):
+            fair_coins(the_law.coins, len(part), text, start=low, workers=workers, time_limit=clock, out=part)
+        elif isinstance(the_law, SkellamLaw):
+            skellam(the_law, len(part), text, start=low, workers=workers, time_limit=clock, out=part)
+        else:
+            discrete_gaussian(the_law, len(part), text, start=low, workers=workers, time_limit=clock, out=part)
+        if tick is not None:
+            tick(low + len(part), count)
+    return SampleRun(law=the_law, seed=text, draws=out, seconds=time.perf_counter() - begin)

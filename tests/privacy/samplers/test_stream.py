@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from itsa.exceptions import InvalidOption
-from itsa.privacy.samplers import BLOCK, MAX_DRAWS, _stream, discrete_gaussian, fair_coins, npy_draws, skellam
+from itsa.privacy.samplers import BLOCK, MAX_DRAWS, _stream, discrete_gaussian, fair_coins, npy_draws, sample, skellam
 from itsa_cli import main as cli
 
 
@@ -87,3 +87,17 @@ def test_a_count_past_the_disk_is_refused_in_one_line_and_nothing_is_written(tmp
     res = CliRunner().invoke(cli, ["privacy", "sample", "dgauss", "--sigma-squared", "4", "--count",
                                    str(MAX_DRAWS + 1), "--seed", "1", "-o", str(out)])
     assert res.exit_code == 2 and "count: must be a whole number" in res.output, res.output
+
+
+@pytest.mark.parametrize("law, parameter", [("dgauss", "5/2"), ("skellam", 1000), ("binomial", 10**6)])
+def test_a_run_reports_its_progress_chunk_by_chunk_and_draws_what_one_call_draws(law, parameter):
+    from itsa.privacy.samplers._run import CHUNK
+
+    count = 2 * CHUNK + 7
+    events = []
+    run = sample(law, parameter, count, "p", workers=2, progress=events.append)
+    assert [e.done for e in events] == [CHUNK, 2 * CHUNK, count] and {e.total for e in events} == {count}
+    one = {"dgauss": discrete_gaussian, "skellam": skellam, "binomial": fair_coins}[law]
+    assert np.array_equal(run.draws, one(parameter, count, "p"))
+    with pytest.raises(InvalidOption, match="an output of"):
+        sample(law, parameter, 5, "p", out=np.empty(4, dtype=np.int64))
