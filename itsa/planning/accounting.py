@@ -417,6 +417,12 @@ def sampled_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
                                    delta=noise.delta)
     note = (f"one client's update +-(floor(gamma S)/gamma) e_1 in the sample with probability {frac(rate)}: the "
             f"sums differ by {k} on one coordinate when it is; {noise.rounds} rounds through {lower.method}")
+    return _with_ratio(lower, epsilon, note)
+
+
+def _with_ratio(lower: Certified, epsilon: Certified, note: str
+                ) -> tuple[Certified, Certified | None, str]:
+    """``(lower, the plan's ε over it, note)``; no ratio where the lower bound is trivial (0)."""
     if not lower.lower() > 0:
         return lower, None, note + "; no test beats delta here: the lower bound is trivial"
     with precision():
@@ -454,12 +460,7 @@ def _cohort_lower(inputs: NoiseInputs, noise: NoisePlan, gamma: Fraction, epsilo
              f"on {copies} rotated coordinates, 0 elsewhere (their signed sum the statistic)")
     note = (f"one member's update {pair} whose encoding is {m} {where}, every other 0; {noise.rounds} rounds "
             f"through {lower.method}")
-    if not lower.lower() > 0:
-        return lower, None, note + "; no test beats delta here: the lower bound is trivial"
-    with precision():
-        ratio = Certified.from_arb("ratio", to_arb(epsilon.upper()) / to_arb(lower.lower()), Direction.UPPER,
-                                   "the plan's epsilon over the lower bound")
-    return lower, ratio, note
+    return _with_ratio(lower, epsilon, note)
 
 
 def noise_norm_warnings(*, dimension: int, clip: Fraction, error_noise: Fraction | None) -> tuple[str, ...]:
