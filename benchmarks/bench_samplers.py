@@ -21,7 +21,7 @@ For each law, draws per second of
 
 The ratios (itsa over OpenDP, NumPy over itsa) are what to read: both sides
 run on the same machine in the same minute. OpenDP is optional (``pip
-install 'opendp==0.16.*'``): without it the script says so and times the rest.
+install '.[bench]'``, OpenDP 0.16): without it the script says so and times the rest.
 """
 
 from __future__ import annotations
