@@ -323,8 +323,14 @@ def dropout_fraction(value, error: type[InvalidInput] = InvalidOption, name: str
     Traceback (most recent call last):
     ...
     itsa.exceptions.InvalidOption: dropout: must lie in [0, 1) (with every client dropped nothing is aggregated), not 1
+    >>> dropout_fraction("3/2")
+    Traceback (most recent call last):
+    ...
+    itsa.exceptions.InvalidOption: dropout: must lie in [0, 1), not '3/2'
     """
-    q = fraction(name, value, low=0, high=1, closed=True, error=error)
+    q = fraction(name, value, error=error)
     if q == 1:
         raise error(f"{name}: must lie in [0, 1) (with every client dropped nothing is aggregated), not 1")
+    if not 0 <= q < 1:
+        raise error(f"{name}: must lie in [0, 1), not {excerpt(value)}")
     return q

@@ -276,6 +276,11 @@ def events_from_event(event: Event, *, rounds: int = 1) -> DpAccountingExport:
         An event with no bound of the form ``ξ + ρ q`` at every order (a bound certified at whole
         orders only, as the Poisson-type mechanism's).
     """
+    from itsa.planning.frameworks_units import dp_accounting_refusal
+
+    reason = dp_accounting_refusal(population=None, distributed=False, event=event)    # the plan's row's too
+    if reason is not None:
+        raise InvalidOption(f"export dp-accounting: {reason}")
     rate: Fraction | None = None
     if isinstance(event, PoissonSampledEvent):
         rate = event.rate
@@ -284,9 +289,7 @@ def events_from_event(event: Event, *, rounds: int = 1) -> DpAccountingExport:
         rho, xi, source = _ddg_first_branch(event)
         return dp_accounting_events(rho=rho, xi=xi, rounds=rounds, sampling_rate=rate, source=source)
     curve = event.linear()
-    if curve is None:
-        raise InvalidOption(f"event: {event.label} has no bound of the form xi + rho q at every order > 1, "
-                            "so no ZCDpEvent stands for it")
+    assert curve is not None          # dp_accounting_refusal asks the same
     return events_from_curve(curve, rounds=rounds, sampling_rate=rate)
 
 

@@ -295,7 +295,7 @@ def _check_flower(d) -> None:
         raise InvalidOption(f"export flower: the plan's epsilon holds for distributed shares over a {d.sampling} "
                             f"cohort of {d.clients} of a population of {population}, the cohort's count public and "
                             "who took part hidden from the server; Flower's SecAgg+ server sees who took part: plan "
-                            "without a population for Flower, or export to tff")
+                            "without a population for Flower, or export to tff (whose export states that premise)")
     if population is not None and population > d.clients:
         raise InvalidOption(f"export flower: the plan's epsilon holds for its {d.clients} clients Poisson-sampled "
                             f"from a population of {population} (rate {exact_text(Fraction(d.clients, population))});"
@@ -387,7 +387,7 @@ def _dp_accounting(plan) -> tuple[DpAccountingExport | PairExport, list[str]]:
                          "plan's (the plan's own bound is then the looser one)")
         return events_from_pair(pair), notes
     event = plan_event(plan)
-    export = events_from_event(event, rounds=privacy.rounds)
+    export = events_from_event(event, rounds=privacy.rounds)         # refuses as the plan's row says
     without = "".join(f"{m.title}, " for m in registered() if m.renyi and not m.gaussian_pair)
     notes = [f"no Gaussian pair dominates this plan's rounds ({without}a layering, central noise after a rotation, "
              "or a lattice smoothing whose additive part over the rounds reaches delta at this noise): its Renyi "
@@ -409,11 +409,24 @@ def _tff(plan) -> tuple[TffExport, list[str]]:
         raise InvalidOption("export tff: only distributed noise on a flat word has TFF settings "
                             "(DistributedDpSumFactory); the frameworks section lists central noise's "
                             "gaussian_fixed noise multiplier")
+    from itsa.planning.frameworks_units import shares_note
+
     d = plan.deployment
-    notes = [f"TFF sizes the shares for the expected {d.clients} clients; the plan's eps "
-             f"<= {plan.noise.epsilon.decimal(6)} counts the fewest {plan.noise.survivors} survivors' shares",
+    inputs = plan.inputs
+    cohort = getattr(inputs, "cohort", None)
+    notes = [shares_note(clients=settings.kwargs["expected_clients_per_round"], survivors=plan.noise.survivors,
+                         cohort=cohort, epsilon=plan.noise.epsilon.decimal(6)),
              "auto_l2_clip is off: adaptive clipping spends privacy the plan does not count"]
     return tff_export(settings, d.dimension), notes
+
+
+def _tff_premises(plan) -> tuple[str, ...]:
+    """What the plan's ε needs that TFF's run does not provide by itself: over a sampled cohort, that the
+    server never learns who was sampled."""
+    from itsa.planning.frameworks_units import cohort_premise
+
+    cohort = getattr(plan.inputs, "cohort", None)
+    return () if cohort is None else (cohort_premise(cohort),)
 
 
 def export_plan(plan, framework: Framework | str) -> PlanExport:
@@ -513,11 +526,12 @@ class _DpAccounting(FrameworkTarget):
     help = "dp-accounting (the plan's events, DpEvent named tuples)"
 
     def check(self, deployment) -> None:
-        if getattr(deployment, "population", None) is not None and str(deployment.noise.kind) == "distributed":
-            raise InvalidOption("export dp-accounting: distributed shares over a sampled cohort are accounted by the "
-                                "combined pair of a fixed-size cohort at its largest rate, the count public, which no "
-                                "dp-accounting event expresses (its SampledWithoutReplacementDpEvent is Renyi-only): "
-                                "the plan's own epsilon is the bound; export a plan without a population, or to tff")
+        from itsa.planning.frameworks_units import dp_accounting_refusal
+
+        reason = dp_accounting_refusal(population=getattr(deployment, "population", None),
+                                       distributed=str(deployment.noise.kind) == "distributed")
+        if reason is not None:
+            raise InvalidOption(f"export dp-accounting: {reason}")
 
     def export(self, plan):
         return _dp_accounting(plan)
@@ -533,6 +547,9 @@ class _Tff(FrameworkTarget):
 
     def export(self, plan):
         return _tff(plan)
+
+    def premises(self, plan, export) -> tuple[str, ...]:
+        return _tff_premises(plan)
 
 
 #: Every target, by its name (:class:`Framework`).

@@ -259,8 +259,10 @@ class TffExport(Displayable):
         c, s = self.computed, self.settings
         if c.refused or c.state_scale is None or c.share_sigma is None:
             return []
-        return [f"scale: TFF {c.state_scale!r} (float32), the plan's gamma {float(s.scale)!r}: at most gamma, "
-                "so TFF's sensitivity and wrap are at most the plan's",
+        scale = (f"scale: TFF {c.state_scale!r} (float32), the plan's gamma {float(s.scale)!r}: "
+                 + ("above gamma, so TFF's wrap is not the plan's (see not_as_planned)" if c.state_scale > s.scale
+                    else "at most gamma, so TFF's sensitivity and wrap are at most the plan's"))
+        return [scale,
                 f"shares: TFF draws at {c.share_sigma!r}, the plan's sigma {float(s.sigma)!r}: at least the plan's",
                 f"norm bound after rounding: TFF's {c.scaled_inflated_l2!r} (integer units, with its 1e-5 leeway)"]
 

@@ -143,7 +143,8 @@ def _name(raw) -> str:
 
 
 def _dropout(raw) -> Fraction:
-    return dropout_fraction(_number("dropout", raw, low=0, high=1, closed=True), error=_ERR)
+    _number("dropout", raw)                                     # its digits; its range, [0, 1), in one message:
+    return dropout_fraction(str(raw) if isinstance(raw, Fraction) else raw, error=_ERR)
 
 
 #: Largest population a deployment may name.

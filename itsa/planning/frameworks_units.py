@@ -52,12 +52,15 @@ from itsa.planning.mechanism import NoiseInputs, room_of
 from itsa.planning.mechanisms import registered
 from itsa.planning.rotation import flattening_rotation, rotated_dimension
 from itsa.planning.vocabulary import NoiseKind
+from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
 from itsa.privacy.neighbours import ExpBeta, Rounding
+from itsa.privacy.subsampled import PoissonSampledEvent
 
 __all__ = ["FrameworkUnits", "TffSettings", "frameworks_section", "tff_settings", "rule_noise_multiplier",
            "RULE_MAX_BITS", "MAX_SCALE_FACTOR", "RULE_UNITS", "RULE_UNITS_KEY", "rule_extrapolated", "TFF_MECHANISMS",
            "TF_PRIVACY_QUERIES", "TFF_DEFAULT_MECHANISM", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION", "flower_noise_multiplier",
-           "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note"]
+           "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note", "dp_accounting_refusal",
+           "cohort_premise", "shares_note"]
 
 #: The k-standard-deviations rule refuses word sizes above this: TFF's distributed-DP aggregator, which runs it,
 #: computes in float32 (beyond, the rule's formula is extrapolated).
@@ -85,6 +88,59 @@ FLOAT_DEVIATION_MARGIN = Fraction(1, 2**18)
 #: The mechanism (its TFF name) whose TF Privacy query draws each share at its deviation rounded up to an integer
 #: (``DistributedDiscreteGaussianSumQuery``); TFF's other mechanism draws at the float32 deviation.
 TFF_INTEGER_DEVIATION = "distributed_dgauss"
+
+
+def dp_accounting_refusal(*, population: int | None, distributed: bool, event=None, pair=None) -> str | None:
+    """Why ``--export dp-accounting`` refuses a plan (``None``: it exports), the one home of that decision: the
+    export's check (the deployment alone: ``event`` and ``pair`` left out) and its writer ask it, and the plan's
+    dp-accounting row prints it.
+
+    A distributed plan over a sampled cohort is refused; else a plan with a dominating Gaussian ``pair`` exports
+    it; else one round's ``event`` (Poisson-sampled or not) must have a zCDP form ``ξ + ρ q`` at every order
+    (a linear curve, or the sharp distributed discrete Gaussian's first branch).
+
+    >>> dp_accounting_refusal(population=None, distributed=True) is None
+    True
+    >>> dp_accounting_refusal(population=10**6, distributed=True).startswith("distributed shares over a sampled")
+    True
+    """
+    if population is not None and distributed:
+        return ("distributed shares over a sampled cohort are accounted by the combined pair of a fixed-size cohort "
+                "at its largest rate, the count public, which no dp-accounting event expresses (its "
+                "SampledWithoutReplacementDpEvent is Renyi-only): the plan's own epsilon is the bound; export a plan "
+                "without a population, or to tff (whose export states the cohort's premise)")
+    if pair is not None or event is None:
+        return None
+    inner = event.event if isinstance(event, PoissonSampledEvent) else event
+    if isinstance(inner, DistributedDiscreteGaussianEvent) and inner.bound is DdgBound.SHARP:
+        return None
+    if inner.linear() is None:
+        return (f"{inner.label} has no bound of the form xi + rho q at every order > 1, so no ZCDpEvent stands "
+                "for it")
+    return None
+
+
+def cohort_premise(cohort) -> str:
+    """What a plan over a sampled cohort needs of the run (its epsilon counts who took part as hidden)."""
+    return (f"the plan's epsilon counts {cohort.describe()}, its count public and who took part hidden from the "
+            "server: the server must not learn who was sampled (only how many), or the epsilon does not hold")
+
+
+def shares_note(*, clients: int, survivors: int, cohort=None, epsilon: str | None = None) -> str:
+    """Who TFF sizes the shares for (its ``expected_clients_per_round``, ``clients``) against whom the plan's
+    epsilon (``epsilon``: its value, printed beside it) counts; over a sampled cohort, ``clients`` is its largest
+    certified count.
+
+    >>> shares_note(clients=10, survivors=9, epsilon="1.5")
+    "TFF sizes the shares for the expected 10 clients; the plan's eps <= 1.5 counts the fewest 9 survivors' shares"
+    """
+    eps = "epsilon" if epsilon is None else f"eps <= {epsilon}"
+    if cohort is None or cohort.high == cohort.expected:
+        return (f"TFF sizes the shares for the expected {clients} clients; the plan's {eps} counts the fewest "
+                f"{survivors} survivors' shares")
+    return (f"expected_clients_per_round is {clients}, the cohort's largest certified count, not its expected "
+            f"{cohort.expected}: the largest count sizes the words and keys (the sum and its wrap); the plan's "
+            f"{eps} counts the fewest {survivors} survivors of its smallest count {cohort.low}")
 
 
 def rule_noise_multiplier(*, sigma: Fraction, distributed: bool, clients: int, gamma: Fraction, clip: Fraction
@@ -216,7 +272,17 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
         k_ball = (flint.arb(2) ** (2 * bits) / denominator).sqrt() if bits else flint.arb(0)
         p_ball = (k_ball / flint.arb(2).sqrt()).erfc()
     modclip = _float32_down(float(Certified.from_arb("p", p_ball, Direction.LOWER, "").lower()))
-    if bits and not 0 < modclip < 1:
+    if bits and modclip == 0 and p_ball > 0:
+        # TFF reads modclip_prob as a float32: below its least positive value no argument gives the plan's scale;
+        # the least one gives TFF's largest k and smallest scale, still above the plan's
+        modclip = float(np.nextafter(np.float32(0), np.float32(1)))
+        k_tff = math.sqrt(2) * _erfcinv(modclip)
+        wrong.append(f"TFF's scale heuristic gives the plan's scale only at modclip_prob ~ "
+                     f"{p_ball.str(3, radius=False)} (k = {k_ball.str(4, radius=False)} standard deviations), "
+                     f"below the least positive float32 TFF reads it as, {modclip!r} (k = {k_tff:.4g}): no "
+                     "modclip_prob TFF takes gives the plan's scale at this word; at that least one TFF picks a "
+                     "larger scale than the plan's gamma, whose wrap the plan does not certify")
+    elif bits and not 0 < modclip < 1:
         refused.append("no modclip_prob in (0, 1) gives the plan's scale at this word")
     elif bits and modclip >= 0.5:
         wrong.append(f"modclip_prob {modclip:g} >= 1/2: near 1 TFF's float32 steps carry the plan's scale only "
@@ -229,6 +295,13 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
               "rotation_type": rotation or "dft", "auto_l2_clip": False}
     return TffSettings(kwargs=kwargs, dimension=d_pad, scale=gamma, sigma=sigma, refused=tuple(refused),
                        not_as_planned=tuple(wrong))
+
+
+def _erfcinv(p: float) -> float:
+    """``erfcinv(p)`` for a tiny ``p > 0`` (a float, for the refusal's text): ``−Φ⁻¹(p/2)/√2``."""
+    from statistics import NormalDist
+
+    return -NormalDist().inv_cdf(p / 2) / math.sqrt(2)
 
 
 def _sqrt_up(n: int) -> Fraction:
@@ -312,6 +385,8 @@ class FrameworkUnits(Displayable):
     renyi_events: bool = True
     #: every argument of TFF's distributed-DP aggregator (``None``: central noise or a layering)
     tff_settings: TffSettings | None = None
+    #: why ``--export dp-accounting`` refuses this plan (:func:`dp_accounting_refusal`; ``None``: it exports)
+    dp_accounting_refusal: str | None = None
 
     def headline(self) -> str:
         return f"TFF noise_multiplier {self.tff_noise_multiplier.decimal(6)}"
@@ -336,7 +411,9 @@ class FrameworkUnits(Displayable):
                                   "at")]
         none = ("no Gaussian pair dominates this noise: the zCDP events of --export dp-accounting (Renyi "
                 "accountant only)" if self.renyi_events else "none: no dp-accounting event holds this noise's bound")
-        rows += [("dp-accounting", none if self.pair is None else self.pair.describe()),
+        dp = (f"none: {self.dp_accounting_refusal}" if self.dp_accounting_refusal is not None
+              else none if self.pair is None else self.pair.describe())
+        rows += [("dp-accounting", dp),
                  ("Opacus", f"noise_multiplier {self.gaussian_noise_multiplier.decimal(6)} "
                             f"({self.gaussian_noise_multiplier.direction}) = sigma of the sum / sensitivity (the "
                             f"worst-case shift, not the certified one), the "
@@ -358,9 +435,10 @@ class FrameworkUnits(Displayable):
                 **self.wrappers, "notes": list(self.notes)}
 
 
-def frameworks_section(inputs: NoiseInputs, noise, encoding, pair) -> FrameworkUnits:
+def frameworks_section(inputs: NoiseInputs, noise, encoding, pair, event=None) -> FrameworkUnits:
     """The plan's noise, clip, clients and word in each framework's parameters (see the module's text), with the
-    plan's dominating Gaussian pair (:func:`itsa.planning.accounting.round_pair`; ``None``: its noise has none)."""
+    plan's dominating Gaussian pair (:func:`itsa.planning.accounting.round_pair`; ``None``: its noise has none)
+    and one round's ``event`` (what ``--export dp-accounting`` writes without a pair)."""
     distributed = noise.kind is NoiseKind.DISTRIBUTED
     gamma, clip, K = encoding.gamma, inputs.clip, inputs.clients
     z = rule_noise_multiplier(sigma=noise.sigma_client, distributed=distributed, clients=K, gamma=gamma, clip=clip)
@@ -382,8 +460,7 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding, pair) -> FrameworkU
                                      "in data units (rounding and adjacency included)")
     notes = []
     if distributed:
-        notes.append(f"TFF sizes the shares for the expected {K} clients; the plan's epsilon counts the fewest "
-                     f"{inputs.survivors} survivors' shares")
+        notes.append(shares_note(clients=K, survivors=inputs.survivors, cohort=inputs.cohort))
         if settings is not None:
             notes += [f"refused by TFF: {r}" for r in settings.refused]
             notes += [f"not as planned in TFF: {r}" for r in settings.not_as_planned]
@@ -395,4 +472,6 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding, pair) -> FrameworkU
     wrappers = central_wrappers(sigma=noise.sigma_client, gamma=gamma, clip=clip, clients=K, distributed=distributed)
     return FrameworkUnits(tff_noise_multiplier=z, tff=tff, gaussian_noise_multiplier=noise.noise_multiplier,
                           sensitivity_data=sensitivity, wrappers=wrappers, notes=tuple(notes), pair=pair,
-                          tff_settings=settings, renyi_events=room_of(inputs).renyi)
+                          tff_settings=settings, renyi_events=room_of(inputs).renyi,
+                          dp_accounting_refusal=dp_accounting_refusal(population=inputs.population,
+                                                                      distributed=distributed, event=event, pair=pair))

@@ -501,8 +501,9 @@ def _frameworks(deployment: Deployment, inputs: NoiseInputs, noise: NoisePlan, e
     """The plan in each framework's parameters with its Gaussian pair (:mod:`itsa.planning.frameworks_units`)."""
     if deployment.encoding.layered:         # no framework sums a layering
         return None
-    pair = round_pair(inputs, noise, round_event(inputs, enc.gamma, noise.sigma_client), enc.gamma)
-    return frameworks_section(inputs, noise, enc, pair)
+    event = round_event(inputs, enc.gamma, noise.sigma_client)
+    pair = round_pair(inputs, noise, event, enc.gamma)
+    return frameworks_section(inputs, noise, enc, pair, event)
 
 
 def plan_deadline(time_limit: float | Deadline | None) -> Deadline:
