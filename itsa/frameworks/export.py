@@ -409,12 +409,12 @@ def _tff(plan) -> tuple[TffExport, list[str]]:
         raise InvalidOption("export tff: only distributed noise on a flat word has TFF settings "
                             "(DistributedDpSumFactory); the frameworks section lists central noise's "
                             "gaussian_fixed noise multiplier")
-    from itsa.planning.frameworks_units import shares_note
+    from itsa.planning.frameworks_units import clients_note
 
     d = plan.deployment
     inputs = plan.inputs
     cohort = getattr(inputs, "cohort", None)
-    notes = [shares_note(clients=settings.kwargs["expected_clients_per_round"], survivors=plan.noise.survivors,
+    notes = [clients_note(clients=settings.kwargs["expected_clients_per_round"], survivors=plan.noise.survivors,
                          cohort=cohort, epsilon=plan.noise.epsilon.decimal(6)),
              "auto_l2_clip is off: adaptive clipping spends privacy the plan does not count"]
     return tff_export(settings, d.dimension), notes

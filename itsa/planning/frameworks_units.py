@@ -52,7 +52,7 @@ from itsa.planning.mechanism import NoiseInputs, room_of
 from itsa.planning.mechanisms import registered
 from itsa.planning.rotation import flattening_rotation, rotated_dimension
 from itsa.planning.vocabulary import NoiseKind
-from itsa.privacy.events import DdgBound, DistributedDiscreteGaussianEvent
+from itsa.privacy.events import DdgBound
 from itsa.privacy.neighbours import ExpBeta, Rounding
 from itsa.privacy.subsampled import PoissonSampledEvent
 
@@ -60,7 +60,7 @@ __all__ = ["FrameworkUnits", "TffSettings", "frameworks_section", "tff_settings"
            "RULE_MAX_BITS", "MAX_SCALE_FACTOR", "RULE_UNITS", "RULE_UNITS_KEY", "rule_extrapolated", "TFF_MECHANISMS",
            "TF_PRIVACY_QUERIES", "TFF_DEFAULT_MECHANISM", "TFF_MAX_BITS", "TFF_SCALE_MARGIN", "TFF_FACTORY", "TFF_INTEGER_DEVIATION", "flower_noise_multiplier",
            "central_wrappers", "wrapper_rows", "CENTRAL_NOTE", "population_note", "dp_accounting_refusal",
-           "cohort_premise", "shares_note"]
+           "cohort_premise", "clients_note"]
 
 #: The k-standard-deviations rule refuses word sizes above this: TFF's distributed-DP aggregator, which runs it,
 #: computes in float32 (beyond, the rule's formula is extrapolated).
@@ -112,7 +112,7 @@ def dp_accounting_refusal(*, population: int | None, distributed: bool, event=No
     if pair is not None or event is None:
         return None
     inner = event.event if isinstance(event, PoissonSampledEvent) else event
-    if isinstance(inner, DistributedDiscreteGaussianEvent) and inner.bound is DdgBound.SHARP:
+    if getattr(inner, "bound", None) is DdgBound.SHARP:      # the sharp distributed discrete Gaussian's
         return None
     if inner.linear() is None:
         return (f"{inner.label} has no bound of the form xi + rho q at every order > 1, so no ZCDpEvent stands "
@@ -126,12 +126,12 @@ def cohort_premise(cohort) -> str:
             "server: the server must not learn who was sampled (only how many), or the epsilon does not hold")
 
 
-def shares_note(*, clients: int, survivors: int, cohort=None, epsilon: str | None = None) -> str:
+def clients_note(*, clients: int, survivors: int, cohort=None, epsilon: str | None = None) -> str:
     """Who TFF sizes the shares for (its ``expected_clients_per_round``, ``clients``) against whom the plan's
     epsilon (``epsilon``: its value, printed beside it) counts; over a sampled cohort, ``clients`` is its largest
     certified count.
 
-    >>> shares_note(clients=10, survivors=9, epsilon="1.5")
+    >>> clients_note(clients=10, survivors=9, epsilon="1.5")
     "TFF sizes the shares for the expected 10 clients; the plan's eps <= 1.5 counts the fewest 9 survivors' shares"
     """
     eps = "epsilon" if epsilon is None else f"eps <= {epsilon}"
@@ -460,7 +460,7 @@ def frameworks_section(inputs: NoiseInputs, noise, encoding, pair, event=None) -
                                      "in data units (rounding and adjacency included)")
     notes = []
     if distributed:
-        notes.append(shares_note(clients=K, survivors=inputs.survivors, cohort=inputs.cohort))
+        notes.append(clients_note(clients=K, survivors=inputs.survivors, cohort=inputs.cohort))
         if settings is not None:
             notes += [f"refused by TFF: {r}" for r in settings.refused]
             notes += [f"not as planned in TFF: {r}" for r in settings.not_as_planned]

@@ -12,7 +12,7 @@ import pytest
 from itsa.exceptions import InvalidOption
 from itsa.frameworks.dp_accounting import events_from_event
 from itsa.frameworks.tff import tff_export
-from itsa.planning.frameworks_units import dp_accounting_refusal, shares_note, tff_settings
+from itsa.planning.frameworks_units import clients_note, dp_accounting_refusal, tff_settings
 from itsa.planning.mechanism import NoiseInputs
 from itsa.privacy.events import SkellamEvent
 from itsa.privacy.subsampled import PoissonSampledEvent
@@ -55,9 +55,9 @@ def test_the_same_settings_at_a_narrower_word_keep_the_plans_scale():
     assert "at most gamma" in tff_export(s, 1000).comparison()[0]
 
 
-def test_the_shares_note_states_the_number_exported():
+def test_the_clients_note_states_the_number_exported():
     cohort = SimpleNamespace(expected=5000, low=4477, high=5542)
-    note = shares_note(clients=5542, survivors=4030, cohort=cohort)
+    note = clients_note(clients=5542, survivors=4030, cohort=cohort)
     assert "expected_clients_per_round is 5542" in note and "expected 5000" in note and "4030" in note
-    assert "expected 5000 clients" in shares_note(clients=5000, survivors=4500,
+    assert "expected 5000 clients" in clients_note(clients=5000, survivors=4500,
                                                   cohort=SimpleNamespace(expected=5000, low=5000, high=5000))
