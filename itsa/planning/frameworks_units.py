@@ -272,9 +272,10 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
         k_ball = (flint.arb(2) ** (2 * bits) / denominator).sqrt() if bits else flint.arb(0)
         p_ball = (k_ball / flint.arb(2).sqrt()).erfc()
     modclip = _float32_down(float(Certified.from_arb("p", p_ball, Direction.LOWER, "").lower()))
-    if bits and modclip == 0 and p_ball > 0:
+    if 1 <= bits <= TFF_MAX_BITS and modclip == 0 and p_ball > 0:
         # TFF reads modclip_prob as a float32: below its least positive value no argument gives the plan's scale;
-        # the least one gives TFF's largest k and smallest scale, still above the plan's
+        # the least one gives TFF's largest k and smallest scale, still above the plan's (a wider word TFF
+        # refuses first)
         modclip = float(np.nextafter(np.float32(0), np.float32(1)))
         k_tff = math.sqrt(2) * _erfcinv(modclip)
         wrong.append(f"TFF's scale heuristic gives the plan's scale only at modclip_prob ~ "
