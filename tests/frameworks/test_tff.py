@@ -188,6 +188,11 @@ def test_settings_through_the_port_give_the_plans_scale_and_noise(clients, bits,
     if c.refused:       # only where the plan's scale needs a modclip_prob TFF's own checks then reject
         assert any("too small" in r for r in c.refused)
         return
+    if any("least positive float32" in w for w in s.not_as_planned):
+        # the plan's scale needs a modclip_prob below float32's reach: TFF takes the least one, at a larger scale,
+        # which the settings say (never 0.0, which TFF refuses)
+        assert 0 < s.kwargs["modclip_prob"] < 1e-44 and Fraction(c.state_scale) > gamma * (1 - 4 * TFF_SCALE_MARGIN)
+        return
     # at most gamma always; TFF's float32 steps move its scale below the aimed gamma (1 - 2^-20) by up to about
     # 2^-19 at a small gamma (gamma = 1, 21 clients, 12 bits: 0.99999791), so within 2^-18 of gamma, except where
     # modclip_prob is near 1 (a float32 step there is a relative step of 1 - p: 891 clients, 12 bits, d = 1,
