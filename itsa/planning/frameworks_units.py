@@ -115,7 +115,7 @@ def dp_accounting_refusal(*, population: int | None, distributed: bool, event=No
     if getattr(inner, "bound", None) is DdgBound.SHARP:      # the sharp distributed discrete Gaussian's
         return None
     if inner.linear() is None:
-        return (f"{inner.label} has no bound of the form xi + rho q at every order > 1, so no ZCDpEvent stands "
+        return (f"{inner.label}: no bound of the form xi + rho q at every order > 1, so no ZCDpEvent stands "
                 "for it")
     return None
 

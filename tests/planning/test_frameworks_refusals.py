@@ -29,7 +29,7 @@ def test_a_distributed_cohort_is_refused_before_planning_and_central_noise_is_no
 @pytest.mark.parametrize("event", [SKELLAM, PoissonSampledEvent(event=SKELLAM, rate=Fraction(1, 10))])
 def test_the_writer_refuses_exactly_what_the_row_says(event):
     reason = dp_accounting_refusal(population=None, distributed=True, event=event)
-    assert reason is not None and reason.startswith("Skellam has no bound of the form xi + rho q")
+    assert reason is not None and reason.startswith("Skellam: no bound of the form xi + rho q")
     with pytest.raises(InvalidOption) as raised:
         events_from_event(event)
     assert str(raised.value) == f"export dp-accounting: {reason}"
