@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
+from dataclasses import replace
 
 
 def wanted(as_json: bool, stdout_tty: bool, stderr_tty: bool) -> bool:
@@ -19,7 +21,7 @@ def describe(event) -> str:
     """One line: stage, LP size, cutting-plane round, rows added, elapsed seconds.
 
     >>> from itsa._util.progress import Event
-    >>> describe(Event("keys: solve", 4.21, columns=494, rows=2969, round=3, rows_added=2000))
+    >>> describe(Event(stage="keys: solve", elapsed=4.21, columns=494, rows=2969, round=3, rows_added=2000))
     'keys: solve · LP 494 columns × 2,969 rows · round 3 (+2,000 rows) · 4.2 s'
     """
     parts = [event.stage]
@@ -32,6 +34,23 @@ def describe(event) -> str:
         parts.append(event.note)
     parts.append(f"{event.elapsed:.1f} s")
     return " · ".join(parts)
+
+
+class LiveLine:
+    """The line of the last event, rendered at every refresh: its seconds run on until the next event.
+
+    >>> from itsa._util.progress import Event
+    >>> line = LiveLine(Event(stage="plan: calibrate", elapsed=0.0, note="gamma = 7"))
+    >>> line.seen -= 12                         # twelve seconds later, no event since
+    >>> line.__rich__()
+    'plan: calibrate · gamma = 7 · 12.0 s'
+    """
+
+    def __init__(self, event):
+        self.event, self.seen = event, time.monotonic()
+
+    def __rich__(self) -> str:
+        return describe(replace(self.event, elapsed=self.event.elapsed + time.monotonic() - self.seen))
 
 
 @contextlib.contextmanager
@@ -48,7 +67,7 @@ def progress_display(as_json: bool = False, quiet: bool = False):
     status.start()
 
     def update(event) -> None:
-        status.update(describe(event))
+        status.update(LiveLine(event))
     try:
         yield update
     finally:

@@ -39,8 +39,10 @@ def said_estimate(progress, quiet: bool):
 @click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), default=None,
               cls=LibraryHelpOption, help_from=("itsa.frameworks.export", "export_help"))
 @click.option("--export-file", type=OUTPUT_FILE, default=None, metavar="PATH",
-              help="With --export: write the export to PATH instead (a regular file), and print the plan.")
-@click.option("--snippet", is_flag=True, help="With --export: Python to paste instead of JSON.")
+              help="With --export: write the export's JSON to PATH (a regular file), and print the plan (or, with "
+                   "--snippet, the Python that reads PATH).")
+@click.option("--snippet", is_flag=True, help="With --export: Python to paste instead of JSON (with --export-file, "
+                                               "printed, the JSON going to the file).")
 @click.option("--time-limit", type=SECONDS, default=None,
               help=f"Seconds for the whole plan, with its simulation and sweep (default {DEFAULT_TIME_LIMIT:g}; "
                    "0 = no limit).")
@@ -103,7 +105,7 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
 
     if framework is None and (export_file is not None or snippet):
         raise click.UsageError("--export-file and --snippet go with --export")
-    if snippet and as_json and export_file is None:
+    if snippet and as_json:
         raise click.UsageError("--snippet prints Python and --json prints JSON: give one of them")
     with itsa_errors():
         deployment = load_deployment(path)
@@ -131,9 +133,9 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
         if report is not None:
             write_report(shown, report)
         if export is not None and export_file is not None:
-            write_export(export, export_file, snippet=snippet)
-    if export is not None and export_file is None and snippet:
-        click.echo(export.snippet(), nl=False)
+            write_export(export, export_file)           # the JSON a program (and the snippet) reads
+    if export is not None and snippet:
+        click.echo(export.snippet() if export_file is None else export.snippet(export_path=str(export_file)), nl=False)
     elif export is not None and export_file is None:
         show(export, as_json=True)
     else:

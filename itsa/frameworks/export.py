@@ -132,13 +132,16 @@ class PlanExport(Displayable):
                 "plan_verdict": "feasible" if self.feasible else "infeasible", "plan": self.facts,
                 "notes": list(inner.get("notes", [])) + list(self.notes), "epsilon_premises": list(self.premises)}
 
-    def snippet(self) -> str:
-        """Python to paste: Flower's workflow and wrapper, or dp-accounting's event and its RDP accountant."""
+    def snippet(self, export_path: str = "export.json") -> str:
+        """Python to paste: Flower's workflow and wrapper (reading the export's JSON from ``export_path``), TFF's
+        factory, or dp-accounting's event and its RDP accountant."""
         head = [f"# itsa plan {self.deployment} --export {self.framework} "
                 f"({'feasible' if self.feasible else 'INFEASIBLE'} plan)"]
         head += ["# " + line for note in self.notes for line in _wrap(note)]
         head += ["# " + line for p in self.premises for line in _wrap(f"epsilon premise: {p}")]
-        if isinstance(self.export, (FlowerExport, TffExport)):
+        if isinstance(self.export, FlowerExport):
+            return "\n".join(head) + "\n" + self.export.snippet(export_path)
+        if isinstance(self.export, TffExport):
             return "\n".join(head) + "\n" + self.export.snippet()
         return "\n".join(head) + "\n" + _dp_snippet(self.export, self.facts)
 
@@ -494,7 +497,8 @@ def _flower_premises(plan, pieces: bool) -> tuple[str, ...]:
 
 
 def write_export(export: PlanExport, path: str | os.PathLike, *, snippet: bool = False) -> Path:
-    """Write ``export`` to the regular file ``path`` (atomically): its JSON, stamped, or its Python snippet."""
+    """Write ``export`` to the regular file ``path`` (atomically): its JSON, stamped, or its Python snippet
+    (``itsa plan --export-file`` writes the JSON; its ``--snippet`` goes to the standard output)."""
     from itsa._util.files import atomic_writer
     from itsa._util.plain import stamped
 

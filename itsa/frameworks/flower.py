@@ -109,9 +109,10 @@ class FlowerExport(Displayable):
     plain_flower: str | None = None
     pinned_mod: str | None = None
 
-    def snippet(self) -> str:
-        """Python a Flower user pastes into a server app."""
-        lines = [WIRING, "", "# plain Flower, without itsa's mods (see plain_flower):"] if self.fit_workflow else []
+    def snippet(self, export_path: str = "export.json") -> str:
+        """Python a Flower user pastes into a server app (the wiring reads the export's JSON from ``export_path``)."""
+        wiring = WIRING.replace('"export.json"', repr(str(export_path))).replace("export.json", str(export_path))
+        lines = [wiring, "", "# plain Flower, without itsa's mods (see plain_flower):"] if self.fit_workflow else []
         lines += ["from flwr.server.workflow import SecAggPlusWorkflow", ""]
         lines += ["# " + part for part in _wrap(CONVENTION)]
         lines.append("secaggplus = SecAggPlusWorkflow(")

@@ -435,11 +435,12 @@ def plan(deployment: Deployment, *, time_limit: float | Deadline | None = DEFAUL
     gamma = enc.gamma
     report("keys", note=deployment.servers or ("protocol" if deployment.protocol else "none"))
     keys = _keys(deployment, instance, payload, deadline, seed, report, inputs.noise.clients)
-
+    report("epsilon", note="its lower bound, the Renyi bound beside it")
     noise = _accounted(inputs.noise, noise, gamma, error)
     payload = payload.with_floor(inputs.noise, noise, enc.word_bits)
 
     deadline.check("plan: the k-standard-deviations rule")
+    report("rule", note="the k-standard-deviations rule beside the plan")
     heuristic = size_heuristic(inputs.noise, noise, enc, overflow=deployment.overflow, per_round=inputs.per_round)
     return Plan(deployment=deployment, noise=noise, encoding=enc, payload=payload, keys=keys, error=error,
                 heuristic=heuristic, gate=(gate := _gate(deployment)),

@@ -23,7 +23,7 @@ exactly ``n_k = ⌈(1 − dropout) k⌉`` survive, the member among them. The bi
 ``a = Σ_k P(k)[(k/N) F_k(c − s) + (1 − k/N) F_k(c)]``,
 ``b = Σ_k P(k)[(k/N) F_k(c + s) + (1 − k/N) F_k(c)]``, ``F_k(x) = P(X ≥ x)``;
 the counts outside a window of the binomial (the mean ± :data:`WINDOW` standard deviations, at most
-:data:`MOST_COUNTS` counts) enter as ``[0, P(K ∉ window)]``.
+:data:`MOST_COUNTS` counts), and the empty cohort, enter as ``[0, P(K ∉ window)]``.
 The ``T`` rounds' count of bits is then tested as in
 :mod:`itsa.privacy.sampled_lower` (:func:`~itsa.privacy.sampled_lower.bernoulli_lower`).
 
@@ -110,6 +110,8 @@ def _weights(cohort: Cohort) -> tuple[list[tuple[int, flint.arb]], flint.arb]:
     if cohort.sampling == "fixed":
         return [(cohort.expected, flint.arb(1))], flint.arb(0)
     q = Fraction(cohort.expected, n)
+    if q == 1:                      # every member, every round: the count is n
+        return [(n, flint.arb(1))], flint.arb(0)
     sd = math.sqrt(n * float(q) * (1 - float(q)))
     half = min(WINDOW * sd, MOST_COUNTS / 2)
     lo = max(0, math.floor(cohort.expected - half))
@@ -122,6 +124,8 @@ def _weights(cohort: Cohort) -> tuple[list[tuple[int, flint.arb]], flint.arb]:
         outside = flint.arb(0)
         if lo > 0:
             outside += binomial_tail(n, p, lo - 1, False)
+        else:                       # the empty cohort (nothing released) is outside the window too
+            outside += (n * (-p).log1p()).exp()
         if hi < n:
             outside += binomial_tail(n, p, hi + 1, True)
     return out, flint.arb(outside.upper())

@@ -189,6 +189,18 @@ def test_cli_export_to_stdout_to_a_file_and_as_a_snippet(cli, tmp_path):
     compile(r.stdout, "snippet", "exec")
 
 
+def test_export_file_with_snippet_writes_the_json_and_prints_the_python_that_reads_it(cli, tmp_path, monkeypatch):
+    """Before, ``--export-file f.json --snippet`` wrote Python into f.json, and the Python read export.json."""
+    monkeypatch.chdir(tmp_path)
+    r = cli("plan", "k1000", "--export", "flower", "--export-file", "f.json", "--snippet", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "f.json").read_text())["pinned_mod"]        # the JSON a program reads
+    assert "open('f.json')" in r.stdout and "export.json" not in r.stdout
+    compile(r.stdout, "snippet", "exec")
+    r = cli("plan", "k1000", "--export", "flower", "--export-file", "g.json", "--snippet", "--json", "--quiet")
+    assert r.exit_code == 2 and not (tmp_path / "g.json").exists()
+
+
 @pytest.mark.parametrize("args, words", [(["--snippet"], "--export"), (["--export-file", "x.json"], "--export"),
                                          (["--export", "flwr"], "flower"),
                                          (["--export", "flower", "--export-file", "."], "only regular files")])

@@ -251,3 +251,30 @@ def test_a_poisson_cohorts_lower_bound_is_below_its_upper_bound():
     inner = DistributedDiscreteGaussianEvent(sensitivity=120, scale=20, survivors=cohort.low, dimension=1)
     high = cohort_epsilon(CohortEvent(event=inner, cohort=cohort), rounds=20, delta=delta)
     assert 0 < low.upper() <= high.upper()
+
+
+def test_the_lower_bounds_weights_count_the_empty_cohort_and_a_rate_of_one():
+    """A window from 0 left P(K = 0) out of both a and b; a rate of 1 gave 0 log(0) = nan weights."""
+    from itsa.privacy.cohort_lower import _weights
+
+    weights, outside = _weights(poisson_cohort(population=100, expected=5, rounds=5, delta=Fraction(1, 10**5)))
+    assert weights[0][0] == 1 and float(outside.lower()) >= 0.95**100 * (1 - 1e-9)
+    total = sum(float(w.mid()) for _, w in weights) + float(outside.mid())
+    assert abs(total - 1) < 1e-12
+    every, rest = _weights(poisson_cohort(population=4, expected=4, rounds=5, delta=Fraction(1, 10**5)))
+    assert len(every) == 1 and every[0][0] == 4 and every[0][1] == 1 and rest == 0
+
+
+def test_a_tail_of_a_huge_population_is_summed_and_agrees_with_the_incomplete_beta():
+    """The incomplete beta took over 100 s at 10^12 trials (one C call, past any time limit)."""
+    from itsa._util.certified import precision, to_arb
+    from itsa.privacy.sampled_lower import _summed_tail
+
+    with precision(256):
+        p = to_arb(Fraction(5000, 10**8))
+        for m, upper in ((4477, False), (5542, True)):
+            beta = (p.beta_lower(m, 10**8 - m + 1, regularized=True) if upper
+                    else (1 - p).beta_lower(10**8 - m, m + 1, regularized=True))
+            assert _summed_tail(10**8, p, m, upper).overlaps(beta)
+    c = poisson_cohort(population=10**12, expected=5000, rounds=2000, delta=Fraction(1, 10**7))
+    assert c.low < 5000 < c.high and 0 < c.below < Fraction(1, 10**13) and 0 < c.above < Fraction(1, 10**13)

@@ -242,7 +242,7 @@ class TreeAccounting(Displayable):
                 ("rho (zCDP)", f"{exact_text(self.rho)} = {safe_decimal(self.rho, 6)} (exact)"),
                 ("epsilon", f"{self.epsilon.decimal(6)} (certified upper bound; exact Gaussian privacy curve)"),
                 ("epsilon_rdp", f"{self.epsilon_rdp.epsilon.decimal(6)} (certified upper bound; RDP, CKS at "
-                                "TF Privacy's orders, q = " + safe_decimal(self.epsilon_rdp.order, 4) + ")"),
+                                "TF Privacy's orders, order " + safe_decimal(self.epsilon_rdp.order, 4) + ")"),
                 ("delta", exact_text(self.delta))]
         if self.target_epsilon is not None:
             rows.insert(5, ("target epsilon", exact_text(self.target_epsilon)))
