@@ -37,6 +37,7 @@ OTHER_TAILS = {
     ("itsa/privacy/discrete_gaussian.py", "_gauss_integral_tail"): "a Gaussian integral, the truncated mass's rest",
     ("itsa/privacy/discrete_gaussian.py", "tail_mass"): "the exact mass a truncated sampler drops, enclosed",
     ("itsa/privacy/sampled_lower.py", "binomial_tail"): "a binomial tail (incomplete beta in balls), not the noise's",
+    ("itsa/privacy/sampled_lower.py", "_summed_tail"): "binomial_tail's short tails of many trials, summed term by term",
     ("itsa/privacy/sampled_cohort.py", "_tail"): "the cohort count's binomial tail (binomial_tail) as a rational",
     ("itsa/privacy/cohort_lower.py", "share_sum_tail"): "a sum of shares' law over a half-line enclosed both ways "
                                                         "(its sub-Gaussian rest from itsa.privacy.tails)",
