@@ -5,13 +5,14 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
-from scipy.stats import binom, chi2
+from scipy.stats import binom
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers import BLOCK, CoinsLaw
 from itsa.privacy.samplers import _coins as _binomial
 from itsa.privacy.samplers import fair_coins as binomial
+from tests.privacy.samplers._chi import chi_square
 
 
 @pytest.mark.parametrize("n", [256, 1000, 12345])
@@ -30,24 +31,8 @@ def test_phi_and_its_bound_enclose_the_exact_log_ratio(n):
 
 
 def _chi_square(draws, N, floor=20):
-    n = len(draws)
-    values, counts = np.unique(draws, return_counts=True)
-    observed = dict(zip(values.tolist(), counts.tolist()))
     lo, hi = int(binom.ppf(1e-12, N, 0.5)), int(binom.isf(1e-12, N, 0.5))
-    expected, obs, acc_e, acc_o = [], [], 0.0, 0
-    for k in range(lo, hi + 1):
-        acc_e += binom.pmf(k, N, 0.5) * n
-        acc_o += observed.pop(k, 0)
-        if acc_e >= floor:
-            expected.append(acc_e)
-            obs.append(acc_o)
-            acc_e, acc_o = 0.0, 0
-    expected[-1] += acc_e
-    obs[-1] += acc_o
-    assert not observed
-    e, o = np.array(expected), np.array(obs)
-    e *= o.sum() / e.sum()
-    return chi2.sf(float(((o - e) ** 2 / e).sum()), len(e) - 1)
+    return chi_square(draws, lambda k: binom.pmf(k, N, 0.5), support=(lo, hi), floor=floor)
 
 
 @pytest.mark.parametrize("N", [1, 2, 63, 64, 65, 512, 513, 514, 2001, 10**6])

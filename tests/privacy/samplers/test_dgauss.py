@@ -6,12 +6,12 @@ from fractions import Fraction
 import flint
 import numpy as np
 import pytest
-from scipy.stats import chi2
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
 from itsa.privacy.discrete_gaussian import pmf
 from itsa.privacy.samplers import BLOCK, DiscreteGaussianLaw, _dgauss, _exact, discrete_gaussian
+from tests.privacy.samplers._chi import chi_square
 
 SIGMAS2 = [Fraction(1, 10), Fraction(1, 4), Fraction(5, 2), Fraction(9), Fraction(100, 3), Fraction(10**6)]
 
@@ -37,28 +37,11 @@ def test_accepted_law_is_the_target_enumerated(s2):
 
 
 def _chi_square(draws, s2, floor=20):
-    """The p-value of Pearson's statistic against the exact pmf (bins with fewer than `floor` expected merged)."""
-    n = len(draws)
-    values, counts = np.unique(draws, return_counts=True)
-    observed = dict(zip(values.tolist(), counts.tolist()))
-    expected, obs, acc_e, acc_o = [], [], 0.0, 0
+    """Against the exact pmf over +-10 sigma (the tails beyond, below 1e-20, dropped)."""
     K = int(10 * math.sqrt(float(s2))) + 5
     with precision():
         sigma = to_arb(s2).sqrt()            # the pmf takes sigma
-    for k in range(-K, K + 1):
-        acc_e += float(pmf(k, sigma).mid()) * n
-        acc_o += observed.pop(k, 0)
-        if acc_e >= floor:
-            expected.append(acc_e)
-            obs.append(acc_o)
-            acc_e, acc_o = 0.0, 0
-    expected[-1] += acc_e
-    obs[-1] += acc_o
-    assert not observed, "draws beyond 10 sigma"
-    e, o = np.array(expected), np.array(obs)
-    e *= o.sum() / e.sum()             # the tails beyond +-K (below 1e-20) are dropped
-    stat = float(((o - e) ** 2 / e).sum())
-    return chi2.sf(stat, len(e) - 1)
+    return chi_square(draws, lambda k: float(pmf(k, sigma).mid()), support=(-K, K), floor=floor)
 
 
 @pytest.mark.parametrize("s2", SIGMAS2)

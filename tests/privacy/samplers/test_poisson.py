@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import chi2
 
 from itsa._util.certified import precision, to_arb
 from itsa.exceptions import InvalidOption
 from itsa.privacy.samplers import BLOCK, DiscreteGaussianLaw, discrete_gaussian, poisson, skellam
 from itsa.privacy.samplers import _poisson as P
+from tests.privacy.samplers._chi import chi_square
 
 #: Means of the rejection engine: just past the inversion, a Skellam share of variance 10^6, k1000-like shares, the top.
 LARGE = [Fraction(2**16 + 1, 1) + Fraction(1, 4), Fraction(10**6 + 1, 2), Fraction(3 * 10**12, 2), P.MAX_MEAN]
@@ -147,28 +147,6 @@ def test_the_series_degree_follows_the_mean_and_the_constants_are_as_the_proof_t
 
 # -- the laws, by chi-square -----------------------------------------------------------------------
 
-def _chi_square(draws, pmf, floor=20):
-    """The p-value of Pearson's statistic against ``pmf`` (a function of an int; bins under ``floor`` merged)."""
-    n = len(draws)
-    values, counts = np.unique(draws, return_counts=True)
-    observed = dict(zip(values.tolist(), counts.tolist()))
-    lo, hi = int(values.min()), int(values.max())
-    expected, obs, acc_e, acc_o = [], [], 0.0, 0
-    for k in range(lo, hi + 1):
-        acc_e += pmf(k) * n
-        acc_o += observed.pop(k, 0)
-        if acc_e >= floor:
-            expected.append(acc_e)
-            obs.append(acc_o)
-            acc_e, acc_o = 0.0, 0
-    expected[-1] += acc_e
-    obs[-1] += acc_o
-    e, o = np.array(expected), np.array(obs)
-    assert abs(e.sum() / n - 1) < 1e-3                 # the range drawn holds nearly all the mass
-    e *= o.sum() / e.sum()
-    return chi2.sf(float(((o - e) ** 2 / e).sum()), len(e) - 1)
-
-
 def poisson_pmf(lam: Fraction):
     def pmf(k: int) -> float:
         with precision(128):
@@ -190,13 +168,13 @@ def skellam_pmf(variance: Fraction):
 def test_poisson_chi_square_against_the_exact_pmf(lam):
     draws = poisson(lam, 100_000, seed=f"pois-{lam}")
     assert draws.min() >= 0
-    assert _chi_square(draws, poisson_pmf(lam)) > 1e-4
+    assert chi_square(draws, poisson_pmf(lam)) > 1e-4
 
 
 @pytest.mark.parametrize("variance", [Fraction(1, 5), Fraction(5, 2), Fraction(1000), Fraction(10**6)], ids=str)
 def test_skellam_chi_square_against_the_exact_pmf(variance):
     draws = skellam(variance, 100_000, seed=f"skel-{variance}")
-    assert _chi_square(draws, skellam_pmf(variance)) > 1e-4
+    assert chi_square(draws, skellam_pmf(variance)) > 1e-4
 
 
 def test_the_exact_path_alone_gives_the_same_law(monkeypatch):
@@ -209,7 +187,7 @@ def test_the_exact_path_alone_gives_the_same_law(monkeypatch):
     lam = LARGE[0]
     draws = poisson(lam, 3000, seed="exact-path")
     assert len(calls) >= 3000
-    assert _chi_square(draws, poisson_pmf(lam), floor=10) > 1e-4
+    assert chi_square(draws, poisson_pmf(lam), floor=10) > 1e-4
 
 
 @pytest.mark.parametrize("lam", [Fraction(2**32 - 1), Fraction(2**40 - 1, 1) + Fraction(1, 3)], ids=str)
