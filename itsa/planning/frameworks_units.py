@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
 from typing import Any
 
 import flint
@@ -300,8 +301,6 @@ def tff_settings(inputs: NoiseInputs, noise, gamma: Fraction, word_bits: int | N
 
 def _erfcinv(p: float) -> float:
     """``erfcinv(p)`` for a tiny ``p > 0`` (a float, for the refusal's text): ``−Φ⁻¹(p/2)/√2``."""
-    from statistics import NormalDist
-
     return -NormalDist().inv_cdf(p / 2) / math.sqrt(2)
 
 
