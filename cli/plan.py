@@ -36,7 +36,7 @@ def said_estimate(progress, quiet: bool):
                    "epsilon=1,2,4) beside the k-standard-deviations rule.")
 @click.option("--figure", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --sweep: draw the curves to PATH (.pdf, .svg or .png).")
-@click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), default=None,
+@click.option("--export", "framework", type=LibraryChoice("itsa.frameworks.export", "Framework"), multiple=True,
               cls=LibraryHelpOption, help_from=("itsa.frameworks.export", "export_help"))
 @click.option("--export-file", type=OUTPUT_FILE, default=None, metavar="PATH",
               help="With --export: write the export's JSON to PATH (a regular file), and print the plan (or, with "
@@ -79,6 +79,9 @@ def plan(paths, report, rounds, updates, spec, figure, framework, export_file, s
     2 for bad input."""
     from ._plan_fleet import run_fleet_command, single_only, split_grid
 
+    if len(framework) > 1:          # read as a list so that a second one is refused, not silently the one kept
+        raise click.UsageError(f"--export: one framework a run, not {', '.join(framework)}")
+    framework = framework[0] if framework else None
     paths, grid = split_grid(paths, grid)
     if output is not None:
         single_only({"--markdown": report, "--simulate": rounds is not None, "--sweep": spec, "--figure": figure,

@@ -203,6 +203,7 @@ def test_export_file_with_snippet_writes_the_json_and_prints_the_python_that_rea
 
 @pytest.mark.parametrize("args, words", [(["--snippet"], "--export"), (["--export-file", "x.json"], "--export"),
                                          (["--export", "flwr"], "flower"),
+                                         (["--export", "flower", "--export", "tff"], "one framework a run"),
                                          (["--export", "flower", "--export-file", "."], "only regular files")])
 def test_cli_export_refuses_bad_options_in_one_line(cli, args, words):
     r = cli("plan", "k1000", *args, "--quiet")
